@@ -1,0 +1,191 @@
+//! Stage 3: expand `#[kernel]` and `#[device]`.
+//!
+//! For `#[kernel] pub fn saxpy(a: f32, x: &[f32], y: &mut [f32]) { body }` this emits:
+//!
+//! ```text
+//! pub struct saxpy {}                       // type namespace: the launcher
+//! impl saxpy { pub fn __launch(config, a: f32, x: &DeviceBuffer<f32>, y: &mut DeviceBuffer<f32>) }
+//! pub fn saxpy(a: f32, x: Global<f32>, y: GlobalMut<f32>) { rewritten body; exit_here() }
+//! ```
+//!
+//! The function keeps the kernel's name and the user's spans, so a debugger shows `saxpy` and
+//! the user's lines. A braced struct only takes the type namespace, so both can share the name;
+//! `launch!(saxpy<<<..>>>(..))` resolves `saxpy::__launch` through the struct.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{parse2, ItemFn};
+
+use crate::rewrite::{is_view_type, rewrite_block};
+use crate::signature::{self, ParamKind};
+
+fn no_args(attr: &TokenStream, name: &str) -> Option<syn::Error> {
+    (!attr.is_empty()).then(|| syn::Error::new_spanned(attr, format!("`#[{name}]` takes no arguments: write `#[{name}]`")))
+}
+
+/// `#[kernel]`.
+pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut f: ItemFn = match parse2(item.clone()) {
+        Ok(f) => f,
+        Err(_) => {
+            let e = syn::Error::new(Span::call_site(), "`#[kernel]` applies to a function: `#[kernel] fn name(params) { body }`");
+            let e = e.to_compile_error();
+            return quote!(#e #item);
+        }
+    };
+    let mut errors: Vec<syn::Error> = no_args(&attr, "kernel").into_iter().collect();
+    let params = match signature::parse(&f.sig) {
+        Ok(p) => p,
+        Err(e) => {
+            errors.push(e);
+            return fallback(&f, errors);
+        }
+    };
+
+    let name = f.sig.ident.clone();
+    let name_str = name.to_string();
+    let vis = &f.vis;
+    let docs: Vec<_> = f.attrs.iter().filter(|a| a.path().is_ident("doc")).cloned().collect();
+    let launcher_doc = format!("Launcher of the kernel `{name}`: launch it with `launch!({name}<<<grid, block>>>(args))`.");
+    if docs.is_empty() {
+        let d = format!("The kernel `{name}`, as one GPU thread runs it.");
+        f.attrs.push(syn::parse_quote!(#[doc = #d]));
+    }
+
+    // The body, with views in scope.
+    let views = params
+        .iter()
+        .map(|p| (p.name.to_string(), !matches!(p.kind, ParamKind::Scalar)))
+        .collect();
+    errors.extend(rewrite_block(&mut f.block, views, true));
+
+    let rt = quote!(::deviceemu::__private);
+    let mut fn_params = Vec::new();
+    let mut launch_params = Vec::new();
+    let mut setup = Vec::new();
+    let mut args = Vec::new();
+    let mut checks = Vec::new();
+    for p in &params {
+        let pname = &p.name;
+        let mutability = p.mutable.then(|| quote!(mut));
+        match &p.kind {
+            ParamKind::Scalar => {
+                let ty = &p.ty;
+                fn_params.push(quote!(#mutability #pname: #ty));
+                launch_params.push(quote!(#pname: #ty));
+                checks.push(quote_spanned!(ty.span()=> const _: () = #rt::assert_kernel_scalar::<#ty>();));
+            }
+            ParamKind::Slice { elem } => {
+                fn_params.push(quote!(#mutability #pname: #rt::Global<#elem>));
+                launch_params.push(quote!(#pname: &#rt::DeviceBuffer<#elem>));
+                let meta = format_ident!("__emu_meta_{}", pname);
+                let pstr = pname.to_string();
+                setup.push(quote! {
+                    let #meta = #rt::meta(#pstr, #pname);
+                    let #pname = #rt::global(#pname, &#meta);
+                });
+            }
+            ParamKind::SliceMut { elem } => {
+                fn_params.push(quote!(#mutability #pname: #rt::GlobalMut<#elem>));
+                launch_params.push(quote!(#pname: &mut #rt::DeviceBuffer<#elem>));
+                let meta = format_ident!("__emu_meta_{}", pname);
+                let pstr = pname.to_string();
+                setup.push(quote! {
+                    let #meta = #rt::meta(#pstr, &*#pname);
+                    let #pname = #rt::global_mut(#pname, &#meta);
+                });
+            }
+        }
+        args.push(quote!(#pname));
+    }
+
+    let attrs = &f.attrs;
+    let block = &f.block;
+    let close = f.block.brace_token.span.close();
+    let exit = quote_spanned!(close=> ::deviceemu::__private::exit_here());
+    let unsafety = &f.sig.unsafety;
+    let call = if unsafety.is_some() {
+        quote!(unsafe { #name(#(#args),*) })
+    } else {
+        quote!(#name(#(#args),*))
+    };
+    let errors = errors.iter().map(syn::Error::to_compile_error);
+
+    quote! {
+        #(#errors)*
+
+        #(#docs)*
+        #[doc = #launcher_doc]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #name {}
+
+        impl #name {
+            /// The kernel's name, as reports and the GPU module spell it.
+            #[allow(dead_code)]
+            pub const NAME: &'static str = #name_str;
+
+            /// Launches the kernel; use `launch!` rather than calling this directly.
+            #[doc(hidden)]
+            #[allow(clippy::too_many_arguments, dead_code)]
+            #vis fn __launch(
+                __emu_config: #rt::LaunchConfig,
+                #(#launch_params),*
+            ) -> ::core::result::Result<(), ::deviceemu::Error> {
+                static __EMU_INFO: #rt::KernelInfo = #rt::KernelInfo {
+                    name: #name_str,
+                    file: ::core::file!(),
+                    line: ::core::line!(),
+                };
+                #(#setup)*
+                #rt::launch(&__EMU_INFO, __emu_config, move || #call)
+            }
+        }
+
+        #(#attrs)*
+        #[allow(unused_mut, unused_braces, clippy::needless_return)]
+        #vis #unsafety fn #name(#(#fn_params),*) {
+            #(#checks)*
+            #block;
+            #exit;
+        }
+    }
+}
+
+/// What to emit when the signature is invalid: the errors, the function unchanged (so uses of
+/// its locals do not cascade into more errors), and an empty launcher.
+fn fallback(f: &ItemFn, errors: Vec<syn::Error>) -> TokenStream {
+    let errors = errors.iter().map(syn::Error::to_compile_error);
+    let name = &f.sig.ident;
+    let vis = &f.vis;
+    quote! {
+        #(#errors)*
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #name {}
+    }
+}
+
+/// `#[device]`.
+pub(crate) fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut f: ItemFn = match parse2(item.clone()) {
+        Ok(f) => f,
+        Err(_) => {
+            let e = syn::Error::new(Span::call_site(), "`#[device]` applies to a function: `#[device] fn name(params) { body }`");
+            let e = e.to_compile_error();
+            return quote!(#e #item);
+        }
+    };
+    let mut errors: Vec<syn::Error> = no_args(&attr, "device").into_iter().collect();
+    let mut views = Vec::new();
+    for arg in &f.sig.inputs {
+        if let syn::FnArg::Typed(pt) = arg {
+            if let syn::Pat::Ident(pi) = &*pt.pat {
+                views.push((pi.ident.to_string(), is_view_type(&pt.ty)));
+            }
+        }
+    }
+    errors.extend(rewrite_block(&mut f.block, views, false));
+    let errors = errors.iter().map(syn::Error::to_compile_error);
+    f.attrs.push(syn::parse_quote!(#[allow(unused_mut)]));
+    quote!(#(#errors)* #f)
+}

@@ -1,0 +1,75 @@
+//! `launch!(kernel<<<grid, block[, shared_bytes]>>>(args))`: split the tokens at `<<<` and
+//! `>>>` and call the kernel's typed launcher.
+
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use quote::quote;
+use syn::punctuated::Punctuated;
+use syn::{Expr, Token};
+
+const USAGE: &str = "expected `launch!(kernel<<<grid, block>>>(args))` or `launch!(kernel<<<grid, block, shared_bytes>>>(args))`";
+
+fn is_punct(t: &TokenTree, c: char) -> bool {
+    matches!(t, TokenTree::Punct(p) if p.as_char() == c)
+}
+
+fn find_triple(tokens: &[TokenTree], c: char) -> Option<usize> {
+    (0..tokens.len().saturating_sub(2)).find(|&i| (0..3).all(|k| is_punct(&tokens[i + k], c)))
+}
+
+pub(crate) fn expand(input: TokenStream) -> TokenStream {
+    match try_expand(input) {
+        Ok(t) => t,
+        Err(e) => e.to_compile_error(),
+    }
+}
+
+fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
+    let tokens: Vec<TokenTree> = input.into_iter().collect();
+    // `$crate ;` first.
+    let semi = tokens
+        .iter()
+        .position(|t| is_punct(t, ';'))
+        .ok_or_else(|| syn::Error::new(Span::call_site(), "launch_impl! expects `$crate; ...`"))?;
+    let krate: TokenStream = tokens[..semi].iter().cloned().collect();
+    let rest = &tokens[semi + 1..];
+    let first_span = rest.first().map_or(Span::call_site(), TokenTree::span);
+
+    let open = find_triple(rest, '<').ok_or_else(|| syn::Error::new(first_span, USAGE))?;
+    if open == 0 {
+        return Err(syn::Error::new(first_span, "launch! needs the kernel's name before `<<<`"));
+    }
+    let kernel: TokenStream = rest[..open].iter().cloned().collect();
+    let after_open = &rest[open + 3..];
+    let close = find_triple(after_open, '>').ok_or_else(|| syn::Error::new(rest[open].span(), "unclosed `<<<`: add `>>>` after the block size"))?;
+    let config: TokenStream = after_open[..close].iter().cloned().collect();
+    let tail = &after_open[close + 3..];
+    let args = match tail {
+        [TokenTree::Group(g)] if g.delimiter() == Delimiter::Parenthesis => g.stream(),
+        [] => return Err(syn::Error::new(after_open[close].span(), "missing kernel arguments after `>>>`: write `(args)`, or `()` for none")),
+        other => return Err(syn::Error::new(other[0].span(), USAGE)),
+    };
+
+    let parser = Punctuated::<Expr, Token![,]>::parse_terminated;
+    let cfg = syn::parse::Parser::parse2(parser, config.clone())?;
+    let (grid, block, shared) = match cfg.len() {
+        2 => (&cfg[0], &cfg[1], quote!(0usize)),
+        3 => {
+            let s = &cfg[2];
+            (&cfg[0], &cfg[1], quote!(#s))
+        }
+        _ => {
+            return Err(syn::Error::new_spanned(
+                config,
+                "the launch configuration is `<<<grid, block>>>` or `<<<grid, block, shared_bytes>>>`",
+            ))
+        }
+    };
+    let args = syn::parse::Parser::parse2(parser, args)?;
+    let args = args.iter();
+    Ok(quote! {
+        #kernel::__launch(
+            #krate::__private::LaunchConfig::new(#grid, #block, #shared),
+            #(#args),*
+        )
+    })
+}

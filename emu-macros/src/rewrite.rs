@@ -1,0 +1,451 @@
+//! Stage 2: rewrite a kernel body.
+//!
+//! * Index expressions on *views* become checked accesses through `::deviceemu::__private`:
+//!   `v[i]` → `load(&v, i)`, `v[i] = e` → `store(&v, i, e)`, `v[i] op= e` → load, `op=`,
+//!   store, and `t[r][c]` goes through `row(&t, r)`. Each call carries the span of the user's
+//!   expression, so `#[track_caller]` reports the user's line.
+//! * In a kernel, `return` becomes `{ exit_here(); return }`, so synccheck knows where each
+//!   thread exited.
+//!
+//! A name is a view when it is bound to one: a kernel slice parameter, a `#[device]`
+//! parameter of type `Global<T>`/`GlobalMut<T>`/`Shared<T>`, a `let` whose value is
+//! `shared_array![..]`, `dynamic_shared::<T>()`, `v.row(i)`, another view, a tuple of views,
+//! or an `if`/`match`/block whose every branch is such a value; or a binding with a view type
+//! annotation. Every other binding of the same name shadows it, with Rust's scoping: blocks,
+//! closures, `for`, `match` arms, `if let`/`while let`.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned, ToTokens};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::visit_mut::{self, VisitMut};
+use syn::{BinOp, Block, Expr, Pat, Stmt, Token, Type};
+
+/// The view-ness of an expression's value.
+#[derive(Clone, PartialEq, Debug)]
+enum Shape {
+    View,
+    Tuple(Vec<Shape>),
+    Plain,
+}
+
+/// Rewrites index expressions and `return`s in a function body.
+pub(crate) struct Rewriter {
+    scopes: Vec<Vec<(String, bool)>>,
+    /// Rewrite `return` (kernels only), and only outside closures.
+    rewrite_returns: bool,
+    closure_depth: usize,
+    /// Set when anything was rewritten (used to leave macro tokens untouched otherwise).
+    changed: bool,
+    /// Errors to emit next to the expansion.
+    pub(crate) errors: Vec<syn::Error>,
+}
+
+fn rt(span: Span) -> TokenStream {
+    quote_spanned!(span=> ::deviceemu::__private)
+}
+
+/// Whether `ty` names a view type (`Global<T>`, `GlobalMut<T>`, `Shared<T>`, `View<T, K>`).
+pub(crate) fn is_view_type(ty: &Type) -> bool {
+    match ty {
+        Type::Path(p) => p
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| matches!(s.ident.to_string().as_str(), "Global" | "GlobalMut" | "Shared" | "View")),
+        Type::Paren(p) => is_view_type(&p.elem),
+        Type::Group(g) => is_view_type(&g.elem),
+        _ => false,
+    }
+}
+
+fn type_shape(ty: &Type) -> Shape {
+    match ty {
+        Type::Tuple(t) => Shape::Tuple(t.elems.iter().map(type_shape).collect()),
+        t if is_view_type(t) => Shape::View,
+        _ => Shape::Plain,
+    }
+}
+
+impl Rewriter {
+    /// A rewriter whose outermost scope holds `views` (names bound to views).
+    pub(crate) fn new(views: impl IntoIterator<Item = (String, bool)>, rewrite_returns: bool) -> Self {
+        Rewriter {
+            scopes: vec![views.into_iter().collect()],
+            rewrite_returns,
+            closure_depth: 0,
+            changed: false,
+            errors: Vec::new(),
+        }
+    }
+
+    fn is_view(&self, name: &str) -> bool {
+        for scope in self.scopes.iter().rev() {
+            if let Some((_, v)) = scope.iter().rev().find(|(n, _)| n == name) {
+                return *v;
+            }
+        }
+        false
+    }
+
+    fn bind(&mut self, name: String, view: bool) {
+        self.scopes.last_mut().expect("a scope is open").push((name, view));
+    }
+
+    /// Binds every name in `pat`, as views where `shape` says so.
+    fn bind_pat(&mut self, pat: &Pat, shape: &Shape) {
+        match (pat, shape) {
+            (Pat::Ident(pi), _) if pi.subpat.is_none() => self.bind(pi.ident.to_string(), *shape == Shape::View),
+            (Pat::Type(pt), _) => {
+                let s = match type_shape(&pt.ty) {
+                    Shape::Plain => shape.clone(),
+                    s => s,
+                };
+                self.bind_pat(&pt.pat, &s)
+            }
+            (Pat::Tuple(pt), Shape::Tuple(shapes)) if pt.elems.len() == shapes.len() => {
+                for (p, s) in pt.elems.iter().zip(shapes) {
+                    self.bind_pat(p, s);
+                }
+            }
+            (Pat::Paren(pp), _) => self.bind_pat(&pp.pat, shape),
+            _ => {
+                let mut names = Vec::new();
+                collect_idents(pat, &mut names);
+                for n in names {
+                    self.bind(n, false);
+                }
+            }
+        }
+    }
+
+    fn shape_of(&self, e: &Expr) -> Shape {
+        match e {
+            Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+                if self.is_view(&p.path.segments[0].ident.to_string()) {
+                    Shape::View
+                } else {
+                    Shape::Plain
+                }
+            }
+            Expr::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "shared_array") => Shape::View,
+            Expr::Call(c) => match &*c.func {
+                Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "dynamic_shared") => Shape::View,
+                Expr::Path(p)
+                    if p.path.segments.last().is_some_and(|s| s.ident == "shared_array" || s.ident == "row")
+                        && p.path.segments.iter().any(|s| s.ident == "__private") =>
+                {
+                    Shape::View
+                }
+                _ => Shape::Plain,
+            },
+            Expr::MethodCall(m) if m.method == "row" && self.shape_of(&m.receiver) == Shape::View => Shape::View,
+            Expr::Paren(p) => self.shape_of(&p.expr),
+            Expr::Group(g) => self.shape_of(&g.expr),
+            Expr::Tuple(t) => {
+                let shapes: Vec<Shape> = t.elems.iter().map(|e| self.shape_of(e)).collect();
+                if shapes.iter().all(|s| *s == Shape::Plain) {
+                    Shape::Plain
+                } else {
+                    Shape::Tuple(shapes)
+                }
+            }
+            Expr::Block(b) => self.block_shape(&b.block),
+            Expr::If(i) => match &i.else_branch {
+                Some((_, e)) => {
+                    let a = self.block_shape(&i.then_branch);
+                    if a == self.shape_of(e) {
+                        a
+                    } else {
+                        Shape::Plain
+                    }
+                }
+                None => Shape::Plain,
+            },
+            Expr::Match(m) => {
+                let mut shapes = m.arms.iter().map(|a| self.shape_of(&a.body));
+                match shapes.next() {
+                    Some(first) if shapes.all(|s| s == first) => first,
+                    _ => Shape::Plain,
+                }
+            }
+            Expr::Cast(c) => type_shape(&c.ty),
+            _ => Shape::Plain,
+        }
+    }
+
+    fn block_shape(&self, b: &Block) -> Shape {
+        match b.stmts.last() {
+            Some(Stmt::Expr(e, None)) => self.shape_of(e),
+            _ => Shape::Plain,
+        }
+    }
+
+    /// Whether `e` is an index chain rooted at a view: `v[i]`, `t[r][c]`.
+    fn is_view_place(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Index(ix) => self.is_view_root(&ix.expr),
+            Expr::Paren(p) => self.is_view_place(&p.expr),
+            _ => false,
+        }
+    }
+
+    fn is_view_root(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+                self.is_view(&p.path.segments[0].ident.to_string())
+            }
+            Expr::Index(ix) => self.is_view_root(&ix.expr),
+            Expr::Paren(p) => self.is_view_root(&p.expr),
+            Expr::Field(_) | Expr::MethodCall(_) | Expr::Call(_) => false,
+            _ => false,
+        }
+    }
+
+    /// For a view place `base[i]`, returns the view expression (with `row` calls for inner
+    /// indices) and the last index, both already rewritten.
+    fn split_place(&mut self, e: &mut Expr) -> (TokenStream, TokenStream) {
+        match e {
+            Expr::Paren(p) => self.split_place(&mut p.expr),
+            Expr::Index(ix) => {
+                self.visit_expr_mut(&mut ix.index);
+                let index = ix.index.to_token_stream();
+                let view = self.view_expr(&mut ix.expr);
+                (view, index)
+            }
+            _ => unreachable!("split_place is only called on view places"),
+        }
+    }
+
+    /// The view an index chain's base denotes: a name, or `row(&t, r)` for `t[r]`.
+    fn view_expr(&mut self, e: &mut Expr) -> TokenStream {
+        match e {
+            Expr::Paren(p) => self.view_expr(&mut p.expr),
+            Expr::Index(ix) => {
+                let span = ix.span();
+                let (inner, index) = self.split_place(e);
+                let r = rt(span);
+                quote_spanned!(span=> #r::row(&#inner, #index))
+            }
+            other => other.to_token_stream(),
+        }
+    }
+
+    fn rewrite_macro(&mut self, mac: &mut syn::Macro) {
+        if mac.path.segments.last().is_some_and(|s| s.ident == "shared_array") {
+            return;
+        }
+        let parser = Punctuated::<Expr, Token![,]>::parse_terminated;
+        let Ok(mut args) = syn::parse::Parser::parse2(parser, mac.tokens.clone()) else { return };
+        let before = self.changed;
+        self.changed = false;
+        for a in args.iter_mut() {
+            self.visit_expr_mut(a);
+        }
+        if self.changed {
+            mac.tokens = args.to_token_stream();
+        }
+        self.changed |= before;
+    }
+
+    fn with_scope(&mut self, f: impl FnOnce(&mut Self)) {
+        self.scopes.push(Vec::new());
+        f(self);
+        self.scopes.pop();
+    }
+
+    /// Visits an `if`/`while` condition, binding `let` patterns into the current scope.
+    fn visit_cond(&mut self, cond: &mut Expr) {
+        match cond {
+            Expr::Let(l) => {
+                self.visit_expr_mut(&mut l.expr);
+                let shape = self.shape_of(&l.expr);
+                self.bind_pat(&l.pat, if matches!(&*l.pat, Pat::Ident(_)) { &shape } else { &Shape::Plain });
+            }
+            Expr::Binary(b) if matches!(b.op, BinOp::And(_)) => {
+                self.visit_cond(&mut b.left);
+                self.visit_cond(&mut b.right);
+            }
+            other => self.visit_expr_mut(other),
+        }
+    }
+}
+
+fn collect_idents(pat: &Pat, out: &mut Vec<String>) {
+    struct C<'a>(&'a mut Vec<String>);
+    impl<'ast> syn::visit::Visit<'ast> for C<'_> {
+        fn visit_pat_ident(&mut self, i: &'ast syn::PatIdent) {
+            self.0.push(i.ident.to_string());
+            syn::visit::visit_pat_ident(self, i);
+        }
+        fn visit_expr(&mut self, _: &'ast Expr) {}
+    }
+    syn::visit::Visit::visit_pat(&mut C(out), pat);
+}
+
+fn compound_op(op: &BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::AddAssign(_)
+            | BinOp::SubAssign(_)
+            | BinOp::MulAssign(_)
+            | BinOp::DivAssign(_)
+            | BinOp::RemAssign(_)
+            | BinOp::BitXorAssign(_)
+            | BinOp::BitAndAssign(_)
+            | BinOp::BitOrAssign(_)
+            | BinOp::ShlAssign(_)
+            | BinOp::ShrAssign(_)
+    )
+}
+
+impl VisitMut for Rewriter {
+    fn visit_block_mut(&mut self, b: &mut Block) {
+        self.with_scope(|s| {
+            for stmt in &mut b.stmts {
+                s.visit_stmt_mut(stmt);
+            }
+        });
+    }
+
+    fn visit_stmt_mut(&mut self, stmt: &mut Stmt) {
+        match stmt {
+            Stmt::Local(local) => {
+                let mut shape = Shape::Plain;
+                if let Some(init) = &mut local.init {
+                    self.visit_expr_mut(&mut init.expr);
+                    if let Some((_, diverge)) = &mut init.diverge {
+                        self.visit_expr_mut(diverge);
+                    }
+                    shape = self.shape_of(&init.expr);
+                }
+                for attr in &mut local.attrs {
+                    self.visit_attribute_mut(attr);
+                }
+                self.bind_pat(&local.pat, &shape);
+            }
+            Stmt::Item(_) => {} // nested items do not see the body's locals
+            Stmt::Macro(m) => self.rewrite_macro(&mut m.mac),
+            Stmt::Expr(e, _) => self.visit_expr_mut(e),
+        }
+    }
+
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        match e {
+            Expr::Assign(a) if self.is_view_place(&a.left) => {
+                self.visit_expr_mut(&mut a.right);
+                let span = a.left.span();
+                let (view, index) = self.split_place(&mut a.left);
+                let value = &a.right;
+                let r = rt(span);
+                let v = syn::Ident::new("__emu_value", Span::mixed_site());
+                *e = syn::parse_quote_spanned!(span=> { let #v = #value; #r::store(&#view, #index, #v) });
+                self.changed = true;
+            }
+            Expr::Binary(b) if compound_op(&b.op) && self.is_view_place(&b.left) => {
+                self.visit_expr_mut(&mut b.right);
+                let span = b.left.span();
+                let (view, index) = self.split_place(&mut b.left);
+                let (value, op) = (&b.right, &b.op);
+                let r = rt(span);
+                let (v, i, w, old) = (
+                    syn::Ident::new("__emu_value", Span::mixed_site()),
+                    syn::Ident::new("__emu_index", Span::mixed_site()),
+                    syn::Ident::new("__emu_view", Span::mixed_site()),
+                    syn::Ident::new("__emu_old", Span::mixed_site()),
+                );
+                *e = syn::parse_quote_spanned!(span=> {
+                    let #v = #value;
+                    let #w = #view;
+                    let #i = #index;
+                    let mut #old = #r::load(&#w, #i);
+                    #old #op #v;
+                    #r::store(&#w, #i, #old)
+                });
+                self.changed = true;
+            }
+            Expr::Index(_) if self.is_view_place(e) => {
+                let span = e.span();
+                let (view, index) = self.split_place(e);
+                let r = rt(span);
+                *e = syn::parse_quote_spanned!(span=> #r::load(&#view, #index));
+                self.changed = true;
+            }
+            Expr::Reference(r) if r.mutability.is_some() && self.is_view_place(&r.expr) => {
+                self.errors.push(syn::Error::new_spanned(
+                    &*r,
+                    "cannot borrow an element of device memory mutably: assign it instead (`v[i] = x`, `v[i] += x`)",
+                ));
+            }
+            Expr::Closure(c) => {
+                self.closure_depth += 1;
+                self.with_scope(|s| {
+                    for p in &c.inputs {
+                        s.bind_pat(p, &Shape::Plain);
+                    }
+                    s.visit_expr_mut(&mut c.body);
+                });
+                self.closure_depth -= 1;
+            }
+            Expr::ForLoop(f) => {
+                self.visit_expr_mut(&mut f.expr);
+                self.with_scope(|s| {
+                    s.bind_pat(&f.pat, &Shape::Plain);
+                    s.visit_block_mut(&mut f.body);
+                });
+            }
+            Expr::Match(m) => {
+                self.visit_expr_mut(&mut m.expr);
+                for arm in &mut m.arms {
+                    self.with_scope(|s| {
+                        s.bind_pat(&arm.pat, &Shape::Plain);
+                        if let Some((_, g)) = &mut arm.guard {
+                            s.visit_expr_mut(g);
+                        }
+                        s.visit_expr_mut(&mut arm.body);
+                    });
+                }
+            }
+            Expr::If(i) => {
+                self.with_scope(|s| {
+                    s.visit_cond(&mut i.cond);
+                    s.visit_block_mut(&mut i.then_branch);
+                });
+                if let Some((_, els)) = &mut i.else_branch {
+                    self.visit_expr_mut(els);
+                }
+            }
+            Expr::While(w) => {
+                self.with_scope(|s| {
+                    s.visit_cond(&mut w.cond);
+                    s.visit_block_mut(&mut w.body);
+                });
+            }
+            Expr::Macro(m) => self.rewrite_macro(&mut m.mac),
+            Expr::Return(ret) if self.rewrite_returns && self.closure_depth == 0 => {
+                if let Some(inner) = &mut ret.expr {
+                    self.visit_expr_mut(inner);
+                }
+                let span = ret.return_token.span;
+                let r = rt(span);
+                let ret = &*ret;
+                *e = syn::parse_quote_spanned!(span=> { #r::exit_here(); #ret });
+            }
+            _ => visit_mut::visit_expr_mut(self, e),
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Rewrites `block` with `views` in scope; returns the errors found.
+pub(crate) fn rewrite_block(block: &mut Block, views: Vec<(String, bool)>, kernel: bool) -> Vec<syn::Error> {
+    let mut r = Rewriter::new(views, kernel);
+    r.visit_block_mut(block);
+    r.errors
+}
+
+#[allow(dead_code)]
+pub(crate) fn debug(block: &Block) -> String {
+    quote!(#block).to_string()
+}

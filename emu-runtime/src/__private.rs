@@ -1,0 +1,87 @@
+//! Items the macros' expansions use. Not a public API: names and signatures may change in any
+//! release.
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub use crate::host::memory::{AtomicAddImpl, MetaPtr, ViewMeta};
+pub use crate::device::{DeviceCopy, Dim3, Global, GlobalMut, Shared, View, ViewKind, Writable};
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub use crate::host::{
+    buffer::DeviceBuffer,
+    launch::{launch, KernelInfo, LaunchConfig},
+    shared_mem::SharedSite,
+};
+
+use core::panic::Location;
+
+/// `v[i]` in a kernel.
+#[inline(always)]
+#[track_caller]
+pub fn load<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, i: usize) -> T {
+    v.load(i)
+}
+
+/// `v[i] = value` in a kernel.
+#[inline(always)]
+#[track_caller]
+pub fn store<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usize, value: T) {
+    v.store(i, value)
+}
+
+/// `v[i]` as the non-last index of `v[i][j]`.
+#[inline(always)]
+#[track_caller]
+pub fn row<T: DeviceCopy, const N: usize, K: ViewKind>(v: &View<[T; N], K>, i: usize) -> View<T, K> {
+    v.row(i)
+}
+
+/// Records that the running GPU thread exits here (before a `return`, and at the end of the
+/// body).
+#[inline(always)]
+#[track_caller]
+pub fn exit_here() {
+    #[cfg(not(target_arch = "nvptx64"))]
+    crate::host::block::exit_here(Location::caller());
+}
+
+/// `shared_array![T; N]`.
+#[inline(always)]
+#[track_caller]
+pub fn shared_array<T: DeviceCopy, const N: usize>(site: &'static SharedSite) -> Shared<T> {
+    crate::device::backend::shared_array::<T, N>(site)
+}
+
+/// A read-only view of a device buffer, for a `&[T]` kernel parameter.
+///
+/// `meta` must outlive the launch.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn global<T: DeviceCopy>(buf: &DeviceBuffer<T>, meta: &ViewMeta) -> Global<T> {
+    // SAFETY: the buffer is borrowed for the whole launch by the launcher, so its memory is
+    // valid for `len` elements; kernels access it only through views.
+    unsafe { View::from_raw_parts(buf.raw(), buf.len(), meta) }
+}
+
+/// A writable view of a device buffer, for a `&mut [T]` kernel parameter.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn global_mut<T: DeviceCopy>(buf: &mut DeviceBuffer<T>, meta: &ViewMeta) -> GlobalMut<T> {
+    // SAFETY: as in `global`; the `&mut` borrow keeps the host from touching it meanwhile.
+    unsafe { View::from_raw_parts(buf.raw(), buf.len(), meta) }
+}
+
+/// The description of a buffer parameter for reports.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn meta<T: DeviceCopy>(name: &'static str, buf: &DeviceBuffer<T>) -> ViewMeta {
+    ViewMeta { name, declared_at: None, base: buf.raw() as usize, bytes: buf.bytes() }
+}
+
+/// Asserts at compile time that a kernel's scalar parameter type can be passed to a kernel.
+pub const fn assert_kernel_scalar<T: KernelScalar>() {}
+
+/// Types a kernel may take by value.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a kernel parameter",
+    label = "not a plain-data type",
+    note = "kernel parameters are scalars (integers, floats, bool), `#[repr(C)]` plain-data structs implementing `DeviceCopy`, `&[T]` or `&mut [T]`"
+)]
+pub trait KernelScalar: DeviceCopy {}
+impl<T: DeviceCopy> KernelScalar for T {}

@@ -1,0 +1,134 @@
+//! Host backend of the device API: every call goes to the emulator in `crate::host`.
+//!
+//! ```text
+//!  kernel code ──► device::{thread_idx, sync_threads, View::load, ...}
+//!                     │
+//!                     ▼
+//!  this file ──► host::context (thread-local indices of the running GPU thread)
+//!            ──► host::block   (barriers suspend the thread's fiber)
+//!            ──► host::memory  (relaxed atomic loads/stores, bounds reports)
+//! ```
+
+use core::panic::Location;
+
+use super::BarrierOp;
+use crate::device::copy::DeviceCopy;
+use crate::device::dim::Dim3;
+use crate::device::view::{Shared, View, ViewKind, Writable};
+use crate::host::{block, context, memory, shared_mem};
+
+pub(crate) use crate::host::memory::{AtomicAddImpl, MetaPtr};
+pub(crate) use crate::host::report::Access as AccessKind;
+
+#[inline(always)]
+pub(crate) fn thread_idx() -> Dim3 {
+    context::thread_idx()
+}
+
+#[inline(always)]
+pub(crate) fn block_idx() -> Dim3 {
+    context::block_idx()
+}
+
+#[inline(always)]
+pub(crate) fn block_dim() -> Dim3 {
+    context::block_dim()
+}
+
+#[inline(always)]
+pub(crate) fn grid_dim() -> Dim3 {
+    context::grid_dim()
+}
+
+#[inline(always)]
+#[track_caller]
+pub(crate) fn barrier(op: BarrierOp, predicate: bool) -> u32 {
+    block::barrier(op, predicate, Location::caller())
+}
+
+#[inline(always)]
+pub(crate) fn fence_device() {
+    core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
+}
+
+#[inline(always)]
+pub(crate) fn fence_block() {
+    // A block's threads run one at a time on one host thread: program order already orders
+    // their accesses. A compiler fence keeps the optimiser from moving accesses across it.
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+}
+
+#[inline(always)]
+#[track_caller]
+pub(crate) fn check_index<T, K: ViewKind>(
+    view: &View<T, K>,
+    i: usize,
+    elem_size: usize,
+    access: AccessKind,
+) {
+    if i >= view.len() {
+        memory::out_of_bounds(
+            view.meta(),
+            K::SPACE,
+            access,
+            elem_size,
+            i,
+            view.len(),
+            view.raw_ptr() as usize,
+            Location::caller(),
+        );
+    }
+}
+
+#[inline(always)]
+#[track_caller]
+pub(crate) fn load<T: DeviceCopy, K: ViewKind>(view: &View<T, K>, i: usize) -> T {
+    if i >= view.len() {
+        memory::out_of_bounds(
+            view.meta(),
+            K::SPACE,
+            AccessKind::Read,
+            core::mem::size_of::<T>(),
+            i,
+            view.len(),
+            view.raw_ptr() as usize,
+            Location::caller(),
+        );
+    }
+    // SAFETY: `i < len`, and a view's pointer is valid for `len` elements while it is in use
+    // (the invariant of `View::from_raw_parts`).
+    unsafe { memory::load_relaxed(view.raw_ptr().add(i)) }
+}
+
+#[inline(always)]
+#[track_caller]
+pub(crate) fn store<T: DeviceCopy, K: Writable>(view: &View<T, K>, i: usize, value: T) {
+    if i >= view.len() {
+        memory::out_of_bounds(
+            view.meta(),
+            K::SPACE,
+            AccessKind::Write,
+            core::mem::size_of::<T>(),
+            i,
+            view.len(),
+            view.raw_ptr() as usize,
+            Location::caller(),
+        );
+    }
+    // SAFETY: as in `load`; `K: Writable` views point into writable memory.
+    unsafe { memory::store_relaxed(view.raw_ptr().add(i), value) }
+}
+
+#[inline(always)]
+#[track_caller]
+pub(crate) fn shared_array<T: DeviceCopy, const N: usize>(
+    site: &'static shared_mem::SharedSite,
+) -> Shared<T> {
+    shared_mem::static_array::<T>(site, N)
+}
+
+#[inline(always)]
+#[track_caller]
+pub(crate) fn dynamic_shared<T: DeviceCopy>() -> Shared<T> {
+    shared_mem::dynamic::<T>()
+}

@@ -1,0 +1,25 @@
+//! [`DeviceCopy`]: the types that can live in device memory.
+
+/// A plain-data type that can be stored in global or shared memory and passed to kernels.
+///
+/// Implemented for the integer and float primitives, `bool`, and arrays of `DeviceCopy` types.
+/// Implement it for your own `#[repr(C)]` structs of such fields.
+///
+/// # Safety
+///
+/// Implementors must be `#[repr(C)]` (or primitives/arrays) and:
+/// * have **no padding bytes** (the emulator copies values as whole machine words);
+/// * accept the **all-zero bit pattern** as a valid value (`DeviceBuffer::zeroed` relies on it);
+/// * contain no references or pointers into host memory (the value may be copied to a GPU).
+pub unsafe trait DeviceCopy: Copy + Send + Sync + 'static {}
+
+macro_rules! impl_device_copy {
+    ($($t:ty),*) => { $(
+        // SAFETY: primitives have no padding, and zero is a valid value of each.
+        unsafe impl DeviceCopy for $t {}
+    )* };
+}
+impl_device_copy!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64, bool, ());
+
+// SAFETY: an array of padding-free, zero-valid elements is padding-free and zero-valid.
+unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}

@@ -1,0 +1,23 @@
+//! The device API: what kernel code calls.
+//!
+//! Everything here compiles for the host (where it drives the emulator) and is written so that
+//! it can compile for `nvptx64-nvidia-cuda` in `no_std`: the public functions are thin and
+//! forward to [`backend`], the one place where the target is chosen.
+
+mod atomic;
+pub(crate) mod backend;
+mod builtins;
+mod copy;
+mod dim;
+mod shared;
+mod view;
+
+pub use atomic::AtomicAdd;
+pub use builtins::{
+    block_dim, block_idx, grid_dim, sync_threads, sync_threads_and, sync_threads_count,
+    sync_threads_or, thread_fence, thread_fence_block, thread_idx,
+};
+pub use copy::DeviceCopy;
+pub use dim::Dim3;
+pub use shared::dynamic_shared;
+pub use view::{Global, GlobalMut, ReadOnly, ReadWrite, Shared, SharedMem, Space, View, ViewKind, Writable};

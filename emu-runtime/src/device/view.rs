@@ -1,0 +1,203 @@
+//! Views of global and shared memory: what a kernel's slice parameters and shared arrays
+//! become inside the kernel body.
+//!
+//! `#[kernel]` turns `x: &[T]` into a [`Global<T>`] and `y: &mut [T]` into a [`GlobalMut<T>`],
+//! and rewrites `y[i] = a * x[i]` into checked loads and stores on these views. A view is a
+//! pointer, a length and (on the host) a pointer to the allocation's description used in
+//! reports; it is `Copy`, so no `&mut` to device memory ever exists on the host.
+//!
+//! Accesses go through [`View::load`] and [`View::store`], which check bounds on every access
+//! and, on the host, use relaxed atomic operations so that a racy kernel is a reported bug and
+//! never undefined behaviour of the emulator.
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use super::backend;
+use super::copy::DeviceCopy;
+
+/// The memory space a view points into, named as compute-sanitizer names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// Global memory (`__global__`): kernel buffer parameters.
+    Global,
+    /// Shared memory (`__shared__`): `shared_array!` and `dynamic_shared`.
+    Shared,
+}
+
+impl fmt::Display for Space {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Space::Global => "__global__",
+            Space::Shared => "__shared__",
+        })
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The kind of a [`View`]: which memory space it points into and whether it may be written.
+pub trait ViewKind: sealed::Sealed + Copy + 'static {
+    /// The memory space of views of this kind.
+    const SPACE: Space;
+}
+
+/// Marks views that kernels may write to and use atomics on.
+#[diagnostic::on_unimplemented(
+    message = "cannot write through a read-only kernel parameter",
+    label = "this view is read-only (`&[T]`)",
+    note = "declare the kernel parameter as `&mut [T]` to write to it"
+)]
+pub trait Writable: ViewKind {}
+
+/// Kind of a read-only global-memory view (a `&[T]` kernel parameter).
+#[derive(Clone, Copy, Debug)]
+pub enum ReadOnly {}
+/// Kind of a writable global-memory view (a `&mut [T]` kernel parameter).
+#[derive(Clone, Copy, Debug)]
+pub enum ReadWrite {}
+/// Kind of a shared-memory view (`shared_array!`, `dynamic_shared`).
+#[derive(Clone, Copy, Debug)]
+pub enum SharedMem {}
+
+impl sealed::Sealed for ReadOnly {}
+impl sealed::Sealed for ReadWrite {}
+impl sealed::Sealed for SharedMem {}
+impl ViewKind for ReadOnly {
+    const SPACE: Space = Space::Global;
+}
+impl ViewKind for ReadWrite {
+    const SPACE: Space = Space::Global;
+}
+impl ViewKind for SharedMem {
+    const SPACE: Space = Space::Shared;
+}
+impl Writable for ReadWrite {}
+impl Writable for SharedMem {}
+
+/// A bounds-checked view of `len` elements of device memory.
+///
+/// Kernels do not name this type directly: `#[kernel]` gives it to slice parameters and
+/// `shared_array!` returns it. Index it like a slice (`v[i]`, `v[i] = x`, `v[i] += x`,
+/// `t[r][c]` for arrays of arrays); `#[kernel]` and `#[device]` rewrite those expressions into
+/// [`View::load`] and [`View::store`].
+pub struct View<T, K> {
+    ptr: *mut T,
+    len: usize,
+    meta: backend::MetaPtr,
+    kind: PhantomData<K>,
+}
+
+/// A read-only view of global memory: what a `&[T]` kernel parameter becomes.
+pub type Global<T> = View<T, ReadOnly>;
+/// A writable view of global memory: what a `&mut [T]` kernel parameter becomes.
+pub type GlobalMut<T> = View<T, ReadWrite>;
+/// A view of the block's shared memory.
+pub type Shared<T> = View<T, SharedMem>;
+
+impl<T, K> Clone for View<T, K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, K> Copy for View<T, K> {}
+
+impl<T, K: ViewKind> fmt::Debug for View<T, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("View")
+            .field("space", &K::SPACE)
+            .field("ptr", &self.ptr)
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+// SAFETY: a global view is a pointer into a device buffer that outlives the launch. The host
+// backend performs every element access through it as a relaxed atomic load or store (see
+// `host::memory`), so sharing views between the host threads that run blocks can never be a
+// data race in Rust's sense, whatever the kernel does.
+unsafe impl<T: DeviceCopy> Send for View<T, ReadOnly> {}
+// SAFETY: as above.
+unsafe impl<T: DeviceCopy> Sync for View<T, ReadOnly> {}
+// SAFETY: as above.
+unsafe impl<T: DeviceCopy> Send for View<T, ReadWrite> {}
+// SAFETY: as above.
+unsafe impl<T: DeviceCopy> Sync for View<T, ReadWrite> {}
+// Shared views stay `!Send`: they point into the arena of the worker running their block.
+
+impl<T, K: ViewKind> View<T, K> {
+    /// Builds a view from its parts.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be valid for reads (and writes, if `K: Writable`) of `len` elements of `T`
+    /// for as long as any copy of the view is used, and every other access to that memory while
+    /// the view is in use must also go through views (or be atomic).
+    #[doc(hidden)]
+    pub unsafe fn from_raw_parts(ptr: *mut T, len: usize, meta: backend::MetaPtr) -> Self {
+        View { ptr, len, meta, kind: PhantomData }
+    }
+
+    /// The number of elements.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the view has no elements.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The address of the first element (for diagnostics; do not dereference it).
+    pub fn as_ptr(&self) -> *const T {
+        self.ptr
+    }
+
+    #[inline(always)]
+    pub(crate) fn raw_ptr(&self) -> *mut T {
+        self.ptr
+    }
+
+    #[inline(always)]
+    pub(crate) fn meta(&self) -> backend::MetaPtr {
+        self.meta
+    }
+}
+
+impl<T: DeviceCopy, K: ViewKind> View<T, K> {
+    /// Reads element `i` (what `v[i]` means in a kernel).
+    ///
+    /// An out-of-bounds index is reported in compute-sanitizer's shape and ends the launch with
+    /// error 700 (illegal address).
+    #[inline(always)]
+    #[track_caller]
+    pub fn load(&self, i: usize) -> T {
+        backend::load(self, i)
+    }
+
+    /// Writes element `i` (what `v[i] = value` means in a kernel).
+    #[inline(always)]
+    #[track_caller]
+    pub fn store(&self, i: usize, value: T)
+    where
+        K: Writable,
+    {
+        backend::store(self, i, value)
+    }
+}
+
+impl<T: DeviceCopy, const N: usize, K: ViewKind> View<[T; N], K> {
+    /// The view of row `i` of an array of arrays (what `t[i]` means in `t[i][j]`).
+    #[inline(always)]
+    #[track_caller]
+    pub fn row(&self, i: usize) -> View<T, K> {
+        backend::check_index(self, i, core::mem::size_of::<[T; N]>(), backend::AccessKind::Read);
+        // SAFETY: `i < len`, so row `i` lies inside the memory this view covers, and its `N`
+        // elements of `T` are exactly that row.
+        unsafe { View::from_raw_parts(self.ptr.add(i) as *mut T, N, self.meta) }
+    }
+}

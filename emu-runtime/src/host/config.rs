@@ -1,0 +1,308 @@
+//! Settings: from environment variables, or from code through [`Config`].
+//!
+//! Precedence, highest first: [`with_config`] on the launching host thread, [`set_config`] for
+//! the process, then the `EMU_*` environment variables, read at each launch.
+//!
+//! | variable         | values                                   | default    |
+//! |------------------|------------------------------------------|------------|
+//! | `EMU_BLOCKS`     | `parallel`, `serial`                     | `parallel` |
+//! | `EMU_SEED`       | an unsigned integer                      | unset (threads start and resume in index order) |
+//! | `EMU_CHECK`      | comma list of `memcheck`, `racecheck`, `initcheck`, `synccheck`, or `all`, `none` | `memcheck,synccheck` |
+//! | `EMU_STACK_SIZE` | bytes, with optional `K`/`M` suffix      | `256K`     |
+//! | `EMU_WARP_SIZE`  | `32`, `1`                                | `32`       |
+//! | `EMU_SCHEDULE`   | `fibers` (`threads` is not implemented yet) | `fibers` |
+
+use std::cell::RefCell;
+use std::sync::RwLock;
+
+use crate::host::error::Error;
+
+/// How the blocks of a grid are run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BlockOrder {
+    /// Blocks run in parallel on all cores (rayon).
+    #[default]
+    Parallel,
+    /// Blocks run one after another, in linear order, on the launching thread.
+    Serial,
+}
+
+/// Which bug checkers are on.
+///
+/// Bounds checks (memcheck) and barrier checks (synccheck) are always performed today; the
+/// race and initialisation checkers are not implemented yet and asking for them prints a
+/// notice once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checks {
+    /// Out-of-bounds accesses.
+    pub memcheck: bool,
+    /// Data races on shared and global memory (not implemented yet).
+    pub racecheck: bool,
+    /// Reads of uninitialised memory (not implemented yet).
+    pub initcheck: bool,
+    /// Barrier misuse.
+    pub synccheck: bool,
+}
+
+impl Checks {
+    /// Every checker.
+    pub const fn all() -> Self {
+        Checks { memcheck: true, racecheck: true, initcheck: true, synccheck: true }
+    }
+    /// No optional checker (bounds and barrier checks still run: they keep the emulator sound).
+    pub const fn none() -> Self {
+        Checks { memcheck: false, racecheck: false, initcheck: false, synccheck: false }
+    }
+}
+
+impl Default for Checks {
+    fn default() -> Self {
+        Checks { memcheck: true, racecheck: false, initcheck: false, synccheck: true }
+    }
+}
+
+/// All settings of the emulator. Build one with [`Config::default`] or [`Config::from_env`]
+/// and its builder methods, then apply it with [`set_config`] or [`with_config`].
+///
+/// ```
+/// use emu_runtime::{BlockOrder, Config};
+/// let config = Config::default().blocks(BlockOrder::Serial).seed(7);
+/// assert_eq!(config.get_seed(), Some(7));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    blocks: BlockOrder,
+    seed: Option<u64>,
+    checks: Checks,
+    stack_size: usize,
+    warp_size: u32,
+    max_shared_bytes: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            blocks: BlockOrder::Parallel,
+            seed: None,
+            checks: Checks::default(),
+            stack_size: 256 * 1024,
+            warp_size: 32,
+            max_shared_bytes: 48 * 1024,
+        }
+    }
+}
+
+impl Config {
+    /// Reads the `EMU_*` environment variables over the defaults.
+    ///
+    /// Returns [`Error::InvalidSetting`] naming the variable and the valid values when one has
+    /// a value deviceemu does not know.
+    pub fn from_env() -> Result<Config, Error> {
+        let mut c = Config::default();
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        if let Some(v) = var("EMU_BLOCKS") {
+            c.blocks = match v.trim() {
+                "parallel" => BlockOrder::Parallel,
+                "serial" => BlockOrder::Serial,
+                _ => return Err(invalid("EMU_BLOCKS", v, "`parallel`, `serial`")),
+            };
+        }
+        if let Some(v) = var("EMU_SEED") {
+            c.seed = Some(v.trim().parse().map_err(|_| invalid("EMU_SEED", v, "an unsigned integer, e.g. `EMU_SEED=42`"))?);
+        }
+        if let Some(v) = var("EMU_CHECK") {
+            c.checks = parse_checks(&v)?;
+        }
+        if let Some(v) = var("EMU_STACK_SIZE") {
+            c.stack_size = parse_size(&v).ok_or_else(|| {
+                invalid("EMU_STACK_SIZE", v, "a size in bytes of at least 16K, with an optional K or M suffix, e.g. `512K`, `4M`")
+            })?;
+        }
+        if let Some(v) = var("EMU_WARP_SIZE") {
+            c.warp_size = match v.trim() {
+                "32" => 32,
+                "1" => 1,
+                _ => return Err(invalid("EMU_WARP_SIZE", v, "`32`, `1`")),
+            };
+        }
+        if let Some(v) = var("EMU_SCHEDULE") {
+            match v.trim() {
+                "fibers" => {}
+                "threads" => {
+                    return Err(Error::NotSupported {
+                        message: "EMU_SCHEDULE=threads (one OS thread per GPU thread) is not \
+                                  implemented yet; unset it or use EMU_SCHEDULE=fibers"
+                            .into(),
+                    })
+                }
+                _ => return Err(invalid("EMU_SCHEDULE", v, "`fibers`, `threads`")),
+            }
+        }
+        Ok(c)
+    }
+
+    /// Runs blocks in parallel or in order.
+    pub fn blocks(mut self, order: BlockOrder) -> Self {
+        self.blocks = order;
+        self
+    }
+    /// Shuffles the order in which a block's threads start and resume after each barrier,
+    /// deterministically from `seed`. Race-free kernels give the same results for every seed.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+    /// Starts and resumes threads in index order (the default).
+    pub fn no_seed(mut self) -> Self {
+        self.seed = None;
+        self
+    }
+    /// Chooses the checkers.
+    pub fn checks(mut self, checks: Checks) -> Self {
+        self.checks = checks;
+        self
+    }
+    /// The stack size of each GPU thread's fiber, in bytes (at least 16 KiB).
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = bytes.max(16 * 1024);
+        self
+    }
+    /// The warp size: 32 (the hardware's) or 1 (the legacy emulator's).
+    ///
+    /// # Panics
+    ///
+    /// If `size` is neither 32 nor 1.
+    pub fn warp_size(mut self, size: u32) -> Self {
+        assert!(size == 32 || size == 1, "warp size must be 32 or 1, not {size}");
+        self.warp_size = size;
+        self
+    }
+    /// The most shared memory (static arrays plus dynamic bytes) one block may use, in bytes.
+    /// The default, 48 KiB, is what every CUDA device allows without opting in.
+    pub fn max_shared_bytes(mut self, bytes: usize) -> Self {
+        self.max_shared_bytes = bytes;
+        self
+    }
+
+    /// The block order.
+    pub fn get_blocks(&self) -> BlockOrder {
+        self.blocks
+    }
+    /// The seed, if threads are shuffled.
+    pub fn get_seed(&self) -> Option<u64> {
+        self.seed
+    }
+    /// The checkers.
+    pub fn get_checks(&self) -> Checks {
+        self.checks
+    }
+    /// The fiber stack size in bytes.
+    pub fn get_stack_size(&self) -> usize {
+        self.stack_size
+    }
+    /// The warp size.
+    pub fn get_warp_size(&self) -> u32 {
+        self.warp_size
+    }
+    /// The shared memory limit per block, in bytes.
+    pub fn get_max_shared_bytes(&self) -> usize {
+        self.max_shared_bytes
+    }
+}
+
+fn invalid(variable: &'static str, value: String, valid: &'static str) -> Error {
+    Error::InvalidSetting { variable, value, valid }
+}
+
+fn parse_checks(v: &str) -> Result<Checks, Error> {
+    const VALID: &str = "a comma-separated list of `memcheck`, `racecheck`, `initcheck`, `synccheck`, or `all`, or `none`";
+    let mut c = Checks::none();
+    for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part {
+            "all" => c = Checks::all(),
+            "none" => {}
+            "memcheck" => c.memcheck = true,
+            "racecheck" => c.racecheck = true,
+            "initcheck" => c.initcheck = true,
+            "synccheck" => c.synccheck = true,
+            _ => return Err(invalid("EMU_CHECK", v.to_owned(), VALID)),
+        }
+    }
+    Ok(c)
+}
+
+fn parse_size(v: &str) -> Option<usize> {
+    let v = v.trim();
+    let (num, mul) = match v.chars().last()? {
+        'k' | 'K' => (&v[..v.len() - 1], 1024),
+        'm' | 'M' => (&v[..v.len() - 1], 1024 * 1024),
+        _ => (v, 1),
+    };
+    let n: usize = num.trim().parse().ok()?;
+    let bytes = n.checked_mul(mul)?;
+    (bytes >= 16 * 1024).then_some(bytes)
+}
+
+static PROCESS: RwLock<Option<Config>> = RwLock::new(None);
+
+thread_local! {
+    static THREAD: RefCell<Option<Config>> = const { RefCell::new(None) };
+}
+
+/// Sets the configuration of every later launch in this process (overriding the environment).
+pub fn set_config(config: Config) {
+    *PROCESS.write().unwrap_or_else(|e| e.into_inner()) = Some(config);
+}
+
+/// Runs `f` with `config` applied to the launches it makes on this host thread, then restores
+/// the previous setting (also if `f` panics).
+pub fn with_config<R>(config: Config, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Config>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let prev = self.0.take();
+            THREAD.with(|t| *t.borrow_mut() = prev);
+        }
+    }
+    let prev = THREAD.with(|t| t.borrow_mut().replace(config));
+    let _restore = Restore(prev);
+    f()
+}
+
+/// The configuration in force for a launch from this host thread.
+pub(crate) fn effective() -> Result<Config, Error> {
+    if let Some(c) = THREAD.with(|t| t.borrow().clone()) {
+        return Ok(c);
+    }
+    if let Some(c) = PROCESS.read().unwrap_or_else(|e| e.into_inner()).clone() {
+        return Ok(c);
+    }
+    Config::from_env()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_sizes_and_checks() {
+        assert_eq!(parse_size("512K"), Some(512 * 1024));
+        assert_eq!(parse_size("4M"), Some(4 << 20));
+        assert_eq!(parse_size("262144"), Some(262144));
+        assert_eq!(parse_size("1K"), None);
+        assert_eq!(parse_size("lots"), None);
+        assert_eq!(parse_checks("all").unwrap(), Checks::all());
+        let c = parse_checks("memcheck, racecheck").unwrap();
+        assert!(c.memcheck && c.racecheck && !c.initcheck && !c.synccheck);
+        let e = parse_checks("memchek").unwrap_err();
+        assert_eq!(e.code(), 1);
+        assert!(e.to_string().contains("racecheck"), "{e}");
+    }
+
+    #[test]
+    fn thread_override_is_scoped() {
+        let c = Config::default().seed(3);
+        with_config(c.clone(), || assert_eq!(effective().unwrap(), c));
+        assert!(THREAD.with(|t| t.borrow().is_none()));
+    }
+}

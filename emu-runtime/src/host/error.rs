@@ -1,0 +1,125 @@
+//! [`Error`]: what a launch or a buffer operation returns when it fails.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::host::report::LaunchReport;
+
+/// An error from deviceemu, carrying the CUDA runtime's error code ([`Error::code`]).
+///
+/// Launch failures carry the full compute-sanitizer-shaped report; their `Display` prints it.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// An argument was invalid, e.g. a length mismatch (`cudaErrorInvalidValue`, 1).
+    InvalidValue {
+        /// What was wrong and how to fix it.
+        message: String,
+    },
+    /// Memory could not be allocated (`cudaErrorMemoryAllocation`, 2).
+    MemoryAllocation {
+        /// The size asked for, in bytes.
+        bytes: usize,
+    },
+    /// A setting (environment variable or `Config`) had a value deviceemu does not know
+    /// (`cudaErrorInvalidValue`, 1).
+    InvalidSetting {
+        /// The variable, e.g. `EMU_BLOCKS`.
+        variable: &'static str,
+        /// The value given.
+        value: String,
+        /// The values accepted.
+        valid: &'static str,
+    },
+    /// The launch configuration is impossible on the emulated device; nothing ran
+    /// (`cudaErrorInvalidConfiguration`, 9).
+    InvalidConfiguration {
+        /// The kernel.
+        kernel: &'static str,
+        /// What was wrong and how to fix it.
+        message: String,
+    },
+    /// A setting asks for something not implemented yet (`cudaErrorNotSupported`, 801).
+    NotSupported {
+        /// What, and what to use instead.
+        message: String,
+    },
+    /// A kernel accessed memory out of bounds (`cudaErrorIllegalAddress`, 700).
+    IllegalAddress(Arc<LaunchReport>),
+    /// A kernel needed more resources than the launch may use (`cudaErrorLaunchOutOfResources`,
+    /// 701).
+    LaunchOutOfResources(Arc<LaunchReport>),
+    /// A kernel panicked, overflowed its stack or misused a barrier
+    /// (`cudaErrorLaunchFailure`, 719).
+    LaunchFailure(Arc<LaunchReport>),
+}
+
+impl Error {
+    /// The CUDA runtime's number for this error (`cudaError_t`).
+    pub fn code(&self) -> i32 {
+        match self {
+            Error::InvalidValue { .. } | Error::InvalidSetting { .. } => 1,
+            Error::MemoryAllocation { .. } => 2,
+            Error::InvalidConfiguration { .. } => 9,
+            Error::NotSupported { .. } => 801,
+            Error::IllegalAddress(_) => 700,
+            Error::LaunchOutOfResources(_) => 701,
+            Error::LaunchFailure(_) => 719,
+        }
+    }
+
+    /// CUDA's name for the error code, e.g. `cudaErrorIllegalAddress`.
+    pub fn name(&self) -> &'static str {
+        match self.code() {
+            1 => "cudaErrorInvalidValue",
+            2 => "cudaErrorMemoryAllocation",
+            9 => "cudaErrorInvalidConfiguration",
+            700 => "cudaErrorIllegalAddress",
+            701 => "cudaErrorLaunchOutOfResources",
+            719 => "cudaErrorLaunchFailure",
+            801 => "cudaErrorNotSupported",
+            _ => "cudaErrorUnknown",
+        }
+    }
+
+    /// The report of a launch that ran and found bugs, if this is such an error.
+    pub fn report(&self) -> Option<&LaunchReport> {
+        match self {
+            Error::IllegalAddress(r) | Error::LaunchOutOfResources(r) | Error::LaunchFailure(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn from_report(report: LaunchReport) -> Self {
+        let code = report.code();
+        let r = Arc::new(report);
+        match code {
+            700 => Error::IllegalAddress(r),
+            701 => Error::LaunchOutOfResources(r),
+            _ => Error::LaunchFailure(r),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidValue { message } => write!(f, "invalid value: {message}"),
+            Error::MemoryAllocation { bytes } => {
+                write!(f, "out of memory: could not allocate {bytes} bytes of device memory")
+            }
+            Error::InvalidSetting { variable, value, valid } => {
+                write!(f, "invalid setting {variable}={value:?}: valid values are {valid}")
+            }
+            Error::InvalidConfiguration { kernel, message } => {
+                write!(f, "invalid configuration for kernel `{kernel}`: {message} (nothing ran)")
+            }
+            Error::NotSupported { message } => write!(f, "not supported: {message}"),
+            Error::IllegalAddress(r) | Error::LaunchOutOfResources(r) | Error::LaunchFailure(r) => {
+                write!(f, "kernel `{}` failed ({}, code {}):\n{r}", r.kernel(), self.name(), self.code())
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,110 @@
+//! Fibers: the stackful coroutines GPU threads run on.
+//!
+//! ```text
+//!   worker host thread stack         fiber stacks (mmap, guard page below each)
+//!   ┌──────────────────┐             ┌────────────┐ ┌────────────┐
+//!   │ block scheduler  │ ─resume──►  │ runner:    │ │ thread 7   │ ...
+//!   │  (block.rs)      │ ◄─suspend─  │ threads    │ │ waiting at │
+//!   └──────────────────┘             │ 8, 9, ...  │ │ a barrier  │
+//!                                    └────────────┘ └────────────┘
+//! ```
+//!
+//! A fiber starts as a *runner* that runs not-yet-started threads one after another as plain
+//! calls; when the thread it is running reaches a barrier, the fiber suspends and stays with
+//! that thread, and the scheduler starts a fresh runner for the rest. Kernels without
+//! barriers therefore cost one fiber per block, not one per thread.
+//!
+//! Stacks are reused through a per-host-thread pool, and the top of each is staggered by a
+//! multiple of 64 bytes: page-aligned stacks would otherwise put every thread's hot frames in
+//! the same L1 cache sets (measured 1.5–2.6× faster in planning, DESIGN.md §4).
+
+use std::cell::{Cell, RefCell};
+
+use corosensei::stack::{DefaultStack, Stack, StackPointer};
+use corosensei::Coroutine;
+
+/// What a fiber says when it suspends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Suspend {
+    /// The running thread waits at a barrier (its slot says which).
+    Barrier,
+}
+
+/// What the scheduler says when it resumes a fiber.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Resume {
+    /// Carry on.
+    Continue,
+    /// The block failed: unwind the thread.
+    Abort,
+}
+
+/// How a fiber finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RunnerEnd {
+    /// No thread was left to start.
+    Done,
+    /// The running thread failed (its finding is recorded) or was told to abort.
+    Aborted,
+    /// The running thread overflowed the stack (set up by the trap handler in `overflow`).
+    StackOverflow,
+}
+
+/// A GPU thread's fiber.
+pub(crate) type Fiber = Coroutine<Resume, Suspend, RunnerEnd, FiberStack>;
+
+/// A guarded mmap stack whose usable top is staggered by a multiple of 64 bytes.
+pub(crate) struct FiberStack {
+    inner: DefaultStack,
+    stagger: usize,
+    size: usize,
+}
+
+// SAFETY: `base` stays inside the mapping (the stagger is at most 960 bytes of a stack of at
+// least 16 KiB) and keeps 16-byte alignment; `limit` and the guard page are the inner stack's.
+unsafe impl Stack for FiberStack {
+    fn base(&self) -> StackPointer {
+        StackPointer::new(self.inner.base().get() - self.stagger).expect("stack base is not null")
+    }
+    fn limit(&self) -> StackPointer {
+        self.inner.limit()
+    }
+}
+
+/// Most stacks kept per host thread for reuse.
+const POOL_MAX: usize = 2048;
+
+thread_local! {
+    static POOL: RefCell<Vec<FiberStack>> = const { RefCell::new(Vec::new()) };
+    static CREATED: Cell<usize> = const { Cell::new(0) };
+}
+
+/// A stack of `size` usable bytes, from this host thread's pool when possible.
+pub(crate) fn take_stack(size: usize) -> FiberStack {
+    if let Some(s) = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        let i = p.iter().rposition(|s| s.size == size)?;
+        Some(p.swap_remove(i))
+    }) {
+        return s;
+    }
+    let k = CREATED.with(|c| {
+        let k = c.get();
+        c.set(k + 1);
+        k
+    });
+    let inner = DefaultStack::new(size).unwrap_or_else(|e| {
+        panic!("deviceemu: could not map a {size}-byte fiber stack: {e}; lower EMU_STACK_SIZE")
+    });
+    FiberStack { inner, stagger: (k % 16) * 64, size }
+}
+
+/// Returns a stack to this host thread's pool.
+pub(crate) fn give_back(stack: FiberStack) {
+    POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.len() < POOL_MAX {
+            p.push(stack);
+        }
+    });
+}

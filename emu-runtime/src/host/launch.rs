@@ -1,0 +1,175 @@
+//! Launching a kernel: validate the configuration, run every block, report what was found.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+
+use crate::device::Dim3;
+use crate::host::block::{self, BlockRun};
+use crate::host::config::{self, BlockOrder, Config};
+use crate::host::error::Error;
+use crate::host::report::{Finding, LaunchReport};
+use crate::host::{last_error, overflow, panics};
+
+/// Static facts about a kernel, emitted by `#[kernel]`.
+#[derive(Debug)]
+pub struct KernelInfo {
+    /// The kernel's name.
+    pub name: &'static str,
+    /// The file that defines it.
+    pub file: &'static str,
+    /// The line of its `fn`.
+    pub line: u32,
+}
+
+/// Grid and block sizes and dynamic shared bytes of one launch (`<<<grid, block, shared>>>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Blocks in the grid.
+    pub grid: Dim3,
+    /// Threads per block.
+    pub block: Dim3,
+    /// Dynamic shared memory per block, in bytes.
+    pub shared_bytes: usize,
+}
+
+impl LaunchConfig {
+    /// Builds a configuration; `grid` and `block` take `u32`, `(u32, u32)`, `(u32, u32, u32)`
+    /// or [`Dim3`].
+    pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>, shared_bytes: usize) -> Self {
+        LaunchConfig { grid: grid.into(), block: block.into(), shared_bytes }
+    }
+}
+
+/// The limits of the emulated device: an sm_90 (H100/H200) profile.
+pub(crate) mod limits {
+    use crate::device::Dim3;
+    /// Most threads in a block.
+    pub(crate) const MAX_THREADS_PER_BLOCK: u64 = 1024;
+    /// Largest block dimensions.
+    pub(crate) const MAX_BLOCK: Dim3 = Dim3::new(1024, 1024, 64);
+    /// Largest grid dimensions.
+    pub(crate) const MAX_GRID: Dim3 = Dim3::new(i32::MAX as u32, 65535, 65535);
+}
+
+fn validate(kernel: &KernelInfo, cfg: &LaunchConfig, config: &Config) -> Result<(), Error> {
+    let bad = |message: String| Err(Error::InvalidConfiguration { kernel: kernel.name, message });
+    let (g, b) = (cfg.grid, cfg.block);
+    if b.x == 0 || b.y == 0 || b.z == 0 {
+        return bad(format!("block {b} has a zero dimension; every block dimension must be at least 1"));
+    }
+    if g.x == 0 || g.y == 0 || g.z == 0 {
+        return bad(format!("grid {g} has a zero dimension; every grid dimension must be at least 1"));
+    }
+    let mb = limits::MAX_BLOCK;
+    if b.x > mb.x || b.y > mb.y || b.z > mb.z {
+        return bad(format!("block {b} exceeds the largest block the device allows, {mb}"));
+    }
+    if b.count() > limits::MAX_THREADS_PER_BLOCK {
+        return bad(format!(
+            "block {b} has {} threads, but the device allows at most {} threads per block; \
+             use fewer threads per block and more blocks",
+            b.count(),
+            limits::MAX_THREADS_PER_BLOCK
+        ));
+    }
+    let mg = limits::MAX_GRID;
+    if g.x > mg.x || g.y > mg.y || g.z > mg.z {
+        return bad(format!("grid {g} exceeds the largest grid the device allows, {mg}"));
+    }
+    let limit = config.get_max_shared_bytes();
+    if cfg.shared_bytes > limit {
+        return bad(format!(
+            "the launch asks for {} bytes of dynamic shared memory, but a block may use at most {limit} \
+             (48 KiB unless raised with Config::max_shared_bytes)",
+            cfg.shared_bytes
+        ));
+    }
+    Ok(())
+}
+
+/// What all blocks of one launch share.
+pub(crate) struct LaunchShared {
+    pub(crate) grid: Dim3,
+    pub(crate) block: Dim3,
+    pub(crate) shared_bytes: usize,
+    pub(crate) config: Config,
+    thread_index: Vec<Dim3>,
+    findings: Mutex<Vec<(u64, u32, Finding)>>,
+}
+
+impl LaunchShared {
+    /// The index of the thread whose linear index in the block is `t`.
+    #[inline(always)]
+    pub(crate) fn thread_index(&self, t: u32) -> Dim3 {
+        self.thread_index[t as usize]
+    }
+
+    pub(crate) fn add_findings(&self, block_linear: u64, found: Vec<(u32, Finding)>) {
+        let mut all = self.findings.lock().unwrap_or_else(|e| e.into_inner());
+        all.extend(found.into_iter().map(|(t, f)| (block_linear, t, f)));
+    }
+}
+
+static NOTICE: AtomicBool = AtomicBool::new(false);
+
+/// Runs `body` once per GPU thread of the grid `cfg` describes, and waits for all of them.
+///
+/// This is what `launch!` calls through the launcher `#[kernel]` generates.
+pub fn launch<F: Fn() + Sync>(kernel: &'static KernelInfo, cfg: LaunchConfig, body: F) -> Result<(), Error> {
+    let result = run(kernel, cfg, &body);
+    if let Err(e) = &result {
+        last_error::record(e);
+    }
+    result
+}
+
+fn run<F: Fn() + Sync>(kernel: &'static KernelInfo, cfg: LaunchConfig, body: &F) -> Result<(), Error> {
+    let config = config::effective()?;
+    validate(kernel, &cfg, &config)?;
+    let checks = config.get_checks();
+    if (checks.racecheck || checks.initcheck) && !NOTICE.swap(true, Ordering::Relaxed) {
+        eprintln!(
+            "deviceemu: racecheck and initcheck are not implemented yet; launches run with \
+             memcheck and synccheck only"
+        );
+    }
+    panics::install();
+    overflow::install();
+
+    let shared = LaunchShared {
+        grid: cfg.grid,
+        block: cfg.block,
+        shared_bytes: cfg.shared_bytes,
+        thread_index: (0..cfg.block.count()).map(|t| cfg.block.unlinear(t)).collect(),
+        config,
+        findings: Mutex::new(Vec::new()),
+    };
+    let runner = |b: &BlockRun<'_>, y: &_| block::runner(b, body, y);
+    let blocks = cfg.grid.count();
+    match shared.config.get_blocks() {
+        BlockOrder::Serial => {
+            let w = BlockRun::new(&shared);
+            for b in 0..blocks {
+                w.run(b, &runner);
+            }
+        }
+        BlockOrder::Parallel => {
+            let blocks = usize::try_from(blocks).expect("grid fits the host's address space");
+            (0..blocks).into_par_iter().with_min_len(4).for_each_init(
+                || BlockRun::new(&shared),
+                |w, b| w.run(b as u64, &runner),
+            );
+        }
+    }
+
+    let mut findings = shared.findings.into_inner().unwrap_or_else(|e| e.into_inner());
+    if findings.is_empty() {
+        return Ok(());
+    }
+    findings.sort_by_key(|(b, t, _)| (*b, *t));
+    let report = LaunchReport::new(kernel.name, findings.into_iter().map(|(_, _, f)| f).collect());
+    eprintln!("{report}");
+    Err(Error::from_report(report))
+}

@@ -1,0 +1,312 @@
+//! Element accesses to device memory, and the bounds report.
+//!
+//! # The invariant that keeps racy kernels defined
+//!
+//! Blocks run in parallel on several host threads, and a buggy kernel may have two blocks
+//! write the same global element. On the host that must not be undefined behaviour. So every
+//! element access made through a [`View`](crate::device::View) is a **relaxed atomic** load or
+//! store of the element's bytes ([`load_relaxed`], [`store_relaxed`]); no `&T` or `&mut T` into
+//! device memory is ever created while a kernel runs. Elements of 1, 2, 4 or 8 bytes with
+//! matching alignment take one atomic instruction (a plain `mov` on x86-64); larger elements
+//! are copied as a sequence of atomic words, so a racing reader may see a torn element, which
+//! is what a GPU may show too, but never undefined behaviour.
+
+use core::mem::{align_of, size_of, transmute_copy, MaybeUninit};
+use core::panic::Location;
+use core::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
+
+use crate::device::{DeviceCopy, Dim3, Space};
+use crate::host::context;
+use crate::host::report::{Access, Finding, SourceLocation};
+
+/// What a view points into, for reports: the allocation's name, base address and size.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct ViewMeta {
+    /// The kernel parameter's name, or a description of the shared array.
+    pub name: &'static str,
+    /// Where a shared array was declared (`None` for kernel parameters).
+    pub declared_at: Option<(&'static str, u32)>,
+    /// Address of the allocation's first byte.
+    pub base: usize,
+    /// Size of the allocation in bytes.
+    pub bytes: usize,
+}
+
+/// How a view refers to its allocation's description (null when it has none).
+#[doc(hidden)]
+pub type MetaPtr = *const ViewMeta;
+
+/// Loads a `T` with relaxed atomic word loads.
+///
+/// # Safety
+///
+/// `p` must be valid for reads of a `T` and aligned for `T`, and the memory must only be
+/// written concurrently through [`store_relaxed`] or atomics.
+#[inline(always)]
+pub(crate) unsafe fn load_relaxed<T: DeviceCopy>(p: *const T) -> T {
+    // SAFETY (all arms): `p` is valid and aligned for `T` (caller); each arm reinterprets it as
+    // an atomic of exactly `T`'s size only when `T`'s alignment is at least the atomic's, and
+    // `T: DeviceCopy` has no padding, so every byte read is initialised.
+    unsafe {
+        match size_of::<T>() {
+            0 => core::ptr::read(p),
+            1 => transmute_copy(&(*(p as *const AtomicU8)).load(Relaxed)),
+            2 if align_of::<T>() >= 2 => transmute_copy(&(*(p as *const AtomicU16)).load(Relaxed)),
+            4 if align_of::<T>() >= 4 => transmute_copy(&(*(p as *const AtomicU32)).load(Relaxed)),
+            8 if align_of::<T>() >= 8 => transmute_copy(&(*(p as *const AtomicU64)).load(Relaxed)),
+            _ => load_words(p),
+        }
+    }
+}
+
+/// Stores a `T` with relaxed atomic word stores.
+///
+/// # Safety
+///
+/// `p` must be valid for writes of a `T` and aligned for `T`, and the memory must only be
+/// accessed concurrently through [`load_relaxed`], [`store_relaxed`] or atomics.
+#[inline(always)]
+pub(crate) unsafe fn store_relaxed<T: DeviceCopy>(p: *mut T, v: T) {
+    // SAFETY: as in `load_relaxed`.
+    unsafe {
+        match size_of::<T>() {
+            0 => {}
+            1 => (*(p as *const AtomicU8)).store(transmute_copy(&v), Relaxed),
+            2 if align_of::<T>() >= 2 => (*(p as *const AtomicU16)).store(transmute_copy(&v), Relaxed),
+            4 if align_of::<T>() >= 4 => (*(p as *const AtomicU32)).store(transmute_copy(&v), Relaxed),
+            8 if align_of::<T>() >= 8 => (*(p as *const AtomicU64)).store(transmute_copy(&v), Relaxed),
+            _ => store_words(p, v),
+        }
+    }
+}
+
+macro_rules! word_loop {
+    ($p:expr, $out:expr, $atomic:ty, $word:ty, load) => {{
+        let n = size_of::<T>() / size_of::<$word>();
+        for k in 0..n {
+            // SAFETY: word `k` lies inside the `T` at `$p` and is aligned (checked by caller).
+            let w = unsafe { (*($p as *const $atomic).add(k)).load(Relaxed) };
+            // SAFETY: as above, inside `$out`.
+            unsafe { ($out as *mut $word).add(k).write(w) };
+        }
+    }};
+    ($p:expr, $src:expr, $atomic:ty, $word:ty, store) => {{
+        let n = size_of::<T>() / size_of::<$word>();
+        for k in 0..n {
+            // SAFETY: word `k` lies inside both `T`s and is aligned (checked by caller).
+            unsafe { (*($p as *const $atomic).add(k)).store(*($src as *const $word).add(k), Relaxed) };
+        }
+    }};
+}
+
+/// # Safety
+/// As [`load_relaxed`].
+#[inline]
+unsafe fn load_words<T: DeviceCopy>(p: *const T) -> T {
+    let mut out = MaybeUninit::<T>::uninit();
+    let o = out.as_mut_ptr();
+    let (size, align) = (size_of::<T>(), align_of::<T>());
+    if align >= 8 && size % 8 == 0 {
+        word_loop!(p, o, AtomicU64, u64, load);
+    } else if align >= 4 && size % 4 == 0 {
+        word_loop!(p, o, AtomicU32, u32, load);
+    } else if align >= 2 && size % 2 == 0 {
+        word_loop!(p, o, AtomicU16, u16, load);
+    } else {
+        word_loop!(p, o, AtomicU8, u8, load);
+    }
+    // SAFETY: every byte of `out` was written above with bytes of a valid `T`.
+    unsafe { out.assume_init() }
+}
+
+/// # Safety
+/// As [`store_relaxed`].
+#[inline]
+unsafe fn store_words<T: DeviceCopy>(p: *mut T, v: T) {
+    let s = &v as *const T;
+    let (size, align) = (size_of::<T>(), align_of::<T>());
+    if align >= 8 && size % 8 == 0 {
+        word_loop!(p, s, AtomicU64, u64, store);
+    } else if align >= 4 && size % 4 == 0 {
+        word_loop!(p, s, AtomicU32, u32, store);
+    } else if align >= 2 && size % 2 == 0 {
+        word_loop!(p, s, AtomicU16, u16, store);
+    } else {
+        word_loop!(p, s, AtomicU8, u8, store);
+    }
+}
+
+/// Reports an out-of-bounds access by the running GPU thread and unwinds it.
+///
+/// Outside a kernel (a view used from host code) this is an ordinary panic.
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn out_of_bounds(
+    meta: *const ViewMeta,
+    space: Space,
+    access: Access,
+    size: usize,
+    index: usize,
+    len: usize,
+    view_base: usize,
+    at: &'static Location<'static>,
+) -> ! {
+    // SAFETY: a view's meta pointer is either null or points to a `ViewMeta` that outlives the
+    // launch (kept by the launcher or the block's shared arena).
+    let meta = unsafe { meta.as_ref() };
+    let (name, declared_at, base, bytes) = match meta {
+        Some(m) => (m.name, m.declared_at, m.base, m.bytes),
+        None => ("<view>", None, view_base, len * size),
+    };
+    let address = view_base.wrapping_add(index.wrapping_mul(size));
+    let Some(ctx) = context::current() else {
+        panic!("index {index} out of bounds for `{name}` of length {len}");
+    };
+    ctx.fail(Finding::OutOfBounds {
+        space,
+        access,
+        size,
+        index,
+        len,
+        name: match declared_at {
+            Some((file, line)) => format!("__shared__ array declared at {file}:{line}"),
+            None => format!("`{name}`"),
+        },
+        address,
+        base,
+        bytes,
+        at: SourceLocation::from(at),
+        thread: ctx.thread(),
+        block: ctx.block_idx(),
+    })
+}
+
+/// How each element type performs `atomic_add` on the host.
+#[doc(hidden)]
+pub trait AtomicAddImpl: Sized {
+    /// Adds `v` to `*p` atomically and returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// `p` must be valid and aligned for `Self`, and only accessed through relaxed/atomic
+    /// operations while the kernel runs.
+    unsafe fn atomic_add_raw(p: *mut Self, v: Self) -> Self;
+}
+
+macro_rules! int_atomic_add {
+    ($($t:ty => $atomic:ty),*) => { $(
+        impl AtomicAddImpl for $t {
+            #[inline(always)]
+            unsafe fn atomic_add_raw(p: *mut Self, v: Self) -> Self {
+                // SAFETY: same size and alignment as the atomic type; valid per the contract.
+                unsafe { (*(p as *const $atomic)).fetch_add(v as _, Relaxed) as $t }
+            }
+        }
+    )* };
+}
+int_atomic_add!(u32 => AtomicU32, i32 => AtomicU32, u64 => AtomicU64, i64 => AtomicU64);
+
+/// The device's canonical NaN for `f32`.
+const CANONICAL_NAN_F32: u32 = 0x7fff_ffff;
+/// The device's canonical NaN for `f64`.
+const CANONICAL_NAN_F64: u64 = 0x7fff_ffff_ffff_ffff;
+
+fn flush_f32(x: f32) -> f32 {
+    if x.is_subnormal() {
+        f32::from_bits(x.to_bits() & 0x8000_0000)
+    } else {
+        x
+    }
+}
+
+/// `atom.add.f32`: round to nearest even, flush subnormal inputs and results to zero of the
+/// same sign, canonical NaN.
+pub(crate) fn device_add_f32(a: f32, b: f32) -> f32 {
+    let r = flush_f32(flush_f32(a) + flush_f32(b));
+    if r.is_nan() {
+        f32::from_bits(CANONICAL_NAN_F32)
+    } else {
+        r
+    }
+}
+
+fn device_add_f64(a: f64, b: f64) -> f64 {
+    let r = a + b;
+    if r.is_nan() {
+        f64::from_bits(CANONICAL_NAN_F64)
+    } else {
+        r
+    }
+}
+
+impl AtomicAddImpl for f32 {
+    #[inline(always)]
+    unsafe fn atomic_add_raw(p: *mut Self, v: Self) -> Self {
+        // SAFETY: `f32` and `AtomicU32` have the same size and alignment; valid per contract.
+        let a = unsafe { &*(p as *const AtomicU32) };
+        let old = a
+            .fetch_update(Relaxed, Relaxed, |bits| Some(device_add_f32(f32::from_bits(bits), v).to_bits()))
+            .unwrap_or_else(|bits| bits);
+        f32::from_bits(old)
+    }
+}
+
+impl AtomicAddImpl for f64 {
+    #[inline(always)]
+    unsafe fn atomic_add_raw(p: *mut Self, v: Self) -> Self {
+        // SAFETY: `f64` and `AtomicU64` have the same size and alignment; valid per contract.
+        let a = unsafe { &*(p as *const AtomicU64) };
+        let old = a
+            .fetch_update(Relaxed, Relaxed, |bits| Some(device_add_f64(f64::from_bits(bits), v).to_bits()))
+            .unwrap_or_else(|bits| bits);
+        f64::from_bits(old)
+    }
+}
+
+/// The thread index used in reports when no GPU thread is running.
+#[allow(dead_code)]
+pub(crate) const NO_THREAD: Dim3 = Dim3::new(0, 0, 0);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relaxed_roundtrip_all_sizes() {
+        let mut a = [0u8; 64];
+        let p = a.as_mut_ptr();
+        // SAFETY: the buffer is large enough and aligned for each type used (u8 array: we use
+        // unaligned-safe sizes only where alignment 1).
+        unsafe {
+            store_relaxed(p, 7u8);
+            assert_eq!(load_relaxed(p), 7u8);
+            store_relaxed(p as *mut [u8; 3], [1, 2, 3]);
+            assert_eq!(load_relaxed(p as *const [u8; 3]), [1, 2, 3]);
+        }
+        let mut w = [0u64; 8];
+        let q = w.as_mut_ptr();
+        // SAFETY: u64 buffer, aligned to 8.
+        unsafe {
+            store_relaxed(q as *mut f32, 1.5f32);
+            assert_eq!(load_relaxed(q as *const f32), 1.5);
+            store_relaxed(q as *mut [f32; 3], [1.0, 2.0, 3.0]);
+            assert_eq!(load_relaxed(q as *const [f32; 3]), [1.0, 2.0, 3.0]);
+            store_relaxed(q as *mut [f64; 4], [1.0, 2.0, 3.0, 4.0]);
+            assert_eq!(load_relaxed(q as *const [f64; 4]), [1.0, 2.0, 3.0, 4.0]);
+            store_relaxed(q as *mut u16, 0xBEEF);
+            assert_eq!(load_relaxed(q as *const u16), 0xBEEF);
+        }
+    }
+
+    #[test]
+    fn atomic_add_f32_flushes_subnormals_and_canonicalises_nan() {
+        let tiny = f32::from_bits(1); // smallest subnormal
+        assert_eq!(device_add_f32(tiny, 0.0).to_bits(), 0);
+        assert_eq!(device_add_f32(-tiny, -0.0).to_bits(), 0x8000_0000);
+        assert_eq!(device_add_f32(f32::MIN_POSITIVE, -f32::from_bits(0x0080_0001)).to_bits() & 0x7fff_ffff, 0);
+        assert_eq!(device_add_f32(f32::from_bits(0x7fc0_1234), 1.0).to_bits(), CANONICAL_NAN_F32);
+        assert_eq!(device_add_f32(1.0, 2.0), 3.0);
+    }
+}

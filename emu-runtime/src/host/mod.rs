@@ -1,0 +1,33 @@
+//! The emulator: everything that runs on the host only.
+//!
+//! | module        | job |
+//! |---------------|-----|
+//! | `launch`      | validate a launch, run its blocks (rayon or in order), collect the verdict |
+//! | `block`       | run one block: its threads as fibers, barriers as scheduling points |
+//! | `fiber`       | fiber stacks (guarded, staggered, pooled per host thread) |
+//! | `context`     | thread-locals naming the GPU thread that is running |
+//! | `memory`      | relaxed atomic element accesses, bounds reports |
+//! | `shared_mem`  | per-block shared-memory arenas |
+//! | `synccheck`   | the barrier rule: divergent and skipped barriers |
+//! | `overflow`    | turning a fiber's stack overflow into a report |
+//! | `panics`      | capturing kernel panics for reports |
+//! | `report`      | findings and their compute-sanitizer-shaped rendering |
+//! | `error`       | the public error type |
+//! | `config`      | settings from the environment or from code |
+//! | `buffer`      | `DeviceBuffer` |
+//! | `last_error`  | `get_last_error` / `peek_at_last_error` |
+
+pub(crate) mod block;
+pub(crate) mod buffer;
+pub(crate) mod config;
+pub(crate) mod context;
+pub(crate) mod error;
+pub(crate) mod fiber;
+pub(crate) mod last_error;
+pub(crate) mod launch;
+pub(crate) mod memory;
+pub(crate) mod overflow;
+pub(crate) mod panics;
+pub(crate) mod report;
+pub(crate) mod shared_mem;
+pub(crate) mod synccheck;

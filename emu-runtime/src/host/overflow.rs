@@ -1,0 +1,152 @@
+//! Turning a fiber's stack overflow into a report instead of a segfault.
+//!
+//! Each fiber stack has a guard page below it. Before the block scheduler resumes a fiber it
+//! *arms* this module with the fiber's trap handler and guard range (a thread-local); a
+//! `SIGSEGV`/`SIGBUS` handler, installed once and running on the host thread's alternate
+//! signal stack (which Rust's runtime sets up for every thread it starts), checks whether the
+//! faulting address is in the armed guard page and the stack pointer inside that fiber. If so,
+//! it uses corosensei's trap support to make the fiber return `RunnerEnd::StackOverflow` to
+//! the scheduler, which reports it and fails the block. Any other fault is passed to the
+//! handler that was installed before (Rust's own stack-overflow handler, or the default
+//! action).
+//!
+//! Limits: x86-64 and AArch64 Linux only (elsewhere an overflow stays a crash). Values on the
+//! overflowed fiber's stack are abandoned without running their destructors.
+
+use std::cell::Cell;
+
+use corosensei::trap::CoroutineTrapHandler;
+
+use crate::host::fiber::{Fiber, RunnerEnd};
+
+#[derive(Clone, Copy)]
+struct Armed {
+    trap: CoroutineTrapHandler<RunnerEnd>,
+}
+
+thread_local! {
+    static ARMED: Cell<Option<Armed>> = const { Cell::new(None) };
+}
+
+/// Arms the handler for `fiber`, about to be resumed on this host thread.
+#[inline]
+pub(crate) fn arm(fiber: &Fiber) {
+    ARMED.with(|a| a.set(Some(Armed { trap: fiber.trap_handler() })));
+}
+
+/// Disarms it after the fiber suspended or finished.
+#[inline]
+pub(crate) fn disarm() {
+    ARMED.with(|a| a.set(None));
+}
+
+#[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+mod imp {
+    use std::mem::MaybeUninit;
+    use std::sync::Once;
+
+    use super::{Armed, ARMED};
+    use crate::host::fiber::RunnerEnd;
+
+    static mut PREV_SEGV: MaybeUninit<libc::sigaction> = MaybeUninit::uninit();
+    static mut PREV_BUS: MaybeUninit<libc::sigaction> = MaybeUninit::uninit();
+
+    pub(crate) fn install() {
+        static ONCE: Once = Once::new();
+        ONCE.call_once(|| {
+            // SAFETY: plain sigaction calls; the previous actions are written before our handler
+            // can run (it is installed by the same call) and never written again.
+            unsafe {
+                let mut act: libc::sigaction = std::mem::zeroed();
+                act.sa_sigaction = handler as *const () as usize;
+                act.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_NODEFER;
+                libc::sigemptyset(&mut act.sa_mask);
+                libc::sigaction(libc::SIGSEGV, &act, (&raw mut PREV_SEGV).cast());
+                libc::sigaction(libc::SIGBUS, &act, (&raw mut PREV_BUS).cast());
+            }
+        });
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn stack_pointer(uc: *mut libc::ucontext_t) -> usize {
+        // SAFETY: the kernel passes a valid ucontext to SA_SIGINFO handlers.
+        unsafe { (*uc).uc_mcontext.gregs[libc::REG_RSP as usize] as usize }
+    }
+
+    #[cfg(target_arch = "aarch64")]
+    unsafe fn stack_pointer(uc: *mut libc::ucontext_t) -> usize {
+        // SAFETY: as above.
+        unsafe { (*uc).uc_mcontext.sp as usize }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn redirect(uc: *mut libc::ucontext_t, a: Armed) {
+        // SAFETY: the caller checked that the fault is a stack overflow of the armed fiber, so
+        // its stack pointer is inside that fiber, as `setup_trap_handler` requires; we then
+        // update exactly the registers it names.
+        unsafe {
+            let r = a.trap.setup_trap_handler(|| RunnerEnd::StackOverflow);
+            let g = &mut (*uc).uc_mcontext.gregs;
+            g[libc::REG_RIP as usize] = r.rip as i64;
+            g[libc::REG_RSP as usize] = r.rsp as i64;
+            g[libc::REG_RBP as usize] = r.rbp as i64;
+            g[libc::REG_RDI as usize] = r.rdi as i64;
+            g[libc::REG_RSI as usize] = r.rsi as i64;
+        }
+    }
+
+    #[cfg(target_arch = "aarch64")]
+    unsafe fn redirect(uc: *mut libc::ucontext_t, a: Armed) {
+        // SAFETY: as for x86-64.
+        unsafe {
+            let r = a.trap.setup_trap_handler(|| RunnerEnd::StackOverflow);
+            let m = &mut (*uc).uc_mcontext;
+            m.pc = r.pc;
+            m.sp = r.sp;
+            m.regs[0] = r.x0;
+            m.regs[1] = r.x1;
+            m.regs[29] = r.x29;
+            m.regs[30] = r.lr;
+        }
+    }
+
+    extern "C" fn handler(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+        let uc = ctx as *mut libc::ucontext_t;
+        // SAFETY: `info` and `ctx` come from the kernel for an SA_SIGINFO handler. ARMED is a
+        // const-initialised thread-local without a destructor: reading it is a plain load.
+        unsafe {
+            let addr = (*info).si_addr() as usize;
+            if let Some(a) = ARMED.with(|c| c.get()) {
+                let sp = stack_pointer(uc);
+                // The usable part of a fiber stack is mapped read-write, so a fault whose address
+                // lies inside the fiber's mapping is a touch of its guard page.
+                if a.trap.stack_ptr_in_bounds(addr) && a.trap.stack_ptr_in_bounds(sp) {
+                    ARMED.with(|c| c.set(None));
+                    redirect(uc, a);
+                    return;
+                }
+            }
+            let prev = if sig == libc::SIGSEGV { (&raw const PREV_SEGV).cast::<libc::sigaction>() } else { (&raw const PREV_BUS).cast::<libc::sigaction>() };
+            let prev = &*prev;
+            if prev.sa_sigaction == libc::SIG_DFL || prev.sa_sigaction == libc::SIG_IGN {
+                // Restore the default action and return: the fault repeats and kills the
+                // process as it would have without us.
+                libc::sigaction(sig, prev, std::ptr::null_mut());
+            } else if prev.sa_flags & libc::SA_SIGINFO != 0 {
+                let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                    std::mem::transmute(prev.sa_sigaction);
+                f(sig, info, ctx);
+            } else {
+                let f: extern "C" fn(libc::c_int) = std::mem::transmute(prev.sa_sigaction);
+                f(sig);
+            }
+        }
+    }
+}
+
+#[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"))))]
+mod imp {
+    pub(crate) fn install() {}
+}
+
+pub(crate) use imp::install;

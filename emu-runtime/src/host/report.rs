@@ -1,0 +1,324 @@
+//! Findings (the bugs a launch found) and their rendering in compute-sanitizer's shape.
+//!
+//! A finding is structured data; rendering is separate and only happens on the cold path
+//! after a launch that found something. Every line starts with `========= ` as in
+//! compute-sanitizer's output, and the report ends with `ERROR SUMMARY: N errors`.
+
+use std::fmt::{self, Write as _};
+use std::panic::Location;
+
+use crate::device::{Dim3, Space};
+
+/// How many findings a report prints in full; the summary still counts all of them.
+pub(crate) const PRINT_LIMIT: usize = 20;
+
+/// A point in the user's source.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SourceLocation {
+    /// The file, as `file!()` spells it.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+}
+
+impl From<&Location<'_>> for SourceLocation {
+    fn from(l: &Location<'_>) -> Self {
+        SourceLocation { file: l.file().to_owned(), line: l.line(), column: l.column() }
+    }
+}
+
+impl fmt::Display for SourceLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// The kind of a memory access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// A load (`x[i]`).
+    Read,
+    /// A store (`x[i] = v`).
+    Write,
+    /// An atomic read-modify-write (`x.atomic_add(i, v)`).
+    Atomic,
+}
+
+impl fmt::Display for Access {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Access::Read => "read",
+            Access::Write => "write",
+            Access::Atomic => "atomic",
+        })
+    }
+}
+
+/// One bug found while running a kernel.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Finding {
+    /// An access outside the bounds of a buffer or shared array (memcheck; error 700).
+    OutOfBounds {
+        /// Global or shared memory.
+        space: Space,
+        /// Read, write or atomic.
+        access: Access,
+        /// Size of the access in bytes.
+        size: usize,
+        /// The index used.
+        index: usize,
+        /// The number of elements of the view.
+        len: usize,
+        /// What was indexed: a parameter name in backquotes, or a shared array's declaration.
+        name: String,
+        /// The address the access would have touched.
+        address: usize,
+        /// Base address of the allocation.
+        base: usize,
+        /// Size of the allocation in bytes.
+        bytes: usize,
+        /// Where the access is in the kernel's source.
+        at: SourceLocation,
+        /// The thread that made it.
+        thread: Dim3,
+        /// Its block.
+        block: Dim3,
+    },
+    /// A panic in kernel code: `unwrap` on `None`, overflow in a debug build, `panic!` (719).
+    Panic {
+        /// The panic message.
+        message: String,
+        /// Where it panicked, if known.
+        at: Option<SourceLocation>,
+        /// The thread that panicked.
+        thread: Dim3,
+        /// Its block.
+        block: Dim3,
+    },
+    /// Threads of a block that are still running did not all reach the same barrier (synccheck;
+    /// error 719).
+    BarrierDivergence {
+        /// `true` when threads of one warp disagree, `false` when whole warps do.
+        in_warp: bool,
+        /// The barrier the report is about.
+        at: SourceLocation,
+        /// The first thread involved in the divergence.
+        thread: Dim3,
+        /// The block.
+        block: Dim3,
+        /// One line per group of threads: where they wait, or where they exited.
+        groups: Vec<String>,
+        /// Whether the block was stopped (`true` for a deadlock) or ran on.
+        deadlock: bool,
+    },
+    /// A GPU thread overflowed its fiber stack (error 719).
+    StackOverflow {
+        /// The thread.
+        thread: Dim3,
+        /// Its block.
+        block: Dim3,
+        /// The stack size it had, in bytes.
+        stack_size: usize,
+    },
+    /// The block's shared arrays need more shared memory than the launch may use (error 701).
+    SharedMemoryExceeded {
+        /// Bytes needed by the static arrays seen so far plus the dynamic bytes.
+        requested: usize,
+        /// The limit.
+        limit: usize,
+        /// The `shared_array!` that went over.
+        at: SourceLocation,
+        /// The thread that evaluated it.
+        thread: Dim3,
+        /// Its block.
+        block: Dim3,
+    },
+}
+
+impl Finding {
+    /// The CUDA runtime error code a launch with this finding returns.
+    pub fn code(&self) -> i32 {
+        match self {
+            Finding::OutOfBounds { .. } => 700,
+            Finding::SharedMemoryExceeded { .. } => 701,
+            Finding::Panic { .. } | Finding::BarrierDivergence { .. } | Finding::StackOverflow { .. } => 719,
+        }
+    }
+
+    /// The thread the finding is about.
+    pub fn thread(&self) -> Dim3 {
+        match self {
+            Finding::OutOfBounds { thread, .. }
+            | Finding::Panic { thread, .. }
+            | Finding::BarrierDivergence { thread, .. }
+            | Finding::StackOverflow { thread, .. }
+            | Finding::SharedMemoryExceeded { thread, .. } => *thread,
+        }
+    }
+
+    /// The block the finding is about.
+    pub fn block(&self) -> Dim3 {
+        match self {
+            Finding::OutOfBounds { block, .. }
+            | Finding::Panic { block, .. }
+            | Finding::BarrierDivergence { block, .. }
+            | Finding::StackOverflow { block, .. }
+            | Finding::SharedMemoryExceeded { block, .. } => *block,
+        }
+    }
+
+    fn render(&self, kernel: &str, out: &mut String) {
+        const P: &str = "=========";
+        let _ = match self {
+            Finding::OutOfBounds { space, access, size, index, len, name, address, base, bytes, at, thread, block } => {
+                let _ = writeln!(out, "{P} Invalid {space} {access} of size {size} bytes");
+                let _ = writeln!(out, "{P}     at {kernel} in {at}");
+                let _ = writeln!(out, "{P}     by thread {thread} in block {block}");
+                let _ = writeln!(out, "{P}     Address {address:#x} is out of bounds");
+                writeln!(
+                    out,
+                    "{P}     index {index} is past the end of {name}, which has {len} element{} \
+                     ({bytes} bytes at {base:#x})",
+                    if *len == 1 { "" } else { "s" }
+                )
+            }
+            Finding::Panic { message, at, thread, block } => {
+                let _ = writeln!(out, "{P} Kernel panic: {message}");
+                let _ = match at {
+                    Some(at) => writeln!(out, "{P}     at {kernel} in {at}"),
+                    None => writeln!(out, "{P}     in {kernel}"),
+                };
+                writeln!(out, "{P}     by thread {thread} in block {block}")
+            }
+            Finding::BarrierDivergence { in_warp, at, thread, block, groups, deadlock } => {
+                let scope = if *in_warp { "warp" } else { "block" };
+                let _ = writeln!(out, "{P} Barrier error detected. Divergent thread(s) in {scope}");
+                let _ = writeln!(out, "{P}     at {kernel} in {at}");
+                let _ = writeln!(out, "{P}     by thread {thread} in block {block}");
+                for g in groups {
+                    let _ = writeln!(out, "{P}     {g}");
+                }
+                if *deadlock {
+                    writeln!(out, "{P}     the block cannot continue (it would hang on a GPU); it was stopped")
+                } else {
+                    Ok(())
+                }
+            }
+            Finding::StackOverflow { thread, block, stack_size } => {
+                let _ = writeln!(out, "{P} Stack overflow in {kernel}");
+                let _ = writeln!(out, "{P}     by thread {thread} in block {block}");
+                writeln!(
+                    out,
+                    "{P}     the thread used more than its {} KiB fiber stack; set EMU_STACK_SIZE \
+                     (e.g. EMU_STACK_SIZE=4M) or Config::stack_size to give it more",
+                    stack_size / 1024
+                )
+            }
+            Finding::SharedMemoryExceeded { requested, limit, at, thread, block } => {
+                let _ = writeln!(out, "{P} Too much shared memory requested: {requested} bytes, limit {limit} bytes");
+                let _ = writeln!(out, "{P}     at {kernel} in {at}");
+                let _ = writeln!(out, "{P}     by thread {thread} in block {block}");
+                writeln!(
+                    out,
+                    "{P}     make the arrays smaller, or raise the limit with Config::max_shared_bytes \
+                     (an H100/H200 allows up to 232448 bytes per block on opt-in)"
+                )
+            }
+        };
+        let _ = writeln!(out, "{P}");
+    }
+}
+
+/// Everything a failed launch found: the findings, sorted by block then thread.
+#[derive(Clone, Debug)]
+pub struct LaunchReport {
+    kernel: &'static str,
+    findings: Vec<Finding>,
+    rendered: String,
+}
+
+impl LaunchReport {
+    pub(crate) fn new(kernel: &'static str, findings: Vec<Finding>) -> Self {
+        let mut rendered = String::new();
+        for f in findings.iter().take(PRINT_LIMIT) {
+            f.render(kernel, &mut rendered);
+        }
+        if findings.len() > PRINT_LIMIT {
+            let _ = writeln!(
+                rendered,
+                "========= ... {} more error(s) not shown",
+                findings.len() - PRINT_LIMIT
+            );
+        }
+        let n = findings.len();
+        let _ = write!(rendered, "========= ERROR SUMMARY: {n} error{}", if n == 1 { "" } else { "s" });
+        LaunchReport { kernel, findings, rendered }
+    }
+
+    /// The kernel's name.
+    pub fn kernel(&self) -> &'static str {
+        self.kernel
+    }
+
+    /// The findings, sorted by block and thread.
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
+    /// The error code of the launch: that of its first finding.
+    pub fn code(&self) -> i32 {
+        self.findings.first().map_or(719, Finding::code)
+    }
+}
+
+impl fmt::Display for LaunchReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.rendered)
+    }
+}
+
+/// Formats sorted linear thread indices as ranges: `threads (0,0,0) to (49,0,0)`.
+pub(crate) fn thread_ranges(block_dim: Dim3, linear: &[u32]) -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    let mut shown = 0;
+    while i < linear.len() {
+        let mut j = i;
+        while j + 1 < linear.len() && linear[j + 1] == linear[j] + 1 {
+            j += 1;
+        }
+        if shown == 6 {
+            let _ = write!(out, ", and {} more", linear.len() - i);
+            break;
+        }
+        if shown > 0 {
+            out.push_str(", ");
+        }
+        let a = block_dim.unlinear(linear[i] as u64);
+        if i == j {
+            let _ = write!(out, "{a}");
+        } else {
+            let b = block_dim.unlinear(linear[j] as u64);
+            let _ = write!(out, "{a} to {b}");
+        }
+        shown += 1;
+        i = j + 1;
+    }
+    let noun = if linear.len() == 1 { "thread" } else { "threads" };
+    format!("{noun} {out}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_compress() {
+        let d = Dim3::new(64, 1, 1);
+        assert_eq!(thread_ranges(d, &[0, 1, 2, 5]), "threads (0,0,0) to (2,0,0), (5,0,0)");
+        assert_eq!(thread_ranges(d, &[7]), "thread (7,0,0)");
+    }
+}

@@ -1,0 +1,172 @@
+//! Shared memory: one arena per worker, carved into the block's static arrays and its dynamic
+//! region.
+//!
+//! Each `shared_array!` call site is a `static` [`SharedSite`]; its address (plus the element
+//! type) keys the arena's table, so every thread of a block that evaluates the same
+//! `shared_array!` gets the same memory. A worker reuses its arena for the blocks it runs one
+//! after another: a new block sees whatever the previous one left, which is what
+//! "uninitialised" means on a GPU too.
+
+use std::alloc::{self, Layout};
+use std::any::TypeId;
+use std::cell::{Cell, RefCell};
+use std::panic::Location;
+
+use crate::device::{DeviceCopy, Shared, View};
+use crate::host::context;
+use crate::host::memory::ViewMeta;
+use crate::host::report::{Finding, SourceLocation};
+
+/// The identity of one `shared_array!` call site (a `static` the macro declares).
+#[derive(Debug)]
+pub struct SharedSite {
+    file: &'static str,
+    line: u32,
+    column: u32,
+}
+
+impl SharedSite {
+    /// Describes the call site.
+    pub const fn new(file: &'static str, line: u32, column: u32) -> Self {
+        SharedSite { file, line, column }
+    }
+}
+
+struct Entry {
+    site: usize,
+    type_id: TypeId,
+    offset: usize,
+    len: usize,
+    meta: Box<ViewMeta>,
+}
+
+/// A worker's shared memory.
+pub(crate) struct SharedArena {
+    base: *mut u8,
+    layout: Layout,
+    dynamic_bytes: usize,
+    limit: usize,
+    used: Cell<usize>,
+    entries: RefCell<Vec<Entry>>,
+    dynamic_meta: Box<ViewMeta>,
+}
+
+const ARENA_ALIGN: usize = 128;
+
+impl SharedArena {
+    /// An arena for blocks that may use `limit` bytes, of which `dynamic_bytes` are dynamic.
+    pub(crate) fn new(dynamic_bytes: usize, limit: usize) -> Self {
+        let size = limit.max(dynamic_bytes).max(1);
+        let layout = Layout::from_size_align(size, ARENA_ALIGN).expect("shared memory limit fits a layout");
+        // SAFETY: non-zero size.
+        let base = unsafe { alloc::alloc_zeroed(layout) };
+        if base.is_null() {
+            alloc::handle_alloc_error(layout);
+        }
+        let dynamic_meta = Box::new(ViewMeta {
+            name: "dynamic shared memory",
+            declared_at: None,
+            base: base as usize,
+            bytes: dynamic_bytes,
+        });
+        // Static arrays go after the dynamic region.
+        let used = dynamic_bytes.next_multiple_of(16);
+        SharedArena {
+            base,
+            layout,
+            dynamic_bytes,
+            limit,
+            used: Cell::new(used),
+            entries: RefCell::new(Vec::new()),
+            dynamic_meta,
+        }
+    }
+
+    fn lookup(&self, site: usize, type_id: TypeId) -> Option<(usize, usize, *const ViewMeta)> {
+        let entries = self.entries.borrow();
+        entries
+            .iter()
+            .find(|e| e.site == site && e.type_id == type_id)
+            .map(|e| (e.offset, e.len, &*e.meta as *const ViewMeta))
+    }
+
+    /// The view of the static array declared at `site`.
+    fn array<T: DeviceCopy>(
+        &self,
+        site: &'static SharedSite,
+        len: usize,
+        at: &'static Location<'static>,
+    ) -> Result<Shared<T>, Finding> {
+        let key = site as *const SharedSite as usize;
+        let type_id = TypeId::of::<T>();
+        let (offset, len, meta) = match self.lookup(key, type_id) {
+            Some(found) => found,
+            None => {
+                let bytes = len * std::mem::size_of::<T>();
+                let offset = self.used.get().next_multiple_of(std::mem::align_of::<T>().max(16));
+                let end = offset + bytes;
+                if end > self.limit || std::mem::align_of::<T>() > ARENA_ALIGN {
+                    let ctx = context::current().expect("shared_array! runs inside a kernel");
+                    return Err(Finding::SharedMemoryExceeded {
+                        requested: end,
+                        limit: self.limit,
+                        at: SourceLocation::from(at),
+                        thread: ctx.thread(),
+                        block: ctx.block_idx(),
+                    });
+                }
+                self.used.set(end);
+                let meta = Box::new(ViewMeta {
+                    name: "shared array",
+                    declared_at: Some((site.file, site.line)),
+                    // SAFETY: `offset + bytes <= limit <= arena size`.
+                    base: unsafe { self.base.add(offset) } as usize,
+                    bytes,
+                });
+                let _ = site.column;
+                let m = &*meta as *const ViewMeta;
+                self.entries.borrow_mut().push(Entry { site: key, type_id, offset, len, meta });
+                (offset, len, m)
+            }
+        };
+        // SAFETY: the region `[offset, offset + len * size)` lies inside the arena, is aligned
+        // for `T`, belongs to this site alone, and the arena outlives every block it serves.
+        // Shared memory is only touched by the worker's host thread.
+        Ok(unsafe { View::from_raw_parts(self.base.add(offset) as *mut T, len, meta) })
+    }
+
+    fn dynamic<T: DeviceCopy>(&self) -> Shared<T> {
+        assert!(
+            std::mem::align_of::<T>() <= 16,
+            "dynamic_shared::<T>() needs T aligned to at most 16 bytes"
+        );
+        let len = match std::mem::size_of::<T>() {
+            0 => 0,
+            s => self.dynamic_bytes / s,
+        };
+        // SAFETY: the dynamic region is the arena's first `dynamic_bytes` bytes, 128-aligned.
+        unsafe { View::from_raw_parts(self.base as *mut T, len, &*self.dynamic_meta) }
+    }
+}
+
+impl Drop for SharedArena {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout.
+        unsafe { alloc::dealloc(self.base, self.layout) };
+    }
+}
+
+/// `shared_array!` on the host.
+#[track_caller]
+pub(crate) fn static_array<T: DeviceCopy>(site: &'static SharedSite, len: usize) -> Shared<T> {
+    let block = context::block_for("shared_array!");
+    match block.arena().array::<T>(site, len, Location::caller()) {
+        Ok(v) => v,
+        Err(f) => block.fail(f),
+    }
+}
+
+/// `dynamic_shared::<T>()` on the host.
+pub(crate) fn dynamic<T: DeviceCopy>() -> Shared<T> {
+    context::block_for("dynamic_shared").arena().dynamic::<T>()
+}

@@ -1,0 +1,33 @@
+//! Runtime of [deviceemu](https://docs.rs/deviceemu): the device API that kernels call, and the
+//! host machinery that runs them.
+//!
+//! The crate is split by where code runs, and the split is visible in the folder layout:
+//!
+//! * [`device`] is the API a kernel sees (`thread_idx`, `sync_threads`, shared memory, atomics,
+//!   global-memory views). It is `no_std`-compatible: every function forwards to one backend,
+//!   chosen in `device/backend/mod.rs` (the host emulator today; NVPTX inline assembly when the
+//!   crate is compiled for `nvptx64-nvidia-cuda`).
+//! * `host` (only when not compiling for `nvptx64`) is the emulator: the block scheduler, fibers,
+//!   shared-memory arenas, the bug checkers, reports, settings and device buffers.
+//!
+//! Users should depend on the `deviceemu` facade crate, which re-exports what is public here.
+#![cfg_attr(target_arch = "nvptx64", no_std)]
+
+pub mod device;
+
+#[cfg(not(target_arch = "nvptx64"))]
+mod host;
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub use host::{
+    buffer::DeviceBuffer,
+    config::{BlockOrder, Checks, Config},
+    error::Error,
+    launch::{KernelInfo, LaunchConfig},
+    last_error::{get_last_error, peek_at_last_error},
+    report::{Access, Finding, LaunchReport, SourceLocation},
+    config::{set_config, with_config},
+};
+
+#[doc(hidden)]
+pub mod __private;

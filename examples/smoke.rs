@@ -1,0 +1,104 @@
+use deviceemu::prelude::*;
+
+#[kernel]
+fn oob(x: &[f32], y: &mut [f32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    y[i] = x[i] * 2.0;
+}
+
+#[kernel]
+fn skip(out: &mut [u32]) {
+    let tid = thread_idx().x as usize;
+    if tid < 50 {
+        sync_threads();
+    }
+    out[tid] = 1;
+}
+
+#[kernel]
+fn early(out: &mut [u32], cut: u32) {
+    let tid = thread_idx().x;
+    if tid >= cut {
+        return;
+    }
+    let mut t = shared_array![u32; 64];
+    t[tid as usize] = tid;
+    sync_threads();
+    out[tid as usize] = t[(cut - 1 - tid) as usize];
+}
+
+#[kernel]
+fn brk(out: &mut [f32]) {
+    let mut tile = shared_array![f32; 64];
+    let tid = thread_idx().x as usize;
+    tile[tid] = 1.0;
+    sync_threads();
+    let mut s = 32;
+    while s > 0 {
+        if tid >= s { break; }
+        tile[tid] += tile[tid + s];
+        sync_threads();
+        s /= 2;
+    }
+    if tid == 0 { out[0] = tile[0]; }
+}
+
+#[kernel]
+fn deadlock(out: &mut [u32]) {
+    let tid = thread_idx().x as usize;
+    if tid % 2 == 0 { sync_threads(); } else { sync_threads(); }
+    out[tid] = 1;
+}
+
+#[kernel]
+fn panicky(out: &mut [u32]) {
+    let tid = thread_idx().x as usize;
+    let v: Option<u32> = if tid == 5 { None } else { Some(1) };
+    out[tid] = v.unwrap();
+}
+
+fn recurse(n: u64) -> u64 { let a = [n; 64]; if n == 0 { 0 } else { std::hint::black_box(a)[3] + recurse(n - 1) } }
+
+#[kernel]
+fn overflow(out: &mut [u64]) {
+    let tid = thread_idx().x as usize;
+    out[tid] = recurse(1_000_000);
+}
+
+#[kernel]
+fn shared_oob(out: &mut [f32]) {
+    let mut t = shared_array![[f32; 4]; 4];
+    let tid = thread_idx().x as usize;
+    t[tid / 4][tid % 4 + 1] = 1.0;
+    sync_threads();
+    out[tid] = t[0][0];
+}
+
+fn main() {
+    let x = DeviceBuffer::from_slice(&vec![1.0f32; 1000]).unwrap();
+    let mut y = DeviceBuffer::<f32>::zeroed(1000).unwrap();
+    let e = launch!(oob<<<4, 256>>>(&x, &mut y)).unwrap_err();
+    println!("oob -> {}", e.code());
+    let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+    let e = launch!(skip<<<1, 64>>>(&mut o)).unwrap_err();
+    println!("skip -> {}", e.code());
+    let r = launch!(early<<<1, 64>>>(&mut o, 50));
+    println!("early -> {:?} {:?}", r.is_ok(), &o.to_vec().unwrap()[..5]);
+    let mut f = DeviceBuffer::<f32>::zeroed(1).unwrap();
+    let e = launch!(brk<<<1, 64>>>(&mut f)).unwrap_err();
+    println!("brk -> {}", e.code());
+    let e = launch!(deadlock<<<1, 64>>>(&mut o)).unwrap_err();
+    println!("deadlock -> {}", e.code());
+    let e = launch!(panicky<<<2, 64>>>(&mut o)).unwrap_err();
+    println!("panic -> {}", e.code());
+    let mut big = DeviceBuffer::<u64>::zeroed(4).unwrap();
+    let e = launch!(overflow<<<1, 4>>>(&mut big)).unwrap_err();
+    println!("overflow -> {}", e.code());
+    let mut f = DeviceBuffer::<f32>::zeroed(16).unwrap();
+    let e = launch!(shared_oob<<<1, 16>>>(&mut f)).unwrap_err();
+    println!("shared oob -> {}", e.code());
+    let e = launch!(oob<<<1, 2048>>>(&x, &mut y)).unwrap_err();
+    println!("config -> {} {e}", e.code());
+    let r = launch!(early<<<1, 64>>>(&mut o, 64));
+    println!("after all: {:?}", r.is_ok());
+}

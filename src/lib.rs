@@ -1,0 +1,70 @@
+//! # deviceemu
+//!
+//! CUDA's device-emulation mode, rebuilt for Rust: write a kernel once, run it on the CPU with
+//! every GPU thread emulated (debuggable with gdb, testable with `cargo test`, checked for
+//! out-of-bounds accesses and barrier misuse), and later on an NVIDIA GPU.
+//!
+//! ```
+//! use deviceemu::prelude::*;
+//!
+//! #[kernel]
+//! pub fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {
+//!     let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+//!     if i < y.len() {
+//!         y[i] = a * x[i] + y[i];
+//!     }
+//! }
+//!
+//! # fn main() -> Result<(), deviceemu::Error> {
+//! let n = 1000;
+//! let x = DeviceBuffer::from_slice(&vec![1.0f32; n])?;
+//! let mut y = DeviceBuffer::from_slice(&vec![2.0f32; n])?;
+//! launch!(saxpy<<<(n as u32).div_ceil(256), 256>>>(2.0, &x, &mut y))?;
+//! assert!(y.to_vec()?.iter().all(|&v| v == 4.0));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! See the README for settings (`EMU_*` variables), the barrier rule and what is not emulated
+//! yet.
+
+pub use emu_macros::{device, kernel};
+pub use emu_runtime::device::{
+    block_dim, block_idx, dynamic_shared, grid_dim, sync_threads, sync_threads_and, sync_threads_count,
+    sync_threads_or, thread_fence, thread_fence_block, thread_idx, AtomicAdd, DeviceCopy, Dim3, Global, GlobalMut,
+    Shared, Space, View,
+};
+pub use emu_runtime::shared_array;
+pub use emu_runtime::{
+    get_last_error, peek_at_last_error, set_config, with_config, Access, BlockOrder, Checks, Config, DeviceBuffer,
+    Error, Finding, KernelInfo, LaunchConfig, LaunchReport, SourceLocation,
+};
+
+/// Launches a kernel and waits for it: `launch!(kernel<<<grid, block>>>(args))` or
+/// `launch!(kernel<<<grid, block, shared_bytes>>>(args))`.
+///
+/// `grid` and `block` take `u32`, `(u32, u32)`, `(u32, u32, u32)` or [`Dim3`];
+/// `shared_bytes` is the dynamic shared memory per block, a `usize`. Pass `&buf` for a `&[T]`
+/// parameter and `&mut buf` for a `&mut [T]`. Returns `Result<(), deviceemu::Error>` once every
+/// thread has finished.
+#[macro_export]
+macro_rules! launch {
+    ($($tokens:tt)*) => {
+        $crate::__private::launch_impl!($crate; $($tokens)*)
+    };
+}
+
+/// Everything a kernel file needs: `use deviceemu::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        block_dim, block_idx, device, dynamic_shared, grid_dim, kernel, launch, shared_array, sync_threads,
+        sync_threads_and, sync_threads_count, sync_threads_or, thread_fence, thread_fence_block, thread_idx,
+        DeviceBuffer, DeviceCopy, Dim3, Global, GlobalMut, Shared,
+    };
+}
+
+#[doc(hidden)]
+pub mod __private {
+    pub use emu_macros::launch_impl;
+    pub use emu_runtime::__private::*;
+}
