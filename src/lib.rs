@@ -34,6 +34,7 @@ pub use emu_runtime::device::{
     sync_threads_or, thread_fence, thread_fence_block, thread_idx, AtomicAdd, DeviceCopy, Dim3, Global, GlobalMut,
     Shared, Space, View,
 };
+pub use emu_runtime::device::{intrinsics, math};
 pub use emu_runtime::shared_array;
 pub use emu_runtime::{
     get_last_error, peek_at_last_error, set_config, with_config, Access, BlockOrder, Checks, Config, DeviceBuffer,
@@ -61,6 +62,7 @@ pub mod prelude {
         sync_threads_and, sync_threads_count, sync_threads_or, thread_fence, thread_fence_block, thread_idx,
         DeviceBuffer, DeviceCopy, Dim3, Global, GlobalMut, Shared,
     };
+    pub use crate::intrinsics::*;
 }
 
 #[doc(hidden)]

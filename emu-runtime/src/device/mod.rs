@@ -9,6 +9,8 @@ pub(crate) mod backend;
 mod builtins;
 mod copy;
 mod dim;
+pub mod intrinsics;
+pub mod math;
 mod shared;
 mod view;
 
