@@ -12,6 +12,10 @@ pub use crate::host::{
     shared_mem::SharedSite,
 };
 
+/// The functions debuggers call (`deviceemu_where` and friends).
+#[cfg(not(target_arch = "nvptx64"))]
+pub use crate::host::debugger::*;
+
 use core::panic::Location;
 
 /// `v[i]` in a kernel.

@@ -91,6 +91,7 @@ fn validate(kernel: &KernelInfo, cfg: &LaunchConfig, config: &Config) -> Result<
 
 /// What all blocks of one launch share.
 pub(crate) struct LaunchShared {
+    pub(crate) kernel: &'static KernelInfo,
     pub(crate) grid: Dim3,
     pub(crate) block: Dim3,
     pub(crate) shared_bytes: usize,
@@ -138,7 +139,9 @@ fn run<F: Fn() + Sync>(kernel: &'static KernelInfo, cfg: LaunchConfig, body: &F)
     panics::install();
     overflow::install();
 
+    crate::host::debugger::keep();
     let shared = LaunchShared {
+        kernel,
         grid: cfg.grid,
         block: cfg.block,
         shared_bytes: cfg.shared_bytes,

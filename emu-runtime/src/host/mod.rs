@@ -6,6 +6,7 @@
 //! | `block`       | run one block: its threads as fibers, barriers as scheduling points |
 //! | `fiber`       | fiber stacks (guarded, staggered, pooled per host thread) |
 //! | `context`     | thread-locals naming the GPU thread that is running |
+//! | `debugger`    | functions gdb/lldb call to name the GPU thread at a breakpoint |
 //! | `memory`      | relaxed atomic element accesses, bounds reports |
 //! | `shared_mem`  | per-block shared-memory arenas |
 //! | `synccheck`   | the barrier rule: divergent and skipped barriers |
@@ -21,6 +22,7 @@ pub(crate) mod block;
 pub(crate) mod buffer;
 pub(crate) mod config;
 pub(crate) mod context;
+pub(crate) mod debugger;
 pub(crate) mod error;
 pub(crate) mod fiber;
 pub(crate) mod last_error;

@@ -1,0 +1,131 @@
+//! Helpers a debugger can call while a kernel is stopped at a breakpoint.
+//!
+//! With fibers, gdb and lldb see the worker host threads, not the GPU threads. These
+//! `extern "C"` functions tell which GPU thread a stopped host thread is running, and what the
+//! other threads of its block are doing:
+//!
+//! ```text
+//! (gdb) break examples/saxpy.rs:7 if deviceemu_thread_idx_x() == 37 && deviceemu_block_idx_x() == 2
+//! (gdb) printf "%s\n", deviceemu_where()
+//! kernel saxpy, block (2,0,0), thread (37,0,0)
+//! (gdb) printf "%s\n", deviceemu_block_threads()
+//! ```
+//!
+//! `tools/gdb/deviceemu.py` wraps them as the commands `emu-where` and `emu-threads`.
+
+use std::cell::RefCell;
+use std::ffi::c_char;
+use std::fmt::Write as _;
+
+use crate::host::block::State;
+use crate::host::context;
+use crate::host::report::SourceLocation;
+
+thread_local! {
+    static TEXT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+fn publish(s: String) -> *const c_char {
+    TEXT.with(|t| {
+        let mut t = t.borrow_mut();
+        t.clear();
+        t.extend_from_slice(s.as_bytes());
+        t.push(0);
+        t.as_ptr() as *const c_char
+    })
+}
+
+fn idx(f: impl Fn() -> crate::device::Dim3) -> Option<crate::device::Dim3> {
+    context::current().map(|_| f())
+}
+
+/// `threadIdx.x` of the GPU thread running on this host thread, or `u32::MAX` outside kernels.
+#[no_mangle]
+pub extern "C" fn deviceemu_thread_idx_x() -> u32 {
+    idx(context::thread_idx).map_or(u32::MAX, |d| d.x)
+}
+/// `threadIdx.y`, or `u32::MAX` outside kernels.
+#[no_mangle]
+pub extern "C" fn deviceemu_thread_idx_y() -> u32 {
+    idx(context::thread_idx).map_or(u32::MAX, |d| d.y)
+}
+/// `threadIdx.z`, or `u32::MAX` outside kernels.
+#[no_mangle]
+pub extern "C" fn deviceemu_thread_idx_z() -> u32 {
+    idx(context::thread_idx).map_or(u32::MAX, |d| d.z)
+}
+/// `blockIdx.x` of the GPU thread running on this host thread, or `u32::MAX` outside kernels.
+#[no_mangle]
+pub extern "C" fn deviceemu_block_idx_x() -> u32 {
+    idx(context::block_idx).map_or(u32::MAX, |d| d.x)
+}
+/// `blockIdx.y`, or `u32::MAX` outside kernels.
+#[no_mangle]
+pub extern "C" fn deviceemu_block_idx_y() -> u32 {
+    idx(context::block_idx).map_or(u32::MAX, |d| d.y)
+}
+/// `blockIdx.z`, or `u32::MAX` outside kernels.
+#[no_mangle]
+pub extern "C" fn deviceemu_block_idx_z() -> u32 {
+    idx(context::block_idx).map_or(u32::MAX, |d| d.z)
+}
+
+/// A NUL-terminated line naming the kernel, block and thread running on this host thread.
+/// The text stays valid until the next call on the same host thread.
+#[no_mangle]
+pub extern "C" fn deviceemu_where() -> *const c_char {
+    let s = match context::current() {
+        Some(b) => format!(
+            "kernel {}, block {}, thread {}",
+            b.launch().kernel.name,
+            b.block_idx(),
+            context::thread_idx()
+        ),
+        None => "no GPU thread is running on this host thread".to_owned(),
+    };
+    publish(s)
+}
+
+/// A NUL-terminated list of the threads of the running block and what each is doing
+/// (running, waiting at a barrier, exited, not started), one group per line.
+#[no_mangle]
+pub extern "C" fn deviceemu_block_threads() -> *const c_char {
+    let Some(b) = context::current() else {
+        return publish("no GPU thread is running on this host thread".to_owned());
+    };
+    let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
+    for (i, s) in b.slots.iter().enumerate() {
+        let what = match s.state.get() {
+            State::NotStarted => "not started".to_owned(),
+            State::Running => "running (this thread)".to_owned(),
+            State::Waiting => format!("waiting at the barrier at {}", s.at.get().map(SourceLocation::from).map_or("?".into(), |l| l.to_string())),
+            State::Exited => "exited".to_owned(),
+            State::Failed => "failed".to_owned(),
+        };
+        match groups.iter_mut().find(|(w, _)| *w == what) {
+            Some((_, v)) => v.push(i as u32),
+            None => groups.push((what, vec![i as u32])),
+        }
+    }
+    let mut out = format!("block {} of kernel {}:\n", b.block_idx(), b.launch().kernel.name);
+    for (what, ts) in groups {
+        let _ = writeln!(out, "  {}: {what}", crate::host::report::thread_ranges(b.launch().block, &ts));
+    }
+    publish(out)
+}
+
+/// Keeps the helpers in the final binary (the linker drops unreferenced functions).
+#[inline(never)]
+pub(crate) fn keep() {
+    let fns: [usize; 8] = [
+        deviceemu_thread_idx_x as *const () as usize,
+        deviceemu_thread_idx_y as *const () as usize,
+        deviceemu_thread_idx_z as *const () as usize,
+        deviceemu_block_idx_x as *const () as usize,
+        deviceemu_block_idx_y as *const () as usize,
+        deviceemu_block_idx_z as *const () as usize,
+        deviceemu_where as *const () as usize,
+        deviceemu_block_threads as *const () as usize,
+    ];
+    std::hint::black_box(fns);
+}

@@ -1,0 +1,73 @@
+//! The debugger promise, tested for real: gdb stops at a kernel line in one chosen GPU thread,
+//! shows the kernel's locals, and the deviceemu helpers name the thread and its block.
+//!
+//! The debuggee is this test binary itself, running the ignored test `debuggee`.
+
+use std::process::Command;
+
+use deviceemu::prelude::*;
+
+#[kernel]
+fn probe(out: &mut [u32]) {
+    let mut tile = shared_array![u32; 64];
+    let tid = thread_idx().x as usize;
+    let gid = block_idx().x as usize * 64 + tid;
+    tile[tid] = gid as u32;
+    sync_threads();
+    let mirrored = tile[63 - tid]; // BREAK HERE
+    out[gid] = mirrored;
+}
+
+#[test]
+#[ignore = "the process gdb debugs; run by `gdb_stops_in_the_chosen_gpu_thread`"]
+fn debuggee() {
+    let mut out = DeviceBuffer::<u32>::zeroed(256).unwrap();
+    launch!(probe<<<4, 64>>>(&mut out)).unwrap();
+    assert_eq!(out.to_vec().unwrap()[64 + 3], 64 + 60);
+}
+
+fn break_line() -> usize {
+    include_str!("debugger.rs")
+        .lines()
+        .position(|l| l.ends_with("// BREAK HERE"))
+        .expect("marker present")
+        + 1
+}
+
+#[test]
+fn gdb_stops_in_the_chosen_gpu_thread() {
+    if Command::new("gdb").arg("--version").output().is_err() {
+        println!("SKIPPED: gdb is not installed, so the debugger test did not run");
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/gdb/deviceemu.py");
+    let out = Command::new("gdb")
+        .args(["-q", "-batch", "-nx"])
+        .args(["-ex", "set pagination off"])
+        .args(["-ex", &format!("source {script}")])
+        .args(["-ex", &format!("emu-break debugger.rs:{} 3 1", break_line())])
+        .args(["-ex", "run"])
+        .args(["-ex", "emu-where"])
+        .args(["-ex", "emu-threads"])
+        .args(["-ex", "info locals"])
+        .args(["-ex", "bt 1"])
+        .args(["-ex", "kill"])
+        .arg("--args")
+        .arg(&exe)
+        .args(["debuggee", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .env("EMU_BLOCKS", "serial")
+        .output()
+        .expect("gdb runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("kernel probe, block (1,0,0), thread (3,0,0)"), "gdb output:\n{text}");
+    // The kernel's own name and locals are visible.
+    assert!(text.contains("debugger::probe"), "gdb output:\n{text}");
+    assert!(text.contains("tid = 3"), "gdb output:\n{text}");
+    assert!(text.contains("gid = 67"), "gdb output:\n{text}");
+    // The other threads of block 1 are listed: 0..=2 ran past the barrier and exited, the rest
+    // still wait at the barrier on the line above the breakpoint.
+    assert!(text.contains("threads (0,0,0) to (2,0,0): exited"), "gdb output:\n{text}");
+    assert!(text.contains("thread (3,0,0): running (this thread)"), "gdb output:\n{text}");
+    assert!(text.contains(&format!("debugger.rs:{}", break_line() - 1)), "gdb output:\n{text}");
+}
