@@ -45,7 +45,7 @@ pub fn row<T: DeviceCopy, const N: usize, K: ViewKind>(v: &View<[T; N], K>, i: u
 #[track_caller]
 pub fn exit_here() {
     #[cfg(not(target_arch = "nvptx64"))]
-    crate::host::block::exit_here(Location::caller());
+    crate::host::context::exit_here(Location::caller());
 }
 
 /// `shared_array![T; N]`.

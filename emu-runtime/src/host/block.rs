@@ -5,17 +5,24 @@
 //! for a given seed. Scheduling rounds:
 //!
 //! 1. **Start.** A *runner* fiber runs not-yet-started threads one after another as plain
-//!    calls. When the running thread reaches a barrier the fiber suspends with it, and a new
+//!    calls. When the running thread reaches a barrier the fiber suspends with it, and another
 //!    runner takes over the rest. After this round every thread has either exited or waits at
 //!    a barrier.
 //! 2. **Verdict.** `synccheck` decides whether the waiting threads may go on: all at the same
-//!    barrier (exited threads count as arrived, as on hardware since Volta) or divergent.
-//! 3. **Release.** Each waiting thread's fiber is resumed in turn (index order, or shuffled by
-//!    the seed) and runs to its next barrier or its end. Then back to 2.
+//!    barrier (exited threads count as arrived, as on hardware since Volta) or divergent. The
+//!    common case (one call site, nobody exited since the last barrier) is decided without a
+//!    scan.
+//! 3. **Release.** The waiting threads' fibers are resumed in arrival order (which is index
+//!    order) or in the seed's order, each running to its next barrier or its end. Then back
+//!    to 2.
+//!
+//! A runner that finds no thread left to start parks itself as *idle*; the worker's next block
+//! reuses it, so fibers are created once per worker and block size, not once per thread and
+//! block. Idle runners are finished when the worker is dropped.
 //!
 //! A failure (out-of-bounds access, panic, stack overflow, deadlock) marks the block failed:
-//! no new thread starts, and every suspended fiber is resumed with `Resume::Abort`, which
-//! unwinds it. A block never returns while one of its fibers is alive.
+//! no new thread starts, and every suspended thread is resumed with `Resume::Abort`, which
+//! unwinds it. A block never ends while one of its threads is suspended.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
@@ -66,14 +73,21 @@ impl Slot {
     }
 }
 
-/// The per-worker state that runs blocks, reset for each block.
+/// The function a runner fiber runs: start threads until none is left, then park.
+pub(crate) type RunnerFn<'f> = dyn Fn(&BlockRun<'_>, &Yielder<Resume, Suspend>) -> RunnerEnd + Sync + 'f;
+
+/// A worker's block runner: reset for each block it runs. Keep it boxed: its fibers point to
+/// it.
 pub(crate) struct BlockRun<'a> {
     launch: &'a LaunchShared,
+    runner: &'a RunnerFn<'a>,
     arena: SharedArena,
     block_idx: Cell<Dim3>,
     block_linear: Cell<u64>,
     pub(crate) slots: Box<[Slot]>,
+    /// Start order of the threads when a seed is set.
     order: RefCell<Vec<u32>>,
+    seeded: bool,
     next: Cell<usize>,
     current: Cell<u32>,
     yielder: Cell<*const Yielder<Resume, Suspend>>,
@@ -81,23 +95,36 @@ pub(crate) struct BlockRun<'a> {
     failed: Cell<bool>,
     barrier_reported: Cell<bool>,
     barrier_result: Cell<u32>,
-    suspended: RefCell<Vec<(u32, Fiber)>>,
+    /// The first barrier site waited at in this generation, and whether another site was
+    /// waited at too: the fast path of the barrier verdict.
+    first_site: Cell<Option<&'static Location<'static>>>,
+    mixed_sites: Cell<bool>,
+    /// Threads that exited during this generation.
+    exits_this_generation: Cell<u32>,
+    /// Threads that arrived at a barrier in this generation, in arrival order.
+    arrivals: RefCell<Vec<u32>>,
+    /// A second arrival buffer, swapped with `arrivals` at each release.
+    spare: RefCell<Vec<u32>>,
+    /// The fiber each waiting thread is parked on, indexed by thread. A fiber is taken out
+    /// while it runs.
+    fibers: RefCell<Vec<Option<Fiber>>>,
+    /// Runners with no thread to run, kept for the next block.
+    idle: RefCell<Vec<Fiber>>,
     findings: RefCell<Vec<(u32, Finding)>>,
 }
 
-/// The function a runner fiber runs: start threads until none is left.
-pub(crate) type RunnerFn<'f> = dyn Fn(&BlockRun<'_>, &Yielder<Resume, Suspend>) -> RunnerEnd + Sync + 'f;
-
 impl<'a> BlockRun<'a> {
-    pub(crate) fn new(launch: &'a LaunchShared) -> Self {
+    pub(crate) fn new(launch: &'a LaunchShared, runner: &'a RunnerFn<'a>) -> Box<Self> {
         let n = launch.block.count() as usize;
-        BlockRun {
+        Box::new(BlockRun {
             launch,
+            runner,
             arena: SharedArena::new(launch.shared_bytes, launch.config.get_max_shared_bytes()),
             block_idx: Cell::new(Dim3::new(0, 0, 0)),
             block_linear: Cell::new(0),
             slots: (0..n).map(|_| Slot::new()).collect(),
             order: RefCell::new((0..n as u32).collect()),
+            seeded: launch.config.get_seed().is_some(),
             next: Cell::new(0),
             current: Cell::new(0),
             yielder: Cell::new(std::ptr::null()),
@@ -105,9 +132,15 @@ impl<'a> BlockRun<'a> {
             failed: Cell::new(false),
             barrier_reported: Cell::new(false),
             barrier_result: Cell::new(0),
-            suspended: RefCell::new(Vec::new()),
+            first_site: Cell::new(None),
+            mixed_sites: Cell::new(false),
+            exits_this_generation: Cell::new(0),
+            arrivals: RefCell::new(Vec::with_capacity(n)),
+            spare: RefCell::new(Vec::with_capacity(n)),
+            fibers: RefCell::new((0..n).map(|_| None).collect()),
+            idle: RefCell::new(Vec::new()),
             findings: RefCell::new(Vec::new()),
-        }
+        })
     }
 
     pub(crate) fn launch(&self) -> &LaunchShared {
@@ -141,106 +174,167 @@ impl<'a> BlockRun<'a> {
         self.generation.set(0);
         self.failed.set(false);
         self.barrier_reported.set(false);
+        self.new_generation();
+    }
+
+    fn new_generation(&self) {
+        self.first_site.set(None);
+        self.mixed_sites.set(false);
+        self.exits_this_generation.set(0);
+    }
+
+    /// Whether the waiting threads might not all be at one barrier, or some thread exited
+    /// since the last barrier: then the full synccheck verdict must run.
+    fn needs_full_verdict(&self) -> bool {
+        self.mixed_sites.get() || self.exits_this_generation.get() > 0
     }
 
     /// Runs block `block_linear` to completion, recording its findings in the launch.
-    pub(crate) fn run(&self, block_linear: u64, runner: &RunnerFn<'_>) {
+    pub(crate) fn run(&self, block_linear: u64) {
         self.reset(block_linear);
+        context::enter(self);
         loop {
             while self.next.get() < self.slots.len() && !self.failed.get() {
-                let stack = fiber::take_stack(self.launch.config.get_stack_size());
-                // SAFETY: the fiber borrows `self` and `runner`. `run` does not return before
-                // every fiber it creates has completed: each is resumed until it returns
-                // (threads of a failed block are resumed with `Resume::Abort` and unwind).
-                let f = unsafe { Fiber::with_stack_unchecked(stack, move |y, _| runner(self, y)) };
-                self.drive(f, Resume::Continue, None);
+                let f = self.idle.borrow_mut().pop().unwrap_or_else(|| self.new_runner());
+                self.start(f);
             }
-            let waiting = std::mem::take(&mut *self.suspended.borrow_mut());
-            if waiting.is_empty() {
+            if self.arrivals.borrow().is_empty() {
                 break;
             }
             if self.failed.get() {
-                for (t, f) in waiting {
-                    self.drive(f, Resume::Abort, Some(t));
-                }
+                self.resume_waiting(Resume::Abort);
                 continue;
             }
-            match synccheck::verdict(self) {
-                synccheck::Verdict::Release => {}
-                synccheck::Verdict::Skipped(finding) => {
-                    if !self.barrier_reported.replace(true) {
+            if self.needs_full_verdict() {
+                match synccheck::verdict(self) {
+                    synccheck::Verdict::Release => {}
+                    synccheck::Verdict::Skipped(finding) => {
+                        if !self.barrier_reported.replace(true) {
+                            self.record(finding);
+                        }
+                    }
+                    synccheck::Verdict::Deadlock(finding) => {
                         self.record(finding);
+                        self.failed.set(true);
+                        continue;
                     }
                 }
-                synccheck::Verdict::Deadlock(finding) => {
-                    self.record(finding);
-                    self.failed.set(true);
-                    *self.suspended.borrow_mut() = waiting;
-                    continue;
-                }
             }
-            self.release(waiting);
+            self.release();
         }
+        context::leave();
         let findings = std::mem::take(&mut *self.findings.borrow_mut());
         if !findings.is_empty() {
             self.launch.add_findings(block_linear, findings);
         }
     }
 
-    fn release(&self, mut waiting: Vec<(u32, Fiber)>) {
-        let op = self.slots[waiting[0].0 as usize].op.get();
-        let count = waiting.iter().filter(|(t, _)| self.slots[*t as usize].predicate.get()).count() as u32;
-        self.barrier_result.set(match op {
-            BarrierOp::Sync => 0,
-            BarrierOp::Count => count,
-            BarrierOp::And => (count == waiting.len() as u32) as u32,
-            BarrierOp::Or => (count > 0) as u32,
-        });
-        let generation = self.generation.get() + 1;
-        self.generation.set(generation);
-        match self.launch.config.get_seed() {
-            None => waiting.sort_unstable_by_key(|(t, _)| *t),
-            Some(seed) => shuffle(&mut waiting, seed, self.block_linear.get(), generation),
+    fn new_runner(&self) -> Fiber {
+        let stack = fiber::take_stack(self.launch.config.get_stack_size());
+        let runner = self.runner;
+        // SAFETY: the fiber borrows `self` (boxed, so it does not move) and `runner`, which
+        // lives as long as `self`. Every fiber is driven to completion before `self` is
+        // dropped: threads are resumed until they exit or unwind (`run`), and idle runners
+        // are finished in `Drop`.
+        unsafe { Fiber::with_stack_unchecked(stack, move |y, _| runner(self, y)) }
+    }
+
+    fn release(&self) {
+        let op = self.first_site_op();
+        if op != BarrierOp::Sync {
+            let arrivals = self.arrivals.borrow();
+            let waiting = arrivals.len() as u32;
+            let count = arrivals.iter().filter(|&&t| self.slots[t as usize].predicate.get()).count() as u32;
+            self.barrier_result.set(match op {
+                BarrierOp::Sync => 0,
+                BarrierOp::Count => count,
+                BarrierOp::And => (count == waiting) as u32,
+                BarrierOp::Or => (count > 0) as u32,
+            });
         }
-        for (t, f) in waiting {
-            self.drive(f, Resume::Continue, Some(t));
+        self.generation.set(self.generation.get() + 1);
+        self.resume_waiting(Resume::Continue);
+    }
+
+    fn first_site_op(&self) -> BarrierOp {
+        self.arrivals.borrow().first().map_or(BarrierOp::Sync, |&t| self.slots[t as usize].op.get())
+    }
+
+    /// Resumes every waiting thread once, in arrival order or in the seed's order.
+    fn resume_waiting(&self, input: Resume) {
+        // Swap the arrival list with the spare one, so that threads arriving at the next
+        // barrier while we resume these go to a buffer that is already allocated.
+        let mut waiting = std::mem::take(&mut *self.spare.borrow_mut());
+        std::mem::swap(&mut waiting, &mut *self.arrivals.borrow_mut());
+        self.new_generation();
+        if self.seeded {
+            let seed = self.launch.config.get_seed().unwrap_or(0);
+            shuffle(&mut waiting, seed, self.block_linear.get(), self.generation.get());
+        }
+        for &t in &waiting {
+            self.resume(t, input);
+        }
+        waiting.clear();
+        *self.spare.borrow_mut() = waiting;
+    }
+
+    /// Runs a runner fiber (new or idle) until it parks with a thread or goes idle.
+    fn start(&self, mut f: Fiber) {
+        overflow::arm(&f);
+        let r = f.resume(Resume::Continue);
+        overflow::disarm();
+        match r {
+            CoroutineResult::Yield(Suspend::Barrier) => {
+                self.fibers.borrow_mut()[self.current.get() as usize] = Some(f);
+            }
+            CoroutineResult::Yield(Suspend::Idle) => self.idle.borrow_mut().push(f),
+            CoroutineResult::Return(end) => self.finished(f, end),
         }
     }
 
-    /// Resumes `f` (which runs thread `thread`, or is a new runner when `None`) until it
-    /// suspends or finishes.
-    fn drive(&self, mut f: Fiber, input: Resume, thread: Option<u32>) {
-        context::enter(self);
-        if let Some(t) = thread {
-            self.current.set(t);
-            context::set_thread(self.launch.thread_index(t));
-        }
-        overflow::arm(&f);
+    /// Resumes the fiber parked with thread `t`, in place, until it suspends again or
+    /// finishes.
+    fn resume(&self, t: u32, input: Resume) {
+        self.current.set(t);
+        context::set_thread(self.launch.thread_index(t));
+        // The borrow is held while the fiber runs: fiber code never touches `fibers`.
+        let mut fibers = self.fibers.borrow_mut();
+        let slot = &mut fibers[t as usize];
+        let f = slot.as_mut().expect("a waiting thread has a fiber");
+        overflow::arm(f);
         let r = f.resume(input);
         overflow::disarm();
-        context::leave();
         match r {
-            CoroutineResult::Yield(Suspend::Barrier) => {
-                self.suspended.borrow_mut().push((self.current.get(), f));
+            CoroutineResult::Yield(Suspend::Barrier) => {}
+            CoroutineResult::Yield(Suspend::Idle) => {
+                let f = slot.take().expect("present");
+                drop(fibers);
+                self.idle.borrow_mut().push(f);
             }
             CoroutineResult::Return(end) => {
-                match end {
-                    RunnerEnd::Done => {}
-                    RunnerEnd::Aborted => self.failed.set(true),
-                    RunnerEnd::StackOverflow => {
-                        let t = self.current.get();
-                        self.slots[t as usize].state.set(State::Failed);
-                        self.record(Finding::StackOverflow {
-                            thread: self.thread(),
-                            block: self.block_idx(),
-                            stack_size: self.launch.config.get_stack_size(),
-                        });
-                        self.failed.set(true);
-                    }
-                }
-                fiber::give_back(f.into_stack());
+                let f = slot.take().expect("present");
+                drop(fibers);
+                self.finished(f, end);
             }
         }
+    }
+
+    fn finished(&self, f: Fiber, end: RunnerEnd) {
+        match end {
+            RunnerEnd::Done => {}
+            RunnerEnd::Aborted => self.failed.set(true),
+            RunnerEnd::StackOverflow => {
+                let t = self.current.get();
+                self.slots[t as usize].state.set(State::Failed);
+                self.record(Finding::StackOverflow {
+                    thread: self.thread(),
+                    block: self.block_idx(),
+                    stack_size: self.launch.config.get_stack_size(),
+                });
+                self.failed.set(true);
+            }
+        }
+        fiber::give_back(f.into_stack());
     }
 
     fn record(&self, f: Finding) {
@@ -262,15 +356,15 @@ impl<'a> BlockRun<'a> {
             return None;
         }
         self.next.set(i + 1);
-        Some(if self.launch.config.get_seed().is_some() { self.order.borrow()[i] } else { i as u32 })
+        Some(if self.seeded { self.order.borrow()[i] } else { i as u32 })
     }
 
     #[inline(always)]
     fn begin_thread(&self, t: u32, y: &Yielder<Resume, Suspend>) {
         self.current.set(t);
         self.yielder.set(y);
-        let s = &self.slots[t as usize];
-        s.state.set(State::Running);
+        self.slots[t as usize].state.set(State::Running);
+        context::clear_exit();
         context::set_thread(self.launch.thread_index(t));
     }
 
@@ -278,7 +372,9 @@ impl<'a> BlockRun<'a> {
     fn end_thread(&self, t: u32) {
         let s = &self.slots[t as usize];
         s.state.set(State::Exited);
+        s.at.set(context::take_exit());
         s.exit_generation.set(self.generation.get());
+        self.exits_this_generation.set(self.exits_this_generation.get() + 1);
     }
 
     #[cold]
@@ -294,20 +390,35 @@ impl<'a> BlockRun<'a> {
     }
 }
 
-/// The body of every runner fiber: start threads until none is left.
-pub(crate) fn runner<F: Fn()>(block: &BlockRun<'_>, body: &F, y: &Yielder<Resume, Suspend>) -> RunnerEnd {
-    let r = panic::catch_unwind(AssertUnwindSafe(|| {
-        while let Some(t) = block.claim_next() {
-            block.begin_thread(t, y);
-            body();
-            block.end_thread(t);
+impl Drop for BlockRun<'_> {
+    fn drop(&mut self) {
+        // Finish the idle runners: resumed with `Abort` while idle, a runner returns.
+        for mut f in self.idle.get_mut().drain(..).collect::<Vec<_>>() {
+            if let CoroutineResult::Return(_) = f.resume(Resume::Abort) {
+                fiber::give_back(f.into_stack());
+            }
         }
-    }));
-    match r {
-        Ok(()) => RunnerEnd::Done,
-        Err(payload) => {
+    }
+}
+
+/// The body of every runner fiber: start threads until none is left, then park as idle until
+/// the worker's next block (or the end of the launch).
+pub(crate) fn runner<F: Fn()>(block: &BlockRun<'_>, body: &F, y: &Yielder<Resume, Suspend>) -> RunnerEnd {
+    loop {
+        let r = panic::catch_unwind(AssertUnwindSafe(|| {
+            while let Some(t) = block.claim_next() {
+                block.begin_thread(t, y);
+                body();
+                block.end_thread(t);
+            }
+        }));
+        if let Err(payload) = r {
             block.thread_unwound(payload);
-            RunnerEnd::Aborted
+            return RunnerEnd::Aborted;
+        }
+        match y.suspend(Suspend::Idle) {
+            Resume::Continue => {}
+            Resume::Abort => return RunnerEnd::Done,
         }
     }
 }
@@ -316,12 +427,18 @@ pub(crate) fn runner<F: Fn()>(block: &BlockRun<'_>, body: &F, y: &Yielder<Resume
 /// suspend its fiber until the scheduler releases (or aborts) it.
 pub(crate) fn barrier(op: BarrierOp, predicate: bool, at: &'static Location<'static>) -> u32 {
     let block = context::block_for("sync_threads");
-    let t = block.current.get() as usize;
-    let slot = &block.slots[t];
+    let t = block.current.get();
+    let slot = &block.slots[t as usize];
     slot.state.set(State::Waiting);
     slot.at.set(Some(at));
     slot.op.set(op);
     slot.predicate.set(predicate);
+    match block.first_site.get() {
+        None => block.first_site.set(Some(at)),
+        Some(first) if std::ptr::eq(first, at) => {}
+        Some(first) => block.mixed_sites.set(block.mixed_sites.get() || *first != *at),
+    }
+    block.arrivals.borrow_mut().push(t);
     let y = block.yielder.get();
     // SAFETY: `yielder` belongs to the fiber running this code: the runner sets it when it
     // starts a thread, and it is restored below each time this fiber is resumed. A running
@@ -335,15 +452,6 @@ pub(crate) fn barrier(op: BarrierOp, predicate: bool, at: &'static Location<'sta
             block.barrier_result.get()
         }
         Resume::Abort => panic::resume_unwind(Box::new(KernelAbort)),
-    }
-}
-
-/// Records where the running thread exits (called by `#[kernel]` before each `return` and at
-/// the end of the body).
-#[inline(always)]
-pub(crate) fn exit_here(at: &'static Location<'static>) {
-    if let Some(block) = context::current() {
-        block.slots[block.current.get() as usize].at.set(Some(at));
     }
 }
 

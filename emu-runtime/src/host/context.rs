@@ -7,6 +7,7 @@
 //! built-ins panic with a message that says so.
 
 use std::cell::Cell;
+use std::panic::Location;
 use std::ptr;
 
 use crate::device::Dim3;
@@ -20,6 +21,24 @@ thread_local! {
     static BLOCK_DIM: Cell<Dim3> = const { Cell::new(OUTSIDE) };
     static GRID_DIM: Cell<Dim3> = const { Cell::new(OUTSIDE) };
     static BLOCK: Cell<*const BlockRun<'static>> = const { Cell::new(ptr::null()) };
+    static EXIT_AT: Cell<Option<&'static Location<'static>>> = const { Cell::new(None) };
+}
+
+/// Records where the running thread exits (`#[kernel]` calls this before each `return` and at
+/// the end of the body); the scheduler moves it into the thread's slot when the thread ends.
+#[inline(always)]
+pub(crate) fn exit_here(at: &'static Location<'static>) {
+    EXIT_AT.with(|c| c.set(Some(at)));
+}
+
+#[inline(always)]
+pub(crate) fn take_exit() -> Option<&'static Location<'static>> {
+    EXIT_AT.with(|c| c.take())
+}
+
+#[inline(always)]
+pub(crate) fn clear_exit() {
+    EXIT_AT.with(|c| c.set(None));
 }
 
 #[cold]

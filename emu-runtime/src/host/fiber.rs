@@ -28,6 +28,8 @@ use corosensei::Coroutine;
 pub(crate) enum Suspend {
     /// The running thread waits at a barrier (its slot says which).
     Barrier,
+    /// The runner found no thread left to start; it can be reused for the next block.
+    Idle,
 }
 
 /// What the scheduler says when it resumes a fiber.

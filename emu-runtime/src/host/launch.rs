@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use crate::device::Dim3;
-use crate::host::block::{self, BlockRun};
+use crate::host::block::{self, BlockRun, RunnerFn};
 use crate::host::config::{self, BlockOrder, Config};
 use crate::host::error::Error;
 use crate::host::report::{Finding, LaunchReport};
@@ -150,19 +150,20 @@ fn run<F: Fn() + Sync>(kernel: &'static KernelInfo, cfg: LaunchConfig, body: &F)
         findings: Mutex::new(Vec::new()),
     };
     let runner = |b: &BlockRun<'_>, y: &_| block::runner(b, body, y);
+    let runner: &RunnerFn<'_> = &runner;
     let blocks = cfg.grid.count();
     match shared.config.get_blocks() {
         BlockOrder::Serial => {
-            let w = BlockRun::new(&shared);
+            let w = BlockRun::new(&shared, runner);
             for b in 0..blocks {
-                w.run(b, &runner);
+                w.run(b);
             }
         }
         BlockOrder::Parallel => {
             let blocks = usize::try_from(blocks).expect("grid fits the host's address space");
             (0..blocks).into_par_iter().with_min_len(4).for_each_init(
-                || BlockRun::new(&shared),
-                |w, b| w.run(b as u64, &runner),
+                || BlockRun::new(&shared, runner),
+                |w, b| w.run(b as u64),
             );
         }
     }

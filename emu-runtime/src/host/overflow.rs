@@ -19,25 +19,33 @@ use corosensei::trap::CoroutineTrapHandler;
 
 use crate::host::fiber::{Fiber, RunnerEnd};
 
-#[derive(Clone, Copy)]
-struct Armed {
-    trap: CoroutineTrapHandler<RunnerEnd>,
-}
-
 thread_local! {
-    static ARMED: Cell<Option<Armed>> = const { Cell::new(None) };
+    /// The fiber about to run on this host thread (null when none): one pointer store per
+    /// resumption; the signal handler asks it for its trap handler only when a fault happens.
+    static ARMED: Cell<*const Fiber> = const { Cell::new(std::ptr::null()) };
 }
 
 /// Arms the handler for `fiber`, about to be resumed on this host thread.
-#[inline]
+///
+/// The fiber must stay at this address until it suspends or finishes, and [`disarm`] must be
+/// called before it is dropped or moved while armed.
+#[inline(always)]
 pub(crate) fn arm(fiber: &Fiber) {
-    ARMED.with(|a| a.set(Some(Armed { trap: fiber.trap_handler() })));
+    ARMED.with(|a| a.set(fiber));
 }
 
-/// Disarms it after the fiber suspended or finished.
+/// Disarms the handler (when the block's fibers are done).
 #[inline]
 pub(crate) fn disarm() {
-    ARMED.with(|a| a.set(None));
+    ARMED.with(|a| a.set(std::ptr::null()));
+}
+
+fn armed_trap() -> Option<CoroutineTrapHandler<RunnerEnd>> {
+    let f = ARMED.with(|a| a.get());
+    // SAFETY: `arm`'s contract: a non-null pointer names a live fiber that is running (the
+    // fault happened while it ran, or it is suspended in place). `trap_handler` only reads
+    // the stack bounds.
+    unsafe { f.as_ref() }.map(|f| f.trap_handler())
 }
 
 #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
@@ -45,7 +53,9 @@ mod imp {
     use std::mem::MaybeUninit;
     use std::sync::Once;
 
-    use super::{Armed, ARMED};
+    use corosensei::trap::CoroutineTrapHandler;
+
+    use super::armed_trap;
     use crate::host::fiber::RunnerEnd;
 
     static mut PREV_SEGV: MaybeUninit<libc::sigaction> = MaybeUninit::uninit();
@@ -80,12 +90,12 @@ mod imp {
     }
 
     #[cfg(target_arch = "x86_64")]
-    unsafe fn redirect(uc: *mut libc::ucontext_t, a: Armed) {
+    unsafe fn redirect(uc: *mut libc::ucontext_t, trap: CoroutineTrapHandler<RunnerEnd>) {
         // SAFETY: the caller checked that the fault is a stack overflow of the armed fiber, so
         // its stack pointer is inside that fiber, as `setup_trap_handler` requires; we then
         // update exactly the registers it names.
         unsafe {
-            let r = a.trap.setup_trap_handler(|| RunnerEnd::StackOverflow);
+            let r = trap.setup_trap_handler(|| RunnerEnd::StackOverflow);
             let g = &mut (*uc).uc_mcontext.gregs;
             g[libc::REG_RIP as usize] = r.rip as i64;
             g[libc::REG_RSP as usize] = r.rsp as i64;
@@ -96,10 +106,10 @@ mod imp {
     }
 
     #[cfg(target_arch = "aarch64")]
-    unsafe fn redirect(uc: *mut libc::ucontext_t, a: Armed) {
+    unsafe fn redirect(uc: *mut libc::ucontext_t, trap: CoroutineTrapHandler<RunnerEnd>) {
         // SAFETY: as for x86-64.
         unsafe {
-            let r = a.trap.setup_trap_handler(|| RunnerEnd::StackOverflow);
+            let r = trap.setup_trap_handler(|| RunnerEnd::StackOverflow);
             let m = &mut (*uc).uc_mcontext;
             m.pc = r.pc;
             m.sp = r.sp;
@@ -116,13 +126,13 @@ mod imp {
         // const-initialised thread-local without a destructor: reading it is a plain load.
         unsafe {
             let addr = (*info).si_addr() as usize;
-            if let Some(a) = ARMED.with(|c| c.get()) {
+            if let Some(trap) = armed_trap() {
                 let sp = stack_pointer(uc);
                 // The usable part of a fiber stack is mapped read-write, so a fault whose address
                 // lies inside the fiber's mapping is a touch of its guard page.
-                if a.trap.stack_ptr_in_bounds(addr) && a.trap.stack_ptr_in_bounds(sp) {
-                    ARMED.with(|c| c.set(None));
-                    redirect(uc, a);
+                if trap.stack_ptr_in_bounds(addr) && trap.stack_ptr_in_bounds(sp) {
+                    super::disarm();
+                    redirect(uc, trap);
                     return;
                 }
             }
