@@ -27,6 +27,7 @@
 //!
 //! See the README for settings (`EMU_*` variables), the barrier rule and what is not emulated
 //! yet.
+#![cfg_attr(target_arch = "nvptx64", no_std)]
 
 pub use emu_macros::{device, kernel};
 pub use emu_runtime::device::{
@@ -36,6 +37,7 @@ pub use emu_runtime::device::{
 };
 pub use emu_runtime::device::{intrinsics, math};
 pub use emu_runtime::shared_array;
+#[cfg(not(target_arch = "nvptx64"))]
 pub use emu_runtime::{
     get_last_error, peek_at_last_error, set_config, with_config, Access, BlockOrder, Checks, Config, DeviceBuffer,
     Error, Finding, KernelInfo, LaunchConfig, LaunchReport, SourceLocation,
@@ -48,6 +50,7 @@ pub use emu_runtime::{
 /// `shared_bytes` is the dynamic shared memory per block, a `usize`. Pass `&buf` for a `&[T]`
 /// parameter and `&mut buf` for a `&mut [T]`. Returns `Result<(), deviceemu::Error>` once every
 /// thread has finished.
+#[cfg(not(target_arch = "nvptx64"))]
 #[macro_export]
 macro_rules! launch {
     ($($tokens:tt)*) => {
@@ -58,15 +61,18 @@ macro_rules! launch {
 /// Everything a kernel file needs: `use deviceemu::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        block_dim, block_idx, device, dynamic_shared, grid_dim, kernel, launch, shared_array, sync_threads,
+        block_dim, block_idx, device, dynamic_shared, grid_dim, kernel, shared_array, sync_threads,
         sync_threads_and, sync_threads_count, sync_threads_or, thread_fence, thread_fence_block, thread_idx,
-        DeviceBuffer, DeviceCopy, Dim3, Global, GlobalMut, Shared,
+        DeviceCopy, Dim3, Global, GlobalMut, Shared,
     };
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub use crate::{launch, DeviceBuffer};
     pub use crate::intrinsics::*;
 }
 
 #[doc(hidden)]
 pub mod __private {
+    #[cfg(not(target_arch = "nvptx64"))]
     pub use emu_macros::launch_impl;
     pub use emu_runtime::__private::*;
 }

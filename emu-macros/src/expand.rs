@@ -58,7 +58,7 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         .iter()
         .map(|p| (p.name.to_string(), !matches!(p.kind, ParamKind::Scalar)))
         .collect();
-    errors.extend(rewrite_block(&mut f.block, views, true));
+    errors.extend(rewrite_block(&mut f.block, views, true, &name_str));
 
     let rt = quote!(::deviceemu::__private);
     let mut fn_params = Vec::new();
@@ -66,6 +66,8 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut setup = Vec::new();
     let mut args = Vec::new();
     let mut checks = Vec::new();
+    let mut ptx_params = Vec::new();
+    let mut ptx_setup = Vec::new();
     for p in &params {
         let pname = &p.name;
         let mutability = p.mutable.then(|| quote!(mut));
@@ -75,6 +77,7 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                 fn_params.push(quote!(#mutability #pname: #ty));
                 launch_params.push(quote!(#pname: #ty));
                 checks.push(quote_spanned!(ty.span()=> const _: () = #rt::assert_kernel_scalar::<#ty>();));
+                ptx_params.push(quote!(#pname: #ty));
             }
             ParamKind::Slice { elem } => {
                 fn_params.push(quote!(#mutability #pname: #rt::Global<#elem>));
@@ -85,6 +88,12 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                     let #meta = #rt::meta(#pstr, #pname);
                     let #pname = #rt::global(#pname, &#meta);
                 });
+                let len = format_ident!("{}_len", pname);
+                ptx_params.push(quote!(#pname: *const #elem, #len: usize));
+                ptx_setup.push(quote! {
+                    // SAFETY: the host passes a device pointer to `len` elements.
+                    let #pname = unsafe { #rt::Global::<#elem>::from_raw_parts(#pname as *mut #elem, #len, ()) };
+                });
             }
             ParamKind::SliceMut { elem } => {
                 fn_params.push(quote!(#mutability #pname: #rt::GlobalMut<#elem>));
@@ -94,6 +103,12 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                 setup.push(quote! {
                     let #meta = #rt::meta(#pstr, &*#pname);
                     let #pname = #rt::global_mut(#pname, &#meta);
+                });
+                let len = format_ident!("{}_len", pname);
+                ptx_params.push(quote!(#pname: *mut #elem, #len: usize));
+                ptx_setup.push(quote! {
+                    // SAFETY: the host passes a device pointer to `len` elements.
+                    let #pname = unsafe { #rt::GlobalMut::<#elem>::from_raw_parts(#pname, #len, ()) };
                 });
             }
         }
@@ -112,14 +127,17 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let errors = errors.iter().map(syn::Error::to_compile_error);
 
+    let entry = format_ident!("__emu_entry_{}", name);
     quote! {
         #(#errors)*
 
         #(#docs)*
         #[doc = #launcher_doc]
         #[allow(non_camel_case_types, dead_code)]
+        #[cfg(not(target_arch = "nvptx64"))]
         #vis struct #name {}
 
+        #[cfg(not(target_arch = "nvptx64"))]
         impl #name {
             /// The kernel's name, as reports and the GPU module spell it.
             #[allow(dead_code)]
@@ -142,8 +160,18 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             }
         }
 
+        /// The GPU entry point of the kernel (`.entry` in the PTX module).
+        #[cfg(target_arch = "nvptx64")]
+        #[export_name = #name_str]
+        #[allow(non_snake_case)]
+        pub unsafe extern "ptx-kernel" fn #entry(#(#ptx_params),*) {
+            #(#ptx_setup)*
+            #call
+        }
+
         #(#attrs)*
         #[allow(unused_mut, unused_braces, clippy::needless_return)]
+        #[inline]
         #vis #unsafety fn #name(#(#fn_params),*) {
             #(#checks)*
             #block;
@@ -184,7 +212,8 @@ pub(crate) fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
             }
         }
     }
-    errors.extend(rewrite_block(&mut f.block, views, false));
+    let fname = f.sig.ident.to_string();
+    errors.extend(rewrite_block(&mut f.block, views, false, &fname));
     let errors = errors.iter().map(syn::Error::to_compile_error);
     f.attrs.push(syn::parse_quote!(#[allow(unused_mut)]));
     quote!(#(#errors)* #f)

@@ -39,6 +39,9 @@ pub(crate) struct Rewriter {
     changed: bool,
     /// Errors to emit next to the expansion.
     pub(crate) errors: Vec<syn::Error>,
+    /// Prefix of the PTX names of this function's `.shared` arrays, and how many were named.
+    shared_prefix: String,
+    shared_count: usize,
 }
 
 fn rt(span: Span) -> TokenStream {
@@ -69,14 +72,64 @@ fn type_shape(ty: &Type) -> Shape {
 
 impl Rewriter {
     /// A rewriter whose outermost scope holds `views` (names bound to views).
-    pub(crate) fn new(views: impl IntoIterator<Item = (String, bool)>, rewrite_returns: bool) -> Self {
+    pub(crate) fn new(views: impl IntoIterator<Item = (String, bool)>, rewrite_returns: bool, shared_prefix: String) -> Self {
         Rewriter {
             scopes: vec![views.into_iter().collect()],
             rewrite_returns,
             closure_depth: 0,
             changed: false,
             errors: Vec::new(),
+            shared_prefix,
+            shared_count: 0,
         }
+    }
+
+    /// `shared_array![T; N]` → the host macro on the host, and on the GPU a `.shared`
+    /// variable of its own (declared with `global_asm!`) viewed through `cvta.shared`.
+    fn rewrite_shared_array(&mut self, e: &mut Expr) {
+        let Expr::Macro(m) = e else { return };
+        let parsed = syn::parse::Parser::parse2(
+            |input: syn::parse::ParseStream<'_>| {
+                let ty: Type = input.parse()?;
+                let _: Token![;] = input.parse()?;
+                let n: Expr = input.parse()?;
+                Ok((ty, n))
+            },
+            m.mac.tokens.clone(),
+        );
+        let Ok((ty, n)) = parsed else { return }; // the macro reports its own syntax errors
+        let name = format!("{}_{}", self.shared_prefix, self.shared_count);
+        self.shared_count += 1;
+        let decl = format!(".shared .align {{a}} .b8 {name}[{{n}}];");
+        let cvta = format!("cvta.shared.u64 {{p}}, {name};");
+        let span = m.span();
+        let original = m.clone();
+        let view = syn::Ident::new("__emu_view", Span::mixed_site());
+        let modname = syn::Ident::new(&format!("{name}_decl"), Span::call_site());
+        *e = syn::parse_quote_spanned! {span=> {
+            #[cfg(not(target_arch = "nvptx64"))]
+            let #view = #original;
+            #[cfg(target_arch = "nvptx64")]
+            let #view = {
+                // `global_asm!` is an item: give it a module of its own.
+                #[allow(unused_imports, non_snake_case)]
+                mod #modname {
+                    use super::*;
+                    ::core::arch::global_asm!(
+                        #decl,
+                        a = const ::deviceemu::__private::shared_align::<#ty>(),
+                        n = const ::core::mem::size_of::<[#ty; #n]>(),
+                    );
+                }
+                let p: u64;
+                // SAFETY: reads the generic address of the `.shared` array declared above.
+                unsafe { ::core::arch::asm!(#cvta, p = out(reg64) p) };
+                // SAFETY: the array holds `N` elements of `T`.
+                unsafe { ::deviceemu::__private::shared_view::<#ty>(p, #n) }
+            };
+            #view
+        }};
+        self.changed = true;
     }
 
     fn is_view(&self, name: &str) -> bool {
@@ -313,11 +366,11 @@ impl VisitMut for Rewriter {
             Stmt::Local(local) => {
                 let mut shape = Shape::Plain;
                 if let Some(init) = &mut local.init {
+                    shape = self.shape_of(&init.expr);
                     self.visit_expr_mut(&mut init.expr);
                     if let Some((_, diverge)) = &mut init.diverge {
                         self.visit_expr_mut(diverge);
                     }
-                    shape = self.shape_of(&init.expr);
                 }
                 for attr in &mut local.attrs {
                     self.visit_attribute_mut(attr);
@@ -421,6 +474,9 @@ impl VisitMut for Rewriter {
                     s.visit_block_mut(&mut w.body);
                 });
             }
+            Expr::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "shared_array") => {
+                self.rewrite_shared_array(e)
+            }
             Expr::Macro(m) => self.rewrite_macro(&mut m.mac),
             Expr::Return(ret) if self.rewrite_returns && self.closure_depth == 0 => {
                 if let Some(inner) = &mut ret.expr {
@@ -439,8 +495,18 @@ impl VisitMut for Rewriter {
 }
 
 /// Rewrites `block` with `views` in scope; returns the errors found.
-pub(crate) fn rewrite_block(block: &mut Block, views: Vec<(String, bool)>, kernel: bool) -> Vec<syn::Error> {
-    let mut r = Rewriter::new(views, kernel);
+pub(crate) fn rewrite_block(
+    block: &mut Block,
+    views: Vec<(String, bool)>,
+    kernel: bool,
+    fn_name: &str,
+) -> Vec<syn::Error> {
+    // A hash of the function's tokens keeps `.shared` names of same-named functions in
+    // different crates or modules apart in the linked PTX module.
+    let text = quote!(#block).to_string();
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    let prefix = format!("__emu_shared_{fn_name}_{hash:016x}");
+    let mut r = Rewriter::new(views, kernel, prefix);
     r.visit_block_mut(block);
     r.errors
 }

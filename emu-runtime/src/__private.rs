@@ -16,6 +16,7 @@ pub use crate::host::{
 #[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::debugger::*;
 
+#[cfg(not(target_arch = "nvptx64"))]
 use core::panic::Location;
 
 /// `v[i]` in a kernel.
@@ -49,6 +50,7 @@ pub fn exit_here() {
 }
 
 /// `shared_array![T; N]`.
+#[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 #[track_caller]
 pub fn shared_array<T: DeviceCopy, const N: usize>(site: &'static SharedSite) -> Shared<T> {
@@ -76,6 +78,19 @@ pub fn global_mut<T: DeviceCopy>(buf: &mut DeviceBuffer<T>, meta: &ViewMeta) -> 
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn meta<T: DeviceCopy>(name: &'static str, buf: &DeviceBuffer<T>) -> ViewMeta {
     ViewMeta { name, declared_at: None, base: buf.raw() as usize, bytes: buf.bytes() }
+}
+
+#[cfg(target_arch = "nvptx64")]
+pub use crate::device::backend::{shared_view, AtomicAddImpl};
+
+/// The alignment of a `.shared` array of `T` (at least 16 bytes).
+pub const fn shared_align<T>() -> usize {
+    let a = core::mem::align_of::<T>();
+    if a > 16 {
+        a
+    } else {
+        16
+    }
 }
 
 /// Asserts at compile time that a kernel's scalar parameter type can be passed to a kernel.

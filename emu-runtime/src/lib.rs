@@ -12,6 +12,7 @@
 //!
 //! Users should depend on the `deviceemu` facade crate, which re-exports what is public here.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
+#![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx, asm_experimental_arch))]
 
 pub mod device;
 

@@ -15,12 +15,24 @@ use super::view::Shared;
 /// let mut tile = shared_array![f32; 256];
 /// tile[thread_idx().x as usize] = 1.0;
 /// ```
+///
+/// Inside `#[kernel]` and `#[device]` functions the attribute rewrites each `shared_array!`
+/// so that, compiled for the GPU, it becomes a `.shared` variable of its own; elsewhere it is
+/// host-only.
 #[macro_export]
 macro_rules! shared_array {
     ($t:ty; $n:expr) => {{
-        static __EMU_SHARED_SITE: $crate::__private::SharedSite =
-            $crate::__private::SharedSite::new(::core::file!(), ::core::line!(), ::core::column!());
-        $crate::__private::shared_array::<$t, { $n }>(&__EMU_SHARED_SITE)
+        #[cfg(not(target_arch = "nvptx64"))]
+        let view = {
+            static __EMU_SHARED_SITE: $crate::__private::SharedSite =
+                $crate::__private::SharedSite::new(::core::file!(), ::core::line!(), ::core::column!());
+            $crate::__private::shared_array::<$t, { $n }>(&__EMU_SHARED_SITE)
+        };
+        #[cfg(target_arch = "nvptx64")]
+        let view: $crate::device::Shared<$t> = ::core::compile_error!(
+            "on the GPU, `shared_array!` only works inside `#[kernel]` and `#[device]` functions"
+        );
+        view
     }};
 }
 

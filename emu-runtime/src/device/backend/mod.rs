@@ -8,12 +8,25 @@
 mod imp;
 
 #[cfg(target_arch = "nvptx64")]
-compile_error!(
-    "the nvptx64 backend of deviceemu's device API is not written yet (see the GPU issue); \
-     build for the host to emulate kernels"
-);
+#[path = "nvptx.rs"]
+mod imp;
+
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "x86_64", target_arch = "aarch64")))]
+compile_error!("deviceemu emulates kernels on x86-64 and AArch64 hosts, and compiles them for nvptx64");
 
 pub(crate) use imp::*;
+
+#[cfg(target_arch = "nvptx64")]
+pub use imp::{shared_view, AtomicAddImpl};
+
+/// The kind of a memory access, for reports.
+#[cfg(target_arch = "nvptx64")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AccessKind {
+    Read,
+    Write,
+    Atomic,
+}
 
 /// Which block-wide barrier a thread is waiting at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
