@@ -119,6 +119,7 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let block = &f.block;
     let close = f.block.brace_token.span.close();
     let exit = quote_spanned!(close=> ::deviceemu::__private::exit_here());
+    let end_line = quote_spanned!(close=> ::core::line!());
     let unsafety = &f.sig.unsafety;
     let call = if unsafety.is_some() {
         quote!(unsafe { #name(#(#args),*) })
@@ -154,6 +155,7 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                     name: #name_str,
                     file: ::core::file!(),
                     line: ::core::line!(),
+                    end_line: #end_line,
                 };
                 #(#setup)*
                 #rt::launch(&__EMU_INFO, __emu_config, move || #call)
@@ -170,7 +172,7 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
 
         #(#attrs)*
-        #[allow(unused_mut, unused_braces, clippy::needless_return)]
+        #[allow(unused_mut, unused_braces, unreachable_code, clippy::needless_return)]
         #[inline]
         #vis #unsafety fn #name(#(#fn_params),*) {
             #(#checks)*
@@ -180,16 +182,14 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// What to emit when the signature is invalid: the errors, the function unchanged (so uses of
-/// its locals do not cascade into more errors), and an empty launcher.
+/// What to emit when the signature is invalid: the errors and the function unchanged, so that
+/// its body and callers do not cascade into more errors.
 fn fallback(f: &ItemFn, errors: Vec<syn::Error>) -> TokenStream {
     let errors = errors.iter().map(syn::Error::to_compile_error);
-    let name = &f.sig.ident;
-    let vis = &f.vis;
     quote! {
         #(#errors)*
-        #[allow(non_camel_case_types, dead_code)]
-        #vis struct #name {}
+        #[allow(dead_code)]
+        #f
     }
 }
 
@@ -213,8 +213,16 @@ pub(crate) fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     }
     let fname = f.sig.ident.to_string();
+    // A helper that calls a barrier reports it at its call site, so that synccheck can place
+    // it in the kernel's body.
+    let calls_barrier = quote!(#f).to_string().split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| {
+        matches!(w, "sync_threads" | "sync_threads_count" | "sync_threads_and" | "sync_threads_or")
+    });
     errors.extend(rewrite_block(&mut f.block, views, false, &fname));
     let errors = errors.iter().map(syn::Error::to_compile_error);
     f.attrs.push(syn::parse_quote!(#[allow(unused_mut)]));
+    if calls_barrier && !f.attrs.iter().any(|a| a.path().is_ident("track_caller")) {
+        f.attrs.push(syn::parse_quote!(#[track_caller]));
+    }
     quote!(#(#errors)* #f)
 }

@@ -1,6 +1,5 @@
 //! Stage 1: parse and validate a kernel's signature.
 
-use syn::spanned::Spanned;
 use syn::{FnArg, Pat, Signature, Type};
 
 /// How a kernel parameter is passed.
@@ -90,19 +89,19 @@ fn classify(ty: &Type) -> Result<ParamKind, syn::Error> {
                 let elem = (*s.elem).clone();
                 Ok(if r.mutability.is_some() { ParamKind::SliceMut { elem } } else { ParamKind::Slice { elem } })
             }
-            _ => Err(syn::Error::new(
-                ty.span(),
+            _ => Err(syn::Error::new_spanned(
+                ty,
                 "kernel parameters cannot be references other than slices: pass scalars by value (`x: f32`), \
                  read-only buffers as `&[T]` and writable buffers as `&mut [T]`",
             )),
         },
         Type::Paren(p) => classify(&p.elem),
-        Type::Ptr(_) => Err(syn::Error::new(
-            ty.span(),
+        Type::Ptr(_) => Err(syn::Error::new_spanned(
+            ty,
             "kernel parameters cannot be raw pointers: use `&[T]` or `&mut [T]` for buffers",
         )),
-        Type::ImplTrait(_) | Type::TraitObject(_) => Err(syn::Error::new(
-            ty.span(),
+        Type::ImplTrait(_) | Type::TraitObject(_) => Err(syn::Error::new_spanned(
+            ty,
             "kernel parameters must have a concrete plain-data type, e.g. `f32`, `u32` or a `#[repr(C)]` struct",
         )),
         _ => Ok(ParamKind::Scalar),

@@ -195,7 +195,7 @@ impl<T: DeviceCopy, const N: usize, K: ViewKind> View<[T; N], K> {
     #[inline(always)]
     #[track_caller]
     pub fn row(&self, i: usize) -> View<T, K> {
-        backend::check_index(self, i, core::mem::size_of::<[T; N]>(), backend::AccessKind::Read);
+        backend::check_index(self, i, core::mem::size_of::<T>(), backend::AccessKind::Read);
         // SAFETY: `i < len`, so row `i` lies inside the memory this view covers, and its `N`
         // elements of `T` are exactly that row.
         unsafe { View::from_raw_parts(self.ptr.add(i) as *mut T, N, self.meta) }

@@ -21,6 +21,8 @@ pub struct KernelInfo {
     pub file: &'static str,
     /// The line of its `fn`.
     pub line: u32,
+    /// The line of the closing brace of its body.
+    pub end_line: u32,
 }
 
 /// Grid and block sizes and dynamic shared bytes of one launch (`<<<grid, block, shared>>>`).

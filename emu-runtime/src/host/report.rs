@@ -177,13 +177,26 @@ impl Finding {
                 let _ = writeln!(out, "{P} Invalid {space} {access} of size {size} bytes");
                 let _ = writeln!(out, "{P}     at {kernel} in {at}");
                 let _ = writeln!(out, "{P}     by thread {thread} in block {block}");
-                let _ = writeln!(out, "{P}     Address {address:#x} is out of bounds");
-                writeln!(
-                    out,
-                    "{P}     index {index} is past the end of {name}, which has {len} element{} \
-                     ({bytes} bytes at {base:#x})",
-                    if *len == 1 { "" } else { "s" }
-                )
+                let inside = *address >= *base && *address < base.saturating_add(*bytes);
+                if inside {
+                    // A column index past the end of a row of `t[r][c]`: the address is still
+                    // inside the array (compute-sanitizer would not see it), but Rust indexing
+                    // is checked per dimension.
+                    writeln!(
+                        out,
+                        "{P}     index {index} is past the end of a row of {len} element{} of {name} \
+                         ({bytes} bytes at {base:#x}); the address {address:#x} lies in another row",
+                        if *len == 1 { "" } else { "s" }
+                    )
+                } else {
+                    let _ = writeln!(out, "{P}     Address {address:#x} is out of bounds");
+                    writeln!(
+                        out,
+                        "{P}     index {index} is past the end of {name}, which has {len} element{} \
+                         ({bytes} bytes at {base:#x})",
+                        if *len == 1 { "" } else { "s" }
+                    )
+                }
             }
             Finding::Panic { message, at, thread, block } => {
                 let _ = writeln!(out, "{P} Kernel panic: {message}");

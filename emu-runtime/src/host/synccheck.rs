@@ -36,8 +36,10 @@
 //!
 //! # Limits
 //!
-//! * Positions are compared within one file: an exit in a different file from the barrier
-//!   (a barrier inside a `#[device]` helper in another module) is treated as an early exit.
+//! * Positions are compared only for barriers in the kernel's own body. A `#[device]` helper
+//!   that calls `sync_threads` directly is `#[track_caller]`, so its barrier is seen at the
+//!   helper's call site in the kernel; a barrier two helpers deep is not positioned, and
+//!   threads exiting around it are treated as early exits (no report).
 //! * A thread that leaves a loop containing a barrier through a `return` placed *after* the
 //!   barrier in the loop body is reported, even when the hardware would tolerate it; put the
 //!   `return` before the barrier, or make the exit uniform across the block.
@@ -46,6 +48,7 @@
 use std::panic::Location;
 
 use crate::host::block::{BlockRun, State};
+use crate::host::launch::KernelInfo;
 use crate::host::report::{thread_ranges, Finding, SourceLocation};
 
 /// What the scheduler should do with the waiting threads.
@@ -58,8 +61,13 @@ pub(crate) enum Verdict {
     Deadlock(Finding),
 }
 
-fn after(exit: &Location<'_>, barrier: &Location<'_>) -> bool {
-    exit.file() == barrier.file() && (exit.line(), exit.column()) > (barrier.line(), barrier.column())
+/// Whether `exit` lies after `barrier` in the kernel's source. Positions are only comparable
+/// when the barrier call is in the kernel's own body (a barrier inside a `#[device]` helper
+/// is seen at the helper's call site, because `#[device]` makes such helpers
+/// `#[track_caller]`).
+fn after(exit: &Location<'_>, barrier: &Location<'_>, kernel: &KernelInfo) -> bool {
+    let in_kernel = barrier.file() == kernel.file && (kernel.line..=kernel.end_line).contains(&barrier.line());
+    in_kernel && exit.file() == barrier.file() && (exit.line(), exit.column()) > (barrier.line(), barrier.column())
 }
 
 /// Decides whether the barrier the block's threads wait at may complete.
@@ -109,7 +117,7 @@ pub(crate) fn verdict(block: &BlockRun<'_>) -> Verdict {
             continue;
         }
         let Some(exit) = s.at.get() else { continue };
-        if after(exit, barrier) {
+        if after(exit, barrier, launch.kernel) {
             match skipped.iter_mut().find(|(l, _)| **l == *exit) {
                 Some((_, v)) => v.push(i as u32),
                 None => skipped.push((exit, vec![i as u32])),

@@ -1,0 +1,266 @@
+//! Build-script helper of deviceemu: compiles a crate's kernels to PTX for the `gpu` feature.
+//!
+//! In the crate that defines kernels, add a `gpu` feature that enables `deviceemu/gpu`, add
+//! `emu-build` as a build-dependency, and a `build.rs`:
+//!
+//! ```no_run
+//! fn main() {
+//!     emu_build::kernels(&["src/kernels.rs"]).unwrap_or_else(|e| panic!("{e}"));
+//! }
+//! ```
+//!
+//! With the `gpu` feature on, this compiles the `#[kernel]` and `#[device]` functions of each
+//! listed file to PTX with rustc's `nvptx64-nvidia-cuda` target, and `#[kernel]` embeds that
+//! PTX in the host binary; without it, it does nothing. From each file it keeps the `use`
+//! declarations, `const` items, `#[repr(C)]` structs and their `DeviceCopy` impls, and the
+//! functions marked `#[kernel]` or `#[device]`; everything else (`main`, tests, host helpers)
+//! is left out, so kernels and host code can share a file. A kernel may only call `#[device]`
+//! functions, `deviceemu`'s device API, `core` and `libm`.
+//!
+//! How: a small `no_std` crate per file is generated under `OUT_DIR`, and a nested cargo runs
+//! `RUSTC_BOOTSTRAP=1 cargo rustc --release --target nvptx64-nvidia-cuda -Zbuild-std=core
+//! --crate-type=cdylib -- -Ctarget-cpu=sm_90 --emit=asm=FILE.ptx` with fat LTO (the recipe of
+//! DESIGN.md §4). It needs the `rust-src` component: `rustup component add rust-src`.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use quote::ToTokens;
+
+/// What went wrong while building PTX.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// A kernel source file could not be read or parsed.
+    Source {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// The `rust-src` component, needed to build `core` for NVPTX, is missing.
+    MissingRustSrc,
+    /// The nested cargo build for NVPTX failed.
+    Compile {
+        /// The file whose kernels failed to build.
+        path: PathBuf,
+        /// The compiler's output.
+        output: String,
+    },
+    /// Something else failed: an environment variable missing, an I/O error.
+    Other(String),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::Source { path, message } => write!(f, "deviceemu: cannot read kernels from {}: {message}", path.display()),
+            BuildError::MissingRustSrc => write!(
+                f,
+                "deviceemu: building kernels for the GPU needs the Rust standard library sources; \
+                 run `rustup component add rust-src` and build again"
+            ),
+            BuildError::Compile { path, output } => write!(
+                f,
+                "deviceemu: compiling the kernels of {} for nvptx64-nvidia-cuda failed:\n{output}",
+                path.display()
+            ),
+            BuildError::Other(m) => write!(f, "deviceemu: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// The name of the PTX file (without extension) for kernels defined in `source`, a path
+/// relative to the crate's manifest directory. `#[kernel]` computes the same name.
+pub fn ptx_name(source: &Path) -> String {
+    source
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// Compiles the kernels of `sources` (paths relative to the manifest directory) to PTX, if
+/// the crate is being built with its `gpu` feature. Call it from `build.rs`.
+pub fn kernels(sources: &[&str]) -> Result<(), BuildError> {
+    for s in sources {
+        println!("cargo:rerun-if-changed={s}");
+    }
+    println!("cargo:rerun-if-env-changed=DEVICEEMU_ROOT");
+    if std::env::var_os("CARGO_FEATURE_GPU").is_none() {
+        return Ok(());
+    }
+    let manifest = PathBuf::from(env("CARGO_MANIFEST_DIR")?);
+    let out = PathBuf::from(env("OUT_DIR")?).join("deviceemu-ptx");
+    let root = match std::env::var("DEP_DEVICEEMU_ROOT").or_else(|_| std::env::var("DEVICEEMU_ROOT")) {
+        Ok(r) => PathBuf::from(r),
+        Err(_) => manifest.clone(), // deviceemu building its own examples and tests
+    };
+    let paths: Vec<PathBuf> = sources.iter().map(PathBuf::from).collect();
+    build(&manifest, &root, &out, &paths)?;
+    println!("cargo:rustc-env=DEVICEEMU_PTX_DIR={}", out.display());
+    Ok(())
+}
+
+/// Builds PTX for `sources` (relative to `manifest`) against the deviceemu at `root`, writing
+/// `out/NAME.ptx` for each. Used by [`kernels`]; public for tools that build PTX outside a
+/// build script.
+pub fn build(manifest: &Path, root: &Path, out: &Path, sources: &[PathBuf]) -> Result<(), BuildError> {
+    check_rust_src()?;
+    std::fs::create_dir_all(out).map_err(|e| BuildError::Other(format!("cannot create {}: {e}", out.display())))?;
+    let target_dir = out.join("target");
+    for rel in sources {
+        let path = manifest.join(rel);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| BuildError::Source { path: path.clone(), message: e.to_string() })?;
+        let kernel_src = extract(&text).map_err(|message| BuildError::Source { path: path.clone(), message })?;
+        let name = ptx_name(rel);
+        let dir = out.join("crates").join(&name);
+        std::fs::create_dir_all(&dir).map_err(|e| BuildError::Other(e.to_string()))?;
+        let manifest_text = format!(
+            "[package]\nname = \"deviceemu-ptx-{pkg}\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n\
+             [lib]\npath = \"lib.rs\"\ncrate-type = [\"cdylib\"]\n\n\
+             [dependencies]\ndeviceemu = {{ path = {root:?} }}\n\n\
+             [profile.release]\nopt-level = 3\ncodegen-units = 1\n\n[workspace]\n",
+            pkg = name.to_lowercase().replace('_', "-"),
+            root = root.display().to_string(),
+        );
+        write_if_changed(&dir.join("Cargo.toml"), &manifest_text)?;
+        let lib = format!(
+            "// Generated by emu-build from {}: its kernels and what they use.\n\
+             #![no_std]\n#![feature(abi_ptx, asm_experimental_arch)]\n#![allow(unused_imports, dead_code)]\n{kernel_src}\n",
+            rel.display()
+        );
+        write_if_changed(&dir.join("lib.rs"), &lib)?;
+        let ptx = out.join(format!("{name}.ptx"));
+        compile(&dir, &target_dir, &ptx).map_err(|output| BuildError::Compile { path: path.clone(), output })?;
+    }
+    Ok(())
+}
+
+fn env(name: &str) -> Result<String, BuildError> {
+    std::env::var(name).map_err(|_| BuildError::Other(format!("{name} is not set; call emu_build::kernels from a build script")))
+}
+
+fn write_if_changed(path: &Path, text: &str) -> Result<(), BuildError> {
+    if std::fs::read_to_string(path).ok().as_deref() != Some(text) {
+        std::fs::write(path, text).map_err(|e| BuildError::Other(format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
+fn check_rust_src() -> Result<(), BuildError> {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let out = Command::new(rustc).args(["--print", "sysroot"]).output().map_err(|e| BuildError::Other(e.to_string()))?;
+    let sysroot = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let core = Path::new(&sysroot).join("lib/rustlib/src/rust/library/core/Cargo.toml");
+    if core.exists() {
+        Ok(())
+    } else {
+        Err(BuildError::MissingRustSrc)
+    }
+}
+
+/// Runs the nested cargo that turns the generated crate in `dir` into `ptx`.
+fn compile(dir: &Path, target_dir: &Path, ptx: &Path) -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(dir)
+        .args(["rustc", "--release", "--quiet", "--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core", "--crate-type=cdylib"])
+        .arg("--target-dir")
+        .arg(target_dir)
+        .arg("--")
+        .args(["-Ctarget-cpu=sm_90", "-Clinker=true"])
+        .arg(format!("--emit=asm={}", ptx.display()));
+    // The outer build's variables would leak into the nested one (DESIGN.md §4).
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy().into_owned();
+        if matches!(
+            k.as_str(),
+            "RUSTC" | "RUSTC_WRAPPER" | "RUSTC_WORKSPACE_WRAPPER" | "RUSTFLAGS" | "CARGO_ENCODED_RUSTFLAGS"
+                | "CARGO_TARGET_DIR" | "CARGO_BUILD_TARGET" | "RUSTUP_TOOLCHAIN" | "CARGO_MAKEFLAGS" | "DEVICEEMU_PTX_DIR"
+        ) || k.starts_with("CARGO_FEATURE_")
+            || k.starts_with("CARGO_CFG_")
+            || k.starts_with("CARGO_PKG_")
+            || k.starts_with("DEP_")
+        {
+            cmd.env_remove(&k);
+        }
+    }
+    cmd.env("RUSTC_BOOTSTRAP", "1").env("CARGO_PROFILE_RELEASE_LTO", "fat");
+    let output = cmd.output().map_err(|e| format!("cannot run cargo: {e}"))?;
+    if output.status.success() && ptx.exists() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&output.stderr).into_owned())
+    }
+}
+
+fn has_attr(attrs: &[syn::Attribute], name: &str) -> bool {
+    attrs.iter().any(|a| a.path().segments.last().is_some_and(|s| s.ident == name))
+}
+
+fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| a.path().is_ident("cfg") && a.to_token_stream().to_string().contains("test"))
+}
+
+/// Keeps the items of `source` that kernels need: `use`, `const`, `#[repr(C)]` structs and
+/// their `DeviceCopy` impls, `#[kernel]` and `#[device]` functions.
+pub fn extract(source: &str) -> Result<String, String> {
+    let file = syn::parse_file(source).map_err(|e| e.to_string())?;
+    let mut keep = Vec::new();
+    for item in file.items {
+        let kept = match &item {
+            syn::Item::Use(u) => !is_cfg_test(&u.attrs),
+            syn::Item::Const(c) => !is_cfg_test(&c.attrs),
+            syn::Item::Fn(f) => has_attr(&f.attrs, "kernel") || has_attr(&f.attrs, "device"),
+            syn::Item::Struct(s) => has_attr(&s.attrs, "repr") && !is_cfg_test(&s.attrs),
+            syn::Item::Impl(i) => i
+                .trait_
+                .as_ref()
+                .is_some_and(|(_, p, _)| p.segments.last().is_some_and(|s| s.ident == "DeviceCopy" || s.ident == "Clone" || s.ident == "Copy")),
+            _ => false,
+        };
+        if kept {
+            keep.push(item.to_token_stream().to_string());
+        }
+    }
+    Ok(keep.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extract_keeps_kernels_and_drops_host_code() {
+        let src = r#"
+            use deviceemu::prelude::*;
+            const N: usize = 4;
+            #[kernel] fn k(x: &mut [f32]) { x[0] = 1.0; }
+            #[device] fn helper(a: f32) -> f32 { a }
+            fn main() { println!("host"); }
+            #[test] fn t() {}
+            #[repr(C)] #[derive(Clone, Copy)] struct P { a: f32 }
+            unsafe impl DeviceCopy for P {}
+            struct HostOnly(Vec<u8>);
+        "#;
+        let out = extract(src).unwrap();
+        assert!(out.contains("fn k"));
+        assert!(out.contains("fn helper"));
+        assert!(out.contains("const N"));
+        assert!(out.contains("struct P"));
+        assert!(out.contains("DeviceCopy for P"));
+        assert!(!out.contains("fn main"));
+        assert!(!out.contains("fn t"));
+        assert!(!out.contains("HostOnly"));
+    }
+
+    #[test]
+    fn ptx_names_are_path_based() {
+        assert_eq!(ptx_name(Path::new("examples/saxpy.rs")), "examples_saxpy_rs");
+    }
+}
