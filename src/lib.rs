@@ -36,7 +36,7 @@ pub use emu_runtime::device::{
     Shared, Space, View,
 };
 pub use emu_runtime::device::{intrinsics, math};
-pub use emu_runtime::shared_array;
+pub use emu_runtime::{kprint, kprintln, shared_array};
 #[cfg(not(target_arch = "nvptx64"))]
 pub use emu_runtime::{
     get_last_error, peek_at_last_error, set_config, with_config, Access, BlockOrder, Checks, Config, DeviceBuffer,
@@ -61,7 +61,7 @@ macro_rules! launch {
 /// Everything a kernel file needs: `use deviceemu::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        block_dim, block_idx, device, dynamic_shared, grid_dim, kernel, shared_array, sync_threads,
+        block_dim, block_idx, device, dynamic_shared, grid_dim, kernel, kprint, kprintln, shared_array, sync_threads,
         sync_threads_and, sync_threads_count, sync_threads_or, thread_fence, thread_fence_block, thread_idx,
         DeviceCopy, Dim3, Global, GlobalMut, Shared,
     };

@@ -844,12 +844,13 @@ fn kernel_panic_message_is_formatted() {
     assert_has(&text, "by thread (13,0,0) in block (0,0,0)");
 }
 
+#[device]
 fn recurse(n: u64) -> u64 {
     let a = [n; 64];
     if n == 0 {
         0
     } else {
-        std::hint::black_box(a)[3] + recurse(n - 1)
+        core::hint::black_box(a)[3] + recurse(n - 1)
     }
 }
 

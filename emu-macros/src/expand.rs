@@ -67,6 +67,7 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut args = Vec::new();
     let mut checks = Vec::new();
     let mut ptx_params = Vec::new();
+    let mut gpu_args = Vec::new();
     let mut ptx_setup = Vec::new();
     for p in &params {
         let pname = &p.name;
@@ -78,6 +79,7 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                 launch_params.push(quote!(#pname: #ty));
                 checks.push(quote_spanned!(ty.span()=> const _: () = #rt::assert_kernel_scalar::<#ty>();));
                 ptx_params.push(quote!(#pname: #ty));
+                gpu_args.push(quote!(#rt::GpuArg::scalar(&#pname)));
             }
             ParamKind::Slice { elem } => {
                 fn_params.push(quote!(#mutability #pname: #rt::Global<#elem>));
@@ -86,9 +88,10 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                 let pstr = pname.to_string();
                 setup.push(quote! {
                     let #meta = #rt::meta(#pstr, #pname);
-                    let #pname = #rt::global(#pname, &#meta);
+                    let #pname = #rt::global(#pname, &#meta)?;
                 });
                 let len = format_ident!("{}_len", pname);
+                gpu_args.push(quote!(#rt::GpuArg::buffer(&*#pname)));
                 ptx_params.push(quote!(#pname: *const #elem, #len: usize));
                 ptx_setup.push(quote! {
                     // SAFETY: the host passes a device pointer to `len` elements.
@@ -102,9 +105,10 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                 let pstr = pname.to_string();
                 setup.push(quote! {
                     let #meta = #rt::meta(#pstr, &*#pname);
-                    let #pname = #rt::global_mut(#pname, &#meta);
+                    let #pname = #rt::global_mut(#pname, &#meta)?;
                 });
                 let len = format_ident!("{}_len", pname);
+                gpu_args.push(quote!(#rt::GpuArg::buffer(&*#pname)));
                 ptx_params.push(quote!(#pname: *mut #elem, #len: usize));
                 ptx_setup.push(quote! {
                     // SAFETY: the host passes a device pointer to `len` elements.
@@ -129,6 +133,10 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let errors = errors.iter().map(syn::Error::to_compile_error);
 
     let entry = format_ident!("__emu_entry_{}", name);
+    let ptx = match embedded_ptx() {
+        Some(path) => quote!(::core::option::Option::Some(::core::include_str!(#path))),
+        None => quote!(::core::option::Option::None),
+    };
     quote! {
         #(#errors)*
 
@@ -157,6 +165,12 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                     line: ::core::line!(),
                     end_line: #end_line,
                 };
+                const __EMU_PTX: ::core::option::Option<&'static str> = #ptx;
+                if let ::core::option::Option::Some(r) =
+                    #rt::launch_on_gpu(&__EMU_INFO, __EMU_PTX, __emu_config, &[#(#gpu_args),*])
+                {
+                    return r;
+                }
                 #(#setup)*
                 #rt::launch(&__EMU_INFO, __emu_config, move || #call)
             }
@@ -225,4 +239,21 @@ pub(crate) fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
         f.attrs.push(syn::parse_quote!(#[track_caller]));
     }
     quote!(#(#errors)* #f)
+}
+
+/// The PTX file `emu-build` made for the file being compiled, if any: the build script sets
+/// `DEVICEEMU_PTX_DIR` and names each file after the source's path relative to the manifest.
+fn embedded_ptx() -> Option<String> {
+    let dir = std::env::var("DEVICEEMU_PTX_DIR").ok()?;
+    let file = proc_macro::Span::call_site().local_file()?;
+    let manifest = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").ok()?);
+    let abs = if file.is_absolute() { file } else { std::env::current_dir().ok()?.join(file) };
+    let rel = abs.strip_prefix(&manifest).ok()?;
+    let name: String = rel
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let path = std::path::Path::new(&dir).join(format!("{name}.ptx"));
+    path.exists().then(|| path.to_string_lossy().into_owned())
 }

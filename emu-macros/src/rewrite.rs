@@ -288,6 +288,13 @@ impl Rewriter {
         if mac.path.segments.last().is_some_and(|s| s.ident == "shared_array") {
             return;
         }
+        // `println!`/`print!` work on the GPU too, through the device printf.
+        if mac.path.is_ident("println") || mac.path.is_ident("print") {
+            let span = mac.path.segments[0].ident.span();
+            let k = if mac.path.is_ident("println") { "kprintln" } else { "kprint" };
+            let k = syn::Ident::new(k, span);
+            mac.path = syn::parse_quote_spanned!(span=> ::deviceemu::#k);
+        }
         let parser = Punctuated::<Expr, Token![,]>::parse_terminated;
         let Ok(mut args) = syn::parse::Parser::parse2(parser, mac.tokens.clone()) else { return };
         let before = self.changed;

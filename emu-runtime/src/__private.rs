@@ -8,7 +8,7 @@ pub use crate::device::{DeviceCopy, Dim3, Global, GlobalMut, Shared, View, ViewK
 #[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::{
     buffer::DeviceBuffer,
-    launch::{launch, KernelInfo, LaunchConfig},
+    launch::{launch, launch_on_gpu, GpuArg, KernelInfo, LaunchConfig},
     shared_mem::SharedSite,
 };
 
@@ -18,6 +18,8 @@ pub use crate::host::debugger::*;
 
 #[cfg(not(target_arch = "nvptx64"))]
 use core::panic::Location;
+
+pub use crate::device::print::kprint_args;
 
 /// `v[i]` in a kernel.
 #[inline(always)]
@@ -61,23 +63,23 @@ pub fn shared_array<T: DeviceCopy, const N: usize>(site: &'static SharedSite) ->
 ///
 /// `meta` must outlive the launch.
 #[cfg(not(target_arch = "nvptx64"))]
-pub fn global<T: DeviceCopy>(buf: &DeviceBuffer<T>, meta: &ViewMeta) -> Global<T> {
+pub fn global<T: DeviceCopy>(buf: &DeviceBuffer<T>, meta: &ViewMeta) -> Result<Global<T>, crate::Error> {
     // SAFETY: the buffer is borrowed for the whole launch by the launcher, so its memory is
     // valid for `len` elements; kernels access it only through views.
-    unsafe { View::from_raw_parts(buf.raw(), buf.len(), meta) }
+    Ok(unsafe { View::from_raw_parts(buf.raw()?, buf.len(), meta) })
 }
 
 /// A writable view of a device buffer, for a `&mut [T]` kernel parameter.
 #[cfg(not(target_arch = "nvptx64"))]
-pub fn global_mut<T: DeviceCopy>(buf: &mut DeviceBuffer<T>, meta: &ViewMeta) -> GlobalMut<T> {
+pub fn global_mut<T: DeviceCopy>(buf: &mut DeviceBuffer<T>, meta: &ViewMeta) -> Result<GlobalMut<T>, crate::Error> {
     // SAFETY: as in `global`; the `&mut` borrow keeps the host from touching it meanwhile.
-    unsafe { View::from_raw_parts(buf.raw(), buf.len(), meta) }
+    Ok(unsafe { View::from_raw_parts(buf.raw()?, buf.len(), meta) })
 }
 
 /// The description of a buffer parameter for reports.
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn meta<T: DeviceCopy>(name: &'static str, buf: &DeviceBuffer<T>) -> ViewMeta {
-    ViewMeta { name, declared_at: None, base: buf.raw() as usize, bytes: buf.bytes() }
+    ViewMeta { name, declared_at: None, base: buf.as_ptr() as usize, bytes: buf.bytes() }
 }
 
 #[cfg(target_arch = "nvptx64")]

@@ -19,10 +19,14 @@ pub mod device;
 #[cfg(not(target_arch = "nvptx64"))]
 mod host;
 
+/// The GPU side of launches (the `gpu` feature).
+#[cfg(all(feature = "gpu", not(target_arch = "nvptx64")))]
+pub mod gpu;
+
 #[cfg(not(target_arch = "nvptx64"))]
 pub use host::{
     buffer::DeviceBuffer,
-    config::{BlockOrder, Checks, Config},
+    config::{BlockOrder, Checks, Config, Target},
     error::Error,
     launch::{KernelInfo, LaunchConfig},
     last_error::{get_last_error, peek_at_last_error},

@@ -9,6 +9,7 @@ pub(crate) mod backend;
 mod builtins;
 mod copy;
 mod dim;
+pub(crate) mod print;
 pub mod intrinsics;
 pub mod math;
 mod shared;

@@ -17,8 +17,12 @@ const ALIGN: usize = 256;
 /// Launches are synchronous, so the host methods below see the kernel's results as soon as
 /// `launch!` returns.
 pub struct DeviceBuffer<T: DeviceCopy> {
+    /// Emulator memory (dangling when the buffer lives on the GPU).
     ptr: NonNull<T>,
     len: usize,
+    /// GPU memory, when the buffer was created with the GPU as target.
+    #[cfg(feature = "gpu")]
+    dev: Option<crate::gpu::DeviceAlloc>,
     marker: PhantomData<T>,
 }
 
@@ -37,6 +41,11 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
 
     fn alloc_zeroed(len: usize) -> Result<Self, Error> {
         let layout = Self::layout(len)?;
+        #[cfg(feature = "gpu")]
+        if crate::host::config::effective()?.get_target() == crate::host::config::Target::Gpu {
+            let dev = crate::gpu::DeviceAlloc::zeroed(layout.size())?;
+            return Ok(DeviceBuffer { ptr: NonNull::dangling(), len, dev: Some(dev), marker: PhantomData });
+        }
         let ptr = if layout.size() == 0 {
             NonNull::dangling()
         } else {
@@ -44,7 +53,33 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
             let p = unsafe { alloc::alloc_zeroed(layout) } as *mut T;
             NonNull::new(p).ok_or(Error::MemoryAllocation { bytes: layout.size() })?
         };
-        Ok(DeviceBuffer { ptr, len, marker: PhantomData })
+        Ok(DeviceBuffer {
+            ptr,
+            len,
+            #[cfg(feature = "gpu")]
+            dev: None,
+            marker: PhantomData,
+        })
+    }
+
+    /// The GPU allocation, if the buffer lives on the GPU.
+    #[cfg(feature = "gpu")]
+    fn gpu(&self) -> Option<&crate::gpu::DeviceAlloc> {
+        self.dev.as_ref()
+    }
+    #[cfg(not(feature = "gpu"))]
+    fn gpu(&self) -> Option<&NoGpu> {
+        None
+    }
+
+    /// The device address and length the GPU entry takes, or `None` for emulator memory.
+    pub(crate) fn device_address(&self) -> Option<(u64, usize)> {
+        self.gpu().map(|d| (device_ptr(d), self.len))
+    }
+
+    /// Whether the buffer lives in GPU memory (else in the emulator's).
+    pub fn is_on_gpu(&self) -> bool {
+        self.gpu().is_some()
     }
 
     /// A buffer of `len` elements, all zero (`cudaMalloc` + `cudaMemset(0)`).
@@ -65,7 +100,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// A buffer holding a copy of `data` (`cudaMalloc` + `cudaMemcpy` host to device).
     pub fn from_slice(data: &[T]) -> Result<Self, Error> {
         let mut b = Self::alloc_zeroed(data.len())?;
-        b.as_mut_slice().copy_from_slice(data);
+        b.copy_from_slice(data)?;
         Ok(b)
     }
 
@@ -81,6 +116,12 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
 
     /// Copies the buffer to a new `Vec` (`cudaMemcpy` device to host).
     pub fn to_vec(&self) -> Result<Vec<T>, Error> {
+        if let Some(d) = self.gpu() {
+            // All-zero bytes are a valid `T`; the download overwrites them.
+            let mut v = vec![zeroed_value::<T>(); self.len];
+            d.download(&mut v)?;
+            return Ok(v);
+        }
         Ok(self.as_slice().to_vec())
     }
 
@@ -97,6 +138,9 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
                 ),
             });
         }
+        if let Some(d) = self.gpu() {
+            return d.upload(data);
+        }
         self.as_mut_slice().copy_from_slice(data);
         Ok(())
     }
@@ -111,6 +155,9 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
                     self.len
                 ),
             });
+        }
+        if let Some(d) = self.gpu() {
+            return d.download(out);
         }
         out.copy_from_slice(self.as_slice());
         Ok(())
@@ -127,14 +174,28 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
 
-    /// The device address of the first element.
+    /// The address of the first element: in emulator memory, or on the GPU for a buffer that
+    /// lives there. Do not dereference it.
     pub fn as_ptr(&self) -> *const T {
-        self.ptr.as_ptr()
+        match self.gpu() {
+            Some(d) => device_ptr(d) as usize as *const T,
+            None => self.ptr.as_ptr(),
+        }
     }
 
-    /// The raw pointer handed to views by the launcher.
-    pub(crate) fn raw(&self) -> *mut T {
-        self.ptr.as_ptr()
+    /// The emulator-memory pointer handed to views by the launcher, or an error for a buffer
+    /// that lives on the GPU.
+    pub(crate) fn raw(&self) -> Result<*mut T, Error> {
+        if self.gpu().is_some() {
+            let e = Error::InvalidValue {
+                message: "a kernel was launched in the emulator with a buffer in GPU memory; create buffers \
+                          under the same target as the launch (EMU_TARGET / Config::target)"
+                    .into(),
+            };
+            crate::host::last_error::record(&e);
+            return Err(e);
+        }
+        Ok(self.ptr.as_ptr())
     }
 
     /// Size in bytes.
@@ -145,6 +206,9 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
 
 impl<T: DeviceCopy> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
+        if self.gpu().is_some() {
+            return; // the `DeviceAlloc` frees itself
+        }
         let layout = Self::layout(self.len).expect("layout was valid at allocation");
         if layout.size() != 0 {
             // SAFETY: allocated in `alloc_zeroed` with this layout.
@@ -159,6 +223,37 @@ impl<T: DeviceCopy + fmt::Debug> fmt::Debug for DeviceBuffer<T> {
     }
 }
 
+#[cfg(feature = "gpu")]
+fn device_ptr(d: &crate::gpu::DeviceAlloc) -> u64 {
+    d.ptr
+}
+#[cfg(not(feature = "gpu"))]
+fn device_ptr(d: &NoGpu) -> u64 {
+    match *d {}
+}
+
+/// The all-zero value of `T`.
+fn zeroed_value<T: DeviceCopy>() -> T {
+    // SAFETY: all-zero bytes are a valid `T` (a `DeviceCopy` requirement).
+    unsafe { std::mem::zeroed() }
+}
+
+/// Stands in for the GPU allocation when the `gpu` feature is off (never constructed).
+#[cfg(not(feature = "gpu"))]
+#[derive(Debug)]
+pub(crate) enum NoGpu {}
+
+#[cfg(not(feature = "gpu"))]
+impl NoGpu {
+    #[allow(clippy::unused_self)]
+    fn upload<T>(&self, _: &[T]) -> Result<(), Error> {
+        match *self {}
+    }
+    fn download<T>(&self, _: &mut [T]) -> Result<(), Error> {
+        match *self {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,7 +262,7 @@ mod tests {
     fn roundtrip_and_errors() {
         let mut b = DeviceBuffer::from_slice(&[1u32, 2, 3]).unwrap();
         assert_eq!(b.to_vec().unwrap(), vec![1, 2, 3]);
-        assert_eq!(b.as_ptr() as usize % 256, 0);
+        assert_eq!(b.raw().unwrap() as usize % 256, 0);
         b.copy_from_slice(&[4, 5, 6]).unwrap();
         assert_eq!(b.to_vec().unwrap(), vec![4, 5, 6]);
         let e = b.copy_from_slice(&[1]).unwrap_err();

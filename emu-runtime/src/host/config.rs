@@ -10,6 +10,7 @@
 //! | `EMU_CHECK`      | comma list of `memcheck`, `racecheck`, `initcheck`, `synccheck`, or `all`, `none` | `memcheck,synccheck` |
 //! | `EMU_STACK_SIZE` | bytes, with optional `K`/`M` suffix      | `256K`     |
 //! | `EMU_WARP_SIZE`  | `32`, `1`                                | `32`       |
+//! | `EMU_TARGET`     | `emulator`, `gpu` (with the `gpu` feature) | `gpu` with the feature, else `emulator` |
 //! | `EMU_SCHEDULE`   | `fibers` (`threads` is not implemented yet) | `fibers` |
 
 use std::cell::RefCell;
@@ -25,6 +26,26 @@ pub enum BlockOrder {
     Parallel,
     /// Blocks run one after another, in linear order, on the launching thread.
     Serial,
+}
+
+/// Where launches run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// On the CPU, in the emulator.
+    Emulator,
+    /// On the GPU (needs the `gpu` feature and a CUDA driver).
+    Gpu,
+}
+
+impl Default for Target {
+    /// The GPU when deviceemu is built with its `gpu` feature, the emulator otherwise.
+    fn default() -> Self {
+        if cfg!(feature = "gpu") {
+            Target::Gpu
+        } else {
+            Target::Emulator
+        }
+    }
 }
 
 /// Which bug checkers are on.
@@ -77,6 +98,7 @@ pub struct Config {
     stack_size: usize,
     warp_size: u32,
     max_shared_bytes: usize,
+    target: Target,
 }
 
 impl Default for Config {
@@ -88,6 +110,7 @@ impl Default for Config {
             stack_size: 256 * 1024,
             warp_size: 32,
             max_shared_bytes: 48 * 1024,
+            target: Target::default(),
         }
     }
 }
@@ -123,6 +146,18 @@ impl Config {
                 "32" => 32,
                 "1" => 1,
                 _ => return Err(invalid("EMU_WARP_SIZE", v, "`32`, `1`")),
+            };
+        }
+        if let Some(v) = var("EMU_TARGET") {
+            c.target = match v.trim() {
+                "emulator" | "emu" => Target::Emulator,
+                "gpu" if cfg!(feature = "gpu") => Target::Gpu,
+                "gpu" => {
+                    return Err(Error::NotSupported {
+                        message: "EMU_TARGET=gpu needs deviceemu built with its `gpu` feature (cargo --features gpu)".into(),
+                    })
+                }
+                _ => return Err(invalid("EMU_TARGET", v, "`emulator`, `gpu`")),
             };
         }
         if let Some(v) = var("EMU_SCHEDULE") {
@@ -184,6 +219,15 @@ impl Config {
         self
     }
 
+    /// Runs launches (and allocates buffers) in the emulator or on the GPU.
+    pub fn target(mut self, target: Target) -> Self {
+        self.target = target;
+        self
+    }
+    /// Where launches run.
+    pub fn get_target(&self) -> Target {
+        self.target
+    }
     /// The block order.
     pub fn get_blocks(&self) -> BlockOrder {
         self.blocks

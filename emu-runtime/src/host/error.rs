@@ -44,6 +44,21 @@ pub enum Error {
         /// What, and what to use instead.
         message: String,
     },
+    /// No CUDA driver or device is present (`cudaErrorNoDevice`, 100).
+    NoDevice {
+        /// What was looked for, and how to go on without a GPU.
+        message: String,
+    },
+    /// The CUDA driver reported an error while running on the GPU; `code` is its number, which
+    /// for launch failures equals the runtime's (700, 701, 719, ...).
+    Driver {
+        /// The CUDA error code.
+        code: i32,
+        /// The driver's name for it, e.g. `CUDA_ERROR_ILLEGAL_ADDRESS`.
+        name: String,
+        /// What deviceemu was doing, and the driver's description.
+        message: String,
+    },
     /// A kernel accessed memory out of bounds (`cudaErrorIllegalAddress`, 700).
     IllegalAddress(Arc<LaunchReport>),
     /// A kernel needed more resources than the launch may use (`cudaErrorLaunchOutOfResources`,
@@ -62,6 +77,8 @@ impl Error {
             Error::MemoryAllocation { .. } => 2,
             Error::InvalidConfiguration { .. } => 9,
             Error::NotSupported { .. } => 801,
+            Error::NoDevice { .. } => 100,
+            Error::Driver { code, .. } => *code,
             Error::IllegalAddress(_) => 700,
             Error::LaunchOutOfResources(_) => 701,
             Error::LaunchFailure(_) => 719,
@@ -78,6 +95,7 @@ impl Error {
             701 => "cudaErrorLaunchOutOfResources",
             719 => "cudaErrorLaunchFailure",
             801 => "cudaErrorNotSupported",
+            100 => "cudaErrorNoDevice",
             _ => "cudaErrorUnknown",
         }
     }
@@ -115,6 +133,8 @@ impl fmt::Display for Error {
                 write!(f, "invalid configuration for kernel `{kernel}`: {message} (nothing ran)")
             }
             Error::NotSupported { message } => write!(f, "not supported: {message}"),
+            Error::NoDevice { message } => write!(f, "no CUDA device: {message}"),
+            Error::Driver { code, name, message } => write!(f, "CUDA error {code} ({name}): {message}"),
             Error::IllegalAddress(r) | Error::LaunchOutOfResources(r) | Error::LaunchFailure(r) => {
                 write!(f, "kernel `{}` failed ({}, code {}):\n{r}", r.kernel(), self.name(), self.code())
             }

@@ -44,6 +44,59 @@ impl LaunchConfig {
     }
 }
 
+/// A kernel argument as the GPU entry point takes it (built by `#[kernel]`'s launcher).
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum GpuArg<'a> {
+    /// A scalar: the address of its value.
+    Scalar(*const std::ffi::c_void, std::marker::PhantomData<&'a ()>),
+    /// A buffer: device address and element count, or `None` for a buffer in emulator memory.
+    Buffer(Option<(u64, usize)>),
+}
+
+impl<'a> GpuArg<'a> {
+    /// A scalar argument.
+    pub fn scalar<T>(value: &'a T) -> Self {
+        GpuArg::Scalar(value as *const T as *const std::ffi::c_void, std::marker::PhantomData)
+    }
+    /// A buffer argument.
+    pub fn buffer<T: crate::device::DeviceCopy>(buf: &'a crate::host::buffer::DeviceBuffer<T>) -> Self {
+        GpuArg::Buffer(buf.device_address())
+    }
+}
+
+/// Runs the launch on the GPU when the launch's target is the GPU; `None` when it is the
+/// emulator (always, without the `gpu` feature).
+#[doc(hidden)]
+pub fn launch_on_gpu(
+    kernel: &'static KernelInfo,
+    ptx: Option<&'static str>,
+    cfg: LaunchConfig,
+    args: &[GpuArg<'_>],
+) -> Option<Result<(), Error>> {
+    let config = match config::effective() {
+        Ok(c) => c,
+        Err(e) => {
+            last_error::record(&e);
+            return Some(Err(e));
+        }
+    };
+    if config.get_target() != config::Target::Gpu {
+        return None;
+    }
+    #[cfg(feature = "gpu")]
+    let r = crate::gpu::launch(kernel, ptx, cfg, config.get_max_shared_bytes(), args);
+    #[cfg(not(feature = "gpu"))]
+    let r = {
+        let _ = (kernel, ptx, cfg, args);
+        Err(Error::NotSupported { message: "EMU_TARGET=gpu needs deviceemu built with its `gpu` feature".into() })
+    };
+    if let Err(e) = &r {
+        last_error::record(e);
+    }
+    Some(r)
+}
+
 /// The limits of the emulated device: an sm_90 (H100/H200) profile.
 pub(crate) mod limits {
     use crate::device::Dim3;

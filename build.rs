@@ -1,0 +1,39 @@
+//! Build script of deviceemu.
+//!
+//! * Tells crates that depend on deviceemu where it lives (`DEP_DEVICEEMU_ROOT`), so that their
+//!   `emu_build::kernels` can compile kernels against the same deviceemu.
+//! * With the `gpu` feature, compiles the kernels of this package's examples and tests to PTX.
+
+use std::path::Path;
+
+fn main() {
+    let root = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    println!("cargo:root={root}");
+    println!("cargo:rerun-if-changed=build.rs");
+    if std::env::var_os("CARGO_FEATURE_GPU").is_none() {
+        return;
+    }
+    let mut sources = Vec::new();
+    for dir in ["examples", "tests"] {
+        println!("cargo:rerun-if-changed={dir}");
+        let Ok(entries) = std::fs::read_dir(Path::new(&root).join(dir)) else { continue };
+        let mut files: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+        files.sort();
+        for path in files {
+            let has_kernels = path.extension().is_some_and(|e| e == "rs")
+                && std::fs::read_to_string(&path).is_ok_and(|t| t.contains("#[kernel]"));
+            if has_kernels {
+                let rel = path.strip_prefix(&root).expect("under the manifest dir").to_string_lossy().into_owned();
+                sources.push(rel);
+            }
+        }
+    }
+    // Build each file on its own, so that one file whose kernels cannot target the GPU (e.g. a
+    // kernel using `println!`) does not stop the others; its kernels then say they have no PTX.
+    for s in &sources {
+        if let Err(e) = emu_build::kernels(&[s.as_str()]) {
+            let first = e.to_string().lines().take(12).collect::<Vec<_>>().join(" | ");
+            println!("cargo:warning=no PTX for {s}: {first}");
+        }
+    }
+}

@@ -1,0 +1,296 @@
+//! The `gpu` feature: the same kernels on an NVIDIA GPU, through the CUDA driver API.
+//!
+//! Layered as cudarc is: `cudarc::driver::{sys, result, safe}` does the driver calls; this
+//! module keeps one context per process, loads each kernel's embedded PTX module once, copies
+//! buffers, checks launch configurations against the real device's limits and maps driver
+//! errors into [`Error`](crate::Error) with CUDA's numbers.
+//!
+//! Kernel parameters are passed as the `ptx-kernel` entry `#[kernel]` emits expects them:
+//! scalars by value, each `&[T]`/`&mut [T]` as a device pointer followed by a `usize` length.
+
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
+use cudarc::driver::{result, CudaContext, CudaFunction, CudaModule, CudaStream, DriverError};
+
+use crate::host::error::Error;
+use crate::host::launch::{GpuArg, KernelInfo, LaunchConfig};
+
+/// The process's GPU: the first device, its primary context and a stream.
+pub(crate) struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    modules: Mutex<HashMap<usize, Arc<CudaModule>>>,
+    functions: Mutex<HashMap<(usize, &'static str), CudaFunction>>,
+    limits: Limits,
+}
+
+struct Limits {
+    max_threads: u32,
+    max_block: [u32; 3],
+    max_grid: [u32; 3],
+    max_shared_optin: usize,
+}
+
+static GPU: OnceLock<Result<Gpu, Error>> = OnceLock::new();
+
+/// The GPU, started on first use.
+pub(crate) fn gpu() -> Result<&'static Gpu, Error> {
+    GPU.get_or_init(Gpu::start).as_ref().map_err(Clone::clone)
+}
+
+/// Whether a CUDA driver and at least one device are present.
+pub fn available() -> bool {
+    gpu().is_ok()
+}
+
+pub(crate) fn driver_error(e: DriverError, what: &str) -> Error {
+    let code = e.0 as i32;
+    let name = e.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("CUDA error {code}"));
+    let text = e.error_string().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    if code == sys::cudaError_enum::CUDA_ERROR_NO_DEVICE as i32 {
+        return Error::NoDevice { message: format!("{what}: {name}: {text}") };
+    }
+    Error::Driver { code, name, message: format!("{what}: {text}") }
+}
+
+impl Gpu {
+    fn start() -> Result<Gpu, Error> {
+        // SAFETY: only probes whether the driver library can be loaded.
+        if !unsafe { sys::is_culib_present() } {
+            return Err(Error::NoDevice {
+                message: "no CUDA driver (libcuda.so) was found; install the NVIDIA driver, or build without \
+                          the `gpu` feature (or set EMU_TARGET=emulator) to emulate"
+                    .into(),
+            });
+        }
+        let ctx = CudaContext::new(0).map_err(|e| driver_error(e, "starting the GPU"))?;
+        let stream = ctx.default_stream();
+        let attr = |a: Attr| ctx.attribute(a).map(|v| v as u32).map_err(|e| driver_error(e, "reading device limits"));
+        let limits = Limits {
+            max_threads: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            max_block: [
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+            ],
+            max_grid: [
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+            ],
+            max_shared_optin: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as usize,
+        };
+        Ok(Gpu { ctx, stream, modules: Mutex::new(HashMap::new()), functions: Mutex::new(HashMap::new()), limits })
+    }
+
+    pub(crate) fn bind(&self) -> Result<(), Error> {
+        self.ctx.bind_to_thread().map_err(|e| driver_error(e, "binding the GPU context"))
+    }
+
+    fn function(&self, kernel: &'static KernelInfo, ptx: &'static str) -> Result<CudaFunction, Error> {
+        let key = (ptx.as_ptr() as usize, kernel.name);
+        if let Some(f) = self.functions.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return Ok(f.clone());
+        }
+        let module = {
+            let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
+            match modules.get(&key.0) {
+                Some(m) => m.clone(),
+                None => {
+                    let m = self
+                        .ctx
+                        .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+                        .map_err(|e| driver_error(e, "loading the kernels' PTX module"))?;
+                    modules.insert(key.0, m.clone());
+                    m
+                }
+            }
+        };
+        let f = module
+            .load_function(kernel.name)
+            .map_err(|e| driver_error(e, &format!("finding kernel `{}` in its PTX module", kernel.name)))?;
+        self.functions.lock().unwrap_or_else(|e| e.into_inner()).insert(key, f.clone());
+        Ok(f)
+    }
+
+    fn validate(&self, kernel: &KernelInfo, cfg: &LaunchConfig, max_shared: usize) -> Result<(), Error> {
+        let bad = |message: String| Err(Error::InvalidConfiguration { kernel: kernel.name, message });
+        let (g, b, l) = (cfg.grid, cfg.block, &self.limits);
+        if [g.x, g.y, g.z, b.x, b.y, b.z].contains(&0) {
+            return bad(format!("grid {g} and block {b} must have every dimension at least 1"));
+        }
+        if b.count() > l.max_threads as u64 {
+            return bad(format!("block {b} has {} threads; this GPU allows at most {}", b.count(), l.max_threads));
+        }
+        if b.x > l.max_block[0] || b.y > l.max_block[1] || b.z > l.max_block[2] {
+            return bad(format!("block {b} exceeds this GPU's largest block {:?}", l.max_block));
+        }
+        if g.x > l.max_grid[0] || g.y > l.max_grid[1] || g.z > l.max_grid[2] {
+            return bad(format!("grid {g} exceeds this GPU's largest grid {:?}", l.max_grid));
+        }
+        if cfg.shared_bytes > max_shared.min(l.max_shared_optin) {
+            return bad(format!(
+                "the launch asks for {} bytes of dynamic shared memory; the limit is {} (this GPU allows up to {} on opt-in)",
+                cfg.shared_bytes,
+                max_shared.min(l.max_shared_optin),
+                l.max_shared_optin
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Launches `kernel` on the GPU with `args` and waits for it.
+pub(crate) fn launch(
+    kernel: &'static KernelInfo,
+    ptx: Option<&'static str>,
+    cfg: LaunchConfig,
+    max_shared: usize,
+    args: &[GpuArg<'_>],
+) -> Result<(), Error> {
+    let Some(ptx) = ptx else {
+        return Err(Error::NotSupported {
+            message: format!(
+                "kernel `{}` has no PTX: this crate was built with deviceemu's `gpu` feature but without \
+                 compiling its kernels; add a build.rs that calls `emu_build::kernels(&[\"{}\"])` \
+                 (see the README's GPU section), or set EMU_TARGET=emulator",
+                kernel.name, kernel.file
+            ),
+        });
+    };
+    let gpu = gpu()?;
+    gpu.bind()?;
+    gpu.validate(kernel, &cfg, max_shared)?;
+    let f = gpu.function(kernel, ptx)?;
+    // Flatten: scalars point at the caller's values; buffers point at (address, length)
+    // pairs stored here, which outlive the launch call.
+    let mut storage: Vec<(u64, usize)> = Vec::with_capacity(args.len());
+    for a in args {
+        if let GpuArg::Buffer(b) = a {
+            let Some(b) = b else {
+                return Err(Error::InvalidValue {
+                    message: format!(
+                        "kernel `{}` was launched on the GPU with a buffer created in emulator memory; create \
+                         buffers under the same target as the launch (EMU_TARGET / Config::target)",
+                        kernel.name
+                    ),
+                });
+            };
+            storage.push(*b);
+        }
+    }
+    let mut params: Vec<*mut c_void> = Vec::with_capacity(args.len() * 2);
+    let mut k = 0;
+    for a in args {
+        match a {
+            GpuArg::Scalar(p, _) => params.push(*p as *mut c_void),
+            GpuArg::Buffer(_) => {
+                let pair = &mut storage[k];
+                params.push(&mut pair.0 as *mut u64 as *mut c_void);
+                params.push(&mut pair.1 as *mut usize as *mut c_void);
+                k += 1;
+            }
+        }
+    }
+    if cfg.shared_bytes > 48 * 1024 {
+        // SAFETY: a valid function handle; the attribute allows the requested dynamic size.
+        unsafe {
+            result::function::set_function_attribute(
+                f.cu_function(),
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                cfg.shared_bytes as i32,
+            )
+        }
+        .map_err(|e| driver_error(e, "raising the kernel's dynamic shared memory limit"))?;
+    }
+    let (g, b) = (cfg.grid, cfg.block);
+    let start = result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(|e| driver_error(e, "creating an event"))?;
+    let stop = result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(|e| driver_error(e, "creating an event"))?;
+    let stream = gpu.stream.cu_stream();
+    // SAFETY: `params` holds one pointer per parameter of the PTX entry, in order, each to a
+    // value of the parameter's type that lives until the synchronisation below; buffers are
+    // device allocations of at least `len` elements owned by `DeviceBuffer`s the caller
+    // borrows for the whole launch.
+    let launched = unsafe {
+        result::event::record(start, stream)
+            .and_then(|_| result::launch_kernel(f.cu_function(), (g.x, g.y, g.z), (b.x, b.y, b.z), cfg.shared_bytes as u32, stream, &mut params))
+            .and_then(|_| result::event::record(stop, stream))
+            .and_then(|_| result::stream::synchronize(stream))
+    };
+    // SAFETY: both events were recorded on the stream, which has completed.
+    let ms = unsafe { result::event::elapsed(start, stop) }.ok();
+    // SAFETY: the events are not used afterwards.
+    unsafe {
+        let _ = result::event::destroy(start);
+        let _ = result::event::destroy(stop);
+    }
+    launched.map_err(|e| driver_error(e, &format!("running kernel `{}`", kernel.name)))?;
+    if let Some(ms) = ms {
+        LAST_MS.with(|c| c.set(ms));
+    }
+    Ok(())
+}
+
+thread_local! {
+    static LAST_MS: std::cell::Cell<f32> = const { std::cell::Cell::new(f32::NAN) };
+}
+
+/// How long the last GPU launch from this host thread ran, in milliseconds, measured with CUDA
+/// events around the kernel (NaN before the first launch).
+pub fn last_kernel_ms() -> f32 {
+    LAST_MS.with(|c| c.get())
+}
+
+/// Device memory of one `DeviceBuffer`.
+#[derive(Debug)]
+pub(crate) struct DeviceAlloc {
+    pub(crate) ptr: sys::CUdeviceptr,
+    pub(crate) bytes: usize,
+}
+
+impl DeviceAlloc {
+    /// Allocates `bytes` (zeroed) on the GPU.
+    pub(crate) fn zeroed(bytes: usize) -> Result<DeviceAlloc, Error> {
+        let gpu = gpu()?;
+        gpu.bind()?;
+        let n = bytes.max(1);
+        // SAFETY: the context is bound; the allocation is freed in `Drop`.
+        let ptr = unsafe { result::malloc_sync(n) }.map_err(|e| match driver_error(e, "allocating device memory") {
+            Error::Driver { code: 2, .. } => Error::MemoryAllocation { bytes },
+            other => other,
+        })?;
+        // SAFETY: `ptr` is a fresh allocation of `n` bytes.
+        unsafe { result::memset_d8_sync(ptr, 0, n) }.map_err(|e| driver_error(e, "clearing device memory"))?;
+        Ok(DeviceAlloc { ptr, bytes })
+    }
+
+    /// Copies `src` to the start of the allocation.
+    pub(crate) fn upload<T>(&self, src: &[T]) -> Result<(), Error> {
+        gpu()?.bind()?;
+        debug_assert!(std::mem::size_of_val(src) <= self.bytes);
+        // SAFETY: the allocation holds at least `size_of_val(src)` bytes.
+        unsafe { result::memcpy_htod_sync(self.ptr, src) }.map_err(|e| driver_error(e, "copying to the GPU"))
+    }
+
+    /// Copies the start of the allocation into `dst`.
+    pub(crate) fn download<T>(&self, dst: &mut [T]) -> Result<(), Error> {
+        gpu()?.bind()?;
+        debug_assert!(std::mem::size_of_val(dst) <= self.bytes);
+        // SAFETY: as in `upload`; `T: DeviceCopy` values are valid for any bytes a kernel wrote
+        // through the same type.
+        unsafe { result::memcpy_dtoh_sync(dst, self.ptr) }.map_err(|e| driver_error(e, "copying from the GPU"))
+    }
+}
+
+impl Drop for DeviceAlloc {
+    fn drop(&mut self) {
+        if let Ok(g) = gpu() {
+            let _ = g.bind();
+            // SAFETY: allocated by `malloc_sync`, freed once.
+            let _ = unsafe { result::free_sync(self.ptr) };
+        }
+    }
+}
