@@ -57,7 +57,8 @@ fn panicky(out: &mut [u32]) {
     out[tid] = v.unwrap();
 }
 
-fn recurse(n: u64) -> u64 { let a = [n; 64]; if n == 0 { 0 } else { std::hint::black_box(a)[3] + recurse(n - 1) } }
+#[device]
+fn recurse(n: u64) -> u64 { let a = [n; 64]; if n == 0 { 0 } else { core::hint::black_box(a)[3] + recurse(n - 1) } }
 
 #[kernel]
 fn overflow(out: &mut [u64]) {

@@ -37,9 +37,13 @@ pub use emu_runtime::device::{
 };
 pub use emu_runtime::device::{intrinsics, math};
 pub use emu_runtime::{kprint, kprintln, shared_array};
+
+/// The GPU side of launches (the `gpu` feature): `available()`, `last_kernel_ms()`.
+#[cfg(all(feature = "gpu", not(target_arch = "nvptx64")))]
+pub use emu_runtime::gpu;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use emu_runtime::{
-    get_last_error, peek_at_last_error, set_config, with_config, Access, BlockOrder, Checks, Config, DeviceBuffer,
+    get_last_error, peek_at_last_error, set_config, with_config, Access, BlockOrder, Checks, Config, DeviceBuffer, Target,
     Error, Finding, KernelInfo, LaunchConfig, LaunchReport, SourceLocation,
 };
 

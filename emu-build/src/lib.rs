@@ -99,8 +99,16 @@ pub fn kernels(sources: &[&str]) -> Result<(), BuildError> {
         Ok(r) => PathBuf::from(r),
         Err(_) => manifest.clone(), // deviceemu building its own examples and tests
     };
+    // Rebuild when deviceemu itself changes (a path dependency being worked on).
+    for dir in ["src", "emu-runtime/src", "emu-macros/src", "Cargo.toml"] {
+        let p = root.join(dir);
+        if p.exists() {
+            println!("cargo:rerun-if-changed={}", p.display());
+        }
+    }
     let paths: Vec<PathBuf> = sources.iter().map(PathBuf::from).collect();
-    build(&manifest, &root, &out, &paths)?;
+    let unchecked = std::env::var_os("CARGO_FEATURE_UNCHECKED_GPU").is_some();
+    build_with(&manifest, &root, &out, &paths, unchecked)?;
     println!("cargo:rustc-env=DEVICEEMU_PTX_DIR={}", out.display());
     Ok(())
 }
@@ -109,6 +117,13 @@ pub fn kernels(sources: &[&str]) -> Result<(), BuildError> {
 /// `out/NAME.ptx` for each. Used by [`kernels`]; public for tools that build PTX outside a
 /// build script.
 pub fn build(manifest: &Path, root: &Path, out: &Path, sources: &[PathBuf]) -> Result<(), BuildError> {
+    build_with(manifest, root, out, sources, false)
+}
+
+/// As [`build`]; `unchecked` compiles the kernels without bounds checks (deviceemu's
+/// `unchecked-gpu` feature; set by [`kernels`] when the crate's own `unchecked-gpu` feature is
+/// on).
+pub fn build_with(manifest: &Path, root: &Path, out: &Path, sources: &[PathBuf], unchecked: bool) -> Result<(), BuildError> {
     check_rust_src()?;
     std::fs::create_dir_all(out).map_err(|e| BuildError::Other(format!("cannot create {}: {e}", out.display())))?;
     let target_dir = out.join("target");
@@ -126,10 +141,11 @@ pub fn build(manifest: &Path, root: &Path, out: &Path, sources: &[PathBuf]) -> R
         let manifest_text = format!(
             "[package]\nname = \"deviceemu-ptx-{pkg}\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n\
              [lib]\npath = \"lib.rs\"\ncrate-type = [\"cdylib\"]\n\n\
-             [dependencies]\ndeviceemu = {{ path = {root:?} }}\n\n\
+             [dependencies]\ndeviceemu = {{ path = {root:?}{features} }}\n\n\
              [profile.release]\nopt-level = 3\ncodegen-units = 1\n\n[workspace]\n",
             pkg = name.to_lowercase().replace('_', "-"),
             root = root.display().to_string(),
+            features = if unchecked { ", features = [\"unchecked-gpu\"]" } else { "" },
         );
         write_if_changed(&dir.join("Cargo.toml"), &manifest_text)?;
         let lib = format!(
@@ -140,6 +156,8 @@ pub fn build(manifest: &Path, root: &Path, out: &Path, sources: &[PathBuf]) -> R
         );
         write_if_changed(&dir.join("lib.rs"), &lib)?;
         let ptx = out.join(format!("{name}.ptx"));
+        // A stale file from an earlier build must not survive a failed one.
+        let _ = std::fs::remove_file(&ptx);
         compile(&dir, &target_dir, &ptx).map_err(|output| BuildError::Compile { path: path.clone(), output })?;
     }
     Ok(())

@@ -101,7 +101,7 @@ impl Rewriter {
         let name = format!("{}_{}", self.shared_prefix, self.shared_count);
         self.shared_count += 1;
         let decl = format!(".shared .align {{a}} .b8 {name}[{{n}}];");
-        let cvta = format!("cvta.shared.u64 {{p}}, {name};");
+        let addr = format!("mov.u32 {{p}}, {name};");
         let span = m.span();
         let original = m.clone();
         let view = syn::Ident::new("__emu_view", Span::mixed_site());
@@ -121,9 +121,9 @@ impl Rewriter {
                         n = const ::core::mem::size_of::<[#ty; #n]>(),
                     );
                 }
-                let p: u64;
-                // SAFETY: reads the generic address of the `.shared` array declared above.
-                unsafe { ::core::arch::asm!(#cvta, p = out(reg64) p) };
+                let p: u32;
+                // SAFETY: reads the `.shared` address of the array declared above.
+                unsafe { ::core::arch::asm!(#addr, p = out(reg32) p, options(pure, nomem, nostack)) };
                 // SAFETY: the array holds `N` elements of `T`.
                 unsafe { ::deviceemu::__private::shared_view::<#ty>(p, #n) }
             };

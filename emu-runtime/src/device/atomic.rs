@@ -23,7 +23,8 @@ impl<T: AtomicAdd, K: Writable> View<T, K> {
     #[track_caller]
     pub fn atomic_add(&self, i: usize, value: T) -> T {
         backend::check_index(self, i, core::mem::size_of::<T>(), backend::AccessKind::Atomic);
-        // SAFETY: `i < len` was checked, so the element lies inside the view.
-        unsafe { T::atomic_add_raw(self.raw_ptr().add(i), value) }
+        // SAFETY: `i < len` was checked, so the element lies inside the view (the pointer is a
+        // `.shared`-window address for shared views on the GPU, hence `wrapping_add`).
+        unsafe { T::atomic_add_raw(self.raw_ptr().wrapping_add(i), value, K::SPACE) }
     }
 }

@@ -192,14 +192,14 @@ pub trait AtomicAddImpl: Sized {
     ///
     /// `p` must be valid and aligned for `Self`, and only accessed through relaxed/atomic
     /// operations while the kernel runs.
-    unsafe fn atomic_add_raw(p: *mut Self, v: Self) -> Self;
+    unsafe fn atomic_add_raw(p: *mut Self, v: Self, space: Space) -> Self;
 }
 
 macro_rules! int_atomic_add {
     ($($t:ty => $atomic:ty),*) => { $(
         impl AtomicAddImpl for $t {
             #[inline(always)]
-            unsafe fn atomic_add_raw(p: *mut Self, v: Self) -> Self {
+            unsafe fn atomic_add_raw(p: *mut Self, v: Self, _: Space) -> Self {
                 // SAFETY: same size and alignment as the atomic type; valid per the contract.
                 unsafe { (*(p as *const $atomic)).fetch_add(v as _, Relaxed) as $t }
             }
@@ -243,7 +243,7 @@ fn device_add_f64(a: f64, b: f64) -> f64 {
 
 impl AtomicAddImpl for f32 {
     #[inline(always)]
-    unsafe fn atomic_add_raw(p: *mut Self, v: Self) -> Self {
+    unsafe fn atomic_add_raw(p: *mut Self, v: Self, _: Space) -> Self {
         // SAFETY: `f32` and `AtomicU32` have the same size and alignment; valid per contract.
         let a = unsafe { &*(p as *const AtomicU32) };
         let old = a
@@ -255,7 +255,7 @@ impl AtomicAddImpl for f32 {
 
 impl AtomicAddImpl for f64 {
     #[inline(always)]
-    unsafe fn atomic_add_raw(p: *mut Self, v: Self) -> Self {
+    unsafe fn atomic_add_raw(p: *mut Self, v: Self, _: Space) -> Self {
         // SAFETY: `f64` and `AtomicU64` have the same size and alignment; valid per contract.
         let a = unsafe { &*(p as *const AtomicU64) };
         let old = a

@@ -20,7 +20,7 @@ use core::arch::nvptx;
 use super::BarrierOp;
 use crate::device::copy::DeviceCopy;
 use crate::device::dim::Dim3;
-use crate::device::view::{Shared, View, ViewKind, Writable};
+use crate::device::view::{Shared, Space, View, ViewKind, Writable};
 
 /// Views carry no description on the GPU.
 pub(crate) type MetaPtr = ();
@@ -106,9 +106,17 @@ pub(crate) fn check_index<T, K: ViewKind>(view: &View<T, K>, i: usize, _elem_siz
     check(i, view.len());
 }
 
+// Shared views hold an address in the `.shared` window (what `mov.u32 r, var;` gives), not a
+// generic pointer, so that their accesses compile to `ld.shared`/`st.shared` rather than
+// generic loads and stores (LLVM cannot infer the address space through inline assembly).
+
 #[inline(always)]
 pub(crate) fn load<T: DeviceCopy, K: ViewKind>(view: &View<T, K>, i: usize) -> T {
     check(i, view.len());
+    if K::SPACE == Space::Shared {
+        // SAFETY: `i < len`; the view covers `len` elements of the block's shared memory.
+        return unsafe { shared_load(shared_addr(view, i)) };
+    }
     // SAFETY: `i < len` (checked above unless the user opted out), and the view points to
     // `len` elements of device memory.
     unsafe { view.raw_ptr().add(i).read() }
@@ -117,40 +125,131 @@ pub(crate) fn load<T: DeviceCopy, K: ViewKind>(view: &View<T, K>, i: usize) -> T
 #[inline(always)]
 pub(crate) fn store<T: DeviceCopy, K: Writable>(view: &View<T, K>, i: usize, value: T) {
     check(i, view.len());
+    if K::SPACE == Space::Shared {
+        // SAFETY: as in `load`.
+        return unsafe { shared_store(shared_addr(view, i), value) };
+    }
     // SAFETY: as in `load`.
     unsafe { view.raw_ptr().add(i).write(value) }
+}
+
+/// The `.shared`-window address of element `i` of a shared view.
+#[inline(always)]
+fn shared_addr<T, K: ViewKind>(view: &View<T, K>, i: usize) -> u32 {
+    (view.raw_ptr() as usize as u32).wrapping_add((i * core::mem::size_of::<T>()) as u32)
+}
+
+macro_rules! shared_word {
+    (load, $a:expr, $w:ty, $ins:literal, $class:ident) => {{
+        let v: $w;
+        // SAFETY: `$a` is a `.shared` address of an element (caller).
+        unsafe { asm!(concat!("ld.shared.", $ins, " {v}, [{a}];"), v = out($class) v, a = in(reg32) $a, options(pure, readonly, nostack)) };
+        v
+    }};
+    (store, $a:expr, $v:expr, $ins:literal, $class:ident) => {{
+        // SAFETY: as above.
+        unsafe { asm!(concat!("st.shared.", $ins, " [{a}], {v};"), v = in($class) $v, a = in(reg32) $a, options(nostack)) };
+    }};
+}
+
+/// Loads a `T` from the `.shared` window.
+///
+/// # Safety
+///
+/// `a` must be the `.shared` address of a `T`.
+#[inline(always)]
+unsafe fn shared_load<T: DeviceCopy>(a: u32) -> T {
+    use core::mem::{align_of, size_of, transmute_copy, MaybeUninit};
+    // SAFETY (all arms): the loaded word has exactly `T`'s size, or is one of `T`'s aligned
+    // words; `T: DeviceCopy` has no padding.
+    unsafe {
+        match size_of::<T>() {
+            0 => MaybeUninit::<T>::zeroed().assume_init(),
+            1 => transmute_copy(&(shared_word!(load, a, u16, "u8", reg16) as u8)),
+            2 if align_of::<T>() >= 2 => transmute_copy(&shared_word!(load, a, u16, "b16", reg16)),
+            4 if align_of::<T>() >= 4 => transmute_copy(&shared_word!(load, a, u32, "b32", reg32)),
+            8 if align_of::<T>() >= 8 => transmute_copy(&shared_word!(load, a, u64, "b64", reg64)),
+            n => {
+                let mut out = MaybeUninit::<T>::uninit();
+                let o = out.as_mut_ptr() as *mut u8;
+                if align_of::<T>() >= 4 && n % 4 == 0 {
+                    for k in 0..n / 4 {
+                        (o as *mut u32).add(k).write(shared_word!(load, a + 4 * k as u32, u32, "b32", reg32));
+                    }
+                } else {
+                    for k in 0..n {
+                        o.add(k).write(shared_word!(load, a + k as u32, u16, "u8", reg16) as u8);
+                    }
+                }
+                out.assume_init()
+            }
+        }
+    }
+}
+
+/// Stores a `T` into the `.shared` window.
+///
+/// # Safety
+///
+/// `a` must be the `.shared` address of a `T`.
+#[inline(always)]
+unsafe fn shared_store<T: DeviceCopy>(a: u32, v: T) {
+    use core::mem::{align_of, size_of, transmute_copy};
+    // SAFETY: as in `shared_load`.
+    unsafe {
+        match size_of::<T>() {
+            0 => {}
+            1 => shared_word!(store, a, transmute_copy::<T, u8>(&v) as u16, "u8", reg16),
+            2 if align_of::<T>() >= 2 => shared_word!(store, a, transmute_copy::<T, u16>(&v), "b16", reg16),
+            4 if align_of::<T>() >= 4 => shared_word!(store, a, transmute_copy::<T, u32>(&v), "b32", reg32),
+            8 if align_of::<T>() >= 8 => shared_word!(store, a, transmute_copy::<T, u64>(&v), "b64", reg64),
+            n => {
+                let s = &v as *const T as *const u8;
+                if align_of::<T>() >= 4 && n % 4 == 0 {
+                    for k in 0..n / 4 {
+                        shared_word!(store, a + 4 * k as u32, (s as *const u32).add(k).read(), "b32", reg32);
+                    }
+                } else {
+                    for k in 0..n {
+                        shared_word!(store, a + k as u32, s.add(k).read() as u16, "u8", reg16);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// `dynamic_shared::<T>()`: the launch's dynamic shared memory.
 #[inline(always)]
 pub(crate) fn dynamic_shared<T: DeviceCopy>() -> Shared<T> {
-    let p: u64;
+    let p: u32;
     let bytes: u32;
     // SAFETY: `__emu_dynamic_shared` is the module's `.extern .shared` array (declared below);
     // `%dynamic_smem_size` is the size the launch gave it.
     unsafe {
-        asm!("cvta.shared.u64 {p}, __emu_dynamic_shared;", p = out(reg64) p);
-        asm!("mov.u32 {b}, %dynamic_smem_size;", b = out(reg32) bytes);
+        asm!("mov.u32 {p}, __emu_dynamic_shared;", p = out(reg32) p, options(pure, nomem, nostack));
+        asm!("mov.u32 {b}, %dynamic_smem_size;", b = out(reg32) bytes, options(pure, nomem, nostack));
     }
     let len = match core::mem::size_of::<T>() {
         0 => 0,
         s => bytes as usize / s,
     };
-    // SAFETY: the dynamic shared memory of the block, `bytes` long, 16-byte aligned.
-    unsafe { View::from_raw_parts(p as *mut T, len, ()) }
+    // SAFETY: the `.shared` address of the block's dynamic shared memory, `bytes` long,
+    // 16-byte aligned.
+    unsafe { View::from_raw_parts(p as usize as *mut T, len, ()) }
 }
 
 core::arch::global_asm!(".extern .shared .align 16 .b8 __emu_dynamic_shared[];");
 
-/// The view of a `.shared` array whose generic address is `p` (from `cvta.shared`).
+/// The view of a `.shared` array whose `.shared`-window address is `p` (`mov.u32 p, var;`).
 ///
 /// # Safety
 ///
 /// `p` must be the address of a `.shared` array of at least `len` elements of `T`.
 #[inline(always)]
-pub unsafe fn shared_view<T: DeviceCopy>(p: u64, len: usize) -> Shared<T> {
+pub unsafe fn shared_view<T: DeviceCopy>(p: u32, len: usize) -> Shared<T> {
     // SAFETY: the caller's contract.
-    unsafe { View::from_raw_parts(p as *mut T, len, ()) }
+    unsafe { View::from_raw_parts(p as usize as *mut T, len, ()) }
 }
 
 /// How each element type performs `atomic_add` on the GPU.
@@ -160,18 +259,26 @@ pub trait AtomicAddImpl: Sized {
     ///
     /// # Safety
     ///
-    /// `p` must be a valid generic address of a `Self` in global or shared memory.
-    unsafe fn atomic_add_raw(p: *mut Self, v: Self) -> Self;
+    /// `p` must be a valid generic address of a `Self` in global memory, or the `.shared`
+    /// address of one when `space` is shared.
+    unsafe fn atomic_add_raw(p: *mut Self, v: Self, space: Space) -> Self;
 }
 
 macro_rules! atom_add {
     ($t:ty, $ptx:literal, $class:ident) => {
         impl AtomicAddImpl for $t {
             #[inline(always)]
-            unsafe fn atomic_add_raw(p: *mut Self, v: Self) -> Self {
+            unsafe fn atomic_add_raw(p: *mut Self, v: Self, space: Space) -> Self {
                 let old: $t;
-                // SAFETY: `p` is a valid generic address (caller).
-                unsafe { asm!(concat!("atom.add.", $ptx, " {o}, [{p}], {v};"), o = out($class) old, p = in(reg64) p, v = in($class) v) };
+                // SAFETY: `p` is a valid generic address, or `.shared`-window address for
+                // shared memory (caller).
+                unsafe {
+                    if space == Space::Shared {
+                        asm!(concat!("atom.shared.add.", $ptx, " {o}, [{p}], {v};"), o = out($class) old, p = in(reg32) p as usize as u32, v = in($class) v)
+                    } else {
+                        asm!(concat!("atom.add.", $ptx, " {o}, [{p}], {v};"), o = out($class) old, p = in(reg64) p, v = in($class) v)
+                    }
+                };
                 old
             }
         }

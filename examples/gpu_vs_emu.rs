@@ -1,0 +1,215 @@
+//! Runs the example kernels on the GPU and in the emulator with the same inputs and compares
+//! the results bit for bit (NaN compared as a class for plain arithmetic).
+//!
+//! `cargo run --release --example gpu_vs_emu --features gpu` (needs an NVIDIA GPU).
+
+#[path = "histogram.rs"]
+#[allow(dead_code)]
+mod histogram_example;
+#[path = "matmul.rs"]
+#[allow(dead_code)]
+mod matmul_example;
+#[path = "reduction.rs"]
+#[allow(dead_code)]
+mod reduction_example;
+#[path = "saxpy.rs"]
+#[allow(dead_code)]
+mod saxpy_example;
+
+use deviceemu::prelude::*;
+use deviceemu::{Config, Error, Target};
+
+/// A double-buffered 1-D stencil in shared memory: `steps` smoothing passes over one block.
+#[kernel]
+pub fn stencil(steps: u32, input: &[f32], output: &mut [f32]) {
+    let a = shared_array![f32; 258];
+    let b = shared_array![f32; 258];
+    let t = thread_idx().x as usize;
+    let n = block_dim().x as usize;
+    let base = block_idx().x as usize * n;
+    a[t + 1] = input[base + t];
+    if t == 0 {
+        a[0] = 0.0;
+        a[n + 1] = 0.0;
+        b[0] = 0.0;
+        b[n + 1] = 0.0;
+    }
+    sync_threads();
+    let mut step = 0;
+    while step < steps {
+        let (src, dst) = if step % 2 == 0 { (a, b) } else { (b, a) };
+        dst[t + 1] = 0.25 * src[t] + 0.5 * src[t + 1] + 0.25 * src[t + 2];
+        sync_threads();
+        step += 1;
+    }
+    let last = if steps % 2 == 0 { a } else { b };
+    output[base + t] = last[t + 1];
+}
+
+/// Plain f32 arithmetic on arbitrary bit patterns: `+ - * /`, and `deviceemu::math`'s `sqrtf`, `fmaf`.
+#[kernel]
+pub fn arith(x: &[u32], y: &[u32], out: &mut [u32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < x.len() {
+        let (a, b) = (f32::from_bits(x[i]), f32::from_bits(y[i]));
+        let k = i * 6;
+        out[k] = (a + b).to_bits();
+        out[k + 1] = (a - b).to_bits();
+        out[k + 2] = (a * b).to_bits();
+        out[k + 3] = (a / b).to_bits();
+        out[k + 4] = deviceemu::math::sqrtf(a).to_bits();
+        out[k + 5] = deviceemu::math::fmaf(a, b, a).to_bits();
+    }
+}
+
+/// Reads one element past the end of `x` in thread 0 (to see the GPU's error for a bounds
+/// trap).
+#[kernel]
+pub fn read_past_end(x: &[f32], out: &mut [f32]) {
+    if thread_idx().x == 0 {
+        out[0] = x[x.len()];
+    }
+}
+
+fn on<R>(target: Target, f: impl FnOnce() -> Result<R, Error>) -> Result<R, Error> {
+    deviceemu::with_config(Config::default().target(target), f)
+}
+
+/// Runs `f` on both targets and counts differing elements (`same` decides equality).
+fn compare<T: Copy + std::fmt::Debug>(
+    name: &str,
+    f: impl Fn() -> Result<Vec<T>, Error>,
+    same: impl Fn(&T, &T) -> bool,
+) -> Result<usize, Error> {
+    let gpu = on(Target::Gpu, &f)?;
+    let emu = on(Target::Emulator, &f)?;
+    assert_eq!(gpu.len(), emu.len());
+    let diffs: Vec<usize> = (0..gpu.len()).filter(|&i| !same(&gpu[i], &emu[i])).collect();
+    println!("{name:<12} {:>10} values  {:>6} differences", gpu.len(), diffs.len());
+    for &i in diffs.iter().take(5) {
+        println!("    [{i}] gpu {:?} emulator {:?}", gpu[i], emu[i]);
+    }
+    Ok(diffs.len())
+}
+
+/// Deterministic pseudo-random bits (splitmix64).
+fn bits(n: usize, seed: u64) -> Vec<u32> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            (z ^ (z >> 31)) as u32
+        })
+        .collect()
+}
+
+fn floats(n: usize, seed: u64) -> Vec<f32> {
+    bits(n, seed).into_iter().map(|b| (b >> 8) as f32 / (1 << 24) as f32 * 2.0 - 1.0).collect()
+}
+
+fn f32_bits_equal(a: &f32, b: &f32) -> bool {
+    a.to_bits() == b.to_bits()
+}
+
+fn main() -> Result<(), Error> {
+    if !deviceemu::gpu::available() {
+        println!("SKIPPED: no CUDA device or driver here; gpu_vs_emu needs an NVIDIA GPU");
+        return Ok(());
+    }
+    let mut total = 0;
+    let n = 1 << 20;
+    let x = floats(n, 1);
+    let y0 = floats(n, 2);
+    total += compare(
+        "saxpy",
+        || {
+            let xb = DeviceBuffer::from_slice(&x)?;
+            let mut yb = DeviceBuffer::from_slice(&y0)?;
+            launch!(saxpy_example::saxpy<<<(n as u32).div_ceil(256), 256>>>(1.5, &xb, &mut yb))?;
+            yb.to_vec()
+        },
+        f32_bits_equal,
+    )?;
+    total += compare(
+        "block_sum",
+        || {
+            let xb = DeviceBuffer::from_slice(&x)?;
+            let mut partial = DeviceBuffer::<f32>::zeroed(n / 256)?;
+            launch!(reduction_example::block_sum<<<(n / 256) as u32, 256>>>(&xb, &mut partial))?;
+            let mut total = DeviceBuffer::<f32>::zeroed(1)?;
+            launch!(reduction_example::final_sum<<<1, 256>>>(&partial, &mut total))?;
+            let mut v = partial.to_vec()?;
+            v.extend(total.to_vec()?);
+            Ok(v)
+        },
+        f32_bits_equal,
+    )?;
+    let (m, k, nn) = (300usize, 200usize, 250usize);
+    let a = floats(m * k, 3);
+    let b = floats(k * nn, 4);
+    total += compare(
+        "matmul",
+        || {
+            let ab = DeviceBuffer::from_slice(&a)?;
+            let bb = DeviceBuffer::from_slice(&b)?;
+            let mut cb = DeviceBuffer::<f32>::zeroed(m * nn)?;
+            let grid = ((nn as u32).div_ceil(16), (m as u32).div_ceil(16));
+            launch!(matmul_example::matmul<<<grid, (16, 16)>>>(m as u32, k as u32, nn as u32, &ab, &bb, &mut cb))?;
+            cb.to_vec()
+        },
+        f32_bits_equal,
+    )?;
+    let data: Vec<u8> = bits(n, 5).into_iter().map(|b| (b % 251) as u8).collect();
+    total += compare(
+        "histogram",
+        || {
+            let db = DeviceBuffer::from_slice(&data)?;
+            let mut hb = DeviceBuffer::<u32>::zeroed(256)?;
+            launch!(histogram_example::histogram<<<256, 256>>>(&db, &mut hb))?;
+            hb.to_vec()
+        },
+        |p, q| p == q,
+    )?;
+    total += compare(
+        "stencil",
+        || {
+            let xb = DeviceBuffer::from_slice(&x[..256 * 64])?;
+            let mut ob = DeviceBuffer::<f32>::zeroed(256 * 64)?;
+            launch!(stencil<<<64, 256>>>(7, &xb, &mut ob))?;
+            ob.to_vec()
+        },
+        f32_bits_equal,
+    )?;
+    let xs = bits(n, 6);
+    let ys = bits(n, 7);
+    total += compare(
+        "arith",
+        || {
+            let xb = DeviceBuffer::from_slice(&xs)?;
+            let yb = DeviceBuffer::from_slice(&ys)?;
+            let mut ob = DeviceBuffer::<u32>::zeroed(n * 6)?;
+            launch!(arith<<<(n as u32).div_ceil(256), 256>>>(&xb, &yb, &mut ob))?;
+            ob.to_vec()
+        },
+        // NaN as a class: the GPU returns the canonical NaN, x86 keeps payloads.
+        |p, q| p == q || (f32::from_bits(*p).is_nan() && f32::from_bits(*q).is_nan()),
+    )?;
+    println!("TOTAL: {total} differences");
+    // Last, since a trap leaves the GPU context unusable (CUDA's errors are sticky).
+    let trap = on(Target::Gpu, || {
+        let xb = DeviceBuffer::from_slice(&[1.0f32; 4])?;
+        let mut ob = DeviceBuffer::<f32>::zeroed(1)?;
+        launch!(read_past_end<<<1, 32>>>(&xb, &mut ob))
+    });
+    match trap {
+        Err(e) => println!("out-of-bounds read on the GPU: code {} ({e})", e.code()),
+        Ok(()) => println!("out-of-bounds read on the GPU: no error (bounds checks are off?)"),
+    }
+    if total != 0 {
+        std::process::exit(1);
+    }
+    Ok(())
+}
