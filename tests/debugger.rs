@@ -37,7 +37,7 @@ fn break_line() -> usize {
 #[test]
 fn gdb_stops_in_the_chosen_gpu_thread() {
     if Command::new("gdb").arg("--version").output().is_err() {
-        println!("SKIPPED: gdb is not installed, so the debugger test did not run");
+        skipped("gdb is not installed, so the debugger test did not run");
         return;
     }
     let exe = std::env::current_exe().unwrap();
@@ -70,4 +70,10 @@ fn gdb_stops_in_the_chosen_gpu_thread() {
     assert!(text.contains("threads (0,0,0) to (2,0,0): exited"), "gdb output:\n{text}");
     assert!(text.contains("thread (3,0,0): running (this thread)"), "gdb output:\n{text}");
     assert!(text.contains(&format!("debugger.rs:{}", break_line() - 1)), "gdb output:\n{text}");
+}
+
+/// Says that a test did not run, on the real stderr (libtest captures `println!`).
+fn skipped(why: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
 }

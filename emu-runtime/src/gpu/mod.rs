@@ -50,10 +50,37 @@ pub(crate) fn driver_error(e: DriverError, what: &str) -> Error {
     let code = e.0 as i32;
     let name = e.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("CUDA error {code}"));
     let text = e.error_string().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    if code == sys::cudaError_enum::CUDA_ERROR_NO_DEVICE as i32 {
-        return Error::NoDevice { message: format!("{what}: {name}: {text}") };
+    map_driver_error(code, name, &text, what)
+}
+
+/// The error for driver code `code` (named `name`, described `text`) met while doing `what`.
+///
+/// The driver's codes for launch failures are the runtime's (700 illegal address, 701 out of
+/// resources, 719 launch failure); 100 (no device) and 2 (out of memory) get their own
+/// variants so that callers can match on them.
+pub(crate) fn map_driver_error(code: i32, name: String, text: &str, what: &str) -> Error {
+    match code {
+        100 => Error::NoDevice { message: format!("{what}: {name}: {text}") },
+        _ => Error::Driver { code, name, message: format!("{what}: {text}") },
     }
-    Error::Driver { code, name, message: format!("{what}: {text}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn driver_codes_map_to_cuda_numbers() {
+        let e = map_driver_error(700, "CUDA_ERROR_ILLEGAL_ADDRESS".into(), "an illegal memory access", "running kernel `k`");
+        assert_eq!(e.code(), 700);
+        assert_eq!(e.name(), "cudaErrorIllegalAddress");
+        assert!(e.to_string().contains("running kernel `k`"), "{e}");
+        assert_eq!(map_driver_error(719, "CUDA_ERROR_LAUNCH_FAILED".into(), "", "").code(), 719);
+        let e = map_driver_error(100, "CUDA_ERROR_NO_DEVICE".into(), "no CUDA-capable device", "starting the GPU");
+        assert!(matches!(e, Error::NoDevice { .. }));
+        assert_eq!(e.code(), 100);
+        assert_eq!(e.name(), "cudaErrorNoDevice");
+    }
 }
 
 impl Gpu {

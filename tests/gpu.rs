@@ -1,0 +1,75 @@
+//! Tests that need the `gpu` feature. Those that need an NVIDIA GPU say so and return when
+//! there is none (they never pass silently); the others check what happens without one.
+#![cfg(feature = "gpu")]
+
+use deviceemu::prelude::*;
+use deviceemu::{Config, Target};
+
+#[kernel]
+fn scale(a: f32, x: &[f32], y: &mut [f32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < y.len() {
+        y[i] = a * x[i];
+    }
+}
+
+fn on<R>(t: Target, f: impl FnOnce() -> R) -> R {
+    deviceemu::with_config(Config::default().target(t), f)
+}
+
+#[test]
+fn same_bits_on_the_gpu_and_in_the_emulator() {
+    if !deviceemu::gpu::available() {
+        skipped("no CUDA device or driver; `same_bits_on_the_gpu_and_in_the_emulator` did not run");
+        return;
+    }
+    let x: Vec<f32> = (0..10_000).map(|i| (i as f32).sin()).collect();
+    let run = |t| {
+        on(t, || {
+            let xb = DeviceBuffer::from_slice(&x).unwrap();
+            let mut yb = DeviceBuffer::<f32>::zeroed(x.len()).unwrap();
+            launch!(scale<<<(x.len() as u32).div_ceil(128), 128>>>(1.7, &xb, &mut yb)).unwrap();
+            assert_eq!(yb.is_on_gpu(), t == Target::Gpu);
+            yb.to_vec().unwrap()
+        })
+    };
+    let (g, e) = (run(Target::Gpu), run(Target::Emulator));
+    assert!(g.iter().zip(&e).all(|(a, b)| a.to_bits() == b.to_bits()));
+}
+
+#[test]
+fn without_a_gpu_buffers_and_launches_fail_with_code_100() {
+    if deviceemu::gpu::available() {
+        skipped("a GPU is present; the no-GPU error path did not run");
+        return;
+    }
+    let e = on(Target::Gpu, || DeviceBuffer::<f32>::zeroed(16)).unwrap_err();
+    assert_eq!(e.code(), 100, "{e}");
+    assert!(e.to_string().contains("EMU_TARGET=emulator"), "{e}");
+    // The emulator still works in a `gpu` build.
+    on(Target::Emulator, || {
+        let x = DeviceBuffer::from_slice(&[1.0f32; 8]).unwrap();
+        let mut y = DeviceBuffer::<f32>::zeroed(8).unwrap();
+        launch!(scale<<<1, 8>>>(2.0, &x, &mut y)).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![2.0; 8]);
+    });
+}
+
+#[test]
+fn an_emulator_buffer_in_a_gpu_launch_is_a_clear_error() {
+    let x = on(Target::Emulator, || DeviceBuffer::from_slice(&[1.0f32; 8]).unwrap());
+    let mut y = on(Target::Emulator, || DeviceBuffer::<f32>::zeroed(8).unwrap());
+    let e = on(Target::Gpu, || launch!(scale<<<1, 8>>>(2.0, &x, &mut y))).unwrap_err();
+    if deviceemu::gpu::available() {
+        assert_eq!(e.code(), 1, "{e}");
+        assert!(e.to_string().contains("emulator memory"), "{e}");
+    } else {
+        assert_eq!(e.code(), 100, "{e}");
+    }
+}
+
+/// Says that a test did not run, on the real stderr (libtest captures `println!`).
+fn skipped(why: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
+}

@@ -1,0 +1,62 @@
+//! With the `gpu` feature, every kernel of the examples and tests is compiled to PTX by the
+//! build script; this test validates each PTX module with `ptxas -arch=sm_90` (from the PyPI
+//! wheel `nvidia-cuda-nvcc-cu12`, or `$PTXAS`). It says when it is skipped.
+#![cfg(feature = "gpu")]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn ptxas() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("PTXAS") {
+        return Some(PathBuf::from(p));
+    }
+    let out = Command::new("python3")
+        .args(["-c", "import nvidia.cuda_nvcc, os; print(os.path.join(list(nvidia.cuda_nvcc.__path__)[0], 'bin', 'ptxas'))"])
+        .output()
+        .ok()?;
+    let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    p.exists().then_some(p)
+}
+
+#[test]
+fn every_ptx_module_passes_ptxas() {
+    let dir = PathBuf::from(env!("DEVICEEMU_PTX_DIR"));
+    let Some(ptxas) = ptxas() else {
+        skipped("ptxas not found (pip install nvidia-cuda-nvcc-cu12, or set PTXAS)");
+        return;
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("the build script wrote PTX")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+        .collect();
+    files.sort();
+    let names: Vec<String> = files.iter().map(|f| f.file_stem().unwrap().to_string_lossy().into_owned()).collect();
+    for expected in ["examples_saxpy_rs", "examples_reduction_rs", "examples_matmul_rs", "examples_histogram_rs", "examples_gpu_vs_emu_rs", "tests_results_rs", "tests_errors_rs"] {
+        assert!(names.iter().any(|n| n == expected), "no PTX for {expected}: the build script failed on it (see its warnings); have {names:?}");
+    }
+    let mut kernels = 0;
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        kernels += text.matches(".entry").count();
+        let out = Command::new(&ptxas).args(["-arch=sm_90", "-o", "/dev/null"]).arg(f).output().expect("ptxas runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        if f.ends_with("tests_errors_rs.ptx") {
+            // tests/errors.rs has a kernel that asks for 64 KiB of static shared memory on
+            // purpose; ptxas must reject exactly that, as nvcc would.
+            assert!(err.contains("Entry function 'too_much_shared' uses too much shared data"), "{}: {err}", f.display());
+            assert_eq!(err.lines().filter(|l| l.contains("error")).count(), 1, "{}: {err}", f.display());
+        } else {
+            assert!(out.status.success(), "ptxas rejected {}:\n{err}", f.display());
+        }
+    }
+    println!("ptxas accepted {} PTX modules with {kernels} kernels", files.len());
+    assert!(kernels >= 40, "expected the examples' and tests' kernels, found {kernels}");
+}
+
+/// Says that a test did not run, on the real stderr (libtest captures `println!`).
+fn skipped(why: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
+}
