@@ -349,32 +349,43 @@ impl<'a> BlockRun<'a> {
         panic::resume_unwind(Box::new(KernelAbort))
     }
 
+    /// Runs the threads not started yet, one after another, on the calling fiber: the hot
+    /// loop of kernels without barriers, so it does as little as it can per thread. A thread
+    /// that reaches a barrier suspends this fiber inside `body`; a failing thread unwinds out
+    /// (so the block cannot become failed while this loop goes on).
     #[inline(always)]
-    fn claim_next(&self) -> Option<u32> {
-        let i = self.next.get();
-        if i >= self.slots.len() || self.failed.get() {
-            return None;
+    fn run_threads<F: Fn()>(&self, body: &F) {
+        if self.failed.get() {
+            return;
         }
-        self.next.set(i + 1);
-        Some(if self.seeded { self.order.borrow()[i] } else { i as u32 })
+        if self.seeded {
+            self.run_threads_in(body, |i| self.order.borrow()[i] as usize);
+        } else {
+            self.run_threads_in(body, |i| i);
+        }
     }
 
     #[inline(always)]
-    fn begin_thread(&self, t: u32, y: &Yielder<Resume, Suspend>) {
-        self.current.set(t);
-        self.yielder.set(y);
-        self.slots[t as usize].state.set(State::Running);
-        context::clear_exit();
-        context::set_thread(self.launch.thread_index(t));
-    }
-
-    #[inline(always)]
-    fn end_thread(&self, t: u32) {
-        let s = &self.slots[t as usize];
-        s.state.set(State::Exited);
-        s.at.set(context::take_exit());
-        s.exit_generation.set(self.generation.get());
-        self.exits_this_generation.set(self.exits_this_generation.get() + 1);
+    fn run_threads_in<F: Fn()>(&self, body: &F, order: impl Fn(usize) -> usize) {
+        let slots = &*self.slots;
+        let index = self.launch.thread_indices();
+        loop {
+            let i = self.next.get();
+            if i >= slots.len() {
+                return;
+            }
+            // Published before the thread runs: the scheduler reads it if the thread suspends.
+            self.next.set(i + 1);
+            let t = order(i);
+            self.current.set(t as u32);
+            context::set_thread(index[t]);
+            body();
+            let s = &slots[t];
+            s.state.set(State::Exited);
+            s.at.set(context::exit_position());
+            s.exit_generation.set(self.generation.get());
+            self.exits_this_generation.set(self.exits_this_generation.get() + 1);
+        }
     }
 
     #[cold]
@@ -405,13 +416,8 @@ impl Drop for BlockRun<'_> {
 /// the worker's next block (or the end of the launch).
 pub(crate) fn runner<F: Fn()>(block: &BlockRun<'_>, body: &F, y: &Yielder<Resume, Suspend>) -> RunnerEnd {
     loop {
-        let r = panic::catch_unwind(AssertUnwindSafe(|| {
-            while let Some(t) = block.claim_next() {
-                block.begin_thread(t, y);
-                body();
-                block.end_thread(t);
-            }
-        }));
+        block.yielder.set(y);
+        let r = panic::catch_unwind(AssertUnwindSafe(|| block.run_threads(body)));
         if let Err(payload) = r {
             block.thread_unwound(payload);
             return RunnerEnd::Aborted;

@@ -31,15 +31,13 @@ pub(crate) fn exit_here(at: &'static Location<'static>) {
     EXIT_AT.with(|c| c.set(Some(at)));
 }
 
+/// Where the thread that just ended exited (the last `exit_here` on this host thread: every
+/// `#[kernel]` body calls it right before it returns).
 #[inline(always)]
-pub(crate) fn take_exit() -> Option<&'static Location<'static>> {
-    EXIT_AT.with(|c| c.take())
+pub(crate) fn exit_position() -> Option<&'static Location<'static>> {
+    EXIT_AT.with(|c| c.get())
 }
 
-#[inline(always)]
-pub(crate) fn clear_exit() {
-    EXIT_AT.with(|c| c.set(None));
-}
 
 #[cold]
 #[inline(never)]
@@ -50,19 +48,30 @@ fn outside_kernel(what: &str) -> ! {
     )
 }
 
+/// `threadIdx`: checked, so that a device built-in used outside a kernel panics with a clear
+/// message (the other indices are always read together with it in practice, so they skip the
+/// check to keep the per-thread path short).
+#[inline(always)]
+pub(crate) fn thread_idx() -> Dim3 {
+    let v = THREAD_IDX.with(Cell::get);
+    if v.x == u32::MAX {
+        outside_kernel("thread_idx");
+    }
+    v
+}
+
 macro_rules! builtin {
     ($name:ident, $cell:ident) => {
         #[inline(always)]
         pub(crate) fn $name() -> Dim3 {
             let v = $cell.with(Cell::get);
-            if v.x == u32::MAX {
+            if cfg!(debug_assertions) && v.x == u32::MAX {
                 outside_kernel(stringify!($name));
             }
             v
         }
     };
 }
-builtin!(thread_idx, THREAD_IDX);
 builtin!(block_idx, BLOCK_IDX);
 builtin!(block_dim, BLOCK_DIM);
 builtin!(grid_dim, GRID_DIM);

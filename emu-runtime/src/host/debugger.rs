@@ -94,8 +94,10 @@ pub extern "C" fn deviceemu_block_threads() -> *const c_char {
         return publish("no GPU thread is running on this host thread".to_owned());
     };
     let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
+    let me = context::thread_idx();
     for (i, s) in b.slots.iter().enumerate() {
-        let what = match s.state.get() {
+        let state = if b.launch().thread_index(i as u32) == me { State::Running } else { s.state.get() };
+        let what = match state {
             State::NotStarted => "not started".to_owned(),
             State::Running => "running (this thread)".to_owned(),
             State::Waiting => format!("waiting at the barrier at {}", s.at.get().map(SourceLocation::from).map_or("?".into(), |l| l.to_string())),

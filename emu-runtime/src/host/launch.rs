@@ -162,6 +162,12 @@ impl LaunchShared {
         self.thread_index[t as usize]
     }
 
+    /// The index of every thread of a block, by linear index.
+    #[inline(always)]
+    pub(crate) fn thread_indices(&self) -> &[Dim3] {
+        &self.thread_index
+    }
+
     pub(crate) fn add_findings(&self, block_linear: u64, found: Vec<(u32, Finding)>) {
         let mut all = self.findings.lock().unwrap_or_else(|e| e.into_inner());
         all.extend(found.into_iter().map(|(t, f)| (block_linear, t, f)));
