@@ -101,10 +101,12 @@ pub(crate) struct BlockRun<'a> {
     mixed_sites: Cell<bool>,
     /// Threads that exited during this generation.
     exits_this_generation: Cell<u32>,
-    /// Threads that arrived at a barrier in this generation, in arrival order.
-    arrivals: RefCell<Vec<u32>>,
-    /// A second arrival buffer, swapped with `arrivals` at each release.
-    spare: RefCell<Vec<u32>>,
+    /// Threads that arrived at a barrier, in arrival order: two lists, used alternately by
+    /// successive generations (`parity`), so that threads arriving at the next barrier while
+    /// the waiting ones are being resumed go to the other list.
+    arrivals: [Box<[Cell<u32>]>; 2],
+    arrival_count: [Cell<usize>; 2],
+    parity: Cell<usize>,
     /// The fiber each waiting thread is parked on, indexed by thread. A fiber is taken out
     /// while it runs.
     fibers: RefCell<Vec<Option<Fiber>>>,
@@ -135,8 +137,9 @@ impl<'a> BlockRun<'a> {
             first_site: Cell::new(None),
             mixed_sites: Cell::new(false),
             exits_this_generation: Cell::new(0),
-            arrivals: RefCell::new(Vec::with_capacity(n)),
-            spare: RefCell::new(Vec::with_capacity(n)),
+            arrivals: [(0..n).map(|_| Cell::new(0)).collect(), (0..n).map(|_| Cell::new(0)).collect()],
+            arrival_count: [Cell::new(0), Cell::new(0)],
+            parity: Cell::new(0),
             fibers: RefCell::new((0..n).map(|_| None).collect()),
             idle: RefCell::new(Vec::new()),
             findings: RefCell::new(Vec::new()),
@@ -198,7 +201,7 @@ impl<'a> BlockRun<'a> {
                 let f = self.idle.borrow_mut().pop().unwrap_or_else(|| self.new_runner());
                 self.start(f);
             }
-            if self.arrivals.borrow().is_empty() {
+            if self.arrival_count[self.parity.get()].get() == 0 {
                 break;
             }
             if self.failed.get() {
@@ -223,6 +226,7 @@ impl<'a> BlockRun<'a> {
             self.release();
         }
         context::leave();
+        overflow::disarm();
         let findings = std::mem::take(&mut *self.findings.borrow_mut());
         if !findings.is_empty() {
             self.launch.add_findings(block_linear, findings);
@@ -242,9 +246,9 @@ impl<'a> BlockRun<'a> {
     fn release(&self) {
         let op = self.first_site_op();
         if op != BarrierOp::Sync {
-            let arrivals = self.arrivals.borrow();
+            let arrivals = self.waiting_now();
             let waiting = arrivals.len() as u32;
-            let count = arrivals.iter().filter(|&&t| self.slots[t as usize].predicate.get()).count() as u32;
+            let count = arrivals.iter().filter(|t| self.slots[t.get() as usize].predicate.get()).count() as u32;
             self.barrier_result.set(match op {
                 BarrierOp::Sync => 0,
                 BarrierOp::Count => count,
@@ -257,65 +261,72 @@ impl<'a> BlockRun<'a> {
     }
 
     fn first_site_op(&self) -> BarrierOp {
-        self.arrivals.borrow().first().map_or(BarrierOp::Sync, |&t| self.slots[t as usize].op.get())
+        self.waiting_now().first().map_or(BarrierOp::Sync, |t| self.slots[t.get() as usize].op.get())
+    }
+
+    /// The threads waiting at the current barrier, in arrival order.
+    fn waiting_now(&self) -> &[Cell<u32>] {
+        let p = self.parity.get();
+        &self.arrivals[p][..self.arrival_count[p].get()]
     }
 
     /// Resumes every waiting thread once, in arrival order or in the seed's order.
     fn resume_waiting(&self, input: Resume) {
-        // Swap the arrival list with the spare one, so that threads arriving at the next
-        // barrier while we resume these go to a buffer that is already allocated.
-        let mut waiting = std::mem::take(&mut *self.spare.borrow_mut());
-        std::mem::swap(&mut waiting, &mut *self.arrivals.borrow_mut());
+        let p = self.parity.get();
+        let n = self.arrival_count[p].get();
+        self.parity.set(p ^ 1);
+        self.arrival_count[p ^ 1].set(0);
         self.new_generation();
         if self.seeded {
+            let mut waiting: Vec<u32> = self.arrivals[p][..n].iter().map(Cell::get).collect();
             let seed = self.launch.config.get_seed().unwrap_or(0);
             shuffle(&mut waiting, seed, self.block_linear.get(), self.generation.get());
+            for t in waiting {
+                self.resume(t, input);
+            }
+        } else {
+            for k in 0..n {
+                self.resume(self.arrivals[p][k].get(), input);
+            }
         }
-        for &t in &waiting {
-            self.resume(t, input);
-        }
-        waiting.clear();
-        *self.spare.borrow_mut() = waiting;
+        self.arrival_count[p].set(0);
     }
 
     /// Runs a runner fiber (new or idle) until it parks with a thread or goes idle.
     fn start(&self, mut f: Fiber) {
         overflow::arm(&f);
         let r = f.resume(Resume::Continue);
-        overflow::disarm();
-        match r {
-            CoroutineResult::Yield(Suspend::Barrier) => {
-                self.fibers.borrow_mut()[self.current.get() as usize] = Some(f);
-            }
-            CoroutineResult::Yield(Suspend::Idle) => self.idle.borrow_mut().push(f),
-            CoroutineResult::Return(end) => self.finished(f, end),
-        }
+        self.settle(f, r);
     }
 
     /// Resumes the fiber parked with thread `t`, in place, until it suspends again or
     /// finishes.
+    #[inline(always)]
     fn resume(&self, t: u32, input: Resume) {
         self.current.set(t);
         context::set_thread(self.launch.thread_index(t));
         // The borrow is held while the fiber runs: fiber code never touches `fibers`.
         let mut fibers = self.fibers.borrow_mut();
-        let slot = &mut fibers[t as usize];
-        let f = slot.as_mut().expect("a waiting thread has a fiber");
+        let f = fibers[t as usize].as_mut().expect("a waiting thread has a fiber");
         overflow::arm(f);
         let r = f.resume(input);
+        if let CoroutineResult::Yield(Suspend::Barrier) = r {
+            return;
+        }
+        let f = fibers[t as usize].take().expect("present");
+        drop(fibers);
+        self.settle(f, r);
+    }
+
+    /// Puts a fiber that stopped running other than at a barrier where it belongs.
+    #[cold]
+    #[inline(never)]
+    fn settle(&self, f: Fiber, r: CoroutineResult<Suspend, RunnerEnd>) {
         overflow::disarm();
         match r {
-            CoroutineResult::Yield(Suspend::Barrier) => {}
-            CoroutineResult::Yield(Suspend::Idle) => {
-                let f = slot.take().expect("present");
-                drop(fibers);
-                self.idle.borrow_mut().push(f);
-            }
-            CoroutineResult::Return(end) => {
-                let f = slot.take().expect("present");
-                drop(fibers);
-                self.finished(f, end);
-            }
+            CoroutineResult::Yield(Suspend::Barrier) => self.fibers.borrow_mut()[self.current.get() as usize] = Some(f),
+            CoroutineResult::Yield(Suspend::Idle) => self.idle.borrow_mut().push(f),
+            CoroutineResult::Return(end) => self.finished(f, end),
         }
     }
 
@@ -444,7 +455,10 @@ pub(crate) fn barrier(op: BarrierOp, predicate: bool, at: &'static Location<'sta
         Some(first) if std::ptr::eq(first, at) => {}
         Some(first) => block.mixed_sites.set(block.mixed_sites.get() || *first != *at),
     }
-    block.arrivals.borrow_mut().push(t);
+    let p = block.parity.get();
+    let k = block.arrival_count[p].get();
+    block.arrivals[p][k].set(t);
+    block.arrival_count[p].set(k + 1);
     let y = block.yielder.get();
     // SAFETY: `yielder` belongs to the fiber running this code: the runner sets it when it
     // starts a thread, and it is restored below each time this fiber is resumed. A running
@@ -454,7 +468,6 @@ pub(crate) fn barrier(op: BarrierOp, predicate: bool, at: &'static Location<'sta
     match resume {
         Resume::Continue => {
             slot.state.set(State::Running);
-            slot.at.set(None);
             block.barrier_result.get()
         }
         Resume::Abort => panic::resume_unwind(Box::new(KernelAbort)),

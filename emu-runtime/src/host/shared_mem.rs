@@ -48,6 +48,9 @@ pub(crate) struct SharedArena {
     limit: usize,
     used: Cell<usize>,
     entries: RefCell<Vec<Entry>>,
+    /// The last array handed out (site, type, offset, len, meta): every thread of a block
+    /// evaluates the same `shared_array!`s in turn, so this one-entry cache nearly always hits.
+    last: Cell<Option<(usize, TypeId, usize, usize, *const ViewMeta)>>,
     dynamic_meta: Box<ViewMeta>,
 }
 
@@ -78,19 +81,31 @@ impl SharedArena {
             limit,
             used: Cell::new(used),
             entries: RefCell::new(Vec::new()),
+            last: Cell::new(None),
             dynamic_meta,
         }
     }
 
+    #[inline]
     fn lookup(&self, site: usize, type_id: TypeId) -> Option<(usize, usize, *const ViewMeta)> {
+        if let Some((s, t, offset, len, meta)) = self.last.get() {
+            if s == site && t == type_id {
+                return Some((offset, len, meta));
+            }
+        }
         let entries = self.entries.borrow();
-        entries
+        let found = entries
             .iter()
             .find(|e| e.site == site && e.type_id == type_id)
-            .map(|e| (e.offset, e.len, &*e.meta as *const ViewMeta))
+            .map(|e| (e.offset, e.len, &*e.meta as *const ViewMeta));
+        if let Some((offset, len, meta)) = found {
+            self.last.set(Some((site, type_id, offset, len, meta)));
+        }
+        found
     }
 
     /// The view of the static array declared at `site`.
+    #[inline]
     fn array<T: DeviceCopy>(
         &self,
         site: &'static SharedSite,
