@@ -1,3 +1,7 @@
+//! A tour of the bugs deviceemu finds: each kernel below has one (or none, where it says so).
+//! Every launch prints its report on stderr, and this program prints each launch's error code.
+//!
+//! `cargo run --example bugs`
 use deviceemu::prelude::*;
 
 #[kernel]
@@ -15,6 +19,7 @@ fn skip(out: &mut [u32]) {
     out[tid] = 1;
 }
 
+/// Not a bug: threads that return before a barrier count as arrived.
 #[kernel]
 fn early(out: &mut [u32], cut: u32) {
     let tid = thread_idx().x;
@@ -101,5 +106,5 @@ fn main() {
     let e = launch!(oob<<<1, 2048>>>(&x, &mut y)).unwrap_err();
     println!("config -> {} {e}", e.code());
     let r = launch!(early<<<1, 64>>>(&mut o, 64));
-    println!("after all: {:?}", r.is_ok());
+    println!("a correct launch after all of them: {:?}", r.is_ok());
 }
