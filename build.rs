@@ -13,6 +13,14 @@ fn main() {
     if std::env::var_os("CARGO_FEATURE_GPU").is_none() {
         return;
     }
+    // Only when deviceemu's own workspace is being built (its target directory is inside the
+    // checkout), or when asked: a crate that depends on deviceemu builds its own kernels.
+    println!("cargo:rerun-if-env-changed=DEVICEEMU_OWN_PTX");
+    let out_dir = std::env::var("OUT_DIR").unwrap_or_default();
+    let own = Path::new(&out_dir).starts_with(&root) || std::env::var_os("DEVICEEMU_OWN_PTX").is_some();
+    if !own {
+        return;
+    }
     let mut sources = Vec::new();
     for dir in ["examples", "tests"] {
         println!("cargo:rerun-if-changed={dir}");
