@@ -4,9 +4,8 @@
 //! `emu-build` as a build-dependency, and a `build.rs`:
 //!
 //! ```no_run
-//! fn main() {
-//!     emu_build::kernels(&["src/kernels.rs"]).unwrap_or_else(|e| panic!("{e}"));
-//! }
+//! // build.rs
+//! emu_build::kernels(&["src/kernels.rs"]).unwrap_or_else(|e| panic!("{e}"));
 //! ```
 //!
 //! With the `gpu` feature on, this compiles the `#[kernel]` and `#[device]` functions of each

@@ -517,8 +517,3 @@ pub(crate) fn rewrite_block(
     r.visit_block_mut(block);
     r.errors
 }
-
-#[allow(dead_code)]
-pub(crate) fn debug(block: &Block) -> String {
-    quote!(#block).to_string()
-}

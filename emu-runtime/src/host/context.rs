@@ -79,7 +79,7 @@ builtin!(grid_dim, GRID_DIM);
 /// Marks `block` as the block whose fibers this host thread runs from now until [`leave`].
 #[inline(always)]
 pub(crate) fn enter(block: &BlockRun<'_>) {
-    BLOCK.with(|c| c.set(block as *const BlockRun<'_> as *const BlockRun<'static>));
+    BLOCK.with(|c| c.set((block as *const BlockRun<'_>).cast::<BlockRun<'static>>()));
     BLOCK_IDX.with(|c| c.set(block.block_idx()));
     BLOCK_DIM.with(|c| c.set(block.launch().block));
     GRID_DIM.with(|c| c.set(block.launch().grid));

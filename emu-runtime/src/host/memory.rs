@@ -15,7 +15,7 @@ use core::mem::{align_of, size_of, transmute_copy, MaybeUninit};
 use core::panic::Location;
 use core::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 
-use crate::device::{DeviceCopy, Dim3, Space};
+use crate::device::{DeviceCopy, Space};
 use crate::host::context;
 use crate::host::report::{Access, Finding, SourceLocation};
 
@@ -265,9 +265,6 @@ impl AtomicAddImpl for f64 {
     }
 }
 
-/// The thread index used in reports when no GPU thread is running.
-#[allow(dead_code)]
-pub(crate) const NO_THREAD: Dim3 = Dim3::new(0, 0, 0);
 
 #[cfg(test)]
 mod tests {

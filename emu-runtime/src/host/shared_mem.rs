@@ -40,6 +40,9 @@ struct Entry {
     meta: Box<ViewMeta>,
 }
 
+/// (site, element type, offset, length, description) of a shared array.
+type CachedArray = (usize, TypeId, usize, usize, *const ViewMeta);
+
 /// A worker's shared memory.
 pub(crate) struct SharedArena {
     base: *mut u8,
@@ -50,7 +53,7 @@ pub(crate) struct SharedArena {
     entries: RefCell<Vec<Entry>>,
     /// The last array handed out (site, type, offset, len, meta): every thread of a block
     /// evaluates the same `shared_array!`s in turn, so this one-entry cache nearly always hits.
-    last: Cell<Option<(usize, TypeId, usize, usize, *const ViewMeta)>>,
+    last: Cell<Option<CachedArray>>,
     dynamic_meta: Box<ViewMeta>,
 }
 
@@ -111,7 +114,7 @@ impl SharedArena {
         site: &'static SharedSite,
         len: usize,
         at: &'static Location<'static>,
-    ) -> Result<Shared<T>, Finding> {
+    ) -> Result<Shared<T>, Box<Finding>> {
         let key = site as *const SharedSite as usize;
         let type_id = TypeId::of::<T>();
         let (offset, len, meta) = match self.lookup(key, type_id) {
@@ -122,13 +125,13 @@ impl SharedArena {
                 let end = offset + bytes;
                 if end > self.limit || std::mem::align_of::<T>() > ARENA_ALIGN {
                     let ctx = context::current().expect("shared_array! runs inside a kernel");
-                    return Err(Finding::SharedMemoryExceeded {
+                    return Err(Box::new(Finding::SharedMemoryExceeded {
                         requested: end,
                         limit: self.limit,
                         at: SourceLocation::from(at),
                         thread: ctx.thread(),
                         block: ctx.block_idx(),
-                    });
+                    }));
                 }
                 self.used.set(end);
                 let meta = Box::new(ViewMeta {
@@ -177,7 +180,7 @@ pub(crate) fn static_array<T: DeviceCopy>(site: &'static SharedSite, len: usize)
     let block = context::block_for("shared_array!");
     match block.arena().array::<T>(site, len, Location::caller()) {
         Ok(v) => v,
-        Err(f) => block.fail(f),
+        Err(f) => block.fail(*f),
     }
 }
 
