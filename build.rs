@@ -24,8 +24,10 @@ fn main() {
     let mut sources = Vec::new();
     for dir in ["examples", "tests"] {
         println!("cargo:rerun-if-changed={dir}");
-        let Ok(entries) = std::fs::read_dir(Path::new(&root).join(dir)) else { continue };
-        let mut files: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+        let mut files = Vec::new();
+        // Example kernels may live in subfolders (`examples/fp_sweep/kernels.rs`); `tests/ui`
+        // holds trybuild cases that must not compile, so tests are scanned one level deep.
+        rs_files(&Path::new(&root).join(dir), dir == "examples", &mut files);
         files.sort();
         for path in files {
             let has_kernels = path.extension().is_some_and(|e| e == "rs")
@@ -36,12 +38,38 @@ fn main() {
             }
         }
     }
+    // PTX of files that no longer exist must not linger.
+    if let Ok(out) = std::env::var("OUT_DIR") {
+        let dir = Path::new(&out).join("deviceemu-ptx");
+        let keep: Vec<String> = sources.iter().map(|s| format!("{}.ptx", emu_build::ptx_name(Path::new(s)))).collect();
+        for e in std::fs::read_dir(&dir).into_iter().flatten().filter_map(Result::ok) {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".ptx") && !keep.contains(&name) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
     // Build each file on its own, so that one file whose kernels cannot target the GPU (e.g. a
     // kernel using `println!`) does not stop the others; its kernels then say they have no PTX.
     for s in &sources {
         if let Err(e) = emu_build::kernels(&[s.as_str()]) {
             let first = e.to_string().lines().take(12).collect::<Vec<_>>().join(" | ");
             println!("cargo:warning=no PTX for {s}: {first}");
+        }
+    }
+}
+
+/// The `.rs` files in `dir`, and in its subfolders when `recurse`.
+fn rs_files(dir: &Path, recurse: bool, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.filter_map(Result::ok) {
+        let p = e.path();
+        if p.is_dir() {
+            if recurse {
+                rs_files(&p, true, out);
+            }
+        } else {
+            out.push(p);
         }
     }
 }

@@ -3,6 +3,8 @@
 //!
 //! `cargo run --release --example gpu_vs_emu --features gpu` (needs an NVIDIA GPU).
 
+#[path = "fp_sweep/kernels.rs"]
+mod fp_sweep;
 #[path = "histogram.rs"]
 #[allow(dead_code)]
 mod histogram_example;
@@ -197,6 +199,7 @@ fn main() -> Result<(), Error> {
         // NaN as a class: the GPU returns the canonical NaN, x86 keeps payloads.
         |p, q| p == q || (f32::from_bits(*p).is_nan() && f32::from_bits(*q).is_nan()),
     )?;
+    total += fp_sweep::fp_sweep_run_all(1 << 16)?;
     println!("TOTAL: {total} differences");
     // Last, since a trap leaves the GPU context unusable (CUDA's errors are sticky).
     let trap = on(Target::Gpu, || {
