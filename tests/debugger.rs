@@ -1,4 +1,4 @@
-//! The debugger promise, tested for real: gdb stops at a kernel line in one chosen GPU thread,
+//! The debugger promise, tested for real: gdb and lldb stop at a kernel line in one chosen GPU thread,
 //! shows the kernel's locals, and the deviceemu helpers name the thread and its block.
 //!
 //! The debuggee is this test binary itself, running the ignored test `debuggee`.
@@ -70,6 +70,36 @@ fn gdb_stops_in_the_chosen_gpu_thread() {
     assert!(text.contains("threads (0,0,0) to (2,0,0): exited"), "gdb output:\n{text}");
     assert!(text.contains("thread (3,0,0): running (this thread)"), "gdb output:\n{text}");
     assert!(text.contains(&format!("debugger.rs:{}", break_line() - 1)), "gdb output:\n{text}");
+}
+
+#[test]
+fn lldb_stops_in_the_chosen_gpu_thread() {
+    if Command::new("lldb").arg("--version").output().is_err() {
+        skipped("lldb is not installed, so the lldb test did not run");
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let cond = "DEVICEEMU_THREAD_IDX_X() == 3 && DEVICEEMU_BLOCK_IDX_X() == 1";
+    let out = Command::new("lldb")
+        .arg("-b")
+        .args(["-o", &format!("breakpoint set -f debugger.rs -l {} -c '{cond}'", break_line())])
+        .args(["-o", "run"])
+        .args(["-o", "expr -l c -- (char*)DEVICEEMU_WHERE()"])
+        .args(["-o", "expr -l c -- (char*)DEVICEEMU_BLOCK_THREADS()"])
+        .args(["-o", "frame variable tid gid"])
+        .args(["-o", "kill"])
+        .arg("--")
+        .arg(&exe)
+        .args(["debuggee", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .env("EMU_BLOCKS", "serial")
+        .output()
+        .expect("lldb runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("kernel probe, block (1,0,0), thread (3,0,0)"), "lldb output:\n{text}");
+    assert!(text.contains("debugger::probe"), "lldb output:\n{text}");
+    assert!(text.contains("tid = 3"), "lldb output:\n{text}");
+    assert!(text.contains("gid = 67"), "lldb output:\n{text}");
+    assert!(text.contains("thread (3,0,0): running (this thread)"), "lldb output:\n{text}");
 }
 
 /// Says that a test did not run, on the real stderr (libtest captures `println!`).

@@ -12,9 +12,6 @@ pub use crate::host::{
     shared_mem::SharedSite,
 };
 
-/// The functions debuggers call (`deviceemu_where` and friends).
-#[cfg(not(target_arch = "nvptx64"))]
-pub use crate::host::debugger::*;
 
 #[cfg(not(target_arch = "nvptx64"))]
 use core::panic::Location;

@@ -11,7 +11,13 @@
 //! (gdb) printf "%s\n", deviceemu_block_threads()
 //! ```
 //!
-//! `tools/gdb/deviceemu.py` wraps them as the commands `emu-where` and `emu-threads`.
+//! `tools/gdb/deviceemu.py` wraps them as the commands `emu-where` and `emu-threads`. lldb
+//! calls them through the function-pointer statics `DEVICEEMU_WHERE`,
+//! `DEVICEEMU_BLOCK_THREADS`, `DEVICEEMU_THREAD_IDX_X` and `DEVICEEMU_BLOCK_IDX_X`:
+//! `expr -l c -- (char*)DEVICEEMU_WHERE()`.
+
+// The `deviceemu_*` functions are reached by debuggers through their symbols, not by paths.
+#![allow(unreachable_pub)]
 
 use std::cell::RefCell;
 use std::ffi::c_char;
@@ -35,46 +41,59 @@ fn publish(s: String) -> *const c_char {
     })
 }
 
-fn idx(f: impl Fn() -> crate::device::Dim3) -> Option<crate::device::Dim3> {
-    context::current().map(|_| f())
+// The exported functions contain no closures: a closure's debug information is a namespace
+// named after its function, which makes lldb call the name ambiguous.
+
+/// Component `c` (0 = x, 1 = y, 2 = z) of the running thread's index (`block` = false) or its
+/// block's index, or `u32::MAX` outside kernels.
+fn component(block: bool, c: usize) -> u32 {
+    if context::current().is_none() {
+        return u32::MAX;
+    }
+    let d = if block { context::block_idx() } else { context::thread_idx() };
+    [d.x, d.y, d.z][c]
 }
 
 /// `threadIdx.x` of the GPU thread running on this host thread, or `u32::MAX` outside kernels.
 #[no_mangle]
 pub extern "C" fn deviceemu_thread_idx_x() -> u32 {
-    idx(context::thread_idx).map_or(u32::MAX, |d| d.x)
+    component(false, 0)
 }
 /// `threadIdx.y`, or `u32::MAX` outside kernels.
 #[no_mangle]
 pub extern "C" fn deviceemu_thread_idx_y() -> u32 {
-    idx(context::thread_idx).map_or(u32::MAX, |d| d.y)
+    component(false, 1)
 }
 /// `threadIdx.z`, or `u32::MAX` outside kernels.
 #[no_mangle]
 pub extern "C" fn deviceemu_thread_idx_z() -> u32 {
-    idx(context::thread_idx).map_or(u32::MAX, |d| d.z)
+    component(false, 2)
 }
 /// `blockIdx.x` of the GPU thread running on this host thread, or `u32::MAX` outside kernels.
 #[no_mangle]
 pub extern "C" fn deviceemu_block_idx_x() -> u32 {
-    idx(context::block_idx).map_or(u32::MAX, |d| d.x)
+    component(true, 0)
 }
 /// `blockIdx.y`, or `u32::MAX` outside kernels.
 #[no_mangle]
 pub extern "C" fn deviceemu_block_idx_y() -> u32 {
-    idx(context::block_idx).map_or(u32::MAX, |d| d.y)
+    component(true, 1)
 }
 /// `blockIdx.z`, or `u32::MAX` outside kernels.
 #[no_mangle]
 pub extern "C" fn deviceemu_block_idx_z() -> u32 {
-    idx(context::block_idx).map_or(u32::MAX, |d| d.z)
+    component(true, 2)
 }
 
 /// A NUL-terminated line naming the kernel, block and thread running on this host thread.
 /// The text stays valid until the next call on the same host thread.
 #[no_mangle]
 pub extern "C" fn deviceemu_where() -> *const c_char {
-    let s = match context::current() {
+    publish(where_text())
+}
+
+fn where_text() -> String {
+    match context::current() {
         Some(b) => format!(
             "kernel {}, block {}, thread {}",
             b.launch().kernel.name,
@@ -82,16 +101,19 @@ pub extern "C" fn deviceemu_where() -> *const c_char {
             context::thread_idx()
         ),
         None => "no GPU thread is running on this host thread".to_owned(),
-    };
-    publish(s)
+    }
 }
 
 /// A NUL-terminated list of the threads of the running block and what each is doing
 /// (running, waiting at a barrier, exited, not started), one group per line.
 #[no_mangle]
 pub extern "C" fn deviceemu_block_threads() -> *const c_char {
+    publish(block_threads_text())
+}
+
+fn block_threads_text() -> String {
     let Some(b) = context::current() else {
-        return publish("no GPU thread is running on this host thread".to_owned());
+        return "no GPU thread is running on this host thread".to_owned();
     };
     let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
     let me = context::thread_idx();
@@ -113,8 +135,22 @@ pub extern "C" fn deviceemu_block_threads() -> *const c_char {
     for (what, ts) in groups {
         let _ = writeln!(out, "  {}: {what}", crate::host::report::thread_ranges(b.launch().block, &ts));
     }
-    publish(out)
+    out
 }
+
+/// Pointers to the helpers, for debuggers that resolve a Rust function's name through its
+/// namespace but cannot call it by that name (lldb): `expr -l c -- (char*)DEVICEEMU_WHERE()`.
+#[no_mangle]
+pub static DEVICEEMU_WHERE: extern "C" fn() -> *const c_char = deviceemu_where;
+/// See [`DEVICEEMU_WHERE`].
+#[no_mangle]
+pub static DEVICEEMU_BLOCK_THREADS: extern "C" fn() -> *const c_char = deviceemu_block_threads;
+/// See [`DEVICEEMU_WHERE`].
+#[no_mangle]
+pub static DEVICEEMU_THREAD_IDX_X: extern "C" fn() -> u32 = deviceemu_thread_idx_x;
+/// See [`DEVICEEMU_WHERE`].
+#[no_mangle]
+pub static DEVICEEMU_BLOCK_IDX_X: extern "C" fn() -> u32 = deviceemu_block_idx_x;
 
 /// Keeps the helpers in the final binary (the linker drops unreferenced functions).
 #[inline(never)]
@@ -130,4 +166,5 @@ pub(crate) fn keep() {
         deviceemu_block_threads as *const () as usize,
     ];
     std::hint::black_box(fns);
+    std::hint::black_box((&DEVICEEMU_WHERE, &DEVICEEMU_BLOCK_THREADS, &DEVICEEMU_THREAD_IDX_X, &DEVICEEMU_BLOCK_IDX_X));
 }
