@@ -5,6 +5,8 @@
 
 #[path = "fp_sweep/kernels.rs"]
 mod fp_sweep;
+#[path = "fp_sweep/math.rs"]
+mod math_sweep;
 #[path = "histogram.rs"]
 #[allow(dead_code)]
 mod histogram_example;
@@ -200,6 +202,7 @@ fn main() -> Result<(), Error> {
         |p, q| p == q || (f32::from_bits(*p).is_nan() && f32::from_bits(*q).is_nan()),
     )?;
     total += fp_sweep::fp_sweep_run_all(1 << 16)?;
+    total += math_sweep::math_sweep_run_all(1 << 16)?;
     println!("TOTAL: {total} differences");
     // Last, since a trap leaves the GPU context unusable (CUDA's errors are sticky).
     let trap = on(Target::Gpu, || {
