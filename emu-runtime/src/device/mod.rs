@@ -2,7 +2,7 @@
 //!
 //! Everything here compiles for the host (where it drives the emulator) and is written so that
 //! it can compile for `nvptx64-nvidia-cuda` in `no_std`: the public functions are thin and
-//! forward to [`backend`], the one place where the target is chosen.
+//! forward to `backend`, the one place where the target is chosen.
 
 mod atomic;
 pub(crate) mod backend;

@@ -223,7 +223,7 @@ fn lg2_approx(x: f32) -> f32 {
 /// CUDA documents a maximum error of 2 ulp for `2^-126 <= |y| <= 2^126`; for
 /// `2^126 < |y| < 2^128` the result is 0 (NaN if `x` is infinite), as on the device. The
 /// emulation follows the device's code exactly (`x * MUFU.RCP(y)`, both scaled by `2^24` when
-/// `y` is subnormal, see [`div_approx`]); only the hardware reciprocal's low bit is unknown for
+/// `y` is subnormal, see `div_approx`); only the hardware reciprocal's low bit is unknown for
 /// divisors whose significand has more than 10 fraction bits, so the result is the device's for
 /// every divisor with at most 11 significant bits and within about one ulp of it otherwise.
 #[inline]
