@@ -189,7 +189,9 @@ impl<'a> BlockRun<'a> {
     /// Whether the waiting threads might not all be at one barrier, or some thread exited
     /// since the last barrier: then the full synccheck verdict must run.
     fn needs_full_verdict(&self) -> bool {
-        self.mixed_sites.get() || self.exits_this_generation.get() > 0
+        let exited_before_first_barrier =
+            self.generation.get() == 0 && self.next.get() > self.arrival_count[self.parity.get()].get();
+        self.mixed_sites.get() || self.exits_this_generation.get() > 0 || exited_before_first_barrier
     }
 
     /// Runs block `block_linear` to completion, recording its findings in the launch.
@@ -394,8 +396,14 @@ impl<'a> BlockRun<'a> {
             let s = &slots[t];
             s.state.set(State::Exited);
             s.at.set(context::exit_position());
-            s.exit_generation.set(self.generation.get());
-            self.exits_this_generation.set(self.exits_this_generation.get() + 1);
+            // Before the first barrier (generation 0, the common case) the generation is the
+            // slot's reset value, and the exits are counted as started minus waiting threads
+            // (see `needs_full_verdict`).
+            let g = self.generation.get();
+            if g != 0 {
+                s.exit_generation.set(g);
+                self.exits_this_generation.set(self.exits_this_generation.get() + 1);
+            }
         }
     }
 
