@@ -110,13 +110,29 @@ pub(crate) fn check_index<T, K: ViewKind>(view: &View<T, K>, i: usize, _elem_siz
 // generic pointer, so that their accesses compile to `ld.shared`/`st.shared` rather than
 // generic loads and stores (LLVM cannot infer the address space through inline assembly).
 
+/// Shared memory holds at most 228 KiB, so shared indices are checked and scaled in 32 bits
+/// (an index of 2^32 or more is seen modulo 2^32): LLVM can then keep the kernel's index
+/// arithmetic in 32-bit registers, as nvcc's `unsigned` code does.
+#[inline(always)]
+fn check32(i: u32, len: u32) {
+    #[cfg(not(feature = "unchecked-gpu"))]
+    if i >= len {
+        // SAFETY: `trap` aborts the kernel; the host sees cudaErrorLaunchFailure.
+        unsafe { nvptx::trap() }
+    }
+    #[cfg(feature = "unchecked-gpu")]
+    let _ = (i, len);
+}
+
 #[inline(always)]
 pub(crate) fn load<T: DeviceCopy, K: ViewKind>(view: &View<T, K>, i: usize) -> T {
-    check(i, view.len());
     if K::SPACE == Space::Shared {
-        // SAFETY: `i < len`; the view covers `len` elements of the block's shared memory.
-        return unsafe { shared_load(shared_addr(view, i)) };
+        let j = i as u32;
+        check32(j, view.len() as u32);
+        // SAFETY: `j < len`; the view covers `len` elements of the block's shared memory.
+        return unsafe { shared_load(shared_addr(view, j)) };
     }
+    check(i, view.len());
     // SAFETY: `i < len` (checked above unless the user opted out), and the view points to
     // `len` elements of device memory.
     unsafe { view.raw_ptr().add(i).read() }
@@ -124,19 +140,21 @@ pub(crate) fn load<T: DeviceCopy, K: ViewKind>(view: &View<T, K>, i: usize) -> T
 
 #[inline(always)]
 pub(crate) fn store<T: DeviceCopy, K: Writable>(view: &View<T, K>, i: usize, value: T) {
-    check(i, view.len());
     if K::SPACE == Space::Shared {
+        let j = i as u32;
+        check32(j, view.len() as u32);
         // SAFETY: as in `load`.
-        return unsafe { shared_store(shared_addr(view, i), value) };
+        return unsafe { shared_store(shared_addr(view, j), value) };
     }
+    check(i, view.len());
     // SAFETY: as in `load`.
     unsafe { view.raw_ptr().add(i).write(value) }
 }
 
 /// The `.shared`-window address of element `i` of a shared view.
 #[inline(always)]
-fn shared_addr<T, K: ViewKind>(view: &View<T, K>, i: usize) -> u32 {
-    (view.raw_ptr() as usize as u32).wrapping_add((i * core::mem::size_of::<T>()) as u32)
+fn shared_addr<T, K: ViewKind>(view: &View<T, K>, i: u32) -> u32 {
+    (view.raw_ptr() as usize as u32).wrapping_add(i.wrapping_mul(core::mem::size_of::<T>() as u32))
 }
 
 macro_rules! shared_word {
