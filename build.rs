@@ -31,7 +31,7 @@ fn main() {
         files.sort();
         for path in files {
             let has_kernels = path.extension().is_some_and(|e| e == "rs")
-                && std::fs::read_to_string(&path).is_ok_and(|t| t.contains("#[kernel]"));
+                && std::fs::read_to_string(&path).is_ok_and(|t| t.contains("#[kernel"));
             if has_kernels {
                 let rel = path.strip_prefix(&root).expect("under the manifest dir").to_string_lossy().into_owned();
                 sources.push(rel);

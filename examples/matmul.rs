@@ -7,7 +7,9 @@ const TILE: usize = 16;
 
 /// `c (m x n) = a (m x k) * b (k x n)`, row-major. Each thread computes one element of `c`,
 /// loading one element of each tile per step; out-of-range tile elements are zero.
-#[kernel]
+/// `launch_bounds(256, 8)` (CUDA's `__launch_bounds__`) lets the GPU build budget registers for
+/// eight 256-thread blocks per multiprocessor.
+#[kernel(launch_bounds(256, 8))]
 pub fn matmul(m: u32, k: u32, n: u32, a: &[f32], b: &[f32], c: &mut [f32]) {
     let mut ta = shared_array![[f32; 16]; 16];
     let mut tb = shared_array![[f32; 16]; 16];

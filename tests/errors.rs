@@ -1158,3 +1158,18 @@ fn println_in_a_kernel_reaches_stdout() {
     }
     assert_eq!(stdout.matches("hello from thread").count(), 2, "{stdout}");
 }
+
+#[kernel(launch_bounds(64))]
+fn bounded(out: &mut [u32]) {
+    out[thread_idx().x as usize] = 1;
+}
+
+#[test]
+fn launch_bounds_are_enforced_like_on_the_gpu() {
+    let mut out = DeviceBuffer::<u32>::zeroed(128).unwrap();
+    launch!(bounded<<<1, 64>>>(&mut out)).unwrap();
+    let e = launch!(bounded<<<1, 128>>>(&mut out)).unwrap_err();
+    assert_eq!(e.code(), 9, "{e}");
+    assert!(e.to_string().contains("launch_bounds(64)"), "{e}");
+    assert_eq!(out.to_vec().unwrap()[64..], vec![0; 64], "nothing ran");
+}

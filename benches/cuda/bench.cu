@@ -29,7 +29,7 @@ __global__ void block_sum(const float* input, size_t n, float* partial) {
     if (tid == 0) partial[blockIdx.x] = tile[0];
 }
 
-__global__ void matmul(unsigned m, unsigned k, unsigned n, const float* a, const float* b, float* c) {
+__global__ void __launch_bounds__(256, 8) matmul(unsigned m, unsigned k, unsigned n, const float* a, const float* b, float* c) {
     __shared__ float ta[16][16];
     __shared__ float tb[16][16];
     unsigned tx = threadIdx.x, ty = threadIdx.y;

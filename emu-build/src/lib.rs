@@ -158,6 +158,11 @@ pub fn build_with(manifest: &Path, root: &Path, out: &Path, sources: &[PathBuf],
         // A stale file from an earlier build must not survive a failed one.
         let _ = std::fs::remove_file(&ptx);
         compile(&dir, &target_dir, &ptx).map_err(|output| BuildError::Compile { path: path.clone(), output })?;
+        let bounds = launch_bounds(&text);
+        if !bounds.is_empty() {
+            let ptx_text = std::fs::read_to_string(&ptx).map_err(|e| BuildError::Other(e.to_string()))?;
+            std::fs::write(&ptx, apply_launch_bounds(&ptx_text, &bounds)).map_err(|e| BuildError::Other(e.to_string()))?;
+        }
     }
     Ok(())
 }
@@ -304,6 +309,49 @@ fn words_of(text: &str) -> std::collections::HashSet<String> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).map(str::to_owned).collect()
 }
 
+/// The kernels of `source` declared `#[kernel(launch_bounds(T[, B]))]`: (name, T, B or 0).
+pub fn launch_bounds(source: &str) -> Vec<(String, u32, u32)> {
+    let Ok(file) = syn::parse_file(source) else { return Vec::new() };
+    let mut out = Vec::new();
+    for item in file.items {
+        let syn::Item::Fn(f) = item else { continue };
+        for a in &f.attrs {
+            if !a.path().segments.last().is_some_and(|s| s.ident == "kernel") {
+                continue;
+            }
+            let Ok(syn::Meta::List(lb)) = a.parse_args::<syn::Meta>() else { continue };
+            if !lb.path.is_ident("launch_bounds") {
+                continue;
+            }
+            let Ok(nums) = lb.parse_args_with(syn::punctuated::Punctuated::<syn::LitInt, syn::Token![,]>::parse_terminated)
+            else {
+                continue;
+            };
+            let v: Vec<u32> = nums.iter().filter_map(|n| n.base10_parse().ok()).collect();
+            if let Some(&t) = v.first() {
+                out.push((f.sig.ident.to_string(), t, v.get(1).copied().unwrap_or(0)));
+            }
+        }
+    }
+    out
+}
+
+/// Adds `.maxntid` (and `.minnctapersm`) to the `.entry` of each kernel in `bounds`, as nvcc
+/// does for `__launch_bounds__`; `ptxas` then budgets registers for that occupancy.
+pub fn apply_launch_bounds(ptx: &str, bounds: &[(String, u32, u32)]) -> String {
+    let mut out = ptx.to_owned();
+    for (name, threads, blocks) in bounds {
+        let Some(entry) = out.find(&format!(".entry {name}(")) else { continue };
+        let Some(body) = out[entry..].find("\n{").map(|k| entry + k) else { continue };
+        let mut directives = format!("\n.maxntid {threads}, 1, 1");
+        if *blocks > 0 {
+            directives.push_str(&format!("\n.minnctapersm {blocks}"));
+        }
+        out.insert_str(body, &directives);
+    }
+    out
+}
+
 /// Flattens a `use` tree into (path prefix, imported name or `*` or `name as alias`) pairs.
 fn flatten_use(tree: &syn::UseTree, prefix: String, out: &mut Vec<(String, String)>) {
     match tree {
@@ -358,6 +406,16 @@ mod tests {
         assert!(out.contains("use deviceemu::prelude::*;"), "{out}");
         assert!(!out.contains("Error"), "{out}");
         assert!(!out.contains("Instant"), "{out}");
+    }
+
+    #[test]
+    fn launch_bounds_become_ptx_directives() {
+        let src = "#[kernel(launch_bounds(256, 8))] pub fn mm(x: &mut [f32]) {} #[kernel] fn other() {}";
+        let b = launch_bounds(src);
+        assert_eq!(b, vec![("mm".to_owned(), 256, 8)]);
+        let ptx = ".visible .entry mm(\n\t.param .u64 p\n)\n{\n\tret;\n}\n";
+        let patched = apply_launch_bounds(ptx, &b);
+        assert!(patched.contains(")\n.maxntid 256, 1, 1\n.minnctapersm 8\n{"), "{patched}");
     }
 
     #[test]

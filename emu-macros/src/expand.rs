@@ -24,6 +24,32 @@ fn no_args(attr: &TokenStream, name: &str) -> Option<syn::Error> {
     (!attr.is_empty()).then(|| syn::Error::new_spanned(attr, format!("`#[{name}]` takes no arguments: write `#[{name}]`")))
 }
 
+/// `launch_bounds(MAX_THREADS[, MIN_BLOCKS])`, CUDA's `__launch_bounds__`.
+fn parse_kernel_args(attr: TokenStream) -> Result<Option<(u32, u32)>, syn::Error> {
+    if attr.is_empty() {
+        return Ok(None);
+    }
+    const USAGE: &str = "`#[kernel]` takes one optional argument, CUDA's `__launch_bounds__`: \
+                         `#[kernel(launch_bounds(256))]` or `#[kernel(launch_bounds(256, 8))]`";
+    let meta: syn::Meta = syn::parse2(attr.clone()).map_err(|_| syn::Error::new_spanned(&attr, USAGE))?;
+    let syn::Meta::List(list) = &meta else { return Err(syn::Error::new_spanned(&attr, USAGE)) };
+    if !list.path.is_ident("launch_bounds") {
+        return Err(syn::Error::new_spanned(&list.path, USAGE));
+    }
+    let nums = list
+        .parse_args_with(syn::punctuated::Punctuated::<syn::LitInt, syn::Token![,]>::parse_terminated)
+        .map_err(|_| syn::Error::new_spanned(&list.tokens, USAGE))?;
+    let vals: Vec<u32> = nums.iter().map(|n| n.base10_parse::<u32>()).collect::<Result<_, _>>()?;
+    match vals.as_slice() {
+        [t] if (1..=1024).contains(t) => Ok(Some((*t, 0))),
+        [t, b] if (1..=1024).contains(t) => Ok(Some((*t, *b))),
+        _ => Err(syn::Error::new_spanned(
+            &list.tokens,
+            "launch_bounds takes the most threads per block (1 to 1024) and, optionally, the fewest blocks per multiprocessor",
+        )),
+    }
+}
+
 /// `#[kernel]`.
 pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut f: ItemFn = match parse2(item.clone()) {
@@ -34,7 +60,12 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#e #item);
         }
     };
-    let mut errors: Vec<syn::Error> = no_args(&attr, "kernel").into_iter().collect();
+    let mut errors: Vec<syn::Error> = Vec::new();
+    let bounds = parse_kernel_args(attr).unwrap_or_else(|e| {
+        errors.push(e);
+        None
+    });
+    let max_threads = bounds.map_or(0, |(t, _)| t);
     let params = match signature::parse(&f.sig) {
         Ok(p) => p,
         Err(e) => {
@@ -164,6 +195,7 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                     file: ::core::file!(),
                     line: ::core::line!(),
                     end_line: #end_line,
+                    max_threads: #max_threads,
                 };
                 const __EMU_PTX: ::core::option::Option<&'static str> = #ptx;
                 if let ::core::option::Option::Some(r) =

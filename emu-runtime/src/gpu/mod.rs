@@ -149,6 +149,9 @@ impl Gpu {
         if [g.x, g.y, g.z, b.x, b.y, b.z].contains(&0) {
             return bad(format!("grid {g} and block {b} must have every dimension at least 1"));
         }
+        if kernel.max_threads != 0 && b.count() > kernel.max_threads as u64 {
+            return bad(format!("block {b} has {} threads, more than the kernel's launch_bounds({})", b.count(), kernel.max_threads));
+        }
         if b.count() > l.max_threads as u64 {
             return bad(format!("block {b} has {} threads; this GPU allows at most {}", b.count(), l.max_threads));
         }

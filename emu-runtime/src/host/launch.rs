@@ -23,6 +23,8 @@ pub struct KernelInfo {
     pub line: u32,
     /// The line of the closing brace of its body.
     pub end_line: u32,
+    /// The most threads per block from `#[kernel(launch_bounds(N))]`, or 0 for none.
+    pub max_threads: u32,
 }
 
 /// Grid and block sizes and dynamic shared bytes of one launch (`<<<grid, block, shared>>>`).
@@ -127,6 +129,14 @@ fn validate(kernel: &KernelInfo, cfg: &LaunchConfig, config: &Config) -> Result<
              use fewer threads per block and more blocks",
             b.count(),
             limits::MAX_THREADS_PER_BLOCK
+        ));
+    }
+    if kernel.max_threads != 0 && b.count() > kernel.max_threads as u64 {
+        return bad(format!(
+            "block {b} has {} threads, but the kernel is declared with launch_bounds({}); launch at \
+             most that many threads per block or raise the bound",
+            b.count(),
+            kernel.max_threads
         ));
     }
     let mg = limits::MAX_GRID;
