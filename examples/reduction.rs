@@ -7,17 +7,20 @@ use deviceemu::prelude::*;
 const BLOCK: usize = 256;
 
 /// Each block sums its `BLOCK` elements with a shared-memory tree and writes one partial sum.
+///
+/// The tree's counters are `u32`, as in CUDA C's `unsigned` version (`benches/cuda/bench.cu`):
+/// on the GPU 32-bit loop arithmetic is cheaper than 64-bit `usize`.
 #[kernel]
 pub fn block_sum(input: &[f32], partial: &mut [f32]) {
     let mut tile = shared_array![f32; 256];
-    let tid = thread_idx().x as usize;
-    let i = block_idx().x as usize * block_dim().x as usize + tid;
-    tile[tid] = if i < input.len() { input[i] } else { 0.0 };
+    let tid = thread_idx().x;
+    let i = block_idx().x as usize * block_dim().x as usize + tid as usize;
+    tile[tid as usize] = if i < input.len() { input[i] } else { 0.0 };
     sync_threads();
-    let mut s = block_dim().x as usize / 2;
+    let mut s = block_dim().x / 2;
     while s > 0 {
         if tid < s {
-            tile[tid] += tile[tid + s];
+            tile[tid as usize] += tile[(tid + s) as usize];
         }
         sync_threads();
         s /= 2;
