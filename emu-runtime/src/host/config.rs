@@ -315,13 +315,15 @@ pub fn with_config<R>(config: Config, f: impl FnOnce() -> R) -> R {
 
 /// The configuration in force for a launch from this host thread.
 pub(crate) fn effective() -> Result<Config, Error> {
-    if let Some(c) = THREAD.with(|t| t.borrow().clone()) {
-        return Ok(c);
+    match set_in_code() {
+        Some(c) => Ok(c),
+        None => Config::from_env(),
     }
-    if let Some(c) = PROCESS.read().unwrap_or_else(|e| e.into_inner()).clone() {
-        return Ok(c);
-    }
-    Config::from_env()
+}
+
+/// The configuration set in code ([`with_config`], then [`set_config`]), if any.
+pub(crate) fn set_in_code() -> Option<Config> {
+    THREAD.with(|t| t.borrow().clone()).or_else(|| PROCESS.read().unwrap_or_else(|e| e.into_inner()).clone())
 }
 
 #[cfg(test)]

@@ -76,22 +76,30 @@ pub fn launch_on_gpu(
     cfg: LaunchConfig,
     args: &[GpuArg<'_>],
 ) -> Option<Result<(), Error>> {
-    let config = match config::effective() {
-        Ok(c) => c,
-        Err(e) => {
-            last_error::record(&e);
-            return Some(Err(e));
-        }
-    };
-    if config.get_target() != config::Target::Gpu {
-        return None;
-    }
     #[cfg(feature = "gpu")]
-    let r = crate::gpu::launch(kernel, ptx, cfg, config.get_max_shared_bytes(), args);
+    let r = {
+        let config = match config::effective() {
+            Ok(c) => c,
+            Err(e) => {
+                last_error::record(&e);
+                return Some(Err(e));
+            }
+        };
+        if config.get_target() != config::Target::Gpu {
+            return None;
+        }
+        crate::gpu::launch(kernel, ptx, cfg, config.get_max_shared_bytes(), args)
+    };
+    // Without the feature only a `Config` set in code can ask for the GPU (the environment
+    // variable is rejected by `Config::from_env`, which the emulated launch reads anyway), so
+    // the environment is not read twice per launch.
     #[cfg(not(feature = "gpu"))]
     let r = {
         let _ = (kernel, ptx, cfg, args);
-        Err(Error::NotSupported { message: "EMU_TARGET=gpu needs deviceemu built with its `gpu` feature".into() })
+        if config::set_in_code().is_none_or(|c| c.get_target() != config::Target::Gpu) {
+            return None;
+        }
+        Err(Error::NotSupported { message: "Config::target(Target::Gpu) needs deviceemu built with its `gpu` feature".into() })
     };
     if let Err(e) = &r {
         last_error::record(e);

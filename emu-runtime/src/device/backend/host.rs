@@ -83,18 +83,7 @@ pub(crate) fn check_index<T, K: ViewKind>(
 #[inline(always)]
 #[track_caller]
 pub(crate) fn load<T: DeviceCopy, K: ViewKind>(view: &View<T, K>, i: usize) -> T {
-    if i >= view.len() {
-        memory::out_of_bounds(
-            view.meta(),
-            K::SPACE,
-            AccessKind::Read,
-            core::mem::size_of::<T>(),
-            i,
-            view.len(),
-            view.raw_ptr() as usize,
-            Location::caller(),
-        );
-    }
+    check_index(view, i, core::mem::size_of::<T>(), AccessKind::Read);
     // SAFETY: `i < len`, and a view's pointer is valid for `len` elements while it is in use
     // (the invariant of `View::from_raw_parts`).
     unsafe { memory::load_relaxed(view.raw_ptr().add(i)) }
@@ -103,18 +92,7 @@ pub(crate) fn load<T: DeviceCopy, K: ViewKind>(view: &View<T, K>, i: usize) -> T
 #[inline(always)]
 #[track_caller]
 pub(crate) fn store<T: DeviceCopy, K: Writable>(view: &View<T, K>, i: usize, value: T) {
-    if i >= view.len() {
-        memory::out_of_bounds(
-            view.meta(),
-            K::SPACE,
-            AccessKind::Write,
-            core::mem::size_of::<T>(),
-            i,
-            view.len(),
-            view.raw_ptr() as usize,
-            Location::caller(),
-        );
-    }
+    check_index(view, i, core::mem::size_of::<T>(), AccessKind::Write);
     // SAFETY: as in `load`; `K: Writable` views point into writable memory.
     unsafe { memory::store_relaxed(view.raw_ptr().add(i), value) }
 }
