@@ -8,6 +8,11 @@
 //! pub fn saxpy(a: f32, x: Global<f32>, y: GlobalMut<f32>) { rewritten body; exit_here() }
 //! ```
 //!
+//! A kernel with barriers in its body gets, on the host, the same function returning a future
+//! instead (`async move { body with barriers awaited; exit_here() }`, see `awaits.rs`): each GPU
+//! thread is then a state machine the scheduler polls at barriers. The plain form is still the
+//! one compiled for nvptx.
+//!
 //! The function keeps the kernel's name and the user's spans, so a debugger shows `saxpy` and
 //! the user's lines. A braced struct only takes the type namespace, so both can share the name;
 //! `launch!(saxpy<<<..>>>(..))` resolves `saxpy::__launch` through the struct.
@@ -150,6 +155,11 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         args.push(quote!(#pname));
     }
 
+    // Barriers in the body itself make the host form of the kernel a state machine
+    // (`awaits.rs`); `unsafe` kernels keep the plain form.
+    let mut task_block = f.block.clone();
+    let awaited = unsafety_is_none(&f) && crate::awaits::await_barriers(&mut task_block) > 0;
+
     let attrs = &f.attrs;
     let block = &f.block;
     let close = f.block.brace_token.span.close();
@@ -162,6 +172,25 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         quote!(#name(#(#args),*))
     };
     let errors = errors.iter().map(syn::Error::to_compile_error);
+
+    let (launch_fn, plain_cfg, host_fn) = if awaited {
+        let host_fn = quote! {
+            #(#attrs)*
+            #[cfg(not(target_arch = "nvptx64"))]
+            #[allow(unused_mut, unused_braces, unreachable_code, clippy::needless_return)]
+            #[inline]
+            #vis fn #name(#(#fn_params),*) -> impl ::core::future::Future<Output = ()> {
+                #(#checks)*
+                async move {
+                    #task_block;
+                    #exit;
+                }
+            }
+        };
+        (quote!(#rt::launch_tasks), quote!(target_arch = "nvptx64"), host_fn)
+    } else {
+        (quote!(#rt::launch), quote!(all()), quote!())
+    };
 
     let entry = format_ident!("__emu_entry_{}", name);
     let ptx = match embedded_ptx() {
@@ -204,7 +233,7 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                     return r;
                 }
                 #(#setup)*
-                #rt::launch(&__EMU_INFO, __emu_config, move || #call)
+                #launch_fn(&__EMU_INFO, __emu_config, move || #call)
             }
         }
 
@@ -217,7 +246,10 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             #call
         }
 
+        #host_fn
+
         #(#attrs)*
+        #[cfg(#plain_cfg)]
         #[allow(unused_mut, unused_braces, unreachable_code, clippy::needless_return)]
         #[inline]
         #vis #unsafety fn #name(#(#fn_params),*) {
@@ -226,6 +258,10 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             #exit;
         }
     }
+}
+
+fn unsafety_is_none(f: &ItemFn) -> bool {
+    f.sig.unsafety.is_none()
 }
 
 /// What to emit when the signature is invalid: the errors and the function unchanged, so that

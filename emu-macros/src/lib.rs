@@ -13,6 +13,7 @@
 
 use proc_macro::TokenStream;
 
+mod awaits;
 mod expand;
 mod launch;
 mod rewrite;

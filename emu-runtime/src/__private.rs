@@ -8,7 +8,7 @@ pub use crate::device::{DeviceCopy, Dim3, Global, GlobalMut, Shared, View, ViewK
 #[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::{
     buffer::DeviceBuffer,
-    launch::{launch, launch_on_gpu, GpuArg, KernelInfo, LaunchConfig},
+    launch::{launch, launch_on_gpu, launch_tasks, GpuArg, KernelInfo, LaunchConfig},
     shared_mem::SharedSite,
 };
 
@@ -37,6 +37,35 @@ pub fn store<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usize, value: T) {
 #[track_caller]
 pub fn row<T: DeviceCopy, const N: usize, K: ViewKind>(v: &View<[T; N], K>, i: usize) -> View<T, K> {
     v.row(i)
+}
+
+/// `sync_threads()` (and its count/and/or forms, by `op`) in the body of a state-machine
+/// kernel: `#[kernel]` writes `barrier_await(op, predicate).await` in its place.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+pub fn barrier_await(op: BarrierKind, predicate: bool) -> crate::host::task::BarrierAwait {
+    use crate::device::backend::BarrierOp;
+    let op = match op {
+        BarrierKind::Sync => BarrierOp::Sync,
+        BarrierKind::Count => BarrierOp::Count,
+        BarrierKind::And => BarrierOp::And,
+        BarrierKind::Or => BarrierOp::Or,
+    };
+    crate::host::task::BarrierAwait::new(op, predicate)
+}
+
+/// Which barrier `barrier_await` waits at.
+#[derive(Clone, Copy, Debug)]
+pub enum BarrierKind {
+    /// `sync_threads()`.
+    Sync,
+    /// `sync_threads_count(p)`.
+    Count,
+    /// `sync_threads_and(p)`.
+    And,
+    /// `sync_threads_or(p)`.
+    Or,
 }
 
 /// Records that the running GPU thread exits here (before a `return`, and at the end of the

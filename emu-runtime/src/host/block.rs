@@ -37,6 +37,7 @@ use crate::host::launch::LaunchShared;
 use crate::host::panics::{self, KernelAbort};
 use crate::host::report::Finding;
 use crate::host::shared_mem::SharedArena;
+use crate::host::task::TaskTable;
 use crate::host::{context, overflow, synccheck};
 
 /// Where a GPU thread is in its life.
@@ -59,6 +60,9 @@ pub(crate) struct Slot {
     pub(crate) exit_generation: Cell<u32>,
     pub(crate) op: Cell<BarrierOp>,
     pub(crate) predicate: Cell<bool>,
+    /// Whether a fiber is parked with this thread (it waits at a blocking barrier); a thread
+    /// that waits at an awaited barrier (state-machine kernels, `task.rs`) has none.
+    parked: Cell<bool>,
 }
 
 impl Slot {
@@ -69,6 +73,7 @@ impl Slot {
             exit_generation: Cell::new(0),
             op: Cell::new(BarrierOp::Sync),
             predicate: Cell::new(false),
+            parked: Cell::new(false),
         }
     }
 }
@@ -76,11 +81,19 @@ impl Slot {
 /// The function a runner fiber runs: start threads until none is left, then park.
 pub(crate) type RunnerFn<'f> = dyn Fn(&BlockRun<'_>, &Yielder<Resume, Suspend>) -> RunnerEnd + Sync + 'f;
 
+/// How a block's threads are represented.
+pub(crate) enum Threads<'a> {
+    /// Plain calls of the kernel body, on runner fibers (`runner`).
+    Calls(&'a RunnerFn<'a>),
+    /// Futures, one per thread, polled on runner fibers (`task_runner`).
+    Tasks(Box<dyn TaskTable + 'a>),
+}
+
 /// A worker's block runner: reset for each block it runs. Keep it boxed: its fibers point to
 /// it.
 pub(crate) struct BlockRun<'a> {
     launch: &'a LaunchShared,
-    runner: &'a RunnerFn<'a>,
+    threads: Threads<'a>,
     arena: SharedArena,
     block_idx: Cell<Dim3>,
     block_linear: Cell<u64>,
@@ -107,6 +120,14 @@ pub(crate) struct BlockRun<'a> {
     arrivals: [Box<[Cell<u32>]>; 2],
     arrival_count: [Cell<usize>; 2],
     parity: Cell<usize>,
+    /// The threads being released: `arrivals[release_parity][release_pos..release_len]` are
+    /// still to be resumed (`release_len` is 0 outside a release). Runners of state-machine
+    /// kernels poll from here themselves.
+    release_parity: Cell<usize>,
+    release_pos: Cell<usize>,
+    release_len: Cell<usize>,
+    /// Whether the release in progress aborts the threads instead of resuming them.
+    aborting: Cell<bool>,
     /// The fiber each waiting thread is parked on, indexed by thread. A fiber is taken out
     /// while it runs.
     fibers: RefCell<Vec<Option<Fiber>>>,
@@ -116,11 +137,11 @@ pub(crate) struct BlockRun<'a> {
 }
 
 impl<'a> BlockRun<'a> {
-    pub(crate) fn new(launch: &'a LaunchShared, runner: &'a RunnerFn<'a>) -> Box<Self> {
+    pub(crate) fn new(launch: &'a LaunchShared, threads: Threads<'a>) -> Box<Self> {
         let n = launch.block.count() as usize;
         Box::new(BlockRun {
             launch,
-            runner,
+            threads,
             arena: SharedArena::new(launch.shared_bytes, launch.config.get_max_shared_bytes()),
             block_idx: Cell::new(Dim3::new(0, 0, 0)),
             block_linear: Cell::new(0),
@@ -140,6 +161,10 @@ impl<'a> BlockRun<'a> {
             arrivals: [(0..n).map(|_| Cell::new(0)).collect(), (0..n).map(|_| Cell::new(0)).collect()],
             arrival_count: [Cell::new(0), Cell::new(0)],
             parity: Cell::new(0),
+            release_parity: Cell::new(0),
+            release_pos: Cell::new(0),
+            release_len: Cell::new(0),
+            aborting: Cell::new(false),
             fibers: RefCell::new((0..n).map(|_| None).collect()),
             idle: RefCell::new(Vec::new()),
             findings: RefCell::new(Vec::new()),
@@ -159,6 +184,16 @@ impl<'a> BlockRun<'a> {
     pub(crate) fn thread(&self) -> Dim3 {
         self.launch.thread_index(self.current.get())
     }
+    /// The linear index in the block of the running GPU thread.
+    #[inline(always)]
+    pub(crate) fn current(&self) -> u32 {
+        self.current.get()
+    }
+    /// What the last released barrier returns (`sync_threads_count` and friends).
+    #[inline(always)]
+    pub(crate) fn barrier_result(&self) -> u32 {
+        self.barrier_result.get()
+    }
 
     fn reset(&self, block_linear: u64) {
         self.block_linear.set(block_linear);
@@ -174,6 +209,7 @@ impl<'a> BlockRun<'a> {
             shuffle(&mut order, seed, block_linear, u32::MAX);
         }
         self.next.set(0);
+        self.release_len.set(0);
         self.generation.set(0);
         self.failed.set(false);
         self.barrier_reported.set(false);
@@ -237,12 +273,17 @@ impl<'a> BlockRun<'a> {
 
     fn new_runner(&self) -> Fiber {
         let stack = fiber::take_stack(self.launch.config.get_stack_size());
-        let runner = self.runner;
-        // SAFETY: the fiber borrows `self` (boxed, so it does not move) and `runner`, which
-        // lives as long as `self`. Every fiber is driven to completion before `self` is
-        // dropped: threads are resumed until they exit or unwind (`run`), and idle runners
-        // are finished in `Drop`.
-        unsafe { Fiber::with_stack_unchecked(stack, move |y, _| runner(self, y)) }
+        // SAFETY: the fiber borrows `self` (boxed, so it does not move) and the runner
+        // function, which lives as long as `self`. Every fiber is driven to completion before
+        // `self` is dropped: threads are resumed until they exit or unwind (`run`), and idle
+        // runners are finished in `Drop`.
+        match &self.threads {
+            Threads::Calls(runner) => {
+                let runner: &RunnerFn<'_> = *runner;
+                unsafe { Fiber::with_stack_unchecked(stack, move |y, _| runner(self, y)) }
+            }
+            Threads::Tasks(_) => unsafe { Fiber::with_stack_unchecked(stack, move |y, _| task_runner(self, y)) },
+        }
     }
 
     fn release(&self) {
@@ -273,24 +314,44 @@ impl<'a> BlockRun<'a> {
     }
 
     /// Resumes every waiting thread once, in arrival order or in the seed's order.
+    ///
+    /// A thread parked on a fiber is resumed here; a run of threads waiting as futures is
+    /// handed to a runner fiber, which polls them in order (`poll_released`) until it meets a
+    /// parked thread or the end of the list.
     fn resume_waiting(&self, input: Resume) {
         let p = self.parity.get();
         let n = self.arrival_count[p].get();
         self.parity.set(p ^ 1);
         self.arrival_count[p ^ 1].set(0);
         self.new_generation();
+        let list = &self.arrivals[p][..n];
         if self.seeded {
-            let mut waiting: Vec<u32> = self.arrivals[p][..n].iter().map(Cell::get).collect();
+            let mut waiting: Vec<u32> = list.iter().map(Cell::get).collect();
             let seed = self.launch.config.get_seed().unwrap_or(0);
             shuffle(&mut waiting, seed, self.block_linear.get(), self.generation.get());
-            for t in waiting {
-                self.resume(t, input);
+            list.iter().zip(waiting).for_each(|(c, t)| c.set(t));
+        }
+        self.release_parity.set(p);
+        self.release_pos.set(0);
+        self.release_len.set(n);
+        self.aborting.set(input == Resume::Abort);
+        loop {
+            let k = self.release_pos.get();
+            if k >= n {
+                break;
             }
-        } else {
-            for k in 0..n {
-                self.resume(self.arrivals[p][k].get(), input);
+            let t = list[k].get();
+            if self.slots[t as usize].parked.get() {
+                self.release_pos.set(k + 1);
+                let input = if self.failed.get() { Resume::Abort } else { input };
+                self.resume(t, input);
+            } else {
+                debug_assert!(matches!(self.threads, Threads::Tasks(_)), "a waiting plain thread has a fiber");
+                let f = self.idle.borrow_mut().pop().unwrap_or_else(|| self.new_runner());
+                self.start(f);
             }
         }
+        self.release_len.set(0);
         self.arrival_count[p].set(0);
     }
 
@@ -312,10 +373,16 @@ impl<'a> BlockRun<'a> {
         let f = fibers[t as usize].as_mut().expect("a waiting thread has a fiber");
         overflow::arm(f);
         let r = f.resume(input);
+        // The common case: the thread went on to its next barrier on the same fiber. (A
+        // runner of a state-machine kernel may instead have gone on to poll other threads and
+        // parked with one of them.)
         if let CoroutineResult::Yield(Suspend::Barrier) = r {
-            return;
+            if self.current.get() == t {
+                return;
+            }
         }
         let f = fibers[t as usize].take().expect("present");
+        self.slots[t as usize].parked.set(false);
         drop(fibers);
         self.settle(f, r);
     }
@@ -326,7 +393,11 @@ impl<'a> BlockRun<'a> {
     fn settle(&self, f: Fiber, r: CoroutineResult<Suspend, RunnerEnd>) {
         overflow::disarm();
         match r {
-            CoroutineResult::Yield(Suspend::Barrier) => self.fibers.borrow_mut()[self.current.get() as usize] = Some(f),
+            CoroutineResult::Yield(Suspend::Barrier) => {
+                let t = self.current.get() as usize;
+                self.fibers.borrow_mut()[t] = Some(f);
+                self.slots[t].parked.set(true);
+            }
             CoroutineResult::Yield(Suspend::Idle) => self.idle.borrow_mut().push(f),
             CoroutineResult::Return(end) => self.finished(f, end),
         }
@@ -338,6 +409,9 @@ impl<'a> BlockRun<'a> {
             RunnerEnd::Aborted => self.failed.set(true),
             RunnerEnd::StackOverflow => {
                 let t = self.current.get();
+                if let Threads::Tasks(tasks) = &self.threads {
+                    tasks.abandon(t as usize);
+                }
                 self.slots[t as usize].state.set(State::Failed);
                 self.record(Finding::StackOverflow {
                     thread: self.thread(),
@@ -393,16 +467,72 @@ impl<'a> BlockRun<'a> {
             self.current.set(t as u32);
             context::set_thread(index[t]);
             body();
-            let s = &slots[t];
-            s.state.set(State::Exited);
-            s.at.set(context::exit_position());
-            // Before the first barrier (generation 0, the common case) the generation is the
-            // slot's reset value, and the exits are counted as started minus waiting threads
-            // (see `needs_full_verdict`).
-            let g = self.generation.get();
-            if g != 0 {
-                s.exit_generation.set(g);
-                self.exits_this_generation.set(self.exits_this_generation.get() + 1);
+            self.exited(&slots[t]);
+        }
+    }
+
+    /// Records that the thread of `s` ran to its end.
+    #[inline(always)]
+    fn exited(&self, s: &Slot) {
+        s.state.set(State::Exited);
+        s.at.set(context::exit_position());
+        // Before the first barrier (generation 0, the common case) the generation is the
+        // slot's reset value, and the exits are counted as started minus waiting threads (see
+        // `needs_full_verdict`).
+        let g = self.generation.get();
+        if g != 0 {
+            s.exit_generation.set(g);
+            self.exits_this_generation.set(self.exits_this_generation.get() + 1);
+        }
+    }
+
+    /// Starts the threads not started yet as futures, polling each once: the start round of
+    /// a state-machine kernel. A thread that reaches a barrier it does not await (in a
+    /// helper) suspends this fiber inside its poll.
+    fn start_tasks(&self, tasks: &dyn TaskTable) {
+        if self.failed.get() {
+            return;
+        }
+        let index = self.launch.thread_indices();
+        loop {
+            let i = self.next.get();
+            if i >= self.slots.len() {
+                return;
+            }
+            self.next.set(i + 1);
+            let t = if self.seeded { self.order.borrow()[i] as usize } else { i };
+            self.current.set(t as u32);
+            context::set_thread(index[t]);
+            if tasks.start(t).is_ready() {
+                self.exited(&self.slots[t]);
+            }
+        }
+    }
+
+    /// Polls the released threads that wait as futures, in release order, up to the first
+    /// one parked on a fiber (the scheduler resumes that one) or the end of the list. When
+    /// the release aborts, or the block failed meanwhile, drops their futures instead.
+    fn poll_released(&self, tasks: &dyn TaskTable) {
+        let list = &self.arrivals[self.release_parity.get()];
+        let index = self.launch.thread_indices();
+        loop {
+            let k = self.release_pos.get();
+            if k >= self.release_len.get() {
+                return;
+            }
+            let t = list[k].get() as usize;
+            let s = &self.slots[t];
+            if s.parked.get() {
+                return;
+            }
+            self.release_pos.set(k + 1);
+            self.current.set(t as u32);
+            context::set_thread(index[t]);
+            if self.aborting.get() || self.failed.get() {
+                tasks.discard(t);
+                s.state.set(State::Failed);
+            } else if tasks.poll(t).is_ready() {
+                self.exited(s);
             }
         }
     }
@@ -448,10 +578,35 @@ pub(crate) fn runner<F: Fn()>(block: &BlockRun<'_>, body: &F, y: &Yielder<Resume
     }
 }
 
-/// `sync_threads` and its count/and/or forms on the host: record where the thread waits and
-/// suspend its fiber until the scheduler releases (or aborts) it.
-pub(crate) fn barrier(op: BarrierOp, predicate: bool, at: &'static Location<'static>) -> u32 {
-    let block = context::block_for("sync_threads");
+/// The body of every runner fiber of a state-machine kernel: start threads as futures, poll
+/// released ones, then park as idle until there is more to do.
+fn task_runner(block: &BlockRun<'_>, y: &Yielder<Resume, Suspend>) -> RunnerEnd {
+    let Threads::Tasks(tasks) = &block.threads else { unreachable!("a task runner in a block of plain threads") };
+    let tasks = &**tasks;
+    loop {
+        block.yielder.set(y);
+        let r = panic::catch_unwind(AssertUnwindSafe(|| {
+            block.start_tasks(tasks);
+            block.poll_released(tasks);
+        }));
+        if let Err(payload) = r {
+            // The thread's future panicked (or was unwound by an abort) inside its poll:
+            // drop what is left of it, then fail the block.
+            let t = block.current.get() as usize;
+            let _ = panic::catch_unwind(AssertUnwindSafe(|| tasks.discard(t)));
+            block.thread_unwound(payload);
+            return RunnerEnd::Aborted;
+        }
+        match y.suspend(Suspend::Idle) {
+            Resume::Continue => {}
+            Resume::Abort => return RunnerEnd::Done,
+        }
+    }
+}
+
+/// Records that the running thread of `block` waits at the barrier at `at`.
+#[inline(always)]
+pub(crate) fn arrive(block: &BlockRun<'_>, op: BarrierOp, predicate: bool, at: &'static Location<'static>) {
     let t = block.current.get();
     let slot = &block.slots[t as usize];
     slot.state.set(State::Waiting);
@@ -467,6 +622,14 @@ pub(crate) fn barrier(op: BarrierOp, predicate: bool, at: &'static Location<'sta
     let k = block.arrival_count[p].get();
     block.arrivals[p][k].set(t);
     block.arrival_count[p].set(k + 1);
+}
+
+/// `sync_threads` and its count/and/or forms on the host: record where the thread waits and
+/// suspend its fiber until the scheduler releases (or aborts) it.
+pub(crate) fn barrier(op: BarrierOp, predicate: bool, at: &'static Location<'static>) -> u32 {
+    let block = context::block_for("sync_threads");
+    arrive(block, op, predicate, at);
+    let slot = &block.slots[block.current.get() as usize];
     let y = block.yielder.get();
     // SAFETY: `yielder` belongs to the fiber running this code: the runner sets it when it
     // starts a thread, and it is restored below each time this fiber is resumed. A running

@@ -6,7 +6,8 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use crate::device::Dim3;
-use crate::host::block::{self, BlockRun, RunnerFn};
+use crate::host::block::{self, BlockRun, RunnerFn, Threads};
+use crate::host::task::Tasks;
 use crate::host::config::{self, BlockOrder, Config};
 use crate::host::error::Error;
 use crate::host::report::{Finding, LaunchReport};
@@ -198,14 +199,37 @@ static NOTICE: AtomicBool = AtomicBool::new(false);
 ///
 /// This is what `launch!` calls through the launcher `#[kernel]` generates.
 pub fn launch<F: Fn() + Sync>(kernel: &'static KernelInfo, cfg: LaunchConfig, body: F) -> Result<(), Error> {
-    let result = run(kernel, cfg, &body);
+    let runner = |b: &BlockRun<'_>, y: &_| block::runner(b, &body, y);
+    let runner: &RunnerFn<'_> = &runner;
+    let result = run(kernel, cfg, &|_| Threads::Calls(runner));
     if let Err(e) = &result {
         last_error::record(e);
     }
     result
 }
 
-fn run<F: Fn() + Sync>(kernel: &'static KernelInfo, cfg: LaunchConfig, body: &F) -> Result<(), Error> {
+/// Like [`launch`], for a kernel whose GPU threads are futures: `make` creates one thread's
+/// future, in which each barrier of the kernel's body is an `.await` (`host/task.rs`).
+///
+/// This is what `launch!` calls for a kernel with `sync_threads` in its body.
+pub fn launch_tasks<M, F>(kernel: &'static KernelInfo, cfg: LaunchConfig, make: M) -> Result<(), Error>
+where
+    M: Fn() -> F + Sync,
+    F: std::future::Future<Output = ()>,
+{
+    let result = run(kernel, cfg, &|threads| Threads::Tasks(Box::new(Tasks::new(&make, threads))));
+    if let Err(e) = &result {
+        last_error::record(e);
+    }
+    result
+}
+
+/// Runs a launch whose workers represent a block's threads as `threads(count)` says.
+fn run<'t>(
+    kernel: &'static KernelInfo,
+    cfg: LaunchConfig,
+    threads: &(dyn Fn(usize) -> Threads<'t> + Sync),
+) -> Result<(), Error> {
     let config = config::effective()?;
     validate(kernel, &cfg, &config)?;
     let checks = config.get_checks();
@@ -228,12 +252,11 @@ fn run<F: Fn() + Sync>(kernel: &'static KernelInfo, cfg: LaunchConfig, body: &F)
         config,
         findings: Mutex::new(Vec::new()),
     };
-    let runner = |b: &BlockRun<'_>, y: &_| block::runner(b, body, y);
-    let runner: &RunnerFn<'_> = &runner;
+    let per_block = cfg.block.count() as usize;
     let blocks = cfg.grid.count();
     match shared.config.get_blocks() {
         BlockOrder::Serial => {
-            let w = BlockRun::new(&shared, runner);
+            let w = BlockRun::new(&shared, threads(per_block));
             for b in 0..blocks {
                 w.run(b);
             }
@@ -241,7 +264,7 @@ fn run<F: Fn() + Sync>(kernel: &'static KernelInfo, cfg: LaunchConfig, body: &F)
         BlockOrder::Parallel => {
             let blocks = usize::try_from(blocks).expect("grid fits the host's address space");
             (0..blocks).into_par_iter().with_min_len(4).for_each_init(
-                || BlockRun::new(&shared, runner),
+                || BlockRun::new(&shared, threads(per_block)),
                 |w, b| w.run(b as u64),
             );
         }

@@ -4,6 +4,7 @@
 //! |---------------|-----|
 //! | `launch`      | validate a launch, run its blocks (rayon or in order), collect the verdict |
 //! | `block`       | run one block: its threads as fibers, barriers as scheduling points |
+//! | `task`        | threads of kernels with barriers in their body, as futures polled at barriers |
 //! | `fiber`       | fiber stacks (guarded, staggered, pooled per host thread) |
 //! | `context`     | thread-locals naming the GPU thread that is running |
 //! | `debugger`    | functions gdb/lldb call to name the GPU thread at a breakpoint |
@@ -33,3 +34,4 @@ pub(crate) mod panics;
 pub(crate) mod report;
 pub(crate) mod shared_mem;
 pub(crate) mod synccheck;
+pub(crate) mod task;
