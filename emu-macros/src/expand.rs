@@ -5,7 +5,7 @@
 //! ```text
 //! pub struct saxpy {}                       // type namespace: the launcher
 //! impl saxpy { pub fn __launch(config, a: f32, x: &DeviceBuffer<f32>, y: &mut DeviceBuffer<f32>) }
-//! pub fn saxpy(a: f32, x: Global<f32>, y: GlobalMut<f32>) { rewritten body; exit_here() }
+//! pub fn saxpy(a: f32, x: Global<f32>, y: GlobalMut<f32>) -> Exit { rewritten body; exit_here() }
 //! ```
 //!
 //! A kernel with barriers in its body gets, on the host, the same function returning a future
@@ -155,10 +155,12 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         args.push(quote!(#pname));
     }
 
-    // Barriers in the body itself make the host form of the kernel a state machine
-    // (`awaits.rs`); `unsafe` kernels keep the plain form.
-    let mut task_block = f.block.clone();
-    let awaited = unsafety_is_none(&f) && crate::awaits::await_barriers(&mut task_block) > 0;
+    // The host form of the body reads its indices from a `ThreadCtx` argument, and barriers
+    // in the body itself make it a state machine (`host_body.rs`); `unsafe` kernels keep
+    // plain barriers.
+    let ctx = syn::Ident::new("__emu_ctx", Span::mixed_site());
+    let mut host_block = f.block.clone();
+    let awaited = crate::host_body::host_body(&mut host_block, &ctx, unsafety_is_none(&f)) > 0;
 
     let attrs = &f.attrs;
     let block = &f.block;
@@ -171,25 +173,41 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     } else {
         quote!(#name(#(#args),*))
     };
+    let host_call = if unsafety.is_some() {
+        quote!(unsafe { #name(#ctx, #(#args),*) })
+    } else {
+        quote!(#name(#ctx, #(#args),*))
+    };
     let errors = errors.iter().map(syn::Error::to_compile_error);
 
-    let (launch_fn, plain_cfg, host_fn) = if awaited {
+    let (launch_fn, host_fn) = if awaited {
         let host_fn = quote! {
             #(#attrs)*
             #[cfg(not(target_arch = "nvptx64"))]
             #[allow(unused_mut, unused_braces, unreachable_code, clippy::needless_return)]
             #[inline]
-            #vis fn #name(#(#fn_params),*) -> impl ::core::future::Future<Output = ()> {
+            #vis fn #name(#ctx: #rt::ThreadCtx, #(#fn_params),*) -> impl ::core::future::Future<Output = #rt::Exit> {
                 #(#checks)*
                 async move {
-                    #task_block;
-                    #exit;
+                    #host_block;
+                    #exit
                 }
             }
         };
-        (quote!(#rt::launch_tasks), quote!(target_arch = "nvptx64"), host_fn)
+        (quote!(#rt::launch_tasks), host_fn)
     } else {
-        (quote!(#rt::launch), quote!(all()), quote!())
+        let host_fn = quote! {
+            #(#attrs)*
+            #[cfg(not(target_arch = "nvptx64"))]
+            #[allow(unused_mut, unused_braces, unreachable_code, clippy::needless_return)]
+            #[inline]
+            #vis #unsafety fn #name(#ctx: #rt::ThreadCtx, #(#fn_params),*) -> #rt::Exit {
+                #(#checks)*
+                #host_block;
+                #exit
+            }
+        };
+        (quote!(#rt::launch), host_fn)
     };
 
     let entry = format_ident!("__emu_entry_{}", name);
@@ -233,7 +251,7 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                     return r;
                 }
                 #(#setup)*
-                #launch_fn(&__EMU_INFO, __emu_config, move || #call)
+                #launch_fn(&__EMU_INFO, __emu_config, move |#ctx| #host_call)
             }
         }
 
@@ -243,19 +261,19 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         #[allow(non_snake_case)]
         pub unsafe extern "ptx-kernel" fn #entry(#(#ptx_params),*) {
             #(#ptx_setup)*
-            #call
+            #call;
         }
 
         #host_fn
 
         #(#attrs)*
-        #[cfg(#plain_cfg)]
+        #[cfg(target_arch = "nvptx64")]
         #[allow(unused_mut, unused_braces, unreachable_code, clippy::needless_return)]
         #[inline]
-        #vis #unsafety fn #name(#(#fn_params),*) {
+        #vis #unsafety fn #name(#(#fn_params),*) -> #rt::Exit {
             #(#checks)*
             #block;
-            #exit;
+            #exit
         }
     }
 }

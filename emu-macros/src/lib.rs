@@ -13,8 +13,8 @@
 
 use proc_macro::TokenStream;
 
-mod awaits;
 mod expand;
+mod host_body;
 mod launch;
 mod rewrite;
 mod signature;

@@ -4,8 +4,8 @@
 //!   `v[i]` → `load(&v, i)`, `v[i] = e` → `store(&v, i, e)`, `v[i] op= e` → load, `op=`,
 //!   store, and `t[r][c]` goes through `row(&t, r)`. Each call carries the span of the user's
 //!   expression, so `#[track_caller]` reports the user's line.
-//! * In a kernel, `return` becomes `{ exit_here(); return }`, so synccheck knows where each
-//!   thread exited.
+//! * In a kernel, `return` becomes `return exit_here()`: the kernel function returns where the
+//!   thread exited, which synccheck needs.
 //!
 //! A name is a view when it is bound to one: a kernel slice parameter, a `#[device]`
 //! parameter of type `Global<T>`/`GlobalMut<T>`/`Shared<T>`, a `let` whose value is
@@ -491,8 +491,12 @@ impl VisitMut for Rewriter {
                 }
                 let span = ret.return_token.span;
                 let r = rt(span);
-                let ret = &*ret;
-                *e = syn::parse_quote_spanned!(span=> { #r::exit_here(); #ret });
+                *e = match &ret.expr {
+                    // A kernel returns nothing: `let () = ..` keeps the compiler's error for a
+                    // value.
+                    Some(inner) => syn::parse_quote_spanned!(span=> { let () = #inner; return #r::exit_here() }),
+                    None => syn::parse_quote_spanned!(span=> return #r::exit_here()),
+                };
             }
             _ => visit_mut::visit_expr_mut(self, e),
         }

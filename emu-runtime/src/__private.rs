@@ -68,13 +68,37 @@ pub enum BarrierKind {
     Or,
 }
 
-/// Records that the running GPU thread exits here (before a `return`, and at the end of the
-/// body).
+/// The indices of the GPU thread a kernel function runs as: `#[kernel]` passes them to the
+/// host form of the kernel, and replaces `thread_idx()`, `block_idx()`, `block_dim()` and
+/// `grid_dim()` in the kernel's own body by these fields.
+#[cfg(not(target_arch = "nvptx64"))]
+#[derive(Clone, Copy, Debug)]
+pub struct ThreadCtx {
+    /// `threadIdx`.
+    pub thread_idx: Dim3,
+    /// `blockIdx`.
+    pub block_idx: Dim3,
+    /// `blockDim`.
+    pub block_dim: Dim3,
+    /// `gridDim`.
+    pub grid_dim: Dim3,
+}
+
+/// Where a GPU thread exited: what a kernel function returns (on the host, the position of
+/// the `return` or of the end of the body, for synccheck; nothing on the GPU).
+#[cfg(not(target_arch = "nvptx64"))]
+pub type Exit = &'static Location<'static>;
+/// Where a GPU thread exited (nothing on the GPU).
+#[cfg(target_arch = "nvptx64")]
+pub type Exit = ();
+
+/// The running GPU thread exits here: `#[kernel]` returns this at each `return` and at the
+/// end of the body.
 #[inline(always)]
 #[track_caller]
-pub fn exit_here() {
+pub fn exit_here() -> Exit {
     #[cfg(not(target_arch = "nvptx64"))]
-    crate::host::context::exit_here(Location::caller());
+    return Location::caller();
 }
 
 /// `shared_array![T; N]`.

@@ -38,6 +38,8 @@ use crate::host::panics::{self, KernelAbort};
 use crate::host::report::Finding;
 use crate::host::shared_mem::SharedArena;
 use crate::host::task::TaskTable;
+use crate::__private::{Exit, ThreadCtx};
+use std::task::Poll;
 use crate::host::{context, overflow, synccheck};
 
 /// Where a GPU thread is in its life.
@@ -114,6 +116,13 @@ pub(crate) struct BlockRun<'a> {
     mixed_sites: Cell<bool>,
     /// Threads that exited during this generation.
     exits_this_generation: Cell<u32>,
+    /// Where the first thread to exit before the first barrier exited. Threads that exit
+    /// there before the first barrier leave their slot untouched (`State::NotStarted`), the
+    /// common case that keeps barrier-free kernels cheap; `materialize_exits` fills those
+    /// slots in when a barrier verdict needs them.
+    exit0: Cell<Option<&'static Location<'static>>>,
+    /// Whether any slot was written in this block (so the next block must reset them).
+    dirty: Cell<bool>,
     /// Threads that arrived at a barrier, in arrival order: two lists, used alternately by
     /// successive generations (`parity`), so that threads arriving at the next barrier while
     /// the waiting ones are being resumed go to the other list.
@@ -158,6 +167,8 @@ impl<'a> BlockRun<'a> {
             first_site: Cell::new(None),
             mixed_sites: Cell::new(false),
             exits_this_generation: Cell::new(0),
+            exit0: Cell::new(None),
+            dirty: Cell::new(false),
             arrivals: [(0..n).map(|_| Cell::new(0)).collect(), (0..n).map(|_| Cell::new(0)).collect()],
             arrival_count: [Cell::new(0), Cell::new(0)],
             parity: Cell::new(0),
@@ -189,6 +200,23 @@ impl<'a> BlockRun<'a> {
     pub(crate) fn current(&self) -> u32 {
         self.current.get()
     }
+    /// What thread `t` is doing, for the debugger (the running thread excepted).
+    pub(crate) fn state_of(&self, t: u32) -> State {
+        match self.slots[t as usize].state.get() {
+            State::NotStarted if self.started(t) => State::Exited,
+            s => s,
+        }
+    }
+
+    /// Whether thread `t` of this block has started.
+    fn started(&self, t: u32) -> bool {
+        let next = self.next.get();
+        if self.seeded {
+            self.order.borrow()[..next.min(self.slots.len())].contains(&t)
+        } else {
+            (t as usize) < next
+        }
+    }
     /// What the last released barrier returns (`sync_threads_count` and friends).
     #[inline(always)]
     pub(crate) fn barrier_result(&self) -> u32 {
@@ -198,11 +226,15 @@ impl<'a> BlockRun<'a> {
     fn reset(&self, block_linear: u64) {
         self.block_linear.set(block_linear);
         self.block_idx.set(self.launch.grid.unlinear(block_linear));
-        for s in self.slots.iter() {
-            s.state.set(State::NotStarted);
-            s.at.set(None);
-            s.exit_generation.set(0);
+        // Slots are only written when a thread waits, fails, or exits other than where the
+        // block's first exit did before the first barrier; a block that wrote none (every
+        // block of a barrier-free kernel) leaves nothing to reset.
+        if self.dirty.replace(false) || self.failed.get() {
+            for s in self.slots.iter() {
+                s.state.set(State::NotStarted);
+            }
         }
+        self.exit0.set(None);
         if let Some(seed) = self.launch.config.get_seed() {
             let mut order = self.order.borrow_mut();
             order.iter_mut().enumerate().for_each(|(i, o)| *o = i as u32);
@@ -247,6 +279,9 @@ impl<'a> BlockRun<'a> {
                 continue;
             }
             if self.needs_full_verdict() {
+                if self.generation.get() == 0 {
+                    self.materialize_exits();
+                }
                 match synccheck::verdict(self) {
                     synccheck::Verdict::Release => {}
                     synccheck::Verdict::Skipped(finding) => {
@@ -271,6 +306,21 @@ impl<'a> BlockRun<'a> {
         }
     }
 
+    /// Writes the slots of the threads that exited at `exit0` before the first barrier (which
+    /// left them untouched), so that the barrier verdict sees every exit. Runs when every
+    /// thread has started.
+    fn materialize_exits(&self) {
+        let Some(at) = self.exit0.get() else { return };
+        for s in self.slots.iter() {
+            if s.state.get() == State::NotStarted {
+                s.state.set(State::Exited);
+                s.at.set(Some(at));
+                s.exit_generation.set(0);
+            }
+        }
+        self.dirty.set(true);
+    }
+
     fn new_runner(&self) -> Fiber {
         let stack = fiber::take_stack(self.launch.config.get_stack_size());
         // SAFETY: the fiber borrows `self` (boxed, so it does not move) and the runner
@@ -279,7 +329,7 @@ impl<'a> BlockRun<'a> {
         // runners are finished in `Drop`.
         match &self.threads {
             Threads::Calls(runner) => {
-                let runner: &RunnerFn<'_> = *runner;
+                let runner: &RunnerFn<'_> = runner;
                 unsafe { Fiber::with_stack_unchecked(stack, move |y, _| runner(self, y)) }
             }
             Threads::Tasks(_) => unsafe { Fiber::with_stack_unchecked(stack, move |y, _| task_runner(self, y)) },
@@ -367,7 +417,6 @@ impl<'a> BlockRun<'a> {
     #[inline(always)]
     fn resume(&self, t: u32, input: Resume) {
         self.current.set(t);
-        context::set_thread(self.launch.thread_index(t));
         // The borrow is held while the fiber runs: fiber code never touches `fibers`.
         let mut fibers = self.fibers.borrow_mut();
         let f = fibers[t as usize].as_mut().expect("a waiting thread has a fiber");
@@ -441,21 +490,31 @@ impl<'a> BlockRun<'a> {
     /// that reaches a barrier suspends this fiber inside `body`; a failing thread unwinds out
     /// (so the block cannot become failed while this loop goes on).
     #[inline(always)]
-    fn run_threads<F: Fn()>(&self, body: &F) {
+    fn run_threads<F: Fn(ThreadCtx) -> Exit>(&self, body: &F) {
         if self.failed.get() {
             return;
         }
-        if self.seeded {
-            self.run_threads_in(body, |i| self.order.borrow()[i] as usize);
-        } else {
-            self.run_threads_in(body, |i| i);
+        let index = self.launch.thread_indices();
+        let b = self.launch.block;
+        match (self.seeded, b.y == 1 && b.z == 1) {
+            (false, true) => self.run_threads_in(body, |i| i, |t| Dim3::new(t as u32, 0, 0)),
+            (false, false) => self.run_threads_in(body, |i| i, |t| index[t]),
+            (true, _) => self.run_threads_in(body, |i| self.order.borrow()[i] as usize, |t| index[t]),
         }
     }
 
+    /// The start loop: `order` maps start positions to threads, `index` threads to their
+    /// `threadIdx` (computed for 1-D blocks, so that the kernel's index arithmetic folds into
+    /// the loop).
     #[inline(always)]
-    fn run_threads_in<F: Fn()>(&self, body: &F, order: impl Fn(usize) -> usize) {
+    fn run_threads_in<F: Fn(ThreadCtx) -> Exit>(
+        &self,
+        body: &F,
+        order: impl Fn(usize) -> usize,
+        index: impl Fn(usize) -> Dim3,
+    ) {
         let slots = &*self.slots;
-        let index = self.launch.thread_indices();
+        let ctx = self.ctx(Dim3::new(0, 0, 0));
         loop {
             let i = self.next.get();
             if i >= slots.len() {
@@ -465,23 +524,46 @@ impl<'a> BlockRun<'a> {
             self.next.set(i + 1);
             let t = order(i);
             self.current.set(t as u32);
-            context::set_thread(index[t]);
-            body();
-            self.exited(&slots[t]);
+            let at = body(ThreadCtx { thread_idx: index(t), ..ctx });
+            self.ended(&slots[t], at);
         }
     }
 
-    /// Records that the thread of `s` ran to its end.
+    /// The indices thread `thread_idx` of this block runs with.
     #[inline(always)]
-    fn exited(&self, s: &Slot) {
+    fn ctx(&self, thread_idx: Dim3) -> ThreadCtx {
+        ThreadCtx { thread_idx, block_idx: self.block_idx.get(), block_dim: self.launch.block, grid_dim: self.launch.grid }
+    }
+
+    /// Records that the thread of `s` ran to its end at `at`.
+    #[inline(always)]
+    fn ended(&self, s: &Slot, at: Exit) {
+        if self.generation.get() == 0 {
+            match self.exit0.get() {
+                Some(first) if std::ptr::eq(first, at) => return,
+                None => {
+                    self.exit0.set(Some(at));
+                    return;
+                }
+                Some(_) => {}
+            }
+        }
+        self.exited(s, at);
+    }
+
+    /// Records in its slot that the thread of `s` exited at `at`.
+    #[cold]
+    #[inline(never)]
+    fn exited(&self, s: &Slot, at: Exit) {
+        self.dirty.set(true);
         s.state.set(State::Exited);
-        s.at.set(context::exit_position());
+        s.at.set(Some(at));
         // Before the first barrier (generation 0, the common case) the generation is the
         // slot's reset value, and the exits are counted as started minus waiting threads (see
         // `needs_full_verdict`).
         let g = self.generation.get();
+        s.exit_generation.set(g);
         if g != 0 {
-            s.exit_generation.set(g);
             self.exits_this_generation.set(self.exits_this_generation.get() + 1);
         }
     }
@@ -502,9 +584,8 @@ impl<'a> BlockRun<'a> {
             self.next.set(i + 1);
             let t = if self.seeded { self.order.borrow()[i] as usize } else { i };
             self.current.set(t as u32);
-            context::set_thread(index[t]);
-            if tasks.start(t).is_ready() {
-                self.exited(&self.slots[t]);
+            if let Poll::Ready(at) = tasks.start(t, self.ctx(index[t])) {
+                self.ended(&self.slots[t], at);
             }
         }
     }
@@ -514,7 +595,6 @@ impl<'a> BlockRun<'a> {
     /// the release aborts, or the block failed meanwhile, drops their futures instead.
     fn poll_released(&self, tasks: &dyn TaskTable) {
         let list = &self.arrivals[self.release_parity.get()];
-        let index = self.launch.thread_indices();
         loop {
             let k = self.release_pos.get();
             if k >= self.release_len.get() {
@@ -527,12 +607,11 @@ impl<'a> BlockRun<'a> {
             }
             self.release_pos.set(k + 1);
             self.current.set(t as u32);
-            context::set_thread(index[t]);
             if self.aborting.get() || self.failed.get() {
                 tasks.discard(t);
                 s.state.set(State::Failed);
-            } else if tasks.poll(t).is_ready() {
-                self.exited(s);
+            } else if let Poll::Ready(at) = tasks.poll(t) {
+                self.ended(s, at);
             }
         }
     }
@@ -563,7 +642,7 @@ impl Drop for BlockRun<'_> {
 
 /// The body of every runner fiber: start threads until none is left, then park as idle until
 /// the worker's next block (or the end of the launch).
-pub(crate) fn runner<F: Fn()>(block: &BlockRun<'_>, body: &F, y: &Yielder<Resume, Suspend>) -> RunnerEnd {
+pub(crate) fn runner<F: Fn(ThreadCtx) -> Exit>(block: &BlockRun<'_>, body: &F, y: &Yielder<Resume, Suspend>) -> RunnerEnd {
     loop {
         block.yielder.set(y);
         let r = panic::catch_unwind(AssertUnwindSafe(|| block.run_threads(body)));
@@ -607,6 +686,7 @@ fn task_runner(block: &BlockRun<'_>, y: &Yielder<Resume, Suspend>) -> RunnerEnd 
 /// Records that the running thread of `block` waits at the barrier at `at`.
 #[inline(always)]
 pub(crate) fn arrive(block: &BlockRun<'_>, op: BarrierOp, predicate: bool, at: &'static Location<'static>) {
+    block.dirty.set(true);
     let t = block.current.get();
     let slot = &block.slots[t as usize];
     slot.state.set(State::Waiting);

@@ -1,13 +1,14 @@
 //! Thread-locals that say which GPU thread is running on this host thread.
 //!
-//! A block's threads run one at a time on one host thread, each on its own fiber; before the
-//! block's scheduler resumes a fiber it calls [`enter`] and [`set_thread`], and after the fiber
-//! suspends or finishes it calls [`leave`]. The device API's `thread_idx()` and friends read
-//! these cells: one thread-local load each. Outside a kernel the cells hold a sentinel and the
-//! built-ins panic with a message that says so.
+//! A block's threads run one at a time on one host thread. When a worker starts a block it
+//! calls [`enter`], and [`leave`] when the block is done. The device API's `block_idx()` and
+//! friends read these cells (one thread-local load each); `thread_idx()` asks the running
+//! block which of its threads runs, so the scheduler does not touch a thread-local per GPU
+//! thread. A kernel's own body does not even do that: `#[kernel]` hands it its indices as a
+//! `ThreadCtx` argument. Outside a kernel the cells hold a sentinel and the built-ins panic
+//! with a message that says so.
 
 use std::cell::Cell;
-use std::panic::Location;
 use std::ptr;
 
 use crate::device::Dim3;
@@ -16,28 +17,11 @@ use crate::host::block::BlockRun;
 const OUTSIDE: Dim3 = Dim3::new(u32::MAX, u32::MAX, u32::MAX);
 
 thread_local! {
-    static THREAD_IDX: Cell<Dim3> = const { Cell::new(OUTSIDE) };
     static BLOCK_IDX: Cell<Dim3> = const { Cell::new(OUTSIDE) };
     static BLOCK_DIM: Cell<Dim3> = const { Cell::new(OUTSIDE) };
     static GRID_DIM: Cell<Dim3> = const { Cell::new(OUTSIDE) };
     static BLOCK: Cell<*const BlockRun<'static>> = const { Cell::new(ptr::null()) };
-    static EXIT_AT: Cell<Option<&'static Location<'static>>> = const { Cell::new(None) };
 }
-
-/// Records where the running thread exits (`#[kernel]` calls this before each `return` and at
-/// the end of the body); the scheduler moves it into the thread's slot when the thread ends.
-#[inline(always)]
-pub(crate) fn exit_here(at: &'static Location<'static>) {
-    EXIT_AT.with(|c| c.set(Some(at)));
-}
-
-/// Where the thread that just ended exited (the last `exit_here` on this host thread: every
-/// `#[kernel]` body calls it right before it returns).
-#[inline(always)]
-pub(crate) fn exit_position() -> Option<&'static Location<'static>> {
-    EXIT_AT.with(|c| c.get())
-}
-
 
 #[cold]
 #[inline(never)]
@@ -48,16 +32,12 @@ fn outside_kernel(what: &str) -> ! {
     )
 }
 
-/// `threadIdx`: checked, so that a device built-in used outside a kernel panics with a clear
-/// message (the other indices are always read together with it in practice, so they skip the
-/// check to keep the per-thread path short).
+/// `threadIdx`: the running block's running thread, or a panic with a clear message outside
+/// a kernel (the other indices are always read together with it in practice, so they skip the
+/// check in release builds).
 #[inline(always)]
 pub(crate) fn thread_idx() -> Dim3 {
-    let v = THREAD_IDX.with(Cell::get);
-    if v.x == u32::MAX {
-        outside_kernel("thread_idx");
-    }
-    v
+    block_for("thread_idx").thread()
 }
 
 macro_rules! builtin {
@@ -85,17 +65,10 @@ pub(crate) fn enter(block: &BlockRun<'_>) {
     GRID_DIM.with(|c| c.set(block.launch().grid));
 }
 
-/// Sets the index of the GPU thread about to run.
-#[inline(always)]
-pub(crate) fn set_thread(idx: Dim3) {
-    THREAD_IDX.with(|c| c.set(idx));
-}
-
-/// Clears what [`enter`] and [`set_thread`] set.
+/// Clears what [`enter`] set.
 #[inline(always)]
 pub(crate) fn leave() {
     BLOCK.with(|c| c.set(ptr::null()));
-    THREAD_IDX.with(|c| c.set(OUTSIDE));
     BLOCK_IDX.with(|c| c.set(OUTSIDE));
     BLOCK_DIM.with(|c| c.set(OUTSIDE));
     GRID_DIM.with(|c| c.set(OUTSIDE));

@@ -118,7 +118,11 @@ fn block_threads_text() -> String {
     let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
     let me = context::thread_idx();
     for (i, s) in b.slots.iter().enumerate() {
-        let state = if b.launch().thread_index(i as u32) == me { State::Running } else { s.state.get() };
+        let state = if b.launch().thread_index(i as u32) == me {
+            State::Running
+        } else {
+            b.state_of(i as u32)
+        };
         let what = match state {
             State::NotStarted => "not started".to_owned(),
             State::Running => "running (this thread)".to_owned(),

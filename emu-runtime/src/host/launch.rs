@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use crate::device::Dim3;
 use crate::host::block::{self, BlockRun, RunnerFn, Threads};
 use crate::host::task::Tasks;
+use crate::__private::ThreadCtx;
 use crate::host::config::{self, BlockOrder, Config};
 use crate::host::error::Error;
 use crate::host::report::{Finding, LaunchReport};
@@ -198,7 +199,7 @@ static NOTICE: AtomicBool = AtomicBool::new(false);
 /// Runs `body` once per GPU thread of the grid `cfg` describes, and waits for all of them.
 ///
 /// This is what `launch!` calls through the launcher `#[kernel]` generates.
-pub fn launch<F: Fn() + Sync>(kernel: &'static KernelInfo, cfg: LaunchConfig, body: F) -> Result<(), Error> {
+pub fn launch<F: Fn(ThreadCtx) -> crate::__private::Exit + Sync>(kernel: &'static KernelInfo, cfg: LaunchConfig, body: F) -> Result<(), Error> {
     let runner = |b: &BlockRun<'_>, y: &_| block::runner(b, &body, y);
     let runner: &RunnerFn<'_> = &runner;
     let result = run(kernel, cfg, &|_| Threads::Calls(runner));
@@ -214,8 +215,8 @@ pub fn launch<F: Fn() + Sync>(kernel: &'static KernelInfo, cfg: LaunchConfig, bo
 /// This is what `launch!` calls for a kernel with `sync_threads` in its body.
 pub fn launch_tasks<M, F>(kernel: &'static KernelInfo, cfg: LaunchConfig, make: M) -> Result<(), Error>
 where
-    M: Fn() -> F + Sync,
-    F: std::future::Future<Output = ()>,
+    M: Fn(ThreadCtx) -> F + Sync,
+    F: std::future::Future<Output = crate::__private::Exit>,
 {
     let result = run(kernel, cfg, &|threads| Threads::Tasks(Box::new(Tasks::new(&make, threads))));
     if let Err(e) = &result {

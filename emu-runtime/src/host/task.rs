@@ -25,13 +25,14 @@ use std::task::{Context, Poll, Waker};
 use crate::device::backend::BarrierOp;
 use crate::host::block::{self, State};
 use crate::host::context;
+use crate::__private::{Exit, ThreadCtx};
 
 /// The futures of one block's threads, type-erased for the scheduler.
 pub(crate) trait TaskTable {
-    /// Creates thread `t`'s future in its (empty) slot and polls it once.
-    fn start(&self, t: usize) -> Poll<()>;
+    /// Creates thread `t`'s future, running as `ctx`, in its (empty) slot and polls it once.
+    fn start(&self, t: usize, ctx: ThreadCtx) -> Poll<Exit>;
     /// Polls thread `t`'s future again; a finished future is dropped.
-    fn poll(&self, t: usize) -> Poll<()>;
+    fn poll(&self, t: usize) -> Poll<Exit>;
     /// Drops thread `t`'s future without polling it (the block is aborting, or the thread
     /// panicked inside a poll and its future is poisoned).
     fn discard(&self, t: usize);
@@ -61,15 +62,15 @@ pub(crate) struct Tasks<'m, M, F> {
 
 impl<'m, M, F> Tasks<'m, M, F>
 where
-    M: Fn() -> F,
-    F: Future<Output = ()>,
+    M: Fn(ThreadCtx) -> F,
+    F: Future<Output = Exit>,
 {
     pub(crate) fn new(make: &'m M, threads: usize) -> Self {
         Tasks { make, slots: (0..threads).map(|_| UnsafeCell::new(None)).collect() }
     }
 
     #[inline(always)]
-    fn poll_slot(&self, t: usize) -> Poll<()> {
+    fn poll_slot(&self, t: usize) -> Poll<Exit> {
         // SAFETY: exclusive access to slot `t`, see `slots`.
         let slot = unsafe { &mut *self.slots[t].get() };
         let fut = slot.as_mut().expect("deviceemu: polled a thread that has no future");
@@ -85,12 +86,12 @@ where
 
 impl<'m, M, F> TaskTable for Tasks<'m, M, F>
 where
-    M: Fn() -> F,
-    F: Future<Output = ()>,
+    M: Fn(ThreadCtx) -> F,
+    F: Future<Output = Exit>,
 {
     #[inline]
-    fn start(&self, t: usize) -> Poll<()> {
-        let fut = (self.make)();
+    fn start(&self, t: usize, ctx: ThreadCtx) -> Poll<Exit> {
+        let fut = (self.make)(ctx);
         // SAFETY: exclusive access to slot `t`; it is empty (its last future finished, was
         // discarded or abandoned), so nothing pinned is overwritten.
         unsafe { *self.slots[t].get() = Some(fut) };
@@ -98,7 +99,7 @@ where
     }
 
     #[inline]
-    fn poll(&self, t: usize) -> Poll<()> {
+    fn poll(&self, t: usize) -> Poll<Exit> {
         self.poll_slot(t)
     }
 

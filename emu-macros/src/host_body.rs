@@ -1,4 +1,10 @@
-//! Stage 2b: turn a kernel body's barriers into `.await`s, for the host's state-machine form.
+//! Stage 2b: the host form of a kernel body.
+//!
+//! * `thread_idx()`, `block_idx()`, `block_dim()` and `grid_dim()` called in the body itself
+//!   read the `ThreadCtx` argument the scheduler passes to the kernel function
+//!   (`__emu_ctx.thread_idx`), so the per-thread loop does not go through thread-locals and the
+//!   index arithmetic of a kernel folds into it. Helpers keep calling the functions.
+//! * Barriers become `.await`s, for the state-machine form (when asked):
 //!
 //! A call of `sync_threads()`, `sync_threads_count(p)`, `sync_threads_and(p)` or
 //! `sync_threads_or(p)` (by its last path segment, so `deviceemu::sync_threads()` counts too)
@@ -13,24 +19,33 @@
 use quote::quote_spanned;
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
-use syn::{Block, Expr};
+use syn::{Block, Expr, Ident};
 
-/// Rewrites the barrier calls of `block`; returns how many it rewrote.
-pub(crate) fn await_barriers(block: &mut Block) -> usize {
-    let mut a = Awaits { count: 0 };
+/// Rewrites the index built-ins of `block` to read `ctx` and, with `awaits`, its barrier
+/// calls to `.await`s; returns how many barriers it rewrote.
+pub(crate) fn host_body(block: &mut Block, ctx: &Ident, awaits: bool) -> usize {
+    let mut a = HostBody { ctx, awaits, closure_depth: 0, count: 0 };
     a.visit_block_mut(block);
     a.count
 }
 
-struct Awaits {
+struct HostBody<'a> {
+    ctx: &'a Ident,
+    awaits: bool,
+    closure_depth: usize,
     count: usize,
 }
 
-impl VisitMut for Awaits {
+impl VisitMut for HostBody<'_> {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         match e {
-            // Their bodies cannot `.await` in the kernel's future.
-            Expr::Closure(_) | Expr::Async(_) => return,
+            // Their bodies cannot `.await` in the kernel's future, but can read its indices.
+            Expr::Closure(_) | Expr::Async(_) => {
+                self.closure_depth += 1;
+                visit_mut::visit_expr_mut(self, e);
+                self.closure_depth -= 1;
+                return;
+            }
             Expr::Call(call) => {
                 visit_mut::visit_expr_call_mut(self, call);
                 let Expr::Path(p) = &*call.func else { return };
@@ -40,6 +55,15 @@ impl VisitMut for Awaits {
                 let Some(last) = p.path.segments.last() else { return };
                 let name = last.ident.to_string();
                 let span = call.span();
+                if call.args.is_empty() && matches!(name.as_str(), "thread_idx" | "block_idx" | "block_dim" | "grid_dim") {
+                    let ctx = Ident::new(&self.ctx.to_string(), self.ctx.span().located_at(span));
+                    let field = Ident::new(&name, span);
+                    *e = syn::parse_quote_spanned!(span=> #ctx.#field);
+                    return;
+                }
+                if !self.awaits || self.closure_depth > 0 {
+                    return;
+                }
                 let rt = quote_spanned!(span=> ::deviceemu::__private);
                 let args: Vec<&Expr> = call.args.iter().collect();
                 *e = match (name.as_str(), args.as_slice()) {
