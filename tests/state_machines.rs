@@ -261,3 +261,29 @@ fn an_aborted_block_drops_what_its_threads_hold() {
     assert_has(&err.to_string(), "Kernel panic: thread 3 gives up");
     assert_eq!(drops() - before, 32, "the panicking thread unwound and the waiting ones were dropped");
 }
+
+/// No barrier in the body (the plain form): threads 0 to 13 exit first, at the end of the
+/// body, before anyone waits; then 14 to 63 wait in the helper. The early exits leave their
+/// slots untouched on the fast path, and the verdict must still see that they skipped the
+/// barrier.
+#[kernel]
+fn skip_before_helper_barrier(cut: u32, out: &mut [u32]) {
+    let tid = thread_idx().x;
+    if tid >= cut {
+        helper_sync();
+    }
+    out[tid as usize] = 1;
+}
+
+#[test]
+fn exits_before_the_first_barrier_are_seen_by_the_verdict() {
+    let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+    let err = launch!(skip_before_helper_barrier<<<1, 64>>>(14, &mut out)).expect_err("the skipped barrier is reported");
+    assert_eq!(err.code(), 719);
+    let text = err.to_string();
+    assert_has(&text, "Barrier error detected. Divergent thread(s) in warp");
+    assert_has(&text, "threads (0,0,0) to (13,0,0) skipped it");
+    // No false alarm when every thread waits, and the next launch of the same worker is clean.
+    launch!(skip_before_helper_barrier<<<1, 64>>>(0, &mut out)).unwrap_or_else(|e| panic!("false alarm:\n{e}"));
+    assert_eq!(out.to_vec().unwrap(), vec![1; 64]);
+}

@@ -4,17 +4,23 @@
 //! memory is never touched by two host threads at once, and the emulation is deterministic
 //! for a given seed. Scheduling rounds:
 //!
-//! 1. **Start.** A *runner* fiber runs not-yet-started threads one after another as plain
-//!    calls. When the running thread reaches a barrier the fiber suspends with it, and another
-//!    runner takes over the rest. After this round every thread has either exited or waits at
-//!    a barrier.
+//! 1. **Start.** A *runner* fiber runs not-yet-started threads one after another: as plain
+//!    calls of the kernel function, or, for a kernel with barriers in its body, by creating
+//!    and polling the thread's future (`task.rs`). An awaited barrier returns `Pending` and
+//!    the runner goes on; a blocking one (in a helper) suspends the fiber with its thread, and
+//!    another runner takes over the rest. After this round every thread has either exited or
+//!    waits at a barrier.
 //! 2. **Verdict.** `synccheck` decides whether the waiting threads may go on: all at the same
 //!    barrier (exited threads count as arrived, as on hardware since Volta) or divergent. The
 //!    common case (one call site, nobody exited since the last barrier) is decided without a
 //!    scan.
-//! 3. **Release.** The waiting threads' fibers are resumed in arrival order (which is index
-//!    order) or in the seed's order, each running to its next barrier or its end. Then back
-//!    to 2.
+//! 3. **Release.** The waiting threads are resumed in arrival order (which is index order) or
+//!    in the seed's order, each running to its next barrier or its end: a parked fiber is
+//!    resumed, a run of futures is polled by a runner. Then back to 2.
+//!
+//! Threads that exit where the block's first exit did, before any barrier, leave their slot
+//! untouched; the verdict fills those in (`materialize_exits`). A kernel without barriers thus
+//! costs a loop over its threads and nothing per thread beyond the kernel's own work.
 //!
 //! A runner that finds no thread left to start parks itself as *idle*; the worker's next block
 //! reuses it, so fibers are created once per worker and block size, not once per thread and
