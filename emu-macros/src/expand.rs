@@ -160,7 +160,7 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     // plain barriers.
     let ctx = syn::Ident::new("__emu_ctx", Span::mixed_site());
     let mut host_block = f.block.clone();
-    let awaited = crate::host_body::host_body(&mut host_block, &ctx, unsafety_is_none(&f)) > 0;
+    let awaited = crate::host_body::host_body(&mut host_block, &ctx, f.sig.unsafety.is_none()) > 0;
 
     let attrs = &f.attrs;
     let block = &f.block;
@@ -168,46 +168,35 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let exit = quote_spanned!(close=> ::deviceemu::__private::exit_here());
     let end_line = quote_spanned!(close=> ::core::line!());
     let unsafety = &f.sig.unsafety;
-    let call = if unsafety.is_some() {
-        quote!(unsafe { #name(#(#args),*) })
-    } else {
-        quote!(#name(#(#args),*))
+    let call_with = |leading: Option<&syn::Ident>| {
+        let leading = leading.map(|c| quote!(#c,));
+        match unsafety {
+            Some(_) => quote!(unsafe { #name(#leading #(#args),*) }),
+            None => quote!(#name(#leading #(#args),*)),
+        }
     };
-    let host_call = if unsafety.is_some() {
-        quote!(unsafe { #name(#ctx, #(#args),*) })
-    } else {
-        quote!(#name(#ctx, #(#args),*))
-    };
+    let (call, host_call) = (call_with(None), call_with(Some(&ctx)));
     let errors = errors.iter().map(syn::Error::to_compile_error);
 
-    let (launch_fn, host_fn) = if awaited {
-        let host_fn = quote! {
-            #(#attrs)*
-            #[cfg(not(target_arch = "nvptx64"))]
-            #[allow(unused_mut, unused_braces, unreachable_code, clippy::needless_return)]
-            #[inline]
-            #vis fn #name(#ctx: #rt::ThreadCtx, #(#fn_params),*) -> impl ::core::future::Future<Output = #rt::Exit> {
-                #(#checks)*
-                async move {
-                    #host_block;
-                    #exit
-                }
-            }
-        };
-        (quote!(#rt::launch_tasks), host_fn)
+    // The host form returns where the thread exited, or a future of it.
+    let (launch_fn, host_ret, host_body) = if awaited {
+        (
+            quote!(#rt::launch_tasks),
+            quote!(impl ::core::future::Future<Output = #rt::Exit>),
+            quote!(async move { #host_block; #exit }),
+        )
     } else {
-        let host_fn = quote! {
-            #(#attrs)*
-            #[cfg(not(target_arch = "nvptx64"))]
-            #[allow(unused_mut, unused_braces, unreachable_code, clippy::needless_return)]
-            #[inline]
-            #vis #unsafety fn #name(#ctx: #rt::ThreadCtx, #(#fn_params),*) -> #rt::Exit {
-                #(#checks)*
-                #host_block;
-                #exit
-            }
-        };
-        (quote!(#rt::launch), host_fn)
+        (quote!(#rt::launch), quote!(#rt::Exit), quote!(#host_block; #exit))
+    };
+    let host_fn = quote! {
+        #(#attrs)*
+        #[cfg(not(target_arch = "nvptx64"))]
+        #[allow(unused_mut, unused_braces, unreachable_code, clippy::needless_return)]
+        #[inline]
+        #vis #unsafety fn #name(#ctx: #rt::ThreadCtx, #(#fn_params),*) -> #host_ret {
+            #(#checks)*
+            #host_body
+        }
     };
 
     let entry = format_ident!("__emu_entry_{}", name);
@@ -278,9 +267,6 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-fn unsafety_is_none(f: &ItemFn) -> bool {
-    f.sig.unsafety.is_none()
-}
 
 /// What to emit when the signature is invalid: the errors and the function unchanged, so that
 /// its body and callers do not cascade into more errors.

@@ -68,16 +68,16 @@ impl VisitMut for HostBody<'_> {
                 let args: Vec<&Expr> = call.args.iter().collect();
                 *e = match (name.as_str(), args.as_slice()) {
                     ("sync_threads", []) => {
-                        syn::parse_quote_spanned!(span=> { #rt::barrier_await(#rt::BarrierKind::Sync, false).await; })
+                        syn::parse_quote_spanned!(span=> { #rt::barrier_await(#rt::BarrierOp::Sync, false).await; })
                     }
                     ("sync_threads_count", [p]) => {
-                        syn::parse_quote_spanned!(span=> #rt::barrier_await(#rt::BarrierKind::Count, #p).await)
+                        syn::parse_quote_spanned!(span=> #rt::barrier_await(#rt::BarrierOp::Count, #p).await)
                     }
                     ("sync_threads_and", [p]) => {
-                        syn::parse_quote_spanned!(span=> (#rt::barrier_await(#rt::BarrierKind::And, #p).await != 0))
+                        syn::parse_quote_spanned!(span=> (#rt::barrier_await(#rt::BarrierOp::And, #p).await != 0))
                     }
                     ("sync_threads_or", [p]) => {
-                        syn::parse_quote_spanned!(span=> (#rt::barrier_await(#rt::BarrierKind::Or, #p).await != 0))
+                        syn::parse_quote_spanned!(span=> (#rt::barrier_await(#rt::BarrierOp::Or, #p).await != 0))
                     }
                     // Anything else, including a barrier called with the wrong arguments
                     // (left for the compiler to report on the user's call).

@@ -3,6 +3,7 @@
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::memory::{AtomicAddImpl, MetaPtr, ViewMeta};
+pub use crate::device::backend::BarrierOp;
 pub use crate::device::{DeviceCopy, Dim3, Global, GlobalMut, Shared, View, ViewKind, Writable};
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -44,28 +45,8 @@ pub fn row<T: DeviceCopy, const N: usize, K: ViewKind>(v: &View<[T; N], K>, i: u
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 #[track_caller]
-pub fn barrier_await(op: BarrierKind, predicate: bool) -> crate::host::task::BarrierAwait {
-    use crate::device::backend::BarrierOp;
-    let op = match op {
-        BarrierKind::Sync => BarrierOp::Sync,
-        BarrierKind::Count => BarrierOp::Count,
-        BarrierKind::And => BarrierOp::And,
-        BarrierKind::Or => BarrierOp::Or,
-    };
+pub fn barrier_await(op: BarrierOp, predicate: bool) -> crate::host::task::BarrierAwait {
     crate::host::task::BarrierAwait::new(op, predicate)
-}
-
-/// Which barrier `barrier_await` waits at.
-#[derive(Clone, Copy, Debug)]
-pub enum BarrierKind {
-    /// `sync_threads()`.
-    Sync,
-    /// `sync_threads_count(p)`.
-    Count,
-    /// `sync_threads_and(p)`.
-    And,
-    /// `sync_threads_or(p)`.
-    Or,
 }
 
 /// The indices of the GPU thread a kernel function runs as: `#[kernel]` passes them to the

@@ -135,14 +135,11 @@ pub(crate) struct BlockRun<'a> {
     arrivals: [Box<[Cell<u32>]>; 2],
     arrival_count: [Cell<usize>; 2],
     parity: Cell<usize>,
-    /// The threads being released: `arrivals[release_parity][release_pos..release_len]` are
-    /// still to be resumed (`release_len` is 0 outside a release). Runners of state-machine
-    /// kernels poll from here themselves.
-    release_parity: Cell<usize>,
+    /// The threads being released: `arrivals[parity ^ 1][release_pos..release_len]` are still
+    /// to be resumed (`release_len` is 0 outside a release). Runners of state-machine kernels
+    /// poll from here themselves.
     release_pos: Cell<usize>,
     release_len: Cell<usize>,
-    /// Whether the release in progress aborts the threads instead of resuming them.
-    aborting: Cell<bool>,
     /// The fiber each waiting thread is parked on, indexed by thread. A fiber is taken out
     /// while it runs.
     fibers: RefCell<Vec<Option<Fiber>>>,
@@ -178,10 +175,8 @@ impl<'a> BlockRun<'a> {
             arrivals: [(0..n).map(|_| Cell::new(0)).collect(), (0..n).map(|_| Cell::new(0)).collect()],
             arrival_count: [Cell::new(0), Cell::new(0)],
             parity: Cell::new(0),
-            release_parity: Cell::new(0),
             release_pos: Cell::new(0),
             release_len: Cell::new(0),
-            aborting: Cell::new(false),
             fibers: RefCell::new((0..n).map(|_| None).collect()),
             idle: RefCell::new(Vec::new()),
             findings: RefCell::new(Vec::new()),
@@ -281,7 +276,7 @@ impl<'a> BlockRun<'a> {
                 break;
             }
             if self.failed.get() {
-                self.resume_waiting(Resume::Abort);
+                self.resume_waiting();
                 continue;
             }
             if self.needs_full_verdict() {
@@ -356,7 +351,7 @@ impl<'a> BlockRun<'a> {
             });
         }
         self.generation.set(self.generation.get() + 1);
-        self.resume_waiting(Resume::Continue);
+        self.resume_waiting();
     }
 
     fn first_site_op(&self) -> BarrierOp {
@@ -369,12 +364,13 @@ impl<'a> BlockRun<'a> {
         &self.arrivals[p][..self.arrival_count[p].get()]
     }
 
-    /// Resumes every waiting thread once, in arrival order or in the seed's order.
+    /// Resumes every waiting thread once, in arrival order or in the seed's order; once the
+    /// block has failed, aborts them instead.
     ///
     /// A thread parked on a fiber is resumed here; a run of threads waiting as futures is
     /// handed to a runner fiber, which polls them in order (`poll_released`) until it meets a
     /// parked thread or the end of the list.
-    fn resume_waiting(&self, input: Resume) {
+    fn resume_waiting(&self) {
         let p = self.parity.get();
         let n = self.arrival_count[p].get();
         self.parity.set(p ^ 1);
@@ -387,10 +383,8 @@ impl<'a> BlockRun<'a> {
             shuffle(&mut waiting, seed, self.block_linear.get(), self.generation.get());
             list.iter().zip(waiting).for_each(|(c, t)| c.set(t));
         }
-        self.release_parity.set(p);
         self.release_pos.set(0);
         self.release_len.set(n);
-        self.aborting.set(input == Resume::Abort);
         loop {
             let k = self.release_pos.get();
             if k >= n {
@@ -399,8 +393,7 @@ impl<'a> BlockRun<'a> {
             let t = list[k].get();
             if self.slots[t as usize].parked.get() {
                 self.release_pos.set(k + 1);
-                let input = if self.failed.get() { Resume::Abort } else { input };
-                self.resume(t, input);
+                self.resume(t, if self.failed.get() { Resume::Abort } else { Resume::Continue });
             } else {
                 debug_assert!(matches!(self.threads, Threads::Tasks(_)), "a waiting plain thread has a fiber");
                 let f = self.idle.borrow_mut().pop().unwrap_or_else(|| self.new_runner());
@@ -495,17 +488,21 @@ impl<'a> BlockRun<'a> {
     /// loop of kernels without barriers, so it does as little as it can per thread. A thread
     /// that reaches a barrier suspends this fiber inside `body`; a failing thread unwinds out
     /// (so the block cannot become failed while this loop goes on).
+    ///
+    /// `start(t, ctx)` runs thread `t` until it ends (`Ready` with its exit position) or waits
+    /// at an awaited barrier (`Pending`): a plain call of the kernel, or the first poll of the
+    /// thread's future.
     #[inline(always)]
-    fn run_threads<F: Fn(ThreadCtx) -> Exit>(&self, body: &F) {
+    fn run_threads<S: Fn(usize, ThreadCtx) -> Poll<Exit>>(&self, start: &S) {
         if self.failed.get() {
             return;
         }
         let index = self.launch.thread_indices();
         let b = self.launch.block;
         match (self.seeded, b.y == 1 && b.z == 1) {
-            (false, true) => self.run_threads_in(body, |i| i, |t| Dim3::new(t as u32, 0, 0)),
-            (false, false) => self.run_threads_in(body, |i| i, |t| index[t]),
-            (true, _) => self.run_threads_in(body, |i| self.order.borrow()[i] as usize, |t| index[t]),
+            (false, true) => self.run_threads_in(start, |i| i, |t| Dim3::new(t as u32, 0, 0)),
+            (false, false) => self.run_threads_in(start, |i| i, |t| index[t]),
+            (true, _) => self.run_threads_in(start, |i| self.order.borrow()[i] as usize, |t| index[t]),
         }
     }
 
@@ -513,9 +510,9 @@ impl<'a> BlockRun<'a> {
     /// `threadIdx` (computed for 1-D blocks, so that the kernel's index arithmetic folds into
     /// the loop).
     #[inline(always)]
-    fn run_threads_in<F: Fn(ThreadCtx) -> Exit>(
+    fn run_threads_in<S: Fn(usize, ThreadCtx) -> Poll<Exit>>(
         &self,
-        body: &F,
+        start: &S,
         order: impl Fn(usize) -> usize,
         index: impl Fn(usize) -> Dim3,
     ) {
@@ -530,8 +527,9 @@ impl<'a> BlockRun<'a> {
             self.next.set(i + 1);
             let t = order(i);
             self.current.set(t as u32);
-            let at = body(ThreadCtx { thread_idx: index(t), ..ctx });
-            self.ended(&slots[t], at);
+            if let Poll::Ready(at) = start(t, ThreadCtx { thread_idx: index(t), ..ctx }) {
+                self.ended(&slots[t], at);
+            }
         }
     }
 
@@ -574,33 +572,11 @@ impl<'a> BlockRun<'a> {
         }
     }
 
-    /// Starts the threads not started yet as futures, polling each once: the start round of
-    /// a state-machine kernel. A thread that reaches a barrier it does not await (in a
-    /// helper) suspends this fiber inside its poll.
-    fn start_tasks(&self, tasks: &dyn TaskTable) {
-        if self.failed.get() {
-            return;
-        }
-        let index = self.launch.thread_indices();
-        loop {
-            let i = self.next.get();
-            if i >= self.slots.len() {
-                return;
-            }
-            self.next.set(i + 1);
-            let t = if self.seeded { self.order.borrow()[i] as usize } else { i };
-            self.current.set(t as u32);
-            if let Poll::Ready(at) = tasks.start(t, self.ctx(index[t])) {
-                self.ended(&self.slots[t], at);
-            }
-        }
-    }
-
     /// Polls the released threads that wait as futures, in release order, up to the first
-    /// one parked on a fiber (the scheduler resumes that one) or the end of the list. When
-    /// the release aborts, or the block failed meanwhile, drops their futures instead.
+    /// one parked on a fiber (the scheduler resumes that one) or the end of the list. Once the
+    /// block has failed, drops their futures instead.
     fn poll_released(&self, tasks: &dyn TaskTable) {
-        let list = &self.arrivals[self.release_parity.get()];
+        let list = &self.arrivals[self.parity.get() ^ 1];
         loop {
             let k = self.release_pos.get();
             if k >= self.release_len.get() {
@@ -613,7 +589,7 @@ impl<'a> BlockRun<'a> {
             }
             self.release_pos.set(k + 1);
             self.current.set(t as u32);
-            if self.aborting.get() || self.failed.get() {
+            if self.failed.get() {
                 tasks.discard(t);
                 s.state.set(State::Failed);
             } else if let Poll::Ready(at) = tasks.poll(t) {
@@ -646,13 +622,19 @@ impl Drop for BlockRun<'_> {
     }
 }
 
-/// The body of every runner fiber: start threads until none is left, then park as idle until
-/// the worker's next block (or the end of the launch).
-pub(crate) fn runner<F: Fn(ThreadCtx) -> Exit>(block: &BlockRun<'_>, body: &F, y: &Yielder<Resume, Suspend>) -> RunnerEnd {
+/// The loop of every runner fiber: do `work` (start threads, poll released ones) until there
+/// is none left, then park as idle until there is more (or the launch ends). A thread that
+/// panics, or is unwound by an abort, ends the fiber after `unwound` cleaned up after it.
+fn runner_loop(
+    block: &BlockRun<'_>,
+    y: &Yielder<Resume, Suspend>,
+    work: impl Fn(),
+    unwound: impl Fn(usize),
+) -> RunnerEnd {
     loop {
         block.yielder.set(y);
-        let r = panic::catch_unwind(AssertUnwindSafe(|| block.run_threads(body)));
-        if let Err(payload) = r {
+        if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(&work)) {
+            unwound(block.current.get() as usize);
             block.thread_unwound(payload);
             return RunnerEnd::Aborted;
         }
@@ -663,30 +645,29 @@ pub(crate) fn runner<F: Fn(ThreadCtx) -> Exit>(block: &BlockRun<'_>, body: &F, y
     }
 }
 
-/// The body of every runner fiber of a state-machine kernel: start threads as futures, poll
-/// released ones, then park as idle until there is more to do.
+/// The body of every runner fiber of a plain kernel: run threads as calls of `body`.
+pub(crate) fn runner<F: Fn(ThreadCtx) -> Exit>(block: &BlockRun<'_>, body: &F, y: &Yielder<Resume, Suspend>) -> RunnerEnd {
+    runner_loop(block, y, || block.run_threads(&|_, ctx| Poll::Ready(body(ctx))), |_| {})
+}
+
+/// The body of every runner fiber of a state-machine kernel: start threads as futures, and
+/// poll released ones.
 fn task_runner(block: &BlockRun<'_>, y: &Yielder<Resume, Suspend>) -> RunnerEnd {
     let Threads::Tasks(tasks) = &block.threads else { unreachable!("a task runner in a block of plain threads") };
     let tasks = &**tasks;
-    loop {
-        block.yielder.set(y);
-        let r = panic::catch_unwind(AssertUnwindSafe(|| {
-            block.start_tasks(tasks);
+    runner_loop(
+        block,
+        y,
+        || {
+            block.run_threads(&|t, ctx| tasks.start(t, ctx));
             block.poll_released(tasks);
-        }));
-        if let Err(payload) = r {
-            // The thread's future panicked (or was unwound by an abort) inside its poll:
-            // drop what is left of it, then fail the block.
-            let t = block.current.get() as usize;
+        },
+        // The future panicked (or was unwound by an abort) inside its poll: drop what is
+        // left of it.
+        |t| {
             let _ = panic::catch_unwind(AssertUnwindSafe(|| tasks.discard(t)));
-            block.thread_unwound(payload);
-            return RunnerEnd::Aborted;
-        }
-        match y.suspend(Suspend::Idle) {
-            Resume::Continue => {}
-            Resume::Abort => return RunnerEnd::Done,
-        }
-    }
+        },
+    )
 }
 
 /// Records that the running thread of `block` waits at the barrier at `at`.

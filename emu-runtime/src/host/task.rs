@@ -68,20 +68,6 @@ where
     pub(crate) fn new(make: &'m M, threads: usize) -> Self {
         Tasks { make, slots: (0..threads).map(|_| UnsafeCell::new(None)).collect() }
     }
-
-    #[inline(always)]
-    fn poll_slot(&self, t: usize) -> Poll<Exit> {
-        // SAFETY: exclusive access to slot `t`, see `slots`.
-        let slot = unsafe { &mut *self.slots[t].get() };
-        let fut = slot.as_mut().expect("deviceemu: polled a thread that has no future");
-        // SAFETY: the future stays in its slot until it is dropped in place (see `slots`).
-        let fut = unsafe { Pin::new_unchecked(fut) };
-        let r = fut.poll(&mut Context::from_waker(Waker::noop()));
-        if r.is_ready() {
-            *slot = None;
-        }
-        r
-    }
 }
 
 impl<'m, M, F> TaskTable for Tasks<'m, M, F>
@@ -95,12 +81,21 @@ where
         // SAFETY: exclusive access to slot `t`; it is empty (its last future finished, was
         // discarded or abandoned), so nothing pinned is overwritten.
         unsafe { *self.slots[t].get() = Some(fut) };
-        self.poll_slot(t)
+        self.poll(t)
     }
 
     #[inline]
     fn poll(&self, t: usize) -> Poll<Exit> {
-        self.poll_slot(t)
+        // SAFETY: exclusive access to slot `t`, see `slots`.
+        let slot = unsafe { &mut *self.slots[t].get() };
+        let fut = slot.as_mut().expect("deviceemu: polled a thread that has no future");
+        // SAFETY: the future stays in its slot until it is dropped in place (see `slots`).
+        let fut = unsafe { Pin::new_unchecked(fut) };
+        let r = fut.poll(&mut Context::from_waker(Waker::noop()));
+        if r.is_ready() {
+            *slot = None;
+        }
+        r
     }
 
     fn discard(&self, t: usize) {

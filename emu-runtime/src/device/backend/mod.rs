@@ -30,7 +30,7 @@ pub(crate) enum AccessKind {
 
 /// Which block-wide barrier a thread is waiting at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum BarrierOp {
+pub enum BarrierOp {
     /// `__syncthreads()`.
     Sync,
     /// `__syncthreads_count(p)`.
