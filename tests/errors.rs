@@ -11,9 +11,9 @@
 //! `copy_from_slice` length mismatch, and invalid `EMU_*` settings (in a child process, so
 //! that the environment of the other tests is never touched).
 
-use std::sync::mpsc;
-use std::time::Duration;
+mod common;
 
+use common::{assert_has, assert_lacks, on_new_thread};
 use deviceemu::prelude::*;
 use deviceemu::{get_last_error, peek_at_last_error, with_config, Config, Error, Finding};
 
@@ -45,35 +45,6 @@ fn at(marker: &str, token: &str) -> String {
 /// index order and warps have 32 threads, which the expected thread in some reports relies on.
 fn pinned<R>(f: impl FnOnce() -> R) -> R {
     with_config(Config::default(), f)
-}
-
-#[track_caller]
-fn assert_has(text: &str, needle: &str) {
-    assert!(text.contains(needle), "expected {needle:?} in the report:\n{text}");
-}
-
-#[track_caller]
-fn assert_lacks(text: &str, needle: &str) {
-    assert!(!text.contains(needle), "did not expect {needle:?} in the report:\n{text}");
-}
-
-/// Runs `f` on a new host thread and fails if it does not finish within `secs` seconds (a
-/// hang). A fresh thread also starts with no last error.
-fn on_new_thread<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    let h = std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    match rx.recv_timeout(Duration::from_secs(secs)) {
-        Ok(v) => {
-            h.join().unwrap();
-            v
-        }
-        Err(mpsc::RecvTimeoutError::Timeout) => panic!("the launch did not finish within {secs} s: it hangs"),
-        Err(mpsc::RecvTimeoutError::Disconnected) => {
-            std::panic::resume_unwind(h.join().expect_err("no value and no panic"))
-        }
-    }
 }
 
 /// A kernel that always works, to check that the emulator recovers after a failure.

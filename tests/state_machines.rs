@@ -4,32 +4,11 @@
 //! helpers and closures) mixed with awaited ones, every seed, panics, stack overflows, aborted
 //! blocks dropping what their threads held, and the barrier checks.
 
-use std::sync::mpsc;
-use std::time::Duration;
+mod common;
 
+use common::{assert_has, on_new_thread};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, BlockOrder, Config, Finding};
-
-#[track_caller]
-fn assert_has(text: &str, needle: &str) {
-    assert!(text.contains(needle), "expected {needle:?} in the report:\n{text}");
-}
-
-/// Runs `f` on a new host thread and fails if it does not finish within `secs` seconds.
-fn on_new_thread<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    let h = std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    match rx.recv_timeout(Duration::from_secs(secs)) {
-        Ok(v) => {
-            h.join().unwrap();
-            v
-        }
-        Err(mpsc::RecvTimeoutError::Timeout) => panic!("the launch did not finish within {secs} s: it hangs"),
-        Err(mpsc::RecvTimeoutError::Disconnected) => std::panic::resume_unwind(h.join().expect_err("no value and no panic")),
-    }
-}
 
 /// The settings the results must not depend on.
 fn configs() -> Vec<Config> {
