@@ -31,9 +31,10 @@
 
 pub use emu_macros::{device, kernel};
 pub use emu_runtime::device::{
-    block_dim, block_idx, dynamic_shared, grid_dim, sync_threads, sync_threads_and, sync_threads_count,
-    sync_threads_or, thread_fence, thread_fence_block, thread_idx, AtomicAdd, DeviceCopy, Dim3, Global, GlobalMut,
-    Shared, Space, View,
+    active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, dynamic_shared, grid_dim, lane_id,
+    shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync, sync_threads, sync_threads_and, sync_threads_count,
+    sync_threads_or, sync_warp, thread_fence, thread_fence_block, thread_idx, warp_size, AtomicAdd, DeviceCopy, Dim3,
+    Global, GlobalMut, Shared, Space, View, WarpShuffle, FULL_MASK,
 };
 pub use emu_runtime::device::{intrinsics, math};
 pub use emu_runtime::{kprint, kprintln, shared_array};
@@ -65,9 +66,11 @@ macro_rules! launch {
 /// Everything a kernel file needs: `use deviceemu::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        block_dim, block_idx, device, dynamic_shared, grid_dim, kernel, kprint, kprintln, shared_array, sync_threads,
-        sync_threads_and, sync_threads_count, sync_threads_or, thread_fence, thread_fence_block, thread_idx,
-        DeviceCopy, Dim3, Global, GlobalMut, Shared,
+        active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, device, dynamic_shared, grid_dim, kernel,
+        kprint, kprintln, lane_id, shared_array, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync,
+        sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, sync_warp, thread_fence,
+        thread_fence_block, thread_idx, warp_size, DeviceCopy, Dim3, Global, GlobalMut, Shared, WarpShuffle,
+        FULL_MASK,
     };
     #[cfg(not(target_arch = "nvptx64"))]
     pub use crate::{launch, DeviceBuffer};

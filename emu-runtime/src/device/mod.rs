@@ -14,6 +14,7 @@ pub mod intrinsics;
 pub mod math;
 mod shared;
 mod view;
+mod warp;
 
 pub use atomic::AtomicAdd;
 pub use builtins::{
@@ -23,4 +24,8 @@ pub use builtins::{
 pub use copy::DeviceCopy;
 pub use dim::Dim3;
 pub use shared::dynamic_shared;
+pub use warp::{
+    active_mask, all_sync, any_sync, ballot_sync, lane_id, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync,
+    sync_warp, warp_size, WarpShuffle, FULL_MASK,
+};
 pub use view::{Global, GlobalMut, ReadOnly, ReadWrite, Shared, SharedMem, Space, View, ViewKind, Writable};

@@ -46,6 +46,7 @@ use crate::host::shared_mem::SharedArena;
 use crate::host::task::TaskTable;
 use crate::__private::{Exit, ThreadCtx};
 use std::task::Poll;
+use crate::host::warp::{self, Arrival};
 use crate::host::{context, overflow, synccheck};
 
 /// Where a GPU thread is in its life.
@@ -53,7 +54,12 @@ use crate::host::{context, overflow, synccheck};
 pub(crate) enum State {
     NotStarted,
     Running,
+    /// At a `sync_threads` (block barrier).
     Waiting,
+    /// In a warp collective that has not completed (`warp.rs`).
+    WarpWaiting,
+    /// Its warp collective completed; the scheduler resumes it next.
+    Ready,
     Exited,
     Failed,
 }
@@ -68,6 +74,8 @@ pub(crate) struct Slot {
     pub(crate) exit_generation: Cell<u32>,
     pub(crate) op: Cell<BarrierOp>,
     pub(crate) predicate: Cell<bool>,
+    /// In a warp collective: the operation, mask and value, then the result.
+    pub(crate) warp: Cell<Arrival>,
     /// Whether a fiber is parked with this thread (it waits at a blocking barrier); a thread
     /// that waits at an awaited barrier (state-machine kernels, `task.rs`) has none.
     parked: Cell<bool>,
@@ -81,6 +89,7 @@ impl Slot {
             exit_generation: Cell::new(0),
             op: Cell::new(BarrierOp::Sync),
             predicate: Cell::new(false),
+            warp: Cell::new(Arrival::NONE),
             parked: Cell::new(false),
         }
     }
@@ -106,8 +115,9 @@ pub(crate) struct BlockRun<'a> {
     block_idx: Cell<Dim3>,
     block_linear: Cell<u64>,
     pub(crate) slots: Box<[Slot]>,
-    /// Start order of the threads when a seed is set.
+    /// Start order of the threads when a seed is set, and each thread's position in it.
     order: RefCell<Vec<u32>>,
+    rank: Box<[Cell<u32>]>,
     seeded: bool,
     next: Cell<usize>,
     current: Cell<u32>,
@@ -146,6 +156,10 @@ pub(crate) struct BlockRun<'a> {
     /// Runners with no thread to run, kept for the next block.
     idle: RefCell<Vec<Fiber>>,
     findings: RefCell<Vec<(u32, Finding)>>,
+    /// Threads parked in warp collectives that have not completed (`State::WarpWaiting`).
+    pub(crate) warp_waiting: Cell<u32>,
+    /// Threads whose warp collective completed, to be resumed in this order.
+    pub(crate) ready: RefCell<Vec<u32>>,
 }
 
 impl<'a> BlockRun<'a> {
@@ -159,6 +173,7 @@ impl<'a> BlockRun<'a> {
             block_linear: Cell::new(0),
             slots: (0..n).map(|_| Slot::new()).collect(),
             order: RefCell::new((0..n as u32).collect()),
+            rank: (0..n as u32).map(Cell::new).collect(),
             seeded: launch.config.get_seed().is_some(),
             next: Cell::new(0),
             current: Cell::new(0),
@@ -180,6 +195,8 @@ impl<'a> BlockRun<'a> {
             fibers: RefCell::new((0..n).map(|_| None).collect()),
             idle: RefCell::new(Vec::new()),
             findings: RefCell::new(Vec::new()),
+            warp_waiting: Cell::new(0),
+            ready: RefCell::new(Vec::new()),
         })
     }
 
@@ -211,12 +228,18 @@ impl<'a> BlockRun<'a> {
 
     /// Whether thread `t` of this block has started.
     fn started(&self, t: u32) -> bool {
-        let next = self.next.get();
-        if self.seeded {
-            self.order.borrow()[..next.min(self.slots.len())].contains(&t)
-        } else {
-            (t as usize) < next
-        }
+        let rank = if self.seeded { self.rank[t as usize].get() } else { t };
+        (rank as usize) < self.next.get()
+    }
+
+    /// Whether thread `t` (not the running one) has exited or failed.
+    pub(crate) fn has_exited(&self, t: u32) -> bool {
+        matches!(self.state_of(t), State::Exited | State::Failed)
+    }
+
+    /// Notes that a slot was written, so the next block resets them.
+    pub(crate) fn mark_dirty(&self) {
+        self.dirty.set(true);
     }
     /// What the last released barrier returns (`sync_threads_count` and friends).
     #[inline(always)]
@@ -240,7 +263,10 @@ impl<'a> BlockRun<'a> {
             let mut order = self.order.borrow_mut();
             order.iter_mut().enumerate().for_each(|(i, o)| *o = i as u32);
             shuffle(&mut order, seed, block_linear, u32::MAX);
+            order.iter().enumerate().for_each(|(i, &t)| self.rank[t as usize].set(i as u32));
         }
+        self.warp_waiting.set(0);
+        self.ready.borrow_mut().clear();
         self.next.set(0);
         self.release_len.set(0);
         self.generation.set(0);
@@ -271,6 +297,17 @@ impl<'a> BlockRun<'a> {
             while self.next.get() < self.slots.len() && !self.failed.get() {
                 let f = self.idle.borrow_mut().pop().unwrap_or_else(|| self.new_runner());
                 self.start(f);
+            }
+            if !self.ready.borrow().is_empty() {
+                self.resume_ready();
+                continue;
+            }
+            if self.warp_waiting.get() > 0 {
+                if !self.failed.replace(true) {
+                    self.record(warp::deadlock(self));
+                }
+                self.abort_warp_waiting();
+                continue;
             }
             if self.arrival_count[self.parity.get()].get() == 0 {
                 break;
@@ -305,6 +342,32 @@ impl<'a> BlockRun<'a> {
         if !findings.is_empty() {
             self.launch.add_findings(block_linear, findings);
         }
+    }
+
+    /// Resumes the threads whose warp collective completed, in the order they completed (or
+    /// aborts them once the block has failed). Those may complete more collectives, and are
+    /// resumed by the next call.
+    fn resume_ready(&self) {
+        let ready = std::mem::take(&mut *self.ready.borrow_mut());
+        for &t in &ready {
+            self.resume(t, if self.failed.get() { Resume::Abort } else { Resume::Continue });
+        }
+        let mut queue = self.ready.borrow_mut();
+        if queue.is_empty() {
+            // Keep the allocation for the next round.
+            *queue = ready;
+            queue.clear();
+        }
+    }
+
+    /// Aborts every thread parked in a warp collective (the block has failed).
+    fn abort_warp_waiting(&self) {
+        for t in 0..self.slots.len() as u32 {
+            if self.slots[t as usize].state.get() == State::WarpWaiting {
+                self.resume(t, Resume::Abort);
+            }
+        }
+        self.warp_waiting.set(0);
     }
 
     /// Writes the slots of the threads that exited at `exit0` before the first barrier (which
@@ -542,6 +605,9 @@ impl<'a> BlockRun<'a> {
     /// Records that the thread of `s` ran to its end at `at`.
     #[inline(always)]
     fn ended(&self, s: &Slot, at: Exit) {
+        if self.warp_waiting.get() != 0 {
+            warp::lane_exited(self, self.current.get());
+        }
         if self.generation.get() == 0 {
             match self.exit0.get() {
                 Some(first) if std::ptr::eq(first, at) => return,
@@ -696,19 +762,24 @@ pub(crate) fn arrive(block: &BlockRun<'_>, op: BarrierOp, predicate: bool, at: &
 pub(crate) fn barrier(op: BarrierOp, predicate: bool, at: &'static Location<'static>) -> u32 {
     let block = context::block_for("sync_threads");
     arrive(block, op, predicate, at);
-    let slot = &block.slots[block.current.get() as usize];
-    let y = block.yielder.get();
-    // SAFETY: `yielder` belongs to the fiber running this code: the runner sets it when it
-    // starts a thread, and it is restored below each time this fiber is resumed. A running
-    // fiber's yielder is alive.
-    let resume = unsafe { &*y }.suspend(Suspend::Barrier);
-    block.yielder.set(y);
-    match resume {
-        Resume::Continue => {
-            slot.state.set(State::Running);
-            block.barrier_result.get()
+    block.park();
+    block.slots[block.current.get() as usize].state.set(State::Running);
+    block.barrier_result.get()
+}
+
+impl BlockRun<'_> {
+    /// Suspends the running thread's fiber until the scheduler resumes it; unwinds the thread
+    /// if it is resumed with `Abort`. Its slot must already say what it waits for.
+    pub(crate) fn park(&self) {
+        let y = self.yielder.get();
+        // SAFETY: `yielder` belongs to the fiber running this code: the runner sets it when
+        // it starts a thread, and it is restored below each time this fiber is resumed. A
+        // running fiber's yielder is alive.
+        let resume = unsafe { &*y }.suspend(Suspend::Barrier);
+        self.yielder.set(y);
+        if resume == Resume::Abort {
+            panic::resume_unwind(Box::new(KernelAbort))
         }
-        Resume::Abort => panic::resume_unwind(Box::new(KernelAbort)),
     }
 }
 

@@ -127,6 +127,12 @@ fn block_threads_text() -> String {
             State::NotStarted => "not started".to_owned(),
             State::Running => "running (this thread)".to_owned(),
             State::Waiting => format!("waiting at the barrier at {}", s.at.get().map(SourceLocation::from).map_or("?".into(), |l| l.to_string())),
+            State::WarpWaiting => format!(
+                "waiting in {} at {}",
+                s.warp.get().op.name(),
+                s.at.get().map(SourceLocation::from).map_or("?".into(), |l| l.to_string())
+            ),
+            State::Ready => "about to resume after a warp collective".to_owned(),
             State::Exited => "exited".to_owned(),
             State::Failed => "failed".to_owned(),
         };

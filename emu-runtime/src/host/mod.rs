@@ -11,6 +11,7 @@
 //! | `memory`      | relaxed atomic element accesses, bounds reports |
 //! | `shared_mem`  | per-block shared-memory arenas |
 //! | `synccheck`   | the barrier rule: divergent and skipped barriers |
+//! | `warp`        | warp collectives: votes, shuffles, `sync_warp`, and their deadlocks |
 //! | `overflow`    | turning a fiber's stack overflow into a report |
 //! | `panics`      | capturing kernel panics for reports |
 //! | `report`      | findings and their compute-sanitizer-shaped rendering |
@@ -35,3 +36,4 @@ pub(crate) mod report;
 pub(crate) mod shared_mem;
 pub(crate) mod synccheck;
 pub(crate) mod task;
+pub(crate) mod warp;

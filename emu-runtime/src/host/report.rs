@@ -114,6 +114,21 @@ pub enum Finding {
         /// Whether the block was stopped (`true` for a deadlock) or ran on.
         deadlock: bool,
     },
+    /// A warp collective whose mask does not name the calling lane (synccheck; error 719).
+    InvalidWarpMask {
+        /// The collective (`shfl_sync`, `ballot_sync`, ...).
+        op: &'static str,
+        /// The mask it was given.
+        mask: u32,
+        /// The calling lane.
+        lane: u32,
+        /// Where it was called.
+        at: SourceLocation,
+        /// The calling thread.
+        thread: Dim3,
+        /// Its block.
+        block: Dim3,
+    },
     /// A GPU thread overflowed its fiber stack (error 719).
     StackOverflow {
         /// The thread.
@@ -144,7 +159,10 @@ impl Finding {
         match self {
             Finding::OutOfBounds { .. } => 700,
             Finding::SharedMemoryExceeded { .. } => 701,
-            Finding::Panic { .. } | Finding::BarrierDivergence { .. } | Finding::StackOverflow { .. } => 719,
+            Finding::Panic { .. }
+            | Finding::BarrierDivergence { .. }
+            | Finding::InvalidWarpMask { .. }
+            | Finding::StackOverflow { .. } => 719,
         }
     }
 
@@ -154,6 +172,7 @@ impl Finding {
             Finding::OutOfBounds { thread, .. }
             | Finding::Panic { thread, .. }
             | Finding::BarrierDivergence { thread, .. }
+            | Finding::InvalidWarpMask { thread, .. }
             | Finding::StackOverflow { thread, .. }
             | Finding::SharedMemoryExceeded { thread, .. } => *thread,
         }
@@ -165,6 +184,7 @@ impl Finding {
             Finding::OutOfBounds { block, .. }
             | Finding::Panic { block, .. }
             | Finding::BarrierDivergence { block, .. }
+            | Finding::InvalidWarpMask { block, .. }
             | Finding::StackOverflow { block, .. }
             | Finding::SharedMemoryExceeded { block, .. } => *block,
         }
@@ -219,6 +239,17 @@ impl Finding {
                 } else {
                     Ok(())
                 }
+            }
+            Finding::InvalidWarpMask { op, mask, lane, at, thread, block } => {
+                let _ = writeln!(out, "{P} Barrier error detected. Invalid arguments");
+                let _ = writeln!(out, "{P}     at {kernel} in {at}");
+                let _ = writeln!(out, "{P}     by thread {thread} in block {block}");
+                writeln!(
+                    out,
+                    "{P}     {op} was called with mask {mask:#010x}, which does not name the calling lane {lane}; \
+                     the mask must include every lane that calls it (e.g. FULL_MASK, or ballot_sync of the \
+                     branch's condition)"
+                )
             }
             Finding::StackOverflow { thread, block, stack_size } => {
                 let _ = writeln!(out, "{P} Stack overflow in {kernel}");

@@ -11,11 +11,12 @@
 
 use core::panic::Location;
 
-use super::BarrierOp;
+use super::{BarrierOp, ShflMode, VoteOp};
 use crate::device::copy::DeviceCopy;
 use crate::device::dim::Dim3;
 use crate::device::view::{Shared, View, ViewKind, Writable};
-use crate::host::{block, context, memory, shared_mem};
+use crate::host::warp::WarpOp;
+use crate::host::{block, context, memory, shared_mem, warp};
 
 pub(crate) use crate::host::memory::{AtomicAddImpl, MetaPtr};
 pub(crate) use crate::host::report::Access as AccessKind;
@@ -44,6 +45,41 @@ pub(crate) fn grid_dim() -> Dim3 {
 #[track_caller]
 pub(crate) fn barrier(op: BarrierOp, predicate: bool) -> u32 {
     block::barrier(op, predicate, Location::caller())
+}
+
+#[inline(always)]
+pub(crate) fn warp_size() -> u32 {
+    warp::warp_size()
+}
+
+#[inline(always)]
+pub(crate) fn lane_id() -> u32 {
+    warp::lane_id()
+}
+
+#[inline(always)]
+pub(crate) fn active_mask() -> u32 {
+    warp::active_mask()
+}
+
+#[inline(always)]
+#[track_caller]
+pub(crate) fn warp_sync(mask: u32) {
+    warp::collective(WarpOp::Sync, mask, 0, 0, Location::caller());
+}
+
+#[inline(always)]
+#[track_caller]
+pub(crate) fn warp_vote(op: VoteOp, mask: u32, predicate: bool) -> u32 {
+    warp::collective(WarpOp::Vote(op), mask, predicate as u64, 0, Location::caller()) as u32
+}
+
+/// A shuffle of `bits` (the value zero-extended; `_wide` matters only on the GPU, where a
+/// 64-bit value takes two 32-bit shuffles).
+#[inline(always)]
+#[track_caller]
+pub(crate) fn warp_shfl(mode: ShflMode, mask: u32, bits: u64, _wide: bool, lane_arg: u32) -> u64 {
+    warp::collective(WarpOp::Shfl(mode), mask, bits, lane_arg, Location::caller())
 }
 
 #[inline(always)]

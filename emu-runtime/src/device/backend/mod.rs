@@ -1,7 +1,7 @@
 //! The one place where the device API's implementation is chosen.
 //!
 //! Each backend implements the same small set of functions: indices, barriers, fences,
-//! element loads and stores with bounds checks, atomics and shared memory.
+//! element loads and stores with bounds checks, atomics, shared memory and warp collectives.
 
 #[cfg(not(target_arch = "nvptx64"))]
 #[path = "host.rs"]
@@ -39,4 +39,28 @@ pub enum BarrierOp {
     And,
     /// `__syncthreads_or(p)`.
     Or,
+}
+
+/// The lane a shuffle reads from (PTX `shfl.sync` modes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ShflMode {
+    /// `__shfl_sync`: an absolute lane (`shfl.sync.idx`).
+    Idx,
+    /// `__shfl_up_sync`: `lane - delta` (`shfl.sync.up`).
+    Up,
+    /// `__shfl_down_sync`: `lane + delta` (`shfl.sync.down`).
+    Down,
+    /// `__shfl_xor_sync`: `lane ^ lane_mask` (`shfl.sync.bfly`).
+    Bfly,
+}
+
+/// Which warp vote a lane takes part in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum VoteOp {
+    /// `__all_sync`.
+    All,
+    /// `__any_sync`.
+    Any,
+    /// `__ballot_sync`.
+    Ballot,
 }

@@ -7,6 +7,7 @@
 //!                     ▼
 //!  this file ──► %tid / %ctaid / %ntid / %nctaid      (core::arch::nvptx)
 //!            ──► bar.sync 0, bar.red.{popc,and,or}    (inline asm)
+//!            ──► shfl.sync, vote.sync, bar.warp.sync  (inline asm)
 //!            ──► ld / st / atom on generic addresses  (bounds-checked, trap on failure)
 //!            ──► .shared arrays declared by #[kernel] (global_asm!, cvta.shared)
 //! ```
@@ -17,7 +18,7 @@
 use core::arch::asm;
 use core::arch::nvptx;
 
-use super::BarrierOp;
+use super::{BarrierOp, ShflMode, VoteOp};
 use crate::device::copy::DeviceCopy;
 use crate::device::dim::Dim3;
 use crate::device::view::{Shared, Space, View, ViewKind, Writable};
@@ -76,6 +77,86 @@ pub(crate) fn barrier(op: BarrierOp, predicate: bool) -> u32 {
         }
     }
     r
+}
+
+#[inline(always)]
+pub(crate) fn warp_size() -> u32 {
+    32
+}
+
+#[inline(always)]
+pub(crate) fn lane_id() -> u32 {
+    let r: u32;
+    // SAFETY: reads a special register.
+    unsafe { asm!("mov.u32 {r}, %laneid;", r = out(reg32) r, options(pure, nomem, nostack)) };
+    r
+}
+
+#[inline(always)]
+pub(crate) fn active_mask() -> u32 {
+    let r: u32;
+    // SAFETY: `activemask` has no preconditions. Not `pure`: its value depends on which lanes
+    // run together at this point.
+    unsafe { asm!("activemask.b32 {r};", r = out(reg32) r, options(nostack)) };
+    r
+}
+
+#[inline(always)]
+pub(crate) fn warp_sync(mask: u32) {
+    // SAFETY: a warp barrier over the lanes of `mask`.
+    unsafe { asm!("bar.warp.sync {m};", m = in(reg32) mask, options(nostack)) };
+}
+
+#[inline(always)]
+pub(crate) fn warp_vote(op: VoteOp, mask: u32, predicate: bool) -> u32 {
+    let p = predicate as u32;
+    let r: u32;
+    // SAFETY: warp votes over the lanes of `mask`.
+    unsafe {
+        match op {
+            VoteOp::All => asm!(
+                "{{ .reg .pred %p, %q; setp.ne.u32 %p, {p}, 0; vote.sync.all.pred %q, %p, {m}; selp.u32 {r}, 1, 0, %q; }}",
+                p = in(reg32) p, m = in(reg32) mask, r = out(reg32) r, options(nostack),
+            ),
+            VoteOp::Any => asm!(
+                "{{ .reg .pred %p, %q; setp.ne.u32 %p, {p}, 0; vote.sync.any.pred %q, %p, {m}; selp.u32 {r}, 1, 0, %q; }}",
+                p = in(reg32) p, m = in(reg32) mask, r = out(reg32) r, options(nostack),
+            ),
+            VoteOp::Ballot => asm!(
+                "{{ .reg .pred %p; setp.ne.u32 %p, {p}, 0; vote.sync.ballot.b32 {r}, %p, {m}; }}",
+                p = in(reg32) p, m = in(reg32) mask, r = out(reg32) r, options(nostack),
+            ),
+        }
+    }
+    r
+}
+
+/// One `shfl.sync` of a 32-bit word. The clamp operand is CUDA's for the default width (the
+/// whole warp): 0 for `up`, 31 for the other modes.
+#[inline(always)]
+fn shfl32(mode: ShflMode, mask: u32, v: u32, b: u32) -> u32 {
+    let r: u32;
+    // SAFETY: a warp shuffle over the lanes of `mask`.
+    unsafe {
+        match mode {
+            ShflMode::Idx => asm!("shfl.sync.idx.b32 {r}, {v}, {b}, 31, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, m = in(reg32) mask, options(nostack)),
+            ShflMode::Up => asm!("shfl.sync.up.b32 {r}, {v}, {b}, 0, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, m = in(reg32) mask, options(nostack)),
+            ShflMode::Down => asm!("shfl.sync.down.b32 {r}, {v}, {b}, 31, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, m = in(reg32) mask, options(nostack)),
+            ShflMode::Bfly => asm!("shfl.sync.bfly.b32 {r}, {v}, {b}, 31, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, m = in(reg32) mask, options(nostack)),
+        }
+    }
+    r
+}
+
+/// A shuffle of `bits`: one `shfl.sync`, or two for a 64-bit value (as CUDA does).
+#[inline(always)]
+pub(crate) fn warp_shfl(mode: ShflMode, mask: u32, bits: u64, wide: bool, lane_arg: u32) -> u64 {
+    let lo = shfl32(mode, mask, bits as u32, lane_arg) as u64;
+    if wide {
+        lo | (shfl32(mode, mask, (bits >> 32) as u32, lane_arg) as u64) << 32
+    } else {
+        lo
+    }
 }
 
 #[inline(always)]

@@ -1,0 +1,151 @@
+//! Warp-level primitives: lane queries, `__syncwarp`, the votes and the shuffles.
+//!
+//! A block's threads form warps of [`warp_size`] consecutive linear thread indices (32, as on
+//! the hardware, or 1 with `EMU_WARP_SIZE=1`, the legacy emulator's semantics, where every
+//! thread is a warp of its own). Every collective takes a `mask` naming the lanes that take
+//! part; as on Volta and later, each lane named in it that has not exited must reach a
+//! collective of the same kind with the same mask, and the calling lane must be in it. In
+//! the emulator a collective waits until that has happened; one that never can is reported
+//! as `Barrier error detected. Divergent thread(s) in warp` (never a hang), and a mask
+//! without the calling lane as `Barrier error detected. Invalid arguments`.
+//!
+//! The shuffles follow PTX's `shfl.sync` with CUDA's default width (the whole warp): only
+//! the low five bits of the lane, delta or lane mask are used, and a lane whose source lies
+//! outside the warp gets its own value back. Reading from a lane that is named in no
+//! collective (it exited, or is not in `mask`) is undefined on the GPU; the emulator then
+//! returns the caller's own value.
+
+use super::backend::{self, ShflMode, VoteOp};
+
+/// The mask naming all 32 lanes of a warp (`0xffffffff`).
+pub const FULL_MASK: u32 = 0xffff_ffff;
+
+/// The number of threads in a warp (`warpSize`): 32 on the GPU and by default in the
+/// emulator, 1 with `EMU_WARP_SIZE=1`.
+#[inline(always)]
+pub fn warp_size() -> u32 {
+    backend::warp_size()
+}
+
+/// The calling thread's lane in its warp: its linear index in the block modulo
+/// [`warp_size`] (PTX `%laneid`).
+#[inline(always)]
+pub fn lane_id() -> u32 {
+    backend::lane_id()
+}
+
+/// The lanes of the calling thread's warp that are running (`__activemask()`).
+///
+/// On the GPU this is the set of lanes executing the call together, which depends on the
+/// scheduler; the emulator returns every lane of the warp that exists and has not exited.
+/// Neither guarantees that the lanes are converged: use an explicit mask for collectives.
+#[inline(always)]
+pub fn active_mask() -> u32 {
+    backend::active_mask()
+}
+
+/// Waits until every lane named in `mask` has reached a `sync_warp` with the same mask, or
+/// exited (`__syncwarp(mask)`); orders their memory accesses.
+#[inline(always)]
+#[track_caller]
+pub fn sync_warp(mask: u32) {
+    backend::warp_sync(mask)
+}
+
+/// Whether `predicate` is true for every non-exited lane named in `mask` (`__all_sync`).
+#[inline(always)]
+#[track_caller]
+pub fn all_sync(mask: u32, predicate: bool) -> bool {
+    backend::warp_vote(VoteOp::All, mask, predicate) != 0
+}
+
+/// Whether `predicate` is true for any non-exited lane named in `mask` (`__any_sync`).
+#[inline(always)]
+#[track_caller]
+pub fn any_sync(mask: u32, predicate: bool) -> bool {
+    backend::warp_vote(VoteOp::Any, mask, predicate) != 0
+}
+
+/// The lanes named in `mask` whose `predicate` is true, one bit per lane (`__ballot_sync`).
+#[inline(always)]
+#[track_caller]
+pub fn ballot_sync(mask: u32, predicate: bool) -> u32 {
+    backend::warp_vote(VoteOp::Ballot, mask, predicate)
+}
+
+/// `value` as lane `src_lane` of the warp passed it (`__shfl_sync`); `src_lane` is taken
+/// modulo 32.
+#[inline(always)]
+#[track_caller]
+pub fn shfl_sync<T: WarpShuffle>(mask: u32, value: T, src_lane: u32) -> T {
+    T::from_bits(backend::warp_shfl(ShflMode::Idx, mask, value.to_bits(), T::WIDE, src_lane))
+}
+
+/// `value` as lane `lane_id() - delta` passed it, or the caller's own `value` when that lane
+/// would be below 0 (`__shfl_up_sync`).
+#[inline(always)]
+#[track_caller]
+pub fn shfl_up_sync<T: WarpShuffle>(mask: u32, value: T, delta: u32) -> T {
+    T::from_bits(backend::warp_shfl(ShflMode::Up, mask, value.to_bits(), T::WIDE, delta))
+}
+
+/// `value` as lane `lane_id() + delta` passed it, or the caller's own `value` when that lane
+/// would be past the warp's last (`__shfl_down_sync`).
+#[inline(always)]
+#[track_caller]
+pub fn shfl_down_sync<T: WarpShuffle>(mask: u32, value: T, delta: u32) -> T {
+    T::from_bits(backend::warp_shfl(ShflMode::Down, mask, value.to_bits(), T::WIDE, delta))
+}
+
+/// `value` as lane `lane_id() ^ lane_mask` passed it (`__shfl_xor_sync`, the butterfly of
+/// warp reductions).
+#[inline(always)]
+#[track_caller]
+pub fn shfl_xor_sync<T: WarpShuffle>(mask: u32, value: T, lane_mask: u32) -> T {
+    T::from_bits(backend::warp_shfl(ShflMode::Bfly, mask, value.to_bits(), T::WIDE, lane_mask))
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The types the shuffles move: `u32`, `i32`, `f32`, `u64`, `i64` and `f64`, bit for bit
+/// (64-bit values are two 32-bit shuffles on the GPU, as in CUDA).
+pub trait WarpShuffle: Copy + sealed::Sealed {
+    /// Whether the value needs two 32-bit shuffles.
+    #[doc(hidden)]
+    const WIDE: bool;
+    /// The value's bits, zero-extended.
+    #[doc(hidden)]
+    fn to_bits(self) -> u64;
+    /// The value back from its bits.
+    #[doc(hidden)]
+    fn from_bits(bits: u64) -> Self;
+}
+
+macro_rules! shuffle_type {
+    ($($t:ty, $wide:expr, |$v:ident| $to:expr, |$b:ident| $from:expr;)*) => { $(
+        impl sealed::Sealed for $t {}
+        impl WarpShuffle for $t {
+            const WIDE: bool = $wide;
+            #[inline(always)]
+            fn to_bits(self) -> u64 {
+                let $v = self;
+                $to
+            }
+            #[inline(always)]
+            fn from_bits($b: u64) -> Self {
+                $from
+            }
+        }
+    )* };
+}
+
+shuffle_type! {
+    u32, false, |v| v as u64, |b| b as u32;
+    i32, false, |v| v as u32 as u64, |b| b as u32 as i32;
+    f32, false, |v| v.to_bits() as u64, |b| f32::from_bits(b as u32);
+    u64, true, |v| v, |b| b;
+    i64, true, |v| v as u64, |b| b as i64;
+    f64, true, |v| v.to_bits(), |b| f64::from_bits(b);
+}

@@ -1,0 +1,308 @@
+//! Warp collectives on the host: `sync_warp`, the votes and the shuffles.
+//!
+//! # Definitions
+//!
+//! A block's threads form warps of `warp_size` consecutive linear indices (32 by default, 1
+//! with `EMU_WARP_SIZE=1`). A collective names its lanes with a mask. Since Volta, every lane
+//! named in the mask that has not exited must reach a collective of the same kind with the
+//! same mask (not necessarily the same call site), and the calling lane must be named in it;
+//! otherwise the result is undefined and the warp may hang. Lanes that do not exist (the
+//! tail of a block whose size is not a multiple of 32) count as exited.
+//!
+//! # Algorithm
+//!
+//! The block's threads run one at a time (`block.rs`), so a collective is a small barrier
+//! among the lanes of its mask:
+//!
+//! 1. A lane that arrives records its operation, mask, value and argument in its slot
+//!    (`State::WarpWaiting`) and checks whether the collective is complete: every lane of the
+//!    mask has exited or waits in a collective of the same kind with the same mask.
+//! 2. If it is, the results of all participants are computed at once from their recorded
+//!    inputs; the arriving lane goes on with its result, and the others become
+//!    `State::Ready`, to be resumed by the scheduler in lane order.
+//! 3. If not, the lane parks its fiber. A lane that exits re-checks the collectives of its
+//!    warp that name it.
+//! 4. When no thread of the block can run and some lane still waits in a collective, the
+//!    collective can never complete (the lanes it waits for wait at a `sync_threads`, in a
+//!    different collective, or with a different mask): the block is stopped and the wait is
+//!    reported as `Barrier error detected. Divergent thread(s) in warp`, naming who waits
+//!    where ([`deadlock`]). This is exact: the verdict depends only on where threads wait.
+//!
+//! A collective whose mask names only the calling lane among the lanes that exist (always the
+//! case with a warp size of 1) completes at once, without parking.
+//!
+//! # Limits
+//!
+//! * `active_mask()` cannot know which lanes the hardware would run together: it returns the
+//!   lanes that exist and have not exited.
+//! * A shuffle from a lane that takes no part in the collective (exited, or not in the mask)
+//!   is undefined on the GPU; here it returns the caller's own value, without a report.
+
+use std::fmt::Write as _;
+use std::panic::Location;
+
+use crate::device::backend::{ShflMode, VoteOp};
+use crate::host::block::{BlockRun, State};
+use crate::host::context;
+use crate::host::report::{thread_ranges, Finding, SourceLocation};
+
+/// A warp collective, as recorded while its lanes gather.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WarpOp {
+    /// `sync_warp`.
+    Sync,
+    /// `all_sync`, `any_sync`, `ballot_sync`.
+    Vote(VoteOp),
+    /// The shuffles.
+    Shfl(ShflMode),
+}
+
+impl WarpOp {
+    /// The device API's name for it, for reports.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            WarpOp::Sync => "sync_warp",
+            WarpOp::Vote(VoteOp::All) => "all_sync",
+            WarpOp::Vote(VoteOp::Any) => "any_sync",
+            WarpOp::Vote(VoteOp::Ballot) => "ballot_sync",
+            WarpOp::Shfl(ShflMode::Idx) => "shfl_sync",
+            WarpOp::Shfl(ShflMode::Up) => "shfl_up_sync",
+            WarpOp::Shfl(ShflMode::Down) => "shfl_down_sync",
+            WarpOp::Shfl(ShflMode::Bfly) => "shfl_xor_sync",
+        }
+    }
+}
+
+/// One lane's part in a collective: what it asked for and, once complete, its result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Arrival {
+    pub(crate) op: WarpOp,
+    pub(crate) mask: u32,
+    /// The lane's value (a predicate is 0 or 1); replaced by its result on completion.
+    pub(crate) value: u64,
+    /// The shuffle's lane, delta or lane mask.
+    pub(crate) arg: u32,
+}
+
+impl Arrival {
+    pub(crate) const NONE: Arrival = Arrival { op: WarpOp::Sync, mask: 0, value: 0, arg: 0 };
+}
+
+/// The warp size of the running launch.
+#[inline(always)]
+fn size_of_warps(block: &BlockRun<'_>) -> u32 {
+    block.launch().config.get_warp_size().max(1)
+}
+
+pub(crate) fn warp_size() -> u32 {
+    size_of_warps(context::block_for("warp_size"))
+}
+
+pub(crate) fn lane_id() -> u32 {
+    let block = context::block_for("lane_id");
+    block.current() % size_of_warps(block)
+}
+
+pub(crate) fn active_mask() -> u32 {
+    let block = context::block_for("active_mask");
+    let t = block.current();
+    let warp = Warp::of(block, t);
+    // The running thread's own slot may say it exited (`has_exited` is for other threads).
+    bits(warp.existing).filter(|&l| warp.base + l == t || !block.has_exited(warp.base + l)).fold(0, |m, l| m | 1 << l)
+}
+
+/// The warp of a thread: its first thread and which of its lanes exist.
+#[derive(Clone, Copy)]
+struct Warp {
+    base: u32,
+    existing: u32,
+}
+
+impl Warp {
+    fn of(block: &BlockRun<'_>, t: u32) -> Warp {
+        let ws = size_of_warps(block);
+        let base = t - t % ws;
+        let n = (block.slots.len() as u32 - base).min(ws);
+        Warp { base, existing: if n >= 32 { u32::MAX } else { (1u32 << n) - 1 } }
+    }
+}
+
+/// The set bits of `m`, lowest first.
+fn bits(mut m: u32) -> impl Iterator<Item = u32> {
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let l = m.trailing_zeros();
+            m &= m - 1;
+            l
+        })
+    })
+}
+
+/// Runs the calling thread's part of a warp collective and returns its result.
+#[inline(never)]
+pub(crate) fn collective(op: WarpOp, mask: u32, value: u64, arg: u32, at: &'static Location<'static>) -> u64 {
+    let block = context::block_for(op.name());
+    let t = block.current();
+    let warp = Warp::of(block, t);
+    let lane = t - warp.base;
+    if mask & (1 << lane) == 0 {
+        invalid_mask(block, op, mask, lane, at);
+    }
+    let arrival = Arrival { op, mask, value, arg };
+    if mask & warp.existing == 1 << lane {
+        return result(arrival, lane, 1 << lane, &[arrival; 32], size_of_warps(block));
+    }
+    let slot = &block.slots[t as usize];
+    slot.warp.set(arrival);
+    slot.at.set(Some(at));
+    slot.state.set(State::WarpWaiting);
+    block.mark_dirty();
+    if !try_complete(block, warp, mask, Some(t)) {
+        block.warp_waiting.set(block.warp_waiting.get() + 1);
+        block.park();
+    }
+    slot.state.set(State::Running);
+    slot.warp.get().value
+}
+
+#[cold]
+#[inline(never)]
+fn invalid_mask(block: &BlockRun<'_>, op: WarpOp, mask: u32, lane: u32, at: &'static Location<'static>) -> ! {
+    block.fail(Finding::InvalidWarpMask {
+        op: op.name(),
+        mask,
+        lane,
+        at: SourceLocation::from(at),
+        thread: block.thread(),
+        block: block.block_idx(),
+    })
+}
+
+/// Completes the collective of `warp`'s lanes waiting with `mask` if every lane it names has
+/// arrived (with the same kind of operation) or exited: computes every participant's result
+/// into its slot, and queues the participants other than `current` for resumption.
+fn try_complete(block: &BlockRun<'_>, warp: Warp, mask: u32, current: Option<u32>) -> bool {
+    let mut inputs = [Arrival::NONE; 32];
+    let mut participants = 0u32;
+    let mut op = None;
+    for lane in bits(mask & warp.existing) {
+        let t = warp.base + lane;
+        let s = &block.slots[t as usize];
+        if s.state.get() == State::WarpWaiting {
+            let a = s.warp.get();
+            if a.mask != mask || op.is_some_and(|o| o != a.op) {
+                return false;
+            }
+            op = Some(a.op);
+            inputs[lane as usize] = a;
+            participants |= 1 << lane;
+        } else if !block.has_exited(t) {
+            return false;
+        }
+    }
+    let ws = size_of_warps(block);
+    for lane in bits(participants) {
+        let t = warp.base + lane;
+        let s = &block.slots[t as usize];
+        let a = inputs[lane as usize];
+        s.warp.set(Arrival { value: result(a, lane, participants, &inputs, ws), ..a });
+        if Some(t) != current {
+            s.state.set(State::Ready);
+            block.warp_waiting.set(block.warp_waiting.get() - 1);
+            block.ready.borrow_mut().push(t);
+        }
+    }
+    true
+}
+
+/// Lane `lane`'s result of the collective `own` among `participants`, whose inputs are in
+/// `inputs` by lane.
+fn result(own: Arrival, lane: u32, participants: u32, inputs: &[Arrival; 32], ws: u32) -> u64 {
+    let predicates = || bits(participants).map(|l| inputs[l as usize].value != 0);
+    match own.op {
+        WarpOp::Sync => 0,
+        WarpOp::Vote(VoteOp::All) => predicates().all(|p| p) as u64,
+        WarpOp::Vote(VoteOp::Any) => predicates().any(|p| p) as u64,
+        WarpOp::Vote(VoteOp::Ballot) => {
+            bits(participants).filter(|&l| inputs[l as usize].value != 0).fold(0, |m, l| m | 1 << l)
+        }
+        WarpOp::Shfl(mode) => match source_lane(mode, lane, own.arg, ws) {
+            Some(j) if participants & (1 << j) != 0 => inputs[j as usize].value,
+            _ => own.value,
+        },
+    }
+}
+
+/// The lane a shuffle reads from, as PTX's `shfl.sync` computes it with CUDA's default width
+/// (the whole warp): only the low bits of `b` count (five for 32 lanes), and `None` means the
+/// source lies outside the warp, so the lane keeps its own value.
+fn source_lane(mode: ShflMode, lane: u32, b: u32, ws: u32) -> Option<u32> {
+    let b = b & (ws - 1);
+    let last = ws - 1;
+    match mode {
+        ShflMode::Idx => Some(b),
+        ShflMode::Up => lane.checked_sub(b),
+        ShflMode::Down => Some(lane + b).filter(|&j| j <= last),
+        ShflMode::Bfly => Some(lane ^ b),
+    }
+}
+
+/// Thread `t` exited: completes the collectives of its warp that were waiting for it.
+#[cold]
+pub(crate) fn lane_exited(block: &BlockRun<'_>, t: u32) {
+    let warp = Warp::of(block, t);
+    let lane = t - warp.base;
+    for l in bits(warp.existing) {
+        let s = &block.slots[(warp.base + l) as usize];
+        if s.state.get() == State::WarpWaiting {
+            let mask = s.warp.get().mask;
+            if mask & (1 << lane) != 0 {
+                try_complete(block, warp, mask, None);
+            }
+        }
+    }
+}
+
+/// The report for a block in which no thread can run while some lanes wait in warp
+/// collectives that cannot complete.
+#[cold]
+pub(crate) fn deadlock(block: &BlockRun<'_>) -> Finding {
+    let launch = block.launch();
+    let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
+    let mut first = None;
+    for (t, s) in block.slots.iter().enumerate() {
+        let at = s.at.get().map(SourceLocation::from).map_or_else(|| "?".to_owned(), |l| l.to_string());
+        let what = match s.state.get() {
+            State::WarpWaiting => {
+                let a = s.warp.get();
+                first.get_or_insert((t as u32, s.at.get()));
+                format!("wait in {} with mask {:#010x} at {at}", a.op.name(), a.mask)
+            }
+            State::Waiting => format!("wait at the barrier at {at}"),
+            _ => continue,
+        };
+        match groups.iter_mut().find(|(w, _)| *w == what) {
+            Some((_, ts)) => ts.push(t as u32),
+            None => groups.push((what, vec![t as u32])),
+        }
+    }
+    let (t, at) = first.expect("a deadlock in a warp collective has a waiting lane");
+    let mut lines: Vec<String> =
+        groups.iter().map(|(what, ts)| format!("{} {what}", thread_ranges(launch.block, ts))).collect();
+    let mut note = String::new();
+    let _ = write!(
+        note,
+        "a warp collective completes when every lane named in its mask has reached one of the same \
+         kind with the same mask, or exited (warp size {})",
+        size_of_warps(block)
+    );
+    lines.push(note);
+    Finding::BarrierDivergence {
+        in_warp: true,
+        at: at.map_or_else(|| SourceLocation::from(Location::caller()), SourceLocation::from),
+        thread: launch.thread_index(t),
+        block: block.block_idx(),
+        groups: lines,
+        deadlock: true,
+    }
+}
