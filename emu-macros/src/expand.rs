@@ -191,7 +191,7 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let host_fn = quote! {
         #(#attrs)*
         #[cfg(not(target_arch = "nvptx64"))]
-        #[allow(unused_mut, unused_braces, unreachable_code, clippy::needless_return)]
+        #[allow(unused_mut, unused_braces, unreachable_code, clippy::needless_return, clippy::too_many_arguments)]
         #[inline]
         #vis #unsafety fn #name(#ctx: #rt::ThreadCtx, #(#fn_params),*) -> #host_ret {
             #(#checks)*
@@ -257,7 +257,7 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 
         #(#attrs)*
         #[cfg(target_arch = "nvptx64")]
-        #[allow(unused_mut, unused_braces, unreachable_code, clippy::needless_return)]
+        #[allow(unused_mut, unused_braces, unreachable_code, clippy::needless_return, clippy::too_many_arguments)]
         #[inline]
         #vis #unsafety fn #name(#(#fn_params),*) -> #rt::Exit {
             #(#checks)*

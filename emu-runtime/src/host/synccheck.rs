@@ -43,7 +43,7 @@
 //! * A thread that leaves a loop containing a barrier through a `return` placed *after* the
 //!   barrier in the loop body is reported, even when the hardware would tolerate it; put the
 //!   `return` before the barrier, or make the exit uniform across the block.
-//! * Warp-level collectives (`sync_warp`, shuffles) are not covered here.
+//! * Warp-level collectives (`sync_warp`, votes, shuffles) are checked by `warp.rs`.
 
 use std::panic::Location;
 
