@@ -19,6 +19,9 @@ mod reduction_example;
 #[path = "saxpy.rs"]
 #[allow(dead_code)]
 mod saxpy_example;
+#[path = "warps.rs"]
+#[allow(dead_code)]
+mod warps_example;
 
 use deviceemu::prelude::*;
 use deviceemu::{Config, Error, Target};
@@ -64,6 +67,55 @@ pub fn arith(x: &[u32], y: &[u32], out: &mut [u32]) {
         out[k + 4] = deviceemu::math::sqrtf(a).to_bits();
         out[k + 5] = deviceemu::math::fmaf(a, b, a).to_bits();
     }
+}
+
+/// Every shuffle mode on 64-bit and 32-bit values with lane arguments 0..70 (the low five bits
+/// count on the GPU), varied per lane, in full warps; then shuffles under a half-warp mask, and
+/// votes. `out` gets `SHUFFLE_OUTPUTS` values per thread.
+#[kernel]
+pub fn shuffle_sweep(values: &[u64], out: &mut [u64]) {
+    let t = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    let lane = lane_id();
+    let v = values[t];
+    let base = t * SHUFFLE_OUTPUTS;
+    let mut k = 0;
+    let mut arg = 0u32;
+    while arg < 70 {
+        let a = arg.wrapping_add(lane % 3);
+        out[base + k] = shfl_sync(FULL_MASK, v, a);
+        out[base + k + 1] = shfl_up_sync(FULL_MASK, v, a);
+        out[base + k + 2] = shfl_down_sync(FULL_MASK, v, a);
+        out[base + k + 3] = shfl_xor_sync(FULL_MASK, v, a) ^ shfl_xor_sync(FULL_MASK, v as u32, a) as u64;
+        out[base + k + 4] = shfl_down_sync(FULL_MASK, f32::from_bits(v as u32), a).to_bits() as u64;
+        k += 5;
+        arg += 1;
+    }
+    if lane < 16 {
+        out[base + k] = shfl_sync(0xffff, v, lane ^ 7) ^ shfl_xor_sync(0xffff, v, (v as u32) & 15);
+    }
+    let p = v % 3 == 0;
+    out[base + k + 1] = ballot_sync(FULL_MASK, p) as u64
+        | (all_sync(FULL_MASK, p) as u64) << 32
+        | (any_sync(FULL_MASK, p) as u64) << 33
+        | (all_sync(FULL_MASK, v != 1) as u64) << 34;
+    sync_warp(FULL_MASK);
+}
+
+/// Outputs per thread of `shuffle_sweep`.
+pub const SHUFFLE_OUTPUTS: usize = 70 * 5 + 2;
+
+/// Votes in warps with missing or exited lanes: lanes from `cut` on return first; the block's
+/// last warp is partial when the block size is not a multiple of 32.
+#[kernel]
+pub fn votes_with_exits(cut: u32, values: &[u32], out: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    if lane_id() >= cut {
+        return;
+    }
+    let p = values[t] % 5 < 2;
+    out[t * 3] = ballot_sync(FULL_MASK, p);
+    out[t * 3 + 1] = all_sync(FULL_MASK, p) as u32 | (any_sync(FULL_MASK, p) as u32) << 1;
+    out[t * 3 + 2] = shfl_xor_sync(FULL_MASK, values[t], 1) & if (lane_id() ^ 1) < cut { u32::MAX } else { 0 };
 }
 
 /// Reads one element past the end of `x` in thread 0 (to see the GPU's error for a bounds
@@ -200,6 +252,63 @@ fn main() -> Result<(), Error> {
         },
         // NaN as a class: the GPU returns the canonical NaN, x86 keeps payloads.
         |p, q| p == q || (f32::from_bits(*p).is_nan() && f32::from_bits(*q).is_nan()),
+    )?;
+    total += compare(
+        "warp_sum",
+        || {
+            let xb = DeviceBuffer::from_slice(&x)?;
+            let mut partial = DeviceBuffer::<f32>::zeroed(n / 256)?;
+            launch!(warps_example::warp_block_sum<<<(n / 256) as u32, 256>>>(&xb, &mut partial))?;
+            partial.to_vec()
+        },
+        f32_bits_equal,
+    )?;
+    let ks: Vec<u32> = bits(n, 8).into_iter().map(|b| b % 1000).collect();
+    total += compare(
+        "warp_scan",
+        || {
+            let kb = DeviceBuffer::from_slice(&ks)?;
+            let mut ob = DeviceBuffer::<u32>::zeroed(n)?;
+            launch!(warps_example::warp_block_scan<<<(n / 256) as u32, 256>>>(&kb, &mut ob))?;
+            ob.to_vec()
+        },
+        |p, q| p == q,
+    )?;
+    total += compare(
+        "ballot",
+        || {
+            let xb = DeviceBuffer::from_slice(&x)?;
+            let mut cb = DeviceBuffer::<u32>::zeroed(n / 32)?;
+            launch!(warps_example::count_above<<<(n / 256) as u32, 256>>>(0.25, &xb, &mut cb))?;
+            cb.to_vec()
+        },
+        |p, q| p == q,
+    )?;
+    let wide: Vec<u64> = bits(2 * 64 * 8, 9).chunks(2).map(|c| (c[0] as u64) << 32 | c[1] as u64).collect();
+    total += compare(
+        "shuffles",
+        || {
+            let vb = DeviceBuffer::from_slice(&wide)?;
+            let mut ob = DeviceBuffer::<u64>::zeroed(wide.len() * SHUFFLE_OUTPUTS)?;
+            launch!(shuffle_sweep<<<8, 64>>>(&vb, &mut ob))?;
+            ob.to_vec()
+        },
+        |p, q| p == q,
+    )?;
+    let small = bits(80, 10);
+    total += compare(
+        "vote_exits",
+        || {
+            let mut all = Vec::new();
+            for cut in [32u32, 31, 17, 1] {
+                let vb = DeviceBuffer::from_slice(&small)?;
+                let mut ob = DeviceBuffer::<u32>::zeroed(80 * 3)?;
+                launch!(votes_with_exits<<<1, 80>>>(cut, &vb, &mut ob))?;
+                all.extend(ob.to_vec()?);
+            }
+            Ok(all)
+        },
+        |p, q| p == q,
     )?;
     total += fp_sweep::fp_sweep_run_all(1 << 16)?;
     total += math_sweep::math_sweep_run_all(1 << 16)?;

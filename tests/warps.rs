@@ -4,6 +4,9 @@
 //! for correct kernels.
 
 mod common;
+#[path = "../examples/warps.rs"]
+#[allow(dead_code)]
+mod warps_example;
 
 use common::{assert_has, on_new_thread};
 use deviceemu::prelude::*;
@@ -65,6 +68,25 @@ fn shfl_down_warp_sums_match_the_cpu_tree() {
         let got = sums.to_vec().unwrap();
         let want = warp_sums_reference(&x, threads, ws);
         assert_eq!(got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "{config:?}");
+    }
+}
+
+#[test]
+fn the_warps_example_block_sums_match_its_reference_for_both_warp_sizes() {
+    // The example's block reduction (shuffle tree per warp, then over the warp sums), with a
+    // partial last block.
+    let x: Vec<f32> = (0..5000).map(|i| ((i * 7919 % 1013) as f32) * 0.01 - 5.0).collect();
+    let blocks = x.len().div_ceil(256);
+    let xb = DeviceBuffer::from_slice(&x).unwrap();
+    for ws in [32u32, 1] {
+        let mut partial = DeviceBuffer::<f32>::zeroed(blocks).unwrap();
+        with_config(Config::default().warp_size(ws), || {
+            launch!(warps_example::warp_block_sum<<<blocks as u32, 256>>>(&xb, &mut partial))
+        })
+        .unwrap();
+        let got: Vec<u32> = partial.to_vec().unwrap().iter().map(|v| v.to_bits()).collect();
+        let want: Vec<u32> = warps_example::block_sums_reference(&x, blocks, ws as usize).iter().map(|v| v.to_bits()).collect();
+        assert_eq!(got, want, "warp size {ws}");
     }
 }
 
