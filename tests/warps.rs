@@ -433,3 +433,29 @@ fn a_panic_while_lanes_wait_aborts_them_with_one_report() {
     assert_has(&text, "by thread (20,0,0) in block (0,0,0)");
     assert_has(&text, "ERROR SUMMARY: 1 error");
 }
+
+/// Every lane shuffles, then the upper half returns and the lower half votes: the lanes that
+/// took part in a collective and then exited count as exited for the next one.
+#[kernel]
+fn exit_after_a_collective(out: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    let first = shfl_sync(FULL_MASK, t as u32, 0);
+    if lane_id() >= 16 {
+        return;
+    }
+    out[t] = ballot_sync(FULL_MASK, true) + first;
+}
+
+#[test]
+fn lanes_that_exit_after_a_collective_count_as_exited() {
+    for config in configs() {
+        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        on_new_thread(20, move || {
+            with_config(config.clone(), || launch!(exit_after_a_collective<<<1, 64>>>(&mut out))).unwrap_or_else(|e| panic!("{config:?}: {e}"));
+            let out = out.to_vec().unwrap();
+            for t in (0..64).filter(|t| t % 32 < 16) {
+                assert_eq!(out[t], 0xffff + (t as u32 / 32) * 32, "thread {t} {config:?}");
+            }
+        });
+    }
+}

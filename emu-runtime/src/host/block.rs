@@ -605,20 +605,25 @@ impl<'a> BlockRun<'a> {
     /// Records that the thread of `s` ran to its end at `at`.
     #[inline(always)]
     fn ended(&self, s: &Slot, at: Exit) {
+        // The shortcut needs a slot nothing wrote to: a thread that took part in a warp
+        // collective has written its slot (and set `dirty`), so its exit must be recorded.
+        let shortcut = self.generation.get() == 0
+            && (!self.dirty.get() || s.state.get() == State::NotStarted)
+            && match self.exit0.get() {
+                Some(first) => std::ptr::eq(first, at),
+                None => {
+                    self.exit0.set(Some(at));
+                    true
+                }
+            };
+        if !shortcut {
+            self.exited(s, at);
+        }
+        // Lanes of its warp may wait for it in a collective (checked once the exit is
+        // recorded).
         if self.warp_waiting.get() != 0 {
             warp::lane_exited(self, self.current.get());
         }
-        if self.generation.get() == 0 {
-            match self.exit0.get() {
-                Some(first) if std::ptr::eq(first, at) => return,
-                None => {
-                    self.exit0.set(Some(at));
-                    return;
-                }
-                Some(_) => {}
-            }
-        }
-        self.exited(s, at);
     }
 
     /// Records in its slot that the thread of `s` exited at `at`.
