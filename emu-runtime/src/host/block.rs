@@ -605,10 +605,31 @@ impl<'a> BlockRun<'a> {
     /// Records that the thread of `s` ran to its end at `at`.
     #[inline(always)]
     fn ended(&self, s: &Slot, at: Exit) {
-        // The shortcut needs a slot nothing wrote to: a thread that took part in a warp
-        // collective has written its slot (and set `dirty`), so its exit must be recorded.
+        // While no slot of the block has been written (so still before the first barrier, and
+        // no thread waits in a warp collective), a thread that exits where the first one did
+        // leaves its slot untouched: the hot path of barrier-free kernels.
+        if !self.dirty.get() {
+            match self.exit0.get() {
+                Some(first) if std::ptr::eq(first, at) => return,
+                None => {
+                    self.exit0.set(Some(at));
+                    return;
+                }
+                Some(_) => {}
+            }
+        }
+        self.ended_slow(s, at);
+    }
+
+    /// `ended` once slots have been written: an untouched slot may still take the shortcut
+    /// before the first barrier, and a thread that wrote its slot (it took part in a warp
+    /// collective) has its exit recorded; then the collectives of its warp that wait for it
+    /// are re-checked.
+    #[cold]
+    #[inline(never)]
+    fn ended_slow(&self, s: &Slot, at: Exit) {
         let shortcut = self.generation.get() == 0
-            && (!self.dirty.get() || s.state.get() == State::NotStarted)
+            && s.state.get() == State::NotStarted
             && match self.exit0.get() {
                 Some(first) => std::ptr::eq(first, at),
                 None => {
@@ -619,8 +640,6 @@ impl<'a> BlockRun<'a> {
         if !shortcut {
             self.exited(s, at);
         }
-        // Lanes of its warp may wait for it in a collective (checked once the exit is
-        // recorded).
         if self.warp_waiting.get() != 0 {
             warp::lane_exited(self, self.current.get());
         }
