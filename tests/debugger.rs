@@ -26,12 +26,28 @@ fn debuggee() {
     assert_eq!(out.to_vec().unwrap()[64 + 3], 64 + 60);
 }
 
+/// Lanes 0..=30 of each warp wait in the shuffle while lane 31 is before it.
+#[kernel]
+fn warp_probe(out: &mut [u32]) {
+    let lane = lane_id();
+    let doubled = lane * 2; // WARP BREAK
+    out[thread_idx().x as usize] = shfl_sync(FULL_MASK, doubled, 0);
+}
+
+#[test]
+#[ignore = "the process gdb debugs; run by `gdb_shows_lanes_waiting_in_a_warp_collective`"]
+fn warp_debuggee() {
+    let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+    launch!(warp_probe<<<1, 64>>>(&mut out)).unwrap();
+    assert_eq!(out.to_vec().unwrap(), vec![0; 64]);
+}
+
 fn break_line() -> usize {
-    include_str!("debugger.rs")
-        .lines()
-        .position(|l| l.ends_with("// BREAK HERE"))
-        .expect("marker present")
-        + 1
+    marker_line("// BREAK HERE")
+}
+
+fn marker_line(marker: &str) -> usize {
+    include_str!("debugger.rs").lines().position(|l| l.ends_with(marker)).expect("marker present") + 1
 }
 
 #[test]
@@ -70,6 +86,39 @@ fn gdb_stops_in_the_chosen_gpu_thread() {
     assert!(text.contains("threads (0,0,0) to (2,0,0): exited"), "gdb output:\n{text}");
     assert!(text.contains("thread (3,0,0): running (this thread)"), "gdb output:\n{text}");
     assert!(text.contains(&format!("debugger.rs:{}", break_line() - 1)), "gdb output:\n{text}");
+}
+
+#[test]
+fn gdb_shows_lanes_waiting_in_a_warp_collective() {
+    if Command::new("gdb").arg("--version").output().is_err() {
+        skipped("gdb is not installed, so the debugger test did not run");
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/gdb/deviceemu.py");
+    let line = marker_line("// WARP BREAK");
+    let out = Command::new("gdb")
+        .args(["-q", "-batch", "-nx"])
+        .args(["-ex", "set pagination off"])
+        .args(["-ex", &format!("source {script}")])
+        .args(["-ex", &format!("emu-break debugger.rs:{line} 31 0")])
+        .args(["-ex", "run"])
+        .args(["-ex", "emu-where"])
+        .args(["-ex", "emu-threads"])
+        .args(["-ex", "kill"])
+        .arg("--args")
+        .arg(&exe)
+        .args(["warp_debuggee", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .env("EMU_BLOCKS", "serial")
+        .output()
+        .expect("gdb runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("kernel warp_probe, block (0,0,0), thread (31,0,0)"), "gdb output:\n{text}");
+    // Lanes 0..=30 arrived at the shuffle on the next line and wait for lane 31; the second
+    // warp has not started.
+    let waiting = format!("threads (0,0,0) to (30,0,0): waiting in shfl_sync at tests/debugger.rs:{}", line + 1);
+    assert!(text.contains(&waiting), "gdb output:\n{text}");
+    assert!(text.contains("threads (32,0,0) to (63,0,0): not started"), "gdb output:\n{text}");
 }
 
 #[test]
