@@ -160,6 +160,8 @@ pub(crate) struct BlockRun<'a> {
     pub(crate) warp_waiting: Cell<u32>,
     /// Threads whose warp collective completed, to be resumed in this order.
     pub(crate) ready: RefCell<Vec<u32>>,
+    /// Per warp, the lanes waiting in a collective (`warp.rs`).
+    pub(crate) gathered: Box<[Cell<u32>]>,
 }
 
 impl<'a> BlockRun<'a> {
@@ -197,6 +199,7 @@ impl<'a> BlockRun<'a> {
             findings: RefCell::new(Vec::new()),
             warp_waiting: Cell::new(0),
             ready: RefCell::new(Vec::new()),
+            gathered: (0..n.div_ceil(launch.config.get_warp_size().max(1) as usize)).map(|_| Cell::new(0)).collect(),
         })
     }
 
@@ -257,6 +260,7 @@ impl<'a> BlockRun<'a> {
             for s in self.slots.iter() {
                 s.state.set(State::NotStarted);
             }
+            self.gathered.iter().for_each(|g| g.set(0));
         }
         self.exit0.set(None);
         if let Some(seed) = self.launch.config.get_seed() {

@@ -15,8 +15,10 @@
 //! among the lanes of its mask:
 //!
 //! 1. A lane that arrives records its operation, mask, value and argument in its slot
-//!    (`State::WarpWaiting`) and checks whether the collective is complete: every lane of the
-//!    mask has exited or waits in a collective of the same kind with the same mask.
+//!    (`State::WarpWaiting`) and in its warp's `gathered` lanes, and checks whether the
+//!    collective is complete: every lane of the mask has exited or waits in a collective of
+//!    the same kind with the same mask. The lanes not gathered are looked at first, so an
+//!    arrival that does not complete the collective usually costs one look at the next lane.
 //! 2. If it is, the results of all participants are computed at once from their recorded
 //!    inputs; the arriving lane goes on with its result, and the others become
 //!    `State::Ready`, to be resumed by the scheduler in lane order.
@@ -100,7 +102,8 @@ pub(crate) fn warp_size() -> u32 {
 
 pub(crate) fn lane_id() -> u32 {
     let block = context::block_for("lane_id");
-    block.current() % size_of_warps(block)
+    // Warp sizes are powers of two (32 or 1).
+    block.current() & (size_of_warps(block) - 1)
 }
 
 pub(crate) fn active_mask() -> u32 {
@@ -119,9 +122,14 @@ struct Warp {
 }
 
 impl Warp {
+    /// The warp's number in its block.
+    fn index(self, block: &BlockRun<'_>) -> usize {
+        (self.base >> size_of_warps(block).trailing_zeros()) as usize
+    }
+
     fn of(block: &BlockRun<'_>, t: u32) -> Warp {
         let ws = size_of_warps(block);
-        let base = t - t % ws;
+        let base = t & !(ws - 1);
         let n = (block.slots.len() as u32 - base).min(ws);
         Warp { base, existing: if n >= 32 { u32::MAX } else { (1u32 << n) - 1 } }
     }
@@ -150,13 +158,15 @@ pub(crate) fn collective(op: WarpOp, mask: u32, value: u64, arg: u32, at: &'stat
     }
     let arrival = Arrival { op, mask, value, arg };
     if mask & warp.existing == 1 << lane {
-        return result(arrival, lane, 1 << lane, &[arrival; 32], size_of_warps(block));
+        return result(arrival, lane, 1 << lane, |_| value, size_of_warps(block));
     }
     let slot = &block.slots[t as usize];
     slot.warp.set(arrival);
     slot.at.set(Some(at));
     slot.state.set(State::WarpWaiting);
     block.mark_dirty();
+    let gathered = &block.gathered[warp.index(block)];
+    gathered.set(gathered.get() | 1 << lane);
     if !try_complete(block, warp, mask, Some(t)) {
         block.warp_waiting.set(block.warp_waiting.get() + 1);
         block.park();
@@ -181,31 +191,33 @@ fn invalid_mask(block: &BlockRun<'_>, op: WarpOp, mask: u32, lane: u32, at: &'st
 /// Completes the collective of `warp`'s lanes waiting with `mask` if every lane it names has
 /// arrived (with the same kind of operation) or exited: computes every participant's result
 /// into its slot, and queues the participants other than `current` for resumption.
+///
+/// The lanes not gathered yet are looked at first, so an arrival that does not complete the
+/// collective usually costs one look at the next lane.
 fn try_complete(block: &BlockRun<'_>, warp: Warp, mask: u32, current: Option<u32>) -> bool {
-    let mut inputs = [Arrival::NONE; 32];
-    let mut participants = 0u32;
+    let named = mask & warp.existing;
+    let gathered = &block.gathered[warp.index(block)];
+    if bits(named & !gathered.get()).any(|l| !block.has_exited(warp.base + l)) {
+        return false;
+    }
+    let participants = named & gathered.get();
+    let mut values = [0u64; 32];
     let mut op = None;
-    for lane in bits(mask & warp.existing) {
-        let t = warp.base + lane;
-        let s = &block.slots[t as usize];
-        if s.state.get() == State::WarpWaiting {
-            let a = s.warp.get();
-            if a.mask != mask || op.is_some_and(|o| o != a.op) {
-                return false;
-            }
-            op = Some(a.op);
-            inputs[lane as usize] = a;
-            participants |= 1 << lane;
-        } else if !block.has_exited(t) {
+    for lane in bits(participants) {
+        let a = block.slots[(warp.base + lane) as usize].warp.get();
+        if a.mask != mask || op.is_some_and(|o| o != a.op) {
             return false;
         }
+        op = Some(a.op);
+        values[lane as usize] = a.value;
     }
+    gathered.set(gathered.get() & !participants);
     let ws = size_of_warps(block);
     for lane in bits(participants) {
         let t = warp.base + lane;
         let s = &block.slots[t as usize];
-        let a = inputs[lane as usize];
-        s.warp.set(Arrival { value: result(a, lane, participants, &inputs, ws), ..a });
+        let a = s.warp.get();
+        s.warp.set(Arrival { value: result(a, lane, participants, |l| values[l as usize], ws), ..a });
         if Some(t) != current {
             s.state.set(State::Ready);
             block.warp_waiting.set(block.warp_waiting.get() - 1);
@@ -215,19 +227,17 @@ fn try_complete(block: &BlockRun<'_>, warp: Warp, mask: u32, current: Option<u32
     true
 }
 
-/// Lane `lane`'s result of the collective `own` among `participants`, whose inputs are in
-/// `inputs` by lane.
-fn result(own: Arrival, lane: u32, participants: u32, inputs: &[Arrival; 32], ws: u32) -> u64 {
-    let predicates = || bits(participants).map(|l| inputs[l as usize].value != 0);
+/// Lane `lane`'s result of the collective `own` among `participants`, whose values
+/// `value_of` gives by lane.
+fn result(own: Arrival, lane: u32, participants: u32, value_of: impl Fn(u32) -> u64, ws: u32) -> u64 {
+    let predicates = || bits(participants).map(|l| value_of(l) != 0);
     match own.op {
         WarpOp::Sync => 0,
         WarpOp::Vote(VoteOp::All) => predicates().all(|p| p) as u64,
         WarpOp::Vote(VoteOp::Any) => predicates().any(|p| p) as u64,
-        WarpOp::Vote(VoteOp::Ballot) => {
-            bits(participants).filter(|&l| inputs[l as usize].value != 0).fold(0, |m, l| m | 1 << l)
-        }
+        WarpOp::Vote(VoteOp::Ballot) => bits(participants).filter(|&l| value_of(l) != 0).fold(0, |m, l| m | 1 << l),
         WarpOp::Shfl(mode) => match source_lane(mode, lane, own.arg, ws) {
-            Some(j) if participants & (1 << j) != 0 => inputs[j as usize].value,
+            Some(j) if participants & (1 << j) != 0 => value_of(j),
             _ => own.value,
         },
     }
@@ -252,13 +262,15 @@ fn source_lane(mode: ShflMode, lane: u32, b: u32, ws: u32) -> Option<u32> {
 pub(crate) fn lane_exited(block: &BlockRun<'_>, t: u32) {
     let warp = Warp::of(block, t);
     let lane = t - warp.base;
-    for l in bits(warp.existing) {
-        let s = &block.slots[(warp.base + l) as usize];
-        if s.state.get() == State::WarpWaiting {
-            let mask = s.warp.get().mask;
-            if mask & (1 << lane) != 0 {
-                try_complete(block, warp, mask, None);
-            }
+    let gathered = &block.gathered[warp.index(block)];
+    for l in bits(gathered.get()) {
+        // Completing one collective clears its lanes from `gathered`.
+        if gathered.get() & (1 << l) == 0 {
+            continue;
+        }
+        let mask = block.slots[(warp.base + l) as usize].warp.get().mask;
+        if mask & (1 << lane) != 0 {
+            try_complete(block, warp, mask, None);
         }
     }
 }
