@@ -249,6 +249,7 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         #[export_name = #name_str]
         #[allow(non_snake_case)]
         pub unsafe extern "ptx-kernel" fn #entry(#(#ptx_params),*) {
+            #rt::assume_index_facts();
             #(#ptx_setup)*
             #call;
         }

@@ -116,6 +116,14 @@ pub fn meta<T: DeviceCopy>(name: &'static str, buf: &DeviceBuffer<T>) -> ViewMet
 #[cfg(target_arch = "nvptx64")]
 pub use crate::device::backend::{shared_view, AtomicAddImpl};
 
+/// Tells the optimiser what the hardware guarantees of `thread_idx()`, `block_idx()` and their
+/// bounds (`%tid < %ntid`, `%ctaid < %nctaid`): the GPU entry of every kernel calls it first.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub fn assume_index_facts() {
+    crate::device::backend::assume_index_facts()
+}
+
 /// The alignment of a `.shared` array of `T` (at least 16 bytes).
 pub const fn shared_align<T>() -> usize {
     let a = core::mem::align_of::<T>();

@@ -50,6 +50,34 @@ pub(crate) fn grid_dim() -> Dim3 {
     unsafe { Dim3::new(nvptx::_grid_dim_x() as u32, nvptx::_grid_dim_y() as u32, nvptx::_grid_dim_z() as u32) }
 }
 
+/// Tells the optimiser what the hardware guarantees of the index registers: `%tid < %ntid` and
+/// `%ctaid < %nctaid` in each dimension. LLVM knows each register's own range (`%ntid.x <=
+/// 1024`, `%tid.x < 1024`, ...) but not how they relate; with these it can prove, for example,
+/// `tile[tid]` in bounds once it also knows that the block has at most `tile.len()` threads.
+///
+/// The GPU entry of every kernel calls this first (`#[kernel]`), so that the facts hold in the
+/// whole kernel: the kernel's own reads of the registers are the same `memory(none)`
+/// intrinsics, which LLVM merges with these. They cost no instruction: `llvm.assume`, and reads
+/// only it uses, are dropped before PTX is written. (Stating them in `thread_idx()` itself
+/// would put an assumption wherever the kernel reads an index, also inside a condition, where
+/// it keeps LLVM from turning the condition into predicated code.)
+#[inline(always)]
+pub(crate) fn assume_index_facts() {
+    let (t, n) = (thread_idx(), block_dim());
+    let (b, g) = (block_idx(), grid_dim());
+    // SAFETY: the hardware numbers the threads of a block from 0 to `%ntid - 1` and the blocks
+    // of a grid from 0 to `%nctaid - 1`, in each dimension (PTX ISA, "Special Registers":
+    // %tid ranges over [0, %ntid), %ctaid over [0, %nctaid)).
+    unsafe {
+        core::hint::assert_unchecked(t.x < n.x);
+        core::hint::assert_unchecked(t.y < n.y);
+        core::hint::assert_unchecked(t.z < n.z);
+        core::hint::assert_unchecked(b.x < g.x);
+        core::hint::assert_unchecked(b.y < g.y);
+        core::hint::assert_unchecked(b.z < g.z);
+    }
+}
+
 #[inline(always)]
 pub(crate) fn barrier(op: BarrierOp, predicate: bool) -> u32 {
     let p = predicate as u32;
