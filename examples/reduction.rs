@@ -9,8 +9,12 @@ const BLOCK: usize = 256;
 /// Each block sums its `BLOCK` elements with a shared-memory tree and writes one partial sum.
 ///
 /// The tree's counters are `u32`, as in CUDA C's `unsigned` version (`benches/cuda/bench.cu`):
-/// on the GPU 32-bit loop arithmetic is cheaper than 64-bit `usize`.
-#[kernel]
+/// on the GPU 32-bit loop arithmetic is cheaper than 64-bit `usize`. `launch_bounds(256)`
+/// (CUDA's `__launch_bounds__(256)`, as in the CUDA version) says a block has at most 256
+/// threads, the tile's size, and launches of bigger blocks are refused: the GPU build then
+/// knows `tid < 256` and, in the tree, `tid < s <= 128`, so `tile[tid]` and `tile[tid + s]`
+/// compile without bounds checks (`tests/ptx.rs` checks that).
+#[kernel(launch_bounds(256))]
 pub fn block_sum(input: &[f32], partial: &mut [f32]) {
     let mut tile = shared_array![f32; 256];
     let tid = thread_idx().x;
@@ -31,8 +35,9 @@ pub fn block_sum(input: &[f32], partial: &mut [f32]) {
 }
 
 /// One block reduces all of `partial` into `total[0]`: each thread first adds a strided run of
-/// partial sums, then the block combines the threads' sums with a shared-memory tree.
-#[kernel]
+/// partial sums, then the block combines the threads' sums with a shared-memory tree. At most
+/// 256 threads per block, the tile's size, as for `block_sum`.
+#[kernel(launch_bounds(256))]
 pub fn final_sum(partial: &[f32], total: &mut [f32]) {
     let mut tile = shared_array![f32; 256];
     let tid = thread_idx().x as usize;

@@ -58,6 +58,24 @@ fn every_ptx_module_passes_ptxas() {
     assert!(kernels >= 40, "expected the examples' and tests' kernels, found {kernels}");
 }
 
+/// `examples/reduction.rs`'s `block_sum` is declared `launch_bounds(256)`, so LLVM knows
+/// `tid < block_dim().x <= 256` and, in the tree, `tid < s <= 128`: its shared-tile indices
+/// need no check, and the only `trap` left is the one for `partial[block_idx().x]` (nvcc's
+/// loop, which has no checks, is what the GPU benchmark compares it with).
+#[test]
+fn launch_bounds_remove_the_checks_of_the_reduction_tree() {
+    let Some(dir) = option_env!("DEVICEEMU_PTX_DIR").map(PathBuf::from) else {
+        skipped("the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)");
+        return;
+    };
+    let text = std::fs::read_to_string(dir.join("examples_reduction_rs.ptx")).expect("the build script wrote the reduction's PTX");
+    let start = text.find(".entry block_sum(").expect("block_sum is in the module");
+    let end = start + text[start..].find("\n}\n").expect("the entry ends");
+    let body = &text[start..end];
+    assert!(body.contains(".maxntid 256, 1, 1"), "{body}");
+    assert_eq!(body.matches("trap;").count(), 1, "a bounds check is back in block_sum:\n{body}");
+}
+
 /// Says that a test did not run, on the real stderr (libtest captures `println!`).
 fn skipped(why: &str) {
     use std::io::Write as _;

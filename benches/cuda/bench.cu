@@ -16,7 +16,7 @@ __global__ void saxpy(float a, const float* x, size_t xn, float* y, size_t yn) {
     if (i < yn) y[i] = a * x[i] + y[i];
 }
 
-__global__ void block_sum(const float* input, size_t n, float* partial) {
+__global__ void __launch_bounds__(256) block_sum(const float* input, size_t n, float* partial) {
     __shared__ float tile[256];
     unsigned tid = threadIdx.x;
     size_t i = (size_t)blockIdx.x * blockDim.x + tid;

@@ -200,6 +200,16 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
 
     let entry = format_ident!("__emu_entry_{}", name);
+    // `launch_bounds(T)`: the launcher refuses blocks of more than T threads and the PTX says
+    // `.maxntid T`, so the entry may tell the optimiser so, as `__launch_bounds__` tells nvcc.
+    let assume_bounds = (max_threads > 0).then(|| {
+        quote! {
+            // SAFETY: no block of more than `max_threads` threads runs this entry: `__launch`
+            // refuses it (`KernelInfo::max_threads`), and emu-build writes `.maxntid` into the
+            // PTX, so that the driver refuses it too.
+            unsafe { #rt::assume_launch_bounds(#max_threads) };
+        }
+    });
     let ptx = match embedded_ptx() {
         Some(path) => quote!(::core::option::Option::Some(::core::include_str!(#path))),
         None => quote!(::core::option::Option::None),
@@ -249,6 +259,8 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         #[export_name = #name_str]
         #[allow(non_snake_case)]
         pub unsafe extern "ptx-kernel" fn #entry(#(#ptx_params),*) {
+            #rt::assume_index_facts();
+            #assume_bounds
             #(#ptx_setup)*
             #call;
         }

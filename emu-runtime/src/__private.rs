@@ -116,6 +116,29 @@ pub fn meta<T: DeviceCopy>(name: &'static str, buf: &DeviceBuffer<T>) -> ViewMet
 #[cfg(target_arch = "nvptx64")]
 pub use crate::device::backend::{shared_view, AtomicAddImpl};
 
+/// Tells the optimiser what the hardware guarantees of `thread_idx()`, `block_idx()` and their
+/// bounds (`%tid < %ntid`, `%ctaid < %nctaid`): the GPU entry of every kernel calls it first.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub fn assume_index_facts() {
+    crate::device::backend::assume_index_facts()
+}
+
+/// Tells the optimiser that the running block has at most `max` threads: the GPU entry of a
+/// `#[kernel(launch_bounds(max, ..))]` calls it, as `__launch_bounds__` lets nvcc assume.
+///
+/// # Safety
+///
+/// The block must have at most `max` threads: only the GPU entry of a kernel declared
+/// `launch_bounds(max)` may call it (its launcher refuses bigger blocks, and its PTX has
+/// `.maxntid max, 1, 1`, so the driver does too).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub unsafe fn assume_launch_bounds(max: u32) {
+    // SAFETY: the caller's contract.
+    unsafe { crate::device::backend::assume_block_at_most(max) }
+}
+
 /// The alignment of a `.shared` array of `T` (at least 16 bytes).
 pub const fn shared_align<T>() -> usize {
     let a = core::mem::align_of::<T>();

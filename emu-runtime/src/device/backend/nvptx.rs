@@ -51,6 +51,60 @@ pub(crate) fn grid_dim() -> Dim3 {
     unsafe { Dim3::new(nvptx::_grid_dim_x() as u32, nvptx::_grid_dim_y() as u32, nvptx::_grid_dim_z() as u32) }
 }
 
+/// Tells the optimiser what the hardware guarantees of the index registers: `%tid < %ntid` and
+/// `%ctaid < %nctaid` in each dimension. LLVM knows each register's own range (`%ntid.x <=
+/// 1024`, `%tid.x < 1024`, ...) but not how they relate; with these it can prove, for example,
+/// `tile[tid]` in bounds once it also knows that the block has at most `tile.len()` threads
+/// ([`assume_block_at_most`]), or `tid + s < 256` from `tid < s <= block_dim().x / 2 <= 128`.
+///
+/// The GPU entry of every kernel calls this first (`#[kernel]`), so that the facts hold in the
+/// whole kernel: the kernel's own reads of the registers are the same `memory(none)`
+/// intrinsics, which LLVM merges with these. They cost no instruction: `llvm.assume`, and reads
+/// only it uses, are dropped before PTX is written. (Stating them in `thread_idx()` itself
+/// would put an assumption wherever the kernel reads an index, also inside a condition, where
+/// it keeps LLVM from turning the condition into predicated code.)
+#[inline(always)]
+pub(crate) fn assume_index_facts() {
+    let (t, n) = (thread_idx(), block_dim());
+    let (b, g) = (block_idx(), grid_dim());
+    // SAFETY: the hardware numbers the threads of a block from 0 to `%ntid - 1` and the blocks
+    // of a grid from 0 to `%nctaid - 1`, in each dimension (PTX ISA, "Special Registers":
+    // %tid ranges over [0, %ntid), %ctaid over [0, %nctaid)).
+    unsafe {
+        core::hint::assert_unchecked(t.x < n.x);
+        core::hint::assert_unchecked(t.y < n.y);
+        core::hint::assert_unchecked(t.z < n.z);
+        core::hint::assert_unchecked(b.x < g.x);
+        core::hint::assert_unchecked(b.y < g.y);
+        core::hint::assert_unchecked(b.z < g.z);
+    }
+}
+
+/// Tells the optimiser that the running block has at most `max` threads, for a kernel declared
+/// `#[kernel(launch_bounds(max, ..))]`: then each of `%ntid.x`, `.y` and `.z` is at most `max`.
+/// (Their product, `<= max` too, is left out: LLVM reasons linearly and cannot use it, and the
+/// product it would name can stand in the way of the kernel's own index arithmetic.)
+///
+/// # Safety
+///
+/// The running block must have at most `max` threads. `#[kernel]` calls this only from the GPU
+/// entry of a kernel declared `launch_bounds(max)`, whose launches are refused above `max`
+/// threads: the launcher checks the block against `max` before it reaches the driver
+/// (`gpu::validate`, `KernelInfo::max_threads`), and emu-build writes `.maxntid max, 1, 1` into
+/// the kernel's PTX, so that the driver refuses a bigger block too (PTX ISA: a launch with
+/// more threads than `.maxntid` allows fails).
+#[inline(always)]
+pub(crate) unsafe fn assume_block_at_most(max: u32) {
+    let d = block_dim();
+    // SAFETY: the caller's contract: `d.x * d.y * d.z <= max`, and each dimension is at least
+    // 1, so none of them exceeds `max`.
+    unsafe {
+        core::hint::assert_unchecked(d.x <= max);
+        core::hint::assert_unchecked(d.y <= max);
+        core::hint::assert_unchecked(d.z <= max);
+    }
+}
+
 #[inline(always)]
 pub(crate) fn barrier(op: BarrierOp, predicate: bool) -> u32 {
     let p = predicate as u32;
