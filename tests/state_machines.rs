@@ -6,16 +6,9 @@
 
 mod common;
 
-use common::{assert_has, on_new_thread};
+use common::{assert_has, configs, on_new_thread};
 use deviceemu::prelude::*;
-use deviceemu::{with_config, BlockOrder, Config, Finding};
-
-/// The settings the results must not depend on.
-fn configs() -> Vec<Config> {
-    let mut v = vec![Config::default(), Config::default().blocks(BlockOrder::Serial)];
-    v.extend([1u64, 7, 0xDEAD_BEEF].map(|s| Config::default().seed(s)));
-    v
-}
+use deviceemu::{with_config, Config, Finding};
 
 /// A barrier the kernel body cannot await: it is inside a helper.
 #[device]

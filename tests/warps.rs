@@ -8,16 +8,9 @@ mod common;
 #[allow(dead_code)]
 mod warps_example;
 
-use common::{assert_has, on_new_thread};
+use common::{assert_has, configs, on_new_thread};
 use deviceemu::prelude::*;
-use deviceemu::{with_config, BlockOrder, Config};
-
-/// The settings the results must not depend on (warp size 32).
-fn configs() -> Vec<Config> {
-    let mut v = vec![Config::default(), Config::default().blocks(BlockOrder::Serial)];
-    v.extend([1u64, 7, 0xDEAD_BEEF].map(|s| Config::default().seed(s)));
-    v
-}
+use deviceemu::{with_config, Config};
 
 /// Each warp sums its lanes' values with `shfl_down_sync`; lane 0 writes the warp's sum.
 #[kernel]

@@ -1,10 +1,20 @@
-//! Helpers shared by the test crates that check reports and hangs (`errors.rs`,
-//! `state_machines.rs`). Not a test file itself: `build.rs` only builds PTX for `tests/*.rs`.
+//! Helpers shared by the test crates that check reports, hangs and schedules (`errors.rs`,
+//! `state_machines.rs`, `warps.rs`). Not a test file itself: `build.rs` only builds PTX for `tests/*.rs`.
 
 #![allow(dead_code)] // each test crate uses a subset
 
 use std::sync::mpsc;
 use std::time::Duration;
+
+use deviceemu::{BlockOrder, Config};
+
+/// The settings a race-free kernel's results must not depend on: parallel and serial blocks,
+/// and three thread orders (`EMU_SEED`).
+pub(crate) fn configs() -> Vec<Config> {
+    let mut v = vec![Config::default(), Config::default().blocks(BlockOrder::Serial)];
+    v.extend([1u64, 7, 0xDEAD_BEEF].map(|s| Config::default().seed(s)));
+    v
+}
 
 #[track_caller]
 pub(crate) fn assert_has(text: &str, needle: &str) {
