@@ -259,3 +259,34 @@ fn exits_before_the_first_barrier_are_seen_by_the_verdict() {
     launch!(skip_before_helper_barrier<<<1, 64>>>(0, &mut out)).unwrap_or_else(|e| panic!("false alarm:\n{e}"));
     assert_eq!(out.to_vec().unwrap(), vec![1; 64]);
 }
+
+/// Awaited barrier, barrier in a helper, then two awaited barriers, each followed by a
+/// rotation that reads what other threads wrote before it: a thread let past a barrier early
+/// reads a stale value.
+#[kernel]
+fn rotate_after_helper(out: &mut [u32]) {
+    let a = shared_array![u32; 64];
+    let b = shared_array![u32; 64];
+    let tid = thread_idx().x as usize;
+    a[tid] = tid as u32;
+    sync_threads(); // awaited: every runner polls threads from this release's list
+    b[(tid + 1) % 64] = a[tid];
+    helper_sync(); // blocking: each runner parks inside its release loop
+    a[(tid + 1) % 64] = b[tid];
+    sync_threads(); // awaited, reached by runners resumed in a later release
+    b[(tid + 1) % 64] = a[tid];
+    sync_threads();
+    out[block_idx().x as usize * 64 + tid] = b[tid];
+}
+
+#[test]
+fn runners_resumed_in_a_later_release_poll_that_release_s_threads() {
+    let blocks = 4usize;
+    let want: Vec<u32> = (0..blocks * 64).map(|i| ((i % 64 + 64 - 3) % 64) as u32).collect();
+    for seed in 0..40u64 {
+        let mut out = DeviceBuffer::<u32>::zeroed(blocks * 64).unwrap();
+        with_config(Config::default().seed(seed), || launch!(rotate_after_helper<<<blocks as u32, 64>>>(&mut out)))
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        assert_eq!(out.to_vec().unwrap(), want, "seed {seed}");
+    }
+}

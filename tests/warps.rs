@@ -452,3 +452,80 @@ fn lanes_that_exit_after_a_collective_count_as_exited() {
         });
     }
 }
+
+// ---- collectives the body cannot await (in a helper) mixed with awaited ones ----
+
+/// A shuffle inside a helper: it parks the lane's fiber instead of awaiting.
+#[device]
+fn helper_shfl(v: u32, src: u32) -> u32 {
+    shfl_sync(FULL_MASK, v, src)
+}
+
+/// The lower half of each warp shuffles in the body (awaited), the upper half in a helper
+/// (blocking): one collective; then the same for a ballot after some lanes exited.
+#[kernel]
+fn mixed_forms(out: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    let lane = lane_id();
+    let v = lane * 3 + 1;
+    let r = if lane < 16 { shfl_sync(FULL_MASK, v, 31 - lane) } else { helper_shfl(v, 31 - lane) };
+    if lane % 4 == 3 {
+        return;
+    }
+    let votes = if lane % 2 == 0 { ballot_sync(FULL_MASK, lane < 8) } else { helper_ballot(lane < 8) };
+    out[t * 2] = r;
+    out[t * 2 + 1] = votes;
+}
+
+#[device]
+fn helper_ballot(p: bool) -> u32 {
+    ballot_sync(FULL_MASK, p)
+}
+
+#[test]
+fn awaited_and_blocking_collectives_mix_in_one_warp() {
+    for config in configs() {
+        let mut out = DeviceBuffer::<u32>::zeroed(96 * 2).unwrap();
+        on_new_thread(20, {
+            let config = config.clone();
+            move || {
+                with_config(config.clone(), || launch!(mixed_forms<<<1, 96>>>(&mut out))).unwrap_or_else(|e| panic!("{config:?}: {e}"));
+                out.to_vec().unwrap()
+            }
+        })
+        .chunks(2)
+        .enumerate()
+        .filter(|(t, _)| t % 4 != 3)
+        .for_each(|(t, o)| {
+            let lane = (t % 32) as u32;
+            assert_eq!(o[0], (31 - lane) * 3 + 1, "thread {t} {config:?}");
+            assert_eq!(o[1], 0b0111_0111, "thread {t} {config:?}");
+        });
+    }
+}
+
+/// Half the warp shuffles in a helper while the other half waits at a block barrier.
+#[kernel]
+fn half_warp_shuffles_in_a_helper(out: &mut [u32]) {
+    let t = thread_idx().x;
+    let mut v = t;
+    if lane_id() < 16 {
+        v = helper_shfl(v, 0);
+    }
+    sync_threads();
+    out[t as usize] = v;
+}
+
+#[test]
+fn a_blocking_collective_that_cannot_complete_is_reported_not_hung() {
+    let err = on_new_thread(20, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        launch!(half_warp_shuffles_in_a_helper<<<1, 64>>>(&mut out)).unwrap_err()
+    });
+    assert_eq!(err.code(), 719);
+    let text = err.to_string();
+    assert_has(&text, "Barrier error detected. Divergent thread(s) in warp");
+    assert_has(&text, "threads (0,0,0) to (15,0,0), (32,0,0) to (47,0,0) wait in shfl_sync with mask 0xffffffff");
+    assert_has(&text, "threads (16,0,0) to (31,0,0), (48,0,0) to (63,0,0) wait at the barrier");
+    assert_has(&text, "ERROR SUMMARY: 1 error");
+}

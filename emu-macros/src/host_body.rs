@@ -13,16 +13,20 @@
 //! `async` blocks, nested items and macro arguments are left as they are: they stay the
 //! blocking barrier, which the scheduler handles by parking the thread's fiber.
 //!
+//! Warp collectives called the same way (`sync_warp`, `all_sync`, `any_sync`, `ballot_sync`,
+//! `shfl_sync`, `shfl_up_sync`, `shfl_down_sync`, `shfl_xor_sync`, without a turbofish) become
+//! `name_await(args).await` likewise, and also make the kernel a state machine.
+//!
 //! These names are therefore reserved inside kernel bodies: a user function called
-//! `sync_threads` would be replaced by the device barrier.
+//! `sync_threads` or `shfl_sync` would be replaced by the device's.
 
 use quote::quote_spanned;
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr, Ident};
 
-/// Rewrites the index built-ins of `block` to read `ctx` and, with `awaits`, its barrier
-/// calls to `.await`s; returns how many barriers it rewrote.
+/// Rewrites the index built-ins of `block` to read `ctx` and, with `awaits`, its barrier and
+/// warp-collective calls to `.await`s; returns how many calls it rewrote.
 pub(crate) fn host_body(block: &mut Block, ctx: &Ident, awaits: bool) -> usize {
     let mut a = HostBody { ctx, awaits, closure_depth: 0, count: 0 };
     a.visit_block_mut(block);
@@ -79,6 +83,16 @@ impl VisitMut for HostBody<'_> {
                     ("sync_threads_or", [p]) => {
                         syn::parse_quote_spanned!(span=> (#rt::barrier_await(#rt::BarrierOp::Or, #p).await != 0))
                     }
+                    // Warp collectives, when called without a turbofish (which the awaited form
+                    // would drop): `name(args)` becomes `name_await(args).await`.
+                    (
+                        "sync_warp" | "all_sync" | "any_sync" | "ballot_sync" | "shfl_sync" | "shfl_up_sync"
+                        | "shfl_down_sync" | "shfl_xor_sync",
+                        _,
+                    ) if last.arguments.is_none() && args.len() == warp_arity(&name) => {
+                        let awaited = Ident::new(&format!("{name}_await"), span);
+                        syn::parse_quote_spanned!(span=> #rt::#awaited(#(#args),*).await)
+                    }
                     // Anything else, including a barrier called with the wrong arguments
                     // (left for the compiler to report on the user's call).
                     _ => return,
@@ -92,4 +106,13 @@ impl VisitMut for HostBody<'_> {
     }
 
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// How many arguments the warp collective `name` takes.
+fn warp_arity(name: &str) -> usize {
+    match name {
+        "sync_warp" => 1,
+        "all_sync" | "any_sync" | "ballot_sync" => 2,
+        _ => 3,
+    }
 }

@@ -49,6 +49,78 @@ pub fn barrier_await(op: BarrierOp, predicate: bool) -> crate::host::task::Barri
     crate::host::task::BarrierAwait::new(op, predicate)
 }
 
+/// Warp collectives in the body of a state-machine kernel: `#[kernel]` writes
+/// `sync_warp_await(mask).await` in place of `sync_warp(mask)`, and so on for each collective.
+/// Each waits for its warp as an `.await` rather than by parking a fiber.
+#[cfg(not(target_arch = "nvptx64"))]
+mod warp_awaits {
+    use core::future::Future;
+
+    use crate::device::backend::{ShflMode, VoteOp};
+    use crate::device::WarpShuffle;
+    use crate::host::task::WarpAwait;
+    use crate::host::warp::WarpOp;
+
+    /// `sync_warp(mask)`.
+    #[inline(always)]
+    #[track_caller]
+    pub fn sync_warp_await(mask: u32) -> impl Future<Output = ()> {
+        let w = WarpAwait::new(WarpOp::Sync, mask, 0, 0);
+        async move {
+            w.await;
+        }
+    }
+
+    /// `all_sync(mask, p)`.
+    #[inline(always)]
+    #[track_caller]
+    pub fn all_sync_await(mask: u32, p: bool) -> impl Future<Output = bool> {
+        let w = WarpAwait::new(WarpOp::Vote(VoteOp::All), mask, p as u64, 0);
+        async move { w.await != 0 }
+    }
+
+    /// `any_sync(mask, p)`.
+    #[inline(always)]
+    #[track_caller]
+    pub fn any_sync_await(mask: u32, p: bool) -> impl Future<Output = bool> {
+        let w = WarpAwait::new(WarpOp::Vote(VoteOp::Any), mask, p as u64, 0);
+        async move { w.await != 0 }
+    }
+
+    /// `ballot_sync(mask, p)`.
+    #[inline(always)]
+    #[track_caller]
+    pub fn ballot_sync_await(mask: u32, p: bool) -> impl Future<Output = u32> {
+        let w = WarpAwait::new(WarpOp::Vote(VoteOp::Ballot), mask, p as u64, 0);
+        async move { w.await as u32 }
+    }
+
+    macro_rules! shuffles {
+        ($($(#[$doc:meta])* $name:ident, $mode:ident;)*) => { $(
+            $(#[$doc])*
+            #[inline(always)]
+            #[track_caller]
+            pub fn $name<T: WarpShuffle>(mask: u32, value: T, lane: u32) -> impl Future<Output = T> {
+                let w = WarpAwait::new(WarpOp::Shfl(ShflMode::$mode), mask, value.to_bits(), lane);
+                async move { T::from_bits(w.await) }
+            }
+        )* };
+    }
+
+    shuffles! {
+        /// `shfl_sync(mask, v, src_lane)`.
+        shfl_sync_await, Idx;
+        /// `shfl_up_sync(mask, v, delta)`.
+        shfl_up_sync_await, Up;
+        /// `shfl_down_sync(mask, v, delta)`.
+        shfl_down_sync_await, Down;
+        /// `shfl_xor_sync(mask, v, lane_mask)`.
+        shfl_xor_sync_await, Bfly;
+    }
+}
+#[cfg(not(target_arch = "nvptx64"))]
+pub use warp_awaits::*;
+
 /// The indices of the GPU thread a kernel function runs as: `#[kernel]` passes them to the
 /// host form of the kernel, and replaces `thread_idx()`, `block_idx()`, `block_dim()` and
 /// `grid_dim()` in the kernel's own body by these fields.

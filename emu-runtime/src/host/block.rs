@@ -162,6 +162,10 @@ pub(crate) struct BlockRun<'a> {
     pub(crate) ready: RefCell<Vec<u32>>,
     /// Per warp, the lanes waiting in a collective (`warp.rs`).
     pub(crate) gathered: Box<[Cell<u32>]>,
+    /// The threads `resume_ready` releases, and whether it is releasing them (then runners
+    /// poll from this list instead of the barrier's).
+    ready_list: Box<[Cell<u32>]>,
+    releasing_ready: Cell<bool>,
 }
 
 impl<'a> BlockRun<'a> {
@@ -200,6 +204,8 @@ impl<'a> BlockRun<'a> {
             warp_waiting: Cell::new(0),
             ready: RefCell::new(Vec::new()),
             gathered: (0..n.div_ceil(launch.config.get_warp_size().max(1) as usize)).map(|_| Cell::new(0)).collect(),
+            ready_list: (0..n).map(|_| Cell::new(0)).collect(),
+            releasing_ready: Cell::new(false),
         })
     }
 
@@ -352,23 +358,33 @@ impl<'a> BlockRun<'a> {
     /// aborts them once the block has failed). Those may complete more collectives, and are
     /// resumed by the next call.
     fn resume_ready(&self) {
-        let ready = std::mem::take(&mut *self.ready.borrow_mut());
-        for &t in &ready {
-            self.resume(t, if self.failed.get() { Resume::Abort } else { Resume::Continue });
-        }
+        let mut ready = std::mem::take(&mut *self.ready.borrow_mut());
+        let list = &self.ready_list[..ready.len()];
+        list.iter().zip(&ready).for_each(|(c, &t)| c.set(t));
+        self.releasing_ready.set(true);
+        self.drain_release(list);
+        self.releasing_ready.set(false);
         let mut queue = self.ready.borrow_mut();
         if queue.is_empty() {
             // Keep the allocation for the next round.
+            ready.clear();
             *queue = ready;
-            queue.clear();
         }
     }
 
-    /// Aborts every thread parked in a warp collective (the block has failed).
+    /// Aborts every thread waiting in a warp collective (the block has failed): a parked
+    /// fiber is unwound here, a waiting future is queued as ready, to be dropped by the next
+    /// `resume_ready`.
     fn abort_warp_waiting(&self) {
         for t in 0..self.slots.len() as u32 {
-            if self.slots[t as usize].state.get() == State::WarpWaiting {
-                self.resume(t, Resume::Abort);
+            let s = &self.slots[t as usize];
+            if s.state.get() == State::WarpWaiting {
+                if s.parked.get() {
+                    self.resume(t, Resume::Abort);
+                } else {
+                    s.state.set(State::Ready);
+                    self.ready.borrow_mut().push(t);
+                }
             }
         }
         self.warp_waiting.set(0);
@@ -431,12 +447,8 @@ impl<'a> BlockRun<'a> {
         &self.arrivals[p][..self.arrival_count[p].get()]
     }
 
-    /// Resumes every waiting thread once, in arrival order or in the seed's order; once the
-    /// block has failed, aborts them instead.
-    ///
-    /// A thread parked on a fiber is resumed here; a run of threads waiting as futures is
-    /// handed to a runner fiber, which polls them in order (`poll_released`) until it meets a
-    /// parked thread or the end of the list.
+    /// Resumes every thread waiting at the barrier once, in arrival order or in the seed's
+    /// order (`drain_release`); once the block has failed, aborts them instead.
     fn resume_waiting(&self) {
         let p = self.parity.get();
         let n = self.arrival_count[p].get();
@@ -450,6 +462,16 @@ impl<'a> BlockRun<'a> {
             shuffle(&mut waiting, seed, self.block_linear.get(), self.generation.get());
             list.iter().zip(waiting).for_each(|(c, t)| c.set(t));
         }
+        self.drain_release(list);
+        self.arrival_count[p].set(0);
+    }
+
+    /// Resumes each thread of `list` once, in order (or aborts them once the block has
+    /// failed): a thread parked on a fiber is resumed here; a run of threads waiting as
+    /// futures is handed to a runner fiber, which polls them in order (`poll_released`) until
+    /// it meets a parked thread or the end of the list.
+    fn drain_release(&self, list: &[Cell<u32>]) {
+        let n = list.len();
         self.release_pos.set(0);
         self.release_len.set(n);
         loop {
@@ -468,7 +490,6 @@ impl<'a> BlockRun<'a> {
             }
         }
         self.release_len.set(0);
-        self.arrival_count[p].set(0);
     }
 
     /// Runs a runner fiber (new or idle) until it parks with a thread or goes idle.
@@ -670,12 +691,15 @@ impl<'a> BlockRun<'a> {
     /// one parked on a fiber (the scheduler resumes that one) or the end of the list. Once the
     /// block has failed, drops their futures instead.
     fn poll_released(&self, tasks: &dyn TaskTable) {
-        let list = &self.arrivals[self.parity.get() ^ 1];
         loop {
             let k = self.release_pos.get();
             if k >= self.release_len.get() {
                 return;
             }
+            // Looked up each time: this runner may have been parked with a thread (a blocking
+            // barrier or collective inside a poll) and resumed in a later release, of another
+            // list.
+            let list = if self.releasing_ready.get() { &self.ready_list } else { &self.arrivals[self.parity.get() ^ 1] };
             let t = list[k].get() as usize;
             let s = &self.slots[t];
             if s.parked.get() {

@@ -25,6 +25,7 @@ use std::task::{Context, Poll, Waker};
 use crate::device::backend::BarrierOp;
 use crate::host::block::{self, State};
 use crate::host::context;
+use crate::host::warp::{self, WarpOp};
 use crate::__private::{Exit, ThreadCtx};
 
 /// The futures of one block's threads, type-erased for the scheduler.
@@ -146,6 +147,45 @@ impl Future for BarrierAwait {
         self.arrived = true;
         block::arrive(block, self.op, self.predicate, self.at);
         Poll::Pending
+    }
+}
+
+/// A warp collective awaited in a state-machine kernel: arrives on the first poll and, if the
+/// collective is not complete, returns `Pending`, so the runner moves on; the scheduler polls it
+/// again once the collective has completed (`State::Ready`), and it returns its result.
+#[derive(Debug)]
+pub(crate) struct WarpAwait {
+    op: WarpOp,
+    mask: u32,
+    value: u64,
+    arg: u32,
+    at: &'static Location<'static>,
+    arrived: bool,
+}
+
+impl WarpAwait {
+    #[track_caller]
+    #[inline(always)]
+    pub(crate) fn new(op: WarpOp, mask: u32, value: u64, arg: u32) -> Self {
+        WarpAwait { op, mask, value, arg, at: Location::caller(), arrived: false }
+    }
+}
+
+impl Future for WarpAwait {
+    /// The lane's result (a predicate as 0 or 1, a ballot, or a shuffled value's bits).
+    type Output = u64;
+
+    #[inline(always)]
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<u64> {
+        let block = context::block_for(self.op.name());
+        if self.arrived {
+            return Poll::Ready(warp::finish(block));
+        }
+        self.arrived = true;
+        match warp::arrive(block, self.op, self.mask, self.value, self.arg, self.at) {
+            Some(result) => Poll::Ready(result),
+            None => Poll::Pending,
+        }
     }
 }
 

@@ -22,7 +22,9 @@
 //! 2. If it is, the results of all participants are computed at once from their recorded
 //!    inputs; the arriving lane goes on with its result, and the others become
 //!    `State::Ready`, to be resumed by the scheduler in lane order.
-//! 3. If not, the lane parks its fiber. A lane that exits re-checks the collectives of its
+//! 3. If not, the lane waits: a collective called in a state-machine kernel's own body is an
+//!    `.await` that returns `Pending` to the runner (`WarpAwait`, `task.rs`), one called
+//!    elsewhere parks the lane's fiber. A lane that exits re-checks the collectives of its
 //!    warp that name it.
 //! 4. When no thread of the block can run and some lane still waits in a collective, the
 //!    collective can never complete (the lanes it waits for wait at a `sync_threads`, in a
@@ -146,10 +148,31 @@ fn bits(mut m: u32) -> impl Iterator<Item = u32> {
     })
 }
 
-/// Runs the calling thread's part of a warp collective and returns its result.
+/// Runs the calling thread's part of a warp collective and returns its result: the blocking
+/// form, which parks the thread's fiber until the collective completes.
 #[inline(never)]
 pub(crate) fn collective(op: WarpOp, mask: u32, value: u64, arg: u32, at: &'static Location<'static>) -> u64 {
     let block = context::block_for(op.name());
+    match arrive(block, op, mask, value, arg, at) {
+        Some(result) => result,
+        None => {
+            block.park();
+            finish(block)
+        }
+    }
+}
+
+/// The calling thread's arrival at a warp collective: its result if the collective completed
+/// at once, or `None` if the thread must wait (it is then counted in `warp_waiting`, and its
+/// result is read with [`finish`] once the scheduler resumes it).
+pub(crate) fn arrive(
+    block: &BlockRun<'_>,
+    op: WarpOp,
+    mask: u32,
+    value: u64,
+    arg: u32,
+    at: &'static Location<'static>,
+) -> Option<u64> {
     let t = block.current();
     let warp = Warp::of(block, t);
     let lane = t - warp.base;
@@ -158,7 +181,7 @@ pub(crate) fn collective(op: WarpOp, mask: u32, value: u64, arg: u32, at: &'stat
     }
     let arrival = Arrival { op, mask, value, arg };
     if mask & warp.existing == 1 << lane {
-        return result(arrival, lane, 1 << lane, |_| value, size_of_warps(block));
+        return Some(result(arrival, lane, 1 << lane, |_| value, size_of_warps(block)));
     }
     let slot = &block.slots[t as usize];
     slot.warp.set(arrival);
@@ -167,10 +190,18 @@ pub(crate) fn collective(op: WarpOp, mask: u32, value: u64, arg: u32, at: &'stat
     block.mark_dirty();
     let gathered = &block.gathered[warp.index(block)];
     gathered.set(gathered.get() | 1 << lane);
-    if !try_complete(block, warp, mask, Some(t)) {
+    if try_complete(block, warp, mask, Some(t)) {
+        slot.state.set(State::Running);
+        Some(slot.warp.get().value)
+    } else {
         block.warp_waiting.set(block.warp_waiting.get() + 1);
-        block.park();
+        None
     }
+}
+
+/// The running thread's result of the collective it waited in (after the scheduler resumed it).
+pub(crate) fn finish(block: &BlockRun<'_>) -> u64 {
+    let slot = &block.slots[block.current() as usize];
     slot.state.set(State::Running);
     slot.warp.get().value
 }
