@@ -32,8 +32,8 @@
 pub use emu_macros::{device, kernel};
 pub use emu_runtime::device::{
     block_dim, block_idx, dynamic_shared, grid_dim, sync_threads, sync_threads_and, sync_threads_count,
-    sync_threads_or, thread_fence, thread_fence_block, thread_idx, AtomicAdd, DeviceCopy, Dim3, Global, GlobalMut,
-    Shared, Space, View,
+    sync_threads_or, thread_fence, thread_fence_block, thread_idx, AtomicAdd, AtomicBitwise, AtomicCas, AtomicExch,
+    AtomicIncDec, AtomicMinMax, AtomicSub, DeviceCopy, Dim3, Global, GlobalMut, Shared, Space, View,
 };
 pub use emu_runtime::device::{intrinsics, math};
 pub use emu_runtime::{kprint, kprintln, shared_array};

@@ -2,6 +2,10 @@
 //! release.
 
 #[cfg(not(target_arch = "nvptx64"))]
+pub use crate::host::atomic::{
+    AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicMinMaxImpl, AtomicSubImpl,
+};
+#[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::memory::{AtomicAddImpl, MetaPtr, ViewMeta};
 pub use crate::device::backend::BarrierOp;
 pub use crate::device::{DeviceCopy, Dim3, Global, GlobalMut, Shared, View, ViewKind, Writable};
