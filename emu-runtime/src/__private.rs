@@ -118,7 +118,10 @@ pub fn meta<T: DeviceCopy>(name: &'static str, buf: &DeviceBuffer<T>) -> ViewMet
 }
 
 #[cfg(target_arch = "nvptx64")]
-pub use crate::device::backend::{shared_view, AtomicAddImpl};
+pub use crate::device::backend::{
+    shared_view, AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicMinMaxImpl,
+    AtomicSubImpl,
+};
 
 /// The alignment of a `.shared` array of `T` (at least 16 bytes).
 pub const fn shared_align<T>() -> usize {
