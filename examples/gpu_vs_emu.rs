@@ -1,5 +1,6 @@
 //! Runs the example kernels on the GPU and in the emulator with the same inputs and compares
-//! the results bit for bit (NaN compared as a class for plain arithmetic).
+//! the results bit for bit (NaN compared as a class for plain arithmetic). Atomics are compared
+//! through a kernel whose results do not depend on the order threads run in (`atomics_mix`).
 //!
 //! `cargo run --release --example gpu_vs_emu --features gpu` (needs an NVIDIA GPU).
 
@@ -116,6 +117,45 @@ pub fn votes_with_exits(cut: u32, values: &[u32], out: &mut [u32]) {
     out[t * 3] = ballot_sync(FULL_MASK, p);
     out[t * 3 + 1] = all_sync(FULL_MASK, p) as u32 | (any_sync(FULL_MASK, p) as u32) << 1;
     out[t * 3 + 2] = shfl_xor_sync(FULL_MASK, values[t], 1) & if (lane_id() ^ 1) < cut { u32::MAX } else { 0 };
+}
+
+/// Atomics whose results do not depend on the order threads run in, so that the GPU and the
+/// emulator must agree exactly: min/max/and/or/xor reductions, `inc`/`dec` counts (and the sum
+/// of the tickets `inc` hands out, a fixed multiset), `sub` on `i64`, `exch` of arbitrary
+/// `f32` bits into distinct slots (the old value goes next to it), and one `cas` winner per
+/// block (who wins depends on the order, so only that there is one is kept). Float
+/// `atomic_add` is left out: its rounding depends on the order.
+#[kernel]
+pub fn atomics_mix(x: &[u32], acc: &mut [u32], wide: &mut [i64], slots: &mut [f32], per_block: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    let (b, n) = (block_idx().x as usize, x.len());
+    let i = b * block_dim().x as usize + t;
+    let s = shared_array![u32; 3];
+    if t == 0 {
+        s[0] = u32::MAX;
+        s[1] = 0;
+        s[2] = 0;
+    }
+    sync_threads();
+    let v = x[i];
+    s.atomic_min(0, v);
+    let ticket = s.atomic_inc(1, 40);
+    let won = s.atomic_cas(2, 0, t as u32 + 1) == 0;
+    acc.atomic_max(0, v);
+    acc.atomic_and(1, v | 0x8421_8421);
+    acc.atomic_or(2, v & 0x00ff_ff00);
+    acc.atomic_xor(3, v);
+    acc.atomic_dec(4, 999);
+    acc.atomic_add(5, ticket);
+    acc.atomic_add(6, won as u32);
+    wide.atomic_min(0, v as i32 as i64 * 3);
+    wide.atomic_sub(1, v as i64);
+    slots[n + i] = slots.atomic_exch(i, f32::from_bits(v));
+    sync_threads();
+    if t == 0 {
+        per_block[2 * b] = s[0];
+        per_block[2 * b + 1] = s[1];
+    }
 }
 
 /// Reads one element past the end of `x` in thread 0 (to see the GPU's error for a bounds
@@ -307,6 +347,25 @@ fn main() -> Result<(), Error> {
                 all.extend(ob.to_vec()?);
             }
             Ok(all)
+        },
+        |p, q| p == q,
+    )?;
+    let xs_atomic = bits(1 << 16, 8);
+    total += compare(
+        "atomics",
+        || {
+            let n = xs_atomic.len();
+            let xb = DeviceBuffer::from_slice(&xs_atomic)?;
+            let mut acc = DeviceBuffer::from_slice(&[0, u32::MAX, 0, 0, 0, 0, 0])?;
+            let mut wide = DeviceBuffer::from_slice(&[i64::MAX, 0])?;
+            let mut slots = DeviceBuffer::from_slice(&(0..2 * n).map(|k| k as f32).collect::<Vec<_>>())?;
+            let mut per_block = DeviceBuffer::<u32>::zeroed(2 * n / 256)?;
+            launch!(atomics_mix<<<(n / 256) as u32, 256>>>(&xb, &mut acc, &mut wide, &mut slots, &mut per_block))?;
+            let mut v: Vec<u64> = acc.to_vec()?.into_iter().map(u64::from).collect();
+            v.extend(wide.to_vec()?.into_iter().map(|w| w as u64));
+            v.extend(per_block.to_vec()?.into_iter().map(u64::from));
+            v.extend(slots.to_vec()?.into_iter().map(|f| u64::from(f.to_bits())));
+            Ok(v)
         },
         |p, q| p == q,
     )?;

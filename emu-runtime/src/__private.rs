@@ -2,6 +2,10 @@
 //! release.
 
 #[cfg(not(target_arch = "nvptx64"))]
+pub use crate::host::atomic::{
+    AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicMinMaxImpl, AtomicSubImpl,
+};
+#[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::memory::{AtomicAddImpl, MetaPtr, ViewMeta};
 pub use crate::device::backend::BarrierOp;
 pub use crate::device::{DeviceCopy, Dim3, Global, GlobalMut, Shared, View, ViewKind, Writable};
@@ -186,7 +190,10 @@ pub fn meta<T: DeviceCopy>(name: &'static str, buf: &DeviceBuffer<T>) -> ViewMet
 }
 
 #[cfg(target_arch = "nvptx64")]
-pub use crate::device::backend::{shared_view, AtomicAddImpl};
+pub use crate::device::backend::{
+    shared_view, AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicMinMaxImpl,
+    AtomicSubImpl,
+};
 
 /// Tells the optimiser what the hardware guarantees of `thread_idx()`, `block_idx()` and their
 /// bounds (`%tid < %ntid`, `%ctaid < %nctaid`): the GPU entry of every kernel calls it first.

@@ -8,7 +8,8 @@
 //! | `fiber`       | fiber stacks (guarded, staggered, pooled per host thread) |
 //! | `context`     | thread-locals naming the GPU thread that is running |
 //! | `debugger`    | functions gdb/lldb call to name the GPU thread at a breakpoint |
-//! | `memory`      | relaxed atomic element accesses, bounds reports |
+//! | `memory`      | relaxed atomic element accesses, bounds reports, `atomic_add` |
+//! | `atomic`      | the other atomics (sub, min/max, exch, and/or/xor, cas, inc/dec) |
 //! | `shared_mem`  | per-block shared-memory arenas |
 //! | `synccheck`   | the barrier rule: divergent and skipped barriers |
 //! | `warp`        | warp collectives: votes, shuffles, `sync_warp`, and their deadlocks |
@@ -20,6 +21,7 @@
 //! | `buffer`      | `DeviceBuffer` |
 //! | `last_error`  | `get_last_error` / `peek_at_last_error` |
 
+pub(crate) mod atomic;
 pub(crate) mod block;
 pub(crate) mod buffer;
 pub(crate) mod config;

@@ -7,6 +7,7 @@
 //!  this file ──► host::context (thread-local indices of the running GPU thread)
 //!            ──► host::block   (barriers suspend the thread's fiber)
 //!            ──► host::memory  (relaxed atomic loads/stores, bounds reports)
+//!            ──► host::atomic  (atomics as relaxed std atomics)
 //! ```
 
 use core::panic::Location;
@@ -18,6 +19,9 @@ use crate::device::view::{Shared, View, ViewKind, Writable};
 use crate::host::warp::WarpOp;
 use crate::host::{block, context, memory, shared_mem, warp};
 
+pub(crate) use crate::host::atomic::{
+    AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicMinMaxImpl, AtomicSubImpl,
+};
 pub(crate) use crate::host::memory::{AtomicAddImpl, MetaPtr};
 pub(crate) use crate::host::report::Access as AccessKind;
 

@@ -405,6 +405,42 @@ pub unsafe fn shared_view<T: DeviceCopy>(p: u32, len: usize) -> Shared<T> {
     unsafe { View::from_raw_parts(p as usize as *mut T, len, ()) }
 }
 
+// Atomics: one `atom` instruction each, on a generic address for global memory or a
+// `.shared`-window address for shared memory (`atom.shared`). Without `.sem` and `.scope`,
+// `atom` is relaxed at GPU scope, as CUDA's `atomicAdd` and friends are.
+
+/// `atom{.shared}.OP.TYPE old, [p], v;` (or `..., [p], a, b;` for `cas`), returning `old`.
+///
+/// Used inside `unsafe` functions whose contract makes `$p` a valid generic address of an
+/// element, or its `.shared`-window address when `$space` is shared.
+macro_rules! atom {
+    ($op:literal, $ptx:literal, $class:ident, $p:expr, $space:expr, $($v:expr),+) => {{
+        let old: Self;
+        // SAFETY: `$p` is a valid generic address of an element, or its `.shared` address
+        // for shared memory (the enclosing function's contract).
+        unsafe {
+            if $space == Space::Shared {
+                atom!(@asm "atom.shared.", $op, $ptx, $class, old, reg32, $p as usize as u32, $($v),+)
+            } else {
+                atom!(@asm "atom.", $op, $ptx, $class, old, reg64, $p, $($v),+)
+            }
+        }
+        old
+    }};
+    (@asm $pre:literal, $op:literal, $ptx:literal, $class:ident, $old:ident, $pc:ident, $p:expr, $v:expr) => {
+        asm!(
+            concat!($pre, $op, ".", $ptx, " {o}, [{p}], {v};"),
+            o = out($class) $old, p = in($pc) $p, v = in($class) $v, options(nostack),
+        )
+    };
+    (@asm $pre:literal, $op:literal, $ptx:literal, $class:ident, $old:ident, $pc:ident, $p:expr, $a:expr, $b:expr) => {
+        asm!(
+            concat!($pre, $op, ".", $ptx, " {o}, [{p}], {a}, {b};"),
+            o = out($class) $old, p = in($pc) $p, a = in($class) $a, b = in($class) $b, options(nostack),
+        )
+    };
+}
+
 /// How each element type performs `atomic_add` on the GPU.
 #[doc(hidden)]
 pub trait AtomicAddImpl: Sized {
@@ -417,22 +453,104 @@ pub trait AtomicAddImpl: Sized {
     unsafe fn atomic_add_raw(p: *mut Self, v: Self, space: Space) -> Self;
 }
 
+/// How each element type performs `atomic_sub` on the GPU (PTX has no `atom.sub`: it is
+/// `atom.add` of the wrapping negation).
+#[doc(hidden)]
+pub trait AtomicSubImpl: Sized {
+    /// Subtracts `v` from `*p` atomically (wrapping) and returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn atomic_sub_raw(p: *mut Self, v: Self, space: Space) -> Self;
+}
+
+/// How each element type performs `atomic_min` and `atomic_max` on the GPU.
+#[doc(hidden)]
+pub trait AtomicMinMaxImpl: Sized {
+    /// Stores the smaller of `*p` and `v` atomically and returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn atomic_min_raw(p: *mut Self, v: Self, space: Space) -> Self;
+    /// Stores the larger of `*p` and `v` atomically and returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn atomic_max_raw(p: *mut Self, v: Self, space: Space) -> Self;
+}
+
+/// How each element type performs `atomic_exch` on the GPU.
+#[doc(hidden)]
+pub trait AtomicExchImpl: Sized {
+    /// Stores `v` in `*p` atomically and returns the old value (bit for bit).
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn atomic_exch_raw(p: *mut Self, v: Self, space: Space) -> Self;
+}
+
+/// How each element type performs `atomic_and`, `atomic_or` and `atomic_xor` on the GPU.
+#[doc(hidden)]
+pub trait AtomicBitwiseImpl: Sized {
+    /// `*p &= v` atomically; returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn atomic_and_raw(p: *mut Self, v: Self, space: Space) -> Self;
+    /// `*p |= v` atomically; returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn atomic_or_raw(p: *mut Self, v: Self, space: Space) -> Self;
+    /// `*p ^= v` atomically; returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn atomic_xor_raw(p: *mut Self, v: Self, space: Space) -> Self;
+}
+
+/// How each element type performs `atomic_cas` on the GPU.
+#[doc(hidden)]
+pub trait AtomicCasImpl: Sized {
+    /// Stores `v` in `*p` if `*p == compare`, atomically; returns the old value either way.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn atomic_cas_raw(p: *mut Self, compare: Self, v: Self, space: Space) -> Self;
+}
+
+/// How each element type performs `atomic_inc` and `atomic_dec` on the GPU.
+#[doc(hidden)]
+pub trait AtomicIncDecImpl: Sized {
+    /// `atom.inc`: `*p = if old >= limit { 0 } else { old + 1 }`; returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn atomic_inc_raw(p: *mut Self, limit: Self, space: Space) -> Self;
+    /// `atom.dec`: `*p = if old == 0 || old > limit { limit } else { old - 1 }`; returns the
+    /// old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn atomic_dec_raw(p: *mut Self, limit: Self, space: Space) -> Self;
+}
+
 macro_rules! atom_add {
     ($t:ty, $ptx:literal, $class:ident) => {
         impl AtomicAddImpl for $t {
             #[inline(always)]
             unsafe fn atomic_add_raw(p: *mut Self, v: Self, space: Space) -> Self {
-                let old: $t;
-                // SAFETY: `p` is a valid generic address, or `.shared`-window address for
-                // shared memory (caller).
-                unsafe {
-                    if space == Space::Shared {
-                        asm!(concat!("atom.shared.add.", $ptx, " {o}, [{p}], {v};"), o = out($class) old, p = in(reg32) p as usize as u32, v = in($class) v)
-                    } else {
-                        asm!(concat!("atom.add.", $ptx, " {o}, [{p}], {v};"), o = out($class) old, p = in(reg64) p, v = in($class) v)
-                    }
-                };
-                old
+                atom!("add", $ptx, $class, p, space, v)
             }
         }
     };
@@ -443,6 +561,95 @@ atom_add!(u64, "u64", reg64);
 atom_add!(i64, "u64", reg64);
 atom_add!(f32, "f32", reg32);
 atom_add!(f64, "f64", reg64);
+
+/// The integer atomics of `$t`: `$add`/`$ord` are the PTX types for `add` and for `min`/`max`
+/// (signed or unsigned), `$bits` the one for `exch`, `and`, `or`, `xor` and `cas`.
+macro_rules! atom_int {
+    ($t:ty, $add:literal, $ord:literal, $bits:literal, $class:ident) => {
+        impl AtomicSubImpl for $t {
+            #[inline(always)]
+            unsafe fn atomic_sub_raw(p: *mut Self, v: Self, space: Space) -> Self {
+                atom!("add", $add, $class, p, space, v.wrapping_neg())
+            }
+        }
+
+        impl AtomicMinMaxImpl for $t {
+            #[inline(always)]
+            unsafe fn atomic_min_raw(p: *mut Self, v: Self, space: Space) -> Self {
+                atom!("min", $ord, $class, p, space, v)
+            }
+            #[inline(always)]
+            unsafe fn atomic_max_raw(p: *mut Self, v: Self, space: Space) -> Self {
+                atom!("max", $ord, $class, p, space, v)
+            }
+        }
+
+        impl AtomicExchImpl for $t {
+            #[inline(always)]
+            unsafe fn atomic_exch_raw(p: *mut Self, v: Self, space: Space) -> Self {
+                atom!("exch", $bits, $class, p, space, v)
+            }
+        }
+
+        impl AtomicBitwiseImpl for $t {
+            #[inline(always)]
+            unsafe fn atomic_and_raw(p: *mut Self, v: Self, space: Space) -> Self {
+                atom!("and", $bits, $class, p, space, v)
+            }
+            #[inline(always)]
+            unsafe fn atomic_or_raw(p: *mut Self, v: Self, space: Space) -> Self {
+                atom!("or", $bits, $class, p, space, v)
+            }
+            #[inline(always)]
+            unsafe fn atomic_xor_raw(p: *mut Self, v: Self, space: Space) -> Self {
+                atom!("xor", $bits, $class, p, space, v)
+            }
+        }
+
+        impl AtomicCasImpl for $t {
+            #[inline(always)]
+            unsafe fn atomic_cas_raw(p: *mut Self, compare: Self, v: Self, space: Space) -> Self {
+                atom!("cas", $bits, $class, p, space, compare, v)
+            }
+        }
+    };
+}
+atom_int!(u32, "u32", "u32", "b32", reg32);
+atom_int!(i32, "u32", "s32", "b32", reg32);
+atom_int!(u64, "u64", "u64", "b64", reg64);
+atom_int!(i64, "u64", "s64", "b64", reg64);
+
+impl AtomicCasImpl for u16 {
+    #[inline(always)]
+    unsafe fn atomic_cas_raw(p: *mut Self, compare: Self, v: Self, space: Space) -> Self {
+        atom!("cas", "b16", reg16, p, space, compare, v)
+    }
+}
+
+impl AtomicExchImpl for f32 {
+    #[inline(always)]
+    unsafe fn atomic_exch_raw(p: *mut Self, v: Self, space: Space) -> Self {
+        atom!("exch", "b32", reg32, p, space, v)
+    }
+}
+
+impl AtomicExchImpl for f64 {
+    #[inline(always)]
+    unsafe fn atomic_exch_raw(p: *mut Self, v: Self, space: Space) -> Self {
+        atom!("exch", "b64", reg64, p, space, v)
+    }
+}
+
+impl AtomicIncDecImpl for u32 {
+    #[inline(always)]
+    unsafe fn atomic_inc_raw(p: *mut Self, limit: Self, space: Space) -> Self {
+        atom!("inc", "u32", reg32, p, space, limit)
+    }
+    #[inline(always)]
+    unsafe fn atomic_dec_raw(p: *mut Self, limit: Self, space: Space) -> Self {
+        atom!("dec", "u32", reg32, p, space, limit)
+    }
+}
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo<'_>) -> ! {

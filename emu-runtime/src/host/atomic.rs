@@ -1,0 +1,272 @@
+//! How each element type performs the atomics other than `atomic_add` on the host (that one,
+//! with the device's float rounding, lives in `memory`).
+//!
+//! Every operation is one relaxed std atomic on the element's bytes (`fetch_sub`, `fetch_min`,
+//! `swap`, `compare_exchange`, ...; `fetch_update` where std has no single operation), so the
+//! invariant of `memory` holds: device memory is only ever touched through relaxed atomics.
+//! Signed types go through the signed std atomics where the sign matters (`min`/`max`) and
+//! through the unsigned ones otherwise (two's-complement bits are the same).
+//!
+//! Each trait takes the memory space for parity with the GPU backend, where it picks
+//! `atom.shared` over generic `atom`; the host ignores it.
+
+use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
+
+use crate::device::Space;
+
+/// How each element type performs `atomic_sub` on the host.
+#[doc(hidden)]
+pub trait AtomicSubImpl: Sized {
+    /// Subtracts `v` from `*p` atomically (wrapping) and returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// `p` must be valid and aligned for `Self`, and only accessed through relaxed/atomic
+    /// operations while the kernel runs.
+    unsafe fn atomic_sub_raw(p: *mut Self, v: Self, space: Space) -> Self;
+}
+
+/// How each element type performs `atomic_min` and `atomic_max` on the host.
+#[doc(hidden)]
+pub trait AtomicMinMaxImpl: Sized {
+    /// Stores the smaller of `*p` and `v` atomically and returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicSubImpl::atomic_sub_raw`].
+    unsafe fn atomic_min_raw(p: *mut Self, v: Self, space: Space) -> Self;
+    /// Stores the larger of `*p` and `v` atomically and returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicSubImpl::atomic_sub_raw`].
+    unsafe fn atomic_max_raw(p: *mut Self, v: Self, space: Space) -> Self;
+}
+
+/// How each element type performs `atomic_exch` on the host.
+#[doc(hidden)]
+pub trait AtomicExchImpl: Sized {
+    /// Stores `v` in `*p` atomically and returns the old value (bit for bit).
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicSubImpl::atomic_sub_raw`].
+    unsafe fn atomic_exch_raw(p: *mut Self, v: Self, space: Space) -> Self;
+}
+
+/// How each element type performs `atomic_and`, `atomic_or` and `atomic_xor` on the host.
+#[doc(hidden)]
+pub trait AtomicBitwiseImpl: Sized {
+    /// `*p &= v` atomically; returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicSubImpl::atomic_sub_raw`].
+    unsafe fn atomic_and_raw(p: *mut Self, v: Self, space: Space) -> Self;
+    /// `*p |= v` atomically; returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicSubImpl::atomic_sub_raw`].
+    unsafe fn atomic_or_raw(p: *mut Self, v: Self, space: Space) -> Self;
+    /// `*p ^= v` atomically; returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicSubImpl::atomic_sub_raw`].
+    unsafe fn atomic_xor_raw(p: *mut Self, v: Self, space: Space) -> Self;
+}
+
+/// How each element type performs `atomic_cas` on the host.
+#[doc(hidden)]
+pub trait AtomicCasImpl: Sized {
+    /// Stores `v` in `*p` if `*p == compare`, atomically; returns the old value either way.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicSubImpl::atomic_sub_raw`].
+    unsafe fn atomic_cas_raw(p: *mut Self, compare: Self, v: Self, space: Space) -> Self;
+}
+
+/// How each element type performs `atomic_inc` and `atomic_dec` on the host.
+#[doc(hidden)]
+pub trait AtomicIncDecImpl: Sized {
+    /// `*p = if old >= limit { 0 } else { old + 1 }` atomically; returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicSubImpl::atomic_sub_raw`].
+    unsafe fn atomic_inc_raw(p: *mut Self, limit: Self, space: Space) -> Self;
+    /// `*p = if old == 0 || old > limit { limit } else { old - 1 }` atomically; returns the
+    /// old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicSubImpl::atomic_sub_raw`].
+    unsafe fn atomic_dec_raw(p: *mut Self, limit: Self, space: Space) -> Self;
+}
+
+/// The element at `p` as a `&$atomic` (an atomic type of the element's size).
+macro_rules! as_atomic {
+    ($atomic:ty, $p:expr) => {
+        // SAFETY: the atomic has the element's size, and its alignment (its size) is the
+        // element's alignment on every supported host; `$p` is valid, aligned and only accessed
+        // atomically while the kernel runs (the caller's contract).
+        unsafe { &*($p as *const $atomic) }
+    };
+}
+
+macro_rules! int_atomics {
+    // `$bits`/`$atomic`: the unsigned word and its atomic; `$ord`: the atomic that orders like
+    // `$t` (signed for signed types), for min and max.
+    ($($t:ty => $bits:ty, $atomic:ident, $ord:ident);* $(;)?) => { $(
+        impl AtomicSubImpl for $t {
+            #[inline(always)]
+            unsafe fn atomic_sub_raw(p: *mut Self, v: Self, _: Space) -> Self {
+                as_atomic!($atomic, p).fetch_sub(v as $bits, Relaxed) as $t
+            }
+        }
+
+        impl AtomicMinMaxImpl for $t {
+            #[inline(always)]
+            unsafe fn atomic_min_raw(p: *mut Self, v: Self, _: Space) -> Self {
+                as_atomic!($ord, p).fetch_min(v, Relaxed)
+            }
+            #[inline(always)]
+            unsafe fn atomic_max_raw(p: *mut Self, v: Self, _: Space) -> Self {
+                as_atomic!($ord, p).fetch_max(v, Relaxed)
+            }
+        }
+
+        impl AtomicExchImpl for $t {
+            #[inline(always)]
+            unsafe fn atomic_exch_raw(p: *mut Self, v: Self, _: Space) -> Self {
+                as_atomic!($atomic, p).swap(v as $bits, Relaxed) as $t
+            }
+        }
+
+        impl AtomicBitwiseImpl for $t {
+            #[inline(always)]
+            unsafe fn atomic_and_raw(p: *mut Self, v: Self, _: Space) -> Self {
+                as_atomic!($atomic, p).fetch_and(v as $bits, Relaxed) as $t
+            }
+            #[inline(always)]
+            unsafe fn atomic_or_raw(p: *mut Self, v: Self, _: Space) -> Self {
+                as_atomic!($atomic, p).fetch_or(v as $bits, Relaxed) as $t
+            }
+            #[inline(always)]
+            unsafe fn atomic_xor_raw(p: *mut Self, v: Self, _: Space) -> Self {
+                as_atomic!($atomic, p).fetch_xor(v as $bits, Relaxed) as $t
+            }
+        }
+
+        impl AtomicCasImpl for $t {
+            #[inline(always)]
+            unsafe fn atomic_cas_raw(p: *mut Self, compare: Self, v: Self, _: Space) -> Self {
+                let r = as_atomic!($atomic, p).compare_exchange(compare as $bits, v as $bits, Relaxed, Relaxed);
+                r.unwrap_or_else(|old| old) as $t
+            }
+        }
+    )* };
+}
+int_atomics! {
+    u32 => u32, AtomicU32, AtomicU32;
+    i32 => u32, AtomicU32, AtomicI32;
+    u64 => u64, AtomicU64, AtomicU64;
+    i64 => u64, AtomicU64, AtomicI64;
+}
+
+impl AtomicCasImpl for u16 {
+    #[inline(always)]
+    unsafe fn atomic_cas_raw(p: *mut Self, compare: Self, v: Self, _: Space) -> Self {
+        as_atomic!(AtomicU16, p).compare_exchange(compare, v, Relaxed, Relaxed).unwrap_or_else(|old| old)
+    }
+}
+
+impl AtomicExchImpl for f32 {
+    #[inline(always)]
+    unsafe fn atomic_exch_raw(p: *mut Self, v: Self, _: Space) -> Self {
+        f32::from_bits(as_atomic!(AtomicU32, p).swap(v.to_bits(), Relaxed))
+    }
+}
+
+impl AtomicExchImpl for f64 {
+    #[inline(always)]
+    unsafe fn atomic_exch_raw(p: *mut Self, v: Self, _: Space) -> Self {
+        f64::from_bits(as_atomic!(AtomicU64, p).swap(v.to_bits(), Relaxed))
+    }
+}
+
+/// `atom.inc.u32`: counts up and wraps to 0 past `limit`.
+pub(crate) fn inc_u32(old: u32, limit: u32) -> u32 {
+    if old >= limit {
+        0
+    } else {
+        old + 1
+    }
+}
+
+/// `atom.dec.u32`: counts down and wraps to `limit` at 0 (or from above `limit`).
+pub(crate) fn dec_u32(old: u32, limit: u32) -> u32 {
+    if old == 0 || old > limit {
+        limit
+    } else {
+        old - 1
+    }
+}
+
+impl AtomicIncDecImpl for u32 {
+    #[inline(always)]
+    unsafe fn atomic_inc_raw(p: *mut Self, limit: Self, _: Space) -> Self {
+        // The closure always returns `Some`, so `fetch_update` always succeeds with the old value.
+        let r = as_atomic!(AtomicU32, p).fetch_update(Relaxed, Relaxed, |old| Some(inc_u32(old, limit)));
+        r.unwrap_or_else(|old| old)
+    }
+    #[inline(always)]
+    unsafe fn atomic_dec_raw(p: *mut Self, limit: Self, _: Space) -> Self {
+        let r = as_atomic!(AtomicU32, p).fetch_update(Relaxed, Relaxed, |old| Some(dec_u32(old, limit)));
+        r.unwrap_or_else(|old| old)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inc_and_dec_follow_cuda() {
+        assert_eq!(inc_u32(0, 3), 1);
+        assert_eq!(inc_u32(2, 3), 3);
+        assert_eq!(inc_u32(3, 3), 0);
+        assert_eq!(inc_u32(9, 3), 0);
+        assert_eq!(inc_u32(u32::MAX, u32::MAX), 0);
+        assert_eq!(inc_u32(5, 0), 0);
+        assert_eq!(dec_u32(3, 3), 2);
+        assert_eq!(dec_u32(1, 3), 0);
+        assert_eq!(dec_u32(0, 3), 3);
+        assert_eq!(dec_u32(9, 3), 3);
+        assert_eq!(dec_u32(0, 0), 0);
+    }
+
+    #[test]
+    fn signed_min_max_compare_as_signed() {
+        let mut x = [-5i32, 7];
+        let p = x.as_mut_ptr();
+        // SAFETY: `p` points to two `i32`s of a local array used only here.
+        unsafe {
+            assert_eq!(i32::atomic_min_raw(p, 3, Space::Global), -5);
+            assert_eq!(i32::atomic_max_raw(p, 3, Space::Global), -5);
+            assert_eq!(i32::atomic_min_raw(p.add(1), -1, Space::Global), 7);
+            assert_eq!(i32::atomic_sub_raw(p.add(1), -2, Space::Global), -1);
+        }
+        assert_eq!(x, [3, 1]);
+        let mut y = [u64::MAX - 1];
+        // SAFETY: as above.
+        unsafe {
+            assert_eq!(u64::atomic_max_raw(y.as_mut_ptr(), 1, Space::Global), u64::MAX - 1);
+            assert_eq!(u64::atomic_cas_raw(y.as_mut_ptr(), 1, 2, Space::Global), u64::MAX - 1);
+            assert_eq!(u64::atomic_cas_raw(y.as_mut_ptr(), u64::MAX - 1, 2, Space::Global), u64::MAX - 1);
+        }
+        assert_eq!(y, [2]);
+    }
+}
