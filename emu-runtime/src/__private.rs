@@ -1,12 +1,11 @@
 //! Items the macros' expansions use. Not a public API: names and signatures may change in any
 //! release.
 
-#[cfg(not(target_arch = "nvptx64"))]
-pub use crate::host::atomic::{
-    AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicMinMaxImpl, AtomicSubImpl,
+pub use crate::device::backend::{
+    AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicMinMaxImpl, AtomicSubImpl,
 };
 #[cfg(not(target_arch = "nvptx64"))]
-pub use crate::host::memory::{AtomicAddImpl, MetaPtr, ViewMeta};
+pub use crate::host::memory::{MetaPtr, ViewMeta};
 pub use crate::device::backend::BarrierOp;
 pub use crate::device::{DeviceCopy, Dim3, Global, GlobalMut, Shared, View, ViewKind, Writable};
 
@@ -190,10 +189,7 @@ pub fn meta<T: DeviceCopy>(name: &'static str, buf: &DeviceBuffer<T>) -> ViewMet
 }
 
 #[cfg(target_arch = "nvptx64")]
-pub use crate::device::backend::{
-    shared_view, AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicMinMaxImpl,
-    AtomicSubImpl,
-};
+pub use crate::device::backend::shared_view;
 
 /// Tells the optimiser what the hardware guarantees of `thread_idx()`, `block_idx()` and their
 /// bounds (`%tid < %ntid`, `%ctaid < %nctaid`): the GPU entry of every kernel calls it first.

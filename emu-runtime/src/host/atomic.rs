@@ -12,99 +12,10 @@
 
 use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
 
+use crate::device::backend::{
+    AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicMinMaxImpl, AtomicSubImpl,
+};
 use crate::device::Space;
-
-/// How each element type performs `atomic_sub` on the host.
-#[doc(hidden)]
-pub trait AtomicSubImpl: Sized {
-    /// Subtracts `v` from `*p` atomically (wrapping) and returns the old value.
-    ///
-    /// # Safety
-    ///
-    /// `p` must be valid and aligned for `Self`, and only accessed through relaxed/atomic
-    /// operations while the kernel runs.
-    unsafe fn atomic_sub_raw(p: *mut Self, v: Self, space: Space) -> Self;
-}
-
-/// How each element type performs `atomic_min` and `atomic_max` on the host.
-#[doc(hidden)]
-pub trait AtomicMinMaxImpl: Sized {
-    /// Stores the smaller of `*p` and `v` atomically and returns the old value.
-    ///
-    /// # Safety
-    ///
-    /// As [`AtomicSubImpl::atomic_sub_raw`].
-    unsafe fn atomic_min_raw(p: *mut Self, v: Self, space: Space) -> Self;
-    /// Stores the larger of `*p` and `v` atomically and returns the old value.
-    ///
-    /// # Safety
-    ///
-    /// As [`AtomicSubImpl::atomic_sub_raw`].
-    unsafe fn atomic_max_raw(p: *mut Self, v: Self, space: Space) -> Self;
-}
-
-/// How each element type performs `atomic_exch` on the host.
-#[doc(hidden)]
-pub trait AtomicExchImpl: Sized {
-    /// Stores `v` in `*p` atomically and returns the old value (bit for bit).
-    ///
-    /// # Safety
-    ///
-    /// As [`AtomicSubImpl::atomic_sub_raw`].
-    unsafe fn atomic_exch_raw(p: *mut Self, v: Self, space: Space) -> Self;
-}
-
-/// How each element type performs `atomic_and`, `atomic_or` and `atomic_xor` on the host.
-#[doc(hidden)]
-pub trait AtomicBitwiseImpl: Sized {
-    /// `*p &= v` atomically; returns the old value.
-    ///
-    /// # Safety
-    ///
-    /// As [`AtomicSubImpl::atomic_sub_raw`].
-    unsafe fn atomic_and_raw(p: *mut Self, v: Self, space: Space) -> Self;
-    /// `*p |= v` atomically; returns the old value.
-    ///
-    /// # Safety
-    ///
-    /// As [`AtomicSubImpl::atomic_sub_raw`].
-    unsafe fn atomic_or_raw(p: *mut Self, v: Self, space: Space) -> Self;
-    /// `*p ^= v` atomically; returns the old value.
-    ///
-    /// # Safety
-    ///
-    /// As [`AtomicSubImpl::atomic_sub_raw`].
-    unsafe fn atomic_xor_raw(p: *mut Self, v: Self, space: Space) -> Self;
-}
-
-/// How each element type performs `atomic_cas` on the host.
-#[doc(hidden)]
-pub trait AtomicCasImpl: Sized {
-    /// Stores `v` in `*p` if `*p == compare`, atomically; returns the old value either way.
-    ///
-    /// # Safety
-    ///
-    /// As [`AtomicSubImpl::atomic_sub_raw`].
-    unsafe fn atomic_cas_raw(p: *mut Self, compare: Self, v: Self, space: Space) -> Self;
-}
-
-/// How each element type performs `atomic_inc` and `atomic_dec` on the host.
-#[doc(hidden)]
-pub trait AtomicIncDecImpl: Sized {
-    /// `*p = if old >= limit { 0 } else { old + 1 }` atomically; returns the old value.
-    ///
-    /// # Safety
-    ///
-    /// As [`AtomicSubImpl::atomic_sub_raw`].
-    unsafe fn atomic_inc_raw(p: *mut Self, limit: Self, space: Space) -> Self;
-    /// `*p = if old == 0 || old > limit { limit } else { old - 1 }` atomically; returns the
-    /// old value.
-    ///
-    /// # Safety
-    ///
-    /// As [`AtomicSubImpl::atomic_sub_raw`].
-    unsafe fn atomic_dec_raw(p: *mut Self, limit: Self, space: Space) -> Self;
-}
 
 /// The element at `p` as a `&$atomic` (an atomic type of the element's size).
 macro_rules! as_atomic {

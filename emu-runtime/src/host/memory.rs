@@ -15,6 +15,7 @@ use core::mem::{align_of, size_of, transmute_copy, MaybeUninit};
 use core::panic::Location;
 use core::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 
+use crate::device::backend::AtomicAddImpl;
 use crate::device::{DeviceCopy, Space};
 use crate::host::context;
 use crate::host::report::{Access, Finding, SourceLocation};
@@ -181,18 +182,6 @@ pub(crate) fn out_of_bounds(
         thread: ctx.thread(),
         block: ctx.block_idx(),
     })
-}
-
-/// How each element type performs `atomic_add` on the host.
-#[doc(hidden)]
-pub trait AtomicAddImpl: Sized {
-    /// Adds `v` to `*p` atomically and returns the old value.
-    ///
-    /// # Safety
-    ///
-    /// `p` must be valid and aligned for `Self`, and only accessed through relaxed/atomic
-    /// operations while the kernel runs.
-    unsafe fn atomic_add_raw(p: *mut Self, v: Self, space: Space) -> Self;
 }
 
 macro_rules! int_atomic_add {

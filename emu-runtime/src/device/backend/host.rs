@@ -19,10 +19,7 @@ use crate::device::view::{Shared, View, ViewKind, Writable};
 use crate::host::warp::WarpOp;
 use crate::host::{block, context, memory, shared_mem, warp};
 
-pub(crate) use crate::host::atomic::{
-    AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicMinMaxImpl, AtomicSubImpl,
-};
-pub(crate) use crate::host::memory::{AtomicAddImpl, MetaPtr};
+pub(crate) use crate::host::memory::MetaPtr;
 pub(crate) use crate::host::report::Access as AccessKind;
 
 #[inline(always)]

@@ -17,9 +17,11 @@ compile_error!("deviceemu emulates kernels on x86-64 and AArch64 hosts, and comp
 pub(crate) use imp::*;
 
 #[cfg(target_arch = "nvptx64")]
-pub use imp::{
-    shared_view, AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicMinMaxImpl,
-    AtomicSubImpl,
+pub use imp::shared_view;
+
+mod atomics;
+pub use atomics::{
+    AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicMinMaxImpl, AtomicSubImpl,
 };
 
 /// The kind of a memory access, for reports.

@@ -18,7 +18,10 @@
 use core::arch::asm;
 use core::arch::nvptx;
 
-use super::{BarrierOp, ShflMode, VoteOp};
+use super::{
+    AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicMinMaxImpl, AtomicSubImpl,
+    BarrierOp, ShflMode, VoteOp,
+};
 use crate::device::copy::DeviceCopy;
 use crate::device::dim::Dim3;
 use crate::device::view::{Shared, Space, View, ViewKind, Writable};
@@ -439,110 +442,6 @@ macro_rules! atom {
             o = out($class) $old, p = in($pc) $p, a = in($class) $a, b = in($class) $b, options(nostack),
         )
     };
-}
-
-/// How each element type performs `atomic_add` on the GPU.
-#[doc(hidden)]
-pub trait AtomicAddImpl: Sized {
-    /// Adds `v` to `*p` atomically and returns the old value.
-    ///
-    /// # Safety
-    ///
-    /// `p` must be a valid generic address of a `Self` in global memory, or the `.shared`
-    /// address of one when `space` is shared.
-    unsafe fn atomic_add_raw(p: *mut Self, v: Self, space: Space) -> Self;
-}
-
-/// How each element type performs `atomic_sub` on the GPU (PTX has no `atom.sub`: it is
-/// `atom.add` of the wrapping negation).
-#[doc(hidden)]
-pub trait AtomicSubImpl: Sized {
-    /// Subtracts `v` from `*p` atomically (wrapping) and returns the old value.
-    ///
-    /// # Safety
-    ///
-    /// As [`AtomicAddImpl::atomic_add_raw`].
-    unsafe fn atomic_sub_raw(p: *mut Self, v: Self, space: Space) -> Self;
-}
-
-/// How each element type performs `atomic_min` and `atomic_max` on the GPU.
-#[doc(hidden)]
-pub trait AtomicMinMaxImpl: Sized {
-    /// Stores the smaller of `*p` and `v` atomically and returns the old value.
-    ///
-    /// # Safety
-    ///
-    /// As [`AtomicAddImpl::atomic_add_raw`].
-    unsafe fn atomic_min_raw(p: *mut Self, v: Self, space: Space) -> Self;
-    /// Stores the larger of `*p` and `v` atomically and returns the old value.
-    ///
-    /// # Safety
-    ///
-    /// As [`AtomicAddImpl::atomic_add_raw`].
-    unsafe fn atomic_max_raw(p: *mut Self, v: Self, space: Space) -> Self;
-}
-
-/// How each element type performs `atomic_exch` on the GPU.
-#[doc(hidden)]
-pub trait AtomicExchImpl: Sized {
-    /// Stores `v` in `*p` atomically and returns the old value (bit for bit).
-    ///
-    /// # Safety
-    ///
-    /// As [`AtomicAddImpl::atomic_add_raw`].
-    unsafe fn atomic_exch_raw(p: *mut Self, v: Self, space: Space) -> Self;
-}
-
-/// How each element type performs `atomic_and`, `atomic_or` and `atomic_xor` on the GPU.
-#[doc(hidden)]
-pub trait AtomicBitwiseImpl: Sized {
-    /// `*p &= v` atomically; returns the old value.
-    ///
-    /// # Safety
-    ///
-    /// As [`AtomicAddImpl::atomic_add_raw`].
-    unsafe fn atomic_and_raw(p: *mut Self, v: Self, space: Space) -> Self;
-    /// `*p |= v` atomically; returns the old value.
-    ///
-    /// # Safety
-    ///
-    /// As [`AtomicAddImpl::atomic_add_raw`].
-    unsafe fn atomic_or_raw(p: *mut Self, v: Self, space: Space) -> Self;
-    /// `*p ^= v` atomically; returns the old value.
-    ///
-    /// # Safety
-    ///
-    /// As [`AtomicAddImpl::atomic_add_raw`].
-    unsafe fn atomic_xor_raw(p: *mut Self, v: Self, space: Space) -> Self;
-}
-
-/// How each element type performs `atomic_cas` on the GPU.
-#[doc(hidden)]
-pub trait AtomicCasImpl: Sized {
-    /// Stores `v` in `*p` if `*p == compare`, atomically; returns the old value either way.
-    ///
-    /// # Safety
-    ///
-    /// As [`AtomicAddImpl::atomic_add_raw`].
-    unsafe fn atomic_cas_raw(p: *mut Self, compare: Self, v: Self, space: Space) -> Self;
-}
-
-/// How each element type performs `atomic_inc` and `atomic_dec` on the GPU.
-#[doc(hidden)]
-pub trait AtomicIncDecImpl: Sized {
-    /// `atom.inc`: `*p = if old >= limit { 0 } else { old + 1 }`; returns the old value.
-    ///
-    /// # Safety
-    ///
-    /// As [`AtomicAddImpl::atomic_add_raw`].
-    unsafe fn atomic_inc_raw(p: *mut Self, limit: Self, space: Space) -> Self;
-    /// `atom.dec`: `*p = if old == 0 || old > limit { limit } else { old - 1 }`; returns the
-    /// old value.
-    ///
-    /// # Safety
-    ///
-    /// As [`AtomicAddImpl::atomic_add_raw`].
-    unsafe fn atomic_dec_raw(p: *mut Self, limit: Self, space: Space) -> Self;
 }
 
 macro_rules! atom_add {

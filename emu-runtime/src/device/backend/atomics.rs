@@ -1,0 +1,112 @@
+//! The backend interface of the atomics: how each element type performs each family of
+//! operations. Declared once here; `host::memory`/`host::atomic` implement it with relaxed std
+//! atomics, `nvptx.rs` with `atom` instructions. The public traits of `device::atomic` (the
+//! types CUDA allows) have these as supertraits.
+
+use crate::device::view::Space;
+
+/// How each element type performs `atomic_add`.
+#[doc(hidden)]
+pub trait AtomicAddImpl: Sized {
+    /// Adds `v` to `*p` atomically and returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// `p` must point to a `Self` of device memory covered by a view, aligned for `Self`: a
+    /// host or generic address, or on the GPU the `.shared`-window address of one when `space`
+    /// is shared. While the kernel runs, that memory is only accessed through relaxed loads
+    /// and stores and atomics (the invariant of `host::memory`).
+    unsafe fn atomic_add_raw(p: *mut Self, v: Self, space: Space) -> Self;
+}
+
+/// How each element type performs `atomic_sub` (on the GPU, `atom.add` of the wrapping
+/// negation: PTX has no `atom.sub`).
+#[doc(hidden)]
+pub trait AtomicSubImpl: Sized {
+    /// Subtracts `v` from `*p` atomically (wrapping) and returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn atomic_sub_raw(p: *mut Self, v: Self, space: Space) -> Self;
+}
+
+/// How each element type performs `atomic_min` and `atomic_max`.
+#[doc(hidden)]
+pub trait AtomicMinMaxImpl: Sized {
+    /// Stores the smaller of `*p` and `v` atomically and returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn atomic_min_raw(p: *mut Self, v: Self, space: Space) -> Self;
+    /// Stores the larger of `*p` and `v` atomically and returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn atomic_max_raw(p: *mut Self, v: Self, space: Space) -> Self;
+}
+
+/// How each element type performs `atomic_exch`.
+#[doc(hidden)]
+pub trait AtomicExchImpl: Sized {
+    /// Stores `v` in `*p` atomically and returns the old value (bit for bit).
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn atomic_exch_raw(p: *mut Self, v: Self, space: Space) -> Self;
+}
+
+/// How each element type performs `atomic_and`, `atomic_or` and `atomic_xor`.
+#[doc(hidden)]
+pub trait AtomicBitwiseImpl: Sized {
+    /// `*p &= v` atomically; returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn atomic_and_raw(p: *mut Self, v: Self, space: Space) -> Self;
+    /// `*p |= v` atomically; returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn atomic_or_raw(p: *mut Self, v: Self, space: Space) -> Self;
+    /// `*p ^= v` atomically; returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn atomic_xor_raw(p: *mut Self, v: Self, space: Space) -> Self;
+}
+
+/// How each element type performs `atomic_cas`.
+#[doc(hidden)]
+pub trait AtomicCasImpl: Sized {
+    /// Stores `v` in `*p` if `*p == compare`, atomically; returns the old value either way.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn atomic_cas_raw(p: *mut Self, compare: Self, v: Self, space: Space) -> Self;
+}
+
+/// How each element type performs `atomic_inc` and `atomic_dec`.
+#[doc(hidden)]
+pub trait AtomicIncDecImpl: Sized {
+    /// `*p = if old >= limit { 0 } else { old + 1 }`; returns the old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn atomic_inc_raw(p: *mut Self, limit: Self, space: Space) -> Self;
+    /// `*p = if old == 0 || old > limit { limit } else { old - 1 }`; returns the
+    /// old value.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn atomic_dec_raw(p: *mut Self, limit: Self, space: Space) -> Self;
+}
