@@ -158,6 +158,19 @@ pub fn atomics_mix(x: &[u32], acc: &mut [u32], wide: &mut [i64], slots: &mut [f3
     }
 }
 
+/// `active_mask()` in the two branches of a divergent `if`, after the lanes from 28 on exited.
+/// The GPU's answer is whatever lanes run together (converged lanes of each branch in
+/// practice); the emulator's is the lanes at the same call site.
+#[kernel]
+pub fn branch_masks(out: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    let lane = lane_id();
+    if lane >= 28 {
+        return;
+    }
+    out[t] = if lane < 10 { active_mask() } else { active_mask() | 1 << 31 };
+}
+
 /// Reads one element past the end of `x` in thread 0 (to see the GPU's error for a bounds
 /// trap).
 #[kernel]
@@ -347,6 +360,15 @@ fn main() -> Result<(), Error> {
                 all.extend(ob.to_vec()?);
             }
             Ok(all)
+        },
+        |p, q| p == q,
+    )?;
+    total += compare(
+        "active_mask",
+        || {
+            let mut ob = DeviceBuffer::<u32>::zeroed(96)?;
+            launch!(branch_masks<<<1, 96>>>(&mut ob))?;
+            ob.to_vec()
         },
         |p, q| p == q,
     )?;

@@ -529,3 +529,35 @@ fn a_blocking_collective_that_cannot_complete_is_reported_not_hung() {
     assert_has(&text, "threads (16,0,0) to (31,0,0), (48,0,0) to (63,0,0) wait at the barrier");
     assert_has(&text, "ERROR SUMMARY: 1 error");
 }
+
+// ---- active_mask ----
+
+#[device]
+fn helper_active_mask() -> u32 {
+    active_mask()
+}
+
+/// Each branch of a divergent `if` asks for the active mask, the lower branch in the body
+/// (awaited), the upper one in a helper (blocking); lanes from 28 on have exited.
+#[kernel]
+fn branch_masks(out: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    let lane = lane_id();
+    if lane >= 28 {
+        return;
+    }
+    out[t] = if lane < 10 { active_mask() } else { helper_active_mask() };
+}
+
+#[test]
+fn active_mask_is_the_lanes_at_the_same_call_site_whatever_the_order() {
+    for config in configs() {
+        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        with_config(config.clone(), || launch!(branch_masks<<<1, 64>>>(&mut out))).unwrap();
+        let out = out.to_vec().unwrap();
+        for t in (0..64).filter(|t| t % 32 < 28) {
+            let want = if t % 32 < 10 { 0x0000_03ff } else { 0x0fff_fc00 };
+            assert_eq!(out[t], want, "thread {t} {config:?}");
+        }
+    }
+}

@@ -13,8 +13,9 @@
 //! `async` blocks, nested items and macro arguments are left as they are: they stay the
 //! blocking barrier, which the scheduler handles by parking the thread's fiber.
 //!
-//! Warp collectives called the same way (`sync_warp`, `all_sync`, `any_sync`, `ballot_sync`,
-//! `shfl_sync`, `shfl_up_sync`, `shfl_down_sync`, `shfl_xor_sync`, without a turbofish) become
+//! Warp collectives called the same way (`active_mask`, `sync_warp`, `all_sync`, `any_sync`,
+//! `ballot_sync`, `shfl_sync`, `shfl_up_sync`, `shfl_down_sync`, `shfl_xor_sync`, without a
+//! turbofish) become
 //! `name_await(args).await` likewise, and also make the kernel a state machine.
 //!
 //! These names are therefore reserved inside kernel bodies: a user function called
@@ -86,8 +87,8 @@ impl VisitMut for HostBody<'_> {
                     // Warp collectives, when called without a turbofish (which the awaited form
                     // would drop): `name(args)` becomes `name_await(args).await`.
                     (
-                        "sync_warp" | "all_sync" | "any_sync" | "ballot_sync" | "shfl_sync" | "shfl_up_sync"
-                        | "shfl_down_sync" | "shfl_xor_sync",
+                        "active_mask" | "sync_warp" | "all_sync" | "any_sync" | "ballot_sync" | "shfl_sync"
+                        | "shfl_up_sync" | "shfl_down_sync" | "shfl_xor_sync",
                         _,
                     ) if last.arguments.is_none() && args.len() == warp_arity(&name) => {
                         let awaited = Ident::new(&format!("{name}_await"), span);
@@ -111,6 +112,7 @@ impl VisitMut for HostBody<'_> {
 /// How many arguments the warp collective `name` takes.
 fn warp_arity(name: &str) -> usize {
     match name {
+        "active_mask" => 0,
         "sync_warp" => 1,
         "all_sync" | "any_sync" | "ballot_sync" => 2,
         _ => 3,

@@ -64,6 +64,14 @@ mod warp_awaits {
     use crate::host::task::WarpAwait;
     use crate::host::warp::WarpOp;
 
+    /// `active_mask()`.
+    #[inline(always)]
+    #[track_caller]
+    pub fn active_mask_await() -> impl Future<Output = u32> {
+        let w = WarpAwait::new(WarpOp::ActiveMask, 0, 0, 0);
+        async move { w.await as u32 }
+    }
+
     /// `sync_warp(mask)`.
     #[inline(always)]
     #[track_caller]

@@ -37,9 +37,12 @@ pub fn lane_id() -> u32 {
 /// The lanes of the calling thread's warp that are running (`__activemask()`).
 ///
 /// On the GPU this is the set of lanes executing the call together, which depends on the
-/// scheduler; the emulator returns every lane of the warp that exists and has not exited.
-/// Neither guarantees that the lanes are converged: use an explicit mask for collectives.
+/// scheduler. The emulator returns the lanes of the warp that call `active_mask` at the same
+/// call site before any thread of the block can go on: the lanes of one branch of a divergent
+/// `if`, whatever order they run in. Neither guarantees that the lanes stay converged: use
+/// an explicit mask for collectives.
 #[inline(always)]
+#[track_caller]
 pub fn active_mask() -> u32 {
     backend::active_mask()
 }

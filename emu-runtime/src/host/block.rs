@@ -160,6 +160,8 @@ pub(crate) struct BlockRun<'a> {
     pub(crate) warp_waiting: Cell<u32>,
     /// Threads whose warp collective completed, to be resumed in this order.
     pub(crate) ready: RefCell<Vec<u32>>,
+    /// Threads waiting in `active_mask()`, answered when no thread can run (`warp.rs`).
+    pub(crate) mask_queries: Cell<u32>,
     /// Per warp, the lanes waiting in a collective (`warp.rs`).
     pub(crate) gathered: Box<[Cell<u32>]>,
     /// The threads `resume_ready` releases, and whether it is releasing them (then runners
@@ -205,6 +207,7 @@ impl<'a> BlockRun<'a> {
             ready: RefCell::new(Vec::new()),
             gathered: (0..n.div_ceil(launch.config.get_warp_size().max(1) as usize)).map(|_| Cell::new(0)).collect(),
             ready_list: (0..n).map(|_| Cell::new(0)).collect(),
+            mask_queries: Cell::new(0),
             releasing_ready: Cell::new(false),
         })
     }
@@ -276,6 +279,7 @@ impl<'a> BlockRun<'a> {
             order.iter().enumerate().for_each(|(i, &t)| self.rank[t as usize].set(i as u32));
         }
         self.warp_waiting.set(0);
+        self.mask_queries.set(0);
         self.ready.borrow_mut().clear();
         self.next.set(0);
         self.release_len.set(0);
@@ -312,7 +316,11 @@ impl<'a> BlockRun<'a> {
                 self.resume_ready();
                 continue;
             }
-            if self.warp_waiting.get() > 0 {
+            if self.mask_queries.get() > 0 && !self.failed.get() {
+                warp::resolve_active_masks(self);
+                continue;
+            }
+            if self.warp_waiting.get() + self.mask_queries.get() > 0 {
                 if !self.failed.replace(true) {
                     self.record(warp::deadlock(self));
                 }
@@ -388,6 +396,7 @@ impl<'a> BlockRun<'a> {
             }
         }
         self.warp_waiting.set(0);
+        self.mask_queries.set(0);
     }
 
     /// Writes the slots of the threads that exited at `exit0` before the first barrier (which

@@ -37,8 +37,10 @@
 //!
 //! # Limits
 //!
-//! * `active_mask()` cannot know which lanes the hardware would run together: it returns the
-//!   lanes that exist and have not exited.
+//! * `active_mask()` cannot know which lanes the hardware would run together. It returns the
+//!   lanes of the warp that call it at the same call site before any thread of the block can go
+//!   on ([`arrive_active_mask`]): lanes in one branch of a divergent `if` see each other, lanes
+//!   elsewhere or exited are left out, whatever the schedule.
 //! * A shuffle from a lane that takes no part in the collective (exited, or not in the mask)
 //!   is undefined on the GPU; here it returns the caller's own value, without a report.
 
@@ -53,6 +55,9 @@ use crate::host::report::{thread_ranges, Finding, SourceLocation};
 /// A warp collective, as recorded while its lanes gather.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum WarpOp {
+    /// `active_mask`: not a collective over a mask, but resolved when no thread of the block
+    /// can run (see [`resolve_active_masks`]).
+    ActiveMask,
     /// `sync_warp`.
     Sync,
     /// `all_sync`, `any_sync`, `ballot_sync`.
@@ -65,6 +70,7 @@ impl WarpOp {
     /// The device API's name for it, for reports.
     pub(crate) fn name(self) -> &'static str {
         match self {
+            WarpOp::ActiveMask => "active_mask",
             WarpOp::Sync => "sync_warp",
             WarpOp::Vote(VoteOp::All) => "all_sync",
             WarpOp::Vote(VoteOp::Any) => "any_sync",
@@ -108,12 +114,61 @@ pub(crate) fn lane_id() -> u32 {
     block.current() & (size_of_warps(block) - 1)
 }
 
+/// `active_mask()`, blocking form: see [`arrive_active_mask`].
+#[track_caller]
 pub(crate) fn active_mask() -> u32 {
-    let block = context::block_for("active_mask");
+    collective(WarpOp::ActiveMask, 0, 0, 0, Location::caller()) as u32
+}
+
+/// The calling lane's arrival at `active_mask()` at `at`: the lanes of its warp that are
+/// "active" with it are those that call `active_mask` at the same call site before any lane of
+/// the block can go on, which models lanes that run together on the GPU and does not depend on
+/// the order the emulator runs them in. So the lane waits (`None`) until no thread of the
+/// block can run ([`resolve_active_masks`]), unless every other lane of its warp has exited.
+pub(crate) fn arrive_active_mask(block: &BlockRun<'_>, at: &'static Location<'static>) -> Option<u32> {
     let t = block.current();
     let warp = Warp::of(block, t);
-    // The running thread's own slot may say it exited (`has_exited` is for other threads).
-    bits(warp.existing).filter(|&l| warp.base + l == t || !block.has_exited(warp.base + l)).fold(0, |m, l| m | 1 << l)
+    let lane = t - warp.base;
+    if bits(warp.existing).all(|l| l == lane || block.has_exited(warp.base + l)) {
+        return Some(1 << lane);
+    }
+    let slot = &block.slots[t as usize];
+    slot.warp.set(Arrival { op: WarpOp::ActiveMask, mask: 0, value: 0, arg: 0 });
+    slot.at.set(Some(at));
+    slot.state.set(State::WarpWaiting);
+    block.mark_dirty();
+    block.mask_queries.set(block.mask_queries.get() + 1);
+    None
+}
+
+/// Answers the `active_mask()` calls of a block in which no thread can run: each waiting lane
+/// gets the lanes of its warp that wait in `active_mask` at the same call site, and all of
+/// them are queued for resumption in index order.
+#[cold]
+pub(crate) fn resolve_active_masks(block: &BlockRun<'_>) {
+    let waiting = |t: usize| {
+        let s = &block.slots[t];
+        s.state.get() == State::WarpWaiting && s.warp.get().op == WarpOp::ActiveMask
+    };
+    for t in (0..block.slots.len()).filter(|&t| waiting(t)) {
+        let warp = Warp::of(block, t as u32);
+        let at = block.slots[t].at.get();
+        let same_site = |l: &u32| {
+            let u = (warp.base + l) as usize;
+            waiting(u) && block.slots[u].at.get().zip(at).is_some_and(|(a, b)| std::ptr::eq(a, b) || *a == *b)
+        };
+        let mask = bits(warp.existing).filter(same_site).fold(0, |m, l| m | 1 << l);
+        let s = &block.slots[t];
+        s.warp.set(Arrival { value: mask as u64, ..s.warp.get() });
+    }
+    // States change only now, so that every lane saw its group still waiting.
+    for t in 0..block.slots.len() {
+        if waiting(t) {
+            block.slots[t].state.set(State::Ready);
+            block.ready.borrow_mut().push(t as u32);
+        }
+    }
+    block.mask_queries.set(0);
 }
 
 /// The warp of a thread: its first thread and which of its lanes exist.
@@ -173,6 +228,9 @@ pub(crate) fn arrive(
     arg: u32,
     at: &'static Location<'static>,
 ) -> Option<u64> {
+    if op == WarpOp::ActiveMask {
+        return arrive_active_mask(block, at).map(u64::from);
+    }
     let t = block.current();
     let warp = Warp::of(block, t);
     let lane = t - warp.base;
@@ -264,6 +322,7 @@ fn result(own: Arrival, lane: u32, participants: u32, value_of: impl Fn(u32) -> 
     let predicates = || bits(participants).map(|l| value_of(l) != 0);
     match own.op {
         WarpOp::Sync => 0,
+        WarpOp::ActiveMask => own.value,
         WarpOp::Vote(VoteOp::All) => predicates().all(|p| p) as u64,
         WarpOp::Vote(VoteOp::Any) => predicates().any(|p| p) as u64,
         WarpOp::Vote(VoteOp::Ballot) => bits(participants).filter(|&l| value_of(l) != 0).fold(0, |m, l| m | 1 << l),

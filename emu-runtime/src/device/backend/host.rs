@@ -59,6 +59,7 @@ pub(crate) fn lane_id() -> u32 {
 }
 
 #[inline(always)]
+#[track_caller]
 pub(crate) fn active_mask() -> u32 {
     warp::active_mask()
 }

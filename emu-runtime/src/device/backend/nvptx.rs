@@ -149,12 +149,17 @@ pub(crate) fn lane_id() -> u32 {
     r
 }
 
+/// `activemask.b32`. The call site's address goes into the instruction as an (unused) operand:
+/// otherwise LLVM merges identical `active_mask()` calls of the two branches of an `if` into
+/// one before the branch, where every lane of the branch point is active.
 #[inline(always)]
+#[track_caller]
 pub(crate) fn active_mask() -> u32 {
     let r: u32;
+    let site = core::panic::Location::caller() as *const core::panic::Location<'static> as u64;
     // SAFETY: `activemask` has no preconditions. Not `pure`: its value depends on which lanes
     // run together at this point.
-    unsafe { asm!("activemask.b32 {r};", r = out(reg32) r, options(nostack)) };
+    unsafe { asm!("activemask.b32 {r}; // call site {s}", r = out(reg32) r, s = in(reg64) site, options(nostack)) };
     r
 }
 

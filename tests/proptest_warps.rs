@@ -1,0 +1,91 @@
+//! Property test: warp collectives against a sequential model of one warp, for random block
+//! sizes (partial last warps included), random sets of lanes that exit first, random values,
+//! predicates and shuffle arguments, and random thread schedules (`seed`).
+//!
+//! Each live lane records a ballot, `all`/`any`, and one shuffle of each mode. The model
+//! computes what PTX defines: exited and missing lanes do not vote, a shuffle's lane argument
+//! counts modulo 32, and a source outside the warp gives the lane its own value. A shuffle
+//! whose source is a lane that exited is undefined on the GPU, so the model skips that output.
+
+use deviceemu::prelude::*;
+use deviceemu::{with_config, Config};
+use proptest::prelude::*;
+
+/// Outputs per thread.
+const OUT: usize = 7;
+
+/// Lanes with `gone[t] != 0` return at once; the others run every collective.
+#[kernel]
+fn collectives(gone: &[u32], values: &[u32], args: &[u32], out: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    if gone[t] != 0 {
+        return;
+    }
+    let v = values[t];
+    let a = args[t];
+    let p = v % 3 == 0;
+    out[t * OUT] = ballot_sync(FULL_MASK, p);
+    out[t * OUT + 1] = all_sync(FULL_MASK, p) as u32 | (any_sync(FULL_MASK, p) as u32) << 1;
+    out[t * OUT + 2] = shfl_sync(FULL_MASK, v, a);
+    out[t * OUT + 3] = shfl_up_sync(FULL_MASK, v, a);
+    out[t * OUT + 4] = shfl_down_sync(FULL_MASK, v, a);
+    out[t * OUT + 5] = shfl_xor_sync(FULL_MASK, v, a);
+    out[t * OUT + 6] = active_mask();
+}
+
+/// What lane `t` must record, `None` where the GPU's result is undefined.
+fn model(t: usize, n: usize, gone: &[u32], values: &[u32], args: &[u32]) -> [Option<u32>; OUT] {
+    let base = t - t % 32;
+    let live = |l: usize| base + l < n && gone[base + l] == 0;
+    let lanes: Vec<usize> = (0..32).filter(|&l| live(l)).collect();
+    let p = |l: usize| values[base + l] % 3 == 0;
+    let ballot = lanes.iter().filter(|&&l| p(l)).fold(0u32, |m, &l| m | 1 << l);
+    let all = lanes.iter().all(|&l| p(l));
+    let any = lanes.iter().any(|&l| p(l));
+    let lane = t % 32;
+    let (v, b) = (values[t], (args[t] & 31) as usize);
+    let read = |src: Option<usize>| match src {
+        None => Some(v),
+        Some(j) if live(j) => Some(values[base + j]),
+        Some(_) => None, // an exited or missing source: undefined
+    };
+    [
+        Some(ballot),
+        Some(all as u32 | (any as u32) << 1),
+        read(Some(b)),
+        read(lane.checked_sub(b)),
+        read(Some(lane + b).filter(|&j| j < 32)),
+        read(Some(lane ^ b)),
+        Some(lanes.iter().fold(0u32, |m, &l| m | 1 << l)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn collectives_match_the_warp_model(
+        n in 1usize..=200,
+        seed in proptest::option::of(any::<u64>()),
+        raw in proptest::collection::vec((any::<u32>(), any::<u32>(), 0u32..8), 200),
+    ) {
+        let values: Vec<u32> = raw[..n].iter().map(|r| r.0).collect();
+        let args: Vec<u32> = raw[..n].iter().map(|r| if r.1 % 4 == 0 { r.1 } else { r.1 % 40 }).collect();
+        // About one lane in eight exits first.
+        let gone: Vec<u32> = raw[..n].iter().map(|r| (r.2 == 0) as u32).collect();
+        let mut config = Config::default();
+        if let Some(s) = seed {
+            config = config.seed(s);
+        }
+        let (gb, vb, ab) = (DeviceBuffer::from_slice(&gone).unwrap(), DeviceBuffer::from_slice(&values).unwrap(), DeviceBuffer::from_slice(&args).unwrap());
+        let mut out = DeviceBuffer::<u32>::zeroed(n * OUT).unwrap();
+        with_config(config, || launch!(collectives<<<1, n as u32>>>(&gb, &vb, &ab, &mut out))).unwrap();
+        let out = out.to_vec().unwrap();
+        for t in (0..n).filter(|&t| gone[t] == 0) {
+            for (k, want) in model(t, n, &gone, &values, &args).into_iter().enumerate() {
+                if let Some(w) = want {
+                    prop_assert_eq!(out[t * OUT + k], w, "thread {} output {}", t, k);
+                }
+            }
+        }
+    }
+}
