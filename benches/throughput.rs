@@ -1,5 +1,6 @@
 //! Throughput of the emulator against a plain threaded Rust loop doing the same work, at 2^24
-//! elements: saxpy, and the block reduction (256 threads per block, shared-memory tree).
+//! elements: saxpy, the block reduction (256 threads per block, shared-memory tree), and the
+//! same reduction done with warp shuffles.
 //!
 //! `cargo bench --bench throughput`; results are in elements per second. BENCHMARKS.md records
 //! a run.
@@ -45,6 +46,66 @@ pub fn block_sum(input: &[f32], partial: &mut [f32]) {
     if tid == 0 {
         partial[block_idx().x as usize] = tile[0];
     }
+}
+
+/// One partial sum per block of 256 threads: each warp sums its lanes with `shfl_down_sync`,
+/// then the first warp sums the eight warp sums the same way.
+#[kernel]
+pub fn warp_block_sum(input: &[f32], partial: &mut [f32]) {
+    let sums = shared_array![f32; 8];
+    let tid = thread_idx().x as usize;
+    let i = block_idx().x as usize * block_dim().x as usize + tid;
+    let mut v = if i < input.len() { input[i] } else { 0.0 };
+    let mut offset = 16;
+    while offset > 0 {
+        v += shfl_down_sync(FULL_MASK, v, offset);
+        offset /= 2;
+    }
+    if lane_id() == 0 {
+        sums[tid / 32] = v;
+    }
+    sync_threads();
+    if tid < 32 {
+        let mut v = if tid < 8 { sums[tid] } else { 0.0 };
+        let mut offset = 16;
+        while offset > 0 {
+            v += shfl_down_sync(FULL_MASK, v, offset);
+            offset /= 2;
+        }
+        if tid == 0 {
+            partial[block_idx().x as usize] = v;
+        }
+    }
+}
+
+/// `shfl_down_sync`'s tree over one warp's 32 values: lane `l` adds lane `l + offset`'s value,
+/// or its own when that lane is past the warp; returns lane 0's sum.
+fn warp_tree(mut v: [f32; 32]) -> f32 {
+    let mut offset = 16;
+    while offset > 0 {
+        let before = v;
+        for (l, x) in v.iter_mut().enumerate() {
+            *x += if l + offset < 32 { before[l + offset] } else { before[l] };
+        }
+        offset /= 2;
+    }
+    v[0]
+}
+
+/// The plain version of `warp_block_sum`, bit-identical; rayon over runs of blocks.
+fn plain_warp_block_sum(input: &[f32], partial: &mut [f32]) {
+    partial.par_chunks_mut(CHUNK / BLOCK).zip(input.par_chunks(CHUNK)).for_each(|(p, x)| {
+        for (p, x) in p.iter_mut().zip(x.chunks(BLOCK)) {
+            let mut first = [0.0f32; 32];
+            for (w, s) in first.iter_mut().take(BLOCK / 32).enumerate() {
+                let mut v = [0.0f32; 32];
+                let lanes = x.len().saturating_sub(w * 32).min(32);
+                v[..lanes].copy_from_slice(&x[w * 32..w * 32 + lanes]);
+                *s = warp_tree(v);
+            }
+            *p = warp_tree(first);
+        }
+    });
 }
 
 /// The plain saxpy: rayon over chunks of `CHUNK` elements.
@@ -141,9 +202,36 @@ fn bench_reduction(c: &mut Criterion) {
     g.finish();
 }
 
+fn bench_warp_reduction(c: &mut Criterion) {
+    let (x, _) = inputs();
+    let blocks = N / BLOCK;
+
+    let dx = DeviceBuffer::from_slice(&x).unwrap();
+    let mut dp = DeviceBuffer::<f32>::zeroed(blocks).unwrap();
+    let start = Instant::now();
+    launch!(warp_block_sum<<<blocks as u32, BLOCK as u32>>>(&dx, &mut dp)).unwrap();
+    let slowest = start.elapsed();
+    let mut pp = vec![0.0f32; blocks];
+    plain_warp_block_sum(&x, &mut pp);
+    let dp_host = dp.to_vec().unwrap();
+    assert!(
+        dp_host.iter().zip(&pp).all(|(a, b)| a.to_bits() == b.to_bits()),
+        "emulated and plain warp partial sums differ"
+    );
+
+    let mut g = c.benchmark_group("warp_reduction");
+    configure(&mut g, slowest);
+    g.bench_function("emulated", |b| {
+        b.iter(|| launch!(warp_block_sum<<<blocks as u32, BLOCK as u32>>>(&dx, &mut dp)).unwrap())
+    });
+    g.bench_function("plain", |b| b.iter(|| plain_warp_block_sum(black_box(&x), &mut pp)));
+    g.finish();
+}
+
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     bench_saxpy(&mut c);
     bench_reduction(&mut c);
+    bench_warp_reduction(&mut c);
     c.final_summary();
 }
