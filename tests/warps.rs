@@ -561,3 +561,43 @@ fn active_mask_is_the_lanes_at_the_same_call_site_whatever_the_order() {
         }
     }
 }
+
+/// After a shuffle, each lane takes a ticket from a shared counter: the tickets show the order
+/// the lanes were resumed in.
+#[kernel]
+fn tickets_after_a_shuffle(out: &mut [u32]) {
+    let counter = shared_array![u32; 1];
+    let t = thread_idx().x as usize;
+    if t == 0 {
+        counter[0] = 0;
+    }
+    sync_threads();
+    let v = shfl_sync(FULL_MASK, t as u32, 0);
+    out[t] = counter.atomic_add(0, 1) + v;
+}
+
+#[test]
+fn the_seed_orders_lanes_resumed_after_a_collective_and_replays() {
+    let run = |config: Config| {
+        let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
+        with_config(config, || launch!(tickets_after_a_shuffle<<<1, 32>>>(&mut out))).unwrap();
+        out.to_vec().unwrap()
+    };
+    let plain = run(Config::default());
+    // Without a seed: lane 31 completes the shuffle and takes ticket 0; the others resume in
+    // lane order.
+    assert_eq!(plain[31], 0);
+    assert_eq!(&plain[..31], &(1..32).collect::<Vec<u32>>()[..]);
+    let orders: Vec<Vec<u32>> = [1u64, 2, 3].iter().map(|&s| run(Config::default().seed(s))).collect();
+    for (s, o) in [1u64, 2, 3].iter().zip(&orders) {
+        let mut sorted = o.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..32).collect::<Vec<u32>>(), "seed {s}: every ticket once");
+        assert_eq!(&run(Config::default().seed(*s)), o, "seed {s} replays");
+    }
+    // The lane that completed the shuffle takes ticket 0; without the seed's shuffle of the
+    // resumed lanes, the others would take theirs in lane order.
+    let in_lane_order = |o: &Vec<u32>| o.iter().filter(|&&x| x != 0).is_sorted();
+    assert!(in_lane_order(&plain));
+    assert!(!orders.iter().all(in_lane_order), "no seed changed the order lanes resume in");
+}

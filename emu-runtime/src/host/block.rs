@@ -168,6 +168,8 @@ pub(crate) struct BlockRun<'a> {
     /// poll from this list instead of the barrier's).
     ready_list: Box<[Cell<u32>]>,
     releasing_ready: Cell<bool>,
+    /// How many times `resume_ready` ran in this block (keys its shuffle under a seed).
+    ready_rounds: Cell<u32>,
 }
 
 impl<'a> BlockRun<'a> {
@@ -209,6 +211,7 @@ impl<'a> BlockRun<'a> {
             ready_list: (0..n).map(|_| Cell::new(0)).collect(),
             mask_queries: Cell::new(0),
             releasing_ready: Cell::new(false),
+            ready_rounds: Cell::new(0),
         })
     }
 
@@ -280,6 +283,7 @@ impl<'a> BlockRun<'a> {
         }
         self.warp_waiting.set(0);
         self.mask_queries.set(0);
+        self.ready_rounds.set(0);
         self.ready.borrow_mut().clear();
         self.next.set(0);
         self.release_len.set(0);
@@ -362,11 +366,17 @@ impl<'a> BlockRun<'a> {
         }
     }
 
-    /// Resumes the threads whose warp collective completed, in the order they completed (or
-    /// aborts them once the block has failed). Those may complete more collectives, and are
-    /// resumed by the next call.
+    /// Resumes the threads whose warp collective completed, in the order they completed or in
+    /// the seed's order (or aborts them once the block has failed). Those may complete more
+    /// collectives, and are resumed by the next call.
     fn resume_ready(&self) {
         let mut ready = std::mem::take(&mut *self.ready.borrow_mut());
+        if let Some(seed) = self.launch.config.get_seed() {
+            // Keyed apart from the barrier generations (small numbers) and the start order.
+            let round = self.ready_rounds.get();
+            self.ready_rounds.set(round.wrapping_add(1));
+            shuffle(&mut ready, seed, self.block_linear.get(), 0x8000_0000 | round);
+        }
         let list = &self.ready_list[..ready.len()];
         list.iter().zip(&ready).for_each(|(c, &t)| c.set(t));
         self.releasing_ready.set(true);
