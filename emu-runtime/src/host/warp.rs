@@ -1,4 +1,4 @@
-//! Warp collectives on the host: `sync_warp`, the votes and the shuffles.
+//! Warp collectives on the host: `sync_warp`, the votes, the shuffles and `active_mask`.
 //!
 //! # Definitions
 //!
@@ -21,7 +21,7 @@
 //!    arrival that does not complete the collective usually costs one look at the next lane.
 //! 2. If it is, the results of all participants are computed at once from their recorded
 //!    inputs; the arriving lane goes on with its result, and the others become
-//!    `State::Ready`, to be resumed by the scheduler in lane order.
+//!    `State::Ready`, to be resumed by the scheduler in lane order (or the seed's order).
 //! 3. If not, the lane waits: a collective called in a state-machine kernel's own body is an
 //!    `.await` that returns `Pending` to the runner (`WarpAwait`, `task.rs`), one called
 //!    elsewhere parks the lane's fiber. A lane that exits re-checks the collectives of its
