@@ -18,6 +18,12 @@
 //!    in the seed's order, each running to its next barrier or its end: a parked fiber is
 //!    resumed, a run of futures is polled by a runner. Then back to 2.
 //!
+//! Warp collectives (`warp.rs`) are small barriers inside a warp. A lane that must wait in one
+//! returns `Pending` or parks its fiber, as at a barrier, but is not on the barrier's list;
+//! when the collective completes, its waiting lanes are queued as *ready* and resumed before
+//! the next verdict (`resume_ready`). `active_mask()` calls are answered once nothing else can
+//! run, and a collective still waiting then can never complete: a deadlock report.
+//!
 //! Threads that exit where the block's first exit did, before any barrier, leave their slot
 //! untouched; the verdict fills those in (`materialize_exits`). A kernel without barriers thus
 //! costs a loop over its threads and nothing per thread beyond the kernel's own work.
