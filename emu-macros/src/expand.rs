@@ -123,7 +123,7 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                 let meta = format_ident!("__emu_meta_{}", pname);
                 let pstr = pname.to_string();
                 setup.push(quote! {
-                    let #meta = #rt::meta(#pstr, #pname);
+                    let #meta = #rt::meta(#pstr, #pname, __emu_checked);
                     let #pname = #rt::global(#pname, &#meta)?;
                 });
                 let len = format_ident!("{}_len", pname);
@@ -140,7 +140,7 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                 let meta = format_ident!("__emu_meta_{}", pname);
                 let pstr = pname.to_string();
                 setup.push(quote! {
-                    let #meta = #rt::meta(#pstr, &*#pname);
+                    let #meta = #rt::meta(#pstr, &*#pname, __emu_checked);
                     let #pname = #rt::global_mut(#pname, &#meta)?;
                 });
                 let len = format_ident!("{}_len", pname);
@@ -175,7 +175,19 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             None => quote!(#name(#leading #(#args),*)),
         }
     };
-    let (call, host_call) = (call_with(None), call_with(Some(&ctx)));
+    let checked = crate::rewrite::checked();
+    let call = call_with(None);
+    // The host form is compiled twice, with and without the per-access checkers
+    // (`__EMU_CHECKED`); the launch picks one, so that checkers that are off cost nothing.
+    let host_call_as = |on: bool| {
+        let args = &args;
+        let c = if on { quote!(true) } else { quote!(false) };
+        match unsafety {
+            Some(_) => quote!(unsafe { #name::<#c>(#ctx, #(#args),*) }),
+            None => quote!(#name::<#c>(#ctx, #(#args),*)),
+        }
+    };
+    let (host_call_checked, host_call_plain) = (host_call_as(true), host_call_as(false));
     let errors = errors.iter().map(syn::Error::to_compile_error);
 
     // The host form returns where the thread exited, or a future of it.
@@ -193,7 +205,7 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         #[cfg(not(target_arch = "nvptx64"))]
         #[allow(unused_mut, unused_braces, unreachable_code, clippy::needless_return, clippy::too_many_arguments)]
         #[inline]
-        #vis #unsafety fn #name(#ctx: #rt::ThreadCtx, #(#fn_params),*) -> #host_ret {
+        #vis #unsafety fn #name<const #checked: bool>(#ctx: #rt::ThreadCtx, #(#fn_params),*) -> #host_ret {
             #(#checks)*
             #host_body
         }
@@ -249,8 +261,13 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                 {
                     return r;
                 }
+                let __emu_checked = #rt::checking();
                 #(#setup)*
-                #launch_fn(&__EMU_INFO, __emu_config, move |#ctx| #host_call)
+                if __emu_checked {
+                    #launch_fn(&__EMU_INFO, __emu_config, move |#ctx| #host_call_checked)
+                } else {
+                    #launch_fn(&__EMU_INFO, __emu_config, move |#ctx| #host_call_plain)
+                }
             }
         }
 
@@ -272,6 +289,8 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         #[allow(unused_mut, unused_braces, unreachable_code, clippy::needless_return, clippy::too_many_arguments)]
         #[inline]
         #vis #unsafety fn #name(#(#fn_params),*) -> #rt::Exit {
+            #[allow(dead_code)]
+            const #checked: bool = false;
             #(#checks)*
             #block;
             #exit
@@ -318,6 +337,16 @@ pub(crate) fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
     });
     errors.extend(rewrite_block(&mut f.block, views, false, &fname));
     let errors = errors.iter().map(syn::Error::to_compile_error);
+    // Whether the launch checks accesses, asked once per call (`__EMU_CHECKED` in the
+    // rewritten accesses).
+    let checked = crate::rewrite::checked();
+    f.block.stmts.insert(
+        0,
+        syn::parse_quote! {
+            #[allow(non_snake_case, unused_variables)]
+            let #checked: bool = ::deviceemu::__private::helper_checking();
+        },
+    );
     f.attrs.push(syn::parse_quote!(#[allow(unused_mut)]));
     if calls_barrier && !f.attrs.iter().any(|a| a.path().is_ident("track_caller")) {
         f.attrs.push(syn::parse_quote!(#[track_caller]));

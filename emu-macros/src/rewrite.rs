@@ -399,7 +399,8 @@ impl VisitMut for Rewriter {
                 let value = &a.right;
                 let r = rt(span);
                 let v = syn::Ident::new("__emu_value", Span::mixed_site());
-                *e = syn::parse_quote_spanned!(span=> { let #v = #value; #r::store(&#view, #index, #v) });
+                let c = checked();
+                *e = syn::parse_quote_spanned!(span=> { let #v = #value; #r::store(#c, &#view, #index, #v) });
                 self.changed = true;
             }
             Expr::Binary(b) if compound_op(&b.op) && self.is_view_place(&b.left) => {
@@ -414,13 +415,14 @@ impl VisitMut for Rewriter {
                     syn::Ident::new("__emu_view", Span::mixed_site()),
                     syn::Ident::new("__emu_old", Span::mixed_site()),
                 );
+                let c = checked();
                 *e = syn::parse_quote_spanned!(span=> {
                     let #v = #value;
                     let #w = #view;
                     let #i = #index;
-                    let mut #old = #r::load(&#w, #i);
+                    let mut #old = #r::load(#c, &#w, #i);
                     #old #op #v;
-                    #r::store(&#w, #i, #old)
+                    #r::store(#c, &#w, #i, #old)
                 });
                 self.changed = true;
             }
@@ -428,7 +430,8 @@ impl VisitMut for Rewriter {
                 let span = e.span();
                 let (view, index) = self.split_place(e);
                 let r = rt(span);
-                *e = syn::parse_quote_spanned!(span=> #r::load(&#view, #index));
+                let c = checked();
+                *e = syn::parse_quote_spanned!(span=> #r::load(#c, &#view, #index));
                 self.changed = true;
             }
             Expr::Reference(r) if r.mutability.is_some() && self.is_view_place(&r.expr) => {
@@ -506,6 +509,13 @@ impl VisitMut for Rewriter {
 }
 
 /// Rewrites `block` with `views` in scope; returns the errors found.
+/// The name, in a rewritten body, of the flag that says whether accesses are checked: a const
+/// parameter of a kernel's host form, a `const` in its GPU form, a local in a `#[device]`
+/// helper (`expand.rs` defines each).
+pub(crate) fn checked() -> syn::Ident {
+    syn::Ident::new("__EMU_CHECKED", Span::mixed_site())
+}
+
 pub(crate) fn rewrite_block(
     block: &mut Block,
     views: Vec<(String, bool)>,

@@ -22,18 +22,49 @@ use core::panic::Location;
 
 pub use crate::device::print::kprint_args;
 
-/// `v[i]` in a kernel.
+/// `v[i]` in a kernel. `checked` is a constant in a kernel's body (`#[kernel]` compiles the
+/// body with and without the checkers that watch each access, initcheck), and asked once per
+/// call in a `#[device]` helper.
 #[inline(always)]
 #[track_caller]
-pub fn load<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, i: usize) -> T {
-    v.load(i)
+pub fn load<T: DeviceCopy, K: ViewKind>(checked: bool, v: &View<T, K>, i: usize) -> T {
+    let x = v.load(i);
+    #[cfg(not(target_arch = "nvptx64"))]
+    if checked {
+        crate::host::initcheck::on_load(v, i, Location::caller());
+    }
+    #[cfg(target_arch = "nvptx64")]
+    let _ = checked;
+    x
 }
 
-/// `v[i] = value` in a kernel.
+/// `v[i] = value` in a kernel (`checked` as for [`load`]).
 #[inline(always)]
 #[track_caller]
-pub fn store<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usize, value: T) {
-    v.store(i, value)
+pub fn store<T: DeviceCopy, K: Writable>(checked: bool, v: &View<T, K>, i: usize, value: T) {
+    v.store(i, value);
+    #[cfg(not(target_arch = "nvptx64"))]
+    if checked {
+        crate::host::initcheck::on_store(v, i, Location::caller());
+    }
+    #[cfg(target_arch = "nvptx64")]
+    let _ = checked;
+}
+
+/// Whether the launches made now run their kernels with per-access checkers (initcheck):
+/// the launcher then runs the kernel's checked copy.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn checking() -> bool {
+    crate::host::config::effective().is_ok_and(|c| c.get_checks().initcheck)
+}
+
+/// Whether the running kernel checks accesses: what a `#[device]` helper asks once per call.
+#[inline(always)]
+pub fn helper_checking() -> bool {
+    #[cfg(not(target_arch = "nvptx64"))]
+    return crate::host::context::checking();
+    #[cfg(target_arch = "nvptx64")]
+    return false;
 }
 
 /// `v[i]` as the non-last index of `v[i][j]`.
@@ -186,14 +217,22 @@ pub fn global<T: DeviceCopy>(buf: &DeviceBuffer<T>, meta: &ViewMeta) -> Result<G
 /// A writable view of a device buffer, for a `&mut [T]` kernel parameter.
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn global_mut<T: DeviceCopy>(buf: &mut DeviceBuffer<T>, meta: &ViewMeta) -> Result<GlobalMut<T>, crate::Error> {
+    if meta.init.is_null() {
+        // Not checked by this launch: its writes are not tracked.
+        buf.assume_written();
+    }
     // SAFETY: as in `global`; the `&mut` borrow keeps the host from touching it meanwhile.
     Ok(unsafe { View::from_raw_parts(buf.raw()?, buf.len(), meta) })
 }
 
 /// The description of a buffer parameter for reports.
 #[cfg(not(target_arch = "nvptx64"))]
-pub fn meta<T: DeviceCopy>(name: &'static str, buf: &DeviceBuffer<T>) -> ViewMeta {
-    ViewMeta { name, declared_at: None, base: buf.as_ptr() as usize, bytes: buf.bytes() }
+pub fn meta<T: DeviceCopy>(name: &'static str, buf: &DeviceBuffer<T>, checked: bool) -> ViewMeta {
+    let mut m = ViewMeta::new(name, None, buf.as_ptr() as usize, buf.bytes());
+    if checked {
+        m.init = buf.init_bits();
+    }
+    m
 }
 
 #[cfg(target_arch = "nvptx64")]

@@ -132,6 +132,7 @@ impl<T: DeviceCopy, K: ViewKind> View<T, K> {
     #[track_caller]
     fn atomic_ptr(&self, i: usize) -> *mut T {
         backend::check_index(self, i, core::mem::size_of::<T>(), backend::AccessKind::Atomic);
+        backend::before_atomic(self, i);
         self.raw_ptr().wrapping_add(i)
     }
 

@@ -52,6 +52,7 @@ use crate::host::shared_mem::SharedArena;
 use crate::host::task::TaskTable;
 use crate::__private::{Exit, ThreadCtx};
 use std::task::Poll;
+use crate::host::initcheck;
 use crate::host::warp::{self, Arrival};
 use crate::host::{context, overflow, synccheck};
 
@@ -290,6 +291,9 @@ impl<'a> BlockRun<'a> {
         self.warp_waiting.set(0);
         self.mask_queries.set(0);
         self.ready_rounds.set(0);
+        if initcheck::enabled(self) {
+            self.arena.clear_init_bits();
+        }
         self.ready.borrow_mut().clear();
         self.next.set(0);
         self.release_len.set(0);
@@ -583,6 +587,24 @@ impl<'a> BlockRun<'a> {
             }
         }
         fiber::give_back(f.into_stack());
+    }
+
+    /// Records a finding that does not stop the block (initcheck), once per kind and call
+    /// site: a repeat only adds to the first one's count.
+    pub(crate) fn note(&self, f: Finding) {
+        let mut findings = self.findings.borrow_mut();
+        if let Finding::UninitializedAccess { at, space, .. } = &f {
+            for (_, g) in findings.iter_mut() {
+                if let Finding::UninitializedAccess { at: a, space: s, count, .. } = g {
+                    if a == at && s == space {
+                        *count += 1;
+                        return;
+                    }
+                }
+            }
+        }
+        drop(findings);
+        self.record(f);
     }
 
     fn record(&self, f: Finding) {

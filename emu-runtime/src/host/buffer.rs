@@ -7,6 +7,7 @@ use std::ptr::NonNull;
 
 use crate::device::DeviceCopy;
 use crate::host::error::Error;
+use crate::host::initcheck::InitBits;
 
 /// Alignment of every allocation, as `cudaMalloc` guarantees.
 const ALIGN: usize = 256;
@@ -23,6 +24,8 @@ pub struct DeviceBuffer<T: DeviceCopy> {
     /// GPU memory, when the buffer was created with the GPU as target.
     #[cfg(feature = "gpu")]
     dev: Option<crate::gpu::DeviceAlloc>,
+    /// Which elements have been written, for initcheck; `None` once all count as written.
+    init: Option<Box<InitBits>>,
     marker: PhantomData<T>,
 }
 
@@ -44,7 +47,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         #[cfg(feature = "gpu")]
         if crate::host::config::effective()?.get_target() == crate::host::config::Target::Gpu {
             let dev = crate::gpu::DeviceAlloc::zeroed(layout.size())?;
-            return Ok(DeviceBuffer { ptr: NonNull::dangling(), len, dev: Some(dev), marker: PhantomData });
+            return Ok(DeviceBuffer { ptr: NonNull::dangling(), len, dev: Some(dev), init: None, marker: PhantomData });
         }
         let ptr = if layout.size() == 0 {
             NonNull::dangling()
@@ -58,6 +61,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
             len,
             #[cfg(feature = "gpu")]
             dev: None,
+            init: None,
             marker: PhantomData,
         })
     }
@@ -91,10 +95,14 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// A buffer of `len` elements whose contents are undefined (`cudaMalloc`).
     ///
     /// Kernels must write elements before reading them. The emulator fills the memory with
-    /// zero bytes so that the host stays well-defined; the initcheck checker, when it lands,
-    /// will report reads of elements no one wrote.
+    /// zero bytes so that the host stays well-defined, and with initcheck on
+    /// (`EMU_CHECK=initcheck`) reports a kernel's reads of elements nothing wrote.
     pub fn uninit(len: usize) -> Result<Self, Error> {
-        Self::alloc_zeroed(len)
+        let mut b = Self::alloc_zeroed(len)?;
+        if b.gpu().is_none() {
+            b.init = Some(Box::new(InitBits::new(len)));
+        }
+        Ok(b)
     }
 
     /// A buffer holding a copy of `data` (`cudaMalloc` + `cudaMemcpy` host to device).
@@ -142,6 +150,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
             return d.upload(data);
         }
         self.as_mut_slice().copy_from_slice(data);
+        self.init = None;
         Ok(())
     }
 
@@ -196,6 +205,17 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
             return Err(e);
         }
         Ok(self.ptr.as_ptr())
+    }
+
+    /// initcheck's shadow of the buffer (null when every element counts as written).
+    pub(crate) fn init_bits(&self) -> *const InitBits {
+        self.init.as_deref().map_or(std::ptr::null(), |b| b as *const InitBits)
+    }
+
+    /// Forgets which elements were written: after a launch that could write the buffer
+    /// without initcheck, all count as written.
+    pub(crate) fn assume_written(&mut self) {
+        self.init = None;
     }
 
     /// Size in bytes.

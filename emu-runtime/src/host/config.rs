@@ -50,16 +50,17 @@ impl Default for Target {
 
 /// Which bug checkers are on.
 ///
-/// Bounds checks (memcheck) and barrier checks (synccheck) are always performed today; the
-/// race and initialisation checkers are not implemented yet and asking for them prints a
-/// notice once.
+/// Bounds checks (memcheck) and barrier checks (synccheck) are always performed; initcheck
+/// runs when asked (it costs nothing when off: kernels are compiled with and without it). The
+/// race checker is not implemented yet and asking for it prints a notice once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Checks {
     /// Out-of-bounds accesses.
     pub memcheck: bool,
     /// Data races on shared and global memory (not implemented yet).
     pub racecheck: bool,
-    /// Reads of uninitialised memory (not implemented yet).
+    /// Reads of memory nothing has written: global memory from `DeviceBuffer::uninit`, and a
+    /// block's shared memory.
     pub initcheck: bool,
     /// Barrier misuse.
     pub synccheck: bool,

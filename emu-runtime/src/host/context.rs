@@ -21,6 +21,14 @@ thread_local! {
     static BLOCK_DIM: Cell<Dim3> = const { Cell::new(OUTSIDE) };
     static GRID_DIM: Cell<Dim3> = const { Cell::new(OUTSIDE) };
     static BLOCK: Cell<*const BlockRun<'static>> = const { Cell::new(ptr::null()) };
+    static CHECKING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether the running launch checks each access (initcheck): read by `#[device]` helpers
+/// once per call and by atomics.
+#[inline(always)]
+pub(crate) fn checking() -> bool {
+    CHECKING.with(Cell::get)
 }
 
 #[cold]
@@ -63,6 +71,7 @@ pub(crate) fn enter(block: &BlockRun<'_>) {
     BLOCK_IDX.with(|c| c.set(block.block_idx()));
     BLOCK_DIM.with(|c| c.set(block.launch().block));
     GRID_DIM.with(|c| c.set(block.launch().grid));
+    CHECKING.with(|c| c.set(block.launch().config.get_checks().initcheck));
 }
 
 /// Clears what [`enter`] set.
@@ -72,6 +81,7 @@ pub(crate) fn leave() {
     BLOCK_IDX.with(|c| c.set(OUTSIDE));
     BLOCK_DIM.with(|c| c.set(OUTSIDE));
     GRID_DIM.with(|c| c.set(OUTSIDE));
+    CHECKING.with(|c| c.set(false));
 }
 
 /// The block whose fiber is running on this host thread, if any.

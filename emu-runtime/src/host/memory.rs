@@ -32,6 +32,23 @@ pub struct ViewMeta {
     pub base: usize,
     /// Size of the allocation in bytes.
     pub bytes: usize,
+    /// The allocation's initcheck shadow when the launch checks it (null: not checked).
+    pub(crate) init: *const crate::host::initcheck::InitBits,
+}
+
+impl ViewMeta {
+    /// The description of a buffer parameter or shared array, without an initcheck shadow.
+    pub(crate) fn new(name: &'static str, declared_at: Option<(&'static str, u32)>, base: usize, bytes: usize) -> Self {
+        ViewMeta { name, declared_at, base, bytes, init: std::ptr::null() }
+    }
+}
+
+/// How reports name what a view points into.
+pub(crate) fn describe(meta: &ViewMeta) -> String {
+    match meta.declared_at {
+        Some((file, line)) => format!("__shared__ array declared at {file}:{line}"),
+        None => format!("`{}`", meta.name),
+    }
 }
 
 /// How a view refers to its allocation's description (null when it has none).
@@ -157,9 +174,9 @@ pub(crate) fn out_of_bounds(
     // SAFETY: a view's meta pointer is either null or points to a `ViewMeta` that outlives the
     // launch (kept by the launcher or the block's shared arena).
     let meta = unsafe { meta.as_ref() };
-    let (name, declared_at, base, bytes) = match meta {
-        Some(m) => (m.name, m.declared_at, m.base, m.bytes),
-        None => ("<view>", None, view_base, len * size),
+    let (name, base, bytes) = match meta {
+        Some(m) => (m.name, m.base, m.bytes),
+        None => ("<view>", view_base, len * size),
     };
     let address = view_base.wrapping_add(index.wrapping_mul(size));
     let Some(ctx) = context::current() else {
@@ -171,8 +188,8 @@ pub(crate) fn out_of_bounds(
         size,
         index,
         len,
-        name: match declared_at {
-            Some((file, line)) => format!("__shared__ array declared at {file}:{line}"),
+        name: match meta {
+            Some(m) => describe(m),
             None => format!("`{name}`"),
         },
         address,

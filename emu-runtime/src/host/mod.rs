@@ -11,6 +11,7 @@
 //! | `memory`      | relaxed atomic element accesses, bounds reports, `atomic_add` |
 //! | `atomic`      | the other atomics (sub, min/max, exch, and/or/xor, cas, inc/dec) |
 //! | `shared_mem`  | per-block shared-memory arenas |
+//! | `initcheck`   | shadow bits: reads of memory nothing wrote |
 //! | `synccheck`   | the barrier rule: divergent and skipped barriers |
 //! | `warp`        | warp collectives: votes, shuffles, `sync_warp`, and their deadlocks |
 //! | `overflow`    | turning a fiber's stack overflow into a report |
@@ -29,6 +30,7 @@ pub(crate) mod context;
 pub(crate) mod debugger;
 pub(crate) mod error;
 pub(crate) mod fiber;
+pub(crate) mod initcheck;
 pub(crate) mod last_error;
 pub(crate) mod launch;
 pub(crate) mod memory;

@@ -114,6 +114,32 @@ pub enum Finding {
         /// Whether the block was stopped (`true` for a deadlock) or ran on.
         deadlock: bool,
     },
+    /// A read (or atomic) of memory nothing has written (initcheck; error 719). Reported once
+    /// per block and call site.
+    UninitializedAccess {
+        /// Global or shared memory.
+        space: Space,
+        /// Read or atomic.
+        access: Access,
+        /// Size of the access in bytes.
+        size: usize,
+        /// The index used.
+        index: usize,
+        /// The number of elements of the view.
+        len: usize,
+        /// What was read: a parameter name in backquotes, or a shared array's declaration.
+        name: String,
+        /// The address read.
+        address: usize,
+        /// Where the access is in the kernel's source.
+        at: SourceLocation,
+        /// The first thread of the block that made it.
+        thread: Dim3,
+        /// Its block.
+        block: Dim3,
+        /// How many such accesses the block made at this line.
+        count: usize,
+    },
     /// A warp collective whose mask does not name the calling lane (synccheck; error 719).
     InvalidWarpMask {
         /// The collective (`shfl_sync`, `ballot_sync`, ...).
@@ -162,6 +188,7 @@ impl Finding {
             Finding::Panic { .. }
             | Finding::BarrierDivergence { .. }
             | Finding::InvalidWarpMask { .. }
+            | Finding::UninitializedAccess { .. }
             | Finding::StackOverflow { .. } => 719,
         }
     }
@@ -173,6 +200,7 @@ impl Finding {
             | Finding::Panic { thread, .. }
             | Finding::BarrierDivergence { thread, .. }
             | Finding::InvalidWarpMask { thread, .. }
+            | Finding::UninitializedAccess { thread, .. }
             | Finding::StackOverflow { thread, .. }
             | Finding::SharedMemoryExceeded { thread, .. } => *thread,
         }
@@ -185,6 +213,7 @@ impl Finding {
             | Finding::Panic { block, .. }
             | Finding::BarrierDivergence { block, .. }
             | Finding::InvalidWarpMask { block, .. }
+            | Finding::UninitializedAccess { block, .. }
             | Finding::StackOverflow { block, .. }
             | Finding::SharedMemoryExceeded { block, .. } => *block,
         }
@@ -236,6 +265,24 @@ impl Finding {
                 }
                 if *deadlock {
                     writeln!(out, "{P}     the block cannot continue (it would hang on a GPU); it was stopped")
+                } else {
+                    Ok(())
+                }
+            }
+            Finding::UninitializedAccess { space, access, size, index, len, name, address, at, thread, block, count } => {
+                let what = if *access == Access::Atomic { "atomic" } else { "read" };
+                let _ = writeln!(out, "{P} Uninitialized {space} memory {what} of size {size} bytes");
+                let _ = writeln!(out, "{P}     at {kernel} in {at}");
+                let _ = writeln!(out, "{P}     by thread {thread} in block {block}");
+                let _ = writeln!(out, "{P}     Address {address:#x}");
+                let source = if *space == Space::Global {
+                    "it comes from DeviceBuffer::uninit and no kernel or copy has written it"
+                } else {
+                    "no thread of this block has written it"
+                };
+                let _ = writeln!(out, "{P}     element {index} of {name} ({len} elements): {source}");
+                if *count > 1 {
+                    writeln!(out, "{P}     {count} such accesses by this block at this line; only the first is shown")
                 } else {
                     Ok(())
                 }

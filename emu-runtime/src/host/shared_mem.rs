@@ -14,6 +14,7 @@ use std::panic::Location;
 
 use crate::device::{DeviceCopy, Shared, View};
 use crate::host::context;
+use crate::host::initcheck::SharedInitBits;
 use crate::host::memory::ViewMeta;
 use crate::host::report::{Finding, SourceLocation};
 
@@ -55,6 +56,8 @@ pub(crate) struct SharedArena {
     /// evaluates the same `shared_array!`s in turn, so this one-entry cache nearly always hits.
     last: Cell<Option<CachedArray>>,
     dynamic_meta: Box<ViewMeta>,
+    /// initcheck's shadow of the arena, cleared for each block of a launch that checks.
+    init: SharedInitBits,
 }
 
 const ARENA_ALIGN: usize = 128;
@@ -69,12 +72,7 @@ impl SharedArena {
         if base.is_null() {
             alloc::handle_alloc_error(layout);
         }
-        let dynamic_meta = Box::new(ViewMeta {
-            name: "dynamic shared memory",
-            declared_at: None,
-            base: base as usize,
-            bytes: dynamic_bytes,
-        });
+        let dynamic_meta = Box::new(ViewMeta::new("dynamic shared memory", None, base as usize, dynamic_bytes));
         // Static arrays go after the dynamic region.
         let used = dynamic_bytes.next_multiple_of(16);
         SharedArena {
@@ -86,7 +84,23 @@ impl SharedArena {
             entries: RefCell::new(Vec::new()),
             last: Cell::new(None),
             dynamic_meta,
+            init: SharedInitBits::default(),
         }
+    }
+
+    /// The address of the arena's first byte.
+    pub(crate) fn base(&self) -> usize {
+        self.base as usize
+    }
+
+    /// initcheck's shadow of the arena.
+    pub(crate) fn init_bits(&self) -> &SharedInitBits {
+        &self.init
+    }
+
+    /// Starts a block of a launch that checks: every byte unwritten.
+    pub(crate) fn clear_init_bits(&self) {
+        self.init.clear(self.layout.size());
     }
 
     #[inline]
@@ -134,13 +148,9 @@ impl SharedArena {
                     }));
                 }
                 self.used.set(end);
-                let meta = Box::new(ViewMeta {
-                    name: "shared array",
-                    declared_at: Some((site.file, site.line)),
-                    // SAFETY: `offset + bytes <= limit <= arena size`.
-                    base: unsafe { self.base.add(offset) } as usize,
-                    bytes,
-                });
+                // SAFETY: `offset + bytes <= limit <= arena size`.
+                let start = unsafe { self.base.add(offset) } as usize;
+                let meta = Box::new(ViewMeta::new("shared array", Some((site.file, site.line)), start, bytes));
                 let _ = site.column;
                 let m = &*meta as *const ViewMeta;
                 self.entries.borrow_mut().push(Entry { site: key, type_id, offset, len, meta });

@@ -118,6 +118,13 @@ pub(crate) fn check_index<T, K: ViewKind>(
     }
 }
 
+/// initcheck's look at an atomic on element `i` (in bounds), when the launch checks.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn before_atomic<T, K: ViewKind>(view: &View<T, K>, i: usize) {
+    crate::host::initcheck::on_atomic(view, i, Location::caller());
+}
+
 #[inline(always)]
 #[track_caller]
 pub(crate) fn load<T: DeviceCopy, K: ViewKind>(view: &View<T, K>, i: usize) -> T {

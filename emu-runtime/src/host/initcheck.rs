@@ -1,0 +1,175 @@
+//! initcheck: reads of device memory that nothing has written.
+//!
+//! # Definition
+//!
+//! A kernel that reads an element of global memory no one has written since
+//! `DeviceBuffer::uninit` (`cudaMalloc`), or a byte of the block's shared memory no thread of
+//! the block has written, reads an undefined value: on a GPU whatever the memory held before.
+//! compute-sanitizer's initcheck reports it as `Uninitialized __global__ memory read`.
+//!
+//! # Algorithm
+//!
+//! Shadow bits, one per element of a global buffer and one per byte of a block's shared
+//! memory:
+//!
+//! * A buffer from `uninit` starts with every bit clear; `from_slice`, `zeroed` and
+//!   `copy_from_slice` leave no shadow at all (everything is initialised). A block's shared
+//!   memory starts clear for every block.
+//! * A store sets the bits it covers; a load finds them all set, or is reported (once per
+//!   block and call site, with a count) and goes on with the value in memory (zero bytes for a
+//!   fresh buffer). An atomic reads and writes: it is checked, then sets its bits.
+//! * Stores are `fetch_or`s on atomic words, because blocks run in parallel.
+//!
+//! # Cost when off
+//!
+//! None for element loads and stores: `#[kernel]` compiles the kernel twice, and the launch
+//! runs the copy without checks unless initcheck is on (the `checked` argument of
+//! `__private::load`/`store` is then the constant `false`). `#[device]` helpers ask once per
+//! call, and atomics once per operation, whether the running launch checks (a thread-local).
+//!
+//! # Limits
+//!
+//! * Writes made by a launch without initcheck are not tracked: after such a launch, a buffer
+//!   it could write counts as initialised everywhere.
+//! * Accesses through `View::load`/`View::store` called by hand are not checked (the index
+//!   syntax, `v[i]`, is).
+
+use std::cell::RefCell;
+use std::panic::Location;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use crate::device::{Space, View, ViewKind};
+use crate::host::block::BlockRun;
+use crate::host::context;
+use crate::host::report::{Access, Finding, SourceLocation};
+
+/// The shadow of a global buffer: one bit per element, set once the element is written.
+#[derive(Debug)]
+pub(crate) struct InitBits {
+    words: Box<[AtomicU64]>,
+}
+
+impl InitBits {
+    /// All clear: `len` elements not written yet.
+    pub(crate) fn new(len: usize) -> Self {
+        InitBits { words: (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect() }
+    }
+
+    fn is_set(&self, i: usize) -> bool {
+        self.words[i / 64].load(Relaxed) & (1 << (i % 64)) != 0
+    }
+
+    fn set(&self, i: usize) {
+        self.words[i / 64].fetch_or(1 << (i % 64), Relaxed);
+    }
+}
+
+/// The shadow of a worker's shared memory: one bit per byte, cleared for each block.
+#[derive(Debug, Default)]
+pub(crate) struct SharedInitBits {
+    words: RefCell<Vec<u64>>,
+}
+
+impl SharedInitBits {
+    /// Clears the bits of the first `bytes` bytes (a new block).
+    pub(crate) fn clear(&self, bytes: usize) {
+        let mut w = self.words.borrow_mut();
+        w.clear();
+        w.resize(bytes.div_ceil(64), 0);
+    }
+
+    /// Whether bytes `[start, start + n)` are all written; sets them when `write`.
+    fn check_and_mark(&self, start: usize, n: usize, write: bool) -> bool {
+        let mut w = self.words.borrow_mut();
+        let mut all = true;
+        for b in start..start + n {
+            let (word, bit) = (b / 64, 1u64 << (b % 64));
+            all &= w[word] & bit != 0;
+            if write {
+                w[word] |= bit;
+            }
+        }
+        all
+    }
+}
+
+/// What an access does to the shadow.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Load,
+    Store,
+    Atomic,
+}
+
+/// Checks and records element `i` of `view` (in bounds) for an access of `kind` at `at`.
+fn access<T, K: ViewKind>(view: &View<T, K>, i: usize, kind: Kind, at: &'static Location<'static>) {
+    let size = core::mem::size_of::<T>();
+    let initialised = match K::SPACE {
+        Space::Global => {
+            // SAFETY: the launch keeps the views' descriptions alive while its kernel runs.
+            let meta = unsafe { &*view.meta() };
+            // SAFETY: as above: the buffer (and its shadow) is borrowed by the launch.
+            let Some(bits) = (unsafe { meta.init.as_ref() }) else { return };
+            let was = kind == Kind::Store || bits.is_set(i);
+            if kind != Kind::Load {
+                bits.set(i);
+            }
+            was
+        }
+        Space::Shared => {
+            let block = context::block_for("a shared-memory access");
+            let start = view.raw_ptr() as usize + i * size - block.arena().base();
+            block.arena().init_bits().check_and_mark(start, size, kind != Kind::Load) || kind == Kind::Store
+        }
+    };
+    if !initialised {
+        report(view, i, kind, at);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn report<T, K: ViewKind>(view: &View<T, K>, i: usize, kind: Kind, at: &'static Location<'static>) {
+    let block = context::block_for("a memory access");
+    // SAFETY: views made by the launch or the arena have live descriptions.
+    let meta = unsafe { view.meta().as_ref() };
+    let name = meta.map_or_else(|| "memory".to_owned(), crate::host::memory::describe);
+    block.note(Finding::UninitializedAccess {
+        space: K::SPACE,
+        access: if kind == Kind::Atomic { Access::Atomic } else { Access::Read },
+        size: core::mem::size_of::<T>(),
+        index: i,
+        len: view.len(),
+        name,
+        address: view.raw_ptr() as usize + i * core::mem::size_of::<T>(),
+        at: SourceLocation::from(at),
+        thread: block.thread(),
+        block: block.block_idx(),
+        count: 1,
+    });
+}
+
+/// A checked load of element `i` (already bounds-checked).
+#[inline(never)]
+pub(crate) fn on_load<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static Location<'static>) {
+    access(view, i, Kind::Load, at);
+}
+
+/// A checked store to element `i` (already bounds-checked).
+#[inline(never)]
+pub(crate) fn on_store<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static Location<'static>) {
+    access(view, i, Kind::Store, at);
+}
+
+/// An atomic on element `i` (already bounds-checked), when the running launch checks.
+#[inline(always)]
+pub(crate) fn on_atomic<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static Location<'static>) {
+    if context::checking() {
+        access(view, i, Kind::Atomic, at);
+    }
+}
+
+/// Whether the block runs with initcheck on.
+pub(crate) fn enabled(block: &BlockRun<'_>) -> bool {
+    block.launch().config.get_checks().initcheck
+}
