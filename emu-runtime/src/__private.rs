@@ -23,15 +23,15 @@ use core::panic::Location;
 pub use crate::device::print::kprint_args;
 
 /// `v[i]` in a kernel. `checked` is a constant in a kernel's body (`#[kernel]` compiles the
-/// body with and without the checkers that watch each access, initcheck), and asked once per
-/// call in a `#[device]` helper.
+/// body with and without the checkers that watch each access, initcheck and racecheck), and
+/// asked once per call in a `#[device]` helper.
 #[inline(always)]
 #[track_caller]
 pub fn load<T: DeviceCopy, K: ViewKind>(checked: bool, v: &View<T, K>, i: usize) -> T {
     let x = v.load(i);
     #[cfg(not(target_arch = "nvptx64"))]
     if checked {
-        crate::host::initcheck::on_load(v, i, Location::caller());
+        crate::host::checkers::on_load(v, i, Location::caller());
     }
     #[cfg(target_arch = "nvptx64")]
     let _ = checked;
@@ -45,17 +45,17 @@ pub fn store<T: DeviceCopy, K: Writable>(checked: bool, v: &View<T, K>, i: usize
     v.store(i, value);
     #[cfg(not(target_arch = "nvptx64"))]
     if checked {
-        crate::host::initcheck::on_store(v, i, Location::caller());
+        crate::host::checkers::on_store(v, i, Location::caller());
     }
     #[cfg(target_arch = "nvptx64")]
     let _ = checked;
 }
 
-/// Whether the launches made now run their kernels with per-access checkers (initcheck):
-/// the launcher then runs the kernel's checked copy.
+/// Whether the launches made now run their kernels with per-access checkers (initcheck,
+/// racecheck): the launcher then runs the kernel's checked copy.
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn checking() -> bool {
-    crate::host::config::effective().is_ok_and(|c| c.get_checks().initcheck)
+    crate::host::config::effective().is_ok_and(|c| crate::host::checkers::any(c.get_checks()))
 }
 
 /// Whether the running kernel checks accesses: what a `#[device]` helper asks once per call.

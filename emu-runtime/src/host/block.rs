@@ -171,6 +171,10 @@ pub(crate) struct BlockRun<'a> {
     pub(crate) mask_queries: Cell<u32>,
     /// Per warp, the lanes waiting in a collective (`warp.rs`).
     pub(crate) gathered: Box<[Cell<u32>]>,
+    /// Per warp, how many `sync_warp`s it completed in this block (racecheck's epochs).
+    warp_epochs: Box<[Cell<u32>]>,
+    /// How many blocks this runner has started (racecheck tells its records apart by it).
+    serial: Cell<u64>,
     /// The threads `resume_ready` releases, and whether it is releasing them (then runners
     /// poll from this list instead of the barrier's).
     ready_list: Box<[Cell<u32>]>,
@@ -216,6 +220,8 @@ impl<'a> BlockRun<'a> {
             ready: RefCell::new(Vec::new()),
             gathered: (0..n.div_ceil(launch.config.get_warp_size().max(1) as usize)).map(|_| Cell::new(0)).collect(),
             ready_list: (0..n).map(|_| Cell::new(0)).collect(),
+            warp_epochs: (0..n.div_ceil(launch.config.get_warp_size().max(1) as usize)).map(|_| Cell::new(0)).collect(),
+            serial: Cell::new(0),
             mask_queries: Cell::new(0),
             releasing_ready: Cell::new(false),
             ready_rounds: Cell::new(0),
@@ -259,6 +265,22 @@ impl<'a> BlockRun<'a> {
         matches!(self.state_of(t), State::Exited | State::Failed)
     }
 
+    /// Which of this runner's blocks is running (a new number for each block).
+    pub(crate) fn serial(&self) -> u64 {
+        self.serial.get()
+    }
+
+    /// How many `sync_warp`s the warp of thread `t` has completed in this block.
+    pub(crate) fn warp_epoch(&self, t: u32) -> u32 {
+        self.warp_epochs[(t / self.launch.config.get_warp_size().max(1)) as usize].get()
+    }
+
+    /// A `sync_warp` of the warp of thread `t` completed.
+    pub(crate) fn warp_synced(&self, t: u32) {
+        let e = &self.warp_epochs[(t / self.launch.config.get_warp_size().max(1)) as usize];
+        e.set(e.get() + 1);
+    }
+
     /// Notes that a slot was written, so the next block resets them.
     pub(crate) fn mark_dirty(&self) {
         self.dirty.set(true);
@@ -291,6 +313,10 @@ impl<'a> BlockRun<'a> {
         self.warp_waiting.set(0);
         self.mask_queries.set(0);
         self.ready_rounds.set(0);
+        self.serial.set(self.serial.get() + 1);
+        if self.launch.config.get_checks().racecheck {
+            self.warp_epochs.iter().for_each(|e| e.set(0));
+        }
         if initcheck::enabled(self) {
             self.arena.clear_init_bits();
         }
@@ -589,18 +615,26 @@ impl<'a> BlockRun<'a> {
         fiber::give_back(f.into_stack());
     }
 
-    /// Records a finding that does not stop the block (initcheck), once per kind and call
-    /// site: a repeat only adds to the first one's count.
+    /// Records a finding that does not stop the block (initcheck, racecheck), once per kind
+    /// and call site (pair of sites for a race): a repeat only adds to the first one's count.
     pub(crate) fn note(&self, f: Finding) {
         let mut findings = self.findings.borrow_mut();
-        if let Finding::UninitializedAccess { at, space, .. } = &f {
-            for (_, g) in findings.iter_mut() {
-                if let Finding::UninitializedAccess { at: a, space: s, count, .. } = g {
-                    if a == at && s == space {
-                        *count += 1;
-                        return;
-                    }
+        for (_, g) in findings.iter_mut() {
+            match (&f, g) {
+                (Finding::UninitializedAccess { at, space, .. }, Finding::UninitializedAccess { at: a, space: s, count, .. })
+                    if a == at && s == space =>
+                {
+                    *count += 1;
+                    return;
                 }
+                (
+                    Finding::Race { first_at, second_at, .. },
+                    Finding::Race { first_at: fa, second_at: sa, count, .. },
+                ) if (fa == first_at && sa == second_at) || (fa == second_at && sa == first_at) => {
+                    *count += 1;
+                    return;
+                }
+                _ => {}
             }
         }
         drop(findings);

@@ -51,13 +51,13 @@ impl Default for Target {
 /// Which bug checkers are on.
 ///
 /// Bounds checks (memcheck) and barrier checks (synccheck) are always performed; initcheck
-/// runs when asked (it costs nothing when off: kernels are compiled with and without it). The
-/// race checker is not implemented yet and asking for it prints a notice once.
+/// and racecheck run when asked (they cost nothing when off: kernels are compiled with and
+/// without them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Checks {
     /// Out-of-bounds accesses.
     pub memcheck: bool,
-    /// Data races on shared and global memory (not implemented yet).
+    /// Data races on shared memory between threads of a block.
     pub racecheck: bool,
     /// Reads of memory nothing has written: global memory from `DeviceBuffer::uninit`, and a
     /// block's shared memory.

@@ -24,8 +24,8 @@ thread_local! {
     static CHECKING: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Whether the running launch checks each access (initcheck): read by `#[device]` helpers
-/// once per call and by atomics.
+/// Whether the running launch checks each access (initcheck, racecheck): read by `#[device]`
+/// helpers once per call and by atomics.
 #[inline(always)]
 pub(crate) fn checking() -> bool {
     CHECKING.with(Cell::get)
@@ -71,7 +71,7 @@ pub(crate) fn enter(block: &BlockRun<'_>) {
     BLOCK_IDX.with(|c| c.set(block.block_idx()));
     BLOCK_DIM.with(|c| c.set(block.launch().block));
     GRID_DIM.with(|c| c.set(block.launch().grid));
-    CHECKING.with(|c| c.set(block.launch().config.get_checks().initcheck));
+    CHECKING.with(|c| c.set(crate::host::checkers::any(block.launch().config.get_checks())));
 }
 
 /// Clears what [`enter`] set.

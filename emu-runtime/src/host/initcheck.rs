@@ -32,7 +32,8 @@
 //! * Writes made by a launch without initcheck are not tracked: after such a launch, a buffer
 //!   it could write counts as initialised everywhere.
 //! * Accesses through `View::load`/`View::store` called by hand are not checked (the index
-//!   syntax, `v[i]`, is).
+//!   syntax, `v[i]`, is). The same holds for racecheck, which shares this hook
+//!   (`checkers.rs`).
 
 use std::cell::RefCell;
 use std::panic::Location;
@@ -150,13 +151,11 @@ fn report<T, K: ViewKind>(view: &View<T, K>, i: usize, kind: Kind, at: &'static 
 }
 
 /// A checked load of element `i` (already bounds-checked).
-#[inline(never)]
 pub(crate) fn on_load<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static Location<'static>) {
     access(view, i, Kind::Load, at);
 }
 
 /// A checked store to element `i` (already bounds-checked).
-#[inline(never)]
 pub(crate) fn on_store<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static Location<'static>) {
     access(view, i, Kind::Store, at);
 }
@@ -164,7 +163,7 @@ pub(crate) fn on_store<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static
 /// An atomic on element `i` (already bounds-checked), when the running launch checks.
 #[inline(always)]
 pub(crate) fn on_atomic<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static Location<'static>) {
-    if context::checking() {
+    if context::checking() && context::block_for("an atomic").launch().config.get_checks().initcheck {
         access(view, i, Kind::Atomic, at);
     }
 }

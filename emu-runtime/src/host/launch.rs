@@ -1,6 +1,5 @@
 //! Launching a kernel: validate the configuration, run every block, report what was found.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
@@ -194,7 +193,6 @@ impl LaunchShared {
     }
 }
 
-static NOTICE: AtomicBool = AtomicBool::new(false);
 
 /// Runs `body` once per GPU thread of the grid `cfg` describes, and waits for all of them.
 ///
@@ -233,10 +231,6 @@ fn run<'t>(
 ) -> Result<(), Error> {
     let config = config::effective()?;
     validate(kernel, &cfg, &config)?;
-    let checks = config.get_checks();
-    if checks.racecheck && !NOTICE.swap(true, Ordering::Relaxed) {
-        eprintln!("deviceemu: racecheck is not implemented yet; launches run without it");
-    }
     panics::install();
     overflow::install();
 

@@ -11,7 +11,9 @@
 //! | `memory`      | relaxed atomic element accesses, bounds reports, `atomic_add` |
 //! | `atomic`      | the other atomics (sub, min/max, exch, and/or/xor, cas, inc/dec) |
 //! | `shared_mem`  | per-block shared-memory arenas |
+//! | `checkers`    | the hook every checked access goes through |
 //! | `initcheck`   | shadow bits: reads of memory nothing wrote |
+//! | `racecheck`   | barrier epochs: shared-memory hazards between threads of a block |
 //! | `synccheck`   | the barrier rule: divergent and skipped barriers |
 //! | `warp`        | warp collectives: votes, shuffles, `sync_warp`, and their deadlocks |
 //! | `overflow`    | turning a fiber's stack overflow into a report |
@@ -25,6 +27,7 @@
 pub(crate) mod atomic;
 pub(crate) mod block;
 pub(crate) mod buffer;
+pub(crate) mod checkers;
 pub(crate) mod config;
 pub(crate) mod context;
 pub(crate) mod debugger;
@@ -36,6 +39,7 @@ pub(crate) mod launch;
 pub(crate) mod memory;
 pub(crate) mod overflow;
 pub(crate) mod panics;
+pub(crate) mod racecheck;
 pub(crate) mod report;
 pub(crate) mod shared_mem;
 pub(crate) mod synccheck;

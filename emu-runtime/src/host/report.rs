@@ -140,6 +140,31 @@ pub enum Finding {
         /// How many such accesses the block made at this line.
         count: usize,
     },
+    /// Two threads of a block accessed the same shared-memory byte with no barrier between
+    /// them, at least one writing (racecheck; error 719). Reported once per block and pair of
+    /// lines.
+    Race {
+        /// What the earlier access did.
+        first: Access,
+        /// Where it is.
+        first_at: SourceLocation,
+        /// The thread that made it.
+        first_thread: Dim3,
+        /// What the later access did.
+        second: Access,
+        /// Where it is.
+        second_at: SourceLocation,
+        /// The thread that made the later access.
+        thread: Dim3,
+        /// Their block.
+        block: Dim3,
+        /// The shared array.
+        name: String,
+        /// The element of it.
+        index: usize,
+        /// How many such hazards the block had between these lines.
+        count: usize,
+    },
     /// A warp collective whose mask does not name the calling lane (synccheck; error 719).
     InvalidWarpMask {
         /// The collective (`shfl_sync`, `ballot_sync`, ...).
@@ -179,6 +204,15 @@ pub enum Finding {
     },
 }
 
+/// `Read` or `Write`, as compute-sanitizer's race reports spell them.
+fn title(a: Access) -> &'static str {
+    match a {
+        Access::Read => "Read",
+        Access::Write => "Write",
+        Access::Atomic => "Atomic",
+    }
+}
+
 impl Finding {
     /// The CUDA runtime error code a launch with this finding returns.
     pub fn code(&self) -> i32 {
@@ -189,6 +223,7 @@ impl Finding {
             | Finding::BarrierDivergence { .. }
             | Finding::InvalidWarpMask { .. }
             | Finding::UninitializedAccess { .. }
+            | Finding::Race { .. }
             | Finding::StackOverflow { .. } => 719,
         }
     }
@@ -201,6 +236,7 @@ impl Finding {
             | Finding::BarrierDivergence { thread, .. }
             | Finding::InvalidWarpMask { thread, .. }
             | Finding::UninitializedAccess { thread, .. }
+            | Finding::Race { thread, .. }
             | Finding::StackOverflow { thread, .. }
             | Finding::SharedMemoryExceeded { thread, .. } => *thread,
         }
@@ -214,6 +250,7 @@ impl Finding {
             | Finding::BarrierDivergence { block, .. }
             | Finding::InvalidWarpMask { block, .. }
             | Finding::UninitializedAccess { block, .. }
+            | Finding::Race { block, .. }
             | Finding::StackOverflow { block, .. }
             | Finding::SharedMemoryExceeded { block, .. } => *block,
         }
@@ -283,6 +320,16 @@ impl Finding {
                 let _ = writeln!(out, "{P}     element {index} of {name} ({len} elements): {source}");
                 if *count > 1 {
                     writeln!(out, "{P}     {count} such accesses by this block at this line; only the first is shown")
+                } else {
+                    Ok(())
+                }
+            }
+            Finding::Race { first, first_at, first_thread, second, second_at, thread, block, name, index, count } => {
+                let _ = writeln!(out, "{P} Race reported between {} access at {first_at} and {} access at {second_at}", title(*first), title(*second));
+                let _ = writeln!(out, "{P}     in {kernel}, on element {index} of {name}");
+                let _ = writeln!(out, "{P}     by thread {first_thread} and thread {thread} in block {block}, with no sync_threads (or sync_warp) between them");
+                if *count > 1 {
+                    writeln!(out, "{P}     {count} such hazards in this block between these lines; only the first is shown")
                 } else {
                     Ok(())
                 }

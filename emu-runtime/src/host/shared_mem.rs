@@ -15,6 +15,7 @@ use std::panic::Location;
 use crate::device::{DeviceCopy, Shared, View};
 use crate::host::context;
 use crate::host::initcheck::SharedInitBits;
+use crate::host::racecheck::SharedRaceShadow;
 use crate::host::memory::ViewMeta;
 use crate::host::report::{Finding, SourceLocation};
 
@@ -58,6 +59,8 @@ pub(crate) struct SharedArena {
     dynamic_meta: Box<ViewMeta>,
     /// initcheck's shadow of the arena, cleared for each block of a launch that checks.
     init: SharedInitBits,
+    /// racecheck's shadow of the arena.
+    race: SharedRaceShadow,
 }
 
 const ARENA_ALIGN: usize = 128;
@@ -85,6 +88,7 @@ impl SharedArena {
             last: Cell::new(None),
             dynamic_meta,
             init: SharedInitBits::default(),
+            race: SharedRaceShadow::default(),
         }
     }
 
@@ -96,6 +100,16 @@ impl SharedArena {
     /// initcheck's shadow of the arena.
     pub(crate) fn init_bits(&self) -> &SharedInitBits {
         &self.init
+    }
+
+    /// racecheck's shadow of the arena.
+    pub(crate) fn race_shadow(&self) -> &SharedRaceShadow {
+        &self.race
+    }
+
+    /// The arena's size in bytes.
+    pub(crate) fn size(&self) -> usize {
+        self.layout.size()
     }
 
     /// Starts a block of a launch that checks: every byte unwritten.

@@ -301,6 +301,9 @@ fn try_complete(block: &BlockRun<'_>, warp: Warp, mask: u32, current: Option<u32
         values[lane as usize] = a.value;
     }
     gathered.set(gathered.get() & !participants);
+    if op == Some(WarpOp::Sync) {
+        block.warp_synced(warp.base);
+    }
     let ws = size_of_warps(block);
     for lane in bits(participants) {
         let t = warp.base + lane;

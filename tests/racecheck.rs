@@ -1,0 +1,171 @@
+//! racecheck: shared-memory hazards between threads of a block with no barrier between them,
+//! reported in compute-sanitizer's words; and no report for kernels whose barriers order
+//! every pair, whatever the schedule.
+
+mod common;
+
+use common::{assert_has, configs};
+use deviceemu::prelude::*;
+use deviceemu::{with_config, Checks, Config};
+
+/// `config` with racecheck on.
+fn checked(config: Config) -> Config {
+    config.checks(Checks { racecheck: true, ..Checks::default() })
+}
+
+/// The line of this file that ends with `marker`.
+fn line_of(marker: &str) -> usize {
+    include_str!("racecheck.rs").lines().position(|l| l.ends_with(marker)).expect("marker present") + 1
+}
+
+/// A block reduction; without `sync`, the tree's steps are not separated by barriers.
+#[kernel]
+fn tree(x: &[u32], out: &mut [u32], sync: bool) {
+    let tile = shared_array![u32; 64];
+    let tid = thread_idx().x as usize;
+    tile[tid] = x[block_idx().x as usize * 64 + tid];
+    sync_threads();
+    let mut s = 32;
+    while s > 0 {
+        if tid < s {
+            tile[tid] += tile[tid + s]; // TREE STEP
+        }
+        if sync {
+            sync_threads();
+        }
+        s /= 2;
+    }
+    if tid == 0 {
+        out[block_idx().x as usize] = tile[0];
+    }
+}
+
+#[test]
+fn a_tree_without_barriers_is_a_race_and_with_them_is_not() {
+    let x = DeviceBuffer::from_slice(&(0..128u32).collect::<Vec<_>>()).unwrap();
+    for config in configs() {
+        let mut out = DeviceBuffer::<u32>::zeroed(2).unwrap();
+        with_config(checked(config.clone()), || launch!(tree<<<2, 64>>>(&x, &mut out, true)))
+            .unwrap_or_else(|e| panic!("{config:?}: {e}"));
+        assert_eq!(out.to_vec().unwrap(), vec![(0..64).sum::<u32>(), (64..128).sum::<u32>()]);
+
+        let err = with_config(checked(config.clone()), || launch!(tree<<<2, 64>>>(&x, &mut out, false))).unwrap_err();
+        assert_eq!(err.code(), 719);
+        let text = err.to_string();
+        let line = format!("tests/racecheck.rs:{}", line_of("// TREE STEP"));
+        assert_has(&text, "Race reported between");
+        assert_has(&text, &format!("access at {line}"));
+        assert_has(&text, "with no sync_threads (or sync_warp) between them");
+        assert_has(&text, "in block (0,0,0)");
+        assert_has(&text, "in block (1,0,0)");
+        assert_has(&text, "on element");
+        assert_has(&text, "__shared__ array declared at tests/racecheck.rs:");
+    }
+}
+
+/// Every thread writes its index to `tile[0]`.
+#[kernel]
+fn all_write_one(out: &mut [u32]) {
+    let tile = shared_array![u32; 1];
+    tile[0] = thread_idx().x; // ALL WRITE
+    sync_threads();
+    out[thread_idx().x as usize] = tile[0];
+}
+
+#[test]
+fn two_writes_of_one_element_are_a_write_write_race() {
+    let mut out = DeviceBuffer::<u32>::zeroed(8).unwrap();
+    let err = with_config(checked(Config::default()), || launch!(all_write_one<<<1, 8>>>(&mut out))).unwrap_err();
+    let text = err.to_string();
+    let line = format!("tests/racecheck.rs:{}", line_of("// ALL WRITE"));
+    assert_has(&text, &format!("Race reported between Write access at {line}"));
+    assert_has(&text, &format!("and Write access at {line}"));
+    assert_has(&text, "by thread (0,0,0) and thread (1,0,0) in block (0,0,0)");
+    assert_has(&text, "7 such hazards in this block between these lines");
+    assert_has(&text, "ERROR SUMMARY: 1 error");
+}
+
+#[test]
+fn without_racecheck_nothing_is_reported() {
+    let mut out = DeviceBuffer::<u32>::zeroed(8).unwrap();
+    launch!(all_write_one<<<1, 8>>>(&mut out)).unwrap();
+}
+
+/// A warp-synchronous tree over 32 lanes: each step reads what other lanes wrote in the step
+/// before, ordered by `sync_warp` when `sync` is set, by nothing otherwise.
+#[kernel]
+fn warp_tree(out: &mut [u32], sync: bool) {
+    let tile = shared_array![u32; 64];
+    let lane = thread_idx().x as usize;
+    tile[lane] = lane as u32;
+    tile[lane + 32] = 0;
+    if sync {
+        sync_warp(FULL_MASK);
+    }
+    let mut s = 16;
+    while s > 0 {
+        let v = tile[lane] + tile[lane + s];
+        if sync {
+            sync_warp(FULL_MASK);
+        }
+        tile[lane] = v;
+        if sync {
+            sync_warp(FULL_MASK);
+        }
+        s /= 2;
+    }
+    if lane == 0 {
+        out[0] = tile[0];
+    }
+}
+
+#[test]
+fn sync_warp_orders_the_lanes_of_a_warp() {
+    for config in configs() {
+        let mut out = DeviceBuffer::<u32>::zeroed(1).unwrap();
+        with_config(checked(config.clone()), || launch!(warp_tree<<<1, 32>>>(&mut out, true)))
+            .unwrap_or_else(|e| panic!("{config:?}: {e}"));
+        assert_eq!(out.to_vec().unwrap(), vec![(0..32).sum::<u32>()]);
+        let err = with_config(checked(config.clone()), || launch!(warp_tree<<<1, 32>>>(&mut out, false))).unwrap_err();
+        assert_has(&err.to_string(), "Race reported between");
+    }
+}
+
+/// Thread `t` writes byte `t` of a byte array, then reads bytes of others after a barrier; and
+/// counts into a shared histogram with atomics.
+#[kernel]
+fn bytes_and_atomics(out: &mut [u32]) {
+    let bytes = shared_array![u8; 64];
+    let hist = shared_array![u32; 4];
+    let t = thread_idx().x as usize;
+    if t < 4 {
+        hist[t] = 0;
+    }
+    bytes[t] = t as u8;
+    sync_threads();
+    hist.atomic_add(t % 4, 1u32);
+    let x = bytes[(t + 1) % 64] as u32;
+    sync_threads();
+    out[t] = x + hist[t % 4];
+}
+
+#[test]
+fn neighbouring_bytes_and_atomics_are_not_races() {
+    for config in configs() {
+        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        with_config(checked(config.clone()), || launch!(bytes_and_atomics<<<1, 64>>>(&mut out)))
+            .unwrap_or_else(|e| panic!("{config:?}: {e}"));
+        let want: Vec<u32> = (0..64u32).map(|t| (t + 1) % 64 + 16).collect();
+        assert_eq!(out.to_vec().unwrap(), want, "{config:?}");
+    }
+}
+
+/// Two blocks on one worker (serially): block 1's reads of what it wrote itself before a
+/// barrier are not confused with block 0's writes to the same arena.
+#[test]
+fn blocks_do_not_race_with_each_other_in_shared_memory() {
+    let x = DeviceBuffer::from_slice(&(0..256u32).collect::<Vec<_>>()).unwrap();
+    let mut out = DeviceBuffer::<u32>::zeroed(4).unwrap();
+    let config = Config::default().blocks(deviceemu::BlockOrder::Serial);
+    with_config(checked(config), || launch!(tree<<<4, 64>>>(&x, &mut out, true))).unwrap();
+}
