@@ -80,6 +80,32 @@ fn shared_oob(out: &mut [f32]) {
     out[tid] = t[0][0];
 }
 
+/// Reads an element nothing wrote (with `EMU_CHECK=initcheck`).
+#[kernel]
+fn uninit_read(x: &[f32], y: &mut [f32]) {
+    let i = thread_idx().x as usize;
+    y[i] = x[i + 1];
+}
+
+/// A tree reduction that forgot its barrier (a race, with `EMU_CHECK=racecheck`).
+#[kernel]
+fn racy_tree(out: &mut [u32]) {
+    let tile = shared_array![u32; 64];
+    let tid = thread_idx().x as usize;
+    tile[tid] = tid as u32;
+    sync_threads();
+    let mut s = 32;
+    while s > 0 {
+        if tid < s {
+            tile[tid] += tile[tid + s];
+        }
+        s /= 2;
+    }
+    if tid == 0 {
+        out[0] = tile[0];
+    }
+}
+
 fn main() {
     let x = DeviceBuffer::from_slice(&vec![1.0f32; 1000]).unwrap();
     let mut y = DeviceBuffer::<f32>::zeroed(1000).unwrap();
@@ -105,6 +131,14 @@ fn main() {
     println!("shared oob -> {}", e.code());
     let e = launch!(oob<<<1, 2048>>>(&x, &mut y)).unwrap_err();
     println!("config -> {} {e}", e.code());
+    let checks = deviceemu::Checks { initcheck: true, racecheck: true, ..deviceemu::Checks::default() };
+    let checked = deviceemu::Config::default().checks(checks);
+    let u = DeviceBuffer::<f32>::uninit(65).unwrap();
+    let mut v = DeviceBuffer::<f32>::zeroed(64).unwrap();
+    let e = deviceemu::with_config(checked.clone(), || launch!(uninit_read<<<1, 64>>>(&u, &mut v))).unwrap_err();
+    println!("uninit read -> {}", e.code());
+    let e = deviceemu::with_config(checked, || launch!(racy_tree<<<1, 64>>>(&mut o))).unwrap_err();
+    println!("race -> {}", e.code());
     let r = launch!(early<<<1, 64>>>(&mut o, 64));
     println!("a correct launch after all of them: {:?}", r.is_ok());
 }

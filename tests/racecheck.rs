@@ -169,3 +169,88 @@ fn blocks_do_not_race_with_each_other_in_shared_memory() {
     let config = Config::default().blocks(deviceemu::BlockOrder::Serial);
     with_config(checked(config), || launch!(tree<<<4, 64>>>(&x, &mut out, true))).unwrap();
 }
+
+// ---- global memory ----
+
+/// Every block's thread 0 writes its block index to `out[0]`.
+#[kernel]
+fn blocks_write_one(out: &mut [u32]) {
+    if thread_idx().x == 0 {
+        out[0] = block_idx().x; // BLOCKS WRITE
+    }
+}
+
+#[test]
+fn blocks_writing_one_global_element_race() {
+    let mut out = DeviceBuffer::<u32>::zeroed(1).unwrap();
+    let config = Config::default().blocks(deviceemu::BlockOrder::Serial);
+    let err = with_config(checked(config), || launch!(blocks_write_one<<<3, 32>>>(&mut out))).unwrap_err();
+    let text = err.to_string();
+    let line = format!("tests/racecheck.rs:{}", line_of("// BLOCKS WRITE"));
+    assert_has(&text, &format!("Race reported between Write access at {line}"));
+    assert_has(&text, "on element 0 of `out`");
+    assert_has(&text, "by thread (0,0,0) in block (0,0,0) and thread (0,0,0) in block (1,0,0): blocks of one launch are not ordered");
+    assert_has(&text, "ERROR SUMMARY: 2 errors");
+}
+
+/// Thread `t` writes `y[t]`, then reads `y[t + 1]`, with or without a barrier between.
+#[kernel]
+fn shift_in_place(y: &mut [u32], sync: bool) {
+    let t = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    y[t] = t as u32; // SHIFT WRITE
+    if sync {
+        sync_threads();
+    }
+    let next = if thread_idx().x + 1 < block_dim().x { y[t + 1] } else { 0 }; // SHIFT READ
+    if sync {
+        sync_threads();
+    }
+    y[t] += next;
+}
+
+#[test]
+fn threads_of_a_block_race_in_global_memory_without_a_barrier() {
+    for config in configs() {
+        let mut y = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        with_config(checked(config.clone()), || launch!(shift_in_place<<<2, 64>>>(&mut y, true)))
+            .unwrap_or_else(|e| panic!("{config:?}: {e}"));
+        let err = with_config(checked(config.clone()), || launch!(shift_in_place<<<2, 64>>>(&mut y, false))).unwrap_err();
+        let text = err.to_string();
+        let (w, r) = (line_of("// SHIFT WRITE"), line_of("// SHIFT READ"));
+        // Either order, depending on which thread ran first.
+        assert!(
+            text.contains(&format!("tests/racecheck.rs:{w}")) && text.contains(&format!("tests/racecheck.rs:{r}")),
+            "{config:?}: {text}"
+        );
+        assert_has(&text, "of `y`");
+    }
+}
+
+/// saxpy, a broadcast read of `a[0]`, and per-block partial sums: no thread touches what
+/// another writes.
+#[kernel]
+fn race_free(a: &[f32], x: &[f32], y: &mut [f32], partial: &mut [f32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    y[i] = a[0] * x[i] + y[i];
+    if thread_idx().x == 0 {
+        partial[block_idx().x as usize] = y[i];
+    }
+}
+
+#[test]
+fn race_free_global_kernels_are_not_reported() {
+    let a = DeviceBuffer::from_slice(&[2.0f32]).unwrap();
+    let x = DeviceBuffer::from_slice(&[1.0f32; 256]).unwrap();
+    let mut y = DeviceBuffer::from_slice(&[0.5f32; 256]).unwrap();
+    let mut partial = DeviceBuffer::<f32>::zeroed(4).unwrap();
+    for config in configs() {
+        // Twice: the second launch reads what the first wrote, which a launch boundary orders.
+        for _ in 0..2 {
+            with_config(checked(config.clone()), || launch!(race_free<<<4, 64>>>(&a, &x, &mut y, &mut partial)))
+                .unwrap_or_else(|e| panic!("{config:?}: {e}"));
+        }
+    }
+    // Ten launches, each adding a[0] * x = 2 to every element.
+    let launches = 2 * configs().len();
+    assert_eq!(y.to_vec().unwrap(), vec![0.5 + 2.0 * launches as f32; 256]);
+}

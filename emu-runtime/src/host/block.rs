@@ -265,6 +265,11 @@ impl<'a> BlockRun<'a> {
         matches!(self.state_of(t), State::Exited | State::Failed)
     }
 
+    /// The running block's linear index in the grid.
+    pub(crate) fn linear_index(&self) -> u64 {
+        self.block_linear.get()
+    }
+
     /// Which of this runner's blocks is running (a new number for each block).
     pub(crate) fn serial(&self) -> u64 {
         self.serial.get()

@@ -35,7 +35,10 @@ fn on_access<T, K: ViewKind>(view: &View<T, K>, i: usize, write: bool, at: &'sta
             initcheck::on_load(view, i, at);
         }
     }
-    if checks.racecheck && K::SPACE == Space::Shared {
-        racecheck::on_shared(block, view, i, write, at);
+    if checks.racecheck {
+        match K::SPACE {
+            Space::Shared => racecheck::on_shared(block, view, i, write, at),
+            Space::Global => racecheck::on_global(block, view, i, write, at),
+        }
     }
 }

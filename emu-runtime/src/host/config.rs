@@ -57,7 +57,8 @@ impl Default for Target {
 pub struct Checks {
     /// Out-of-bounds accesses.
     pub memcheck: bool,
-    /// Data races on shared memory between threads of a block.
+    /// Data races on shared memory between threads of a block, and on global memory between
+    /// any threads of a launch.
     pub racecheck: bool,
     /// Reads of memory nothing has written: global memory from `DeviceBuffer::uninit`, and a
     /// block's shared memory.

@@ -34,12 +34,14 @@ pub struct ViewMeta {
     pub bytes: usize,
     /// The allocation's initcheck shadow when the launch checks it (null: not checked).
     pub(crate) init: *const crate::host::initcheck::InitBits,
+    /// racecheck's shadow of a buffer for the launch, when it checks races.
+    pub(crate) race: Option<Box<crate::host::racecheck::GlobalRaceShadow>>,
 }
 
 impl ViewMeta {
     /// The description of a buffer parameter or shared array, without an initcheck shadow.
     pub(crate) fn new(name: &'static str, declared_at: Option<(&'static str, u32)>, base: usize, bytes: usize) -> Self {
-        ViewMeta { name, declared_at, base, bytes, init: std::ptr::null() }
+        ViewMeta { name, declared_at, base, bytes, init: std::ptr::null(), race: None }
     }
 }
 

@@ -13,7 +13,7 @@
 //! | `shared_mem`  | per-block shared-memory arenas |
 //! | `checkers`    | the hook every checked access goes through |
 //! | `initcheck`   | shadow bits: reads of memory nothing wrote |
-//! | `racecheck`   | barrier epochs: shared-memory hazards between threads of a block |
+//! | `racecheck`   | barrier epochs: races in shared and global memory |
 //! | `synccheck`   | the barrier rule: divergent and skipped barriers |
 //! | `warp`        | warp collectives: votes, shuffles, `sync_warp`, and their deadlocks |
 //! | `overflow`    | turning a fiber's stack overflow into a report |

@@ -1,24 +1,27 @@
-//! racecheck: shared-memory hazards, two threads of a block touching the same byte with no
-//! barrier between them, at least one of them writing.
+//! racecheck: hazards in shared and global memory, two threads touching the same location with
+//! nothing ordering them, at least one of them writing.
 //!
 //! # Definition
 //!
-//! Threads of a block may only communicate through shared memory across a `sync_threads` (or,
-//! within a warp, a `sync_warp`). A write by one thread and a read or write of the same byte
-//! by another, with no such barrier between them, is a data race: on a GPU its outcome depends
-//! on timing. compute-sanitizer's racecheck reports it as `Race reported between Write access
-//! at ... and Read access at ...`.
+//! Threads of a block may only communicate through memory across a `sync_threads` (or, within a
+//! warp, a `sync_warp`); threads of different blocks of one launch not at all, except through
+//! atomics. A write by one thread and a read or write of the same location by another, with no
+//! such barrier between them, is a data race: on a GPU its outcome depends on timing.
+//! compute-sanitizer's racecheck reports it, for shared memory, as `Race reported between
+//! Write access at ... and Read access at ...`; deviceemu also watches global memory.
 //!
 //! # Algorithm
 //!
 //! Barrier epochs, after the shadow-memory checkers of compute-sanitizer and of
-//! GPUVerify-style tools: every access is stamped with the block's barrier generation (the
-//! number of `sync_threads` it completed) and its warp's `sync_warp` count. Two accesses are
-//! ordered when they come from the same thread, from different generations, or from one warp
-//! with a `sync_warp` between them; otherwise they are concurrent.
+//! GPUVerify-style tools: every access is stamped with its block, the block's barrier
+//! generation (the number of `sync_threads` it completed) and its warp's `sync_warp` count.
+//! Two accesses are ordered when they come from the same thread, or from one block and
+//! different generations, or from one warp with a `sync_warp` between them; otherwise they are
+//! concurrent (accesses of different blocks always are).
 //!
-//! Each byte of the block's shared memory keeps its last write and up to two reads by
-//! different threads since that write. A read is checked against the write, a write against
+//! Each byte of the block's shared memory, and each element of a global buffer (for the
+//! launch: a fresh shadow per launch, behind a lock per element since blocks run in
+//! parallel), keeps its last write and up to two reads by different threads since that write. A read is checked against the write, a write against
 //! the write and the reads; a concurrent pair is a hazard. Hazards are reported once per block
 //! and pair of lines, with a count. Since the verdict compares epochs, not the order the
 //! emulator happened to run the threads in, it is the same for every `EMU_SEED` (the report
@@ -26,9 +29,11 @@
 //!
 //! # Limits
 //!
-//! * Shared memory only, like compute-sanitizer's racecheck; races on global memory are not
-//!   reported.
-//! * Atomics are neither checked nor recorded.
+//! * Atomics are neither checked nor recorded, and fences do not order anything here: a flag
+//!   protocol between blocks through plain loads and stores is reported.
+//! * A global buffer's shadow takes about 130 bytes per element during a checked launch.
+//! * Which pair of threads a cross-block race names depends on the order blocks ran in (the
+//!   race is found either way).
 //! * A `sync_warp` orders all lanes of its warp, whatever its mask; a reader beyond the third
 //!   thread since the last write is forgotten (a write racing with only that one is missed).
 
@@ -42,8 +47,11 @@ use crate::host::report::{Access, Finding, SourceLocation};
 /// One access, stamped.
 #[derive(Clone, Copy, Debug)]
 struct Stamp {
-    /// Which block run of the worker made it (older stamps are from earlier blocks).
+    /// Which block run of the worker made it (older shared-memory stamps are from earlier
+    /// blocks).
     block_serial: u64,
+    /// The block's linear index.
+    block: u64,
     thread: u32,
     generation: u32,
     warp_epoch: u32,
@@ -67,9 +75,97 @@ pub(crate) struct SharedRaceShadow {
 
 /// Whether `a` and `b` may happen at the same time (different threads, no barrier between).
 fn concurrent(a: &Stamp, b: &Stamp, warp_size: u32) -> bool {
-    a.thread != b.thread
-        && a.generation == b.generation
-        && !(a.thread / warp_size == b.thread / warp_size && a.warp_epoch != b.warp_epoch)
+    a.block != b.block
+        || (a.thread != b.thread
+            && a.generation == b.generation
+            && !(a.thread / warp_size == b.thread / warp_size && a.warp_epoch != b.warp_epoch))
+}
+
+/// The shadow of a global buffer during one checked launch: one record per element.
+#[derive(Debug)]
+pub(crate) struct GlobalRaceShadow {
+    elements: Box<[parking_lot::Mutex<Byte>]>,
+}
+
+impl GlobalRaceShadow {
+    /// Records for `len` elements, none accessed yet.
+    pub(crate) fn new(len: usize) -> Self {
+        GlobalRaceShadow { elements: (0..len).map(|_| parking_lot::Mutex::new(Byte::default())).collect() }
+    }
+}
+
+/// Applies an access stamped `me` to one record; returns the access it races with, if any.
+fn update(b: &mut Byte, me: Stamp, write: bool, ws: u32, live: impl Fn(&Option<Stamp>) -> Option<Stamp>) -> Option<(Stamp, Access)> {
+    let mut hazard = None;
+    if let Some(w) = live(&b.write) {
+        if concurrent(&w, &me, ws) {
+            hazard = Some((w, Access::Write));
+        }
+    }
+    if write {
+        for r in b.reads.iter().filter_map(&live) {
+            if concurrent(&r, &me, ws) {
+                hazard = hazard.or(Some((r, Access::Read)));
+            }
+        }
+        *b = Byte { write: Some(me), reads: [None, None] };
+    } else {
+        // Keep one read per thread, and at most two threads.
+        let r0 = live(&b.reads[0]);
+        if r0.is_none_or(|r| r.thread == me.thread && r.block == me.block) {
+            b.reads[0] = Some(me);
+        } else {
+            b.reads[1] = Some(me);
+        }
+    }
+    hazard
+}
+
+/// The running thread's stamp for an access at `at`.
+fn stamp(block: &BlockRun<'_>, at: &'static Location<'static>) -> Stamp {
+    let thread = block.current();
+    Stamp {
+        block_serial: block.serial(),
+        block: block.linear_index(),
+        thread,
+        generation: block.generation.get(),
+        warp_epoch: block.warp_epoch(thread),
+        at,
+    }
+}
+
+/// Reports the race between `first` and the running thread's access at `at`.
+#[cold]
+#[inline(never)]
+fn report(block: &BlockRun<'_>, first: (Stamp, Access), write: bool, at: &'static Location<'static>, name: String, index: usize) {
+    let (first, kind) = first;
+    block.note(Finding::Race {
+        first: kind,
+        first_at: SourceLocation::from(first.at),
+        first_thread: block.launch().thread_index(first.thread),
+        first_block: block.launch().grid.unlinear(first.block),
+        second: if write { Access::Write } else { Access::Read },
+        second_at: SourceLocation::from(at),
+        thread: block.thread(),
+        block: block.block_idx(),
+        name,
+        index,
+        count: 1,
+    });
+}
+
+/// A load (`write` false) or store of element `i` of the global view `view` by the running
+/// thread, when the launch keeps a race shadow for its buffer.
+pub(crate) fn on_global<T, K: ViewKind>(block: &BlockRun<'_>, view: &View<T, K>, i: usize, write: bool, at: &'static Location<'static>) {
+    // SAFETY: the launch keeps the views' descriptions (and their shadows) alive while its
+    // kernel runs.
+    let Some(meta) = (unsafe { view.meta().as_ref() }) else { return };
+    let Some(shadow) = meta.race.as_deref() else { return };
+    let ws = block.launch().config.get_warp_size().max(1);
+    let hazard = update(&mut shadow.elements[i].lock(), stamp(block, at), write, ws, |s| *s);
+    if let Some(h) = hazard {
+        report(block, h, write, at, crate::host::memory::describe(meta), i);
+    }
 }
 
 /// Records an access by the running thread to `size` bytes at `start` of the block's shared
@@ -81,54 +177,17 @@ fn access(block: &BlockRun<'_>, start: usize, size: usize, write: bool, at: &'st
         bytes.resize(block.arena().size().max(start + size), Byte::default());
     }
     let ws = block.launch().config.get_warp_size().max(1);
-    let thread = block.current();
-    let me = Stamp {
-        block_serial: block.serial(),
-        thread,
-        generation: block.generation.get(),
-        warp_epoch: block.warp_epoch(thread),
-        at,
-    };
+    let me = stamp(block, at);
     let live = |s: &Option<Stamp>| s.filter(|s| s.block_serial == me.block_serial);
     let mut hazard: Option<(Stamp, Access)> = None;
     for b in &mut bytes[start..start + size] {
-        if let Some(w) = live(&b.write) {
-            if concurrent(&w, &me, ws) {
-                hazard.get_or_insert((w, Access::Write));
-            }
-        }
-        if write {
-            for r in b.reads.iter().filter_map(live) {
-                if concurrent(&r, &me, ws) {
-                    hazard.get_or_insert((r, Access::Read));
-                }
-            }
-            *b = Byte { write: Some(me), reads: [None, None] };
-        } else {
-            // Keep one read per thread, and at most two threads.
-            let r0 = live(&b.reads[0]);
-            if r0.is_none_or(|r| r.thread == thread) {
-                b.reads[0] = Some(me);
-            } else {
-                b.reads[1] = Some(me);
-            }
-        }
+        let h = update(b, me, write, ws, live);
+        hazard = hazard.or(h);
     }
     drop(bytes);
-    if let Some((first, kind)) = hazard {
+    if let Some(h) = hazard {
         let (name, index) = what();
-        block.note(Finding::Race {
-            first: kind,
-            first_at: SourceLocation::from(first.at),
-            first_thread: block.launch().thread_index(first.thread),
-            second: if write { Access::Write } else { Access::Read },
-            second_at: SourceLocation::from(at),
-            thread: block.thread(),
-            block: block.block_idx(),
-            name,
-            index,
-            count: 1,
-        });
+        report(block, h, write, at, name, index);
     }
 }
 

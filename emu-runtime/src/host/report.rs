@@ -150,6 +150,8 @@ pub enum Finding {
         first_at: SourceLocation,
         /// The thread that made it.
         first_thread: Dim3,
+        /// Its block.
+        first_block: Dim3,
         /// What the later access did.
         second: Access,
         /// Where it is.
@@ -324,10 +326,14 @@ impl Finding {
                     Ok(())
                 }
             }
-            Finding::Race { first, first_at, first_thread, second, second_at, thread, block, name, index, count } => {
+            Finding::Race { first, first_at, first_thread, first_block, second, second_at, thread, block, name, index, count } => {
                 let _ = writeln!(out, "{P} Race reported between {} access at {first_at} and {} access at {second_at}", title(*first), title(*second));
                 let _ = writeln!(out, "{P}     in {kernel}, on element {index} of {name}");
-                let _ = writeln!(out, "{P}     by thread {first_thread} and thread {thread} in block {block}, with no sync_threads (or sync_warp) between them");
+                if first_block == block {
+                    let _ = writeln!(out, "{P}     by thread {first_thread} and thread {thread} in block {block}, with no sync_threads (or sync_warp) between them");
+                } else {
+                    let _ = writeln!(out, "{P}     by thread {first_thread} in block {first_block} and thread {thread} in block {block}: blocks of one launch are not ordered (use atomics, or a second launch)");
+                }
                 if *count > 1 {
                     writeln!(out, "{P}     {count} such hazards in this block between these lines; only the first is shown")
                 } else {
