@@ -103,7 +103,7 @@ fn elements_a_kernel_did_not_write_are_reported_and_the_others_are_not() {
 fn a_launch_without_initcheck_counts_as_having_written_its_buffers() {
     // Its writes are not tracked, so nothing it could have written is reported later.
     let mut x = DeviceBuffer::<f32>::uninit(100).unwrap();
-    launch!(write_even<<<2, 64>>>(&mut x)).unwrap();
+    with_config(Config::default(), || launch!(write_even<<<2, 64>>>(&mut x))).unwrap();
     run_add_one(checked(Config::default()), &x).unwrap();
 }
 

@@ -88,7 +88,7 @@ fn two_writes_of_one_element_are_a_write_write_race() {
 #[test]
 fn without_racecheck_nothing_is_reported() {
     let mut out = DeviceBuffer::<u32>::zeroed(8).unwrap();
-    launch!(all_write_one<<<1, 8>>>(&mut out)).unwrap();
+    with_config(Config::default(), || launch!(all_write_one<<<1, 8>>>(&mut out))).unwrap();
 }
 
 /// A warp-synchronous tree over 32 lanes: each step reads what other lanes wrote in the step

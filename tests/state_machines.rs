@@ -32,7 +32,9 @@ fn rotate_mixed(out: &mut [u32], counts: &mut [u32]) {
     let sync = || sync_threads();
     sync(); // blocking, in a closure
     b[(tid + 1) % 64] = a[tid];
-    let n = sync_threads_count(b[tid] % 2 == 0); // awaited
+    // The predicate reads `a`, which the closure's barrier ordered (`b[tid]` here would race
+    // with its writer on the line above: racecheck says so).
+    let n = sync_threads_count(a[tid] % 2 == 0); // awaited
     out[base + tid] = b[tid];
     if tid == 0 {
         counts[block_idx().x as usize] = n;
