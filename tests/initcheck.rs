@@ -220,3 +220,26 @@ fn write_then_read(x: &mut [f32]) {
     x[i] = i as f32;
     x[i] += x[i];
 }
+
+/// Writes columns 0 and 1 of each row, then reads column `c`.
+#[kernel]
+fn half_rows(m: &mut [[f32; 4]], c: u32, out: &mut [f32]) {
+    let r = thread_idx().x as usize;
+    m[r][0] = 1.0;
+    m[r][1] = 2.0;
+    out[r] = m[r][c as usize]; // ROW READ
+}
+
+#[test]
+fn unwritten_columns_of_array_elements_are_reported() {
+    let config = checked(Config::default());
+    let mut out = DeviceBuffer::<f32>::zeroed(8).unwrap();
+    let mut m = DeviceBuffer::<[f32; 4]>::uninit(8).unwrap();
+    with_config(config.clone(), || launch!(half_rows<<<1, 8>>>(&mut m, 1, &mut out))).unwrap();
+    let mut m = DeviceBuffer::<[f32; 4]>::uninit(8).unwrap();
+    let err = with_config(config, || launch!(half_rows<<<1, 8>>>(&mut m, 2, &mut out))).unwrap_err();
+    let text = err.to_string();
+    assert_has(&text, "Uninitialized __global__ memory read of size 4 bytes");
+    assert_has(&text, &format!("tests/initcheck.rs:{}", line_of("// ROW READ")));
+    assert_has(&text, "8 such accesses by this block at this line");
+}

@@ -254,3 +254,25 @@ fn race_free_global_kernels_are_not_reported() {
     let launches = 2 * configs().len();
     assert_eq!(y.to_vec().unwrap(), vec![0.5 + 2.0 * launches as f32; 256]);
 }
+
+/// Thread `t` writes column `t % 4` of row `t / 4` of a 2-D buffer, and one byte of a byte
+/// quadruple: neighbouring elements of one array element are different locations.
+#[kernel]
+fn columns(m: &mut [[f32; 4]], q: &mut [[u8; 4]]) {
+    let t = thread_idx().x as usize;
+    m[t / 4][t % 4] = t as f32;
+    q[t / 4][t % 4] = t as u8;
+}
+
+#[test]
+fn elements_of_array_elements_are_told_apart() {
+    let mut m = DeviceBuffer::<[f32; 4]>::uninit(16).unwrap();
+    let mut q = DeviceBuffer::<[u8; 4]>::zeroed(16).unwrap();
+    let checks = Checks { racecheck: true, initcheck: true, ..Checks::default() };
+    for config in configs() {
+        with_config(config.clone().checks(checks), || launch!(columns<<<1, 64>>>(&mut m, &mut q)))
+            .unwrap_or_else(|e| panic!("{config:?}: {e}"));
+    }
+    assert_eq!(m.to_vec().unwrap()[3], [12.0, 13.0, 14.0, 15.0]);
+    assert_eq!(q.to_vec().unwrap()[15], [60, 61, 62, 63]);
+}

@@ -229,13 +229,14 @@ pub fn global_mut<T: DeviceCopy>(buf: &mut DeviceBuffer<T>, meta: &ViewMeta) -> 
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn meta<T: DeviceCopy>(name: &'static str, buf: &DeviceBuffer<T>, checked: bool) -> ViewMeta {
     let mut m = ViewMeta::new(name, None, buf.as_ptr() as usize, buf.bytes());
+    m.granule = core::mem::align_of::<T>();
     if checked {
         let checks = crate::host::config::effective().map(|c| c.get_checks()).unwrap_or_default();
         if checks.initcheck {
             m.init = buf.init_bits();
         }
         if checks.racecheck {
-            m.race = Some(Box::new(crate::host::racecheck::GlobalRaceShadow::new(buf.len())));
+            m.race = Some(Box::new(crate::host::racecheck::GlobalRaceShadow::new(buf.bytes() / m.granule)));
         }
     }
     m

@@ -100,7 +100,8 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     pub fn uninit(len: usize) -> Result<Self, Error> {
         let mut b = Self::alloc_zeroed(len)?;
         if b.gpu().is_none() {
-            b.init = Some(Box::new(InitBits::new(len)));
+            // One bit per alignment unit, so that elements of arrays (`t[r][c]`) count apart.
+            b.init = Some(Box::new(InitBits::new(b.bytes() / std::mem::align_of::<T>())));
         }
         Ok(b)
     }

@@ -9,7 +9,8 @@
 //!
 //! # Algorithm
 //!
-//! Shadow bits, one per element of a global buffer and one per byte of a block's shared
+//! Shadow bits, one per element of a global buffer (per alignment unit of its element type, so
+//! that `t[r][c]` of an array element counts apart) and one per byte of a block's shared
 //! memory:
 //!
 //! * A buffer from `uninit` starts with every bit clear; `from_slice`, `zeroed` and
@@ -44,7 +45,8 @@ use crate::host::block::BlockRun;
 use crate::host::context;
 use crate::host::report::{Access, Finding, SourceLocation};
 
-/// The shadow of a global buffer: one bit per element, set once the element is written.
+/// The shadow of a global buffer: one bit per alignment unit of its element type (per element
+/// for scalars), set once written.
 #[derive(Debug)]
 pub(crate) struct InitBits {
     words: Box<[AtomicU64]>,
@@ -111,9 +113,10 @@ fn access<T, K: ViewKind>(view: &View<T, K>, i: usize, kind: Kind, at: &'static 
             let meta = unsafe { &*view.meta() };
             // SAFETY: as above: the buffer (and its shadow) is borrowed by the launch.
             let Some(bits) = (unsafe { meta.init.as_ref() }) else { return };
-            let was = kind == Kind::Store || bits.is_set(i);
+            let units = meta.granules(view.raw_ptr() as usize + i * size, size);
+            let was = kind == Kind::Store || units.clone().all(|u| bits.is_set(u));
             if kind != Kind::Load {
-                bits.set(i);
+                units.for_each(|u| bits.set(u));
             }
             was
         }

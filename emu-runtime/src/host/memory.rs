@@ -36,12 +36,24 @@ pub struct ViewMeta {
     pub(crate) init: *const crate::host::initcheck::InitBits,
     /// racecheck's shadow of a buffer for the launch, when it checks races.
     pub(crate) race: Option<Box<crate::host::racecheck::GlobalRaceShadow>>,
+    /// The bytes each shadow record of a global buffer covers: the alignment of its element
+    /// type, so that the elements of arrays (`t[r][c]`) are told apart.
+    pub(crate) granule: usize,
+}
+
+impl ViewMeta {
+    /// The shadow records (`granule`-byte units) that `size` bytes at `address` cover.
+    pub(crate) fn granules(&self, address: usize, size: usize) -> std::ops::Range<usize> {
+        let g = self.granule.max(1);
+        let first = (address - self.base) / g;
+        first..first + size.div_ceil(g)
+    }
 }
 
 impl ViewMeta {
     /// The description of a buffer parameter or shared array, without an initcheck shadow.
     pub(crate) fn new(name: &'static str, declared_at: Option<(&'static str, u32)>, base: usize, bytes: usize) -> Self {
-        ViewMeta { name, declared_at, base, bytes, init: std::ptr::null(), race: None }
+        ViewMeta { name, declared_at, base, bytes, init: std::ptr::null(), race: None, granule: 1 }
     }
 }
 

@@ -81,7 +81,8 @@ fn concurrent(a: &Stamp, b: &Stamp, warp_size: u32) -> bool {
             && !(a.thread / warp_size == b.thread / warp_size && a.warp_epoch != b.warp_epoch))
 }
 
-/// The shadow of a global buffer during one checked launch: one record per element.
+/// The shadow of a global buffer during one checked launch: one record per alignment unit of
+/// its element type (per element for scalars).
 #[derive(Debug)]
 pub(crate) struct GlobalRaceShadow {
     elements: Box<[parking_lot::Mutex<Byte>]>,
@@ -162,7 +163,13 @@ pub(crate) fn on_global<T, K: ViewKind>(block: &BlockRun<'_>, view: &View<T, K>,
     let Some(meta) = (unsafe { view.meta().as_ref() }) else { return };
     let Some(shadow) = meta.race.as_deref() else { return };
     let ws = block.launch().config.get_warp_size().max(1);
-    let hazard = update(&mut shadow.elements[i].lock(), stamp(block, at), write, ws, |s| *s);
+    let me = stamp(block, at);
+    let size = core::mem::size_of::<T>();
+    let mut hazard = None;
+    for u in meta.granules(view.raw_ptr() as usize + i * size, size) {
+        let h = update(&mut shadow.elements[u].lock(), me, write, ws, |s| *s);
+        hazard = hazard.or(h);
+    }
     if let Some(h) = hazard {
         report(block, h, write, at, crate::host::memory::describe(meta), i);
     }
