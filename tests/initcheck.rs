@@ -243,3 +243,23 @@ fn unwritten_columns_of_array_elements_are_reported() {
     assert_has(&text, &format!("tests/initcheck.rs:{}", line_of("// ROW READ")));
     assert_has(&text, "8 such accesses by this block at this line");
 }
+
+/// A `#[device]` helper without views may be a `const fn` (the checkers add nothing to it).
+#[device]
+const fn twice(x: u32) -> u32 {
+    2 * x
+}
+
+#[kernel]
+fn uses_const_helper(out: &mut [u32]) {
+    out[thread_idx().x as usize] = twice(thread_idx().x);
+}
+
+#[test]
+fn const_fn_helpers_still_compile() {
+    const FOUR: u32 = twice(2);
+    let mut out = DeviceBuffer::<u32>::uninit(8).unwrap();
+    with_config(checked(Config::default()), || launch!(uses_const_helper<<<1, 8>>>(&mut out))).unwrap();
+    assert_eq!(out.to_vec().unwrap(), (0..8).map(|t| t * 2).collect::<Vec<u32>>());
+    assert_eq!(FOUR, 4);
+}

@@ -339,14 +339,18 @@ pub(crate) fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
     let errors = errors.iter().map(syn::Error::to_compile_error);
     // Whether the launch checks accesses, asked once per call (`__EMU_CHECKED` in the
     // rewritten accesses).
+    // Only where the helper accesses views (a `const fn` helper without any keeps compiling).
     let checked = crate::rewrite::checked();
-    f.block.stmts.insert(
-        0,
-        syn::parse_quote! {
-            #[allow(non_snake_case, unused_variables)]
-            let #checked: bool = ::deviceemu::__private::helper_checking();
-        },
-    );
+    let block = &f.block;
+    if quote!(#block).to_string().contains("__EMU_CHECKED") {
+        f.block.stmts.insert(
+            0,
+            syn::parse_quote! {
+                #[allow(non_snake_case, unused_variables)]
+                let #checked: bool = ::deviceemu::__private::helper_checking();
+            },
+        );
+    }
     f.attrs.push(syn::parse_quote!(#[allow(unused_mut)]));
     if calls_barrier && !f.attrs.iter().any(|a| a.path().is_ident("track_caller")) {
         f.attrs.push(syn::parse_quote!(#[track_caller]));
