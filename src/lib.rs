@@ -45,7 +45,7 @@ pub use emu_runtime::{kprint, kprintln, shared_array};
 pub use emu_runtime::gpu;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use emu_runtime::{
-    get_last_error, peek_at_last_error, set_config, with_config, Access, BlockOrder, Checks, Config, DeviceBuffer, Target,
+    get_last_error, peek_at_last_error, set_config, with_config, Access, BlockOrder, Checks, Config, DeviceBuffer, Schedule, Target,
     Error, Finding, KernelInfo, LaunchConfig, LaunchReport, SourceLocation,
 };
 

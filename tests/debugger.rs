@@ -89,6 +89,42 @@ fn gdb_stops_in_the_chosen_gpu_thread() {
 }
 
 #[test]
+fn gdb_info_threads_lists_gpu_threads_with_emu_schedule_threads() {
+    if Command::new("gdb").arg("--version").output().is_err() {
+        skipped("gdb is not installed, so the debugger test did not run");
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/gdb/deviceemu.py");
+    let out = Command::new("gdb")
+        .args(["-q", "-batch", "-nx"])
+        .args(["-ex", "set pagination off"])
+        .args(["-ex", &format!("source {script}")])
+        .args(["-ex", &format!("emu-break debugger.rs:{} 3 1", break_line())])
+        .args(["-ex", "run"])
+        .args(["-ex", "emu-where"])
+        .args(["-ex", "info threads"])
+        .args(["-ex", "kill"])
+        .arg("--args")
+        .arg(&exe)
+        .args(["debuggee", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .env("EMU_BLOCKS", "serial")
+        .env("EMU_SCHEDULE", "threads")
+        .output()
+        .expect("gdb runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("kernel probe, block (1,0,0), thread (3,0,0)"), "gdb output:\n{text}");
+    // Block 1's thread 3 runs, 4..=63 wait at the barrier, each on its own named OS thread;
+    // 0..=2 have exited and their threads are gone.
+    for live in ["\"b1t3\"", "\"b1t4\"", "\"b1t63\""] {
+        assert!(text.contains(live), "{live} missing from gdb output:\n{text}");
+    }
+    for gone in ["\"b1t0\"", "\"b1t2\"", "\"b0t"] {
+        assert!(!text.contains(gone), "{gone} in gdb output:\n{text}");
+    }
+}
+
+#[test]
 fn gdb_shows_lanes_waiting_in_a_warp_collective() {
     if Command::new("gdb").arg("--version").output().is_err() {
         skipped("gdb is not installed, so the debugger test did not run");

@@ -26,7 +26,7 @@ pub mod gpu;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use host::{
     buffer::DeviceBuffer,
-    config::{BlockOrder, Checks, Config, Target},
+    config::{BlockOrder, Checks, Config, Schedule, Target},
     error::Error,
     launch::{KernelInfo, LaunchConfig},
     last_error::{get_last_error, peek_at_last_error},

@@ -6,10 +6,15 @@ Load it with `source tools/gdb/deviceemu.py` (or add that line to ~/.gdbinit). C
   emu-threads                   every thread of the current block: running, waiting at a
                                 barrier (with the line), exited, not started
   emu-break LOCATION TX [BX]    break at LOCATION only in GPU thread TX (threadIdx.x) and,
-                                if given, block BX (blockIdx.x); e.g. `emu-break saxpy.rs:8 37 2`
+                                if given, block BX (blockIdx.x); e.g. `emu-break saxpy.rs:8 37 2`.
+                                With EMU_SCHEDULE=threads (every GPU thread an OS thread named
+                                b<block>t<thread>), TX and BX are linear indices (x for 1-D
+                                launches), matched against the thread's name.
 
 They call the `deviceemu_*` functions that every deviceemu program contains.
 """
+
+import re
 
 import gdb
 
@@ -44,6 +49,26 @@ class EmuThreads(gdb.Command):
         print(_call_c("(char *)deviceemu_block_threads()").string(), end="")
 
 
+class _NamedThreadBreakpoint(gdb.Breakpoint):
+    """Stops only in the OS thread named b<BX>t<TX> (EMU_SCHEDULE=threads): decided from the
+    thread's name, without calling into the program (gdb's inferior calls are unreliable while
+    threads come and go)."""
+
+    def __init__(self, location, tx, bx):
+        super().__init__(location)
+        self.tx, self.bx = tx, bx
+
+    def stop(self):
+        m = re.match(r"^b(\d+)t(\d+)$", gdb.selected_thread().name or "")
+        return bool(m) and int(m.group(2)) == self.tx and (self.bx is None or int(m.group(1)) == self.bx)
+
+
+def _threads_schedule():
+    """Whether the program will run with EMU_SCHEDULE=threads."""
+    shown = gdb.execute("show environment EMU_SCHEDULE", to_string=True)
+    return shown.strip().endswith("= threads")
+
+
 class EmuBreak(gdb.Command):
     """emu-break LOCATION TX [BX]: break at LOCATION in threadIdx.x == TX (and blockIdx.x == BX)."""
 
@@ -54,6 +79,9 @@ class EmuBreak(gdb.Command):
         parts = arg.split()
         if len(parts) not in (2, 3):
             raise gdb.GdbError("usage: emu-break LOCATION TX [BX]")
+        if _threads_schedule():
+            _NamedThreadBreakpoint(parts[0], int(parts[1]), int(parts[2]) if len(parts) == 3 else None)
+            return
         cond = "deviceemu_thread_idx_x() == %d" % int(parts[1])
         if len(parts) == 3:
             cond += " && deviceemu_block_idx_x() == %d" % int(parts[2])

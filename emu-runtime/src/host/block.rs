@@ -40,11 +40,11 @@ use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::panic::{self, AssertUnwindSafe, Location};
 
-use corosensei::{CoroutineResult, Yielder};
+use corosensei::Coroutine;
 
 use crate::device::backend::BarrierOp;
 use crate::device::Dim3;
-use crate::host::fiber::{self, Fiber, Resume, RunnerEnd, Suspend};
+use crate::host::fiber::{self, Fiber, Resume, Resumed, RunnerEnd, Suspend, Suspender};
 use crate::host::launch::LaunchShared;
 use crate::host::panics::{self, KernelAbort};
 use crate::host::report::Finding;
@@ -103,7 +103,7 @@ impl Slot {
 }
 
 /// The function a runner fiber runs: start threads until none is left, then park.
-pub(crate) type RunnerFn<'f> = dyn Fn(&BlockRun<'_>, &Yielder<Resume, Suspend>) -> RunnerEnd + Sync + 'f;
+pub(crate) type RunnerFn<'f> = dyn Fn(&BlockRun<'_>, &Suspender<'_>) -> RunnerEnd + Sync + 'f;
 
 /// How a block's threads are represented.
 pub(crate) enum Threads<'a> {
@@ -128,7 +128,11 @@ pub(crate) struct BlockRun<'a> {
     seeded: bool,
     next: Cell<usize>,
     current: Cell<u32>,
-    yielder: Cell<*const Yielder<Resume, Suspend>>,
+    /// How the running fiber suspends (set by its runner, restored after each suspension).
+    yielder: Cell<*const Suspender<'static>>,
+    /// `EMU_SCHEDULE=threads`: every GPU thread runs on an OS thread of its own, and waits by
+    /// blocking it (no awaited barriers).
+    os_threads: bool,
     pub(crate) generation: Cell<u32>,
     failed: Cell<bool>,
     barrier_reported: Cell<bool>,
@@ -199,6 +203,7 @@ impl<'a> BlockRun<'a> {
             next: Cell::new(0),
             current: Cell::new(0),
             yielder: Cell::new(std::ptr::null()),
+            os_threads: launch.config.get_schedule() == crate::host::config::Schedule::Threads,
             generation: Cell::new(0),
             failed: Cell::new(false),
             barrier_reported: Cell::new(false),
@@ -466,18 +471,29 @@ impl<'a> BlockRun<'a> {
     }
 
     fn new_runner(&self) -> Fiber {
-        let stack = fiber::take_stack(self.launch.config.get_stack_size());
-        // SAFETY: the fiber borrows `self` (boxed, so it does not move) and the runner
-        // function, which lives as long as `self`. Every fiber is driven to completion before
-        // `self` is dropped: threads are resumed until they exit or unwind (`run`), and idle
-        // runners are finished in `Drop`.
-        match &self.threads {
-            Threads::Calls(runner) => {
-                let runner: &RunnerFn<'_> = runner;
-                unsafe { Fiber::with_stack_unchecked(stack, move |y, _| runner(self, y)) }
-            }
-            Threads::Tasks(_) => unsafe { Fiber::with_stack_unchecked(stack, move |y, _| task_runner(self, y)) },
+        let body = move |s: &Suspender<'_>| match &self.threads {
+            Threads::Calls(runner) => runner(self, s),
+            Threads::Tasks(_) => task_runner(self, s),
+        };
+        // SAFETY (both arms): the fiber borrows `self` (boxed, so it does not move) and the
+        // runner function, which lives as long as `self`. Every fiber is driven to completion
+        // before `self` is dropped: threads are resumed until they exit or unwind (`run`), and
+        // idle runners are finished in `Drop`.
+        if self.os_threads {
+            let i = self.next.get();
+            let t = if self.seeded { self.order.borrow().get(i).copied().unwrap_or(0) as usize } else { i };
+            let name = format!("b{}t{}", self.block_linear.get(), t);
+            let size = self.launch.config.get_stack_size();
+            return unsafe { fiber::spawn_os(name, size, move || context::enter(self), body) };
         }
+        let stack = fiber::take_stack(self.launch.config.get_stack_size());
+        Fiber::Co(unsafe { Coroutine::with_stack_unchecked(stack, move |y, _| body(&Suspender::Co(y))) })
+    }
+
+    /// Whether threads wait by blocking their fiber (`EMU_SCHEDULE=threads`), so that awaited
+    /// barriers and collectives must block too.
+    pub(crate) fn blocking_waits(&self) -> bool {
+        self.os_threads
     }
 
     fn release(&self) {
@@ -572,7 +588,7 @@ impl<'a> BlockRun<'a> {
         // The common case: the thread went on to its next barrier on the same fiber. (A
         // runner of a state-machine kernel may instead have gone on to poll other threads and
         // parked with one of them.)
-        if let CoroutineResult::Yield(Suspend::Barrier) = r {
+        if let Resumed::Yield(Suspend::Barrier) = r {
             if self.current.get() == t {
                 return;
             }
@@ -586,16 +602,16 @@ impl<'a> BlockRun<'a> {
     /// Puts a fiber that stopped running other than at a barrier where it belongs.
     #[cold]
     #[inline(never)]
-    fn settle(&self, f: Fiber, r: CoroutineResult<Suspend, RunnerEnd>) {
+    fn settle(&self, f: Fiber, r: Resumed) {
         overflow::disarm();
         match r {
-            CoroutineResult::Yield(Suspend::Barrier) => {
+            Resumed::Yield(Suspend::Barrier) => {
                 let t = self.current.get() as usize;
                 self.fibers.borrow_mut()[t] = Some(f);
                 self.slots[t].parked.set(true);
             }
-            CoroutineResult::Yield(Suspend::Idle) => self.idle.borrow_mut().push(f),
-            CoroutineResult::Return(end) => self.finished(f, end),
+            Resumed::Yield(Suspend::Idle) => self.idle.borrow_mut().push(f),
+            Resumed::Return(end) => self.finished(f, end),
         }
     }
 
@@ -617,7 +633,9 @@ impl<'a> BlockRun<'a> {
                 self.failed.set(true);
             }
         }
-        fiber::give_back(f.into_stack());
+        if let Some(stack) = f.into_stack() {
+            fiber::give_back(stack);
+        }
     }
 
     /// Records a finding that does not stop the block (initcheck, racecheck), once per kind
@@ -667,16 +685,18 @@ impl<'a> BlockRun<'a> {
     /// at an awaited barrier (`Pending`): a plain call of the kernel, or the first poll of the
     /// thread's future.
     #[inline(always)]
-    fn run_threads<S: Fn(usize, ThreadCtx) -> Poll<Exit>>(&self, start: &S) {
+    ///
+    /// With `ONE`, it starts a single thread (an OS-thread runner, `EMU_SCHEDULE=threads`).
+    fn run_threads<S: Fn(usize, ThreadCtx) -> Poll<Exit>, const ONE: bool>(&self, start: &S) {
         if self.failed.get() {
             return;
         }
         let index = self.launch.thread_indices();
         let b = self.launch.block;
         match (self.seeded, b.y == 1 && b.z == 1) {
-            (false, true) => self.run_threads_in(start, |i| i, |t| Dim3::new(t as u32, 0, 0)),
-            (false, false) => self.run_threads_in(start, |i| i, |t| index[t]),
-            (true, _) => self.run_threads_in(start, |i| self.order.borrow()[i] as usize, |t| index[t]),
+            (false, true) => self.run_threads_in::<S, ONE>(start, |i| i, |t| Dim3::new(t as u32, 0, 0)),
+            (false, false) => self.run_threads_in::<S, ONE>(start, |i| i, |t| index[t]),
+            (true, _) => self.run_threads_in::<S, ONE>(start, |i| self.order.borrow()[i] as usize, |t| index[t]),
         }
     }
 
@@ -684,7 +704,7 @@ impl<'a> BlockRun<'a> {
     /// `threadIdx` (computed for 1-D blocks, so that the kernel's index arithmetic folds into
     /// the loop).
     #[inline(always)]
-    fn run_threads_in<S: Fn(usize, ThreadCtx) -> Poll<Exit>>(
+    fn run_threads_in<S: Fn(usize, ThreadCtx) -> Poll<Exit>, const ONE: bool>(
         &self,
         start: &S,
         order: impl Fn(usize) -> usize,
@@ -703,6 +723,9 @@ impl<'a> BlockRun<'a> {
             self.current.set(t as u32);
             if let Poll::Ready(at) = start(t, ThreadCtx { thread_idx: index(t), ..ctx }) {
                 self.ended(&slots[t], at);
+            }
+            if ONE {
+                return;
             }
         }
     }
@@ -819,8 +842,10 @@ impl Drop for BlockRun<'_> {
     fn drop(&mut self) {
         // Finish the idle runners: resumed with `Abort` while idle, a runner returns.
         for mut f in self.idle.get_mut().drain(..).collect::<Vec<_>>() {
-            if let CoroutineResult::Return(_) = f.resume(Resume::Abort) {
-                fiber::give_back(f.into_stack());
+            if let Resumed::Return(_) = f.resume(Resume::Abort) {
+                if let Some(stack) = f.into_stack() {
+                    fiber::give_back(stack);
+                }
             }
         }
     }
@@ -829,18 +854,26 @@ impl Drop for BlockRun<'_> {
 /// The loop of every runner fiber: do `work` (start threads, poll released ones) until there
 /// is none left, then park as idle until there is more (or the launch ends). A thread that
 /// panics, or is unwound by an abort, ends the fiber after `unwound` cleaned up after it.
+///
+/// With `EMU_SCHEDULE=threads` a runner is an OS thread named after the one GPU thread it
+/// runs: it starts one thread and ends with it instead of parking as idle.
+#[inline(never)]
 fn runner_loop(
     block: &BlockRun<'_>,
-    y: &Yielder<Resume, Suspend>,
+    y: &Suspender<'_>,
     work: impl Fn(),
     unwound: impl Fn(usize),
 ) -> RunnerEnd {
+    let y_ptr = (y as *const Suspender<'_>).cast::<Suspender<'static>>();
     loop {
-        block.yielder.set(y);
+        block.yielder.set(y_ptr);
         if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(&work)) {
             unwound(block.current.get() as usize);
             block.thread_unwound(payload);
             return RunnerEnd::Aborted;
+        }
+        if block.os_threads {
+            return RunnerEnd::Done;
         }
         match y.suspend(Suspend::Idle) {
             Resume::Continue => {}
@@ -850,20 +883,28 @@ fn runner_loop(
 }
 
 /// The body of every runner fiber of a plain kernel: run threads as calls of `body`.
-pub(crate) fn runner<F: Fn(ThreadCtx) -> Exit>(block: &BlockRun<'_>, body: &F, y: &Yielder<Resume, Suspend>) -> RunnerEnd {
-    runner_loop(block, y, || block.run_threads(&|_, ctx| Poll::Ready(body(ctx))), |_| {})
+pub(crate) fn runner<F: Fn(ThreadCtx) -> Exit>(block: &BlockRun<'_>, body: &F, y: &Suspender<'_>) -> RunnerEnd {
+    if block.os_threads {
+        return runner_loop(block, y, || block.run_threads::<_, true>(&|_, ctx| Poll::Ready(body(ctx))), |_| {});
+    }
+    runner_loop(block, y, || block.run_threads::<_, false>(&|_, ctx| Poll::Ready(body(ctx))), |_| {})
 }
 
 /// The body of every runner fiber of a state-machine kernel: start threads as futures, and
 /// poll released ones.
-fn task_runner(block: &BlockRun<'_>, y: &Yielder<Resume, Suspend>) -> RunnerEnd {
+fn task_runner(block: &BlockRun<'_>, y: &Suspender<'_>) -> RunnerEnd {
     let Threads::Tasks(tasks) = &block.threads else { unreachable!("a task runner in a block of plain threads") };
     let tasks = &**tasks;
     runner_loop(
         block,
         y,
         || {
-            block.run_threads(&|t, ctx| tasks.start(t, ctx));
+            if block.os_threads {
+                // Its waits block (`blocking_waits`): the thread runs to its end here.
+                block.run_threads::<_, true>(&|t, ctx| tasks.start(t, ctx));
+                return;
+            }
+            block.run_threads::<_, false>(&|t, ctx| tasks.start(t, ctx));
             block.poll_released(tasks);
         },
         // The future panicked (or was unwound by an abort) inside its poll: drop what is

@@ -11,7 +11,7 @@
 //! | `EMU_STACK_SIZE` | bytes, with optional `K`/`M` suffix      | `256K`     |
 //! | `EMU_WARP_SIZE`  | `32`, `1`                                | `32`       |
 //! | `EMU_TARGET`     | `emulator`, `gpu` (with the `gpu` feature) | `gpu` with the feature, else `emulator` |
-//! | `EMU_SCHEDULE`   | `fibers` (`threads` is not implemented yet) | `fibers` |
+//! | `EMU_SCHEDULE`   | `fibers`, `threads` (one OS thread per GPU thread) | `fibers` |
 
 use std::cell::RefCell;
 use std::sync::RwLock;
@@ -26,6 +26,18 @@ pub enum BlockOrder {
     Parallel,
     /// Blocks run one after another, in linear order, on the launching thread.
     Serial,
+}
+
+/// What a block's GPU threads run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Schedule {
+    /// Fibers (stackful coroutines) and state machines on the worker's host thread: fast.
+    #[default]
+    Fibers,
+    /// One named OS thread per GPU thread (`b<block>t<thread>`, linear indices), as the old
+    /// `-deviceemu` did: slow, but `info threads` in gdb lists every live GPU thread with its
+    /// stack. Still one thread runs at a time, in the same order as with fibers.
+    Threads,
 }
 
 /// Where launches run.
@@ -101,6 +113,7 @@ pub struct Config {
     warp_size: u32,
     max_shared_bytes: usize,
     target: Target,
+    schedule: Schedule,
 }
 
 impl Default for Config {
@@ -113,6 +126,7 @@ impl Default for Config {
             warp_size: 32,
             max_shared_bytes: 48 * 1024,
             target: Target::default(),
+            schedule: Schedule::Fibers,
         }
     }
 }
@@ -163,17 +177,11 @@ impl Config {
             };
         }
         if let Some(v) = var("EMU_SCHEDULE") {
-            match v.trim() {
-                "fibers" => {}
-                "threads" => {
-                    return Err(Error::NotSupported {
-                        message: "EMU_SCHEDULE=threads (one OS thread per GPU thread) is not \
-                                  implemented yet; unset it or use EMU_SCHEDULE=fibers"
-                            .into(),
-                    })
-                }
+            c.schedule = match v.trim() {
+                "fibers" => Schedule::Fibers,
+                "threads" => Schedule::Threads,
                 _ => return Err(invalid("EMU_SCHEDULE", v, "`fibers`, `threads`")),
-            }
+            };
         }
         Ok(c)
     }
@@ -229,6 +237,16 @@ impl Config {
     /// Where launches run.
     pub fn get_target(&self) -> Target {
         self.target
+    }
+    /// Runs a block's GPU threads on fibers (the default) or one OS thread each
+    /// (`EMU_SCHEDULE=threads`).
+    pub fn schedule(mut self, schedule: Schedule) -> Self {
+        self.schedule = schedule;
+        self
+    }
+    /// What GPU threads run on.
+    pub fn get_schedule(&self) -> Schedule {
+        self.schedule
     }
     /// The block order.
     pub fn get_blocks(&self) -> BlockOrder {

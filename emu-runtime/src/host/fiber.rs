@@ -21,7 +21,10 @@
 use std::cell::{Cell, RefCell};
 
 use corosensei::stack::{DefaultStack, Stack, StackPointer};
-use corosensei::Coroutine;
+use corosensei::trap::CoroutineTrapHandler;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+
+use crate::host::os_fiber::{Link, OsFiber};
 
 /// What a fiber says when it suspends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,8 +55,96 @@ pub(crate) enum RunnerEnd {
     StackOverflow,
 }
 
-/// A GPU thread's fiber.
-pub(crate) type Fiber = Coroutine<Resume, Suspend, RunnerEnd, FiberStack>;
+/// What a fiber did when resumed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Resumed {
+    /// It suspended.
+    Yield(Suspend),
+    /// It returned.
+    Return(RunnerEnd),
+}
+
+/// A GPU thread's fiber: a stackful coroutine on the worker's host thread, or with
+/// `EMU_SCHEDULE=threads` an OS thread of its own (`os_fiber.rs`).
+pub(crate) enum Fiber {
+    /// A corosensei coroutine.
+    Co(Coroutine<Resume, Suspend, RunnerEnd, FiberStack>),
+    /// An OS thread.
+    Os(OsFiber),
+}
+
+impl Fiber {
+    /// Runs the fiber until it suspends or returns.
+    #[inline(always)]
+    pub(crate) fn resume(&mut self, input: Resume) -> Resumed {
+        match self {
+            Fiber::Co(c) => match c.resume(input) {
+                CoroutineResult::Yield(s) => Resumed::Yield(s),
+                CoroutineResult::Return(e) => Resumed::Return(e),
+            },
+            Fiber::Os(o) => o.resume(input),
+        }
+    }
+
+    /// The coroutine's stack, for reuse, once it has returned (OS fibers have none).
+    pub(crate) fn into_stack(self) -> Option<FiberStack> {
+        match self {
+            Fiber::Co(c) => Some(c.into_stack()),
+            Fiber::Os(_) => None,
+        }
+    }
+
+    /// The handler that turns a fault on the coroutine's guard page into its return.
+    pub(crate) fn trap_handler(&self) -> Option<CoroutineTrapHandler<RunnerEnd>> {
+        match self {
+            Fiber::Co(c) => Some(c.trap_handler()),
+            Fiber::Os(_) => None,
+        }
+    }
+}
+
+/// How code running on a fiber suspends it.
+pub(crate) enum Suspender<'y> {
+    /// A coroutine's yielder.
+    Co(&'y Yielder<Resume, Suspend>),
+    /// An OS fiber's link; `wake` runs on the fiber's thread each time it is resumed.
+    Os(&'y Link, &'y dyn Fn()),
+}
+
+impl Suspender<'_> {
+    /// Suspends the fiber with `s` until the scheduler resumes it.
+    #[inline(always)]
+    pub(crate) fn suspend(&self, s: Suspend) -> Resume {
+        match self {
+            Suspender::Co(y) => y.suspend(s),
+            Suspender::Os(link, wake) => {
+                let r = link.suspend(s);
+                wake();
+                r
+            }
+        }
+    }
+}
+
+/// Starts an OS fiber (see [`OsFiber::spawn`]); `wake` runs on its thread when it starts and
+/// each time it is resumed.
+///
+/// # Safety
+///
+/// As for [`OsFiber::spawn`].
+pub(crate) unsafe fn spawn_os<W, F>(name: String, stack: usize, wake: W, body: F) -> Fiber
+where
+    W: Fn(),
+    F: FnOnce(&Suspender<'_>) -> RunnerEnd,
+{
+    // SAFETY: the caller's contract.
+    Fiber::Os(unsafe {
+        OsFiber::spawn(name, stack, move |link| {
+            wake();
+            body(&Suspender::Os(link, &wake))
+        })
+    })
+}
 
 /// A guarded mmap stack whose usable top is staggered by a multiple of 64 bytes.
 pub(crate) struct FiberStack {

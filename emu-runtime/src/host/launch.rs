@@ -6,6 +6,7 @@ use rayon::prelude::*;
 
 use crate::device::Dim3;
 use crate::host::block::{self, BlockRun, RunnerFn, Threads};
+use crate::host::fiber::Suspender;
 use crate::host::task::Tasks;
 use crate::__private::ThreadCtx;
 use crate::host::config::{self, BlockOrder, Config};
@@ -198,7 +199,7 @@ impl LaunchShared {
 ///
 /// This is what `launch!` calls through the launcher `#[kernel]` generates.
 pub fn launch<F: Fn(ThreadCtx) -> crate::__private::Exit + Sync>(kernel: &'static KernelInfo, cfg: LaunchConfig, body: F) -> Result<(), Error> {
-    let runner = |b: &BlockRun<'_>, y: &_| block::runner(b, &body, y);
+    let runner = |b: &BlockRun<'_>, y: &Suspender<'_>| block::runner(b, &body, y);
     let runner: &RunnerFn<'_> = &runner;
     let result = run(kernel, cfg, &|_| Threads::Calls(runner));
     if let Err(e) = &result {

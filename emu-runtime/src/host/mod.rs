@@ -37,6 +37,7 @@ pub(crate) mod initcheck;
 pub(crate) mod last_error;
 pub(crate) mod launch;
 pub(crate) mod memory;
+pub(crate) mod os_fiber;
 pub(crate) mod overflow;
 pub(crate) mod panics;
 pub(crate) mod racecheck;

@@ -45,7 +45,7 @@ fn armed_trap() -> Option<CoroutineTrapHandler<RunnerEnd>> {
     // SAFETY: `arm`'s contract: a non-null pointer names a live fiber that is running (the
     // fault happened while it ran, or it is suspended in place). `trap_handler` only reads
     // the stack bounds.
-    unsafe { f.as_ref() }.map(|f| f.trap_handler())
+    unsafe { f.as_ref() }.and_then(|f| f.trap_handler())
 }
 
 #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]

@@ -144,6 +144,10 @@ impl Future for BarrierAwait {
             block.slots[block.current() as usize].state.set(State::Running);
             return Poll::Ready(block.barrier_result());
         }
+        if block.blocking_waits() {
+            // EMU_SCHEDULE=threads: the thread keeps its OS thread while it waits.
+            return Poll::Ready(block::barrier(self.op, self.predicate, self.at));
+        }
         self.arrived = true;
         block::arrive(block, self.op, self.predicate, self.at);
         Poll::Pending
@@ -180,6 +184,9 @@ impl Future for WarpAwait {
         let block = context::block_for(self.op.name());
         if self.arrived {
             return Poll::Ready(warp::finish(block));
+        }
+        if block.blocking_waits() {
+            return Poll::Ready(warp::collective(self.op, self.mask, self.value, self.arg, self.at));
         }
         self.arrived = true;
         match warp::arrive(block, self.op, self.mask, self.value, self.arg, self.at) {

@@ -1,0 +1,139 @@
+//! Fibers backed by OS threads, for `EMU_SCHEDULE=threads`: each GPU thread gets a named OS
+//! thread (`b<block>t<thread>`, linear indices), so `info threads` in gdb lists every live GPU
+//! thread with its stack, as the old `-deviceemu` did.
+//!
+//! ```text
+//!   worker host thread                 OS fiber thread "b1t3"
+//!   resume(input) ── baton ─────────►  runs until it suspends or ends
+//!   (waits)       ◄─ baton ───────────  suspend(s) / returns
+//! ```
+//!
+//! The baton (a mutex and a condition variable) makes the pair behave like a coroutine: exactly
+//! one of the two threads runs at a time, and each hand-over orders all memory accesses before
+//! it with those after it. That is what makes it sound to run scheduler code that uses `Cell`s
+//! (`BlockRun` is not `Sync`) on the fiber's thread.
+
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use parking_lot::{Condvar, Mutex};
+
+use crate::host::fiber::{Resume, Resumed, RunnerEnd, Suspend};
+
+/// Whose turn it is, and what the other side handed over.
+#[derive(Debug)]
+enum Baton {
+    /// The fiber's turn, with its input.
+    Fiber(Resume),
+    /// The host's turn, with what the fiber said.
+    Host(Resumed),
+    /// Taken by the side that runs.
+    Running,
+}
+
+/// The hand-over point shared by a fiber thread and its host.
+#[derive(Debug)]
+pub(crate) struct Link {
+    baton: Mutex<Baton>,
+    turn: Condvar,
+}
+
+impl Link {
+    /// Hands `b` over and waits until the baton comes back with what `take` accepts.
+    fn pass<T>(&self, b: Baton, take: impl Fn(&mut Baton) -> Option<T>) -> T {
+        let mut g = self.baton.lock();
+        *g = b;
+        self.turn.notify_all();
+        loop {
+            if let Some(v) = take(&mut g) {
+                *g = Baton::Running;
+                return v;
+            }
+            self.turn.wait(&mut g);
+        }
+    }
+
+    /// In the fiber thread: hands `s` to the host and waits to be resumed.
+    pub(crate) fn suspend(&self, s: Suspend) -> Resume {
+        self.pass(Baton::Host(Resumed::Yield(s)), |b| match b {
+            Baton::Fiber(r) => Some(*r),
+            _ => None,
+        })
+    }
+}
+
+/// A fiber running on an OS thread of its own.
+#[derive(Debug)]
+pub(crate) struct OsFiber {
+    link: Arc<Link>,
+    thread: Option<JoinHandle<()>>,
+    done: bool,
+}
+
+/// Lets a closure that borrows the block's scheduler cross to the fiber thread.
+struct AssertSend<F>(F);
+// SAFETY: the closure runs on the fiber thread only while the host waits for the baton (see
+// the module doc), so the non-`Sync` state it borrows is never used by two threads at once,
+// and the baton's mutex orders the accesses of one with those of the other.
+unsafe impl<F> Send for AssertSend<F> {}
+
+impl OsFiber {
+    /// Starts an OS thread named `name` with a `stack`-byte stack, which runs `body` once the
+    /// fiber is first resumed.
+    ///
+    /// # Safety
+    ///
+    /// Everything `body` borrows must outlive the fiber's run: the fiber must be resumed until
+    /// it returns before what it borrows is dropped (then dropping it joins the thread).
+    pub(crate) unsafe fn spawn<F>(name: String, stack: usize, body: F) -> OsFiber
+    where
+        F: FnOnce(&Link) -> RunnerEnd,
+    {
+        let link = Arc::new(Link { baton: Mutex::new(Baton::Running), turn: Condvar::new() });
+        let l = Arc::clone(&link);
+        let body = AssertSend(body);
+        let run = move || {
+            let body = body;
+            // Wait for the first resume.
+            {
+                let mut g = l.baton.lock();
+                while !matches!(*g, Baton::Fiber(_)) {
+                    l.turn.wait(&mut g);
+                }
+                *g = Baton::Running;
+            }
+            let end = (body.0)(&l);
+            let mut g = l.baton.lock();
+            *g = Baton::Host(Resumed::Return(end));
+            l.turn.notify_all();
+        };
+        // SAFETY: the caller keeps what `body` borrows alive until the thread has finished
+        // (it is joined when the fiber is dropped, after it returned).
+        let thread = unsafe { std::thread::Builder::new().name(name).stack_size(stack).spawn_unchecked(run) }
+            .unwrap_or_else(|e| panic!("deviceemu: could not start an OS thread for a GPU thread (EMU_SCHEDULE=threads): {e}"));
+        OsFiber { link, thread: Some(thread), done: false }
+    }
+
+    /// Runs the fiber until it suspends or returns.
+    pub(crate) fn resume(&mut self, input: Resume) -> Resumed {
+        assert!(!self.done, "deviceemu: resumed an OS fiber that has finished");
+        let r = self.link.pass(Baton::Fiber(input), |b| match b {
+            Baton::Host(r) => Some(*r),
+            _ => None,
+        });
+        self.done = matches!(r, Resumed::Return(_));
+        r
+    }
+}
+
+impl Drop for OsFiber {
+    fn drop(&mut self) {
+        if let Some(t) = self.thread.take() {
+            if self.done {
+                let _ = t.join();
+            }
+            // A fiber dropped while suspended is a scheduler bug; its thread stays parked
+            // rather than running on with borrowed state.
+        }
+    }
+}
