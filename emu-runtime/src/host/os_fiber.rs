@@ -102,7 +102,9 @@ impl OsFiber {
                 }
                 *g = Baton::Running;
             }
-            let end = (body.0)(&l);
+            // The runner catches the kernel's panics itself; this one keeps a bug in the
+            // scheduler from leaving the host waiting for a baton that never comes.
+            let end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (body.0)(&l))).unwrap_or(RunnerEnd::Aborted);
             let mut g = l.baton.lock();
             *g = Baton::Host(Resumed::Return(end));
             l.turn.notify_all();
