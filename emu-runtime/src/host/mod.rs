@@ -6,6 +6,7 @@
 //! | `block`       | run one block: its threads as fibers, barriers as scheduling points |
 //! | `task`        | threads of kernels with barriers in their body, as futures polled at barriers |
 //! | `fiber`       | fiber stacks (guarded, staggered, pooled per host thread) |
+//! | `os_fiber`    | fibers on OS threads of their own (`EMU_SCHEDULE=threads`) |
 //! | `context`     | thread-locals naming the GPU thread that is running |
 //! | `debugger`    | functions gdb/lldb call to name the GPU thread at a breakpoint |
 //! | `memory`      | relaxed atomic element accesses, bounds reports, `atomic_add` |
