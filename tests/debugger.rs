@@ -50,32 +50,39 @@ fn marker_line(marker: &str) -> usize {
     include_str!("debugger.rs").lines().position(|l| l.ends_with(marker)).expect("marker present") + 1
 }
 
-#[test]
-fn gdb_stops_in_the_chosen_gpu_thread() {
+/// Runs gdb on this test binary's ignored test `debuggee` with the deviceemu script loaded, the
+/// breakpoint `emu-break BREAK` set and `commands` run after `run`, with `EMU_BLOCKS=serial`
+/// and `env`; returns everything it printed, or `None` (after saying so) without gdb.
+fn gdb_session(debuggee: &str, brk: &str, commands: &[&str], env: &[(&str, &str)]) -> Option<String> {
     if Command::new("gdb").arg("--version").output().is_err() {
         skipped("gdb is not installed, so the debugger test did not run");
-        return;
+        return None;
     }
     let exe = std::env::current_exe().unwrap();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/gdb/deviceemu.py");
-    let out = Command::new("gdb")
-        .args(["-q", "-batch", "-nx"])
+    let mut gdb = Command::new("gdb");
+    gdb.args(["-q", "-batch", "-nx"])
         .args(["-ex", "set pagination off"])
         .args(["-ex", &format!("source {script}")])
-        .args(["-ex", &format!("emu-break debugger.rs:{} 3 1", break_line())])
-        .args(["-ex", "run"])
-        .args(["-ex", "emu-where"])
-        .args(["-ex", "emu-threads"])
-        .args(["-ex", "info locals"])
-        .args(["-ex", "bt 1"])
-        .args(["-ex", "kill"])
+        .args(["-ex", &format!("emu-break {brk}")])
+        .args(["-ex", "run"]);
+    for c in commands {
+        gdb.args(["-ex", c]);
+    }
+    gdb.args(["-ex", "kill"])
         .arg("--args")
         .arg(&exe)
-        .args(["debuggee", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .args([debuggee, "--exact", "--ignored", "--nocapture", "--test-threads=1"])
         .env("EMU_BLOCKS", "serial")
-        .output()
-        .expect("gdb runs");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+        .envs(env.iter().copied());
+    let out = gdb.output().expect("gdb runs");
+    Some(String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr))
+}
+
+#[test]
+fn gdb_stops_in_the_chosen_gpu_thread() {
+    let brk = format!("debugger.rs:{} 3 1", break_line());
+    let Some(text) = gdb_session("debuggee", &brk, &["emu-where", "emu-threads", "info locals", "bt 1"], &[]) else { return };
     assert!(text.contains("kernel probe, block (1,0,0), thread (3,0,0)"), "gdb output:\n{text}");
     // The kernel's own name and locals are visible.
     assert!(text.contains("debugger::probe"), "gdb output:\n{text}");
@@ -90,29 +97,9 @@ fn gdb_stops_in_the_chosen_gpu_thread() {
 
 #[test]
 fn gdb_info_threads_lists_gpu_threads_with_emu_schedule_threads() {
-    if Command::new("gdb").arg("--version").output().is_err() {
-        skipped("gdb is not installed, so the debugger test did not run");
-        return;
-    }
-    let exe = std::env::current_exe().unwrap();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/gdb/deviceemu.py");
-    let out = Command::new("gdb")
-        .args(["-q", "-batch", "-nx"])
-        .args(["-ex", "set pagination off"])
-        .args(["-ex", &format!("source {script}")])
-        .args(["-ex", &format!("emu-break debugger.rs:{} 3 1", break_line())])
-        .args(["-ex", "run"])
-        .args(["-ex", "emu-where"])
-        .args(["-ex", "info threads"])
-        .args(["-ex", "kill"])
-        .arg("--args")
-        .arg(&exe)
-        .args(["debuggee", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
-        .env("EMU_BLOCKS", "serial")
-        .env("EMU_SCHEDULE", "threads")
-        .output()
-        .expect("gdb runs");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let brk = format!("debugger.rs:{} 3 1", break_line());
+    let env = [("EMU_SCHEDULE", "threads")];
+    let Some(text) = gdb_session("debuggee", &brk, &["emu-where", "info threads"], &env) else { return };
     assert!(text.contains("kernel probe, block (1,0,0), thread (3,0,0)"), "gdb output:\n{text}");
     // Block 1's thread 3 runs, 4..=63 wait at the barrier, each on its own named OS thread;
     // 0..=2 have exited and their threads are gone.
@@ -126,29 +113,9 @@ fn gdb_info_threads_lists_gpu_threads_with_emu_schedule_threads() {
 
 #[test]
 fn gdb_shows_lanes_waiting_in_a_warp_collective() {
-    if Command::new("gdb").arg("--version").output().is_err() {
-        skipped("gdb is not installed, so the debugger test did not run");
-        return;
-    }
-    let exe = std::env::current_exe().unwrap();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/gdb/deviceemu.py");
     let line = marker_line("// WARP BREAK");
-    let out = Command::new("gdb")
-        .args(["-q", "-batch", "-nx"])
-        .args(["-ex", "set pagination off"])
-        .args(["-ex", &format!("source {script}")])
-        .args(["-ex", &format!("emu-break debugger.rs:{line} 31 0")])
-        .args(["-ex", "run"])
-        .args(["-ex", "emu-where"])
-        .args(["-ex", "emu-threads"])
-        .args(["-ex", "kill"])
-        .arg("--args")
-        .arg(&exe)
-        .args(["warp_debuggee", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
-        .env("EMU_BLOCKS", "serial")
-        .output()
-        .expect("gdb runs");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let brk = format!("debugger.rs:{line} 31 0");
+    let Some(text) = gdb_session("warp_debuggee", &brk, &["emu-where", "emu-threads"], &[]) else { return };
     assert!(text.contains("kernel warp_probe, block (0,0,0), thread (31,0,0)"), "gdb output:\n{text}");
     // Lanes 0..=30 arrived at the shuffle on the next line and wait for lane 31; the second
     // warp has not started.
