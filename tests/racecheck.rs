@@ -276,3 +276,34 @@ fn elements_of_array_elements_are_told_apart() {
     assert_eq!(m.to_vec().unwrap()[3], [12.0, 13.0, 14.0, 15.0]);
     assert_eq!(q.to_vec().unwrap()[15], [60, 61, 62, 63]);
 }
+
+/// The verdict compares barrier epochs, not the order threads ran in: every schedule finds the
+/// same hazards (the same pairs of lines, in the same blocks, with the same counts).
+#[test]
+fn every_schedule_finds_the_same_races() {
+    let x = DeviceBuffer::from_slice(&(0..128u32).collect::<Vec<_>>()).unwrap();
+    let summary = |config: Config| {
+        let mut out = DeviceBuffer::<u32>::zeroed(2).unwrap();
+        let err = with_config(checked(config), || launch!(tree<<<2, 64>>>(&x, &mut out, false))).unwrap_err();
+        let report = err.report().expect("a launch failure carries its report");
+        let mut found: Vec<(String, String, String, usize)> = report
+            .findings()
+            .iter()
+            .map(|f| match f {
+                deviceemu::Finding::Race { first_at, second_at, block, count, .. } => {
+                    let mut sites = [first_at.to_string(), second_at.to_string()];
+                    sites.sort();
+                    (sites[0].clone(), sites[1].clone(), block.to_string(), *count)
+                }
+                other => panic!("unexpected finding {other:?}"),
+            })
+            .collect();
+        found.sort();
+        found
+    };
+    let reference = summary(Config::default());
+    assert!(!reference.is_empty());
+    for config in configs() {
+        assert_eq!(summary(config.clone()), reference, "{config:?}");
+    }
+}

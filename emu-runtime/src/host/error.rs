@@ -64,8 +64,9 @@ pub enum Error {
     /// A kernel needed more resources than the launch may use (`cudaErrorLaunchOutOfResources`,
     /// 701).
     LaunchOutOfResources(Arc<LaunchReport>),
-    /// A kernel panicked, overflowed its stack or misused a barrier
-    /// (`cudaErrorLaunchFailure`, 719).
+    /// A kernel panicked, overflowed its stack, misused a barrier or a warp collective, or
+    /// read memory nothing wrote or raced (initcheck, racecheck) (`cudaErrorLaunchFailure`,
+    /// 719).
     LaunchFailure(Arc<LaunchReport>),
 }
 
