@@ -111,9 +111,10 @@ fn update(b: &mut Byte, me: Stamp, write: bool, ws: u32, live: impl Fn(&Option<S
         }
         *b = Byte { write: Some(me), reads: [None, None] };
     } else {
-        // Keep one read per thread, and at most two threads.
-        let r0 = live(&b.reads[0]);
-        if r0.is_none_or(|r| r.thread == me.thread && r.block == me.block) {
+        // Keep at most two reads, by different threads, that a later write could race with: a
+        // read this one supersedes (same thread, or ordered before it) makes room.
+        let stale = |r: Option<Stamp>| r.is_none_or(|r| (r.thread == me.thread && r.block == me.block) || !concurrent(&r, &me, ws));
+        if stale(live(&b.reads[0])) {
             b.reads[0] = Some(me);
         } else {
             b.reads[1] = Some(me);
