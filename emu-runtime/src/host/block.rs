@@ -81,8 +81,6 @@ pub(crate) struct Slot {
     pub(crate) exit_generation: Cell<u32>,
     pub(crate) op: Cell<BarrierOp>,
     pub(crate) predicate: Cell<bool>,
-    /// In a warp collective: the operation, mask and value, then the result.
-    pub(crate) warp: Cell<Arrival>,
     /// Whether a fiber is parked with this thread (it waits at a blocking barrier); a thread
     /// that waits at an awaited barrier (state-machine kernels, `task.rs`) has none.
     parked: Cell<bool>,
@@ -96,7 +94,6 @@ impl Slot {
             exit_generation: Cell::new(0),
             op: Cell::new(BarrierOp::Sync),
             predicate: Cell::new(false),
-            warp: Cell::new(Arrival::NONE),
             parked: Cell::new(false),
         }
     }
@@ -175,10 +172,16 @@ pub(crate) struct BlockRun<'a> {
     pub(crate) mask_queries: Cell<u32>,
     /// Per warp, the lanes waiting in a collective (`warp.rs`).
     pub(crate) gathered: Box<[Cell<u32>]>,
+    /// Per thread, its part in the warp collective it waits in: operation, mask and value,
+    /// then the result. Kept out of `Slot`, which the scheduler's hot loops touch.
+    warp_arrivals: Box<[Cell<Arrival>]>,
     /// Per warp, how many `sync_warp`s it completed in this block (racecheck's epochs).
     warp_epochs: Box<[Cell<u32>]>,
     /// How many blocks this runner has started (racecheck tells its records apart by it).
     serial: Cell<u64>,
+    /// How many times a fiber parked (`park`): a runner that sees it change across a poll was
+    /// parked in it (`poll_released`).
+    parks: Cell<u64>,
     /// The threads `resume_ready` releases, and whether it is releasing them (then runners
     /// poll from this list instead of the barrier's).
     ready_list: Box<[Cell<u32>]>,
@@ -225,8 +228,10 @@ impl<'a> BlockRun<'a> {
             ready: RefCell::new(Vec::new()),
             gathered: (0..n.div_ceil(launch.config.get_warp_size().max(1) as usize)).map(|_| Cell::new(0)).collect(),
             ready_list: (0..n).map(|_| Cell::new(0)).collect(),
+            warp_arrivals: (0..n).map(|_| Cell::new(Arrival::NONE)).collect(),
             warp_epochs: (0..n.div_ceil(launch.config.get_warp_size().max(1) as usize)).map(|_| Cell::new(0)).collect(),
             serial: Cell::new(0),
+            parks: Cell::new(0),
             mask_queries: Cell::new(0),
             releasing_ready: Cell::new(false),
             ready_rounds: Cell::new(0),
@@ -273,6 +278,11 @@ impl<'a> BlockRun<'a> {
     /// The running block's linear index in the grid.
     pub(crate) fn linear_index(&self) -> u64 {
         self.block_linear.get()
+    }
+
+    /// Thread `t`'s part in the warp collective it waits in (`warp.rs`).
+    pub(crate) fn arrival(&self, t: u32) -> &Cell<Arrival> {
+        &self.warp_arrivals[t as usize]
     }
 
     /// Which of this runner's blocks is running (a new number for each block).
@@ -800,15 +810,12 @@ impl<'a> BlockRun<'a> {
     /// one parked on a fiber (the scheduler resumes that one) or the end of the list. Once the
     /// block has failed, drops their futures instead.
     fn poll_released(&self, tasks: &dyn TaskTable) {
+        let mut list = self.release_list();
         loop {
             let k = self.release_pos.get();
             if k >= self.release_len.get() {
                 return;
             }
-            // Looked up each time: this runner may have been parked with a thread (a blocking
-            // barrier or collective inside a poll) and resumed in a later release, of another
-            // list.
-            let list = if self.releasing_ready.get() { &self.ready_list } else { &self.arrivals[self.parity.get() ^ 1] };
             let t = list[k].get() as usize;
             let s = &self.slots[t];
             if s.parked.get() {
@@ -816,12 +823,28 @@ impl<'a> BlockRun<'a> {
             }
             self.release_pos.set(k + 1);
             self.current.set(t as u32);
+            let parks = self.parks.get();
             if self.failed.get() {
                 tasks.discard(t);
                 s.state.set(State::Failed);
             } else if let Poll::Ready(at) = tasks.poll(t) {
                 self.ended(s, at);
             }
+            // This runner was parked inside the poll (a blocking barrier or collective) and
+            // resumed in a later release, of another list: look it up again. (Other fibers run
+            // only while this one is parked, so the count changes only then.)
+            if self.parks.get() != parks {
+                list = self.release_list();
+            }
+        }
+    }
+
+    /// The list the running release resumes threads from.
+    fn release_list(&self) -> &[Cell<u32>] {
+        if self.releasing_ready.get() {
+            &self.ready_list
+        } else {
+            &self.arrivals[self.parity.get() ^ 1]
         }
     }
 
@@ -950,6 +973,7 @@ impl BlockRun<'_> {
     /// Suspends the running thread's fiber until the scheduler resumes it; unwinds the thread
     /// if it is resumed with `Abort`. Its slot must already say what it waits for.
     pub(crate) fn park(&self) {
+        self.parks.set(self.parks.get().wrapping_add(1));
         let y = self.yielder.get();
         // SAFETY: `yielder` belongs to the fiber running this code: the runner sets it when
         // it starts a thread, and it is restored below each time this fiber is resumed. A

@@ -129,7 +129,7 @@ fn block_threads_text() -> String {
             State::Waiting => format!("waiting at the barrier at {}", s.at.get().map(SourceLocation::from).map_or("?".into(), |l| l.to_string())),
             State::WarpWaiting => format!(
                 "waiting in {} at {}",
-                s.warp.get().op.name(),
+                b.arrival(i as u32).get().op.name(),
                 s.at.get().map(SourceLocation::from).map_or("?".into(), |l| l.to_string())
             ),
             State::Ready => "about to resume after a warp collective".to_owned(),

@@ -133,7 +133,7 @@ pub(crate) fn arrive_active_mask(block: &BlockRun<'_>, at: &'static Location<'st
         return Some(1 << lane);
     }
     let slot = &block.slots[t as usize];
-    slot.warp.set(Arrival { op: WarpOp::ActiveMask, mask: 0, value: 0, arg: 0 });
+    block.arrival(t).set(Arrival { op: WarpOp::ActiveMask, mask: 0, value: 0, arg: 0 });
     slot.at.set(Some(at));
     slot.state.set(State::WarpWaiting);
     block.mark_dirty();
@@ -148,7 +148,7 @@ pub(crate) fn arrive_active_mask(block: &BlockRun<'_>, at: &'static Location<'st
 pub(crate) fn resolve_active_masks(block: &BlockRun<'_>) {
     let waiting = |t: usize| {
         let s = &block.slots[t];
-        s.state.get() == State::WarpWaiting && s.warp.get().op == WarpOp::ActiveMask
+        s.state.get() == State::WarpWaiting && block.arrival(t as u32).get().op == WarpOp::ActiveMask
     };
     for t in (0..block.slots.len()).filter(|&t| waiting(t)) {
         let warp = Warp::of(block, t as u32);
@@ -158,8 +158,8 @@ pub(crate) fn resolve_active_masks(block: &BlockRun<'_>) {
             waiting(u) && block.slots[u].at.get().zip(at).is_some_and(|(a, b)| std::ptr::eq(a, b) || *a == *b)
         };
         let mask = bits(warp.existing).filter(same_site).fold(0, |m, l| m | 1 << l);
-        let s = &block.slots[t];
-        s.warp.set(Arrival { value: mask as u64, ..s.warp.get() });
+        let a = block.arrival(t as u32);
+        a.set(Arrival { value: mask as u64, ..a.get() });
     }
     // States change only now, so that every lane saw its group still waiting.
     for t in 0..block.slots.len() {
@@ -242,7 +242,7 @@ pub(crate) fn arrive(
         return Some(result(arrival, lane, 1 << lane, |_| value, size_of_warps(block)));
     }
     let slot = &block.slots[t as usize];
-    slot.warp.set(arrival);
+    block.arrival(t).set(arrival);
     slot.at.set(Some(at));
     slot.state.set(State::WarpWaiting);
     block.mark_dirty();
@@ -250,7 +250,7 @@ pub(crate) fn arrive(
     gathered.set(gathered.get() | 1 << lane);
     if try_complete(block, warp, mask, Some(t)) {
         slot.state.set(State::Running);
-        Some(slot.warp.get().value)
+        Some(block.arrival(t).get().value)
     } else {
         block.warp_waiting.set(block.warp_waiting.get() + 1);
         None
@@ -259,9 +259,9 @@ pub(crate) fn arrive(
 
 /// The running thread's result of the collective it waited in (after the scheduler resumed it).
 pub(crate) fn finish(block: &BlockRun<'_>) -> u64 {
-    let slot = &block.slots[block.current() as usize];
-    slot.state.set(State::Running);
-    slot.warp.get().value
+    let t = block.current();
+    block.slots[t as usize].state.set(State::Running);
+    block.arrival(t).get().value
 }
 
 #[cold]
@@ -293,7 +293,7 @@ fn try_complete(block: &BlockRun<'_>, warp: Warp, mask: u32, current: Option<u32
     let mut values = [0u64; 32];
     let mut op = None;
     for lane in bits(participants) {
-        let a = block.slots[(warp.base + lane) as usize].warp.get();
+        let a = block.arrival(warp.base + lane).get();
         if a.mask != mask || op.is_some_and(|o| o != a.op) {
             return false;
         }
@@ -308,8 +308,8 @@ fn try_complete(block: &BlockRun<'_>, warp: Warp, mask: u32, current: Option<u32
     for lane in bits(participants) {
         let t = warp.base + lane;
         let s = &block.slots[t as usize];
-        let a = s.warp.get();
-        s.warp.set(Arrival { value: result(a, lane, participants, |l| values[l as usize], ws), ..a });
+        let a = block.arrival(t).get();
+        block.arrival(t).set(Arrival { value: result(a, lane, participants, |l| values[l as usize], ws), ..a });
         if Some(t) != current {
             s.state.set(State::Ready);
             block.warp_waiting.set(block.warp_waiting.get() - 1);
@@ -361,7 +361,7 @@ pub(crate) fn lane_exited(block: &BlockRun<'_>, t: u32) {
         if gathered.get() & (1 << l) == 0 {
             continue;
         }
-        let mask = block.slots[(warp.base + l) as usize].warp.get().mask;
+        let mask = block.arrival(warp.base + l).get().mask;
         if mask & (1 << lane) != 0 {
             try_complete(block, warp, mask, None);
         }
@@ -379,7 +379,7 @@ pub(crate) fn deadlock(block: &BlockRun<'_>) -> Finding {
         let at = s.at.get().map(SourceLocation::from).map_or_else(|| "?".to_owned(), |l| l.to_string());
         let what = match s.state.get() {
             State::WarpWaiting => {
-                let a = s.warp.get();
+                let a = block.arrival(t as u32).get();
                 first.get_or_insert((t as u32, s.at.get()));
                 format!("wait in {} with mask {:#010x} at {at}", a.op.name(), a.mask)
             }
