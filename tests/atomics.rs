@@ -16,7 +16,7 @@
 
 mod common;
 
-use common::assert_has;
+use common::{assert_has, marked_line, Rng};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, AtomicAdd, AtomicBitwise, AtomicCas, AtomicExch, AtomicMinMax, AtomicSub};
 use deviceemu::{Config, DeviceCopy, Error};
@@ -190,24 +190,6 @@ fn script_misc(
         olds[o + 7] = f.atomic_exch(i, fa[2 * i + 1]).to_bits();
         d[i] = d.atomic_exch(N + i, da[2 * i]);
         h[i] = h.atomic_cas(N + i, ha[2 * i], ha[2 * i + 1]);
-    }
-}
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
     }
 }
 
@@ -721,11 +703,7 @@ fn a_cas_loop_multiplies_atomically() -> Result<(), Error> {
 
 /// The 1-based line of this file that ends with the comment `// @<marker>`.
 fn line_of(marker: &str) -> usize {
-    let tag = format!("// @{marker}");
-    let hits: Vec<usize> =
-        SRC.lines().enumerate().filter(|(_, l)| l.trim_end().ends_with(&tag)).map(|(i, _)| i + 1).collect();
-    assert_eq!(hits.len(), 1, "marker {tag} must appear on exactly one line");
-    hits[0]
+    marked_line(SRC, &format!("// @{marker}"))
 }
 
 #[kernel]

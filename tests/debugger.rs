@@ -3,6 +3,8 @@
 //!
 //! The debuggee is this test binary itself, running the ignored test `debuggee`.
 
+mod common;
+
 use std::process::Command;
 
 use deviceemu::prelude::*;
@@ -47,7 +49,7 @@ fn break_line() -> usize {
 }
 
 fn marker_line(marker: &str) -> usize {
-    include_str!("debugger.rs").lines().position(|l| l.ends_with(marker)).expect("marker present") + 1
+    common::marked_line(include_str!("debugger.rs"), marker)
 }
 
 /// Runs gdb on this test binary's ignored test `debuggee` with the deviceemu script loaded, the
@@ -81,7 +83,7 @@ fn gdb_session(debuggee: &str, brk: &str, commands: &[&str], env: &[(&str, &str)
 
 #[test]
 fn gdb_stops_in_the_chosen_gpu_thread() {
-    let brk = format!("debugger.rs:{} 3 1", break_line());
+    let brk = format!("tests/debugger.rs:{} 3 1", break_line());
     let Some(text) = gdb_session("debuggee", &brk, &["emu-where", "emu-threads", "info locals", "bt 1"], &[]) else { return };
     assert!(text.contains("kernel probe, block (1,0,0), thread (3,0,0)"), "gdb output:\n{text}");
     // The kernel's own name and locals are visible.
@@ -97,7 +99,7 @@ fn gdb_stops_in_the_chosen_gpu_thread() {
 
 #[test]
 fn gdb_info_threads_lists_gpu_threads_with_emu_schedule_threads() {
-    let brk = format!("debugger.rs:{} 3 1", break_line());
+    let brk = format!("tests/debugger.rs:{} 3 1", break_line());
     let env = [("EMU_SCHEDULE", "threads")];
     let Some(text) = gdb_session("debuggee", &brk, &["emu-where", "info threads"], &env) else { return };
     assert!(text.contains("kernel probe, block (1,0,0), thread (3,0,0)"), "gdb output:\n{text}");
@@ -114,7 +116,7 @@ fn gdb_info_threads_lists_gpu_threads_with_emu_schedule_threads() {
 #[test]
 fn gdb_shows_lanes_waiting_in_a_warp_collective() {
     let line = marker_line("// WARP BREAK");
-    let brk = format!("debugger.rs:{line} 31 0");
+    let brk = format!("tests/debugger.rs:{line} 31 0");
     let Some(text) = gdb_session("warp_debuggee", &brk, &["emu-where", "emu-threads"], &[]) else { return };
     assert!(text.contains("kernel warp_probe, block (0,0,0), thread (31,0,0)"), "gdb output:\n{text}");
     // Lanes 0..=30 arrived at the shuffle on the next line and wait for lane 31; the second

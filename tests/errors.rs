@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::{assert_has, assert_lacks, on_new_thread};
+use common::{assert_has, assert_lacks, marked_line, on_new_thread};
 use deviceemu::prelude::*;
 use deviceemu::{get_last_error, peek_at_last_error, with_config, Config, Error, Finding};
 
@@ -26,11 +26,7 @@ const FILE: &str = "tests/errors.rs";
 
 /// The 1-based line of this file that ends with the comment `// @<marker>`.
 fn line_of(marker: &str) -> usize {
-    let tag = format!("// @{marker}");
-    let hits: Vec<usize> =
-        SRC.lines().enumerate().filter(|(_, l)| l.trim_end().ends_with(&tag)).map(|(i, _)| i + 1).collect();
-    assert_eq!(hits.len(), 1, "marker {tag} must appear on exactly one line");
-    hits[0]
+    marked_line(SRC, &format!("// @{marker}"))
 }
 
 /// `tests/errors.rs:LINE:COL` of the first `token` on the line marked `marker`.

@@ -4,13 +4,13 @@
 
 mod common;
 
-use common::{assert_has, configs};
+use common::{assert_has, configs, marked_line};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, BlockOrder, Checks, Config, Error};
 
 /// The line of this file that ends with `marker`.
 fn line_of(marker: &str) -> usize {
-    include_str!("initcheck.rs").lines().position(|l| l.ends_with(marker)).expect("marker present") + 1
+    marked_line(include_str!("initcheck.rs"), marker)
 }
 
 /// `config` with initcheck on.

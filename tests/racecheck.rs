@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_has, configs};
+use common::{assert_has, configs, marked_line};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, Checks, Config};
 
@@ -15,7 +15,7 @@ fn checked(config: Config) -> Config {
 
 /// The line of this file that ends with `marker`.
 fn line_of(marker: &str) -> usize {
-    include_str!("racecheck.rs").lines().position(|l| l.ends_with(marker)).expect("marker present") + 1
+    marked_line(include_str!("racecheck.rs"), marker)
 }
 
 /// A block reduction; without `sync`, the tree's steps are not separated by barriers.

@@ -8,38 +8,15 @@
 //! 1-D, 2-D and 3-D launches in every accepted launch-shape form, and
 //! `sync_threads_count/and/or`.
 
+mod common;
+
+use common::Rng;
 use deviceemu::prelude::*;
 use deviceemu::Error;
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------
-
-/// A small deterministic generator (xorshift64*), so inputs are reproducible without a crate.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// A float in [-1, 1) with a full mantissa, so that rounding depends on the order of
-    /// operations.
-    fn f32(&mut self) -> f32 {
-        ((self.next_u64() >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-    }
-    fn below(&mut self, n: u32) -> u32 {
-        (self.next_u64() % n as u64) as u32
-    }
-    fn f32s(&mut self, n: usize) -> Vec<f32> {
-        (0..n).map(|_| self.f32()).collect()
-    }
-}
 
 /// Asserts two float slices are identical bit for bit, naming the first difference.
 #[track_caller]
@@ -562,7 +539,7 @@ fn hist_cpu(data: &[u32]) -> Vec<u32> {
 fn skewed_data(seed: u64, n: usize) -> Vec<u32> {
     let mut rng = Rng::new(seed);
     // Skewed on purpose: many collisions on the low bins.
-    (0..n).map(|_| rng.below(BINS as u32).min(rng.below(BINS as u32))).collect()
+    (0..n).map(|_| rng.below(BINS as u64).min(rng.below(BINS as u64)) as u32).collect()
 }
 
 #[test]

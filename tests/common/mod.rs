@@ -8,6 +8,42 @@ use std::time::Duration;
 
 use deviceemu::{BlockOrder, Config};
 
+/// The 1-based line of `source` that ends with `marker` (a trailing comment); it must be
+/// exactly one.
+pub(crate) fn marked_line(source: &str, marker: &str) -> usize {
+    let hits: Vec<usize> =
+        source.lines().enumerate().filter(|(_, l)| l.trim_end().ends_with(marker)).map(|(i, _)| i + 1).collect();
+    assert_eq!(hits.len(), 1, "marker {marker} must appear on exactly one line");
+    hits[0]
+}
+
+/// A small deterministic generator (xorshift64*), so inputs are reproducible without a crate.
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub(crate) fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub(crate) fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// A number in `0..n`.
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+    /// A float in [-1, 1) with a full mantissa, so that rounding depends on the order of
+    /// operations.
+    pub(crate) fn f32(&mut self) -> f32 {
+        ((self.next_u64() >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }
+    pub(crate) fn f32s(&mut self, n: usize) -> Vec<f32> {
+        (0..n).map(|_| self.f32()).collect()
+    }
+}
+
 /// The settings a race-free kernel's results must not depend on: parallel and serial blocks,
 /// and three thread orders (`EMU_SEED`).
 pub(crate) fn configs() -> Vec<Config> {
