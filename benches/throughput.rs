@@ -176,56 +176,55 @@ fn bench_saxpy(c: &mut Criterion) {
     g.finish();
 }
 
-fn bench_reduction(c: &mut Criterion) {
+/// A block reduction benchmark: checks that `emulated` (one launch writing a partial sum per
+/// block) and `plain` give the same bits, then times both in the group `name`.
+fn bench_partial_sums(
+    c: &mut Criterion,
+    name: &str,
+    emulated: impl Fn(&DeviceBuffer<f32>, &mut DeviceBuffer<f32>),
+    plain: fn(&[f32], &mut [f32]),
+) {
     let (x, _) = inputs();
     let blocks = N / BLOCK;
 
     let dx = DeviceBuffer::from_slice(&x).unwrap();
     let mut dp = DeviceBuffer::<f32>::zeroed(blocks).unwrap();
     let start = Instant::now();
-    launch!(block_sum<<<blocks as u32, BLOCK as u32>>>(&dx, &mut dp)).unwrap();
+    emulated(&dx, &mut dp);
     let slowest = start.elapsed();
     let mut pp = vec![0.0f32; blocks];
-    plain_block_sum(&x, &mut pp);
+    plain(&x, &mut pp);
     let dp_host = dp.to_vec().unwrap();
     assert!(
         dp_host.iter().zip(&pp).all(|(a, b)| a.to_bits() == b.to_bits()),
-        "emulated and plain partial sums differ"
+        "{name}: emulated and plain partial sums differ"
     );
 
-    let mut g = c.benchmark_group("reduction");
+    let mut g = c.benchmark_group(name);
     configure(&mut g, slowest);
-    g.bench_function("emulated", |b| {
-        b.iter(|| launch!(block_sum<<<blocks as u32, BLOCK as u32>>>(&dx, &mut dp)).unwrap())
-    });
-    g.bench_function("plain", |b| b.iter(|| plain_block_sum(black_box(&x), &mut pp)));
+    g.bench_function("emulated", |b| b.iter(|| emulated(&dx, &mut dp)));
+    g.bench_function("plain", |b| b.iter(|| plain(black_box(&x), &mut pp)));
     g.finish();
 }
 
-fn bench_warp_reduction(c: &mut Criterion) {
-    let (x, _) = inputs();
-    let blocks = N / BLOCK;
-
-    let dx = DeviceBuffer::from_slice(&x).unwrap();
-    let mut dp = DeviceBuffer::<f32>::zeroed(blocks).unwrap();
-    let start = Instant::now();
-    launch!(warp_block_sum<<<blocks as u32, BLOCK as u32>>>(&dx, &mut dp)).unwrap();
-    let slowest = start.elapsed();
-    let mut pp = vec![0.0f32; blocks];
-    plain_warp_block_sum(&x, &mut pp);
-    let dp_host = dp.to_vec().unwrap();
-    assert!(
-        dp_host.iter().zip(&pp).all(|(a, b)| a.to_bits() == b.to_bits()),
-        "emulated and plain warp partial sums differ"
+fn bench_reduction(c: &mut Criterion) {
+    let blocks = (N / BLOCK) as u32;
+    bench_partial_sums(
+        c,
+        "reduction",
+        |dx, dp| launch!(block_sum<<<blocks, BLOCK as u32>>>(dx, dp)).unwrap(),
+        plain_block_sum,
     );
+}
 
-    let mut g = c.benchmark_group("warp_reduction");
-    configure(&mut g, slowest);
-    g.bench_function("emulated", |b| {
-        b.iter(|| launch!(warp_block_sum<<<blocks as u32, BLOCK as u32>>>(&dx, &mut dp)).unwrap())
-    });
-    g.bench_function("plain", |b| b.iter(|| plain_warp_block_sum(black_box(&x), &mut pp)));
-    g.finish();
+fn bench_warp_reduction(c: &mut Criterion) {
+    let blocks = (N / BLOCK) as u32;
+    bench_partial_sums(
+        c,
+        "warp_reduction",
+        |dx, dp| launch!(warp_block_sum<<<blocks, BLOCK as u32>>>(dx, dp)).unwrap(),
+        plain_warp_block_sum,
+    );
 }
 
 fn main() {
