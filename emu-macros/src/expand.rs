@@ -123,7 +123,7 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                 let meta = format_ident!("__emu_meta_{}", pname);
                 let pstr = pname.to_string();
                 setup.push(quote! {
-                    let #meta = #rt::meta(#pstr, #pname, __emu_checked);
+                    let #meta = #rt::meta(#pstr, #pname, __emu_checks);
                     let #pname = #rt::global(#pname, &#meta)?;
                 });
                 let len = format_ident!("{}_len", pname);
@@ -140,7 +140,7 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                 let meta = format_ident!("__emu_meta_{}", pname);
                 let pstr = pname.to_string();
                 setup.push(quote! {
-                    let #meta = #rt::meta(#pstr, &*#pname, __emu_checked);
+                    let #meta = #rt::meta(#pstr, &*#pname, __emu_checks);
                     let #pname = #rt::global_mut(#pname, &#meta)?;
                 });
                 let len = format_ident!("{}_len", pname);
@@ -261,9 +261,9 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                 {
                     return r;
                 }
-                let __emu_checked = #rt::checking();
+                let __emu_checks = #rt::launch_checks();
                 #(#setup)*
-                if __emu_checked {
+                if #rt::per_access(__emu_checks) {
                     #launch_fn(&__EMU_INFO, __emu_config, move |#ctx| #host_call_checked)
                 } else {
                     #launch_fn(&__EMU_INFO, __emu_config, move |#ctx| #host_call_plain)

@@ -51,11 +51,17 @@ pub fn store<T: DeviceCopy, K: Writable>(checked: bool, v: &View<T, K>, i: usize
     let _ = checked;
 }
 
-/// Whether the launches made now run their kernels with per-access checkers (initcheck,
-/// racecheck): the launcher then runs the kernel's checked copy.
+/// The checkers of the launch being made: the launcher runs the kernel's checked copy when one
+/// of them watches each access ([`per_access`]), and gives them to [`meta`].
 #[cfg(not(target_arch = "nvptx64"))]
-pub fn checking() -> bool {
-    crate::host::config::effective().is_ok_and(|c| crate::host::checkers::any(c.get_checks()))
+pub fn launch_checks() -> crate::host::config::Checks {
+    crate::host::config::effective().map(|c| c.get_checks()).unwrap_or_default()
+}
+
+/// Whether `checks` has a checker that watches each access (initcheck, racecheck).
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn per_access(checks: crate::host::config::Checks) -> bool {
+    crate::host::checkers::any(checks)
 }
 
 /// Whether the running kernel checks accesses: what a `#[device]` helper asks once per call.
@@ -227,17 +233,14 @@ pub fn global_mut<T: DeviceCopy>(buf: &mut DeviceBuffer<T>, meta: &ViewMeta) -> 
 
 /// The description of a buffer parameter for reports.
 #[cfg(not(target_arch = "nvptx64"))]
-pub fn meta<T: DeviceCopy>(name: &'static str, buf: &DeviceBuffer<T>, checked: bool) -> ViewMeta {
+pub fn meta<T: DeviceCopy>(name: &'static str, buf: &DeviceBuffer<T>, checks: crate::host::config::Checks) -> ViewMeta {
     let mut m = ViewMeta::new(name, None, buf.as_ptr() as usize, buf.bytes());
     m.granule = core::mem::align_of::<T>();
-    if checked {
-        let checks = crate::host::config::effective().map(|c| c.get_checks()).unwrap_or_default();
-        if checks.initcheck {
-            m.init = buf.init_bits();
-        }
-        if checks.racecheck {
-            m.race = Some(Box::new(crate::host::racecheck::GlobalRaceShadow::new(buf.bytes() / m.granule)));
-        }
+    if checks.initcheck {
+        m.init = buf.init_bits();
+    }
+    if checks.racecheck {
+        m.race = Some(Box::new(crate::host::racecheck::GlobalRaceShadow::new(buf.bytes() / m.granule)));
     }
     m
 }

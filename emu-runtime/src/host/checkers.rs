@@ -1,6 +1,6 @@
 //! The per-access checkers (initcheck, racecheck), behind one hook for each kind of access.
 //!
-//! `#[kernel]` runs a kernel's checked copy only when one of them is on (`__private::checking`),
+//! `#[kernel]` runs a kernel's checked copy only when one of them is on (`__private::per_access`),
 //! so these hooks are never reached otherwise; here they ask the running launch which ones.
 
 use std::panic::Location;
