@@ -94,31 +94,35 @@ pub fn count_above(threshold: f32, input: &[f32], counts: &mut [u32]) {
     }
 }
 
+/// The CPU's `warp_reduce` over one warp's values (as many lanes as `vals` has): lane `l` adds
+/// lane `l + offset`'s value, or its own when that lane is past the warp, as `shfl_down_sync`
+/// gives it; returns lane 0's sum.
+pub(crate) fn shfl_down_tree(mut vals: Vec<f32>) -> f32 {
+    let ws = vals.len();
+    let mut offset = ws / 2;
+    while offset > 0 {
+        let before = vals.clone();
+        for l in 0..ws {
+            vals[l] += if l + offset < ws { before[l + offset] } else { before[l] };
+        }
+        offset /= 2;
+    }
+    vals[0]
+}
+
 /// The CPU's `warp_block_sum`: the same shuffle tree in the same order.
 pub(crate) fn block_sums_reference(x: &[f32], blocks: usize, ws: usize) -> Vec<f32> {
-    let tree = |vals: &mut Vec<f32>| {
-        // One warp's shfl_down tree: lanes whose source is past the warp add their own value.
-        let mut offset = ws / 2;
-        while offset > 0 {
-            let before = vals.clone();
-            for l in 0..ws {
-                vals[l] += if l + offset < ws { before[l + offset] } else { before[l] };
-            }
-            offset /= 2;
-        }
-        vals[0]
-    };
     (0..blocks)
         .map(|b| {
             let warps = BLOCK / ws;
             let sums: Vec<f32> = (0..warps)
-                .map(|w| tree(&mut (0..ws).map(|l| x.get(b * BLOCK + w * ws + l).copied().unwrap_or(0.0)).collect()))
+                .map(|w| shfl_down_tree((0..ws).map(|l| x.get(b * BLOCK + w * ws + l).copied().unwrap_or(0.0)).collect()))
                 .collect();
             let mut first: Vec<f32> = (0..ws).map(|l| if l < warps { sums[l] } else { 0.0 }).collect();
             if ws == 1 {
                 first[0] = sums.iter().skip(1).fold(sums[0], |a, &s| a + s);
             }
-            tree(&mut first)
+            shfl_down_tree(first)
         })
         .collect()
 }

@@ -30,19 +30,7 @@ fn warp_sums(x: &[f32], sums: &mut [f32]) {
 /// The CPU version of `warp_sums`: the same tree, in the same order, per warp of `ws`.
 fn warp_sums_reference(x: &[f32], threads: usize, ws: usize) -> Vec<f32> {
     (0..threads / ws)
-        .map(|w| {
-            let mut v: Vec<f32> = (0..ws).map(|l| x.get(w * ws + l).copied().unwrap_or(0.0)).collect();
-            let mut offset = ws / 2;
-            while offset > 0 {
-                for l in 0..ws {
-                    // A lane whose source is past the warp adds its own value, as shfl_down does.
-                    let src = if l + offset < ws { v[l + offset] } else { v[l] };
-                    v[l] += src;
-                }
-                offset /= 2;
-            }
-            v[0]
-        })
+        .map(|w| warps_example::shfl_down_tree((0..ws).map(|l| x.get(w * ws + l).copied().unwrap_or(0.0)).collect()))
         .collect()
 }
 

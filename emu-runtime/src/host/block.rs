@@ -52,7 +52,6 @@ use crate::host::shared_mem::SharedArena;
 use crate::host::task::TaskTable;
 use crate::__private::{Exit, ThreadCtx};
 use std::task::Poll;
-use crate::host::initcheck;
 use crate::host::warp::{self, Arrival};
 use crate::host::{context, overflow, synccheck};
 
@@ -334,10 +333,11 @@ impl<'a> BlockRun<'a> {
         self.mask_queries.set(0);
         self.ready_rounds.set(0);
         self.serial.set(self.serial.get() + 1);
-        if self.launch.config.get_checks().racecheck {
+        let checks = self.launch.config.get_checks();
+        if checks.racecheck {
             self.warp_epochs.iter().for_each(|e| e.set(0));
         }
-        if initcheck::enabled(self) {
+        if checks.initcheck {
             self.arena.clear_init_bits();
         }
         self.ready.borrow_mut().clear();

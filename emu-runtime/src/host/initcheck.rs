@@ -41,7 +41,6 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::device::{Space, View, ViewKind};
-use crate::host::block::BlockRun;
 use crate::host::context;
 use crate::host::report::{Access, Finding, SourceLocation};
 
@@ -169,9 +168,4 @@ pub(crate) fn on_atomic<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'stati
     if context::checking() && context::block_for("an atomic").launch().config.get_checks().initcheck {
         access(view, i, Kind::Atomic, at);
     }
-}
-
-/// Whether the block runs with initcheck on.
-pub(crate) fn enabled(block: &BlockRun<'_>) -> bool {
-    block.launch().config.get_checks().initcheck
 }

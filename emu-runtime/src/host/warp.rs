@@ -44,7 +44,6 @@
 //! * A shuffle from a lane that takes no part in the collective (exited, or not in the mask)
 //!   is undefined on the GPU; here it returns the caller's own value, without a report.
 
-use std::fmt::Write as _;
 use std::panic::Location;
 
 use crate::device::backend::{ShflMode, VoteOp};
@@ -394,14 +393,11 @@ pub(crate) fn deadlock(block: &BlockRun<'_>) -> Finding {
     let (t, at) = first.expect("a deadlock in a warp collective has a waiting lane");
     let mut lines: Vec<String> =
         groups.iter().map(|(what, ts)| format!("{} {what}", thread_ranges(launch.block, ts))).collect();
-    let mut note = String::new();
-    let _ = write!(
-        note,
+    lines.push(format!(
         "a warp collective completes when every lane named in its mask has reached one of the same \
          kind with the same mask, or exited (warp size {})",
         size_of_warps(block)
-    );
-    lines.push(note);
+    ));
     Finding::BarrierDivergence {
         in_warp: true,
         at: at.map_or_else(|| SourceLocation::from(Location::caller()), SourceLocation::from),
