@@ -44,7 +44,16 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&g_buf, 4096)); CK(cudaMemset(g_buf, 0, 4096)); CK(cudaDeviceSynchronize());
   if (c == "config9" || c == "value1") {
     cudaError_t l;
-    if (c == "config9") { k_good<<<1, 2048>>>(g_buf); l = cudaGetLastError(); printf("p5 %s: launch <<<1,2048>>>: cudaGetLastError = %s\n", c.c_str(), en(l)); }
+    if (c == "config9") {
+      k_good<<<1, 2048>>>(g_buf); l = cudaGetLastError(); printf("p5 %s: launch <<<1,2048>>>: cudaGetLastError = %s\n", c.c_str(), en(l));
+      k_good<<<dim3(32, 32, 2), 1>>>(g_buf); l = cudaGetLastError(); printf("p5 %s: launch grid (32,32,2) block 1: cudaGetLastError = %s\n", c.c_str(), en(l));
+      k_good<<<1, dim3(32, 32, 2)>>>(g_buf); l = cudaGetLastError(); printf("p5 %s: launch <<<1,(32,32,2)>>> (2048 threads): cudaGetLastError = %s\n", c.c_str(), en(l));
+      k_good<<<1, dim3(1, 1, 128)>>>(g_buf); l = cudaGetLastError(); printf("p5 %s: launch <<<1,(1,1,128)>>> (z > 64): cudaGetLastError = %s\n", c.c_str(), en(l));
+      k_good<<<dim3(1, 65536), 32>>>(g_buf); l = cudaGetLastError(); printf("p5 %s: launch grid (1,65536) (y > 65535): cudaGetLastError = %s\n", c.c_str(), en(l));
+      k_good<<<dim3(0), 32>>>(g_buf); l = cudaGetLastError(); printf("p5 %s: launch grid 0: cudaGetLastError = %s\n", c.c_str(), en(l));
+      k_good<<<1, 0>>>(g_buf); l = cudaGetLastError(); printf("p5 %s: launch block 0: cudaGetLastError = %s\n", c.c_str(), en(l));
+      k_good<<<1, 2048>>>(g_buf); l = cudaPeekAtLastError(); printf("p5 %s: launch <<<1,2048>>> again, cudaPeekAtLastError = %s (then the aftermath)\n", c.c_str(), en(l));
+    }
     else {
       k_dyn<<<1, 32, 200 * 1024>>>(g_buf); l = cudaGetLastError();
       printf("p5 %s: launch with 200 KiB dynamic shared (no opt-in): cudaGetLastError = %s\n", c.c_str(), en(l));
@@ -98,7 +107,8 @@ int main(int argc, char** argv) {
     do { q = cudaStreamQuery(0); polls++; } while (q == cudaErrorNotReady && polls < 100000000);
     printf("p5 %s: cudaStreamQuery polled %d times, the first answer not cudaErrorNotReady = %s\n", c.c_str(), polls, en(q));
     cudaEvent_t ev; cudaError_t ee = cudaEventCreate(&ev);
-    printf("p5 %s: then cudaEventCreate = %s, cudaEventQuery = %s\n", c.c_str(), en(ee), en(cudaEventQuery(ev)));
+    printf("p5 %s: then cudaEventCreate = %s\n", c.c_str(), en(ee));
+    if (ee == cudaSuccess) printf("p5 %s: then cudaEventQuery = %s\n", c.c_str(), en(cudaEventQuery(ev)));
   }
   aftermath(c.c_str());
   return 0;

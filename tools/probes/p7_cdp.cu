@@ -66,8 +66,9 @@ __global__ void many(int n, int* ran, int* out, int kind) {
   out[0] = first; out[1] = code; out[2] = nfail;
 }
 
-int main() {
+int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
+  int maxdepth = argc > 1 ? atoi(argv[1]) : 30, nextra = argc > 2 ? atoi(argv[2]) : 1000;
   int *data, *res; CK(cudaMalloc(&data, 64)); CK(cudaMalloc(&res, 64));
   const char* kinds[4] = {"null stream", "cudaStreamNonBlocking stream", "cudaStreamTailLaunch", "cudaStreamFireAndForget"};
   for (int k = 0; k < 4; k++) {
@@ -83,22 +84,23 @@ int main() {
   size_t sd = 0; cudaError_t sde = cudaDeviceGetLimit(&sd, cudaLimitDevRuntimeSyncDepth);
   printf("p7 cudaLimitDevRuntimeSyncDepth: cudaDeviceGetLimit = %s, value %zu\n", en(sde), sd);
   cudaGetLastError();
-  int *errs, *reached; CK(cudaMalloc(&errs, 64 * 4)); CK(cudaMalloc(&reached, 4));
+  int *errs, *reached; CK(cudaMalloc(&errs, 1024 * 4)); CK(cudaMalloc(&reached, 4));
   for (int tail = 0; tail < 2; tail++) {
-    CK(cudaMemset(errs, 0xff, 64 * 4)); CK(cudaMemset(reached, 0, 4));
-    rec<<<1, 1>>>(0, 30, errs, reached, tail);
+    CK(cudaMemset(errs, 0xff, 1024 * 4)); CK(cudaMemset(reached, 0, 4));
+    rec<<<1, 1>>>(0, maxdepth, errs, reached, tail);
     cudaError_t l = cudaGetLastError(), s = cudaDeviceSynchronize();
-    int he[64], hr; CK(cudaMemcpy(he, errs, 256, cudaMemcpyDeviceToHost)); CK(cudaMemcpy(&hr, reached, 4, cudaMemcpyDeviceToHost));
-    printf("p7 recursion to depth 30 (%s): host launch=%s sync=%s; deepest depth that ran = %d (host grid = depth 0)\n",
-           tail ? "tail launch" : "null stream", en(l), en(s), hr);
+    static int he[1024]; int hr; CK(cudaMemcpy(he, errs, 4096, cudaMemcpyDeviceToHost)); CK(cudaMemcpy(&hr, reached, 4, cudaMemcpyDeviceToHost));
+    printf("p7 recursion to depth %d (%s): host launch=%s sync=%s; deepest depth that ran = %d (host grid = depth 0)\n",
+           maxdepth, tail ? "tail launch" : "null stream", en(l), en(s), hr);
     printf("p7 recursion (%s) per-depth launch errors:", tail ? "tail" : "null");
-    for (int d = 0; d < 30; d++) printf(" %d:%s", d, he[d] == -1 ? "-" : en((cudaError_t)he[d]));
+    for (int d = 0; d < maxdepth && d < 1024; d++)
+      if (d < 30 || he[d] != he[d - 1]) printf(" %d:%s", d, he[d] == -1 ? "-" : en((cudaError_t)he[d]));
     printf("\n");
   }
   int *ran, *out; CK(cudaMalloc(&ran, 4)); CK(cudaMalloc(&out, 16));
   const char* mk[3] = {"null stream", "fire-and-forget", "tail launch"};
   for (int kind = 0; kind < 3; kind++) {
-    int n = (int)pend + 1000;
+    int n = (int)pend + nextra;
     CK(cudaMemset(ran, 0, 4)); CK(cudaMemset(out, 0, 16));
     many<<<1, 1>>>(n, ran, out, kind);
     cudaError_t l = cudaGetLastError(), s = cudaDeviceSynchronize();

@@ -13,7 +13,6 @@ __global__ void simple(int* p) {
 __global__ void gsync(int* count, int* bad) {
   cg::grid_group g = cg::this_grid();
   if (threadIdx.x == 0) atomicAdd(count, 1);
-  if (blockDim.x > 8) dyn[threadIdx.x % 8] = 0;
   g.sync();
   if (threadIdx.x == 0 && atomicAdd(count, 0) != (int)gridDim.x) atomicAdd(bad, 1);
   g.sync();
