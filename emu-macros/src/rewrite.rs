@@ -1,4 +1,4 @@
-//! Stage 2: rewrite a kernel body.
+//! Lowering (stage 3), part 1: rewrite a kernel's or a helper's body into checked accesses.
 //!
 //! * Index expressions on *views* become checked accesses through `::deviceemu::__private`:
 //!   `v[i]` → `load(&v, i)`, `v[i] = e` → `store(&v, i, e)`, `v[i] op= e` → load, `op=`,
@@ -37,6 +37,8 @@ pub(crate) struct Rewriter {
     closure_depth: usize,
     /// Set when anything was rewritten (used to leave macro tokens untouched otherwise).
     changed: bool,
+    /// Set when a checked access was written (it reads the `checked()` flag).
+    accessed: bool,
     /// Errors to emit next to the expansion.
     pub(crate) errors: Vec<syn::Error>,
     /// Prefix of the PTX names of this function's `.shared` arrays, and how many were named.
@@ -78,6 +80,7 @@ impl Rewriter {
             rewrite_returns,
             closure_depth: 0,
             changed: false,
+            accessed: false,
             errors: Vec::new(),
             shared_prefix,
             shared_count: 0,
@@ -402,6 +405,7 @@ impl VisitMut for Rewriter {
                 let c = checked();
                 *e = syn::parse_quote_spanned!(span=> { let #v = #value; #r::store(#c, &#view, #index, #v) });
                 self.changed = true;
+                self.accessed = true;
             }
             Expr::Binary(b) if compound_op(&b.op) && self.is_view_place(&b.left) => {
                 self.visit_expr_mut(&mut b.right);
@@ -425,6 +429,7 @@ impl VisitMut for Rewriter {
                     #r::store(#c, &#w, #i, #old)
                 });
                 self.changed = true;
+                self.accessed = true;
             }
             Expr::Index(_) if self.is_view_place(e) => {
                 let span = e.span();
@@ -433,6 +438,7 @@ impl VisitMut for Rewriter {
                 let c = checked();
                 *e = syn::parse_quote_spanned!(span=> #r::load(#c, &#view, #index));
                 self.changed = true;
+                self.accessed = true;
             }
             Expr::Reference(r) if r.mutability.is_some() && self.is_view_place(&r.expr) => {
                 self.errors.push(syn::Error::new_spanned(
@@ -508,20 +514,21 @@ impl VisitMut for Rewriter {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
-/// Rewrites `block` with `views` in scope; returns the errors found.
 /// The name, in a rewritten body, of the flag that says whether accesses are checked: a const
 /// parameter of a kernel's host form, a `const` in its GPU form, a local in a `#[device]`
-/// helper (`expand.rs` defines each).
+/// helper (the emitters in `emit/` define each).
 pub(crate) fn checked() -> syn::Ident {
     syn::Ident::new("__EMU_CHECKED", Span::mixed_site())
 }
 
+/// Rewrites `block` with `views` in scope; returns the errors found, and whether it wrote a
+/// checked access.
 pub(crate) fn rewrite_block(
     block: &mut Block,
     views: Vec<(String, bool)>,
     kernel: bool,
     fn_name: &str,
-) -> Vec<syn::Error> {
+) -> (Vec<syn::Error>, bool) {
     // A hash of the function's tokens keeps `.shared` names of same-named functions in
     // different crates or modules apart in the linked PTX module.
     let text = quote!(#block).to_string();
@@ -529,5 +536,5 @@ pub(crate) fn rewrite_block(
     let prefix = format!("__emu_shared_{fn_name}_{hash:016x}");
     let mut r = Rewriter::new(views, kernel, prefix);
     r.visit_block_mut(block);
-    r.errors
+    (r.errors, r.accessed)
 }

@@ -1,18 +1,21 @@
-//! Stage 1: parse and validate a kernel's signature.
+//! Stage 2: validate a `#[kernel]`'s or a `#[device]` helper's signature, and classify its
+//! parameters into the form the later stages share ([`Param`]).
+//!
+//! Every error is collected (not only the first), each spanned on the user's tokens.
 
 use syn::{FnArg, Pat, Signature, Type};
 
-/// How a kernel parameter is passed.
+/// How a parameter is passed.
 pub(crate) enum ParamKind {
-    /// By value.
+    /// By value (a kernel's scalar, or a helper's parameter that is not a view).
     Scalar,
-    /// `&[T]`: read-only global memory.
-    Slice { elem: Type },
-    /// `&mut [T]`: read-write global memory.
-    SliceMut { elem: Type },
+    /// A kernel's `&[T]` (read-only global memory) or `&mut [T]` (`writable`).
+    Buffer { elem: Type, writable: bool },
+    /// A helper's view parameter (`Global<T>`, `GlobalMut<T>`, `Shared<T>`, `View<T, K>`).
+    View,
 }
 
-/// One validated kernel parameter.
+/// One validated parameter: what the later stages lower and emit.
 pub(crate) struct Param {
     pub(crate) name: syn::Ident,
     pub(crate) mutable: bool,
@@ -24,8 +27,8 @@ fn err(tokens: impl quote::ToTokens, msg: &str) -> syn::Error {
     syn::Error::new_spanned(tokens, msg)
 }
 
-/// Validates `sig` and returns its parameters, or every error found.
-pub(crate) fn parse(sig: &Signature) -> Result<Vec<Param>, syn::Error> {
+/// Validates a kernel's `sig` and returns its parameters, or every error found.
+pub(crate) fn kernel(sig: &Signature) -> Result<Vec<Param>, syn::Error> {
     let mut errors: Vec<syn::Error> = Vec::new();
     if let Some(a) = &sig.asyncness {
         errors.push(err(a, "a kernel cannot be `async`: remove `async`; kernels run to completion on every thread"));
@@ -73,13 +76,47 @@ pub(crate) fn parse(sig: &Signature) -> Result<Vec<Param>, syn::Error> {
             }
         }
     }
+    combine(errors, params)
+}
+
+fn combine<T>(errors: Vec<syn::Error>, ok: T) -> Result<T, syn::Error> {
     match errors.into_iter().reduce(|mut a, b| {
         a.combine(b);
         a
     }) {
         Some(e) => Err(e),
-        None => Ok(params),
+        None => Ok(ok),
     }
+}
+
+/// Validates a `#[device]` helper's `sig` and returns its parameters bound to plain names
+/// (those bound by patterns are not views, and are left out).
+///
+/// A helper may be generic, `const` and return a value; it may not be `async` (its barriers
+/// block; they are not `.await`s), and a view parameter must be a plain name, so that the
+/// body's accesses to it are found.
+pub(crate) fn device(sig: &Signature) -> Result<Vec<Param>, syn::Error> {
+    let mut errors = Vec::new();
+    if let Some(a) = &sig.asyncness {
+        errors.push(err(a, "a `#[device]` helper cannot be `async`: remove `async`; its barriers block the calling thread"));
+    }
+    let mut params = Vec::new();
+    for arg in &sig.inputs {
+        let FnArg::Typed(pt) = arg else { continue };
+        let view = crate::rewrite::is_view_type(&pt.ty);
+        let kind = if view { ParamKind::View } else { ParamKind::Scalar };
+        match &*pt.pat {
+            Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                params.push(Param { name: pi.ident.clone(), mutable: pi.mutability.is_some(), ty: (*pt.ty).clone(), kind })
+            }
+            other if view => errors.push(err(
+                other,
+                "a view parameter of a `#[device]` helper must be a plain name: write `name: Global<T>` and destructure inside the body",
+            )),
+            _ => {}
+        }
+    }
+    combine(errors, params)
 }
 
 fn classify(ty: &Type) -> Result<ParamKind, syn::Error> {
@@ -87,7 +124,7 @@ fn classify(ty: &Type) -> Result<ParamKind, syn::Error> {
         Type::Reference(r) => match &*r.elem {
             Type::Slice(s) => {
                 let elem = (*s.elem).clone();
-                Ok(if r.mutability.is_some() { ParamKind::SliceMut { elem } } else { ParamKind::Slice { elem } })
+                Ok(ParamKind::Buffer { elem, writable: r.mutability.is_some() })
             }
             _ => Err(syn::Error::new_spanned(
                 ty,
