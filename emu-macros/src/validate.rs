@@ -89,11 +89,11 @@ fn combine<T>(errors: Vec<syn::Error>, ok: T) -> Result<T, syn::Error> {
     }
 }
 
-/// Validates a `#[device]` helper's `sig` and returns its parameters bound to plain names
-/// (those bound by patterns are not views, and are left out).
+/// Validates a `#[device]` helper's `sig` and returns the parameters it binds to names
+/// (through tuple patterns too: `(a, b): (Global<f32>, Global<f32>)`).
 ///
 /// A helper may be generic, `const` and return a value; it may not be `async` (its barriers
-/// block; they are not `.await`s), and a view parameter must be a plain name, so that the
+/// block; they are not `.await`s), and a view must be bound to a name (or `_`), so that the
 /// body's accesses to it are found.
 pub(crate) fn device(sig: &Signature) -> Result<Vec<Param>, syn::Error> {
     let mut errors = Vec::new();
@@ -102,21 +102,44 @@ pub(crate) fn device(sig: &Signature) -> Result<Vec<Param>, syn::Error> {
     }
     let mut params = Vec::new();
     for arg in &sig.inputs {
-        let FnArg::Typed(pt) = arg else { continue };
-        let view = crate::rewrite::is_view_type(&pt.ty);
-        let kind = if view { ParamKind::View } else { ParamKind::Scalar };
-        match &*pt.pat {
-            Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
-                params.push(Param { name: pi.ident.clone(), mutable: pi.mutability.is_some(), ty: (*pt.ty).clone(), kind })
+        if let FnArg::Typed(pt) = arg {
+            if let Err(e) = bind_helper_param(&pt.pat, &pt.ty, &mut params) {
+                errors.push(e);
             }
-            other if view => errors.push(err(
-                other,
-                "a view parameter of a `#[device]` helper must be a plain name: write `name: Global<T>` and destructure inside the body",
-            )),
-            _ => {}
         }
     }
     combine(errors, params)
+}
+
+/// Adds the names `pat` binds, with their types from `ty`, to `out`.
+fn bind_helper_param(pat: &Pat, ty: &Type, out: &mut Vec<Param>) -> Result<(), syn::Error> {
+    match (pat, ty) {
+        (Pat::Ident(pi), _) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+            let kind = if crate::rewrite::is_view_type(ty) { ParamKind::View } else { ParamKind::Scalar };
+            out.push(Param { name: pi.ident.clone(), mutable: pi.mutability.is_some(), ty: ty.clone(), kind });
+            Ok(())
+        }
+        (Pat::Paren(p), _) => bind_helper_param(&p.pat, ty, out),
+        (_, Type::Paren(t)) => bind_helper_param(pat, &t.elem, out),
+        (Pat::Tuple(p), Type::Tuple(t)) if p.elems.len() == t.elems.len() => {
+            p.elems.iter().zip(&t.elems).try_for_each(|(p, t)| bind_helper_param(p, t, out))
+        }
+        (Pat::Wild(_), _) => Ok(()),
+        _ if contains_view(ty) => Err(err(
+            pat,
+            "a view parameter of a `#[device]` helper must be bound to a name: write `name: Global<T>` (or a tuple of names)",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Whether `ty` is a view or a tuple with a view in it.
+fn contains_view(ty: &Type) -> bool {
+    match ty {
+        Type::Tuple(t) => t.elems.iter().any(contains_view),
+        Type::Paren(p) => contains_view(&p.elem),
+        t => crate::rewrite::is_view_type(t),
+    }
 }
 
 fn classify(ty: &Type) -> Result<ParamKind, syn::Error> {

@@ -84,16 +84,22 @@ fn device(l: &Lowered, d: &Device) -> TokenStream {
     quote!(#f)
 }
 
-/// What to emit when the item or the signature is invalid: the errors and the item
-/// unchanged, so that its body and callers do not cascade into more errors.
+/// What to emit when the item or the signature is invalid: the errors and the item as
+/// written, less what the compiler would reject again (`async`, a variadic `...`), so that its
+/// body and callers do not cascade into more errors.
 pub(crate) fn fallback(item: TokenStream, f: Option<&ItemFn>, errors: syn::Error) -> TokenStream {
     let errors = errors.to_compile_error();
     match f {
-        Some(f) => quote! {
-            #errors
-            #[allow(dead_code)]
-            #f
-        },
+        Some(f) => {
+            let mut f = f.clone();
+            f.sig.asyncness = None;
+            f.sig.variadic = None;
+            quote! {
+                #errors
+                #[allow(dead_code)]
+                #f
+            }
+        }
         None => quote!(#errors #item),
     }
 }
