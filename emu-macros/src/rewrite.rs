@@ -362,6 +362,62 @@ fn compound_op(op: &BinOp) -> bool {
     )
 }
 
+/// The rewriting of accesses: `e` is a view place (`v[i]`), or an assignment to one.
+impl Rewriter {
+    /// `v[i] = value` → `store(checked, &v, i, value)`.
+    fn rewrite_store(&mut self, e: &mut Expr) {
+        let Expr::Assign(a) = e else { return };
+        self.visit_expr_mut(&mut a.right);
+        let span = a.left.span();
+        let (view, index) = self.split_place(&mut a.left);
+        let value = &a.right;
+        let r = rt(span);
+        let v = syn::Ident::new("__emu_value", Span::mixed_site());
+        let c = checked();
+        *e = syn::parse_quote_spanned!(span=> { let #v = #value; #r::store(#c, &#view, #index, #v) });
+        self.changed = true;
+        self.accessed = true;
+    }
+
+    /// `v[i] op= value` → a load, `op=` and a store, each operand evaluated once.
+    fn rewrite_compound(&mut self, e: &mut Expr) {
+        let Expr::Binary(b) = e else { return };
+        self.visit_expr_mut(&mut b.right);
+        let span = b.left.span();
+        let (view, index) = self.split_place(&mut b.left);
+        let (value, op) = (&b.right, &b.op);
+        let r = rt(span);
+        let (v, i, w, old) = (
+            syn::Ident::new("__emu_value", Span::mixed_site()),
+            syn::Ident::new("__emu_index", Span::mixed_site()),
+            syn::Ident::new("__emu_view", Span::mixed_site()),
+            syn::Ident::new("__emu_old", Span::mixed_site()),
+        );
+        let c = checked();
+        *e = syn::parse_quote_spanned!(span=> {
+            let #v = #value;
+            let #w = #view;
+            let #i = #index;
+            let mut #old = #r::load(#c, &#w, #i);
+            #old #op #v;
+            #r::store(#c, &#w, #i, #old)
+        });
+        self.changed = true;
+        self.accessed = true;
+    }
+
+    /// `v[i]` → `load(checked, &v, i)`.
+    fn rewrite_load(&mut self, e: &mut Expr) {
+        let span = e.span();
+        let (view, index) = self.split_place(e);
+        let r = rt(span);
+        let c = checked();
+        *e = syn::parse_quote_spanned!(span=> #r::load(#c, &#view, #index));
+        self.changed = true;
+        self.accessed = true;
+    }
+}
+
 impl VisitMut for Rewriter {
     fn visit_block_mut(&mut self, b: &mut Block) {
         self.with_scope(|s| {
@@ -395,51 +451,9 @@ impl VisitMut for Rewriter {
 
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         match e {
-            Expr::Assign(a) if self.is_view_place(&a.left) => {
-                self.visit_expr_mut(&mut a.right);
-                let span = a.left.span();
-                let (view, index) = self.split_place(&mut a.left);
-                let value = &a.right;
-                let r = rt(span);
-                let v = syn::Ident::new("__emu_value", Span::mixed_site());
-                let c = checked();
-                *e = syn::parse_quote_spanned!(span=> { let #v = #value; #r::store(#c, &#view, #index, #v) });
-                self.changed = true;
-                self.accessed = true;
-            }
-            Expr::Binary(b) if compound_op(&b.op) && self.is_view_place(&b.left) => {
-                self.visit_expr_mut(&mut b.right);
-                let span = b.left.span();
-                let (view, index) = self.split_place(&mut b.left);
-                let (value, op) = (&b.right, &b.op);
-                let r = rt(span);
-                let (v, i, w, old) = (
-                    syn::Ident::new("__emu_value", Span::mixed_site()),
-                    syn::Ident::new("__emu_index", Span::mixed_site()),
-                    syn::Ident::new("__emu_view", Span::mixed_site()),
-                    syn::Ident::new("__emu_old", Span::mixed_site()),
-                );
-                let c = checked();
-                *e = syn::parse_quote_spanned!(span=> {
-                    let #v = #value;
-                    let #w = #view;
-                    let #i = #index;
-                    let mut #old = #r::load(#c, &#w, #i);
-                    #old #op #v;
-                    #r::store(#c, &#w, #i, #old)
-                });
-                self.changed = true;
-                self.accessed = true;
-            }
-            Expr::Index(_) if self.is_view_place(e) => {
-                let span = e.span();
-                let (view, index) = self.split_place(e);
-                let r = rt(span);
-                let c = checked();
-                *e = syn::parse_quote_spanned!(span=> #r::load(#c, &#view, #index));
-                self.changed = true;
-                self.accessed = true;
-            }
+            Expr::Assign(a) if self.is_view_place(&a.left) => self.rewrite_store(e),
+            Expr::Binary(b) if compound_op(&b.op) && self.is_view_place(&b.left) => self.rewrite_compound(e),
+            Expr::Index(_) if self.is_view_place(e) => self.rewrite_load(e),
             Expr::Reference(r) if r.mutability.is_some() && self.is_view_place(&r.expr) => {
                 self.errors.push(syn::Error::new_spanned(
                     &*r,
