@@ -16,9 +16,9 @@
 //! 4. `emit`: the host form, the PTX entry and the launcher (`emit/{host,ptx,launcher}.rs`),
 //!    or the helper.
 //!
-//! Errors point at the user's tokens. An invalid item or signature is emitted unchanged next
-//! to its errors; errors in the body or the attribute are emitted next to the full expansion;
-//! so one mistake does not cascade.
+//! Errors point at the user's tokens. An invalid item or kernel signature is emitted as
+//! written next to its errors; errors in a helper's signature, the attribute or the body are
+//! emitted next to the full expansion; so one mistake does not cascade.
 
 use proc_macro::TokenStream;
 
@@ -93,17 +93,9 @@ fn device2(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> pr
         Err(e) => return emit::fallback(item, None, e),
     };
     let attr_error = parse::device_attr(&attr).err();
-    let params = match validate::device(&f.sig) {
-        Ok(p) => p,
-        Err(mut e) => {
-            if let Some(a) = attr_error {
-                e.combine(a);
-            }
-            return emit::fallback(item, Some(&f), e);
-        }
-    };
+    let (params, errors) = validate::device(&f.sig);
     let mut lowered = lower::device(f, params);
-    lowered.errors.splice(0..0, attr_error);
+    lowered.errors.splice(0..0, attr_error.into_iter().chain(errors));
     emit::emit(&lowered)
 }
 

@@ -79,12 +79,36 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
 
 /// Lowers a validated `#[device]` helper.
 pub(crate) fn device(mut item: ItemFn, params: Vec<Param>) -> Lowered {
+    for arg in &mut item.sig.inputs {
+        if let syn::FnArg::Typed(pt) = arg {
+            slices_to_views(&mut pt.ty);
+        }
+    }
     let mut finder = BarrierFinder::default();
     finder.visit_block(&item.block);
-    let views = params.iter().map(|p| (p.name.to_string(), matches!(p.kind, ParamKind::View)));
+    let views = params.iter().map(|p| (p.name.to_string(), !matches!(p.kind, ParamKind::Scalar)));
     let (errors, accesses) = rewrite_block(&mut item.block, views.collect(), false, &item.sig.ident.to_string());
     let role = Role::Device(Device { calls_barrier: finder.found, accesses });
     Lowered { item, params, errors, role }
+}
+
+/// A helper's `&[T]` / `&mut [T]` parameter types (in tuples too) become the views a kernel
+/// passes: `Global<'_, T>` / `GlobalMut<'_, T>` (with the reference's lifetime, if named).
+fn slices_to_views(ty: &mut syn::Type) {
+    match ty {
+        syn::Type::Tuple(t) => t.elems.iter_mut().for_each(slices_to_views),
+        syn::Type::Paren(p) => slices_to_views(&mut p.elem),
+        syn::Type::Reference(r) => {
+            let syn::Type::Slice(s) = &*r.elem else { return };
+            let elem = &s.elem;
+            let lt = r.lifetime.clone().unwrap_or_else(|| syn::Lifetime::new("'_", r.and_token.span));
+            *ty = match r.mutability {
+                Some(_) => syn::parse_quote!(::deviceemu::__private::GlobalMut<#lt, #elem>),
+                None => syn::parse_quote!(::deviceemu::__private::Global<#lt, #elem>),
+            };
+        }
+        _ => {}
+    }
 }
 
 /// The block-wide barriers, by the last segment of their path.

@@ -90,12 +90,13 @@ fn combine<T>(errors: Vec<syn::Error>, ok: T) -> Result<T, syn::Error> {
 }
 
 /// Validates a `#[device]` helper's `sig` and returns the parameters it binds to names
-/// (through tuple patterns too: `(a, b): (Global<f32>, Global<f32>)`).
+/// (through tuple patterns too: `(a, b): (Global<f32>, Global<f32>)`), and the errors found:
+/// none of them keeps the helper from being lowered.
 ///
 /// A helper may be generic, `const` and return a value; it may not be `async` (its barriers
 /// block; they are not `.await`s), and a view must be bound to a name (or `_`), so that the
 /// body's accesses to it are found.
-pub(crate) fn device(sig: &Signature) -> Result<Vec<Param>, syn::Error> {
+pub(crate) fn device(sig: &Signature) -> (Vec<Param>, Vec<syn::Error>) {
     let mut errors = Vec::new();
     if let Some(a) = &sig.asyncness {
         errors.push(err(a, "a `#[device]` helper cannot be `async`: remove `async`; its barriers block the calling thread"));
@@ -108,14 +109,19 @@ pub(crate) fn device(sig: &Signature) -> Result<Vec<Param>, syn::Error> {
             }
         }
     }
-    combine(errors, params)
+    (params, errors)
 }
 
 /// Adds the names `pat` binds, with their types from `ty`, to `out`.
 fn bind_helper_param(pat: &Pat, ty: &Type, out: &mut Vec<Param>) -> Result<(), syn::Error> {
     match (pat, ty) {
         (Pat::Ident(pi), _) if pi.by_ref.is_none() && pi.subpat.is_none() => {
-            let kind = if crate::rewrite::is_view_type(ty) { ParamKind::View } else { ParamKind::Scalar };
+            let kind = match (slice_elem(ty), ty) {
+                // `&[T]` / `&mut [T]`, as in a kernel: the helper takes a view in its place.
+                (Some(elem), Type::Reference(r)) => ParamKind::Buffer { elem: elem.clone(), writable: r.mutability.is_some() },
+                _ if crate::rewrite::is_view_type(ty) => ParamKind::View,
+                _ => ParamKind::Scalar,
+            };
             out.push(Param { name: pi.ident.clone(), mutable: pi.mutability.is_some(), ty: ty.clone(), kind });
             Ok(())
         }
@@ -130,6 +136,17 @@ fn bind_helper_param(pat: &Pat, ty: &Type, out: &mut Vec<Param>) -> Result<(), s
             "a view parameter of a `#[device]` helper must be bound to a name: write `name: Global<T>` (or a tuple of names)",
         )),
         _ => Ok(()),
+    }
+}
+
+/// `T` of `&[T]` or `&mut [T]`.
+pub(crate) fn slice_elem(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Reference(r) => match &*r.elem {
+            Type::Slice(s) => Some(&s.elem),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

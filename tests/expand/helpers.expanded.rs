@@ -41,3 +41,25 @@ fn store_then_sync(t: Shared<u32>, (out, i): (GlobalMut<u32>, usize)) {
 const fn twice(x: u32) -> u32 {
     2 * x
 }
+#[allow(unused_mut)]
+fn axpy_at(
+    a: f32,
+    x: ::deviceemu::__private::Global<'_, f32>,
+    y: ::deviceemu::__private::GlobalMut<'_, f32>,
+    i: usize,
+) {
+    #[allow(non_snake_case, unused_variables)]
+    let __EMU_CHECKED: bool = ::deviceemu::__private::helper_checking();
+    {
+        let __emu_value = a * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
+        let __emu_view = y;
+        let __emu_index = i;
+        let mut __emu_old = ::deviceemu::__private::load(
+            __EMU_CHECKED,
+            &__emu_view,
+            __emu_index,
+        );
+        __emu_old += __emu_value;
+        ::deviceemu::__private::store(__EMU_CHECKED, &__emu_view, __emu_index, __emu_old)
+    };
+}

@@ -18,3 +18,9 @@ fn store_then_sync(t: Shared<u32>, (out, i): (GlobalMut<u32>, usize)) {
 const fn twice(x: u32) -> u32 {
     2 * x
 }
+
+// Slices, as a kernel takes them: the helper takes the kernel's views.
+#[device]
+fn axpy_at(a: f32, x: &[f32], y: &mut [f32], i: usize) {
+    y[i] += a * x[i];
+}

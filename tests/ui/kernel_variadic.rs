@@ -1,7 +1,7 @@
 use deviceemu::prelude::*;
 
 #[kernel]
-fn k(n: u32, ...) {
+fn k(n: u32, _: ...) {
     let _ = n;
 }
 

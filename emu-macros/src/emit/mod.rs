@@ -67,6 +67,8 @@ fn kernel(l: &Lowered, k: &Kernel) -> TokenStream {
 /// are checked (where it accesses views), and is `#[track_caller]` where it calls a barrier.
 fn device(l: &Lowered, d: &Device) -> TokenStream {
     let mut f = l.item.clone();
+    // Only after an error (validation rejects `async`), which is enough.
+    f.sig.asyncness = None;
     let checked = crate::rewrite::checked();
     if d.accesses {
         f.block.stmts.insert(
