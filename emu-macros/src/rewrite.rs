@@ -100,7 +100,18 @@ impl Rewriter {
             },
             m.mac.tokens.clone(),
         );
-        let Ok((ty, n)) = parsed else { return }; // the macro reports its own syntax errors
+        let Ok((ty, mut n)) = parsed else { return }; // the macro reports its own syntax errors
+        if runtime_len(&n) {
+            self.errors.push(syn::Error::new_spanned(
+                &n,
+                "the length of `shared_array!` must be known at compile time (a literal or a `const`): for a length \
+                 chosen at launch, use `dynamic_shared::<T>()` and give its size in bytes as the launch's third \
+                 parameter, `launch!(k<<<grid, block, bytes>>>(args))`",
+            ));
+            // One element, so that the error does not cascade into the compiler's own.
+            n = syn::parse_quote!(1);
+            m.mac.tokens = quote!(#ty; 1);
+        }
         let name = format!("{}_{}", self.shared_prefix, self.shared_count);
         self.shared_count += 1;
         let decl = format!(".shared .align {{a}} .b8 {name}[{{n}}];");
@@ -344,6 +355,24 @@ fn collect_idents(pat: &Pat, out: &mut Vec<String>) {
         fn visit_expr(&mut self, _: &'ast Expr) {}
     }
     syn::visit::Visit::visit_pat(&mut C(out), pat);
+}
+
+/// Whether a `shared_array!` length is surely not a constant: it reads a local (a lowercase
+/// name), a field, a method's result or an element. Calls may be `const fn`s, and paths with
+/// several segments or uppercase names are taken for constants.
+fn runtime_len(n: &Expr) -> bool {
+    match n {
+        Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+            p.path.segments[0].ident.to_string().chars().any(|c| c.is_lowercase())
+        }
+        Expr::Field(_) | Expr::MethodCall(_) | Expr::Index(_) => true,
+        Expr::Binary(b) => runtime_len(&b.left) || runtime_len(&b.right),
+        Expr::Paren(p) => runtime_len(&p.expr),
+        Expr::Group(g) => runtime_len(&g.expr),
+        Expr::Cast(c) => runtime_len(&c.expr),
+        Expr::Unary(u) => runtime_len(&u.expr),
+        _ => false,
+    }
 }
 
 fn compound_op(op: &BinOp) -> bool {
