@@ -10,9 +10,9 @@
 //! `#[kernel]` and `#[device]` work in four stages, one file (or folder) each:
 //!
 //! 1. `parse`: the attribute's arguments and the item;
-//! 2. `validate`: the signature, into one [`validate::Param`] per parameter;
+//! 2. `validate`: the signature, into one `validate::Param` per parameter;
 //! 3. `lower`: the body rewritten into checked accesses (`rewrite`) and, for a kernel, its
-//!    host form (`host_body`), into the form both macros share ([`lower::Lowered`]);
+//!    host form (`host_body`), into the form both macros share (`lower::Lowered`);
 //! 4. `emit`: the host form, the PTX entry and the launcher (`emit/{host,ptx,launcher}.rs`),
 //!    or the helper.
 //!
@@ -48,8 +48,9 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// Marks a helper function called from kernels: index expressions on its view parameters
-/// (`Global<T>`, `GlobalMut<T>`, `Shared<T>`) and on shared arrays it declares are rewritten
-/// into checked accesses, as in a `#[kernel]`.
+/// (`Global<T>`, `GlobalMut<T>`, `Shared<T>`, and `&[T]` / `&mut [T]`, which take the
+/// kernel's views as a kernel's do) and on shared arrays it declares are rewritten into checked
+/// accesses, as in a `#[kernel]`.
 #[proc_macro_attribute]
 pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
     device2(attr.into(), item.into()).into()
