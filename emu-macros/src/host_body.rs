@@ -1,4 +1,4 @@
-//! Stage 2b: the host form of a kernel body.
+//! Lowering (stage 3), part 2: the host form of a kernel body.
 //!
 //! * `thread_idx()`, `block_idx()`, `block_dim()` and `grid_dim()` called in the body itself
 //!   read the `ThreadCtx` argument the scheduler passes to the kernel function

@@ -7,17 +7,30 @@
 //! * `launch_impl!` is the proc-macro half of `launch!` (which `macro_rules!` alone cannot
 //!   parse: `256>>>(` reads as a shift).
 //!
-//! Each macro works in three stages, one file each: parse and validate (`signature`),
-//! rewrite the body (`rewrite`), expand (`expand`). Errors point at the user's tokens and are
-//! emitted with a fallback expansion so one mistake does not cascade.
+//! `#[kernel]` and `#[device]` work in four stages, one file (or folder) each:
+//!
+//! 1. `parse`: the attribute's arguments and the item;
+//! 2. `validate`: the signature, into one `validate::Param` per parameter;
+//! 3. `lower`: the body rewritten into checked accesses (`rewrite`) and, for a kernel, its
+//!    host form (`host_body`), into the form both macros share (`lower::Lowered`);
+//! 4. `emit`: the host form, the PTX entry and the launcher (`emit/{host,ptx,launcher}.rs`),
+//!    or the helper.
+//!
+//! Errors point at the user's tokens. An invalid item or kernel signature is emitted as
+//! written next to its errors; errors in a helper's signature, the attribute or the body are
+//! emitted next to the full expansion; so one mistake does not cascade.
 
 use proc_macro::TokenStream;
 
-mod expand;
+mod emit;
 mod host_body;
 mod launch;
+mod lower;
+mod parse;
 mod rewrite;
-mod signature;
+#[cfg(test)]
+mod snapshots;
+mod validate;
 
 /// Marks a function as a kernel, launched with `launch!(name<<<grid, block>>>(args))`.
 ///
@@ -25,17 +38,22 @@ mod signature;
 /// (read-only global memory) or `&mut [T]` (read-write global memory). Inside the body, slices
 /// index like slices (`y[i] = a * x[i]`, `t[r][c] += v`) and have `len()`; every access is
 /// bounds-checked.
+///
+/// Arguments: `launch_bounds(MAX_THREADS[, MIN_BLOCKS])`, CUDA's `__launch_bounds__`; and
+/// `host_only`, for a kernel that cannot compile for the GPU (it has no PTX entry, and runs on
+/// the emulator only).
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
-    expand::kernel(attr.into(), item.into()).into()
+    kernel2(attr.into(), item.into()).into()
 }
 
 /// Marks a helper function called from kernels: index expressions on its view parameters
-/// (`Global<T>`, `GlobalMut<T>`, `Shared<T>`) and on shared arrays it declares are rewritten
-/// into checked accesses, as in a `#[kernel]`.
+/// (`Global<T>`, `GlobalMut<T>`, `Shared<T>`, and `&[T]` / `&mut [T]`, which take the
+/// kernel's views as a kernel's do) and on shared arrays it declares are rewritten into checked
+/// accesses, as in a `#[kernel]`.
 #[proc_macro_attribute]
 pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
-    expand::device(attr.into(), item.into()).into()
+    device2(attr.into(), item.into()).into()
 }
 
 /// The implementation of `launch!`; use `launch!` instead.
@@ -43,4 +61,58 @@ pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn launch_impl(input: TokenStream) -> TokenStream {
     launch::expand(input.into()).into()
+}
+
+/// `#[kernel]` on `proc_macro2` tokens: parse, validate, lower, emit.
+fn kernel2(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    let f = match parse::item(item.clone(), "kernel") {
+        Ok(f) => f,
+        Err(e) => return emit::fallback(item, None, e),
+    };
+    let (attr, attr_error) = match parse::kernel_attr(attr) {
+        Ok(a) => (a, None),
+        Err(e) => (parse::KernelAttr::default(), Some(e)),
+    };
+    let params = match validate::kernel(&f.sig) {
+        Ok(p) => p,
+        Err(mut e) => {
+            if let Some(a) = attr_error {
+                e.combine(a);
+            }
+            return emit::fallback(item, Some(&f), e);
+        }
+    };
+    let mut lowered = lower::kernel(f, attr, params);
+    lowered.errors.splice(0..0, attr_error);
+    emit::emit(&lowered)
+}
+
+/// `#[device]` on `proc_macro2` tokens.
+fn device2(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    let f = match parse::item(item.clone(), "device") {
+        Ok(f) => f,
+        Err(e) => return emit::fallback(item, None, e),
+    };
+    let attr_error = parse::device_attr(&attr).err();
+    let (params, errors) = validate::device(&f.sig);
+    let mut lowered = lower::device(f, params);
+    lowered.errors.splice(0..0, attr_error.into_iter().chain(errors));
+    emit::emit(&lowered)
+}
+
+/// The PTX file `emu-build` made for the file being compiled, if any: the build script sets
+/// `DEVICEEMU_PTX_DIR` and names each file after the source's path relative to the manifest.
+fn embedded_ptx() -> Option<String> {
+    let dir = std::env::var("DEVICEEMU_PTX_DIR").ok()?;
+    let file = proc_macro::Span::call_site().local_file()?;
+    let manifest = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").ok()?);
+    let abs = if file.is_absolute() { file } else { std::env::current_dir().ok()?.join(file) };
+    let rel = abs.strip_prefix(&manifest).ok()?;
+    let name: String = rel
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let path = std::path::Path::new(&dir).join(format!("{name}.ptx"));
+    path.exists().then(|| path.to_string_lossy().into_owned())
 }

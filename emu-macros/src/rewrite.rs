@@ -1,4 +1,4 @@
-//! Stage 2: rewrite a kernel body.
+//! Lowering (stage 3), part 1: rewrite a kernel's or a helper's body into checked accesses.
 //!
 //! * Index expressions on *views* become checked accesses through `::deviceemu::__private`:
 //!   `v[i]` → `load(&v, i)`, `v[i] = e` → `store(&v, i, e)`, `v[i] op= e` → load, `op=`,
@@ -37,6 +37,8 @@ pub(crate) struct Rewriter {
     closure_depth: usize,
     /// Set when anything was rewritten (used to leave macro tokens untouched otherwise).
     changed: bool,
+    /// Set when a checked access was written (it reads the `checked()` flag).
+    accessed: bool,
     /// Errors to emit next to the expansion.
     pub(crate) errors: Vec<syn::Error>,
     /// Prefix of the PTX names of this function's `.shared` arrays, and how many were named.
@@ -78,6 +80,7 @@ impl Rewriter {
             rewrite_returns,
             closure_depth: 0,
             changed: false,
+            accessed: false,
             errors: Vec::new(),
             shared_prefix,
             shared_count: 0,
@@ -97,7 +100,18 @@ impl Rewriter {
             },
             m.mac.tokens.clone(),
         );
-        let Ok((ty, n)) = parsed else { return }; // the macro reports its own syntax errors
+        let Ok((ty, mut n)) = parsed else { return }; // the macro reports its own syntax errors
+        if runtime_len(&n) {
+            self.errors.push(syn::Error::new_spanned(
+                &n,
+                "the length of `shared_array!` must be known at compile time (a literal or a `const`): for a length \
+                 chosen at launch, use `dynamic_shared::<T>()` and give its size in bytes as the launch's third \
+                 parameter, `launch!(k<<<grid, block, bytes>>>(args))`",
+            ));
+            // One element, so that the error does not cascade into the compiler's own.
+            n = syn::parse_quote!(1);
+            m.mac.tokens = quote!(#ty; 1);
+        }
         let name = format!("{}_{}", self.shared_prefix, self.shared_count);
         self.shared_count += 1;
         let decl = format!(".shared .align {{a}} .b8 {name}[{{n}}];");
@@ -343,6 +357,24 @@ fn collect_idents(pat: &Pat, out: &mut Vec<String>) {
     syn::visit::Visit::visit_pat(&mut C(out), pat);
 }
 
+/// Whether a `shared_array!` length is surely not a constant: it reads a local (a lowercase
+/// name), a field, a method's result or an element. Calls may be `const fn`s, and paths with
+/// several segments or uppercase names are taken for constants.
+fn runtime_len(n: &Expr) -> bool {
+    match n {
+        Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+            p.path.segments[0].ident.to_string().chars().any(|c| c.is_lowercase())
+        }
+        Expr::Field(_) | Expr::MethodCall(_) | Expr::Index(_) => true,
+        Expr::Binary(b) => runtime_len(&b.left) || runtime_len(&b.right),
+        Expr::Paren(p) => runtime_len(&p.expr),
+        Expr::Group(g) => runtime_len(&g.expr),
+        Expr::Cast(c) => runtime_len(&c.expr),
+        Expr::Unary(u) => runtime_len(&u.expr),
+        _ => false,
+    }
+}
+
 fn compound_op(op: &BinOp) -> bool {
     matches!(
         op,
@@ -357,6 +389,62 @@ fn compound_op(op: &BinOp) -> bool {
             | BinOp::ShlAssign(_)
             | BinOp::ShrAssign(_)
     )
+}
+
+/// The rewriting of accesses: `e` is a view place (`v[i]`), or an assignment to one.
+impl Rewriter {
+    /// `v[i] = value` → `store(checked, &v, i, value)`.
+    fn rewrite_store(&mut self, e: &mut Expr) {
+        let Expr::Assign(a) = e else { return };
+        self.visit_expr_mut(&mut a.right);
+        let span = a.left.span();
+        let (view, index) = self.split_place(&mut a.left);
+        let value = &a.right;
+        let r = rt(span);
+        let v = syn::Ident::new("__emu_value", Span::mixed_site());
+        let c = checked();
+        *e = syn::parse_quote_spanned!(span=> { let #v = #value; #r::store(#c, &#view, #index, #v) });
+        self.changed = true;
+        self.accessed = true;
+    }
+
+    /// `v[i] op= value` → a load, `op=` and a store, each operand evaluated once.
+    fn rewrite_compound(&mut self, e: &mut Expr) {
+        let Expr::Binary(b) = e else { return };
+        self.visit_expr_mut(&mut b.right);
+        let span = b.left.span();
+        let (view, index) = self.split_place(&mut b.left);
+        let (value, op) = (&b.right, &b.op);
+        let r = rt(span);
+        let (v, i, w, old) = (
+            syn::Ident::new("__emu_value", Span::mixed_site()),
+            syn::Ident::new("__emu_index", Span::mixed_site()),
+            syn::Ident::new("__emu_view", Span::mixed_site()),
+            syn::Ident::new("__emu_old", Span::mixed_site()),
+        );
+        let c = checked();
+        *e = syn::parse_quote_spanned!(span=> {
+            let #v = #value;
+            let #w = #view;
+            let #i = #index;
+            let mut #old = #r::load(#c, &#w, #i);
+            #old #op #v;
+            #r::store(#c, &#w, #i, #old)
+        });
+        self.changed = true;
+        self.accessed = true;
+    }
+
+    /// `v[i]` → `load(checked, &v, i)`.
+    fn rewrite_load(&mut self, e: &mut Expr) {
+        let span = e.span();
+        let (view, index) = self.split_place(e);
+        let r = rt(span);
+        let c = checked();
+        *e = syn::parse_quote_spanned!(span=> #r::load(#c, &#view, #index));
+        self.changed = true;
+        self.accessed = true;
+    }
 }
 
 impl VisitMut for Rewriter {
@@ -392,48 +480,9 @@ impl VisitMut for Rewriter {
 
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         match e {
-            Expr::Assign(a) if self.is_view_place(&a.left) => {
-                self.visit_expr_mut(&mut a.right);
-                let span = a.left.span();
-                let (view, index) = self.split_place(&mut a.left);
-                let value = &a.right;
-                let r = rt(span);
-                let v = syn::Ident::new("__emu_value", Span::mixed_site());
-                let c = checked();
-                *e = syn::parse_quote_spanned!(span=> { let #v = #value; #r::store(#c, &#view, #index, #v) });
-                self.changed = true;
-            }
-            Expr::Binary(b) if compound_op(&b.op) && self.is_view_place(&b.left) => {
-                self.visit_expr_mut(&mut b.right);
-                let span = b.left.span();
-                let (view, index) = self.split_place(&mut b.left);
-                let (value, op) = (&b.right, &b.op);
-                let r = rt(span);
-                let (v, i, w, old) = (
-                    syn::Ident::new("__emu_value", Span::mixed_site()),
-                    syn::Ident::new("__emu_index", Span::mixed_site()),
-                    syn::Ident::new("__emu_view", Span::mixed_site()),
-                    syn::Ident::new("__emu_old", Span::mixed_site()),
-                );
-                let c = checked();
-                *e = syn::parse_quote_spanned!(span=> {
-                    let #v = #value;
-                    let #w = #view;
-                    let #i = #index;
-                    let mut #old = #r::load(#c, &#w, #i);
-                    #old #op #v;
-                    #r::store(#c, &#w, #i, #old)
-                });
-                self.changed = true;
-            }
-            Expr::Index(_) if self.is_view_place(e) => {
-                let span = e.span();
-                let (view, index) = self.split_place(e);
-                let r = rt(span);
-                let c = checked();
-                *e = syn::parse_quote_spanned!(span=> #r::load(#c, &#view, #index));
-                self.changed = true;
-            }
+            Expr::Assign(a) if self.is_view_place(&a.left) => self.rewrite_store(e),
+            Expr::Binary(b) if compound_op(&b.op) && self.is_view_place(&b.left) => self.rewrite_compound(e),
+            Expr::Index(_) if self.is_view_place(e) => self.rewrite_load(e),
             Expr::Reference(r) if r.mutability.is_some() && self.is_view_place(&r.expr) => {
                 self.errors.push(syn::Error::new_spanned(
                     &*r,
@@ -508,20 +557,21 @@ impl VisitMut for Rewriter {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
-/// Rewrites `block` with `views` in scope; returns the errors found.
 /// The name, in a rewritten body, of the flag that says whether accesses are checked: a const
 /// parameter of a kernel's host form, a `const` in its GPU form, a local in a `#[device]`
-/// helper (`expand.rs` defines each).
+/// helper (the emitters in `emit/` define each).
 pub(crate) fn checked() -> syn::Ident {
     syn::Ident::new("__EMU_CHECKED", Span::mixed_site())
 }
 
+/// Rewrites `block` with `views` in scope; returns the errors found, and whether it wrote a
+/// checked access.
 pub(crate) fn rewrite_block(
     block: &mut Block,
     views: Vec<(String, bool)>,
     kernel: bool,
     fn_name: &str,
-) -> Vec<syn::Error> {
+) -> (Vec<syn::Error>, bool) {
     // A hash of the function's tokens keeps `.shared` names of same-named functions in
     // different crates or modules apart in the linked PTX module.
     let text = quote!(#block).to_string();
@@ -529,5 +579,5 @@ pub(crate) fn rewrite_block(
     let prefix = format!("__emu_shared_{fn_name}_{hash:016x}");
     let mut r = Rewriter::new(views, kernel, prefix);
     r.visit_block_mut(block);
-    r.errors
+    (r.errors, r.accessed)
 }

@@ -51,6 +51,26 @@ pub fn store<T: DeviceCopy, K: Writable>(checked: bool, v: &View<T, K>, i: usize
     let _ = checked;
 }
 
+/// The launch of a `#[kernel(host_only)]` kernel when its target is the GPU: an error that
+/// names the kernel (it has no PTX); `None` when the target is the emulator (or the settings
+/// are invalid, which the emulated launch then reports).
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn host_only_on_gpu(kernel: &'static KernelInfo) -> Option<Result<(), crate::Error>> {
+    let config = crate::host::config::effective().ok()?;
+    if config.get_target() != crate::host::config::Target::Gpu {
+        return None;
+    }
+    let e = crate::Error::NotSupported {
+        message: format!(
+            "kernel `{}` is `#[kernel(host_only)]`: it has no PTX and runs on the emulator only; \
+             launch it with the emulator as the target (EMU_TARGET=emulator), or remove `host_only`",
+            kernel.name
+        ),
+    };
+    crate::host::last_error::record(&e);
+    Some(Err(e))
+}
+
 /// The checkers of the launch being made: the launcher runs the kernel's checked copy when one
 /// of them watches each access ([`per_access`]), and gives them to [`meta`].
 #[cfg(not(target_arch = "nvptx64"))]
@@ -76,7 +96,7 @@ pub fn helper_checking() -> bool {
 /// `v[i]` as the non-last index of `v[i][j]`.
 #[inline(always)]
 #[track_caller]
-pub fn row<T: DeviceCopy, const N: usize, K: ViewKind>(v: &View<[T; N], K>, i: usize) -> View<T, K> {
+pub fn row<'l, T: DeviceCopy, const N: usize, K: ViewKind>(v: &View<'l, [T; N], K>, i: usize) -> View<'l, T, K> {
     v.row(i)
 }
 
@@ -206,23 +226,35 @@ pub fn exit_here() -> Exit {
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 #[track_caller]
-pub fn shared_array<T: DeviceCopy, const N: usize>(site: &'static SharedSite) -> Shared<T> {
+pub fn shared_array<T: DeviceCopy, const N: usize>(site: &'static SharedSite) -> Shared<'static, T> {
     crate::device::backend::shared_array::<T, N>(site)
 }
 
-/// A read-only view of a device buffer, for a `&[T]` kernel parameter.
+/// A read-only view of a device buffer, for a `&[T]` kernel parameter: the view lives as
+/// long as the borrows of the buffer and of its description.
 ///
-/// `meta` must outlive the launch.
+/// # Safety
+///
+/// `meta` must describe `buf`: it is the value [`meta`] returned for this buffer, unchanged
+/// (the checkers write through its shadow pointers at the view's indices, sized for `buf`).
 #[cfg(not(target_arch = "nvptx64"))]
-pub fn global<T: DeviceCopy>(buf: &DeviceBuffer<T>, meta: &ViewMeta) -> Result<Global<T>, crate::Error> {
-    // SAFETY: the buffer is borrowed for the whole launch by the launcher, so its memory is
-    // valid for `len` elements; kernels access it only through views.
+pub unsafe fn global<'l, T: DeviceCopy>(buf: &'l DeviceBuffer<T>, meta: &'l ViewMeta) -> Result<Global<'l, T>, crate::Error> {
+    // SAFETY: the buffer is borrowed for `'l`, so its memory is valid for `len` elements for
+    // all of it; kernels access it only through views; `meta` describes it (the caller's
+    // contract).
     Ok(unsafe { View::from_raw_parts(buf.raw()?, buf.len(), meta) })
 }
 
 /// A writable view of a device buffer, for a `&mut [T]` kernel parameter.
+///
+/// # Safety
+///
+/// As for [`global`]: `meta` is the value [`meta`] returned for `buf`, unchanged.
 #[cfg(not(target_arch = "nvptx64"))]
-pub fn global_mut<T: DeviceCopy>(buf: &mut DeviceBuffer<T>, meta: &ViewMeta) -> Result<GlobalMut<T>, crate::Error> {
+pub unsafe fn global_mut<'l, T: DeviceCopy>(
+    buf: &'l mut DeviceBuffer<T>,
+    meta: &'l ViewMeta,
+) -> Result<GlobalMut<'l, T>, crate::Error> {
     if meta.init.is_null() {
         // Not checked by this launch: its writes are not tracked.
         buf.assume_written();

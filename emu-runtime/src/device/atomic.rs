@@ -122,7 +122,7 @@ pub trait AtomicIncDec: DeviceCopy + backend::AtomicIncDecImpl {}
 
 impl AtomicIncDec for u32 {}
 
-impl<T: DeviceCopy, K: ViewKind> View<T, K> {
+impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
     /// The address of element `i` after checking `i < len` (an out-of-bounds index is reported
     /// as an invalid atomic, error 700, at the caller's line).
     ///

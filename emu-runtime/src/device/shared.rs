@@ -43,6 +43,6 @@ macro_rules! shared_array {
 /// of a block sees the same memory.
 #[inline(always)]
 #[track_caller]
-pub fn dynamic_shared<T: DeviceCopy>() -> Shared<T> {
+pub fn dynamic_shared<T: DeviceCopy>() -> Shared<'static, T> {
     backend::dynamic_shared::<T>()
 }

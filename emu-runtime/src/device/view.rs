@@ -6,6 +6,12 @@
 //! pointer, a length and (on the host) a pointer to the allocation's description used in
 //! reports; it is `Copy`, so no `&mut` to device memory ever exists on the host.
 //!
+//! A view carries the lifetime `'l` of its launch: the launcher makes the views of a launch
+//! from borrows of its buffers, and the kernel function is generic over `'l`, so a kernel
+//! cannot keep a view past its launch (storing one in a `static` needs `'l: 'static`, which a
+//! kernel cannot prove), and the host cannot drop a buffer while a view of it is alive. In
+//! signatures the lifetime may be elided: `fn h(x: Global<f32>)`.
+//!
 //! Accesses go through [`View::load`] and [`View::store`], which check bounds on every access
 //! and, on the host, use relaxed atomic operations so that a racy kernel is a reported bug and
 //! never undefined behaviour of the emulator.
@@ -83,28 +89,29 @@ impl Writable for SharedMem {}
 /// `shared_array!` returns it. Index it like a slice (`v[i]`, `v[i] = x`, `v[i] += x`,
 /// `t[r][c]` for arrays of arrays); `#[kernel]` and `#[device]` rewrite those expressions into
 /// [`View::load`] and [`View::store`].
-pub struct View<T, K> {
+pub struct View<'l, T, K> {
     ptr: *mut T,
     len: usize,
     meta: backend::MetaPtr,
-    kind: PhantomData<K>,
+    /// The launch (or the borrow of the memory) the view lives in; `K` is its kind.
+    kind: PhantomData<(&'l (), K)>,
 }
 
 /// A read-only view of global memory: what a `&[T]` kernel parameter becomes.
-pub type Global<T> = View<T, ReadOnly>;
+pub type Global<'l, T> = View<'l, T, ReadOnly>;
 /// A writable view of global memory: what a `&mut [T]` kernel parameter becomes.
-pub type GlobalMut<T> = View<T, ReadWrite>;
+pub type GlobalMut<'l, T> = View<'l, T, ReadWrite>;
 /// A view of the block's shared memory.
-pub type Shared<T> = View<T, SharedMem>;
+pub type Shared<'l, T> = View<'l, T, SharedMem>;
 
-impl<T, K> Clone for View<T, K> {
+impl<T, K> Clone for View<'_, T, K> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<T, K> Copy for View<T, K> {}
+impl<T, K> Copy for View<'_, T, K> {}
 
-impl<T, K: ViewKind> fmt::Debug for View<T, K> {
+impl<T, K: ViewKind> fmt::Debug for View<'_, T, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("View")
             .field("space", &K::SPACE)
@@ -114,27 +121,29 @@ impl<T, K: ViewKind> fmt::Debug for View<T, K> {
     }
 }
 
-// SAFETY: a global view is a pointer into a device buffer that outlives the launch. The host
+// SAFETY: a global view is a pointer into a device buffer that outlives the view (`'l`). The host
 // backend performs every element access through it as a relaxed atomic load or store (see
 // `host::memory`), so sharing views between the host threads that run blocks can never be a
 // data race in Rust's sense, whatever the kernel does.
-unsafe impl<T: DeviceCopy> Send for View<T, ReadOnly> {}
+unsafe impl<T: DeviceCopy> Send for View<'_, T, ReadOnly> {}
 // SAFETY: as above.
-unsafe impl<T: DeviceCopy> Sync for View<T, ReadOnly> {}
+unsafe impl<T: DeviceCopy> Sync for View<'_, T, ReadOnly> {}
 // SAFETY: as above.
-unsafe impl<T: DeviceCopy> Send for View<T, ReadWrite> {}
+unsafe impl<T: DeviceCopy> Send for View<'_, T, ReadWrite> {}
 // SAFETY: as above.
-unsafe impl<T: DeviceCopy> Sync for View<T, ReadWrite> {}
+unsafe impl<T: DeviceCopy> Sync for View<'_, T, ReadWrite> {}
 // Shared views stay `!Send`: they point into the arena of the worker running their block.
 
-impl<T, K: ViewKind> View<T, K> {
+impl<'l, T, K: ViewKind> View<'l, T, K> {
     /// Builds a view from its parts.
     ///
     /// # Safety
     ///
     /// `ptr` must be valid for reads (and writes, if `K: Writable`) of `len` elements of `T`
-    /// for as long as any copy of the view is used, and every other access to that memory while
-    /// the view is in use must also go through views (or be atomic).
+    /// for all of `'l` (the caller chooses `'l` no longer than the memory lives: the borrow of
+    /// the buffer, or the launch), every other access to that memory during `'l` must also go
+    /// through views (or be atomic), and `meta` must describe that memory (on the host, the
+    /// checkers write through its shadow pointers at the view's indices).
     #[doc(hidden)]
     pub unsafe fn from_raw_parts(ptr: *mut T, len: usize, meta: backend::MetaPtr) -> Self {
         View { ptr, len, meta, kind: PhantomData }
@@ -168,7 +177,7 @@ impl<T, K: ViewKind> View<T, K> {
     }
 }
 
-impl<T: DeviceCopy, K: ViewKind> View<T, K> {
+impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
     /// Reads element `i` (what `v[i]` means in a kernel).
     ///
     /// An out-of-bounds index is reported in compute-sanitizer's shape and ends the launch with
@@ -190,11 +199,11 @@ impl<T: DeviceCopy, K: ViewKind> View<T, K> {
     }
 }
 
-impl<T: DeviceCopy, const N: usize, K: ViewKind> View<[T; N], K> {
+impl<'l, T: DeviceCopy, const N: usize, K: ViewKind> View<'l, [T; N], K> {
     /// The view of row `i` of an array of arrays (what `t[i]` means in `t[i][j]`).
     #[inline(always)]
     #[track_caller]
-    pub fn row(&self, i: usize) -> View<T, K> {
+    pub fn row(&self, i: usize) -> View<'l, T, K> {
         backend::check_index(self, i, core::mem::size_of::<T>(), backend::AccessKind::Read);
         // SAFETY: `i < len`, so row `i` lies inside the memory this view covers, and its `N`
         // elements of `T` are exactly that row.

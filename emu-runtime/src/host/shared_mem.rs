@@ -142,7 +142,7 @@ impl SharedArena {
         site: &'static SharedSite,
         len: usize,
         at: &'static Location<'static>,
-    ) -> Result<Shared<T>, Box<Finding>> {
+    ) -> Result<Shared<'static, T>, Box<Finding>> {
         let key = site as *const SharedSite as usize;
         let type_id = TypeId::of::<T>();
         let (offset, len, meta) = match self.lookup(key, type_id) {
@@ -177,7 +177,7 @@ impl SharedArena {
         Ok(unsafe { View::from_raw_parts(self.base.add(offset) as *mut T, len, meta) })
     }
 
-    fn dynamic<T: DeviceCopy>(&self) -> Shared<T> {
+    fn dynamic<T: DeviceCopy>(&self) -> Shared<'static, T> {
         assert!(
             std::mem::align_of::<T>() <= 16,
             "dynamic_shared::<T>() needs T aligned to at most 16 bytes"
@@ -200,7 +200,7 @@ impl Drop for SharedArena {
 
 /// `shared_array!` on the host.
 #[track_caller]
-pub(crate) fn static_array<T: DeviceCopy>(site: &'static SharedSite, len: usize) -> Shared<T> {
+pub(crate) fn static_array<T: DeviceCopy>(site: &'static SharedSite, len: usize) -> Shared<'static, T> {
     let block = context::block_for("shared_array!");
     match block.arena().array::<T>(site, len, Location::caller()) {
         Ok(v) => v,
@@ -209,6 +209,6 @@ pub(crate) fn static_array<T: DeviceCopy>(site: &'static SharedSite, len: usize)
 }
 
 /// `dynamic_shared::<T>()` on the host.
-pub(crate) fn dynamic<T: DeviceCopy>() -> Shared<T> {
+pub(crate) fn dynamic<T: DeviceCopy>() -> Shared<'static, T> {
     context::block_for("dynamic_shared").arena().dynamic::<T>()
 }

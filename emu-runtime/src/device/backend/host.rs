@@ -146,12 +146,12 @@ pub(crate) fn store<T: DeviceCopy, K: Writable>(view: &View<T, K>, i: usize, val
 #[track_caller]
 pub(crate) fn shared_array<T: DeviceCopy, const N: usize>(
     site: &'static shared_mem::SharedSite,
-) -> Shared<T> {
+) -> Shared<'static, T> {
     shared_mem::static_array::<T>(site, N)
 }
 
 #[inline(always)]
 #[track_caller]
-pub(crate) fn dynamic_shared<T: DeviceCopy>() -> Shared<T> {
+pub(crate) fn dynamic_shared<T: DeviceCopy>() -> Shared<'static, T> {
     shared_mem::dynamic::<T>()
 }

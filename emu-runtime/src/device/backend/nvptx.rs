@@ -386,7 +386,7 @@ unsafe fn shared_store<T: DeviceCopy>(a: u32, v: T) {
 
 /// `dynamic_shared::<T>()`: the launch's dynamic shared memory.
 #[inline(always)]
-pub(crate) fn dynamic_shared<T: DeviceCopy>() -> Shared<T> {
+pub(crate) fn dynamic_shared<T: DeviceCopy>() -> Shared<'static, T> {
     let p: u32;
     let bytes: u32;
     // SAFETY: `__emu_dynamic_shared` is the module's `.extern .shared` array (declared below);
@@ -412,7 +412,7 @@ core::arch::global_asm!(".extern .shared .align 16 .b8 __emu_dynamic_shared[];")
 ///
 /// `p` must be the address of a `.shared` array of at least `len` elements of `T`.
 #[inline(always)]
-pub unsafe fn shared_view<T: DeviceCopy>(p: u32, len: usize) -> Shared<T> {
+pub unsafe fn shared_view<T: DeviceCopy>(p: u32, len: usize) -> Shared<'static, T> {
     // SAFETY: the caller's contract.
     unsafe { View::from_raw_parts(p as usize as *mut T, len, ()) }
 }

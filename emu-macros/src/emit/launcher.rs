@@ -1,0 +1,145 @@
+//! The launcher of a kernel: `struct name {}` and `name::__launch`, which `launch!` calls.
+//!
+//! `__launch` takes the launch configuration and the host's arguments (buffers as
+//! `&DeviceBuffer<T>` / `&mut DeviceBuffer<T>`); it runs the launch on the GPU when that is the
+//! target, or else makes each buffer's description and view, and hands the host form (checked
+//! or plain) to the scheduler. The views borrow the buffers and their descriptions, locals of
+//! `__launch`, so they cannot outlive the launch.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+
+use super::rt;
+use crate::lower::{Kernel, Lowered};
+use crate::validate::{Param, ParamKind};
+
+/// The host's argument for `p`.
+fn launch_param(p: &Param) -> TokenStream {
+    let (rt, name) = (rt(), &p.name);
+    match &p.kind {
+        ParamKind::Buffer { elem, writable: false } => quote!(#name: &#rt::DeviceBuffer<#elem>),
+        ParamKind::Buffer { elem, writable: true } => quote!(#name: &mut #rt::DeviceBuffer<#elem>),
+        ParamKind::Scalar | ParamKind::View => {
+            let ty = &p.ty;
+            quote!(#name: #ty)
+        }
+    }
+}
+
+/// The GPU launch's argument for `p`.
+fn gpu_arg(p: &Param) -> TokenStream {
+    let (rt, name) = (rt(), &p.name);
+    match &p.kind {
+        ParamKind::Buffer { .. } => quote!(#rt::GpuArg::buffer(&*#name)),
+        ParamKind::Scalar | ParamKind::View => quote!(#rt::GpuArg::scalar(&#name)),
+    }
+}
+
+/// The emulated launch's view of a buffer parameter, made from its description.
+fn view_setup(p: &Param) -> Option<TokenStream> {
+    let (rt, name) = (rt(), &p.name);
+    let ParamKind::Buffer { writable, .. } = &p.kind else { return None };
+    let meta = format_ident!("__emu_meta_{}", name);
+    let pstr = name.to_string();
+    let (make, described) = match writable {
+        false => (quote!(global), quote!(#name)),
+        true => (quote!(global_mut), quote!(&*#name)),
+    };
+    Some(quote! {
+        let #meta = #rt::meta(#pstr, #described, __emu_checks);
+        // SAFETY: `#meta` is what `meta` returned for this buffer, unchanged.
+        let #name = unsafe { #rt::#make(#name, &#meta) }?;
+    })
+}
+
+/// The launch on the GPU, when that is the target: a `host_only` kernel has no PTX, and its
+/// launch fails with an error that says so.
+fn gpu_launch(l: &Lowered, k: &Kernel) -> TokenStream {
+    let rt = rt();
+    if k.attr.host_only {
+        return quote! {
+            if let ::core::option::Option::Some(r) = #rt::host_only_on_gpu(&__EMU_INFO) {
+                return r;
+            }
+        };
+    }
+    let ptx = match crate::embedded_ptx() {
+        Some(path) => quote!(::core::option::Option::Some(::core::include_str!(#path))),
+        None => quote!(::core::option::Option::None),
+    };
+    let gpu_args = l.params.iter().map(gpu_arg);
+    quote! {
+        const __EMU_PTX: ::core::option::Option<&'static str> = #ptx;
+        if let ::core::option::Option::Some(r) =
+            #rt::launch_on_gpu(&__EMU_INFO, __EMU_PTX, __emu_config, &[#(#gpu_args),*])
+        {
+            return r;
+        }
+    }
+}
+
+/// The calls of the host form, checked and plain, in the closures the scheduler runs.
+fn host_calls(l: &Lowered, k: &Kernel) -> (TokenStream, TokenStream) {
+    let f = &l.item;
+    let (name, ctx) = (&f.sig.ident, &k.ctx);
+    let args: Vec<_> = l.params.iter().map(|p| &p.name).collect();
+    let call_as = |checked: bool| match &f.sig.unsafety {
+        Some(_) => quote!(unsafe { #name::<#checked>(#ctx, #(#args),*) }),
+        None => quote!(#name::<#checked>(#ctx, #(#args),*)),
+    };
+    (call_as(true), call_as(false))
+}
+
+/// Emits the launcher.
+pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
+    let rt = rt();
+    let f = &l.item;
+    let (vis, name, ctx, docs) = (&f.vis, &f.sig.ident, &k.ctx, &k.docs);
+    let name_str = name.to_string();
+    let launcher_doc = format!("Launcher of the kernel `{name}`: launch it with `launch!({name}<<<grid, block>>>(args))`.");
+    let max_threads = k.attr.launch_bounds.map_or(0, |(t, _)| t);
+    let end_line = quote_spanned!(f.block.brace_token.span.close()=> ::core::line!());
+    let launch_params = l.params.iter().map(launch_param);
+    let setup = l.params.iter().filter_map(view_setup);
+    let gpu = gpu_launch(l, k);
+    let (checked, plain) = host_calls(l, k);
+    let launch_fn = if k.state_machine { quote!(#rt::launch_tasks) } else { quote!(#rt::launch) };
+    quote! {
+        #(#docs)*
+        #[doc = #launcher_doc]
+        #[allow(non_camel_case_types, dead_code)]
+        #[cfg(not(target_arch = "nvptx64"))]
+        #vis struct #name {}
+
+        #[cfg(not(target_arch = "nvptx64"))]
+        impl #name {
+            /// The kernel's name, as reports and the GPU module spell it.
+            #[allow(dead_code)]
+            pub const NAME: &'static str = #name_str;
+
+            /// Launches the kernel; use `launch!` rather than calling this directly.
+            #[doc(hidden)]
+            #[allow(clippy::too_many_arguments, dead_code)]
+            #vis fn __launch(
+                __emu_config: #rt::LaunchConfig,
+                #(#launch_params),*
+            ) -> ::core::result::Result<(), ::deviceemu::Error> {
+                static __EMU_INFO: #rt::KernelInfo = #rt::KernelInfo {
+                    name: #name_str,
+                    file: ::core::file!(),
+                    line: ::core::line!(),
+                    end_line: #end_line,
+                    max_threads: #max_threads,
+                };
+                #gpu
+                let __emu_checks = #rt::launch_checks();
+                #(#setup)*
+                if #rt::per_access(__emu_checks) {
+                    #launch_fn(&__EMU_INFO, __emu_config, move |#ctx| #checked)
+                } else {
+                    #launch_fn(&__EMU_INFO, __emu_config, move |#ctx| #plain)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! Stage 3: lower a validated function into the form the emitters read ([`Lowered`]).
+//!
+//! `#[kernel]` and `#[device]` share it: the user's function with its body rewritten into
+//! checked accesses (`rewrite.rs`), its parameters as validated (one [`Param`] each), the
+//! errors found so far, and what is particular to each: a kernel's attribute, its host body
+//! (`host_body.rs`: indices read from the thread's context, barriers awaited) and whether
+//! that body is a state machine; a helper's barrier calls and view accesses.
+
+use proc_macro2::Span;
+use syn::visit::Visit;
+use syn::{Attribute, Block, Ident, ItemFn};
+
+use crate::parse::KernelAttr;
+use crate::rewrite::rewrite_block;
+use crate::validate::{Param, ParamKind};
+
+/// A function after lowering: what the emitters read.
+pub(crate) struct Lowered {
+    /// The user's function; its body rewritten (the form compiled for nvptx, and a helper's
+    /// only form), a doc line added to an undocumented kernel.
+    pub(crate) item: ItemFn,
+    /// Its parameters, as validated.
+    pub(crate) params: Vec<Param>,
+    /// Errors found in the body (emitted next to the expansion).
+    pub(crate) errors: Vec<syn::Error>,
+    /// Kernel or helper.
+    pub(crate) role: Role,
+}
+
+/// What is particular to a kernel or a helper.
+pub(crate) enum Role {
+    /// A `#[kernel]`.
+    Kernel(Kernel),
+    /// A `#[device]` helper.
+    Device(Device),
+}
+
+/// What a kernel adds to [`Lowered`].
+pub(crate) struct Kernel {
+    /// `#[kernel(..)]`'s arguments.
+    pub(crate) attr: KernelAttr,
+    /// The user's doc comments (the launcher struct gets them too).
+    pub(crate) docs: Vec<Attribute>,
+    /// The body of the host form: indices read from `ctx`, barriers awaited.
+    pub(crate) host_block: Block,
+    /// Whether the host form is a state machine (barriers or warp collectives in the body).
+    pub(crate) state_machine: bool,
+    /// The host form's `ThreadCtx` parameter.
+    pub(crate) ctx: Ident,
+}
+
+/// What a helper adds to [`Lowered`].
+pub(crate) struct Device {
+    /// Whether the body calls a barrier (the helper is then `#[track_caller]`, so that
+    /// synccheck places the barrier at the kernel's call of the helper).
+    pub(crate) calls_barrier: bool,
+    /// Whether the rewritten body accesses views (it then asks whether accesses are checked).
+    pub(crate) accesses: bool,
+}
+
+/// Lowers a validated kernel.
+pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> Lowered {
+    let name = item.sig.ident.clone();
+    let docs: Vec<Attribute> = item.attrs.iter().filter(|a| a.path().is_ident("doc")).cloned().collect();
+    if docs.is_empty() {
+        let d = format!("The kernel `{name}`, as one GPU thread runs it.");
+        item.attrs.push(syn::parse_quote!(#[doc = #d]));
+    }
+    let views = params.iter().map(|p| (p.name.to_string(), !matches!(p.kind, ParamKind::Scalar)));
+    let (errors, _) = rewrite_block(&mut item.block, views.collect(), true, &name.to_string());
+    // The host form reads its indices from a `ThreadCtx` argument, and barriers in the body
+    // itself make it a state machine; `unsafe` kernels keep plain barriers.
+    let ctx = Ident::new("__emu_ctx", Span::mixed_site());
+    let mut host_block = (*item.block).clone();
+    let state_machine = crate::host_body::host_body(&mut host_block, &ctx, item.sig.unsafety.is_none()) > 0;
+    let role = Role::Kernel(Kernel { attr, docs, host_block, state_machine, ctx });
+    Lowered { item, params, errors, role }
+}
+
+/// Lowers a validated `#[device]` helper.
+pub(crate) fn device(mut item: ItemFn, params: Vec<Param>) -> Lowered {
+    for arg in &mut item.sig.inputs {
+        if let syn::FnArg::Typed(pt) = arg {
+            slices_to_views(&mut pt.ty);
+        }
+    }
+    let mut finder = BarrierFinder::default();
+    finder.visit_block(&item.block);
+    let views = params.iter().map(|p| (p.name.to_string(), !matches!(p.kind, ParamKind::Scalar)));
+    let (errors, accesses) = rewrite_block(&mut item.block, views.collect(), false, &item.sig.ident.to_string());
+    let role = Role::Device(Device { calls_barrier: finder.found, accesses });
+    Lowered { item, params, errors, role }
+}
+
+/// A helper's `&[T]` / `&mut [T]` parameter types (in tuples too) become the views a kernel
+/// passes: `Global<'_, T>` / `GlobalMut<'_, T>` (with the reference's lifetime, if named).
+fn slices_to_views(ty: &mut syn::Type) {
+    match ty {
+        syn::Type::Tuple(t) => t.elems.iter_mut().for_each(slices_to_views),
+        syn::Type::Paren(p) => slices_to_views(&mut p.elem),
+        syn::Type::Reference(r) => {
+            let syn::Type::Slice(s) = &*r.elem else { return };
+            let elem = &s.elem;
+            let lt = r.lifetime.clone().unwrap_or_else(|| syn::Lifetime::new("'_", r.and_token.span));
+            *ty = match r.mutability {
+                Some(_) => syn::parse_quote!(::deviceemu::__private::GlobalMut<#lt, #elem>),
+                None => syn::parse_quote!(::deviceemu::__private::Global<#lt, #elem>),
+            };
+        }
+        _ => {}
+    }
+}
+
+/// The block-wide barriers, by the last segment of their path.
+const BARRIERS: [&str; 4] = ["sync_threads", "sync_threads_count", "sync_threads_and", "sync_threads_or"];
+
+/// Finds a barrier named in a helper's body: a path (called, or passed as a function) whose
+/// last segment is a barrier, or such a name among a macro's tokens (`assert!(..)`).
+#[derive(Default)]
+struct BarrierFinder {
+    found: bool,
+}
+
+impl<'ast> Visit<'ast> for BarrierFinder {
+    fn visit_path(&mut self, p: &'ast syn::Path) {
+        if p.segments.last().is_some_and(|s| BARRIERS.iter().any(|b| s.ident == b)) {
+            self.found = true;
+        }
+        syn::visit::visit_path(self, p);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        self.found |= names_barrier(m.tokens.clone());
+        syn::visit::visit_macro(self, m);
+    }
+}
+
+fn names_barrier(tokens: proc_macro2::TokenStream) -> bool {
+    tokens.into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => BARRIERS.iter().any(|b| i == b),
+        proc_macro2::TokenTree::Group(g) => names_barrier(g.stream()),
+        _ => false,
+    })
+}

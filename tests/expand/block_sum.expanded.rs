@@ -1,0 +1,358 @@
+use deviceemu::prelude::*;
+///Launcher of the kernel `block_sum`: launch it with `launch!(block_sum<<<grid, block>>>(args))`.
+#[allow(non_camel_case_types, dead_code)]
+#[cfg(not(target_arch = "nvptx64"))]
+pub struct block_sum {}
+#[cfg(not(target_arch = "nvptx64"))]
+impl block_sum {
+    /// The kernel's name, as reports and the GPU module spell it.
+    #[allow(dead_code)]
+    pub const NAME: &'static str = "block_sum";
+    /// Launches the kernel; use `launch!` rather than calling this directly.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    pub fn __launch(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        x: &::deviceemu::__private::DeviceBuffer<f32>,
+        sums: &mut ::deviceemu::__private::DeviceBuffer<f32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        static __EMU_INFO: ::deviceemu::__private::KernelInfo = ::deviceemu::__private::KernelInfo {
+            name: "block_sum",
+            file: ::core::file!(),
+            line: ::core::line!(),
+            end_line: ::core::line!(),
+            max_threads: 256u32,
+        };
+        const __EMU_PTX: ::core::option::Option<&'static str> = ::core::option::Option::None;
+        if let ::core::option::Option::Some(r) = ::deviceemu::__private::launch_on_gpu(
+            &__EMU_INFO,
+            __EMU_PTX,
+            __emu_config,
+            &[
+                ::deviceemu::__private::GpuArg::buffer(&*x),
+                ::deviceemu::__private::GpuArg::buffer(&*sums),
+            ],
+        ) {
+            return r;
+        }
+        let __emu_checks = ::deviceemu::__private::launch_checks();
+        let __emu_meta_x = ::deviceemu::__private::meta("x", x, __emu_checks);
+        let x = unsafe { ::deviceemu::__private::global(x, &__emu_meta_x) }?;
+        let __emu_meta_sums = ::deviceemu::__private::meta("sums", &*sums, __emu_checks);
+        let sums = unsafe {
+            ::deviceemu::__private::global_mut(sums, &__emu_meta_sums)
+        }?;
+        if ::deviceemu::__private::per_access(__emu_checks) {
+            ::deviceemu::__private::launch_tasks(
+                &__EMU_INFO,
+                __emu_config,
+                move |__emu_ctx| block_sum::<true>(__emu_ctx, x, sums),
+            )
+        } else {
+            ::deviceemu::__private::launch_tasks(
+                &__EMU_INFO,
+                __emu_config,
+                move |__emu_ctx| block_sum::<false>(__emu_ctx, x, sums),
+            )
+        }
+    }
+}
+///The kernel `block_sum`, as one GPU thread runs it.
+#[cfg(not(target_arch = "nvptx64"))]
+#[allow(
+    unused_mut,
+    unused_braces,
+    unreachable_code,
+    clippy::needless_return,
+    clippy::too_many_arguments
+)]
+#[inline]
+pub fn block_sum<'__emu_launch, const __EMU_CHECKED: bool>(
+    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+    x: ::deviceemu::__private::Global<'__emu_launch, f32>,
+    sums: ::deviceemu::__private::GlobalMut<'__emu_launch, f32>,
+) -> impl ::core::future::Future<
+    Output = ::deviceemu::__private::Exit,
+> + use<'__emu_launch, __EMU_CHECKED> {
+    async move {
+        {
+            let t = {
+                #[cfg(not(target_arch = "nvptx64"))]
+                let __emu_view = shared_array![f32; 256];
+                #[cfg(target_arch = "nvptx64")]
+                let __emu_view = {
+                    #[allow(unused_imports, non_snake_case)]
+                    mod __emu_shared_block_sum_4a52deda6a4c0fe9_0_decl {
+                        use super::*;
+                        ::core::arch::global_asm!(
+                            ".shared .align {a} .b8 __emu_shared_block_sum_4a52deda6a4c0fe9_0[{n}];",
+                            a = const ::deviceemu::__private::shared_align:: < f32 > (),
+                            n = const ::core::mem::size_of:: < [f32; 256] > (),
+                        );
+                    }
+                    let p: u32;
+                    unsafe {
+                        ::core::arch::asm!(
+                            "mov.u32 {p}, __emu_shared_block_sum_4a52deda6a4c0fe9_0;", p
+                            = out(reg32) p, options(pure, nomem, nostack)
+                        )
+                    };
+                    unsafe { ::deviceemu::__private::shared_view::<f32>(p, 256) }
+                };
+                __emu_view
+            };
+            let tid = __emu_ctx.thread_idx.x as usize;
+            let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+            {
+                let __emu_value = if i < x.len() {
+                    ::deviceemu::__private::load(__EMU_CHECKED, &x, i)
+                } else {
+                    0.0
+                };
+                ::deviceemu::__private::store(__EMU_CHECKED, &t, tid, __emu_value)
+            };
+            {
+                ::deviceemu::__private::barrier_await(
+                        ::deviceemu::__private::BarrierOp::Sync,
+                        false,
+                    )
+                    .await;
+            };
+            let mut s = 128;
+            while s > 0 {
+                if tid < s {
+                    {
+                        let __emu_value = ::deviceemu::__private::load(
+                            __EMU_CHECKED,
+                            &t,
+                            tid + s,
+                        );
+                        let __emu_view = t;
+                        let __emu_index = tid;
+                        let mut __emu_old = ::deviceemu::__private::load(
+                            __EMU_CHECKED,
+                            &__emu_view,
+                            __emu_index,
+                        );
+                        __emu_old += __emu_value;
+                        ::deviceemu::__private::store(
+                            __EMU_CHECKED,
+                            &__emu_view,
+                            __emu_index,
+                            __emu_old,
+                        )
+                    };
+                }
+                {
+                    ::deviceemu::__private::barrier_await(
+                            ::deviceemu::__private::BarrierOp::Sync,
+                            false,
+                        )
+                        .await;
+                };
+                s /= 2;
+            }
+            if tid == 0 {
+                {
+                    let __emu_value = ::deviceemu::__private::load(__EMU_CHECKED, &t, 0);
+                    ::deviceemu::__private::store(
+                        __EMU_CHECKED,
+                        &sums,
+                        __emu_ctx.block_idx.x as usize,
+                        __emu_value,
+                    )
+                };
+            }
+        };
+        ::deviceemu::__private::exit_here()
+    }
+}
+/// The GPU entry point of the kernel (`.entry` in the PTX module).
+#[cfg(target_arch = "nvptx64")]
+#[export_name = "block_sum"]
+#[allow(non_snake_case)]
+pub unsafe extern "ptx-kernel" fn __emu_entry_block_sum(
+    x: *const f32,
+    x_len: usize,
+    sums: *mut f32,
+    sums_len: usize,
+) {
+    ::deviceemu::__private::assume_index_facts();
+    unsafe { ::deviceemu::__private::assume_launch_bounds(256u32) };
+    let x = unsafe {
+        ::deviceemu::__private::Global::<f32>::from_raw_parts(x as *mut f32, x_len, ())
+    };
+    let sums = unsafe {
+        ::deviceemu::__private::GlobalMut::<f32>::from_raw_parts(sums, sums_len, ())
+    };
+    block_sum(x, sums);
+}
+///The kernel `block_sum`, as one GPU thread runs it.
+#[cfg(target_arch = "nvptx64")]
+#[allow(
+    unused_mut,
+    unused_braces,
+    unreachable_code,
+    clippy::needless_return,
+    clippy::too_many_arguments
+)]
+#[inline]
+pub fn block_sum<'__emu_launch>(
+    x: ::deviceemu::__private::Global<'__emu_launch, f32>,
+    sums: ::deviceemu::__private::GlobalMut<'__emu_launch, f32>,
+) -> ::deviceemu::__private::Exit {
+    #[allow(dead_code)]
+    const __EMU_CHECKED: bool = false;
+    {
+        let t = {
+            #[cfg(not(target_arch = "nvptx64"))]
+            let __emu_view = shared_array![f32; 256];
+            #[cfg(target_arch = "nvptx64")]
+            let __emu_view = {
+                #[allow(unused_imports, non_snake_case)]
+                mod __emu_shared_block_sum_4a52deda6a4c0fe9_0_decl {
+                    use super::*;
+                    ::core::arch::global_asm!(
+                        ".shared .align {a} .b8 __emu_shared_block_sum_4a52deda6a4c0fe9_0[{n}];",
+                        a = const ::deviceemu::__private::shared_align:: < f32 > (), n =
+                        const ::core::mem::size_of:: < [f32; 256] > (),
+                    );
+                }
+                let p: u32;
+                unsafe {
+                    ::core::arch::asm!(
+                        "mov.u32 {p}, __emu_shared_block_sum_4a52deda6a4c0fe9_0;", p =
+                        out(reg32) p, options(pure, nomem, nostack)
+                    )
+                };
+                unsafe { ::deviceemu::__private::shared_view::<f32>(p, 256) }
+            };
+            __emu_view
+        };
+        let tid = thread_idx().x as usize;
+        let i = block_idx().x as usize * 256 + tid;
+        {
+            let __emu_value = if i < x.len() {
+                ::deviceemu::__private::load(__EMU_CHECKED, &x, i)
+            } else {
+                0.0
+            };
+            ::deviceemu::__private::store(__EMU_CHECKED, &t, tid, __emu_value)
+        };
+        sync_threads();
+        let mut s = 128;
+        while s > 0 {
+            if tid < s {
+                {
+                    let __emu_value = ::deviceemu::__private::load(
+                        __EMU_CHECKED,
+                        &t,
+                        tid + s,
+                    );
+                    let __emu_view = t;
+                    let __emu_index = tid;
+                    let mut __emu_old = ::deviceemu::__private::load(
+                        __EMU_CHECKED,
+                        &__emu_view,
+                        __emu_index,
+                    );
+                    __emu_old += __emu_value;
+                    ::deviceemu::__private::store(
+                        __EMU_CHECKED,
+                        &__emu_view,
+                        __emu_index,
+                        __emu_old,
+                    )
+                };
+            }
+            sync_threads();
+            s /= 2;
+        }
+        if tid == 0 {
+            {
+                let __emu_value = ::deviceemu::__private::load(__EMU_CHECKED, &t, 0);
+                ::deviceemu::__private::store(
+                    __EMU_CHECKED,
+                    &sums,
+                    block_idx().x as usize,
+                    __emu_value,
+                )
+            };
+        }
+    };
+    ::deviceemu::__private::exit_here()
+}
+/// A host-only kernel: no PTX entry, and a launcher that refuses the GPU.
+///Launcher of the kernel `on_host`: launch it with `launch!(on_host<<<grid, block>>>(args))`.
+#[allow(non_camel_case_types, dead_code)]
+#[cfg(not(target_arch = "nvptx64"))]
+struct on_host {}
+#[cfg(not(target_arch = "nvptx64"))]
+impl on_host {
+    /// The kernel's name, as reports and the GPU module spell it.
+    #[allow(dead_code)]
+    pub const NAME: &'static str = "on_host";
+    /// Launches the kernel; use `launch!` rather than calling this directly.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    fn __launch(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        y: &mut ::deviceemu::__private::DeviceBuffer<u32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        static __EMU_INFO: ::deviceemu::__private::KernelInfo = ::deviceemu::__private::KernelInfo {
+            name: "on_host",
+            file: ::core::file!(),
+            line: ::core::line!(),
+            end_line: ::core::line!(),
+            max_threads: 0u32,
+        };
+        if let ::core::option::Option::Some(r) = ::deviceemu::__private::host_only_on_gpu(
+            &__EMU_INFO,
+        ) {
+            return r;
+        }
+        let __emu_checks = ::deviceemu::__private::launch_checks();
+        let __emu_meta_y = ::deviceemu::__private::meta("y", &*y, __emu_checks);
+        let y = unsafe { ::deviceemu::__private::global_mut(y, &__emu_meta_y) }?;
+        if ::deviceemu::__private::per_access(__emu_checks) {
+            ::deviceemu::__private::launch(
+                &__EMU_INFO,
+                __emu_config,
+                move |__emu_ctx| on_host::<true>(__emu_ctx, y),
+            )
+        } else {
+            ::deviceemu::__private::launch(
+                &__EMU_INFO,
+                __emu_config,
+                move |__emu_ctx| on_host::<false>(__emu_ctx, y),
+            )
+        }
+    }
+}
+/// A host-only kernel: no PTX entry, and a launcher that refuses the GPU.
+#[cfg(not(target_arch = "nvptx64"))]
+#[allow(
+    unused_mut,
+    unused_braces,
+    unreachable_code,
+    clippy::needless_return,
+    clippy::too_many_arguments
+)]
+#[inline]
+fn on_host<'__emu_launch, const __EMU_CHECKED: bool>(
+    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+    y: ::deviceemu::__private::GlobalMut<'__emu_launch, u32>,
+) -> ::deviceemu::__private::Exit {
+    {
+        {
+            let __emu_value = 1;
+            ::deviceemu::__private::store(
+                __EMU_CHECKED,
+                &y,
+                __emu_ctx.thread_idx.x as usize,
+                __emu_value,
+            )
+        };
+    };
+    ::deviceemu::__private::exit_here()
+}

@@ -1,0 +1,164 @@
+use deviceemu::prelude::*;
+/// `y = a * x + y`.
+///Launcher of the kernel `saxpy`: launch it with `launch!(saxpy<<<grid, block>>>(args))`.
+#[allow(non_camel_case_types, dead_code)]
+#[cfg(not(target_arch = "nvptx64"))]
+pub struct saxpy {}
+#[cfg(not(target_arch = "nvptx64"))]
+impl saxpy {
+    /// The kernel's name, as reports and the GPU module spell it.
+    #[allow(dead_code)]
+    pub const NAME: &'static str = "saxpy";
+    /// Launches the kernel; use `launch!` rather than calling this directly.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    pub fn __launch(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        a: f32,
+        x: &::deviceemu::__private::DeviceBuffer<f32>,
+        y: &mut ::deviceemu::__private::DeviceBuffer<f32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        static __EMU_INFO: ::deviceemu::__private::KernelInfo = ::deviceemu::__private::KernelInfo {
+            name: "saxpy",
+            file: ::core::file!(),
+            line: ::core::line!(),
+            end_line: ::core::line!(),
+            max_threads: 0u32,
+        };
+        const __EMU_PTX: ::core::option::Option<&'static str> = ::core::option::Option::None;
+        if let ::core::option::Option::Some(r) = ::deviceemu::__private::launch_on_gpu(
+            &__EMU_INFO,
+            __EMU_PTX,
+            __emu_config,
+            &[
+                ::deviceemu::__private::GpuArg::scalar(&a),
+                ::deviceemu::__private::GpuArg::buffer(&*x),
+                ::deviceemu::__private::GpuArg::buffer(&*y),
+            ],
+        ) {
+            return r;
+        }
+        let __emu_checks = ::deviceemu::__private::launch_checks();
+        let __emu_meta_x = ::deviceemu::__private::meta("x", x, __emu_checks);
+        let x = unsafe { ::deviceemu::__private::global(x, &__emu_meta_x) }?;
+        let __emu_meta_y = ::deviceemu::__private::meta("y", &*y, __emu_checks);
+        let y = unsafe { ::deviceemu::__private::global_mut(y, &__emu_meta_y) }?;
+        if ::deviceemu::__private::per_access(__emu_checks) {
+            ::deviceemu::__private::launch(
+                &__EMU_INFO,
+                __emu_config,
+                move |__emu_ctx| saxpy::<true>(__emu_ctx, a, x, y),
+            )
+        } else {
+            ::deviceemu::__private::launch(
+                &__EMU_INFO,
+                __emu_config,
+                move |__emu_ctx| saxpy::<false>(__emu_ctx, a, x, y),
+            )
+        }
+    }
+}
+/// `y = a * x + y`.
+#[cfg(not(target_arch = "nvptx64"))]
+#[allow(
+    unused_mut,
+    unused_braces,
+    unreachable_code,
+    clippy::needless_return,
+    clippy::too_many_arguments
+)]
+#[inline]
+pub fn saxpy<'__emu_launch, const __EMU_CHECKED: bool>(
+    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+    a: f32,
+    x: ::deviceemu::__private::Global<'__emu_launch, f32>,
+    y: ::deviceemu::__private::GlobalMut<'__emu_launch, f32>,
+) -> ::deviceemu::__private::Exit {
+    const _: () = ::deviceemu::__private::assert_kernel_scalar::<f32>();
+    {
+        let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x + __emu_ctx.thread_idx.x)
+            as usize;
+        if i < y.len() {
+            {
+                let __emu_value = a * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
+                let __emu_view = y;
+                let __emu_index = i;
+                let mut __emu_old = ::deviceemu::__private::load(
+                    __EMU_CHECKED,
+                    &__emu_view,
+                    __emu_index,
+                );
+                __emu_old += __emu_value;
+                ::deviceemu::__private::store(
+                    __EMU_CHECKED,
+                    &__emu_view,
+                    __emu_index,
+                    __emu_old,
+                )
+            };
+        }
+    };
+    ::deviceemu::__private::exit_here()
+}
+/// The GPU entry point of the kernel (`.entry` in the PTX module).
+#[cfg(target_arch = "nvptx64")]
+#[export_name = "saxpy"]
+#[allow(non_snake_case)]
+pub unsafe extern "ptx-kernel" fn __emu_entry_saxpy(
+    a: f32,
+    x: *const f32,
+    x_len: usize,
+    y: *mut f32,
+    y_len: usize,
+) {
+    ::deviceemu::__private::assume_index_facts();
+    let x = unsafe {
+        ::deviceemu::__private::Global::<f32>::from_raw_parts(x as *mut f32, x_len, ())
+    };
+    let y = unsafe {
+        ::deviceemu::__private::GlobalMut::<f32>::from_raw_parts(y, y_len, ())
+    };
+    saxpy(a, x, y);
+}
+/// `y = a * x + y`.
+#[cfg(target_arch = "nvptx64")]
+#[allow(
+    unused_mut,
+    unused_braces,
+    unreachable_code,
+    clippy::needless_return,
+    clippy::too_many_arguments
+)]
+#[inline]
+pub fn saxpy<'__emu_launch>(
+    a: f32,
+    x: ::deviceemu::__private::Global<'__emu_launch, f32>,
+    y: ::deviceemu::__private::GlobalMut<'__emu_launch, f32>,
+) -> ::deviceemu::__private::Exit {
+    #[allow(dead_code)]
+    const __EMU_CHECKED: bool = false;
+    const _: () = ::deviceemu::__private::assert_kernel_scalar::<f32>();
+    {
+        let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+        if i < y.len() {
+            {
+                let __emu_value = a * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
+                let __emu_view = y;
+                let __emu_index = i;
+                let mut __emu_old = ::deviceemu::__private::load(
+                    __EMU_CHECKED,
+                    &__emu_view,
+                    __emu_index,
+                );
+                __emu_old += __emu_value;
+                ::deviceemu::__private::store(
+                    __EMU_CHECKED,
+                    &__emu_view,
+                    __emu_index,
+                    __emu_old,
+                )
+            };
+        }
+    };
+    ::deviceemu::__private::exit_here()
+}

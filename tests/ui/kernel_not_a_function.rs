@@ -1,0 +1,8 @@
+use deviceemu::prelude::*;
+
+#[kernel]
+struct K {
+    x: f32,
+}
+
+fn main() {}
