@@ -161,6 +161,8 @@ pub(crate) fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let ctx = syn::Ident::new("__emu_ctx", Span::mixed_site());
     let mut host_block = f.block.clone();
     let awaited = crate::host_body::host_body(&mut host_block, &ctx, f.sig.unsafety.is_none()) > 0;
+    // Loops yield to the block's other threads and answer the watchdog (`progress.rs`).
+    crate::progress::instrument_loops(&mut host_block, awaited);
 
     let attrs = &f.attrs;
     let block = &f.block;
@@ -336,6 +338,11 @@ pub(crate) fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
         matches!(w, "sync_threads" | "sync_threads_count" | "sync_threads_and" | "sync_threads_or")
     });
     errors.extend(rewrite_block(&mut f.block, views, false, &fname));
+    // Loops yield to the block's other threads and answer the watchdog (`progress.rs`); a
+    // `const fn` cannot call the runtime.
+    if f.sig.constness.is_none() {
+        crate::progress::instrument_loops(&mut f.block, false);
+    }
     let errors = errors.iter().map(syn::Error::to_compile_error);
     // Whether the launch checks accesses, asked once per call (`__EMU_CHECKED` in the
     // rewritten accesses).

@@ -16,6 +16,7 @@ use proc_macro::TokenStream;
 mod expand;
 mod host_body;
 mod launch;
+mod progress;
 mod rewrite;
 mod signature;
 
