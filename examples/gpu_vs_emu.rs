@@ -54,6 +54,42 @@ pub fn stencil(steps: u32, input: &[f32], output: &mut [f32]) {
     output[base + t] = last[t + 1];
 }
 
+/// Spin-waits (independent thread scheduling): in every block, thread 0 spins on a shared flag
+/// that thread `setter` sets, and thread 0 of block `b` then waits for block `b - 1`'s
+/// published prefix (decoupled look-back) before publishing its own.
+#[kernel]
+pub fn spin_waits(setter: u32, flags: &mut [u32], out: &mut [u32]) {
+    let mut flag = shared_array![u32; 1];
+    let t = thread_idx().x;
+    let b = block_idx().x as usize;
+    if t == 0 {
+        flag[0] = 0;
+    }
+    sync_threads();
+    if t == setter {
+        flag.atomic_exch(0, 1000 + t);
+    }
+    if t == 0 {
+        let mut seen = flag.atomic_or(0, 0);
+        while seen == 0 {
+            seen = flag.atomic_or(0, 0);
+        }
+        let prefix = if b == 0 {
+            0
+        } else {
+            let mut v = flags.atomic_or(b - 1, 0);
+            while v == 0 {
+                v = flags.atomic_or(b - 1, 0);
+            }
+            v
+        };
+        out[2 * b] = seen;
+        out[2 * b + 1] = prefix;
+        thread_fence();
+        flags.atomic_exch(b, prefix + 1);
+    }
+}
+
 /// Plain f32 arithmetic on arbitrary bit patterns: `+ - * /`, and `deviceemu::math`'s `sqrtf`, `fmaf`.
 #[kernel]
 pub fn arith(x: &[u32], y: &[u32], out: &mut [u32]) {
@@ -391,6 +427,21 @@ fn main() -> Result<(), Error> {
         },
         |p, q| p == q,
     )?;
+    for setter in [7u32, 200] {
+        total += compare(
+            &format!("spin_waits{setter}"),
+            || {
+                let blocks = 4096;
+                let mut flags = DeviceBuffer::<u32>::zeroed(blocks)?;
+                let mut out = DeviceBuffer::<u32>::zeroed(2 * blocks)?;
+                launch!(spin_waits<<<blocks as u32, 256>>>(setter, &mut flags, &mut out))?;
+                let mut v = out.to_vec()?;
+                v.extend(flags.to_vec()?);
+                Ok(v)
+            },
+            |p, q| p == q,
+        )?;
+    }
     total += fp_sweep::fp_sweep_run_all(1 << 16)?;
     total += math_sweep::math_sweep_run_all(1 << 16)?;
     println!("TOTAL: {total} differences");

@@ -27,6 +27,7 @@ mod host_body;
 mod launch;
 mod lower;
 mod parse;
+mod progress;
 mod rewrite;
 #[cfg(test)]
 mod snapshots;

@@ -73,6 +73,8 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
     let ctx = Ident::new("__emu_ctx", Span::mixed_site());
     let mut host_block = (*item.block).clone();
     let state_machine = crate::host_body::host_body(&mut host_block, &ctx, item.sig.unsafety.is_none()) > 0;
+    // Loops yield to the block's other threads and answer the watchdog (`progress.rs`).
+    crate::progress::instrument_loops(&mut host_block, state_machine);
     let role = Role::Kernel(Kernel { attr, docs, host_block, state_machine, ctx });
     Lowered { item, params, errors, role }
 }
@@ -88,6 +90,11 @@ pub(crate) fn device(mut item: ItemFn, params: Vec<Param>) -> Lowered {
     finder.visit_block(&item.block);
     let views = params.iter().map(|p| (p.name.to_string(), !matches!(p.kind, ParamKind::Scalar)));
     let (errors, accesses) = rewrite_block(&mut item.block, views.collect(), false, &item.sig.ident.to_string());
+    // Loops yield to the block's other threads and answer the watchdog (`progress.rs`); a
+    // `const fn` cannot call the runtime.
+    if item.sig.constness.is_none() {
+        crate::progress::instrument_loops(&mut item.block, false);
+    }
     let role = Role::Device(Device { calls_barrier: finder.found, accesses });
     Lowered { item, params, errors, role }
 }

@@ -324,3 +324,41 @@ pub const fn assert_kernel_scalar<T: KernelScalar>() {}
 )]
 pub trait KernelScalar: DeviceCopy {}
 impl<T: DeviceCopy> KernelScalar for T {}
+
+/// A progress point's counter (`#[kernel]` and `#[device]` put one at the head of every
+/// `while` and `loop` body of the host form): `true` every few iterations, when the thread
+/// must go through [`progress_point`] (or await [`progress_await`]).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn progress_due(counter: &mut u32) -> bool {
+    crate::host::progress::due(counter)
+}
+
+/// A progress point's slow path in plain code: the watchdog's check, and a yield to the block's
+/// other threads when one can run (`host/progress.rs`).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+pub fn progress_point() {
+    crate::host::progress::point()
+}
+
+/// A progress point's slow path in the body of a state-machine kernel, `.await`ed.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+pub fn progress_await() -> crate::host::progress::ProgressAwait {
+    crate::host::progress::ProgressAwait::new()
+}
+
+/// On the GPU, progress points are nothing: the hardware schedules threads independently.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub fn progress_due(_counter: &mut u32) -> bool {
+    false
+}
+
+/// On the GPU, progress points are nothing.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub fn progress_point() {}

@@ -119,38 +119,45 @@ pub fn block_sum<'__emu_launch, const __EMU_CHECKED: bool>(
                     .await;
             };
             let mut s = 128;
-            while s > 0 {
-                if tid < s {
+            {
+                #[allow(unused_mut)]
+                let mut __emu_spins: u32 = 0;
+                while s > 0 {
+                    if ::deviceemu::__private::progress_due(&mut __emu_spins) {
+                        ::deviceemu::__private::progress_await().await;
+                    }
+                    if tid < s {
+                        {
+                            let __emu_value = ::deviceemu::__private::load(
+                                __EMU_CHECKED,
+                                &t,
+                                tid + s,
+                            );
+                            let __emu_view = t;
+                            let __emu_index = tid;
+                            let mut __emu_old = ::deviceemu::__private::load(
+                                __EMU_CHECKED,
+                                &__emu_view,
+                                __emu_index,
+                            );
+                            __emu_old += __emu_value;
+                            ::deviceemu::__private::store(
+                                __EMU_CHECKED,
+                                &__emu_view,
+                                __emu_index,
+                                __emu_old,
+                            )
+                        };
+                    }
                     {
-                        let __emu_value = ::deviceemu::__private::load(
-                            __EMU_CHECKED,
-                            &t,
-                            tid + s,
-                        );
-                        let __emu_view = t;
-                        let __emu_index = tid;
-                        let mut __emu_old = ::deviceemu::__private::load(
-                            __EMU_CHECKED,
-                            &__emu_view,
-                            __emu_index,
-                        );
-                        __emu_old += __emu_value;
-                        ::deviceemu::__private::store(
-                            __EMU_CHECKED,
-                            &__emu_view,
-                            __emu_index,
-                            __emu_old,
-                        )
+                        ::deviceemu::__private::barrier_await(
+                                ::deviceemu::__private::BarrierOp::Sync,
+                                false,
+                            )
+                            .await;
                     };
+                    s /= 2;
                 }
-                {
-                    ::deviceemu::__private::barrier_await(
-                            ::deviceemu::__private::BarrierOp::Sync,
-                            false,
-                        )
-                        .await;
-                };
-                s /= 2;
             }
             if tid == 0 {
                 {

@@ -53,6 +53,7 @@ use crate::host::task::TaskTable;
 use crate::__private::{Exit, ThreadCtx};
 use std::task::Poll;
 use crate::host::warp::{self, Arrival};
+use crate::host::progress::BlockProgress;
 use crate::host::{context, overflow, synccheck};
 
 /// Where a GPU thread is in its life.
@@ -66,6 +67,9 @@ pub(crate) enum State {
     WarpWaiting,
     /// Its warp collective completed; the scheduler resumes it next.
     Ready,
+    /// It yielded at a progress point (a loop that may spin, `progress.rs`); resumed once
+    /// nothing else can run.
+    Spinning,
     Exited,
     Failed,
 }
@@ -187,6 +191,8 @@ pub(crate) struct BlockRun<'a> {
     releasing_ready: Cell<bool>,
     /// How many times `resume_ready` ran in this block (keys its shuffle under a seed).
     ready_rounds: Cell<u32>,
+    /// Spinning threads and the watchdog's view of this block (`progress.rs`).
+    progress: BlockProgress,
 }
 
 impl<'a> BlockRun<'a> {
@@ -234,6 +240,7 @@ impl<'a> BlockRun<'a> {
             mask_queries: Cell::new(0),
             releasing_ready: Cell::new(false),
             ready_rounds: Cell::new(0),
+            progress: BlockProgress::default(),
         })
     }
 
@@ -261,6 +268,26 @@ impl<'a> BlockRun<'a> {
             State::NotStarted if self.started(t) => State::Exited,
             s => s,
         }
+    }
+
+    /// How many threads of this block have started.
+    pub(crate) fn started_count(&self) -> usize {
+        self.next.get()
+    }
+
+    /// This block's spinning threads and watchdog state.
+    pub(crate) fn progress(&self) -> &BlockProgress {
+        &self.progress
+    }
+
+    /// Whether a thread other than the running one could run now: one not started yet, one
+    /// still to be resumed in the running release, one whose collective completed, or one
+    /// spinning at a progress point.
+    pub(crate) fn others_can_run(&self) -> bool {
+        self.next.get() < self.slots.len()
+            || self.release_pos.get() < self.release_len.get()
+            || !self.ready.borrow().is_empty()
+            || self.progress.any_yielded()
     }
 
     /// Whether thread `t` of this block has started.
@@ -341,6 +368,7 @@ impl<'a> BlockRun<'a> {
             self.arena.clear_init_bits();
         }
         self.ready.borrow_mut().clear();
+        self.progress.reset();
         self.next.set(0);
         self.release_len.set(0);
         self.generation.set(0);
@@ -380,6 +408,14 @@ impl<'a> BlockRun<'a> {
                 warp::resolve_active_masks(self);
                 continue;
             }
+            // Spinning threads, once nothing else can run (and before any verdict: a thread
+            // may be spinning on its way to a barrier or collective the others wait at).
+            if self.progress.any_yielded() {
+                let yielded = self.progress.take_yielded();
+                self.ready.borrow_mut().extend(yielded);
+                self.resume_ready();
+                continue;
+            }
             if self.warp_waiting.get() + self.mask_queries.get() > 0 {
                 if !self.failed.replace(true) {
                     self.record(warp::deadlock(self));
@@ -416,6 +452,7 @@ impl<'a> BlockRun<'a> {
         }
         context::leave();
         overflow::disarm();
+        self.launch.progress.block_done();
         let findings = std::mem::take(&mut *self.findings.borrow_mut());
         if !findings.is_empty() {
             self.launch.add_findings(block_linear, findings);
@@ -520,6 +557,7 @@ impl<'a> BlockRun<'a> {
             });
         }
         self.generation.set(self.generation.get() + 1);
+        self.progress.event();
         self.resume_waiting();
     }
 
@@ -801,6 +839,7 @@ impl<'a> BlockRun<'a> {
         // `needs_full_verdict`).
         let g = self.generation.get();
         s.exit_generation.set(g);
+        self.progress.event();
         if g != 0 {
             self.exits_this_generation.set(self.exits_this_generation.get() + 1);
         }

@@ -114,6 +114,8 @@ pub struct Config {
     max_shared_bytes: usize,
     target: Target,
     schedule: Schedule,
+    /// The watchdog's limit (`EMU_TIMEOUT`); zero turns it off.
+    timeout: std::time::Duration,
 }
 
 impl Default for Config {
@@ -127,6 +129,7 @@ impl Default for Config {
             max_shared_bytes: 48 * 1024,
             target: Target::default(),
             schedule: Schedule::Fibers,
+            timeout: DEFAULT_TIMEOUT,
         }
     }
 }
@@ -176,6 +179,11 @@ impl Config {
                 _ => return Err(invalid("EMU_TARGET", v, "`emulator`, `gpu`")),
             };
         }
+        if let Some(v) = var("EMU_TIMEOUT") {
+            c.timeout = parse_timeout(&v).ok_or_else(|| {
+                invalid("EMU_TIMEOUT", v, "seconds without progress before a launch is stopped, e.g. `EMU_TIMEOUT=10` or `2.5`; `0` turns the watchdog off")
+            })?;
+        }
         if let Some(v) = var("EMU_SCHEDULE") {
             c.schedule = match v.trim() {
                 "fibers" => Schedule::Fibers,
@@ -184,6 +192,19 @@ impl Config {
             };
         }
         Ok(c)
+    }
+
+    /// The watchdog's limit: a launch that makes no progress for this long is stopped with
+    /// error 702 (`cudaErrorLaunchTimeout`) and a report of where its threads are
+    /// (`EMU_TIMEOUT`, in seconds; default 60). `Duration::ZERO` turns the watchdog off.
+    pub fn timeout(mut self, limit: std::time::Duration) -> Self {
+        self.timeout = limit;
+        self
+    }
+
+    /// The watchdog's limit (zero: off).
+    pub fn get_timeout(&self) -> std::time::Duration {
+        self.timeout
     }
 
     /// Runs blocks in parallel or in order.
@@ -370,5 +391,30 @@ mod tests {
         let c = Config::default().seed(3);
         with_config(c.clone(), || assert_eq!(effective().unwrap(), c));
         assert!(THREAD.with(|t| t.borrow().is_none()));
+    }
+}
+
+/// The watchdog's default limit: long enough that legitimate work (which exits threads, passes
+/// barriers and ends blocks far more often) never meets it.
+pub(crate) const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// `EMU_TIMEOUT`: seconds, fractional allowed; `0` is off.
+fn parse_timeout(v: &str) -> Option<std::time::Duration> {
+    let secs: f64 = v.trim().trim_end_matches('s').parse().ok()?;
+    (secs.is_finite() && secs >= 0.0 && secs < 1e9).then(|| std::time::Duration::from_secs_f64(secs))
+}
+
+#[cfg(test)]
+mod timeout_tests {
+    use super::parse_timeout;
+    use std::time::Duration;
+
+    #[test]
+    fn emu_timeout_takes_seconds() {
+        assert_eq!(parse_timeout("10"), Some(Duration::from_secs(10)));
+        assert_eq!(parse_timeout("2.5s"), Some(Duration::from_millis(2500)));
+        assert_eq!(parse_timeout("0"), Some(Duration::ZERO));
+        assert_eq!(parse_timeout("-1"), None);
+        assert_eq!(parse_timeout("soon"), None);
     }
 }

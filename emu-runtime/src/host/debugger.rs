@@ -133,6 +133,10 @@ fn block_threads_text() -> String {
                 s.at.get().map(SourceLocation::from).map_or("?".into(), |l| l.to_string())
             ),
             State::Ready => "about to resume after a warp collective".to_owned(),
+            State::Spinning => format!(
+                "spinning (yielded at the loop at {})",
+                s.at.get().map(SourceLocation::from).map_or("?".into(), |l| l.to_string())
+            ),
             State::Exited => "exited".to_owned(),
             State::Failed => "failed".to_owned(),
         };

@@ -68,6 +68,9 @@ pub enum Error {
     /// read memory nothing wrote or raced (initcheck, racecheck) (`cudaErrorLaunchFailure`,
     /// 719).
     LaunchFailure(Arc<LaunchReport>),
+    /// A launch made no progress for `EMU_TIMEOUT` seconds and was stopped by the watchdog
+    /// (`cudaErrorLaunchTimeout`, 702).
+    LaunchTimeout(Arc<LaunchReport>),
 }
 
 impl Error {
@@ -83,6 +86,7 @@ impl Error {
             Error::IllegalAddress(_) => 700,
             Error::LaunchOutOfResources(_) => 701,
             Error::LaunchFailure(_) => 719,
+            Error::LaunchTimeout(_) => 702,
         }
     }
 
@@ -94,6 +98,7 @@ impl Error {
             9 => "cudaErrorInvalidConfiguration",
             700 => "cudaErrorIllegalAddress",
             701 => "cudaErrorLaunchOutOfResources",
+            702 => "cudaErrorLaunchTimeout",
             719 => "cudaErrorLaunchFailure",
             801 => "cudaErrorNotSupported",
             100 => "cudaErrorNoDevice",
@@ -104,7 +109,7 @@ impl Error {
     /// The report of a launch that ran and found bugs, if this is such an error.
     pub fn report(&self) -> Option<&LaunchReport> {
         match self {
-            Error::IllegalAddress(r) | Error::LaunchOutOfResources(r) | Error::LaunchFailure(r) => Some(r),
+            Error::IllegalAddress(r) | Error::LaunchOutOfResources(r) | Error::LaunchFailure(r) | Error::LaunchTimeout(r) => Some(r),
             _ => None,
         }
     }
@@ -115,6 +120,7 @@ impl Error {
         match code {
             700 => Error::IllegalAddress(r),
             701 => Error::LaunchOutOfResources(r),
+            702 => Error::LaunchTimeout(r),
             _ => Error::LaunchFailure(r),
         }
     }
@@ -136,7 +142,7 @@ impl fmt::Display for Error {
             Error::NotSupported { message } => write!(f, "not supported: {message}"),
             Error::NoDevice { message } => write!(f, "no CUDA device: {message}"),
             Error::Driver { code, name, message } => write!(f, "CUDA error {code} ({name}): {message}"),
-            Error::IllegalAddress(r) | Error::LaunchOutOfResources(r) | Error::LaunchFailure(r) => {
+            Error::IllegalAddress(r) | Error::LaunchOutOfResources(r) | Error::LaunchFailure(r) | Error::LaunchTimeout(r) => {
                 write!(f, "kernel `{}` failed ({}, code {}):\n{r}", r.kernel(), self.name(), self.code())
             }
         }

@@ -1,5 +1,6 @@
 //! Launching a kernel: validate the configuration, run every block, report what was found.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
@@ -12,6 +13,7 @@ use crate::__private::ThreadCtx;
 use crate::host::config::{self, BlockOrder, Config};
 use crate::host::error::Error;
 use crate::host::report::{Finding, LaunchReport};
+use crate::host::progress::LaunchProgress;
 use crate::host::{last_error, overflow, panics};
 
 /// Static facts about a kernel, emitted by `#[kernel]`.
@@ -173,6 +175,8 @@ pub(crate) struct LaunchShared {
     pub(crate) config: Config,
     thread_index: Vec<Dim3>,
     findings: Mutex<Vec<(u64, u32, Finding)>>,
+    /// Blocks ended and whether the watchdog stopped the launch (`progress.rs`).
+    pub(crate) progress: LaunchProgress,
 }
 
 impl LaunchShared {
@@ -244,6 +248,7 @@ fn run<'t>(
         thread_index: (0..cfg.block.count()).map(|t| cfg.block.unlinear(t)).collect(),
         config,
         findings: Mutex::new(Vec::new()),
+        progress: LaunchProgress::default(),
     };
     let per_block = cfg.block.count() as usize;
     let blocks = cfg.grid.count();
@@ -251,15 +256,34 @@ fn run<'t>(
         BlockOrder::Serial => {
             let w = BlockRun::new(&shared, threads(per_block));
             for b in 0..blocks {
+                if shared.progress.timed_out() {
+                    break;
+                }
                 w.run(b);
             }
         }
         BlockOrder::Parallel => {
-            let blocks = usize::try_from(blocks).expect("grid fits the host's address space");
-            (0..blocks).into_par_iter().with_min_len(4).for_each_init(
-                || BlockRun::new(&shared, threads(per_block)),
-                |w, b| w.run(b as u64),
-            );
+            // Blocks are handed out in increasing order, a chunk at a time, to one puller per
+            // worker: every block below a running one has started, so the lowest unfinished
+            // block always has every earlier block finished and can progress (spin-waits on
+            // earlier blocks, `progress.rs`). A puller that rayon runs late just takes later
+            // chunks.
+            let workers = rayon::current_num_threads().max(1) as u64;
+            let chunk = (blocks / (workers * 16)).clamp(1, 64);
+            let next = AtomicU64::new(0);
+            let pullers = usize::try_from(workers.min(blocks.div_ceil(chunk))).unwrap_or(1);
+            (0..pullers).into_par_iter().for_each(|_| {
+                let w = BlockRun::new(&shared, threads(per_block));
+                loop {
+                    let first = next.fetch_add(chunk, Ordering::Relaxed);
+                    if first >= blocks || shared.progress.timed_out() {
+                        break;
+                    }
+                    for b in first..(first + chunk).min(blocks) {
+                        w.run(b);
+                    }
+                }
+            });
         }
     }
 

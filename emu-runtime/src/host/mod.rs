@@ -19,6 +19,7 @@
 //! | `warp`        | warp collectives: votes, shuffles, `sync_warp`, and their deadlocks |
 //! | `overflow`    | turning a fiber's stack overflow into a report |
 //! | `panics`      | capturing kernel panics for reports |
+//! | `progress`    | progress points in loops (spinning threads yield) and the watchdog |
 //! | `report`      | findings and their compute-sanitizer-shaped rendering |
 //! | `error`       | the public error type |
 //! | `config`      | settings from the environment or from code |
@@ -41,6 +42,7 @@ pub(crate) mod memory;
 pub(crate) mod os_fiber;
 pub(crate) mod overflow;
 pub(crate) mod panics;
+pub(crate) mod progress;
 pub(crate) mod racecheck;
 pub(crate) mod report;
 pub(crate) mod shared_mem;

@@ -191,6 +191,21 @@ pub enum Finding {
         /// The stack size it had, in bytes.
         stack_size: usize,
     },
+    /// The launch made no progress for `EMU_TIMEOUT` seconds: no thread exited or passed a
+    /// barrier or warp collective and no block ended, while this block's threads looped
+    /// (the watchdog; error 702, `cudaErrorLaunchTimeout`).
+    LaunchTimeout {
+        /// Where the thread that noticed the timeout was looping.
+        at: SourceLocation,
+        /// That thread.
+        thread: Dim3,
+        /// Its block.
+        block: Dim3,
+        /// The watchdog's limit, in seconds.
+        seconds: f64,
+        /// One line per group of live threads of the block: what they do and where.
+        groups: Vec<String>,
+    },
     /// The block's shared arrays need more shared memory than the launch may use (error 701).
     SharedMemoryExceeded {
         /// Bytes needed by the static arrays seen so far plus the dynamic bytes.
@@ -221,6 +236,7 @@ impl Finding {
         match self {
             Finding::OutOfBounds { .. } => 700,
             Finding::SharedMemoryExceeded { .. } => 701,
+            Finding::LaunchTimeout { .. } => 702,
             Finding::Panic { .. }
             | Finding::BarrierDivergence { .. }
             | Finding::InvalidWarpMask { .. }
@@ -240,7 +256,8 @@ impl Finding {
             | Finding::UninitializedAccess { thread, .. }
             | Finding::Race { thread, .. }
             | Finding::StackOverflow { thread, .. }
-            | Finding::SharedMemoryExceeded { thread, .. } => *thread,
+            | Finding::SharedMemoryExceeded { thread, .. }
+            | Finding::LaunchTimeout { thread, .. } => *thread,
         }
     }
 
@@ -254,7 +271,8 @@ impl Finding {
             | Finding::UninitializedAccess { block, .. }
             | Finding::Race { block, .. }
             | Finding::StackOverflow { block, .. }
-            | Finding::SharedMemoryExceeded { block, .. } => *block,
+            | Finding::SharedMemoryExceeded { block, .. }
+            | Finding::LaunchTimeout { block, .. } => *block,
         }
     }
 
@@ -359,6 +377,21 @@ impl Finding {
                     "{P}     the thread used more than its {} KiB fiber stack; set EMU_STACK_SIZE \
                      (e.g. EMU_STACK_SIZE=4M) or Config::stack_size to give it more",
                     stack_size / 1024
+                )
+            }
+            Finding::LaunchTimeout { at, thread, block, seconds, groups } => {
+                let _ = writeln!(out, "{P} Launch timeout: no progress for {seconds} s (EMU_TIMEOUT)");
+                let _ = writeln!(out, "{P}     at {kernel} in {at}");
+                let _ = writeln!(out, "{P}     by thread {thread} in block {block}");
+                for g in groups {
+                    let _ = writeln!(out, "{P}     {g}");
+                }
+                writeln!(
+                    out,
+                    "{P}     no thread of the launch exited or passed a barrier or warp collective, and no block \
+                     ended, for {seconds} s; a spin-wait whose flag nothing sets hangs on a GPU too. \
+                     Raise EMU_TIMEOUT (or Config::timeout) if the work is legitimately this long; 0 turns the \
+                     watchdog off"
                 )
             }
             Finding::SharedMemoryExceeded { requested, limit, at, thread, block } => {

@@ -300,6 +300,7 @@ fn try_complete(block: &BlockRun<'_>, warp: Warp, mask: u32, current: Option<u32
         values[lane as usize] = a.value;
     }
     gathered.set(gathered.get() & !participants);
+    block.progress().event();
     if op == Some(WarpOp::Sync) {
         block.warp_synced(warp.base);
     }

@@ -1,0 +1,275 @@
+//! Independent thread scheduling and the watchdog (`host/progress.rs`): legal spin-waits
+//! finish under every seed, block order and schedule; real hangs end in a 702 report naming
+//! where every live thread is, in bounded time; the next launch works.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{assert_has, marked_line, on_new_thread};
+use deviceemu::prelude::*;
+use deviceemu::{with_config, BlockOrder, Config, Schedule};
+
+const SOURCE: &str = include_str!("progress.rs");
+
+/// Every setting a legal spin-wait must finish under: both block orders, seeds, and both
+/// schedules (threads with `threads_ok`, whose launches must stay small).
+fn spin_configs(threads_ok: bool) -> Vec<Config> {
+    let mut v = vec![Config::default(), Config::default().blocks(BlockOrder::Serial)];
+    v.extend([1u64, 7, 0xDEAD_BEEF].map(|s| Config::default().seed(s)));
+    v.push(Config::default().seed(3).blocks(BlockOrder::Serial).warp_size(1));
+    if threads_ok {
+        v.push(Config::default().schedule(Schedule::Threads));
+        v.push(Config::default().schedule(Schedule::Threads).seed(5));
+    }
+    v
+}
+
+/// Thread 0 spins on a shared flag that thread `setter` sets with `atomic_exch`, reading it
+/// with `atomic_or(0, 0)` (a barrier in the body: a state-machine kernel).
+#[kernel]
+fn spin_shared(setter: u32, out: &mut [u32]) {
+    let mut flag = shared_array![u32; 1];
+    let t = thread_idx().x;
+    if t == 0 {
+        flag[0] = 0;
+    }
+    sync_threads();
+    if t == 0 {
+        while flag.atomic_or(0, 0) == 0 {}
+        out[0] = flag.atomic_or(0, 0);
+    } else if t == setter {
+        flag.atomic_exch(0, 100 + t);
+    }
+}
+
+/// The same on a global flag, in a kernel without barriers (plain calls on fibers).
+#[kernel]
+fn spin_global(setter: u32, flag: &mut [u32], out: &mut [u32]) {
+    let t = thread_idx().x;
+    if t == 0 {
+        loop {
+            let v = flag.atomic_or(0, 0);
+            if v != 0 {
+                out[0] = v;
+                break;
+            }
+        }
+    } else if t == setter {
+        flag.atomic_exch(0, 100 + t);
+    }
+}
+
+/// A spin inside a `#[device]` helper.
+#[device]
+fn wait_for(flag: GlobalMut<u32>) -> u32 {
+    let mut v = 0;
+    while v == 0 {
+        v = flag.atomic_or(0, 0);
+    }
+    v
+}
+
+#[kernel]
+fn spin_in_helper(setter: u32, flag: &mut [u32], out: &mut [u32]) {
+    let t = thread_idx().x;
+    if t == 0 {
+        out[0] = wait_for(flag);
+    } else if t == setter {
+        flag.atomic_exch(0, 100 + t);
+    }
+}
+
+#[test]
+fn a_flag_set_by_another_thread_of_the_warp_or_block_is_seen() {
+    for setter in [5u32, 40] {
+        for config in spin_configs(true) {
+            let label = format!("{config:?}, setter {setter}");
+            let got = on_new_thread(60, move || {
+                with_config(config, || {
+                    let mut out = DeviceBuffer::<u32>::zeroed(1).unwrap();
+                    launch!(spin_shared<<<2, 64>>>(setter, &mut out)).unwrap();
+                    let a = out.to_vec().unwrap()[0];
+                    let mut flag = DeviceBuffer::<u32>::zeroed(1).unwrap();
+                    launch!(spin_global<<<1, 64>>>(setter, &mut flag, &mut out)).unwrap();
+                    let b = out.to_vec().unwrap()[0];
+                    let mut flag = DeviceBuffer::<u32>::zeroed(1).unwrap();
+                    launch!(spin_in_helper<<<1, 64>>>(setter, &mut flag, &mut out)).unwrap();
+                    (a, b, out.to_vec().unwrap()[0])
+                })
+            });
+            assert_eq!(got, (100 + setter, 100 + setter, 100 + setter), "{label}");
+        }
+    }
+}
+
+/// Decoupled look-back: block `b`'s thread 0 waits until block `b - 1` has published its
+/// prefix, then publishes its own (`flags[b] = prefix + 1`, never 0).
+#[kernel]
+fn chain(flags: &mut [u32], out: &mut [u32]) {
+    let b = block_idx().x as usize;
+    if thread_idx().x == 0 {
+        let prefix = if b == 0 {
+            0
+        } else {
+            let mut v = flags.atomic_or(b - 1, 0);
+            while v == 0 {
+                v = flags.atomic_or(b - 1, 0);
+            }
+            v
+        };
+        out[b] = prefix;
+        flags.atomic_exch(b, prefix + 1);
+    }
+}
+
+#[test]
+fn a_block_waiting_on_an_earlier_block_finishes() {
+    for config in spin_configs(false) {
+        let label = format!("{config:?}");
+        let out = on_new_thread(60, move || {
+            with_config(config, || {
+                let blocks = 500;
+                let mut flags = DeviceBuffer::<u32>::zeroed(blocks).unwrap();
+                let mut out = DeviceBuffer::<u32>::zeroed(blocks).unwrap();
+                launch!(chain<<<blocks as u32, 64>>>(&mut flags, &mut out)).unwrap();
+                out.to_vec().unwrap()
+            })
+        });
+        assert!(out.iter().enumerate().all(|(b, &v)| v == b as u32), "{label}: {out:?}");
+    }
+    // Under the thread schedule, with a small grid.
+    let out = on_new_thread(60, || {
+        with_config(Config::default().schedule(Schedule::Threads), || {
+            let mut flags = DeviceBuffer::<u32>::zeroed(6).unwrap();
+            let mut out = DeviceBuffer::<u32>::zeroed(6).unwrap();
+            launch!(chain<<<6, 8>>>(&mut flags, &mut out)).unwrap();
+            out.to_vec().unwrap()
+        })
+    });
+    assert_eq!(out, vec![0, 1, 2, 3, 4, 5]);
+}
+
+/// `loop {}` in one thread of one block.
+#[kernel]
+fn forever(out: &mut [u32]) {
+    let t = thread_idx().x;
+    if t == 3 && block_idx().x == 1 {
+        loop {} // forever-loop
+    }
+    out[(block_idx().x * block_dim().x + t) as usize] = 1;
+}
+
+/// Thread 0 spins on a flag nothing sets while the others wait at the barrier after it.
+#[kernel]
+fn unreleased(flag: &mut [u32], out: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    if t == 0 {
+        while flag.atomic_or(0, 0) == 0 {} // unreleased-spin
+    }
+    sync_threads(); // unreleased-barrier
+    out[t] = 1;
+}
+
+/// Block 0 waits on a flag that block 1 sets: with blocks in order, nothing sets it.
+#[kernel]
+fn waits_for_later(flags: &mut [u32]) {
+    if thread_idx().x == 0 {
+        if block_idx().x == 0 {
+            while flags.atomic_or(0, 0) == 0 {} // later-spin
+        } else {
+            flags.atomic_exch(0, 1);
+        }
+    }
+}
+
+fn watchdog(config: Config) -> Config {
+    config.timeout(Duration::from_millis(500))
+}
+
+#[track_caller]
+fn assert_timeout(e: &deviceemu::Error, started: Instant) {
+    assert_eq!(e.code(), 702, "{e}");
+    assert!(started.elapsed() < Duration::from_secs(20), "the watchdog took {:?}", started.elapsed());
+    assert_has(&e.to_string(), "Launch timeout: no progress for 0.5 s");
+}
+
+#[test]
+fn the_watchdog_stops_a_loop_forever_and_the_next_launch_works() {
+    let line = marked_line(SOURCE, "// forever-loop");
+    for schedule in [Schedule::Fibers, Schedule::Threads] {
+        let report = on_new_thread(60, move || {
+            with_config(watchdog(Config::default().schedule(schedule)), || {
+                let mut out = DeviceBuffer::<u32>::zeroed(4 * 32).unwrap();
+                let started = Instant::now();
+                let e = launch!(forever<<<4, 32>>>(&mut out)).unwrap_err();
+                assert_timeout(&e, started);
+                // The other blocks ran to completion; the next launch works.
+                let v = out.to_vec().unwrap();
+                assert!(v[..32].iter().chain(&v[64..]).all(|&x| x == 1), "{v:?}");
+                let mut flags = DeviceBuffer::<u32>::zeroed(3).unwrap();
+                let mut o = DeviceBuffer::<u32>::zeroed(3).unwrap();
+                launch!(chain<<<3, 32>>>(&mut flags, &mut o)).unwrap();
+                assert_eq!(o.to_vec().unwrap(), vec![0, 1, 2]);
+                e.to_string()
+            })
+        });
+        assert_has(&report, "by thread (3,0,0) in block (1,0,0)");
+        assert_has(&report, &format!("thread (3,0,0) spinning at tests/progress.rs:{line}"));
+    }
+}
+
+#[test]
+fn the_watchdog_names_every_live_thread() {
+    let spin = marked_line(SOURCE, "// unreleased-spin");
+    let barrier = marked_line(SOURCE, "// unreleased-barrier");
+    for schedule in [Schedule::Fibers, Schedule::Threads] {
+        let report = on_new_thread(60, move || {
+            with_config(watchdog(Config::default().schedule(schedule).blocks(BlockOrder::Serial)), || {
+                let mut flag = DeviceBuffer::<u32>::zeroed(1).unwrap();
+                let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+                let started = Instant::now();
+                let e = launch!(unreleased<<<1, 64>>>(&mut flag, &mut out)).unwrap_err();
+                assert_timeout(&e, started);
+                e.to_string()
+            })
+        });
+        assert_has(&report, &format!("thread (0,0,0) spinning at tests/progress.rs:{spin}"));
+        assert_has(&report, &format!("threads (1,0,0) to (63,0,0) waiting at the barrier at tests/progress.rs:{barrier}"));
+    }
+}
+
+#[test]
+fn a_block_waiting_on_a_later_block_in_order_is_stopped() {
+    let line = marked_line(SOURCE, "// later-spin");
+    let report = on_new_thread(60, move || {
+        with_config(watchdog(Config::default().blocks(BlockOrder::Serial)), || {
+            let mut flags = DeviceBuffer::<u32>::zeroed(1).unwrap();
+            let started = Instant::now();
+            let e = launch!(waits_for_later<<<2, 32>>>(&mut flags)).unwrap_err();
+            assert_timeout(&e, started);
+            e.to_string()
+        })
+    });
+    assert_has(&report, &format!("thread (0,0,0) spinning at tests/progress.rs:{line}"));
+    // In parallel, the later block runs beside it and sets the flag.
+    on_new_thread(60, || {
+        with_config(watchdog(Config::default()), || {
+            let mut flags = DeviceBuffer::<u32>::zeroed(1).unwrap();
+            // With one worker only the watchdog could end it; the pool has at least two here
+            // unless the machine has one core.
+            if rayon::current_num_threads() > 1 {
+                launch!(waits_for_later<<<2, 32>>>(&mut flags)).unwrap();
+            }
+        })
+    });
+}
+
+#[test]
+fn with_the_watchdog_off_spins_still_yield() {
+    with_config(Config::default().timeout(Duration::ZERO), || {
+        let mut out = DeviceBuffer::<u32>::zeroed(1).unwrap();
+        launch!(spin_shared<<<1, 64>>>(40, &mut out)).unwrap();
+        assert_eq!(out.to_vec().unwrap()[0], 140);
+    });
+}
