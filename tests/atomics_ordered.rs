@@ -19,7 +19,8 @@
 
 mod common;
 
-use core::sync::atomic::Ordering::{self, AcqRel, Acquire, Relaxed, Release, SeqCst};
+use core::sync::atomic::Ordering;
+use core::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
 
 use common::{assert_has, assert_lacks, configs, marked_line, on_new_thread, Rng};
 use deviceemu::prelude::*;
@@ -45,27 +46,44 @@ const SCOPES: [Scope; 3] = [Scope::Block, Scope::Device, Scope::System];
 // Values: every store form, then every load form
 // ---------------------------------------------------------------------------------------------
 
-/// Store form `k` and load form `k` on one kind of view.
-macro_rules! forms {
-    ($store:ident, $load:ident, $view:ident) => {
-        fn $store<T: AtomicLoadStore>(v: $view<T>, i: usize, x: T, k: usize) {
-            match k {
-                0..=8 => v.atomic_store_scoped(i, x, STORE_ORDERS[k / 3], SCOPES[k % 3]),
-                9..=11 => v.atomic_store(i, x, STORE_ORDERS[k - 9]),
-                _ => v.volatile_store(i, x),
-            }
-        }
-        fn $load<T: AtomicLoadStore>(v: $view<T>, i: usize, k: usize) -> T {
-            match k {
-                0..=8 => v.atomic_load_scoped(i, LOAD_ORDERS[k / 3], SCOPES[k % 3]),
-                9..=11 => v.atomic_load(i, LOAD_ORDERS[k - 9]),
-                _ => v.volatile_load(i),
-            }
-        }
-    };
+// Store form `k` and load form `k` on each kind of view (written out: the PTX build keeps
+// `#[kernel]` and `#[device]` items of a kernel file, not `macro_rules!`).
+
+#[device]
+fn store_global<T: AtomicLoadStore>(v: GlobalMut<T>, i: usize, x: T, k: usize) {
+    match k {
+        0..=8 => v.atomic_store_scoped(i, x, STORE_ORDERS[k / 3], SCOPES[k % 3]),
+        9..=11 => v.atomic_store(i, x, STORE_ORDERS[k - 9]),
+        _ => v.volatile_store(i, x),
+    }
 }
-forms!(store_global, load_global, GlobalMut);
-forms!(store_shared, load_shared, Shared);
+
+#[device]
+fn load_global<T: AtomicLoadStore>(v: GlobalMut<T>, i: usize, k: usize) -> T {
+    match k {
+        0..=8 => v.atomic_load_scoped(i, LOAD_ORDERS[k / 3], SCOPES[k % 3]),
+        9..=11 => v.atomic_load(i, LOAD_ORDERS[k - 9]),
+        _ => v.volatile_load(i),
+    }
+}
+
+#[device]
+fn store_shared<T: AtomicLoadStore>(v: Shared<T>, i: usize, x: T, k: usize) {
+    match k {
+        0..=8 => v.atomic_store_scoped(i, x, STORE_ORDERS[k / 3], SCOPES[k % 3]),
+        9..=11 => v.atomic_store(i, x, STORE_ORDERS[k - 9]),
+        _ => v.volatile_store(i, x),
+    }
+}
+
+#[device]
+fn load_shared<T: AtomicLoadStore>(v: Shared<T>, i: usize, k: usize) -> T {
+    match k {
+        0..=8 => v.atomic_load_scoped(i, LOAD_ORDERS[k / 3], SCOPES[k % 3]),
+        9..=11 => v.atomic_load(i, LOAD_ORDERS[k - 9]),
+        _ => v.volatile_load(i),
+    }
+}
 
 /// Thread `i` stores `vals[FORMS*i + st]` with store form `st` into its element (of `x`, or of
 /// the block's shared array `s`) and reads it back with every load form into `out`.
@@ -522,4 +540,36 @@ fn initcheck_sees_ordered_loads_as_reads_and_stores_as_writes() -> Result<(), Er
     assert_has(&text, "by thread (5,0,0) in block (0,0,0)");
     assert_lacks(&text, "Race reported");
     Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// PTX (tests/ptx.rs reads this kernel's PTX)
+// ---------------------------------------------------------------------------------------------
+
+/// Each form once with constant arguments, on global `u32` and shared `u64`, for tests/ptx.rs
+/// to find its PTX instruction; and a spin on a plain-looking flag that must stay in the loop.
+#[kernel]
+fn ptx_forms(g: &mut [u32], out: &mut [u64]) {
+    let s = shared_array![u64; 4];
+    let t = thread_idx().x as usize;
+    g.atomic_store(0, 1, Relaxed);
+    g.atomic_store(1, 2, Release);
+    g.atomic_store(2, 3, SeqCst);
+    g.atomic_store_scoped(3, 4, Release, Scope::Block);
+    g.atomic_store_scoped(4, 5, Relaxed, Scope::System);
+    g.volatile_store(5, 6);
+    s.atomic_store(t % 4, 7, Release);
+    s.atomic_store_scoped(t % 4, 8, SeqCst, Scope::Block);
+    s.volatile_store(t % 4, 9);
+    let mut acc = g.atomic_load(0, Relaxed) as u64;
+    acc += g.atomic_load(1, Acquire) as u64;
+    acc += g.atomic_load(2, SeqCst) as u64;
+    acc += g.atomic_load_scoped(3, Acquire, Scope::Block) as u64;
+    acc += g.atomic_load_scoped(4, Relaxed, Scope::System) as u64;
+    acc += g.volatile_load(5) as u64;
+    acc += s.atomic_load(0, Acquire);
+    acc += s.atomic_load_scoped(1, Relaxed, Scope::Block);
+    acc += s.volatile_load(2);
+    while g.atomic_load(6, Acquire) == 0 {}
+    out[t] = acc;
 }
