@@ -1,6 +1,7 @@
 //! Runs the example kernels on the GPU and in the emulator with the same inputs and compares
 //! the results bit for bit (NaN compared as a class for plain arithmetic). Atomics are compared
-//! through a kernel whose results do not depend on the order threads run in (`atomics_mix`).
+//! through a kernel whose results do not depend on the order threads run in (`atomics_mix`), and
+//! ordered and volatile loads and stores through a chained scan across blocks (`chained_scan`).
 //!
 //! `cargo run --release --example gpu_vs_emu --features gpu` (needs an NVIDIA GPU).
 
@@ -23,6 +24,8 @@ mod saxpy_example;
 #[path = "warps.rs"]
 #[allow(dead_code)]
 mod warps_example;
+
+use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
 use deviceemu::prelude::*;
 use deviceemu::{Config, Error, Target};
@@ -192,6 +195,52 @@ pub fn atomics_mix(x: &[u32], acc: &mut [u32], wide: &mut [i64], slots: &mut [f3
         per_block[2 * b] = s[0];
         per_block[2 * b + 1] = s[1];
     }
+}
+
+/// A chained sum across blocks with ordered and volatile accesses: each block takes a ticket
+/// (its place in the chain, in the order blocks start, so that it only ever waits for a block
+/// that is running), sums its chunk in shared memory, and its thread 0 spins with acquire
+/// loads until the block with the previous ticket has published its inclusive sum
+/// (`status[k] = sum << 1 | 1`, a release store), then publishes its own. Every thread then
+/// reads the block's exclusive prefix from shared memory (a release store and acquire loads
+/// across the barrier) and writes its inclusive scan with a volatile store. The results do not
+/// depend on the order blocks run in.
+#[kernel]
+pub fn chained_scan(x: &[u32], ticket: &mut [u32], status: &mut [u64], scan: &mut [u64]) {
+    let s = shared_array![u64; 3];
+    let part = shared_array![u32; 256];
+    let t = thread_idx().x as usize;
+    let n = block_dim().x as usize;
+    if t == 0 {
+        s.atomic_store_scoped(0, ticket.atomic_add(0, 1) as u64, Relaxed, Scope::Block);
+        s.atomic_store(1, 0, Relaxed);
+    }
+    sync_threads();
+    let k = s.atomic_load_scoped(0, Relaxed, Scope::Block) as usize;
+    let v = x[k * n + t];
+    part[t] = v;
+    s.atomic_add(1, v as u64);
+    sync_threads();
+    if t == 0 {
+        let mut before = 0;
+        if k > 0 {
+            let mut st = status.atomic_load(k - 1, Acquire);
+            while st & 1 == 0 {
+                st = status.atomic_load(k - 1, Acquire);
+            }
+            before = st >> 1;
+        }
+        status.atomic_store_scoped(k, (before + s.atomic_load(1, Relaxed)) << 1 | 1, Release, Scope::System);
+        s.atomic_store(2, before, Release);
+    }
+    sync_threads();
+    let mut own = s.atomic_load(2, Acquire);
+    let mut j = 0;
+    while j <= t {
+        own += part[j] as u64;
+        j += 1;
+    }
+    scan.volatile_store(k * n + t, own);
 }
 
 /// `active_mask()` in the two branches of a divergent `if`, after the lanes from 28 on exited.
@@ -442,6 +491,22 @@ fn main() -> Result<(), Error> {
             |p, q| p == q,
         )?;
     }
+    let xs_chain: Vec<u32> = bits(1 << 16, 11).into_iter().map(|b| b >> 12).collect();
+    total += compare(
+        "ordered",
+        || {
+            let n = xs_chain.len();
+            let xb = DeviceBuffer::from_slice(&xs_chain)?;
+            let mut ticket = DeviceBuffer::<u32>::zeroed(1)?;
+            let mut status = DeviceBuffer::<u64>::zeroed(n / 256)?;
+            let mut scan = DeviceBuffer::<u64>::zeroed(n)?;
+            launch!(chained_scan<<<(n / 256) as u32, 256>>>(&xb, &mut ticket, &mut status, &mut scan))?;
+            let mut v = scan.to_vec()?;
+            v.extend(status.to_vec()?);
+            Ok(v)
+        },
+        |p, q| p == q,
+    )?;
     total += fp_sweep::fp_sweep_run_all(1 << 16)?;
     total += math_sweep::math_sweep_run_all(1 << 16)?;
     println!("TOTAL: {total} differences");

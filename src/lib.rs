@@ -34,8 +34,8 @@ pub use emu_runtime::device::{
     active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, dynamic_shared, grid_dim, lane_id,
     shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync, sync_threads, sync_threads_and, sync_threads_count,
     sync_threads_or, sync_warp, thread_fence, thread_fence_block, thread_idx, warp_size, AtomicAdd, AtomicBitwise,
-    AtomicCas, AtomicExch, AtomicIncDec, AtomicMinMax, AtomicSub, DeviceCopy, Dim3, Global, GlobalMut, Shared, Space,
-    View, WarpShuffle, FULL_MASK,
+    AtomicCas, AtomicExch, AtomicIncDec, AtomicLoadStore, AtomicMinMax, AtomicSub, DeviceCopy, Dim3, Global, GlobalMut,
+    Scope, Shared, Space, View, WarpShuffle, FULL_MASK,
 };
 pub use emu_runtime::device::{intrinsics, math};
 pub use emu_runtime::{kprint, kprintln, shared_array};
@@ -70,7 +70,7 @@ pub mod prelude {
         active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, device, dynamic_shared, grid_dim, kernel,
         kprint, kprintln, lane_id, shared_array, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync,
         sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, sync_warp, thread_fence,
-        thread_fence_block, thread_idx, warp_size, DeviceCopy, Dim3, Global, GlobalMut, Shared, WarpShuffle,
+        thread_fence_block, thread_idx, warp_size, DeviceCopy, Dim3, Global, GlobalMut, Scope, Shared, WarpShuffle,
         FULL_MASK,
     };
     #[cfg(not(target_arch = "nvptx64"))]

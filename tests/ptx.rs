@@ -36,7 +36,7 @@ fn every_ptx_module_passes_ptxas() {
         .collect();
     files.sort();
     let names: Vec<String> = files.iter().map(|f| f.file_stem().unwrap().to_string_lossy().into_owned()).collect();
-    for expected in ["examples_saxpy_rs", "examples_reduction_rs", "examples_matmul_rs", "examples_histogram_rs", "examples_gpu_vs_emu_rs", "tests_results_rs", "tests_errors_rs", "tests_atomics_rs"] {
+    for expected in ["examples_saxpy_rs", "examples_reduction_rs", "examples_matmul_rs", "examples_histogram_rs", "examples_gpu_vs_emu_rs", "tests_results_rs", "tests_errors_rs", "tests_atomics_rs", "tests_atomics_ordered_rs"] {
         assert!(names.iter().any(|n| n == expected), "no PTX for {expected}: the build script failed on it (see its warnings); have {names:?}");
     }
     let mut kernels = 0;
@@ -74,6 +74,38 @@ fn launch_bounds_remove_the_checks_of_the_reduction_tree() {
     let body = &text[start..end];
     assert!(body.contains(".maxntid 256, 1, 1"), "{body}");
     assert_eq!(body.matches("trap;").count(), 1, "a bounds check is back in block_sum:\n{body}");
+}
+
+/// The ordered and volatile loads and stores of `tests/atomics_ordered.rs`'s `ptx_forms` are
+/// their PTX instructions (global views through generic addresses, shared views in `.shared`),
+/// SeqCst as `fence.sc` then the acquire load or relaxed store (as libcu++ emits them), and the
+/// spin's acquire load stays inside its loop.
+#[test]
+fn ordered_and_volatile_accesses_are_their_ptx_instructions() {
+    let Some(dir) = option_env!("DEVICEEMU_PTX_DIR").map(PathBuf::from) else {
+        skipped("the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)");
+        return;
+    };
+    let text = std::fs::read_to_string(dir.join("tests_atomics_ordered_rs.ptx")).expect("the build script wrote the PTX of tests/atomics_ordered.rs");
+    let start = text.find(".entry ptx_forms(").expect("ptx_forms is in the module");
+    let end = start + text[start..].find("\n}\n").expect("the entry ends");
+    let body = &text[start..end];
+    for ins in [
+        "st.relaxed.gpu.b32", "st.release.gpu.b32", "st.release.cta.b32", "st.relaxed.sys.b32", "st.volatile.b32",
+        "st.release.gpu.shared.b64", "st.relaxed.cta.shared.b64", "st.volatile.shared.b64", "ld.relaxed.gpu.b32",
+        "ld.acquire.gpu.b32", "ld.acquire.cta.b32", "ld.relaxed.sys.b32", "ld.volatile.b32", "ld.acquire.gpu.shared.b64",
+        "ld.relaxed.cta.shared.b64", "ld.volatile.shared.b64", "fence.sc.gpu;", "fence.sc.cta;",
+    ] {
+        assert!(body.contains(ins), "no {ins} in ptx_forms:\n{body}");
+    }
+    // SeqCst: the fence comes right before the access (store of 3 to g[2], load of g[2]).
+    let fences = body.matches("fence.sc.gpu;").count();
+    assert_eq!(fences, 2, "one fence.sc.gpu per SeqCst access at device scope:\n{body}");
+    // The spin: a loop label, then the acquire load of g[6], then a branch back to the label.
+    let spin = body.rfind("ld.acquire.gpu.b32").unwrap();
+    let label = body[..spin].rfind("$L__BB").expect("a loop label before the spin's load");
+    let name = body[label..].split(':').next().unwrap();
+    assert!(body[spin..].contains(&format!("{name};")), "the spin's load is not inside its loop (no branch back to {name}):\n{body}");
 }
 
 /// Says that a test did not run, on the real stderr (libtest captures `println!`).

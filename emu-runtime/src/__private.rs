@@ -2,7 +2,8 @@
 //! release.
 
 pub use crate::device::backend::{
-    AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicMinMaxImpl, AtomicSubImpl,
+    AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicLoadStoreImpl, AtomicMinMaxImpl,
+    AtomicSubImpl,
 };
 #[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::memory::{MetaPtr, ViewMeta};

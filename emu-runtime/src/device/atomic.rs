@@ -17,6 +17,43 @@
 //!
 //! On the host each is one relaxed std atomic (or a `fetch_update` loop); on the GPU one `atom`
 //! instruction (`atom.shared` for shared views). Integer arithmetic wraps.
+//!
+//! # Ordered and volatile loads and stores
+//!
+//! The tools that flags and spin-waits are written with, as `cuda::atomic_ref<T, scope>`'s
+//! `load`/`store` and CUDA's `volatile` give them, for the types of [`AtomicLoadStore`]
+//! (`u8 i8 u16 i16 u32 i32 u64 i64 f32 f64`, floats bit for bit):
+//!
+//! * `v.atomic_load(i, order)` on every view (`&[T]` parameters too), `v.atomic_store(i, value,
+//!   order)` on writable ones, with `core::sync::atomic::Ordering` at device scope;
+//! * `v.atomic_load_scoped(i, order, scope)` and `v.atomic_store_scoped(i, value, order, scope)`
+//!   with a [`Scope`];
+//! * `v.volatile_load(i)` and `v.volatile_store(i, value)`.
+//!
+//! A load takes `Relaxed`, `Acquire` or `SeqCst`, a store `Relaxed`, `Release` or `SeqCst`;
+//! another order panics at the caller's line, as std's atomics do (a kernel panic on the host,
+//! a `trap` on the GPU). Unlike a plain `v[i]`, these are never merged with other accesses or
+//! hoisted out of a loop, so `while flag.atomic_load(0, Acquire) == 0 {}` spins on the GPU.
+//!
+//! | call | PTX (global; `.shared` added for shared views) | host |
+//! |------|-----------------------------------------------|------|
+//! | `atomic_load(i, Relaxed)` | `ld.relaxed.gpu` | `load(Relaxed)` |
+//! | `atomic_load(i, Acquire)` | `ld.acquire.gpu` | `load(Acquire)` |
+//! | `atomic_load(i, SeqCst)` | `fence.sc.gpu; ld.acquire.gpu` | `load(SeqCst)` |
+//! | `atomic_store(i, x, Relaxed)` | `st.relaxed.gpu` | `store(Relaxed)` |
+//! | `atomic_store(i, x, Release)` | `st.release.gpu` | `store(Release)` |
+//! | `atomic_store(i, x, SeqCst)` | `fence.sc.gpu; st.relaxed.gpu` | `store(SeqCst)` |
+//! | `..._scoped(.., Scope::Block / Device / System)` | `.cta` / `.gpu` / `.sys` instead of `.gpu` | as above |
+//! | `volatile_load(i)` | `ld.volatile` | `load(Relaxed)` |
+//! | `volatile_store(i, x)` | `st.volatile` | `store(Relaxed)` |
+//!
+//! The SeqCst forms are what libcu++'s `cuda::atomic_ref` emits on sm_70 and later. On the
+//! host every scope is the whole machine (std's atomics have no narrower one). An index out of
+//! bounds is reported like any access (an invalid read or write, error 700). The checkers see
+//! a load as a read and a store as a write of the element for initcheck; racecheck, which does
+//! not record atomics, does not record these either (see `host::atomic::on_ordered`).
+
+use core::sync::atomic::Ordering;
 
 use super::backend;
 use super::copy::DeviceCopy;
@@ -287,5 +324,183 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         let p = self.atomic_ptr(i);
         // SAFETY: as in `atomic_add`.
         unsafe { T::atomic_dec_raw(p, limit, K::SPACE) }
+    }
+}
+
+/// Which threads an ordered access synchronises with: CUDA's `cuda::thread_scope`, PTX's
+/// scope qualifiers.
+///
+/// On the host every scope is the whole machine: std's atomics have no narrower one, and the
+/// emulator runs the device and the host on the same memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// The threads of the block (`cuda::thread_scope_block`, PTX `.cta`).
+    Block,
+    /// Every thread of the device (`cuda::thread_scope_device`, PTX `.gpu`): the scope of
+    /// [`View::atomic_load`] and [`View::atomic_store`].
+    Device,
+    /// The device, the host and other devices (`cuda::thread_scope_system`, PTX `.sys`).
+    System,
+}
+
+/// Element types that support [`View::atomic_load`], [`View::atomic_store`], their `_scoped`
+/// forms, [`View::volatile_load`] and [`View::volatile_store`]: `u8`, `i8`, `u16`, `i16`,
+/// `u32`, `i32`, `u64`, `i64`, `f32`, `f64` (floats are loaded and stored bit for bit: NaN
+/// payloads, signed zeros and subnormals are kept).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no atomic or volatile loads and stores (trait `AtomicLoadStore`)",
+    label = "atomic_load, atomic_store, volatile_load and volatile_store take u8, i8, u16, i16, u32, i32, u64, i64, f32 or f64"
+)]
+pub trait AtomicLoadStore: DeviceCopy + backend::AtomicLoadStoreImpl {}
+
+impl AtomicLoadStore for u8 {}
+impl AtomicLoadStore for i8 {}
+impl AtomicLoadStore for u16 {}
+impl AtomicLoadStore for i16 {}
+impl AtomicLoadStore for u32 {}
+impl AtomicLoadStore for i32 {}
+impl AtomicLoadStore for u64 {}
+impl AtomicLoadStore for i64 {}
+impl AtomicLoadStore for f32 {}
+impl AtomicLoadStore for f64 {}
+
+/// An ordered or volatile load or store, as the checkers' hook sees it
+/// (`host::atomic::on_ordered`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Ordered {
+    /// A store (`atomic_store`, `volatile_store`); otherwise a load.
+    pub(crate) write: bool,
+    /// Its memory order: `Relaxed`, `Acquire` or `SeqCst` for loads, `Relaxed`, `Release` or
+    /// `SeqCst` for stores (`Relaxed` for volatile accesses).
+    pub(crate) order: Ordering,
+    /// Its scope (`System` for volatile accesses, which PTX's memory model treats as relaxed
+    /// accesses at system scope).
+    pub(crate) scope: Scope,
+    /// Whether it is `volatile_load` or `volatile_store`.
+    pub(crate) volatile: bool,
+}
+
+/// `order`, if a load may take it (`Relaxed`, `Acquire`, `SeqCst`); panics at the caller's
+/// line otherwise, as std's `load` does.
+#[inline(always)]
+#[track_caller]
+fn load_order(order: Ordering) -> Ordering {
+    match order {
+        Ordering::Relaxed | Ordering::Acquire | Ordering::SeqCst => order,
+        Ordering::Release => panic!("atomic_load with Ordering::Release: a load cannot release (use Relaxed, Acquire or SeqCst)"),
+        Ordering::AcqRel => panic!("atomic_load with Ordering::AcqRel: a load cannot release (use Relaxed, Acquire or SeqCst)"),
+        _ => panic!("atomic_load takes Ordering::Relaxed, Acquire or SeqCst"),
+    }
+}
+
+/// `order`, if a store may take it (`Relaxed`, `Release`, `SeqCst`); panics at the caller's
+/// line otherwise, as std's `store` does.
+#[inline(always)]
+#[track_caller]
+fn store_order(order: Ordering) -> Ordering {
+    match order {
+        Ordering::Relaxed | Ordering::Release | Ordering::SeqCst => order,
+        Ordering::Acquire => panic!("atomic_store with Ordering::Acquire: a store cannot acquire (use Relaxed, Release or SeqCst)"),
+        Ordering::AcqRel => panic!("atomic_store with Ordering::AcqRel: a store cannot acquire (use Relaxed, Release or SeqCst)"),
+        _ => panic!("atomic_store takes Ordering::Relaxed, Release or SeqCst"),
+    }
+}
+
+impl<T: AtomicLoadStore, K: ViewKind> View<T, K> {
+    /// The address of element `i` after checking `i < len` (reported as an invalid read or
+    /// write, error 700, at the caller's line) and telling the checkers about the access.
+    #[inline(always)]
+    #[track_caller]
+    fn ordered_ptr(&self, i: usize, access: Ordered) -> *mut T {
+        let kind = if access.write { backend::AccessKind::Write } else { backend::AccessKind::Read };
+        backend::check_index(self, i, core::mem::size_of::<T>(), kind);
+        backend::before_ordered(self, i, access);
+        self.raw_ptr().wrapping_add(i)
+    }
+
+    /// Atomically loads element `i` with memory order `order` at device scope
+    /// (`cuda::atomic_ref<T, cuda::thread_scope_device>(v[i]).load(order)`; PTX
+    /// `ld.relaxed.gpu` or `ld.acquire.gpu`, `SeqCst` with a `fence.sc.gpu` before).
+    ///
+    /// # Panics
+    ///
+    /// With `Ordering::Release` or `AcqRel`, as std's `load` does.
+    #[inline(always)]
+    #[track_caller]
+    pub fn atomic_load(&self, i: usize, order: Ordering) -> T {
+        self.atomic_load_scoped(i, order, Scope::Device)
+    }
+
+    /// Atomically loads element `i` with memory order `order` at scope `scope`
+    /// (`cuda::atomic_ref<T, scope>(v[i]).load(order)`).
+    ///
+    /// # Panics
+    ///
+    /// With `Ordering::Release` or `AcqRel`, as std's `load` does.
+    #[inline(always)]
+    #[track_caller]
+    pub fn atomic_load_scoped(&self, i: usize, order: Ordering, scope: Scope) -> T {
+        let order = load_order(order);
+        let p = self.ordered_ptr(i, Ordered { write: false, order, scope, volatile: false });
+        // SAFETY: `i < len` was checked, so `p` is element `i` of the view, in the space
+        // `K::SPACE` says; `order` is one a load takes.
+        unsafe { T::atomic_load_raw(p, order, scope, K::SPACE) }
+    }
+
+    /// Atomically stores `value` in element `i` with memory order `order` at device scope
+    /// (`cuda::atomic_ref<T, cuda::thread_scope_device>(v[i]).store(value, order)`; PTX
+    /// `st.relaxed.gpu` or `st.release.gpu`, `SeqCst` as a `fence.sc.gpu` and `st.relaxed.gpu`).
+    ///
+    /// # Panics
+    ///
+    /// With `Ordering::Acquire` or `AcqRel`, as std's `store` does.
+    #[inline(always)]
+    #[track_caller]
+    pub fn atomic_store(&self, i: usize, value: T, order: Ordering)
+    where
+        K: Writable,
+    {
+        self.atomic_store_scoped(i, value, order, Scope::Device)
+    }
+
+    /// Atomically stores `value` in element `i` with memory order `order` at scope `scope`
+    /// (`cuda::atomic_ref<T, scope>(v[i]).store(value, order)`).
+    ///
+    /// # Panics
+    ///
+    /// With `Ordering::Acquire` or `AcqRel`, as std's `store` does.
+    #[inline(always)]
+    #[track_caller]
+    pub fn atomic_store_scoped(&self, i: usize, value: T, order: Ordering, scope: Scope)
+    where
+        K: Writable,
+    {
+        let order = store_order(order);
+        let p = self.ordered_ptr(i, Ordered { write: true, order, scope, volatile: false });
+        // SAFETY: as in `atomic_load_scoped`; `K: Writable` views point into writable memory.
+        unsafe { T::atomic_store_raw(p, value, order, scope, K::SPACE) }
+    }
+
+    /// Loads element `i` as CUDA's `volatile` does (PTX `ld.volatile`): never merged with
+    /// another load or moved out of a loop. On the host, a relaxed atomic load.
+    #[inline(always)]
+    #[track_caller]
+    pub fn volatile_load(&self, i: usize) -> T {
+        let p = self.ordered_ptr(i, Ordered { write: false, order: Ordering::Relaxed, scope: Scope::System, volatile: true });
+        // SAFETY: as in `atomic_load_scoped`.
+        unsafe { T::volatile_load_raw(p, K::SPACE) }
+    }
+
+    /// Stores `value` in element `i` as CUDA's `volatile` does (PTX `st.volatile`). On the
+    /// host, a relaxed atomic store.
+    #[inline(always)]
+    #[track_caller]
+    pub fn volatile_store(&self, i: usize, value: T)
+    where
+        K: Writable,
+    {
+        let p = self.ordered_ptr(i, Ordered { write: true, order: Ordering::Relaxed, scope: Scope::System, volatile: true });
+        // SAFETY: as in `atomic_store_scoped`.
+        unsafe { T::volatile_store_raw(p, value, K::SPACE) }
     }
 }

@@ -16,7 +16,10 @@ mod shared;
 mod view;
 mod warp;
 
-pub use atomic::{AtomicAdd, AtomicBitwise, AtomicCas, AtomicExch, AtomicIncDec, AtomicMinMax, AtomicSub};
+pub use atomic::{
+    AtomicAdd, AtomicBitwise, AtomicCas, AtomicExch, AtomicIncDec, AtomicLoadStore, AtomicMinMax, AtomicSub, Scope,
+};
+pub(crate) use atomic::Ordered;
 pub use builtins::{
     block_dim, block_idx, grid_dim, sync_threads, sync_threads_and, sync_threads_count,
     sync_threads_or, thread_fence, thread_fence_block, thread_idx,

@@ -9,13 +9,22 @@
 //!
 //! Each trait takes the memory space for parity with the GPU backend, where it picks
 //! `atom.shared` over generic `atom`; the host ignores it.
+//!
+//! Ordered loads and stores (`atomic_load`, `atomic_store`, `..._scoped`) are the std atomic
+//! load or store of the element's bits with the caller's `Ordering`; the scope is ignored (the
+//! host's atomics are all system-wide). Volatile ones are relaxed atomic loads and stores
+//! (std's `read_volatile` would be a data race, undefined behaviour, next to another block's
+//! store). [`on_ordered`] is the checkers' hook for all of them.
 
-use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU16, AtomicU32, AtomicU64, Ordering::Relaxed};
+use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering, Ordering::Relaxed};
+use std::panic::Location;
 
 use crate::device::backend::{
-    AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicMinMaxImpl, AtomicSubImpl,
+    AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicLoadStoreImpl, AtomicMinMaxImpl,
+    AtomicSubImpl,
 };
-use crate::device::Space;
+use crate::device::{Ordered, Scope, Space, View, ViewKind};
+use crate::host::{context, initcheck};
 
 /// The element at `p` as a `&$atomic` (an atomic type of the element's size).
 macro_rules! as_atomic {
@@ -140,6 +149,77 @@ impl AtomicIncDecImpl for u32 {
     }
 }
 
+/// Ordered and volatile loads and stores of `$t` through `$atomic` (same size); `$to`/`$from`
+/// turn a value into the atomic's word and back, bit for bit.
+macro_rules! load_store {
+    ($($t:ty => $atomic:ident, |$v:ident| $to:expr, |$w:ident| $from:expr);* $(;)?) => { $(
+        impl AtomicLoadStoreImpl for $t {
+            #[inline(always)]
+            unsafe fn atomic_load_raw(p: *const Self, order: Ordering, _: Scope, _: Space) -> Self {
+                let $w = as_atomic!($atomic, p).load(order);
+                $from
+            }
+            #[inline(always)]
+            unsafe fn atomic_store_raw(p: *mut Self, $v: Self, order: Ordering, _: Scope, _: Space) {
+                as_atomic!($atomic, p).store($to, order)
+            }
+            #[inline(always)]
+            unsafe fn volatile_load_raw(p: *const Self, _: Space) -> Self {
+                let $w = as_atomic!($atomic, p).load(Relaxed);
+                $from
+            }
+            #[inline(always)]
+            unsafe fn volatile_store_raw(p: *mut Self, $v: Self, _: Space) {
+                as_atomic!($atomic, p).store($to, Relaxed)
+            }
+        }
+    )* };
+}
+load_store! {
+    u8 => AtomicU8, |v| v, |w| w;
+    i8 => AtomicU8, |v| v as u8, |w| w as i8;
+    u16 => AtomicU16, |v| v, |w| w;
+    i16 => AtomicU16, |v| v as u16, |w| w as i16;
+    u32 => AtomicU32, |v| v, |w| w;
+    i32 => AtomicU32, |v| v as u32, |w| w as i32;
+    u64 => AtomicU64, |v| v, |w| w;
+    i64 => AtomicU64, |v| v as u64, |w| w as i64;
+    f32 => AtomicU32, |v| v.to_bits(), |w| f32::from_bits(w);
+    f64 => AtomicU64, |v| v.to_bits(), |w| f64::from_bits(w);
+}
+
+/// The checkers' hook for an ordered or volatile load or store of element `i` of `view`
+/// (already bounds-checked), made at `at`: what `atomic_load`, `atomic_store`, their `_scoped`
+/// forms, `volatile_load` and `volatile_store` report, when the running launch checks.
+///
+/// `access` says whether it writes, its `Ordering` and `Scope`, and whether it is volatile
+/// (then `Relaxed` at `System` scope, as PTX's memory model treats volatile accesses). Today:
+///
+/// * initcheck sees a load as a read of the element (reported if nothing wrote it) and a
+///   store as a write (the element is initialised from then on);
+/// * racecheck neither checks nor records them, as it does with the other atomics: an
+///   atomic access does not race. The ordering and scope are passed for a racecheck that
+///   orders accesses by release/acquire pairs (then a plain access published by a release
+///   store and read after the acquire load that sees it is not a race).
+#[inline(always)]
+pub(crate) fn on_ordered<T, K: ViewKind>(view: &View<T, K>, i: usize, access: Ordered, at: &'static Location<'static>) {
+    if context::checking() {
+        checked_ordered(view, i, access, at);
+    }
+}
+
+#[inline(never)]
+fn checked_ordered<T, K: ViewKind>(view: &View<T, K>, i: usize, access: Ordered, at: &'static Location<'static>) {
+    let checks = context::block_for("an atomic load or store").launch().config.get_checks();
+    if checks.initcheck {
+        if access.write {
+            initcheck::on_store(view, i, at);
+        } else {
+            initcheck::on_load(view, i, at);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,5 +259,30 @@ mod tests {
             assert_eq!(u64::atomic_cas_raw(y.as_mut_ptr(), u64::MAX - 1, 2, Space::Global), u64::MAX - 1);
         }
         assert_eq!(y, [2]);
+    }
+
+    #[test]
+    fn ordered_loads_and_stores_keep_every_bit() {
+        use Ordering::{Acquire, Release, SeqCst};
+        let mut f = [0f32; 1];
+        let mut d = [0f64; 1];
+        let mut b = [0i8; 1];
+        let mut h = [0i16; 1];
+        // SAFETY: each pointer is to a local array of one element of its type, used only here.
+        unsafe {
+            for bits in [0x7fc0_1234u32, 0x8000_0000, 1, 0xff80_0000] {
+                f32::atomic_store_raw(f.as_mut_ptr(), f32::from_bits(bits), Release, Scope::Block, Space::Global);
+                assert_eq!(f32::atomic_load_raw(f.as_ptr(), Acquire, Scope::System, Space::Global).to_bits(), bits);
+                f32::volatile_store_raw(f.as_mut_ptr(), f32::from_bits(bits ^ 1), Space::Shared);
+                assert_eq!(f32::volatile_load_raw(f.as_ptr(), Space::Shared).to_bits(), bits ^ 1);
+            }
+            f64::atomic_store_raw(d.as_mut_ptr(), f64::from_bits(0x7ff0_0000_0000_0abc), SeqCst, Scope::Device, Space::Global);
+            assert_eq!(f64::atomic_load_raw(d.as_ptr(), SeqCst, Scope::Device, Space::Global).to_bits(), 0x7ff0_0000_0000_0abc);
+            i8::atomic_store_raw(b.as_mut_ptr(), -128, Relaxed, Scope::Device, Space::Global);
+            assert_eq!(i8::atomic_load_raw(b.as_ptr(), Relaxed, Scope::Device, Space::Global), -128);
+            i16::volatile_store_raw(h.as_mut_ptr(), -2, Space::Global);
+            assert_eq!(i16::volatile_load_raw(h.as_ptr(), Space::Global), -2);
+        }
+        assert_eq!((b, h), ([-128], [-2]));
     }
 }

@@ -3,7 +3,10 @@
 //! atomics, `nvptx.rs` with `atom` instructions. The public traits of `device::atomic` (the
 //! types CUDA allows) have these as supertraits.
 
+use core::sync::atomic::Ordering;
+
 use crate::device::view::Space;
+use crate::device::Scope;
 
 /// How each element type performs `atomic_add`.
 #[doc(hidden)]
@@ -109,4 +112,34 @@ pub trait AtomicIncDecImpl: Sized {
     ///
     /// As [`AtomicAddImpl::atomic_add_raw`].
     unsafe fn atomic_dec_raw(p: *mut Self, limit: Self, space: Space) -> Self;
+}
+
+/// How each element type performs ordered and volatile loads and stores
+/// (`atomic_load`, `atomic_store`, their `_scoped` forms, `volatile_load`, `volatile_store`).
+#[doc(hidden)]
+pub trait AtomicLoadStoreImpl: Sized {
+    /// Loads `*p` atomically with memory order `order` at scope `scope`.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`], and `order` is `Relaxed`, `Acquire` or `SeqCst`.
+    unsafe fn atomic_load_raw(p: *const Self, order: Ordering, scope: Scope, space: Space) -> Self;
+    /// Stores `v` in `*p` atomically with memory order `order` at scope `scope`.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`], and `order` is `Relaxed`, `Release` or `SeqCst`.
+    unsafe fn atomic_store_raw(p: *mut Self, v: Self, order: Ordering, scope: Scope, space: Space);
+    /// Loads `*p` as a volatile access.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn volatile_load_raw(p: *const Self, space: Space) -> Self;
+    /// Stores `v` in `*p` as a volatile access.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    unsafe fn volatile_store_raw(p: *mut Self, v: Self, space: Space);
 }

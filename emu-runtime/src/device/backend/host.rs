@@ -7,7 +7,8 @@
 //!  this file ──► host::context (thread-local indices of the running GPU thread)
 //!            ──► host::block   (barriers suspend the thread's fiber)
 //!            ──► host::memory  (relaxed atomic loads/stores, bounds reports)
-//!            ──► host::atomic  (atomics as relaxed std atomics)
+//!            ──► host::atomic  (atomics as relaxed std atomics; ordered loads and stores
+//!                               with their std orderings)
 //! ```
 
 use core::panic::Location;
@@ -123,6 +124,13 @@ pub(crate) fn check_index<T, K: ViewKind>(
 #[track_caller]
 pub(crate) fn before_atomic<T, K: ViewKind>(view: &View<T, K>, i: usize) {
     crate::host::initcheck::on_atomic(view, i, Location::caller());
+}
+
+/// The checkers' look at an ordered or volatile load or store of element `i` (in bounds).
+#[inline(always)]
+#[track_caller]
+pub(crate) fn before_ordered<T, K: ViewKind>(view: &View<T, K>, i: usize, access: crate::device::Ordered) {
+    crate::host::atomic::on_ordered(view, i, access, Location::caller());
 }
 
 #[inline(always)]

@@ -9,6 +9,7 @@
 //!            ──► bar.sync 0, bar.red.{popc,and,or}    (inline asm)
 //!            ──► shfl.sync, vote.sync, bar.warp.sync  (inline asm)
 //!            ──► ld / st / atom on generic addresses  (bounds-checked, trap on failure)
+//!            ──► ld.acquire / st.release / ld.volatile, fence.sc (ordered loads and stores)
 //!            ──► .shared arrays declared by #[kernel] (global_asm!, cvta.shared)
 //! ```
 //!
@@ -18,10 +19,13 @@
 use core::arch::asm;
 use core::arch::nvptx;
 
+use core::sync::atomic::Ordering;
+
 use super::{
-    AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicMinMaxImpl, AtomicSubImpl,
-    BarrierOp, ShflMode, VoteOp,
+    AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicLoadStoreImpl,
+    AtomicMinMaxImpl, AtomicSubImpl, BarrierOp, ShflMode, VoteOp,
 };
+use crate::device::{Ordered, Scope};
 use crate::device::copy::DeviceCopy;
 use crate::device::dim::Dim3;
 use crate::device::view::{Shared, Space, View, ViewKind, Writable};
@@ -270,6 +274,11 @@ fn check32(i: u32, len: u32) {
 /// The emulator's checkers look at atomics here; nothing to do on the GPU.
 #[inline(always)]
 pub(crate) fn before_atomic<T, K: ViewKind>(_view: &View<T, K>, _i: usize) {}
+
+/// The emulator's checkers look at ordered and volatile loads and stores here; nothing to do
+/// on the GPU.
+#[inline(always)]
+pub(crate) fn before_ordered<T, K: ViewKind>(_view: &View<T, K>, _i: usize, _access: Ordered) {}
 
 #[inline(always)]
 pub(crate) fn load<T: DeviceCopy, K: ViewKind>(view: &View<T, K>, i: usize) -> T {
@@ -557,6 +566,166 @@ impl AtomicIncDecImpl for u32 {
     unsafe fn atomic_dec_raw(p: *mut Self, limit: Self, space: Space) -> Self {
         atom!("dec", "u32", reg32, p, space, limit)
     }
+}
+
+// Ordered and volatile loads and stores: `ld`/`st` with `.relaxed`, `.acquire` or `.release`
+// and a scope (`.cta`, `.gpu`, `.sys`), or `.volatile`; `SeqCst` is a `fence.sc` of the scope
+// followed by the acquire load or the relaxed store, as libcu++'s `cuda::atomic_ref` does on
+// sm_70 and later. Global views use generic addresses, shared views `.shared` addresses. The
+// `asm!` blocks are not `pure`, so that LLVM neither merges them nor hoists them out of loops,
+// and they order the compiler's own memory accesses around them (no `nomem`/`readonly`).
+
+/// `ld{$sem}{$scope}{.shared}.$ty v, [p];` with `v` of type `$w` in register class `$class`.
+macro_rules! ld_word {
+    ($sem:literal, $scope:literal, $ty:literal, $w:ty, $class:ident, $p:expr, $space:expr) => {{
+        let v: $w;
+        // SAFETY: `$p` is a valid generic address of a word, or its `.shared` address for
+        // shared memory (the enclosing function's contract).
+        unsafe {
+            if $space == Space::Shared {
+                asm!(concat!("ld", $sem, $scope, ".shared.", $ty, " {v}, [{a}];"), v = out($class) v, a = in(reg32) $p as usize as u32, options(nostack))
+            } else {
+                asm!(concat!("ld", $sem, $scope, ".", $ty, " {v}, [{a}];"), v = out($class) v, a = in(reg64) $p, options(nostack))
+            }
+        }
+        v
+    }};
+}
+
+/// `st{$sem}{$scope}{.shared}.$ty [p], v;`.
+macro_rules! st_word {
+    ($sem:literal, $scope:literal, $ty:literal, $class:ident, $p:expr, $v:expr, $space:expr) => {{
+        // SAFETY: as in `ld_word`.
+        unsafe {
+            if $space == Space::Shared {
+                asm!(concat!("st", $sem, $scope, ".shared.", $ty, " [{a}], {v};"), v = in($class) $v, a = in(reg32) $p as usize as u32, options(nostack))
+            } else {
+                asm!(concat!("st", $sem, $scope, ".", $ty, " [{a}], {v};"), v = in($class) $v, a = in(reg64) $p, options(nostack))
+            }
+        }
+    }};
+}
+
+/// `fence.sc{$scope};`.
+macro_rules! fence_sc {
+    ($scope:literal) => {
+        // SAFETY: a memory fence.
+        unsafe { asm!(concat!("fence.sc", $scope, ";"), options(nostack)) }
+    };
+}
+
+/// The ordered and volatile loads and stores of one word size: `$ty` is the PTX type, `$w` the
+/// Rust word (`u16` for bytes, whose registers are 16 bits), `$class` its register class.
+macro_rules! ordered_words {
+    ($load:ident, $store:ident, $vload:ident, $vstore:ident, $ty:literal, $w:ty, $class:ident) => {
+        /// # Safety
+        ///
+        /// `p` is a valid generic address of a word of device memory, or its `.shared`
+        /// address when `space` is shared; `order` is `Relaxed`, `Acquire` or `SeqCst`.
+        #[inline(always)]
+        unsafe fn $load(p: *const $w, order: Ordering, scope: Scope, space: Space) -> $w {
+            match scope {
+                Scope::Block => ordered_words!(@load order, ".cta", $ty, $w, $class, p, space),
+                Scope::Device => ordered_words!(@load order, ".gpu", $ty, $w, $class, p, space),
+                Scope::System => ordered_words!(@load order, ".sys", $ty, $w, $class, p, space),
+            }
+        }
+
+        /// # Safety
+        ///
+        /// As the load's; `order` is `Relaxed`, `Release` or `SeqCst`.
+        #[inline(always)]
+        unsafe fn $store(p: *mut $w, v: $w, order: Ordering, scope: Scope, space: Space) {
+            match scope {
+                Scope::Block => ordered_words!(@store order, ".cta", $ty, $class, p, v, space),
+                Scope::Device => ordered_words!(@store order, ".gpu", $ty, $class, p, v, space),
+                Scope::System => ordered_words!(@store order, ".sys", $ty, $class, p, v, space),
+            }
+        }
+
+        /// # Safety
+        ///
+        /// As the load's.
+        #[inline(always)]
+        unsafe fn $vload(p: *const $w, space: Space) -> $w {
+            ld_word!(".volatile", "", $ty, $w, $class, p, space)
+        }
+
+        /// # Safety
+        ///
+        /// As the load's.
+        #[inline(always)]
+        unsafe fn $vstore(p: *mut $w, v: $w, space: Space) {
+            st_word!(".volatile", "", $ty, $class, p, v, space)
+        }
+    };
+    (@load $order:ident, $scope:literal, $ty:literal, $w:ty, $class:ident, $p:ident, $space:ident) => {
+        match $order {
+            Ordering::Relaxed => ld_word!(".relaxed", $scope, $ty, $w, $class, $p, $space),
+            Ordering::Acquire => ld_word!(".acquire", $scope, $ty, $w, $class, $p, $space),
+            _ => {
+                fence_sc!($scope);
+                ld_word!(".acquire", $scope, $ty, $w, $class, $p, $space)
+            }
+        }
+    };
+    (@store $order:ident, $scope:literal, $ty:literal, $class:ident, $p:ident, $v:ident, $space:ident) => {
+        match $order {
+            Ordering::Relaxed => st_word!(".relaxed", $scope, $ty, $class, $p, $v, $space),
+            Ordering::Release => st_word!(".release", $scope, $ty, $class, $p, $v, $space),
+            _ => {
+                fence_sc!($scope);
+                st_word!(".relaxed", $scope, $ty, $class, $p, $v, $space)
+            }
+        }
+    };
+}
+ordered_words!(load_b8, store_b8, volatile_load_b8, volatile_store_b8, "u8", u16, reg16);
+ordered_words!(load_b16, store_b16, volatile_load_b16, volatile_store_b16, "b16", u16, reg16);
+ordered_words!(load_b32, store_b32, volatile_load_b32, volatile_store_b32, "b32", u32, reg32);
+ordered_words!(load_b64, store_b64, volatile_load_b64, volatile_store_b64, "b64", u64, reg64);
+
+/// The `AtomicLoadStoreImpl` of `$t` through the word functions of its size; `$to`/`$from`
+/// turn a value into the word and back, bit for bit.
+macro_rules! load_store {
+    ($($t:ty => $w:ty, $load:ident, $store:ident, $vload:ident, $vstore:ident, |$v:ident| $to:expr, |$x:ident| $from:expr);* $(;)?) => { $(
+        impl AtomicLoadStoreImpl for $t {
+            #[inline(always)]
+            unsafe fn atomic_load_raw(p: *const Self, order: Ordering, scope: Scope, space: Space) -> Self {
+                // SAFETY: the word at `p` is the element (the contract of this function).
+                let $x = unsafe { $load(p as *const $w, order, scope, space) };
+                $from
+            }
+            #[inline(always)]
+            unsafe fn atomic_store_raw(p: *mut Self, $v: Self, order: Ordering, scope: Scope, space: Space) {
+                // SAFETY: as above.
+                unsafe { $store(p as *mut $w, $to, order, scope, space) }
+            }
+            #[inline(always)]
+            unsafe fn volatile_load_raw(p: *const Self, space: Space) -> Self {
+                // SAFETY: as above.
+                let $x = unsafe { $vload(p as *const $w, space) };
+                $from
+            }
+            #[inline(always)]
+            unsafe fn volatile_store_raw(p: *mut Self, $v: Self, space: Space) {
+                // SAFETY: as above.
+                unsafe { $vstore(p as *mut $w, $to, space) }
+            }
+        }
+    )* };
+}
+load_store! {
+    u8 => u16, load_b8, store_b8, volatile_load_b8, volatile_store_b8, |v| v as u16, |x| x as u8;
+    i8 => u16, load_b8, store_b8, volatile_load_b8, volatile_store_b8, |v| v as u8 as u16, |x| x as u8 as i8;
+    u16 => u16, load_b16, store_b16, volatile_load_b16, volatile_store_b16, |v| v, |x| x;
+    i16 => u16, load_b16, store_b16, volatile_load_b16, volatile_store_b16, |v| v as u16, |x| x as i16;
+    u32 => u32, load_b32, store_b32, volatile_load_b32, volatile_store_b32, |v| v, |x| x;
+    i32 => u32, load_b32, store_b32, volatile_load_b32, volatile_store_b32, |v| v as u32, |x| x as i32;
+    u64 => u64, load_b64, store_b64, volatile_load_b64, volatile_store_b64, |v| v, |x| x;
+    i64 => u64, load_b64, store_b64, volatile_load_b64, volatile_store_b64, |v| v as u64, |x| x as i64;
+    f32 => u32, load_b32, store_b32, volatile_load_b32, volatile_store_b32, |v| v.to_bits(), |x| f32::from_bits(x);
+    f64 => u64, load_b64, store_b64, volatile_load_b64, volatile_store_b64, |v| v.to_bits(), |x| f64::from_bits(x);
 }
 
 #[panic_handler]
