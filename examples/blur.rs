@@ -6,7 +6,7 @@
 //! `cargo run --example blur -- fixed` runs the fixed one and checks it against the CPU.
 use deviceemu::prelude::*;
 
-/// The buggy kernel: it stores to the dense output with the input's pitch.
+/// The kernel as first written (DEBUGGING.md finds its bug).
 #[kernel]
 pub fn blur(input: &[f32], output: &mut [f32], width: u32, height: u32, pitch: u32) {
     let x = block_idx().x * block_dim().x + thread_idx().x;
@@ -26,7 +26,7 @@ pub fn blur(input: &[f32], output: &mut [f32], width: u32, height: u32, pitch: u
             }
         }
     }
-    let idx = (y * pitch + x) as usize; // BUG: the output is `width` floats a row
+    let idx = (y * pitch + x) as usize;
     output[idx] = sum / count as f32;
 }
 

@@ -55,6 +55,19 @@ fn without_a_gpu_buffers_and_launches_fail_with_code_100() {
     });
 }
 
+/// `EMU_TARGET=auto`, the default: without a GPU a `gpu` build emulates (before, every launch
+/// failed with 100), with one it runs on the GPU.
+#[test]
+fn the_default_target_is_the_gpu_when_there_is_one_else_the_emulator() {
+    let x = DeviceBuffer::from_slice(&[1.0f32; 8]).unwrap();
+    let mut y = DeviceBuffer::<f32>::zeroed(8).unwrap();
+    launch!(scale<<<1, 8>>>(2.0, &x, &mut y)).unwrap();
+    assert_eq!(y.to_vec().unwrap(), vec![2.0; 8]);
+    assert_eq!(y.is_on_gpu(), deviceemu::gpu::available());
+    let want = if deviceemu::gpu::available() { Target::Gpu } else { Target::Emulator };
+    assert_eq!(Config::default().get_target(), want);
+}
+
 #[test]
 fn an_emulator_buffer_in_a_gpu_launch_is_a_clear_error() {
     let x = on(Target::Emulator, || DeviceBuffer::from_slice(&[1.0f32; 8]).unwrap());

@@ -22,8 +22,18 @@ import lldb
 _HELPERS = {}
 
 
+_ADDRESSES = {}
+
+
 def _address(target, name):
-    """The load address of the `deviceemu_*` function `name`."""
+    """The load address of the `deviceemu_*` function `name` (looked up once per process)."""
+    key = (target.GetProcess().GetProcessID(), name)
+    if key not in _ADDRESSES:
+        _ADDRESSES[key] = _find_address(target, name)
+    return _ADDRESSES[key]
+
+
+def _find_address(target, name):
     for ctx in target.FindFunctions(name):
         sym = ctx.GetSymbol()
         if sym.IsValid():
@@ -69,9 +79,13 @@ def _parse_dim(text):
 
 
 def _matches(frame, want):
-    thread, block = _index(frame)
+    """Whether the frame's GPU thread is `want`; asks one component at a time, x first."""
     wt, wb = want
-    return list(thread[: len(wt)]) == list(wt) and (wb is None or list(block[: len(wb)]) == list(wb))
+    for which, dims in (("thread_idx", wt), ("block_idx", wb or [])):
+        for axis, v in zip("xyz", dims):
+            if _call(frame, "deviceemu_%s_%s" % (which, axis), "unsigned").GetValueAsUnsigned() != v:
+                return False
+    return True
 
 
 def emu_break_stop(frame, bp_loc, internal_dict):
