@@ -709,6 +709,58 @@ mod tests {
     }
 
     #[test]
+    fn host_only_kernels_plain_helpers_and_use_super() {
+        let src = "use super::*; use half::f16; use std::thread; \
+                   fn clamp(i: i64) -> i64 { i } fn unused_host() {} \
+                   #[kernel] fn k(x: &mut [f32]) { x[clamp(0) as usize] = f16::from_f32(1.0).to_f32(); } \
+                   #[kernel(host_only)] fn h(x: &mut [f32]) { let _ = thread::current(); }";
+        let out = extract(src).unwrap();
+        assert!(out.contains("use deviceemu::prelude::*;"), "use super::* becomes the prelude: {out}");
+        assert!(!out.contains("super"), "{out}");
+        assert!(out.contains("use half::f16;"), "{out}");
+        assert!(out.contains("fn clamp"), "a helper kernels call goes along: {out}");
+        assert!(!out.contains("unused_host") && !out.contains("fn h") && !out.contains("thread"), "{out}");
+        // One item a line, so that a compiler error's line names the item.
+        assert_eq!(out.lines().filter(|l| l.contains("fn ")).count(), 2, "{out}");
+    }
+
+    #[test]
+    fn errors_are_blamed_on_the_items_of_their_lines() {
+        let items = extract_items("use deviceemu::prelude::*; #[kernel] fn a(x: &mut [f32]) {} #[kernel] fn b(x: &mut [f32]) {}").unwrap();
+        let (_, lines) = assemble(&items);
+        let header = LIB_HEADER.lines().count();
+        // Line header+1 is the `use`, +2 kernel a, +3 kernel b.
+        let out = format!(
+            "error[E0433]: cannot find module or crate `std`\n  --> lib.rs:{}:10\n   |\nerror: aborting\n",
+            header + 3
+        );
+        let blamed = blamed_items(&out, &lines, header);
+        assert_eq!(blamed.len(), 1);
+        assert_eq!(items[blamed[0].0].name, "b");
+        assert!(blamed[0].1.contains("cannot find module or crate `std`"));
+        // An error in another file (deviceemu's own source) blames nothing.
+        assert!(blamed_items("error: x\n --> /src/deviceemu/src/lib.rs:3:1\n", &lines, header).is_empty());
+    }
+
+    #[test]
+    fn dependencies_go_to_the_gpu_crate_without_default_features() {
+        let dir = std::env::temp_dir().join(format!("deviceemu-build-deps-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("Cargo.toml"),
+            "[package]\nname = \"u\"\n[dependencies]\ndeviceemu = { path = \"..\" }\nhalf = \"2\"\nmy-math = { path = \"m\" }\n[dev-dependencies]\nproptest = \"1\"\n",
+        )
+        .unwrap();
+        let deps = dependencies(&dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(deps.len(), 2, "{deps:?}");
+        assert_eq!(deps[0], ("half".into(), "half = { version = \"2\", default-features = false }".into()));
+        assert_eq!(deps[1].0, "my_math");
+        assert!(deps[1].1.contains(&format!("path = {:?}", dir.join("m").display().to_string())), "{deps:?}");
+        assert!(deps[1].1.ends_with("default-features = false }"), "{deps:?}");
+    }
+
+    #[test]
     fn ptx_names_are_path_based() {
         assert_eq!(ptx_name(Path::new("examples/saxpy.rs")), "examples_saxpy_rs");
     }
