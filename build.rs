@@ -1,7 +1,7 @@
 //! Build script of deviceemu.
 //!
 //! * Tells crates that depend on deviceemu where it lives (`DEP_DEVICEEMU_ROOT`), so that their
-//!   `emu_build::kernels` can compile kernels against the same deviceemu.
+//!   `deviceemu_build::kernels` can compile kernels against the same deviceemu.
 //! * With the `gpu` feature, compiles the kernels of this package's examples and tests to PTX.
 
 use std::path::Path;
@@ -41,7 +41,7 @@ fn main() {
     // PTX of files that no longer exist must not linger.
     if let Ok(out) = std::env::var("OUT_DIR") {
         let dir = Path::new(&out).join("deviceemu-ptx");
-        let keep: Vec<String> = sources.iter().map(|s| format!("{}.ptx", emu_build::ptx_name(Path::new(s)))).collect();
+        let keep: Vec<String> = sources.iter().map(|s| format!("{}.ptx", deviceemu_build::ptx_name(Path::new(s)))).collect();
         for e in std::fs::read_dir(&dir).into_iter().flatten().filter_map(Result::ok) {
             let name = e.file_name().to_string_lossy().into_owned();
             if name.ends_with(".ptx") && !keep.contains(&name) {
@@ -52,7 +52,7 @@ fn main() {
     // Build each file on its own, so that one file whose kernels cannot target the GPU (e.g. a
     // kernel using `println!`) does not stop the others; its kernels then say they have no PTX.
     for s in &sources {
-        if let Err(e) = emu_build::kernels(&[s.as_str()]) {
+        if let Err(e) = deviceemu_build::kernels(&[s.as_str()]) {
             let first = e.to_string().lines().take(12).collect::<Vec<_>>().join(" | ");
             println!("cargo:warning=no PTX for {s}: {first}");
         }

@@ -44,6 +44,27 @@ fn warp_debuggee() {
     assert_eq!(out.to_vec().unwrap(), vec![0; 64]);
 }
 
+/// A 2-D launch: blocks of 4x4 threads on a 2x2 grid (8x8 cells). Thread (1,2,0) of block
+/// (1,1,0) is at gx = 5, gy = 6 and writes cell 53.
+#[kernel]
+fn probe_2d(out: &mut [u32]) {
+    let x = thread_idx().x;
+    let y = thread_idx().y;
+    let width = block_dim().x * grid_dim().x;
+    let gx = block_idx().x * block_dim().x + x;
+    let gy = block_idx().y * block_dim().y + y;
+    let cell = gy * width + gx; // 2D BREAK
+    out[cell as usize] = x * 100 + y;
+}
+
+#[test]
+#[ignore = "the process gdb and lldb debug; run by the 2-D debugger tests"]
+fn debuggee_2d() {
+    let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+    launch!(probe_2d<<<(2, 2), (4, 4)>>>(&mut out)).unwrap();
+    assert_eq!(out.to_vec().unwrap()[(4 + 2) * 8 + 4 + 1], 102);
+}
+
 fn break_line() -> usize {
     marker_line("// BREAK HERE")
 }
@@ -52,12 +73,12 @@ fn marker_line(marker: &str) -> usize {
     common::marked_line(include_str!("debugger.rs"), marker)
 }
 
-/// Runs gdb on this test binary's ignored test `debuggee` with the deviceemu script loaded, the
+/// Runs gdb on this test binary's ignored test `debuggee` (or another) with the deviceemu script loaded, the
 /// breakpoint `emu-break BREAK` set and `commands` run after `run`, with `EMU_BLOCKS=serial`
 /// and `env`; returns everything it printed, or `None` (after saying so) without gdb.
 fn gdb_session(debuggee: &str, brk: &str, commands: &[&str], env: &[(&str, &str)]) -> Option<String> {
     if Command::new("gdb").arg("--version").output().is_err() {
-        skipped("gdb is not installed, so the debugger test did not run");
+        skipped("gdb", "gdb is not installed, so the debugger test did not run");
         return None;
     }
     let exe = std::env::current_exe().unwrap();
@@ -127,9 +148,120 @@ fn gdb_shows_lanes_waiting_in_a_warp_collective() {
 }
 
 #[test]
+fn gdb_emu_break_matches_all_three_dimensions() {
+    let line = marker_line("// 2D BREAK");
+    let brk = format!("tests/debugger.rs:{line} 1,2 1,1");
+    let Some(text) = gdb_session("debuggee_2d", &brk, &["emu-where", "info locals"], &[]) else { return };
+    // With only x compared, thread (1,0,0) of block (1,0,0) would stop first.
+    assert!(text.contains("kernel probe_2d, block (1,1,0), thread (1,2,0)"), "gdb output:\n{text}");
+    assert!(text.contains("x = 1") && text.contains("y = 2"), "gdb output:\n{text}");
+    assert!(text.contains("gx = 5") && text.contains("gy = 6"), "gdb output:\n{text}");
+}
+
+#[test]
+fn gdb_emu_next_steps_over_the_barrier_in_the_same_gpu_thread() {
+    // Stop on the sync_threads() line in thread 3 of block 1, then emu-next over it.
+    let barrier = break_line() - 1;
+    let brk = format!("tests/debugger.rs:{barrier} 3 1");
+    let Some(text) = gdb_session("debuggee", &brk, &["emu-where", "emu-next", "emu-where", "info locals", "emu-next", "emu-where"], &[])
+    else {
+        return;
+    };
+    // Stopped in the same GPU thread, on the line after the barrier, then the next one.
+    assert_eq!(text.matches("kernel probe, block (1,0,0), thread (3,0,0)").count(), 3, "gdb output:\n{text}");
+    assert!(text.contains(&format!("{}\t    let mirrored = tile[63 - tid]; // BREAK HERE", break_line())), "gdb output:\n{text}");
+    assert!(text.contains(&format!("{}\t    out[gid] = mirrored;", break_line() + 1)), "gdb output:\n{text}");
+    // The user's breakpoint on the barrier's line is not hit again where the thread resumes.
+    assert_eq!(text.matches("hit Breakpoint 1").count(), 1, "gdb output:\n{text}");
+    assert!(!text.contains("task.rs"), "emu-next stopped in the runtime:\n{text}");
+    assert!(text.contains("tid = 3"), "gdb output:\n{text}");
+}
+
+#[test]
+fn gdb_emu_next_over_the_barrier_with_emu_schedule_threads() {
+    let barrier = break_line() - 1;
+    let brk = format!("tests/debugger.rs:{barrier} 3 1");
+    let env = [("EMU_SCHEDULE", "threads")];
+    let Some(text) = gdb_session("debuggee", &brk, &["emu-next", "emu-where", "info locals"], &env) else { return };
+    assert!(text.contains("kernel probe, block (1,0,0), thread (3,0,0)"), "gdb output:\n{text}");
+    assert!(text.contains(&format!("{}\t    let mirrored = tile[63 - tid]; // BREAK HERE", break_line())), "gdb output:\n{text}");
+    assert!(text.contains("tid = 3"), "gdb output:\n{text}");
+    // Thread events are silenced: no line per started or ended OS thread.
+    assert!(!text.contains("[New Thread"), "gdb output:\n{text}");
+}
+
+/// Runs lldb on `debuggee` with tools/lldb/deviceemu.py loaded and `commands` run after
+/// `run`; `None` (after saying so) without lldb.
+fn lldb_session(debuggee: &str, commands: &[&str]) -> Option<String> {
+    if Command::new("lldb").arg("--version").output().is_err() {
+        skipped("lldb", "lldb is not installed, so the lldb test did not run");
+        return None;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/lldb/deviceemu.py");
+    let mut lldb = Command::new("lldb");
+    if let Some(dir) = lldb_python_dir() {
+        lldb.env("PYTHONPATH", dir);
+    }
+    lldb.arg("-b").args(["-o", &format!("command script import {script}")]);
+    for c in commands {
+        lldb.args(["-o", c]);
+    }
+    lldb.args(["-o", "kill"])
+        .arg("--")
+        .arg(&exe)
+        .args([debuggee, "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .env("EMU_BLOCKS", "serial");
+    let out = lldb.output().expect("lldb runs");
+    Some(String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr))
+}
+
+/// Debian's lldb 14 looks for its Python module in the wrong folder (`lldb -P` names
+/// /usr/lib/local/...), so `command script import` fails; the module is under
+/// /usr/lib/llvm-N/lib/python3.M/dist-packages. `None` when `lldb -P` is right.
+fn lldb_python_dir() -> Option<std::path::PathBuf> {
+    let said = Command::new("lldb").arg("-P").output().ok()?;
+    let said = std::path::PathBuf::from(String::from_utf8_lossy(&said.stdout).trim());
+    if said.join("lldb/__init__.py").exists() {
+        return None;
+    }
+    let mut found: Vec<_> = std::fs::read_dir("/usr/lib")
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with("llvm-"))
+        .flat_map(|e| std::fs::read_dir(e.path().join("lib")).into_iter().flatten().filter_map(Result::ok))
+        .map(|e| e.path().join("dist-packages"))
+        .filter(|p| p.join("lldb/__init__.py").exists())
+        .collect();
+    found.sort();
+    found.pop()
+}
+
+#[test]
+fn lldb_emu_break_matches_all_three_dimensions() {
+    let brk = format!("emu-break debugger.rs:{} 1,2 1,1", marker_line("// 2D BREAK"));
+    let Some(text) = lldb_session("debuggee_2d", &[&brk, "run", "emu-where", "frame variable x y gx gy"]) else { return };
+    assert!(text.contains("kernel probe_2d, block (1,1,0), thread (1,2,0)"), "lldb output:\n{text}");
+    assert!(text.contains("x = 1") && text.contains("y = 2"), "lldb output:\n{text}");
+    assert!(text.contains("gx = 5") && text.contains("gy = 6"), "lldb output:\n{text}");
+}
+
+#[test]
+fn lldb_emu_next_steps_over_the_barrier_in_the_same_gpu_thread() {
+    let brk = format!("emu-break debugger.rs:{} 3 1", break_line() - 1);
+    let Some(text) = lldb_session("debuggee", &[&brk, "run", "emu-next", "emu-where", "emu-threads", "frame variable tid"]) else {
+        return;
+    };
+    assert!(text.contains(&format!("at debugger.rs:{}", break_line())), "lldb output:\n{text}");
+    assert!(text.contains("kernel probe, block (1,0,0), thread (3,0,0)"), "lldb output:\n{text}");
+    assert!(text.contains("tid = 3"), "lldb output:\n{text}");
+    assert!(text.contains("thread (3,0,0): running (this thread)"), "lldb output:\n{text}");
+}
+
+#[test]
 fn lldb_stops_in_the_chosen_gpu_thread() {
     if Command::new("lldb").arg("--version").output().is_err() {
-        skipped("lldb is not installed, so the lldb test did not run");
+        skipped("lldb", "lldb is not installed, so the lldb test did not run");
         return;
     }
     let exe = std::env::current_exe().unwrap();
@@ -156,8 +288,14 @@ fn lldb_stops_in_the_chosen_gpu_thread() {
     assert!(text.contains("thread (3,0,0): running (this thread)"), "lldb output:\n{text}");
 }
 
-/// Says that a test did not run, on the real stderr (libtest captures `println!`).
-fn skipped(why: &str) {
+/// Says that a test did not run, on the real stderr (libtest captures `println!`), or fails it
+/// when `DEVICEEMU_REQUIRE` (a comma list such as `gdb,lldb,ptxas`, set by `.ci/run`) names
+/// `what`: there a skip must not pass.
+fn skipped(what: &str, why: &str) {
     use std::io::Write as _;
+    let required = std::env::var("DEVICEEMU_REQUIRE").unwrap_or_default();
+    if required.split(',').any(|r| r.trim() == what) {
+        panic!("DEVICEEMU_REQUIRE={required} names {what}, but {why}");
+    }
     let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
 }

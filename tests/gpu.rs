@@ -20,7 +20,7 @@ fn on<R>(t: Target, f: impl FnOnce() -> R) -> R {
 #[test]
 fn same_bits_on_the_gpu_and_in_the_emulator() {
     if !deviceemu::gpu::available() {
-        skipped("no CUDA device or driver; `same_bits_on_the_gpu_and_in_the_emulator` did not run");
+        skipped("gpu", "no CUDA device or driver; `same_bits_on_the_gpu_and_in_the_emulator` did not run");
         return;
     }
     let x: Vec<f32> = (0..10_000).map(|i| (i as f32).sin()).collect();
@@ -40,7 +40,7 @@ fn same_bits_on_the_gpu_and_in_the_emulator() {
 #[test]
 fn without_a_gpu_buffers_and_launches_fail_with_code_100() {
     if deviceemu::gpu::available() {
-        skipped("a GPU is present; the no-GPU error path did not run");
+        skipped("no-gpu", "a GPU is present; the no-GPU error path did not run");
         return;
     }
     let e = on(Target::Gpu, || DeviceBuffer::<f32>::zeroed(16)).unwrap_err();
@@ -53,6 +53,19 @@ fn without_a_gpu_buffers_and_launches_fail_with_code_100() {
         launch!(scale<<<1, 8>>>(2.0, &x, &mut y)).unwrap();
         assert_eq!(y.to_vec().unwrap(), vec![2.0; 8]);
     });
+}
+
+/// `EMU_TARGET=auto`, the default: without a GPU a `gpu` build emulates (before, every launch
+/// failed with 100), with one it runs on the GPU.
+#[test]
+fn the_default_target_is_the_gpu_when_there_is_one_else_the_emulator() {
+    let x = DeviceBuffer::from_slice(&[1.0f32; 8]).unwrap();
+    let mut y = DeviceBuffer::<f32>::zeroed(8).unwrap();
+    launch!(scale<<<1, 8>>>(2.0, &x, &mut y)).unwrap();
+    assert_eq!(y.to_vec().unwrap(), vec![2.0; 8]);
+    assert_eq!(y.is_on_gpu(), deviceemu::gpu::available());
+    let want = if deviceemu::gpu::available() { Target::Gpu } else { Target::Emulator };
+    assert_eq!(Config::default().get_target(), want);
 }
 
 #[test]
@@ -68,8 +81,14 @@ fn an_emulator_buffer_in_a_gpu_launch_is_a_clear_error() {
     }
 }
 
-/// Says that a test did not run, on the real stderr (libtest captures `println!`).
-fn skipped(why: &str) {
+/// Says that a test did not run, on the real stderr (libtest captures `println!`), or fails it
+/// when `DEVICEEMU_REQUIRE` (a comma list such as `gdb,lldb,ptxas`, set by `.ci/run`) names
+/// `what`: there a skip must not pass.
+fn skipped(what: &str, why: &str) {
     use std::io::Write as _;
+    let required = std::env::var("DEVICEEMU_REQUIRE").unwrap_or_default();
+    if required.split(',').any(|r| r.trim() == what) {
+        panic!("DEVICEEMU_REQUIRE={required} names {what}, but {why}");
+    }
     let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
 }

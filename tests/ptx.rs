@@ -21,11 +21,11 @@ fn ptxas() -> Option<PathBuf> {
 #[test]
 fn every_ptx_module_passes_ptxas() {
     let Some(dir) = option_env!("DEVICEEMU_PTX_DIR").map(PathBuf::from) else {
-        skipped("the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)");
+        skipped("ptxas", "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)");
         return;
     };
     let Some(ptxas) = ptxas() else {
-        skipped("ptxas not found (pip install nvidia-cuda-nvcc-cu12, or set PTXAS)");
+        skipped("ptxas", "ptxas not found (pip install nvidia-cuda-nvcc-cu12, or set PTXAS)");
         return;
     };
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -36,7 +36,7 @@ fn every_ptx_module_passes_ptxas() {
         .collect();
     files.sort();
     let names: Vec<String> = files.iter().map(|f| f.file_stem().unwrap().to_string_lossy().into_owned()).collect();
-    for expected in ["examples_saxpy_rs", "examples_reduction_rs", "examples_matmul_rs", "examples_histogram_rs", "examples_gpu_vs_emu_rs", "tests_results_rs", "tests_errors_rs", "tests_atomics_rs", "tests_atomics_ordered_rs"] {
+    for expected in ["examples_saxpy_rs", "examples_blur_rs", "examples_reduction_rs", "examples_matmul_rs", "examples_histogram_rs", "examples_gpu_vs_emu_rs", "tests_results_rs", "tests_errors_rs", "tests_atomics_rs", "tests_atomics_ordered_rs"] {
         assert!(names.iter().any(|n| n == expected), "no PTX for {expected}: the build script failed on it (see its warnings); have {names:?}");
     }
     let mut kernels = 0;
@@ -65,7 +65,7 @@ fn every_ptx_module_passes_ptxas() {
 #[test]
 fn launch_bounds_remove_the_checks_of_the_reduction_tree() {
     let Some(dir) = option_env!("DEVICEEMU_PTX_DIR").map(PathBuf::from) else {
-        skipped("the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)");
+        skipped("ptxas", "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)");
         return;
     };
     let text = std::fs::read_to_string(dir.join("examples_reduction_rs.ptx")).expect("the build script wrote the reduction's PTX");
@@ -83,7 +83,7 @@ fn launch_bounds_remove_the_checks_of_the_reduction_tree() {
 #[test]
 fn ordered_and_volatile_accesses_are_their_ptx_instructions() {
     let Some(dir) = option_env!("DEVICEEMU_PTX_DIR").map(PathBuf::from) else {
-        skipped("the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)");
+        skipped("ptxas", "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)");
         return;
     };
     let text = std::fs::read_to_string(dir.join("tests_atomics_ordered_rs.ptx")).expect("the build script wrote the PTX of tests/atomics_ordered.rs");
@@ -108,8 +108,86 @@ fn ordered_and_volatile_accesses_are_their_ptx_instructions() {
     assert!(body[spin..].contains(&format!("{name};")), "the spin's load is not inside its loop (no branch back to {name}):\n{body}");
 }
 
-/// Says that a test did not run, on the real stderr (libtest captures `println!`).
-fn skipped(why: &str) {
+/// A user crate nobody on the team wrote (tests/user_crate: a kernel file with several
+/// kernels, a plain helper and a `#[device]` one, `half` and `libm`, `use super::*` for the
+/// prelude and the parent's constant, and one kernel that uses `std`): its PTX is built with
+/// the host-only kernel left out, named in a warning, and every other kernel in the module.
+#[test]
+fn a_user_crate_with_a_host_only_kernel_still_gets_ptx_for_the_others() {
+    let Some(ptx_dir) = option_env!("DEVICEEMU_PTX_DIR").map(PathBuf::from) else {
+        skipped("ptxas", "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)");
+        return;
+    };
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let fixture = root.join("tests/user_crate");
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("user-crate-ptx");
+    std::fs::create_dir_all(&out).unwrap();
+    // Share the build script's nvptx target directory: `core` for nvptx is built once.
+    let shared = out.join("target");
+    if !shared.exists() {
+        std::os::unix::fs::symlink(ptx_dir.join("target"), &shared).unwrap();
+    }
+    let skipped_kernels = deviceemu_build::build_with(&fixture, &root, &out, &[PathBuf::from("src/kernels.rs")], false)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = skipped_kernels.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["host_thread_ids"], "{skipped_kernels:?}");
+    let warning = skipped_kernels[0].to_string();
+    assert!(warning.contains("`host_thread_ids` in src/kernels.rs cannot be compiled for the GPU"), "{warning}");
+    let ptx_file = out.join("src_kernels_rs.ptx");
+    let text = std::fs::read_to_string(&ptx_file).unwrap();
+    for k in ["box3", "to_half_and_back", "fma_axpy", "tiled_copy"] {
+        assert!(text.contains(&format!(".entry {k}(")), "no {k} in the fixture's PTX");
+    }
+    assert!(!text.contains(".entry host_thread_ids("));
+    match ptxas() {
+        Some(ptxas) => {
+            let out = Command::new(&ptxas).args(["-arch=sm_90", "-o", "/dev/null"]).arg(&ptx_file).output().expect("ptxas runs");
+            assert!(out.status.success(), "ptxas rejected the fixture's PTX:\n{}", String::from_utf8_lossy(&out.stderr));
+        }
+        None => skipped("ptxas", "ptxas not found, so the fixture's PTX was built but not checked"),
+    }
+}
+
+/// A kernel that calls a plain function which cannot compile for the GPU is left out with a
+/// message saying `#[device]` is needed, and the file's other kernel is built.
+#[test]
+fn a_helper_that_cannot_compile_for_the_gpu_names_the_kernels_it_takes_along() {
+    let Some(ptx_dir) = option_env!("DEVICEEMU_PTX_DIR").map(PathBuf::from) else {
+        skipped("ptxas", "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)");
+        return;
+    };
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("helper-crate");
+    std::fs::create_dir_all(tmp.join("src")).unwrap();
+    std::fs::write(tmp.join("Cargo.toml"), "[package]\nname = \"helper-crate\"\nversion = \"0.0.0\"\n").unwrap();
+    std::fs::write(
+        tmp.join("src/k.rs"),
+        "use deviceemu::prelude::*;\n\
+         fn now_ns() -> u32 { std::time::SystemTime::now().elapsed().map(|d| d.subsec_nanos()).unwrap_or(0) }\n\
+         #[kernel] pub fn stamp(out: &mut [u32]) { out[0] = now_ns(); }\n\
+         #[kernel] pub fn ones(out: &mut [u32]) { out[thread_idx().x as usize] = 1; }\n",
+    )
+    .unwrap();
+    let out = tmp.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    if !out.join("target").exists() {
+        std::os::unix::fs::symlink(ptx_dir.join("target"), out.join("target")).unwrap();
+    }
+    let skipped_items = deviceemu_build::build_with(&tmp, &root, &out, &[PathBuf::from("src/k.rs")], false).unwrap_or_else(|e| panic!("{e}"));
+    let stamp = skipped_items.iter().find(|s| s.name == "stamp").unwrap_or_else(|| panic!("{skipped_items:?}"));
+    assert!(stamp.reason.contains("mark it #[device]"), "{stamp}");
+    let text = std::fs::read_to_string(out.join("src_k_rs.ptx")).unwrap();
+    assert!(text.contains(".entry ones(") && !text.contains(".entry stamp("));
+}
+
+/// Says that a test did not run, on the real stderr (libtest captures `println!`), or fails it
+/// when `DEVICEEMU_REQUIRE` (a comma list such as `gdb,lldb,ptxas`, set by `.ci/run`) names
+/// `what`: there a skip must not pass.
+fn skipped(what: &str, why: &str) {
     use std::io::Write as _;
+    let required = std::env::var("DEVICEEMU_REQUIRE").unwrap_or_default();
+    if required.split(',').any(|r| r.trim() == what) {
+        panic!("DEVICEEMU_REQUIRE={required} names {what}, but {why}");
+    }
     let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
 }

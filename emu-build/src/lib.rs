@@ -1,11 +1,11 @@
 //! Build-script helper of deviceemu: compiles a crate's kernels to PTX for the `gpu` feature.
 //!
 //! In the crate that defines kernels, add a `gpu` feature that enables `deviceemu/gpu`, add
-//! `emu-build` as a build-dependency, and a `build.rs`:
+//! `deviceemu-build` as a build-dependency, and a `build.rs`:
 //!
 //! ```no_run
 //! // build.rs
-//! emu_build::kernels(&["src/kernels.rs"]).unwrap_or_else(|e| panic!("{e}"));
+//! deviceemu_build::kernels(&["src/kernels.rs"]).unwrap_or_else(|e| panic!("{e}"));
 //! ```
 //!
 //! With the `gpu` feature on, this compiles the `#[kernel]` and `#[device]` functions of each
@@ -105,9 +105,18 @@ pub fn kernels(sources: &[&str]) -> Result<(), BuildError> {
             println!("cargo:rerun-if-changed={}", p.display());
         }
     }
+    println!("cargo:rerun-if-changed={}", manifest.join("Cargo.toml").display());
+    // After `rustup component add rust-src` a plain rebuild must run this again.
+    if let Some(sysroot) = sysroot() {
+        let core = rust_src_core(&sysroot);
+        let watch = if core.exists() { core } else { sysroot.join("lib/rustlib") };
+        println!("cargo:rerun-if-changed={}", watch.display());
+    }
     let paths: Vec<PathBuf> = sources.iter().map(PathBuf::from).collect();
     let unchecked = std::env::var_os("CARGO_FEATURE_UNCHECKED_GPU").is_some();
-    build_with(&manifest, &root, &out, &paths, unchecked)?;
+    for s in build_with(&manifest, &root, &out, &paths, unchecked)? {
+        println!("cargo:warning={}", s.to_string().replace('\n', " "));
+    }
     println!("cargo:rustc-env=DEVICEEMU_PTX_DIR={}", out.display());
     Ok(())
 }
@@ -116,59 +125,277 @@ pub fn kernels(sources: &[&str]) -> Result<(), BuildError> {
 /// `out/NAME.ptx` for each. Used by [`kernels`]; public for tools that build PTX outside a
 /// build script.
 pub fn build(manifest: &Path, root: &Path, out: &Path, sources: &[PathBuf]) -> Result<(), BuildError> {
-    build_with(manifest, root, out, sources, false)
+    build_with(manifest, root, out, sources, false).map(|_| ())
+}
+
+/// A kernel (or helper) left out of a file's PTX because it does not compile for
+/// `nvptx64-nvidia-cuda`; the file's other kernels are still built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// The source file.
+    pub file: PathBuf,
+    /// The function's name.
+    pub name: String,
+    /// Why: the compiler's first error for it, or what is missing.
+    pub reason: String,
+}
+
+impl fmt::Display for Skipped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "deviceemu: `{}` in {} cannot be compiled for the GPU and was left out of its PTX (it still runs in \
+             the emulator; mark it #[kernel(host_only)] to say so): {}",
+            self.name,
+            self.file.display(),
+            self.reason
+        )
+    }
 }
 
 /// As [`build`]; `unchecked` compiles the kernels without bounds checks (deviceemu's
 /// `unchecked-gpu` feature; set by [`kernels`] when the crate's own `unchecked-gpu` feature is
-/// on).
-pub fn build_with(manifest: &Path, root: &Path, out: &Path, sources: &[PathBuf], unchecked: bool) -> Result<(), BuildError> {
+/// on). Returns the kernels and helpers that were left out because they do not compile for the
+/// GPU (their files' other kernels are built without them).
+pub fn build_with(manifest: &Path, root: &Path, out: &Path, sources: &[PathBuf], unchecked: bool) -> Result<Vec<Skipped>, BuildError> {
     check_rust_src()?;
     std::fs::create_dir_all(out).map_err(|e| BuildError::Other(format!("cannot create {}: {e}", out.display())))?;
     let target_dir = out.join("target");
+    let deps = dependencies(manifest);
+    let mut skipped = Vec::new();
     for rel in sources {
         let path = manifest.join(rel);
         let text = std::fs::read_to_string(&path)
             .map_err(|e| BuildError::Source { path: path.clone(), message: e.to_string() })?;
-        let kernel_src = extract(&text).map_err(|message| BuildError::Source { path: path.clone(), message })?;
-        if kernel_src.is_empty() {
+        let mut items = extract_items(&text).map_err(|message| BuildError::Source { path: path.clone(), message })?;
+        if items.iter().all(|i| i.kind != Kind::Kernel) {
             continue; // no kernels in this file
+        }
+        // `use super::*` in a kernel file: what the parent module defines goes along too.
+        if text.contains("use super::*") {
+            if let Some(parent) = parent_file(manifest, rel) {
+                println!("cargo:rerun-if-changed={}", parent.display());
+                let ptext = std::fs::read_to_string(&parent).unwrap_or_default();
+                if let Ok(mut pitems) = extract_items_of(&ptext, true) {
+                    // The file's own items win over the parent's of the same name.
+                    pitems.retain(|p| p.kind == Kind::Use || !items.iter().any(|i| i.name == p.name));
+                    pitems.append(&mut items);
+                    items = pitems;
+                }
+            }
         }
         let name = ptx_name(rel);
         let dir = out.join("crates").join(&name);
         std::fs::create_dir_all(&dir).map_err(|e| BuildError::Other(e.to_string()))?;
-        let manifest_text = format!(
-            "[package]\nname = \"deviceemu-ptx-{pkg}\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n\
-             [lib]\npath = \"lib.rs\"\ncrate-type = [\"cdylib\"]\n\n\
-             [dependencies]\ndeviceemu = {{ path = {root:?}{features} }}\n\n\
-             [profile.release]\nopt-level = 3\ncodegen-units = 1\n\n[workspace]\n",
-            pkg = name.to_lowercase().replace('_', "-"),
-            root = root.display().to_string(),
-            features = if unchecked { ", features = [\"unchecked-gpu\"]" } else { "" },
-        );
-        write_if_changed(&dir.join("Cargo.toml"), &manifest_text)?;
-        let lib = format!(
-            "// Generated by emu-build from {}: its kernels and what they use.\n\
-             #![no_std]\n#![feature(abi_ptx, asm_experimental_arch)]\n#![allow(unused_imports, dead_code)]\n\
-             extern crate deviceemu;\n{kernel_src}\n",
-            rel.display()
-        );
-        write_if_changed(&dir.join("lib.rs"), &lib)?;
         let ptx = out.join(format!("{name}.ptx"));
         // A stale file from an earlier build must not survive a failed one.
         let _ = std::fs::remove_file(&ptx);
-        compile(&dir, &target_dir, &ptx).map_err(|output| BuildError::Compile { path: path.clone(), output })?;
+        // Compile; a function the compiler's errors point at is left out and the rest is built
+        // again, until it compiles or an error points at nothing that can be left out.
+        loop {
+            let (lib_src, lines) = assemble(&items);
+            let extra: String = deps
+                .iter()
+                .filter(|(crate_name, _)| words_of(&lib_src).contains(crate_name.as_str()))
+                .map(|(_, line)| format!("{line}\n"))
+                .collect();
+            let manifest_text = format!(
+                "[package]\nname = \"deviceemu-ptx-{pkg}\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n\
+                 [lib]\npath = \"lib.rs\"\ncrate-type = [\"cdylib\"]\n\n\
+                 [dependencies]\ndeviceemu = {{ path = {root:?}{features} }}\n{extra}\n\
+                 [profile.release]\nopt-level = 3\ncodegen-units = 1\n\n[workspace]\n",
+                pkg = name.to_lowercase().replace('_', "-"),
+                root = root.display().to_string(),
+                features = if unchecked { ", features = [\"unchecked-gpu\"]" } else { "" },
+            );
+            write_if_changed(&dir.join("Cargo.toml"), &manifest_text)?;
+            let lib = format!("{LIB_HEADER}{lib_src}\n");
+            write_if_changed(&dir.join("lib.rs"), &lib)?;
+            let output = match compile(&dir, &target_dir, &ptx) {
+                Ok(()) => break,
+                Err(output) => output,
+            };
+            let bad = blamed_items(&output, &lines, LIB_HEADER.lines().count());
+            let droppable: Vec<usize> = bad.iter().map(|(i, _)| *i).filter(|&i| items[i].kind != Kind::Other).collect();
+            if droppable.is_empty() || items.iter().filter(|i| i.kind == Kind::Kernel).count() == 0 {
+                return Err(BuildError::Compile { path: path.clone(), output });
+            }
+            for (i, reason) in bad.iter().rev().filter(|(i, _)| droppable.contains(i)) {
+                let item = &items[*i];
+                let reason = missing_device_hint(reason, &text);
+                if item.kind == Kind::Kernel || item.kind == Kind::Device {
+                    skipped.push(Skipped { file: rel.clone(), name: item.name.clone(), reason });
+                }
+            }
+            let mut k = 0;
+            items.retain(|_| {
+                k += 1;
+                !droppable.contains(&(k - 1))
+            });
+            if items.iter().all(|i| i.kind != Kind::Kernel) {
+                break; // nothing left for the GPU in this file
+            }
+        }
+        if !ptx.exists() {
+            continue;
+        }
         let bounds = launch_bounds(&text);
         if !bounds.is_empty() {
             let ptx_text = std::fs::read_to_string(&ptx).map_err(|e| BuildError::Other(e.to_string()))?;
             std::fs::write(&ptx, apply_launch_bounds(&ptx_text, &bounds)).map_err(|e| BuildError::Other(e.to_string()))?;
         }
     }
-    Ok(())
+    Ok(skipped)
+}
+
+const LIB_HEADER: &str = "// Generated by deviceemu-build: a file's kernels and what they use, one item a line.\n\
+     #![no_std]\n#![feature(abi_ptx, asm_experimental_arch)]\n#![allow(unused_imports, dead_code)]\nextern crate deviceemu;\n";
+
+/// The generated crate's text, one item a line (so that a compiler error's line names the
+/// item), and for each line the index of its item.
+fn assemble(items: &[Item]) -> (String, Vec<usize>) {
+    let kept = Kept::of(items);
+    let mut text = String::new();
+    let mut lines = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        if !kept.contains(i) {
+            continue;
+        }
+        let one_line = item.text.replace('\n', " ");
+        text.push_str(&one_line);
+        text.push('\n');
+        lines.push(i);
+    }
+    (text, lines)
+}
+
+/// The items that go into the generated crate: kernels, `#[device]` functions, structs and
+/// impls, and the constants, plain helper functions and `use` declarations they mention
+/// (transitively).
+struct Kept(Vec<bool>);
+
+impl Kept {
+    fn of(items: &[Item]) -> Kept {
+        let mut keep: Vec<bool> = items.iter().map(|i| matches!(i.kind, Kind::Kernel | Kind::Device | Kind::Other)).collect();
+        loop {
+            let body: String = items.iter().zip(&keep).filter(|(_, k)| **k).map(|(i, _)| i.text.as_str()).collect::<Vec<_>>().join("\n");
+            let words = words_of(&body);
+            let mut grew = false;
+            for (i, item) in items.iter().enumerate() {
+                if !keep[i] && item.kind == Kind::Mentioned && words.contains(item.name.as_str()) {
+                    keep[i] = true;
+                    grew = true;
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+        let body: String = items.iter().zip(&keep).filter(|(_, k)| **k).map(|(i, _)| i.text.as_str()).collect::<Vec<_>>().join("\n");
+        let words = words_of(&body);
+        for (i, item) in items.iter().enumerate() {
+            if item.kind == Kind::Use {
+                keep[i] = item.name == "*" || words.contains(item.name.as_str());
+            }
+        }
+        Kept(keep)
+    }
+
+    fn contains(&self, i: usize) -> bool {
+        self.0[i]
+    }
+}
+
+/// For each compiler error in `output` that points at a line of the generated `lib.rs`, the
+/// index of the item on that line and the error's first line.
+fn blamed_items(output: &str, lines: &[usize], header: usize) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = Vec::new();
+    let mut message: Option<String> = None;
+    for l in output.lines() {
+        if l.starts_with("error") {
+            message = Some(l.to_owned());
+            continue;
+        }
+        let Some(msg) = &message else { continue };
+        let Some(at) = l.trim_start().strip_prefix("--> ") else { continue };
+        let mut parts = at.rsplitn(3, ':');
+        let (_col, line, file) = (parts.next(), parts.next(), parts.next());
+        if !file.is_some_and(|f| f == "lib.rs" || f.ends_with("/lib.rs")) || file.is_some_and(|f| !f.contains("deviceemu-ptx") && f.contains('/')) {
+            continue;
+        }
+        let Some(line) = line.and_then(|n| n.parse::<usize>().ok()) else { continue };
+        if line > header && line - header <= lines.len() {
+            let item = lines[line - header - 1];
+            if !out.iter().any(|(i, _)| *i == item) {
+                out.push((item, msg.clone()));
+            }
+            message = None;
+        }
+    }
+    out
+}
+
+/// Turns rustc's "cannot find function `f`" about a function of the kernel file that is not a
+/// GPU function into advice to mark it `#[device]`.
+fn missing_device_hint(reason: &str, source: &str) -> String {
+    let Some(name) = reason.split("cannot find function `").nth(1).and_then(|r| r.split('`').next()) else {
+        return reason.to_owned();
+    };
+    if source.contains(&format!("fn {name}")) {
+        format!("{reason}: `{name}` does not compile for the GPU; mark it #[device] (and keep it to core, libm and deviceemu's device API)")
+    } else {
+        format!("{reason}: a GPU function must be a #[device] function of the same file, or come from deviceemu, core or libm")
+    }
+}
+
+/// The user crate's `[dependencies]` as lines for the generated crate (name with `-` as `_`,
+/// and the dependency without its default features, paths made absolute), so that kernels can
+/// use `half`, `libm` and other `no_std` crates the crate depends on.
+fn dependencies(manifest: &Path) -> Vec<(String, String)> {
+    let Ok(text) = std::fs::read_to_string(manifest.join("Cargo.toml")) else { return Vec::new() };
+    let mut out = Vec::new();
+    let mut in_deps = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            in_deps = t == "[dependencies]";
+            continue;
+        }
+        if !in_deps || t.starts_with('#') {
+            continue;
+        }
+        let Some((name, value)) = t.split_once('=') else { continue };
+        let name = name.trim().trim_matches('"');
+        let value = value.trim();
+        if name == "deviceemu" || name.is_empty() {
+            continue;
+        }
+        let spec = if value.starts_with('"') {
+            format!("{{ version = {value}, default-features = false }}")
+        } else if value.starts_with('{') && value.ends_with('}') {
+            let mut v = value.to_owned();
+            if let Some(p) = v.find("path") {
+                let rest = &v[p..];
+                if let (Some(a), Some(b)) = (rest.find('"'), rest[rest.find('"').unwrap_or(0) + 1..].find('"')) {
+                    let rel = &rest[a + 1..a + 1 + b];
+                    let abs = manifest.join(rel).display().to_string();
+                    v = format!("{}path = {abs:?}{}", &v[..p], &rest[a + 1 + b + 1..]);
+                }
+            }
+            if !v.contains("default-features") {
+                v = format!("{}, default-features = false }}", v.trim_end_matches('}').trim_end().trim_end_matches(','));
+            }
+            v
+        } else {
+            continue;
+        };
+        out.push((name.replace('-', "_"), format!("{name} = {spec}")));
+    }
+    out
 }
 
 fn env(name: &str) -> Result<String, BuildError> {
-    std::env::var(name).map_err(|_| BuildError::Other(format!("{name} is not set; call emu_build::kernels from a build script")))
+    std::env::var(name).map_err(|_| BuildError::Other(format!("{name} is not set; call deviceemu_build::kernels from a build script")))
 }
 
 fn write_if_changed(path: &Path, text: &str) -> Result<(), BuildError> {
@@ -178,12 +405,19 @@ fn write_if_changed(path: &Path, text: &str) -> Result<(), BuildError> {
     Ok(())
 }
 
-fn check_rust_src() -> Result<(), BuildError> {
+fn sysroot() -> Option<PathBuf> {
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    let out = Command::new(rustc).args(["--print", "sysroot"]).output().map_err(|e| BuildError::Other(e.to_string()))?;
-    let sysroot = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    let core = Path::new(&sysroot).join("lib/rustlib/src/rust/library/core/Cargo.toml");
-    if core.exists() {
+    let out = Command::new(rustc).args(["--print", "sysroot"]).output().ok()?;
+    Some(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+}
+
+fn rust_src_core(sysroot: &Path) -> PathBuf {
+    sysroot.join("lib/rustlib/src/rust/library/core/Cargo.toml")
+}
+
+fn check_rust_src() -> Result<(), BuildError> {
+    let sysroot = sysroot().ok_or_else(|| BuildError::Other("cannot run rustc --print sysroot".into()))?;
+    if rust_src_core(&sysroot).exists() {
         Ok(())
     } else {
         Err(BuildError::MissingRustSrc)
@@ -236,73 +470,129 @@ fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| a.path().is_ident("cfg") && a.to_token_stream().to_string().contains("test"))
 }
 
-/// Keeps the items of `source` that kernels need: `const`, `#[repr(C)]` structs and their
-/// `DeviceCopy` impls, `#[kernel]` and `#[device]` functions, and the `use` declarations
-/// (split into one per imported name) of the names those items mention, plus glob imports.
-pub fn extract(source: &str) -> Result<String, String> {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// `#[kernel]`: always kept.
+    Kernel,
+    /// `#[device]`: always kept.
+    Device,
+    /// `#[repr(C)]` structs and their `DeviceCopy`/`Clone`/`Copy` impls: always kept.
+    Other,
+    /// Constants and plain functions: kept when a kept item mentions them.
+    Mentioned,
+    /// One imported name (or `*`) of a `use`: kept when a kept item mentions it.
+    Use,
+}
+
+#[derive(Debug, Clone)]
+struct Item {
+    kind: Kind,
+    /// The function's, constant's or imported name (`*` for a glob).
+    name: String,
+    text: String,
+}
+
+fn is_host_only(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().segments.last().is_some_and(|s| s.ident == "kernel") && a.to_token_stream().to_string().contains("host_only")
+    })
+}
+
+/// The items of `source` that may go into its GPU crate (see [`extract`]). With `parent`,
+/// `source` is the parent module of a kernel file that says `use super::*`: its constants,
+/// structs, helpers and imports go along when the kernels mention them, its kernels do not.
+fn extract_items_of(source: &str, parent: bool) -> Result<Vec<Item>, String> {
     let file = syn::parse_file(source).map_err(|e| e.to_string())?;
-    let mut keep = Vec::new();
-    let mut consts = Vec::new();
+    let mut items = Vec::new();
     let mut uses = Vec::new();
     for item in file.items {
-        let kept = match &item {
+        let (kind, name) = match &item {
             syn::Item::Use(u) => {
                 if !is_cfg_test(&u.attrs) {
                     flatten_use(&u.tree, String::new(), &mut uses);
                 }
-                false
+                continue;
             }
-            syn::Item::Const(c) => {
-                if !is_cfg_test(&c.attrs) {
-                    consts.push((c.ident.to_string(), item.to_token_stream().to_string()));
-                }
-                false
+            syn::Item::Const(c) if !is_cfg_test(&c.attrs) => (Kind::Mentioned, c.ident.to_string()),
+            syn::Item::Fn(f) if is_host_only(&f.attrs) || (parent && has_attr(&f.attrs, "kernel")) => continue,
+            syn::Item::Fn(f) if parent && has_attr(&f.attrs, "device") => (Kind::Mentioned, f.sig.ident.to_string()),
+            syn::Item::Fn(f) if has_attr(&f.attrs, "kernel") => (Kind::Kernel, f.sig.ident.to_string()),
+            syn::Item::Fn(f) if has_attr(&f.attrs, "device") => (Kind::Device, f.sig.ident.to_string()),
+            // A plain function a kernel calls: it goes along, and is left out again (with its
+            // callers, and a message saying `#[device]` is needed) if it does not compile.
+            syn::Item::Fn(f)
+                if f.sig.ident != "main" && !is_cfg_test(&f.attrs) && !has_attr(&f.attrs, "test") && f.sig.asyncness.is_none() =>
+            {
+                (Kind::Mentioned, f.sig.ident.to_string())
             }
-            syn::Item::Fn(f) => has_attr(&f.attrs, "kernel") || has_attr(&f.attrs, "device"),
-            syn::Item::Struct(s) => has_attr(&s.attrs, "repr") && !is_cfg_test(&s.attrs),
-            syn::Item::Impl(i) => i.trait_.as_ref().is_some_and(|(_, p, _)| {
-                p.segments.last().is_some_and(|s| s.ident == "DeviceCopy" || s.ident == "Clone" || s.ident == "Copy")
-            }),
-            _ => false,
+            syn::Item::Struct(s) if has_attr(&s.attrs, "repr") && !is_cfg_test(&s.attrs) => (Kind::Other, s.ident.to_string()),
+            syn::Item::Impl(i)
+                if i.trait_.as_ref().is_some_and(|(_, p, _)| {
+                    p.segments.last().is_some_and(|s| s.ident == "DeviceCopy" || s.ident == "Clone" || s.ident == "Copy")
+                }) =>
+            {
+                (Kind::Other, String::new())
+            }
+            _ => continue,
         };
-        if kept {
-            keep.push(item.to_token_stream().to_string());
-        }
+        items.push(Item { kind, name, text: item.to_token_stream().to_string() });
     }
-    if keep.is_empty() {
-        return Ok(String::new());
+    if !parent && !items.iter().any(|i| i.kind == Kind::Kernel) {
+        return Ok(Vec::new());
     }
-    // Constants the kept items mention, and those they mention in turn.
-    let mut body = keep.join("\n");
-    loop {
-        let words = words_of(&body);
-        let (used, rest): (Vec<_>, Vec<_>) = consts.into_iter().partition(|(name, _)| words.contains(name.as_str()));
-        consts = rest;
-        if used.is_empty() {
-            break;
-        }
-        for (_, text) in used {
-            body.push('\n');
-            body.push_str(&text);
-        }
-    }
-    let words = words_of(&body);
-    let device_crate = |path: &str| ["deviceemu::", "crate::", "super::", "self::", "core::", "libm::"].iter().any(|p| path.starts_with(p));
-    let mut out: Vec<String> = uses
-        .into_iter()
-        .filter(|(path, name)| {
-            let leaf = name.split(" as ").last().unwrap_or(name);
-            if name == "*" {
-                device_crate(path)
-            } else {
-                words.contains(leaf)
+    let device_crate = |path: &str| ["deviceemu::", "crate::", "self::", "core::", "libm::"].iter().any(|p| path.starts_with(p));
+    let mut use_items: Vec<Item> = Vec::new();
+    for (path, name) in uses {
+        let leaf = name.split(" as ").last().unwrap_or(&name).to_owned();
+        let text = if path.starts_with("super::") && !parent {
+            // The generated crate has no parent module: a kernel file's `use super::*` (how a
+            // `src/kernels.rs` reaches the prelude its parent imports) becomes the prelude, and
+            // named imports from the parent are left out.
+            if name != "*" {
+                continue;
             }
-        })
-        .map(|(path, name)| if name == "*" { format!("use {path}*;") } else { format!("use {path}{name};") })
-        .collect();
-    out.dedup();
-    out.push(body);
-    Ok(out.join("\n"))
+            "use deviceemu::prelude::*;".to_owned()
+        } else if name == "*" {
+            if !device_crate(&path) {
+                continue;
+            }
+            format!("use {path}*;")
+        } else {
+            format!("use {path}{name};")
+        };
+        if !use_items.iter().any(|u| u.text == text) {
+            use_items.push(Item { kind: Kind::Use, name: if name == "*" { "*".into() } else { leaf }, text });
+        }
+    }
+    use_items.extend(items);
+    Ok(use_items)
+}
+
+fn extract_items(source: &str) -> Result<Vec<Item>, String> {
+    extract_items_of(source, false)
+}
+
+/// The parent module's file of the module file `rel` (`src/kernels.rs` -> `src/lib.rs` or
+/// `src/main.rs`; `src/a/b.rs` -> `src/a.rs` or `src/a/mod.rs`), if it exists.
+fn parent_file(manifest: &Path, rel: &Path) -> Option<PathBuf> {
+    let dir = rel.parent()?;
+    let mut candidates = Vec::new();
+    if dir == Path::new("src") {
+        candidates.extend([dir.join("lib.rs"), dir.join("main.rs")]);
+    } else {
+        candidates.extend([dir.with_extension("rs"), dir.join("mod.rs"), dir.join("lib.rs"), dir.join("main.rs")]);
+    }
+    candidates.into_iter().map(|c| manifest.join(c)).find(|c| c.exists() && c.as_path() != manifest.join(rel))
+}
+
+/// Keeps the items of `source` that kernels need: `#[kernel]` functions (except
+/// `#[kernel(host_only)]` ones) and `#[device]` functions, `#[repr(C)]` structs and their
+/// `DeviceCopy` impls, and the constants, plain functions and `use` declarations (one per
+/// imported name, plus glob imports of deviceemu, core and libm) they mention, transitively.
+/// One item a line.
+pub fn extract(source: &str) -> Result<String, String> {
+    let items = extract_items(source)?;
+    Ok(assemble(&items).0.trim_end().to_owned())
 }
 
 fn words_of(text: &str) -> std::collections::HashSet<String> {
@@ -416,6 +706,58 @@ mod tests {
         let ptx = ".visible .entry mm(\n\t.param .u64 p\n)\n{\n\tret;\n}\n";
         let patched = apply_launch_bounds(ptx, &b);
         assert!(patched.contains(")\n.maxntid 256, 1, 1\n.minnctapersm 8\n{"), "{patched}");
+    }
+
+    #[test]
+    fn host_only_kernels_plain_helpers_and_use_super() {
+        let src = "use super::*; use half::f16; use std::thread; \
+                   fn clamp(i: i64) -> i64 { i } fn unused_host() {} \
+                   #[kernel] fn k(x: &mut [f32]) { x[clamp(0) as usize] = f16::from_f32(1.0).to_f32(); } \
+                   #[kernel(host_only)] fn h(x: &mut [f32]) { let _ = thread::current(); }";
+        let out = extract(src).unwrap();
+        assert!(out.contains("use deviceemu::prelude::*;"), "use super::* becomes the prelude: {out}");
+        assert!(!out.contains("super"), "{out}");
+        assert!(out.contains("use half::f16;"), "{out}");
+        assert!(out.contains("fn clamp"), "a helper kernels call goes along: {out}");
+        assert!(!out.contains("unused_host") && !out.contains("fn h") && !out.contains("thread"), "{out}");
+        // One item a line, so that a compiler error's line names the item.
+        assert_eq!(out.lines().filter(|l| l.contains("fn ")).count(), 2, "{out}");
+    }
+
+    #[test]
+    fn errors_are_blamed_on_the_items_of_their_lines() {
+        let items = extract_items("use deviceemu::prelude::*; #[kernel] fn a(x: &mut [f32]) {} #[kernel] fn b(x: &mut [f32]) {}").unwrap();
+        let (_, lines) = assemble(&items);
+        let header = LIB_HEADER.lines().count();
+        // Line header+1 is the `use`, +2 kernel a, +3 kernel b.
+        let out = format!(
+            "error[E0433]: cannot find module or crate `std`\n  --> lib.rs:{}:10\n   |\nerror: aborting\n",
+            header + 3
+        );
+        let blamed = blamed_items(&out, &lines, header);
+        assert_eq!(blamed.len(), 1);
+        assert_eq!(items[blamed[0].0].name, "b");
+        assert!(blamed[0].1.contains("cannot find module or crate `std`"));
+        // An error in another file (deviceemu's own source) blames nothing.
+        assert!(blamed_items("error: x\n --> /src/deviceemu/src/lib.rs:3:1\n", &lines, header).is_empty());
+    }
+
+    #[test]
+    fn dependencies_go_to_the_gpu_crate_without_default_features() {
+        let dir = std::env::temp_dir().join(format!("deviceemu-build-deps-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("Cargo.toml"),
+            "[package]\nname = \"u\"\n[dependencies]\ndeviceemu = { path = \"..\" }\nhalf = \"2\"\nmy-math = { path = \"m\" }\n[dev-dependencies]\nproptest = \"1\"\n",
+        )
+        .unwrap();
+        let deps = dependencies(&dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(deps.len(), 2, "{deps:?}");
+        assert_eq!(deps[0], ("half".into(), "half = { version = \"2\", default-features = false }".into()));
+        assert_eq!(deps[1].0, "my_math");
+        assert!(deps[1].1.contains(&format!("path = {:?}", dir.join("m").display().to_string())), "{deps:?}");
+        assert!(deps[1].1.ends_with("default-features = false }"), "{deps:?}");
     }
 
     #[test]

@@ -185,7 +185,7 @@ pub(crate) fn launch(
         return Err(Error::NotSupported {
             message: format!(
                 "kernel `{}` has no PTX: this crate was built with deviceemu's `gpu` feature but without \
-                 compiling its kernels; add a build.rs that calls `emu_build::kernels(&[\"{}\"])` \
+                 compiling its kernels; add a build.rs that calls `deviceemu_build::kernels(&[\"{}\"])` \
                  (see the README's GPU section), or set EMU_TARGET=emulator",
                 kernel.name, kernel.file
             ),

@@ -10,7 +10,7 @@
 //! | `EMU_CHECK`      | comma list of `memcheck`, `racecheck`, `initcheck`, `synccheck`, or `all`, `none` | `memcheck,synccheck` |
 //! | `EMU_STACK_SIZE` | bytes, with optional `K`/`M` suffix      | `256K`     |
 //! | `EMU_WARP_SIZE`  | `32`, `1`                                | `32`       |
-//! | `EMU_TARGET`     | `emulator`, `gpu` (with the `gpu` feature) | `gpu` with the feature, else `emulator` |
+//! | `EMU_TARGET`     | `auto`, `emulator`, `gpu` (with the `gpu` feature) | `auto`: the GPU with the feature when a driver and device are found, else `emulator` |
 //! | `EMU_SCHEDULE`   | `fibers`, `threads` (one OS thread per GPU thread) | `fibers` |
 
 use std::cell::RefCell;
@@ -50,13 +50,24 @@ pub enum Target {
 }
 
 impl Default for Target {
-    /// The GPU when deviceemu is built with its `gpu` feature, the emulator otherwise.
+    /// `EMU_TARGET=auto`: the GPU when deviceemu is built with its `gpu` feature and a CUDA
+    /// driver and device are found, the emulator otherwise (with the feature, a one-line
+    /// notice on stderr says so, once per process).
     fn default() -> Self {
-        if cfg!(feature = "gpu") {
-            Target::Gpu
-        } else {
-            Target::Emulator
+        #[cfg(feature = "gpu")]
+        {
+            static AUTO: std::sync::OnceLock<Target> = std::sync::OnceLock::new();
+            *AUTO.get_or_init(|| {
+                if crate::gpu::available() {
+                    Target::Gpu
+                } else {
+                    eprintln!("deviceemu: no CUDA driver or device found; kernels run in the emulator (EMU_TARGET=auto)");
+                    Target::Emulator
+                }
+            })
         }
+        #[cfg(not(feature = "gpu"))]
+        Target::Emulator
     }
 }
 
@@ -170,13 +181,14 @@ impl Config {
         if let Some(v) = var("EMU_TARGET") {
             c.target = match v.trim() {
                 "emulator" | "emu" => Target::Emulator,
+                "auto" => Target::default(),
                 "gpu" if cfg!(feature = "gpu") => Target::Gpu,
                 "gpu" => {
                     return Err(Error::NotSupported {
                         message: "EMU_TARGET=gpu needs deviceemu built with its `gpu` feature (cargo --features gpu)".into(),
                     })
                 }
-                _ => return Err(invalid("EMU_TARGET", v, "`emulator`, `gpu`")),
+                _ => return Err(invalid("EMU_TARGET", v, "`auto`, `emulator`, `gpu`")),
             };
         }
         if let Some(v) = var("EMU_TIMEOUT") {
