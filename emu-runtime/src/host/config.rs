@@ -12,6 +12,11 @@
 //! | `EMU_WARP_SIZE`  | `32`, `1`                                | `32`       |
 //! | `EMU_TARGET`     | `emulator`, `gpu` (with the `gpu` feature) | `gpu` with the feature, else `emulator` |
 //! | `EMU_SCHEDULE`   | `fibers`, `threads` (one OS thread per GPU thread) | `fibers` |
+//! | `EMU_PRINT_LIMIT` | how many findings a report prints in full; `0`: all | `20` |
+//! | `EMU_CHECK_ACTION` | `error` (racecheck and initcheck findings fail the launch, 719), `report` (printed, the launch returns `Ok`) | `error` |
+//!
+//! Process-wide, read from the environment only (see `report.rs`): `EMU_LOG_FILE`,
+//! `EMU_REPORT`, `EMU_ERROR_EXITCODE`.
 
 use std::cell::RefCell;
 use std::sync::RwLock;
@@ -58,6 +63,20 @@ impl Default for Target {
             Target::Emulator
         }
     }
+}
+
+/// What racecheck and initcheck findings do to a launch (`EMU_CHECK_ACTION`).
+///
+/// Out-of-bounds accesses, panics and barrier errors always fail the launch: the kernel could
+/// not run as written. Races and uninitialised reads are reported, and by default fail it too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CheckAction {
+    /// The launch returns the error (719), as with compute-sanitizer's default.
+    #[default]
+    Error,
+    /// The report is printed (and counted for `EMU_ERROR_EXITCODE`, `EMU_REPORT`), but the
+    /// launch returns `Ok` when races and uninitialised reads are all it found.
+    Report,
 }
 
 /// Which bug checkers are on.
@@ -114,6 +133,8 @@ pub struct Config {
     max_shared_bytes: usize,
     target: Target,
     schedule: Schedule,
+    print_limit: usize,
+    check_action: CheckAction,
 }
 
 impl Default for Config {
@@ -127,6 +148,8 @@ impl Default for Config {
             max_shared_bytes: 48 * 1024,
             target: Target::default(),
             schedule: Schedule::Fibers,
+            print_limit: 20,
+            check_action: CheckAction::Error,
         }
     }
 }
@@ -183,7 +206,37 @@ impl Config {
                 _ => return Err(invalid("EMU_SCHEDULE", v, "`fibers`, `threads`")),
             };
         }
+        if let Some(v) = var("EMU_PRINT_LIMIT") {
+            c.print_limit =
+                v.trim().parse().map_err(|_| invalid("EMU_PRINT_LIMIT", v, "an unsigned integer (0: print every finding)"))?;
+        }
+        if let Some(v) = var("EMU_CHECK_ACTION") {
+            c.check_action = match v.trim() {
+                "error" => CheckAction::Error,
+                "report" => CheckAction::Report,
+                _ => return Err(invalid("EMU_CHECK_ACTION", v, "`error`, `report`")),
+            };
+        }
         Ok(c)
+    }
+
+    /// How many findings a report prints in full (the summary counts all); 0 prints all.
+    pub fn print_limit(mut self, limit: usize) -> Self {
+        self.print_limit = limit;
+        self
+    }
+    /// The print limit (0: no limit).
+    pub fn get_print_limit(&self) -> usize {
+        self.print_limit
+    }
+    /// Whether racecheck and initcheck findings fail the launch.
+    pub fn check_action(mut self, action: CheckAction) -> Self {
+        self.check_action = action;
+        self
+    }
+    /// What racecheck and initcheck findings do.
+    pub fn get_check_action(&self) -> CheckAction {
+        self.check_action
     }
 
     /// Runs blocks in parallel or in order.
