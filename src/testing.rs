@@ -11,7 +11,8 @@
 //! | schedule     | fibers, threads (threads under the first block order and seed only: it is slow) | `EMU_SCHEDULE` |
 //! | checkers     | all of them                             | `EMU_CHECK`      |
 //!
-//! A variable that is set pins its dimension to its value, so the replay line printed on
+//! A variable that is set pins its dimension to its value (for warp size and schedule,
+//! when the test allows that value; else a note is printed), so the replay line printed on
 //! failure (`EMU_SEED=7 EMU_BLOCKS=serial EMU_WARP_SIZE=1 EMU_SCHEDULE=fibers EMU_CHECK=all
 //! cargo test ...`) runs exactly the failing combination. Every other setting (stack size,
 //! `EMU_PRINT_LIMIT`, `EMU_CHECK_ACTION`, ...) comes from the environment as usual.
@@ -167,11 +168,12 @@ impl Model {
     /// Every combination this model runs, in order, after the `EMU_*` pins.
     pub fn configs(&self) -> Vec<Config> {
         let env = &self.base;
-        let blocks = pin("EMU_BLOCKS", env_set("EMU_BLOCKS").then(|| env.get_blocks()), &self.blocks);
-        let seeds = pin("EMU_SEED", env_set("EMU_SEED").then(|| env.get_seed()), &self.seeds);
+        // Any block order, seed and checker set is allowed: a pin replaces the list.
+        let blocks = if env_set("EMU_BLOCKS") { vec![env.get_blocks()] } else { self.blocks.clone() };
+        let seeds = if env_set("EMU_SEED") { vec![env.get_seed()] } else { self.seeds.clone() };
         let warps = pin("EMU_WARP_SIZE", env_set("EMU_WARP_SIZE").then(|| env.get_warp_size()), &self.warp_sizes);
         let schedules = pin("EMU_SCHEDULE", env_set("EMU_SCHEDULE").then(|| env.get_schedule()), &self.schedules);
-        let checks = pin("EMU_CHECK", env_set("EMU_CHECK").then(|| env.get_checks()), &self.checks);
+        let checks = if env_set("EMU_CHECK") { vec![env.get_checks()] } else { self.checks.clone() };
         let mut out = Vec::new();
         for &schedule in &schedules {
             // One OS thread per GPU thread is slow: unless it is all that runs, threads get
@@ -256,9 +258,13 @@ impl Model {
                     Ok(Err(e)) => format!("failed again: {e}"),
                     Err(_) => "panicked again".to_owned(),
                 };
+                // The reason of a failed launch is its whole report, printed above by the re-run.
+                let why = why.to_string();
+                let why = why.lines().next().unwrap_or("");
                 panic!(
-                    "property failed: {why}\n    minimal failing input: {shown}\n    the re-run {again}\n    \
+                    "property failed: {why}\n    minimal failing input: {shown}\n    the re-run {}\n    \
                      replay the settings with: {}",
+                    again.lines().next().unwrap_or(""),
                     replay_line(&configs[i])
                 );
             }
@@ -269,9 +275,9 @@ impl Model {
 /// The environment variables that select `config`'s matrix dimensions, followed by the
 /// `cargo test` command for the running test, e.g. `EMU_SEED=7 EMU_BLOCKS=serial
 /// EMU_WARP_SIZE=1 EMU_SCHEDULE=fibers EMU_CHECK=all cargo test --test warps votes -- --exact`.
-/// `EMU_SEED=` (empty) means index order.
+/// `EMU_SEED=none` means index order.
 pub fn replay_line(config: &Config) -> String {
-    let seed = config.get_seed().map_or(String::new(), |s| s.to_string());
+    let seed = config.get_seed().map_or("none".to_owned(), |s| s.to_string());
     let blocks = match config.get_blocks() {
         BlockOrder::Parallel => "parallel",
         BlockOrder::Serial => "serial",

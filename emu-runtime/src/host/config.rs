@@ -6,7 +6,7 @@
 //! | variable         | values                                   | default    |
 //! |------------------|------------------------------------------|------------|
 //! | `EMU_BLOCKS`     | `parallel`, `serial`                     | `parallel` |
-//! | `EMU_SEED`       | an unsigned integer                      | unset (threads start and resume in index order) |
+//! | `EMU_SEED`       | an unsigned integer, or `none`           | unset (threads start and resume in index order) |
 //! | `EMU_CHECK`      | comma list of `memcheck`, `racecheck`, `initcheck`, `synccheck`, or `all`, `none` | `memcheck,synccheck` |
 //! | `EMU_STACK_SIZE` | bytes, with optional `K`/`M` suffix      | `256K`     |
 //! | `EMU_WARP_SIZE`  | `32`, `1`                                | `32`       |
@@ -170,7 +170,10 @@ impl Config {
             };
         }
         if let Some(v) = var("EMU_SEED") {
-            c.seed = Some(v.trim().parse().map_err(|_| invalid("EMU_SEED", v, "an unsigned integer, e.g. `EMU_SEED=42`"))?);
+            c.seed = match v.trim() {
+                "none" => None,
+                t => Some(t.parse().map_err(|_| invalid("EMU_SEED", v, "an unsigned integer, e.g. `EMU_SEED=42`, or `none` (index order)"))?),
+            };
         }
         if let Some(v) = var("EMU_CHECK") {
             c.checks = parse_checks(&v)?;
