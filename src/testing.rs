@@ -60,7 +60,7 @@ use crate::{quietly, with_config, BlockOrder, Checks, Config, Schedule};
 ///
 /// With `f`'s panic, after printing the settings that replay it; also when an `EMU_*`
 /// variable has an invalid value.
-pub fn model(f: impl Fn()) {
+pub fn model(f: impl FnMut()) {
     Model::new().check(f)
 }
 
@@ -197,7 +197,7 @@ impl Model {
     }
 
     /// Runs `f` under every combination; see [`Model::check_with`].
-    pub fn check(&self, f: impl Fn()) {
+    pub fn check(&self, mut f: impl FnMut()) {
         self.check_with(|_| f())
     }
 
@@ -208,13 +208,13 @@ impl Model {
     ///
     /// With the first failing run's panic, after its report (re-run loud) and the line that
     /// replays it.
-    pub fn check_with(&self, f: impl Fn(&Config)) {
+    pub fn check_with(&self, mut f: impl FnMut(&Config)) {
         let configs = self.configs();
         for (i, config) in configs.iter().enumerate() {
-            let run = || with_config(config.clone(), || f(config));
-            if let Err(panic) = catch_unwind(AssertUnwindSafe(|| quietly(run))) {
+            let mut run = || with_config(config.clone(), || f(config));
+            if let Err(panic) = catch_unwind(AssertUnwindSafe(|| quietly(&mut run))) {
                 eprintln!("deviceemu::testing: run {} of {} failed; again with reports on:", i + 1, configs.len());
-                let _ = catch_unwind(AssertUnwindSafe(run));
+                let _ = catch_unwind(AssertUnwindSafe(&mut run));
                 eprintln!("deviceemu::testing: replay the failing settings with\n    {}", replay_line(config));
                 resume_unwind(panic);
             }

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{assert_has, configs, on_new_thread};
+use common::{assert_has, model, on_new_thread};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, Config, Finding};
 
@@ -45,14 +45,14 @@ fn rotate_mixed(out: &mut [u32], counts: &mut [u32]) {
 fn awaited_and_blocking_barriers_mix_in_one_kernel() {
     let blocks = 5usize;
     let want: Vec<u32> = (0..blocks * 64).map(|i| ((i / 64) * 64 + (i % 64 + 64 - 3) % 64) as u32).collect();
-    for config in configs() {
+    model().check_with(|config| {
         let mut out = DeviceBuffer::<u32>::zeroed(blocks * 64).unwrap();
         let mut counts = DeviceBuffer::<u32>::zeroed(blocks).unwrap();
         with_config(config.clone(), || launch!(rotate_mixed<<<blocks as u32, 64>>>(&mut out, &mut counts)))
             .unwrap_or_else(|e| panic!("{config:?}: {e}"));
         assert_eq!(out.to_vec().unwrap(), want, "{config:?}");
         assert_eq!(counts.to_vec().unwrap(), vec![32; blocks], "{config:?}");
-    }
+    });
 }
 
 /// `sync_threads_and` and `sync_threads_or`, awaited, with their results used in the body.
