@@ -75,6 +75,7 @@ pub struct Model {
     schedules: Vec<Schedule>,
     checks: Vec<Checks>,
     cases: Option<u32>,
+    persist: bool,
 }
 
 impl Default for Model {
@@ -116,6 +117,7 @@ impl Model {
             schedules: vec![Schedule::Fibers, Schedule::Threads],
             checks: vec![Checks::all()],
             cases: None,
+            persist: true,
         }
     }
     /// The block orders to try.
@@ -162,6 +164,12 @@ impl Model {
     /// How many cases [`Model::proptest`] runs (default: proptest's, `PROPTEST_CASES`).
     pub fn cases(mut self, cases: u32) -> Self {
         self.cases = Some(cases);
+        self
+    }
+
+    /// [`Model::proptest`] does not read or write `proptest-regressions` files.
+    pub fn no_persistence(mut self) -> Self {
+        self.persist = false;
         self
     }
 
@@ -227,18 +235,23 @@ impl Model {
     ///
     /// Prefer `prop_assert!` to `assert!` in `test` (a panic is a failure too, but Rust's
     /// panic hook prints every one while proptest shrinks). A launch's error converts with
-    /// `?` into a failure whose message is the full report. Failures are not persisted to
-    /// `proptest-regressions` files: the printed value and replay line reproduce them.
+    /// `?` into a failure whose message is the full report. Failing cases are persisted as
+    /// proptest does, next to the calling test file (`tests/NAME.proptest-regressions`), and
+    /// re-run first.
     ///
     /// # Panics
     ///
     /// When a case fails: with the minimal input and the settings that replay it.
+    #[track_caller]
     pub fn proptest<S>(&self, strategy: S, test: impl Fn(S::Value) -> Result<(), TestCaseError>)
     where
         S: Strategy,
     {
         let configs = self.configs();
-        let mut pc = ProptestConfig { failure_persistence: None, ..ProptestConfig::default() };
+        let mut pc = ProptestConfig { source_file: Some(std::panic::Location::caller().file()), ..ProptestConfig::default() };
+        if !self.persist {
+            pc.failure_persistence = None;
+        }
         if let Some(cases) = self.cases {
             pc.cases = cases;
         }

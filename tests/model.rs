@@ -82,7 +82,7 @@ fn child_warp_size() {
 #[test]
 #[ignore = "run by the tests below, in a child process"]
 fn child_proptest() {
-    Model::new().fibers_only().cases(64).proptest(1usize..300, |n| {
+    Model::new().fibers_only().cases(64).no_persistence().proptest(1usize..300, |n| {
         let mut out = DeviceBuffer::<u32>::zeroed(n).unwrap();
         launch!(iota_bug<<<(n as u32).div_ceil(64), 64>>>(&mut out))?;
         prop_assert_eq!(out.to_vec().unwrap(), (0..n as u32).collect::<Vec<_>>());
@@ -212,7 +212,7 @@ fn shapes_fit_the_device_and_are_not_always_multiples() {
 
 #[test]
 fn a_launch_over_a_random_shape_covers_every_element() {
-    Model::new().fibers_only().cases(24).proptest(shape_1d(3000, 256), |s| {
+    Model::new().fibers_only().cases(24).no_persistence().proptest(shape_1d(3000, 256), |s| {
         let mut out = DeviceBuffer::<u32>::zeroed(s.len).unwrap();
         launch!(warp_widths<<<s.grid, s.block>>>(&mut out))?;
         prop_assert!(out.to_vec().unwrap().iter().all(|&w| w == 32 || w == 1));
