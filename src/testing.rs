@@ -17,9 +17,9 @@
 //! cargo test ...`) runs exactly the failing combination. Every other setting (stack size,
 //! `EMU_PRINT_LIMIT`, `EMU_CHECK_ACTION`, ...) comes from the environment as usual.
 //!
-//! The closure runs under [`with_config`](crate::with_config), so launches it makes on its
+//! The closure runs under [`with_config`], so launches it makes on its
 //! own host thread see the combination; a `with_config` inside the closure replaces it. Runs
-//! are [`quietly`](crate::quietly): reports of launches a test expects to fail are not
+//! are [`quietly`]: reports of launches a test expects to fail are not
 //! printed. When a run fails, it is run once more with reports on, so the report of the
 //! failing combination is shown, then the replay line, then the original panic.
 //!
