@@ -45,9 +45,12 @@ pub use emu_runtime::{kprint, kprintln, shared_array};
 pub use emu_runtime::gpu;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use emu_runtime::{
-    get_last_error, peek_at_last_error, set_config, with_config, Access, BlockOrder, Checks, Config, DeviceBuffer, Schedule, Target,
-    Error, Finding, KernelInfo, LaunchConfig, LaunchReport, SourceLocation,
+    get_last_error, peek_at_last_error, quietly, set_config, with_config, Access, BlockOrder, CheckAction, Checks, Config,
+    DeviceBuffer, Schedule, Target, Error, Finding, KernelInfo, LaunchConfig, LaunchReport, SourceLocation,
 };
+
+#[cfg(all(feature = "testing", not(target_arch = "nvptx64")))]
+pub mod testing;
 
 /// Launches a kernel and waits for it: `launch!(kernel<<<grid, block>>>(args))` or
 /// `launch!(kernel<<<grid, block, shared_bytes>>>(args))`.

@@ -22,9 +22,9 @@ mod common;
 use core::sync::atomic::Ordering;
 use core::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
 
-use common::{assert_has, assert_lacks, configs, marked_line, on_new_thread, Rng};
+use common::{assert_has, assert_lacks, marked_line, on_new_thread, Rng};
 use deviceemu::prelude::*;
-use deviceemu::{with_config, AtomicLoadStore, Checks, Config, Error, Schedule};
+use deviceemu::{with_config, AtomicLoadStore, Checks, Config, Error};
 
 const SRC: &str = include_str!("atomics_ordered.rs");
 const FILE: &str = "tests/atomics_ordered.rs";
@@ -407,21 +407,16 @@ fn spin_in_block(value: u32, flags: &mut [u32], seen: &mut [u32]) {
     sync_threads();
 }
 
-/// The configurations in which the threads of a block start in index order (a seed shuffles
-/// the start order: a thread could then spin before thread 0 ran, and today's scheduler does
-/// not switch away from a spinning thread).
-fn in_order_configs() -> Vec<Config> {
-    vec![
-        Config::default(),
-        Config::default().blocks(deviceemu::BlockOrder::Serial),
-        Config::default().schedule(Schedule::Threads),
-        Config::default().checks(Checks::all()),
-    ]
+/// Every setting a spin must finish under: both block orders, seeds (a seed shuffles the start
+/// order, so the spinner may run first and must yield: `host/progress.rs`), both warp sizes,
+/// both schedules and every checker (`deviceemu::testing`).
+fn spin_configs() -> Vec<Config> {
+    deviceemu::testing::Model::new().configs()
 }
 
 #[test]
 fn a_spin_on_a_flag_an_earlier_thread_set_completes() -> Result<(), Error> {
-    for config in in_order_configs() {
+    for config in spin_configs() {
         let (grid, block) = (4usize, 96usize);
         let c = config.clone();
         let seen = on_new_thread(60, move || {
@@ -488,10 +483,7 @@ fn a_chain_of_blocks_each_waiting_for_the_previous_completes() -> Result<(), Err
         acc += x[k * CHAIN_BLOCK..(k + 1) * CHAIN_BLOCK].iter().map(|&v| v as u64).sum::<u64>();
         want.push(acc);
     }
-    let mut all = configs();
-    all.push(Config::default().schedule(Schedule::Threads));
-    all.push(Config::default().checks(Checks::all()));
-    for config in all {
+    for config in spin_configs() {
         let x = x.clone();
         let c = config.clone();
         let got = on_new_thread(60, move || {

@@ -9,32 +9,33 @@
 //! the same schedule as the equivalent `Config`.
 
 use deviceemu::prelude::*;
-use deviceemu::{with_config, BlockOrder, Config};
+use deviceemu::testing::Model;
+use deviceemu::{with_config, BlockOrder, Checks, Config};
 
 const SEEDS: [u64; 5] = [0, 1, 7, 42, 0xDEAD_BEEF_CAFE_F00D];
 
-/// The default configuration, and serial/parallel blocks with and without each seed.
-fn configs() -> Vec<(String, Config)> {
-    let mut v = vec![
-        ("serial".to_owned(), Config::default().blocks(BlockOrder::Serial)),
-        ("parallel".to_owned(), Config::default().blocks(BlockOrder::Parallel)),
-    ];
-    for s in SEEDS {
-        v.push((format!("serial seed {s}"), Config::default().blocks(BlockOrder::Serial).seed(s)));
-        v.push((format!("parallel seed {s}"), Config::default().seed(s)));
-    }
-    v.push(("serial seed 3, warp size 1".to_owned(), Config::default().blocks(BlockOrder::Serial).seed(3).warp_size(1)));
-    v
+/// `deviceemu::testing`'s model over block orders, index order and each of `SEEDS`, warp sizes
+/// 32 and 1, with the default checkers (these are large launches: racecheck multiplies their
+/// time; CI's `EMU_CHECK=all` run pins every checker on).
+fn everywhere() -> Model {
+    let mut seeds = vec![None];
+    seeds.extend(SEEDS.map(Some));
+    Model::new().seeds(&seeds).checks(&[Checks::default()])
 }
 
-/// Runs `run` under the default configuration and under every other one, and asserts the
-/// results are identical.
-fn assert_same_everywhere<T: PartialEq + std::fmt::Debug>(what: &str, run: impl Fn() -> T) {
+/// [`everywhere`] with fibers and three thread orders only, for the largest launches.
+fn large() -> Model {
+    everywhere().fibers_only().seeds(&[None, Some(SEEDS[1]), Some(SEEDS[4])])
+}
+
+/// Runs `run` under the default configuration, then under every combination of `model`, and
+/// asserts the results are identical.
+fn assert_same_everywhere<T: PartialEq + std::fmt::Debug>(what: &str, model: Model, run: impl Fn() -> T) {
     let reference = with_config(Config::default(), &run);
-    for (name, config) in configs() {
-        let got = with_config(config, &run);
-        assert!(got == reference, "{what}: {name} differs from the default parallel run");
-    }
+    model.check_with(|config| {
+        let got = run();
+        assert!(got == reference, "{what}: {config:?} differs from the default parallel run");
+    });
 }
 
 fn inputs(n: usize, seed: u32) -> Vec<f32> {
@@ -138,7 +139,7 @@ fn reduction_is_identical_under_every_schedule() {
     let input = inputs(40_000, 1);
     let blocks = input.len().div_ceil(256);
     let d_in = DeviceBuffer::from_slice(&input).unwrap();
-    assert_same_everywhere("block_sum", || {
+    assert_same_everywhere("block_sum", large(), || {
         let mut partial = DeviceBuffer::<f32>::zeroed(blocks).unwrap();
         launch!(block_sum<<<blocks as u32, 256>>>(&d_in, &mut partial)).unwrap();
         bits(partial.to_vec().unwrap())
@@ -151,7 +152,7 @@ fn matmul_is_identical_under_every_schedule() {
     let da = DeviceBuffer::from_slice(&inputs(m * k, 2)).unwrap();
     let db = DeviceBuffer::from_slice(&inputs(k * n, 3)).unwrap();
     let grid = (n.div_ceil(TILE) as u32, m.div_ceil(TILE) as u32);
-    assert_same_everywhere("matmul", || {
+    assert_same_everywhere("matmul", large(), || {
         let mut dc = DeviceBuffer::<f32>::zeroed(m * n).unwrap();
         launch!(matmul_tiled<<<grid, (16, 16)>>>(m as u32, n as u32, k as u32, &da, &db, &mut dc)).unwrap();
         bits(dc.to_vec().unwrap())
@@ -166,7 +167,7 @@ fn histogram_is_identical_under_every_schedule() {
     for &v in &data {
         want[v as usize] += 1;
     }
-    assert_same_everywhere("histogram", || {
+    assert_same_everywhere("histogram", everywhere(), || {
         let mut h = DeviceBuffer::<u32>::zeroed(BINS).unwrap();
         launch!(hist_shared<<<12, 96>>>(&d, &mut h)).unwrap();
         let h = h.to_vec().unwrap();

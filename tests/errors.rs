@@ -15,7 +15,8 @@ mod common;
 
 use common::{assert_has, assert_lacks, marked_line, on_new_thread};
 use deviceemu::prelude::*;
-use deviceemu::{get_last_error, peek_at_last_error, with_config, Config, Error, Finding};
+use deviceemu::testing::Model;
+use deviceemu::{get_last_error, peek_at_last_error, with_config, Checks, Config, Error, Finding};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -452,19 +453,21 @@ fn barrier_skip_with_warp_size_one_is_a_block_divergence() {
 
 #[test]
 fn barrier_skip_is_reported_once_per_block() {
-    for seed in [3, 11, 12345] {
+    // The default checkers: racecheck also (rightly) reports the races the skipped barrier
+    // leaves, which this test does not count.
+    let model = Model::new().warp_size_32_only().seeds(&[Some(3), Some(11), Some(12345)]).checks(&[Checks::default()]);
+    model.check_with(|config| {
         let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
-        let err = with_config(Config::default().seed(seed), || launch!(partial_warp_skip<<<2, 64>>>(50, &mut out)))
-            .unwrap_err();
+        let err = launch!(partial_warp_skip<<<2, 64>>>(50, &mut out)).unwrap_err();
         // One finding per block, whatever the schedule, and the same verdict.
         let findings = err.report().unwrap().findings();
-        assert_eq!(findings.len(), 2, "seed {seed}");
+        assert_eq!(findings.len(), 2, "{config:?}");
         let text = err.to_string();
         assert_has(&text, "Divergent thread(s) in warp");
         assert_has(&text, "by thread (50,0,0) in block (0,0,0)");
         assert_has(&text, "by thread (50,0,0) in block (1,0,0)");
         assert_has(&text, "threads (50,0,0) to (63,0,0) skipped it");
-    }
+    });
 }
 
 #[kernel]
@@ -543,13 +546,13 @@ fn early_return(out: &mut [u32], cut: u32) {
 
 #[test]
 fn early_return_before_a_barrier_is_not_an_error() {
-    for cut in [50u32, 32, 1, 64, 63] {
-        for seed in [None, Some(9)] {
+    // The default checkers: both blocks write the same values to `out`, a cross-block race
+    // racecheck (rightly) reports.
+    Model::new().warp_size_32_only().seeds(&[None, Some(9)]).checks(&[Checks::default()]).check_with(|config| {
+        for cut in [50u32, 32, 1, 64, 63] {
             let mut out = DeviceBuffer::from_slice(&[u32::MAX; 64]).unwrap();
-            let config = match seed {
-                Some(s) => Config::default().seed(s),
-                None => Config::default(),
-            };
+            let config = config.clone();
+            let seed = config.get_seed();
             let r = on_new_thread(20, move || {
                 let r = with_config(config, || launch!(early_return<<<2, 64>>>(&mut out, cut)));
                 assert!(get_last_error().is_ok(), "no error was recorded");
@@ -559,7 +562,7 @@ fn early_return_before_a_barrier_is_not_an_error() {
             let want: Vec<u32> = (0..64).map(|t| if t < cut { cut - 1 - t } else { u32::MAX }).collect();
             assert_eq!(got, want, "cut {cut} seed {seed:?}");
         }
-    }
+    });
 }
 
 /// A reduction where threads leave the loop with `return` *before* its barrier: legal.
@@ -742,13 +745,10 @@ fn block_sum(input: &[f32], partial: &mut [f32]) {
 fn correct_reduction_is_not_an_error() {
     let n = 10_000usize;
     let blocks = n.div_ceil(256);
-    let configs = [
-        Config::default(),
-        Config::default().seed(1),
-        Config::default().warp_size(1),
-        Config::default().blocks(deviceemu::BlockOrder::Serial),
-    ];
-    for config in configs {
+    // Fibers only: 10,000 OS threads per run would take seconds (tests/schedule_threads.rs
+    // runs reductions on threads).
+    Model::new().fibers_only().check_with(|config| {
+        let config = config.clone();
         let (result, no_last_error, p) = on_new_thread(20, move || {
             let input = DeviceBuffer::from_slice(&vec![1.0f32; n]).unwrap();
             let mut partial = DeviceBuffer::<f32>::zeroed(blocks).unwrap();
@@ -759,7 +759,7 @@ fn correct_reduction_is_not_an_error() {
         assert!(no_last_error, "no error was recorded");
         assert_eq!(&p[..blocks - 1], &vec![256.0f32; blocks - 1][..]);
         assert_eq!(p[blocks - 1], (n - (blocks - 1) * 256) as f32);
-    }
+    });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_has, configs, marked_line};
+use common::{assert_has, model, marked_line};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, BlockOrder, Checks, Config, Error};
 
@@ -65,8 +65,8 @@ fn without_initcheck_nothing_is_reported_and_nothing_costs() {
 
 #[test]
 fn written_buffers_are_not_reported() {
-    for config in configs() {
-        let config = checked(config);
+    model().check_with(|config| {
+        let config = checked(config.clone());
         // Created from data, zeroed, or copied into after `uninit`.
         let from = DeviceBuffer::from_slice(&[2.0f32; 100]).unwrap();
         assert_eq!(run_add_one(config.clone(), &from).unwrap(), vec![3.0; 100], "{config:?}");
@@ -80,7 +80,7 @@ fn written_buffers_are_not_reported() {
         with_config(config.clone(), || launch!(write_even<<<2, 64>>>(&mut x))).unwrap();
         let evens: Vec<f32> = x.to_vec().unwrap().into_iter().step_by(2).collect();
         assert_eq!(evens, (0..50).map(|k| (2 * k) as f32).collect::<Vec<_>>());
-    }
+    });
 }
 
 #[test]
@@ -153,7 +153,7 @@ fn dynamic_neighbours(out: &mut [u32], skip_last: bool) {
 
 #[test]
 fn dynamic_shared_memory_is_checked_too() {
-    for config in configs() {
+    model().check_with(|config| {
         let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
         with_config(checked(config.clone()), || launch!(dynamic_neighbours<<<1, 32, 128>>>(&mut out, false))).unwrap();
         let err = with_config(checked(config.clone()), || launch!(dynamic_neighbours<<<1, 32, 128>>>(&mut out, true)))
@@ -163,7 +163,7 @@ fn dynamic_shared_memory_is_checked_too() {
         // Thread 30 reads slot 31, which thread 31 skipped.
         assert_has(&text, "by thread (30,0,0) in block (0,0,0)");
         assert_has(&text, "element 31 of `dynamic shared memory`");
-    }
+    });
 }
 
 /// A helper that reads through a view: checked when the launch checks.
@@ -207,10 +207,10 @@ fn helpers_and_atomics_are_checked() {
 #[test]
 fn a_thread_that_writes_before_reading_is_not_reported() {
     let mut x = DeviceBuffer::<f32>::uninit(256).unwrap();
-    for config in configs() {
+    model().check_with(|config| {
         with_config(checked(config.clone()), || launch!(write_then_read<<<4, 64>>>(&mut x)))
             .unwrap_or_else(|e| panic!("{config:?}: {e}"));
-    }
+    });
 }
 
 /// Each thread writes its element, then doubles it (a read of what it wrote).

@@ -7,7 +7,7 @@
 //! CPU tree reduction done in the kernel's order.
 
 use deviceemu::prelude::*;
-use deviceemu::{with_config, Config};
+use deviceemu::testing::Model;
 use proptest::prelude::*;
 
 /// Tree reduction of one block in `dynamic_shared` memory (`block_dim().x * 4` bytes).
@@ -31,13 +31,13 @@ fn dyn_block_sum(input: &[f32], partial: &mut [f32]) {
     }
 }
 
-/// Runs the kernel under `config` and returns the per-block partial sums.
-fn partials(input: &[f32], block: usize, config: Config) -> Vec<f32> {
+/// Runs the kernel and returns the per-block partial sums.
+fn partials(input: &[f32], block: usize) -> Vec<f32> {
     let blocks = input.len().div_ceil(block);
     let d_in = DeviceBuffer::from_slice(input).unwrap();
     // NaN-filled: a block that writes nothing cannot pass for a zero sum.
     let mut d_partial = DeviceBuffer::from_slice(&vec![f32::NAN; blocks]).unwrap();
-    with_config(config, || launch!(dyn_block_sum<<<blocks as u32, block as u32, block * 4>>>(&d_in, &mut d_partial)))
+    launch!(dyn_block_sum<<<blocks as u32, block as u32, block * 4>>>(&d_in, &mut d_partial))
         .unwrap_or_else(|e| panic!("launch failed:\n{e}"));
     d_partial.to_vec().unwrap()
 }
@@ -61,28 +61,18 @@ fn tree_partials(input: &[f32], block: usize) -> Vec<f32> {
         .collect()
 }
 
-fn config_strategy() -> impl Strategy<Value = Config> {
-    (proptest::option::of(any::<u64>()), prop_oneof![Just(32u32), Just(1u32)]).prop_map(|(seed, warp)| {
-        let c = Config::default().warp_size(warp);
-        match seed {
-            Some(s) => c.seed(s),
-            None => c,
-        }
-    })
+/// Each case runs under one of `deviceemu::testing`'s settings (block order, thread order,
+/// warp size 32 or 1, fibers or threads, every checker), drawn along with the input.
+fn model() -> Model {
+    Model::new().cases(32).seeds(&[None, Some(1), Some(7), Some(42), Some(0xDEAD_BEEF), Some(u64::MAX)])
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
-
-    #[test]
-    fn integer_valued_reduction_equals_sequential_sum(
-        data in prop::collection::vec(-1000i32..1000, 1..5000),
-        log_block in 5u32..=10,
-        config in config_strategy(),
-    ) {
+#[test]
+fn integer_valued_reduction_equals_sequential_sum() {
+    model().proptest((prop::collection::vec(-1000i32..1000, 1..5000), 5u32..=10), |(data, log_block)| {
         let block = 1usize << log_block;
         let input: Vec<f32> = data.iter().map(|&v| v as f32).collect();
-        let got = partials(&input, block, config);
+        let got = partials(&input, block);
         prop_assert_eq!(got.len(), data.len().div_ceil(block));
         // Every intermediate is an integer below 2^24 in magnitude: all sums are exact.
         for (b, (chunk, &p)) in data.chunks(block).zip(&got).enumerate() {
@@ -90,20 +80,20 @@ proptest! {
         }
         let total: i64 = got.iter().map(|&p| p as i64).sum();
         prop_assert_eq!(total, data.iter().map(|&v| v as i64).sum::<i64>());
-    }
+        Ok(())
+    });
+}
 
-    #[test]
-    fn float_reduction_matches_cpu_tree_bit_for_bit(
-        data in prop::collection::vec(-1.0e3f32..1.0e3, 1..5000),
-        log_block in 5u32..=10,
-        config in config_strategy(),
-    ) {
+#[test]
+fn float_reduction_matches_cpu_tree_bit_for_bit() {
+    model().proptest((prop::collection::vec(-1.0e3f32..1.0e3, 1..5000), 5u32..=10), |(data, log_block)| {
         let block = 1usize << log_block;
-        let got = partials(&data, block, config);
+        let got = partials(&data, block);
         let want = tree_partials(&data, block);
         prop_assert_eq!(got.len(), want.len());
         for (b, (g, w)) in got.iter().zip(&want).enumerate() {
             prop_assert_eq!(g.to_bits(), w.to_bits(), "block {}: got {} want {}", b, g, w);
         }
-    }
+        Ok(())
+    });
 }

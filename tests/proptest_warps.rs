@@ -8,7 +8,7 @@
 //! whose source is a lane that exited is undefined on the GPU, so the model skips that output.
 
 use deviceemu::prelude::*;
-use deviceemu::{with_config, Config};
+use deviceemu::testing::Model;
 use proptest::prelude::*;
 
 /// Outputs per thread.
@@ -60,25 +60,20 @@ fn model(t: usize, n: usize, gone: &[u32], values: &[u32], args: &[u32]) -> [Opt
     ]
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
-    #[test]
-    fn collectives_match_the_warp_model(
-        n in 1usize..=200,
-        seed in proptest::option::of(any::<u64>()),
-        raw in proptest::collection::vec((any::<u32>(), any::<u32>(), 0u32..8), 200),
-    ) {
+/// Each case runs under one of `deviceemu::testing`'s settings with warps of 32 (the model is
+/// a 32-lane warp): block order, thread order, fibers or threads, every checker.
+#[test]
+fn collectives_match_the_warp_model() {
+    let settings = Model::new().warp_size_32_only().cases(48).seeds(&[None, Some(1), Some(7), Some(42), Some(0xDEAD_BEEF), Some(u64::MAX)]);
+    let strategy = (1usize..=200, proptest::collection::vec((any::<u32>(), any::<u32>(), 0u32..8), 200));
+    settings.proptest(strategy, |(n, raw)| {
         let values: Vec<u32> = raw[..n].iter().map(|r| r.0).collect();
         let args: Vec<u32> = raw[..n].iter().map(|r| if r.1 % 4 == 0 { r.1 } else { r.1 % 40 }).collect();
         // About one lane in eight exits first.
         let gone: Vec<u32> = raw[..n].iter().map(|r| (r.2 == 0) as u32).collect();
-        let mut config = Config::default();
-        if let Some(s) = seed {
-            config = config.seed(s);
-        }
         let (gb, vb, ab) = (DeviceBuffer::from_slice(&gone).unwrap(), DeviceBuffer::from_slice(&values).unwrap(), DeviceBuffer::from_slice(&args).unwrap());
         let mut out = DeviceBuffer::<u32>::zeroed(n * OUT).unwrap();
-        with_config(config, || launch!(collectives<<<1, n as u32>>>(&gb, &vb, &ab, &mut out))).unwrap();
+        launch!(collectives<<<1, n as u32>>>(&gb, &vb, &ab, &mut out))?;
         let out = out.to_vec().unwrap();
         for t in (0..n).filter(|&t| gone[t] == 0) {
             for (k, want) in model(t, n, &gone, &values, &args).into_iter().enumerate() {
@@ -87,5 +82,6 @@ proptest! {
                 }
             }
         }
-    }
+        Ok(())
+    });
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_has, configs, marked_line};
+use common::{assert_has, model, marked_line};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, Checks, Config};
 
@@ -43,7 +43,7 @@ fn tree(x: &[u32], out: &mut [u32], sync: bool) {
 #[test]
 fn a_tree_without_barriers_is_a_race_and_with_them_is_not() {
     let x = DeviceBuffer::from_slice(&(0..128u32).collect::<Vec<_>>()).unwrap();
-    for config in configs() {
+    model().check_with(|config| {
         let mut out = DeviceBuffer::<u32>::zeroed(2).unwrap();
         with_config(checked(config.clone()), || launch!(tree<<<2, 64>>>(&x, &mut out, true)))
             .unwrap_or_else(|e| panic!("{config:?}: {e}"));
@@ -60,7 +60,7 @@ fn a_tree_without_barriers_is_a_race_and_with_them_is_not() {
         assert_has(&text, "in block (1,0,0)");
         assert_has(&text, "on element");
         assert_has(&text, "__shared__ array declared at tests/racecheck.rs:");
-    }
+    });
 }
 
 /// Every thread writes its index to `tile[0]`.
@@ -121,14 +121,14 @@ fn warp_tree(out: &mut [u32], sync: bool) {
 
 #[test]
 fn sync_warp_orders_the_lanes_of_a_warp() {
-    for config in configs() {
+    model().check_with(|config| {
         let mut out = DeviceBuffer::<u32>::zeroed(1).unwrap();
         with_config(checked(config.clone()), || launch!(warp_tree<<<1, 32>>>(&mut out, true)))
             .unwrap_or_else(|e| panic!("{config:?}: {e}"));
         assert_eq!(out.to_vec().unwrap(), vec![(0..32).sum::<u32>()]);
         let err = with_config(checked(config.clone()), || launch!(warp_tree<<<1, 32>>>(&mut out, false))).unwrap_err();
         assert_has(&err.to_string(), "Race reported between");
-    }
+    });
 }
 
 /// Thread `t` writes byte `t` of a byte array, then reads bytes of others after a barrier; and
@@ -151,13 +151,13 @@ fn bytes_and_atomics(out: &mut [u32]) {
 
 #[test]
 fn neighbouring_bytes_and_atomics_are_not_races() {
-    for config in configs() {
+    model().check_with(|config| {
         let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
         with_config(checked(config.clone()), || launch!(bytes_and_atomics<<<1, 64>>>(&mut out)))
             .unwrap_or_else(|e| panic!("{config:?}: {e}"));
         let want: Vec<u32> = (0..64u32).map(|t| (t + 1) % 64 + 16).collect();
         assert_eq!(out.to_vec().unwrap(), want, "{config:?}");
-    }
+    });
 }
 
 /// Two blocks on one worker (serially): block 1's reads of what it wrote itself before a
@@ -210,7 +210,7 @@ fn shift_in_place(y: &mut [u32], sync: bool) {
 
 #[test]
 fn threads_of_a_block_race_in_global_memory_without_a_barrier() {
-    for config in configs() {
+    model().check_with(|config| {
         let mut y = DeviceBuffer::<u32>::zeroed(128).unwrap();
         with_config(checked(config.clone()), || launch!(shift_in_place<<<2, 64>>>(&mut y, true)))
             .unwrap_or_else(|e| panic!("{config:?}: {e}"));
@@ -223,7 +223,7 @@ fn threads_of_a_block_race_in_global_memory_without_a_barrier() {
             "{config:?}: {text}"
         );
         assert_has(&text, "of `y`");
-    }
+    });
 }
 
 /// saxpy, a broadcast read of `a[0]`, and per-block partial sums: no thread touches what
@@ -243,15 +243,15 @@ fn race_free_global_kernels_are_not_reported() {
     let x = DeviceBuffer::from_slice(&[1.0f32; 256]).unwrap();
     let mut y = DeviceBuffer::from_slice(&[0.5f32; 256]).unwrap();
     let mut partial = DeviceBuffer::<f32>::zeroed(4).unwrap();
-    for config in configs() {
+    model().check_with(|config| {
         // Twice: the second launch reads what the first wrote, which a launch boundary orders.
         for _ in 0..2 {
             with_config(checked(config.clone()), || launch!(race_free<<<4, 64>>>(&a, &x, &mut y, &mut partial)))
                 .unwrap_or_else(|e| panic!("{config:?}: {e}"));
         }
-    }
+    });
     // Ten launches, each adding a[0] * x = 2 to every element.
-    let launches = 2 * configs().len();
+    let launches = 2 * model().configs().len();
     assert_eq!(y.to_vec().unwrap(), vec![0.5 + 2.0 * launches as f32; 256]);
 }
 
@@ -269,10 +269,10 @@ fn elements_of_array_elements_are_told_apart() {
     let mut m = DeviceBuffer::<[f32; 4]>::uninit(16).unwrap();
     let mut q = DeviceBuffer::<[u8; 4]>::zeroed(16).unwrap();
     let checks = Checks { racecheck: true, initcheck: true, ..Checks::default() };
-    for config in configs() {
+    model().check_with(|config| {
         with_config(config.clone().checks(checks), || launch!(columns<<<1, 64>>>(&mut m, &mut q)))
             .unwrap_or_else(|e| panic!("{config:?}: {e}"));
-    }
+    });
     assert_eq!(m.to_vec().unwrap()[3], [12.0, 13.0, 14.0, 15.0]);
     assert_eq!(q.to_vec().unwrap()[15], [60, 61, 62, 63]);
 }
@@ -303,7 +303,7 @@ fn every_schedule_finds_the_same_races() {
     };
     let reference = summary(Config::default());
     assert!(!reference.is_empty());
-    for config in configs() {
+    model().check_with(|config| {
         assert_eq!(summary(config.clone()), reference, "{config:?}");
-    }
+    });
 }

@@ -6,6 +6,7 @@ mod common;
 
 use common::{assert_has, on_new_thread};
 use deviceemu::prelude::*;
+use deviceemu::testing::Model;
 use deviceemu::{with_config, Config, Schedule};
 
 fn threads(config: Config) -> Config {
@@ -52,11 +53,14 @@ fn results_match_the_fiber_schedule() {
     let x: Vec<u32> = (0..256).map(|i| i * 7 % 13).collect();
     let want: Vec<u32> = x.chunks(64).map(|c| c.iter().sum()).collect();
     let xb = DeviceBuffer::from_slice(&x).unwrap();
-    for config in [Config::default(), Config::default().seed(5), Config::default().blocks(deviceemu::BlockOrder::Serial)] {
+    // Threads alone get the whole matrix: both block orders, index order and two seeds, every
+    // checker; warps of 32 (the kernel's ballot counts 32 lanes).
+    Model::new().schedules(&[Schedule::Threads]).warp_size_32_only().check_with(|config| {
+        assert_eq!(config.get_schedule(), Schedule::Threads);
         let mut out = DeviceBuffer::<u32>::zeroed(4).unwrap();
-        with_config(threads(config.clone()), || launch!(mixed<<<4, 64>>>(&xb, &mut out))).unwrap_or_else(|e| panic!("{config:?}: {e}"));
+        launch!(mixed<<<4, 64>>>(&xb, &mut out)).unwrap_or_else(|e| panic!("{config:?}: {e}"));
         assert_eq!(out.to_vec().unwrap(), want, "{config:?}");
-    }
+    });
 }
 
 /// Half the block skips a barrier the other half waits at, then a panic in another launch.

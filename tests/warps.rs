@@ -8,7 +8,7 @@ mod common;
 #[allow(dead_code)]
 mod warps_example;
 
-use common::{assert_has, configs, on_new_thread};
+use common::{assert_has, model, on_new_thread};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, Config};
 
@@ -40,16 +40,14 @@ fn shfl_down_warp_sums_match_the_cpu_tree() {
     let x: Vec<f32> = (0..n).map(|i| ((i * 37 % 101) as f32) * 0.173 - 4.0).collect();
     let threads = 1024;
     let xb = DeviceBuffer::from_slice(&x).unwrap();
-    let mut runs: Vec<(Config, usize)> = configs().into_iter().map(|c| (c, 32)).collect();
-    runs.push((Config::default().warp_size(1), 1));
-    runs.push((Config::default().warp_size(1).seed(3), 1));
-    for (config, ws) in runs {
+    model().warp_sizes(&[32, 1]).check_with(|config| {
+        let ws = config.get_warp_size() as usize;
         let mut sums = DeviceBuffer::<f32>::zeroed(threads / ws).unwrap();
-        with_config(config.clone(), || launch!(warp_sums<<<4, 256>>>(&xb, &mut sums))).unwrap();
+        launch!(warp_sums<<<4, 256>>>(&xb, &mut sums)).unwrap();
         let got = sums.to_vec().unwrap();
         let want = warp_sums_reference(&x, threads, ws);
         assert_eq!(got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "{config:?}");
-    }
+    });
 }
 
 #[test]
@@ -59,16 +57,14 @@ fn the_warps_example_block_sums_match_its_reference_for_both_warp_sizes() {
     let x: Vec<f32> = (0..5000).map(|i| ((i * 7919 % 1013) as f32) * 0.01 - 5.0).collect();
     let blocks = x.len().div_ceil(256);
     let xb = DeviceBuffer::from_slice(&x).unwrap();
-    for ws in [32u32, 1] {
+    model().warp_sizes(&[32, 1]).fibers_only().check_with(|config| {
+        let ws = config.get_warp_size();
         let mut partial = DeviceBuffer::<f32>::zeroed(blocks).unwrap();
-        with_config(Config::default().warp_size(ws), || {
-            launch!(warps_example::warp_block_sum<<<blocks as u32, 256>>>(&xb, &mut partial))
-        })
-        .unwrap();
+        launch!(warps_example::warp_block_sum<<<blocks as u32, 256>>>(&xb, &mut partial)).unwrap();
         let got: Vec<u32> = partial.to_vec().unwrap().iter().map(|v| v.to_bits()).collect();
         let want: Vec<u32> = warps_example::block_sums_reference(&x, blocks, ws as usize).iter().map(|v| v.to_bits()).collect();
         assert_eq!(got, want, "warp size {ws}");
-    }
+    });
 }
 
 /// Every lane shuffles `lane * 7 + 1` with lane argument `arg + lane % 3` in mode `mode`
@@ -167,7 +163,7 @@ fn votes(out: &mut [u32]) {
 #[test]
 fn votes_over_full_and_partial_masks() {
     // 80 threads: two full warps and one of 16 lanes (the missing lanes count as exited).
-    for config in configs() {
+    model().check_with(|config| {
         let mut out = DeviceBuffer::<u32>::zeroed(80 * 4).unwrap();
         with_config(config.clone(), || launch!(votes<<<1, 80>>>(&mut out))).unwrap();
         let out = out.to_vec().unwrap();
@@ -185,7 +181,7 @@ fn votes_over_full_and_partial_masks() {
                 assert_eq!(out[t * 4 + 2], 0, "thread {t}");
             }
         }
-    }
+    });
 }
 
 /// Lanes from `cut` on exit first; the others then vote and shuffle: exited lanes count as
@@ -203,7 +199,7 @@ fn vote_after_exits(cut: u32, out: &mut [u32]) {
 
 #[test]
 fn exited_lanes_count_as_arrived() {
-    for config in configs() {
+    model().check_with(|config| {
         for cut in [1u32, 5, 20, 31] {
             let mut out = DeviceBuffer::<u32>::zeroed(64 * 3).unwrap();
             with_config(config.clone(), || launch!(vote_after_exits<<<1, 64>>>(cut, &mut out))).unwrap();
@@ -218,7 +214,7 @@ fn exited_lanes_count_as_arrived() {
                 assert_eq!(out[t * 3 + 2], want, "cut {cut} thread {t} {config:?}");
             }
         }
-    }
+    });
 }
 
 /// Lanes pass values through shared memory, ordered by `sync_warp`, in every warp; then a
@@ -264,13 +260,13 @@ fn warp_scan_with_block_barriers_matches_the_cpu() {
         Some(*s)
     }).collect();
     let xb = DeviceBuffer::from_slice(&x).unwrap();
-    for config in configs() {
+    model().check_with(|config| {
         let mut out = DeviceBuffer::<u32>::zeroed(256).unwrap();
         let mut totals = DeviceBuffer::<u32>::zeroed(1).unwrap();
         with_config(config.clone(), || launch!(warp_scan<<<1, 256>>>(&xb, &mut out, &mut totals))).unwrap();
         assert_eq!(out.to_vec().unwrap(), want, "{config:?}");
         assert_eq!(totals.to_vec().unwrap(), vec![want[255]]);
-    }
+    });
 }
 
 /// What `lane_id`, `warp_size`, `active_mask` and a ballot give.
@@ -429,8 +425,9 @@ fn exit_after_a_collective(out: &mut [u32]) {
 
 #[test]
 fn lanes_that_exit_after_a_collective_count_as_exited() {
-    for config in configs() {
+    model().check_with(|config| {
         let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        let config = config.clone();
         on_new_thread(20, move || {
             with_config(config.clone(), || launch!(exit_after_a_collective<<<1, 64>>>(&mut out))).unwrap_or_else(|e| panic!("{config:?}: {e}"));
             let out = out.to_vec().unwrap();
@@ -438,7 +435,7 @@ fn lanes_that_exit_after_a_collective_count_as_exited() {
                 assert_eq!(out[t], 0xffff + (t as u32 / 32) * 32, "thread {t} {config:?}");
             }
         });
-    }
+    });
 }
 
 // ---- collectives the body cannot await (in a helper) mixed with awaited ones ----
@@ -472,7 +469,7 @@ fn helper_ballot(p: bool) -> u32 {
 
 #[test]
 fn awaited_and_blocking_collectives_mix_in_one_warp() {
-    for config in configs() {
+    model().check_with(|config| {
         let mut out = DeviceBuffer::<u32>::zeroed(96 * 2).unwrap();
         on_new_thread(20, {
             let config = config.clone();
@@ -489,7 +486,7 @@ fn awaited_and_blocking_collectives_mix_in_one_warp() {
             assert_eq!(o[0], (31 - lane) * 3 + 1, "thread {t} {config:?}");
             assert_eq!(o[1], 0b0111_0111, "thread {t} {config:?}");
         });
-    }
+    });
 }
 
 /// Half the warp shuffles in a helper while the other half waits at a block barrier.
@@ -539,7 +536,7 @@ fn branch_masks(out: &mut [u32]) {
 
 #[test]
 fn active_mask_is_the_lanes_at_the_same_call_site_whatever_the_order() {
-    for config in configs() {
+    model().check_with(|config| {
         let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
         with_config(config.clone(), || launch!(branch_masks<<<1, 64>>>(&mut out))).unwrap();
         let out = out.to_vec().unwrap();
@@ -547,7 +544,7 @@ fn active_mask_is_the_lanes_at_the_same_call_site_whatever_the_order() {
             let want = if t % 32 < 10 { 0x0000_03ff } else { 0x0fff_fc00 };
             assert_eq!(out[t], want, "thread {t} {config:?}");
         }
-    }
+    });
 }
 
 /// After a shuffle, each lane takes a ticket from a shared counter: the tickets show the order

@@ -6,7 +6,7 @@
 use std::sync::mpsc;
 use std::time::Duration;
 
-use deviceemu::{BlockOrder, Config};
+use deviceemu::testing::Model;
 
 /// The 1-based line of `source` that ends with `marker` (a trailing comment); it must be
 /// exactly one.
@@ -44,12 +44,12 @@ impl Rng {
     }
 }
 
-/// The settings a race-free kernel's results must not depend on: parallel and serial blocks,
-/// and three thread orders (`EMU_SEED`).
-pub(crate) fn configs() -> Vec<Config> {
-    let mut v = vec![Config::default(), Config::default().blocks(BlockOrder::Serial)];
-    v.extend([1u64, 7, 0xDEAD_BEEF].map(|s| Config::default().seed(s)));
-    v
+/// The settings a race-free kernel's results must not depend on (`deviceemu::testing`'s
+/// model): parallel and serial blocks, index order and two seeds (`EMU_SEED`), fibers and
+/// threads, every checker; warps of 32 (these tests' expected values assume it; tests that
+/// hold for warp size 1 too add it with `.warp_sizes(&[32, 1])`).
+pub(crate) fn model() -> Model {
+    Model::new().warp_size_32_only()
 }
 
 #[track_caller]

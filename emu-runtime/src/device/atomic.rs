@@ -406,7 +406,7 @@ fn store_order(order: Ordering) -> Ordering {
     }
 }
 
-impl<T: AtomicLoadStore, K: ViewKind> View<T, K> {
+impl<T: AtomicLoadStore, K: ViewKind> View<'_, T, K> {
     /// The address of element `i` after checking `i < len` (reported as an invalid read or
     /// write, error 700, at the caller's line) and telling the checkers about the access.
     #[inline(always)]

@@ -6,12 +6,17 @@
 //! | variable         | values                                   | default    |
 //! |------------------|------------------------------------------|------------|
 //! | `EMU_BLOCKS`     | `parallel`, `serial`                     | `parallel` |
-//! | `EMU_SEED`       | an unsigned integer                      | unset (threads start and resume in index order) |
+//! | `EMU_SEED`       | an unsigned integer, or `none`           | unset (threads start and resume in index order) |
 //! | `EMU_CHECK`      | comma list of `memcheck`, `racecheck`, `initcheck`, `synccheck`, or `all`, `none` | `memcheck,synccheck` |
 //! | `EMU_STACK_SIZE` | bytes, with optional `K`/`M` suffix      | `256K`     |
 //! | `EMU_WARP_SIZE`  | `32`, `1`                                | `32`       |
 //! | `EMU_TARGET`     | `auto`, `emulator`, `gpu` (with the `gpu` feature) | `auto`: the GPU with the feature when a driver and device are found, else `emulator` |
 //! | `EMU_SCHEDULE`   | `fibers`, `threads` (one OS thread per GPU thread) | `fibers` |
+//! | `EMU_PRINT_LIMIT` | how many findings a report prints in full; `0`: all | `20` |
+//! | `EMU_CHECK_ACTION` | `error` (racecheck and initcheck findings fail the launch, 719), `report` (printed, the launch returns `Ok`) | `error` |
+//!
+//! Process-wide, read from the environment only (see `report.rs`): `EMU_LOG_FILE`,
+//! `EMU_REPORT`, `EMU_ERROR_EXITCODE`.
 
 use std::cell::RefCell;
 use std::sync::RwLock;
@@ -71,6 +76,20 @@ impl Default for Target {
     }
 }
 
+/// What racecheck and initcheck findings do to a launch (`EMU_CHECK_ACTION`).
+///
+/// Out-of-bounds accesses, panics and barrier errors always fail the launch: the kernel could
+/// not run as written. Races and uninitialised reads are reported, and by default fail it too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CheckAction {
+    /// The launch returns the error (719), as with compute-sanitizer's default.
+    #[default]
+    Error,
+    /// The report is printed (and counted for `EMU_ERROR_EXITCODE`, `EMU_REPORT`), but the
+    /// launch returns `Ok` when races and uninitialised reads are all it found.
+    Report,
+}
+
 /// Which bug checkers are on.
 ///
 /// Bounds checks (memcheck) and barrier checks (synccheck) are always performed; initcheck
@@ -127,6 +146,8 @@ pub struct Config {
     schedule: Schedule,
     /// The watchdog's limit (`EMU_TIMEOUT`); zero turns it off.
     timeout: std::time::Duration,
+    print_limit: usize,
+    check_action: CheckAction,
 }
 
 impl Default for Config {
@@ -141,6 +162,8 @@ impl Default for Config {
             target: Target::default(),
             schedule: Schedule::Fibers,
             timeout: DEFAULT_TIMEOUT,
+            print_limit: 20,
+            check_action: CheckAction::Error,
         }
     }
 }
@@ -161,7 +184,10 @@ impl Config {
             };
         }
         if let Some(v) = var("EMU_SEED") {
-            c.seed = Some(v.trim().parse().map_err(|_| invalid("EMU_SEED", v, "an unsigned integer, e.g. `EMU_SEED=42`"))?);
+            c.seed = match v.trim() {
+                "none" => None,
+                t => Some(t.parse().map_err(|_| invalid("EMU_SEED", v, "an unsigned integer, e.g. `EMU_SEED=42`, or `none` (index order)"))?),
+            };
         }
         if let Some(v) = var("EMU_CHECK") {
             c.checks = parse_checks(&v)?;
@@ -203,6 +229,17 @@ impl Config {
                 _ => return Err(invalid("EMU_SCHEDULE", v, "`fibers`, `threads`")),
             };
         }
+        if let Some(v) = var("EMU_PRINT_LIMIT") {
+            c.print_limit =
+                v.trim().parse().map_err(|_| invalid("EMU_PRINT_LIMIT", v, "an unsigned integer (0: print every finding)"))?;
+        }
+        if let Some(v) = var("EMU_CHECK_ACTION") {
+            c.check_action = match v.trim() {
+                "error" => CheckAction::Error,
+                "report" => CheckAction::Report,
+                _ => return Err(invalid("EMU_CHECK_ACTION", v, "`error`, `report`")),
+            };
+        }
         Ok(c)
     }
 
@@ -217,6 +254,25 @@ impl Config {
     /// The watchdog's limit (zero: off).
     pub fn get_timeout(&self) -> std::time::Duration {
         self.timeout
+    }
+
+    /// How many findings a report prints in full (the summary counts all); 0 prints all.
+    pub fn print_limit(mut self, limit: usize) -> Self {
+        self.print_limit = limit;
+        self
+    }
+    /// The print limit (0: no limit).
+    pub fn get_print_limit(&self) -> usize {
+        self.print_limit
+    }
+    /// Whether racecheck and initcheck findings fail the launch.
+    pub fn check_action(mut self, action: CheckAction) -> Self {
+        self.check_action = action;
+        self
+    }
+    /// What racecheck and initcheck findings do.
+    pub fn get_check_action(&self) -> CheckAction {
+        self.check_action
     }
 
     /// Runs blocks in parallel or in order.

@@ -12,8 +12,8 @@ use crate::host::task::Tasks;
 use crate::__private::ThreadCtx;
 use crate::host::config::{self, BlockOrder, Config};
 use crate::host::error::Error;
-use crate::host::report::{Finding, LaunchReport};
 use crate::host::progress::LaunchProgress;
+use crate::host::report::{self, Finding};
 use crate::host::{last_error, overflow, panics};
 
 /// Static facts about a kernel, emitted by `#[kernel]`.
@@ -288,11 +288,6 @@ fn run<'t>(
     }
 
     let mut findings = shared.findings.into_inner().unwrap_or_else(|e| e.into_inner());
-    if findings.is_empty() {
-        return Ok(());
-    }
     findings.sort_by_key(|(b, t, _)| (*b, *t));
-    let report = LaunchReport::new(kernel.name, findings.into_iter().map(|(_, _, f)| f).collect());
-    eprintln!("{report}");
-    Err(Error::from_report(report))
+    report::conclude(kernel.name, &shared.config, findings.into_iter().map(|(_, _, f)| f).collect())
 }

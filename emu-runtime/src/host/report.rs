@@ -9,9 +9,6 @@ use std::panic::Location;
 
 use crate::device::{Dim3, Space};
 
-/// How many findings a report prints in full; the summary still counts all of them.
-pub(crate) const PRINT_LIMIT: usize = 20;
-
 /// A point in the user's source.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SourceLocation {
@@ -276,6 +273,68 @@ impl Finding {
         }
     }
 
+    /// A short name for the kind of bug, as `EMU_REPORT` writes it: `out_of_bounds`, `panic`,
+    /// `barrier_divergence`, `uninitialized_access`, `race`, `invalid_warp_mask`,
+    /// `stack_overflow`, `shared_memory_exceeded`, `launch_timeout`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Finding::OutOfBounds { .. } => "out_of_bounds",
+            Finding::Panic { .. } => "panic",
+            Finding::BarrierDivergence { .. } => "barrier_divergence",
+            Finding::UninitializedAccess { .. } => "uninitialized_access",
+            Finding::Race { .. } => "race",
+            Finding::InvalidWarpMask { .. } => "invalid_warp_mask",
+            Finding::StackOverflow { .. } => "stack_overflow",
+            Finding::SharedMemoryExceeded { .. } => "shared_memory_exceeded",
+            Finding::LaunchTimeout { .. } => "launch_timeout",
+        }
+    }
+
+    /// Where in the kernel's source the finding is (for a race, the later access), if known.
+    pub fn location(&self) -> Option<&SourceLocation> {
+        match self {
+            Finding::OutOfBounds { at, .. }
+            | Finding::BarrierDivergence { at, .. }
+            | Finding::UninitializedAccess { at, .. }
+            | Finding::InvalidWarpMask { at, .. }
+            | Finding::SharedMemoryExceeded { at, .. }
+            | Finding::LaunchTimeout { at, .. } => Some(at),
+            Finding::Race { second_at, .. } => Some(second_at),
+            Finding::Panic { at, .. } => at.as_ref(),
+            Finding::StackOverflow { .. } => None,
+        }
+    }
+
+    /// The address accessed, for out-of-bounds and uninitialised accesses.
+    pub fn address(&self) -> Option<usize> {
+        match self {
+            Finding::OutOfBounds { address, .. } | Finding::UninitializedAccess { address, .. } => Some(*address),
+            _ => None,
+        }
+    }
+
+    /// How many accesses this one finding stands for (races and uninitialised reads are
+    /// reported once per block and line); 1 for the others.
+    pub fn count(&self) -> usize {
+        match self {
+            Finding::UninitializedAccess { count, .. } | Finding::Race { count, .. } => *count,
+            _ => 1,
+        }
+    }
+
+    /// Whether this is a racecheck or initcheck finding (what `EMU_CHECK_ACTION=report` lets
+    /// pass).
+    fn is_hazard(&self) -> bool {
+        matches!(self, Finding::Race { .. } | Finding::UninitializedAccess { .. })
+    }
+
+    /// The first line of the rendered finding, without compute-sanitizer's prefix.
+    fn headline(&self, kernel: &str) -> String {
+        let mut s = String::new();
+        self.render(kernel, &mut s);
+        s.lines().next().unwrap_or("").trim_start_matches('=').trim().to_owned()
+    }
+
     fn render(&self, kernel: &str, out: &mut String) {
         const P: &str = "=========";
         let _ = match self {
@@ -410,7 +469,10 @@ impl Finding {
 }
 
 /// Everything a failed launch found: the findings, sorted by block then thread.
-#[derive(Clone, Debug)]
+///
+/// `Display` is the full compute-sanitizer-shaped report (up to the print limit); `Debug` is
+/// one short line: the kernel, the code, the number of findings and where the first one is.
+#[derive(Clone)]
 pub struct LaunchReport {
     kernel: &'static str,
     findings: Vec<Finding>,
@@ -418,16 +480,18 @@ pub struct LaunchReport {
 }
 
 impl LaunchReport {
-    pub(crate) fn new(kernel: &'static str, findings: Vec<Finding>) -> Self {
+    /// Renders the report, printing at most `limit` findings in full (0: all).
+    pub(crate) fn new(kernel: &'static str, findings: Vec<Finding>, limit: usize) -> Self {
+        let limit = if limit == 0 { usize::MAX } else { limit };
         let mut rendered = String::new();
-        for f in findings.iter().take(PRINT_LIMIT) {
+        for f in findings.iter().take(limit) {
             f.render(kernel, &mut rendered);
         }
-        if findings.len() > PRINT_LIMIT {
+        if findings.len() > limit {
             let _ = writeln!(
                 rendered,
-                "========= ... {} more error(s) not shown",
-                findings.len() - PRINT_LIMIT
+                "========= ... {} more error(s) not shown (EMU_PRINT_LIMIT=0 shows all)",
+                findings.len() - limit
             );
         }
         let n = findings.len();
@@ -451,9 +515,236 @@ impl LaunchReport {
     }
 }
 
+impl fmt::Debug for LaunchReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("LaunchReport");
+        d.field("kernel", &self.kernel).field("code", &self.code()).field("errors", &self.findings.len());
+        if let Some(first) = self.findings.first() {
+            d.field("first", &format_args!("{:?}", first.headline(self.kernel)));
+            if let Some(at) = first.location() {
+                d.field("at", &format_args!("{at}"));
+            }
+            d.field("thread", &format_args!("{}", first.thread())).field("block", &format_args!("{}", first.block()));
+        }
+        d.finish()
+    }
+}
+
 impl fmt::Display for LaunchReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.rendered)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Where reports go: compute-sanitizer's conventions.
+//
+// * `EMU_LOG_FILE=path`: reports (and the exit summary) are written to `path` (truncated at the
+//   first report of the process) instead of stderr.
+// * `EMU_REPORT=path.json`: every finding is also written to `path` as one JSON object per
+//   line (JSON Lines, truncated at the first finding of the process); the README gives the
+//   schema.
+// * `EMU_ERROR_EXITCODE=N`: when any launch of the process found errors, the process exits
+//   with `N` (through an `atexit` hook registered at the first launch).
+// * A checked program (`EMU_CHECK`, `EMU_ERROR_EXITCODE` or `EMU_REPORT` set) prints a final
+//   `========= ERROR SUMMARY: N errors` at exit, also when N is 0.
+// * [`quietly`] silences a host thread's reports (for property tests that shrink).
+// ---------------------------------------------------------------------------------------------
+
+use std::cell::Cell;
+use std::fs::File;
+use std::io::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, Once, OnceLock};
+
+use crate::host::config::{CheckAction, Config};
+use crate::host::error::Error;
+
+thread_local! {
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with the reports of the launches it makes on this host thread silenced: nothing
+/// is printed, logged or written to `EMU_REPORT`, and their findings do not count for
+/// `EMU_ERROR_EXITCODE` or the exit summary. The launches still return their errors (with the
+/// full report in `Display`). Restores the previous setting, also if `f` panics.
+///
+/// `deviceemu::testing` runs proptest's shrinking under it, then re-runs the minimal case loud.
+pub fn quietly<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            QUIET.with(|q| q.set(self.0));
+        }
+    }
+    let _restore = Restore(QUIET.with(|q| q.replace(true)));
+    f()
+}
+
+/// Findings of every loud launch of the process.
+static ERRORS: AtomicUsize = AtomicUsize::new(0);
+static HOOK: Once = Once::new();
+
+struct Outputs {
+    log: Option<Mutex<File>>,
+    json: Option<Mutex<File>>,
+    exit_code: Option<i32>,
+    checked: bool,
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+fn create(variable: &str, path: &str) -> Option<Mutex<File>> {
+    match File::create(path) {
+        Ok(f) => Some(Mutex::new(f)),
+        Err(e) => {
+            eprintln!("deviceemu: cannot create {variable}={path}: {e}; writing to stderr instead");
+            None
+        }
+    }
+}
+
+/// The process-wide output settings, read once.
+fn outputs() -> &'static Outputs {
+    static OUT: OnceLock<Outputs> = OnceLock::new();
+    OUT.get_or_init(|| {
+        let exit_code = env("EMU_ERROR_EXITCODE").and_then(|v| match v.trim().parse::<i32>() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                eprintln!("deviceemu: EMU_ERROR_EXITCODE={v:?} is not an integer; ignored");
+                None
+            }
+        });
+        let json_path = env("EMU_REPORT");
+        Outputs {
+            log: env("EMU_LOG_FILE").and_then(|p| create("EMU_LOG_FILE", &p)),
+            checked: env("EMU_CHECK").is_some() || exit_code.is_some() || json_path.is_some(),
+            json: json_path.and_then(|p| create("EMU_REPORT", &p)),
+            exit_code,
+        }
+    })
+}
+
+/// Writes `text` and a newline to the log file, or to stderr.
+fn emit(text: &str) {
+    match &outputs().log {
+        Some(file) => {
+            let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = writeln!(f, "{text}");
+            let _ = f.flush();
+        }
+        None => eprintln!("{text}"),
+    }
+}
+
+fn json_str(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// One finding as a JSON object on one line (the `EMU_REPORT` schema in the README).
+pub(crate) fn finding_json(kernel: &str, f: &Finding) -> String {
+    let mut o = String::from("{\"kind\":");
+    json_str(f.kind(), &mut o);
+    let _ = write!(o, ",\"code\":{},\"kernel\":", f.code());
+    json_str(kernel, &mut o);
+    match f.location() {
+        Some(at) => {
+            o.push_str(",\"file\":");
+            json_str(&at.file, &mut o);
+            let _ = write!(o, ",\"line\":{},\"column\":{}", at.line, at.column);
+        }
+        None => o.push_str(",\"file\":null,\"line\":null,\"column\":null"),
+    }
+    let (b, t) = (f.block(), f.thread());
+    let _ = write!(o, ",\"block\":[{},{},{}],\"thread\":[{},{},{}]", b.x, b.y, b.z, t.x, t.y, t.z);
+    match f.address() {
+        Some(a) => {
+            let _ = write!(o, ",\"address\":{a}");
+        }
+        None => o.push_str(",\"address\":null"),
+    }
+    let _ = write!(o, ",\"count\":{},\"message\":", f.count());
+    json_str(&f.headline(kernel), &mut o);
+    o.push('}');
+    o
+}
+
+extern "C" fn at_exit() {
+    // Nothing may unwind out of an `extern "C"` function.
+    let _ = std::panic::catch_unwind(|| {
+        let out = outputs();
+        let n = ERRORS.load(Ordering::SeqCst);
+        if out.checked {
+            emit(&format!("========= ERROR SUMMARY: {n} error{}", if n == 1 { "" } else { "s" }));
+        }
+        if let (Some(code), true) = (out.exit_code, n > 0) {
+            let _ = std::io::stdout().flush();
+            let _ = std::io::stderr().flush();
+            // SAFETY: `_exit` ends the process at once; it is async-signal-safe and does not
+            // run the remaining `atexit` handlers (calling `exit` again from one is undefined).
+            unsafe { libc::_exit(code) };
+        }
+    });
+}
+
+/// The end of every emulated launch: renders, prints and records the findings, and decides
+/// the launch's result (`EMU_CHECK_ACTION`).
+pub(crate) fn conclude(kernel: &'static str, config: &Config, findings: Vec<Finding>) -> Result<(), Error> {
+    let loud = !QUIET.with(Cell::get);
+    if loud {
+        HOOK.call_once(|| {
+            let out = outputs();
+            if out.checked || out.exit_code.is_some() {
+                // SAFETY: `at_exit` is an `extern "C" fn()` that never unwinds.
+                unsafe { libc::atexit(at_exit) };
+            }
+        });
+    }
+    if findings.is_empty() {
+        return Ok(());
+    }
+    let report_only = config.get_check_action() == CheckAction::Report && findings.iter().all(Finding::is_hazard);
+    let report = LaunchReport::new(kernel, findings, config.get_print_limit());
+    if loud {
+        record(&report);
+    }
+    if report_only {
+        Ok(())
+    } else {
+        Err(Error::from_report(report))
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn record(report: &LaunchReport) {
+    ERRORS.fetch_add(report.findings.len(), Ordering::SeqCst);
+    emit(&report.to_string());
+    if let Some(file) = &outputs().json {
+        let mut lines = String::new();
+        for f in &report.findings {
+            lines.push_str(&finding_json(report.kernel, f));
+            lines.push('\n');
+        }
+        let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = f.write_all(lines.as_bytes());
+        let _ = f.flush();
     }
 }
 
