@@ -215,14 +215,28 @@ pub fn shared_array<T: DeviceCopy, const N: usize>(site: &'static SharedSite) ->
 /// `meta` must outlive the launch.
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn global<T: DeviceCopy>(buf: &DeviceBuffer<T>, meta: &ViewMeta) -> Result<Global<T>, crate::Error> {
+    shadow_ok(meta)?;
     // SAFETY: the buffer is borrowed for the whole launch by the launcher, so its memory is
     // valid for `len` elements; kernels access it only through views.
     Ok(unsafe { View::from_raw_parts(buf.raw()?, buf.len(), meta) })
 }
 
+/// The error of a checker shadow [`meta`] could not allocate (recorded as the last error).
+#[cfg(not(target_arch = "nvptx64"))]
+fn shadow_ok(meta: &ViewMeta) -> Result<(), crate::Error> {
+    match meta.race.as_deref().and_then(|r| r.error()) {
+        Some(e) => {
+            crate::host::last_error::record(e);
+            Err(e.clone())
+        }
+        None => Ok(()),
+    }
+}
+
 /// A writable view of a device buffer, for a `&mut [T]` kernel parameter.
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn global_mut<T: DeviceCopy>(buf: &mut DeviceBuffer<T>, meta: &ViewMeta) -> Result<GlobalMut<T>, crate::Error> {
+    shadow_ok(meta)?;
     if meta.init.is_null() {
         // Not checked by this launch: its writes are not tracked.
         buf.assume_written();
@@ -240,7 +254,7 @@ pub fn meta<T: DeviceCopy>(name: &'static str, buf: &DeviceBuffer<T>, checks: cr
         m.init = buf.init_bits();
     }
     if checks.racecheck {
-        m.race = Some(Box::new(crate::host::racecheck::GlobalRaceShadow::new(buf.bytes() / m.granule)));
+        m.race = Some(Box::new(crate::host::racecheck::GlobalRaceShadow::new(buf.bytes() / m.granule, name)));
     }
     m
 }

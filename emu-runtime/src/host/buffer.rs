@@ -101,7 +101,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         let mut b = Self::alloc_zeroed(len)?;
         if b.gpu().is_none() {
             // One bit per alignment unit, so that elements of arrays (`t[r][c]`) count apart.
-            b.init = Some(Box::new(InitBits::new(b.bytes() / std::mem::align_of::<T>())));
+            b.init = Some(Box::new(InitBits::new(b.bytes() / std::mem::align_of::<T>())?));
         }
         Ok(b)
     }
