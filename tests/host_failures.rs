@@ -177,13 +177,16 @@ static NESTED_RAN: AtomicU32 = AtomicU32::new(0);
 static NESTED_ERROR: Mutex<Option<(i32, String)>> = Mutex::new(None);
 
 #[kernel]
-fn nested_child(v: u32) {
-    NESTED_RAN.fetch_add(v, Ordering::Relaxed);
+fn nested_child(out: &mut [u32]) {
+    out[0] = 1;
 }
 
 /// The host side of [`try_nested_launch`].
 fn nested_launch() -> u32 {
-    match launch!(nested_child<<<1, 1>>>(1)) {
+    let mut out = DeviceBuffer::<u32>::zeroed(1).unwrap();
+    let r = launch!(nested_child<<<1, 1>>>(&mut out));
+    NESTED_RAN.fetch_add(out.to_vec().unwrap()[0], Ordering::Relaxed);
+    match r {
         Ok(()) => 0,
         Err(e) => {
             let code = e.code();

@@ -143,7 +143,7 @@ where
     let stack = take_stack(stack)?;
     // SAFETY: the caller's contract.
     Ok(Fiber::Os(unsafe {
-        OsFiber::spawn(name, stack, move |link| {
+        OsFiber::spawn(name, Some(stack), move |link| {
             wake();
             body(&Suspender::Os(link, &wake))
         })

@@ -262,18 +262,62 @@ pub(crate) mod host_alloc {
         Ok(())
     }
 
+    /// Allocations at least this big are mapped from the OS, so their zero pages cost nothing
+    /// until touched (`std::alloc::alloc_zeroed` writes every byte when the alignment exceeds
+    /// malloc's, which a 4 GiB buffer would pay in full).
+    const MAPPED_MIN: usize = 1 << 20;
+
+    fn mapped(layout: std::alloc::Layout) -> bool {
+        cfg!(unix) && layout.size() >= MAPPED_MIN && layout.align() <= 4096
+    }
+
+    /// Zeroed memory for `layout` (non-zero size), or null: mapped lazily when it is big.
+    pub(crate) fn alloc_zeroed(layout: std::alloc::Layout) -> *mut u8 {
+        #[cfg(unix)]
+        if mapped(layout) {
+            // SAFETY: an anonymous private mapping; no existing memory is affected.
+            let p = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    layout.size(),
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                )
+            };
+            return if p == libc::MAP_FAILED { std::ptr::null_mut() } else { p.cast() };
+        }
+        // SAFETY: the caller passes a layout of non-zero size.
+        unsafe { std::alloc::alloc_zeroed(layout) }
+    }
+
+    /// Frees what [`alloc_zeroed`] returned.
+    ///
+    /// # Safety
+    ///
+    /// `p` must come from [`alloc_zeroed`] with this `layout`, and not be used afterwards.
+    pub(crate) unsafe fn dealloc(p: *mut u8, layout: std::alloc::Layout) {
+        #[cfg(unix)]
+        if mapped(layout) {
+            // SAFETY: the caller's contract: `p` is a mapping of `layout.size()` bytes.
+            unsafe { libc::munmap(p.cast(), layout.size()) };
+            return;
+        }
+        // SAFETY: the caller's contract.
+        unsafe { std::alloc::dealloc(p, layout) }
+    }
+
     /// Grows `v` to `len` elements (copies of `value`), or says what could not be allocated.
     pub(crate) fn try_resize<T: Clone>(
         v: &mut Vec<T>,
         len: usize,
         value: T,
-        what: impl FnOnce() -> String,
+        what: impl Fn() -> String,
         hint: &str,
     ) -> Result<(), Error> {
         if len > v.len() {
             let bytes = len.saturating_mul(std::mem::size_of::<T>());
-            let what = std::cell::Cell::new(Some(what));
-            let what = || what.take().map_or_else(String::new, |f| f());
             check(&what, bytes, hint)?;
             v.try_reserve_exact(len - v.len()).map_err(|_| error(what(), bytes, hint))?;
         }
@@ -285,12 +329,10 @@ pub(crate) mod host_alloc {
     pub(crate) fn try_slice<T>(
         len: usize,
         make: impl FnMut() -> T,
-        what: impl FnOnce() -> String,
+        what: impl Fn() -> String,
         hint: &str,
     ) -> Result<Box<[T]>, Error> {
         let bytes = len.saturating_mul(std::mem::size_of::<T>());
-        let what = std::cell::Cell::new(Some(what));
-        let what = || what.take().map_or_else(String::new, |f| f());
         check(&what, bytes, hint)?;
         let mut v = Vec::new();
         v.try_reserve_exact(len).map_err(|_| error(what(), bytes, hint))?;

@@ -89,13 +89,15 @@ impl OsFiber {
     /// Starts an OS thread named `name`, which runs `body` on `stack` once the fiber is first
     /// resumed: on a coroutine inside the thread, so that the guard page below `stack` and the
     /// trap handler of `overflow.rs` turn a stack overflow into `RunnerEnd::StackOverflow`, as
-    /// with fibers. A thread the host cannot start is an error.
+    /// with fibers. Without a stack (the unit test, which runs under miri, where coroutines
+    /// cannot) `body` runs on the thread's own stack. A thread the host cannot start is an
+    /// error.
     ///
     /// # Safety
     ///
     /// Everything `body` borrows must outlive the fiber's run: the fiber must be resumed until
     /// it returns before what it borrows is dropped (then dropping it joins the thread).
-    pub(crate) unsafe fn spawn<F>(name: String, stack: FiberStack, body: F) -> Result<OsFiber, Error>
+    pub(crate) unsafe fn spawn<F>(name: String, stack: Option<FiberStack>, body: F) -> Result<OsFiber, Error>
     where
         F: FnOnce(&Link) -> RunnerEnd,
     {
@@ -116,6 +118,7 @@ impl OsFiber {
             // scheduler from leaving the host waiting for a baton that never comes.
             let end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 let l = &*l;
+                let Some(stack) = stack else { return (body.0)(l) };
                 // SAFETY: the coroutine is resumed once, here, and runs to its end (a return, a
                 // trapped overflow, or a panic that `resume` propagates) before `l` and what
                 // `body` borrows can go away.
@@ -186,7 +189,7 @@ mod tests {
         let s = &shared;
         // SAFETY: the fiber is resumed until it returns before `shared` goes out of scope.
         let mut f = unsafe {
-            OsFiber::spawn("t".into(), crate::host::fiber::take_stack(64 * 1024).unwrap(), move |link| {
+            OsFiber::spawn("t".into(), None, move |link| {
                 s.set(s.get() + 1);
                 assert_eq!(link.suspend(Suspend::Barrier), Resume::Continue);
                 s.set(s.get() * 10);

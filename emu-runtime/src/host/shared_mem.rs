@@ -7,7 +7,7 @@
 //! after another: a new block sees whatever the previous one left, which is what
 //! "uninitialised" means on a GPU too.
 
-use std::alloc::{self, Layout};
+use std::alloc::Layout;
 use std::any::TypeId;
 use std::cell::{Cell, RefCell};
 use std::panic::Location;
@@ -76,8 +76,7 @@ impl SharedArena {
         const HINT: &str = "lower Config::max_shared_bytes (the arena holds that many bytes, per worker thread)";
         host_alloc::check(what, size, HINT)?;
         let layout = Layout::from_size_align(size, ARENA_ALIGN).map_err(|_| host_alloc::error(what(), size, HINT))?;
-        // SAFETY: non-zero size.
-        let base = unsafe { alloc::alloc_zeroed(layout) };
+        let base = host_alloc::alloc_zeroed(layout);
         if base.is_null() {
             return Err(host_alloc::error(what(), size, HINT));
         }
@@ -200,7 +199,7 @@ impl SharedArena {
 impl Drop for SharedArena {
     fn drop(&mut self) {
         // SAFETY: allocated in `new` with this layout.
-        unsafe { alloc::dealloc(self.base, self.layout) };
+        unsafe { host_alloc::dealloc(self.base, self.layout) };
     }
 }
 
