@@ -12,6 +12,10 @@
 //! one of the two threads runs at a time, and each hand-over orders all memory accesses before
 //! it with those after it. That is what makes it sound to run scheduler code that uses `Cell`s
 //! (`BlockRun` is not `Sync`) on the fiber's thread.
+//!
+//! Inside its thread, the fiber's body runs on a corosensei coroutine with a guarded stack of
+//! `EMU_STACK_SIZE` bytes, so that a stack overflow is caught and reported (`overflow.rs`) as
+//! with fibers; the thread's own stack is small.
 
 use std::sync::Arc;
 use std::thread::JoinHandle;

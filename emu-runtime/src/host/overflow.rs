@@ -10,6 +10,10 @@
 //! handler that was installed before (Rust's own stack-overflow handler, or the default
 //! action).
 //!
+//! With `EMU_SCHEDULE=threads` each OS fiber's thread runs its GPU thread on a guarded
+//! coroutine stack of its own and arms the handler for it on that thread (`arm_trap`), so an
+//! overflow there is reported the same way.
+//!
 //! Limits: x86-64 and AArch64 Linux only (elsewhere an overflow stays a crash). Values on the
 //! overflowed fiber's stack are abandoned without running their destructors.
 

@@ -1,16 +1,19 @@
 //! Capturing panics raised by kernel code, for the report.
 //!
-//! A panic hook (installed at the first launch, and again at any later launch that finds
-//! another hook in its place, chained to the previous one) checks whether the panicking
+//! A panic hook (installed at the first launch, and again at any later launch that finds it
+//! was replaced, chained to the previous one) checks whether the panicking
 //! host thread is running a GPU thread. If so it records the message and location for the
 //! block scheduler, which reports them with the thread and block and fails the launch with
 //! error 719; the default "thread panicked at" message is not printed. Panics outside kernels
-//! go to the previous hook unchanged.
+//! go to the previous hook unchanged. Should the hook still miss a kernel panic (a user's hook
+//! that takes ours and does not call it), the report has the message from the unwinding
+//! payload, without a location.
 
 use std::cell::RefCell;
 use std::panic::{self, PanicHookInfo};
 use std::any::Any;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, Ordering::{Acquire, Release}};
+use std::sync::Mutex;
 
 use crate::host::context;
 use crate::host::report::SourceLocation;
@@ -24,13 +27,17 @@ thread_local! {
     static STASH: RefCell<Option<(String, Option<SourceLocation>)>> = const { RefCell::new(None) };
 }
 
-/// The address of the hook [`install`] set last (0 before the first launch).
-static OURS: AtomicUsize = AtomicUsize::new(0);
+/// Whether the hook [`install`] set is still in place: cleared when it is dropped, which is
+/// what `panic::set_hook` does to the hook it replaces.
+static INSTALLED: AtomicBool = AtomicBool::new(false);
 
-type Hook = Box<dyn Fn(&PanicHookInfo<'_>) + Sync + Send + 'static>;
+/// Lives inside the installed hook; its drop says that the hook was replaced.
+struct Installed;
 
-fn address(hook: &Hook) -> usize {
-    (&**hook as *const (dyn Fn(&PanicHookInfo<'_>) + Sync + Send)).cast::<()>() as usize
+impl Drop for Installed {
+    fn drop(&mut self) {
+        INSTALLED.store(false, Release);
+    }
 }
 
 /// The message a panic payload carries.
@@ -44,22 +51,24 @@ pub(crate) fn message(payload: &(dyn Any + Send)) -> String {
     }
 }
 
-/// Installs the hook at each launch unless it is still the current one: a user's hook set
-/// after an earlier launch replaced ours, and is chained to the new one (so it still sees the
-/// panics outside kernels). Between the take and the set of the check, a panic on another host
-/// thread would see the default hook; the block scheduler then takes the message from the
-/// unwinding payload (without a location).
+/// Installs the hook, at the first launch and at any later one that finds it replaced (a
+/// user's `panic::set_hook` after an earlier launch): the new hook is chained to the user's,
+/// which thus still sees the panics outside kernels. While the hook is in place this is one
+/// atomic load.
 pub(crate) fn install() {
-    if std::thread::panicking() {
-        return; // the hook cannot be changed from a panicking thread
-    }
-    let current = panic::take_hook();
-    if address(&current) == OURS.load(Relaxed) {
-        panic::set_hook(current);
+    if INSTALLED.load(Acquire) {
         return;
     }
-    let previous = current;
-    let hook: Hook = Box::new(move |info: &PanicHookInfo<'_>| {
+    static LOCK: Mutex<()> = Mutex::new(());
+    let _one_at_a_time = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    if INSTALLED.load(Acquire) || std::thread::panicking() {
+        return; // installed meanwhile, or (panicking) the hook cannot be changed now
+    }
+    let previous = panic::take_hook();
+    let installed = Installed;
+    INSTALLED.store(true, Release);
+    panic::set_hook(Box::new(move |info: &PanicHookInfo<'_>| {
+        let _in_place = &installed;
         if context::current().is_some() {
             let message = message(info.payload());
             let at = info.location().map(SourceLocation::from);
@@ -67,9 +76,7 @@ pub(crate) fn install() {
         } else {
             previous(info);
         }
-    });
-    OURS.store(address(&hook), Relaxed);
-    panic::set_hook(hook);
+    }));
 }
 
 /// The message and location of the last kernel panic on this host thread.

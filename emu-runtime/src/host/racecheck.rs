@@ -31,7 +31,9 @@
 //!
 //! * Atomics are neither checked nor recorded, and fences do not order anything here: a flag
 //!   protocol between blocks through plain loads and stores is reported.
-//! * A global buffer's shadow takes about 130 bytes per element during a checked launch.
+//! * A global buffer's shadow takes about 130 bytes per element during a checked launch; a
+//!   shadow the host cannot allocate (or larger than its memory) makes the launch return error 2
+//!   before it runs.
 //! * Which pair of threads a cross-block race names depends on the order blocks ran in (the
 //!   race is found either way).
 //! * A `sync_warp` orders all lanes of its warp, whatever its mask; a reader beyond the third
