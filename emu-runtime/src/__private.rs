@@ -240,10 +240,23 @@ pub fn shared_array<T: DeviceCopy, const N: usize>(site: &'static SharedSite) ->
 /// (the checkers write through its shadow pointers at the view's indices, sized for `buf`).
 #[cfg(not(target_arch = "nvptx64"))]
 pub unsafe fn global<'l, T: DeviceCopy>(buf: &'l DeviceBuffer<T>, meta: &'l ViewMeta) -> Result<Global<'l, T>, crate::Error> {
+    shadow_ok(meta)?;
     // SAFETY: the buffer is borrowed for `'l`, so its memory is valid for `len` elements for
     // all of it; kernels access it only through views; `meta` describes it (the caller's
     // contract).
     Ok(unsafe { View::from_raw_parts(buf.raw()?, buf.len(), meta) })
+}
+
+/// The error of a checker shadow [`meta`] could not allocate (recorded as the last error).
+#[cfg(not(target_arch = "nvptx64"))]
+fn shadow_ok(meta: &ViewMeta) -> Result<(), crate::Error> {
+    match meta.race.as_deref().and_then(|r| r.error()) {
+        Some(e) => {
+            crate::host::last_error::record(e);
+            Err(e.clone())
+        }
+        None => Ok(()),
+    }
 }
 
 /// A writable view of a device buffer, for a `&mut [T]` kernel parameter.
@@ -256,6 +269,7 @@ pub unsafe fn global_mut<'l, T: DeviceCopy>(
     buf: &'l mut DeviceBuffer<T>,
     meta: &'l ViewMeta,
 ) -> Result<GlobalMut<'l, T>, crate::Error> {
+    shadow_ok(meta)?;
     if meta.init.is_null() {
         // Not checked by this launch: its writes are not tracked.
         buf.assume_written();
@@ -273,7 +287,7 @@ pub fn meta<T: DeviceCopy>(name: &'static str, buf: &DeviceBuffer<T>, checks: cr
         m.init = buf.init_bits();
     }
     if checks.racecheck {
-        m.race = Some(Box::new(crate::host::racecheck::GlobalRaceShadow::new(buf.bytes() / m.granule)));
+        m.race = Some(Box::new(crate::host::racecheck::GlobalRaceShadow::new(buf.bytes() / m.granule, name)));
     }
     m
 }

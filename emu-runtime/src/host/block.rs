@@ -196,12 +196,12 @@ pub(crate) struct BlockRun<'a> {
 }
 
 impl<'a> BlockRun<'a> {
-    pub(crate) fn new(launch: &'a LaunchShared, threads: Threads<'a>) -> Box<Self> {
+    pub(crate) fn new(launch: &'a LaunchShared, threads: Threads<'a>) -> Result<Box<Self>, crate::host::error::Error> {
         let n = launch.block.count() as usize;
-        Box::new(BlockRun {
+        Ok(Box::new(BlockRun {
             launch,
             threads,
-            arena: SharedArena::new(launch.shared_bytes, launch.config.get_max_shared_bytes()),
+            arena: SharedArena::new(launch.shared_bytes, launch.config.get_max_shared_bytes())?,
             block_idx: Cell::new(Dim3::new(0, 0, 0)),
             block_linear: Cell::new(0),
             slots: (0..n).map(|_| Slot::new()).collect(),
@@ -241,7 +241,7 @@ impl<'a> BlockRun<'a> {
             releasing_ready: Cell::new(false),
             ready_rounds: Cell::new(0),
             progress: BlockProgress::default(),
-        })
+        }))
     }
 
     pub(crate) fn launch(&self) -> &LaunchShared {
@@ -365,7 +365,9 @@ impl<'a> BlockRun<'a> {
             self.warp_epochs.iter().for_each(|e| e.set(0));
         }
         if checks.initcheck {
-            self.arena.clear_init_bits();
+            if let Err(e) = self.arena.clear_init_bits() {
+                self.launch.host_failure(e);
+            }
         }
         self.ready.borrow_mut().clear();
         self.progress.reset();
@@ -397,7 +399,7 @@ impl<'a> BlockRun<'a> {
         context::enter(self);
         loop {
             while self.next.get() < self.slots.len() && !self.failed.get() {
-                let f = self.idle.borrow_mut().pop().unwrap_or_else(|| self.new_runner());
+                let Some(f) = self.idle.borrow_mut().pop().or_else(|| self.new_runner_or_fail()) else { break };
                 self.start(f);
             }
             if !self.ready.borrow().is_empty() {
@@ -517,7 +519,20 @@ impl<'a> BlockRun<'a> {
         self.dirty.set(true);
     }
 
-    fn new_runner(&self) -> Fiber {
+    /// A new runner fiber, or `None` when the host could not make one: then the launch has the
+    /// error and the block has failed.
+    fn new_runner_or_fail(&self) -> Option<Fiber> {
+        match self.new_runner() {
+            Ok(f) => Some(f),
+            Err(e) => {
+                self.launch.host_failure(e);
+                self.failed.set(true);
+                None
+            }
+        }
+    }
+
+    fn new_runner(&self) -> Result<Fiber, crate::host::error::Error> {
         let body = move |s: &Suspender<'_>| match &self.threads {
             Threads::Calls(runner) => runner(self, s),
             Threads::Tasks(_) => task_runner(self, s),
@@ -533,8 +548,8 @@ impl<'a> BlockRun<'a> {
             let size = self.launch.config.get_stack_size();
             return unsafe { fiber::spawn_os(name, size, move || context::enter(self), body) };
         }
-        let stack = fiber::take_stack(self.launch.config.get_stack_size());
-        Fiber::Co(unsafe { Coroutine::with_stack_unchecked(stack, move |y, _| body(&Suspender::Co(y))) })
+        let stack = fiber::take_stack(self.launch.config.get_stack_size())?;
+        Ok(Fiber::Co(unsafe { Coroutine::with_stack_unchecked(stack, move |y, _| body(&Suspender::Co(y))) }))
     }
 
     /// Whether threads wait by blocking their fiber (`EMU_SCHEDULE=threads`), so that awaited
@@ -609,7 +624,15 @@ impl<'a> BlockRun<'a> {
                 self.resume(t, if self.failed.get() { Resume::Abort } else { Resume::Continue });
             } else {
                 debug_assert!(matches!(self.threads, Threads::Tasks(_)), "a waiting plain thread has a fiber");
-                let f = self.idle.borrow_mut().pop().unwrap_or_else(|| self.new_runner());
+                let Some(f) = self.idle.borrow_mut().pop().or_else(|| self.new_runner_or_fail()) else {
+                    // No runner to poll it with (the block has failed): drop its future here.
+                    self.release_pos.set(k + 1);
+                    if let Threads::Tasks(tasks) = &self.threads {
+                        let _ = panic::catch_unwind(AssertUnwindSafe(|| tasks.discard(t as usize)));
+                    }
+                    self.slots[t as usize].state.set(State::Failed);
+                    continue;
+                };
                 self.start(f);
             }
         }
@@ -895,7 +918,7 @@ impl<'a> BlockRun<'a> {
         if payload.downcast_ref::<KernelAbort>().is_some() {
             return; // already recorded, or the block is being aborted
         }
-        let (message, at) = panics::take().unwrap_or_else(|| ("panic".to_owned(), None));
+        let (message, at) = panics::take().unwrap_or_else(|| (panics::message(&*payload), None));
         self.record(Finding::Panic { message, at, thread: self.thread(), block: self.block_idx() });
     }
 }

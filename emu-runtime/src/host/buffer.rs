@@ -1,6 +1,6 @@
 //! [`DeviceBuffer`]: global memory that kernels read and write.
 
-use std::alloc::{self, Layout};
+use std::alloc::Layout;
 use std::fmt;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
@@ -52,8 +52,8 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         let ptr = if layout.size() == 0 {
             NonNull::dangling()
         } else {
-            // SAFETY: the layout has a non-zero size.
-            let p = unsafe { alloc::alloc_zeroed(layout) } as *mut T;
+            // Big buffers are mapped lazily: their zero pages cost nothing until touched.
+            let p = crate::host::launch::host_alloc::alloc_zeroed(layout) as *mut T;
             NonNull::new(p).ok_or(Error::MemoryAllocation { bytes: layout.size() })?
         };
         Ok(DeviceBuffer {
@@ -101,7 +101,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         let mut b = Self::alloc_zeroed(len)?;
         if b.gpu().is_none() {
             // One bit per alignment unit, so that elements of arrays (`t[r][c]`) count apart.
-            b.init = Some(Box::new(InitBits::new(b.bytes() / std::mem::align_of::<T>())));
+            b.init = Some(Box::new(InitBits::new(b.bytes() / std::mem::align_of::<T>())?));
         }
         Ok(b)
     }
@@ -233,7 +233,7 @@ impl<T: DeviceCopy> Drop for DeviceBuffer<T> {
         let layout = Self::layout(self.len).expect("layout was valid at allocation");
         if layout.size() != 0 {
             // SAFETY: allocated in `alloc_zeroed` with this layout.
-            unsafe { alloc::dealloc(self.ptr.as_ptr() as *mut u8, layout) };
+            unsafe { crate::host::launch::host_alloc::dealloc(self.ptr.as_ptr() as *mut u8, layout) };
         }
     }
 }

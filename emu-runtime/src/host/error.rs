@@ -21,6 +21,17 @@ pub enum Error {
         /// The size asked for, in bytes.
         bytes: usize,
     },
+    /// Host memory that a launch needs could not be allocated: a shared-memory arena, a
+    /// checker's shadow, a fiber stack (`cudaErrorMemoryAllocation`, 2). Nothing of the
+    /// launch's results can be trusted; the process goes on and the next launch works.
+    HostMemory {
+        /// What could not be allocated, e.g. `racecheck's shadow of buffer `out``.
+        what: String,
+        /// The size asked for, in bytes.
+        bytes: usize,
+        /// Which setting to lower, e.g. `lower EMU_STACK_SIZE`.
+        hint: String,
+    },
     /// A setting (environment variable or `Config`) had a value deviceemu does not know
     /// (`cudaErrorInvalidValue`, 1).
     InvalidSetting {
@@ -78,7 +89,7 @@ impl Error {
     pub fn code(&self) -> i32 {
         match self {
             Error::InvalidValue { .. } | Error::InvalidSetting { .. } => 1,
-            Error::MemoryAllocation { .. } => 2,
+            Error::MemoryAllocation { .. } | Error::HostMemory { .. } => 2,
             Error::InvalidConfiguration { .. } => 9,
             Error::NotSupported { .. } => 801,
             Error::NoDevice { .. } => 100,
@@ -132,6 +143,9 @@ impl fmt::Display for Error {
             Error::InvalidValue { message } => write!(f, "invalid value: {message}"),
             Error::MemoryAllocation { bytes } => {
                 write!(f, "out of memory: could not allocate {bytes} bytes of device memory")
+            }
+            Error::HostMemory { what, bytes, hint } => {
+                write!(f, "out of host memory: could not allocate {bytes} bytes for {what}; {hint}")
             }
             Error::InvalidSetting { variable, value, valid } => {
                 write!(f, "invalid setting {variable}={value:?}: valid values are {valid}")

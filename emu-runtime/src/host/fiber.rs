@@ -24,6 +24,8 @@ use corosensei::stack::{DefaultStack, Stack, StackPointer};
 use corosensei::trap::CoroutineTrapHandler;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
+use crate::host::error::Error;
+use crate::host::launch::host_alloc;
 use crate::host::os_fiber::{Link, OsFiber};
 
 /// What a fiber says when it suspends.
@@ -126,24 +128,26 @@ impl Suspender<'_> {
     }
 }
 
-/// Starts an OS fiber (see [`OsFiber::spawn`]); `wake` runs on its thread when it starts and
-/// each time it is resumed.
+/// Starts an OS fiber (see [`OsFiber::spawn`]) whose body runs on a guarded `stack`-byte
+/// stack; `wake` runs on its thread when it starts and each time it is resumed. A thread or
+/// stack the host cannot make is an error.
 ///
 /// # Safety
 ///
 /// As for [`OsFiber::spawn`].
-pub(crate) unsafe fn spawn_os<W, F>(name: String, stack: usize, wake: W, body: F) -> Fiber
+pub(crate) unsafe fn spawn_os<W, F>(name: String, stack: usize, wake: W, body: F) -> Result<Fiber, Error>
 where
     W: Fn(),
     F: FnOnce(&Suspender<'_>) -> RunnerEnd,
 {
+    let stack = take_stack(stack)?;
     // SAFETY: the caller's contract.
-    Fiber::Os(unsafe {
-        OsFiber::spawn(name, stack, move |link| {
+    Ok(Fiber::Os(unsafe {
+        OsFiber::spawn(name, Some(stack), move |link| {
             wake();
             body(&Suspender::Os(link, &wake))
         })
-    })
+    }?))
 }
 
 /// A guarded mmap stack whose usable top is staggered by a multiple of 64 bytes.
@@ -172,24 +176,26 @@ thread_local! {
     static CREATED: Cell<usize> = const { Cell::new(0) };
 }
 
-/// A stack of `size` usable bytes, from this host thread's pool when possible.
-pub(crate) fn take_stack(size: usize) -> FiberStack {
+/// A stack of `size` usable bytes, from this host thread's pool when possible; a stack that
+/// cannot be mapped is an error that names `EMU_STACK_SIZE`.
+pub(crate) fn take_stack(size: usize) -> Result<FiberStack, Error> {
     if let Some(s) = POOL.with(|p| {
         let mut p = p.borrow_mut();
         let i = p.iter().rposition(|s| s.size == size)?;
         Some(p.swap_remove(i))
     }) {
-        return s;
+        return Ok(s);
     }
     let k = CREATED.with(|c| {
         let k = c.get();
         c.set(k + 1);
         k
     });
-    let inner = DefaultStack::new(size).unwrap_or_else(|e| {
-        panic!("deviceemu: could not map a {size}-byte fiber stack: {e}; lower EMU_STACK_SIZE")
-    });
-    FiberStack { inner, stagger: (k % 16) * 64, size }
+    const HINT: &str = "lower EMU_STACK_SIZE (or Config::stack_size); each GPU thread waiting at a barrier holds one";
+    let what = || format!("a {size}-byte stack for a GPU thread");
+    host_alloc::check(what, size, HINT)?;
+    let inner = DefaultStack::new(size).map_err(|e| host_alloc::error(format!("{} ({e})", what()), size, HINT))?;
+    Ok(FiberStack { inner, stagger: (k % 16) * 64, size })
 }
 
 /// Returns a stack to this host thread's pool.

@@ -52,9 +52,15 @@ pub(crate) struct InitBits {
 }
 
 impl InitBits {
-    /// All clear: `len` elements not written yet.
-    pub(crate) fn new(len: usize) -> Self {
-        InitBits { words: (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect() }
+    /// All clear: `len` elements not written yet; out of memory is an error.
+    pub(crate) fn new(len: usize) -> Result<Self, crate::host::error::Error> {
+        let words = crate::host::launch::host_alloc::try_slice(
+            len.div_ceil(64),
+            || AtomicU64::new(0),
+            || format!("initcheck's shadow bits of a buffer of {len} elements (DeviceBuffer::uninit)"),
+            "use a smaller buffer, or DeviceBuffer::zeroed (which needs no shadow)",
+        )?;
+        Ok(InitBits { words })
     }
 
     fn is_set(&self, i: usize) -> bool {
@@ -73,11 +79,18 @@ pub(crate) struct SharedInitBits {
 }
 
 impl SharedInitBits {
-    /// Clears the bits of the first `bytes` bytes (a new block).
-    pub(crate) fn clear(&self, bytes: usize) {
+    /// Clears the bits of the first `bytes` bytes (a new block); out of memory is an error
+    /// (and leaves the shadow empty: nothing is reported for the block).
+    pub(crate) fn clear(&self, bytes: usize) -> Result<(), crate::host::error::Error> {
         let mut w = self.words.borrow_mut();
         w.clear();
-        w.resize(bytes.div_ceil(64), 0);
+        crate::host::launch::host_alloc::try_resize(
+            &mut w,
+            bytes.div_ceil(64),
+            0,
+            || format!("initcheck's shadow bits of {bytes} bytes of shared memory"),
+            "lower Config::max_shared_bytes, or run without EMU_CHECK=initcheck",
+        )
     }
 
     /// Whether bytes `[start, start + n)` are all written; sets them when `write`.
@@ -86,9 +99,12 @@ impl SharedInitBits {
         let mut all = true;
         for b in start..start + n {
             let (word, bit) = (b / 64, 1u64 << (b % 64));
-            all &= w[word] & bit != 0;
+            // A shadow that could not be allocated (the launch fails with that error) counts
+            // as written.
+            let Some(w) = w.get_mut(word) else { return true };
+            all &= *w & bit != 0;
             if write {
-                w[word] |= bit;
+                *w |= bit;
             }
         }
         all

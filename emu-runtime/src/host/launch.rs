@@ -177,6 +177,10 @@ pub(crate) struct LaunchShared {
     findings: Mutex<Vec<(u64, u32, Finding)>>,
     /// Blocks ended and whether the watchdog stopped the launch (`progress.rs`).
     pub(crate) progress: LaunchProgress,
+    /// The first host failure of the launch (memory the host could not allocate): the launch
+    /// returns it instead of a report.
+    host_error: Mutex<Option<Error>>,
+    host_failed: std::sync::atomic::AtomicBool,
 }
 
 impl LaunchShared {
@@ -195,6 +199,149 @@ impl LaunchShared {
     pub(crate) fn add_findings(&self, block_linear: u64, found: Vec<(u32, Finding)>) {
         let mut all = self.findings.lock().unwrap_or_else(|e| e.into_inner());
         all.extend(found.into_iter().map(|(t, f)| (block_linear, t, f)));
+    }
+
+    /// Whether a host failure was recorded: the remaining blocks are skipped.
+    fn failed_on_host(&self) -> bool {
+        self.host_failed.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Records a host failure (the first one wins); the launch returns it.
+    pub(crate) fn host_failure(&self, e: Error) {
+        let mut h = self.host_error.lock().unwrap_or_else(|e| e.into_inner());
+        h.get_or_insert(e);
+        self.host_failed.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Fails the running GPU thread's launch with the host failure `e`: records it and unwinds the
+/// thread as an abort (the block fails; the launch returns `e`).
+#[cold]
+#[inline(never)]
+pub(crate) fn host_failure_in_kernel(block: &BlockRun<'_>, e: Error) -> ! {
+    block.launch().host_failure(e);
+    std::panic::resume_unwind(Box::new(panics::KernelAbort))
+}
+
+/// Fallible host allocations for launches: what cannot be allocated is an error 2
+/// ([`Error::HostMemory`]) naming it and the setting to lower, never an abort.
+///
+/// Besides the allocator's own refusal, a request larger than the machine's physical memory is
+/// refused up front: with overcommit, such an allocation could succeed and then be killed by the
+/// kernel's OOM killer once touched.
+pub(crate) mod host_alloc {
+    use std::sync::OnceLock;
+
+    use crate::host::error::Error;
+
+    /// The machine's physical memory in bytes (`usize::MAX` when unknown).
+    fn physical_memory() -> usize {
+        static MEM: OnceLock<usize> = OnceLock::new();
+        *MEM.get_or_init(|| {
+            // SAFETY: `sysconf` has no preconditions.
+            let (pages, page) = unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
+            if pages <= 0 || page <= 0 {
+                usize::MAX
+            } else {
+                (pages as usize).saturating_mul(page as usize)
+            }
+        })
+    }
+
+    /// The error for `bytes` of `what` that could not be allocated.
+    #[cold]
+    pub(crate) fn error(what: impl Into<String>, bytes: usize, hint: &str) -> Error {
+        Error::HostMemory { what: what.into(), bytes, hint: hint.to_owned() }
+    }
+
+    /// Refuses `bytes` larger than the machine's physical memory.
+    pub(crate) fn check(what: impl FnOnce() -> String, bytes: usize, hint: &str) -> Result<(), Error> {
+        if bytes > physical_memory() {
+            return Err(error(
+                format!("{} (the machine has {} bytes of memory)", what(), physical_memory()),
+                bytes,
+                hint,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Allocations at least this big are mapped from the OS, so their zero pages cost nothing
+    /// until touched (`std::alloc::alloc_zeroed` writes every byte when the alignment exceeds
+    /// malloc's, which a 4 GiB buffer would pay in full).
+    const MAPPED_MIN: usize = 1 << 20;
+
+    fn mapped(layout: std::alloc::Layout) -> bool {
+        cfg!(unix) && layout.size() >= MAPPED_MIN && layout.align() <= 4096
+    }
+
+    /// Zeroed memory for `layout` (non-zero size), or null: mapped lazily when it is big.
+    pub(crate) fn alloc_zeroed(layout: std::alloc::Layout) -> *mut u8 {
+        #[cfg(unix)]
+        if mapped(layout) {
+            // SAFETY: an anonymous private mapping; no existing memory is affected.
+            let p = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    layout.size(),
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                )
+            };
+            return if p == libc::MAP_FAILED { std::ptr::null_mut() } else { p.cast() };
+        }
+        // SAFETY: the caller passes a layout of non-zero size.
+        unsafe { std::alloc::alloc_zeroed(layout) }
+    }
+
+    /// Frees what [`alloc_zeroed`] returned.
+    ///
+    /// # Safety
+    ///
+    /// `p` must come from [`alloc_zeroed`] with this `layout`, and not be used afterwards.
+    pub(crate) unsafe fn dealloc(p: *mut u8, layout: std::alloc::Layout) {
+        #[cfg(unix)]
+        if mapped(layout) {
+            // SAFETY: the caller's contract: `p` is a mapping of `layout.size()` bytes.
+            unsafe { libc::munmap(p.cast(), layout.size()) };
+            return;
+        }
+        // SAFETY: the caller's contract.
+        unsafe { std::alloc::dealloc(p, layout) }
+    }
+
+    /// Grows `v` to `len` elements (copies of `value`), or says what could not be allocated.
+    pub(crate) fn try_resize<T: Clone>(
+        v: &mut Vec<T>,
+        len: usize,
+        value: T,
+        what: impl Fn() -> String,
+        hint: &str,
+    ) -> Result<(), Error> {
+        if len > v.len() {
+            let bytes = len.saturating_mul(std::mem::size_of::<T>());
+            check(&what, bytes, hint)?;
+            v.try_reserve_exact(len - v.len()).map_err(|_| error(what(), bytes, hint))?;
+        }
+        v.resize(len, value);
+        Ok(())
+    }
+
+    /// A boxed slice of `len` values made by `make`, or says what could not be allocated.
+    pub(crate) fn try_slice<T>(
+        len: usize,
+        make: impl FnMut() -> T,
+        what: impl Fn() -> String,
+        hint: &str,
+    ) -> Result<Box<[T]>, Error> {
+        let bytes = len.saturating_mul(std::mem::size_of::<T>());
+        check(&what, bytes, hint)?;
+        let mut v = Vec::new();
+        v.try_reserve_exact(len).map_err(|_| error(what(), bytes, hint))?;
+        v.extend(std::iter::repeat_with(make).take(len));
+        Ok(v.into_boxed_slice())
     }
 }
 
@@ -234,6 +381,16 @@ fn run<'t>(
     cfg: LaunchConfig,
     threads: &(dyn Fn(usize) -> Threads<'t> + Sync),
 ) -> Result<(), Error> {
+    if crate::host::context::current().is_some() {
+        // Entering this launch's blocks would overwrite the running block's thread-locals.
+        return Err(Error::NotSupported {
+            message: format!(
+                "`launch!` of kernel `{}` from inside a running kernel: device-side launch (dynamic \
+                 parallelism) is not supported yet; launch it from the host after this launch returns",
+                kernel.name
+            ),
+        });
+    }
     let config = config::effective()?;
     validate(kernel, &cfg, &config)?;
     panics::install();
@@ -249,19 +406,23 @@ fn run<'t>(
         config,
         findings: Mutex::new(Vec::new()),
         progress: LaunchProgress::default(),
+        host_error: Mutex::new(None),
+        host_failed: std::sync::atomic::AtomicBool::new(false),
     };
     let per_block = cfg.block.count() as usize;
     let blocks = cfg.grid.count();
     match shared.config.get_blocks() {
-        BlockOrder::Serial => {
-            let w = BlockRun::new(&shared, threads(per_block));
-            for b in 0..blocks {
-                if shared.progress.timed_out() {
-                    break;
+        BlockOrder::Serial => match BlockRun::new(&shared, threads(per_block)) {
+            Ok(w) => {
+                for b in 0..blocks {
+                    if shared.failed_on_host() || shared.progress.timed_out() {
+                        break;
+                    }
+                    w.run(b);
                 }
-                w.run(b);
             }
-        }
+            Err(e) => shared.host_failure(e),
+        },
         BlockOrder::Parallel => {
             // Blocks are handed out in increasing order, a chunk at a time, to one puller per
             // worker: every block below a running one has started, so the lowest unfinished
@@ -273,10 +434,13 @@ fn run<'t>(
             let next = AtomicU64::new(0);
             let pullers = usize::try_from(workers.min(blocks.div_ceil(chunk))).unwrap_or(1);
             (0..pullers).into_par_iter().for_each(|_| {
-                let w = BlockRun::new(&shared, threads(per_block));
+                let w = match BlockRun::new(&shared, threads(per_block)) {
+                    Ok(w) => w,
+                    Err(e) => return shared.host_failure(e),
+                };
                 loop {
                     let first = next.fetch_add(chunk, Ordering::Relaxed);
-                    if first >= blocks || shared.progress.timed_out() {
+                    if first >= blocks || shared.failed_on_host() || shared.progress.timed_out() {
                         break;
                     }
                     for b in first..(first + chunk).min(blocks) {
@@ -285,6 +449,9 @@ fn run<'t>(
                 }
             });
         }
+    }
+    if let Some(e) = shared.host_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
     }
 
     let mut findings = shared.findings.into_inner().unwrap_or_else(|e| e.into_inner());

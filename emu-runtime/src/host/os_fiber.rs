@@ -12,13 +12,21 @@
 //! one of the two threads runs at a time, and each hand-over orders all memory accesses before
 //! it with those after it. That is what makes it sound to run scheduler code that uses `Cell`s
 //! (`BlockRun` is not `Sync`) on the fiber's thread.
+//!
+//! Inside its thread, the fiber's body runs on a corosensei coroutine with a guarded stack of
+//! `EMU_STACK_SIZE` bytes, so that a stack overflow is caught and reported (`overflow.rs`) as
+//! with fibers; the thread's own stack is small.
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use parking_lot::{Condvar, Mutex};
 
-use crate::host::fiber::{Resume, Resumed, RunnerEnd, Suspend};
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+
+use crate::host::error::Error;
+use crate::host::fiber::{FiberStack, Resume, Resumed, RunnerEnd, Suspend};
+use crate::host::overflow;
 
 /// Whose turn it is, and what the other side handed over.
 #[derive(Debug)]
@@ -62,6 +70,10 @@ impl Link {
     }
 }
 
+/// The OS thread's own stack: the GPU thread runs on the coroutine's; this one holds the
+/// trampoline, the unwinding of a panic that left the coroutine, and nothing else.
+const THREAD_STACK: usize = 128 * 1024;
+
 /// A fiber running on an OS thread of its own.
 #[derive(Debug)]
 pub(crate) struct OsFiber {
@@ -78,14 +90,18 @@ struct AssertSend<F>(F);
 unsafe impl<F> Send for AssertSend<F> {}
 
 impl OsFiber {
-    /// Starts an OS thread named `name` with a `stack`-byte stack, which runs `body` once the
-    /// fiber is first resumed.
+    /// Starts an OS thread named `name`, which runs `body` on `stack` once the fiber is first
+    /// resumed: on a coroutine inside the thread, so that the guard page below `stack` and the
+    /// trap handler of `overflow.rs` turn a stack overflow into `RunnerEnd::StackOverflow`, as
+    /// with fibers. Without a stack (the unit test, which runs under miri, where coroutines
+    /// cannot) `body` runs on the thread's own stack. A thread the host cannot start is an
+    /// error.
     ///
     /// # Safety
     ///
     /// Everything `body` borrows must outlive the fiber's run: the fiber must be resumed until
     /// it returns before what it borrows is dropped (then dropping it joins the thread).
-    pub(crate) unsafe fn spawn<F>(name: String, stack: usize, body: F) -> OsFiber
+    pub(crate) unsafe fn spawn<F>(name: String, stack: Option<FiberStack>, body: F) -> Result<OsFiber, Error>
     where
         F: FnOnce(&Link) -> RunnerEnd,
     {
@@ -104,16 +120,37 @@ impl OsFiber {
             }
             // The runner catches the kernel's panics itself; this one keeps a bug in the
             // scheduler from leaving the host waiting for a baton that never comes.
-            let end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (body.0)(&l))).unwrap_or(RunnerEnd::Aborted);
+            let end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let l = &*l;
+                let Some(stack) = stack else { return (body.0)(l) };
+                // SAFETY: the coroutine is resumed once, here, and runs to its end (a return, a
+                // trapped overflow, or a panic that `resume` propagates) before `l` and what
+                // `body` borrows can go away.
+                let mut co = unsafe { Coroutine::with_stack_unchecked(stack, move |_: &Yielder<(), ()>, ()| (body.0)(l)) };
+                overflow::arm_trap(co.trap_handler());
+                let r = co.resume(());
+                overflow::disarm_trap();
+                match r {
+                    CoroutineResult::Return(end) => end,
+                    CoroutineResult::Yield(()) => unreachable!("an OS fiber's coroutine never yields"),
+                }
+            }))
+            .unwrap_or(RunnerEnd::Aborted);
             let mut g = l.baton.lock();
             *g = Baton::Host(Resumed::Return(end));
             l.turn.notify_all();
         };
         // SAFETY: the caller keeps what `body` borrows alive until the thread has finished
         // (it is joined when the fiber is dropped, after it returned).
-        let thread = unsafe { std::thread::Builder::new().name(name).stack_size(stack).spawn_unchecked(run) }
-            .unwrap_or_else(|e| panic!("deviceemu: could not start an OS thread for a GPU thread (EMU_SCHEDULE=threads): {e}"));
-        OsFiber { link, thread: Some(thread), done: false }
+        let thread = unsafe { std::thread::Builder::new().name(name).stack_size(THREAD_STACK).spawn_unchecked(run) }
+            .map_err(|e| {
+                crate::host::launch::host_alloc::error(
+                    format!("an OS thread for a GPU thread ({e})"),
+                    THREAD_STACK,
+                    "launch fewer threads per block, or use the default EMU_SCHEDULE=fibers (EMU_SCHEDULE=threads starts one per GPU thread)",
+                )
+            })?;
+        Ok(OsFiber { link, thread: Some(thread), done: false })
     }
 
     /// Runs the fiber until it suspends or returns.
@@ -156,7 +193,7 @@ mod tests {
         let s = &shared;
         // SAFETY: the fiber is resumed until it returns before `shared` goes out of scope.
         let mut f = unsafe {
-            OsFiber::spawn("t".into(), 64 * 1024, move |link| {
+            OsFiber::spawn("t".into(), None, move |link| {
                 s.set(s.get() + 1);
                 assert_eq!(link.suspend(Suspend::Barrier), Resume::Continue);
                 s.set(s.get() * 10);
@@ -165,6 +202,7 @@ mod tests {
                 }
                 RunnerEnd::Done
             })
+            .unwrap()
         };
         assert_eq!(f.resume(Resume::Continue), Resumed::Yield(Suspend::Barrier));
         assert_eq!(shared.get(), 1);

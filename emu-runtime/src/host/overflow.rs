@@ -10,6 +10,10 @@
 //! handler that was installed before (Rust's own stack-overflow handler, or the default
 //! action).
 //!
+//! With `EMU_SCHEDULE=threads` each OS fiber's thread runs its GPU thread on a guarded
+//! coroutine stack of its own and arms the handler for it on that thread (`arm_trap`), so an
+//! overflow there is reported the same way.
+//!
 //! Limits: x86-64 and AArch64 Linux only (elsewhere an overflow stays a crash). Values on the
 //! overflowed fiber's stack are abandoned without running their destructors.
 
@@ -23,6 +27,21 @@ thread_local! {
     /// The fiber about to run on this host thread (null when none): one pointer store per
     /// resumption; the signal handler asks it for its trap handler only when a fault happens.
     static ARMED: Cell<*const Fiber> = const { Cell::new(std::ptr::null()) };
+    /// The coroutine an OS fiber's thread (`EMU_SCHEDULE=threads`) runs its GPU thread on,
+    /// armed on that thread for as long as it runs (`arm_trap`).
+    static ARMED_TRAP: Cell<Option<CoroutineTrapHandler<RunnerEnd>>> = const { Cell::new(None) };
+}
+
+/// Arms the handler, on this host thread, with the trap handler of a coroutine about to run
+/// here (an OS fiber's body, `os_fiber.rs`); [`disarm`] (or [`disarm_trap`]) before the
+/// coroutine is dropped.
+pub(crate) fn arm_trap(trap: CoroutineTrapHandler<RunnerEnd>) {
+    ARMED_TRAP.with(|a| a.set(Some(trap)));
+}
+
+/// Disarms what [`arm_trap`] armed.
+pub(crate) fn disarm_trap() {
+    ARMED_TRAP.with(|a| a.set(None));
 }
 
 /// Arms the handler for `fiber`, about to be resumed on this host thread.
@@ -45,7 +64,7 @@ fn armed_trap() -> Option<CoroutineTrapHandler<RunnerEnd>> {
     // SAFETY: `arm`'s contract: a non-null pointer names a live fiber that is running (the
     // fault happened while it ran, or it is suspended in place). `trap_handler` only reads
     // the stack bounds.
-    unsafe { f.as_ref() }.and_then(|f| f.trap_handler())
+    unsafe { f.as_ref() }.and_then(|f| f.trap_handler()).or_else(|| ARMED_TRAP.with(|a| a.get()))
 }
 
 #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
@@ -132,6 +151,7 @@ mod imp {
                 // lies inside the fiber's mapping is a touch of its guard page.
                 if trap.stack_ptr_in_bounds(addr) && trap.stack_ptr_in_bounds(sp) {
                     super::disarm();
+                    super::disarm_trap();
                     redirect(uc, trap);
                     return;
                 }

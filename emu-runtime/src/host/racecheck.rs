@@ -31,7 +31,9 @@
 //!
 //! * Atomics are neither checked nor recorded, and fences do not order anything here: a flag
 //!   protocol between blocks through plain loads and stores is reported.
-//! * A global buffer's shadow takes about 130 bytes per element during a checked launch.
+//! * A global buffer's shadow takes about 130 bytes per element during a checked launch; a
+//!   shadow the host cannot allocate (or larger than its memory) makes the launch return error 2
+//!   before it runs.
 //! * Which pair of threads a cross-block race names depends on the order blocks ran in (the
 //!   race is found either way).
 //! * A `sync_warp` orders all lanes of its warp, whatever its mask; a reader beyond the third
@@ -86,12 +88,29 @@ fn concurrent(a: &Stamp, b: &Stamp, warp_size: u32) -> bool {
 #[derive(Debug)]
 pub(crate) struct GlobalRaceShadow {
     elements: Box<[parking_lot::Mutex<Byte>]>,
+    /// Why the records could not be allocated (then there are none, and the launch must not
+    /// run: `__private::global` returns this).
+    error: Option<crate::host::error::Error>,
 }
 
 impl GlobalRaceShadow {
-    /// Records for `len` elements, none accessed yet.
-    pub(crate) fn new(len: usize) -> Self {
-        GlobalRaceShadow { elements: (0..len).map(|_| parking_lot::Mutex::new(Byte::default())).collect() }
+    /// Records for `len` elements of the buffer `name`, none accessed yet; out of memory
+    /// leaves none and an error for the launcher ([`GlobalRaceShadow::error`]).
+    pub(crate) fn new(len: usize, name: &str) -> Self {
+        match crate::host::launch::host_alloc::try_slice(
+            len,
+            || parking_lot::Mutex::new(Byte::default()),
+            || format!("racecheck's shadow of buffer `{name}` ({len} records)"),
+            "run EMU_CHECK=racecheck on a smaller buffer (it keeps about 130 bytes per element)",
+        ) {
+            Ok(elements) => GlobalRaceShadow { elements, error: None },
+            Err(e) => GlobalRaceShadow { elements: Box::new([]), error: Some(e) },
+        }
+    }
+
+    /// Why the shadow could not be allocated, if it could not.
+    pub(crate) fn error(&self) -> Option<&crate::host::error::Error> {
+        self.error.as_ref()
     }
 }
 
@@ -182,7 +201,17 @@ fn access(block: &BlockRun<'_>, start: usize, size: usize, write: bool, at: &'st
     let shadow = block.arena().race_shadow();
     let mut bytes = shadow.bytes.borrow_mut();
     if bytes.len() < start + size {
-        bytes.resize(block.arena().size().max(start + size), Byte::default());
+        let len = block.arena().size().max(start + size);
+        if let Err(e) = crate::host::launch::host_alloc::try_resize(
+            &mut bytes,
+            len,
+            Byte::default(),
+            || format!("racecheck's shadow of {len} bytes of shared memory"),
+            "lower Config::max_shared_bytes, or run without EMU_CHECK=racecheck",
+        ) {
+            drop(bytes);
+            crate::host::launch::host_failure_in_kernel(block, e);
+        }
     }
     let ws = block.launch().config.get_warp_size().max(1);
     let me = stamp(block, at);

@@ -7,13 +7,15 @@
 //! after another: a new block sees whatever the previous one left, which is what
 //! "uninitialised" means on a GPU too.
 
-use std::alloc::{self, Layout};
+use std::alloc::Layout;
 use std::any::TypeId;
 use std::cell::{Cell, RefCell};
 use std::panic::Location;
 
 use crate::device::{DeviceCopy, Shared, View};
 use crate::host::context;
+use crate::host::error::Error;
+use crate::host::launch::host_alloc;
 use crate::host::initcheck::SharedInitBits;
 use crate::host::racecheck::SharedRaceShadow;
 use crate::host::memory::ViewMeta;
@@ -67,18 +69,21 @@ const ARENA_ALIGN: usize = 128;
 
 impl SharedArena {
     /// An arena for blocks that may use `limit` bytes, of which `dynamic_bytes` are dynamic.
-    pub(crate) fn new(dynamic_bytes: usize, limit: usize) -> Self {
+    /// Out of memory is an error naming the arena and `Config::max_shared_bytes`.
+    pub(crate) fn new(dynamic_bytes: usize, limit: usize) -> Result<Self, Error> {
         let size = limit.max(dynamic_bytes).max(1);
-        let layout = Layout::from_size_align(size, ARENA_ALIGN).expect("shared memory limit fits a layout");
-        // SAFETY: non-zero size.
-        let base = unsafe { alloc::alloc_zeroed(layout) };
+        let what = || format!("a worker's shared-memory arena ({limit} bytes per block)");
+        const HINT: &str = "lower Config::max_shared_bytes (the arena holds that many bytes, per worker thread)";
+        host_alloc::check(what, size, HINT)?;
+        let layout = Layout::from_size_align(size, ARENA_ALIGN).map_err(|_| host_alloc::error(what(), size, HINT))?;
+        let base = host_alloc::alloc_zeroed(layout);
         if base.is_null() {
-            alloc::handle_alloc_error(layout);
+            return Err(host_alloc::error(what(), size, HINT));
         }
         let dynamic_meta = Box::new(ViewMeta::new("dynamic shared memory", None, base as usize, dynamic_bytes));
         // Static arrays go after the dynamic region.
         let used = dynamic_bytes.next_multiple_of(16);
-        SharedArena {
+        Ok(SharedArena {
             base,
             layout,
             dynamic_bytes,
@@ -89,7 +94,7 @@ impl SharedArena {
             dynamic_meta,
             init: SharedInitBits::default(),
             race: SharedRaceShadow::default(),
-        }
+        })
     }
 
     /// The address of the arena's first byte.
@@ -113,8 +118,8 @@ impl SharedArena {
     }
 
     /// Starts a block of a launch that checks: every byte unwritten.
-    pub(crate) fn clear_init_bits(&self) {
-        self.init.clear(self.layout.size());
+    pub(crate) fn clear_init_bits(&self) -> Result<(), Error> {
+        self.init.clear(self.layout.size())
     }
 
     #[inline]
@@ -194,7 +199,7 @@ impl SharedArena {
 impl Drop for SharedArena {
     fn drop(&mut self) {
         // SAFETY: allocated in `new` with this layout.
-        unsafe { alloc::dealloc(self.base, self.layout) };
+        unsafe { host_alloc::dealloc(self.base, self.layout) };
     }
 }
 
