@@ -393,6 +393,12 @@ fn spin_in_block(value: u32, flags: &mut [u32], seen: &mut [u32]) {
     let s = shared_array![u32; 2];
     let t = thread_idx().x as usize;
     let b = block_idx().x as usize;
+    // Shared memory starts undefined: clear the flag before anyone can spin on it (under a
+    // seed a spinner may run before thread 0; initcheck reports the read otherwise).
+    if t == 0 {
+        s.atomic_store(0, 0, Relaxed);
+    }
+    sync_threads();
     if t == 0 {
         s.atomic_store(1, value + b as u32, Relaxed);
         s.atomic_store(0, 1, Release);
