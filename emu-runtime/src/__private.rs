@@ -5,15 +5,15 @@ pub use crate::device::backend::{
     AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicMinMaxImpl, AtomicSubImpl,
 };
 #[cfg(not(target_arch = "nvptx64"))]
-pub use crate::host::memory::{MetaPtr, ViewMeta};
+pub use crate::host::mem::memory::{MetaPtr, ViewMeta};
 pub use crate::device::backend::BarrierOp;
 pub use crate::device::{DeviceCopy, Dim3, Global, GlobalMut, Shared, View, ViewKind, Writable};
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::{
-    buffer::DeviceBuffer,
-    launch::{launch, launch_on_gpu, launch_tasks, GpuArg, KernelInfo, LaunchConfig},
-    shared_mem::SharedSite,
+    mem::buffer::DeviceBuffer,
+    sched::launch::{launch, launch_on_gpu, launch_tasks, GpuArg, KernelInfo, LaunchConfig},
+    mem::shared_mem::SharedSite,
 };
 
 
@@ -31,7 +31,7 @@ pub fn load<T: DeviceCopy, K: ViewKind>(checked: bool, v: &View<T, K>, i: usize)
     let x = v.load(i);
     #[cfg(not(target_arch = "nvptx64"))]
     if checked {
-        crate::host::checkers::on_load(v, i, Location::caller());
+        crate::host::check::on_load(v, i, Location::caller());
     }
     #[cfg(target_arch = "nvptx64")]
     let _ = checked;
@@ -45,7 +45,7 @@ pub fn store<T: DeviceCopy, K: Writable>(checked: bool, v: &View<T, K>, i: usize
     v.store(i, value);
     #[cfg(not(target_arch = "nvptx64"))]
     if checked {
-        crate::host::checkers::on_store(v, i, Location::caller());
+        crate::host::check::on_store(v, i, Location::caller());
     }
     #[cfg(target_arch = "nvptx64")]
     let _ = checked;
@@ -61,14 +61,14 @@ pub fn launch_checks() -> crate::host::config::Checks {
 /// Whether `checks` has a checker that watches each access (initcheck, racecheck).
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn per_access(checks: crate::host::config::Checks) -> bool {
-    crate::host::checkers::any(checks)
+    crate::host::check::any(checks)
 }
 
 /// Whether the running kernel checks accesses: what a `#[device]` helper asks once per call.
 #[inline(always)]
 pub fn helper_checking() -> bool {
     #[cfg(not(target_arch = "nvptx64"))]
-    return crate::host::context::checking();
+    return crate::host::sched::context::checking();
     #[cfg(target_arch = "nvptx64")]
     return false;
 }
@@ -85,8 +85,8 @@ pub fn row<T: DeviceCopy, const N: usize, K: ViewKind>(v: &View<[T; N], K>, i: u
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 #[track_caller]
-pub fn barrier_await(op: BarrierOp, predicate: bool) -> crate::host::task::BarrierAwait {
-    crate::host::task::BarrierAwait::new(op, predicate)
+pub fn barrier_await(op: BarrierOp, predicate: bool) -> crate::host::sched::task::BarrierAwait {
+    crate::host::sched::task::BarrierAwait::new(op, predicate)
 }
 
 /// Warp collectives in the body of a state-machine kernel: `#[kernel]` writes
@@ -98,8 +98,8 @@ mod warp_awaits {
 
     use crate::device::backend::{ShflMode, VoteOp};
     use crate::device::WarpShuffle;
-    use crate::host::task::WarpAwait;
-    use crate::host::warp::WarpOp;
+    use crate::host::sched::task::WarpAwait;
+    use crate::host::sched::warp::WarpOp;
 
     /// `active_mask()`.
     #[inline(always)]
@@ -240,7 +240,7 @@ pub fn meta<T: DeviceCopy>(name: &'static str, buf: &DeviceBuffer<T>, checks: cr
         m.init = buf.init_bits();
     }
     if checks.racecheck {
-        m.race = Some(Box::new(crate::host::racecheck::GlobalRaceShadow::new(buf.bytes() / m.granule)));
+        m.race = Some(Box::new(crate::host::check::racecheck::GlobalRaceShadow::new(buf.bytes() / m.granule)));
     }
     m
 }

@@ -25,12 +25,12 @@ pub mod gpu;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use host::{
-    buffer::DeviceBuffer,
+    mem::buffer::DeviceBuffer,
     config::{BlockOrder, Checks, Config, Schedule, Target},
-    error::Error,
-    launch::{KernelInfo, LaunchConfig},
-    last_error::{get_last_error, peek_at_last_error},
-    report::{Access, Finding, LaunchReport, SourceLocation},
+    report::error::Error,
+    sched::launch::{KernelInfo, LaunchConfig},
+    report::last_error::{get_last_error, peek_at_last_error},
+    report::findings::{Access, Finding, LaunchReport, SourceLocation},
     config::{set_config, with_config},
 };
 

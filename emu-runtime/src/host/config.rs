@@ -16,7 +16,7 @@
 use std::cell::RefCell;
 use std::sync::RwLock;
 
-use crate::host::error::Error;
+use crate::host::report::error::Error;
 
 /// How the blocks of a grid are run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

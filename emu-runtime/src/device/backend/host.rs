@@ -16,10 +16,11 @@ use super::{BarrierOp, ShflMode, VoteOp};
 use crate::device::copy::DeviceCopy;
 use crate::device::dim::Dim3;
 use crate::device::view::{Shared, View, ViewKind, Writable};
-use crate::host::warp::WarpOp;
-use crate::host::{block, context, memory, shared_mem, warp};
+use crate::host::sched::warp::WarpOp;
+use crate::host::mem::{memory, shared_mem};
+use crate::host::sched::{block, context, warp};
 
-pub(crate) use crate::host::memory::MetaPtr;
+pub(crate) use crate::host::mem::memory::MetaPtr;
 pub(crate) use crate::host::report::Access as AccessKind;
 
 #[inline(always)]
@@ -122,7 +123,7 @@ pub(crate) fn check_index<T, K: ViewKind>(
 #[inline(always)]
 #[track_caller]
 pub(crate) fn before_atomic<T, K: ViewKind>(view: &View<T, K>, i: usize) {
-    crate::host::initcheck::on_atomic(view, i, Location::caller());
+    crate::host::check::initcheck::on_atomic(view, i, Location::caller());
 }
 
 #[inline(always)]

@@ -17,7 +17,7 @@ use std::cell::Cell;
 
 use corosensei::trap::CoroutineTrapHandler;
 
-use crate::host::fiber::{Fiber, RunnerEnd};
+use crate::host::sched::fiber::{Fiber, RunnerEnd};
 
 thread_local! {
     /// The fiber about to run on this host thread (null when none): one pointer store per
@@ -56,7 +56,7 @@ mod imp {
     use corosensei::trap::CoroutineTrapHandler;
 
     use super::armed_trap;
-    use crate::host::fiber::RunnerEnd;
+    use crate::host::sched::fiber::RunnerEnd;
 
     static mut PREV_SEGV: MaybeUninit<libc::sigaction> = MaybeUninit::uninit();
     static mut PREV_BUS: MaybeUninit<libc::sigaction> = MaybeUninit::uninit();

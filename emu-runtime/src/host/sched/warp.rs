@@ -47,8 +47,8 @@
 use std::panic::Location;
 
 use crate::device::backend::{ShflMode, VoteOp};
-use crate::host::block::{BlockRun, State};
-use crate::host::context;
+use crate::host::sched::block::{BlockRun, State};
+use crate::host::sched::context;
 use crate::host::report::{thread_ranges, Finding, SourceLocation};
 
 /// A warp collective, as recorded while its lanes gather.

@@ -41,7 +41,7 @@ use std::cell::RefCell;
 use std::panic::Location;
 
 use crate::device::{View, ViewKind};
-use crate::host::block::BlockRun;
+use crate::host::sched::block::BlockRun;
 use crate::host::report::{Access, Finding, SourceLocation};
 
 /// One access, stamped.
@@ -172,7 +172,7 @@ pub(crate) fn on_global<T, K: ViewKind>(block: &BlockRun<'_>, view: &View<T, K>,
         hazard = hazard.or(h);
     }
     if let Some(h) = hazard {
-        report(block, h, write, at, crate::host::memory::describe(meta), i);
+        report(block, h, write, at, crate::host::mem::memory::describe(meta), i);
     }
 }
 
@@ -207,6 +207,6 @@ pub(crate) fn on_shared<T, K: ViewKind>(block: &BlockRun<'_>, view: &View<T, K>,
     access(block, start, size, write, at, || {
         // SAFETY: shared views point to descriptions kept by the block's arena.
         let meta = unsafe { view.meta().as_ref() };
-        (meta.map_or_else(|| "shared memory".to_owned(), crate::host::memory::describe), i)
+        (meta.map_or_else(|| "shared memory".to_owned(), crate::host::mem::memory::describe), i)
     });
 }

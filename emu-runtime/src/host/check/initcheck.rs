@@ -41,7 +41,7 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::device::{Space, View, ViewKind};
-use crate::host::context;
+use crate::host::sched::context;
 use crate::host::report::{Access, Finding, SourceLocation};
 
 /// The shadow of a global buffer: one bit per alignment unit of its element type (per element
@@ -136,7 +136,7 @@ fn report<T, K: ViewKind>(view: &View<T, K>, i: usize, kind: Kind, at: &'static 
     let block = context::block_for("a memory access");
     // SAFETY: views made by the launch or the arena have live descriptions.
     let meta = unsafe { view.meta().as_ref() };
-    let name = meta.map_or_else(|| "memory".to_owned(), crate::host::memory::describe);
+    let name = meta.map_or_else(|| "memory".to_owned(), crate::host::mem::memory::describe);
     block.note(Finding::UninitializedAccess {
         space: K::SPACE,
         access: if kind == Kind::Atomic { Access::Atomic } else { Access::Read },

@@ -23,9 +23,9 @@ use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 use crate::device::backend::BarrierOp;
-use crate::host::block::{self, State};
-use crate::host::context;
-use crate::host::warp::{self, WarpOp};
+use crate::host::sched::block::{self, State};
+use crate::host::sched::context;
+use crate::host::sched::warp::{self, WarpOp};
 use crate::__private::{Exit, ThreadCtx};
 
 /// The futures of one block's threads, type-erased for the scheduler.

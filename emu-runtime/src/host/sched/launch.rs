@@ -5,14 +5,15 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use crate::device::Dim3;
-use crate::host::block::{self, BlockRun, RunnerFn, Threads};
-use crate::host::fiber::Suspender;
-use crate::host::task::Tasks;
+use crate::host::sched::block::{self, BlockRun, RunnerFn, Threads};
+use crate::host::sched::fiber::Suspender;
+use crate::host::sched::task::Tasks;
 use crate::__private::ThreadCtx;
 use crate::host::config::{self, BlockOrder, Config};
-use crate::host::error::Error;
+use crate::host::report::error::Error;
 use crate::host::report::{Finding, LaunchReport};
-use crate::host::{last_error, overflow, panics};
+use crate::host::report::last_error;
+use crate::host::sched::{overflow, panics};
 
 /// Static facts about a kernel, emitted by `#[kernel]`.
 #[derive(Debug)]
@@ -64,7 +65,7 @@ impl<'a> GpuArg<'a> {
         GpuArg::Scalar(value as *const T as *const std::ffi::c_void, std::marker::PhantomData)
     }
     /// A buffer argument.
-    pub fn buffer<T: crate::device::DeviceCopy>(buf: &'a crate::host::buffer::DeviceBuffer<T>) -> Self {
+    pub fn buffer<T: crate::device::DeviceCopy>(buf: &'a crate::host::mem::buffer::DeviceBuffer<T>) -> Self {
         GpuArg::Buffer(buf.device_address())
     }
 }
@@ -235,7 +236,7 @@ fn run<'t>(
     panics::install();
     overflow::install();
 
-    crate::host::debugger::keep();
+    crate::host::sched::debugger::keep();
     let shared = LaunchShared {
         kernel,
         grid: cfg.grid,

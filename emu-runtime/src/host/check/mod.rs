@@ -6,7 +6,11 @@
 use std::panic::Location;
 
 use crate::device::{Space, View, ViewKind};
-use crate::host::{context, initcheck, racecheck};
+use crate::host::sched::context;
+
+pub(crate) mod initcheck;
+pub(crate) mod racecheck;
+pub(crate) mod synccheck;
 
 /// Whether `config` asks for a checker that watches each access.
 pub(crate) fn any(checks: crate::host::config::Checks) -> bool {

@@ -13,10 +13,10 @@ use std::cell::{Cell, RefCell};
 use std::panic::Location;
 
 use crate::device::{DeviceCopy, Shared, View};
-use crate::host::context;
-use crate::host::initcheck::SharedInitBits;
-use crate::host::racecheck::SharedRaceShadow;
-use crate::host::memory::ViewMeta;
+use crate::host::sched::context;
+use crate::host::check::initcheck::SharedInitBits;
+use crate::host::check::racecheck::SharedRaceShadow;
+use crate::host::mem::memory::ViewMeta;
 use crate::host::report::{Finding, SourceLocation};
 
 /// The identity of one `shared_array!` call site (a `static` the macro declares).

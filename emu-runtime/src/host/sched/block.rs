@@ -44,16 +44,17 @@ use corosensei::Coroutine;
 
 use crate::device::backend::BarrierOp;
 use crate::device::Dim3;
-use crate::host::fiber::{self, Fiber, Resume, Resumed, RunnerEnd, Suspend, Suspender};
-use crate::host::launch::LaunchShared;
-use crate::host::panics::{self, KernelAbort};
+use crate::host::sched::fiber::{self, Fiber, Resume, Resumed, RunnerEnd, Suspend, Suspender};
+use crate::host::sched::launch::LaunchShared;
+use crate::host::sched::panics::{self, KernelAbort};
 use crate::host::report::Finding;
-use crate::host::shared_mem::SharedArena;
-use crate::host::task::TaskTable;
+use crate::host::mem::shared_mem::SharedArena;
+use crate::host::sched::task::TaskTable;
 use crate::__private::{Exit, ThreadCtx};
 use std::task::Poll;
-use crate::host::warp::{self, Arrival};
-use crate::host::{context, overflow, synccheck};
+use crate::host::sched::warp::{self, Arrival};
+use crate::host::check::synccheck;
+use crate::host::sched::{context, overflow};
 
 /// Where a GPU thread is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -17,7 +17,7 @@ use core::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Re
 
 use crate::device::backend::AtomicAddImpl;
 use crate::device::{DeviceCopy, Space};
-use crate::host::context;
+use crate::host::sched::context;
 use crate::host::report::{Access, Finding, SourceLocation};
 
 /// What a view points into, for reports: the allocation's name, base address and size.
@@ -33,9 +33,9 @@ pub struct ViewMeta {
     /// Size of the allocation in bytes.
     pub bytes: usize,
     /// The allocation's initcheck shadow when the launch checks it (null: not checked).
-    pub(crate) init: *const crate::host::initcheck::InitBits,
+    pub(crate) init: *const crate::host::check::initcheck::InitBits,
     /// racecheck's shadow of a buffer for the launch, when it checks races.
-    pub(crate) race: Option<Box<crate::host::racecheck::GlobalRaceShadow>>,
+    pub(crate) race: Option<Box<crate::host::check::racecheck::GlobalRaceShadow>>,
     /// The bytes each shadow record of a global buffer covers: the alignment of its element
     /// type, so that the elements of arrays (`t[r][c]`) are told apart.
     pub(crate) granule: usize,

@@ -6,8 +6,8 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 use crate::device::DeviceCopy;
-use crate::host::error::Error;
-use crate::host::initcheck::InitBits;
+use crate::host::report::error::Error;
+use crate::host::check::initcheck::InitBits;
 
 /// Alignment of every allocation, as `cudaMalloc` guarantees.
 const ALIGN: usize = 256;
@@ -202,7 +202,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
                           under the same target as the launch (EMU_TARGET / Config::target)"
                     .into(),
             };
-            crate::host::last_error::record(&e);
+            crate::host::report::last_error::record(&e);
             return Err(e);
         }
         Ok(self.ptr.as_ptr())

@@ -47,8 +47,8 @@
 
 use std::panic::Location;
 
-use crate::host::block::{BlockRun, State};
-use crate::host::launch::KernelInfo;
+use crate::host::sched::block::{BlockRun, State};
+use crate::host::sched::launch::KernelInfo;
 use crate::host::report::{thread_ranges, Finding, SourceLocation};
 
 /// What the scheduler should do with the waiting threads.

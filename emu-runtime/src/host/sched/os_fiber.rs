@@ -18,7 +18,7 @@ use std::thread::JoinHandle;
 
 use parking_lot::{Condvar, Mutex};
 
-use crate::host::fiber::{Resume, Resumed, RunnerEnd, Suspend};
+use crate::host::sched::fiber::{Resume, Resumed, RunnerEnd, Suspend};
 
 /// Whose turn it is, and what the other side handed over.
 #[derive(Debug)]
@@ -148,7 +148,7 @@ mod tests {
     use std::cell::Cell;
 
     use super::OsFiber;
-    use crate::host::fiber::{Resume, Resumed, RunnerEnd, Suspend};
+    use crate::host::sched::fiber::{Resume, Resumed, RunnerEnd, Suspend};
 
     #[test]
     fn the_baton_alternates_and_orders_unsynchronised_state() {

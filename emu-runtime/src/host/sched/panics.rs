@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use std::panic::{self, PanicHookInfo};
 use std::sync::Once;
 
-use crate::host::context;
+use crate::host::sched::context;
 use crate::host::report::SourceLocation;
 
 /// The unwinding payload used to end a GPU thread whose failure is already recorded (an

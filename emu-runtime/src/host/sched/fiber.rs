@@ -24,7 +24,7 @@ use corosensei::stack::{DefaultStack, Stack, StackPointer};
 use corosensei::trap::CoroutineTrapHandler;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
-use crate::host::os_fiber::{Link, OsFiber};
+use crate::host::sched::os_fiber::{Link, OsFiber};
 
 /// What a fiber says when it suspends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
