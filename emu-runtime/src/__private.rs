@@ -5,7 +5,7 @@ pub use crate::device::backend::{
     AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicMinMaxImpl, AtomicSubImpl,
 };
 #[cfg(not(target_arch = "nvptx64"))]
-pub use crate::host::mem::memory::{MetaPtr, ViewMeta};
+pub use crate::host::check::memcheck::{MetaPtr, ViewMeta};
 pub use crate::device::backend::BarrierOp;
 pub use crate::device::{DeviceCopy, Dim3, Global, GlobalMut, Shared, View, ViewKind, Writable};
 
@@ -31,7 +31,7 @@ pub fn load<T: DeviceCopy, K: ViewKind>(checked: bool, v: &View<T, K>, i: usize)
     let x = v.load(i);
     #[cfg(not(target_arch = "nvptx64"))]
     if checked {
-        crate::host::check::on_load(v, i, Location::caller());
+        crate::host::sched::hooks::on_load(v, i, Location::caller());
     }
     #[cfg(target_arch = "nvptx64")]
     let _ = checked;
@@ -45,7 +45,7 @@ pub fn store<T: DeviceCopy, K: Writable>(checked: bool, v: &View<T, K>, i: usize
     v.store(i, value);
     #[cfg(not(target_arch = "nvptx64"))]
     if checked {
-        crate::host::check::on_store(v, i, Location::caller());
+        crate::host::sched::hooks::on_store(v, i, Location::caller());
     }
     #[cfg(target_arch = "nvptx64")]
     let _ = checked;

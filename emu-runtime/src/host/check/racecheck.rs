@@ -41,7 +41,7 @@ use std::cell::RefCell;
 use std::panic::Location;
 
 use crate::device::{View, ViewKind};
-use crate::host::sched::block::BlockRun;
+use crate::host::check::Site;
 use crate::host::report::{Access, Finding, SourceLocation};
 
 /// One access, stamped.
@@ -124,13 +124,13 @@ fn update(b: &mut Byte, me: Stamp, write: bool, ws: u32, live: impl Fn(&Option<S
 }
 
 /// The running thread's stamp for an access at `at`.
-fn stamp(block: &BlockRun<'_>, at: &'static Location<'static>) -> Stamp {
+fn stamp<S: Site>(block: &S, at: &'static Location<'static>) -> Stamp {
     let thread = block.current();
     Stamp {
         block_serial: block.serial(),
         block: block.linear_index(),
         thread,
-        generation: block.generation.get(),
+        generation: block.generation(),
         warp_epoch: block.warp_epoch(thread),
         at,
     }
@@ -139,13 +139,13 @@ fn stamp(block: &BlockRun<'_>, at: &'static Location<'static>) -> Stamp {
 /// Reports the race between `first` and the running thread's access at `at`.
 #[cold]
 #[inline(never)]
-fn report(block: &BlockRun<'_>, first: (Stamp, Access), write: bool, at: &'static Location<'static>, name: String, index: usize) {
+fn report<S: Site>(block: &S, first: (Stamp, Access), write: bool, at: &'static Location<'static>, name: String, index: usize) {
     let (first, kind) = first;
     block.note(Finding::Race {
         first: kind,
         first_at: SourceLocation::from(first.at),
-        first_thread: block.launch().thread_index(first.thread),
-        first_block: block.launch().grid.unlinear(first.block),
+        first_thread: block.thread_index(first.thread),
+        first_block: block.block_of(first.block),
         second: if write { Access::Write } else { Access::Read },
         second_at: SourceLocation::from(at),
         thread: block.thread(),
@@ -158,12 +158,12 @@ fn report(block: &BlockRun<'_>, first: (Stamp, Access), write: bool, at: &'stati
 
 /// A load (`write` false) or store of element `i` of the global view `view` by the running
 /// thread, when the launch keeps a race shadow for its buffer.
-pub(crate) fn on_global<T, K: ViewKind>(block: &BlockRun<'_>, view: &View<T, K>, i: usize, write: bool, at: &'static Location<'static>) {
+pub(crate) fn on_global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, write: bool, at: &'static Location<'static>) {
     // SAFETY: the launch keeps the views' descriptions (and their shadows) alive while its
     // kernel runs.
     let Some(meta) = (unsafe { view.meta().as_ref() }) else { return };
     let Some(shadow) = meta.race.as_deref() else { return };
-    let ws = block.launch().config.get_warp_size().max(1);
+    let ws = block.warp_size();
     let me = stamp(block, at);
     let size = core::mem::size_of::<T>();
     let mut hazard = None;
@@ -172,19 +172,19 @@ pub(crate) fn on_global<T, K: ViewKind>(block: &BlockRun<'_>, view: &View<T, K>,
         hazard = hazard.or(h);
     }
     if let Some(h) = hazard {
-        report(block, h, write, at, crate::host::mem::memory::describe(meta), i);
+        report(block, h, write, at, crate::host::check::memcheck::describe(meta), i);
     }
 }
 
 /// Records an access by the running thread to `size` bytes at `start` of the block's shared
 /// memory (byte offsets in the arena), and reports the hazards it completes.
-fn access(block: &BlockRun<'_>, start: usize, size: usize, write: bool, at: &'static Location<'static>, what: impl Fn() -> (String, usize)) {
-    let shadow = block.arena().race_shadow();
-    let mut bytes = shadow.bytes.borrow_mut();
+fn access<S: Site>(block: &S, start: usize, size: usize, write: bool, at: &'static Location<'static>, what: impl Fn() -> (String, usize)) {
+    let shared = block.shared();
+    let mut bytes = shared.race.bytes.borrow_mut();
     if bytes.len() < start + size {
-        bytes.resize(block.arena().size().max(start + size), Byte::default());
+        bytes.resize(shared.size.max(start + size), Byte::default());
     }
-    let ws = block.launch().config.get_warp_size().max(1);
+    let ws = block.warp_size();
     let me = stamp(block, at);
     let live = |s: &Option<Stamp>| s.filter(|s| s.block_serial == me.block_serial);
     let mut hazard: Option<(Stamp, Access)> = None;
@@ -201,12 +201,12 @@ fn access(block: &BlockRun<'_>, start: usize, size: usize, write: bool, at: &'st
 
 /// A load (`write` false) or store of element `i` of the shared view `view` by the running
 /// thread.
-pub(crate) fn on_shared<T, K: ViewKind>(block: &BlockRun<'_>, view: &View<T, K>, i: usize, write: bool, at: &'static Location<'static>) {
+pub(crate) fn on_shared<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, write: bool, at: &'static Location<'static>) {
     let size = core::mem::size_of::<T>();
-    let start = view.raw_ptr() as usize + i * size - block.arena().base();
+    let start = view.raw_ptr() as usize + i * size - block.shared().base;
     access(block, start, size, write, at, || {
         // SAFETY: shared views point to descriptions kept by the block's arena.
         let meta = unsafe { view.meta().as_ref() };
-        (meta.map_or_else(|| "shared memory".to_owned(), crate::host::mem::memory::describe), i)
+        (meta.map_or_else(|| "shared memory".to_owned(), crate::host::check::memcheck::describe), i)
     });
 }

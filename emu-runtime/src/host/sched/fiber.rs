@@ -16,7 +16,7 @@
 //!
 //! Stacks are reused through a per-host-thread pool, and the top of each is staggered by a
 //! multiple of 64 bytes: page-aligned stacks would otherwise put every thread's hot frames in
-//! the same L1 cache sets (measured 1.5–2.6× faster in planning, DESIGN.md §4).
+//! the same L1 cache sets (measured 1.5–2.6× faster in planning; ARCHITECTURE.md, "Measurements behind the design").
 
 use std::cell::{Cell, RefCell};
 

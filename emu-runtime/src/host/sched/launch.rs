@@ -210,7 +210,7 @@ pub fn launch<F: Fn(ThreadCtx) -> crate::__private::Exit + Sync>(kernel: &'stati
 }
 
 /// Like [`launch`], for a kernel whose GPU threads are futures: `make` creates one thread's
-/// future, in which each barrier of the kernel's body is an `.await` (`host/task.rs`).
+/// future, in which each barrier of the kernel's body is an `.await` (`sched/task.rs`).
 ///
 /// This is what `launch!` calls for a kernel with `sync_threads` in its body.
 pub fn launch_tasks<M, F>(kernel: &'static KernelInfo, cfg: LaunchConfig, make: M) -> Result<(), Error>

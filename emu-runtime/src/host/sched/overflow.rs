@@ -28,13 +28,14 @@ thread_local! {
 /// Arms the handler for `fiber`, about to be resumed on this host thread.
 ///
 /// The fiber must stay at this address until it suspends or finishes, and [`disarm`] must be
-/// called before it is dropped or moved while armed.
+/// called as soon as the resumption returns, before the fiber is moved or dropped: arm and
+/// disarm bracket exactly one `Fiber::resume` (`sched/block.rs`: `start`, `resume`).
 #[inline(always)]
 pub(crate) fn arm(fiber: &Fiber) {
     ARMED.with(|a| a.set(fiber));
 }
 
-/// Disarms the handler (when the block's fibers are done).
+/// Disarms the handler (after each resumption, and when the block's fibers are done).
 #[inline]
 pub(crate) fn disarm() {
     ARMED.with(|a| a.set(std::ptr::null()));
