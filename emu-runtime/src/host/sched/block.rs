@@ -435,6 +435,9 @@ impl<'a> BlockRun<'a> {
             Threads::Calls(runner) => runner(self, s),
             Threads::Tasks(_) => task_runner(self, s),
         };
+        if fiber::direct_runners() {
+            return Fiber::Direct;
+        }
         // SAFETY (both arms): the fiber borrows `self` (boxed, so it does not move) and the
         // runner function, which lives as long as `self`. Every fiber is driven to completion
         // before `self` is dropped: threads are resumed until they exit or unwind (`run`), and
@@ -530,6 +533,14 @@ impl<'a> BlockRun<'a> {
 
     /// Runs a runner fiber (new or idle) until it parks with a thread or goes idle.
     fn start(&self, mut f: Fiber) {
+        if let Fiber::Direct = f {
+            let body = |s: &Suspender<'_>| match &self.threads {
+                Threads::Calls(runner) => runner(self, s),
+                Threads::Tasks(_) => task_runner(self, s),
+            };
+            let end = body(&Suspender::Direct);
+            return self.settle(f, Resumed::Return(end));
+        }
         // Armed exactly while the fiber runs; it does not move in between (`overflow::arm`).
         overflow::arm(&f);
         let r = f.resume(Resume::Continue);

@@ -71,6 +71,28 @@ pub(crate) enum Fiber {
     Co(Coroutine<Resume, Suspend, RunnerEnd, FiberStack>),
     /// An OS thread.
     Os(OsFiber),
+    /// No fiber: the block scheduler calls the runner's body on its own stack, to its end
+    /// (`BlockRun::start`). Only for runs where nothing suspends: state-machine kernels whose
+    /// barriers are all awaited, or kernels without barriers. Used under miri, which cannot
+    /// run the coroutines' assembly (`direct_runners`).
+    Direct,
+}
+
+/// Whether runners are [`Fiber::Direct`]: under miri, and in the tests that check that path
+/// without miri.
+#[inline]
+pub(crate) fn direct_runners() -> bool {
+    #[cfg(test)]
+    if DIRECT.with(Cell::get) {
+        return true;
+    }
+    cfg!(miri)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: make this host thread's runners direct.
+    pub(crate) static DIRECT: Cell<bool> = const { Cell::new(false) };
 }
 
 impl Fiber {
@@ -83,6 +105,7 @@ impl Fiber {
                 CoroutineResult::Return(e) => Resumed::Return(e),
             },
             Fiber::Os(o) => o.resume(input),
+            Fiber::Direct => unreachable!("a direct runner is never suspended, so never resumed"),
         }
     }
 
@@ -90,7 +113,7 @@ impl Fiber {
     pub(crate) fn into_stack(self) -> Option<FiberStack> {
         match self {
             Fiber::Co(c) => Some(c.into_stack()),
-            Fiber::Os(_) => None,
+            Fiber::Os(_) | Fiber::Direct => None,
         }
     }
 
@@ -98,7 +121,7 @@ impl Fiber {
     pub(crate) fn trap_handler(&self) -> Option<CoroutineTrapHandler<RunnerEnd>> {
         match self {
             Fiber::Co(c) => Some(c.trap_handler()),
-            Fiber::Os(_) => None,
+            Fiber::Os(_) | Fiber::Direct => None,
         }
     }
 }
@@ -109,6 +132,10 @@ pub(crate) enum Suspender<'y> {
     Co(&'y Yielder<Resume, Suspend>),
     /// An OS fiber's link; `wake` runs on the fiber's thread each time it is resumed.
     Os(&'y Link, &'y dyn Fn()),
+    /// A direct runner ([`Fiber::Direct`]): going idle ends it; it cannot wait (a blocking
+    /// barrier or collective panics, and the block's state is then not to be trusted: this
+    /// path is for miri's test of awaited barriers only).
+    Direct,
 }
 
 impl Suspender<'_> {
@@ -122,6 +149,13 @@ impl Suspender<'_> {
                 wake();
                 r
             }
+            // An idle direct runner ends (as an idle fiber does when aborted): the scheduler
+            // makes a new one when there is more to run.
+            Suspender::Direct if s == Suspend::Idle => Resume::Abort,
+            Suspender::Direct => panic!(
+                "deviceemu: a blocking barrier or warp collective needs a fiber, and runners have none \
+                 here (miri): only kernels whose barriers are all awaited run without fibers"
+            ),
         }
     }
 }

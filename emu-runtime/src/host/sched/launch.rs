@@ -273,3 +273,59 @@ fn run<'t>(
     eprintln!("{report}");
     Err(Error::from_report(report))
 }
+
+#[cfg(test)]
+mod tests {
+    //! A launch without fibers: one block of a state-machine kernel whose barriers are all
+    //! awaited, started and released by direct runners (`fiber::Fiber::Direct`). It runs under
+    //! miri (`cargo +nightly miri test -p emu-runtime --lib host::sched::launch`), which then
+    //! checks the scheduler's unsafe code on the launch path: the block runner, the context
+    //! pointer, the future table, the shared arena, the findings.
+    use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+    use super::{launch_tasks, KernelInfo, LaunchConfig};
+    use crate::__private::{barrier_await, exit_here};
+    use crate::device::backend::BarrierOp;
+    use crate::host::config::{with_config, BlockOrder, Config};
+    use crate::host::sched::fiber::DIRECT;
+
+    static TREE: KernelInfo = KernelInfo { name: "tree", file: file!(), line: 0, end_line: 0, max_threads: 0 };
+
+    /// A tree sum over `v` by the block's threads, a barrier after each step, and a
+    /// `sync_threads_count`; what each thread saw is written to `seen`.
+    fn run_tree(n: u32, v: &[AtomicU32], seen: &[AtomicU32]) -> Result<(), crate::Error> {
+        let config = Config::default().blocks(BlockOrder::Serial);
+        with_config(config, || {
+            launch_tasks(&TREE, LaunchConfig::new(1, n, 0), |ctx| async move {
+                let t = ctx.thread_idx.x as usize;
+                v[t].store(t as u32 + 1, Relaxed);
+                let evens = barrier_await(BarrierOp::Count, t % 2 == 0).await;
+                let mut s = ctx.block_dim.x as usize / 2;
+                while s > 0 {
+                    if t < s {
+                        v[t].fetch_add(v[t + s].load(Relaxed), Relaxed);
+                    }
+                    barrier_await(BarrierOp::Sync, false).await;
+                    s /= 2;
+                }
+                seen[t].store(evens * 1000 + v[0].load(Relaxed), Relaxed);
+                exit_here()
+            })
+        })
+    }
+
+    #[test]
+    fn one_block_of_a_state_machine_kernel_runs_without_fibers() {
+        DIRECT.with(|d| d.set(true));
+        let n = 16u32;
+        let v: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+        let seen: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+        let r = run_tree(n, &v, &seen);
+        DIRECT.with(|d| d.set(false));
+        r.unwrap();
+        // Every thread passed every barrier and saw the finished sum and the count.
+        for s in &seen {
+            assert_eq!(s.load(Relaxed), (n / 2) * 1000 + n * (n + 1) / 2);
+        }
+    }
+}

@@ -49,7 +49,8 @@ fn armed_trap() -> Option<CoroutineTrapHandler<RunnerEnd>> {
     unsafe { f.as_ref() }.and_then(|f| f.trap_handler())
 }
 
-#[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+// Not under miri: it cannot install signal handlers, and runs without fibers anyway.
+#[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"), not(miri)))]
 mod imp {
     use std::mem::MaybeUninit;
     use std::sync::Once;
@@ -155,7 +156,7 @@ mod imp {
     }
 }
 
-#[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"))))]
+#[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"), not(miri))))]
 mod imp {
     pub(crate) fn install() {}
 }
