@@ -1,12 +1,12 @@
 //! The emulator: everything that runs on the host only.
 //!
 //! The folders are layers; each imports only from the layers above it in this list
-//! (ARCHITECTURE.md, "The host engine"):
+//! (ARCHITECTURE.md, "The crates and the host engine's folders"):
 //!
 //! | folder    | job |
 //! |-----------|-----|
-//! | `config`  | settings from the environment or from code |
 //! | `report`  | findings and their compute-sanitizer-shaped rendering, the error type, the last-error slot |
+//! | `config`  | settings from the environment or from code |
 //! | `check`   | the bug checkers: initcheck, racecheck, synccheck, and the hook every checked access goes through |
 //! | `mem`     | device memory: buffers, relaxed element accesses, atomics, shared-memory arenas |
 //! | `sched`   | running a launch: blocks, fibers, futures, warps, the running-thread context |
