@@ -19,7 +19,7 @@
 //! How: a small `no_std` crate per file is generated under `OUT_DIR`, and a nested cargo runs
 //! `RUSTC_BOOTSTRAP=1 cargo rustc --release --target nvptx64-nvidia-cuda -Zbuild-std=core
 //! --crate-type=cdylib -- -Ctarget-cpu=sm_90 --emit=asm=FILE.ptx` with fat LTO (the recipe of
-//! DESIGN.md §4). It needs the `rust-src` component: `rustup component add rust-src`.
+//! ARCHITECTURE.md, "The PTX build recipe"). It needs the `rust-src` component: `rustup component add rust-src`.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -435,7 +435,7 @@ fn compile(dir: &Path, target_dir: &Path, ptx: &Path) -> Result<(), String> {
         .arg("--")
         .args(["-Ctarget-cpu=sm_90", "-Clinker=true"])
         .arg(format!("--emit=asm={}", ptx.display()));
-    // The outer build's variables would leak into the nested one (DESIGN.md §4).
+    // The outer build's variables would leak into the nested one (ARCHITECTURE.md, "The PTX build recipe").
     for (k, _) in std::env::vars_os() {
         let k = k.to_string_lossy().into_owned();
         if matches!(

@@ -6,15 +6,15 @@ pub use crate::device::backend::{
     AtomicSubImpl,
 };
 #[cfg(not(target_arch = "nvptx64"))]
-pub use crate::host::memory::{MetaPtr, ViewMeta};
+pub use crate::host::check::memcheck::{MetaPtr, ViewMeta};
 pub use crate::device::backend::BarrierOp;
 pub use crate::device::{DeviceCopy, Dim3, Global, GlobalMut, Shared, View, ViewKind, Writable};
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::{
-    buffer::DeviceBuffer,
-    launch::{launch, launch_on_gpu, launch_tasks, GpuArg, KernelInfo, LaunchConfig},
-    shared_mem::SharedSite,
+    mem::buffer::DeviceBuffer,
+    sched::launch::{launch, launch_on_gpu, launch_tasks, GpuArg, KernelInfo, LaunchConfig},
+    mem::shared_mem::SharedSite,
 };
 
 
@@ -32,7 +32,7 @@ pub fn load<T: DeviceCopy, K: ViewKind>(checked: bool, v: &View<T, K>, i: usize)
     let x = v.load(i);
     #[cfg(not(target_arch = "nvptx64"))]
     if checked {
-        crate::host::checkers::on_load(v, i, Location::caller());
+        crate::host::sched::hooks::on_load(v, i, Location::caller());
     }
     #[cfg(target_arch = "nvptx64")]
     let _ = checked;
@@ -46,7 +46,7 @@ pub fn store<T: DeviceCopy, K: Writable>(checked: bool, v: &View<T, K>, i: usize
     v.store(i, value);
     #[cfg(not(target_arch = "nvptx64"))]
     if checked {
-        crate::host::checkers::on_store(v, i, Location::caller());
+        crate::host::sched::hooks::on_store(v, i, Location::caller());
     }
     #[cfg(target_arch = "nvptx64")]
     let _ = checked;
@@ -68,7 +68,7 @@ pub fn host_only_on_gpu(kernel: &'static KernelInfo) -> Option<Result<(), crate:
             kernel.name
         ),
     };
-    crate::host::last_error::record(&e);
+    crate::host::report::last_error::record(&e);
     Some(Err(e))
 }
 
@@ -82,14 +82,14 @@ pub fn launch_checks() -> crate::host::config::Checks {
 /// Whether `checks` has a checker that watches each access (initcheck, racecheck).
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn per_access(checks: crate::host::config::Checks) -> bool {
-    crate::host::checkers::any(checks)
+    crate::host::check::any(checks)
 }
 
 /// Whether the running kernel checks accesses: what a `#[device]` helper asks once per call.
 #[inline(always)]
 pub fn helper_checking() -> bool {
     #[cfg(not(target_arch = "nvptx64"))]
-    return crate::host::context::checking();
+    return crate::host::sched::context::checking();
     #[cfg(target_arch = "nvptx64")]
     return false;
 }
@@ -106,8 +106,8 @@ pub fn row<'l, T: DeviceCopy, const N: usize, K: ViewKind>(v: &View<'l, [T; N], 
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 #[track_caller]
-pub fn barrier_await(op: BarrierOp, predicate: bool) -> crate::host::task::BarrierAwait {
-    crate::host::task::BarrierAwait::new(op, predicate)
+pub fn barrier_await(op: BarrierOp, predicate: bool) -> crate::host::sched::task::BarrierAwait {
+    crate::host::sched::task::BarrierAwait::new(op, predicate)
 }
 
 /// Warp collectives in the body of a state-machine kernel: `#[kernel]` writes
@@ -119,8 +119,8 @@ mod warp_awaits {
 
     use crate::device::backend::{ShflMode, VoteOp};
     use crate::device::WarpShuffle;
-    use crate::host::task::WarpAwait;
-    use crate::host::warp::WarpOp;
+    use crate::host::sched::task::WarpAwait;
+    use crate::host::sched::warp::WarpOp;
 
     /// `active_mask()`.
     #[inline(always)]
@@ -252,7 +252,7 @@ pub unsafe fn global<'l, T: DeviceCopy>(buf: &'l DeviceBuffer<T>, meta: &'l View
 fn shadow_ok(meta: &ViewMeta) -> Result<(), crate::Error> {
     match meta.race.as_deref().and_then(|r| r.error()) {
         Some(e) => {
-            crate::host::last_error::record(e);
+            crate::host::report::last_error::record(e);
             Err(e.clone())
         }
         None => Ok(()),
@@ -287,7 +287,7 @@ pub fn meta<T: DeviceCopy>(name: &'static str, buf: &DeviceBuffer<T>, checks: cr
         m.init = buf.init_bits();
     }
     if checks.racecheck {
-        m.race = Some(Box::new(crate::host::racecheck::GlobalRaceShadow::new(buf.bytes() / m.granule, name)));
+        m.race = Some(Box::new(crate::host::check::racecheck::GlobalRaceShadow::new(buf.bytes() / m.granule, name)));
     }
     m
 }
@@ -346,7 +346,7 @@ impl<T: DeviceCopy> KernelScalar for T {}
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 pub fn progress_due(counter: &mut u32) -> bool {
-    crate::host::progress::due(counter)
+    crate::host::sched::progress::due(counter)
 }
 
 /// A progress point's slow path in plain code: the watchdog's check, and a yield to the block's
@@ -355,15 +355,15 @@ pub fn progress_due(counter: &mut u32) -> bool {
 #[inline(always)]
 #[track_caller]
 pub fn progress_point() {
-    crate::host::progress::point()
+    crate::host::sched::progress::point()
 }
 
 /// A progress point's slow path in the body of a state-machine kernel, `.await`ed.
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 #[track_caller]
-pub fn progress_await() -> crate::host::progress::ProgressAwait {
-    crate::host::progress::ProgressAwait::new()
+pub fn progress_await() -> crate::host::sched::progress::ProgressAwait {
+    crate::host::sched::progress::ProgressAwait::new()
 }
 
 /// On the GPU, progress points are nothing: the hardware schedules threads independently.

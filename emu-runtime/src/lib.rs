@@ -25,12 +25,12 @@ pub mod gpu;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use host::{
-    buffer::DeviceBuffer,
+    mem::buffer::DeviceBuffer,
     config::{BlockOrder, CheckAction, Checks, Config, Schedule, Target},
-    error::Error,
-    launch::{KernelInfo, LaunchConfig},
-    last_error::{get_last_error, peek_at_last_error},
-    report::{quietly, Access, Finding, LaunchReport, SourceLocation},
+    report::error::Error,
+    sched::launch::{KernelInfo, LaunchConfig},
+    report::last_error::{get_last_error, peek_at_last_error},
+    report::findings::{quietly, Access, Finding, LaunchReport, SourceLocation},
     config::{set_config, with_config},
 };
 

@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::{result, CudaContext, CudaFunction, CudaModule, CudaStream, DriverError};
 
-use crate::host::error::Error;
-use crate::host::launch::{GpuArg, KernelInfo, LaunchConfig};
+use crate::host::report::error::Error;
+use crate::host::sched::launch::{GpuArg, KernelInfo, LaunchConfig};
 
 /// The process's GPU: the first device, its primary context and a stream.
 pub(crate) struct Gpu {

@@ -21,7 +21,7 @@
 use std::cell::RefCell;
 use std::sync::RwLock;
 
-use crate::host::error::Error;
+use crate::host::report::error::Error;
 
 /// How the blocks of a grid are run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -92,12 +92,15 @@ pub enum CheckAction {
 
 /// Which bug checkers are on.
 ///
-/// Bounds checks (memcheck) and barrier checks (synccheck) are always performed; initcheck
-/// and racecheck run when asked (they cost nothing when off: kernels are compiled with and
-/// without them).
+/// Bounds checks (memcheck) and barrier checks (synccheck) are always performed, whatever is
+/// asked: the emulator's memory safety rests on the bounds checks, and the scheduler needs the
+/// barrier verdict to release a barrier. Their fields are therefore always `true` in the
+/// checks a [`Config`] holds ([`Config::checks`] sets them). initcheck and racecheck are the
+/// optional checkers: they run when asked (and cost nothing when off: kernels are compiled
+/// with and without them). `EMU_CHECK=none` means "no optional checker".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Checks {
-    /// Out-of-bounds accesses.
+    /// Out-of-bounds accesses. Always on (see above).
     pub memcheck: bool,
     /// Data races on shared memory between threads of a block, and on global memory between
     /// any threads of a launch.
@@ -105,7 +108,7 @@ pub struct Checks {
     /// Reads of memory nothing has written: global memory from `DeviceBuffer::uninit`, and a
     /// block's shared memory.
     pub initcheck: bool,
-    /// Barrier misuse.
+    /// Barrier misuse. Always on (see above).
     pub synccheck: bool,
 }
 
@@ -114,15 +117,15 @@ impl Checks {
     pub const fn all() -> Self {
         Checks { memcheck: true, racecheck: true, initcheck: true, synccheck: true }
     }
-    /// No optional checker (bounds and barrier checks still run: they keep the emulator sound).
+    /// No optional checker: memcheck and synccheck only, which are always on.
     pub const fn none() -> Self {
-        Checks { memcheck: false, racecheck: false, initcheck: false, synccheck: false }
+        Checks { memcheck: true, racecheck: false, initcheck: false, synccheck: true }
     }
 }
 
 impl Default for Checks {
     fn default() -> Self {
-        Checks { memcheck: true, racecheck: false, initcheck: false, synccheck: true }
+        Checks::none()
     }
 }
 
@@ -291,9 +294,9 @@ impl Config {
         self.seed = None;
         self
     }
-    /// Chooses the checkers.
+    /// Chooses the optional checkers (memcheck and synccheck stay on, whatever `checks` says).
     pub fn checks(mut self, checks: Checks) -> Self {
-        self.checks = checks;
+        self.checks = Checks { memcheck: true, synccheck: true, ..checks };
         self
     }
     /// The stack size of each GPU thread's fiber, in bytes (at least 16 KiB).
@@ -448,7 +451,14 @@ mod tests {
         assert_eq!(parse_size("lots"), None);
         assert_eq!(parse_checks("all").unwrap(), Checks::all());
         let c = parse_checks("memcheck, racecheck").unwrap();
-        assert!(c.memcheck && c.racecheck && !c.initcheck && !c.synccheck);
+        assert!(c.memcheck && c.racecheck && !c.initcheck && c.synccheck);
+        // memcheck and synccheck cannot be turned off: `none` and the builder keep them on.
+        assert_eq!(parse_checks("none").unwrap(), Checks::none());
+        assert!(Checks::none().memcheck && Checks::none().synccheck);
+        assert!(!Checks::none().initcheck && !Checks::none().racecheck);
+        let off = Checks { memcheck: false, racecheck: true, initcheck: false, synccheck: false };
+        let c = Config::default().checks(off).get_checks();
+        assert!(c.memcheck && c.synccheck && c.racecheck && !c.initcheck);
         let e = parse_checks("memchek").unwrap_err();
         assert_eq!(e.code(), 1);
         assert!(e.to_string().contains("racecheck"), "{e}");

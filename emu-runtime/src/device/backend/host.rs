@@ -4,11 +4,12 @@
 //!  kernel code ──► device::{thread_idx, sync_threads, View::load, ...}
 //!                     │
 //!                     ▼
-//!  this file ──► host::context (thread-local indices of the running GPU thread)
-//!            ──► host::block   (barriers suspend the thread's fiber)
-//!            ──► host::memory  (relaxed atomic loads/stores, bounds reports)
-//!            ──► host::atomic  (atomics as relaxed std atomics; ordered loads and stores
-//!                               with their std orderings)
+//!  this file ──► host::sched::context (thread-local indices of the running GPU thread)
+//!            ──► host::sched::block   (barriers suspend the thread's fiber)
+//!            ──► host::mem::memory    (relaxed atomic loads/stores)
+//!            ──► host::sched::hooks   (bounds reports, checked accesses, shared arrays)
+//!            ──► host::mem::atomic    (atomics as relaxed std atomics; ordered loads and stores
+//!                                 with their std orderings)
 //! ```
 
 use core::panic::Location;
@@ -17,10 +18,11 @@ use super::{BarrierOp, ShflMode, VoteOp};
 use crate::device::copy::DeviceCopy;
 use crate::device::dim::Dim3;
 use crate::device::view::{Shared, View, ViewKind, Writable};
-use crate::host::warp::WarpOp;
-use crate::host::{block, context, memory, shared_mem, warp};
+use crate::host::sched::warp::WarpOp;
+use crate::host::mem::{memory, shared_mem};
+use crate::host::sched::{block, context, hooks, warp};
 
-pub(crate) use crate::host::memory::MetaPtr;
+pub(crate) use crate::host::check::memcheck::MetaPtr;
 pub(crate) use crate::host::report::Access as AccessKind;
 
 #[inline(always)]
@@ -106,7 +108,7 @@ pub(crate) fn check_index<T, K: ViewKind>(
     access: AccessKind,
 ) {
     if i >= view.len() {
-        memory::out_of_bounds(
+        hooks::out_of_bounds(
             view.meta(),
             K::SPACE,
             access,
@@ -123,14 +125,14 @@ pub(crate) fn check_index<T, K: ViewKind>(
 #[inline(always)]
 #[track_caller]
 pub(crate) fn before_atomic<T, K: ViewKind>(view: &View<T, K>, i: usize) {
-    crate::host::initcheck::on_atomic(view, i, Location::caller());
+    hooks::on_atomic(view, i, Location::caller());
 }
 
 /// The checkers' look at an ordered or volatile load or store of element `i` (in bounds).
 #[inline(always)]
 #[track_caller]
 pub(crate) fn before_ordered<T, K: ViewKind>(view: &View<T, K>, i: usize, access: crate::device::Ordered) {
-    crate::host::atomic::on_ordered(view, i, access, Location::caller());
+    crate::host::sched::hooks::on_ordered(view, i, access, Location::caller());
 }
 
 #[inline(always)]
@@ -155,11 +157,11 @@ pub(crate) fn store<T: DeviceCopy, K: Writable>(view: &View<T, K>, i: usize, val
 pub(crate) fn shared_array<T: DeviceCopy, const N: usize>(
     site: &'static shared_mem::SharedSite,
 ) -> Shared<'static, T> {
-    shared_mem::static_array::<T>(site, N)
+    hooks::static_array::<T>(site, N)
 }
 
 #[inline(always)]
 #[track_caller]
 pub(crate) fn dynamic_shared<T: DeviceCopy>() -> Shared<'static, T> {
-    shared_mem::dynamic::<T>()
+    hooks::dynamic::<T>()
 }

@@ -16,7 +16,7 @@
 //!
 //! Stacks are reused through a per-host-thread pool, and the top of each is staggered by a
 //! multiple of 64 bytes: page-aligned stacks would otherwise put every thread's hot frames in
-//! the same L1 cache sets (measured 1.5–2.6× faster in planning, DESIGN.md §4).
+//! the same L1 cache sets (measured 1.5–2.6× faster in planning; ARCHITECTURE.md, "Measurements behind the design").
 
 use std::cell::{Cell, RefCell};
 
@@ -24,9 +24,9 @@ use corosensei::stack::{DefaultStack, Stack, StackPointer};
 use corosensei::trap::CoroutineTrapHandler;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
-use crate::host::error::Error;
-use crate::host::launch::host_alloc;
-use crate::host::os_fiber::{Link, OsFiber};
+use crate::host::alloc as host_alloc;
+use crate::host::report::error::Error;
+use crate::host::sched::os_fiber::{Link, OsFiber};
 
 /// What a fiber says when it suspends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +73,28 @@ pub(crate) enum Fiber {
     Co(Coroutine<Resume, Suspend, RunnerEnd, FiberStack>),
     /// An OS thread.
     Os(OsFiber),
+    /// No fiber: the block scheduler calls the runner's body on its own stack, to its end
+    /// (`BlockRun::start`). Only for runs where nothing suspends: state-machine kernels whose
+    /// barriers are all awaited, or kernels without barriers. Used under miri, which cannot
+    /// run the coroutines' assembly (`direct_runners`).
+    Direct,
+}
+
+/// Whether runners are [`Fiber::Direct`]: under miri, and in the tests that check that path
+/// without miri.
+#[inline]
+pub(crate) fn direct_runners() -> bool {
+    #[cfg(test)]
+    if DIRECT.with(Cell::get) {
+        return true;
+    }
+    cfg!(miri)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: make this host thread's runners direct.
+    pub(crate) static DIRECT: Cell<bool> = const { Cell::new(false) };
 }
 
 impl Fiber {
@@ -85,6 +107,7 @@ impl Fiber {
                 CoroutineResult::Return(e) => Resumed::Return(e),
             },
             Fiber::Os(o) => o.resume(input),
+            Fiber::Direct => unreachable!("a direct runner is never suspended, so never resumed"),
         }
     }
 
@@ -92,7 +115,7 @@ impl Fiber {
     pub(crate) fn into_stack(self) -> Option<FiberStack> {
         match self {
             Fiber::Co(c) => Some(c.into_stack()),
-            Fiber::Os(_) => None,
+            Fiber::Os(_) | Fiber::Direct => None,
         }
     }
 
@@ -100,7 +123,7 @@ impl Fiber {
     pub(crate) fn trap_handler(&self) -> Option<CoroutineTrapHandler<RunnerEnd>> {
         match self {
             Fiber::Co(c) => Some(c.trap_handler()),
-            Fiber::Os(_) => None,
+            Fiber::Os(_) | Fiber::Direct => None,
         }
     }
 }
@@ -111,6 +134,10 @@ pub(crate) enum Suspender<'y> {
     Co(&'y Yielder<Resume, Suspend>),
     /// An OS fiber's link; `wake` runs on the fiber's thread each time it is resumed.
     Os(&'y Link, &'y dyn Fn()),
+    /// A direct runner ([`Fiber::Direct`]): going idle ends it; it cannot wait (a blocking
+    /// barrier or collective panics, and the block's state is then not to be trusted: this
+    /// path is for miri's test of awaited barriers only).
+    Direct,
 }
 
 impl Suspender<'_> {
@@ -124,6 +151,13 @@ impl Suspender<'_> {
                 wake();
                 r
             }
+            // An idle direct runner ends (as an idle fiber does when aborted): the scheduler
+            // makes a new one when there is more to run.
+            Suspender::Direct if s == Suspend::Idle => Resume::Abort,
+            Suspender::Direct => panic!(
+                "deviceemu: a blocking barrier or warp collective needs a fiber, and runners have none \
+                 here (miri): only kernels whose barriers are all awaited run without fibers"
+            ),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::cell::RefCell;
 
-use crate::host::error::Error;
+use crate::host::report::error::Error;
 
 thread_local! {
     static LAST: RefCell<Option<Error>> = const { RefCell::new(None) };

@@ -17,14 +17,12 @@
 //! store). [`on_ordered`] is the checkers' hook for all of them.
 
 use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering, Ordering::Relaxed};
-use std::panic::Location;
 
 use crate::device::backend::{
     AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicLoadStoreImpl, AtomicMinMaxImpl,
     AtomicSubImpl,
 };
-use crate::device::{Ordered, Scope, Space, View, ViewKind};
-use crate::host::{context, initcheck};
+use crate::device::{Scope, Space};
 
 /// The element at `p` as a `&$atomic` (an atomic type of the element's size).
 macro_rules! as_atomic {
@@ -186,38 +184,6 @@ load_store! {
     i64 => AtomicU64, |v| v as u64, |w| w as i64;
     f32 => AtomicU32, |v| v.to_bits(), |w| f32::from_bits(w);
     f64 => AtomicU64, |v| v.to_bits(), |w| f64::from_bits(w);
-}
-
-/// The checkers' hook for an ordered or volatile load or store of element `i` of `view`
-/// (already bounds-checked), made at `at`: what `atomic_load`, `atomic_store`, their `_scoped`
-/// forms, `volatile_load` and `volatile_store` report, when the running launch checks.
-///
-/// `access` says whether it writes, its `Ordering` and `Scope`, and whether it is volatile
-/// (then `Relaxed` at `System` scope, as PTX's memory model treats volatile accesses). Today:
-///
-/// * initcheck sees a load as a read of the element (reported if nothing wrote it) and a
-///   store as a write (the element is initialised from then on);
-/// * racecheck neither checks nor records them, as it does with the other atomics: an
-///   atomic access does not race. The ordering and scope are passed for a racecheck that
-///   orders accesses by release/acquire pairs (then a plain access published by a release
-///   store and read after the acquire load that sees it is not a race).
-#[inline(always)]
-pub(crate) fn on_ordered<T, K: ViewKind>(view: &View<T, K>, i: usize, access: Ordered, at: &'static Location<'static>) {
-    if context::checking() {
-        checked_ordered(view, i, access, at);
-    }
-}
-
-#[inline(never)]
-fn checked_ordered<T, K: ViewKind>(view: &View<T, K>, i: usize, access: Ordered, at: &'static Location<'static>) {
-    let checks = context::block_for("an atomic load or store").launch().config.get_checks();
-    if checks.initcheck {
-        if access.write {
-            initcheck::on_store(view, i, at);
-        } else {
-            initcheck::on_load(view, i, at);
-        }
-    }
 }
 
 #[cfg(test)]

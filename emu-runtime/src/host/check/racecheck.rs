@@ -43,7 +43,7 @@ use std::cell::RefCell;
 use std::panic::Location;
 
 use crate::device::{View, ViewKind};
-use crate::host::block::BlockRun;
+use crate::host::check::Site;
 use crate::host::report::{Access, Finding, SourceLocation};
 
 /// One access, stamped.
@@ -90,14 +90,14 @@ pub(crate) struct GlobalRaceShadow {
     elements: Box<[parking_lot::Mutex<Byte>]>,
     /// Why the records could not be allocated (then there are none, and the launch must not
     /// run: `__private::global` returns this).
-    error: Option<crate::host::error::Error>,
+    error: Option<crate::host::report::error::Error>,
 }
 
 impl GlobalRaceShadow {
     /// Records for `len` elements of the buffer `name`, none accessed yet; out of memory
     /// leaves none and an error for the launcher ([`GlobalRaceShadow::error`]).
     pub(crate) fn new(len: usize, name: &str) -> Self {
-        match crate::host::launch::host_alloc::try_slice(
+        match crate::host::alloc::try_slice(
             len,
             || parking_lot::Mutex::new(Byte::default()),
             || format!("racecheck's shadow of buffer `{name}` ({len} records)"),
@@ -109,7 +109,7 @@ impl GlobalRaceShadow {
     }
 
     /// Why the shadow could not be allocated, if it could not.
-    pub(crate) fn error(&self) -> Option<&crate::host::error::Error> {
+    pub(crate) fn error(&self) -> Option<&crate::host::report::error::Error> {
         self.error.as_ref()
     }
 }
@@ -143,13 +143,13 @@ fn update(b: &mut Byte, me: Stamp, write: bool, ws: u32, live: impl Fn(&Option<S
 }
 
 /// The running thread's stamp for an access at `at`.
-fn stamp(block: &BlockRun<'_>, at: &'static Location<'static>) -> Stamp {
+fn stamp<S: Site>(block: &S, at: &'static Location<'static>) -> Stamp {
     let thread = block.current();
     Stamp {
         block_serial: block.serial(),
         block: block.linear_index(),
         thread,
-        generation: block.generation.get(),
+        generation: block.generation(),
         warp_epoch: block.warp_epoch(thread),
         at,
     }
@@ -158,13 +158,13 @@ fn stamp(block: &BlockRun<'_>, at: &'static Location<'static>) -> Stamp {
 /// Reports the race between `first` and the running thread's access at `at`.
 #[cold]
 #[inline(never)]
-fn report(block: &BlockRun<'_>, first: (Stamp, Access), write: bool, at: &'static Location<'static>, name: String, index: usize) {
+fn report<S: Site>(block: &S, first: (Stamp, Access), write: bool, at: &'static Location<'static>, name: String, index: usize) {
     let (first, kind) = first;
     block.note(Finding::Race {
         first: kind,
         first_at: SourceLocation::from(first.at),
-        first_thread: block.launch().thread_index(first.thread),
-        first_block: block.launch().grid.unlinear(first.block),
+        first_thread: block.thread_index(first.thread),
+        first_block: block.block_of(first.block),
         second: if write { Access::Write } else { Access::Read },
         second_at: SourceLocation::from(at),
         thread: block.thread(),
@@ -177,12 +177,12 @@ fn report(block: &BlockRun<'_>, first: (Stamp, Access), write: bool, at: &'stati
 
 /// A load (`write` false) or store of element `i` of the global view `view` by the running
 /// thread, when the launch keeps a race shadow for its buffer.
-pub(crate) fn on_global<T, K: ViewKind>(block: &BlockRun<'_>, view: &View<T, K>, i: usize, write: bool, at: &'static Location<'static>) {
+pub(crate) fn on_global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, write: bool, at: &'static Location<'static>) {
     // SAFETY: the launch keeps the views' descriptions (and their shadows) alive while its
     // kernel runs.
     let Some(meta) = (unsafe { view.meta().as_ref() }) else { return };
     let Some(shadow) = meta.race.as_deref() else { return };
-    let ws = block.launch().config.get_warp_size().max(1);
+    let ws = block.warp_size();
     let me = stamp(block, at);
     let size = core::mem::size_of::<T>();
     let mut hazard = None;
@@ -191,18 +191,18 @@ pub(crate) fn on_global<T, K: ViewKind>(block: &BlockRun<'_>, view: &View<T, K>,
         hazard = hazard.or(h);
     }
     if let Some(h) = hazard {
-        report(block, h, write, at, crate::host::memory::describe(meta), i);
+        report(block, h, write, at, crate::host::check::memcheck::describe(meta), i);
     }
 }
 
 /// Records an access by the running thread to `size` bytes at `start` of the block's shared
 /// memory (byte offsets in the arena), and reports the hazards it completes.
-fn access(block: &BlockRun<'_>, start: usize, size: usize, write: bool, at: &'static Location<'static>, what: impl Fn() -> (String, usize)) {
-    let shadow = block.arena().race_shadow();
-    let mut bytes = shadow.bytes.borrow_mut();
+fn access<S: Site>(block: &S, start: usize, size: usize, write: bool, at: &'static Location<'static>, what: impl Fn() -> (String, usize)) {
+    let shared = block.shared();
+    let mut bytes = shared.race.bytes.borrow_mut();
     if bytes.len() < start + size {
-        let len = block.arena().size().max(start + size);
-        if let Err(e) = crate::host::launch::host_alloc::try_resize(
+        let len = shared.size.max(start + size);
+        if let Err(e) = crate::host::alloc::try_resize(
             &mut bytes,
             len,
             Byte::default(),
@@ -210,10 +210,10 @@ fn access(block: &BlockRun<'_>, start: usize, size: usize, write: bool, at: &'st
             "lower Config::max_shared_bytes, or run without EMU_CHECK=racecheck",
         ) {
             drop(bytes);
-            crate::host::launch::host_failure_in_kernel(block, e);
+            block.host_failure(e);
         }
     }
-    let ws = block.launch().config.get_warp_size().max(1);
+    let ws = block.warp_size();
     let me = stamp(block, at);
     let live = |s: &Option<Stamp>| s.filter(|s| s.block_serial == me.block_serial);
     let mut hazard: Option<(Stamp, Access)> = None;
@@ -230,12 +230,12 @@ fn access(block: &BlockRun<'_>, start: usize, size: usize, write: bool, at: &'st
 
 /// A load (`write` false) or store of element `i` of the shared view `view` by the running
 /// thread.
-pub(crate) fn on_shared<T, K: ViewKind>(block: &BlockRun<'_>, view: &View<T, K>, i: usize, write: bool, at: &'static Location<'static>) {
+pub(crate) fn on_shared<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, write: bool, at: &'static Location<'static>) {
     let size = core::mem::size_of::<T>();
-    let start = view.raw_ptr() as usize + i * size - block.arena().base();
+    let start = view.raw_ptr() as usize + i * size - block.shared().base;
     access(block, start, size, write, at, || {
         // SAFETY: shared views point to descriptions kept by the block's arena.
         let meta = unsafe { view.meta().as_ref() };
-        (meta.map_or_else(|| "shared memory".to_owned(), crate::host::memory::describe), i)
+        (meta.map_or_else(|| "shared memory".to_owned(), crate::host::check::memcheck::describe), i)
     });
 }

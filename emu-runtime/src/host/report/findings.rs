@@ -558,7 +558,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, Once, OnceLock};
 
 use crate::host::config::{CheckAction, Config};
-use crate::host::error::Error;
+use crate::host::report::error::Error;
 
 thread_local! {
     static QUIET: Cell<bool> = const { Cell::new(false) };

@@ -23,8 +23,8 @@ use std::cell::RefCell;
 use std::ffi::c_char;
 use std::fmt::Write as _;
 
-use crate::host::block::State;
-use crate::host::context;
+use crate::host::sched::block::State;
+use crate::host::sched::context;
 use crate::host::report::SourceLocation;
 
 thread_local! {

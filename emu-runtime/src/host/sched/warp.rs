@@ -44,11 +44,12 @@
 //! * A shuffle from a lane that takes no part in the collective (exited, or not in the mask)
 //!   is undefined on the GPU; here it returns the caller's own value, without a report.
 
+use std::cell::{Cell, RefCell};
 use std::panic::Location;
 
 use crate::device::backend::{ShflMode, VoteOp};
-use crate::host::block::{BlockRun, State};
-use crate::host::context;
+use crate::host::sched::block::{BlockRun, State};
+use crate::host::sched::context;
 use crate::host::report::{thread_ranges, Finding, SourceLocation};
 
 /// A warp collective, as recorded while its lanes gather.
@@ -103,6 +104,47 @@ fn size_of_warps(block: &BlockRun<'_>) -> u32 {
     block.launch().config.get_warp_size().max(1)
 }
 
+/// A block's warp state: the collectives its threads wait in, and the lanes to resume.
+pub(crate) struct Warps {
+    /// Threads parked in warp collectives that have not completed (`State::WarpWaiting`).
+    pub(crate) warp_waiting: Cell<u32>,
+    /// Threads whose warp collective completed, to be resumed in this order.
+    pub(crate) ready: RefCell<Vec<u32>>,
+    /// Threads waiting in `active_mask()`, answered when no thread can run.
+    pub(crate) mask_queries: Cell<u32>,
+    /// Per warp, the lanes waiting in a collective.
+    pub(crate) gathered: Box<[Cell<u32>]>,
+    /// Per thread, its part in the warp collective it waits in: operation, mask and value,
+    /// then the result. Kept out of `Slot`, which the scheduler's hot loops touch.
+    pub(crate) warp_arrivals: Box<[Cell<Arrival>]>,
+    /// Per warp, how many `sync_warp`s it completed in this block (racecheck's epochs).
+    pub(crate) warp_epochs: Box<[Cell<u32>]>,
+    /// The threads `resume_ready` releases, and whether it is releasing them (then runners
+    /// poll from this list instead of the barrier's).
+    pub(crate) ready_list: Box<[Cell<u32>]>,
+    pub(crate) releasing_ready: Cell<bool>,
+    /// How many times `resume_ready` ran in this block (keys its shuffle under a seed).
+    pub(crate) ready_rounds: Cell<u32>,
+}
+
+impl Warps {
+    /// The warp state of a block of `n` threads in warps of `warp_size`.
+    pub(crate) fn new(n: usize, warp_size: usize) -> Self {
+        let warps = n.div_ceil(warp_size);
+        Warps {
+            warp_waiting: Cell::new(0),
+            ready: RefCell::new(Vec::new()),
+            mask_queries: Cell::new(0),
+            gathered: (0..warps).map(|_| Cell::new(0)).collect(),
+            warp_arrivals: (0..n).map(|_| Cell::new(Arrival::NONE)).collect(),
+            warp_epochs: (0..warps).map(|_| Cell::new(0)).collect(),
+            ready_list: (0..n).map(|_| Cell::new(0)).collect(),
+            releasing_ready: Cell::new(false),
+            ready_rounds: Cell::new(0),
+        }
+    }
+}
+
 pub(crate) fn warp_size() -> u32 {
     size_of_warps(context::block_for("warp_size"))
 }
@@ -136,7 +178,7 @@ pub(crate) fn arrive_active_mask(block: &BlockRun<'_>, at: &'static Location<'st
     slot.at.set(Some(at));
     slot.state.set(State::WarpWaiting);
     block.mark_dirty();
-    block.mask_queries.set(block.mask_queries.get() + 1);
+    block.warps.mask_queries.set(block.warps.mask_queries.get() + 1);
     None
 }
 
@@ -164,10 +206,10 @@ pub(crate) fn resolve_active_masks(block: &BlockRun<'_>) {
     for t in 0..block.slots.len() {
         if waiting(t) {
             block.slots[t].state.set(State::Ready);
-            block.ready.borrow_mut().push(t as u32);
+            block.warps.ready.borrow_mut().push(t as u32);
         }
     }
-    block.mask_queries.set(0);
+    block.warps.mask_queries.set(0);
 }
 
 /// The warp of a thread: its first thread and which of its lanes exist.
@@ -245,13 +287,13 @@ pub(crate) fn arrive(
     slot.at.set(Some(at));
     slot.state.set(State::WarpWaiting);
     block.mark_dirty();
-    let gathered = &block.gathered[warp.index(block)];
+    let gathered = &block.warps.gathered[warp.index(block)];
     gathered.set(gathered.get() | 1 << lane);
     if try_complete(block, warp, mask, Some(t)) {
         slot.state.set(State::Running);
         Some(block.arrival(t).get().value)
     } else {
-        block.warp_waiting.set(block.warp_waiting.get() + 1);
+        block.warps.warp_waiting.set(block.warps.warp_waiting.get() + 1);
         None
     }
 }
@@ -284,7 +326,7 @@ fn invalid_mask(block: &BlockRun<'_>, op: WarpOp, mask: u32, lane: u32, at: &'st
 /// collective usually costs one look at the next lane.
 fn try_complete(block: &BlockRun<'_>, warp: Warp, mask: u32, current: Option<u32>) -> bool {
     let named = mask & warp.existing;
-    let gathered = &block.gathered[warp.index(block)];
+    let gathered = &block.warps.gathered[warp.index(block)];
     if bits(named & !gathered.get()).any(|l| !block.has_exited(warp.base + l)) {
         return false;
     }
@@ -312,8 +354,8 @@ fn try_complete(block: &BlockRun<'_>, warp: Warp, mask: u32, current: Option<u32
         block.arrival(t).set(Arrival { value: result(a, lane, participants, |l| values[l as usize], ws), ..a });
         if Some(t) != current {
             s.state.set(State::Ready);
-            block.warp_waiting.set(block.warp_waiting.get() - 1);
-            block.ready.borrow_mut().push(t);
+            block.warps.warp_waiting.set(block.warps.warp_waiting.get() - 1);
+            block.warps.ready.borrow_mut().push(t);
         }
     }
     true
@@ -355,7 +397,7 @@ fn source_lane(mode: ShflMode, lane: u32, b: u32, ws: u32) -> Option<u32> {
 pub(crate) fn lane_exited(block: &BlockRun<'_>, t: u32) {
     let warp = Warp::of(block, t);
     let lane = t - warp.base;
-    let gathered = &block.gathered[warp.index(block)];
+    let gathered = &block.warps.gathered[warp.index(block)];
     for l in bits(gathered.get()) {
         // Completing one collective clears its lanes from `gathered`.
         if gathered.get() & (1 << l) == 0 {

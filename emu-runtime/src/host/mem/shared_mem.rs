@@ -10,16 +10,13 @@
 use std::alloc::Layout;
 use std::any::TypeId;
 use std::cell::{Cell, RefCell};
-use std::panic::Location;
 
 use crate::device::{DeviceCopy, Shared, View};
-use crate::host::context;
-use crate::host::error::Error;
-use crate::host::launch::host_alloc;
-use crate::host::initcheck::SharedInitBits;
-use crate::host::racecheck::SharedRaceShadow;
-use crate::host::memory::ViewMeta;
-use crate::host::report::{Finding, SourceLocation};
+use crate::host::alloc as host_alloc;
+use crate::host::check::initcheck::SharedInitBits;
+use crate::host::check::racecheck::SharedRaceShadow;
+use crate::host::check::memcheck::ViewMeta;
+use crate::host::report::error::Error;
 
 /// The identity of one `shared_array!` call site (a `static` the macro declares).
 #[derive(Debug)]
@@ -142,12 +139,9 @@ impl SharedArena {
 
     /// The view of the static array declared at `site`.
     #[inline]
-    fn array<T: DeviceCopy>(
-        &self,
-        site: &'static SharedSite,
-        len: usize,
-        at: &'static Location<'static>,
-    ) -> Result<Shared<'static, T>, Box<Finding>> {
+    ///
+    /// Fails with the bytes the arena would need and its limit when the array does not fit.
+    pub(crate) fn array<T: DeviceCopy>(&self, site: &'static SharedSite, len: usize) -> Result<Shared<'static, T>, (usize, usize)> {
         let key = site as *const SharedSite as usize;
         let type_id = TypeId::of::<T>();
         let (offset, len, meta) = match self.lookup(key, type_id) {
@@ -157,14 +151,7 @@ impl SharedArena {
                 let offset = self.used.get().next_multiple_of(std::mem::align_of::<T>().max(16));
                 let end = offset + bytes;
                 if end > self.limit || std::mem::align_of::<T>() > ARENA_ALIGN {
-                    let ctx = context::current().expect("shared_array! runs inside a kernel");
-                    return Err(Box::new(Finding::SharedMemoryExceeded {
-                        requested: end,
-                        limit: self.limit,
-                        at: SourceLocation::from(at),
-                        thread: ctx.thread(),
-                        block: ctx.block_idx(),
-                    }));
+                    return Err((end, self.limit));
                 }
                 self.used.set(end);
                 // SAFETY: `offset + bytes <= limit <= arena size`.
@@ -182,7 +169,8 @@ impl SharedArena {
         Ok(unsafe { View::from_raw_parts(self.base.add(offset) as *mut T, len, meta) })
     }
 
-    fn dynamic<T: DeviceCopy>(&self) -> Shared<'static, T> {
+    /// The view of the dynamic shared memory, as `T`s.
+    pub(crate) fn dynamic<T: DeviceCopy>(&self) -> Shared<'static, T> {
         assert!(
             std::mem::align_of::<T>() <= 16,
             "dynamic_shared::<T>() needs T aligned to at most 16 bytes"
@@ -203,17 +191,3 @@ impl Drop for SharedArena {
     }
 }
 
-/// `shared_array!` on the host.
-#[track_caller]
-pub(crate) fn static_array<T: DeviceCopy>(site: &'static SharedSite, len: usize) -> Shared<'static, T> {
-    let block = context::block_for("shared_array!");
-    match block.arena().array::<T>(site, len, Location::caller()) {
-        Ok(v) => v,
-        Err(f) => block.fail(*f),
-    }
-}
-
-/// `dynamic_shared::<T>()` on the host.
-pub(crate) fn dynamic<T: DeviceCopy>() -> Shared<'static, T> {
-    context::block_for("dynamic_shared").arena().dynamic::<T>()
-}

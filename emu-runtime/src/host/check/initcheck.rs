@@ -41,7 +41,7 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::device::{Space, View, ViewKind};
-use crate::host::context;
+use crate::host::check::Site;
 use crate::host::report::{Access, Finding, SourceLocation};
 
 /// The shadow of a global buffer: one bit per alignment unit of its element type (per element
@@ -53,8 +53,8 @@ pub(crate) struct InitBits {
 
 impl InitBits {
     /// All clear: `len` elements not written yet; out of memory is an error.
-    pub(crate) fn new(len: usize) -> Result<Self, crate::host::error::Error> {
-        let words = crate::host::launch::host_alloc::try_slice(
+    pub(crate) fn new(len: usize) -> Result<Self, crate::host::report::error::Error> {
+        let words = crate::host::alloc::try_slice(
             len.div_ceil(64),
             || AtomicU64::new(0),
             || format!("initcheck's shadow bits of a buffer of {len} elements (DeviceBuffer::uninit)"),
@@ -81,10 +81,10 @@ pub(crate) struct SharedInitBits {
 impl SharedInitBits {
     /// Clears the bits of the first `bytes` bytes (a new block); out of memory is an error
     /// (and leaves the shadow empty: nothing is reported for the block).
-    pub(crate) fn clear(&self, bytes: usize) -> Result<(), crate::host::error::Error> {
+    pub(crate) fn clear(&self, bytes: usize) -> Result<(), crate::host::report::error::Error> {
         let mut w = self.words.borrow_mut();
         w.clear();
-        crate::host::launch::host_alloc::try_resize(
+        crate::host::alloc::try_resize(
             &mut w,
             bytes.div_ceil(64),
             0,
@@ -120,7 +120,7 @@ enum Kind {
 }
 
 /// Checks and records element `i` of `view` (in bounds) for an access of `kind` at `at`.
-fn access<T, K: ViewKind>(view: &View<T, K>, i: usize, kind: Kind, at: &'static Location<'static>) {
+fn access<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, i: usize, kind: Kind, at: &'static Location<'static>) {
     let size = core::mem::size_of::<T>();
     let initialised = match K::SPACE {
         Space::Global => {
@@ -136,23 +136,22 @@ fn access<T, K: ViewKind>(view: &View<T, K>, i: usize, kind: Kind, at: &'static 
             was
         }
         Space::Shared => {
-            let block = context::block_for("a shared-memory access");
-            let start = view.raw_ptr() as usize + i * size - block.arena().base();
-            block.arena().init_bits().check_and_mark(start, size, kind != Kind::Load) || kind == Kind::Store
+            let shared = site.shared();
+            let start = view.raw_ptr() as usize + i * size - shared.base;
+            shared.init.check_and_mark(start, size, kind != Kind::Load) || kind == Kind::Store
         }
     };
     if !initialised {
-        report(view, i, kind, at);
+        report(site, view, i, kind, at);
     }
 }
 
 #[cold]
 #[inline(never)]
-fn report<T, K: ViewKind>(view: &View<T, K>, i: usize, kind: Kind, at: &'static Location<'static>) {
-    let block = context::block_for("a memory access");
+fn report<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind: Kind, at: &'static Location<'static>) {
     // SAFETY: views made by the launch or the arena have live descriptions.
     let meta = unsafe { view.meta().as_ref() };
-    let name = meta.map_or_else(|| "memory".to_owned(), crate::host::memory::describe);
+    let name = meta.map_or_else(|| "memory".to_owned(), crate::host::check::memcheck::describe);
     block.note(Finding::UninitializedAccess {
         space: K::SPACE,
         access: if kind == Kind::Atomic { Access::Atomic } else { Access::Read },
@@ -169,19 +168,16 @@ fn report<T, K: ViewKind>(view: &View<T, K>, i: usize, kind: Kind, at: &'static 
 }
 
 /// A checked load of element `i` (already bounds-checked).
-pub(crate) fn on_load<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static Location<'static>) {
-    access(view, i, Kind::Load, at);
+pub(crate) fn on_load<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, i: usize, at: &'static Location<'static>) {
+    access(site, view, i, Kind::Load, at);
 }
 
 /// A checked store to element `i` (already bounds-checked).
-pub(crate) fn on_store<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static Location<'static>) {
-    access(view, i, Kind::Store, at);
+pub(crate) fn on_store<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, i: usize, at: &'static Location<'static>) {
+    access(site, view, i, Kind::Store, at);
 }
 
-/// An atomic on element `i` (already bounds-checked), when the running launch checks.
-#[inline(always)]
-pub(crate) fn on_atomic<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static Location<'static>) {
-    if context::checking() && context::block_for("an atomic").launch().config.get_checks().initcheck {
-        access(view, i, Kind::Atomic, at);
-    }
+/// An atomic on element `i` (already bounds-checked) by the running thread of `site`.
+pub(crate) fn on_atomic<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, i: usize, at: &'static Location<'static>) {
+    access(site, view, i, Kind::Atomic, at);
 }

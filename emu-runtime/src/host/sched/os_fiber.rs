@@ -24,9 +24,9 @@ use parking_lot::{Condvar, Mutex};
 
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
-use crate::host::error::Error;
-use crate::host::fiber::{FiberStack, Resume, Resumed, RunnerEnd, Suspend};
-use crate::host::overflow;
+use crate::host::report::error::Error;
+use crate::host::sched::fiber::{FiberStack, Resume, Resumed, RunnerEnd, Suspend};
+use crate::host::sched::overflow;
 
 /// Whose turn it is, and what the other side handed over.
 #[derive(Debug)]
@@ -144,7 +144,7 @@ impl OsFiber {
         // (it is joined when the fiber is dropped, after it returned).
         let thread = unsafe { std::thread::Builder::new().name(name).stack_size(THREAD_STACK).spawn_unchecked(run) }
             .map_err(|e| {
-                crate::host::launch::host_alloc::error(
+                crate::host::alloc::error(
                     format!("an OS thread for a GPU thread ({e})"),
                     THREAD_STACK,
                     "launch fewer threads per block, or use the default EMU_SCHEDULE=fibers (EMU_SCHEDULE=threads starts one per GPU thread)",
@@ -185,7 +185,7 @@ mod tests {
     use std::cell::Cell;
 
     use super::OsFiber;
-    use crate::host::fiber::{Resume, Resumed, RunnerEnd, Suspend};
+    use crate::host::sched::fiber::{Resume, Resumed, RunnerEnd, Suspend};
 
     #[test]
     fn the_baton_alternates_and_orders_unsynchronised_state() {

@@ -12,7 +12,7 @@ use std::cell::Cell;
 use std::ptr;
 
 use crate::device::Dim3;
-use crate::host::block::BlockRun;
+use crate::host::sched::block::BlockRun;
 
 const OUTSIDE: Dim3 = Dim3::new(u32::MAX, u32::MAX, u32::MAX);
 
@@ -71,7 +71,7 @@ pub(crate) fn enter(block: &BlockRun<'_>) {
     BLOCK_IDX.with(|c| c.set(block.block_idx()));
     BLOCK_DIM.with(|c| c.set(block.launch().block));
     GRID_DIM.with(|c| c.set(block.launch().grid));
-    CHECKING.with(|c| c.set(crate::host::checkers::any(block.launch().config.get_checks())));
+    CHECKING.with(|c| c.set(crate::host::check::any(block.launch().config.get_checks())));
 }
 
 /// Clears what [`enter`] set.

@@ -15,7 +15,7 @@ use std::any::Any;
 use std::sync::atomic::{AtomicBool, Ordering::{Acquire, Release}};
 use std::sync::Mutex;
 
-use crate::host::context;
+use crate::host::sched::context;
 use crate::host::report::SourceLocation;
 
 /// The unwinding payload used to end a GPU thread whose failure is already recorded (an

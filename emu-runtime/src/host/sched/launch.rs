@@ -6,15 +6,16 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use crate::device::Dim3;
-use crate::host::block::{self, BlockRun, RunnerFn, Threads};
-use crate::host::fiber::Suspender;
-use crate::host::task::Tasks;
+use crate::host::sched::block::{self, BlockRun, RunnerFn, Threads};
+use crate::host::sched::fiber::Suspender;
+use crate::host::sched::task::Tasks;
 use crate::__private::ThreadCtx;
 use crate::host::config::{self, BlockOrder, Config};
-use crate::host::error::Error;
-use crate::host::progress::LaunchProgress;
+use crate::host::report::error::Error;
 use crate::host::report::{self, Finding};
-use crate::host::{last_error, overflow, panics};
+use crate::host::report::last_error;
+use crate::host::sched::progress::LaunchProgress;
+use crate::host::sched::{overflow, panics};
 
 /// Static facts about a kernel, emitted by `#[kernel]`.
 #[derive(Debug)]
@@ -66,7 +67,7 @@ impl<'a> GpuArg<'a> {
         GpuArg::Scalar(value as *const T as *const std::ffi::c_void, std::marker::PhantomData)
     }
     /// A buffer argument.
-    pub fn buffer<T: crate::device::DeviceCopy>(buf: &'a crate::host::buffer::DeviceBuffer<T>) -> Self {
+    pub fn buffer<T: crate::device::DeviceCopy>(buf: &'a crate::host::mem::buffer::DeviceBuffer<T>) -> Self {
         GpuArg::Buffer(buf.device_address())
     }
 }
@@ -223,127 +224,7 @@ pub(crate) fn host_failure_in_kernel(block: &BlockRun<'_>, e: Error) -> ! {
     std::panic::resume_unwind(Box::new(panics::KernelAbort))
 }
 
-/// Fallible host allocations for launches: what cannot be allocated is an error 2
-/// ([`Error::HostMemory`]) naming it and the setting to lower, never an abort.
-///
-/// Besides the allocator's own refusal, a request larger than the machine's physical memory is
-/// refused up front: with overcommit, such an allocation could succeed and then be killed by the
-/// kernel's OOM killer once touched.
-pub(crate) mod host_alloc {
-    use std::sync::OnceLock;
 
-    use crate::host::error::Error;
-
-    /// The machine's physical memory in bytes (`usize::MAX` when unknown).
-    fn physical_memory() -> usize {
-        static MEM: OnceLock<usize> = OnceLock::new();
-        *MEM.get_or_init(|| {
-            // SAFETY: `sysconf` has no preconditions.
-            let (pages, page) = unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
-            if pages <= 0 || page <= 0 {
-                usize::MAX
-            } else {
-                (pages as usize).saturating_mul(page as usize)
-            }
-        })
-    }
-
-    /// The error for `bytes` of `what` that could not be allocated.
-    #[cold]
-    pub(crate) fn error(what: impl Into<String>, bytes: usize, hint: &str) -> Error {
-        Error::HostMemory { what: what.into(), bytes, hint: hint.to_owned() }
-    }
-
-    /// Refuses `bytes` larger than the machine's physical memory.
-    pub(crate) fn check(what: impl FnOnce() -> String, bytes: usize, hint: &str) -> Result<(), Error> {
-        if bytes > physical_memory() {
-            return Err(error(
-                format!("{} (the machine has {} bytes of memory)", what(), physical_memory()),
-                bytes,
-                hint,
-            ));
-        }
-        Ok(())
-    }
-
-    /// Allocations at least this big are mapped from the OS, so their zero pages cost nothing
-    /// until touched (`std::alloc::alloc_zeroed` writes every byte when the alignment exceeds
-    /// malloc's, which a 4 GiB buffer would pay in full).
-    const MAPPED_MIN: usize = 1 << 20;
-
-    fn mapped(layout: std::alloc::Layout) -> bool {
-        cfg!(unix) && layout.size() >= MAPPED_MIN && layout.align() <= 4096
-    }
-
-    /// Zeroed memory for `layout` (non-zero size), or null: mapped lazily when it is big.
-    pub(crate) fn alloc_zeroed(layout: std::alloc::Layout) -> *mut u8 {
-        #[cfg(unix)]
-        if mapped(layout) {
-            // SAFETY: an anonymous private mapping; no existing memory is affected.
-            let p = unsafe {
-                libc::mmap(
-                    std::ptr::null_mut(),
-                    layout.size(),
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                    -1,
-                    0,
-                )
-            };
-            return if p == libc::MAP_FAILED { std::ptr::null_mut() } else { p.cast() };
-        }
-        // SAFETY: the caller passes a layout of non-zero size.
-        unsafe { std::alloc::alloc_zeroed(layout) }
-    }
-
-    /// Frees what [`alloc_zeroed`] returned.
-    ///
-    /// # Safety
-    ///
-    /// `p` must come from [`alloc_zeroed`] with this `layout`, and not be used afterwards.
-    pub(crate) unsafe fn dealloc(p: *mut u8, layout: std::alloc::Layout) {
-        #[cfg(unix)]
-        if mapped(layout) {
-            // SAFETY: the caller's contract: `p` is a mapping of `layout.size()` bytes.
-            unsafe { libc::munmap(p.cast(), layout.size()) };
-            return;
-        }
-        // SAFETY: the caller's contract.
-        unsafe { std::alloc::dealloc(p, layout) }
-    }
-
-    /// Grows `v` to `len` elements (copies of `value`), or says what could not be allocated.
-    pub(crate) fn try_resize<T: Clone>(
-        v: &mut Vec<T>,
-        len: usize,
-        value: T,
-        what: impl Fn() -> String,
-        hint: &str,
-    ) -> Result<(), Error> {
-        if len > v.len() {
-            let bytes = len.saturating_mul(std::mem::size_of::<T>());
-            check(&what, bytes, hint)?;
-            v.try_reserve_exact(len - v.len()).map_err(|_| error(what(), bytes, hint))?;
-        }
-        v.resize(len, value);
-        Ok(())
-    }
-
-    /// A boxed slice of `len` values made by `make`, or says what could not be allocated.
-    pub(crate) fn try_slice<T>(
-        len: usize,
-        make: impl FnMut() -> T,
-        what: impl Fn() -> String,
-        hint: &str,
-    ) -> Result<Box<[T]>, Error> {
-        let bytes = len.saturating_mul(std::mem::size_of::<T>());
-        check(&what, bytes, hint)?;
-        let mut v = Vec::new();
-        v.try_reserve_exact(len).map_err(|_| error(what(), bytes, hint))?;
-        v.extend(std::iter::repeat_with(make).take(len));
-        Ok(v.into_boxed_slice())
-    }
-}
 
 
 /// Runs `body` once per GPU thread of the grid `cfg` describes, and waits for all of them.
@@ -360,7 +241,7 @@ pub fn launch<F: Fn(ThreadCtx) -> crate::__private::Exit + Sync>(kernel: &'stati
 }
 
 /// Like [`launch`], for a kernel whose GPU threads are futures: `make` creates one thread's
-/// future, in which each barrier of the kernel's body is an `.await` (`host/task.rs`).
+/// future, in which each barrier of the kernel's body is an `.await` (`sched/task.rs`).
 ///
 /// This is what `launch!` calls for a kernel with `sync_threads` in its body.
 pub fn launch_tasks<M, F>(kernel: &'static KernelInfo, cfg: LaunchConfig, make: M) -> Result<(), Error>
@@ -381,7 +262,7 @@ fn run<'t>(
     cfg: LaunchConfig,
     threads: &(dyn Fn(usize) -> Threads<'t> + Sync),
 ) -> Result<(), Error> {
-    if crate::host::context::current().is_some() {
+    if crate::host::sched::context::current().is_some() {
         // Entering this launch's blocks would overwrite the running block's thread-locals.
         return Err(Error::NotSupported {
             message: format!(
@@ -396,7 +277,7 @@ fn run<'t>(
     panics::install();
     overflow::install();
 
-    crate::host::debugger::keep();
+    crate::host::sched::debugger::keep();
     let shared = LaunchShared {
         kernel,
         grid: cfg.grid,
@@ -457,4 +338,60 @@ fn run<'t>(
     let mut findings = shared.findings.into_inner().unwrap_or_else(|e| e.into_inner());
     findings.sort_by_key(|(b, t, _)| (*b, *t));
     report::conclude(kernel.name, &shared.config, findings.into_iter().map(|(_, _, f)| f).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    //! A launch without fibers: one block of a state-machine kernel whose barriers are all
+    //! awaited, started and released by direct runners (`fiber::Fiber::Direct`). It runs under
+    //! miri (`cargo +nightly miri test -p emu-runtime --lib host::sched::launch`), which then
+    //! checks the scheduler's unsafe code on the launch path: the block runner, the context
+    //! pointer, the future table, the shared arena, the findings.
+    use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+    use super::{launch_tasks, KernelInfo, LaunchConfig};
+    use crate::__private::{barrier_await, exit_here};
+    use crate::device::backend::BarrierOp;
+    use crate::host::config::{with_config, BlockOrder, Config};
+    use crate::host::sched::fiber::DIRECT;
+
+    static TREE: KernelInfo = KernelInfo { name: "tree", file: file!(), line: 0, end_line: 0, max_threads: 0 };
+
+    /// A tree sum over `v` by the block's threads, a barrier after each step, and a
+    /// `sync_threads_count`; what each thread saw is written to `seen`.
+    fn run_tree(n: u32, v: &[AtomicU32], seen: &[AtomicU32]) -> Result<(), crate::Error> {
+        let config = Config::default().blocks(BlockOrder::Serial);
+        with_config(config, || {
+            launch_tasks(&TREE, LaunchConfig::new(1, n, 0), |ctx| async move {
+                let t = ctx.thread_idx.x as usize;
+                v[t].store(t as u32 + 1, Relaxed);
+                let evens = barrier_await(BarrierOp::Count, t % 2 == 0).await;
+                let mut s = ctx.block_dim.x as usize / 2;
+                while s > 0 {
+                    if t < s {
+                        v[t].fetch_add(v[t + s].load(Relaxed), Relaxed);
+                    }
+                    barrier_await(BarrierOp::Sync, false).await;
+                    s /= 2;
+                }
+                seen[t].store(evens * 1000 + v[0].load(Relaxed), Relaxed);
+                exit_here()
+            })
+        })
+    }
+
+    #[test]
+    fn one_block_of_a_state_machine_kernel_runs_without_fibers() {
+        DIRECT.with(|d| d.set(true));
+        let n = 16u32;
+        let v: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+        let seen: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+        let r = run_tree(n, &v, &seen);
+        DIRECT.with(|d| d.set(false));
+        r.unwrap();
+        // Every thread passed every barrier and saw the finished sum and the count.
+        for s in &seen {
+            assert_eq!(s.load(Relaxed), (n / 2) * 1000 + n * (n + 1) / 2);
+        }
+    }
 }

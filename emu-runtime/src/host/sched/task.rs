@@ -3,8 +3,9 @@
 //! `#[kernel]` turns such a body into an `async` block in which each `sync_threads()` (and its
 //! count/and/or forms) becomes `barrier_await(..).await`. A GPU thread is then a future: a
 //! barrier is a `Poll::Pending` returned to the block's runner, not a fiber switch, which is
-//! what makes barrier-heavy kernels cheap (DESIGN.md §4 measured ~1.2 ns per thread per
-//! barrier for this shape against ~12 ns for a fiber per thread).
+//! what makes barrier-heavy kernels cheap (planning measured ~1.2 ns per thread per barrier
+//! for this shape against ~12 ns for a fiber per thread; ARCHITECTURE.md, "Measurements
+//! behind the design").
 //!
 //! The futures still run on the block's runner fibers, so the rest of the machinery is
 //! unchanged: a stack overflow is caught by the fiber's guard page, and a barrier the body
@@ -23,9 +24,9 @@ use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 use crate::device::backend::BarrierOp;
-use crate::host::block::{self, State};
-use crate::host::context;
-use crate::host::warp::{self, WarpOp};
+use crate::host::sched::block::{self, State};
+use crate::host::sched::context;
+use crate::host::sched::warp::{self, WarpOp};
 use crate::__private::{Exit, ThreadCtx};
 
 /// The futures of one block's threads, type-erased for the scheduler.

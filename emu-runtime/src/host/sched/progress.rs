@@ -39,7 +39,7 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use crate::host::block::{BlockRun, State};
+use crate::host::sched::block::{BlockRun, State};
 use crate::host::report::{thread_ranges, Finding, SourceLocation};
 
 /// Loop iterations between two calls of the slow path.
@@ -171,7 +171,7 @@ fn enqueue(block: &BlockRun<'_>, at: &'static Location<'static>) {
 #[track_caller]
 pub(crate) fn point() {
     let at = Location::caller();
-    let Some(block) = crate::host::context::current() else { return };
+    let Some(block) = crate::host::sched::context::current() else { return };
     if let Step::Yield = step(block, at) {
         enqueue(block, at);
         block.park();
@@ -202,7 +202,7 @@ impl std::future::Future for ProgressAwait {
 
     fn poll(mut self: std::pin::Pin<&mut Self>, _: &mut std::task::Context<'_>) -> std::task::Poll<()> {
         use std::task::Poll;
-        let Some(block) = crate::host::context::current() else { return Poll::Ready(()) };
+        let Some(block) = crate::host::sched::context::current() else { return Poll::Ready(()) };
         if self.yielded {
             block.slots[block.current() as usize].state.set(State::Running);
             return Poll::Ready(());

@@ -1,4 +1,5 @@
-//! Element accesses to device memory, and the bounds report.
+//! Element accesses to device memory, and `atomic_add`. (The bounds report is memcheck's,
+//! `check/memcheck.rs`.)
 //!
 //! # The invariant that keeps racy kernels defined
 //!
@@ -12,62 +13,10 @@
 //! is what a GPU may show too, but never undefined behaviour.
 
 use core::mem::{align_of, size_of, transmute_copy, MaybeUninit};
-use core::panic::Location;
 use core::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 use crate::device::backend::AtomicAddImpl;
 use crate::device::{DeviceCopy, Space};
-use crate::host::context;
-use crate::host::report::{Access, Finding, SourceLocation};
-
-/// What a view points into, for reports: the allocation's name, base address and size.
-#[doc(hidden)]
-#[derive(Debug)]
-pub struct ViewMeta {
-    /// The kernel parameter's name, or a description of the shared array.
-    pub name: &'static str,
-    /// Where a shared array was declared (`None` for kernel parameters).
-    pub declared_at: Option<(&'static str, u32)>,
-    /// Address of the allocation's first byte.
-    pub base: usize,
-    /// Size of the allocation in bytes.
-    pub bytes: usize,
-    /// The allocation's initcheck shadow when the launch checks it (null: not checked).
-    pub(crate) init: *const crate::host::initcheck::InitBits,
-    /// racecheck's shadow of a buffer for the launch, when it checks races.
-    pub(crate) race: Option<Box<crate::host::racecheck::GlobalRaceShadow>>,
-    /// The bytes each shadow record of a global buffer covers: the alignment of its element
-    /// type, so that the elements of arrays (`t[r][c]`) are told apart.
-    pub(crate) granule: usize,
-}
-
-impl ViewMeta {
-    /// The shadow records (`granule`-byte units) that `size` bytes at `address` cover.
-    pub(crate) fn granules(&self, address: usize, size: usize) -> std::ops::Range<usize> {
-        let g = self.granule.max(1);
-        let first = (address - self.base) / g;
-        first..first + size.div_ceil(g)
-    }
-}
-
-impl ViewMeta {
-    /// The description of a buffer parameter or shared array, without an initcheck shadow.
-    pub(crate) fn new(name: &'static str, declared_at: Option<(&'static str, u32)>, base: usize, bytes: usize) -> Self {
-        ViewMeta { name, declared_at, base, bytes, init: std::ptr::null(), race: None, granule: 1 }
-    }
-}
-
-/// How reports name what a view points into.
-pub(crate) fn describe(meta: &ViewMeta) -> String {
-    match meta.declared_at {
-        Some((file, line)) => format!("__shared__ array declared at {file}:{line}"),
-        None => format!("`{}`", meta.name),
-    }
-}
-
-/// How a view refers to its allocation's description (null when it has none).
-#[doc(hidden)]
-pub type MetaPtr = *const ViewMeta;
 
 /// Loads a `T` with relaxed atomic word loads.
 ///
@@ -167,52 +116,6 @@ unsafe fn store_words<T: DeviceCopy>(p: *mut T, v: T) {
     } else {
         word_loop!(p, s, AtomicU8, u8, store);
     }
-}
-
-/// Reports an out-of-bounds access by the running GPU thread and unwinds it.
-///
-/// Outside a kernel (a view used from host code) this is an ordinary panic.
-#[cold]
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn out_of_bounds(
-    meta: *const ViewMeta,
-    space: Space,
-    access: Access,
-    size: usize,
-    index: usize,
-    len: usize,
-    view_base: usize,
-    at: &'static Location<'static>,
-) -> ! {
-    // SAFETY: a view's meta pointer is either null or points to a `ViewMeta` that outlives the
-    // launch (kept by the launcher or the block's shared arena).
-    let meta = unsafe { meta.as_ref() };
-    let (name, base, bytes) = match meta {
-        Some(m) => (m.name, m.base, m.bytes),
-        None => ("<view>", view_base, len * size),
-    };
-    let address = view_base.wrapping_add(index.wrapping_mul(size));
-    let Some(ctx) = context::current() else {
-        panic!("index {index} out of bounds for `{name}` of length {len}");
-    };
-    ctx.fail(Finding::OutOfBounds {
-        space,
-        access,
-        size,
-        index,
-        len,
-        name: match meta {
-            Some(m) => describe(m),
-            None => format!("`{name}`"),
-        },
-        address,
-        base,
-        bytes,
-        at: SourceLocation::from(at),
-        thread: ctx.thread(),
-        block: ctx.block_idx(),
-    })
 }
 
 macro_rules! int_atomic_add {

@@ -44,17 +44,20 @@ use corosensei::Coroutine;
 
 use crate::device::backend::BarrierOp;
 use crate::device::Dim3;
-use crate::host::fiber::{self, Fiber, Resume, Resumed, RunnerEnd, Suspend, Suspender};
-use crate::host::launch::LaunchShared;
-use crate::host::panics::{self, KernelAbort};
-use crate::host::report::Finding;
-use crate::host::shared_mem::SharedArena;
-use crate::host::task::TaskTable;
+use crate::host::sched::fiber::{self, Fiber, Resume, Resumed, RunnerEnd, Suspend, Suspender};
+use crate::host::sched::launch::LaunchShared;
+use crate::host::sched::panics::{self, KernelAbort};
+use crate::host::report::{Finding, Findings};
+use crate::host::sched::barrier::BarrierState;
+use crate::host::mem::shared_mem::SharedArena;
+use crate::host::sched::task::TaskTable;
 use crate::__private::{Exit, ThreadCtx};
 use std::task::Poll;
-use crate::host::warp::{self, Arrival};
-use crate::host::progress::BlockProgress;
-use crate::host::{context, overflow, synccheck};
+use crate::host::sched::warp::{self, Arrival, Warps};
+use crate::host::check::{synccheck, SharedShadows, Site};
+use crate::host::config::Checks;
+use crate::host::sched::{context, overflow};
+use crate::host::sched::progress::BlockProgress;
 
 /// Where a GPU thread is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,133 +116,98 @@ pub(crate) enum Threads<'a> {
     Tasks(Box<dyn TaskTable + 'a>),
 }
 
-/// A worker's block runner: reset for each block it runs. Keep it boxed: its fibers point to
-/// it.
-pub(crate) struct BlockRun<'a> {
-    launch: &'a LaunchShared,
-    threads: Threads<'a>,
-    arena: SharedArena,
-    block_idx: Cell<Dim3>,
-    block_linear: Cell<u64>,
-    pub(crate) slots: Box<[Slot]>,
+/// Where the block is in starting its threads.
+struct Starts {
+    /// Whether a seed shuffles the start order.
+    seeded: bool,
     /// Start order of the threads when a seed is set, and each thread's position in it.
     order: RefCell<Vec<u32>>,
     rank: Box<[Cell<u32>]>,
-    seeded: bool,
+    /// How many threads have started (the next start position).
     next: Cell<usize>,
-    current: Cell<u32>,
+}
+
+/// Which block a runner runs.
+struct BlockId {
+    /// `blockIdx`.
+    idx: Cell<Dim3>,
+    /// Its linear index in the grid.
+    linear: Cell<u64>,
+    /// How many blocks this runner has started (racecheck tells its records apart by it).
+    serial: Cell<u64>,
+}
+
+/// The fibers of a block runner.
+struct Fibers {
     /// How the running fiber suspends (set by its runner, restored after each suspension).
     yielder: Cell<*const Suspender<'static>>,
     /// `EMU_SCHEDULE=threads`: every GPU thread runs on an OS thread of its own, and waits by
     /// blocking it (no awaited barriers).
     os_threads: bool,
-    pub(crate) generation: Cell<u32>,
-    failed: Cell<bool>,
-    barrier_reported: Cell<bool>,
-    barrier_result: Cell<u32>,
-    /// The first barrier site waited at in this generation, and whether another site was
-    /// waited at too: the fast path of the barrier verdict.
-    first_site: Cell<Option<&'static Location<'static>>>,
-    mixed_sites: Cell<bool>,
-    /// Threads that exited during this generation.
-    exits_this_generation: Cell<u32>,
-    /// Where the first thread to exit before the first barrier exited. Threads that exit
-    /// there before the first barrier leave their slot untouched (`State::NotStarted`), the
-    /// common case that keeps barrier-free kernels cheap; `materialize_exits` fills those
-    /// slots in when a barrier verdict needs them.
-    exit0: Cell<Option<&'static Location<'static>>>,
-    /// Whether any slot was written in this block (so the next block must reset them).
-    dirty: Cell<bool>,
-    /// Threads that arrived at a barrier, in arrival order: two lists, used alternately by
-    /// successive generations (`parity`), so that threads arriving at the next barrier while
-    /// the waiting ones are being resumed go to the other list.
-    arrivals: [Box<[Cell<u32>]>; 2],
-    arrival_count: [Cell<usize>; 2],
-    parity: Cell<usize>,
-    /// The threads being released: `arrivals[parity ^ 1][release_pos..release_len]` are still
-    /// to be resumed (`release_len` is 0 outside a release). Runners of state-machine kernels
-    /// poll from here themselves.
-    release_pos: Cell<usize>,
-    release_len: Cell<usize>,
     /// The fiber each waiting thread is parked on, indexed by thread. A fiber is taken out
     /// while it runs.
-    fibers: RefCell<Vec<Option<Fiber>>>,
+    parked: RefCell<Vec<Option<Fiber>>>,
     /// Runners with no thread to run, kept for the next block.
     idle: RefCell<Vec<Fiber>>,
-    findings: RefCell<Vec<(u32, Finding)>>,
-    /// Threads parked in warp collectives that have not completed (`State::WarpWaiting`).
-    pub(crate) warp_waiting: Cell<u32>,
-    /// Threads whose warp collective completed, to be resumed in this order.
-    pub(crate) ready: RefCell<Vec<u32>>,
-    /// Threads waiting in `active_mask()`, answered when no thread can run (`warp.rs`).
-    pub(crate) mask_queries: Cell<u32>,
-    /// Per warp, the lanes waiting in a collective (`warp.rs`).
-    pub(crate) gathered: Box<[Cell<u32>]>,
-    /// Per thread, its part in the warp collective it waits in: operation, mask and value,
-    /// then the result. Kept out of `Slot`, which the scheduler's hot loops touch.
-    warp_arrivals: Box<[Cell<Arrival>]>,
-    /// Per warp, how many `sync_warp`s it completed in this block (racecheck's epochs).
-    warp_epochs: Box<[Cell<u32>]>,
-    /// How many blocks this runner has started (racecheck tells its records apart by it).
-    serial: Cell<u64>,
     /// How many times a fiber parked (`park`): a runner that sees it change across a poll was
     /// parked in it (`poll_released`).
     parks: Cell<u64>,
-    /// The threads `resume_ready` releases, and whether it is releasing them (then runners
-    /// poll from this list instead of the barrier's).
-    ready_list: Box<[Cell<u32>]>,
-    releasing_ready: Cell<bool>,
-    /// How many times `resume_ready` ran in this block (keys its shuffle under a seed).
-    ready_rounds: Cell<u32>,
+}
+
+/// A worker's block runner: reset for each block it runs. Keep it boxed: its fibers point to
+/// it.
+///
+/// Its state is grouped by the module that owns it: the barrier's in `barrier::BarrierState`,
+/// the warps' in `warp::Warps`, the findings in `report::Findings`. The groups are embedded,
+/// not boxed: a field of a group costs what a field of `BlockRun` did.
+pub(crate) struct BlockRun<'a> {
+    launch: &'a LaunchShared,
+    threads: Threads<'a>,
+    arena: SharedArena,
+    /// Which block runs: its index, linear index, and this runner's count of blocks.
+    id: BlockId,
+    pub(crate) slots: Box<[Slot]>,
+    starts: Starts,
+    current: Cell<u32>,
+    failed: Cell<bool>,
+    /// Whether any slot was written in this block (so the next block must reset them).
+    dirty: Cell<bool>,
+    fibers: Fibers,
+    pub(crate) barrier: BarrierState,
+    pub(crate) warps: Warps,
+    findings: Findings,
     /// Spinning threads and the watchdog's view of this block (`progress.rs`).
     progress: BlockProgress,
 }
 
 impl<'a> BlockRun<'a> {
-    pub(crate) fn new(launch: &'a LaunchShared, threads: Threads<'a>) -> Result<Box<Self>, crate::host::error::Error> {
+    pub(crate) fn new(launch: &'a LaunchShared, threads: Threads<'a>) -> Result<Box<Self>, crate::host::report::error::Error> {
         let n = launch.block.count() as usize;
         Ok(Box::new(BlockRun {
             launch,
             threads,
             arena: SharedArena::new(launch.shared_bytes, launch.config.get_max_shared_bytes())?,
-            block_idx: Cell::new(Dim3::new(0, 0, 0)),
-            block_linear: Cell::new(0),
+            id: BlockId { idx: Cell::new(Dim3::new(0, 0, 0)), linear: Cell::new(0), serial: Cell::new(0) },
             slots: (0..n).map(|_| Slot::new()).collect(),
-            order: RefCell::new((0..n as u32).collect()),
-            rank: (0..n as u32).map(Cell::new).collect(),
-            seeded: launch.config.get_seed().is_some(),
-            next: Cell::new(0),
+            starts: Starts {
+                seeded: launch.config.get_seed().is_some(),
+                order: RefCell::new((0..n as u32).collect()),
+                rank: (0..n as u32).map(Cell::new).collect(),
+                next: Cell::new(0),
+            },
             current: Cell::new(0),
-            yielder: Cell::new(std::ptr::null()),
-            os_threads: launch.config.get_schedule() == crate::host::config::Schedule::Threads,
-            generation: Cell::new(0),
             failed: Cell::new(false),
-            barrier_reported: Cell::new(false),
-            barrier_result: Cell::new(0),
-            first_site: Cell::new(None),
-            mixed_sites: Cell::new(false),
-            exits_this_generation: Cell::new(0),
-            exit0: Cell::new(None),
             dirty: Cell::new(false),
-            arrivals: [(0..n).map(|_| Cell::new(0)).collect(), (0..n).map(|_| Cell::new(0)).collect()],
-            arrival_count: [Cell::new(0), Cell::new(0)],
-            parity: Cell::new(0),
-            release_pos: Cell::new(0),
-            release_len: Cell::new(0),
-            fibers: RefCell::new((0..n).map(|_| None).collect()),
-            idle: RefCell::new(Vec::new()),
-            findings: RefCell::new(Vec::new()),
-            warp_waiting: Cell::new(0),
-            ready: RefCell::new(Vec::new()),
-            gathered: (0..n.div_ceil(launch.config.get_warp_size().max(1) as usize)).map(|_| Cell::new(0)).collect(),
-            ready_list: (0..n).map(|_| Cell::new(0)).collect(),
-            warp_arrivals: (0..n).map(|_| Cell::new(Arrival::NONE)).collect(),
-            warp_epochs: (0..n.div_ceil(launch.config.get_warp_size().max(1) as usize)).map(|_| Cell::new(0)).collect(),
-            serial: Cell::new(0),
-            parks: Cell::new(0),
-            mask_queries: Cell::new(0),
-            releasing_ready: Cell::new(false),
-            ready_rounds: Cell::new(0),
+            fibers: Fibers {
+                yielder: Cell::new(std::ptr::null()),
+                os_threads: launch.config.get_schedule() == crate::host::config::Schedule::Threads,
+                parked: RefCell::new((0..n).map(|_| None).collect()),
+                idle: RefCell::new(Vec::new()),
+                parks: Cell::new(0),
+            },
+            barrier: BarrierState::new(n),
+            warps: Warps::new(n, launch.config.get_warp_size().max(1) as usize),
+            findings: Findings::default(),
             progress: BlockProgress::default(),
         }))
     }
@@ -251,7 +219,7 @@ impl<'a> BlockRun<'a> {
         &self.arena
     }
     pub(crate) fn block_idx(&self) -> Dim3 {
-        self.block_idx.get()
+        self.id.idx.get()
     }
     /// The index of the running GPU thread.
     pub(crate) fn thread(&self) -> Dim3 {
@@ -272,7 +240,7 @@ impl<'a> BlockRun<'a> {
 
     /// How many threads of this block have started.
     pub(crate) fn started_count(&self) -> usize {
-        self.next.get()
+        self.starts.next.get()
     }
 
     /// This block's spinning threads and watchdog state.
@@ -284,16 +252,16 @@ impl<'a> BlockRun<'a> {
     /// still to be resumed in the running release, one whose collective completed, or one
     /// spinning at a progress point.
     pub(crate) fn others_can_run(&self) -> bool {
-        self.next.get() < self.slots.len()
-            || self.release_pos.get() < self.release_len.get()
-            || !self.ready.borrow().is_empty()
+        self.starts.next.get() < self.slots.len()
+            || self.barrier.release_pos.get() < self.barrier.release_len.get()
+            || !self.warps.ready.borrow().is_empty()
             || self.progress.any_yielded()
     }
 
     /// Whether thread `t` of this block has started.
     fn started(&self, t: u32) -> bool {
-        let rank = if self.seeded { self.rank[t as usize].get() } else { t };
-        (rank as usize) < self.next.get()
+        let rank = if self.starts.seeded { self.starts.rank[t as usize].get() } else { t };
+        (rank as usize) < self.starts.next.get()
     }
 
     /// Whether thread `t` (not the running one) has exited or failed.
@@ -301,29 +269,19 @@ impl<'a> BlockRun<'a> {
         matches!(self.state_of(t), State::Exited | State::Failed)
     }
 
-    /// The running block's linear index in the grid.
-    pub(crate) fn linear_index(&self) -> u64 {
-        self.block_linear.get()
-    }
-
     /// Thread `t`'s part in the warp collective it waits in (`warp.rs`).
     pub(crate) fn arrival(&self, t: u32) -> &Cell<Arrival> {
-        &self.warp_arrivals[t as usize]
-    }
-
-    /// Which of this runner's blocks is running (a new number for each block).
-    pub(crate) fn serial(&self) -> u64 {
-        self.serial.get()
+        &self.warps.warp_arrivals[t as usize]
     }
 
     /// How many `sync_warp`s the warp of thread `t` has completed in this block.
     pub(crate) fn warp_epoch(&self, t: u32) -> u32 {
-        self.warp_epochs[(t / self.launch.config.get_warp_size().max(1)) as usize].get()
+        self.warps.warp_epochs[(t / self.launch.config.get_warp_size().max(1)) as usize].get()
     }
 
     /// A `sync_warp` of the warp of thread `t` completed.
     pub(crate) fn warp_synced(&self, t: u32) {
-        let e = &self.warp_epochs[(t / self.launch.config.get_warp_size().max(1)) as usize];
+        let e = &self.warps.warp_epochs[(t / self.launch.config.get_warp_size().max(1)) as usize];
         e.set(e.get() + 1);
     }
 
@@ -334,12 +292,12 @@ impl<'a> BlockRun<'a> {
     /// What the last released barrier returns (`sync_threads_count` and friends).
     #[inline(always)]
     pub(crate) fn barrier_result(&self) -> u32 {
-        self.barrier_result.get()
+        self.barrier.barrier_result.get()
     }
 
     fn reset(&self, block_linear: u64) {
-        self.block_linear.set(block_linear);
-        self.block_idx.set(self.launch.grid.unlinear(block_linear));
+        self.id.linear.set(block_linear);
+        self.id.idx.set(self.launch.grid.unlinear(block_linear));
         // Slots are only written when a thread waits, fails, or exits other than where the
         // block's first exit did before the first barrier; a block that wrote none (every
         // block of a barrier-free kernel) leaves nothing to reset.
@@ -347,50 +305,48 @@ impl<'a> BlockRun<'a> {
             for s in self.slots.iter() {
                 s.state.set(State::NotStarted);
             }
-            self.gathered.iter().for_each(|g| g.set(0));
+            self.warps.gathered.iter().for_each(|g| g.set(0));
         }
-        self.exit0.set(None);
+        self.barrier.exit0.set(None);
         if let Some(seed) = self.launch.config.get_seed() {
-            let mut order = self.order.borrow_mut();
+            let mut order = self.starts.order.borrow_mut();
             order.iter_mut().enumerate().for_each(|(i, o)| *o = i as u32);
             shuffle(&mut order, seed, block_linear, u32::MAX);
-            order.iter().enumerate().for_each(|(i, &t)| self.rank[t as usize].set(i as u32));
+            order.iter().enumerate().for_each(|(i, &t)| self.starts.rank[t as usize].set(i as u32));
         }
-        self.warp_waiting.set(0);
-        self.mask_queries.set(0);
-        self.ready_rounds.set(0);
-        self.serial.set(self.serial.get() + 1);
+        self.warps.warp_waiting.set(0);
+        self.warps.mask_queries.set(0);
+        self.warps.ready_rounds.set(0);
+        self.id.serial.set(self.id.serial.get() + 1);
         let checks = self.launch.config.get_checks();
         if checks.racecheck {
-            self.warp_epochs.iter().for_each(|e| e.set(0));
+            self.warps.warp_epochs.iter().for_each(|e| e.set(0));
         }
         if checks.initcheck {
             if let Err(e) = self.arena.clear_init_bits() {
                 self.launch.host_failure(e);
             }
         }
-        self.ready.borrow_mut().clear();
+        self.warps.ready.borrow_mut().clear();
         self.progress.reset();
-        self.next.set(0);
-        self.release_len.set(0);
-        self.generation.set(0);
+        self.starts.next.set(0);
+        self.barrier.release_len.set(0);
+        self.barrier.generation.set(0);
         self.failed.set(false);
-        self.barrier_reported.set(false);
+        self.barrier.barrier_reported.set(false);
         self.new_generation();
     }
 
     fn new_generation(&self) {
-        self.first_site.set(None);
-        self.mixed_sites.set(false);
-        self.exits_this_generation.set(0);
+        self.barrier.new_generation();
     }
 
     /// Whether the waiting threads might not all be at one barrier, or some thread exited
     /// since the last barrier: then the full synccheck verdict must run.
     fn needs_full_verdict(&self) -> bool {
         let exited_before_first_barrier =
-            self.generation.get() == 0 && self.next.get() > self.arrival_count[self.parity.get()].get();
-        self.mixed_sites.get() || self.exits_this_generation.get() > 0 || exited_before_first_barrier
+            self.barrier.generation.get() == 0 && self.starts.next.get() > self.barrier.arrival_count[self.barrier.parity.get()].get();
+        self.barrier.mixed_sites.get() || self.barrier.exits_this_generation.get() > 0 || exited_before_first_barrier
     }
 
     /// Runs block `block_linear` to completion, recording its findings in the launch.
@@ -398,15 +354,15 @@ impl<'a> BlockRun<'a> {
         self.reset(block_linear);
         context::enter(self);
         loop {
-            while self.next.get() < self.slots.len() && !self.failed.get() {
-                let Some(f) = self.idle.borrow_mut().pop().or_else(|| self.new_runner_or_fail()) else { break };
+            while self.starts.next.get() < self.slots.len() && !self.failed.get() {
+                let Some(f) = self.fibers.idle.borrow_mut().pop().or_else(|| self.new_runner_or_fail()) else { break };
                 self.start(f);
             }
-            if !self.ready.borrow().is_empty() {
+            if !self.warps.ready.borrow().is_empty() {
                 self.resume_ready();
                 continue;
             }
-            if self.mask_queries.get() > 0 && !self.failed.get() {
+            if self.warps.mask_queries.get() > 0 && !self.failed.get() {
                 warp::resolve_active_masks(self);
                 continue;
             }
@@ -414,18 +370,18 @@ impl<'a> BlockRun<'a> {
             // may be spinning on its way to a barrier or collective the others wait at).
             if self.progress.any_yielded() {
                 let yielded = self.progress.take_yielded();
-                self.ready.borrow_mut().extend(yielded);
+                self.warps.ready.borrow_mut().extend(yielded);
                 self.resume_ready();
                 continue;
             }
-            if self.warp_waiting.get() + self.mask_queries.get() > 0 {
+            if self.warps.warp_waiting.get() + self.warps.mask_queries.get() > 0 {
                 if !self.failed.replace(true) {
                     self.record(warp::deadlock(self));
                 }
                 self.abort_warp_waiting();
                 continue;
             }
-            if self.arrival_count[self.parity.get()].get() == 0 {
+            if self.barrier.arrival_count[self.barrier.parity.get()].get() == 0 {
                 break;
             }
             if self.failed.get() {
@@ -433,13 +389,13 @@ impl<'a> BlockRun<'a> {
                 continue;
             }
             if self.needs_full_verdict() {
-                if self.generation.get() == 0 {
+                if self.barrier.generation.get() == 0 {
                     self.materialize_exits();
                 }
                 match synccheck::verdict(self) {
                     synccheck::Verdict::Release => {}
                     synccheck::Verdict::Skipped(finding) => {
-                        if !self.barrier_reported.replace(true) {
+                        if !self.barrier.barrier_reported.replace(true) {
                             self.record(finding);
                         }
                     }
@@ -455,7 +411,7 @@ impl<'a> BlockRun<'a> {
         context::leave();
         overflow::disarm();
         self.launch.progress.block_done();
-        let findings = std::mem::take(&mut *self.findings.borrow_mut());
+        let findings = self.findings.take();
         if !findings.is_empty() {
             self.launch.add_findings(block_linear, findings);
         }
@@ -465,19 +421,19 @@ impl<'a> BlockRun<'a> {
     /// the seed's order (or aborts them once the block has failed). Those may complete more
     /// collectives, and are resumed by the next call.
     fn resume_ready(&self) {
-        let mut ready = std::mem::take(&mut *self.ready.borrow_mut());
+        let mut ready = std::mem::take(&mut *self.warps.ready.borrow_mut());
         if let Some(seed) = self.launch.config.get_seed() {
             // Keyed apart from the barrier generations (small numbers) and the start order.
-            let round = self.ready_rounds.get();
-            self.ready_rounds.set(round.wrapping_add(1));
-            shuffle(&mut ready, seed, self.block_linear.get(), 0x8000_0000 | round);
+            let round = self.warps.ready_rounds.get();
+            self.warps.ready_rounds.set(round.wrapping_add(1));
+            shuffle(&mut ready, seed, self.id.linear.get(), 0x8000_0000 | round);
         }
-        let list = &self.ready_list[..ready.len()];
+        let list = &self.warps.ready_list[..ready.len()];
         list.iter().zip(&ready).for_each(|(c, &t)| c.set(t));
-        self.releasing_ready.set(true);
+        self.warps.releasing_ready.set(true);
         self.drain_release(list);
-        self.releasing_ready.set(false);
-        let mut queue = self.ready.borrow_mut();
+        self.warps.releasing_ready.set(false);
+        let mut queue = self.warps.ready.borrow_mut();
         if queue.is_empty() {
             // Keep the allocation for the next round.
             ready.clear();
@@ -496,19 +452,19 @@ impl<'a> BlockRun<'a> {
                     self.resume(t, Resume::Abort);
                 } else {
                     s.state.set(State::Ready);
-                    self.ready.borrow_mut().push(t);
+                    self.warps.ready.borrow_mut().push(t);
                 }
             }
         }
-        self.warp_waiting.set(0);
-        self.mask_queries.set(0);
+        self.warps.warp_waiting.set(0);
+        self.warps.mask_queries.set(0);
     }
 
     /// Writes the slots of the threads that exited at `exit0` before the first barrier (which
     /// left them untouched), so that the barrier verdict sees every exit. Runs when every
     /// thread has started.
     fn materialize_exits(&self) {
-        let Some(at) = self.exit0.get() else { return };
+        let Some(at) = self.barrier.exit0.get() else { return };
         for s in self.slots.iter() {
             if s.state.get() == State::NotStarted {
                 s.state.set(State::Exited);
@@ -532,19 +488,22 @@ impl<'a> BlockRun<'a> {
         }
     }
 
-    fn new_runner(&self) -> Result<Fiber, crate::host::error::Error> {
+    fn new_runner(&self) -> Result<Fiber, crate::host::report::error::Error> {
         let body = move |s: &Suspender<'_>| match &self.threads {
             Threads::Calls(runner) => runner(self, s),
             Threads::Tasks(_) => task_runner(self, s),
         };
+        if fiber::direct_runners() {
+            return Ok(Fiber::Direct);
+        }
         // SAFETY (both arms): the fiber borrows `self` (boxed, so it does not move) and the
         // runner function, which lives as long as `self`. Every fiber is driven to completion
         // before `self` is dropped: threads are resumed until they exit or unwind (`run`), and
         // idle runners are finished in `Drop`.
-        if self.os_threads {
-            let i = self.next.get();
-            let t = if self.seeded { self.order.borrow().get(i).copied().unwrap_or(0) as usize } else { i };
-            let name = format!("b{}t{}", self.block_linear.get(), t);
+        if self.fibers.os_threads {
+            let i = self.starts.next.get();
+            let t = if self.starts.seeded { self.starts.order.borrow().get(i).copied().unwrap_or(0) as usize } else { i };
+            let name = format!("b{}t{}", self.id.linear.get(), t);
             let size = self.launch.config.get_stack_size();
             return unsafe { fiber::spawn_os(name, size, move || context::enter(self), body) };
         }
@@ -555,7 +514,7 @@ impl<'a> BlockRun<'a> {
     /// Whether threads wait by blocking their fiber (`EMU_SCHEDULE=threads`), so that awaited
     /// barriers and collectives must block too.
     pub(crate) fn blocking_waits(&self) -> bool {
-        self.os_threads
+        self.fibers.os_threads
     }
 
     fn release(&self) {
@@ -564,14 +523,14 @@ impl<'a> BlockRun<'a> {
             let arrivals = self.waiting_now();
             let waiting = arrivals.len() as u32;
             let count = arrivals.iter().filter(|t| self.slots[t.get() as usize].predicate.get()).count() as u32;
-            self.barrier_result.set(match op {
+            self.barrier.barrier_result.set(match op {
                 BarrierOp::Sync => 0,
                 BarrierOp::Count => count,
                 BarrierOp::And => (count == waiting) as u32,
                 BarrierOp::Or => (count > 0) as u32,
             });
         }
-        self.generation.set(self.generation.get() + 1);
+        self.barrier.generation.set(self.barrier.generation.get() + 1);
         self.progress.event();
         self.resume_waiting();
     }
@@ -582,27 +541,27 @@ impl<'a> BlockRun<'a> {
 
     /// The threads waiting at the current barrier, in arrival order.
     fn waiting_now(&self) -> &[Cell<u32>] {
-        let p = self.parity.get();
-        &self.arrivals[p][..self.arrival_count[p].get()]
+        let p = self.barrier.parity.get();
+        &self.barrier.arrivals[p][..self.barrier.arrival_count[p].get()]
     }
 
     /// Resumes every thread waiting at the barrier once, in arrival order or in the seed's
     /// order (`drain_release`); once the block has failed, aborts them instead.
     fn resume_waiting(&self) {
-        let p = self.parity.get();
-        let n = self.arrival_count[p].get();
-        self.parity.set(p ^ 1);
-        self.arrival_count[p ^ 1].set(0);
+        let p = self.barrier.parity.get();
+        let n = self.barrier.arrival_count[p].get();
+        self.barrier.parity.set(p ^ 1);
+        self.barrier.arrival_count[p ^ 1].set(0);
         self.new_generation();
-        let list = &self.arrivals[p][..n];
-        if self.seeded {
+        let list = &self.barrier.arrivals[p][..n];
+        if self.starts.seeded {
             let mut waiting: Vec<u32> = list.iter().map(Cell::get).collect();
             let seed = self.launch.config.get_seed().unwrap_or(0);
-            shuffle(&mut waiting, seed, self.block_linear.get(), self.generation.get());
+            shuffle(&mut waiting, seed, self.id.linear.get(), self.barrier.generation.get());
             list.iter().zip(waiting).for_each(|(c, t)| c.set(t));
         }
         self.drain_release(list);
-        self.arrival_count[p].set(0);
+        self.barrier.arrival_count[p].set(0);
     }
 
     /// Resumes each thread of `list` once, in order (or aborts them once the block has
@@ -611,22 +570,22 @@ impl<'a> BlockRun<'a> {
     /// it meets a parked thread or the end of the list.
     fn drain_release(&self, list: &[Cell<u32>]) {
         let n = list.len();
-        self.release_pos.set(0);
-        self.release_len.set(n);
+        self.barrier.release_pos.set(0);
+        self.barrier.release_len.set(n);
         loop {
-            let k = self.release_pos.get();
+            let k = self.barrier.release_pos.get();
             if k >= n {
                 break;
             }
             let t = list[k].get();
             if self.slots[t as usize].parked.get() {
-                self.release_pos.set(k + 1);
+                self.barrier.release_pos.set(k + 1);
                 self.resume(t, if self.failed.get() { Resume::Abort } else { Resume::Continue });
             } else {
                 debug_assert!(matches!(self.threads, Threads::Tasks(_)), "a waiting plain thread has a fiber");
-                let Some(f) = self.idle.borrow_mut().pop().or_else(|| self.new_runner_or_fail()) else {
+                let Some(f) = self.fibers.idle.borrow_mut().pop().or_else(|| self.new_runner_or_fail()) else {
                     // No runner to poll it with (the block has failed): drop its future here.
-                    self.release_pos.set(k + 1);
+                    self.barrier.release_pos.set(k + 1);
                     if let Threads::Tasks(tasks) = &self.threads {
                         let _ = panic::catch_unwind(AssertUnwindSafe(|| tasks.discard(t as usize)));
                     }
@@ -636,13 +595,23 @@ impl<'a> BlockRun<'a> {
                 self.start(f);
             }
         }
-        self.release_len.set(0);
+        self.barrier.release_len.set(0);
     }
 
     /// Runs a runner fiber (new or idle) until it parks with a thread or goes idle.
     fn start(&self, mut f: Fiber) {
+        if let Fiber::Direct = f {
+            let body = |s: &Suspender<'_>| match &self.threads {
+                Threads::Calls(runner) => runner(self, s),
+                Threads::Tasks(_) => task_runner(self, s),
+            };
+            let end = body(&Suspender::Direct);
+            return self.settle(f, Resumed::Return(end));
+        }
+        // Armed exactly while the fiber runs; it does not move in between (`overflow::arm`).
         overflow::arm(&f);
         let r = f.resume(Resume::Continue);
+        overflow::disarm();
         self.settle(f, r);
     }
 
@@ -652,10 +621,12 @@ impl<'a> BlockRun<'a> {
     fn resume(&self, t: u32, input: Resume) {
         self.current.set(t);
         // The borrow is held while the fiber runs: fiber code never touches `fibers`.
-        let mut fibers = self.fibers.borrow_mut();
+        let mut fibers = self.fibers.parked.borrow_mut();
         let f = fibers[t as usize].as_mut().expect("a waiting thread has a fiber");
+        // Armed exactly while the fiber runs, in place in `fibers` (`overflow::arm`).
         overflow::arm(f);
         let r = f.resume(input);
+        overflow::disarm();
         // The common case: the thread went on to its next barrier on the same fiber. (A
         // runner of a state-machine kernel may instead have gone on to poll other threads and
         // parked with one of them.)
@@ -674,14 +645,13 @@ impl<'a> BlockRun<'a> {
     #[cold]
     #[inline(never)]
     fn settle(&self, f: Fiber, r: Resumed) {
-        overflow::disarm();
         match r {
             Resumed::Yield(Suspend::Barrier) => {
                 let t = self.current.get() as usize;
-                self.fibers.borrow_mut()[t] = Some(f);
+                self.fibers.parked.borrow_mut()[t] = Some(f);
                 self.slots[t].parked.set(true);
             }
-            Resumed::Yield(Suspend::Idle) => self.idle.borrow_mut().push(f),
+            Resumed::Yield(Suspend::Idle) => self.fibers.idle.borrow_mut().push(f),
             Resumed::Return(end) => self.finished(f, end),
         }
     }
@@ -712,32 +682,11 @@ impl<'a> BlockRun<'a> {
     /// Records a finding that does not stop the block (initcheck, racecheck), once per kind
     /// and call site (pair of sites for a race): a repeat only adds to the first one's count.
     pub(crate) fn note(&self, f: Finding) {
-        let mut findings = self.findings.borrow_mut();
-        for (_, g) in findings.iter_mut() {
-            match (&f, g) {
-                (Finding::UninitializedAccess { at, space, .. }, Finding::UninitializedAccess { at: a, space: s, count, .. })
-                    if a == at && s == space =>
-                {
-                    *count += 1;
-                    return;
-                }
-                (
-                    Finding::Race { first_at, second_at, .. },
-                    Finding::Race { first_at: fa, second_at: sa, count, .. },
-                ) if (fa == first_at && sa == second_at) || (fa == second_at && sa == first_at) => {
-                    *count += 1;
-                    return;
-                }
-                _ => {}
-            }
-        }
-        drop(findings);
-        self.record(f);
+        self.findings.note(self.launch.block.linear(f.thread()) as u32, f);
     }
 
     fn record(&self, f: Finding) {
-        let t = self.launch.block.linear(f.thread()) as u32;
-        self.findings.borrow_mut().push((t, f));
+        self.findings.record(self.launch.block.linear(f.thread()) as u32, f);
     }
 
     /// Records `finding` for the running thread, fails the block and unwinds the thread.
@@ -764,10 +713,10 @@ impl<'a> BlockRun<'a> {
         }
         let index = self.launch.thread_indices();
         let b = self.launch.block;
-        match (self.seeded, b.y == 1 && b.z == 1) {
+        match (self.starts.seeded, b.y == 1 && b.z == 1) {
             (false, true) => self.run_threads_in::<S, ONE>(start, |i| i, |t| Dim3::new(t as u32, 0, 0)),
             (false, false) => self.run_threads_in::<S, ONE>(start, |i| i, |t| index[t]),
-            (true, _) => self.run_threads_in::<S, ONE>(start, |i| self.order.borrow()[i] as usize, |t| index[t]),
+            (true, _) => self.run_threads_in::<S, ONE>(start, |i| self.starts.order.borrow()[i] as usize, |t| index[t]),
         }
     }
 
@@ -784,12 +733,12 @@ impl<'a> BlockRun<'a> {
         let slots = &*self.slots;
         let ctx = self.ctx(Dim3::new(0, 0, 0));
         loop {
-            let i = self.next.get();
+            let i = self.starts.next.get();
             if i >= slots.len() {
                 return;
             }
             // Published before the thread runs: the scheduler reads it if the thread suspends.
-            self.next.set(i + 1);
+            self.starts.next.set(i + 1);
             let t = order(i);
             self.current.set(t as u32);
             if let Poll::Ready(at) = start(t, ThreadCtx { thread_idx: index(t), ..ctx }) {
@@ -804,7 +753,7 @@ impl<'a> BlockRun<'a> {
     /// The indices thread `thread_idx` of this block runs with.
     #[inline(always)]
     fn ctx(&self, thread_idx: Dim3) -> ThreadCtx {
-        ThreadCtx { thread_idx, block_idx: self.block_idx.get(), block_dim: self.launch.block, grid_dim: self.launch.grid }
+        ThreadCtx { thread_idx, block_idx: self.id.idx.get(), block_dim: self.launch.block, grid_dim: self.launch.grid }
     }
 
     /// Records that the thread of `s` ran to its end at `at`.
@@ -814,10 +763,10 @@ impl<'a> BlockRun<'a> {
         // no thread waits in a warp collective), a thread that exits where the first one did
         // leaves its slot untouched: the hot path of barrier-free kernels.
         if !self.dirty.get() {
-            match self.exit0.get() {
+            match self.barrier.exit0.get() {
                 Some(first) if std::ptr::eq(first, at) => return,
                 None => {
-                    self.exit0.set(Some(at));
+                    self.barrier.exit0.set(Some(at));
                     return;
                 }
                 Some(_) => {}
@@ -833,19 +782,19 @@ impl<'a> BlockRun<'a> {
     #[cold]
     #[inline(never)]
     fn ended_slow(&self, s: &Slot, at: Exit) {
-        let shortcut = self.generation.get() == 0
+        let shortcut = self.barrier.generation.get() == 0
             && s.state.get() == State::NotStarted
-            && match self.exit0.get() {
+            && match self.barrier.exit0.get() {
                 Some(first) => std::ptr::eq(first, at),
                 None => {
-                    self.exit0.set(Some(at));
+                    self.barrier.exit0.set(Some(at));
                     true
                 }
             };
         if !shortcut {
             self.exited(s, at);
         }
-        if self.warp_waiting.get() != 0 {
+        if self.warps.warp_waiting.get() != 0 {
             warp::lane_exited(self, self.current.get());
         }
     }
@@ -860,11 +809,11 @@ impl<'a> BlockRun<'a> {
         // Before the first barrier (generation 0, the common case) the generation is the
         // slot's reset value, and the exits are counted as started minus waiting threads (see
         // `needs_full_verdict`).
-        let g = self.generation.get();
+        let g = self.barrier.generation.get();
         s.exit_generation.set(g);
         self.progress.event();
         if g != 0 {
-            self.exits_this_generation.set(self.exits_this_generation.get() + 1);
+            self.barrier.exits_this_generation.set(self.barrier.exits_this_generation.get() + 1);
         }
     }
 
@@ -874,8 +823,8 @@ impl<'a> BlockRun<'a> {
     fn poll_released(&self, tasks: &dyn TaskTable) {
         let mut list = self.release_list();
         loop {
-            let k = self.release_pos.get();
-            if k >= self.release_len.get() {
+            let k = self.barrier.release_pos.get();
+            if k >= self.barrier.release_len.get() {
                 return;
             }
             let t = list[k].get() as usize;
@@ -883,9 +832,9 @@ impl<'a> BlockRun<'a> {
             if s.parked.get() {
                 return;
             }
-            self.release_pos.set(k + 1);
+            self.barrier.release_pos.set(k + 1);
             self.current.set(t as u32);
-            let parks = self.parks.get();
+            let parks = self.fibers.parks.get();
             if self.failed.get() {
                 tasks.discard(t);
                 s.state.set(State::Failed);
@@ -895,7 +844,7 @@ impl<'a> BlockRun<'a> {
             // This runner was parked inside the poll (a blocking barrier or collective) and
             // resumed in a later release, of another list: look it up again. (Other fibers run
             // only while this one is parked, so the count changes only then.)
-            if self.parks.get() != parks {
+            if self.fibers.parks.get() != parks {
                 list = self.release_list();
             }
         }
@@ -903,10 +852,10 @@ impl<'a> BlockRun<'a> {
 
     /// The list the running release resumes threads from.
     fn release_list(&self) -> &[Cell<u32>] {
-        if self.releasing_ready.get() {
-            &self.ready_list
+        if self.warps.releasing_ready.get() {
+            &self.warps.ready_list
         } else {
-            &self.arrivals[self.parity.get() ^ 1]
+            &self.barrier.arrivals[self.barrier.parity.get() ^ 1]
         }
     }
 
@@ -923,10 +872,80 @@ impl<'a> BlockRun<'a> {
     }
 }
 
+/// What the checkers see of the running block (`check::Site`).
+impl Site for BlockRun<'_> {
+    fn host_failure(&self, e: crate::host::report::error::Error) -> ! {
+        crate::host::sched::launch::host_failure_in_kernel(self, e)
+    }
+    #[inline(always)]
+    fn current(&self) -> u32 {
+        self.current.get()
+    }
+    fn thread_index(&self, t: u32) -> Dim3 {
+        self.launch.thread_index(t)
+    }
+    fn block_idx(&self) -> Dim3 {
+        self.id.idx.get()
+    }
+    fn linear_index(&self) -> u64 {
+        self.id.linear.get()
+    }
+    fn block_of(&self, linear: u64) -> Dim3 {
+        self.launch.grid.unlinear(linear)
+    }
+    fn serial(&self) -> u64 {
+        self.id.serial.get()
+    }
+    fn generation(&self) -> u32 {
+        self.barrier.generation.get()
+    }
+    fn warp_epoch(&self, t: u32) -> u32 {
+        BlockRun::warp_epoch(self, t)
+    }
+    fn warp_size(&self) -> u32 {
+        self.launch.config.get_warp_size().max(1)
+    }
+    fn checks(&self) -> Checks {
+        self.launch.config.get_checks()
+    }
+    fn shared(&self) -> SharedShadows<'_> {
+        let a = &self.arena;
+        SharedShadows { base: a.base(), size: a.size(), init: a.init_bits(), race: a.race_shadow() }
+    }
+    fn note(&self, f: Finding) {
+        BlockRun::note(self, f)
+    }
+    fn fail(&self, f: Finding) -> ! {
+        BlockRun::fail(self, f)
+    }
+}
+
+/// What synccheck sees of the block at a barrier: its thread slots.
+impl synccheck::Barrier for BlockRun<'_> {
+    fn threads(&self) -> u32 {
+        self.slots.len() as u32
+    }
+    fn block_dim(&self) -> Dim3 {
+        self.launch.block
+    }
+    fn waiting_at(&self, t: u32) -> Option<&'static Location<'static>> {
+        let s = &self.slots[t as usize];
+        (s.state.get() == State::Waiting).then(|| s.at.get().expect("a waiting thread records its barrier"))
+    }
+    fn exit_of(&self, t: u32) -> Option<(u32, Option<&'static Location<'static>>)> {
+        let s = &self.slots[t as usize];
+        (s.state.get() == State::Exited).then(|| (s.exit_generation.get(), s.at.get()))
+    }
+    fn kernel_span(&self) -> (&'static str, u32, u32) {
+        let k = self.launch.kernel;
+        (k.file, k.line, k.end_line)
+    }
+}
+
 impl Drop for BlockRun<'_> {
     fn drop(&mut self) {
         // Finish the idle runners: resumed with `Abort` while idle, a runner returns.
-        for mut f in self.idle.get_mut().drain(..).collect::<Vec<_>>() {
+        for mut f in self.fibers.idle.get_mut().drain(..).collect::<Vec<_>>() {
             if let Resumed::Return(_) = f.resume(Resume::Abort) {
                 if let Some(stack) = f.into_stack() {
                     fiber::give_back(stack);
@@ -951,13 +970,13 @@ fn runner_loop(
 ) -> RunnerEnd {
     let y_ptr = (y as *const Suspender<'_>).cast::<Suspender<'static>>();
     loop {
-        block.yielder.set(y_ptr);
+        block.fibers.yielder.set(y_ptr);
         if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(&work)) {
             unwound(block.current.get() as usize);
             block.thread_unwound(payload);
             return RunnerEnd::Aborted;
         }
-        if block.os_threads {
+        if block.fibers.os_threads {
             return RunnerEnd::Done;
         }
         match y.suspend(Suspend::Idle) {
@@ -969,7 +988,7 @@ fn runner_loop(
 
 /// The body of every runner fiber of a plain kernel: run threads as calls of `body`.
 pub(crate) fn runner<F: Fn(ThreadCtx) -> Exit>(block: &BlockRun<'_>, body: &F, y: &Suspender<'_>) -> RunnerEnd {
-    if block.os_threads {
+    if block.fibers.os_threads {
         return runner_loop(block, y, || block.run_threads::<_, true>(&|_, ctx| Poll::Ready(body(ctx))), |_| {});
     }
     runner_loop(block, y, || block.run_threads::<_, false>(&|_, ctx| Poll::Ready(body(ctx))), |_| {})
@@ -984,7 +1003,7 @@ fn task_runner(block: &BlockRun<'_>, y: &Suspender<'_>) -> RunnerEnd {
         block,
         y,
         || {
-            if block.os_threads {
+            if block.fibers.os_threads {
                 // Its waits block (`blocking_waits`): the thread runs to its end here.
                 block.run_threads::<_, true>(&|t, ctx| tasks.start(t, ctx));
                 return;
@@ -1010,15 +1029,7 @@ pub(crate) fn arrive(block: &BlockRun<'_>, op: BarrierOp, predicate: bool, at: &
     slot.at.set(Some(at));
     slot.op.set(op);
     slot.predicate.set(predicate);
-    match block.first_site.get() {
-        None => block.first_site.set(Some(at)),
-        Some(first) if std::ptr::eq(first, at) => {}
-        Some(first) => block.mixed_sites.set(block.mixed_sites.get() || *first != *at),
-    }
-    let p = block.parity.get();
-    let k = block.arrival_count[p].get();
-    block.arrivals[p][k].set(t);
-    block.arrival_count[p].set(k + 1);
+    block.barrier.arrive(t, at);
 }
 
 /// `sync_threads` and its count/and/or forms on the host: record where the thread waits and
@@ -1028,20 +1039,20 @@ pub(crate) fn barrier(op: BarrierOp, predicate: bool, at: &'static Location<'sta
     arrive(block, op, predicate, at);
     block.park();
     block.slots[block.current.get() as usize].state.set(State::Running);
-    block.barrier_result.get()
+    block.barrier.barrier_result.get()
 }
 
 impl BlockRun<'_> {
     /// Suspends the running thread's fiber until the scheduler resumes it; unwinds the thread
     /// if it is resumed with `Abort`. Its slot must already say what it waits for.
     pub(crate) fn park(&self) {
-        self.parks.set(self.parks.get().wrapping_add(1));
-        let y = self.yielder.get();
+        self.fibers.parks.set(self.fibers.parks.get().wrapping_add(1));
+        let y = self.fibers.yielder.get();
         // SAFETY: `yielder` belongs to the fiber running this code: the runner sets it when
         // it starts a thread, and it is restored below each time this fiber is resumed. A
         // running fiber's yielder is alive.
         let resume = unsafe { &*y }.suspend(Suspend::Barrier);
-        self.yielder.set(y);
+        self.fibers.yielder.set(y);
         if resume == Resume::Abort {
             panic::resume_unwind(Box::new(KernelAbort))
         }

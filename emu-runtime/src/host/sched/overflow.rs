@@ -21,7 +21,7 @@ use std::cell::Cell;
 
 use corosensei::trap::CoroutineTrapHandler;
 
-use crate::host::fiber::{Fiber, RunnerEnd};
+use crate::host::sched::fiber::{Fiber, RunnerEnd};
 
 thread_local! {
     /// The fiber about to run on this host thread (null when none): one pointer store per
@@ -47,13 +47,14 @@ pub(crate) fn disarm_trap() {
 /// Arms the handler for `fiber`, about to be resumed on this host thread.
 ///
 /// The fiber must stay at this address until it suspends or finishes, and [`disarm`] must be
-/// called before it is dropped or moved while armed.
+/// called as soon as the resumption returns, before the fiber is moved or dropped: arm and
+/// disarm bracket exactly one `Fiber::resume` (`sched/block.rs`: `start`, `resume`).
 #[inline(always)]
 pub(crate) fn arm(fiber: &Fiber) {
     ARMED.with(|a| a.set(fiber));
 }
 
-/// Disarms the handler (when the block's fibers are done).
+/// Disarms the handler (after each resumption, and when the block's fibers are done).
 #[inline]
 pub(crate) fn disarm() {
     ARMED.with(|a| a.set(std::ptr::null()));
@@ -67,7 +68,8 @@ fn armed_trap() -> Option<CoroutineTrapHandler<RunnerEnd>> {
     unsafe { f.as_ref() }.and_then(|f| f.trap_handler()).or_else(|| ARMED_TRAP.with(|a| a.get()))
 }
 
-#[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+// Not under miri: it cannot install signal handlers, and runs without fibers anyway.
+#[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"), not(miri)))]
 mod imp {
     use std::mem::MaybeUninit;
     use std::sync::Once;
@@ -75,7 +77,7 @@ mod imp {
     use corosensei::trap::CoroutineTrapHandler;
 
     use super::armed_trap;
-    use crate::host::fiber::RunnerEnd;
+    use crate::host::sched::fiber::RunnerEnd;
 
     static mut PREV_SEGV: MaybeUninit<libc::sigaction> = MaybeUninit::uninit();
     static mut PREV_BUS: MaybeUninit<libc::sigaction> = MaybeUninit::uninit();
@@ -174,7 +176,7 @@ mod imp {
     }
 }
 
-#[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"))))]
+#[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"), not(miri))))]
 mod imp {
     pub(crate) fn install() {}
 }

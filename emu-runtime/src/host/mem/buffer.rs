@@ -6,8 +6,8 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 use crate::device::DeviceCopy;
-use crate::host::error::Error;
-use crate::host::initcheck::InitBits;
+use crate::host::report::error::Error;
+use crate::host::check::initcheck::InitBits;
 
 /// Alignment of every allocation, as `cudaMalloc` guarantees.
 const ALIGN: usize = 256;
@@ -53,7 +53,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
             NonNull::dangling()
         } else {
             // Big buffers are mapped lazily: their zero pages cost nothing until touched.
-            let p = crate::host::launch::host_alloc::alloc_zeroed(layout) as *mut T;
+            let p = crate::host::alloc::alloc_zeroed(layout) as *mut T;
             NonNull::new(p).ok_or(Error::MemoryAllocation { bytes: layout.size() })?
         };
         Ok(DeviceBuffer {
@@ -202,7 +202,7 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
                           under the same target as the launch (EMU_TARGET / Config::target)"
                     .into(),
             };
-            crate::host::last_error::record(&e);
+            crate::host::report::last_error::record(&e);
             return Err(e);
         }
         Ok(self.ptr.as_ptr())
@@ -233,7 +233,7 @@ impl<T: DeviceCopy> Drop for DeviceBuffer<T> {
         let layout = Self::layout(self.len).expect("layout was valid at allocation");
         if layout.size() != 0 {
             // SAFETY: allocated in `alloc_zeroed` with this layout.
-            unsafe { crate::host::launch::host_alloc::dealloc(self.ptr.as_ptr() as *mut u8, layout) };
+            unsafe { crate::host::alloc::dealloc(self.ptr.as_ptr() as *mut u8, layout) };
         }
     }
 }

@@ -47,9 +47,24 @@
 
 use std::panic::Location;
 
-use crate::host::block::{BlockRun, State};
-use crate::host::launch::KernelInfo;
+use crate::device::Dim3;
+use crate::host::check::Site;
 use crate::host::report::{thread_ranges, Finding, SourceLocation};
+
+/// What synccheck sees of a block at a barrier: where each thread waits or exited
+/// (implemented by `sched::block::BlockRun` over its thread slots).
+pub(crate) trait Barrier: Site {
+    /// Threads in the block.
+    fn threads(&self) -> u32;
+    /// `blockDim`.
+    fn block_dim(&self) -> Dim3;
+    /// The barrier thread `t` waits at, if it waits at one.
+    fn waiting_at(&self, t: u32) -> Option<&'static Location<'static>>;
+    /// If thread `t` exited: the barrier generation it exited in, and where, if known.
+    fn exit_of(&self, t: u32) -> Option<(u32, Option<&'static Location<'static>>)>;
+    /// The kernel's source file and the lines its body spans.
+    fn kernel_span(&self) -> (&'static str, u32, u32);
+}
 
 /// What the scheduler should do with the waiting threads.
 pub(crate) enum Verdict {
@@ -65,27 +80,25 @@ pub(crate) enum Verdict {
 /// when the barrier call is in the kernel's own body (a barrier inside a `#[device]` helper
 /// is seen at the helper's call site, because `#[device]` makes such helpers
 /// `#[track_caller]`).
-fn after(exit: &Location<'_>, barrier: &Location<'_>, kernel: &KernelInfo) -> bool {
-    let in_kernel = barrier.file() == kernel.file && (kernel.line..=kernel.end_line).contains(&barrier.line());
+fn after(exit: &Location<'_>, barrier: &Location<'_>, (file, line, end_line): (&str, u32, u32)) -> bool {
+    let in_kernel = barrier.file() == file && (line..=end_line).contains(&barrier.line());
     in_kernel && exit.file() == barrier.file() && (exit.line(), exit.column()) > (barrier.line(), barrier.column())
 }
 
 /// Decides whether the barrier the block's threads wait at may complete.
-pub(crate) fn verdict(block: &BlockRun<'_>) -> Verdict {
-    let launch = block.launch();
-    let warp = launch.config.get_warp_size().max(1);
+pub(crate) fn verdict<B: Barrier>(block: &B) -> Verdict {
+    let warp = block.warp_size();
     let mut sites: Vec<(&'static Location<'static>, Vec<u32>)> = Vec::new();
-    for (i, s) in block.slots.iter().enumerate() {
-        if s.state.get() == State::Waiting {
-            let at = s.at.get().expect("a waiting thread records its barrier");
+    for i in 0..block.threads() {
+        if let Some(at) = block.waiting_at(i) {
             match sites.iter_mut().find(|(l, _)| std::ptr::eq(*l, at) || **l == *at) {
-                Some((_, v)) => v.push(i as u32),
-                None => sites.push((at, vec![i as u32])),
+                Some((_, v)) => v.push(i),
+                None => sites.push((at, vec![i])),
             }
         }
     }
     let describe_wait = |at: &Location<'_>, ts: &[u32]| {
-        format!("{} wait at the barrier at {}", thread_ranges(launch.block, ts), SourceLocation::from(at))
+        format!("{} wait at the barrier at {}", thread_ranges(block.block_dim(), ts), SourceLocation::from(at))
     };
     if sites.len() > 1 {
         let mut warp_of = std::collections::HashMap::new();
@@ -103,24 +116,25 @@ pub(crate) fn verdict(block: &BlockRun<'_>) -> Verdict {
         return Verdict::Deadlock(Finding::BarrierDivergence {
             in_warp,
             at: SourceLocation::from(sites[1].0),
-            thread: launch.thread_index(first_other),
+            thread: block.thread_index(first_other),
             block: block.block_idx(),
             groups: sites.iter().map(|(at, ts)| describe_wait(at, ts)).collect(),
             deadlock: true,
         });
     }
     let Some((barrier, waiters)) = sites.pop() else { return Verdict::Release };
-    let generation = block.generation.get();
+    let generation = block.generation();
+    let kernel = block.kernel_span();
     let mut skipped: Vec<(&'static Location<'static>, Vec<u32>)> = Vec::new();
-    for (i, s) in block.slots.iter().enumerate() {
-        if s.state.get() != State::Exited || s.exit_generation.get() != generation {
+    for i in 0..block.threads() {
+        let Some((g, Some(exit))) = block.exit_of(i) else { continue };
+        if g != generation {
             continue;
         }
-        let Some(exit) = s.at.get() else { continue };
-        if after(exit, barrier, launch.kernel) {
+        if after(exit, barrier, kernel) {
             match skipped.iter_mut().find(|(l, _)| **l == *exit) {
-                Some((_, v)) => v.push(i as u32),
-                None => skipped.push((exit, vec![i as u32])),
+                Some((_, v)) => v.push(i),
+                None => skipped.push((exit, vec![i])),
             }
         }
     }
@@ -134,12 +148,12 @@ pub(crate) fn verdict(block: &BlockRun<'_>) -> Verdict {
     let first = skipped.iter().map(|(_, ts)| ts[0]).min().expect("non-empty");
     let mut groups = vec![describe_wait(barrier, &waiters)];
     groups.extend(skipped.iter().map(|(exit, ts)| {
-        format!("{} skipped it and exited at {}", thread_ranges(launch.block, ts), SourceLocation::from(*exit))
+        format!("{} skipped it and exited at {}", thread_ranges(block.block_dim(), ts), SourceLocation::from(*exit))
     }));
     Verdict::Skipped(Finding::BarrierDivergence {
         in_warp,
         at: SourceLocation::from(barrier),
-        thread: launch.thread_index(first),
+        thread: block.thread_index(first),
         block: block.block_idx(),
         groups,
         deadlock: false,

@@ -1,0 +1,120 @@
+//! memcheck: accesses outside the memory a view covers.
+//!
+//! # Algorithm
+//!
+//! There is no shadow: every element access of a view (`View::get`, `set`, indexing, atomics)
+//! compares its index with the view's length before it touches memory (`check_index` in
+//! `device/backend/host.rs`), always, whatever `EMU_CHECK` says: the emulator's memory safety
+//! rests on it, since a view's pointer is only valid for `len` elements. An index past the end
+//! is reported here with the view's description (the kernel parameter's name, or the
+//! `__shared__` array's declaration), the address and the allocation's bounds, in
+//! compute-sanitizer's words, and the thread is unwound: its block fails and the launch
+//! returns the report.
+//!
+//! The description ([`ViewMeta`]) is made by the launcher for each buffer parameter and by the
+//! shared arena for each shared array; it also carries initcheck's and racecheck's shadows of
+//! the allocation, when those checkers are on.
+
+use core::panic::Location;
+
+use crate::device::Space;
+use crate::host::check::Site;
+use crate::host::report::{Access, Finding, SourceLocation};
+
+/// What a view points into, for reports: the allocation's name, base address and size.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct ViewMeta {
+    /// The kernel parameter's name, or a description of the shared array.
+    pub name: &'static str,
+    /// Where a shared array was declared (`None` for kernel parameters).
+    pub declared_at: Option<(&'static str, u32)>,
+    /// Address of the allocation's first byte.
+    pub base: usize,
+    /// Size of the allocation in bytes.
+    pub bytes: usize,
+    /// The allocation's initcheck shadow when the launch checks it (null: not checked).
+    pub(crate) init: *const crate::host::check::initcheck::InitBits,
+    /// racecheck's shadow of a buffer for the launch, when it checks races.
+    pub(crate) race: Option<Box<crate::host::check::racecheck::GlobalRaceShadow>>,
+    /// The bytes each shadow record of a global buffer covers: the alignment of its element
+    /// type, so that the elements of arrays (`t[r][c]`) are told apart.
+    pub(crate) granule: usize,
+}
+
+impl ViewMeta {
+    /// The shadow records (`granule`-byte units) that `size` bytes at `address` cover.
+    pub(crate) fn granules(&self, address: usize, size: usize) -> std::ops::Range<usize> {
+        let g = self.granule.max(1);
+        let first = (address - self.base) / g;
+        first..first + size.div_ceil(g)
+    }
+}
+
+impl ViewMeta {
+    /// The description of a buffer parameter or shared array, without an initcheck shadow.
+    pub(crate) fn new(name: &'static str, declared_at: Option<(&'static str, u32)>, base: usize, bytes: usize) -> Self {
+        ViewMeta { name, declared_at, base, bytes, init: std::ptr::null(), race: None, granule: 1 }
+    }
+}
+
+/// How reports name what a view points into.
+pub(crate) fn describe(meta: &ViewMeta) -> String {
+    match meta.declared_at {
+        Some((file, line)) => format!("__shared__ array declared at {file}:{line}"),
+        None => format!("`{}`", meta.name),
+    }
+}
+
+/// How a view refers to its allocation's description (null when it has none).
+#[doc(hidden)]
+pub type MetaPtr = *const ViewMeta;
+
+/// Reports an out-of-bounds access by the running GPU thread and unwinds it.
+///
+/// `site` is the running block (`None` outside a kernel: a view used from host code, then this
+/// is an ordinary panic).
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn out_of_bounds<S: Site + ?Sized>(
+    site: Option<&S>,
+    meta: *const ViewMeta,
+    space: Space,
+    access: Access,
+    size: usize,
+    index: usize,
+    len: usize,
+    view_base: usize,
+    at: &'static Location<'static>,
+) -> ! {
+    // SAFETY: a view's meta pointer is either null or points to a `ViewMeta` that outlives the
+    // launch (kept by the launcher or the block's shared arena).
+    let meta = unsafe { meta.as_ref() };
+    let (name, base, bytes) = match meta {
+        Some(m) => (m.name, m.base, m.bytes),
+        None => ("<view>", view_base, len * size),
+    };
+    let address = view_base.wrapping_add(index.wrapping_mul(size));
+    let Some(ctx) = site else {
+        panic!("index {index} out of bounds for `{name}` of length {len}");
+    };
+    ctx.fail(Finding::OutOfBounds {
+        space,
+        access,
+        size,
+        index,
+        len,
+        name: match meta {
+            Some(m) => describe(m),
+            None => format!("`{name}`"),
+        },
+        address,
+        base,
+        bytes,
+        at: SourceLocation::from(at),
+        thread: ctx.thread(),
+        block: ctx.block_idx(),
+    })
+}
+

@@ -1,0 +1,100 @@
+//! The bug checkers, and the narrow view of the running block they are given.
+//!
+//! | module      | finds |
+//! |-------------|-------|
+//! | `memcheck`  | accesses out of bounds (always on: memory safety rests on it) |
+//! | `initcheck` | reads of memory nothing wrote (shadow bits) |
+//! | `racecheck` | races in shared and global memory (barrier epochs) |
+//! | `synccheck` | divergent and skipped barriers |
+//!
+//! A checker never sees the scheduler's internals: it is handed the running block as a
+//! [`Site`] (implemented by `sched::block::BlockRun`), and synccheck the barrier's waiting
+//! and exited threads as a `synccheck::Barrier`. The hooks that find the running block and
+//! call the checkers for each access are the scheduler's (`sched/hooks.rs`).
+
+use std::panic::Location;
+
+use crate::device::{Dim3, Space, View, ViewKind};
+use crate::host::config::Checks;
+use crate::host::report::Finding;
+
+pub(crate) mod memcheck;
+
+pub(crate) mod initcheck;
+pub(crate) mod racecheck;
+pub(crate) mod synccheck;
+
+/// Whether `config` asks for a checker that watches each access.
+pub(crate) fn any(checks: Checks) -> bool {
+    checks.initcheck || checks.racecheck
+}
+
+
+/// The shadows of the running block's shared memory (`mem::shared_mem::SharedArena`).
+#[derive(Clone, Copy)]
+pub(crate) struct SharedShadows<'a> {
+    /// Address of the arena's first byte.
+    pub(crate) base: usize,
+    /// The arena's size in bytes.
+    pub(crate) size: usize,
+    /// initcheck's bits.
+    pub(crate) init: &'a initcheck::SharedInitBits,
+    /// racecheck's records.
+    pub(crate) race: &'a racecheck::SharedRaceShadow,
+}
+
+/// What a checker may know about the running GPU thread and its block, and how it reports.
+pub(crate) trait Site {
+    /// The running thread's linear index in its block.
+    fn current(&self) -> u32;
+    /// `threadIdx` of thread `t` of the block.
+    fn thread_index(&self, t: u32) -> Dim3;
+    /// `threadIdx` of the running thread.
+    fn thread(&self) -> Dim3 {
+        self.thread_index(self.current())
+    }
+    /// `blockIdx` of the running block.
+    fn block_idx(&self) -> Dim3;
+    /// The running block's linear index in the grid.
+    fn linear_index(&self) -> u64;
+    /// `blockIdx` of the block with linear index `linear`.
+    fn block_of(&self, linear: u64) -> Dim3;
+    /// A number telling apart the blocks run by one worker (racecheck's records).
+    fn serial(&self) -> u64;
+    /// How many barriers the block has completed.
+    fn generation(&self) -> u32;
+    /// How many `sync_warp`s the warp of thread `t` completed in this block.
+    fn warp_epoch(&self, t: u32) -> u32;
+    /// Lanes per warp (at least 1).
+    fn warp_size(&self) -> u32;
+    /// The checkers the launch runs.
+    fn checks(&self) -> Checks;
+    /// The shadows of the block's shared memory.
+    fn shared(&self) -> SharedShadows<'_>;
+    /// Records a finding that does not stop the block, once per kind and site.
+    fn note(&self, f: Finding);
+    /// Records `f` for the running thread, fails the block and unwinds the thread.
+    fn fail(&self, f: Finding) -> !;
+    /// Fails the launch with the host failure `e` (memory a checker could not allocate) and
+    /// unwinds the thread; the launch returns `e`.
+    fn host_failure(&self, e: crate::host::report::error::Error) -> !;
+}
+
+/// A checked load (`write` false) or store of element `i` of `view` (in bounds) by the running
+/// thread of `site`: hands it to the checkers the launch runs.
+pub(crate) fn on_access<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, i: usize, write: bool, at: &'static Location<'static>) {
+    let checks = site.checks();
+    if checks.initcheck {
+        if write {
+            initcheck::on_store(site, view, i, at);
+        } else {
+            initcheck::on_load(site, view, i, at);
+        }
+    }
+    if checks.racecheck {
+        match K::SPACE {
+            Space::Shared => racecheck::on_shared(site, view, i, write, at),
+            Space::Global => racecheck::on_global(site, view, i, write, at),
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! What a launch tells its caller.
+//!
+//! | module       | job |
+//! |--------------|-----|
+//! | `findings`   | findings and their compute-sanitizer-shaped rendering |
+//! | `collect`    | a block's findings while it runs |
+//! | `error`      | the public error type |
+//! | `last_error` | `get_last_error` / `peek_at_last_error` |
+
+mod collect;
+pub(crate) mod error;
+pub(crate) mod findings;
+pub(crate) mod last_error;
+
+pub(crate) use collect::Findings;
+pub(crate) use findings::*;

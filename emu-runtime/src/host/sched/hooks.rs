@@ -1,0 +1,109 @@
+//! The device API's host entry points that need the running block: they find it (`context`)
+//! and hand it to the checkers (`check`) or to its shared arena (`mem::shared_mem`).
+//!
+//! `#[kernel]` runs a kernel's checked copy only when a per-access checker is on
+//! (`__private::per_access`), so the access hooks are never reached otherwise.
+
+use std::panic::Location;
+
+use crate::device::{DeviceCopy, Ordered, Shared, Space, View, ViewKind};
+use crate::host::check::memcheck::{self, ViewMeta};
+use crate::host::check::{self, initcheck};
+use crate::host::mem::shared_mem::SharedSite;
+use crate::host::report::{Access, Finding, SourceLocation};
+use crate::host::sched::context;
+
+/// A checked load of element `i` (in bounds).
+#[inline(never)]
+pub(crate) fn on_load<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static Location<'static>) {
+    check::on_access(context::block_for("a memory access"), view, i, false, at);
+}
+
+/// A checked store to element `i` (in bounds).
+#[inline(never)]
+pub(crate) fn on_store<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static Location<'static>) {
+    check::on_access(context::block_for("a memory access"), view, i, true, at);
+}
+
+/// initcheck's look at an atomic on element `i` (in bounds), when the running launch checks.
+#[inline(always)]
+pub(crate) fn on_atomic<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static Location<'static>) {
+    if context::checking() {
+        let block = context::block_for("an atomic");
+        if block.launch().config.get_checks().initcheck {
+            initcheck::on_atomic(block, view, i, at);
+        }
+    }
+}
+
+/// The checkers' hook for an ordered or volatile load or store of element `i` of `view`
+/// (already bounds-checked), made at `at`: what `atomic_load`, `atomic_store`, their `_scoped`
+/// forms, `volatile_load` and `volatile_store` report, when the running launch checks.
+///
+/// `access` says whether it writes, its `Ordering` and `Scope`, and whether it is volatile
+/// (then `Relaxed` at `System` scope, as PTX's memory model treats volatile accesses). Today:
+///
+/// * initcheck sees a load as a read of the element (reported if nothing wrote it) and a
+///   store as a write (the element is initialised from then on);
+/// * racecheck neither checks nor records them, as it does with the other atomics: an
+///   atomic access does not race. The ordering and scope are passed for a racecheck that
+///   orders accesses by release/acquire pairs (then a plain access published by a release
+///   store and read after the acquire load that sees it is not a race).
+#[inline(always)]
+pub(crate) fn on_ordered<T, K: ViewKind>(view: &View<T, K>, i: usize, access: Ordered, at: &'static Location<'static>) {
+    if context::checking() {
+        checked_ordered(view, i, access, at);
+    }
+}
+
+#[inline(never)]
+fn checked_ordered<T, K: ViewKind>(view: &View<T, K>, i: usize, access: Ordered, at: &'static Location<'static>) {
+    let block = context::block_for("an atomic load or store");
+    if block.launch().config.get_checks().initcheck {
+        if access.write {
+            initcheck::on_store(block, view, i, at);
+        } else {
+            initcheck::on_load(block, view, i, at);
+        }
+    }
+}
+
+/// memcheck's report of an access of element `index` past the end of a view (`len`
+/// elements of `size` bytes at `view_base`); unwinds the running thread.
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn out_of_bounds(
+    meta: *const ViewMeta,
+    space: Space,
+    access: Access,
+    size: usize,
+    index: usize,
+    len: usize,
+    view_base: usize,
+    at: &'static Location<'static>,
+) -> ! {
+    memcheck::out_of_bounds(context::current(), meta, space, access, size, index, len, view_base, at)
+}
+
+/// `shared_array!` on the host.
+#[track_caller]
+pub(crate) fn static_array<T: DeviceCopy>(site: &'static SharedSite, len: usize) -> Shared<'static, T> {
+    let block = context::block_for("shared_array!");
+    let at = Location::caller();
+    match block.arena().array::<T>(site, len) {
+        Ok(v) => v,
+        Err((requested, limit)) => block.fail(Finding::SharedMemoryExceeded {
+            requested,
+            limit,
+            at: SourceLocation::from(at),
+            thread: block.thread(),
+            block: block.block_idx(),
+        }),
+    }
+}
+
+/// `dynamic_shared::<T>()` on the host.
+pub(crate) fn dynamic<T: DeviceCopy>() -> Shared<'static, T> {
+    context::block_for("dynamic_shared").arena().dynamic::<T>()
+}
