@@ -557,7 +557,6 @@ use std::io::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, Once, OnceLock};
 
-use crate::host::config::{CheckAction, Config};
 use crate::host::report::error::Error;
 
 thread_local! {
@@ -705,7 +704,7 @@ extern "C" fn at_exit() {
 
 /// The end of every emulated launch: renders, prints and records the findings, and decides
 /// the launch's result (`EMU_CHECK_ACTION`).
-pub(crate) fn conclude(kernel: &'static str, config: &Config, findings: Vec<Finding>) -> Result<(), Error> {
+pub(crate) fn conclude(kernel: &'static str, print_limit: usize, hazards_only_report: bool, findings: Vec<Finding>) -> Result<(), Error> {
     let loud = !QUIET.with(Cell::get);
     if loud {
         HOOK.call_once(|| {
@@ -719,8 +718,8 @@ pub(crate) fn conclude(kernel: &'static str, config: &Config, findings: Vec<Find
     if findings.is_empty() {
         return Ok(());
     }
-    let report_only = config.get_check_action() == CheckAction::Report && findings.iter().all(Finding::is_hazard);
-    let report = LaunchReport::new(kernel, findings, config.get_print_limit());
+    let report_only = hazards_only_report && findings.iter().all(Finding::is_hazard);
+    let report = LaunchReport::new(kernel, findings, print_limit);
     if loud {
         record(&report);
     }

@@ -337,7 +337,9 @@ fn run<'t>(
 
     let mut findings = shared.findings.into_inner().unwrap_or_else(|e| e.into_inner());
     findings.sort_by_key(|(b, t, _)| (*b, *t));
-    report::conclude(kernel.name, &shared.config, findings.into_iter().map(|(_, _, f)| f).collect())
+    let config = &shared.config;
+    let hazards_only_report = config.get_check_action() == crate::host::config::CheckAction::Report;
+    report::conclude(kernel.name, config.get_print_limit(), hazards_only_report, findings.into_iter().map(|(_, _, f)| f).collect())
 }
 
 #[cfg(test)]
