@@ -1,4 +1,4 @@
-//! The contract example of DESIGN.md §2: saxpy, then a block reduction, checked on the CPU.
+//! The contract example (README, "The kernel API"): saxpy, then a block reduction, checked on the CPU.
 use deviceemu::prelude::*;
 
 #[kernel]
