@@ -12,6 +12,10 @@ use crate::host::report::error::Error;
 fn physical_memory() -> usize {
     static MEM: OnceLock<usize> = OnceLock::new();
     *MEM.get_or_init(|| {
+        // miri does not model `sysconf(_SC_PHYS_PAGES)`: no limit there.
+        if cfg!(miri) {
+            return usize::MAX;
+        }
         // SAFETY: `sysconf` has no preconditions.
         let (pages, page) = unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
         if pages <= 0 || page <= 0 {
