@@ -150,6 +150,9 @@ fn step(block: &BlockRun<'_>, at: &'static Location<'static>) -> Step {
     if block.others_can_run() {
         Step::Yield
     } else {
+        // Nothing else of this block can run: what the thread waits for is in another block,
+        // on another worker. Let the OS run that worker if the cores are oversubscribed.
+        std::thread::yield_now();
         Step::Continue
     }
 }
