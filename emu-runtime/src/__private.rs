@@ -384,6 +384,15 @@ pub const fn shared_align<T>() -> usize {
 /// Asserts at compile time that a kernel's scalar parameter type can be passed to a kernel.
 pub const fn assert_kernel_scalar<T: KernelScalar>() {}
 
+/// Implemented by nothing: what a kernel's name means as a function on the host requires it,
+/// so that calling a kernel like a function is an error that says how to launch it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a kernel: it cannot be called like a function",
+    label = "called like a function",
+    note = "launch it with `launch!({Self}<<<grid, block>>>(...))`"
+)]
+pub trait NotAFunction<'a> {}
+
 /// Types a kernel may take by value.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a kernel parameter",
