@@ -384,6 +384,33 @@ pub const fn shared_align<T>() -> usize {
 /// Asserts at compile time that a kernel's scalar parameter type can be passed to a kernel.
 pub const fn assert_kernel_scalar<T: KernelScalar>() {}
 
+/// A view passed to a function (`h(x)` in a kernel, `x` a view): `#[kernel]` and `#[device]`
+/// write `pass(x)`, which is the view itself where the parameter is a view (a `#[device]`
+/// helper's `&[T]`, `Global<T>`, ...), and where it is not, the error of [`FromView`], which
+/// says to add `#[device]` to the helper.
+#[inline(always)]
+pub fn pass<V, P: FromView<V>>(v: V) -> P {
+    P::from_view(v)
+}
+
+/// What a view may be passed as: the view itself.
+#[diagnostic::on_unimplemented(
+    message = "a view of device memory is passed where `{Self}` is expected",
+    label = "this is a view (`{V}`), not `{Self}`",
+    note = "a helper that takes a kernel's `&[T]` or `&mut [T]` needs `#[device]`: add `#[device]` to it, and its slice parameters take the kernel's views (bounds-checked)"
+)]
+pub trait FromView<V>: Sized {
+    /// `v` as the parameter's type.
+    fn from_view(v: V) -> Self;
+}
+
+impl<'l, T: DeviceCopy, K: ViewKind> FromView<View<'l, T, K>> for View<'l, T, K> {
+    #[inline(always)]
+    fn from_view(v: Self) -> Self {
+        v
+    }
+}
+
 /// Implemented by nothing: what a kernel's name means as a function on the host requires it,
 /// so that calling a kernel like a function is an error that says how to launch it.
 #[diagnostic::on_unimplemented(
