@@ -192,7 +192,7 @@ where
     ::core::unreachable!()
 }
 #[cfg(all(doc, not(target_arch = "nvptx64")))]
-///A `#[kernel]`: launch it with `launch!(block_sum<<<grid, block>>>(...))`.
+/// A `#[kernel]`: launch it with `launch!(block_sum<<<grid, block>>>(...))`.
 #[allow(unused_variables, unused_mut, clippy::too_many_arguments)]
 pub fn block_sum(x: &[f32], sums: &mut [f32]) {}
 /// The GPU entry point of the kernel (`.entry` in the PTX module).
@@ -400,6 +400,6 @@ where
 #[cfg(all(doc, not(target_arch = "nvptx64")))]
 /// A host-only kernel: no PTX entry, and a launcher that refuses the GPU.
 ///
-///A `#[kernel]`: launch it with `launch!(on_host<<<grid, block>>>(...))`.
+/// A `#[kernel]`: launch it with `launch!(on_host<<<grid, block>>>(...))`.
 #[allow(unused_variables, unused_mut, clippy::too_many_arguments)]
 fn on_host(y: &mut [u32]) {}

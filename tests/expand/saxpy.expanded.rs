@@ -121,7 +121,7 @@ where
 #[cfg(all(doc, not(target_arch = "nvptx64")))]
 /// `y = a * x + y`.
 ///
-///A `#[kernel]`: launch it with `launch!(saxpy<<<grid, block>>>(...))`.
+/// A `#[kernel]`: launch it with `launch!(saxpy<<<grid, block>>>(...))`.
 #[allow(unused_variables, unused_mut, clippy::too_many_arguments)]
 pub fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {}
 /// The GPU entry point of the kernel (`.entry` in the PTX module).
