@@ -64,3 +64,34 @@ fn a_negative_index_is_out_of_bounds_with_its_value() {
     launch!(negative_index<<<1, 32>>>(&x, &mut y, 3)).unwrap();
     assert_eq!(y.to_vec().unwrap(), [1.0]);
 }
+
+/// Views passed to a `#[device]` helper, to a closure whose parameter type is inferred, and
+/// to a generic function with its type written out: `#[kernel]`'s `pass` leaves them views.
+#[device]
+fn first(x: &[f32]) -> f32 {
+    x[0u32]
+}
+
+fn generic<V: Copy>(v: V) -> V {
+    v
+}
+
+#[kernel]
+fn passes_views(x: &[f32], y: &mut [f32]) {
+    let read = |v, i: i32| -> f32 {
+        let v: Global<f32> = v;
+        v[i]
+    };
+    if thread_idx().x == 0 {
+        let g: Global<f32> = generic::<Global<f32>>(x);
+        y[0] = first(x) + read(x, 1) + g[2];
+    }
+}
+
+#[test]
+fn views_reach_helpers_closures_and_generic_functions() {
+    let x = DeviceBuffer::from_slice(&[1.0f32, 10.0, 100.0]).unwrap();
+    let mut y = DeviceBuffer::<f32>::zeroed(1).unwrap();
+    launch!(passes_views<<<1, 1>>>(&x, &mut y)).unwrap();
+    assert_eq!(y.to_vec().unwrap(), [111.0]);
+}

@@ -169,6 +169,16 @@ impl Rewriter {
         false
     }
 
+    /// Whether `c` calls a local (a closure): its parameters' types may be inferred from the
+    /// call, so its view arguments are passed as they are.
+    fn calls_a_local(&self, c: &syn::ExprCall) -> bool {
+        let Expr::Path(p) = &*c.func else { return false };
+        p.path.get_ident().is_some_and(|name| {
+            let name = name.to_string();
+            self.scopes.iter().any(|scope| scope.iter().any(|(n, _)| *n == name))
+        })
+    }
+
     fn bind(&mut self, name: String, view: bool) {
         self.scopes.last_mut().expect("a scope is open").push((name, view));
     }
@@ -503,7 +513,7 @@ impl VisitMut for Rewriter {
                     "cannot borrow an element of device memory mutably: assign it instead (`v[i] = x`, `v[i] += x`)",
                 ));
             }
-            Expr::Call(c) if passes_views(c) => {
+            Expr::Call(c) if passes_views(c) && !self.calls_a_local(c) => {
                 // A view passed to a function goes through `pass`, which is the view itself
                 // where the parameter is a view (a `#[device]` helper's) and, where it is
                 // something else (a plain helper's `&[T]`), an error saying to add `#[device]`.
