@@ -90,12 +90,11 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
 fn direct_call(l: &Lowered) -> TokenStream {
     let f = &l.item;
     let (vis, name) = (&f.vis, &f.sig.ident);
-    let span = name.span();
     let call_lt = syn::Lifetime::new("'__emu_call", proc_macro2::Span::mixed_site());
     let tys: Vec<_> = (0..l.params.len())
         .map(|i| syn::Ident::new(&format!("__EmuArg{i}"), proc_macro2::Span::mixed_site()))
         .collect();
-    quote_spanned! {span=>
+    quote! {
         #[cfg(all(not(target_arch = "nvptx64"), not(doc)))]
         #[doc(hidden)]
         #[allow(dead_code, clippy::too_many_arguments, clippy::extra_unused_lifetimes)]
