@@ -397,7 +397,8 @@ pub fn pass<V, P: FromView<V>>(v: V) -> P {
 #[diagnostic::on_unimplemented(
     message = "a view of device memory is passed where `{Self}` is expected",
     label = "this is a view (`{V}`), not `{Self}`",
-    note = "a helper that takes a kernel's `&[T]` or `&mut [T]` needs `#[device]`: add `#[device]` to it, and its slice parameters take the kernel's views (bounds-checked)"
+    note = "a helper that takes a kernel's `&[T]` or `&mut [T]` needs `#[device]`: add `#[device]` to it, and its slice parameters take the kernel's views (bounds-checked)",
+    note = "a view is passed as a view of the same kind: `&[T]`/`Global<T>` for a kernel's `&[T]`, `&mut [T]`/`GlobalMut<T>` for its `&mut [T]`"
 )]
 pub trait FromView<V>: Sized {
     /// `v` as the parameter's type.
