@@ -50,6 +50,20 @@ fn rt(span: Span) -> TokenStream {
     quote_spanned!(span=> ::deviceemu::__private)
 }
 
+/// Whether `c` calls a function that may take views: a path to a function (a tuple struct or
+/// variant, `Some(v)`, is left alone: it is generic, and `pass` would leave its type unknown),
+/// not one of the runtime's own.
+fn passes_views(c: &syn::ExprCall) -> bool {
+    match &*c.func {
+        Expr::Path(p) => {
+            p.qself.is_none()
+                && !p.path.segments.iter().any(|s| s.ident == "__private")
+                && p.path.segments.last().is_some_and(|s| s.ident.to_string().starts_with(|ch: char| ch.is_lowercase() || ch == '_'))
+        }
+        _ => false,
+    }
+}
+
 /// Whether `ty` names a view type (`Global<T>`, `GlobalMut<T>`, `Shared<T>`, `View<T, K>`).
 pub(crate) fn is_view_type(ty: &Type) -> bool {
     match ty {
@@ -153,6 +167,16 @@ impl Rewriter {
             }
         }
         false
+    }
+
+    /// Whether `c` calls a local (a closure): its parameters' types may be inferred from the
+    /// call, so its view arguments are passed as they are.
+    fn calls_a_local(&self, c: &syn::ExprCall) -> bool {
+        let Expr::Path(p) = &*c.func else { return false };
+        p.path.get_ident().is_some_and(|name| {
+            let name = name.to_string();
+            self.scopes.iter().any(|scope| scope.iter().any(|(n, _)| *n == name))
+        })
     }
 
     fn bind(&mut self, name: String, view: bool) {
@@ -488,6 +512,19 @@ impl VisitMut for Rewriter {
                     &*r,
                     "cannot borrow an element of device memory mutably: assign it instead (`v[i] = x`, `v[i] += x`)",
                 ));
+            }
+            Expr::Call(c) if passes_views(c) && !self.calls_a_local(c) => {
+                // A view passed to a function goes through `pass`, which is the view itself
+                // where the parameter is a view (a `#[device]` helper's) and, where it is
+                // something else (a plain helper's `&[T]`), an error saying to add `#[device]`.
+                for arg in c.args.iter_mut() {
+                    if self.shape_of(arg) == Shape::View {
+                        let span = arg.span();
+                        let r = rt(span);
+                        *arg = syn::parse_quote_spanned!(span=> #r::pass(#arg));
+                    }
+                }
+                visit_mut::visit_expr_call_mut(self, c);
             }
             Expr::Closure(c) => {
                 self.closure_depth += 1;

@@ -78,3 +78,53 @@ fn snapshots() {
     }
     assert!(failed.is_empty(), "expansions changed (re-bless with EMU_BLESS=1 if intended):\n{}", failed.join("\n"));
 }
+
+/// The items of `source`'s expansion named `name`, each with whether it is only for rustdoc
+/// (`cfg(all(doc, ..))`) and whether it is hidden from it (`doc(hidden)`); the nvptx forms
+/// are left out.
+fn items_named(source: &str, name: &str) -> Vec<(syn::Item, bool, bool)> {
+    let file: syn::File = syn::parse_str(&expand_file(source)).unwrap();
+    let has = |attrs: &[syn::Attribute], what: &str| attrs.iter().any(|a| a.to_token_stream().to_string().replace(' ', "").contains(what));
+    file.items
+        .into_iter()
+        .filter_map(|item| {
+            let (ident, attrs) = match &item {
+                syn::Item::Fn(f) => (f.sig.ident.to_string(), f.attrs.clone()),
+                syn::Item::Struct(s) => (s.ident.to_string(), s.attrs.clone()),
+                _ => return None,
+            };
+            // The nvptx forms are not what rustdoc sees on the host.
+            (ident == name && !has(&attrs, "cfg(target_arch=\"nvptx64\")")).then(|| {
+                let (doc_only, hidden) = (has(&attrs, "cfg(all(doc,"), has(&attrs, "doc(hidden)"));
+                (item, doc_only, hidden)
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn rustdoc_sees_the_kernel_as_written() {
+    let src = "/// Adds.\n#[kernel]\npub fn add(a: f32, x: &[f32], y: &mut [f32]) { let i = thread_idx().x; y[i] += a * x[i]; }";
+    let items = items_named(src, "add");
+    // The rustdoc form: the user's signature, doc comments and a line on `launch!`.
+    let doc: Vec<_> = items.iter().filter(|(_, doc_only, _)| *doc_only).collect();
+    assert_eq!(doc.len(), 1, "one rustdoc form: {items:#?}");
+    let syn::Item::Fn(f) = &doc[0].0 else { panic!("the rustdoc form is a function") };
+    assert!(!doc[0].2, "the rustdoc form is not hidden");
+    let want: syn::Signature = syn::parse_quote!(fn add(a: f32, x: &[f32], y: &mut [f32]));
+    assert_eq!(f.sig.to_token_stream().to_string(), want.to_token_stream().to_string());
+    assert!(matches!(f.vis, syn::Visibility::Public(_)));
+    let docs: Vec<String> = f.attrs.iter().filter(|a| a.path().is_ident("doc")).map(|a| a.to_token_stream().to_string()).collect();
+    assert!(docs[0].contains("Adds."), "{docs:?}");
+    assert!(docs.iter().any(|d| d.contains("launch!(add<<<grid, block>>>(...))")), "{docs:?}");
+    // Every other item of that name (the launcher struct, the direct-call error) is hidden,
+    // and the host form is no longer a free function.
+    let others: Vec<_> = items.iter().filter(|(_, doc_only, _)| !doc_only).collect();
+    assert!(others.iter().any(|(i, _, _)| matches!(i, syn::Item::Struct(_))), "{items:#?}");
+    for (item, _, hidden) in &others {
+        assert!(*hidden, "shown by rustdoc: {}", item.to_token_stream());
+        if let syn::Item::Fn(f) = item {
+            assert!(f.sig.generics.params.iter().all(|p| !p.to_token_stream().to_string().contains("const")), "the host form is a free function");
+        }
+    }
+}

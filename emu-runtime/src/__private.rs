@@ -23,12 +23,64 @@ use core::panic::Location;
 
 pub use crate::device::print::kprint_args;
 
+/// The integer types an index of device memory may have (`v[i]`, `t[r][c]`), as CUDA code
+/// writes them: every primitive integer. A non-negative index that fits in `usize` is that
+/// `usize`; a negative one becomes its two's complement (`i as isize as usize`, the address
+/// it would touch, below the view's start), and a value too large for `usize` becomes
+/// `usize::MAX`: both are out of bounds for every view, and the report of a negative index
+/// shows its value (`index -1 is before the start of ...`). For `usize` it is the identity.
+#[diagnostic::on_unimplemented(
+    message = "device memory cannot be indexed by `{Self}`",
+    label = "not a primitive integer",
+    note = "an index of a view is a primitive integer (`u32`, `i32`, `usize`, `i64`, ...)"
+)]
+pub trait Index: Copy {
+    /// The index as a `usize`.
+    fn to_index(self) -> usize;
+}
+
+impl Index for usize {
+    #[inline(always)]
+    fn to_index(self) -> usize {
+        self
+    }
+}
+
+macro_rules! index_impls {
+    (unsigned: $($u:ty),*; signed: $($s:ty),*) => {
+        $(impl Index for $u {
+            #[inline(always)]
+            fn to_index(self) -> usize {
+                // Lossless for the types narrower than `usize`; a `u128` (or a `u64` on a
+                // 32-bit target) too large for `usize` is out of bounds anyway.
+                usize::try_from(self).unwrap_or(usize::MAX)
+            }
+        })*
+        $(impl Index for $s {
+            #[inline(always)]
+            fn to_index(self) -> usize {
+                // Sign-extended: a negative index wraps below the view's start (at least
+                // `usize::MAX / 2 + 1`, past the end of every view); an `i128` beyond `isize`
+                // saturates.
+                match isize::try_from(self) {
+                    Ok(i) => i as usize,
+                    Err(_) if self < 0 => isize::MIN as usize,
+                    Err(_) => usize::MAX,
+                }
+            }
+        })*
+    };
+}
+
+index_impls!(unsigned: u8, u16, u32, u64, u128; signed: i8, i16, i32, i64, i128, isize);
+
 /// `v[i]` in a kernel. `checked` is a constant in a kernel's body (`#[kernel]` compiles the
 /// body with and without the checkers that watch each access, initcheck and racecheck), and
 /// asked once per call in a `#[device]` helper.
 #[inline(always)]
 #[track_caller]
-pub fn load<T: DeviceCopy, K: ViewKind>(checked: bool, v: &View<T, K>, i: usize) -> T {
+pub fn load<T: DeviceCopy, K: ViewKind, I: Index>(checked: bool, v: &View<T, K>, i: I) -> T {
+    let i = i.to_index();
     let x = v.load(i);
     #[cfg(not(target_arch = "nvptx64"))]
     if checked {
@@ -42,7 +94,8 @@ pub fn load<T: DeviceCopy, K: ViewKind>(checked: bool, v: &View<T, K>, i: usize)
 /// `v[i] = value` in a kernel (`checked` as for [`load`]).
 #[inline(always)]
 #[track_caller]
-pub fn store<T: DeviceCopy, K: Writable>(checked: bool, v: &View<T, K>, i: usize, value: T) {
+pub fn store<T: DeviceCopy, K: Writable, I: Index>(checked: bool, v: &View<T, K>, i: I, value: T) {
+    let i = i.to_index();
     v.store(i, value);
     #[cfg(not(target_arch = "nvptx64"))]
     if checked {
@@ -97,8 +150,8 @@ pub fn helper_checking() -> bool {
 /// `v[i]` as the non-last index of `v[i][j]`.
 #[inline(always)]
 #[track_caller]
-pub fn row<'l, T: DeviceCopy, const N: usize, K: ViewKind>(v: &View<'l, [T; N], K>, i: usize) -> View<'l, T, K> {
-    v.row(i)
+pub fn row<'l, T: DeviceCopy, const N: usize, K: ViewKind, I: Index>(v: &View<'l, [T; N], K>, i: I) -> View<'l, T, K> {
+    v.row(i.to_index())
 }
 
 /// `sync_threads()` (and its count/and/or forms, by `op`) in the body of a state-machine
@@ -330,6 +383,43 @@ pub const fn shared_align<T>() -> usize {
 
 /// Asserts at compile time that a kernel's scalar parameter type can be passed to a kernel.
 pub const fn assert_kernel_scalar<T: KernelScalar>() {}
+
+/// A view passed to a function (`h(x)` in a kernel, `x` a view): `#[kernel]` and `#[device]`
+/// write `pass(x)`, which is the view itself where the parameter is a view (a `#[device]`
+/// helper's `&[T]`, `Global<T>`, ...), and where it is not, the error of [`FromView`], which
+/// says to add `#[device]` to the helper.
+#[inline(always)]
+pub fn pass<V, P: FromView<V>>(v: V) -> P {
+    P::from_view(v)
+}
+
+/// What a view may be passed as: the view itself.
+#[diagnostic::on_unimplemented(
+    message = "a view of device memory is passed where `{Self}` is expected",
+    label = "this is a view (`{V}`), not `{Self}`",
+    note = "a helper that takes a kernel's `&[T]` or `&mut [T]` needs `#[device]`: add `#[device]` to it, and its slice parameters take the kernel's views (bounds-checked)",
+    note = "a view is passed as a view of the same kind: `&[T]`/`Global<T>` for a kernel's `&[T]`, `&mut [T]`/`GlobalMut<T>` for its `&mut [T]`"
+)]
+pub trait FromView<V>: Sized {
+    /// `v` as the parameter's type.
+    fn from_view(v: V) -> Self;
+}
+
+impl<'l, T: DeviceCopy, K: ViewKind> FromView<View<'l, T, K>> for View<'l, T, K> {
+    #[inline(always)]
+    fn from_view(v: Self) -> Self {
+        v
+    }
+}
+
+/// Implemented by nothing: what a kernel's name means as a function on the host requires it,
+/// so that calling a kernel like a function is an error that says how to launch it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a kernel: it cannot be called like a function",
+    label = "called like a function",
+    note = "launch it with `launch!({Self}<<<grid, block>>>(...))`"
+)]
+pub trait NotAFunction<'a> {}
 
 /// Types a kernel may take by value.
 #[diagnostic::on_unimplemented(

@@ -1,5 +1,6 @@
 use deviceemu::prelude::*;
 ///Launcher of the kernel `block_sum`: launch it with `launch!(block_sum<<<grid, block>>>(args))`.
+#[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 #[cfg(not(target_arch = "nvptx64"))]
 pub struct block_sum {}
@@ -46,134 +47,154 @@ impl block_sum {
             ::deviceemu::__private::launch_tasks(
                 &__EMU_INFO,
                 __emu_config,
-                move |__emu_ctx| block_sum::<true>(__emu_ctx, x, sums),
+                move |__emu_ctx| block_sum::block_sum::<true>(__emu_ctx, x, sums),
             )
         } else {
             ::deviceemu::__private::launch_tasks(
                 &__EMU_INFO,
                 __emu_config,
-                move |__emu_ctx| block_sum::<false>(__emu_ctx, x, sums),
+                move |__emu_ctx| block_sum::block_sum::<false>(__emu_ctx, x, sums),
             )
         }
     }
 }
-///The kernel `block_sum`, as one GPU thread runs it.
 #[cfg(not(target_arch = "nvptx64"))]
-#[allow(
-    unused_mut,
-    unused_braces,
-    unreachable_code,
-    clippy::needless_return,
-    clippy::too_many_arguments
-)]
-#[inline]
-pub fn block_sum<'__emu_launch, const __EMU_CHECKED: bool>(
-    __emu_ctx: ::deviceemu::__private::ThreadCtx,
-    x: ::deviceemu::__private::Global<'__emu_launch, f32>,
-    sums: ::deviceemu::__private::GlobalMut<'__emu_launch, f32>,
-) -> impl ::core::future::Future<
-    Output = ::deviceemu::__private::Exit,
-> + use<'__emu_launch, __EMU_CHECKED> {
-    async move {
-        {
-            let t = {
-                #[cfg(not(target_arch = "nvptx64"))]
-                let __emu_view = shared_array![f32; 256];
-                #[cfg(target_arch = "nvptx64")]
-                let __emu_view = {
-                    #[allow(unused_imports, non_snake_case)]
-                    mod __emu_shared_block_sum_4a52deda6a4c0fe9_0_decl {
-                        use super::*;
-                        ::core::arch::global_asm!(
-                            ".shared .align {a} .b8 __emu_shared_block_sum_4a52deda6a4c0fe9_0[{n}];",
-                            a = const ::deviceemu::__private::shared_align:: < f32 > (),
-                            n = const ::core::mem::size_of:: < [f32; 256] > (),
-                        );
-                    }
-                    let p: u32;
-                    unsafe {
-                        ::core::arch::asm!(
-                            "mov.u32 {p}, __emu_shared_block_sum_4a52deda6a4c0fe9_0;", p
-                            = out(reg32) p, options(pure, nomem, nostack)
-                        )
-                    };
-                    unsafe { ::deviceemu::__private::shared_view::<f32>(p, 256) }
-                };
-                __emu_view
-            };
-            let tid = __emu_ctx.thread_idx.x as usize;
-            let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+impl block_sum {
+    ///The kernel `block_sum`, as one GPU thread runs it.
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_braces,
+        unreachable_code,
+        clippy::needless_return,
+        clippy::too_many_arguments
+    )]
+    #[inline]
+    pub fn block_sum<'__emu_launch, const __EMU_CHECKED: bool>(
+        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+        x: ::deviceemu::__private::Global<'__emu_launch, f32>,
+        sums: ::deviceemu::__private::GlobalMut<'__emu_launch, f32>,
+    ) -> impl ::core::future::Future<
+        Output = ::deviceemu::__private::Exit,
+    > + use<'__emu_launch, __EMU_CHECKED> {
+        async move {
             {
-                let __emu_value = if i < x.len() {
-                    ::deviceemu::__private::load(__EMU_CHECKED, &x, i)
-                } else {
-                    0.0
-                };
-                ::deviceemu::__private::store(__EMU_CHECKED, &t, tid, __emu_value)
-            };
-            {
-                ::deviceemu::__private::barrier_await(
-                        ::deviceemu::__private::BarrierOp::Sync,
-                        false,
-                    )
-                    .await;
-            };
-            let mut s = 128;
-            {
-                #[allow(unused_mut)]
-                let mut __emu_spins: u32 = 0;
-                while s > 0 {
-                    if ::deviceemu::__private::progress_due(&mut __emu_spins) {
-                        ::deviceemu::__private::progress_await().await;
-                    }
-                    if tid < s {
-                        {
-                            let __emu_value = ::deviceemu::__private::load(
-                                __EMU_CHECKED,
-                                &t,
-                                tid + s,
+                let t = {
+                    #[cfg(not(target_arch = "nvptx64"))]
+                    let __emu_view = shared_array![f32; 256];
+                    #[cfg(target_arch = "nvptx64")]
+                    let __emu_view = {
+                        #[allow(unused_imports, non_snake_case)]
+                        mod __emu_shared_block_sum_4a52deda6a4c0fe9_0_decl {
+                            use super::*;
+                            ::core::arch::global_asm!(
+                                ".shared .align {a} .b8 __emu_shared_block_sum_4a52deda6a4c0fe9_0[{n}];",
+                                a = const ::deviceemu::__private::shared_align:: < f32 > (),
+                                n = const ::core::mem::size_of:: < [f32; 256] > (),
                             );
-                            let __emu_view = t;
-                            let __emu_index = tid;
-                            let mut __emu_old = ::deviceemu::__private::load(
-                                __EMU_CHECKED,
-                                &__emu_view,
-                                __emu_index,
-                            );
-                            __emu_old += __emu_value;
-                            ::deviceemu::__private::store(
-                                __EMU_CHECKED,
-                                &__emu_view,
-                                __emu_index,
-                                __emu_old,
+                        }
+                        let p: u32;
+                        unsafe {
+                            ::core::arch::asm!(
+                                "mov.u32 {p}, __emu_shared_block_sum_4a52deda6a4c0fe9_0;", p
+                                = out(reg32) p, options(pure, nomem, nostack)
                             )
                         };
-                    }
-                    {
-                        ::deviceemu::__private::barrier_await(
-                                ::deviceemu::__private::BarrierOp::Sync,
-                                false,
-                            )
-                            .await;
+                        unsafe { ::deviceemu::__private::shared_view::<f32>(p, 256) }
                     };
-                    s /= 2;
-                }
-            }
-            if tid == 0 {
-                {
-                    let __emu_value = ::deviceemu::__private::load(__EMU_CHECKED, &t, 0);
-                    ::deviceemu::__private::store(
-                        __EMU_CHECKED,
-                        &sums,
-                        __emu_ctx.block_idx.x as usize,
-                        __emu_value,
-                    )
+                    __emu_view
                 };
-            }
-        };
-        ::deviceemu::__private::exit_here()
+                let tid = __emu_ctx.thread_idx.x as usize;
+                let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                {
+                    let __emu_value = if i < x.len() {
+                        ::deviceemu::__private::load(__EMU_CHECKED, &x, i)
+                    } else {
+                        0.0
+                    };
+                    ::deviceemu::__private::store(__EMU_CHECKED, &t, tid, __emu_value)
+                };
+                {
+                    ::deviceemu::__private::barrier_await(
+                            ::deviceemu::__private::BarrierOp::Sync,
+                            false,
+                        )
+                        .await;
+                };
+                let mut s = 128;
+                {
+                    #[allow(unused_mut)]
+                    let mut __emu_spins: u32 = 0;
+                    while s > 0 {
+                        if ::deviceemu::__private::progress_due(&mut __emu_spins) {
+                            ::deviceemu::__private::progress_await().await;
+                        }
+                        if tid < s {
+                            {
+                                let __emu_value = ::deviceemu::__private::load(
+                                    __EMU_CHECKED,
+                                    &t,
+                                    tid + s,
+                                );
+                                let __emu_view = t;
+                                let __emu_index = tid;
+                                let mut __emu_old = ::deviceemu::__private::load(
+                                    __EMU_CHECKED,
+                                    &__emu_view,
+                                    __emu_index,
+                                );
+                                __emu_old += __emu_value;
+                                ::deviceemu::__private::store(
+                                    __EMU_CHECKED,
+                                    &__emu_view,
+                                    __emu_index,
+                                    __emu_old,
+                                )
+                            };
+                        }
+                        {
+                            ::deviceemu::__private::barrier_await(
+                                    ::deviceemu::__private::BarrierOp::Sync,
+                                    false,
+                                )
+                                .await;
+                        };
+                        s /= 2;
+                    }
+                }
+                if tid == 0 {
+                    {
+                        let __emu_value = ::deviceemu::__private::load(
+                            __EMU_CHECKED,
+                            &t,
+                            0,
+                        );
+                        ::deviceemu::__private::store(
+                            __EMU_CHECKED,
+                            &sums,
+                            __emu_ctx.block_idx.x as usize,
+                            __emu_value,
+                        )
+                    };
+                }
+            };
+            ::deviceemu::__private::exit_here()
+        }
     }
 }
+#[cfg(all(not(target_arch = "nvptx64"), not(doc)))]
+#[doc(hidden)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::extra_unused_lifetimes)]
+pub fn block_sum<'__emu_call, __EmuArg0, __EmuArg1>(_: __EmuArg0, _: __EmuArg1) -> !
+where
+    block_sum: ::deviceemu::__private::NotAFunction<'__emu_call>,
+{
+    ::core::unreachable!()
+}
+#[cfg(all(doc, not(target_arch = "nvptx64")))]
+/// A `#[kernel]`: launch it with `launch!(block_sum<<<grid, block>>>(...))`.
+#[allow(unused_variables, unused_mut, clippy::too_many_arguments)]
+pub fn block_sum(x: &[f32], sums: &mut [f32]) {}
 /// The GPU entry point of the kernel (`.entry` in the PTX module).
 #[cfg(target_arch = "nvptx64")]
 #[export_name = "block_sum"]
@@ -291,6 +312,7 @@ pub fn block_sum<'__emu_launch>(
 }
 /// A host-only kernel: no PTX entry, and a launcher that refuses the GPU.
 ///Launcher of the kernel `on_host`: launch it with `launch!(on_host<<<grid, block>>>(args))`.
+#[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 #[cfg(not(target_arch = "nvptx64"))]
 struct on_host {}
@@ -325,41 +347,59 @@ impl on_host {
             ::deviceemu::__private::launch(
                 &__EMU_INFO,
                 __emu_config,
-                move |__emu_ctx| on_host::<true>(__emu_ctx, y),
+                move |__emu_ctx| on_host::on_host::<true>(__emu_ctx, y),
             )
         } else {
             ::deviceemu::__private::launch(
                 &__EMU_INFO,
                 __emu_config,
-                move |__emu_ctx| on_host::<false>(__emu_ctx, y),
+                move |__emu_ctx| on_host::on_host::<false>(__emu_ctx, y),
             )
         }
     }
 }
-/// A host-only kernel: no PTX entry, and a launcher that refuses the GPU.
 #[cfg(not(target_arch = "nvptx64"))]
-#[allow(
-    unused_mut,
-    unused_braces,
-    unreachable_code,
-    clippy::needless_return,
-    clippy::too_many_arguments
-)]
-#[inline]
-fn on_host<'__emu_launch, const __EMU_CHECKED: bool>(
-    __emu_ctx: ::deviceemu::__private::ThreadCtx,
-    y: ::deviceemu::__private::GlobalMut<'__emu_launch, u32>,
-) -> ::deviceemu::__private::Exit {
-    {
+impl on_host {
+    /// A host-only kernel: no PTX entry, and a launcher that refuses the GPU.
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_braces,
+        unreachable_code,
+        clippy::needless_return,
+        clippy::too_many_arguments
+    )]
+    #[inline]
+    fn on_host<'__emu_launch, const __EMU_CHECKED: bool>(
+        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+        y: ::deviceemu::__private::GlobalMut<'__emu_launch, u32>,
+    ) -> ::deviceemu::__private::Exit {
         {
-            let __emu_value = 1;
-            ::deviceemu::__private::store(
-                __EMU_CHECKED,
-                &y,
-                __emu_ctx.thread_idx.x as usize,
-                __emu_value,
-            )
+            {
+                let __emu_value = 1;
+                ::deviceemu::__private::store(
+                    __EMU_CHECKED,
+                    &y,
+                    __emu_ctx.thread_idx.x as usize,
+                    __emu_value,
+                )
+            };
         };
-    };
-    ::deviceemu::__private::exit_here()
+        ::deviceemu::__private::exit_here()
+    }
 }
+#[cfg(all(not(target_arch = "nvptx64"), not(doc)))]
+#[doc(hidden)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::extra_unused_lifetimes)]
+fn on_host<'__emu_call, __EmuArg0>(_: __EmuArg0) -> !
+where
+    on_host: ::deviceemu::__private::NotAFunction<'__emu_call>,
+{
+    ::core::unreachable!()
+}
+#[cfg(all(doc, not(target_arch = "nvptx64")))]
+/// A host-only kernel: no PTX entry, and a launcher that refuses the GPU.
+///
+/// A `#[kernel]`: launch it with `launch!(on_host<<<grid, block>>>(...))`.
+#[allow(unused_variables, unused_mut, clippy::too_many_arguments)]
+fn on_host(y: &mut [u32]) {}

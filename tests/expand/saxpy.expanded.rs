@@ -1,6 +1,7 @@
 use deviceemu::prelude::*;
 /// `y = a * x + y`.
 ///Launcher of the kernel `saxpy`: launch it with `launch!(saxpy<<<grid, block>>>(args))`.
+#[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 #[cfg(not(target_arch = "nvptx64"))]
 pub struct saxpy {}
@@ -47,59 +48,82 @@ impl saxpy {
             ::deviceemu::__private::launch(
                 &__EMU_INFO,
                 __emu_config,
-                move |__emu_ctx| saxpy::<true>(__emu_ctx, a, x, y),
+                move |__emu_ctx| saxpy::saxpy::<true>(__emu_ctx, a, x, y),
             )
         } else {
             ::deviceemu::__private::launch(
                 &__EMU_INFO,
                 __emu_config,
-                move |__emu_ctx| saxpy::<false>(__emu_ctx, a, x, y),
+                move |__emu_ctx| saxpy::saxpy::<false>(__emu_ctx, a, x, y),
             )
         }
     }
 }
-/// `y = a * x + y`.
 #[cfg(not(target_arch = "nvptx64"))]
-#[allow(
-    unused_mut,
-    unused_braces,
-    unreachable_code,
-    clippy::needless_return,
-    clippy::too_many_arguments
-)]
-#[inline]
-pub fn saxpy<'__emu_launch, const __EMU_CHECKED: bool>(
-    __emu_ctx: ::deviceemu::__private::ThreadCtx,
-    a: f32,
-    x: ::deviceemu::__private::Global<'__emu_launch, f32>,
-    y: ::deviceemu::__private::GlobalMut<'__emu_launch, f32>,
-) -> ::deviceemu::__private::Exit {
-    const _: () = ::deviceemu::__private::assert_kernel_scalar::<f32>();
-    {
-        let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x + __emu_ctx.thread_idx.x)
-            as usize;
-        if i < y.len() {
-            {
-                let __emu_value = a * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
-                let __emu_view = y;
-                let __emu_index = i;
-                let mut __emu_old = ::deviceemu::__private::load(
-                    __EMU_CHECKED,
-                    &__emu_view,
-                    __emu_index,
-                );
-                __emu_old += __emu_value;
-                ::deviceemu::__private::store(
-                    __EMU_CHECKED,
-                    &__emu_view,
-                    __emu_index,
-                    __emu_old,
-                )
-            };
-        }
-    };
-    ::deviceemu::__private::exit_here()
+impl saxpy {
+    /// `y = a * x + y`.
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_braces,
+        unreachable_code,
+        clippy::needless_return,
+        clippy::too_many_arguments
+    )]
+    #[inline]
+    pub fn saxpy<'__emu_launch, const __EMU_CHECKED: bool>(
+        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+        a: f32,
+        x: ::deviceemu::__private::Global<'__emu_launch, f32>,
+        y: ::deviceemu::__private::GlobalMut<'__emu_launch, f32>,
+    ) -> ::deviceemu::__private::Exit {
+        const _: () = ::deviceemu::__private::assert_kernel_scalar::<f32>();
+        {
+            let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                + __emu_ctx.thread_idx.x) as usize;
+            if i < y.len() {
+                {
+                    let __emu_value = a
+                        * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
+                    let __emu_view = y;
+                    let __emu_index = i;
+                    let mut __emu_old = ::deviceemu::__private::load(
+                        __EMU_CHECKED,
+                        &__emu_view,
+                        __emu_index,
+                    );
+                    __emu_old += __emu_value;
+                    ::deviceemu::__private::store(
+                        __EMU_CHECKED,
+                        &__emu_view,
+                        __emu_index,
+                        __emu_old,
+                    )
+                };
+            }
+        };
+        ::deviceemu::__private::exit_here()
+    }
 }
+#[cfg(all(not(target_arch = "nvptx64"), not(doc)))]
+#[doc(hidden)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::extra_unused_lifetimes)]
+pub fn saxpy<'__emu_call, __EmuArg0, __EmuArg1, __EmuArg2>(
+    _: __EmuArg0,
+    _: __EmuArg1,
+    _: __EmuArg2,
+) -> !
+where
+    saxpy: ::deviceemu::__private::NotAFunction<'__emu_call>,
+{
+    ::core::unreachable!()
+}
+#[cfg(all(doc, not(target_arch = "nvptx64")))]
+/// `y = a * x + y`.
+///
+/// A `#[kernel]`: launch it with `launch!(saxpy<<<grid, block>>>(...))`.
+#[allow(unused_variables, unused_mut, clippy::too_many_arguments)]
+pub fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {}
 /// The GPU entry point of the kernel (`.entry` in the PTX module).
 #[cfg(target_arch = "nvptx64")]
 #[export_name = "saxpy"]

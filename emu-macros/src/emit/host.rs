@@ -64,14 +64,62 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
     } else {
         (quote!(#rt::Exit), quote!(#block; #exit))
     };
+    let direct = direct_call(l);
+    let doc_form = doc_form(l, k);
     quote! {
-        #(#attrs)*
         #[cfg(not(target_arch = "nvptx64"))]
-        #allows
-        #[inline]
-        #vis #unsafety fn #name<#lt, const #checked: bool>(#ctx: #rt::ThreadCtx, #(#params),*) -> #ret {
-            #(#checks)*
-            #body
+        impl #name {
+            #(#attrs)*
+            #[doc(hidden)]
+            #allows
+            #[inline]
+            #vis #unsafety fn #name<#lt, const #checked: bool>(#ctx: #rt::ThreadCtx, #(#params),*) -> #ret {
+                #(#checks)*
+                #body
+            }
         }
+        #direct
+        #doc_form
+    }
+}
+
+/// What the kernel's name means as a function on the host: a call of it (`saxpy(2.0, &x, &mut
+/// y)`) fails with `__private::NotAFunction`'s message, which says to use `launch!`. It takes
+/// any arguments, so that their types do not add errors of their own; its bound names a
+/// lifetime parameter, so that it is checked at each call and not where it is defined.
+fn direct_call(l: &Lowered) -> TokenStream {
+    let f = &l.item;
+    let (vis, name) = (&f.vis, &f.sig.ident);
+    let call_lt = syn::Lifetime::new("'__emu_call", proc_macro2::Span::mixed_site());
+    let tys: Vec<_> = (0..l.params.len())
+        .map(|i| syn::Ident::new(&format!("__EmuArg{i}"), proc_macro2::Span::mixed_site()))
+        .collect();
+    quote! {
+        #[cfg(all(not(target_arch = "nvptx64"), not(doc)))]
+        #[doc(hidden)]
+        #[allow(dead_code, clippy::too_many_arguments, clippy::extra_unused_lifetimes)]
+        #vis fn #name<#call_lt, #(#tys),*>(#(_: #tys),*) -> !
+        where
+            #name: ::deviceemu::__private::NotAFunction<#call_lt>,
+        {
+            ::core::unreachable!()
+        }
+    }
+}
+
+/// What rustdoc shows for the kernel: the function as the user wrote it (signature and doc
+/// comments), with a line on how to launch it; the host form and the launcher are hidden.
+fn doc_form(l: &Lowered, k: &Kernel) -> TokenStream {
+    let f = &l.item;
+    let (vis, unsafety, name, inputs, docs) = (&f.vis, &f.sig.unsafety, &f.sig.ident, &f.sig.inputs, &k.docs);
+    let how = format!(" A `#[kernel]`: launch it with `launch!({name}<<<grid, block>>>(...))`.");
+    let spacer = (!docs.is_empty()).then(|| quote!(#[doc = ""]));
+    quote! {
+        #[cfg(all(doc, not(target_arch = "nvptx64")))]
+        #(#docs)*
+        #spacer
+        #[doc = #how]
+        #[allow(unused_variables, unused_mut, clippy::too_many_arguments)]
+        #vis #unsafety fn #name(#inputs) {}
     }
 }

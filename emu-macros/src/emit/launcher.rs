@@ -84,8 +84,8 @@ fn host_calls(l: &Lowered, k: &Kernel) -> (TokenStream, TokenStream) {
     let (name, ctx) = (&f.sig.ident, &k.ctx);
     let args: Vec<_> = l.params.iter().map(|p| &p.name).collect();
     let call_as = |checked: bool| match &f.sig.unsafety {
-        Some(_) => quote!(unsafe { #name::<#checked>(#ctx, #(#args),*) }),
-        None => quote!(#name::<#checked>(#ctx, #(#args),*)),
+        Some(_) => quote!(unsafe { #name::#name::<#checked>(#ctx, #(#args),*) }),
+        None => quote!(#name::#name::<#checked>(#ctx, #(#args),*)),
     };
     (call_as(true), call_as(false))
 }
@@ -107,6 +107,7 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
     quote! {
         #(#docs)*
         #[doc = #launcher_doc]
+        #[doc(hidden)]
         #[allow(non_camel_case_types, dead_code)]
         #[cfg(not(target_arch = "nvptx64"))]
         #vis struct #name {}

@@ -6,7 +6,11 @@
 //! pub struct saxpy {}                       // type namespace: the launcher (launcher.rs)
 //! impl saxpy { pub fn __launch(config, a: f32, x: &DeviceBuffer<f32>, y: &mut DeviceBuffer<f32>) }
 //! // host.rs: the host form, compiled with and without the per-access checkers
-//! pub fn saxpy<'l, const CHECKED: bool>(ctx: ThreadCtx, a: f32, x: Global<'l, f32>, y: GlobalMut<'l, f32>) -> Exit
+//! impl saxpy { pub fn saxpy<'l, const CHECKED: bool>(ctx: ThreadCtx, a: f32, x: Global<'l, f32>, y: GlobalMut<'l, f32>) -> Exit }
+//! // host.rs: the name as a function, whose call is an error that says to use `launch!`,
+//! // and, for rustdoc only, the kernel as written
+//! pub fn saxpy<'c, A0, A1, A2>(_: A0, _: A1, _: A2) -> ! where saxpy: NotAFunction<'c>
+//! #[cfg(doc)] pub fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {}
 //! // ptx.rs, for nvptx only: the `.entry` and the plain form it calls
 //! pub unsafe extern "ptx-kernel" fn __emu_entry_saxpy(a: f32, x: *const f32, x_len: usize, ..)
 //! pub fn saxpy<'l>(a: f32, x: Global<'l, f32>, y: GlobalMut<'l, f32>) -> Exit
@@ -20,9 +24,10 @@
 //! The kernel function is generic over the launch's lifetime `'l`, which its views carry: a
 //! view cannot leave the launch (storing one in a `static` would need `'l: 'static`).
 //!
-//! The function keeps the kernel's name and the user's spans, so a debugger shows `saxpy` and
-//! the user's lines. A braced struct only takes the type namespace, so both can share the name;
-//! `launch!(saxpy<<<..>>>(..))` resolves `saxpy::__launch` through the struct.
+//! The host form keeps the kernel's name and the user's spans, so a debugger shows
+//! `saxpy::saxpy<true>` and the user's lines. A braced struct only takes the type namespace,
+//! so it shares the name with the value-namespace function; `launch!(saxpy<<<..>>>(..))`
+//! resolves `saxpy::__launch` through the struct.
 //!
 //! A `#[device]` helper is emitted as written, with its body rewritten (`device`).
 

@@ -65,7 +65,8 @@ pub enum Finding {
         access: Access,
         /// Size of the access in bytes.
         size: usize,
-        /// The index used.
+        /// The index used; a negative index (of a signed type) is its two's complement, above
+        /// `isize::MAX`, and the report shows it as the negative value.
         index: usize,
         /// The number of elements of the view.
         len: usize,
@@ -351,6 +352,17 @@ impl Finding {
                         out,
                         "{P}     index {index} is past the end of a row of {len} element{} of {name} \
                          ({bytes} bytes at {base:#x}); the address {address:#x} lies in another row",
+                        if *len == 1 { "" } else { "s" }
+                    )
+                } else if *index > isize::MAX as usize {
+                    // A negative index (`Index` makes it its two's complement): shown as the
+                    // value the kernel computed.
+                    let _ = writeln!(out, "{P}     Address {address:#x} is out of bounds");
+                    writeln!(
+                        out,
+                        "{P}     index {} is before the start of {name}, which has {len} element{} \
+                         ({bytes} bytes at {base:#x})",
+                        *index as isize,
                         if *len == 1 { "" } else { "s" }
                     )
                 } else {
