@@ -76,6 +76,8 @@ pub(crate) struct BlockProgress {
     events: Cell<u64>,
     /// The progress signature at the watchdog's last look, and when it last changed.
     mark: Cell<Option<(u64, Instant)>>,
+    /// Slow-path calls since the signature last changed (the back-off of a lone spinner).
+    idle: Cell<u32>,
 }
 
 impl BlockProgress {
@@ -102,6 +104,7 @@ impl BlockProgress {
         self.yielded.borrow_mut().clear();
         self.events.set(0);
         self.mark.set(None);
+        self.idle.set(0);
     }
 }
 
@@ -126,35 +129,40 @@ enum Step {
 fn step(block: &BlockRun<'_>, at: &'static Location<'static>) -> Step {
     let launch = block.launch();
     let limit = launch.config.get_timeout();
-    if !limit.is_zero() {
-        if launch.progress.timed_out() {
-            timeout(block, at);
-        }
-        let p = block.progress();
-        let signature = p
-            .events
-            .get()
-            .wrapping_add(block.started_count() as u64)
-            .wrapping_add(launch.progress.blocks_done.load(Ordering::Relaxed) << 32);
-        let now = Instant::now();
-        match p.mark.get() {
-            Some((s, since)) if s == signature => {
-                if now.duration_since(since) >= limit {
-                    launch.progress.timed_out.store(true, Ordering::Relaxed);
-                    timeout(block, at);
-                }
+    let p = block.progress();
+    if !limit.is_zero() && launch.progress.timed_out() {
+        timeout(block, at);
+    }
+    let signature = p
+        .events
+        .get()
+        .wrapping_add(block.started_count() as u64)
+        .wrapping_add(launch.progress.blocks_done.load(Ordering::Relaxed) << 32);
+    let now = Instant::now();
+    match p.mark.get() {
+        Some((s, since)) if s == signature => {
+            p.idle.set(p.idle.get().saturating_add(1));
+            if !limit.is_zero() && now.duration_since(since) >= limit {
+                launch.progress.timed_out.store(true, Ordering::Relaxed);
+                timeout(block, at);
             }
-            _ => p.mark.set(Some((signature, now))),
+        }
+        _ => {
+            p.mark.set(Some((signature, now)));
+            p.idle.set(0);
         }
     }
     if block.others_can_run() {
-        Step::Yield
-    } else {
-        // Nothing else of this block can run: what the thread waits for is in another block,
-        // on another worker. Let the OS run that worker if the cores are oversubscribed.
-        std::thread::yield_now();
-        Step::Continue
+        return Step::Yield;
     }
+    // Nothing else of this block can run: what the thread waits for is in another block, on
+    // another worker. Give the core up, and after a while sleep a little longer each time (up
+    // to 1 ms), so that the worker it waits for runs even when workers outnumber cores.
+    match p.idle.get() {
+        0..32 => std::thread::yield_now(),
+        n => std::thread::sleep(std::time::Duration::from_micros(u64::from((n - 31).min(50)) * 20)),
+    }
+    Step::Continue
 }
 
 /// Queues the running thread as spinning at `at`.
