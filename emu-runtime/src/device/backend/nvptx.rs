@@ -6,7 +6,7 @@
 //!                     │
 //!                     ▼
 //!  this file ──► %tid / %ctaid / %ntid / %nctaid      (core::arch::nvptx)
-//!            ──► bar.sync 0, bar.red.{popc,and,or}    (inline asm)
+//!            ──► barrier.sync 0, barrier.red.{popc,and,or} (inline asm, not .aligned)
 //!            ──► shfl.sync, vote.sync, bar.warp.sync  (inline asm)
 //!            ──► ld / st / atom on generic addresses  (bounds-checked, trap on failure)
 //!            ──► ld.acquire / st.release / ld.volatile, fence.sc (ordered loads and stores)
@@ -116,23 +116,30 @@ pub(crate) unsafe fn assume_block_at_most(max: u32) {
 pub(crate) fn barrier(op: BarrierOp, predicate: bool) -> u32 {
     let p = predicate as u32;
     let r: u32;
-    // SAFETY: block barriers; `bar.red` reduces the predicate over the block's threads.
+    // The non-`.aligned` forms (`barrier.sync`, `barrier.red`, sm_70+): `bar.sync` is
+    // `barrier.sync.aligned`, which requires every thread of a warp to execute the *same*
+    // barrier instruction, and rustc does not mark functions `convergent`, so LLVM may duplicate
+    // a barrier into both arms of a branch (seen: `if t == 0 { flag[0] = 0 } sync_threads()`
+    // became two `bar.sync 0`, and a spin-wait after it hung on an H200). Without `.aligned`,
+    // threads may reach the barrier through different instructions.
+    //
+    // SAFETY: block barriers; `barrier.red` reduces the predicate over the block's threads.
     unsafe {
         match op {
             BarrierOp::Sync => {
-                nvptx::_syncthreads();
+                asm!("barrier.sync 0;", options(nostack));
                 r = 0;
             }
             BarrierOp::Count => asm!(
-                "{{ .reg .pred %p; setp.ne.u32 %p, {p}, 0; bar.red.popc.u32 {r}, 0, %p; }}",
+                "{{ .reg .pred %p; setp.ne.u32 %p, {p}, 0; barrier.red.popc.u32 {r}, 0, %p; }}",
                 p = in(reg32) p, r = out(reg32) r,
             ),
             BarrierOp::And => asm!(
-                "{{ .reg .pred %p, %q; setp.ne.u32 %p, {p}, 0; bar.red.and.pred %q, 0, %p; selp.u32 {r}, 1, 0, %q; }}",
+                "{{ .reg .pred %p, %q; setp.ne.u32 %p, {p}, 0; barrier.red.and.pred %q, 0, %p; selp.u32 {r}, 1, 0, %q; }}",
                 p = in(reg32) p, r = out(reg32) r,
             ),
             BarrierOp::Or => asm!(
-                "{{ .reg .pred %p, %q; setp.ne.u32 %p, {p}, 0; bar.red.or.pred %q, 0, %p; selp.u32 {r}, 1, 0, %q; }}",
+                "{{ .reg .pred %p, %q; setp.ne.u32 %p, {p}, 0; barrier.red.or.pred %q, 0, %p; selp.u32 {r}, 1, 0, %q; }}",
                 p = in(reg32) p, r = out(reg32) r,
             ),
         }
