@@ -122,45 +122,38 @@ impl block_sum {
                         .await;
                 };
                 let mut s = 128;
-                {
-                    #[allow(unused_mut)]
-                    let mut __emu_spins: u32 = 0;
-                    while s > 0 {
-                        if ::deviceemu::__private::progress_due(&mut __emu_spins) {
-                            ::deviceemu::__private::progress_await().await;
-                        }
-                        if tid < s {
-                            {
-                                let __emu_value = ::deviceemu::__private::load(
-                                    __EMU_CHECKED,
-                                    &t,
-                                    tid + s,
-                                );
-                                let __emu_view = t;
-                                let __emu_index = tid;
-                                let mut __emu_old = ::deviceemu::__private::load(
-                                    __EMU_CHECKED,
-                                    &__emu_view,
-                                    __emu_index,
-                                );
-                                __emu_old += __emu_value;
-                                ::deviceemu::__private::store(
-                                    __EMU_CHECKED,
-                                    &__emu_view,
-                                    __emu_index,
-                                    __emu_old,
-                                )
-                            };
-                        }
+                while s > 0 {
+                    if tid < s {
                         {
-                            ::deviceemu::__private::barrier_await(
-                                    ::deviceemu::__private::BarrierOp::Sync,
-                                    false,
-                                )
-                                .await;
+                            let __emu_value = ::deviceemu::__private::load(
+                                __EMU_CHECKED,
+                                &t,
+                                tid + s,
+                            );
+                            let __emu_view = t;
+                            let __emu_index = tid;
+                            let mut __emu_old = ::deviceemu::__private::load(
+                                __EMU_CHECKED,
+                                &__emu_view,
+                                __emu_index,
+                            );
+                            __emu_old += __emu_value;
+                            ::deviceemu::__private::store(
+                                __EMU_CHECKED,
+                                &__emu_view,
+                                __emu_index,
+                                __emu_old,
+                            )
                         };
-                        s /= 2;
                     }
+                    {
+                        ::deviceemu::__private::barrier_await(
+                                ::deviceemu::__private::BarrierOp::Sync,
+                                false,
+                            )
+                            .await;
+                    };
+                    s /= 2;
                 }
                 if tid == 0 {
                     {
