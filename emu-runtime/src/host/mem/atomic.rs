@@ -234,20 +234,21 @@ mod tests {
         let mut d = [0f64; 1];
         let mut b = [0i8; 1];
         let mut h = [0i16; 1];
-        // SAFETY: each pointer is to a local array of one element of its type, used only here.
+        // SAFETY: each pointer is to a local array of one element of its type, used only here
+        // (loads take it from `as_mut_ptr` too: an atomic access needs write permission).
         unsafe {
             for bits in [0x7fc0_1234u32, 0x8000_0000, 1, 0xff80_0000] {
                 f32::atomic_store_raw(f.as_mut_ptr(), f32::from_bits(bits), Release, Scope::Block, Space::Global);
-                assert_eq!(f32::atomic_load_raw(f.as_ptr(), Acquire, Scope::System, Space::Global).to_bits(), bits);
+                assert_eq!(f32::atomic_load_raw(f.as_mut_ptr().cast_const(), Acquire, Scope::System, Space::Global).to_bits(), bits);
                 f32::volatile_store_raw(f.as_mut_ptr(), f32::from_bits(bits ^ 1), Space::Shared);
-                assert_eq!(f32::volatile_load_raw(f.as_ptr(), Space::Shared).to_bits(), bits ^ 1);
+                assert_eq!(f32::volatile_load_raw(f.as_mut_ptr().cast_const(), Space::Shared).to_bits(), bits ^ 1);
             }
             f64::atomic_store_raw(d.as_mut_ptr(), f64::from_bits(0x7ff0_0000_0000_0abc), SeqCst, Scope::Device, Space::Global);
-            assert_eq!(f64::atomic_load_raw(d.as_ptr(), SeqCst, Scope::Device, Space::Global).to_bits(), 0x7ff0_0000_0000_0abc);
+            assert_eq!(f64::atomic_load_raw(d.as_mut_ptr().cast_const(), SeqCst, Scope::Device, Space::Global).to_bits(), 0x7ff0_0000_0000_0abc);
             i8::atomic_store_raw(b.as_mut_ptr(), -128, Relaxed, Scope::Device, Space::Global);
-            assert_eq!(i8::atomic_load_raw(b.as_ptr(), Relaxed, Scope::Device, Space::Global), -128);
+            assert_eq!(i8::atomic_load_raw(b.as_mut_ptr().cast_const(), Relaxed, Scope::Device, Space::Global), -128);
             i16::volatile_store_raw(h.as_mut_ptr(), -2, Space::Global);
-            assert_eq!(i16::volatile_load_raw(h.as_ptr(), Space::Global), -2);
+            assert_eq!(i16::volatile_load_raw(h.as_mut_ptr().cast_const(), Space::Global), -2);
         }
         assert_eq!((b, h), ([-128], [-2]));
     }
