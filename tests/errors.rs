@@ -16,7 +16,7 @@ mod common;
 use common::{assert_has, assert_lacks, marked_line, on_new_thread};
 use deviceemu::prelude::*;
 use deviceemu::testing::Model;
-use deviceemu::{get_last_error, peek_at_last_error, with_config, Checks, Config, Error, Finding};
+use deviceemu::{get_last_error, peek_at_last_error, with_config, BlockOrder, Checks, Config, Error, Finding};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -83,20 +83,26 @@ fn global_out_of_bounds_read() {
     assert_has(&text, "kernel `oob_read` failed (cudaErrorIllegalAddress, code 700)");
     assert_has(&text, "========= Invalid __global__ read of size 4 bytes");
     assert_has(&text, &format!("at oob_read in {}", at("oob-read", "x[i]")));
-    // Threads start in index order: thread 232 of block 3 is the first with i = 1000.
+    // Thread 232 of block 3 is the first with i = 1000; threads 232..255 all fault, and each
+    // counts one error, as under compute-sanitizer.
     assert_has(&text, "by thread (232,0,0) in block (3,0,0)");
+    assert_has(&text, "by thread (251,0,0) in block (3,0,0)");
+    assert_lacks(&text, "by thread (252,0,0)");
     assert_has(&text, "index 1000 is past the end of `x`, which has 1000 elements (4000 bytes at 0x");
     assert_has(&text, "is out of bounds");
-    assert!(text.trim_end().ends_with("ERROR SUMMARY: 1 error"), "{text}");
+    assert_has(&text, "... 4 more error(s) not shown");
+    assert!(text.trim_end().ends_with("ERROR SUMMARY: 24 errors"), "{text}");
 
     let report = err.report().expect("a launch failure carries its report");
     assert_eq!(report.kernel(), "oob_read");
-    assert_eq!(report.findings().len(), 1);
+    assert_eq!(report.error_count(), 24);
+    // Stored up to the print limit (20), the lowest threads first.
+    assert_eq!(report.findings().len(), 20);
     let f = &report.findings()[0];
     assert_eq!((f.thread(), f.block()), (Dim3::new(232, 0, 0), Dim3::new(3, 0, 0)));
     assert!(matches!(f, Finding::OutOfBounds { index: 1000, len: 1000, size: 4, .. }), "{f:?}");
-    // The blocks before the faulty one completed.
-    assert_eq!(y.to_vec().unwrap()[..768], vec![2.0f32; 768][..]);
+    // A fault stops only its own thread: every in-bounds element was written.
+    assert_eq!(y.to_vec().unwrap()[..1000], vec![2.0f32; 1000][..]);
     assert_next_launch_works();
 }
 
@@ -121,7 +127,9 @@ fn global_out_of_bounds_write() {
     assert_has(&text, &format!("at oob_write in {}", at("oob-write", "y[i]")));
     assert_has(&text, "by thread (232,0,0) in block (3,0,0)");
     assert_has(&text, "index 1000 is past the end of `y`, which has 1000 elements");
-    assert_has(&text, "ERROR SUMMARY: 1 error");
+    assert_has(&text, "ERROR SUMMARY: 24 errors");
+    // The faulting writes did nothing; the other threads' writes all happened.
+    assert_eq!(y.to_vec().unwrap(), vec![2.0f32; 1000]);
     assert_next_launch_works();
 }
 
@@ -143,13 +151,14 @@ fn out_of_bounds_access_sizes_follow_the_element_type() {
     let err = pinned(|| launch!(oob_wide<<<1, 8>>>(&mut out, &mut small))).unwrap_err();
     let text = err.to_string();
     assert_eq!(err.code(), 700);
-    // Thread 3 fails first and stops the block: thread 5 never starts.
+    // Thread 3 faults first; the fault stops only thread 3, so thread 5 faults too.
     assert_has(&text, "Invalid __global__ write of size 8 bytes");
     assert_has(&text, &format!("at oob_wide in {}", at("oob-u64", "out[out.len()]")));
     assert_has(&text, "by thread (3,0,0) in block (0,0,0)");
     assert_has(&text, "index 4 is past the end of `out`, which has 4 elements (32 bytes at");
-    assert_lacks(&text, "size 1 bytes");
-    assert_eq!(err.report().unwrap().findings().len(), 1);
+    assert_has(&text, "Invalid __global__ write of size 1 bytes");
+    assert_has(&text, "by thread (5,0,0) in block (0,0,0)");
+    assert_eq!(err.report().unwrap().findings().len(), 2);
 }
 
 #[kernel]
@@ -200,23 +209,34 @@ fn oob_every_block(x: &[f32], y: &mut [f32]) {
 
 #[test]
 fn many_failing_blocks_are_sorted_and_summarised() {
-    // x has 64 elements: blocks 2..32 (30 blocks) each fail at their thread 0.
+    // x has 64 elements: every thread of blocks 2..32 (30 blocks of 32) faults.
     let x = DeviceBuffer::from_slice(&[0.5f32; 64]).unwrap();
     let mut y = DeviceBuffer::<f32>::zeroed(64).unwrap();
-    let err = pinned(|| launch!(oob_every_block<<<32, 32>>>(&x, &mut y))).unwrap_err();
-    assert_eq!(err.code(), 700);
-    let findings = err.report().unwrap().findings();
-    assert_eq!(findings.len(), 30);
-    for (k, f) in findings.iter().enumerate() {
-        assert_eq!((f.thread(), f.block()), (Dim3::new(0, 0, 0), Dim3::new(k as u32 + 2, 0, 0)));
+    for order in [BlockOrder::Parallel, BlockOrder::Serial] {
+        let err = pinned(|| {
+            with_config(Config::default().blocks(order).print_limit(40), || {
+                launch!(oob_every_block<<<32, 32>>>(&x, &mut y))
+            })
+        })
+        .unwrap_err();
+        assert_eq!(err.code(), 700);
+        let report = err.report().unwrap();
+        assert_eq!(report.error_count(), 960, "one error per faulting thread");
+        // The 40 lowest (block, thread) are stored, whatever order the blocks ran in.
+        let findings = report.findings();
+        assert_eq!(findings.len(), 40);
+        for (k, f) in findings.iter().enumerate() {
+            let want = (Dim3::new(k as u32 % 32, 0, 0), Dim3::new(k as u32 / 32 + 2, 0, 0));
+            assert_eq!((f.thread(), f.block()), want);
+        }
+        let text = err.to_string();
+        assert_eq!(text.matches("Invalid __global__ read of size 4 bytes").count(), 40, "40 findings are printed in full");
+        assert_has(&text, "... 920 more error(s) not shown");
+        assert!(text.trim_end().ends_with("ERROR SUMMARY: 960 errors"), "{text}");
+        let first = text.find("in block (2,0,0)").expect("block 2 reported");
+        let second = text.find("in block (3,0,0)").expect("block 3 reported");
+        assert!(first < second, "findings are sorted by block");
     }
-    let text = err.to_string();
-    assert_eq!(text.matches("Invalid __global__ read of size 4 bytes").count(), 20, "20 findings are printed in full");
-    assert_has(&text, "... 10 more error(s) not shown");
-    assert!(text.trim_end().ends_with("ERROR SUMMARY: 30 errors"), "{text}");
-    let first = text.find("in block (2,0,0)").expect("block 2 reported");
-    let second = text.find("in block (3,0,0)").expect("block 3 reported");
-    assert!(first < second, "findings are sorted by block");
 }
 
 #[kernel]

@@ -167,10 +167,12 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
     /// `wrapping_add`: it must only be passed to the backend's atomics.
     #[inline(always)]
     #[track_caller]
-    fn atomic_ptr(&self, i: usize) -> *mut T {
-        backend::check_index(self, i, core::mem::size_of::<T>(), backend::AccessKind::Atomic);
+    fn atomic_ptr(&self, i: usize) -> Option<*mut T> {
+        if !backend::check_index(self, i, core::mem::size_of::<T>(), backend::AccessKind::Atomic) {
+            return None; // reported: the faulting thread's atomic does nothing and gives zero
+        }
         backend::before_atomic(self, i);
-        self.raw_ptr().wrapping_add(i)
+        Some(self.raw_ptr().wrapping_add(i))
     }
 
     /// Atomically adds `value` to element `i` and returns the old value (CUDA's `atomicAdd`).
@@ -181,7 +183,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicAdd,
         K: Writable,
     {
-        let p = self.atomic_ptr(i);
+        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: `i < len` was checked, so `p` is element `i` of the view, in the space
         // `K::SPACE` says.
         unsafe { T::atomic_add_raw(p, value, K::SPACE) }
@@ -196,7 +198,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicSub,
         K: Writable,
     {
-        let p = self.atomic_ptr(i);
+        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_add`.
         unsafe { T::atomic_sub_raw(p, value, K::SPACE) }
     }
@@ -210,7 +212,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicMinMax,
         K: Writable,
     {
-        let p = self.atomic_ptr(i);
+        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_add`.
         unsafe { T::atomic_min_raw(p, value, K::SPACE) }
     }
@@ -224,7 +226,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicMinMax,
         K: Writable,
     {
-        let p = self.atomic_ptr(i);
+        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_add`.
         unsafe { T::atomic_max_raw(p, value, K::SPACE) }
     }
@@ -238,7 +240,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicExch,
         K: Writable,
     {
-        let p = self.atomic_ptr(i);
+        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_add`.
         unsafe { T::atomic_exch_raw(p, value, K::SPACE) }
     }
@@ -251,7 +253,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicBitwise,
         K: Writable,
     {
-        let p = self.atomic_ptr(i);
+        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_add`.
         unsafe { T::atomic_and_raw(p, value, K::SPACE) }
     }
@@ -264,7 +266,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicBitwise,
         K: Writable,
     {
-        let p = self.atomic_ptr(i);
+        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_add`.
         unsafe { T::atomic_or_raw(p, value, K::SPACE) }
     }
@@ -277,7 +279,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicBitwise,
         K: Writable,
     {
-        let p = self.atomic_ptr(i);
+        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_add`.
         unsafe { T::atomic_xor_raw(p, value, K::SPACE) }
     }
@@ -292,7 +294,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicCas,
         K: Writable,
     {
-        let p = self.atomic_ptr(i);
+        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_add`.
         unsafe { T::atomic_cas_raw(p, compare, value, K::SPACE) }
     }
@@ -306,7 +308,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicIncDec,
         K: Writable,
     {
-        let p = self.atomic_ptr(i);
+        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_add`.
         unsafe { T::atomic_inc_raw(p, limit, K::SPACE) }
     }
@@ -321,7 +323,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicIncDec,
         K: Writable,
     {
-        let p = self.atomic_ptr(i);
+        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_add`.
         unsafe { T::atomic_dec_raw(p, limit, K::SPACE) }
     }
@@ -411,11 +413,13 @@ impl<T: AtomicLoadStore, K: ViewKind> View<'_, T, K> {
     /// write, error 700, at the caller's line) and telling the checkers about the access.
     #[inline(always)]
     #[track_caller]
-    fn ordered_ptr(&self, i: usize, access: Ordered) -> *mut T {
+    fn ordered_ptr(&self, i: usize, access: Ordered) -> Option<*mut T> {
         let kind = if access.write { backend::AccessKind::Write } else { backend::AccessKind::Read };
-        backend::check_index(self, i, core::mem::size_of::<T>(), kind);
+        if !backend::check_index(self, i, core::mem::size_of::<T>(), kind) {
+            return None; // reported: the faulting thread's access does nothing (a load gives zero)
+        }
         backend::before_ordered(self, i, access);
-        self.raw_ptr().wrapping_add(i)
+        Some(self.raw_ptr().wrapping_add(i))
     }
 
     /// Atomically loads element `i` with memory order `order` at device scope
@@ -441,7 +445,7 @@ impl<T: AtomicLoadStore, K: ViewKind> View<'_, T, K> {
     #[track_caller]
     pub fn atomic_load_scoped(&self, i: usize, order: Ordering, scope: Scope) -> T {
         let order = load_order(order);
-        let p = self.ordered_ptr(i, Ordered { write: false, order, scope, volatile: false });
+        let Some(p) = self.ordered_ptr(i, Ordered { write: false, order, scope, volatile: false }) else { return crate::device::copy::zero() };
         // SAFETY: `i < len` was checked, so `p` is element `i` of the view, in the space
         // `K::SPACE` says; `order` is one a load takes.
         unsafe { T::atomic_load_raw(p, order, scope, K::SPACE) }
@@ -476,7 +480,7 @@ impl<T: AtomicLoadStore, K: ViewKind> View<'_, T, K> {
         K: Writable,
     {
         let order = store_order(order);
-        let p = self.ordered_ptr(i, Ordered { write: true, order, scope, volatile: false });
+        let Some(p) = self.ordered_ptr(i, Ordered { write: true, order, scope, volatile: false }) else { return };
         // SAFETY: as in `atomic_load_scoped`; `K: Writable` views point into writable memory.
         unsafe { T::atomic_store_raw(p, value, order, scope, K::SPACE) }
     }
@@ -486,7 +490,7 @@ impl<T: AtomicLoadStore, K: ViewKind> View<'_, T, K> {
     #[inline(always)]
     #[track_caller]
     pub fn volatile_load(&self, i: usize) -> T {
-        let p = self.ordered_ptr(i, Ordered { write: false, order: Ordering::Relaxed, scope: Scope::System, volatile: true });
+        let Some(p) = self.ordered_ptr(i, Ordered { write: false, order: Ordering::Relaxed, scope: Scope::System, volatile: true }) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_load_scoped`.
         unsafe { T::volatile_load_raw(p, K::SPACE) }
     }
@@ -499,7 +503,7 @@ impl<T: AtomicLoadStore, K: ViewKind> View<'_, T, K> {
     where
         K: Writable,
     {
-        let p = self.ordered_ptr(i, Ordered { write: true, order: Ordering::Relaxed, scope: Scope::System, volatile: true });
+        let Some(p) = self.ordered_ptr(i, Ordered { write: true, order: Ordering::Relaxed, scope: Scope::System, volatile: true }) else { return };
         // SAFETY: as in `atomic_store_scoped`.
         unsafe { T::volatile_store_raw(p, value, K::SPACE) }
     }

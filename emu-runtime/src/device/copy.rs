@@ -23,3 +23,10 @@ impl_device_copy!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize
 
 // SAFETY: an array of padding-free, zero-valid elements is padding-free and zero-valid.
 unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
+
+/// The all-zero value of `T`: what a faulting load gives on the host (memcheck).
+#[inline]
+pub(crate) fn zero<T: DeviceCopy>() -> T {
+    // SAFETY: every `DeviceCopy` type accepts the all-zero bit pattern (the trait's contract).
+    unsafe { core::mem::zeroed() }
+}

@@ -204,7 +204,12 @@ impl<'l, T: DeviceCopy, const N: usize, K: ViewKind> View<'l, [T; N], K> {
     #[inline(always)]
     #[track_caller]
     pub fn row(&self, i: usize) -> View<'l, T, K> {
-        backend::check_index(self, i, core::mem::size_of::<T>(), backend::AccessKind::Read);
+        if !backend::check_index(self, i, core::mem::size_of::<T>(), backend::AccessKind::Read) {
+            // Reported; the faulting thread goes on with an empty row (its accesses fault
+            // again, and are dropped).
+            // SAFETY: no element of an empty view is ever accessed.
+            return unsafe { View::from_raw_parts(self.ptr as *mut T, 0, self.meta) };
+        }
         // SAFETY: `i < len`, so row `i` lies inside the memory this view covers, and its `N`
         // elements of `T` are exactly that row.
         unsafe { View::from_raw_parts(self.ptr.add(i) as *mut T, N, self.meta) }

@@ -101,24 +101,21 @@ pub(crate) fn fence_block() {
 
 #[inline(always)]
 #[track_caller]
+/// Whether element `i` is in bounds. An index out of bounds is reported (memcheck): the
+/// caller must then skip the access, and a load gives zero bits.
+#[must_use]
 pub(crate) fn check_index<T, K: ViewKind>(
     view: &View<T, K>,
     i: usize,
     elem_size: usize,
     access: AccessKind,
-) {
+) -> bool {
     if i >= view.len() {
-        hooks::out_of_bounds(
-            view.meta(),
-            K::SPACE,
-            access,
-            elem_size,
-            i,
-            view.len(),
-            view.raw_ptr() as usize,
-            Location::caller(),
-        );
+        // Few arguments: the call sits in every access's cold branch.
+        hooks::out_of_bounds(view, i, elem_size, access, Location::caller());
+        return false;
     }
+    true
 }
 
 /// initcheck's look at an atomic on element `i` (in bounds), when the launch checks.
@@ -138,7 +135,9 @@ pub(crate) fn before_ordered<T, K: ViewKind>(view: &View<T, K>, i: usize, access
 #[inline(always)]
 #[track_caller]
 pub(crate) fn load<T: DeviceCopy, K: ViewKind>(view: &View<T, K>, i: usize) -> T {
-    check_index(view, i, core::mem::size_of::<T>(), AccessKind::Read);
+    if !check_index(view, i, core::mem::size_of::<T>(), AccessKind::Read) {
+        return crate::device::copy::zero();
+    }
     // SAFETY: `i < len`, and a view's pointer is valid for `len` elements while it is in use
     // (the invariant of `View::from_raw_parts`).
     unsafe { memory::load_relaxed(view.raw_ptr().add(i)) }
@@ -147,7 +146,9 @@ pub(crate) fn load<T: DeviceCopy, K: ViewKind>(view: &View<T, K>, i: usize) -> T
 #[inline(always)]
 #[track_caller]
 pub(crate) fn store<T: DeviceCopy, K: Writable>(view: &View<T, K>, i: usize, value: T) {
-    check_index(view, i, core::mem::size_of::<T>(), AccessKind::Write);
+    if !check_index(view, i, core::mem::size_of::<T>(), AccessKind::Write) {
+        return;
+    }
     // SAFETY: as in `load`; `K: Writable` views point into writable memory.
     unsafe { memory::store_relaxed(view.raw_ptr().add(i), value) }
 }

@@ -256,8 +256,9 @@ fn check(i: usize, len: usize) {
 }
 
 #[inline(always)]
-pub(crate) fn check_index<T, K: ViewKind>(view: &View<T, K>, i: usize, _elem_size: usize, _access: AccessKind) {
+pub(crate) fn check_index<T, K: ViewKind>(view: &View<T, K>, i: usize, _elem_size: usize, _access: AccessKind) -> bool {
     check(i, view.len());
+    true
 }
 
 // Shared views hold an address in the `.shared` window (what `mov.u32 r, var;` gives), not a

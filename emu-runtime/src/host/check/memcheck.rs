@@ -8,8 +8,21 @@
 //! rests on it, since a view's pointer is only valid for `len` elements. An index past the end
 //! is reported here with the view's description (the kernel parameter's name, or the
 //! `__shared__` array's declaration), the address and the allocation's bounds, in
-//! compute-sanitizer's words, and the thread is unwound: its block fails and the launch
-//! returns the report.
+//! compute-sanitizer's words. The access does nothing (a load gives zero bits) and the thread
+//! is marked *faulted*: its later accesses, faults and findings are dropped, and it stops at
+//! its next barrier, warp collective or loop progress point, as if it had exited. The block's
+//! other threads carry on, so every faulting thread counts one error, as under
+//! compute-sanitizer, where a faulting thread stops at its first fault (on an H200 with
+//! `--destroy-on-device-error kernel`, 10^6 threads that each make two faulting writes count
+//! 1,000,000 errors; `tools/probes/RESULTS.md`). The launch returns the report (error 700).
+//!
+//! Nothing unwinds on the way: a fault costs a counter, and its report is built only if it is
+//! among the lowest (block, thread) of the launch, which the report stores
+//! (`report::LaunchFindings`); so a launch in which every thread faults costs about what a
+//! clean one does, in bounded memory (`benches/failures.rs`). What a faulted thread computes
+//! between its fault and its stop is not defined, as memory after a faulting launch is not on
+//! the GPU (the context is lost there): its stores and atomics on in-bounds memory still
+//! happen.
 //!
 //! The description ([`ViewMeta`]) is made by the launcher for each buffer parameter and by the
 //! shared arena for each shared array; it also carries initcheck's and racecheck's shadows of
@@ -18,7 +31,7 @@
 use core::panic::Location;
 
 use crate::device::Space;
-use crate::host::check::Site;
+use crate::host::check::{Fault, Site};
 use crate::host::report::{Access, Finding, SourceLocation};
 
 /// What a view points into, for reports: the allocation's name, base address and size.
@@ -70,12 +83,12 @@ pub(crate) fn describe(meta: &ViewMeta) -> String {
 #[doc(hidden)]
 pub type MetaPtr = *const ViewMeta;
 
-/// Reports an out-of-bounds access by the running GPU thread and unwinds it.
+/// Reports an out-of-bounds access by the running GPU thread and marks it faulted; the caller
+/// then skips the access (a load gives zero bits).
 ///
 /// `site` is the running block (`None` outside a kernel: a view used from host code, then this
 /// is an ordinary panic).
-#[cold]
-#[inline(never)]
+#[inline]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn out_of_bounds<S: Site + ?Sized>(
     site: Option<&S>,
@@ -87,19 +100,42 @@ pub(crate) fn out_of_bounds<S: Site + ?Sized>(
     len: usize,
     view_base: usize,
     at: &'static Location<'static>,
-) -> ! {
-    // SAFETY: a view's meta pointer is either null or points to a `ViewMeta` that outlives the
-    // launch (kept by the launcher or the block's shared arena).
+) {
+    let Some(ctx) = site else {
+        // SAFETY: a view's meta pointer is either null or points to a `ViewMeta` that outlives
+        // the launch (kept by the launcher or the block's shared arena).
+        let name = unsafe { meta.as_ref() }.map_or("<view>", |m| m.name);
+        panic!("index {index} out of bounds for `{name}` of length {len}");
+    };
+    // First the count: a fault past what the launch stores costs nothing more.
+    if ctx.fault() == Fault::Report {
+        report(ctx, meta, space, access, size, index, len, view_base, at);
+    }
+}
+
+/// Builds and stores the report of a fault that the launch keeps.
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn report<S: Site + ?Sized>(
+    ctx: &S,
+    meta: *const ViewMeta,
+    space: Space,
+    access: Access,
+    size: usize,
+    index: usize,
+    len: usize,
+    view_base: usize,
+    at: &'static Location<'static>,
+) {
+    // SAFETY: as in `out_of_bounds`.
     let meta = unsafe { meta.as_ref() };
     let (name, base, bytes) = match meta {
         Some(m) => (m.name, m.base, m.bytes),
         None => ("<view>", view_base, len * size),
     };
     let address = view_base.wrapping_add(index.wrapping_mul(size));
-    let Some(ctx) = site else {
-        panic!("index {index} out of bounds for `{name}` of length {len}");
-    };
-    ctx.fail(Finding::OutOfBounds {
+    ctx.keep_fault(Finding::OutOfBounds {
         space,
         access,
         size,

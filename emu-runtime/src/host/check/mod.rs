@@ -43,6 +43,18 @@ pub(crate) struct SharedShadows<'a> {
     pub(crate) race: &'a racecheck::SharedRaceShadow,
 }
 
+/// What becomes of a faulting access's report ([`Site::fault`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fault {
+    /// The thread's first fault, among the lowest of the launch: build and store the report.
+    Report,
+    /// The thread's first fault, past what the launch stores: counted only.
+    Count,
+    /// The thread faulted before: not counted again (compute-sanitizer stops a faulting
+    /// thread at its first fault).
+    Repeat,
+}
+
 /// What a checker may know about the running GPU thread and its block, and how it reports.
 pub(crate) trait Site {
     /// The running thread's linear index in its block.
@@ -73,8 +85,12 @@ pub(crate) trait Site {
     fn shared(&self) -> SharedShadows<'_>;
     /// Records a finding that does not stop the block, once per kind and site.
     fn note(&self, f: Finding);
-    /// Records `f` for the running thread, fails the block and unwinds the thread.
-    fn fail(&self, f: Finding) -> !;
+    /// The running thread made a faulting access (an index out of bounds): counts it, marks
+    /// the thread as faulted (it stops at its next barrier, warp collective or progress point,
+    /// and its later faults and findings are dropped), and says whether to report it.
+    fn fault(&self) -> Fault;
+    /// Stores the report of a fault [`fault`](Self::fault) said to report.
+    fn keep_fault(&self, f: Finding);
     /// Fails the launch with the host failure `e` (memory a checker could not allocate) and
     /// unwinds the thread; the launch returns `e`.
     fn host_failure(&self, e: crate::host::report::error::Error) -> !;

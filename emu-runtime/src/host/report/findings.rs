@@ -325,7 +325,7 @@ impl Finding {
 
     /// Whether this is a racecheck or initcheck finding (what `EMU_CHECK_ACTION=report` lets
     /// pass).
-    fn is_hazard(&self) -> bool {
+    pub(crate) fn is_hazard(&self) -> bool {
         matches!(self, Finding::Race { .. } | Finding::UninitializedAccess { .. })
     }
 
@@ -488,27 +488,42 @@ impl Finding {
 pub struct LaunchReport {
     kernel: &'static str,
     findings: Vec<Finding>,
+    /// Every finding the launch counted, stored or not.
+    total: u64,
     rendered: String,
 }
 
 impl LaunchReport {
-    /// Renders the report, printing at most `limit` findings in full (0: all).
-    pub(crate) fn new(kernel: &'static str, findings: Vec<Finding>, limit: usize) -> Self {
+    /// Renders the report, printing at most `limit` findings in full (0: all). `total` is
+    /// how many findings the launch counted: `findings` holds the lowest of them by block and
+    /// thread (at least `limit` of them when there are that many), the rest were only counted.
+    pub(crate) fn new(kernel: &'static str, findings: Vec<Finding>, total: u64, limit: usize) -> Self {
         let limit = if limit == 0 { usize::MAX } else { limit };
+        let total = total.max(findings.len() as u64);
         let mut rendered = String::new();
+        let mut shown = 0u64;
         for f in findings.iter().take(limit) {
             f.render(kernel, &mut rendered);
+            shown += 1;
         }
-        if findings.len() > limit {
+        if total > shown {
             let _ = writeln!(
                 rendered,
                 "========= ... {} more error(s) not shown (EMU_PRINT_LIMIT=0 shows all)",
-                findings.len() - limit
+                total - shown
             );
         }
-        let n = findings.len();
-        let _ = write!(rendered, "========= ERROR SUMMARY: {n} error{}", if n == 1 { "" } else { "s" });
-        LaunchReport { kernel, findings, rendered }
+        let _ = write!(rendered, "========= ERROR SUMMARY: {total} error{}", if total == 1 { "" } else { "s" });
+        LaunchReport { kernel, findings, total, rendered }
+    }
+
+    /// How many errors the launch found: the `ERROR SUMMARY` count. Each finding counts once:
+    /// a faulting GPU thread counts one error (its first faulting access; the thread then
+    /// stops, as under compute-sanitizer), and a repeated hazard at one site counts once.
+    /// Past the print limit findings are counted but not stored, so this can exceed
+    /// `findings().len()`.
+    pub fn error_count(&self) -> u64 {
+        self.total
     }
 
     /// The kernel's name.
@@ -516,7 +531,9 @@ impl LaunchReport {
         self.kernel
     }
 
-    /// The findings, sorted by block and thread.
+    /// The findings stored, sorted by block and thread: all of them up to the print limit
+    /// (`EMU_PRINT_LIMIT`, `Config::print_limit`; `0` stores every one), the lowest ones by
+    /// block and thread past it. [`error_count`](Self::error_count) counts them all.
     pub fn findings(&self) -> &[Finding] {
         &self.findings
     }
@@ -530,7 +547,7 @@ impl LaunchReport {
 impl fmt::Debug for LaunchReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("LaunchReport");
-        d.field("kernel", &self.kernel).field("code", &self.code()).field("errors", &self.findings.len());
+        d.field("kernel", &self.kernel).field("code", &self.code()).field("errors", &self.total);
         if let Some(first) = self.findings.first() {
             d.field("first", &format_args!("{:?}", first.headline(self.kernel)));
             if let Some(at) = first.location() {
@@ -716,7 +733,17 @@ extern "C" fn at_exit() {
 
 /// The end of every emulated launch: renders, prints and records the findings, and decides
 /// the launch's result (`EMU_CHECK_ACTION`).
-pub(crate) fn conclude(kernel: &'static str, print_limit: usize, hazards_only_report: bool, findings: Vec<Finding>) -> Result<(), Error> {
+///
+/// `findings` are the stored findings, sorted; `total` counts every finding, stored or not, and
+/// `only_hazards` says whether all of those are hazards.
+pub(crate) fn conclude(
+    kernel: &'static str,
+    print_limit: usize,
+    hazards_only_report: bool,
+    findings: Vec<Finding>,
+    total: u64,
+    only_hazards: bool,
+) -> Result<(), Error> {
     let loud = !QUIET.with(Cell::get);
     if loud {
         HOOK.call_once(|| {
@@ -727,11 +754,11 @@ pub(crate) fn conclude(kernel: &'static str, print_limit: usize, hazards_only_re
             }
         });
     }
-    if findings.is_empty() {
+    if findings.is_empty() && total == 0 {
         return Ok(());
     }
-    let report_only = hazards_only_report && findings.iter().all(Finding::is_hazard);
-    let report = LaunchReport::new(kernel, findings, print_limit);
+    let report_only = hazards_only_report && only_hazards && findings.iter().all(Finding::is_hazard);
+    let report = LaunchReport::new(kernel, findings, total, print_limit);
     if loud {
         record(&report);
     }
@@ -745,7 +772,7 @@ pub(crate) fn conclude(kernel: &'static str, print_limit: usize, hazards_only_re
 #[cold]
 #[inline(never)]
 fn record(report: &LaunchReport) {
-    ERRORS.fetch_add(report.findings.len(), Ordering::SeqCst);
+    ERRORS.fetch_add(usize::try_from(report.total).unwrap_or(usize::MAX), Ordering::SeqCst);
     emit(&report.to_string());
     if let Some(file) = &outputs().json {
         let mut lines = String::new();

@@ -90,6 +90,9 @@ pub(crate) struct Slot {
     /// Whether a fiber is parked with this thread (it waits at a blocking barrier); a thread
     /// that waits at an awaited barrier (state-machine kernels, `task.rs`) has none.
     parked: Cell<bool>,
+    /// Whether the thread made a faulting access (memcheck): it stops at its next barrier,
+    /// warp collective or progress point, and its later faults and findings are dropped.
+    faulted: Cell<bool>,
 }
 
 impl Slot {
@@ -101,6 +104,7 @@ impl Slot {
             op: Cell::new(BarrierOp::Sync),
             predicate: Cell::new(false),
             parked: Cell::new(false),
+            faulted: Cell::new(false),
         }
     }
 }
@@ -178,6 +182,9 @@ pub(crate) struct BlockRun<'a> {
     findings: Findings,
     /// Spinning threads and the watchdog's view of this block (`progress.rs`).
     progress: BlockProgress,
+    /// Faulting threads of this block, counted (not stored) in the launch's findings when the
+    /// block ends.
+    faults: Cell<u64>,
 }
 
 impl<'a> BlockRun<'a> {
@@ -209,6 +216,7 @@ impl<'a> BlockRun<'a> {
             warps: Warps::new(n, launch.config.get_warp_size().max(1) as usize),
             findings: Findings::default(),
             progress: BlockProgress::default(),
+            faults: Cell::new(0),
         }))
     }
 
@@ -301,10 +309,12 @@ impl<'a> BlockRun<'a> {
         // Slots are only written when a thread waits, fails, or exits other than where the
         // block's first exit did before the first barrier; a block that wrote none (every
         // block of a barrier-free kernel) leaves nothing to reset.
-        if self.dirty.replace(false) || self.failed.get() {
+        if self.dirty.replace(false) || self.failed.get() || self.faults.get() > 0 {
             for s in self.slots.iter() {
                 s.state.set(State::NotStarted);
+                s.faulted.set(false);
             }
+            self.faults.set(0);
             self.warps.gathered.iter().for_each(|g| g.set(0));
         }
         self.barrier.exit0.set(None);
@@ -411,6 +421,8 @@ impl<'a> BlockRun<'a> {
         context::leave();
         overflow::disarm();
         self.launch.progress.block_done();
+        // The faults themselves (built reports are among the findings, counted there).
+        self.launch.findings.count(self.faults.get(), false);
         let findings = self.findings.take();
         if !findings.is_empty() {
             self.launch.add_findings(block_linear, findings);
@@ -682,18 +694,58 @@ impl<'a> BlockRun<'a> {
     /// Records a finding that does not stop the block (initcheck, racecheck), once per kind
     /// and call site (pair of sites for a race): a repeat only adds to the first one's count.
     pub(crate) fn note(&self, f: Finding) {
-        self.findings.note(self.launch.block.linear(f.thread()) as u32, f);
+        let t = self.launch.block.linear(f.thread()) as u32;
+        if !self.slots[t as usize].faulted.get() {
+            self.findings.note(t, f);
+        }
     }
 
+    /// Records `f` (dropped if its thread faulted before: what it does after its fault is not
+    /// the kernel's behaviour).
     fn record(&self, f: Finding) {
-        self.findings.record(self.launch.block.linear(f.thread()) as u32, f);
+        let t = self.launch.block.linear(f.thread()) as u32;
+        if !self.slots[t as usize].faulted.get() {
+            self.findings.record(t, f);
+        }
     }
 
-    /// Records `finding` for the running thread, fails the block and unwinds the thread.
+    /// Records `finding` for the running thread, fails the block and unwinds the thread. A
+    /// faulted thread is stopped instead.
     pub(crate) fn fail(&self, finding: Finding) -> ! {
+        self.stop_if_faulted();
         self.record(finding);
         self.failed.set(true);
         panic::resume_unwind(Box::new(KernelAbort))
+    }
+
+    /// Stops the running thread if it made a faulting access: called where a thread waits
+    /// (barriers, warp collectives, progress points), it ends the thread as if it had exited
+    /// there, and the block goes on.
+    #[inline(always)]
+    pub(crate) fn stop_if_faulted(&self) {
+        if self.slots[self.current.get() as usize].faulted.get() {
+            stop_faulted();
+        }
+    }
+
+    /// memcheck's [`Site::fault`] for the running thread.
+    #[inline(always)]
+    fn fault(&self) -> crate::host::check::Fault {
+        use crate::host::check::Fault;
+        if self.slots[self.current.get() as usize].faulted.replace(true) {
+            return Fault::Repeat;
+        }
+        self.faults.set(self.faults.get() + 1);
+        if self.launch.findings.would_keep(self.id.linear.get()) {
+            Fault::Report
+        } else {
+            Fault::Count
+        }
+    }
+
+    /// Stores the report of the running thread's fault in the launch (counted in `faults`).
+    fn keep_fault(&self, f: Finding) {
+        self.launch.findings.offer(self.id.linear.get(), self.current.get(), f);
     }
 
     /// Runs the threads not started yet, one after another, on the calling fiber: the hot
@@ -859,16 +911,38 @@ impl<'a> BlockRun<'a> {
         }
     }
 
+    /// Cleans up after the running thread unwound: `true` if it was a faulted thread that
+    /// stopped (it now counts as exited, and the block goes on), `false` if the block failed.
     #[cold]
-    fn thread_unwound(&self, payload: Box<dyn Any + Send>) {
+    fn thread_unwound(&self, payload: Box<dyn Any + Send>) -> bool {
         let t = self.current.get();
-        self.slots[t as usize].state.set(State::Failed);
+        let s = &self.slots[t as usize];
+        if s.faulted.get() && payload.downcast_ref::<KernelAbort>().is_none() {
+            // Stopped at a wait (`ThreadStop`), or a panic of what it computed after its
+            // fault, which is not the kernel's behaviour (and not reported).
+            let _ = panics::take();
+            self.dirty.set(true);
+            s.state.set(State::Exited);
+            s.at.set(None);
+            let g = self.barrier.generation.get();
+            s.exit_generation.set(g);
+            self.progress.event();
+            if g != 0 {
+                self.barrier.exits_this_generation.set(self.barrier.exits_this_generation.get() + 1);
+            }
+            if self.warps.warp_waiting.get() != 0 {
+                warp::lane_exited(self, t);
+            }
+            return true;
+        }
+        s.state.set(State::Failed);
         self.failed.set(true);
         if payload.downcast_ref::<KernelAbort>().is_some() {
-            return; // already recorded, or the block is being aborted
+            return false; // already recorded, or the block is being aborted
         }
         let (message, at) = panics::take().unwrap_or_else(|| (panics::message(&*payload), None));
         self.record(Finding::Panic { message, at, thread: self.thread(), block: self.block_idx() });
+        false
     }
 }
 
@@ -915,8 +989,12 @@ impl Site for BlockRun<'_> {
     fn note(&self, f: Finding) {
         BlockRun::note(self, f)
     }
-    fn fail(&self, f: Finding) -> ! {
-        BlockRun::fail(self, f)
+    #[inline(always)]
+    fn fault(&self) -> crate::host::check::Fault {
+        BlockRun::fault(self)
+    }
+    fn keep_fault(&self, f: Finding) {
+        BlockRun::keep_fault(self, f)
     }
 }
 
@@ -973,8 +1051,15 @@ fn runner_loop(
         block.fibers.yielder.set(y_ptr);
         if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(&work)) {
             unwound(block.current.get() as usize);
-            block.thread_unwound(payload);
-            return RunnerEnd::Aborted;
+            if !block.thread_unwound(payload) {
+                return RunnerEnd::Aborted;
+            }
+            // A faulted thread stopped: go on with the others (an OS-thread runner ran only
+            // that one).
+            if block.fibers.os_threads {
+                return RunnerEnd::Done;
+            }
+            continue;
         }
         if block.fibers.os_threads {
             return RunnerEnd::Done;
@@ -1022,9 +1107,13 @@ fn task_runner(block: &BlockRun<'_>, y: &Suspender<'_>) -> RunnerEnd {
 /// Records that the running thread of `block` waits at the barrier at `at`.
 #[inline(always)]
 pub(crate) fn arrive(block: &BlockRun<'_>, op: BarrierOp, predicate: bool, at: &'static Location<'static>) {
-    block.dirty.set(true);
     let t = block.current.get();
     let slot = &block.slots[t as usize];
+    // A thread that faulted stops here (memcheck).
+    if slot.faulted.get() {
+        stop_faulted();
+    }
+    block.dirty.set(true);
     slot.state.set(State::Waiting);
     slot.at.set(Some(at));
     slot.op.set(op);
@@ -1057,6 +1146,14 @@ impl BlockRun<'_> {
             panic::resume_unwind(Box::new(KernelAbort))
         }
     }
+}
+
+/// Stops the running thread, which made a faulting access: unwinds it to its runner, which
+/// records it as exited (`thread_unwound`).
+#[cold]
+#[inline(never)]
+fn stop_faulted() -> ! {
+    panic::resume_unwind(Box::new(panics::ThreadStop))
 }
 
 /// Deterministic Fisher–Yates shuffle keyed by (seed, block, generation).

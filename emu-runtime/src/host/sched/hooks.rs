@@ -6,8 +6,8 @@
 
 use std::panic::Location;
 
-use crate::device::{DeviceCopy, Ordered, Shared, Space, View, ViewKind};
-use crate::host::check::memcheck::{self, ViewMeta};
+use crate::device::{DeviceCopy, Ordered, Shared, View, ViewKind};
+use crate::host::check::memcheck;
 use crate::host::check::{self, initcheck};
 use crate::host::mem::shared_mem::SharedSite;
 use crate::host::report::{Access, Finding, SourceLocation};
@@ -68,22 +68,13 @@ fn checked_ordered<T, K: ViewKind>(view: &View<T, K>, i: usize, access: Ordered,
     }
 }
 
-/// memcheck's report of an access of element `index` past the end of a view (`len`
-/// elements of `size` bytes at `view_base`); unwinds the running thread.
+/// memcheck's report of an access of `size` bytes at element `index`, past the end of `view`;
+/// marks the running thread faulted (the caller skips the access).
 #[cold]
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn out_of_bounds(
-    meta: *const ViewMeta,
-    space: Space,
-    access: Access,
-    size: usize,
-    index: usize,
-    len: usize,
-    view_base: usize,
-    at: &'static Location<'static>,
-) -> ! {
-    memcheck::out_of_bounds(context::current(), meta, space, access, size, index, len, view_base, at)
+pub(crate) fn out_of_bounds<T, K: ViewKind>(view: &View<T, K>, index: usize, size: usize, access: Access, at: &'static Location<'static>) {
+    let base = view.raw_ptr() as usize;
+    memcheck::out_of_bounds(context::current(), view.meta(), K::SPACE, access, size, index, view.len(), base, at)
 }
 
 /// `shared_array!` on the host.

@@ -12,7 +12,7 @@ use crate::host::sched::task::Tasks;
 use crate::__private::ThreadCtx;
 use crate::host::config::{self, BlockOrder, Config};
 use crate::host::report::error::Error;
-use crate::host::report::{self, Finding};
+use crate::host::report::{self, Finding, LaunchFindings};
 use crate::host::report::last_error;
 use crate::host::sched::progress::LaunchProgress;
 use crate::host::sched::{overflow, panics};
@@ -175,7 +175,8 @@ pub(crate) struct LaunchShared {
     pub(crate) shared_bytes: usize,
     pub(crate) config: Config,
     thread_index: Vec<Dim3>,
-    findings: Mutex<Vec<(u64, u32, Finding)>>,
+    /// Every finding of the launch counted, the lowest ones stored (`report::LaunchFindings`).
+    pub(crate) findings: LaunchFindings,
     /// Blocks ended and whether the watchdog stopped the launch (`progress.rs`).
     pub(crate) progress: LaunchProgress,
     /// The first host failure of the launch (memory the host could not allocate): the launch
@@ -198,8 +199,9 @@ impl LaunchShared {
     }
 
     pub(crate) fn add_findings(&self, block_linear: u64, found: Vec<(u32, Finding)>) {
-        let mut all = self.findings.lock().unwrap_or_else(|e| e.into_inner());
-        all.extend(found.into_iter().map(|(t, f)| (block_linear, t, f)));
+        for (t, f) in found {
+            self.findings.add(block_linear, t, f);
+        }
     }
 
     /// Whether a host failure was recorded: the remaining blocks are skipped.
@@ -284,8 +286,8 @@ fn run<'t>(
         block: cfg.block,
         shared_bytes: cfg.shared_bytes,
         thread_index: (0..cfg.block.count()).map(|t| cfg.block.unlinear(t)).collect(),
+        findings: LaunchFindings::new(config.get_print_limit()),
         config,
-        findings: Mutex::new(Vec::new()),
         progress: LaunchProgress::default(),
         host_error: Mutex::new(None),
         host_failed: std::sync::atomic::AtomicBool::new(false),
@@ -335,11 +337,11 @@ fn run<'t>(
         return Err(e);
     }
 
-    let mut findings = shared.findings.into_inner().unwrap_or_else(|e| e.into_inner());
-    findings.sort_by_key(|(b, t, _)| (*b, *t));
     let config = &shared.config;
     let hazards_only_report = config.get_check_action() == crate::host::config::CheckAction::Report;
-    report::conclude(kernel.name, config.get_print_limit(), hazards_only_report, findings.into_iter().map(|(_, _, f)| f).collect())
+    let print_limit = config.get_print_limit();
+    let (findings, total, only_hazards) = shared.findings.into_parts();
+    report::conclude(kernel.name, print_limit, hazards_only_report, findings, total, only_hazards)
 }
 
 #[cfg(test)]

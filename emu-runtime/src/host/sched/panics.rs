@@ -23,6 +23,12 @@ use crate::host::report::SourceLocation;
 #[derive(Debug)]
 pub(crate) struct KernelAbort;
 
+/// The unwinding payload that stops a GPU thread which made a faulting access, at its next
+/// barrier, warp collective or progress point (`block.rs`): the thread counts as exited, and
+/// its block goes on. It never reaches the panic hook.
+#[derive(Debug)]
+pub(crate) struct ThreadStop;
+
 thread_local! {
     static STASH: RefCell<Option<(String, Option<SourceLocation>)>> = const { RefCell::new(None) };
 }

@@ -127,6 +127,7 @@ enum Step {
 /// The watchdog's look and the yield decision for the running thread of `block`, spinning at
 /// `at`. Stops the thread (unwinding it) if the launch timed out.
 fn step(block: &BlockRun<'_>, at: &'static Location<'static>) -> Step {
+    block.stop_if_faulted();
     let launch = block.launch();
     let limit = launch.config.get_timeout();
     let p = block.progress();

@@ -269,6 +269,8 @@ pub(crate) fn arrive(
     arg: u32,
     at: &'static Location<'static>,
 ) -> Option<u64> {
+    // A thread that faulted stops here (memcheck).
+    block.stop_if_faulted();
     if op == WarpOp::ActiveMask {
         return arrive_active_mask(block, at).map(u64::from);
     }
