@@ -38,6 +38,7 @@ pub use emu_runtime::device::{
     Scope, Shared, Space, View, WarpShuffle, FULL_MASK,
 };
 pub use emu_runtime::device::{intrinsics, math};
+pub use emu_runtime::device::{this_grid, GridGroup};
 pub use emu_runtime::{kprint, kprintln, shared_array};
 
 /// The GPU side of launches (the `gpu` feature): `available()`, `last_kernel_ms()`.
@@ -67,17 +68,36 @@ macro_rules! launch {
     };
 }
 
+/// Launches a kernel cooperatively and waits for it (`cudaLaunchCooperativeKernel`):
+/// `launch_cooperative!(kernel<<<grid, block>>>(args))` or
+/// `launch_cooperative!(kernel<<<grid, block, shared_bytes>>>(args))`, with the arguments of
+/// [`launch!`].
+///
+/// Every block of a cooperative launch is resident at once, so its kernel may call
+/// [`this_grid()`]`.sync()`. A grid that could not be resident on the emulated sm_90 device
+/// (132 SMs; at most 2048 threads, 32 blocks and 228 KiB of shared memory per SM, 1 KiB of it
+/// reserved per block) is refused with `cudaErrorCooperativeLaunchTooLarge` (720), as on an
+/// H200. The emulator runs the blocks of a cooperative launch one after another on one host
+/// thread, each up to its next grid sync.
+#[cfg(not(target_arch = "nvptx64"))]
+#[macro_export]
+macro_rules! launch_cooperative {
+    ($($tokens:tt)*) => {
+        $crate::__private::cooperative(|| $crate::__private::launch_impl!($crate; $($tokens)*))
+    };
+}
+
 /// Everything a kernel file needs: `use deviceemu::prelude::*;`.
 pub mod prelude {
     pub use crate::{
         active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, device, dynamic_shared, grid_dim, kernel,
         kprint, kprintln, lane_id, shared_array, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync,
         sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, sync_warp, thread_fence,
-        thread_fence_block, thread_idx, warp_size, DeviceCopy, Dim3, Global, GlobalMut, Scope, Shared, WarpShuffle,
-        FULL_MASK,
+        thread_fence_block, thread_idx, this_grid, warp_size, DeviceCopy, Dim3, Global, GlobalMut, Scope, Shared,
+        WarpShuffle, FULL_MASK,
     };
     #[cfg(not(target_arch = "nvptx64"))]
-    pub use crate::{launch, DeviceBuffer};
+    pub use crate::{launch, launch_cooperative, DeviceBuffer};
     pub use crate::intrinsics::*;
 }
 

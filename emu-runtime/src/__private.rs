@@ -125,6 +125,12 @@ pub fn host_only_on_gpu(kernel: &'static KernelInfo) -> Option<Result<(), crate:
     Some(Err(e))
 }
 
+/// Runs `launch` (one `launch!`) as a cooperative launch (`launch_cooperative!`).
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn cooperative<R>(launch: impl FnOnce() -> R) -> R {
+    crate::host::sched::launch::cooperative(launch)
+}
+
 /// The checkers of the launch being made: the launcher runs the kernel's checked copy when one
 /// of them watches each access ([`per_access`]), and gives them to [`meta`].
 #[cfg(not(target_arch = "nvptx64"))]

@@ -9,6 +9,7 @@ pub(crate) mod backend;
 mod builtins;
 mod copy;
 mod dim;
+mod grid;
 pub(crate) mod print;
 pub mod intrinsics;
 pub mod math;
@@ -26,6 +27,7 @@ pub use builtins::{
 };
 pub use copy::DeviceCopy;
 pub use dim::Dim3;
+pub use grid::{this_grid, GridGroup};
 pub use shared::dynamic_shared;
 pub use warp::{
     active_mask, all_sync, any_sync, ballot_sync, lane_id, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync,

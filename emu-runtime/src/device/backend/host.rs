@@ -51,6 +51,14 @@ pub(crate) fn barrier(op: BarrierOp, predicate: bool) -> u32 {
     block::barrier(op, predicate, Location::caller())
 }
 
+/// `this_grid().sync()` on the host: the block's barrier, then the wait for the other blocks
+/// (`sched/block.rs`, `sched/launch.rs::run_cooperative`).
+#[inline(always)]
+#[track_caller]
+pub(crate) fn grid_sync() {
+    block::barrier(BarrierOp::Grid, false, Location::caller());
+}
+
 #[inline(always)]
 pub(crate) fn warp_size() -> u32 {
     warp::warp_size()

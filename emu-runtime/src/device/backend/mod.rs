@@ -45,6 +45,9 @@ pub enum BarrierOp {
     And,
     /// `__syncthreads_or(p)`.
     Or,
+    /// The block's part of `this_grid().sync()`: every thread of the block arrives, then the
+    /// block waits for every other block of the (cooperative) launch.
+    Grid,
 }
 
 /// The lane a shuffle reads from (PTX `shfl.sync` modes).

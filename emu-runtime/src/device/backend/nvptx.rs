@@ -126,7 +126,7 @@ pub(crate) fn barrier(op: BarrierOp, predicate: bool) -> u32 {
     // SAFETY: block barriers; `barrier.red` reduces the predicate over the block's threads.
     unsafe {
         match op {
-            BarrierOp::Sync => {
+            BarrierOp::Sync | BarrierOp::Grid => {
                 asm!("barrier.sync 0;", options(nostack));
                 r = 0;
             }
@@ -740,4 +740,28 @@ load_store! {
 fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
     // SAFETY: aborts the kernel; the host sees cudaErrorLaunchFailure.
     unsafe { nvptx::trap() }
+}
+
+/// The arrival counter of grid syncs (`device/grid.rs`): a module global, never reset.
+static GRID_ARRIVED: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);
+
+/// `this_grid().sync()`: CUDA's `cg::details::sync_grids`.
+#[inline(always)]
+pub(crate) fn grid_sync() {
+    use core::sync::atomic::Ordering::Relaxed;
+    barrier(BarrierOp::Sync, false);
+    let t = thread_idx();
+    if t.x == 0 && t.y == 0 && t.z == 0 {
+        let g = grid_dim();
+        let blocks = g.x * g.y * g.z;
+        let b = block_idx();
+        let first = b.x == 0 && b.y == 0 && b.z == 0;
+        let inc = if first { 0x8000_0000u32.wrapping_sub(blocks - 1) } else { 1 };
+        fence_device();
+        let old = GRID_ARRIVED.fetch_add(inc, Relaxed);
+        // The top bit flips when the last block arrives.
+        while (old ^ GRID_ARRIVED.load(Relaxed)) & 0x8000_0000 == 0 {}
+        fence_device();
+    }
+    barrier(BarrierOp::Sync, false);
 }

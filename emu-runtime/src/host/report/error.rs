@@ -50,6 +50,15 @@ pub enum Error {
         /// What was wrong and how to fix it.
         message: String,
     },
+    /// A cooperative launch (`launch_cooperative!`) whose blocks cannot all be resident at
+    /// once on the emulated sm_90 device, so a grid sync could never complete; nothing ran
+    /// (`cudaErrorCooperativeLaunchTooLarge`, 720).
+    CooperativeLaunchTooLarge {
+        /// The kernel.
+        kernel: &'static str,
+        /// How many blocks fit, and how to launch fewer.
+        message: String,
+    },
     /// A setting asks for something not implemented yet (`cudaErrorNotSupported`, 801).
     NotSupported {
         /// What, and what to use instead.
@@ -91,6 +100,7 @@ impl Error {
             Error::InvalidValue { .. } | Error::InvalidSetting { .. } => 1,
             Error::MemoryAllocation { .. } | Error::HostMemory { .. } => 2,
             Error::InvalidConfiguration { .. } => 9,
+            Error::CooperativeLaunchTooLarge { .. } => 720,
             Error::NotSupported { .. } => 801,
             Error::NoDevice { .. } => 100,
             Error::Driver { code, .. } => *code,
@@ -111,6 +121,7 @@ impl Error {
             701 => "cudaErrorLaunchOutOfResources",
             702 => "cudaErrorLaunchTimeout",
             719 => "cudaErrorLaunchFailure",
+            720 => "cudaErrorCooperativeLaunchTooLarge",
             801 => "cudaErrorNotSupported",
             100 => "cudaErrorNoDevice",
             _ => "cudaErrorUnknown",
@@ -152,6 +163,9 @@ impl fmt::Display for Error {
             }
             Error::InvalidConfiguration { kernel, message } => {
                 write!(f, "invalid configuration for kernel `{kernel}`: {message} (nothing ran)")
+            }
+            Error::CooperativeLaunchTooLarge { kernel, message } => {
+                write!(f, "cooperative launch of kernel `{kernel}` too large: {message} (nothing ran)")
             }
             Error::NotSupported { message } => write!(f, "not supported: {message}"),
             Error::NoDevice { message } => write!(f, "no CUDA device: {message}"),

@@ -204,6 +204,19 @@ pub enum Finding {
         /// One line per group of live threads of the block: what they do and where.
         groups: Vec<String>,
     },
+    /// A `this_grid().sync()` that can never complete (error 719): in a launch that is not
+    /// cooperative (`launch_cooperative!`), or while blocks of the grid have exited without
+    /// reaching it. On a GPU the first is undefined and the second hangs.
+    GridSync {
+        /// The grid sync the block's threads wait at.
+        at: SourceLocation,
+        /// The lowest of them.
+        thread: Dim3,
+        /// Their block.
+        block: Dim3,
+        /// What is wrong, and what to do.
+        problem: String,
+    },
     /// The block's shared arrays need more shared memory than the launch may use (error 701).
     SharedMemoryExceeded {
         /// Bytes needed by the static arrays seen so far plus the dynamic bytes.
@@ -240,7 +253,8 @@ impl Finding {
             | Finding::InvalidWarpMask { .. }
             | Finding::UninitializedAccess { .. }
             | Finding::Race { .. }
-            | Finding::StackOverflow { .. } => 719,
+            | Finding::StackOverflow { .. }
+            | Finding::GridSync { .. } => 719,
         }
     }
 
@@ -255,6 +269,7 @@ impl Finding {
             | Finding::Race { thread, .. }
             | Finding::StackOverflow { thread, .. }
             | Finding::SharedMemoryExceeded { thread, .. }
+            | Finding::GridSync { thread, .. }
             | Finding::LaunchTimeout { thread, .. } => *thread,
         }
     }
@@ -270,13 +285,14 @@ impl Finding {
             | Finding::Race { block, .. }
             | Finding::StackOverflow { block, .. }
             | Finding::SharedMemoryExceeded { block, .. }
+            | Finding::GridSync { block, .. }
             | Finding::LaunchTimeout { block, .. } => *block,
         }
     }
 
     /// A short name for the kind of bug, as `EMU_REPORT` writes it: `out_of_bounds`, `panic`,
     /// `barrier_divergence`, `uninitialized_access`, `race`, `invalid_warp_mask`,
-    /// `stack_overflow`, `shared_memory_exceeded`, `launch_timeout`.
+    /// `stack_overflow`, `shared_memory_exceeded`, `launch_timeout`, `grid_sync`.
     pub fn kind(&self) -> &'static str {
         match self {
             Finding::OutOfBounds { .. } => "out_of_bounds",
@@ -288,6 +304,7 @@ impl Finding {
             Finding::StackOverflow { .. } => "stack_overflow",
             Finding::SharedMemoryExceeded { .. } => "shared_memory_exceeded",
             Finding::LaunchTimeout { .. } => "launch_timeout",
+            Finding::GridSync { .. } => "grid_sync",
         }
     }
 
@@ -299,6 +316,7 @@ impl Finding {
             | Finding::UninitializedAccess { at, .. }
             | Finding::InvalidWarpMask { at, .. }
             | Finding::SharedMemoryExceeded { at, .. }
+            | Finding::GridSync { at, .. }
             | Finding::LaunchTimeout { at, .. } => Some(at),
             Finding::Race { second_at, .. } => Some(second_at),
             Finding::Panic { at, .. } => at.as_ref(),
@@ -464,6 +482,11 @@ impl Finding {
                      Raise EMU_TIMEOUT (or Config::timeout) if the work is legitimately this long; 0 turns the \
                      watchdog off"
                 )
+            }
+            Finding::GridSync { at, thread, block, problem } => {
+                let _ = writeln!(out, "{P} Grid sync error: {problem}");
+                let _ = writeln!(out, "{P}     at {kernel} in {at}");
+                writeln!(out, "{P}     by thread {thread} in block {block}")
             }
             Finding::SharedMemoryExceeded { requested, limit, at, thread, block } => {
                 let _ = writeln!(out, "{P} Too much shared memory requested: {requested} bytes, limit {limit} bytes");

@@ -37,6 +37,9 @@ pub(crate) struct BarrierState {
     /// poll from here themselves.
     pub(crate) release_pos: Cell<usize>,
     pub(crate) release_len: Cell<usize>,
+    /// Whether every block of a cooperative launch reached the grid sync the block's threads
+    /// wait at: they may go on (`launch.rs::run_cooperative`).
+    pub(crate) grid_go: Cell<bool>,
 }
 
 impl BarrierState {
@@ -55,6 +58,7 @@ impl BarrierState {
             parity: Cell::new(0),
             release_pos: Cell::new(0),
             release_len: Cell::new(0),
+            grid_go: Cell::new(false),
         }
     }
 

@@ -59,6 +59,17 @@ use crate::host::config::Checks;
 use crate::host::sched::{context, overflow};
 use crate::host::sched::progress::BlockProgress;
 
+/// Where a block stopped when [`BlockRun::drive`] returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Drive {
+    /// Every thread has exited or failed.
+    Done,
+    /// Every running thread waits at a grid sync (the threads of a cooperative launch).
+    GridWait,
+    /// Only threads spinning at progress points can run: another block may have to run first.
+    Spinning,
+}
+
 /// Where a GPU thread is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum State {
@@ -362,7 +373,69 @@ impl<'a> BlockRun<'a> {
     /// Runs block `block_linear` to completion, recording its findings in the launch.
     pub(crate) fn run(&self, block_linear: u64) {
         self.reset(block_linear);
+        let _ = self.drive();
+        self.finish();
+    }
+
+    /// Readies the runner for block `block_linear`, to be driven by [`drive`](Self::drive)
+    /// (a cooperative launch's blocks, `launch.rs::run_cooperative`).
+    pub(crate) fn begin(&self, block_linear: u64) {
+        self.reset(block_linear);
+    }
+
+    /// Runs the block until it ends, or (in a cooperative launch) until every thread waits at
+    /// a grid sync or only spinning threads are left, which return to the caller so that the
+    /// other blocks can run.
+    pub(crate) fn drive(&self) -> Drive {
         context::enter(self);
+        self.progress.new_turn();
+        let d = self.drive_loop();
+        context::leave();
+        overflow::disarm();
+        d
+    }
+
+    /// Lets the threads waiting at a grid sync go on at the next [`drive`](Self::drive): every
+    /// block of the launch has arrived.
+    pub(crate) fn release_grid(&self) {
+        self.barrier.grid_go.set(true);
+    }
+
+    /// Fails the block with `finding` about its threads waiting at a grid sync that can never
+    /// complete; the next [`drive`](Self::drive) unwinds them.
+    pub(crate) fn fail_grid(&self, problem: String) {
+        let at = self.waiting_now().first().and_then(|t| self.slots[t.get() as usize].at.get());
+        let first = self.waiting_now().iter().map(Cell::get).min().unwrap_or(0);
+        if let Some(at) = at {
+            self.record(Finding::GridSync {
+                at: crate::host::report::SourceLocation::from(at),
+                thread: self.launch.thread_index(first),
+                block: self.block_idx(),
+                problem,
+            });
+        }
+        self.failed.set(true);
+    }
+
+    /// Fails the block (a cooperative launch that stops early): the next
+    /// [`drive`](Self::drive) unwinds its waiting threads.
+    pub(crate) fn abort(&self) {
+        self.failed.set(true);
+    }
+
+    /// Records the block's end in the launch: its findings and fault count.
+    pub(crate) fn finish(&self) {
+        let block_linear = self.id.linear.get();
+        self.launch.progress.block_done();
+        // The faults themselves (built reports are among the findings, counted there).
+        self.launch.findings.count(self.faults.get(), false);
+        let findings = self.findings.take();
+        if !findings.is_empty() {
+            self.launch.add_findings(block_linear, findings);
+        }
+    }
+
+    fn drive_loop(&self) -> Drive {
         loop {
             while self.starts.next.get() < self.slots.len() && !self.failed.get() {
                 let Some(f) = self.fibers.idle.borrow_mut().pop().or_else(|| self.new_runner_or_fail()) else { break };
@@ -377,8 +450,13 @@ impl<'a> BlockRun<'a> {
                 continue;
             }
             // Spinning threads, once nothing else can run (and before any verdict: a thread
-            // may be spinning on its way to a barrier or collective the others wait at).
+            // may be spinning on its way to a barrier or collective the others wait at). In a
+            // cooperative launch they may wait for another block: after one round of them per
+            // turn, the block gives the other blocks a turn.
             if self.progress.any_yielded() {
+                if self.launch.cooperative && !self.progress.take_turn() {
+                    return Drive::Spinning;
+                }
                 let yielded = self.progress.take_yielded();
                 self.warps.ready.borrow_mut().extend(yielded);
                 self.resume_ready();
@@ -416,17 +494,23 @@ impl<'a> BlockRun<'a> {
                     }
                 }
             }
+            if self.first_site_op() == BarrierOp::Grid {
+                if !self.launch.cooperative {
+                    self.fail_grid(
+                        "this_grid().sync() in a launch that is not cooperative; its blocks need not be resident \
+                         together, so the sync might never complete (on a GPU it is undefined). Launch the kernel \
+                         with launch_cooperative!"
+                            .to_owned(),
+                    );
+                    continue;
+                }
+                if !self.barrier.grid_go.replace(false) {
+                    return Drive::GridWait;
+                }
+            }
             self.release();
         }
-        context::leave();
-        overflow::disarm();
-        self.launch.progress.block_done();
-        // The faults themselves (built reports are among the findings, counted there).
-        self.launch.findings.count(self.faults.get(), false);
-        let findings = self.findings.take();
-        if !findings.is_empty() {
-            self.launch.add_findings(block_linear, findings);
-        }
+        Drive::Done
     }
 
     /// Resumes the threads whose warp collective completed, in the order they completed or in
@@ -536,7 +620,7 @@ impl<'a> BlockRun<'a> {
             let waiting = arrivals.len() as u32;
             let count = arrivals.iter().filter(|t| self.slots[t.get() as usize].predicate.get()).count() as u32;
             self.barrier.barrier_result.set(match op {
-                BarrierOp::Sync => 0,
+                BarrierOp::Sync | BarrierOp::Grid => 0,
                 BarrierOp::Count => count,
                 BarrierOp::And => (count == waiting) as u32,
                 BarrierOp::Or => (count > 0) as u32,

@@ -183,6 +183,9 @@ pub(crate) struct LaunchShared {
     /// returns it instead of a report.
     host_error: Mutex<Option<Error>>,
     host_failed: std::sync::atomic::AtomicBool,
+    /// Whether this is a cooperative launch (`launch_cooperative!`): its blocks are driven
+    /// together, so that they can meet at grid syncs (`run_cooperative`).
+    pub(crate) cooperative: bool,
 }
 
 impl LaunchShared {
@@ -229,6 +232,140 @@ pub(crate) fn host_failure_in_kernel(block: &BlockRun<'_>, e: Error) -> ! {
 
 
 
+thread_local! {
+    /// Set by `launch_cooperative!` around its `launch!`.
+    static COOPERATIVE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `launch` (one `launch!`) as a cooperative launch: `launch_cooperative!`.
+pub(crate) fn cooperative<R>(launch: impl FnOnce() -> R) -> R {
+    struct Clear;
+    impl Drop for Clear {
+        fn drop(&mut self) {
+            COOPERATIVE.with(|c| c.set(false));
+        }
+    }
+    COOPERATIVE.with(|c| c.set(true));
+    let _clear = Clear;
+    launch()
+}
+
+/// Whether the launch being made is cooperative (and no longer, for the next one).
+pub(crate) fn take_cooperative() -> bool {
+    COOPERATIVE.with(|c| c.replace(false))
+}
+
+/// The most blocks of `threads` threads, each with `shared_bytes` of dynamic shared memory,
+/// that the emulated sm_90 device (an H100/H200) keeps resident at once: 132 SMs, each with at
+/// most 2048 threads (whole warps), 32 blocks and 228 KiB of shared memory, of which each block
+/// takes 1 KiB more than it asks for. On an H200 this gives 16, 8, 4 and 2 blocks per SM at 128,
+/// 256, 512 and 1024 threads, and 4, 4, 4 and 2 with 48 KiB of dynamic shared memory, as
+/// `cudaOccupancyMaxActiveBlocksPerMultiprocessor` says (`tools/probes/RESULTS.md`, p8).
+/// Registers are not counted (the emulator does not know how many the kernel's GPU build
+/// uses), nor are `shared_array!`s, whose sizes are known only when they run.
+pub(crate) fn max_resident_blocks(threads: u64, shared_bytes: usize) -> u64 {
+    const SMS: u64 = 132;
+    const THREADS_PER_SM: u64 = 2048;
+    const BLOCKS_PER_SM: u64 = 32;
+    const SHARED_PER_SM: u64 = 228 * 1024;
+    const RESERVED_PER_BLOCK: u64 = 1024;
+    let by_threads = THREADS_PER_SM / (threads.div_ceil(32) * 32).max(32);
+    let by_shared = SHARED_PER_SM / (shared_bytes as u64 + RESERVED_PER_BLOCK);
+    SMS * by_threads.min(by_shared).min(BLOCKS_PER_SM)
+}
+
+/// CUDA's co-residency rule for cooperative launches: error 720 when the grid does not fit.
+fn fits_cooperatively(kernel: &KernelInfo, cfg: &LaunchConfig) -> Result<(), Error> {
+    let max = max_resident_blocks(cfg.block.count(), cfg.shared_bytes);
+    let blocks = cfg.grid.count();
+    if blocks > max {
+        return Err(Error::CooperativeLaunchTooLarge {
+            kernel: kernel.name,
+            message: format!(
+                "the grid has {blocks} blocks, but at most {max} blocks of {} threads with {} bytes of dynamic \
+                 shared memory are resident at once on an sm_90 device (132 SMs); launch at most {max} blocks \
+                 (a grid-stride loop covers the rest of the data)",
+                cfg.block.count(),
+                cfg.shared_bytes
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Runs the blocks of a cooperative launch on this host thread, each as a suspendable unit:
+/// a block runs until it ends, all its threads wait at a grid sync, or only its spinning
+/// threads are left (which may wait for another block); then the next block has its turn.
+/// Once every block waits at a grid sync, all are released. A grid sync that blocks which
+/// ended will never reach is reported in each waiting block.
+///
+/// One runner per block (`blocks` is at most a few thousand: `max_resident_blocks`).
+fn run_cooperative<'t>(shared: &LaunchShared, threads: &(dyn Fn(usize) -> Threads<'t> + Sync), per_block: usize, blocks: u64) {
+    use crate::host::sched::block::Drive;
+    let mut runs = Vec::with_capacity(blocks as usize);
+    for b in 0..blocks {
+        match BlockRun::new(shared, threads(per_block)) {
+            Ok(r) => {
+                r.begin(b);
+                runs.push(r);
+            }
+            Err(e) => return shared.host_failure(e),
+        }
+    }
+    let mut state = vec![Drive::Spinning; runs.len()];
+    loop {
+        for (r, st) in runs.iter().zip(state.iter_mut()) {
+            if *st == Drive::Spinning {
+                let before = r.progress().events();
+                *st = r.drive();
+                if r.progress().events() != before {
+                    shared.progress.grid_turn();
+                }
+            }
+            if shared.failed_on_host() || shared.progress.timed_out() {
+                break;
+            }
+        }
+        if shared.failed_on_host() {
+            break;
+        }
+        if state.contains(&Drive::Spinning) {
+            continue;
+        }
+        let waiting: Vec<usize> = (0..runs.len()).filter(|&b| state[b] == Drive::GridWait).collect();
+        if waiting.is_empty() {
+            break;
+        }
+        let ended: Vec<u64> = (0..runs.len() as u64).filter(|&b| state[b as usize] == Drive::Done).collect();
+        if ended.is_empty() {
+            waiting.iter().for_each(|&b| runs[b].release_grid());
+        } else {
+            let grid = shared.grid;
+            let names: Vec<String> = ended.iter().take(4).map(|&b| grid.unlinear(b).to_string()).collect();
+            let more = if ended.len() > 4 { format!(" and {} more", ended.len() - 4) } else { String::new() };
+            for &b in &waiting {
+                runs[b].fail_grid(format!(
+                    "the grid sync can never complete: {} block(s) of the grid ended without reaching it \
+                     (block {}{more}); on a GPU this hangs. Every thread of every block must reach each grid \
+                     sync, or exit only after the last one",
+                    ended.len(),
+                    names.join(", block ")
+                ));
+            }
+        }
+        waiting.iter().for_each(|&b| state[b] = Drive::Spinning);
+    }
+    // A launch that stopped early (a host failure, the watchdog): abort what is left, so that
+    // no block ends with a thread suspended.
+    for (r, st) in runs.iter().zip(state.iter_mut()) {
+        while *st != Drive::Done {
+            r.abort();
+            *st = r.drive();
+        }
+        r.finish();
+    }
+}
+
 /// Runs `body` once per GPU thread of the grid `cfg` describes, and waits for all of them.
 ///
 /// This is what `launch!` calls through the launcher `#[kernel]` generates.
@@ -274,8 +411,13 @@ fn run<'t>(
             ),
         });
     }
+    // Taken before anything can fail, so that it never carries over to a later launch.
+    let cooperative = take_cooperative();
     let config = config::effective()?;
     validate(kernel, &cfg, &config)?;
+    if cooperative {
+        fits_cooperatively(kernel, &cfg)?;
+    }
     panics::install();
     overflow::install();
 
@@ -288,6 +430,7 @@ fn run<'t>(
         thread_index: (0..cfg.block.count()).map(|t| cfg.block.unlinear(t)).collect(),
         findings: LaunchFindings::new(config.get_print_limit()),
         config,
+        cooperative,
         progress: LaunchProgress::default(),
         host_error: Mutex::new(None),
         host_failed: std::sync::atomic::AtomicBool::new(false),
@@ -295,6 +438,7 @@ fn run<'t>(
     let per_block = cfg.block.count() as usize;
     let blocks = cfg.grid.count();
     match shared.config.get_blocks() {
+        _ if cooperative => run_cooperative(&shared, threads, per_block, blocks),
         BlockOrder::Serial => match BlockRun::new(&shared, threads(per_block)) {
             Ok(w) => {
                 for b in 0..blocks {

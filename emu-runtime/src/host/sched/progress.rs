@@ -50,6 +50,8 @@ pub(crate) const INTERVAL: u32 = 64;
 pub(crate) struct LaunchProgress {
     /// Blocks that ended.
     blocks_done: AtomicU64,
+    /// Turns of a cooperative launch's blocks in which something progressed.
+    grid_turns: AtomicU64,
     /// Set once a block timed out: the others stop at their next progress point, and no new
     /// block starts.
     timed_out: AtomicBool,
@@ -59,6 +61,12 @@ impl LaunchProgress {
     /// A block of the launch ended.
     pub(crate) fn block_done(&self) {
         self.blocks_done.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A block of a cooperative launch progressed in its turn: its spin-waiting peers are not
+    /// stuck.
+    pub(crate) fn grid_turn(&self) {
+        self.grid_turns.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Whether a block of the launch timed out.
@@ -78,9 +86,17 @@ pub(crate) struct BlockProgress {
     mark: Cell<Option<(u64, Instant)>>,
     /// Slow-path calls since the signature last changed (the back-off of a lone spinner).
     idle: Cell<u32>,
+    /// In a cooperative launch: whether the block's spinning threads have had their round in
+    /// the block's current turn (`BlockRun::drive`).
+    turn_used: Cell<bool>,
 }
 
 impl BlockProgress {
+    /// How many things have progressed in the block so far.
+    pub(crate) fn events(&self) -> u64 {
+        self.events.get()
+    }
+
     /// Something in the block progressed (a barrier released, a collective completed, a thread
     /// exited).
     #[inline(always)]
@@ -97,6 +113,16 @@ impl BlockProgress {
     /// Takes the threads waiting at progress points, in the order they yielded.
     pub(crate) fn take_yielded(&self) -> Vec<u32> {
         std::mem::take(&mut *self.yielded.borrow_mut())
+    }
+
+    /// The block is driven again (a cooperative launch's turn): its spinners get a round.
+    pub(crate) fn new_turn(&self) {
+        self.turn_used.set(false);
+    }
+
+    /// Whether the spinners may have their round in this turn (once per turn).
+    pub(crate) fn take_turn(&self) -> bool {
+        !self.turn_used.replace(true)
     }
 
     /// Forgets everything: a new block starts.
@@ -138,7 +164,8 @@ fn step(block: &BlockRun<'_>, at: &'static Location<'static>) -> Step {
         .events
         .get()
         .wrapping_add(block.started_count() as u64)
-        .wrapping_add(launch.progress.blocks_done.load(Ordering::Relaxed) << 32);
+        .wrapping_add(launch.progress.blocks_done.load(Ordering::Relaxed) << 32)
+        .wrapping_add(launch.progress.grid_turns.load(Ordering::Relaxed) << 16);
     let now = Instant::now();
     match p.mark.get() {
         Some((s, since)) if s == signature => {
@@ -153,7 +180,8 @@ fn step(block: &BlockRun<'_>, at: &'static Location<'static>) -> Step {
             p.idle.set(0);
         }
     }
-    if block.others_can_run() {
+    // In a cooperative launch the block's driver gives the other blocks a turn instead.
+    if block.others_can_run() || launch.cooperative {
         return Step::Yield;
     }
     // Nothing else of this block can run: what the thread waits for is in another block, on
