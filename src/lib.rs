@@ -38,7 +38,7 @@ pub use emu_runtime::device::{
     Scope, Shared, Space, View, WarpShuffle, FULL_MASK,
 };
 pub use emu_runtime::device::{intrinsics, math};
-pub use emu_runtime::device::{this_grid, GridGroup};
+pub use emu_runtime::device::{this_cluster, this_grid, ClusterGroup, GridGroup};
 pub use emu_runtime::{kprint, kprintln, shared_array};
 
 /// The GPU side of launches (the `gpu` feature): `available()`, `last_kernel_ms()`.
@@ -93,7 +93,7 @@ pub mod prelude {
         active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, device, dynamic_shared, grid_dim, kernel,
         kprint, kprintln, lane_id, shared_array, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync,
         sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, sync_warp, thread_fence,
-        thread_fence_block, thread_idx, this_grid, warp_size, DeviceCopy, Dim3, Global, GlobalMut, Scope, Shared,
+        thread_fence_block, thread_idx, this_cluster, this_grid, warp_size, DeviceCopy, Dim3, Global, GlobalMut, Scope, Shared,
         WarpShuffle, FULL_MASK,
     };
     #[cfg(not(target_arch = "nvptx64"))]

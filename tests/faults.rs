@@ -1,10 +1,12 @@
 //! What a faulting access does to its thread, its block and the launch's report (memcheck,
-//! `host/check/memcheck.rs`): the access does nothing, the thread stops at its next barrier,
-//! warp collective or progress point as if it had exited, the block's other threads carry on,
+//! `host/check/memcheck.rs`): the thread stops (at the fault for a launch's first 1024 faults;
+//! past those the access does nothing and the thread stops at its next barrier, warp
+//! collective or progress point), the block's other threads carry on,
 //! and the report counts one error per faulting thread (compute-sanitizer's count: on an H200
 //! with `--destroy-on-device-error kernel`, 10^6 threads with two faulting writes each count
 //! 1,000,000 errors, `tools/probes/RESULTS.md`), storing only the lowest findings past the
-//! print limit.
+//! print limit. The launches here fault more than 1024 times, so both ways are exercised
+//! (deterministically so with `EMU_BLOCKS=serial`, where the later blocks take the second).
 
 mod common;
 
@@ -40,11 +42,11 @@ fn fault_then_barrier(x: &[u32], bad_from: u32, out: &mut [u32]) {
 fn a_faulting_thread_stops_at_its_next_barrier_and_the_others_carry_on() {
     let x = DeviceBuffer::from_slice(&[5u32; 8]).unwrap();
     for config in configs() {
-        let mut out = DeviceBuffer::<u32>::zeroed(128).unwrap();
-        let err = with_config(config.clone(), || launch!(fault_then_barrier<<<2, 64>>>(&x, 48, &mut out))).unwrap_err();
+        let mut out = DeviceBuffer::<u32>::zeroed(80 * 64).unwrap();
+        let err = with_config(config.clone(), || launch!(fault_then_barrier<<<80, 64>>>(&x, 48, &mut out))).unwrap_err();
         assert_eq!(err.code(), 700, "{config:?}");
         let report = err.report().unwrap();
-        assert_eq!(report.error_count(), 32, "16 faulting threads in each of 2 blocks ({config:?})");
+        assert_eq!(report.error_count(), 80 * 16, "16 faulting threads in each of 80 blocks ({config:?})");
         assert!(report.findings().iter().all(|f| matches!(f, Finding::OutOfBounds { .. })), "{report}");
         assert_eq!(report.findings()[0].thread(), Dim3::new(48, 0, 0), "{config:?}");
         // The faulting threads never got past the barrier; the others all did.
@@ -98,8 +100,8 @@ fn a_faulting_thread_stops_at_a_barrier_in_a_helper() {
     let x = DeviceBuffer::from_slice(&[5u32; 8]).unwrap();
     for config in configs() {
         let mut out = DeviceBuffer::<u32>::zeroed(8).unwrap();
-        let err = with_config(config.clone(), || launch!(fault_then_helper_barrier<<<1, 8>>>(&x, &mut out))).unwrap_err();
-        assert_eq!(err.report().unwrap().error_count(), 4, "{config:?}");
+        let err = with_config(config.clone(), || launch!(fault_then_helper_barrier<<<300, 8>>>(&x, &mut out))).unwrap_err();
+        assert_eq!(err.report().unwrap().error_count(), 1200, "{config:?}");
         assert_eq!(out.to_vec().unwrap(), [6, 0, 6, 0, 6, 0, 6, 0], "{config:?}");
     }
 }
@@ -109,9 +111,9 @@ fn what_a_faulting_thread_computes_after_its_fault_is_not_reported() {
     let x = DeviceBuffer::from_slice(&[10u32; 8]).unwrap();
     for config in configs() {
         let mut out = DeviceBuffer::<u32>::zeroed(8).unwrap();
-        let err = with_config(config.clone(), || launch!(fault_then_divide<<<1, 8>>>(&x, &mut out))).unwrap_err();
+        let err = with_config(config.clone(), || launch!(fault_then_divide<<<300, 8>>>(&x, &mut out))).unwrap_err();
         let report = err.report().unwrap();
-        assert_eq!(report.error_count(), 4, "{config:?}: {report}");
+        assert_eq!(report.error_count(), 1200, "{config:?}: {report}");
         assert!(report.findings().iter().all(|f| matches!(f, Finding::OutOfBounds { .. })), "{report}");
         assert_eq!(out.to_vec().unwrap()[..4], [100; 4], "{config:?}");
     }
@@ -125,13 +127,13 @@ fn a_faulting_thread_that_loops_on_its_zero_stops_at_a_progress_point() {
             move || {
                 let x = DeviceBuffer::from_slice(&[1u32; 8]).unwrap();
                 let mut out = DeviceBuffer::<u32>::zeroed(8).unwrap();
-                with_config(config, || launch!(fault_then_spin<<<1, 8>>>(&x, &mut out)))
+                with_config(config, || launch!(fault_then_spin<<<300, 8>>>(&x, &mut out)))
             }
         })
         .unwrap_err();
         let report = err.report().unwrap();
         assert_eq!(err.code(), 700, "{report}");
-        assert_eq!(report.error_count(), 4, "threads 4..8 fault, once each ({config:?}): {report}");
+        assert_eq!(report.error_count(), 1200, "threads 4..8 of 300 blocks fault, once each ({config:?}): {report}");
         assert_lacks(&report.to_string(), "panic");
         assert_lacks(&report.to_string(), "timeout");
     }
@@ -178,12 +180,12 @@ fn a_faulting_lane_stops_at_a_warp_collective() {
             move || {
                 let x = DeviceBuffer::from_slice(&(0..64u32).collect::<Vec<_>>()).unwrap();
                 let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
-                with_config(config, || launch!(fault_then_shuffle<<<1, 64>>>(&x, &mut out)))
+                with_config(config, || launch!(fault_then_shuffle<<<600, 64>>>(&x, &mut out)))
             }
         })
         .unwrap_err();
         let report = err.report().unwrap();
-        assert_eq!(report.error_count(), 2, "lanes 3 and 35 fault ({config:?}): {report}");
+        assert_eq!(report.error_count(), 1200, "lanes 3 and 35 of 600 blocks fault ({config:?}): {report}");
         assert!(report.findings().iter().all(|f| matches!(f, Finding::OutOfBounds { .. })), "{report}");
     }
 }

@@ -98,6 +98,7 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
     let name_str = name.to_string();
     let launcher_doc = format!("Launcher of the kernel `{name}`: launch it with `launch!({name}<<<grid, block>>>(args))`.");
     let max_threads = k.attr.launch_bounds.map_or(0, |(t, _)| t);
+    let (cx, cy, cz) = k.attr.cluster.unwrap_or((0, 0, 0));
     let end_line = quote_spanned!(f.block.brace_token.span.close()=> ::core::line!());
     let launch_params = l.params.iter().map(launch_param);
     let setup = l.params.iter().filter_map(view_setup);
@@ -131,6 +132,7 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
                     line: ::core::line!(),
                     end_line: #end_line,
                     max_threads: #max_threads,
+                    cluster: [#cx, #cy, #cz],
                 };
                 #gpu
                 let __emu_checks = #rt::launch_checks();

@@ -7,6 +7,7 @@
 mod atomic;
 pub(crate) mod backend;
 mod builtins;
+mod cluster;
 mod copy;
 mod dim;
 mod grid;
@@ -28,6 +29,7 @@ pub use builtins::{
 pub use copy::DeviceCopy;
 pub use dim::Dim3;
 pub use grid::{this_grid, GridGroup};
+pub use cluster::{this_cluster, ClusterGroup};
 pub use shared::dynamic_shared;
 pub use warp::{
     active_mask, all_sync, any_sync, ballot_sync, lane_id, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync,

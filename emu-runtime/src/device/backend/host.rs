@@ -59,6 +59,27 @@ pub(crate) fn grid_sync() {
     block::barrier(BarrierOp::Grid, false, Location::caller());
 }
 
+/// `this_cluster().sync()` on the host: the block's barrier, then the wait for the other blocks
+/// of its cluster (`sched/launch.rs::run_group`).
+#[inline(always)]
+#[track_caller]
+pub(crate) fn cluster_sync() {
+    block::barrier(BarrierOp::Cluster, false, Location::caller());
+}
+
+/// The running kernel's cluster shape (`(1, 1, 1)` without clusters).
+#[inline(always)]
+pub(crate) fn cluster_dim() -> Dim3 {
+    context::block_for("this_cluster").launch().kernel.cluster_dim()
+}
+
+/// `cluster.map_shared_rank(view, rank)` on the host.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn map_shared_rank<'a, T: DeviceCopy>(view: &View<'a, T, crate::device::SharedMem>, rank: u32) -> View<'a, T, crate::device::SharedMem> {
+    block::map_shared_rank(view, rank, Location::caller())
+}
+
 #[inline(always)]
 pub(crate) fn warp_size() -> u32 {
     warp::warp_size()

@@ -48,6 +48,8 @@ pub enum BarrierOp {
     /// The block's part of `this_grid().sync()`: every thread of the block arrives, then the
     /// block waits for every other block of the (cooperative) launch.
     Grid,
+    /// The block's part of `this_cluster().sync()`: likewise, for the blocks of its cluster.
+    Cluster,
 }
 
 /// The lane a shuffle reads from (PTX `shfl.sync` modes).

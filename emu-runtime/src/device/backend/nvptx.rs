@@ -126,7 +126,7 @@ pub(crate) fn barrier(op: BarrierOp, predicate: bool) -> u32 {
     // SAFETY: block barriers; `barrier.red` reduces the predicate over the block's threads.
     unsafe {
         match op {
-            BarrierOp::Sync | BarrierOp::Grid => {
+            BarrierOp::Sync | BarrierOp::Grid | BarrierOp::Cluster => {
                 asm!("barrier.sync 0;", options(nostack));
                 r = 0;
             }
@@ -764,4 +764,33 @@ pub(crate) fn grid_sync() {
         fence_device();
     }
     barrier(BarrierOp::Sync, false);
+}
+
+/// `this_cluster().sync()`: `barrier.cluster.arrive` and `.wait` (sm_90).
+#[inline(always)]
+pub(crate) fn cluster_sync() {
+    // SAFETY: the cluster barrier; every thread of the cluster executes it.
+    unsafe { asm!("barrier.cluster.arrive;", "barrier.cluster.wait;", options(nostack)) }
+}
+
+/// The cluster's shape in blocks (`%cluster_nctaid`).
+#[inline(always)]
+pub(crate) fn cluster_dim() -> Dim3 {
+    let (x, y, z): (u32, u32, u32);
+    // SAFETY: reads of special registers.
+    unsafe {
+        asm!("mov.u32 {}, %cluster_nctaid.x;", out(reg32) x, options(pure, nomem, nostack));
+        asm!("mov.u32 {}, %cluster_nctaid.y;", out(reg32) y, options(pure, nomem, nostack));
+        asm!("mov.u32 {}, %cluster_nctaid.z;", out(reg32) z, options(pure, nomem, nostack));
+    }
+    Dim3::new(x, y, z)
+}
+
+/// Distributed shared memory is not on the GPU path yet: `map_shared_rank` traps there.
+#[inline(always)]
+pub(crate) fn map_shared_rank<'a, T: crate::device::DeviceCopy>(view: &View<'a, T, crate::device::SharedMem>, _rank: u32) -> View<'a, T, crate::device::SharedMem> {
+    // SAFETY: `trap` aborts the kernel (cudaErrorLaunchFailure on the host).
+    unsafe { nvptx::trap() }
+    #[allow(unreachable_code)]
+    *view
 }

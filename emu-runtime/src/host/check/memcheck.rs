@@ -8,21 +8,22 @@
 //! rests on it, since a view's pointer is only valid for `len` elements. An index past the end
 //! is reported here with the view's description (the kernel parameter's name, or the
 //! `__shared__` array's declaration), the address and the allocation's bounds, in
-//! compute-sanitizer's words. The access does nothing (a load gives zero bits) and the thread
-//! is marked *faulted*: its later accesses, faults and findings are dropped, and it stops at
-//! its next barrier, warp collective or loop progress point, as if it had exited. The block's
+//! compute-sanitizer's words, and the thread stops there, as if it had exited. The block's
 //! other threads carry on, so every faulting thread counts one error, as under
 //! compute-sanitizer, where a faulting thread stops at its first fault (on an H200 with
 //! `--destroy-on-device-error kernel`, 10^6 threads that each make two faulting writes count
 //! 1,000,000 errors; `tools/probes/RESULTS.md`). The launch returns the report (error 700).
 //!
-//! Nothing unwinds on the way: a fault costs a counter, and its report is built only if it is
-//! among the lowest (block, thread) of the launch, which the report stores
-//! (`report::LaunchFindings`); so a launch in which every thread faults costs about what a
-//! clean one does, in bounded memory (`benches/failures.rs`). What a faulted thread computes
-//! between its fault and its stop is not defined, as memory after a faulting launch is not on
-//! the GPU (the context is lost there): its stores and atomics on in-bounds memory still
-//! happen.
+//! A thread stops by unwinding, which costs microseconds. So past the first 1024 faults of a
+//! launch (`UNWIND_LIMIT` in `sched/launch.rs`) a faulting
+//! thread is only marked *faulted*: the access does nothing (a load gives zero bits), its later
+//! faults and findings are dropped, and it stops at its next barrier, warp collective or loop
+//! progress point. What it computes until then is not defined, as memory after a faulting
+//! launch is not on the GPU (the context is lost there): its stores and atomics on in-bounds
+//! memory still happen. A fault's report is built only if it is among the lowest (block,
+//! thread) of the launch, which the report stores (`report::LaunchFindings`). So a launch in
+//! which every thread faults costs about what a clean one does, in bounded memory
+//! (`benches/failures.rs`).
 //!
 //! The description ([`ViewMeta`]) is made by the launcher for each buffer parameter and by the
 //! shared arena for each shared array; it also carries initcheck's and racecheck's shadows of
@@ -108,9 +109,12 @@ pub(crate) fn out_of_bounds<S: Site + ?Sized>(
         panic!("index {index} out of bounds for `{name}` of length {len}");
     };
     // First the count: a fault past what the launch stores costs nothing more.
-    if ctx.fault() == Fault::Report {
-        report(ctx, meta, space, access, size, index, len, view_base, at);
+    match ctx.fault() {
+        Fault::Repeat => return,
+        Fault::Report => report(ctx, meta, space, access, size, index, len, view_base, at),
+        Fault::Count => {}
     }
+    ctx.after_fault();
 }
 
 /// Builds and stores the report of a fault that the launch keeps.

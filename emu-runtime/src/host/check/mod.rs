@@ -91,6 +91,9 @@ pub(crate) trait Site {
     fn fault(&self) -> Fault;
     /// Stores the report of a fault [`fault`](Self::fault) said to report.
     fn keep_fault(&self, f: Finding);
+    /// After a fault: stops the faulting thread at once (unwinding it), as long as the launch
+    /// has had few faults; past that it runs on to its next wait, which costs nothing.
+    fn after_fault(&self);
     /// Fails the launch with the host failure `e` (memory a checker could not allocate) and
     /// unwinds the thread; the launch returns `e`.
     fn host_failure(&self, e: crate::host::report::error::Error) -> !;

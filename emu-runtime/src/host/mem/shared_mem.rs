@@ -35,9 +35,15 @@ impl SharedSite {
 
 struct Entry {
     site: usize,
+    /// The same site, for allocating its array in another block's arena (distributed shared
+    /// memory, [`SharedArena::mirror`]).
+    site_ref: &'static SharedSite,
     type_id: TypeId,
     offset: usize,
     len: usize,
+    /// The element type's alignment and the array's size in bytes.
+    align: usize,
+    bytes: usize,
     meta: Box<ViewMeta>,
 }
 
@@ -146,27 +152,72 @@ impl SharedArena {
         let type_id = TypeId::of::<T>();
         let (offset, len, meta) = match self.lookup(key, type_id) {
             Some(found) => found,
-            None => {
-                let bytes = len * std::mem::size_of::<T>();
-                let offset = self.used.get().next_multiple_of(std::mem::align_of::<T>().max(16));
-                let end = offset + bytes;
-                if end > self.limit || std::mem::align_of::<T>() > ARENA_ALIGN {
-                    return Err((end, self.limit));
-                }
-                self.used.set(end);
-                // SAFETY: `offset + bytes <= limit <= arena size`.
-                let start = unsafe { self.base.add(offset) } as usize;
-                let meta = Box::new(ViewMeta::new("shared array", Some((site.file, site.line)), start, bytes));
-                let _ = site.column;
-                let m = &*meta as *const ViewMeta;
-                self.entries.borrow_mut().push(Entry { site: key, type_id, offset, len, meta });
-                (offset, len, m)
-            }
+            None => self.allocate(site, type_id, len, std::mem::size_of::<T>(), std::mem::align_of::<T>())?,
         };
         // SAFETY: the region `[offset, offset + len * size)` lies inside the arena, is aligned
         // for `T`, belongs to this site alone, and the arena outlives every block it serves.
         // Shared memory is only touched by the worker's host thread.
         Ok(unsafe { View::from_raw_parts(self.base.add(offset) as *mut T, len, meta) })
+    }
+
+    /// Carves the array of `site` (`len` elements of `size` bytes aligned to `align`) out of
+    /// the arena.
+    fn allocate(
+        &self,
+        site: &'static SharedSite,
+        type_id: TypeId,
+        len: usize,
+        size: usize,
+        align: usize,
+    ) -> Result<(usize, usize, *const ViewMeta), (usize, usize)> {
+        let bytes = len * size;
+        let offset = self.used.get().next_multiple_of(align.max(16));
+        let end = offset + bytes;
+        if end > self.limit || align > ARENA_ALIGN {
+            return Err((end, self.limit));
+        }
+        self.used.set(end);
+        // SAFETY: `offset + bytes <= limit <= arena size`.
+        let start = unsafe { self.base.add(offset) } as usize;
+        let meta = Box::new(ViewMeta::new("shared array", Some((site.file, site.line)), start, bytes));
+        let _ = site.column;
+        let m = &*meta as *const ViewMeta;
+        let key = site as *const SharedSite as usize;
+        self.entries.borrow_mut().push(Entry { site: key, site_ref: site, type_id, offset, len, align, bytes, meta });
+        Ok((offset, len, m))
+    }
+
+    /// The view, in this arena, of what `view` covers in `from` (another block's arena of the
+    /// same launch): the same part of the same shared array (distributed shared memory). The
+    /// array is carved out of this arena if its block has not evaluated its `shared_array!`
+    /// yet. `None` if `view` is not shared memory of `from`, or the array does not fit here.
+    pub(crate) fn mirror<T: DeviceCopy>(&self, from: &SharedArena, view: &Shared<'_, T>) -> Option<Shared<'static, T>> {
+        let addr = (view.raw_ptr() as usize).checked_sub(from.base as usize)?;
+        let size = std::mem::size_of::<T>();
+        let span = view.len().checked_mul(size)?;
+        let (offset, meta) = if addr + span <= from.dynamic_bytes && view.meta() == &*from.dynamic_meta as *const ViewMeta {
+            (addr, &*self.dynamic_meta as *const ViewMeta)
+        } else {
+            let (site, type_id, len, esize, align, start, bytes) = {
+                let entries = from.entries.borrow();
+                let e = entries.iter().find(|e| (e.offset..e.offset + e.bytes.max(1)).contains(&addr))?;
+                (e.site_ref, e.type_id, e.len, e.bytes / e.len.max(1), e.align, e.offset, e.bytes)
+            };
+            if addr + span > start + bytes {
+                return None;
+            }
+            let key = site as *const SharedSite as usize;
+            let (here, _, meta) = match self.lookup(key, type_id) {
+                Some(found) => found,
+                None => self.allocate(site, type_id, len, esize, align).ok()?,
+            };
+            (here + (addr - start), meta)
+        };
+        // SAFETY: `[offset, offset + span)` lies inside the array of this arena that matches the
+        // one `view` covers in `from` (same site, type and length), so it is inside the arena and
+        // aligned for `T`; the arena outlives the blocks of the launch, and it is only touched
+        // by the host thread that drives the cluster's blocks.
+        Some(unsafe { View::from_raw_parts(self.base.add(offset) as *mut T, view.len(), meta) })
     }
 
     /// The view of the dynamic shared memory, as `T`s.

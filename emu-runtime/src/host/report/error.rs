@@ -59,6 +59,14 @@ pub enum Error {
         /// How many blocks fit, and how to launch fewer.
         message: String,
     },
+    /// The kernel's cluster shape does not fit the launch: a grid dimension that is not a
+    /// multiple of the cluster's (`cudaErrorInvalidClusterSize`, 912); nothing ran.
+    InvalidClusterSize {
+        /// The kernel.
+        kernel: &'static str,
+        /// What does not fit, and how to fix it.
+        message: String,
+    },
     /// A setting asks for something not implemented yet (`cudaErrorNotSupported`, 801).
     NotSupported {
         /// What, and what to use instead.
@@ -101,6 +109,7 @@ impl Error {
             Error::MemoryAllocation { .. } | Error::HostMemory { .. } => 2,
             Error::InvalidConfiguration { .. } => 9,
             Error::CooperativeLaunchTooLarge { .. } => 720,
+            Error::InvalidClusterSize { .. } => 912,
             Error::NotSupported { .. } => 801,
             Error::NoDevice { .. } => 100,
             Error::Driver { code, .. } => *code,
@@ -122,6 +131,7 @@ impl Error {
             702 => "cudaErrorLaunchTimeout",
             719 => "cudaErrorLaunchFailure",
             720 => "cudaErrorCooperativeLaunchTooLarge",
+            912 => "cudaErrorInvalidClusterSize",
             801 => "cudaErrorNotSupported",
             100 => "cudaErrorNoDevice",
             _ => "cudaErrorUnknown",
@@ -166,6 +176,9 @@ impl fmt::Display for Error {
             }
             Error::CooperativeLaunchTooLarge { kernel, message } => {
                 write!(f, "cooperative launch of kernel `{kernel}` too large: {message} (nothing ran)")
+            }
+            Error::InvalidClusterSize { kernel, message } => {
+                write!(f, "invalid cluster size for kernel `{kernel}`: {message} (nothing ran)")
             }
             Error::NotSupported { message } => write!(f, "not supported: {message}"),
             Error::NoDevice { message } => write!(f, "no CUDA device: {message}"),

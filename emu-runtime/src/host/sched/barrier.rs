@@ -40,6 +40,9 @@ pub(crate) struct BarrierState {
     /// Whether every block of a cooperative launch reached the grid sync the block's threads
     /// wait at: they may go on (`launch.rs::run_cooperative`).
     pub(crate) grid_go: Cell<bool>,
+    /// The runners the block is driven with (its cluster, or a cooperative grid) and how many:
+    /// set by the group's driver (`BlockRun::set_group`), for distributed shared memory.
+    pub(crate) group: Cell<(*const (), usize)>,
 }
 
 impl BarrierState {
@@ -59,6 +62,7 @@ impl BarrierState {
             release_pos: Cell::new(0),
             release_len: Cell::new(0),
             grid_go: Cell::new(false),
+            group: Cell::new((std::ptr::null(), 0)),
         }
     }
 

@@ -401,6 +401,25 @@ impl<'a> BlockRun<'a> {
         self.barrier.grid_go.set(true);
     }
 
+    /// Tells the block which blocks it is driven with (its cluster, or the grid of a
+    /// cooperative launch), for distributed shared memory (`map_shared_rank`); `&[]` when the
+    /// group's driver is done with them.
+    pub(crate) fn set_group(&self, group: &[Box<BlockRun<'a>>]) {
+        self.barrier.group.set((group.as_ptr().cast(), group.len()));
+    }
+
+    /// The block of rank `rank` in this block's group.
+    fn peer(&self, rank: u32) -> Option<&BlockRun<'a>> {
+        let (ptr, len) = self.barrier.group.get();
+        if rank as usize >= len {
+            return None;
+        }
+        // SAFETY: `set_group` stored a slice of the group driver's runners, which outlives every
+        // `drive` of this block and is cleared (length 0) before the driver drops it; the
+        // runners are only touched by the host thread that drives them, which runs this.
+        Some(unsafe { &*ptr.cast::<Box<BlockRun<'a>>>().add(rank as usize) })
+    }
+
     /// Fails the block with `finding` about its threads waiting at a grid sync that can never
     /// complete; the next [`drive`](Self::drive) unwinds them.
     pub(crate) fn fail_grid(&self, problem: String) {
@@ -494,7 +513,12 @@ impl<'a> BlockRun<'a> {
                     }
                 }
             }
-            if self.first_site_op() == BarrierOp::Grid {
+            let op = self.first_site_op();
+            let clustered = op == BarrierOp::Cluster && self.launch.kernel.cluster[0] != 0;
+            if clustered && !self.barrier.grid_go.replace(false) {
+                return Drive::GridWait;
+            }
+            if op == BarrierOp::Grid {
                 if !self.launch.cooperative {
                     self.fail_grid(
                         "this_grid().sync() in a launch that is not cooperative; its blocks need not be resident \
@@ -620,7 +644,7 @@ impl<'a> BlockRun<'a> {
             let waiting = arrivals.len() as u32;
             let count = arrivals.iter().filter(|t| self.slots[t.get() as usize].predicate.get()).count() as u32;
             self.barrier.barrier_result.set(match op {
-                BarrierOp::Sync | BarrierOp::Grid => 0,
+                BarrierOp::Sync | BarrierOp::Grid | BarrierOp::Cluster => 0,
                 BarrierOp::Count => count,
                 BarrierOp::And => (count == waiting) as u32,
                 BarrierOp::Or => (count > 0) as u32,
@@ -824,6 +848,14 @@ impl<'a> BlockRun<'a> {
             Fault::Report
         } else {
             Fault::Count
+        }
+    }
+
+    /// After the running thread's fault: stops it now while the launch has had fewer than
+    /// `UNWIND_LIMIT` faults.
+    fn after_fault(&self) {
+        if self.launch.stop_at_fault() {
+            stop_faulted();
         }
     }
 
@@ -1080,6 +1112,9 @@ impl Site for BlockRun<'_> {
     fn keep_fault(&self, f: Finding) {
         BlockRun::keep_fault(self, f)
     }
+    fn after_fault(&self) {
+        BlockRun::after_fault(self)
+    }
 }
 
 /// What synccheck sees of the block at a barrier: its thread slots.
@@ -1230,6 +1265,33 @@ impl BlockRun<'_> {
             panic::resume_unwind(Box::new(KernelAbort))
         }
     }
+}
+
+/// `cluster.map_shared_rank(view, rank)` on the host: the same part of the same shared array in
+/// the block of rank `rank` of the running block's cluster.
+#[track_caller]
+pub(crate) fn map_shared_rank<'v, T: crate::device::DeviceCopy>(
+    view: &crate::device::Shared<'v, T>,
+    rank: u32,
+    at: &'static Location<'static>,
+) -> crate::device::Shared<'v, T> {
+    let block = context::block_for("map_shared_rank");
+    let clustered = block.launch.kernel.cluster[0] != 0;
+    if !clustered && rank == 0 {
+        return *view; // a cluster of one block
+    }
+    let problem = match if clustered { block.peer(rank) } else { None } {
+        None => format!(
+            "map_shared_rank: rank {rank} is outside the cluster, which has {} block(s) ({})",
+            block.launch.kernel.cluster_dim().count(),
+            if block.launch.kernel.cluster[0] == 0 { "the kernel has no #[kernel(cluster(..))] shape".to_owned() } else { format!("shape {}", block.launch.kernel.cluster_dim()) }
+        ),
+        Some(peer) => match peer.arena.mirror(&block.arena, view) {
+            Some(v) => return v,
+            None => "map_shared_rank takes a view of a shared array (shared_array! or dynamic_shared) of the calling block".to_owned(),
+        },
+    };
+    block.fail(Finding::Panic { message: problem, at: Some(crate::host::report::SourceLocation::from(at)), thread: block.thread(), block: block.block_idx() })
 }
 
 /// Stops the running thread, which made a faulting access: unwinds it to its runner, which

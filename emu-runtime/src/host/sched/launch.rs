@@ -30,6 +30,19 @@ pub struct KernelInfo {
     pub end_line: u32,
     /// The most threads per block from `#[kernel(launch_bounds(N))]`, or 0 for none.
     pub max_threads: u32,
+    /// The cluster shape from `#[kernel(cluster(X, Y, Z))]` (CUDA's `__cluster_dims__`), or
+    /// zeros for none (a cluster of one block).
+    pub cluster: [u32; 3],
+}
+
+impl KernelInfo {
+    /// The kernel's cluster shape, `(1, 1, 1)` when it has none.
+    pub(crate) fn cluster_dim(&self) -> Dim3 {
+        match self.cluster {
+            [0, _, _] => Dim3::new(1, 1, 1),
+            [x, y, z] => Dim3::new(x, y, z),
+        }
+    }
 }
 
 /// Grid and block sizes and dynamic shared bytes of one launch (`<<<grid, block, shared>>>`).
@@ -92,6 +105,17 @@ pub fn launch_on_gpu(
         };
         if config.get_target() != config::Target::Gpu {
             return None;
+        }
+        if kernel.cluster[0] != 0 || COOPERATIVE.with(std::cell::Cell::get) {
+            let e = Error::NotSupported {
+                message: format!(
+                    "kernel `{}`: cooperative and clustered launches run on the emulator only for now \
+                     (cuLaunchCooperativeKernel and cuLaunchKernelEx are not wired up yet); set EMU_TARGET=emulator",
+                    kernel.name
+                ),
+            };
+            last_error::record(&e);
+            return Some(Err(e));
         }
         crate::gpu::launch(kernel, ptx, cfg, config.get_max_shared_bytes(), args)
     };
@@ -167,6 +191,11 @@ fn validate(kernel: &KernelInfo, cfg: &LaunchConfig, config: &Config) -> Result<
     Ok(())
 }
 
+/// How many faulting threads of a launch stop at their fault (by unwinding, about 12 µs each);
+/// later ones are only marked faulted and stop at their next wait (`check/memcheck.rs`), so
+/// that a launch in which every thread faults stays cheap.
+pub(crate) const UNWIND_LIMIT: u64 = 1024;
+
 /// What all blocks of one launch share.
 pub(crate) struct LaunchShared {
     pub(crate) kernel: &'static KernelInfo,
@@ -183,6 +212,8 @@ pub(crate) struct LaunchShared {
     /// returns it instead of a report.
     host_error: Mutex<Option<Error>>,
     host_failed: std::sync::atomic::AtomicBool,
+    /// Faulting threads stopped at once (unwound) so far; see [`UNWIND_LIMIT`].
+    stopped_at_fault: AtomicU64,
     /// Whether this is a cooperative launch (`launch_cooperative!`): its blocks are driven
     /// together, so that they can meet at grid syncs (`run_cooperative`).
     pub(crate) cooperative: bool,
@@ -205,6 +236,13 @@ impl LaunchShared {
         for (t, f) in found {
             self.findings.add(block_linear, t, f);
         }
+    }
+
+    /// Whether a thread that just faulted should stop at once: the first [`UNWIND_LIMIT`] of
+    /// the launch do (they unwind); later ones run on to their next wait (memcheck).
+    pub(crate) fn stop_at_fault(&self) -> bool {
+        self.stopped_at_fault.load(Ordering::Relaxed) < UNWIND_LIMIT
+            && self.stopped_at_fault.fetch_add(1, Ordering::Relaxed) < UNWIND_LIMIT
     }
 
     /// Whether a host failure was recorded: the remaining blocks are skipped.
@@ -293,24 +331,90 @@ fn fits_cooperatively(kernel: &KernelInfo, cfg: &LaunchConfig) -> Result<(), Err
     Ok(())
 }
 
-/// Runs the blocks of a cooperative launch on this host thread, each as a suspendable unit:
-/// a block runs until it ends, all its threads wait at a grid sync, or only its spinning
-/// threads are left (which may wait for another block); then the next block has its turn.
-/// Once every block waits at a grid sync, all are released. A grid sync that blocks which
-/// ended will never reach is reported in each waiting block.
+/// The cluster shape must tile the grid (`cudaErrorInvalidClusterSize`, 912).
+fn fits_clusters(kernel: &KernelInfo, cfg: &LaunchConfig, cooperative: bool) -> Result<(), Error> {
+    if kernel.cluster[0] == 0 {
+        return Ok(());
+    }
+    let (c, g) = (kernel.cluster_dim(), cfg.grid);
+    if g.x % c.x != 0 || g.y % c.y != 0 || g.z % c.z != 0 {
+        return Err(Error::InvalidClusterSize {
+            kernel: kernel.name,
+            message: format!(
+                "the grid {g} is not a whole number of clusters of {c} blocks (#[kernel(cluster(..))]); make each \
+                 grid dimension a multiple of the cluster's"
+            ),
+        });
+    }
+    if cooperative {
+        return Err(Error::NotSupported {
+            message: format!("a cooperative launch of kernel `{}`, which has a cluster shape, is not emulated yet", kernel.name),
+        });
+    }
+    Ok(())
+}
+
+/// Runs the blocks of a cooperative launch on this host thread as one group (`run_group`).
 ///
 /// One runner per block (`blocks` is at most a few thousand: `max_resident_blocks`).
 fn run_cooperative<'t>(shared: &LaunchShared, threads: &(dyn Fn(usize) -> Threads<'t> + Sync), per_block: usize, blocks: u64) {
-    use crate::host::sched::block::Drive;
     let mut runs = Vec::with_capacity(blocks as usize);
-    for b in 0..blocks {
+    for _ in 0..blocks {
         match BlockRun::new(shared, threads(per_block)) {
-            Ok(r) => {
-                r.begin(b);
-                runs.push(r);
-            }
+            Ok(r) => runs.push(r),
             Err(e) => return shared.host_failure(e),
         }
+    }
+    let members: Vec<u64> = (0..blocks).collect();
+    run_group(shared, &runs, &members, "grid");
+}
+
+/// Runs the launch's clusters (`#[kernel(cluster(..))]`), each as a group (`run_group`), the
+/// clusters in parallel: one set of runners per worker, reused from cluster to cluster.
+fn run_clusters<'t>(shared: &LaunchShared, threads: &(dyn Fn(usize) -> Threads<'t> + Sync), per_block: usize) {
+    let c = shared.kernel.cluster_dim();
+    let g = shared.grid;
+    let shape = Dim3::new(g.x / c.x, g.y / c.y, g.z / c.z);
+    let clusters = shape.count();
+    let size = c.count() as usize;
+    let make = || -> Result<Vec<Box<BlockRun<'_>>>, Error> { (0..size).map(|_| BlockRun::new(shared, threads(per_block))).collect() };
+    let run_one = |runs: &mut Result<Vec<Box<BlockRun<'_>>>, Error>, k: u64| {
+        let runs = match runs {
+            Ok(r) => r,
+            Err(e) => return shared.host_failure(e.clone()),
+        };
+        if shared.failed_on_host() || shared.progress.timed_out() {
+            return;
+        }
+        let at = shape.unlinear(k);
+        // The cluster's blocks in rank order (x fastest).
+        let members: Vec<u64> = (0..size as u64)
+            .map(|r| {
+                let o = c.unlinear(r);
+                g.linear(Dim3::new(at.x * c.x + o.x, at.y * c.y + o.y, at.z * c.z + o.z))
+            })
+            .collect();
+        run_group(shared, runs, &members, "cluster");
+    };
+    match shared.config.get_blocks() {
+        BlockOrder::Serial => {
+            let mut runs = make();
+            (0..clusters).for_each(|k| run_one(&mut runs, k));
+        }
+        BlockOrder::Parallel => (0..clusters).into_par_iter().for_each_init(make, run_one),
+    }
+}
+
+/// Drives the blocks `members` (runner `i` runs block `members[i]`) as a group on this host
+/// thread: each block runs until it ends, all its threads wait at the group's sync (a grid or
+/// cluster sync), or only its spinning threads are left (which may wait for another block);
+/// then the next block has its turn. Once every block waits at the sync, all are released. A
+/// sync that blocks which ended will never reach is reported in each waiting block.
+fn run_group(shared: &LaunchShared, runs: &[Box<BlockRun<'_>>], members: &[u64], what: &str) {
+    use crate::host::sched::block::Drive;
+    for (r, &b) in runs.iter().zip(members) {
+        r.begin(b);
+        r.set_group(runs);
     }
     let mut state = vec![Drive::Spinning; runs.len()];
     loop {
@@ -336,7 +440,7 @@ fn run_cooperative<'t>(shared: &LaunchShared, threads: &(dyn Fn(usize) -> Thread
         if waiting.is_empty() {
             break;
         }
-        let ended: Vec<u64> = (0..runs.len() as u64).filter(|&b| state[b as usize] == Drive::Done).collect();
+        let ended: Vec<u64> = (0..runs.len()).filter(|&b| state[b] == Drive::Done).map(|b| members[b]).collect();
         if ended.is_empty() {
             waiting.iter().for_each(|&b| runs[b].release_grid());
         } else {
@@ -345,8 +449,8 @@ fn run_cooperative<'t>(shared: &LaunchShared, threads: &(dyn Fn(usize) -> Thread
             let more = if ended.len() > 4 { format!(" and {} more", ended.len() - 4) } else { String::new() };
             for &b in &waiting {
                 runs[b].fail_grid(format!(
-                    "the grid sync can never complete: {} block(s) of the grid ended without reaching it \
-                     (block {}{more}); on a GPU this hangs. Every thread of every block must reach each grid \
+                    "the {what} sync can never complete: {} block(s) of the {what} ended without reaching it \
+                     (block {}{more}); on a GPU this hangs. Every thread of every block must reach each {what} \
                      sync, or exit only after the last one",
                     ended.len(),
                     names.join(", block ")
@@ -364,6 +468,7 @@ fn run_cooperative<'t>(shared: &LaunchShared, threads: &(dyn Fn(usize) -> Thread
         }
         r.finish();
     }
+    runs.iter().for_each(|r| r.set_group(&[]));
 }
 
 /// Runs `body` once per GPU thread of the grid `cfg` describes, and waits for all of them.
@@ -418,6 +523,7 @@ fn run<'t>(
     if cooperative {
         fits_cooperatively(kernel, &cfg)?;
     }
+    fits_clusters(kernel, &cfg, cooperative)?;
     panics::install();
     overflow::install();
 
@@ -430,6 +536,7 @@ fn run<'t>(
         thread_index: (0..cfg.block.count()).map(|t| cfg.block.unlinear(t)).collect(),
         findings: LaunchFindings::new(config.get_print_limit()),
         config,
+        stopped_at_fault: AtomicU64::new(0),
         cooperative,
         progress: LaunchProgress::default(),
         host_error: Mutex::new(None),
@@ -439,6 +546,7 @@ fn run<'t>(
     let blocks = cfg.grid.count();
     match shared.config.get_blocks() {
         _ if cooperative => run_cooperative(&shared, threads, per_block, blocks),
+        _ if kernel.cluster[0] != 0 => run_clusters(&shared, threads, per_block),
         BlockOrder::Serial => match BlockRun::new(&shared, threads(per_block)) {
             Ok(w) => {
                 for b in 0..blocks {
@@ -503,7 +611,7 @@ mod tests {
     use crate::host::config::{with_config, BlockOrder, Config};
     use crate::host::sched::fiber::DIRECT;
 
-    static TREE: KernelInfo = KernelInfo { name: "tree", file: file!(), line: 0, end_line: 0, max_threads: 0 };
+    static TREE: KernelInfo = KernelInfo { name: "tree", file: file!(), line: 0, end_line: 0, max_threads: 0, cluster: [0; 3] };
 
     /// A tree sum over `v` by the block's threads, a barrier after each step, and a
     /// `sync_threads_count`; what each thread saw is written to `seen`.
