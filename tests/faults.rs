@@ -1,11 +1,11 @@
 //! What a faulting access does to its thread, its block and the launch's report (memcheck,
-//! `host/check/memcheck.rs`): the thread stops (at the fault for a launch's first 1024 faults;
+//! `host/check/memcheck.rs`): the thread stops (at the fault for a launch's first 256 faults;
 //! past those the access does nothing and the thread stops at its next barrier, warp
 //! collective or progress point), the block's other threads carry on,
 //! and the report counts one error per faulting thread (compute-sanitizer's count: on an H200
 //! with `--destroy-on-device-error kernel`, 10^6 threads with two faulting writes each count
 //! 1,000,000 errors, `tools/probes/RESULTS.md`), storing only the lowest findings past the
-//! print limit. The launches here fault more than 1024 times, so both ways are exercised
+//! print limit. The launches here fault more than 256 times, so both ways are exercised
 //! (deterministically so with `EMU_BLOCKS=serial`, where the later blocks take the second).
 
 mod common;

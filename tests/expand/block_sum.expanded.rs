@@ -23,6 +23,7 @@ impl block_sum {
             line: ::core::line!(),
             end_line: ::core::line!(),
             max_threads: 256u32,
+            cluster: [0u32, 0u32, 0u32],
         };
         const __EMU_PTX: ::core::option::Option<&'static str> = ::core::option::Option::None;
         if let ::core::option::Option::Some(r) = ::deviceemu::__private::launch_on_gpu(
@@ -327,6 +328,7 @@ impl on_host {
             line: ::core::line!(),
             end_line: ::core::line!(),
             max_threads: 0u32,
+            cluster: [0u32, 0u32, 0u32],
         };
         if let ::core::option::Option::Some(r) = ::deviceemu::__private::host_only_on_gpu(
             &__EMU_INFO,

@@ -25,6 +25,7 @@ impl saxpy {
             line: ::core::line!(),
             end_line: ::core::line!(),
             max_threads: 0u32,
+            cluster: [0u32, 0u32, 0u32],
         };
         const __EMU_PTX: ::core::option::Option<&'static str> = ::core::option::Option::None;
         if let ::core::option::Option::Some(r) = ::deviceemu::__private::launch_on_gpu(

@@ -14,7 +14,7 @@
 //! `--destroy-on-device-error kernel`, 10^6 threads that each make two faulting writes count
 //! 1,000,000 errors; `tools/probes/RESULTS.md`). The launch returns the report (error 700).
 //!
-//! A thread stops by unwinding, which costs microseconds. So past the first 1024 faults of a
+//! A thread stops by unwinding, which costs microseconds. So past the first 256 faults of a
 //! launch (`UNWIND_LIMIT` in `sched/launch.rs`) a faulting
 //! thread is only marked *faulted*: the access does nothing (a load gives zero bits), its later
 //! faults and findings are dropped, and it stops at its next barrier, warp collective or loop

@@ -194,7 +194,7 @@ fn validate(kernel: &KernelInfo, cfg: &LaunchConfig, config: &Config) -> Result<
 /// How many faulting threads of a launch stop at their fault (by unwinding, about 12 µs each);
 /// later ones are only marked faulted and stop at their next wait (`check/memcheck.rs`), so
 /// that a launch in which every thread faults stays cheap.
-pub(crate) const UNWIND_LIMIT: u64 = 1024;
+pub(crate) const UNWIND_LIMIT: u64 = 256;
 
 /// What all blocks of one launch share.
 pub(crate) struct LaunchShared {
