@@ -140,8 +140,8 @@ pub(crate) fn check_index<T, K: ViewKind>(
     access: AccessKind,
 ) -> bool {
     if i >= view.len() {
-        // Few arguments: the call sits in every access's cold branch.
-        hooks::out_of_bounds(view, i, elem_size, access, Location::caller());
+        // Scalars, not `view` itself: a reference would keep the view in memory on the hot path.
+        hooks::out_of_bounds::<K>(view.meta(), view.raw_ptr() as usize, view.len(), i, elem_size, access, Location::caller());
         return false;
     }
     true

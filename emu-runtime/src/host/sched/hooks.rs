@@ -68,13 +68,20 @@ fn checked_ordered<T, K: ViewKind>(view: &View<T, K>, i: usize, access: Ordered,
     }
 }
 
-/// memcheck's report of an access of `size` bytes at element `index`, past the end of `view`;
-/// marks the running thread faulted (the caller skips the access).
+/// memcheck's report of an access of `size` bytes at element `index`, past the end of a view
+/// of `len` elements at `base`; marks the running thread faulted (the caller skips the access).
 #[cold]
 #[inline(never)]
-pub(crate) fn out_of_bounds<T, K: ViewKind>(view: &View<T, K>, index: usize, size: usize, access: Access, at: &'static Location<'static>) {
-    let base = view.raw_ptr() as usize;
-    memcheck::out_of_bounds(context::current(), view.meta(), K::SPACE, access, size, index, view.len(), base, at)
+pub(crate) fn out_of_bounds<K: ViewKind>(
+    meta: *const memcheck::ViewMeta,
+    base: usize,
+    len: usize,
+    index: usize,
+    size: usize,
+    access: Access,
+    at: &'static Location<'static>,
+) {
+    memcheck::out_of_bounds(context::current(), meta, K::SPACE, access, size, index, len, base, at)
 }
 
 /// `shared_array!` on the host.
