@@ -9,9 +9,9 @@
 //!
 //! A name is a view when it is bound to one: a kernel slice parameter, a `#[device]`
 //! parameter of type `Global<T>`/`GlobalMut<T>`/`Shared<T>`, a `let` whose value is
-//! `shared_array![..]`, `dynamic_shared::<T>()`, `v.row(i)`, another view, a tuple of views,
-//! or an `if`/`match`/block whose every branch is such a value; or a binding with a view type
-//! annotation. Every other binding of the same name shadows it, with Rust's scoping: blocks,
+//! `shared_array![..]`, `dynamic_shared::<T>()`, `v.row(i)`, `v.cast::<U>()`, another view, a
+//! tuple of views, or an `if`/`match`/block whose every branch is such a value; or a binding
+//! with a view type annotation. Every other binding of the same name shadows it, with Rust's scoping: blocks,
 //! closures, `for`, `match` arms, `if let`/`while let`.
 
 use proc_macro2::{Span, TokenStream};
@@ -230,7 +230,9 @@ impl Rewriter {
                 }
                 _ => Shape::Plain,
             },
-            Expr::MethodCall(m) if m.method == "row" && self.shape_of(&m.receiver) == Shape::View => Shape::View,
+            Expr::MethodCall(m) if (m.method == "row" || m.method == "cast") && self.shape_of(&m.receiver) == Shape::View => {
+                Shape::View
+            }
             Expr::Paren(p) => self.shape_of(&p.expr),
             Expr::Group(g) => self.shape_of(&g.expr),
             Expr::Tuple(t) => {

@@ -26,6 +26,7 @@ pub mod gpu;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use host::{
     mem::buffer::DeviceBuffer,
+    mem::slice::{DeviceSlice, DeviceSliceMut, KernelArg, KernelArgMut},
     config::{BlockOrder, CheckAction, Checks, Config, Schedule, Target},
     report::error::Error,
     sched::launch::{KernelInfo, LaunchConfig},

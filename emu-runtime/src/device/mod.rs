@@ -24,7 +24,7 @@ pub use builtins::{
     block_dim, block_idx, grid_dim, sync_threads, sync_threads_and, sync_threads_count,
     sync_threads_or, thread_fence, thread_fence_block, thread_idx,
 };
-pub use copy::DeviceCopy;
+pub use copy::{AnyBitPattern, DeviceCopy};
 pub use dim::Dim3;
 pub use shared::dynamic_shared;
 pub use warp::{

@@ -107,6 +107,10 @@ pub(crate) fn check_index<T, K: ViewKind>(
     elem_size: usize,
     access: AccessKind,
 ) {
+    // Only a cast view (`View::cast`) can start misaligned; the test is loop-invariant.
+    if core::mem::align_of::<T>() > 1 && view.raw_ptr() as usize % core::mem::align_of::<T>() != 0 {
+        hooks::misaligned(view.meta(), K::SPACE, access, elem_size, i, view.raw_ptr() as usize, Location::caller());
+    }
     if i >= view.len() {
         hooks::out_of_bounds(
             view.meta(),

@@ -118,3 +118,39 @@ pub(crate) fn out_of_bounds<S: Site + ?Sized>(
     })
 }
 
+
+/// Reports an access through a view whose start is misaligned for the element type (a
+/// `View::cast` of an offset start) by the running GPU thread, and unwinds it, as the GPU
+/// faults with cudaErrorMisalignedAddress (716).
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn misaligned<S: Site + ?Sized>(
+    site: Option<&S>,
+    meta: *const ViewMeta,
+    space: Space,
+    access: Access,
+    size: usize,
+    index: usize,
+    view_base: usize,
+    at: &'static Location<'static>,
+) -> ! {
+    // SAFETY: as in `out_of_bounds`.
+    let meta = unsafe { meta.as_ref() };
+    let address = view_base.wrapping_add(index.wrapping_mul(size));
+    let name = meta.map_or_else(|| "`<view>`".to_owned(), describe);
+    let Some(ctx) = site else {
+        panic!("misaligned access of size {size} at {address:#x} through a cast view of {name}");
+    };
+    ctx.fail(Finding::MisalignedAddress {
+        space,
+        access,
+        size,
+        index,
+        name,
+        address,
+        at: SourceLocation::from(at),
+        thread: ctx.thread(),
+        block: ctx.block_idx(),
+    })
+}

@@ -86,6 +86,22 @@ pub(crate) fn out_of_bounds(
     memcheck::out_of_bounds(context::current(), meta, space, access, size, index, len, view_base, at)
 }
 
+/// memcheck's report of an access of element `index` through a view whose start,
+/// `view_base`, is misaligned for its element type (a cast view); unwinds the running thread.
+#[cold]
+#[inline(never)]
+pub(crate) fn misaligned(
+    meta: *const ViewMeta,
+    space: Space,
+    access: Access,
+    size: usize,
+    index: usize,
+    view_base: usize,
+    at: &'static Location<'static>,
+) -> ! {
+    memcheck::misaligned(context::current(), meta, space, access, size, index, view_base, at)
+}
+
 /// `shared_array!` on the host.
 #[track_caller]
 pub(crate) fn static_array<T: DeviceCopy>(site: &'static SharedSite, len: usize) -> Shared<'static, T> {

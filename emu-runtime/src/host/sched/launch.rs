@@ -70,6 +70,12 @@ impl<'a> GpuArg<'a> {
     pub fn buffer<T: crate::device::DeviceCopy>(buf: &'a crate::host::mem::buffer::DeviceBuffer<T>) -> Self {
         GpuArg::Buffer(buf.device_address())
     }
+    /// A buffer or slice argument (`launch!`'s `&buf`, `buf.slice(a..b)`): the address of its
+    /// first element and its length.
+    pub fn slice<T: crate::device::DeviceCopy, A: crate::host::mem::slice::KernelArg<T>>(arg: &'a A) -> Self {
+        let (buf, start, len) = arg.parts();
+        GpuArg::Buffer(buf.device_address().map(|(p, _)| (p + (start * std::mem::size_of::<T>()) as u64, len)))
+    }
 }
 
 /// Runs the launch on the GPU when the launch's target is the GPU; `None` when it is the
