@@ -251,3 +251,193 @@ fn an_aligned_wide_cast_of_shared_memory_works() {
     launch!(wide_shared_cast<<<1, 32>>>(&mut out)).unwrap();
     assert_eq!(out.to_vec().unwrap(), vec![1; 32]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// #[constant]
+// ---------------------------------------------------------------------------------------------
+
+/// The taps of a 5-point filter, in constant memory; all zero until the host copies them.
+#[constant]
+static TAPS: [f32; 5] = [0.0; 5];
+
+/// The scale and offset applied after the filter.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Affine {
+    scale: f32,
+    offset: f32,
+}
+// SAFETY: two `f32`s, no padding, zero is valid.
+unsafe impl DeviceCopy for Affine {}
+
+#[constant]
+static AFFINE: Affine = Affine { scale: 1.0, offset: 0.5 };
+
+/// `y[i] = scale * sum_k TAPS[k] * x[i + k - 2] + offset` (zero outside `x`).
+#[kernel]
+pub fn filter5(x: &[f32], y: &mut [f32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < y.len() {
+        let mut acc = 0.0f32;
+        let mut k = 0;
+        while k < 5 {
+            let j = i + k;
+            if j >= 2 && j - 2 < x.len() {
+                acc += TAPS[k] * x[j - 2];
+            }
+            k += 1;
+        }
+        y[i] = AFFINE.scale * acc + AFFINE.offset;
+    }
+}
+
+fn filter5_reference(x: &[f32], taps: [f32; 5], a: Affine) -> Vec<f32> {
+    (0..x.len())
+        .map(|i| {
+            let mut acc = 0.0f32;
+            for (k, t) in taps.iter().enumerate() {
+                let j = i + k;
+                if j >= 2 && j - 2 < x.len() {
+                    acc += t * x[j - 2];
+                }
+            }
+            a.scale * acc + a.offset
+        })
+        .collect()
+}
+
+#[test]
+fn constants_are_copied_to_and_read_by_kernels() {
+    let x: Vec<f32> = (0..500).map(|i| (i as f32 * 0.37).sin()).collect();
+    model().check(ok(|| {
+        let xb = DeviceBuffer::from_slice(&x)?;
+        let mut yb = DeviceBuffer::<f32>::zeroed(x.len())?;
+        // Before any copy: the initial values (taps all zero, offset 0.5).
+        copy_to_symbol(&TAPS, &[0.0; 5])?;
+        copy_to_symbol(&AFFINE, &Affine { scale: 1.0, offset: 0.5 })?;
+        launch!(filter5<<<4, 128>>>(&xb, &mut yb))?;
+        assert_eq!(yb.to_vec()?, vec![0.5; x.len()]);
+        let taps = [0.1, 0.2, 0.4, 0.2, 0.1];
+        let affine = Affine { scale: 2.0, offset: -1.0 };
+        copy_to_symbol(&TAPS, &taps)?;
+        copy_to_symbol(&AFFINE, &affine)?;
+        launch!(filter5<<<4, 128>>>(&xb, &mut yb))?;
+        assert_eq!(yb.to_vec()?, filter5_reference(&x, taps, affine));
+        let mut back = [0.0f32; 5];
+        copy_from_symbol(&mut back, &TAPS)?;
+        assert_eq!(back, taps);
+        let mut a = Affine { scale: 0.0, offset: 0.0 };
+        copy_from_symbol(&mut a, &AFFINE)?;
+        assert_eq!(a, affine);
+        Ok(())
+    }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// #[device_global]
+// ---------------------------------------------------------------------------------------------
+
+/// How many elements fell in each of four classes: a `__device__ unsigned hits[4]`.
+#[device_global]
+static HITS: [u32; 4] = [0; 4];
+
+#[kernel]
+pub fn classify(x: &[u32]) {
+    let hits = HITS.view();
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < x.len() {
+        hits.atomic_add(x[i] as usize % 4, 1);
+    }
+}
+
+/// A running total kept in a device global across launches, read and written with plain
+/// accesses by one thread.
+#[device_global]
+static TOTAL: [u64; 1] = [7];
+
+#[kernel]
+pub fn add_to_total(x: &[u32]) {
+    let total = TOTAL.view();
+    if block_idx().x == 0 && thread_idx().x == 0 {
+        let mut i = 0;
+        while i < x.len() {
+            total[0] += x[i] as u64;
+            i += 1;
+        }
+    }
+}
+
+#[test]
+fn device_globals_are_read_and_written_by_kernels_and_copied_by_the_host() {
+    let x: Vec<u32> = (0..1000u32).map(|i| i.wrapping_mul(2654435761) >> 3).collect();
+    let mut want = [0u32; 4];
+    for &v in &x {
+        want[v as usize % 4] += 1;
+    }
+    model().check(ok(|| {
+        let xb = DeviceBuffer::from_slice(&x)?;
+        copy_to_symbol(&HITS, &[0; 4])?;
+        launch!(classify<<<8, 128>>>(&xb))?;
+        let mut hits = [0u32; 4];
+        copy_from_symbol(&mut hits, &HITS)?;
+        assert_eq!(hits, want);
+        // The value persists between launches.
+        launch!(classify<<<8, 128>>>(&xb))?;
+        copy_from_symbol(&mut hits, &HITS)?;
+        assert_eq!(hits, want.map(|w| 2 * w));
+        Ok(())
+    }));
+    // The initial value, then two launches adding to it.
+    let xb = DeviceBuffer::from_slice(&x[..10]).unwrap();
+    let mut t = [0u64];
+    copy_from_symbol(&mut t, &TOTAL).unwrap();
+    assert_eq!(t, [7]);
+    launch!(add_to_total<<<2, 32>>>(&xb)).unwrap();
+    launch!(add_to_total<<<2, 32>>>(&xb)).unwrap();
+    copy_from_symbol(&mut t, &TOTAL).unwrap();
+    assert_eq!(t[0], 7 + 2 * x[..10].iter().map(|&v| v as u64).sum::<u64>());
+}
+
+/// Every thread writes the same device-global element: a write-write race.
+#[device_global]
+static LAST: [u32; 2] = [0; 2];
+
+#[kernel]
+pub fn everyone_writes_last(racy: bool, writer_block: u32) {
+    let last = LAST.view();
+    if racy || (thread_idx().x == 0 && block_idx().x == writer_block) {
+        last[0] = thread_idx().x; // @last write
+    }
+}
+
+#[test]
+fn racecheck_sees_device_globals_and_names_them() {
+    let config = Config::default().checks(Checks { racecheck: true, ..Checks::default() });
+    // One writer per launch, in different blocks of two launches: no race (the records of
+    // earlier launches do not count).
+    with_config(config.clone(), || launch!(everyone_writes_last<<<2, 32>>>(false, 0))).unwrap();
+    with_config(config.clone(), || launch!(everyone_writes_last<<<2, 32>>>(false, 1))).unwrap();
+    let err = with_config(config, || launch!(everyone_writes_last<<<1, 32>>>(true, 0))).unwrap_err();
+    let text = err.to_string();
+    assert_has(&text, "Race reported between Write access at");
+    assert_has(&text, &format!("tests/memory_api.rs:{}", line_of("// @last write")));
+    assert_has(&text, "`LAST`");
+}
+
+/// An index past the end of a device global.
+#[kernel]
+pub fn past_hits() {
+    let hits = HITS.view();
+    let t = thread_idx().x as usize;
+    hits.atomic_add(t, 0); // @past hits
+}
+
+#[test]
+fn an_index_past_a_device_global_is_reported_with_its_name() {
+    let err = launch!(past_hits<<<1, 8>>>()).unwrap_err();
+    assert_eq!(err.code(), 700);
+    let text = err.to_string();
+    assert_has(&text, "Invalid __global__ atomic of size 4 bytes");
+    assert_has(&text, "index 4 is past the end of `HITS`, which has 4 elements");
+    assert_has(&text, &format!("tests/memory_api.rs:{}", line_of("// @past hits")));
+}

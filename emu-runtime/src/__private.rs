@@ -8,7 +8,7 @@ pub use crate::device::backend::{
 #[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::check::memcheck::{MetaPtr, ViewMeta};
 pub use crate::device::backend::BarrierOp;
-pub use crate::device::{DeviceCopy, Dim3, Global, GlobalMut, Shared, View, ViewKind, Writable};
+pub use crate::device::{Constant, DeviceCopy, DeviceGlobal, Dim3, Global, GlobalMut, Shared, SymbolDef, View, ViewKind, Writable};
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::{
@@ -473,3 +473,13 @@ pub fn progress_due(_counter: &mut u32) -> bool {
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn progress_point() {}
+
+/// A write to a static in a kernel (`NAME[i] = x`): `#[kernel]` calls `NAME.__emu_write_to()`
+/// first, which is this trait's no-op for every static but a `#[constant]`, whose inherent
+/// method of the same name fails to compile with a message that says what to do.
+pub trait WriteToStatic {
+    /// Nothing: the static may be written.
+    #[inline(always)]
+    fn __emu_write_to(&self) {}
+}
+impl<T: ?Sized> WriteToStatic for T {}

@@ -27,6 +27,7 @@ pub mod gpu;
 pub use host::{
     mem::buffer::DeviceBuffer,
     mem::slice::{DeviceSlice, DeviceSliceMut, KernelArg, KernelArgMut},
+    mem::symbol::{copy_from_symbol, copy_to_symbol, Symbol},
     config::{BlockOrder, CheckAction, Checks, Config, Schedule, Target},
     report::error::Error,
     sched::launch::{KernelInfo, LaunchConfig},

@@ -13,6 +13,7 @@ pub(crate) mod print;
 pub mod intrinsics;
 pub mod math;
 mod shared;
+mod symbol;
 mod view;
 mod warp;
 
@@ -25,6 +26,7 @@ pub use builtins::{
     sync_threads_or, thread_fence, thread_fence_block, thread_idx,
 };
 pub use copy::{AnyBitPattern, DeviceCopy};
+pub use symbol::{Constant, ConstantIsWritable, DeviceGlobal, SymbolDef};
 pub use dim::Dim3;
 pub use shared::dynamic_shared;
 pub use warp::{

@@ -154,3 +154,32 @@ pub(crate) fn misaligned<S: Site + ?Sized>(
         block: ctx.block_idx(),
     })
 }
+
+/// The description of a `#[device_global]` static, made once and kept for the whole program
+/// (views of the static point to it from any launch).
+#[derive(Debug)]
+pub(crate) struct StaticMeta(ViewMeta);
+
+// SAFETY: a static's description has no initcheck shadow (its pointer is null, never
+// dereferenced); its racecheck shadow is records behind mutexes; the rest is plain data.
+unsafe impl Sync for StaticMeta {}
+// SAFETY: as above.
+unsafe impl Send for StaticMeta {}
+
+impl StaticMeta {
+    /// The description of `bytes` bytes at `base` named `name`, whose shadow records cover
+    /// `granule` bytes each; with racecheck's shadow when `race`.
+    pub(crate) fn new(name: &'static str, base: usize, bytes: usize, granule: usize, race: bool) -> Self {
+        let mut m = ViewMeta::new(name, None, base, bytes);
+        m.granule = granule.max(1);
+        if race {
+            m.race = Some(Box::new(crate::host::check::racecheck::GlobalRaceShadow::new(bytes / m.granule, name)));
+        }
+        StaticMeta(m)
+    }
+
+    /// The pointer views carry.
+    pub(crate) fn as_ptr(&self) -> MetaPtr {
+        &self.0
+    }
+}

@@ -61,6 +61,8 @@ pub(crate) trait Site {
     fn block_of(&self, linear: u64) -> Dim3;
     /// A number telling apart the blocks run by one worker (racecheck's records).
     fn serial(&self) -> u64;
+    /// A number telling apart the launches of the process.
+    fn launch_serial(&self) -> u64;
     /// How many barriers the block has completed.
     fn generation(&self) -> u32;
     /// How many `sync_warp`s the warp of thread `t` completed in this block.

@@ -14,3 +14,4 @@ pub(crate) mod buffer;
 pub(crate) mod memory;
 pub(crate) mod shared_mem;
 pub(crate) mod slice;
+pub(crate) mod symbol;

@@ -896,6 +896,9 @@ impl Site for BlockRun<'_> {
     fn serial(&self) -> u64 {
         self.id.serial.get()
     }
+    fn launch_serial(&self) -> u64 {
+        self.launch().serial
+    }
     fn generation(&self) -> u32 {
         self.barrier.generation.get()
     }

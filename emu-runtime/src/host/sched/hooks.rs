@@ -102,6 +102,11 @@ pub(crate) fn misaligned(
     memcheck::misaligned(context::current(), meta, space, access, size, index, view_base, at)
 }
 
+/// Whether the running launch checks races (false outside a kernel).
+pub(crate) fn racecheck_on() -> bool {
+    context::checking() && context::current().is_some_and(|b| b.launch().config.get_checks().racecheck)
+}
+
 /// `shared_array!` on the host.
 #[track_caller]
 pub(crate) fn static_array<T: DeviceCopy>(site: &'static SharedSite, len: usize) -> Shared<'static, T> {

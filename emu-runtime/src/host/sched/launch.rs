@@ -176,6 +176,8 @@ fn validate(kernel: &KernelInfo, cfg: &LaunchConfig, config: &Config) -> Result<
 /// What all blocks of one launch share.
 pub(crate) struct LaunchShared {
     pub(crate) kernel: &'static KernelInfo,
+    /// Tells launches apart (racecheck's records of `#[device_global]` statics outlive one).
+    pub(crate) serial: u64,
     pub(crate) grid: Dim3,
     pub(crate) block: Dim3,
     pub(crate) shared_bytes: usize,
@@ -284,8 +286,10 @@ fn run<'t>(
     overflow::install();
 
     crate::host::sched::debugger::keep();
+    static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     let shared = LaunchShared {
         kernel,
+        serial: SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         grid: cfg.grid,
         block: cfg.block,
         shared_bytes: cfg.shared_bytes,
