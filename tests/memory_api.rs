@@ -441,3 +441,33 @@ fn an_index_past_a_device_global_is_reported_with_its_name() {
     assert_has(&text, "index 4 is past the end of `HITS`, which has 4 elements");
     assert_has(&text, &format!("tests/memory_api.rs:{}", line_of("// @past hits")));
 }
+
+// ---------------------------------------------------------------------------------------------
+// In-place kernels
+// ---------------------------------------------------------------------------------------------
+
+/// The in-place form of `y = 2x + 1`: one `&mut [T]` parameter, read and written (passing one
+/// buffer as both `&[T]` and `&mut [T]` is a compile error that says so:
+/// tests/ui/launch_buffer_twice.rs).
+#[kernel]
+pub fn twice_plus_one(data: &mut [f32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < data.len() {
+        data[i] = 2.0 * data[i] + 1.0;
+    }
+}
+
+#[test]
+fn in_place_kernels_take_one_mutable_slice() {
+    let x: Vec<f32> = (0..300).map(|i| i as f32 * 0.25).collect();
+    model().check(ok(|| {
+        let mut b = DeviceBuffer::from_slice(&x)?;
+        launch!(twice_plus_one<<<3, 128>>>(&mut b))?;
+        // And on a part only.
+        launch!(twice_plus_one<<<1, 128>>>(b.slice_mut(100..200)))?;
+        let want: Vec<f32> =
+            x.iter().enumerate().map(|(i, v)| if (100..200).contains(&i) { 2.0 * (2.0 * v + 1.0) + 1.0 } else { 2.0 * v + 1.0 }).collect();
+        assert_eq!(b.to_vec()?, want);
+        Ok(())
+    }));
+}

@@ -13,8 +13,9 @@
 //! PTX in the host binary; without it, it does nothing. From each file it keeps the `use`
 //! declarations, `const` items, `#[constant]` and `#[device_global]` statics, `#[repr(C)]`
 //! structs and their `DeviceCopy` impls, and the functions marked `#[kernel]` or `#[device]`;
-//! everything else (`main`, tests, host helpers) is left out, so kernels and host code can share a file. A kernel may only call `#[device]`
-//! functions, `deviceemu`'s device API, `core` and `libm`.
+//! everything else (`main`, tests, host helpers) is left out, so kernels and host code can
+//! share a file. A kernel may only call `#[device]` functions, `deviceemu`'s device API, `core`
+//! and `libm`.
 //!
 //! How: a small `no_std` crate per file is generated under `OUT_DIR`, and a nested cargo runs
 //! `RUSTC_BOOTSTRAP=1 cargo rustc --release --target nvptx64-nvidia-cuda -Zbuild-std=core
