@@ -317,6 +317,9 @@ fn main() -> Result<(), Error> {
         println!("SKIPPED: no CUDA device or driver here; gpu_vs_emu needs an NVIDIA GPU");
         return Ok(());
     }
+    if std::env::var_os("GPU_VS_EMU_MISALIGNED").is_some() {
+        return memory_api::misaligned_on_both();
+    }
     let mut total = 0;
     let n = 1 << 20;
     let x = floats(n, 1);

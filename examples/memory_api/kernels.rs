@@ -13,11 +13,11 @@ static TAPS: [f32; 5] = [0.0, 0.0, 1.0, 0.0, 0.0];
 /// A scale and offset, a struct in constant memory.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Affine {
+pub(crate) struct Affine {
     /// Multiplies the filtered value.
-    pub scale: f32,
+    scale: f32,
     /// Added after.
-    pub offset: f32,
+    offset: f32,
 }
 // SAFETY: two `f32`s, no padding, zero is valid.
 unsafe impl DeviceCopy for Affine {}
@@ -125,7 +125,7 @@ pub fn words_of_bytes(bytes: &[u8], sum: &mut [u32], out: &mut [u8]) {
 
 /// `constant`: the filter with the initial taps, then with copied taps and scale, and the
 /// copies read back.
-pub fn constant_row(x: &[f32]) -> Result<Vec<u32>, Error> {
+pub(crate) fn constant_row(x: &[f32]) -> Result<Vec<u32>, Error> {
     let xb = DeviceBuffer::from_slice(x)?;
     let mut yb = DeviceBuffer::<f32>::zeroed(x.len())?;
     copy_to_symbol(&AFFINE, &Affine { scale: 1.0, offset: 0.5 })?;
@@ -147,7 +147,7 @@ pub fn constant_row(x: &[f32]) -> Result<Vec<u32>, Error> {
 
 /// `device_global`: class counts and a running total over two launches, with the initial
 /// total read first and the globals reset by the host.
-pub fn device_global_row(x: &[u32]) -> Result<Vec<u32>, Error> {
+pub(crate) fn device_global_row(x: &[u32]) -> Result<Vec<u32>, Error> {
     let xb = DeviceBuffer::from_slice(x)?;
     let mut t = [0u64];
     copy_from_symbol(&mut t, &TOTAL)?;
@@ -166,7 +166,7 @@ pub fn device_global_row(x: &[u32]) -> Result<Vec<u32>, Error> {
 
 /// `slices`: slices as kernel arguments (`d_x + 100`), a sub-slice, an in-place kernel on a
 /// part, and partial copies host to device, device to device and device to host.
-pub fn slices_row(x: &[f32], y: &[f32]) -> Result<Vec<u32>, Error> {
+pub(crate) fn slices_row(x: &[f32], y: &[f32]) -> Result<Vec<u32>, Error> {
     let n = x.len();
     let xb = DeviceBuffer::from_slice(x)?;
     let mut yb = DeviceBuffer::from_slice(y)?;
@@ -184,7 +184,7 @@ pub fn slices_row(x: &[f32], y: &[f32]) -> Result<Vec<u32>, Error> {
 
 /// `casts`: the shared byte histogram counted through a `u32` cast, and word sums and byte
 /// swaps through casts of byte buffers, one of them a slice at an aligned offset.
-pub fn casts_row(data: &[u32], bytes: &[u8]) -> Result<Vec<u32>, Error> {
+pub(crate) fn casts_row(data: &[u32], bytes: &[u8]) -> Result<Vec<u32>, Error> {
     let db = DeviceBuffer::from_slice(data)?;
     let blocks = (data.len() / 256) as u32;
     let mut counts = DeviceBuffer::<u32>::zeroed(2 * blocks as usize * 256)?;
@@ -202,4 +202,25 @@ pub fn casts_row(data: &[u32], bytes: &[u8]) -> Result<Vec<u32>, Error> {
     out.extend(sum.to_vec()?);
     out.extend(swapped.to_vec()?.iter().map(|&b| b as u32));
     Ok(out)
+}
+
+/// A misaligned cast on both targets (`GPU_VS_EMU_MISALIGNED=1 gpu_vs_emu`, a process of its
+/// own: the GPU's error is sticky): `words_of_bytes` on a byte slice from offset 1. Prints
+/// each target's error code.
+pub(crate) fn misaligned_on_both() -> Result<(), Error> {
+    use deviceemu::{with_config, Config, Target};
+    for target in [Target::Emulator, Target::Gpu] {
+        let r = with_config(Config::default().target(target), || {
+            let bb = DeviceBuffer::from_slice(&[7u8; 260])?;
+            let mut sum = DeviceBuffer::<u32>::zeroed(1)?;
+            let mut out = DeviceBuffer::<u8>::zeroed(256)?;
+            launch!(words_of_bytes<<<1, 64>>>(bb.slice(1..257), &mut sum, &mut out))?;
+            sum.to_vec().map(|_| ())
+        });
+        match r {
+            Err(e) => println!("misaligned cast, {target:?}: code {} ({})", e.code(), e.name()),
+            Ok(()) => println!("misaligned cast, {target:?}: no error"),
+        }
+    }
+    Ok(())
 }

@@ -133,9 +133,17 @@ impl Gpu {
     }
 
     /// The module of `ptx`, loaded (and its `#[constant]` statics initialised) on first use.
+    ///
+    /// Modules are told apart by their text, not its address: a kernel's launcher and a
+    /// `#[constant]` of the same file each embed the file's PTX (`include_str!`), and both
+    /// must use the one module, whose variables the kernels see.
     pub(crate) fn module(&self, ptx: &'static str) -> Result<Arc<CudaModule>, Error> {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        ptx.hash(&mut h);
+        let key = h.finish() as usize;
         let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(m) = modules.get(&(ptx.as_ptr() as usize)) {
+        if let Some(m) = modules.get(&key) {
             return Ok(m.clone());
         }
         let m = self
@@ -143,7 +151,7 @@ impl Gpu {
             .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
             .map_err(|e| driver_error(e, "loading the kernels' PTX module"))?;
         copy::init_constants(&m, ptx)?;
-        modules.insert(ptx.as_ptr() as usize, m.clone());
+        modules.insert(key, m.clone());
         Ok(m)
     }
 
