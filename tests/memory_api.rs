@@ -471,3 +471,12 @@ fn in_place_kernels_take_one_mutable_slice() {
         Ok(())
     }));
 }
+
+#[test]
+fn a_mutable_slice_is_also_a_read_only_argument() {
+    let mut b = DeviceBuffer::from_slice(&[3u32; 64]).unwrap();
+    let mut out = DeviceBuffer::<u32>::zeroed(16).unwrap();
+    let part = b.slice_mut(8..24);
+    launch!(copy_all<<<1, 32>>>(&part, &mut out)).unwrap();
+    assert_eq!(out.to_vec().unwrap(), vec![3; 16]);
+}

@@ -54,6 +54,17 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         };
         errors.push(syn::Error::new_spanned(m, what));
     }
+    if kind == Kind::DeviceGlobal && !matches!(&*s.ty, syn::Type::Array(_)) {
+        let ty = &s.ty;
+        errors.push(syn::Error::new_spanned(
+            ty,
+            format!(
+                "a `#[device_global]` is an array, which kernels index through `NAME.view()`: for one value, \
+                 write `[{}; 1]` (and its value `[v]`)",
+                quote!(#ty)
+            ),
+        ));
+    }
     let errors = errors.into_iter().map(|e| e.to_compile_error());
     let syn::ItemStatic { attrs, vis, ident, ty, expr, .. } = &s;
     let ident_str = ident.to_string();

@@ -373,6 +373,11 @@ impl<T: DeviceCopy> KernelArgMut<T> for DeviceSliceMut<'_, T> {
         (self.buf, self.start, self.len)
     }
 }
+impl<T: DeviceCopy> KernelArg<T> for &DeviceSliceMut<'_, T> {
+    fn parts(&self) -> (&DeviceBuffer<T>, usize, usize) {
+        (self.buf, self.start, self.len)
+    }
+}
 impl<T: DeviceCopy> KernelArg<T> for &mut DeviceSliceMut<'_, T> {
     fn parts(&self) -> (&DeviceBuffer<T>, usize, usize) {
         (self.buf, self.start, self.len)
