@@ -1,7 +1,9 @@
 //! Runs the example kernels on the GPU and in the emulator with the same inputs and compares
 //! the results bit for bit (NaN compared as a class for plain arithmetic). Atomics are compared
 //! through a kernel whose results do not depend on the order threads run in (`atomics_mix`), and
-//! ordered and volatile loads and stores through a chained scan across blocks (`chained_scan`).
+//! ordered and volatile loads and stores through a chained scan across blocks (`chained_scan`),
+//! and the memory API (constant memory, device globals, slices, casts) through
+//! `memory_api/kernels.rs`.
 //!
 //! `cargo run --release --example gpu_vs_emu --features gpu` (needs an NVIDIA GPU).
 
@@ -12,6 +14,8 @@ mod math_sweep;
 #[path = "histogram.rs"]
 #[allow(dead_code)]
 mod histogram_example;
+#[path = "memory_api/kernels.rs"]
+mod memory_api;
 #[path = "matmul.rs"]
 #[allow(dead_code)]
 mod matmul_example;
@@ -313,6 +317,9 @@ fn main() -> Result<(), Error> {
         println!("SKIPPED: no CUDA device or driver here; gpu_vs_emu needs an NVIDIA GPU");
         return Ok(());
     }
+    if std::env::var_os("GPU_VS_EMU_MISALIGNED").is_some() {
+        return memory_api::misaligned_on_both();
+    }
     let mut total = 0;
     let n = 1 << 20;
     let x = floats(n, 1);
@@ -507,6 +514,17 @@ fn main() -> Result<(), Error> {
         },
         |p, q| p == q,
     )?;
+    // The memory API: constant memory, device globals, slices as arguments and partial copies,
+    // casts (`examples/memory_api/kernels.rs`).
+    let xm = floats(5000, 12);
+    let ym = floats(5000, 13);
+    let classes = bits(10_000, 14);
+    let cast_words = bits(256 * 8, 15);
+    let cast_bytes: Vec<u8> = bits(4096, 16).into_iter().map(|b| b as u8).collect();
+    total += compare("constant", || memory_api::constant_row(&xm), |p, q| p == q)?;
+    total += compare("dev_global", || memory_api::device_global_row(&classes), |p, q| p == q)?;
+    total += compare("slices", || memory_api::slices_row(&xm, &ym), |p, q| p == q)?;
+    total += compare("casts", || memory_api::casts_row(&cast_words, &cast_bytes), |p, q| p == q)?;
     total += fp_sweep::fp_sweep_run_all(1 << 16)?;
     total += math_sweep::math_sweep_run_all(1 << 16)?;
     println!("TOTAL: {total} differences");

@@ -29,12 +29,13 @@
 //! yet.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 
-pub use emu_macros::{device, kernel};
+pub use emu_macros::{constant, device, device_global, kernel};
 pub use emu_runtime::device::{
     active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, dynamic_shared, grid_dim, lane_id,
     shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync, sync_threads, sync_threads_and, sync_threads_count,
     sync_threads_or, sync_warp, thread_fence, thread_fence_block, thread_idx, warp_size, AtomicAdd, AtomicBitwise,
-    AtomicCas, AtomicExch, AtomicIncDec, AtomicLoadStore, AtomicMinMax, AtomicSub, DeviceCopy, Dim3, Global, GlobalMut,
+    AnyBitPattern, AtomicCas, AtomicExch, AtomicIncDec, AtomicLoadStore, AtomicMinMax, AtomicSub, Constant, DeviceCopy, DeviceGlobal,
+    Dim3, Global, GlobalMut,
     Scope, Shared, Space, View, WarpShuffle, FULL_MASK,
 };
 pub use emu_runtime::device::{intrinsics, math};
@@ -47,7 +48,7 @@ pub use emu_runtime::gpu;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use emu_runtime::{
     get_last_error, peek_at_last_error, quietly, set_config, with_config, Access, BlockOrder, CheckAction, Checks, Config,
-    DeviceBuffer, Schedule, Target, Error, Finding, KernelInfo, LaunchConfig, LaunchReport, SourceLocation,
+    copy_from_symbol, copy_to_symbol, DeviceBuffer, DeviceSlice, DeviceSliceMut, KernelArg, KernelArgMut, Symbol, Schedule, Target, Error, Finding, KernelInfo, LaunchConfig, LaunchReport, SourceLocation,
 };
 
 #[cfg(all(feature = "testing", not(target_arch = "nvptx64")))]
@@ -90,14 +91,15 @@ macro_rules! launch_cooperative {
 /// Everything a kernel file needs: `use deviceemu::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, device, dynamic_shared, grid_dim, kernel,
+        active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, constant, device, device_global, dynamic_shared,
+        grid_dim, kernel,
         kprint, kprintln, lane_id, shared_array, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync,
         sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, sync_warp, thread_fence,
         thread_fence_block, thread_idx, this_cluster, this_grid, warp_size, DeviceCopy, Dim3, Global, GlobalMut, Scope, Shared,
         WarpShuffle, FULL_MASK,
     };
     #[cfg(not(target_arch = "nvptx64"))]
-    pub use crate::{launch, launch_cooperative, DeviceBuffer};
+    pub use crate::{copy_from_symbol, copy_to_symbol, launch, launch_cooperative, DeviceBuffer, DeviceSlice, DeviceSliceMut};
     pub use crate::intrinsics::*;
 }
 

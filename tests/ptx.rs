@@ -36,7 +36,7 @@ fn every_ptx_module_passes_ptxas() {
         .collect();
     files.sort();
     let names: Vec<String> = files.iter().map(|f| f.file_stem().unwrap().to_string_lossy().into_owned()).collect();
-    for expected in ["examples_saxpy_rs", "examples_blur_rs", "examples_reduction_rs", "examples_matmul_rs", "examples_histogram_rs", "examples_gpu_vs_emu_rs", "tests_results_rs", "tests_errors_rs", "tests_atomics_rs", "tests_atomics_ordered_rs"] {
+    for expected in ["examples_saxpy_rs", "examples_blur_rs", "examples_reduction_rs", "examples_matmul_rs", "examples_histogram_rs", "examples_gpu_vs_emu_rs", "tests_results_rs", "tests_errors_rs", "tests_atomics_rs", "tests_atomics_ordered_rs", "examples_memory_api_kernels_rs", "tests_memory_api_rs"] {
         assert!(names.iter().any(|n| n == expected), "no PTX for {expected}: the build script failed on it (see its warnings); have {names:?}");
     }
     let mut kernels = 0;
@@ -106,6 +106,31 @@ fn ordered_and_volatile_accesses_are_their_ptx_instructions() {
     let label = body[..spin].rfind("$L__BB").expect("a loop label before the spin's load");
     let name = body[label..].split(':').next().unwrap();
     assert!(body[spin..].contains(&format!("{name};")), "the spin's load is not inside its loop (no branch back to {name}):\n{body}");
+}
+
+/// `#[constant]` statics live in `.const` (read through `cvta.const`, with their initial value
+/// in an exported `.global` the module loader copies in) and `#[device_global]` statics in
+/// `.global`, under the names the host looks up (`cuModuleGetGlobal`).
+#[test]
+fn constants_are_const_variables_and_device_globals_global_ones() {
+    let Some(dir) = option_env!("DEVICEEMU_PTX_DIR").map(PathBuf::from) else {
+        skipped("ptxas", "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)");
+        return;
+    };
+    let text = std::fs::read_to_string(dir.join("examples_memory_api_kernels_rs.ptx"))
+        .expect("the build script wrote the PTX of examples/memory_api/kernels.rs");
+    for decl in [
+        ".visible .const .align 4 .b8 __emu_const_TAPS[20];",
+        ".visible .const .align 4 .b8 __emu_const_AFFINE[8];",
+        ".visible .global .align 4 .b8 __emu_cinit_TAPS[20]",
+        ".visible .global .align 4 .b8 __emu_global_HITS[16];",
+        ".visible .global .align 8 .b8 __emu_global_TOTAL[8] = {7};",
+    ] {
+        assert!(text.contains(decl), "no `{decl}` in the module:\n{text}");
+    }
+    let start = text.find(".entry filter5(").expect("filter5 is in the module");
+    let body = &text[start..start + text[start..].find("\n}\n").expect("the entry ends")];
+    assert!(body.contains("mov.u64 %rd") && body.contains("__emu_const_TAPS;") && body.contains("cvta.const.u64"), "{body}");
 }
 
 /// A user crate nobody on the team wrote (tests/user_crate: a kernel file with several

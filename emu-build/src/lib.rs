@@ -11,10 +11,11 @@
 //! With the `gpu` feature on, this compiles the `#[kernel]` and `#[device]` functions of each
 //! listed file to PTX with rustc's `nvptx64-nvidia-cuda` target, and `#[kernel]` embeds that
 //! PTX in the host binary; without it, it does nothing. From each file it keeps the `use`
-//! declarations, `const` items, `#[repr(C)]` structs and their `DeviceCopy` impls, and the
-//! functions marked `#[kernel]` or `#[device]`; everything else (`main`, tests, host helpers)
-//! is left out, so kernels and host code can share a file. A kernel may only call `#[device]`
-//! functions, `deviceemu`'s device API, `core` and `libm`.
+//! declarations, `const` items, `#[constant]` and `#[device_global]` statics, `#[repr(C)]`
+//! structs and their `DeviceCopy` impls, and the functions marked `#[kernel]` or `#[device]`;
+//! everything else (`main`, tests, host helpers) is left out, so kernels and host code can
+//! share a file. A kernel may only call `#[device]` functions, `deviceemu`'s device API, `core`
+//! and `libm`.
 //!
 //! How: a small `no_std` crate per file is generated under `OUT_DIR`, and a nested cargo runs
 //! `RUSTC_BOOTSTRAP=1 cargo rustc --release --target nvptx64-nvidia-cuda -Zbuild-std=core
@@ -514,6 +515,11 @@ fn extract_items_of(source: &str, parent: bool) -> Result<Vec<Item>, String> {
                 continue;
             }
             syn::Item::Const(c) if !is_cfg_test(&c.attrs) => (Kind::Mentioned, c.ident.to_string()),
+            // `#[constant]` and `#[device_global]` statics: always kept (the host finds them
+            // in the module by name).
+            syn::Item::Static(st) if has_attr(&st.attrs, "constant") || has_attr(&st.attrs, "device_global") => {
+                (Kind::Other, st.ident.to_string())
+            }
             syn::Item::Fn(f) if is_host_only(&f.attrs) || (parent && has_attr(&f.attrs, "kernel")) => continue,
             syn::Item::Fn(f) if parent && has_attr(&f.attrs, "device") => (Kind::Mentioned, f.sig.ident.to_string()),
             syn::Item::Fn(f) if has_attr(&f.attrs, "kernel") => (Kind::Kernel, f.sig.ident.to_string()),

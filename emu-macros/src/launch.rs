@@ -65,6 +65,14 @@ fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
         }
     };
     let args = syn::parse::Parser::parse2(parser, args)?;
+    if let Some(e) = passed_twice(&args) {
+        // Instead of the borrow checker's E0499/E0502, which does not say what to write.
+        let e = e.to_compile_error();
+        return Ok(quote! {{
+            #e
+            ::core::result::Result::<(), #krate::Error>::Ok(())
+        }});
+    }
     let args = args.iter();
     Ok(quote! {
         #kernel::__launch(
@@ -72,4 +80,46 @@ fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
             #(#args),*
         )
     })
+}
+
+/// The buffer an argument passes, and whether writably: `&b` / `&mut b`, `b.slice(..)` /
+/// `b.slice_mut(..)` (`b` as written).
+fn buffer_of(e: &Expr) -> Option<(String, bool)> {
+    match e {
+        Expr::Reference(r) => match &*r.expr {
+            inner @ (Expr::Path(_) | Expr::Field(_)) => Some((quote!(#inner).to_string(), r.mutability.is_some())),
+            inner => buffer_of(inner).map(|(b, m)| (b, m || r.mutability.is_some())),
+        },
+        Expr::MethodCall(m) if m.method == "slice" || m.method == "slice_mut" => {
+            let recv = &m.receiver;
+            Some((quote!(#recv).to_string(), m.method == "slice_mut"))
+        }
+        Expr::Paren(p) => buffer_of(&p.expr),
+        _ => None,
+    }
+}
+
+/// The error for a buffer passed twice to one launch, once writably (an in-place kernel
+/// written with two parameters), spanned on the second argument.
+fn passed_twice(args: &Punctuated<Expr, Token![,]>) -> Option<syn::Error> {
+    let bufs: Vec<_> = args.iter().map(|a| (a, buffer_of(a))).collect();
+    for (k, (arg, b)) in bufs.iter().enumerate() {
+        let Some((name, writable)) = b else { continue };
+        let earlier = bufs[..k].iter().find_map(|(_, p)| p.as_ref().filter(|(n, _)| n == name));
+        if let Some((_, first_writable)) = earlier {
+            if *writable || *first_writable {
+                return Some(syn::Error::new_spanned(
+                    arg,
+                    format!(
+                        "`{name}` is passed to this launch twice, and the kernel writes it: a buffer a kernel \
+                         writes can be passed only once. For an in-place kernel, take it once as a `&mut [T]` \
+                         parameter, which the kernel both reads and writes (`fn scale(data: &mut [f32]) {{ data[i] \
+                         = 2.0 * data[i]; }}`, launched with `&mut {name}`); for two parts of it, pass it once \
+                         and index at an offset"
+                    ),
+                ));
+            }
+        }
+    }
+    None
 }

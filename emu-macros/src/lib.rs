@@ -4,6 +4,7 @@
 //!   global-memory views, index expressions on views become checked loads and stores, and a
 //!   launcher struct named like the kernel is emitted for `launch!`.
 //! * `#[device]` applies the same index rewriting to a helper function that takes views.
+//! * `#[constant]` and `#[device_global]` declare module-scope device variables (`symbol`).
 //! * `launch_impl!` is the proc-macro half of `launch!` (which `macro_rules!` alone cannot
 //!   parse: `256>>>(` reads as a shift).
 //!
@@ -29,6 +30,7 @@ mod lower;
 mod parse;
 mod progress;
 mod rewrite;
+mod symbol;
 #[cfg(test)]
 mod snapshots;
 mod validate;
@@ -55,6 +57,24 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
     device2(attr.into(), item.into()).into()
+}
+
+/// Declares a static in constant memory (CUDA's `__constant__`): kernels read it as its value
+/// (`FILTER[i]`, `PARAMS.scale`) and cannot write it; the host writes it with
+/// `copy_to_symbol(&FILTER, &value)` and reads it with `copy_from_symbol(&mut value, &FILTER)`.
+/// On the GPU it lives in `.const`. Kernels using it must be in the same file.
+#[proc_macro_attribute]
+pub fn constant(attr: TokenStream, item: TokenStream) -> TokenStream {
+    symbol::expand(symbol::Kind::Constant, attr.into(), item.into()).into()
+}
+
+/// Declares a static in global memory (CUDA's `__device__` variable), of an array type
+/// (`[u32; 1]` for one value): kernels read and write it through `NAME.view()`, a view like a
+/// `&mut [T]` parameter's, checked like one; the host copies it with `copy_to_symbol` and
+/// `copy_from_symbol`. Kernels using it must be in the same file.
+#[proc_macro_attribute]
+pub fn device_global(attr: TokenStream, item: TokenStream) -> TokenStream {
+    symbol::expand(symbol::Kind::DeviceGlobal, attr.into(), item.into()).into()
 }
 
 /// The implementation of `launch!`; use `launch!` instead.

@@ -9,10 +9,11 @@
 //!
 //! A name is a view when it is bound to one: a kernel slice parameter, a `#[device]`
 //! parameter of type `Global<T>`/`GlobalMut<T>`/`Shared<T>`, a `let` whose value is
-//! `shared_array![..]`, `dynamic_shared::<T>()`, `v.row(i)`, another view, a tuple of views,
-//! or an `if`/`match`/block whose every branch is such a value; or a binding with a view type
-//! annotation. Every other binding of the same name shadows it, with Rust's scoping: blocks,
-//! closures, `for`, `match` arms, `if let`/`while let`.
+//! `shared_array![..]`, `dynamic_shared::<T>()`, `v.row(i)`, `v.cast::<U>()`, `STATIC.view()`
+//! (a `#[device_global]`), another view, a tuple of views, or an `if`/`match`/block whose
+//! every branch is such a value; or a binding with a view type annotation. Every other binding
+//! of the same name shadows it, with Rust's scoping: blocks, closures, `for`, `match` arms,
+//! `if let`/`while let`.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
@@ -62,6 +63,16 @@ fn passes_views(c: &syn::ExprCall) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether `e` names a static by Rust's convention (`HITS`, `module::HITS`).
+fn is_static_path(e: &Expr) -> bool {
+    let Expr::Path(p) = e else { return false };
+    p.qself.is_none()
+        && p.path.segments.last().is_some_and(|s| {
+            let s = s.ident.to_string();
+            s.chars().any(|c| c.is_ascii_uppercase()) && !s.chars().any(|c| c.is_ascii_lowercase())
+        })
 }
 
 /// Whether `ty` names a view type (`Global<T>`, `GlobalMut<T>`, `Shared<T>`, `View<T, K>`).
@@ -230,7 +241,11 @@ impl Rewriter {
                 }
                 _ => Shape::Plain,
             },
-            Expr::MethodCall(m) if m.method == "row" && self.shape_of(&m.receiver) == Shape::View => Shape::View,
+            Expr::MethodCall(m) if (m.method == "row" || m.method == "cast") && self.shape_of(&m.receiver) == Shape::View => {
+                Shape::View
+            }
+            // `HITS.view()`: a `#[device_global]` static (an upper-case path).
+            Expr::MethodCall(m) if m.method == "view" && m.args.is_empty() && is_static_path(&m.receiver) => Shape::View,
             Expr::Paren(p) => self.shape_of(&p.expr),
             Expr::Group(g) => self.shape_of(&g.expr),
             Expr::Tuple(t) => {
@@ -471,6 +486,37 @@ impl Rewriter {
     }
 }
 
+/// Writes to statics.
+impl Rewriter {
+    /// The static a place is rooted in (`SCALE` of `SCALE[i]`, `P` of `P.x`), when it names
+    /// one by Rust's convention and is not a view.
+    fn static_root(&self, e: &Expr) -> Option<Expr> {
+        match e {
+            Expr::Index(i) => self.static_root(&i.expr),
+            Expr::Field(f) => self.static_root(&f.base),
+            Expr::Paren(p) => self.static_root(&p.expr),
+            Expr::Path(p) if is_static_path(e) && !p.path.get_ident().is_some_and(|i| self.is_view(&i.to_string())) => Some(e.clone()),
+            _ => None,
+        }
+    }
+
+    /// A write to a static (`SCALE[0] = x`, `P.x += 1.0`) is checked not to be a `#[constant]`:
+    /// `{ check(SCALE); SCALE[0] = x }`, whose check fails to compile, with a message that says
+    /// what to do, for a constant (`__private::WriteToStatic`).
+    fn check_static_write(&mut self, e: &mut Expr, root: Expr, left_span: Span) {
+        visit_mut::visit_expr_mut(self, e);
+        let r = rt(left_span);
+        let check = quote_spanned!(left_span=> #root.__emu_write_to());
+        *e = syn::parse_quote_spanned! {left_span=> {
+            #[allow(unused_imports)]
+            use #r::WriteToStatic as _;
+            #check;
+            #e
+        }};
+        self.changed = true;
+    }
+}
+
 impl VisitMut for Rewriter {
     fn visit_block_mut(&mut self, b: &mut Block) {
         self.with_scope(|s| {
@@ -504,6 +550,14 @@ impl VisitMut for Rewriter {
 
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         match e {
+            Expr::Assign(a) if self.static_root(&a.left).is_some() => {
+                let (root, span) = (self.static_root(&a.left).expect("checked"), a.left.span());
+                self.check_static_write(e, root, span)
+            }
+            Expr::Binary(b) if compound_op(&b.op) && self.static_root(&b.left).is_some() => {
+                let (root, span) = (self.static_root(&b.left).expect("checked"), b.left.span());
+                self.check_static_write(e, root, span)
+            }
             Expr::Assign(a) if self.is_view_place(&a.left) => self.rewrite_store(e),
             Expr::Binary(b) if compound_op(&b.op) && self.is_view_place(&b.left) => self.rewrite_compound(e),
             Expr::Index(_) if self.is_view_place(e) => self.rewrite_load(e),

@@ -8,11 +8,12 @@ pub use crate::device::backend::{
 #[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::check::memcheck::{MetaPtr, ViewMeta};
 pub use crate::device::backend::BarrierOp;
-pub use crate::device::{DeviceCopy, Dim3, Global, GlobalMut, Shared, View, ViewKind, Writable};
+pub use crate::device::{Constant, DeviceCopy, DeviceGlobal, Dim3, Global, GlobalMut, Shared, SymbolDef, View, ViewKind, Writable};
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::{
     mem::buffer::DeviceBuffer,
+    mem::slice::{KernelArg, KernelArgMut},
     sched::launch::{launch, launch_on_gpu, launch_tasks, GpuArg, KernelInfo, LaunchConfig},
     mem::shared_mem::SharedSite,
 };
@@ -290,20 +291,23 @@ pub fn shared_array<T: DeviceCopy, const N: usize>(site: &'static SharedSite) ->
     crate::device::backend::shared_array::<T, N>(site)
 }
 
-/// A read-only view of a device buffer, for a `&[T]` kernel parameter: the view lives as
-/// long as the borrows of the buffer and of its description.
+/// A read-only view of a device buffer or slice, for a `&[T]` kernel parameter: the view
+/// lives as long as the borrows of the argument and of its description.
 ///
 /// # Safety
 ///
-/// `meta` must describe `buf`: it is the value [`meta`] returned for this buffer, unchanged
-/// (the checkers write through its shadow pointers at the view's indices, sized for `buf`).
+/// `meta` must describe `arg`'s buffer: it is the value [`meta`] returned for this argument,
+/// unchanged (the checkers write through its shadow pointers at the view's addresses, sized
+/// for the whole buffer).
 #[cfg(not(target_arch = "nvptx64"))]
-pub unsafe fn global<'l, T: DeviceCopy>(buf: &'l DeviceBuffer<T>, meta: &'l ViewMeta) -> Result<Global<'l, T>, crate::Error> {
+pub unsafe fn global<'l, T: DeviceCopy, A: KernelArg<T>>(arg: &'l A, meta: &'l ViewMeta) -> Result<Global<'l, T>, crate::Error> {
     shadow_ok(meta)?;
-    // SAFETY: the buffer is borrowed for `'l`, so its memory is valid for `len` elements for
-    // all of it; kernels access it only through views; `meta` describes it (the caller's
+    let (buf, start, len) = arg.parts();
+    // SAFETY: the buffer is borrowed for `'l` (through `arg`), so its memory is valid for its
+    // `len` elements for all of it, and `start + len` is inside them (a slice is checked when
+    // it is made); kernels access it only through views; `meta` describes it (the caller's
     // contract).
-    Ok(unsafe { View::from_raw_parts(buf.raw()?, buf.len(), meta) })
+    Ok(unsafe { View::from_raw_parts(buf.raw()?.add(start), len, meta) })
 }
 
 /// The error of a checker shadow [`meta`] could not allocate (recorded as the last error).
@@ -318,28 +322,30 @@ fn shadow_ok(meta: &ViewMeta) -> Result<(), crate::Error> {
     }
 }
 
-/// A writable view of a device buffer, for a `&mut [T]` kernel parameter.
+/// A writable view of a device buffer or mutable slice, for a `&mut [T]` kernel parameter.
 ///
 /// # Safety
 ///
-/// As for [`global`]: `meta` is the value [`meta`] returned for `buf`, unchanged.
+/// As for [`global`]: `meta` is the value [`meta`] returned for `arg`, unchanged.
 #[cfg(not(target_arch = "nvptx64"))]
-pub unsafe fn global_mut<'l, T: DeviceCopy>(
-    buf: &'l mut DeviceBuffer<T>,
+pub unsafe fn global_mut<'l, T: DeviceCopy, A: KernelArgMut<T>>(
+    arg: &'l mut A,
     meta: &'l ViewMeta,
 ) -> Result<GlobalMut<'l, T>, crate::Error> {
     shadow_ok(meta)?;
+    let (buf, start, len) = arg.parts_mut();
     if meta.init.is_null() {
         // Not checked by this launch: its writes are not tracked.
-        buf.assume_written();
+        buf.mark_written(start, len, None);
     }
     // SAFETY: as in `global`; the `&mut` borrow keeps the host from touching it meanwhile.
-    Ok(unsafe { View::from_raw_parts(buf.raw()?, buf.len(), meta) })
+    Ok(unsafe { View::from_raw_parts(buf.raw()?.add(start), len, meta) })
 }
 
-/// The description of a buffer parameter for reports.
+/// The description of a buffer (or slice) parameter for reports: the whole buffer's.
 #[cfg(not(target_arch = "nvptx64"))]
-pub fn meta<T: DeviceCopy>(name: &'static str, buf: &DeviceBuffer<T>, checks: crate::host::config::Checks) -> ViewMeta {
+pub fn meta<T: DeviceCopy, A: KernelArg<T>>(name: &'static str, arg: &A, checks: crate::host::config::Checks) -> ViewMeta {
+    let buf = arg.parts().0;
     let mut m = ViewMeta::new(name, None, buf.as_ptr() as usize, buf.bytes());
     m.granule = core::mem::align_of::<T>();
     if checks.initcheck {
@@ -473,3 +479,13 @@ pub fn progress_due(_counter: &mut u32) -> bool {
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub fn progress_point() {}
+
+/// A write to a static in a kernel (`NAME[i] = x`): `#[kernel]` calls `NAME.__emu_write_to()`
+/// first, which is this trait's no-op for every static but a `#[constant]`, whose inherent
+/// method of the same name fails to compile with a message that says what to do.
+pub trait WriteToStatic {
+    /// Nothing: the static may be written.
+    #[inline(always)]
+    fn __emu_write_to(&self) {}
+}
+impl<T: ?Sized> WriteToStatic for T {}

@@ -26,6 +26,8 @@ pub mod gpu;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use host::{
     mem::buffer::DeviceBuffer,
+    mem::slice::{DeviceSlice, DeviceSliceMut, KernelArg, KernelArgMut},
+    mem::symbol::{copy_from_symbol, copy_to_symbol, Symbol},
     config::{BlockOrder, CheckAction, Checks, Config, Schedule, Target},
     report::error::Error,
     sched::launch::{KernelInfo, LaunchConfig},

@@ -14,8 +14,8 @@ impl block_sum {
     #[allow(clippy::too_many_arguments, dead_code)]
     pub fn __launch(
         __emu_config: ::deviceemu::__private::LaunchConfig,
-        x: &::deviceemu::__private::DeviceBuffer<f32>,
-        sums: &mut ::deviceemu::__private::DeviceBuffer<f32>,
+        x: impl ::deviceemu::__private::KernelArg<f32>,
+        mut sums: impl ::deviceemu::__private::KernelArgMut<f32>,
     ) -> ::core::result::Result<(), ::deviceemu::Error> {
         static __EMU_INFO: ::deviceemu::__private::KernelInfo = ::deviceemu::__private::KernelInfo {
             name: "block_sum",
@@ -31,18 +31,18 @@ impl block_sum {
             __EMU_PTX,
             __emu_config,
             &[
-                ::deviceemu::__private::GpuArg::buffer(&*x),
-                ::deviceemu::__private::GpuArg::buffer(&*sums),
+                ::deviceemu::__private::GpuArg::slice(&x),
+                ::deviceemu::__private::GpuArg::slice(&sums),
             ],
         ) {
             return r;
         }
         let __emu_checks = ::deviceemu::__private::launch_checks();
-        let __emu_meta_x = ::deviceemu::__private::meta("x", x, __emu_checks);
-        let x = unsafe { ::deviceemu::__private::global(x, &__emu_meta_x) }?;
-        let __emu_meta_sums = ::deviceemu::__private::meta("sums", &*sums, __emu_checks);
+        let __emu_meta_x = ::deviceemu::__private::meta("x", &x, __emu_checks);
+        let x = unsafe { ::deviceemu::__private::global(&x, &__emu_meta_x) }?;
+        let __emu_meta_sums = ::deviceemu::__private::meta("sums", &sums, __emu_checks);
         let sums = unsafe {
-            ::deviceemu::__private::global_mut(sums, &__emu_meta_sums)
+            ::deviceemu::__private::global_mut(&mut sums, &__emu_meta_sums)
         }?;
         if ::deviceemu::__private::per_access(__emu_checks) {
             ::deviceemu::__private::launch_tasks(
@@ -320,7 +320,7 @@ impl on_host {
     #[allow(clippy::too_many_arguments, dead_code)]
     fn __launch(
         __emu_config: ::deviceemu::__private::LaunchConfig,
-        y: &mut ::deviceemu::__private::DeviceBuffer<u32>,
+        mut y: impl ::deviceemu::__private::KernelArgMut<u32>,
     ) -> ::core::result::Result<(), ::deviceemu::Error> {
         static __EMU_INFO: ::deviceemu::__private::KernelInfo = ::deviceemu::__private::KernelInfo {
             name: "on_host",
@@ -336,8 +336,8 @@ impl on_host {
             return r;
         }
         let __emu_checks = ::deviceemu::__private::launch_checks();
-        let __emu_meta_y = ::deviceemu::__private::meta("y", &*y, __emu_checks);
-        let y = unsafe { ::deviceemu::__private::global_mut(y, &__emu_meta_y) }?;
+        let __emu_meta_y = ::deviceemu::__private::meta("y", &y, __emu_checks);
+        let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_y) }?;
         if ::deviceemu::__private::per_access(__emu_checks) {
             ::deviceemu::__private::launch(
                 &__EMU_INFO,

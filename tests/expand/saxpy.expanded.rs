@@ -16,8 +16,8 @@ impl saxpy {
     pub fn __launch(
         __emu_config: ::deviceemu::__private::LaunchConfig,
         a: f32,
-        x: &::deviceemu::__private::DeviceBuffer<f32>,
-        y: &mut ::deviceemu::__private::DeviceBuffer<f32>,
+        x: impl ::deviceemu::__private::KernelArg<f32>,
+        mut y: impl ::deviceemu::__private::KernelArgMut<f32>,
     ) -> ::core::result::Result<(), ::deviceemu::Error> {
         static __EMU_INFO: ::deviceemu::__private::KernelInfo = ::deviceemu::__private::KernelInfo {
             name: "saxpy",
@@ -34,17 +34,17 @@ impl saxpy {
             __emu_config,
             &[
                 ::deviceemu::__private::GpuArg::scalar(&a),
-                ::deviceemu::__private::GpuArg::buffer(&*x),
-                ::deviceemu::__private::GpuArg::buffer(&*y),
+                ::deviceemu::__private::GpuArg::slice(&x),
+                ::deviceemu::__private::GpuArg::slice(&y),
             ],
         ) {
             return r;
         }
         let __emu_checks = ::deviceemu::__private::launch_checks();
-        let __emu_meta_x = ::deviceemu::__private::meta("x", x, __emu_checks);
-        let x = unsafe { ::deviceemu::__private::global(x, &__emu_meta_x) }?;
-        let __emu_meta_y = ::deviceemu::__private::meta("y", &*y, __emu_checks);
-        let y = unsafe { ::deviceemu::__private::global_mut(y, &__emu_meta_y) }?;
+        let __emu_meta_x = ::deviceemu::__private::meta("x", &x, __emu_checks);
+        let x = unsafe { ::deviceemu::__private::global(&x, &__emu_meta_x) }?;
+        let __emu_meta_y = ::deviceemu::__private::meta("y", &y, __emu_checks);
+        let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_y) }?;
         if ::deviceemu::__private::per_access(__emu_checks) {
             ::deviceemu::__private::launch(
                 &__EMU_INFO,

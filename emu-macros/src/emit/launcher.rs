@@ -1,9 +1,9 @@
 //! The launcher of a kernel: `struct name {}` and `name::__launch`, which `launch!` calls.
 //!
 //! `__launch` takes the launch configuration and the host's arguments (buffers as
-//! `&DeviceBuffer<T>` / `&mut DeviceBuffer<T>`); it runs the launch on the GPU when that is the
-//! target, or else makes each buffer's description and view, and hands the host form (checked
-//! or plain) to the scheduler. The views borrow the buffers and their descriptions, locals of
+//! `impl KernelArg<T>` / `impl KernelArgMut<T>`: `&buf`, `&mut buf` or a slice of one); it
+//! runs the launch on the GPU when that is the target, or else makes each buffer's description
+//! and view, and hands the host form (checked or plain) to the scheduler. The views borrow the buffers and their descriptions, locals of
 //! `__launch`, so they cannot outlive the launch.
 
 use proc_macro2::TokenStream;
@@ -17,8 +17,9 @@ use crate::validate::{Param, ParamKind};
 fn launch_param(p: &Param) -> TokenStream {
     let (rt, name) = (rt(), &p.name);
     match &p.kind {
-        ParamKind::Buffer { elem, writable: false } => quote!(#name: &#rt::DeviceBuffer<#elem>),
-        ParamKind::Buffer { elem, writable: true } => quote!(#name: &mut #rt::DeviceBuffer<#elem>),
+        // `&buf`, `&mut buf` or a slice (`buf.slice(a..b)`, `buf.slice_mut(a..b)`).
+        ParamKind::Buffer { elem, writable: false } => quote!(#name: impl #rt::KernelArg<#elem>),
+        ParamKind::Buffer { elem, writable: true } => quote!(mut #name: impl #rt::KernelArgMut<#elem>),
         ParamKind::Scalar | ParamKind::View => {
             let ty = &p.ty;
             quote!(#name: #ty)
@@ -30,7 +31,7 @@ fn launch_param(p: &Param) -> TokenStream {
 fn gpu_arg(p: &Param) -> TokenStream {
     let (rt, name) = (rt(), &p.name);
     match &p.kind {
-        ParamKind::Buffer { .. } => quote!(#rt::GpuArg::buffer(&*#name)),
+        ParamKind::Buffer { .. } => quote!(#rt::GpuArg::slice(&#name)),
         ParamKind::Scalar | ParamKind::View => quote!(#rt::GpuArg::scalar(&#name)),
     }
 }
@@ -41,14 +42,14 @@ fn view_setup(p: &Param) -> Option<TokenStream> {
     let ParamKind::Buffer { writable, .. } = &p.kind else { return None };
     let meta = format_ident!("__emu_meta_{}", name);
     let pstr = name.to_string();
-    let (make, described) = match writable {
-        false => (quote!(global), quote!(#name)),
-        true => (quote!(global_mut), quote!(&*#name)),
+    let make = match writable {
+        false => quote!(global(&#name, &#meta)),
+        true => quote!(global_mut(&mut #name, &#meta)),
     };
     Some(quote! {
-        let #meta = #rt::meta(#pstr, #described, __emu_checks);
+        let #meta = #rt::meta(#pstr, &#name, __emu_checks);
         // SAFETY: `#meta` is what `meta` returned for this buffer, unchanged.
-        let #name = unsafe { #rt::#make(#name, &#meta) }?;
+        let #name = unsafe { #rt::#make }?;
     })
 }
 

@@ -30,3 +30,26 @@ pub(crate) fn zero<T: DeviceCopy>() -> T {
     // SAFETY: every `DeviceCopy` type accepts the all-zero bit pattern (the trait's contract).
     unsafe { core::mem::zeroed() }
 }
+
+/// A [`DeviceCopy`] type for which every bit pattern is a valid value: what
+/// [`View::cast`](crate::device::View::cast) may reinterpret memory as (and from).
+///
+/// Implemented for the integer and float primitives and arrays of them (not `bool`, whose
+/// only valid bytes are 0 and 1).
+///
+/// # Safety
+///
+/// Every bit pattern of `size_of::<Self>()` bytes must be a valid `Self` (besides the
+/// [`DeviceCopy`] requirements).
+pub unsafe trait AnyBitPattern: DeviceCopy {}
+
+macro_rules! impl_any_bits {
+    ($($t:ty),*) => { $(
+        // SAFETY: every bit pattern is a valid integer or float.
+        unsafe impl AnyBitPattern for $t {}
+    )* };
+}
+impl_any_bits!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
+
+// SAFETY: an array of elements valid for any bits is valid for any bits.
+unsafe impl<T: AnyBitPattern, const N: usize> AnyBitPattern for [T; N] {}

@@ -15,6 +15,7 @@ pub(crate) mod print;
 pub mod intrinsics;
 pub mod math;
 mod shared;
+mod symbol;
 mod view;
 mod warp;
 
@@ -26,7 +27,8 @@ pub use builtins::{
     block_dim, block_idx, grid_dim, sync_threads, sync_threads_and, sync_threads_count,
     sync_threads_or, thread_fence, thread_fence_block, thread_idx,
 };
-pub use copy::DeviceCopy;
+pub use copy::{AnyBitPattern, DeviceCopy};
+pub use symbol::{Constant, ConstantIsWritable, DeviceGlobal, SymbolDef};
 pub use dim::Dim3;
 pub use grid::{this_grid, GridGroup};
 pub use cluster::{this_cluster, ClusterGroup};

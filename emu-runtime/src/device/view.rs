@@ -20,7 +20,7 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use super::backend;
-use super::copy::DeviceCopy;
+use super::copy::{AnyBitPattern, DeviceCopy};
 
 /// The memory space a view points into, named as compute-sanitizer names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -196,6 +196,38 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         K: Writable,
     {
         backend::store(self, i, value)
+    }
+}
+
+impl<'l, T: AnyBitPattern, K: ViewKind> View<'l, T, K> {
+    /// The same memory seen as elements of `U` (CUDA's `reinterpret_cast<U*>(p)`): a view of
+    /// `len * size_of::<T>() / size_of::<U>()` elements starting at the same address, of the
+    /// same kind (a read-only view stays read-only), which the checkers see as the same
+    /// allocation. A byte array in shared memory cleared as `u32`s, an `atomic_inc` on `u32`s
+    /// of a byte buffer:
+    ///
+    /// ```ignore
+    /// let bytes = shared_array![u8; 1024];
+    /// let words = bytes.cast::<u32>();   // 256 elements
+    /// words[tid] = 0;
+    /// ```
+    ///
+    /// The start must be aligned for `U`, as on the GPU: every access through a misaligned
+    /// view is reported as compute-sanitizer reports it (`Invalid __global__ read of size 4
+    /// bytes ... Address 0x... is misaligned`) and ends the launch with error 716
+    /// (cudaErrorMisalignedAddress). Both types must be valid for any bits
+    /// ([`AnyBitPattern`]: integers, floats and arrays of them).
+    #[inline(always)]
+    pub fn cast<U: AnyBitPattern>(&self) -> View<'l, U, K> {
+        let bytes = self.len * core::mem::size_of::<T>();
+        let len = bytes.checked_div(core::mem::size_of::<U>()).unwrap_or(0);
+        // SAFETY: the new view covers the first `len * size_of::<U>() <= bytes` bytes of this
+        // one, valid as long as it is (`'l`), in the same space and of the same kind; any
+        // bytes are a valid `U` and a valid `T` (`AnyBitPattern`), so writes through either
+        // view leave valid values for the other; `meta` describes the same allocation. An
+        // access through a start misaligned for `U` is reported before it touches memory
+        // (`check_index`).
+        unsafe { View::from_raw_parts(self.ptr as *mut U, len, self.meta) }
     }
 }
 

@@ -18,6 +18,8 @@ use cudarc::driver::{result, CudaContext, CudaFunction, CudaModule, CudaStream, 
 use crate::host::report::error::Error;
 use crate::host::sched::launch::{GpuArg, KernelInfo, LaunchConfig};
 
+pub(crate) mod copy;
+
 /// The process's GPU: the first device, its primary context and a stream.
 pub(crate) struct Gpu {
     ctx: Arc<CudaContext>,
@@ -122,25 +124,35 @@ impl Gpu {
         if let Some(f) = self.functions.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
             return Ok(f.clone());
         }
-        let module = {
-            let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
-            match modules.get(&key.0) {
-                Some(m) => m.clone(),
-                None => {
-                    let m = self
-                        .ctx
-                        .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
-                        .map_err(|e| driver_error(e, "loading the kernels' PTX module"))?;
-                    modules.insert(key.0, m.clone());
-                    m
-                }
-            }
-        };
+        let module = self.module(ptx)?;
         let f = module
             .load_function(kernel.name)
             .map_err(|e| driver_error(e, &format!("finding kernel `{}` in its PTX module", kernel.name)))?;
         self.functions.lock().unwrap_or_else(|e| e.into_inner()).insert(key, f.clone());
         Ok(f)
+    }
+
+    /// The module of `ptx`, loaded (and its `#[constant]` statics initialised) on first use.
+    ///
+    /// Modules are told apart by their text, not its address: a kernel's launcher and a
+    /// `#[constant]` of the same file each embed the file's PTX (`include_str!`), and both
+    /// must use the one module, whose variables the kernels see.
+    pub(crate) fn module(&self, ptx: &'static str) -> Result<Arc<CudaModule>, Error> {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        ptx.hash(&mut h);
+        let key = h.finish() as usize;
+        let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = modules.get(&key) {
+            return Ok(m.clone());
+        }
+        let m = self
+            .ctx
+            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+            .map_err(|e| driver_error(e, "loading the kernels' PTX module"))?;
+        copy::init_constants(&m, ptx)?;
+        modules.insert(key, m.clone());
+        Ok(m)
     }
 
     fn validate(&self, kernel: &KernelInfo, cfg: &LaunchConfig, max_shared: usize) -> Result<(), Error> {

@@ -139,6 +139,10 @@ pub(crate) fn check_index<T, K: ViewKind>(
     elem_size: usize,
     access: AccessKind,
 ) -> bool {
+    // Only a cast view (`View::cast`) can start misaligned; the test is loop-invariant.
+    if core::mem::align_of::<T>() > 1 && view.raw_ptr() as usize % core::mem::align_of::<T>() != 0 {
+        hooks::misaligned(view.meta(), K::SPACE, access, elem_size, i, view.raw_ptr() as usize, Location::caller());
+    }
     if i >= view.len() {
         // Scalars, not `view` itself: a reference would keep the view in memory on the hot path.
         hooks::out_of_bounds::<K>(view.meta(), view.raw_ptr() as usize, view.len(), i, elem_size, access, Location::caller());

@@ -63,11 +63,11 @@ impl InitBits {
         Ok(InitBits { words })
     }
 
-    fn is_set(&self, i: usize) -> bool {
+    pub(crate) fn is_set(&self, i: usize) -> bool {
         self.words[i / 64].load(Relaxed) & (1 << (i % 64)) != 0
     }
 
-    fn set(&self, i: usize) {
+    pub(crate) fn set(&self, i: usize) {
         self.words[i / 64].fetch_or(1 << (i % 64), Relaxed);
     }
 }

@@ -158,3 +158,68 @@ fn report<S: Site + ?Sized>(
     })
 }
 
+
+/// Reports an access through a view whose start is misaligned for the element type (a
+/// `View::cast` of an offset start) by the running GPU thread, and unwinds it, as the GPU
+/// faults with cudaErrorMisalignedAddress (716).
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn misaligned<S: Site + ?Sized>(
+    site: Option<&S>,
+    meta: *const ViewMeta,
+    space: Space,
+    access: Access,
+    size: usize,
+    index: usize,
+    view_base: usize,
+    at: &'static Location<'static>,
+) -> ! {
+    // SAFETY: as in `out_of_bounds`.
+    let meta = unsafe { meta.as_ref() };
+    let address = view_base.wrapping_add(index.wrapping_mul(size));
+    let name = meta.map_or_else(|| "`<view>`".to_owned(), describe);
+    let Some(ctx) = site else {
+        panic!("misaligned access of size {size} at {address:#x} through a cast view of {name}");
+    };
+    ctx.fail(Finding::MisalignedAddress {
+        space,
+        access,
+        size,
+        index,
+        name,
+        address,
+        at: SourceLocation::from(at),
+        thread: ctx.thread(),
+        block: ctx.block_idx(),
+    })
+}
+
+/// The description of a `#[device_global]` static, made once and kept for the whole program
+/// (views of the static point to it from any launch).
+#[derive(Debug)]
+pub(crate) struct StaticMeta(ViewMeta);
+
+// SAFETY: a static's description has no initcheck shadow (its pointer is null, never
+// dereferenced); its racecheck shadow is records behind mutexes; the rest is plain data.
+unsafe impl Sync for StaticMeta {}
+// SAFETY: as above.
+unsafe impl Send for StaticMeta {}
+
+impl StaticMeta {
+    /// The description of `bytes` bytes at `base` named `name`, whose shadow records cover
+    /// `granule` bytes each; with racecheck's shadow when `race`.
+    pub(crate) fn new(name: &'static str, base: usize, bytes: usize, granule: usize, race: bool) -> Self {
+        let mut m = ViewMeta::new(name, None, base, bytes);
+        m.granule = granule.max(1);
+        if race {
+            m.race = Some(Box::new(crate::host::check::racecheck::GlobalRaceShadow::new(bytes / m.granule, name)));
+        }
+        StaticMeta(m)
+    }
+
+    /// The pointer views carry.
+    pub(crate) fn as_ptr(&self) -> MetaPtr {
+        &self.0
+    }
+}

@@ -73,6 +73,8 @@ pub(crate) trait Site {
     fn block_of(&self, linear: u64) -> Dim3;
     /// A number telling apart the blocks run by one worker (racecheck's records).
     fn serial(&self) -> u64;
+    /// A number telling apart the launches of the process.
+    fn launch_serial(&self) -> u64;
     /// How many barriers the block has completed.
     fn generation(&self) -> u32;
     /// How many `sync_warp`s the warp of thread `t` completed in this block.
@@ -85,6 +87,8 @@ pub(crate) trait Site {
     fn shared(&self) -> SharedShadows<'_>;
     /// Records a finding that does not stop the block, once per kind and site.
     fn note(&self, f: Finding);
+    /// Records `f` for the running thread, fails the block and unwinds the thread.
+    fn fail(&self, f: Finding) -> !;
     /// The running thread made a faulting access (an index out of bounds): counts it, marks
     /// the thread as faulted (it stops at its next barrier, warp collective or progress point,
     /// and its later faults and findings are dropped), and says whether to report it.

@@ -20,7 +20,8 @@
 //! concurrent (accesses of different blocks always are).
 //!
 //! Each byte of the block's shared memory, and each element of a global buffer (for the
-//! launch: a fresh shadow per launch, behind a lock per element since blocks run in
+//! launch: a fresh shadow per launch; a `#[device_global]` static keeps one, whose records
+//! from other launches count as empty; behind a lock per element since blocks run in
 //! parallel), keeps its last write and up to two reads by different threads since that write. A read is checked against the write, a write against
 //! the write and the reads; a concurrent pair is a hazard. Hazards are reported once per block
 //! and pair of lines, with a count. Since the verdict compares epochs, not the order the
@@ -52,6 +53,8 @@ struct Stamp {
     /// Which block run of the worker made it (older shared-memory stamps are from earlier
     /// blocks).
     block_serial: u64,
+    /// The launch that made it (the shadow of a `#[device_global]` outlives launches).
+    launch: u64,
     /// The block's linear index.
     block: u64,
     thread: u32,
@@ -147,6 +150,7 @@ fn stamp<S: Site>(block: &S, at: &'static Location<'static>) -> Stamp {
     let thread = block.current();
     Stamp {
         block_serial: block.serial(),
+        launch: block.launch_serial(),
         block: block.linear_index(),
         thread,
         generation: block.generation(),
@@ -187,7 +191,8 @@ pub(crate) fn on_global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i
     let size = core::mem::size_of::<T>();
     let mut hazard = None;
     for u in meta.granules(view.raw_ptr() as usize + i * size, size) {
-        let h = update(&mut shadow.elements[u].lock(), me, write, ws, |s| *s);
+        // Records of earlier launches (a `#[device_global]`'s shadow is kept) count as empty.
+        let h = update(&mut shadow.elements[u].lock(), me, write, ws, |s| s.filter(|s| s.launch == me.launch));
         hazard = hazard.or(h);
     }
     if let Some(h) = hazard {

@@ -213,10 +213,23 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         self.init.as_deref().map_or(std::ptr::null(), |b| b as *const InitBits)
     }
 
-    /// Forgets which elements were written: after a launch that could write the buffer
-    /// without initcheck, all count as written.
-    pub(crate) fn assume_written(&mut self) {
-        self.init = None;
+    /// Marks elements `start..start + len` as written (a partial copy into them; `from`: the
+    /// copy's source buffer and first element, whose initcheck bits they take).
+    ///
+    /// After a launch that could write the buffer without initcheck, the elements it could
+    /// write count as written (the whole buffer: its shadow goes).
+    pub(crate) fn mark_written(&mut self, start: usize, len: usize, from: Option<(&DeviceBuffer<T>, usize)>) {
+        if from.is_none() && start == 0 && len == self.len {
+            self.init = None;
+        }
+        let Some(bits) = self.init.as_deref() else { return };
+        let per = std::mem::size_of::<T>() / std::mem::align_of::<T>();
+        let src = from.and_then(|(b, s)| b.init.as_deref().map(|bits| (bits, s)));
+        for u in 0..len * per {
+            if src.is_none_or(|(sb, s)| sb.is_set(s * per + u)) {
+                bits.set(start * per + u);
+            }
+        }
     }
 
     /// Size in bytes.

@@ -3,6 +3,8 @@
 //! | module       | job |
 //! |--------------|-----|
 //! | `buffer`     | `DeviceBuffer` |
+//! | `slice`      | `DeviceSlice`, `DeviceSliceMut`: parts of a buffer, as kernel arguments and for partial copies |
+//! | `symbol`     | `#[constant]` and `#[device_global]` statics, `copy_to_symbol`, `copy_from_symbol` |
 //! | `memory`     | relaxed atomic element accesses, bounds reports, `atomic_add` |
 //! | `atomic`     | the other atomics (sub, min/max, exch, and/or/xor, cas, inc/dec) |
 //! | `shared_mem` | per-block shared-memory arenas |
@@ -11,3 +13,5 @@ pub(crate) mod atomic;
 pub(crate) mod buffer;
 pub(crate) mod memory;
 pub(crate) mod shared_mem;
+pub(crate) mod slice;
+pub(crate) mod symbol;

@@ -89,6 +89,9 @@ pub enum Error {
     },
     /// A kernel accessed memory out of bounds (`cudaErrorIllegalAddress`, 700).
     IllegalAddress(Arc<LaunchReport>),
+    /// A kernel accessed memory through a misaligned address (a cast view; CUDA's
+    /// `cudaErrorMisalignedAddress`, 716).
+    MisalignedAddress(Arc<LaunchReport>),
     /// A kernel needed more resources than the launch may use (`cudaErrorLaunchOutOfResources`,
     /// 701).
     LaunchOutOfResources(Arc<LaunchReport>),
@@ -114,6 +117,7 @@ impl Error {
             Error::NoDevice { .. } => 100,
             Error::Driver { code, .. } => *code,
             Error::IllegalAddress(_) => 700,
+            Error::MisalignedAddress(_) => 716,
             Error::LaunchOutOfResources(_) => 701,
             Error::LaunchFailure(_) => 719,
             Error::LaunchTimeout(_) => 702,
@@ -129,6 +133,7 @@ impl Error {
             700 => "cudaErrorIllegalAddress",
             701 => "cudaErrorLaunchOutOfResources",
             702 => "cudaErrorLaunchTimeout",
+            716 => "cudaErrorMisalignedAddress",
             719 => "cudaErrorLaunchFailure",
             720 => "cudaErrorCooperativeLaunchTooLarge",
             912 => "cudaErrorInvalidClusterSize",
@@ -141,7 +146,11 @@ impl Error {
     /// The report of a launch that ran and found bugs, if this is such an error.
     pub fn report(&self) -> Option<&LaunchReport> {
         match self {
-            Error::IllegalAddress(r) | Error::LaunchOutOfResources(r) | Error::LaunchFailure(r) | Error::LaunchTimeout(r) => Some(r),
+            Error::IllegalAddress(r)
+            | Error::MisalignedAddress(r)
+            | Error::LaunchOutOfResources(r)
+            | Error::LaunchFailure(r)
+            | Error::LaunchTimeout(r) => Some(r),
             _ => None,
         }
     }
@@ -153,6 +162,7 @@ impl Error {
             700 => Error::IllegalAddress(r),
             701 => Error::LaunchOutOfResources(r),
             702 => Error::LaunchTimeout(r),
+            716 => Error::MisalignedAddress(r),
             _ => Error::LaunchFailure(r),
         }
     }
@@ -183,7 +193,11 @@ impl fmt::Display for Error {
             Error::NotSupported { message } => write!(f, "not supported: {message}"),
             Error::NoDevice { message } => write!(f, "no CUDA device: {message}"),
             Error::Driver { code, name, message } => write!(f, "CUDA error {code} ({name}): {message}"),
-            Error::IllegalAddress(r) | Error::LaunchOutOfResources(r) | Error::LaunchFailure(r) | Error::LaunchTimeout(r) => {
+            Error::IllegalAddress(r)
+            | Error::MisalignedAddress(r)
+            | Error::LaunchOutOfResources(r)
+            | Error::LaunchFailure(r)
+            | Error::LaunchTimeout(r) => {
                 write!(f, "kernel `{}` failed ({}, code {}):\n{r}", r.kernel(), self.name(), self.code())
             }
         }

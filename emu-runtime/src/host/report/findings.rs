@@ -85,6 +85,28 @@ pub enum Finding {
         /// Its block.
         block: Dim3,
     },
+    /// An access through a view whose address is not aligned for its element type (a
+    /// `View::cast` of an offset start; memcheck; error 716, cudaErrorMisalignedAddress).
+    MisalignedAddress {
+        /// Global or shared memory.
+        space: Space,
+        /// Read, write or atomic.
+        access: Access,
+        /// Size of the access in bytes.
+        size: usize,
+        /// The index used.
+        index: usize,
+        /// What was accessed: a parameter name in backquotes, or a shared array's declaration.
+        name: String,
+        /// The misaligned address.
+        address: usize,
+        /// Where the access is in the kernel's source.
+        at: SourceLocation,
+        /// The thread that made it.
+        thread: Dim3,
+        /// Its block.
+        block: Dim3,
+    },
     /// A panic in kernel code: `unwrap` on `None`, overflow in a debug build, `panic!` (719).
     Panic {
         /// The panic message.
@@ -246,6 +268,7 @@ impl Finding {
     pub fn code(&self) -> i32 {
         match self {
             Finding::OutOfBounds { .. } => 700,
+            Finding::MisalignedAddress { .. } => 716,
             Finding::SharedMemoryExceeded { .. } => 701,
             Finding::LaunchTimeout { .. } => 702,
             Finding::Panic { .. }
@@ -262,6 +285,7 @@ impl Finding {
     pub fn thread(&self) -> Dim3 {
         match self {
             Finding::OutOfBounds { thread, .. }
+            | Finding::MisalignedAddress { thread, .. }
             | Finding::Panic { thread, .. }
             | Finding::BarrierDivergence { thread, .. }
             | Finding::InvalidWarpMask { thread, .. }
@@ -278,6 +302,7 @@ impl Finding {
     pub fn block(&self) -> Dim3 {
         match self {
             Finding::OutOfBounds { block, .. }
+            | Finding::MisalignedAddress { block, .. }
             | Finding::Panic { block, .. }
             | Finding::BarrierDivergence { block, .. }
             | Finding::InvalidWarpMask { block, .. }
@@ -291,11 +316,12 @@ impl Finding {
     }
 
     /// A short name for the kind of bug, as `EMU_REPORT` writes it: `out_of_bounds`, `panic`,
-    /// `barrier_divergence`, `uninitialized_access`, `race`, `invalid_warp_mask`,
+    /// `misaligned_address`, `barrier_divergence`, `uninitialized_access`, `race`, `invalid_warp_mask`,
     /// `stack_overflow`, `shared_memory_exceeded`, `launch_timeout`, `grid_sync`.
     pub fn kind(&self) -> &'static str {
         match self {
             Finding::OutOfBounds { .. } => "out_of_bounds",
+            Finding::MisalignedAddress { .. } => "misaligned_address",
             Finding::Panic { .. } => "panic",
             Finding::BarrierDivergence { .. } => "barrier_divergence",
             Finding::UninitializedAccess { .. } => "uninitialized_access",
@@ -312,6 +338,7 @@ impl Finding {
     pub fn location(&self) -> Option<&SourceLocation> {
         match self {
             Finding::OutOfBounds { at, .. }
+            | Finding::MisalignedAddress { at, .. }
             | Finding::BarrierDivergence { at, .. }
             | Finding::UninitializedAccess { at, .. }
             | Finding::InvalidWarpMask { at, .. }
@@ -327,7 +354,9 @@ impl Finding {
     /// The address accessed, for out-of-bounds and uninitialised accesses.
     pub fn address(&self) -> Option<usize> {
         match self {
-            Finding::OutOfBounds { address, .. } | Finding::UninitializedAccess { address, .. } => Some(*address),
+            Finding::OutOfBounds { address, .. }
+            | Finding::MisalignedAddress { address, .. }
+            | Finding::UninitializedAccess { address, .. } => Some(*address),
             _ => None,
         }
     }
@@ -369,7 +398,8 @@ impl Finding {
                     writeln!(
                         out,
                         "{P}     index {index} is past the end of a row of {len} element{} of {name} \
-                         ({bytes} bytes at {base:#x}); the address {address:#x} lies in another row",
+                         ({bytes} bytes at {base:#x}); the address {address:#x} lies in another row (or \
+                         outside the slice passed as the parameter)",
                         if *len == 1 { "" } else { "s" }
                     )
                 } else if *index > isize::MAX as usize {
@@ -392,6 +422,17 @@ impl Finding {
                         if *len == 1 { "" } else { "s" }
                     )
                 }
+            }
+            Finding::MisalignedAddress { space, access, size, index, name, address, at, thread, block } => {
+                let _ = writeln!(out, "{P} Invalid {space} {access} of size {size} bytes");
+                let _ = writeln!(out, "{P}     at {kernel} in {at}");
+                let _ = writeln!(out, "{P}     by thread {thread} in block {block}");
+                let _ = writeln!(out, "{P}     Address {address:#x} is misaligned");
+                writeln!(
+                    out,
+                    "{P}     element {index} of a cast view of {name}: the view starts at an address that is not \
+                     a multiple of its element type's alignment; cast at an aligned offset"
+                )
             }
             Finding::Panic { message, at, thread, block } => {
                 let _ = writeln!(out, "{P} Kernel panic: {message}");

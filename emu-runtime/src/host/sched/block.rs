@@ -1086,6 +1086,9 @@ impl Site for BlockRun<'_> {
     fn serial(&self) -> u64 {
         self.id.serial.get()
     }
+    fn launch_serial(&self) -> u64 {
+        self.launch().serial
+    }
     fn generation(&self) -> u32 {
         self.barrier.generation.get()
     }
@@ -1104,6 +1107,9 @@ impl Site for BlockRun<'_> {
     }
     fn note(&self, f: Finding) {
         BlockRun::note(self, f)
+    }
+    fn fail(&self, f: Finding) -> ! {
+        BlockRun::fail(self, f)
     }
     #[inline(always)]
     fn fault(&self) -> crate::host::check::Fault {

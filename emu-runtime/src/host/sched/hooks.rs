@@ -6,7 +6,7 @@
 
 use std::panic::Location;
 
-use crate::device::{DeviceCopy, Ordered, Shared, View, ViewKind};
+use crate::device::{DeviceCopy, Ordered, Shared, Space, View, ViewKind};
 use crate::host::check::memcheck;
 use crate::host::check::{self, initcheck};
 use crate::host::mem::shared_mem::SharedSite;
@@ -82,6 +82,27 @@ pub(crate) fn out_of_bounds<K: ViewKind>(
     at: &'static Location<'static>,
 ) {
     memcheck::out_of_bounds(context::current(), meta, K::SPACE, access, size, index, len, base, at)
+}
+
+/// memcheck's report of an access of element `index` through a view whose start,
+/// `view_base`, is misaligned for its element type (a cast view); unwinds the running thread.
+#[cold]
+#[inline(never)]
+pub(crate) fn misaligned(
+    meta: *const memcheck::ViewMeta,
+    space: Space,
+    access: Access,
+    size: usize,
+    index: usize,
+    view_base: usize,
+    at: &'static Location<'static>,
+) -> ! {
+    memcheck::misaligned(context::current(), meta, space, access, size, index, view_base, at)
+}
+
+/// Whether the running launch checks races (false outside a kernel).
+pub(crate) fn racecheck_on() -> bool {
+    context::checking() && context::current().is_some_and(|b| b.launch().config.get_checks().racecheck)
 }
 
 /// `shared_array!` on the host.

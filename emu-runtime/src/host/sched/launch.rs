@@ -83,6 +83,12 @@ impl<'a> GpuArg<'a> {
     pub fn buffer<T: crate::device::DeviceCopy>(buf: &'a crate::host::mem::buffer::DeviceBuffer<T>) -> Self {
         GpuArg::Buffer(buf.device_address())
     }
+    /// A buffer or slice argument (`launch!`'s `&buf`, `buf.slice(a..b)`): the address of its
+    /// first element and its length.
+    pub fn slice<T: crate::device::DeviceCopy, A: crate::host::mem::slice::KernelArg<T>>(arg: &'a A) -> Self {
+        let (buf, start, len) = arg.parts();
+        GpuArg::Buffer(buf.device_address().map(|(p, _)| (p + (start * std::mem::size_of::<T>()) as u64, len)))
+    }
 }
 
 /// Runs the launch on the GPU when the launch's target is the GPU; `None` when it is the
@@ -199,6 +205,8 @@ pub(crate) const UNWIND_LIMIT: u64 = 256;
 /// What all blocks of one launch share.
 pub(crate) struct LaunchShared {
     pub(crate) kernel: &'static KernelInfo,
+    /// Tells launches apart (racecheck's records of `#[device_global]` statics outlive one).
+    pub(crate) serial: u64,
     pub(crate) grid: Dim3,
     pub(crate) block: Dim3,
     pub(crate) shared_bytes: usize,
@@ -528,8 +536,10 @@ fn run<'t>(
     overflow::install();
 
     crate::host::sched::debugger::keep();
+    static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     let shared = LaunchShared {
         kernel,
+        serial: SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         grid: cfg.grid,
         block: cfg.block,
         shared_bytes: cfg.shared_bytes,

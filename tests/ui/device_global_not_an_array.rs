@@ -1,0 +1,6 @@
+use deviceemu::prelude::*;
+
+#[device_global]
+static COUNTER: u32 = 0;
+
+fn main() {}
