@@ -55,6 +55,12 @@ fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
         2 => (&cfg[0], &cfg[1], quote!(0usize), None),
         3 => {
             let s = &cfg[2];
+            if let Expr::Reference(_) = s {
+                return Err(syn::Error::new_spanned(
+                    s,
+                    "the third launch argument is the dynamic shared bytes; a stream comes fourth: `<<<grid, block, 0, &stream>>>`",
+                ));
+            }
             (&cfg[0], &cfg[1], quote!(#s), None)
         }
         4 => {

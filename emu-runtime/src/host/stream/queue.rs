@@ -246,7 +246,9 @@ pub(crate) fn default_stream(config: &Config) -> Result<Arc<StreamShared>, Error
 pub(crate) fn run_on_default_stream(f: impl FnOnce() -> Result<(), Error>) -> Result<(), Error> {
     devices::check_sticky()?;
     let sticky = devices::sticky_on();
-    let result = if !STREAMS_USED.load(Ordering::SeqCst) {
+    // Inside a running kernel the launch refuses itself (801); it must not wait for the
+    // default stream, whose item may be the running kernel.
+    let result = if !STREAMS_USED.load(Ordering::SeqCst) || crate::host::sched::context::current().is_some() {
         f()
     } else {
         let config = match config::effective() {
