@@ -516,6 +516,37 @@ fn a_two_stream_pipeline_gives_the_serial_result() {
     }
 }
 
+// The README's example ("Streams, events and asynchronous errors"), as written there.
+#[kernel]
+fn scale(m: f32, y: &mut [f32]) {
+    let i = thread_idx().x as usize;
+    if i < y.len() {
+        y[i] *= m;
+    }
+}
+
+fn readme_main() -> Result<(), deviceemu::Error> {
+    let (a, b) = (Stream::non_blocking()?, Stream::non_blocking()?);
+    let input = HostBuffer::from_slice(&vec![1.0f32; 256])?;        // page-locked on the GPU
+    let mut out = HostBuffer::<f32>::zeroed(256)?;
+    let mut d = DeviceBuffer::<f32>::zeroed(256)?;
+    d.copy_from_host_async(&input, &a)?;                            // returns at once
+    launch!(scale<<<1, 256, 0, &a>>>(2.0, &mut d))?;                // queued on `a`
+    let done = Event::new()?;
+    done.record(&a)?;
+    b.wait_event(&done)?;                                           // b's later work waits for a's
+    d.copy_to_host_async(&mut out, &b)?;
+    b.synchronize()?;                                               // a kernel fault would come out here
+    assert_eq!(out.as_slice()[0], 2.0);
+    Ok(())
+}
+
+#[test]
+fn the_readme_example_runs() {
+    let _g = serial();
+    readme_main().unwrap();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Settings that last for the process: in a child process each.
 // ---------------------------------------------------------------------------------------------

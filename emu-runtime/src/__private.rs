@@ -18,7 +18,7 @@ pub use crate::host::{
 };
 #[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::stream::{
-    launch::{on_default_stream, Queued},
+    launch::{launch_on_gpu_stream, on_default_stream, Queued},
     Stream,
 };
 

@@ -54,7 +54,7 @@ fn view_setup(p: &Param) -> Option<TokenStream> {
 
 /// The launch on the GPU, when that is the target: a `host_only` kernel has no PTX, and its
 /// launch fails with an error that says so.
-fn gpu_launch(l: &Lowered, k: &Kernel) -> TokenStream {
+fn gpu_launch(l: &Lowered, k: &Kernel, on_stream: bool) -> TokenStream {
     let rt = rt();
     if k.attr.host_only {
         return quote! {
@@ -68,6 +68,16 @@ fn gpu_launch(l: &Lowered, k: &Kernel) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let gpu_args = l.params.iter().map(gpu_arg);
+    if on_stream {
+        return quote! {
+            const __EMU_PTX: ::core::option::Option<&'static str> = #ptx;
+            if let ::core::option::Option::Some(r) =
+                #rt::launch_on_gpu_stream(__emu_info, __EMU_PTX, __emu_stream, __emu_config, &[#(#gpu_args),*])
+            {
+                return r;
+            }
+        };
+    }
     quote! {
         const __EMU_PTX: ::core::option::Option<&'static str> = #ptx;
         if let ::core::option::Option::Some(r) =
@@ -124,7 +134,8 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
     let queue_setups = l.params.iter().filter_map(queue_setup);
     let queued_args = l.params.iter().map(queued_arg);
     let setup = l.params.iter().filter_map(view_setup);
-    let gpu = gpu_launch(l, k);
+    let gpu = gpu_launch(l, k, false);
+    let gpu_stream = gpu_launch(l, k, true);
     let (checked, plain) = host_calls(l, k);
     let launch_fn = if k.state_machine { quote!(#rt::launch_tasks) } else { quote!(#rt::launch) };
     quote! {
@@ -175,7 +186,9 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
                 __emu_config: #rt::LaunchConfig,
                 #(#launch_params),*
             ) -> ::core::result::Result<(), ::deviceemu::Error> {
-                let mut __emu_queued = #rt::Queued::new(__emu_stream, #name::__info(), &__emu_config)?;
+                let __emu_info = #name::__info();
+                #gpu_stream
+                let mut __emu_queued = #rt::Queued::new(__emu_stream, __emu_info, &__emu_config)?;
                 #(#queue_setups)*
                 __emu_queued.submit(move || #name::__run(__emu_config, #(#queued_args),*))
             }

@@ -235,6 +235,14 @@ pub fn set_device(n: u32) -> Result<(), Error> {
         last_error::record(&e);
         return Err(e);
     }
+    #[cfg(feature = "gpu")]
+    if n != 0 && crate::host::config::effective()?.get_target() == crate::host::config::Target::Gpu {
+        let e = Error::NotSupported {
+            message: format!("set_device({n}): the gpu target runs on device 0 only for now; emulate several devices with EMU_DEVICES"),
+        };
+        last_error::record(&e);
+        return Err(e);
+    }
     set_current(n);
     Ok(())
 }

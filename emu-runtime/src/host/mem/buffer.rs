@@ -357,7 +357,15 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         self.before_host_write()?;
         #[cfg(feature = "gpu")]
         if self.gpu().is_some() || src.gpu().is_some() {
-            return crate::gpu::copy_peer(self, src);
+            let (Some((dst, _)), Some((from, _))) = (self.device_address(), src.device_address()) else {
+                return Err(Error::InvalidValue {
+                    message: "copy_from_peer: one buffer is in GPU memory and the other in the emulator's; create both \
+                              under the same target"
+                        .into(),
+                });
+            };
+            // SAFETY: both are device allocations of `bytes()` bytes (same length and type).
+            return unsafe { crate::gpu::stream::copy_dtod(dst, from, self.bytes()) };
         }
         let n = self.len();
         // SAFETY: both are valid for `n` elements; `src`'s writers and every user of `self`

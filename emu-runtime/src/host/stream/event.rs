@@ -37,6 +37,9 @@ pub struct Event {
     timing: bool,
     device: u32,
     last: Mutex<Option<Record>>,
+    /// The CUDA event, for an event made while the target is the GPU.
+    #[cfg(feature = "gpu")]
+    gpu: Option<crate::gpu::stream::GpuEvent>,
 }
 
 impl fmt::Debug for Event {
@@ -48,15 +51,29 @@ impl fmt::Debug for Event {
 impl Event {
     /// An event that records the time (`cudaEventCreate`), of the current device.
     pub fn new() -> Result<Event, Error> {
+        Self::make(true)
+    }
+
+    fn make(timing: bool) -> Result<Event, Error> {
         devices::check_sticky()?;
-        Ok(Event { timing: true, device: devices::current(), last: Mutex::new(None) })
+        #[cfg(feature = "gpu")]
+        let gpu = match crate::host::config::effective()?.get_target() {
+            crate::host::config::Target::Gpu => Some(crate::gpu::stream::GpuEvent::new(timing)?),
+            crate::host::config::Target::Emulator => None,
+        };
+        Ok(Event {
+            timing,
+            device: devices::current(),
+            last: Mutex::new(None),
+            #[cfg(feature = "gpu")]
+            gpu,
+        })
     }
 
     /// An event without timing (`cudaEventDisableTiming`), cheaper to record: for joining
     /// streams; [`elapsed_time`](Self::elapsed_time) refuses it.
     pub fn without_timing() -> Result<Event, Error> {
-        devices::check_sticky()?;
-        Ok(Event { timing: false, device: devices::current(), last: Mutex::new(None) })
+        Self::make(false)
     }
 
     /// Queues the event on `stream` (`cudaEventRecord`): it completes when all work queued on
@@ -74,6 +91,10 @@ impl Event {
             last_error::record(&e);
             return Err(e);
         }
+        #[cfg(feature = "gpu")]
+        if let (Some(e), Some(s)) = (&self.gpu, &stream.gpu) {
+            return crate::host::stream::record_gpu(e.record(s));
+        }
         let done = Done::new();
         let seq = stream.shared.enqueue(done.clone(), Vec::new(), None, false);
         *self.lock() = Some(Record { done, stream: stream.shared.id, seq });
@@ -88,6 +109,10 @@ impl Event {
     /// unreported fault of the work queued before it on its stream (recorded as the last
     /// error), or the sticky error. An event never recorded is complete.
     pub fn synchronize(&self) -> Result<(), Error> {
+        #[cfg(feature = "gpu")]
+        if let Some(e) = &self.gpu {
+            return crate::host::stream::record_gpu(e.synchronize());
+        }
         let rec = self.lock().clone();
         let state = devices::state(self.device);
         let fault = match rec {
@@ -110,6 +135,10 @@ impl Event {
     /// still running. It never sets the last error and does not look at faults (as the CUDA
     /// guide notes of `cudaEventQuery`); an event never recorded is complete.
     pub fn query(&self) -> Result<bool, Error> {
+        #[cfg(feature = "gpu")]
+        if let Some(e) = &self.gpu {
+            return e.query();
+        }
         Ok(self.lock().as_ref().is_none_or(|r| r.done.is_done()))
     }
 
@@ -119,6 +148,10 @@ impl Event {
     /// Errors: 400 (invalid resource handle) for an event without timing or never recorded,
     /// 600 (not ready) when one has not completed yet.
     pub fn elapsed_time(start: &Event, end: &Event) -> Result<f32, Error> {
+        #[cfg(feature = "gpu")]
+        if let (Some(a), Some(b)) = (&start.gpu, &end.gpu) {
+            return crate::host::stream::record_gpu(crate::gpu::stream::GpuEvent::elapsed(a, b));
+        }
         let stamp = |e: &Event, which: &str| -> Result<std::time::Instant, Error> {
             if !e.timing {
                 return Err(Error::InvalidResourceHandle {
@@ -148,6 +181,10 @@ impl Event {
     /// Makes `stream`'s later work wait for this event (`Stream::wait_event`).
     pub(crate) fn wait_on(&self, stream: &Stream) -> Result<(), Error> {
         devices::check_sticky()?;
+        #[cfg(feature = "gpu")]
+        if let (Some(e), Some(s)) = (&self.gpu, &stream.gpu) {
+            return crate::host::stream::record_gpu(e.wait_on(s));
+        }
         let rec = self.lock().clone();
         if let Some(r) = rec.filter(|r| !r.done.is_done()) {
             stream.shared.enqueue(Done::new(), vec![r.done], None, false);

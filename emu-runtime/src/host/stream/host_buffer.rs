@@ -34,6 +34,8 @@ pub struct HostBuffer<T: DeviceCopy> {
 struct HostStorage<T: DeviceCopy> {
     ptr: NonNull<T>,
     len: usize,
+    /// Page-locked by the CUDA driver (made while the target is the GPU).
+    pinned: bool,
     pending: Mutex<Pending>,
     marker: PhantomData<T>,
 }
@@ -46,6 +48,13 @@ unsafe impl<T: DeviceCopy> Sync for HostStorage<T> {}
 
 impl<T: DeviceCopy> Drop for HostStorage<T> {
     fn drop(&mut self) {
+        #[cfg(feature = "gpu")]
+        if self.pinned {
+            // SAFETY: allocated by `alloc_pinned` in `zeroed`; freed once, after the context
+            // settled (`free_pinned`).
+            unsafe { crate::gpu::stream::free_pinned(self.ptr.as_ptr() as *mut std::ffi::c_void) };
+            return;
+        }
         // SAFETY: made from a `Box<[T]>` of `len` elements in `from_vec`; the last handle is gone.
         drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.ptr.as_ptr(), self.len)) });
     }
@@ -57,11 +66,42 @@ impl<T: DeviceCopy> HostBuffer<T> {
         let raw = Box::into_raw(v.into_boxed_slice()) as *mut T;
         // SAFETY: `Box::into_raw` never returns null.
         let ptr = unsafe { NonNull::new_unchecked(raw) };
-        HostBuffer { store: Arc::new(HostStorage { ptr, len, pending: Mutex::new(Pending::default()), marker: PhantomData }), queued: false }
+        HostBuffer {
+            store: Arc::new(HostStorage { ptr, len, pinned: false, pending: Mutex::new(Pending::default()), marker: PhantomData }),
+            queued: false,
+        }
+    }
+
+    /// A pinned buffer of `len` zero elements, when the target is the GPU.
+    #[cfg(feature = "gpu")]
+    fn pinned(len: usize) -> Result<Option<Self>, Error> {
+        if crate::host::config::effective()?.get_target() != crate::host::config::Target::Gpu {
+            return Ok(None);
+        }
+        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or(Error::MemoryAllocation { bytes: usize::MAX })?;
+        let p = crate::gpu::stream::alloc_pinned(bytes)? as *mut T;
+        // SAFETY: `alloc_pinned` never returns null on success.
+        let ptr = unsafe { NonNull::new_unchecked(p) };
+        Ok(Some(HostBuffer {
+            store: Arc::new(HostStorage { ptr, len, pinned: true, pending: Mutex::new(Pending::default()), marker: PhantomData }),
+            queued: false,
+        }))
+    }
+
+    /// Before the host touches a pinned buffer: the GPU's queued copies have completed.
+    fn settle(&self) {
+        #[cfg(feature = "gpu")]
+        if self.store.pinned {
+            let _ = crate::gpu::stream::settle();
+        }
     }
 
     /// A buffer of `len` zero elements.
     pub fn zeroed(len: usize) -> Result<Self, Error> {
+        #[cfg(feature = "gpu")]
+        if let Some(b) = Self::pinned(len)? {
+            return Ok(b);
+        }
         let mut v = Vec::new();
         v.try_reserve_exact(len).map_err(|_| Error::MemoryAllocation { bytes: len.saturating_mul(std::mem::size_of::<T>()) })?;
         // SAFETY: all-zero bytes are a valid `T` (a `DeviceCopy` requirement).
@@ -71,6 +111,11 @@ impl<T: DeviceCopy> HostBuffer<T> {
 
     /// A buffer holding a copy of `data`.
     pub fn from_slice(data: &[T]) -> Result<Self, Error> {
+        #[cfg(feature = "gpu")]
+        if let Some(mut b) = Self::pinned(data.len())? {
+            b.as_mut_slice().copy_from_slice(data);
+            return Ok(b);
+        }
         let mut v = Vec::new();
         v.try_reserve_exact(data.len()).map_err(|_| Error::MemoryAllocation { bytes: std::mem::size_of_val(data) })?;
         v.extend_from_slice(data);
@@ -94,6 +139,7 @@ impl<T: DeviceCopy> HostBuffer<T> {
     /// The contents, once the queued copies into the buffer have completed (it waits for
     /// them).
     pub fn as_slice(&self) -> &[T] {
+        self.settle();
         if !self.queued {
             let w = self.pending().writer();
             if let Some(w) = w {
@@ -107,6 +153,7 @@ impl<T: DeviceCopy> HostBuffer<T> {
 
     /// The contents, writable, once every queued copy that uses the buffer has completed.
     pub fn as_mut_slice(&mut self) -> &mut [T] {
+        self.settle();
         self.wait_all();
         // SAFETY: as above; no queued copy uses it now, and `&mut self` excludes new ones.
         unsafe { std::slice::from_raw_parts_mut(self.store.ptr.as_ptr(), self.store.len) }
@@ -187,6 +234,15 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         if src.len() != self.len() {
             return Err(length_error("copy_from_host_async", src.len(), self.len()));
         }
+        #[cfg(feature = "gpu")]
+        if let Some((dst, _)) = self.device_address() {
+            let s = gpu_stream("copy_from_host_async", stream)?;
+            // SAFETY: `src` holds `bytes()` bytes and stays allocated until the copy completes
+            // (its release settles the context); `dst` is this buffer's device allocation.
+            return crate::host::stream::record_gpu(unsafe {
+                crate::gpu::stream::copy_htod_async(dst, src.raw_ptr() as *const u8, self.bytes(), s)
+            });
+        }
         let done = Done::new();
         let mut deps = self.pending().add_write(&done);
         deps.extend(src.pending().add_read(&done));
@@ -212,6 +268,15 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         if dst.len() != self.len() {
             return Err(length_error("copy_to_host_async", self.len(), dst.len()));
         }
+        #[cfg(feature = "gpu")]
+        if let Some((from, _)) = self.device_address() {
+            let s = gpu_stream("copy_to_host_async", stream)?;
+            // SAFETY: as in `copy_from_host_async`, with `dst` the host memory; the host reads
+            // it only after the context settled (`as_slice`).
+            return crate::host::stream::record_gpu(unsafe {
+                crate::gpu::stream::copy_dtoh_async(dst.raw_ptr() as *mut u8, from, self.bytes(), s)
+            });
+        }
         let done = Done::new();
         let mut deps = dst.pending().add_write(&done);
         deps.extend(self.pending().add_read(&done));
@@ -232,6 +297,12 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
     /// returns at once.
     pub fn memset_zero_async(&mut self, stream: &Stream) -> Result<(), Error> {
         stream_device_check("memset_zero_async", self, stream)?;
+        #[cfg(feature = "gpu")]
+        if let Some((dst, _)) = self.device_address() {
+            let s = gpu_stream("memset_zero_async", stream)?;
+            // SAFETY: this buffer's device allocation, `bytes()` bytes.
+            return crate::host::stream::record_gpu(unsafe { crate::gpu::stream::memset_zero_async(dst, self.bytes(), s) });
+        }
         let done = Done::new();
         let deps = self.pending().add_write(&done);
         let dst = self.share();
@@ -247,4 +318,16 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         stream.shared.enqueue(done, deps, Some(job), devices::sticky_on());
         Ok(())
     }
+}
+
+/// The CUDA stream of `stream`, for a copy of a buffer in GPU memory.
+#[cfg(feature = "gpu")]
+fn gpu_stream<'s>(what: &str, stream: &'s Stream) -> Result<&'s crate::gpu::stream::GpuStream, Error> {
+    stream.gpu.as_deref().ok_or_else(|| {
+        let e = Error::InvalidValue {
+            message: format!("{what}: the buffer is in GPU memory but the stream was made for the emulator; make both under the same target"),
+        };
+        last_error::record(&e);
+        e
+    })
 }

@@ -137,3 +137,31 @@ impl Drop for Queued<'_> {
 pub fn on_default_stream(f: impl FnOnce() -> Result<(), Error>) -> Result<(), Error> {
     crate::host::stream::queue::run_on_default_stream(f)
 }
+
+/// `launch!` with a stream made while the target is the GPU: the kernel is queued on its CUDA
+/// stream and the launch returns at once; `None` for a stream of the emulator (always, without
+/// the `gpu` feature).
+pub fn launch_on_gpu_stream(
+    kernel: &'static KernelInfo,
+    ptx: Option<&'static str>,
+    stream: &Stream,
+    cfg: LaunchConfig,
+    args: &[crate::host::sched::launch::GpuArg<'_>],
+) -> Option<Result<(), Error>> {
+    #[cfg(feature = "gpu")]
+    {
+        let g = stream.gpu.as_ref()?;
+        let r = config::effective().and_then(|c| {
+            crate::gpu::stream::launch(kernel, ptx, cfg, c.get_max_shared_bytes(), args, g, c.get_launch_blocking())
+        });
+        if let Err(e) = &r {
+            last_error::record(e);
+        }
+        Some(r)
+    }
+    #[cfg(not(feature = "gpu"))]
+    {
+        let _ = (kernel, ptx, stream, cfg, args);
+        None
+    }
+}

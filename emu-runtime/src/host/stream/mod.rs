@@ -37,6 +37,9 @@ use queue::{Kind, StreamShared};
 #[derive(Clone)]
 pub struct Stream {
     pub(crate) shared: Arc<StreamShared>,
+    /// The CUDA stream, for a stream made while the target is the GPU.
+    #[cfg(feature = "gpu")]
+    pub(crate) gpu: Option<Arc<crate::gpu::stream::GpuStream>>,
 }
 
 impl fmt::Debug for Stream {
@@ -61,7 +64,16 @@ impl Stream {
 
     fn create(kind: Kind) -> Result<Stream, Error> {
         devices::check_sticky()?;
-        Ok(Stream { shared: StreamShared::start(devices::current(), kind)? })
+        #[cfg(feature = "gpu")]
+        let gpu = match config::effective()?.get_target() {
+            config::Target::Gpu => Some(Arc::new(crate::gpu::stream::create(kind == Kind::Blocking)?)),
+            config::Target::Emulator => None,
+        };
+        Ok(Stream {
+            shared: StreamShared::start(devices::current(), kind)?,
+            #[cfg(feature = "gpu")]
+            gpu,
+        })
     }
 
     /// The default stream of the current device: the legacy default stream, or with
@@ -69,8 +81,15 @@ impl Stream {
     /// default stream, which synchronises with no other stream.
     pub fn default_stream() -> Stream {
         let c = config::effective().unwrap_or_default();
+        #[cfg(feature = "gpu")]
+        let gpu = (c.get_target() == config::Target::Gpu)
+            .then(|| Arc::new(crate::gpu::stream::default_stream(c.get_default_stream() == config::DefaultStream::PerThread)));
         match queue::default_stream(&c) {
-            Ok(shared) => Stream { shared },
+            Ok(shared) => Stream {
+                shared,
+                #[cfg(feature = "gpu")]
+                gpu,
+            },
             Err(e) => panic!("deviceemu: cannot start the default stream's worker: {e}"),
         }
     }
@@ -85,6 +104,10 @@ impl Stream {
     /// report (kernel, block, thread, line), and records it as the last error; with sticky
     /// errors on, the sticky error.
     pub fn synchronize(&self) -> Result<(), Error> {
+        #[cfg(feature = "gpu")]
+        if let Some(g) = &self.gpu {
+            return record_gpu(crate::gpu::stream::synchronize(g));
+        }
         self.shared.synchronize()
     }
 
@@ -93,6 +116,10 @@ impl Stream {
     /// `cudaErrorNotReady` does not either); once it has completed, `Ok(true)`, or the
     /// stream's unreported fault, as [`synchronize`](Self::synchronize) returns it.
     pub fn query(&self) -> Result<bool, Error> {
+        #[cfg(feature = "gpu")]
+        if let Some(g) = &self.gpu {
+            return record_gpu(crate::gpu::stream::query(g));
+        }
         if self.shared.last().is_some() {
             return Ok(false);
         }
@@ -110,5 +137,18 @@ impl Stream {
 /// (`cudaDeviceSynchronize`); returns the first fault of it not yet returned (recorded as the
 /// last error), or with sticky errors on, the sticky error.
 pub fn device_synchronize() -> Result<(), Error> {
+    #[cfg(feature = "gpu")]
+    if config::effective()?.get_target() == config::Target::Gpu {
+        return record_gpu(crate::gpu::stream::device_synchronize());
+    }
     queue::synchronize_device(devices::current())
+}
+
+/// Records a GPU call's error as the last error.
+#[cfg(feature = "gpu")]
+pub(crate) fn record_gpu<T>(r: Result<T, Error>) -> Result<T, Error> {
+    if let Err(e) = &r {
+        crate::host::report::last_error::record(e);
+    }
+    r
 }
