@@ -47,9 +47,23 @@ impl block_sum {
         x: &::deviceemu::__private::DeviceBuffer<f32>,
         sums: &mut ::deviceemu::__private::DeviceBuffer<f32>,
     ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = block_sum::__info();
+        const __EMU_PTX: ::core::option::Option<&'static str> = ::core::option::Option::None;
+        if let ::core::option::Option::Some(r) = ::deviceemu::__private::launch_on_gpu_stream(
+            __emu_info,
+            __EMU_PTX,
+            __emu_stream,
+            __emu_config,
+            &[
+                ::deviceemu::__private::GpuArg::buffer(&*x),
+                ::deviceemu::__private::GpuArg::buffer(&*sums),
+            ],
+        ) {
+            return r;
+        }
         let mut __emu_queued = ::deviceemu::__private::Queued::new(
             __emu_stream,
-            block_sum::__info(),
+            __emu_info,
             &__emu_config,
         )?;
         let x = __emu_queued.read(x);
@@ -390,9 +404,15 @@ impl on_host {
         __emu_config: ::deviceemu::__private::LaunchConfig,
         y: &mut ::deviceemu::__private::DeviceBuffer<u32>,
     ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = on_host::__info();
+        if let ::core::option::Option::Some(r) = ::deviceemu::__private::host_only_on_gpu(
+            __emu_info,
+        ) {
+            return r;
+        }
         let mut __emu_queued = ::deviceemu::__private::Queued::new(
             __emu_stream,
-            on_host::__info(),
+            __emu_info,
             &__emu_config,
         )?;
         let mut y = __emu_queued.write(y);

@@ -51,9 +51,24 @@ impl saxpy {
         x: &::deviceemu::__private::DeviceBuffer<f32>,
         y: &mut ::deviceemu::__private::DeviceBuffer<f32>,
     ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = saxpy::__info();
+        const __EMU_PTX: ::core::option::Option<&'static str> = ::core::option::Option::None;
+        if let ::core::option::Option::Some(r) = ::deviceemu::__private::launch_on_gpu_stream(
+            __emu_info,
+            __EMU_PTX,
+            __emu_stream,
+            __emu_config,
+            &[
+                ::deviceemu::__private::GpuArg::scalar(&a),
+                ::deviceemu::__private::GpuArg::buffer(&*x),
+                ::deviceemu::__private::GpuArg::buffer(&*y),
+            ],
+        ) {
+            return r;
+        }
         let mut __emu_queued = ::deviceemu::__private::Queued::new(
             __emu_stream,
-            saxpy::__info(),
+            __emu_info,
             &__emu_config,
         )?;
         let x = __emu_queued.read(x);
