@@ -193,7 +193,7 @@ impl<T: DeviceCopy> Drop for HostBuffer<T> {
 
 impl<T: DeviceCopy + fmt::Debug> fmt::Debug for HostBuffer<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HostBuffer").field("len", &self.store.len).finish_non_exhaustive()
+        f.debug_struct("HostBuffer").field("len", &self.store.len).field("pinned", &self.store.pinned).finish_non_exhaustive()
     }
 }
 
