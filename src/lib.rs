@@ -48,19 +48,27 @@ pub use emu_runtime::gpu;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use emu_runtime::{
     get_last_error, peek_at_last_error, quietly, set_config, with_config, Access, BlockOrder, CheckAction, Checks, Config,
-    copy_from_symbol, copy_to_symbol, DeviceBuffer, DeviceSlice, DeviceSliceMut, KernelArg, KernelArgMut, Symbol, Schedule, Target, Error, Finding, KernelInfo, LaunchConfig, LaunchReport, SourceLocation,
+    copy_from_symbol, copy_to_symbol, DeviceBuffer, DeviceSlice, DeviceSliceMut, KernelArg, KernelArgMut, Symbol, Schedule,
+    Target, Error, Finding, KernelInfo, LaunchConfig, LaunchReport, SourceLocation,
+    DefaultStream, Event, HostBuffer, Stream, STICKY_CODES, device_count, device_synchronize, get_device, set_device,
 };
 
 #[cfg(all(feature = "testing", not(target_arch = "nvptx64")))]
 pub mod testing;
 
 /// Launches a kernel and waits for it: `launch!(kernel<<<grid, block>>>(args))` or
-/// `launch!(kernel<<<grid, block, shared_bytes>>>(args))`.
+/// `launch!(kernel<<<grid, block, shared_bytes>>>(args))`; or queues it on a stream and returns
+/// at once: `launch!(kernel<<<grid, block, shared_bytes, &stream>>>(args))`.
 ///
 /// `grid` and `block` take `u32`, `(u32, u32)`, `(u32, u32, u32)` or [`Dim3`];
 /// `shared_bytes` is the dynamic shared memory per block, a `usize`. Pass `&buf` for a `&[T]`
-/// parameter and `&mut buf` for a `&mut [T]`. Returns `Result<(), deviceemu::Error>` once every
-/// thread has finished.
+/// parameter and `&mut buf` for a `&mut [T]`. Without a stream it returns
+/// `Result<(), deviceemu::Error>` once every thread has finished, with the kernel's fault (the
+/// launch runs on the default stream, after that stream's earlier work, as if
+/// `CUDA_LAUNCH_BLOCKING=1` held for it). With a stream it returns only launch-time errors (an
+/// invalid configuration, a sticky error); a fault inside the kernel is returned by the next
+/// synchronising call ([`Stream::synchronize`], [`device_synchronize`],
+/// [`Event::synchronize`], a blocking copy) and recorded as the last error.
 #[cfg(not(target_arch = "nvptx64"))]
 #[macro_export]
 macro_rules! launch {
@@ -99,7 +107,10 @@ pub mod prelude {
         WarpShuffle, FULL_MASK,
     };
     #[cfg(not(target_arch = "nvptx64"))]
-    pub use crate::{copy_from_symbol, copy_to_symbol, launch, launch_cooperative, DeviceBuffer, DeviceSlice, DeviceSliceMut};
+    pub use crate::{
+        copy_from_symbol, copy_to_symbol, device_synchronize, launch, launch_cooperative, DeviceBuffer, DeviceSlice,
+        DeviceSliceMut, Event, HostBuffer, Stream,
+    };
     pub use crate::intrinsics::*;
 }
 

@@ -6,7 +6,7 @@ use quote::quote;
 use syn::punctuated::Punctuated;
 use syn::{Expr, Token};
 
-const USAGE: &str = "expected `launch!(kernel<<<grid, block>>>(args))` or `launch!(kernel<<<grid, block, shared_bytes>>>(args))`";
+const USAGE: &str = "expected `launch!(kernel<<<grid, block>>>(args))`, `launch!(kernel<<<grid, block, shared_bytes>>>(args))` or `launch!(kernel<<<grid, block, shared_bytes, &stream>>>(args))`";
 
 fn is_punct(t: &TokenTree, c: char) -> bool {
     matches!(t, TokenTree::Punct(p) if p.as_char() == c)
@@ -51,16 +51,26 @@ fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
 
     let parser = Punctuated::<Expr, Token![,]>::parse_terminated;
     let cfg = syn::parse::Parser::parse2(parser, config.clone())?;
-    let (grid, block, shared) = match cfg.len() {
-        2 => (&cfg[0], &cfg[1], quote!(0usize)),
+    let (grid, block, shared, stream) = match cfg.len() {
+        2 => (&cfg[0], &cfg[1], quote!(0usize), None),
         3 => {
             let s = &cfg[2];
-            (&cfg[0], &cfg[1], quote!(#s))
+            if let Expr::Reference(_) = s {
+                return Err(syn::Error::new_spanned(
+                    s,
+                    "the third launch argument is the dynamic shared bytes; a stream comes fourth: `<<<grid, block, 0, &stream>>>`",
+                ));
+            }
+            (&cfg[0], &cfg[1], quote!(#s), None)
+        }
+        4 => {
+            let s = &cfg[2];
+            (&cfg[0], &cfg[1], quote!(#s), Some(&cfg[3]))
         }
         _ => {
             return Err(syn::Error::new_spanned(
                 config,
-                "the launch configuration is `<<<grid, block>>>` or `<<<grid, block, shared_bytes>>>`",
+                "the launch configuration is `<<<grid, block>>>`, `<<<grid, block, shared_bytes>>>` or `<<<grid, block, shared_bytes, &stream>>>`",
             ))
         }
     };
@@ -74,6 +84,15 @@ fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
         }});
     }
     let args = args.iter();
+    if let Some(stream) = stream {
+        return Ok(quote! {
+            #kernel::__launch_on(
+                #stream,
+                #krate::__private::LaunchConfig::new(#grid, #block, #shared),
+                #(#args),*
+            )
+        });
+    }
     Ok(quote! {
         #kernel::__launch(
             #krate::__private::LaunchConfig::new(#grid, #block, #shared),

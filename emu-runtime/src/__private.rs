@@ -17,6 +17,11 @@ pub use crate::host::{
     sched::launch::{launch, launch_on_gpu, launch_tasks, GpuArg, KernelInfo, LaunchConfig},
     mem::shared_mem::SharedSite,
 };
+#[cfg(not(target_arch = "nvptx64"))]
+pub use crate::host::stream::{
+    launch::{launch_on_gpu_stream, on_default_stream, Queued},
+    Stream,
+};
 
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -346,6 +351,9 @@ pub unsafe fn global_mut<'l, T: DeviceCopy, A: KernelArgMut<T>>(
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn meta<T: DeviceCopy, A: KernelArg<T>>(name: &'static str, arg: &A, checks: crate::host::config::Checks) -> ViewMeta {
     let buf = arg.parts().0;
+    // A synchronous launch waits for the queued work that uses the buffer (a queued launch's
+    // own handle does not wait).
+    buf.wait_all();
     let mut m = ViewMeta::new(name, None, buf.as_ptr() as usize, buf.bytes());
     m.granule = core::mem::align_of::<T>();
     if checks.initcheck {

@@ -33,7 +33,9 @@ pub use host::{
     sched::launch::{KernelInfo, LaunchConfig},
     report::last_error::{get_last_error, peek_at_last_error},
     report::findings::{quietly, Access, Finding, LaunchReport, SourceLocation},
-    config::{set_config, with_config},
+    config::{set_config, with_config, DefaultStream},
+    devices::{device_count, get_device, set_device, STICKY_CODES},
+    stream::{device_synchronize, event::Event, host_buffer::HostBuffer, Stream},
 };
 
 #[doc(hidden)]

@@ -9,14 +9,10 @@ impl block_sum {
     /// The kernel's name, as reports and the GPU module spell it.
     #[allow(dead_code)]
     pub const NAME: &'static str = "block_sum";
-    /// Launches the kernel; use `launch!` rather than calling this directly.
+    /// The kernel's static facts.
     #[doc(hidden)]
-    #[allow(clippy::too_many_arguments, dead_code)]
-    pub fn __launch(
-        __emu_config: ::deviceemu::__private::LaunchConfig,
-        x: impl ::deviceemu::__private::KernelArg<f32>,
-        mut sums: impl ::deviceemu::__private::KernelArgMut<f32>,
-    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+    #[allow(dead_code)]
+    pub fn __info() -> &'static ::deviceemu::__private::KernelInfo {
         static __EMU_INFO: ::deviceemu::__private::KernelInfo = ::deviceemu::__private::KernelInfo {
             name: "block_sum",
             file: ::core::file!(),
@@ -25,9 +21,68 @@ impl block_sum {
             max_threads: 256u32,
             cluster: [0u32, 0u32, 0u32],
         };
+        &__EMU_INFO
+    }
+    /// Launches the kernel on the default stream and waits for it; use `launch!`
+    /// rather than calling this directly.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    pub fn __launch(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        x: impl ::deviceemu::__private::KernelArg<f32>,
+        mut sums: impl ::deviceemu::__private::KernelArgMut<f32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        ::deviceemu::__private::on_default_stream(move || block_sum::__run(
+            __emu_config,
+            x,
+            sums,
+        ))
+    }
+    /// Queues the kernel on a stream (`launch!` with a stream); returns launch-time
+    /// errors only.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code, unused_mut)]
+    pub fn __launch_on(
+        __emu_stream: &::deviceemu::__private::Stream,
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        x: impl ::deviceemu::__private::KernelArg<f32>,
+        mut sums: impl ::deviceemu::__private::KernelArgMut<f32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = block_sum::__info();
+        const __EMU_PTX: ::core::option::Option<&'static str> = ::core::option::Option::None;
+        if let ::core::option::Option::Some(r) = ::deviceemu::__private::launch_on_gpu_stream(
+            __emu_info,
+            __EMU_PTX,
+            __emu_stream,
+            __emu_config,
+            &[
+                ::deviceemu::__private::GpuArg::slice(&x),
+                ::deviceemu::__private::GpuArg::slice(&sums),
+            ],
+        ) {
+            return r;
+        }
+        let mut __emu_queued = ::deviceemu::__private::Queued::new(
+            __emu_stream,
+            __emu_info,
+            &__emu_config,
+        )?;
+        let x = __emu_queued.read(x);
+        let mut sums = __emu_queued.write(sums);
+        __emu_queued.submit(move || block_sum::__run(__emu_config, &x, &mut sums))
+    }
+    /// Runs the launch now, on this thread.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    pub fn __run(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        x: impl ::deviceemu::__private::KernelArg<f32>,
+        mut sums: impl ::deviceemu::__private::KernelArgMut<f32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = block_sum::__info();
         const __EMU_PTX: ::core::option::Option<&'static str> = ::core::option::Option::None;
         if let ::core::option::Option::Some(r) = ::deviceemu::__private::launch_on_gpu(
-            &__EMU_INFO,
+            __emu_info,
             __EMU_PTX,
             __emu_config,
             &[
@@ -46,13 +101,13 @@ impl block_sum {
         }?;
         if ::deviceemu::__private::per_access(__emu_checks) {
             ::deviceemu::__private::launch_tasks(
-                &__EMU_INFO,
+                __emu_info,
                 __emu_config,
                 move |__emu_ctx| block_sum::block_sum::<true>(__emu_ctx, x, sums),
             )
         } else {
             ::deviceemu::__private::launch_tasks(
-                &__EMU_INFO,
+                __emu_info,
                 __emu_config,
                 move |__emu_ctx| block_sum::block_sum::<false>(__emu_ctx, x, sums),
             )
@@ -315,13 +370,10 @@ impl on_host {
     /// The kernel's name, as reports and the GPU module spell it.
     #[allow(dead_code)]
     pub const NAME: &'static str = "on_host";
-    /// Launches the kernel; use `launch!` rather than calling this directly.
+    /// The kernel's static facts.
     #[doc(hidden)]
-    #[allow(clippy::too_many_arguments, dead_code)]
-    fn __launch(
-        __emu_config: ::deviceemu::__private::LaunchConfig,
-        mut y: impl ::deviceemu::__private::KernelArgMut<u32>,
-    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+    #[allow(dead_code)]
+    fn __info() -> &'static ::deviceemu::__private::KernelInfo {
         static __EMU_INFO: ::deviceemu::__private::KernelInfo = ::deviceemu::__private::KernelInfo {
             name: "on_host",
             file: ::core::file!(),
@@ -330,8 +382,54 @@ impl on_host {
             max_threads: 0u32,
             cluster: [0u32, 0u32, 0u32],
         };
+        &__EMU_INFO
+    }
+    /// Launches the kernel on the default stream and waits for it; use `launch!`
+    /// rather than calling this directly.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    fn __launch(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        mut y: impl ::deviceemu::__private::KernelArgMut<u32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        ::deviceemu::__private::on_default_stream(move || on_host::__run(
+            __emu_config,
+            y,
+        ))
+    }
+    /// Queues the kernel on a stream (`launch!` with a stream); returns launch-time
+    /// errors only.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code, unused_mut)]
+    fn __launch_on(
+        __emu_stream: &::deviceemu::__private::Stream,
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        mut y: impl ::deviceemu::__private::KernelArgMut<u32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = on_host::__info();
         if let ::core::option::Option::Some(r) = ::deviceemu::__private::host_only_on_gpu(
-            &__EMU_INFO,
+            __emu_info,
+        ) {
+            return r;
+        }
+        let mut __emu_queued = ::deviceemu::__private::Queued::new(
+            __emu_stream,
+            __emu_info,
+            &__emu_config,
+        )?;
+        let mut y = __emu_queued.write(y);
+        __emu_queued.submit(move || on_host::__run(__emu_config, &mut y))
+    }
+    /// Runs the launch now, on this thread.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    fn __run(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        mut y: impl ::deviceemu::__private::KernelArgMut<u32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = on_host::__info();
+        if let ::core::option::Option::Some(r) = ::deviceemu::__private::host_only_on_gpu(
+            __emu_info,
         ) {
             return r;
         }
@@ -340,13 +438,13 @@ impl on_host {
         let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_y) }?;
         if ::deviceemu::__private::per_access(__emu_checks) {
             ::deviceemu::__private::launch(
-                &__EMU_INFO,
+                __emu_info,
                 __emu_config,
                 move |__emu_ctx| on_host::on_host::<true>(__emu_ctx, y),
             )
         } else {
             ::deviceemu::__private::launch(
-                &__EMU_INFO,
+                __emu_info,
                 __emu_config,
                 move |__emu_ctx| on_host::on_host::<false>(__emu_ctx, y),
             )

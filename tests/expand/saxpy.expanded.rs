@@ -10,15 +10,10 @@ impl saxpy {
     /// The kernel's name, as reports and the GPU module spell it.
     #[allow(dead_code)]
     pub const NAME: &'static str = "saxpy";
-    /// Launches the kernel; use `launch!` rather than calling this directly.
+    /// The kernel's static facts.
     #[doc(hidden)]
-    #[allow(clippy::too_many_arguments, dead_code)]
-    pub fn __launch(
-        __emu_config: ::deviceemu::__private::LaunchConfig,
-        a: f32,
-        x: impl ::deviceemu::__private::KernelArg<f32>,
-        mut y: impl ::deviceemu::__private::KernelArgMut<f32>,
-    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+    #[allow(dead_code)]
+    pub fn __info() -> &'static ::deviceemu::__private::KernelInfo {
         static __EMU_INFO: ::deviceemu::__private::KernelInfo = ::deviceemu::__private::KernelInfo {
             name: "saxpy",
             file: ::core::file!(),
@@ -27,9 +22,73 @@ impl saxpy {
             max_threads: 0u32,
             cluster: [0u32, 0u32, 0u32],
         };
+        &__EMU_INFO
+    }
+    /// Launches the kernel on the default stream and waits for it; use `launch!`
+    /// rather than calling this directly.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    pub fn __launch(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        a: f32,
+        x: impl ::deviceemu::__private::KernelArg<f32>,
+        mut y: impl ::deviceemu::__private::KernelArgMut<f32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        ::deviceemu::__private::on_default_stream(move || saxpy::__run(
+            __emu_config,
+            a,
+            x,
+            y,
+        ))
+    }
+    /// Queues the kernel on a stream (`launch!` with a stream); returns launch-time
+    /// errors only.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code, unused_mut)]
+    pub fn __launch_on(
+        __emu_stream: &::deviceemu::__private::Stream,
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        a: f32,
+        x: impl ::deviceemu::__private::KernelArg<f32>,
+        mut y: impl ::deviceemu::__private::KernelArgMut<f32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = saxpy::__info();
+        const __EMU_PTX: ::core::option::Option<&'static str> = ::core::option::Option::None;
+        if let ::core::option::Option::Some(r) = ::deviceemu::__private::launch_on_gpu_stream(
+            __emu_info,
+            __EMU_PTX,
+            __emu_stream,
+            __emu_config,
+            &[
+                ::deviceemu::__private::GpuArg::scalar(&a),
+                ::deviceemu::__private::GpuArg::slice(&x),
+                ::deviceemu::__private::GpuArg::slice(&y),
+            ],
+        ) {
+            return r;
+        }
+        let mut __emu_queued = ::deviceemu::__private::Queued::new(
+            __emu_stream,
+            __emu_info,
+            &__emu_config,
+        )?;
+        let x = __emu_queued.read(x);
+        let mut y = __emu_queued.write(y);
+        __emu_queued.submit(move || saxpy::__run(__emu_config, a, &x, &mut y))
+    }
+    /// Runs the launch now, on this thread.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    pub fn __run(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        a: f32,
+        x: impl ::deviceemu::__private::KernelArg<f32>,
+        mut y: impl ::deviceemu::__private::KernelArgMut<f32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = saxpy::__info();
         const __EMU_PTX: ::core::option::Option<&'static str> = ::core::option::Option::None;
         if let ::core::option::Option::Some(r) = ::deviceemu::__private::launch_on_gpu(
-            &__EMU_INFO,
+            __emu_info,
             __EMU_PTX,
             __emu_config,
             &[
@@ -47,13 +106,13 @@ impl saxpy {
         let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_y) }?;
         if ::deviceemu::__private::per_access(__emu_checks) {
             ::deviceemu::__private::launch(
-                &__EMU_INFO,
+                __emu_info,
                 __emu_config,
                 move |__emu_ctx| saxpy::saxpy::<true>(__emu_ctx, a, x, y),
             )
         } else {
             ::deviceemu::__private::launch(
-                &__EMU_INFO,
+                __emu_info,
                 __emu_config,
                 move |__emu_ctx| saxpy::saxpy::<false>(__emu_ctx, a, x, y),
             )

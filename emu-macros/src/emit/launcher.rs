@@ -55,11 +55,11 @@ fn view_setup(p: &Param) -> Option<TokenStream> {
 
 /// The launch on the GPU, when that is the target: a `host_only` kernel has no PTX, and its
 /// launch fails with an error that says so.
-fn gpu_launch(l: &Lowered, k: &Kernel) -> TokenStream {
+fn gpu_launch(l: &Lowered, k: &Kernel, on_stream: bool) -> TokenStream {
     let rt = rt();
     if k.attr.host_only {
         return quote! {
-            if let ::core::option::Option::Some(r) = #rt::host_only_on_gpu(&__EMU_INFO) {
+            if let ::core::option::Option::Some(r) = #rt::host_only_on_gpu(__emu_info) {
                 return r;
             }
         };
@@ -69,13 +69,43 @@ fn gpu_launch(l: &Lowered, k: &Kernel) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let gpu_args = l.params.iter().map(gpu_arg);
+    if on_stream {
+        return quote! {
+            const __EMU_PTX: ::core::option::Option<&'static str> = #ptx;
+            if let ::core::option::Option::Some(r) =
+                #rt::launch_on_gpu_stream(__emu_info, __EMU_PTX, __emu_stream, __emu_config, &[#(#gpu_args),*])
+            {
+                return r;
+            }
+        };
+    }
     quote! {
         const __EMU_PTX: ::core::option::Option<&'static str> = #ptx;
         if let ::core::option::Option::Some(r) =
-            #rt::launch_on_gpu(&__EMU_INFO, __EMU_PTX, __emu_config, &[#(#gpu_args),*])
+            #rt::launch_on_gpu(__emu_info, __EMU_PTX, __emu_config, &[#(#gpu_args),*])
         {
             return r;
         }
+    }
+}
+
+/// The queued launch's handle of a buffer parameter (`launch!` with a stream).
+fn queue_setup(p: &Param) -> Option<TokenStream> {
+    let name = &p.name;
+    match &p.kind {
+        ParamKind::Buffer { writable: false, .. } => Some(quote!(let #name = __emu_queued.read(#name);)),
+        ParamKind::Buffer { writable: true, .. } => Some(quote!(let mut #name = __emu_queued.write(#name);)),
+        ParamKind::Scalar | ParamKind::View => None,
+    }
+}
+
+/// The argument the queued job passes to `__run` for `p`.
+fn queued_arg(p: &Param) -> TokenStream {
+    let name = &p.name;
+    match &p.kind {
+        ParamKind::Buffer { writable: false, .. } => quote!(&#name),
+        ParamKind::Buffer { writable: true, .. } => quote!(&mut #name),
+        ParamKind::Scalar | ParamKind::View => quote!(#name),
     }
 }
 
@@ -101,9 +131,13 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
     let max_threads = k.attr.launch_bounds.map_or(0, |(t, _)| t);
     let (cx, cy, cz) = k.attr.cluster.unwrap_or((0, 0, 0));
     let end_line = quote_spanned!(f.block.brace_token.span.close()=> ::core::line!());
-    let launch_params = l.params.iter().map(launch_param);
+    let launch_params: Vec<_> = l.params.iter().map(launch_param).collect();
+    let arg_names: Vec<_> = l.params.iter().map(|p| &p.name).collect();
+    let queue_setups = l.params.iter().filter_map(queue_setup);
+    let queued_args = l.params.iter().map(queued_arg);
     let setup = l.params.iter().filter_map(view_setup);
-    let gpu = gpu_launch(l, k);
+    let gpu = gpu_launch(l, k, false);
+    let gpu_stream = gpu_launch(l, k, true);
     let (checked, plain) = host_calls(l, k);
     let launch_fn = if k.state_machine { quote!(#rt::launch_tasks) } else { quote!(#rt::launch) };
     quote! {
@@ -120,13 +154,10 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
             #[allow(dead_code)]
             pub const NAME: &'static str = #name_str;
 
-            /// Launches the kernel; use `launch!` rather than calling this directly.
+            /// The kernel's static facts.
             #[doc(hidden)]
-            #[allow(clippy::too_many_arguments, dead_code)]
-            #vis fn __launch(
-                __emu_config: #rt::LaunchConfig,
-                #(#launch_params),*
-            ) -> ::core::result::Result<(), ::deviceemu::Error> {
+            #[allow(dead_code)]
+            #vis fn __info() -> &'static #rt::KernelInfo {
                 static __EMU_INFO: #rt::KernelInfo = #rt::KernelInfo {
                     name: #name_str,
                     file: ::core::file!(),
@@ -135,13 +166,51 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
                     max_threads: #max_threads,
                     cluster: [#cx, #cy, #cz],
                 };
+                &__EMU_INFO
+            }
+
+            /// Launches the kernel on the default stream and waits for it; use `launch!`
+            /// rather than calling this directly.
+            #[doc(hidden)]
+            #[allow(clippy::too_many_arguments, dead_code)]
+            #vis fn __launch(
+                __emu_config: #rt::LaunchConfig,
+                #(#launch_params),*
+            ) -> ::core::result::Result<(), ::deviceemu::Error> {
+                #rt::on_default_stream(move || #name::__run(__emu_config, #(#arg_names),*))
+            }
+
+            /// Queues the kernel on a stream (`launch!` with a stream); returns launch-time
+            /// errors only.
+            #[doc(hidden)]
+            #[allow(clippy::too_many_arguments, dead_code, unused_mut)]
+            #vis fn __launch_on(
+                __emu_stream: &#rt::Stream,
+                __emu_config: #rt::LaunchConfig,
+                #(#launch_params),*
+            ) -> ::core::result::Result<(), ::deviceemu::Error> {
+                let __emu_info = #name::__info();
+                #gpu_stream
+                let mut __emu_queued = #rt::Queued::new(__emu_stream, __emu_info, &__emu_config)?;
+                #(#queue_setups)*
+                __emu_queued.submit(move || #name::__run(__emu_config, #(#queued_args),*))
+            }
+
+            /// Runs the launch now, on this thread.
+            #[doc(hidden)]
+            #[allow(clippy::too_many_arguments, dead_code)]
+            #vis fn __run(
+                __emu_config: #rt::LaunchConfig,
+                #(#launch_params),*
+            ) -> ::core::result::Result<(), ::deviceemu::Error> {
+                let __emu_info = #name::__info();
                 #gpu
                 let __emu_checks = #rt::launch_checks();
                 #(#setup)*
                 if #rt::per_access(__emu_checks) {
-                    #launch_fn(&__EMU_INFO, __emu_config, move |#ctx| #checked)
+                    #launch_fn(__emu_info, __emu_config, move |#ctx| #checked)
                 } else {
-                    #launch_fn(&__EMU_INFO, __emu_config, move |#ctx| #plain)
+                    #launch_fn(__emu_info, __emu_config, move |#ctx| #plain)
                 }
             }
         }

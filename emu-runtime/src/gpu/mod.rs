@@ -19,6 +19,8 @@ use crate::host::report::error::Error;
 use crate::host::sched::launch::{GpuArg, KernelInfo, LaunchConfig};
 
 pub(crate) mod copy;
+pub(crate) mod stream;
+pub(crate) use stream::device_count;
 
 /// The process's GPU: the first device, its primary context and a stream.
 pub(crate) struct Gpu {
@@ -193,6 +195,65 @@ pub(crate) fn launch(
     max_shared: usize,
     args: &[GpuArg<'_>],
 ) -> Result<(), Error> {
+    with_launch(kernel, ptx, cfg, max_shared, args, |gpu, f, params| {
+        let (g, b) = (cfg.grid, cfg.block);
+        let start = result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(|e| driver_error(e, "creating an event"))?;
+        let stop = result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(|e| driver_error(e, "creating an event"))?;
+        let stream = gpu.stream.cu_stream();
+        // SAFETY: `params` holds one pointer per parameter of the PTX entry, in order, each to a
+        // value of the parameter's type that lives until the synchronisation below; buffers are
+        // device allocations of at least `len` elements owned by `DeviceBuffer`s the caller
+        // borrows for the whole launch.
+        let launched = unsafe {
+            result::event::record(start, stream)
+                .and_then(|_| result::launch_kernel(f.cu_function(), (g.x, g.y, g.z), (b.x, b.y, b.z), cfg.shared_bytes as u32, stream, params))
+                .and_then(|_| result::event::record(stop, stream))
+                .and_then(|_| result::stream::synchronize(stream))
+        };
+        // SAFETY: both events were recorded on the stream, which has completed.
+        let ms = unsafe { result::event::elapsed(start, stop) }.ok();
+        // SAFETY: the events are not used afterwards.
+        unsafe {
+            let _ = result::event::destroy(start);
+            let _ = result::event::destroy(stop);
+        }
+        launched.map_err(|e| driver_error(e, &format!("running kernel `{}`", kernel.name)))?;
+        if let Some(ms) = ms {
+            LAST_MS.with(|c| c.set(ms));
+        }
+        Ok(())
+    })
+}
+
+/// Queues `kernel` on the CUDA stream `stream` and returns at once: no event, no
+/// synchronisation (the driver copies the parameters at the call).
+pub(crate) fn launch_on(
+    kernel: &'static KernelInfo,
+    ptx: Option<&'static str>,
+    cfg: LaunchConfig,
+    max_shared: usize,
+    args: &[GpuArg<'_>],
+    stream: sys::CUstream,
+) -> Result<(), Error> {
+    with_launch(kernel, ptx, cfg, max_shared, args, |_, f, params| {
+        let (g, b) = (cfg.grid, cfg.block);
+        // SAFETY: as in `launch`; the parameter values live until this call returns, when the
+        // driver has copied them; the buffers are kept by their `DeviceBuffer`s, whose release
+        // synchronises the context (`stream::settle`).
+        unsafe { result::launch_kernel(f.cu_function(), (g.x, g.y, g.z), (b.x, b.y, b.z), cfg.shared_bytes as u32, stream, params) }
+            .map_err(|e| driver_error(e, &format!("launching kernel `{}`", kernel.name)))
+    })
+}
+
+/// Checks the launch, finds the kernel, builds its parameter list and hands them to `run`.
+fn with_launch(
+    kernel: &'static KernelInfo,
+    ptx: Option<&'static str>,
+    cfg: LaunchConfig,
+    max_shared: usize,
+    args: &[GpuArg<'_>],
+    run: impl FnOnce(&Gpu, &CudaFunction, &mut Vec<*mut c_void>) -> Result<(), Error>,
+) -> Result<(), Error> {
     let Some(ptx) = ptx else {
         return Err(Error::NotSupported {
             message: format!(
@@ -248,32 +309,7 @@ pub(crate) fn launch(
         }
         .map_err(|e| driver_error(e, "raising the kernel's dynamic shared memory limit"))?;
     }
-    let (g, b) = (cfg.grid, cfg.block);
-    let start = result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(|e| driver_error(e, "creating an event"))?;
-    let stop = result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(|e| driver_error(e, "creating an event"))?;
-    let stream = gpu.stream.cu_stream();
-    // SAFETY: `params` holds one pointer per parameter of the PTX entry, in order, each to a
-    // value of the parameter's type that lives until the synchronisation below; buffers are
-    // device allocations of at least `len` elements owned by `DeviceBuffer`s the caller
-    // borrows for the whole launch.
-    let launched = unsafe {
-        result::event::record(start, stream)
-            .and_then(|_| result::launch_kernel(f.cu_function(), (g.x, g.y, g.z), (b.x, b.y, b.z), cfg.shared_bytes as u32, stream, &mut params))
-            .and_then(|_| result::event::record(stop, stream))
-            .and_then(|_| result::stream::synchronize(stream))
-    };
-    // SAFETY: both events were recorded on the stream, which has completed.
-    let ms = unsafe { result::event::elapsed(start, stop) }.ok();
-    // SAFETY: the events are not used afterwards.
-    unsafe {
-        let _ = result::event::destroy(start);
-        let _ = result::event::destroy(stop);
-    }
-    launched.map_err(|e| driver_error(e, &format!("running kernel `{}`", kernel.name)))?;
-    if let Some(ms) = ms {
-        LAST_MS.with(|c| c.set(ms));
-    }
-    Ok(())
+    run(gpu, &f, &mut params)
 }
 
 thread_local! {
@@ -311,6 +347,7 @@ impl DeviceAlloc {
 
     /// Copies `src` to the start of the allocation.
     pub(crate) fn upload<T>(&self, src: &[T]) -> Result<(), Error> {
+        stream::settle()?;
         gpu()?.bind()?;
         debug_assert!(std::mem::size_of_val(src) <= self.bytes);
         // SAFETY: the allocation holds at least `size_of_val(src)` bytes.
@@ -319,6 +356,7 @@ impl DeviceAlloc {
 
     /// Copies the start of the allocation into `dst`.
     pub(crate) fn download<T>(&self, dst: &mut [T]) -> Result<(), Error> {
+        stream::settle()?;
         gpu()?.bind()?;
         debug_assert!(std::mem::size_of_val(dst) <= self.bytes);
         // SAFETY: as in `upload`; `T: DeviceCopy` values are valid for any bytes a kernel wrote
@@ -329,6 +367,8 @@ impl DeviceAlloc {
 
 impl Drop for DeviceAlloc {
     fn drop(&mut self) {
+        // Queued work on any stream may still use it.
+        let _ = stream::settle();
         if let Ok(g) = gpu() {
             let _ = g.bind();
             // SAFETY: allocated by `malloc_sync`, freed once.

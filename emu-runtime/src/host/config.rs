@@ -14,9 +14,12 @@
 //! | `EMU_SCHEDULE`   | `fibers`, `threads` (one OS thread per GPU thread) | `fibers` |
 //! | `EMU_PRINT_LIMIT` | how many findings a report prints in full; `0`: all | `20` |
 //! | `EMU_CHECK_ACTION` | `error` (racecheck and initcheck findings fail the launch, 719), `report` (printed, the launch returns `Ok`) | `error` |
+//! | `EMU_STICKY_ERRORS` | `0`, `1`: a fault with one of CUDA's sticky codes (700, 702, 710, 714-719) is returned by every later call | `0` |
+//! | `EMU_LAUNCH_BLOCKING` | `0`, `1`: every launch waits for its kernel and returns its fault, as `CUDA_LAUNCH_BLOCKING=1` | `0` |
+//! | `EMU_DEFAULT_STREAM` | `legacy`, `per-thread` (each host thread gets its own default stream, as nvcc's `--default-stream per-thread`) | `legacy` |
 //!
 //! Process-wide, read from the environment only (see `report.rs`): `EMU_LOG_FILE`,
-//! `EMU_REPORT`, `EMU_ERROR_EXITCODE`.
+//! `EMU_REPORT`, `EMU_ERROR_EXITCODE`; and `EMU_DEVICES` (how many devices, `host/devices.rs`).
 
 use std::cell::RefCell;
 use std::sync::RwLock;
@@ -74,6 +77,17 @@ impl Default for Target {
         #[cfg(not(feature = "gpu"))]
         Target::Emulator
     }
+}
+
+/// Which stream the default stream is (`EMU_DEFAULT_STREAM`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DefaultStream {
+    /// One legacy default stream per device, which synchronises with every blocking stream.
+    #[default]
+    Legacy,
+    /// Each host thread has its own default stream, which synchronises with no other stream
+    /// (nvcc's `--default-stream per-thread`).
+    PerThread,
 }
 
 /// What racecheck and initcheck findings do to a launch (`EMU_CHECK_ACTION`).
@@ -151,6 +165,9 @@ pub struct Config {
     timeout: std::time::Duration,
     print_limit: usize,
     check_action: CheckAction,
+    sticky_errors: bool,
+    launch_blocking: bool,
+    default_stream: DefaultStream,
 }
 
 impl Default for Config {
@@ -167,6 +184,9 @@ impl Default for Config {
             timeout: DEFAULT_TIMEOUT,
             print_limit: 20,
             check_action: CheckAction::Error,
+            sticky_errors: false,
+            launch_blocking: false,
+            default_stream: DefaultStream::Legacy,
         }
     }
 }
@@ -243,6 +263,24 @@ impl Config {
                 _ => return Err(invalid("EMU_CHECK_ACTION", v, "`error`, `report`")),
             };
         }
+        let flag = |name: &'static str, v: String| match v.trim() {
+            "1" | "true" | "yes" => Ok(true),
+            "0" | "false" | "no" => Ok(false),
+            _ => Err(invalid(name, v, "`0`, `1`")),
+        };
+        if let Some(v) = var("EMU_STICKY_ERRORS") {
+            c.sticky_errors = flag("EMU_STICKY_ERRORS", v)?;
+        }
+        if let Some(v) = var("EMU_LAUNCH_BLOCKING") {
+            c.launch_blocking = flag("EMU_LAUNCH_BLOCKING", v)?;
+        }
+        if let Some(v) = var("EMU_DEFAULT_STREAM") {
+            c.default_stream = match v.trim() {
+                "legacy" => DefaultStream::Legacy,
+                "per-thread" | "per_thread" => DefaultStream::PerThread,
+                _ => return Err(invalid("EMU_DEFAULT_STREAM", v, "`legacy`, `per-thread`")),
+            };
+        }
         Ok(c)
     }
 
@@ -276,6 +314,39 @@ impl Config {
     /// What racecheck and initcheck findings do.
     pub fn get_check_action(&self) -> CheckAction {
         self.check_action
+    }
+
+    /// Makes CUDA's sticky errors sticky (`EMU_STICKY_ERRORS=1`): after a fault with one of
+    /// the codes in `STICKY_CODES` (700, 702, 710, 714 to 719) on a device, every later call on
+    /// it (launches, copies, allocations, synchronisations, stream creation) returns that
+    /// error, as on the GPU. Off by default: the next launch works normally.
+    pub fn sticky_errors(mut self, on: bool) -> Self {
+        self.sticky_errors = on;
+        self
+    }
+    /// Whether CUDA's sticky errors are sticky ([`Config::sticky_errors`]).
+    pub fn get_sticky_errors(&self) -> bool {
+        self.sticky_errors
+    }
+    /// Makes every launch synchronous (`EMU_LAUNCH_BLOCKING=1`, as `CUDA_LAUNCH_BLOCKING=1`):
+    /// a launch on a stream waits for its kernel and returns the kernel's fault.
+    pub fn launch_blocking(mut self, on: bool) -> Self {
+        self.launch_blocking = on;
+        self
+    }
+    /// Whether launches are synchronous ([`Config::launch_blocking`]).
+    pub fn get_launch_blocking(&self) -> bool {
+        self.launch_blocking
+    }
+    /// Which stream `Stream::default_stream()` and the three-argument `launch!` use
+    /// (`EMU_DEFAULT_STREAM`).
+    pub fn default_stream(mut self, which: DefaultStream) -> Self {
+        self.default_stream = which;
+        self
+    }
+    /// Which stream the default stream is ([`Config::default_stream`]).
+    pub fn get_default_stream(&self) -> DefaultStream {
+        self.default_stream
     }
 
     /// Runs blocks in parallel or in order.

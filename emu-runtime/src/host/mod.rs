@@ -8,13 +8,17 @@
 //! | `alloc`   | fallible host allocations (error 2 naming what and the setting to lower) |
 //! | `report`  | findings and their compute-sanitizer-shaped rendering, the error type, the last-error slot |
 //! | `config`  | settings from the environment or from code |
+//! | `devices` | the emulated devices (`EMU_DEVICES`, `set_device`), completions of queued work, unreported faults, sticky errors |
 //! | `check`   | the bug checkers: initcheck, racecheck, synccheck, and the hook every checked access goes through |
 //! | `mem`     | device memory: buffers, relaxed element accesses, atomics, shared-memory arenas |
 //! | `sched`   | running a launch: blocks, fibers, futures, warps, the running-thread context |
+//! | `stream`  | streams, events, pinned host buffers and queued work, above `sched`: a stream's worker calls the synchronous launch |
 
 pub(crate) mod check;
 pub(crate) mod config;
+pub(crate) mod devices;
 pub(crate) mod alloc;
 pub(crate) mod mem;
 pub(crate) mod report;
 pub(crate) mod sched;
+pub(crate) mod stream;

@@ -150,6 +150,8 @@ impl<T: DeviceCopy> Part<'_, T> {
 
     fn copy_to_slice(self, out: &mut [T]) -> Result<(), Error> {
         self.check_len(out.len(), "copy_to_slice")?;
+        // Waits for the queued work that writes the buffer, as `DeviceBuffer::to_vec` does.
+        self.buf.before_host_read()?;
         if self.len == 0 {
             return Ok(());
         }
@@ -258,6 +260,8 @@ impl<'a, T: DeviceCopy> DeviceSliceMut<'a, T> {
     pub fn copy_from_slice(&mut self, data: &[T]) -> Result<(), Error> {
         let p = self.part();
         p.check_len(data.len(), "copy_from_slice")?;
+        // Waits for every queued user of the buffer, as `DeviceBuffer::copy_from_slice` does.
+        p.buf.before_host_write()?;
         if p.len == 0 {
             return Ok(());
         }
@@ -278,6 +282,8 @@ impl<'a, T: DeviceCopy> DeviceSliceMut<'a, T> {
     pub fn copy_from_device(&mut self, src: DeviceSlice<'_, T>) -> Result<(), Error> {
         let (d, s) = (self.part(), src.part());
         d.check_len(s.len, "copy_from_device")?;
+        d.buf.before_host_write()?;
+        s.buf.before_host_read()?;
         if d.len == 0 {
             return Ok(());
         }

@@ -72,6 +72,19 @@ pub enum Error {
         /// What, and what to use instead.
         message: String,
     },
+    /// Queued work has not completed yet (`cudaErrorNotReady`, 600): what
+    /// `Event::elapsed_time` returns for an event that has not completed.
+    NotReady {
+        /// What is not ready.
+        message: String,
+    },
+    /// A stream or event handle cannot be used for this (`cudaErrorInvalidResourceHandle`,
+    /// 400), e.g. the elapsed time of an event made without timing, or a stream of another
+    /// device.
+    InvalidResourceHandle {
+        /// What was wrong and how to fix it.
+        message: String,
+    },
     /// No CUDA driver or device is present (`cudaErrorNoDevice`, 100).
     NoDevice {
         /// What was looked for, and how to go on without a GPU.
@@ -115,6 +128,8 @@ impl Error {
             Error::InvalidClusterSize { .. } => 912,
             Error::NotSupported { .. } => 801,
             Error::NoDevice { .. } => 100,
+            Error::NotReady { .. } => 600,
+            Error::InvalidResourceHandle { .. } => 400,
             Error::Driver { code, .. } => *code,
             Error::IllegalAddress(_) => 700,
             Error::MisalignedAddress(_) => 716,
@@ -139,6 +154,9 @@ impl Error {
             912 => "cudaErrorInvalidClusterSize",
             801 => "cudaErrorNotSupported",
             100 => "cudaErrorNoDevice",
+            400 => "cudaErrorInvalidResourceHandle",
+            600 => "cudaErrorNotReady",
+            710 => "cudaErrorAssert",
             _ => "cudaErrorUnknown",
         }
     }
@@ -192,6 +210,8 @@ impl fmt::Display for Error {
             }
             Error::NotSupported { message } => write!(f, "not supported: {message}"),
             Error::NoDevice { message } => write!(f, "no CUDA device: {message}"),
+            Error::NotReady { message } => write!(f, "not ready: {message}"),
+            Error::InvalidResourceHandle { message } => write!(f, "invalid resource handle: {message}"),
             Error::Driver { code, name, message } => write!(f, "CUDA error {code} ({name}): {message}"),
             Error::IllegalAddress(r)
             | Error::MisalignedAddress(r)

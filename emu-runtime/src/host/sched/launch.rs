@@ -153,7 +153,9 @@ pub(crate) mod limits {
     pub(crate) const MAX_GRID: Dim3 = Dim3::new(i32::MAX as u32, 65535, 65535);
 }
 
-fn validate(kernel: &KernelInfo, cfg: &LaunchConfig, config: &Config) -> Result<(), Error> {
+/// Checks a launch configuration against the device's limits (error 9); also called when a
+/// launch is queued on a stream (`stream/launch.rs`), where CUDA checks it.
+pub(crate) fn validate(kernel: &KernelInfo, cfg: &LaunchConfig, config: &Config) -> Result<(), Error> {
     let bad = |message: String| Err(Error::InvalidConfiguration { kernel: kernel.name, message });
     let (g, b) = (cfg.grid, cfg.block);
     if b.x == 0 || b.y == 0 || b.z == 0 {
