@@ -32,6 +32,7 @@ pub use host::{
     report::last_error::{get_last_error, peek_at_last_error},
     report::findings::{quietly, Access, Finding, LaunchReport, SourceLocation},
     config::{set_config, with_config},
+    texture::{pitch_for, TextureObject, PITCH_ALIGNMENT},
 };
 
 #[doc(hidden)]

@@ -13,6 +13,7 @@ pub(crate) mod print;
 pub mod intrinsics;
 pub mod math;
 mod shared;
+pub mod texture;
 mod view;
 mod warp;
 

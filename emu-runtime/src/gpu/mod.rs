@@ -18,6 +18,8 @@ use cudarc::driver::{result, CudaContext, CudaFunction, CudaModule, CudaStream, 
 use crate::host::report::error::Error;
 use crate::host::sched::launch::{GpuArg, KernelInfo, LaunchConfig};
 
+pub(crate) mod texture;
+
 /// The process's GPU: the first device, its primary context and a stream.
 pub(crate) struct Gpu {
     ctx: Arc<CudaContext>,

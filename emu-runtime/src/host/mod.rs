@@ -11,6 +11,7 @@
 //! | `check`   | the bug checkers: initcheck, racecheck, synccheck, and the hook every checked access goes through |
 //! | `mem`     | device memory: buffers, relaxed element accesses, atomics, shared-memory arenas |
 //! | `sched`   | running a launch: blocks, fibers, futures, warps, the running-thread context |
+//! | `texture` | texture objects (host side) and the emulator's table of live ones |
 
 pub(crate) mod check;
 pub(crate) mod config;
@@ -18,3 +19,4 @@ pub(crate) mod alloc;
 pub(crate) mod mem;
 pub(crate) mod report;
 pub(crate) mod sched;
+pub(crate) mod texture;
