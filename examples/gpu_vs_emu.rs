@@ -315,12 +315,27 @@ fn f32_bits_equal(a: &f32, b: &f32) -> bool {
 /// arrays and pitched memory, in every addressing mode, filter and normalisation, with 1, 2
 /// and 4 channels; coordinates on a 1/16-texel grid, random ones and special values.
 /// `compare` for f32 rows, which also writes the GPU's bits to `$GPU_VS_EMU_DUMP/NAME.gpu`
-/// (little-endian u32s) when that variable is set, for replaying against a changed emulator.
+/// (little-endian u32s) when that variable is set; with `$GPU_VS_EMU_REPLAY` set it reads the
+/// GPU's results from such a file instead of running the GPU (to check a changed emulator
+/// against a recorded run).
 fn tcompare(name: &str, f: impl Fn() -> Result<Vec<f32>, Error>, same: impl Fn(&f32, &f32) -> bool) -> Result<usize, Error> {
+    let file = |dir: &std::ffi::OsStr| std::path::Path::new(dir).join(format!("{name}.gpu"));
+    if let Some(dir) = std::env::var_os("GPU_VS_EMU_REPLAY") {
+        let bytes = std::fs::read(file(&dir)).map_err(|e| Error::InvalidValue { message: format!("{name}: {e}") })?;
+        let gpu: Vec<f32> = bytes.chunks_exact(4).map(|c| f32::from_bits(u32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect();
+        let emu = on(Target::Emulator, &f)?;
+        assert_eq!(gpu.len(), emu.len(), "{name}: the recorded run has another length");
+        let diffs: Vec<usize> = (0..gpu.len()).filter(|&i| !same(&gpu[i], &emu[i])).collect();
+        println!("{name:<12} {:>10} values  {:>6} differences (recorded GPU run)", gpu.len(), diffs.len());
+        for &i in diffs.iter().take(5) {
+            println!("    [{i}] gpu {:?} emulator {:?}", gpu[i], emu[i]);
+        }
+        return Ok(diffs.len());
+    }
     if let Some(dir) = std::env::var_os("GPU_VS_EMU_DUMP") {
         let gpu = on(Target::Gpu, &f)?;
         let bytes: Vec<u8> = gpu.iter().flat_map(|v| v.to_bits().to_le_bytes()).collect();
-        let _ = std::fs::write(std::path::Path::new(&dir).join(format!("{name}.gpu")), bytes);
+        let _ = std::fs::write(file(&dir), bytes);
     }
     compare(name, f, same)
 }
@@ -463,11 +478,13 @@ fn texture_rows() -> Result<usize, Error> {
 }
 
 fn main() -> Result<(), Error> {
-    if !deviceemu::gpu::available() {
+    // `gpu_vs_emu textures`: the texture rows alone (also without a GPU, replaying a recorded
+    // run with GPU_VS_EMU_REPLAY=dir).
+    let replay = std::env::var_os("GPU_VS_EMU_REPLAY").is_some();
+    if !replay && !deviceemu::gpu::available() {
         println!("SKIPPED: no CUDA device or driver here; gpu_vs_emu needs an NVIDIA GPU");
         return Ok(());
     }
-    // `gpu_vs_emu textures`: the texture rows alone.
     if std::env::args().nth(1).as_deref() == Some("textures") {
         let total = texture_rows()?;
         println!("TOTAL: {total} differences");

@@ -59,10 +59,17 @@ fn reference_axis(c: f32, n: usize, mode: A, d: &TextureDesc) -> (Option<usize>,
     }
 }
 
+/// The H200 samples a 1-D texture as a 2-D one of height 1 at `y = 0`: with linear filtering,
+/// halfway between row 0 and row -1, which is row 0 again except in border mode, where it is
+/// the border colour (measured; README "Textures").
 fn reference_1d(texels: &[f32], d: &TextureDesc, x: f32) -> f32 {
     let get = |i: Option<usize>| i.map_or(d.border[0], |i| texels[i]);
     let (i0, i1, a) = reference_axis(x, texels.len(), d.address[0], d);
-    (1.0 - a) * get(i0) + a * get(i1)
+    let row0 = (1.0 - a) * get(i0) + a * get(i1);
+    match (d.filter, d.address[1]) {
+        (F::Linear, A::Border) => 0.5 * d.border[0] + 0.5 * row0,
+        _ => row0,
+    }
 }
 
 fn reference_2d(texels: &[f32], w: usize, h: usize, d: &TextureDesc, x: f32, y: f32) -> f32 {
@@ -130,13 +137,14 @@ fn tex1d_matches_the_reference_in_every_mode_and_filter() {
 
 #[test]
 fn linear_weights_have_eight_fractional_bits() {
-    // Texel i holds 256 i, so a sample is 256 i + 256 alpha: alpha's bits, exactly.
+    // Texel i holds 256 i, so a sample is 256 i + 256 alpha: alpha's bits, exactly. The
+    // coordinate is rounded to 1/256 with ties upwards.
     let texels: Vec<f32> = (0..8).map(|i| 256.0 * i as f32).collect();
     let d = TextureDesc::new().filter(F::Linear);
     let xs: Vec<f32> = (0..4096).map(|k| 2.5 + k as f32 / 4096.0).collect();
     let got = run_1d(&texels, d, &xs);
     for (x, g) in xs.iter().zip(&got) {
-        let alpha = ((x - 2.5) * 256.0).floor();
+        let alpha = ((x - 2.5) * 256.0 + 0.5).floor();
         assert_eq!(*g, 512.0 + alpha, "x = {x}");
     }
 }

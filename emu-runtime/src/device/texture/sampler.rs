@@ -48,16 +48,26 @@ impl Texels<'_> {
     }
 }
 
-/// Fractional bits of the fixed-point coordinates and weights.
-const FRAC_BITS: u32 = 8;
-const ONE: i64 = 1 << FRAC_BITS;
+/// Fractional bits of a coordinate in texel units (the H200 truncates to 21).
+const COORD_BITS: u32 = 21;
+/// Fractional bits of the filter weights.
+const WEIGHT_BITS: u32 = 8;
+const ONE: i64 = 1 << WEIGHT_BITS;
 
-/// The unnormalised coordinate `c` in fixed point with 8 fractional bits, rounded down
-/// (saturating; NaN reads as 0).
-fn to_fixed(c: f32) -> i64 {
-    // `as` saturates and maps NaN to 0; the range keeps the index arithmetic below in i64.
-    let v = (c as f64 * ONE as f64).floor();
-    (v as i64).clamp(-(1 << 40), 1 << 40)
+/// A coordinate in texel units, in fixed point with [`COORD_BITS`] fractional bits: a
+/// subnormal coordinate reads as 0, an unnormalised one is rounded down, a normalised one is
+/// rounded down to 21 fractional bits *before* it is scaled by the size `n` (so
+/// `(1/13) * 13` in f32, slightly above 1, still lands in texel 0). Saturates; NaN reads as 0.
+fn to_fixed(c: f32, n: usize, normalized: bool) -> i64 {
+    let c = if c.is_subnormal() { 0.0 } else { c };
+    // `as` saturates and maps NaN to 0; the clamp keeps the arithmetic below in i64.
+    let limit = (1i64 << 40) as f64;
+    let q = ((c as f64) * (1u64 << COORD_BITS) as f64).floor().clamp(-limit, limit) as i64;
+    if normalized {
+        q * n as i64
+    } else {
+        q
+    }
 }
 
 /// The texel index `i` on an axis of `n` texels under `mode`, or `None` for the border.
@@ -88,17 +98,17 @@ struct Axis {
 }
 
 fn axis(c: f32, n: usize, mode: AddressMode, desc: &TextureDesc) -> Axis {
-    let c = if desc.normalized { c * n as f32 } else { c };
-    let fixed = to_fixed(c);
+    let u = to_fixed(c, n, desc.normalized);
     match desc.filter {
         FilterMode::Point => {
-            let i = fixed >> FRAC_BITS;
-            let t = address(i, n, mode, desc.normalized);
+            let t = address(u >> COORD_BITS, n, mode, desc.normalized);
             Axis { first: t, second: t, alpha: 0 }
         }
         FilterMode::Linear => {
-            let b = fixed - ONE / 2;
-            let i = b >> FRAC_BITS;
+            // `u - 0.5` rounded to 8 fractional bits, ties upwards.
+            let shift = COORD_BITS - WEIGHT_BITS;
+            let b = (u - (1 << (COORD_BITS - 1)) + (1 << (shift - 1))) >> shift;
+            let i = b >> WEIGHT_BITS;
             Axis {
                 first: address(i, n, mode, desc.normalized),
                 second: address(i + 1, n, mode, desc.normalized),
@@ -108,21 +118,73 @@ fn axis(c: f32, n: usize, mode: AddressMode, desc: &TextureDesc) -> Axis {
     }
 }
 
-/// Blends `a` and `b` with weight `w` (in 1/256) for `b`: `(1 - w) a + w b`, per channel.
-fn lerp(a: [f32; 4], b: [f32; 4], w: i64) -> [f32; 4] {
-    let (wa, wb) = ((ONE - w) as f32 / ONE as f32, w as f32 / ONE as f32);
-    core::array::from_fn(|k| wa * a[k] + wb * b[k])
+/// The bilinear weights, in 1/256, of texels `(i, j)`, `(i+1, j)`, `(i, j+1)`, `(i+1, j+1)`:
+/// `alpha * beta` rounded (ties up) and the others derived from it, so they sum to 256.
+fn weights(alpha: i64, beta: i64) -> [i64; 4] {
+    let w11 = (alpha * beta + ONE / 2) >> WEIGHT_BITS;
+    [ONE - alpha - beta + w11, alpha - w11, beta - w11, w11]
+}
+
+/// `sum(w[k] * v[k]) / 256` as the H200's filter computes it: the texels with a non-zero
+/// weight are aligned to the largest one's exponent `e` (`|v| < 2^e`) and truncated toward
+/// zero to multiples of `2^(e - 28)`; the weighted sum is exact, and rounds to f32 once, ties
+/// away from zero. (Non-finite texels: plain f32 arithmetic.)
+fn blend(v: [f32; 4], w: [i64; 4]) -> f32 {
+    let used = |k: usize| w[k] != 0;
+    if (0..4).any(|k| used(k) && !v[k].is_finite()) {
+        return (0..4).filter(|&k| used(k)).map(|k| v[k] * (w[k] as f32 / ONE as f32)).sum();
+    }
+    // (significand, unbiased exponent of its lowest bit) of each used non-zero texel.
+    let parts = v.map(|x| {
+        let b = x.to_bits();
+        let (exp, frac) = ((b >> 23) & 0xff, (b & 0x7f_ffff) as i64);
+        let (m, e) = if exp == 0 { (frac, -149) } else { (frac | 1 << 23, exp as i32 - 150) };
+        (if b >> 31 == 1 { -m } else { m }, e)
+    });
+    // `top`: the exponent `e` with `|v| < 2^e` of the largest used texel.
+    let top = (0..4)
+        .filter(|&k| used(k) && parts[k].0 != 0)
+        .map(|k| parts[k].1 + 64 - (parts[k].0.unsigned_abs().leading_zeros() as i32))
+        .max();
+    let Some(top) = top else { return 0.0 };
+    let lsb = top - 28;
+    let mut sum: i64 = 0;
+    for k in (0..4).filter(|&k| used(k)) {
+        let (m, e) = parts[k];
+        let shift = e - lsb;
+        let mag = m.unsigned_abs() as i64;
+        let a = if shift >= 0 { mag << shift } else if -shift >= 63 { 0 } else { mag >> -shift };
+        sum += w[k] * if m < 0 { -a } else { a };
+    }
+    // sum * 2^(lsb - 8), rounded to 24 significant bits, ties away from zero.
+    let mag = sum.unsigned_abs();
+    if mag == 0 {
+        return 0.0;
+    }
+    let bits = 64 - mag.leading_zeros() as i32;
+    let (mut r, mut scale) = (mag, lsb - WEIGHT_BITS as i32);
+    if bits > 24 {
+        let s = bits - 24;
+        r = (mag >> s) + ((mag >> (s - 1)) & 1);
+        scale += s;
+    }
+    let value = r as f64 * 2f64.powi(scale);
+    (if sum < 0 { -value } else { value }) as f32
+}
+
+/// Blends the 2 x 2 footprint `t` (`[(i, j), (i+1, j), (i, j+1), (i+1, j+1)]`) per channel.
+fn filter(t: [[f32; 4]; 4], alpha: i64, beta: i64) -> [f32; 4] {
+    let w = weights(alpha, beta);
+    core::array::from_fn(|c| blend([t[0][c], t[1][c], t[2][c], t[3][c]], w))
 }
 
 /// `tex1D(t, x)`: a 1-D texture sampled at `x` (normalised or not, as `desc` says).
+///
+/// The H200 samples a 1-D array as a 2-D one of height 1 at `y = 0`: with linear filtering
+/// that is halfway between row 0 and row -1, which the y addressing mode (`desc.address[1]`)
+/// maps to row 0 again, or, in border mode, to the border colour (half of it is blended in).
 pub fn sample_1d(t: &Texels<'_>, desc: &TextureDesc, x: f32) -> [f32; 4] {
-    let ax = axis(x, t.width, desc.address[0], desc);
-    let row = Some(0);
-    let a = t.texel(ax.first, row, &desc.border);
-    if ax.alpha == 0 && desc.filter == FilterMode::Point {
-        return a;
-    }
-    lerp(a, t.texel(ax.second, row, &desc.border), ax.alpha)
+    sample_2d(t, desc, x, 0.0)
 }
 
 /// `tex2D(t, x, y)`: a 2-D texture sampled at `(x, y)`.
@@ -133,9 +195,13 @@ pub fn sample_2d(t: &Texels<'_>, desc: &TextureDesc, x: f32, y: f32) -> [f32; 4]
     if desc.filter == FilterMode::Point {
         return t.texel(ax.first, ay.first, b);
     }
-    let top = lerp(t.texel(ax.first, ay.first, b), t.texel(ax.second, ay.first, b), ax.alpha);
-    let bottom = lerp(t.texel(ax.first, ay.second, b), t.texel(ax.second, ay.second, b), ax.alpha);
-    lerp(top, bottom, ay.alpha)
+    let footprint = [
+        t.texel(ax.first, ay.first, b),
+        t.texel(ax.second, ay.first, b),
+        t.texel(ax.first, ay.second, b),
+        t.texel(ax.second, ay.second, b),
+    ];
+    filter(footprint, ax.alpha, ay.alpha)
 }
 
 /// `tex1Dfetch(t, i)` on linear memory: element `i`, or zero outside `[0, width)`.

@@ -56,15 +56,23 @@ fn linear_blends_neighbours_with_eight_bit_weights() {
     assert_eq!(s1(Clamp, Linear, false, 1.5), 20.0);
     assert_eq!(s1(Clamp, Linear, false, 2.0), 25.0);
     assert_eq!(s1(Clamp, Linear, false, 1.75), 22.5);
-    // The weight has 8 fractional bits: 1/512 past a centre still reads the centre.
-    assert_eq!(s1(Clamp, Linear, false, 1.5 + 1.0 / 512.0), 20.0);
+    // The weight has 8 fractional bits, rounded with ties upwards: 1/1024 past a centre still
+    // reads the centre, 1/512 (a tie) reads 1/256 of the next texel.
+    assert_eq!(s1(Clamp, Linear, false, 1.5 + 1.0 / 1024.0), 20.0);
+    assert_eq!(s1(Clamp, Linear, false, 1.5 + 1.0 / 512.0), 20.0 + 10.0 / 256.0);
     assert_eq!(s1(Clamp, Linear, false, 1.5 + 1.0 / 256.0), 20.0 + 10.0 / 256.0);
-    // Edges: clamp repeats the edge texel, border blends with the border colour.
+    assert_eq!(s1(Clamp, Linear, false, 1.5 - 1.0 / 1024.0), 20.0);
+    // Edges: clamp repeats the edge texel.
     assert_eq!(s1(Clamp, Linear, false, 0.0), 10.0);
     assert_eq!(s1(Clamp, Linear, false, 4.0), 40.0);
-    assert_eq!(s1(Border, Linear, false, 0.0), 0.5 * -1.0 + 0.5 * 10.0);
-    assert_eq!(s1(Border, Linear, false, 4.0), 0.5 * 40.0 + 0.5 * -1.0);
+    // Border: a 1-D texture is a 2-D one of height 1 sampled at y = 0, halfway to the border
+    // row, so half of every linear sample is the border colour (measured on the H200).
+    assert_eq!(s1(Border, Linear, false, 1.5), 0.5 * -1.0 + 0.5 * 20.0);
+    assert_eq!(s1(Border, Linear, false, 0.0), 0.5 * -1.0 + 0.5 * (0.5 * -1.0 + 0.5 * 10.0));
+    assert_eq!(s1(Border, Linear, false, 4.0), 0.5 * -1.0 + 0.5 * (0.5 * 40.0 + 0.5 * -1.0));
     assert_eq!(s1(Border, Linear, false, -1.0), -1.0);
+    // Point sampling reads row 0 itself: no border there.
+    assert_eq!(s1(Border, Point, false, 0.5), 10.0);
 }
 
 #[test]
@@ -76,7 +84,8 @@ fn linear_normalised_wraps_and_mirrors_between_the_edges() {
     assert_eq!(s1(Mirror, Linear, true, 0.0), 10.0);
     assert_eq!(s1(Mirror, Linear, true, 1.0), 40.0);
     assert_eq!(s1(Clamp, Linear, true, 0.5), 25.0);
-    assert_eq!(s1(Border, Linear, true, 0.0), 4.5);
+    // Half the border row, as above: 0.5 * -1 + 0.5 * (0.5 * -1 + 0.5 * 10).
+    assert_eq!(s1(Border, Linear, true, 0.0), 1.75);
 }
 
 #[test]
@@ -106,6 +115,52 @@ fn channels_are_filtered_apart() {
     assert_eq!(v, [0.5, 150.0, 0.0, 0.0]);
     let b = sample_1d(&t, &desc(Border, Point, false), 5.0);
     assert_eq!(b, [-1.0, -2.0, -3.0, -4.0]);
+}
+
+#[test]
+fn normalised_coordinates_keep_21_fractional_bits_before_scaling() {
+    // 1/13 in f32 is slightly above 1/13; times 13 exactly it is above 1, but the hardware
+    // truncates it to 21 fractional bits first, which lands below 1: texel 0.
+    let data: Vec<f32> = (0..13).map(|i| i as f32).collect();
+    let t = one_d(&data);
+    let d = desc(Clamp, Point, true);
+    assert!((1.0f32 / 13.0) as f64 * 13.0 > 1.0);
+    assert_eq!(sample_1d(&t, &d, 1.0 / 13.0)[0], 0.0);
+    assert_eq!(sample_1d(&t, &d, 2.0 / 13.0)[0], 1.0);
+    // Subnormal coordinates read as zero: -1e-45 is texel 0, not the border.
+    assert_eq!(sample_1d(&t, &desc(Border, Point, false), -1e-45)[0], 0.0);
+    assert_eq!(sample_1d(&t, &desc(Border, Point, false), -1e-30)[0], -1.0);
+}
+
+#[test]
+fn weights_derive_from_the_rounded_product() {
+    // alpha * beta rounds (ties up); the other three weights make the sum 256.
+    assert_eq!(weights(218, 19), [256 - 218 - 19 + 16, 218 - 16, 19 - 16, 16]);
+    assert_eq!(weights(1, 128), [128, 0, 127, 1]);
+    assert_eq!(weights(0, 0), [256, 0, 0, 0]);
+    for a in 0..256 {
+        for b in 0..256 {
+            let w = weights(a, b);
+            assert_eq!(w.iter().sum::<i64>(), 256);
+            assert!(w.iter().all(|&x| (0..=256).contains(&x)), "{a} {b} {w:?}");
+        }
+    }
+}
+
+#[test]
+fn the_blend_aligns_to_the_largest_texel_and_rounds_ties_away() {
+    // Exact when nothing is lost: (3 * 10 + 1 * 20) / 4.
+    assert_eq!(blend([10.0, 20.0, 0.0, 0.0], [192, 64, 0, 0]), 12.5);
+    // A texel with weight 0 does not take part, however large.
+    assert_eq!(blend([2.0e-6, 1.0e30, 0.0, 0.0], [256, 0, 0, 0]), 2.0e-6);
+    // A tie at the last place rounds away from zero (measured: 0x3f15e645, not ...644).
+    let v = blend([-0.840_463_9, 10.567_606, -0.840_463_9, 10.567_606], [112, 16, 112, 16]);
+    assert_eq!(v.to_bits(), 0x3f15_e645);
+    // A texel 2^30 times smaller than the largest is truncated to nothing.
+    assert_eq!(blend([1.0, 2f32.powi(-30), 0.0, 0.0], [128, 128, 0, 0]), 0.5);
+    // Non-finite texels: plain arithmetic.
+    assert!(blend([f32::NAN, 1.0, 0.0, 0.0], [128, 128, 0, 0]).is_nan());
+    assert_eq!(blend([f32::INFINITY, 1.0, 0.0, 0.0], [128, 128, 0, 0]), f32::INFINITY);
 }
 
 #[test]
