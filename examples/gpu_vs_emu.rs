@@ -474,6 +474,48 @@ fn texture_rows() -> Result<usize, Error> {
         },
         f32_bits_equal,
     ));
+    // Texels of every magnitude: random bit patterns with all exponents (subnormals and
+    // zeros of both signs included), bilinear in every mode; then infinities and NaN among
+    // them (NaN compared as a class).
+    let wide_texels = |specials: bool| -> Vec<f32> {
+        bits(w * h, 49)
+            .into_iter()
+            .enumerate()
+            .map(|(k, b)| match (specials, k % 9) {
+                (true, 2) => f32::INFINITY,
+                (true, 5) => f32::NAN,
+                (true, 7) => f32::NEG_INFINITY,
+                (_, 4) => f32::from_bits(b & 0x807f_ffff),
+                (_, 8) => if b & 1 == 0 { 0.0 } else { -0.0 },
+                _ => {
+                    let x = f32::from_bits(b);
+                    if x.is_finite() { x } else { f32::from_bits(b & 0xbfff_ffff) }
+                }
+            })
+            .collect()
+    };
+    for (name, specials) in [("tex2D_wide", false), ("tex2D_inf_nan", true)] {
+        let texels = wide_texels(specials);
+        total += survive(
+            name,
+            tcompare(
+                name,
+                || {
+                    let mut all = Vec::new();
+                    for d in &descs {
+                        let (xs, ys) = pairs(d.normalized, 50);
+                        let t = TextureObject::array_2d(w, h, &texels, *d)?;
+                        let (xb, yb) = (DeviceBuffer::from_slice(&xs)?, DeviceBuffer::from_slice(&ys)?);
+                        let mut out = DeviceBuffer::<f32>::zeroed(xs.len())?;
+                        launch!(sample_each_2d<<<(xs.len() as u32).div_ceil(256), 256>>>(t.texture(), &xb, &yb, &mut out))?;
+                        all.extend(out.to_vec()?);
+                    }
+                    Ok(all)
+                },
+                |p, q| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()),
+            ),
+        );
+    }
     Ok(total)
 }
 

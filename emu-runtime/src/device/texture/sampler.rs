@@ -125,12 +125,16 @@ fn weights(alpha: i64, beta: i64) -> [i64; 4] {
     [ONE - alpha - beta + w11, alpha - w11, beta - w11, w11]
 }
 
-/// `sum(w[k] * v[k]) / 256` as the H200's filter computes it: the texels with a non-zero
-/// weight are aligned to the largest one's exponent `e` (`|v| < 2^e`) and truncated toward
-/// zero to multiples of `2^(e - 28)`; the weighted sum is exact, and rounds to f32 once, ties
-/// away from zero. (Non-finite texels: plain f32 arithmetic.)
+/// `sum(w[k] * v[k]) / 256` as the H200's filter computes it: subnormal texels read as zero
+/// (of their sign); the texels with a non-zero weight are aligned to the largest one's
+/// exponent `e` (`|v| < 2^e`) and truncated toward zero to multiples of `2^(e - 28)`; the
+/// weighted sum is exact, and rounds to f32 once, ties away from zero; a subnormal result is
+/// flushed to zero of its sign, and a zero result is `-0` when every texel taking part is
+/// negative (`-0` included). (Non-finite texels: plain f32 arithmetic.)
 fn blend(v: [f32; 4], w: [i64; 4]) -> f32 {
+    let v = v.map(|x| if x.is_subnormal() { f32::from_bits(x.to_bits() & 0x8000_0000) } else { x });
     let used = |k: usize| w[k] != 0;
+    let zero = || if (0..4).filter(|&k| used(k)).all(|k| v[k].is_sign_negative()) { -0.0 } else { 0.0 };
     if (0..4).any(|k| used(k) && !v[k].is_finite()) {
         return (0..4).filter(|&k| used(k)).map(|k| v[k] * (w[k] as f32 / ONE as f32)).sum();
     }
@@ -146,7 +150,7 @@ fn blend(v: [f32; 4], w: [i64; 4]) -> f32 {
         .filter(|&k| used(k) && parts[k].0 != 0)
         .map(|k| parts[k].1 + 64 - (parts[k].0.unsigned_abs().leading_zeros() as i32))
         .max();
-    let Some(top) = top else { return 0.0 };
+    let Some(top) = top else { return zero() };
     let lsb = top - 28;
     let mut sum: i64 = 0;
     for k in (0..4).filter(|&k| used(k)) {
@@ -159,7 +163,7 @@ fn blend(v: [f32; 4], w: [i64; 4]) -> f32 {
     // sum * 2^(lsb - 8), rounded to 24 significant bits, ties away from zero.
     let mag = sum.unsigned_abs();
     if mag == 0 {
-        return 0.0;
+        return zero();
     }
     let bits = 64 - mag.leading_zeros() as i32;
     let (mut r, mut scale) = (mag, lsb - WEIGHT_BITS as i32);
@@ -169,7 +173,11 @@ fn blend(v: [f32; 4], w: [i64; 4]) -> f32 {
         scale += s;
     }
     let value = r as f64 * 2f64.powi(scale);
-    (if sum < 0 { -value } else { value }) as f32
+    let out = (if sum < 0 { -value } else { value }) as f32;
+    if out.is_subnormal() {
+        return f32::from_bits(out.to_bits() & 0x8000_0000);
+    }
+    out
 }
 
 /// Blends the 2 x 2 footprint `t` (`[(i, j), (i+1, j), (i, j+1), (i+1, j+1)]`) per channel.

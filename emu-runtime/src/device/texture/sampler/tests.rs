@@ -158,6 +158,12 @@ fn the_blend_aligns_to_the_largest_texel_and_rounds_ties_away() {
     assert_eq!(v.to_bits(), 0x3f15_e645);
     // A texel 2^30 times smaller than the largest is truncated to nothing.
     assert_eq!(blend([1.0, 2f32.powi(-30), 0.0, 0.0], [128, 128, 0, 0]), 0.5);
+    // Subnormal texels read as zero, subnormal results flush, and zero is -0 when every texel
+    // taking part is negative (all measured).
+    assert_eq!(blend([1e-39, 1.0, 0.0, 0.0], [255, 1, 0, 0]), 1.0 / 256.0);
+    assert_eq!(blend([2e-38, 0.0, 0.0, 0.0], [1, 255, 0, 0]).to_bits(), 0);
+    assert_eq!(blend([-0.0, -1e-40, 0.0, 0.0], [128, 128, 0, 0]).to_bits(), 0x8000_0000);
+    assert_eq!(blend([-0.0, 0.0, 0.0, 0.0], [128, 128, 0, 0]).to_bits(), 0);
     // Non-finite texels: plain arithmetic.
     assert!(blend([f32::NAN, 1.0, 0.0, 0.0], [128, 128, 0, 0]).is_nan());
     assert_eq!(blend([f32::INFINITY, 1.0, 0.0, 0.0], [128, 128, 0, 0]), f32::INFINITY);
