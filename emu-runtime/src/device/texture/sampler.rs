@@ -130,13 +130,30 @@ fn weights(alpha: i64, beta: i64) -> [i64; 4] {
 /// exponent `e` (`|v| < 2^e`) and truncated toward zero to multiples of `2^(e - 28)`; the
 /// weighted sum is exact, and rounds to f32 once, ties away from zero; a subnormal result is
 /// flushed to zero of its sign, and a zero result is `-0` when every texel taking part is
-/// negative (`-0` included). (Non-finite texels: plain f32 arithmetic.)
-fn blend(v: [f32; 4], w: [i64; 4]) -> f32 {
+/// negative (`-0` included). An infinity or NaN among the `live` texels (those whose exact
+/// weight `(1 - alpha or alpha) * (1 - beta or beta)` is not zero, even where the rounded
+/// `w[k]` is) gives that infinity, or NaN.
+fn blend(v: [f32; 4], w: [i64; 4], live: [bool; 4]) -> f32 {
     let v = v.map(|x| if x.is_subnormal() { f32::from_bits(x.to_bits() & 0x8000_0000) } else { x });
     let used = |k: usize| w[k] != 0;
     let zero = || if (0..4).filter(|&k| used(k)).all(|k| v[k].is_sign_negative()) { -0.0 } else { 0.0 };
-    if (0..4).any(|k| used(k) && !v[k].is_finite()) {
-        return (0..4).filter(|&k| used(k)).map(|k| v[k] * (w[k] as f32 / ONE as f32)).sum();
+    if (0..4).any(|k| live[k] && !v[k].is_finite()) {
+        // Infinities of one sign give that infinity (whatever their weight); NaN, or both signs,
+        // give NaN.
+        let special = (0..4).filter(|&k| live[k] && !v[k].is_finite());
+        let (mut pos, mut neg) = (false, false);
+        for k in special {
+            match v[k] {
+                x if x.is_nan() => return f32::NAN,
+                x if x > 0.0 => pos = true,
+                _ => neg = true,
+            }
+        }
+        return match (pos, neg) {
+            (true, false) => f32::INFINITY,
+            (false, true) => f32::NEG_INFINITY,
+            _ => f32::NAN,
+        };
     }
     // (significand, unbiased exponent of its lowest bit) of each used non-zero texel.
     let parts = v.map(|x| {
@@ -183,7 +200,8 @@ fn blend(v: [f32; 4], w: [i64; 4]) -> f32 {
 /// Blends the 2 x 2 footprint `t` (`[(i, j), (i+1, j), (i, j+1), (i+1, j+1)]`) per channel.
 fn filter(t: [[f32; 4]; 4], alpha: i64, beta: i64) -> [f32; 4] {
     let w = weights(alpha, beta);
-    core::array::from_fn(|c| blend([t[0][c], t[1][c], t[2][c], t[3][c]], w))
+    let live = [true, alpha != 0, beta != 0, alpha != 0 && beta != 0];
+    core::array::from_fn(|c| blend([t[0][c], t[1][c], t[2][c], t[3][c]], w, live))
 }
 
 /// `tex1D(t, x)`: a 1-D texture sampled at `x` (normalised or not, as `desc` says).

@@ -147,26 +147,34 @@ fn weights_derive_from_the_rounded_product() {
     }
 }
 
+/// `blend` with the texels of non-zero rounded weight live.
+fn blend_w(v: [f32; 4], w: [i64; 4]) -> f32 {
+    blend(v, w, w.map(|x| x != 0))
+}
+
 #[test]
 fn the_blend_aligns_to_the_largest_texel_and_rounds_ties_away() {
     // Exact when nothing is lost: (3 * 10 + 1 * 20) / 4.
-    assert_eq!(blend([10.0, 20.0, 0.0, 0.0], [192, 64, 0, 0]), 12.5);
+    assert_eq!(blend_w([10.0, 20.0, 0.0, 0.0], [192, 64, 0, 0]), 12.5);
     // A texel with weight 0 does not take part, however large.
-    assert_eq!(blend([2.0e-6, 1.0e30, 0.0, 0.0], [256, 0, 0, 0]), 2.0e-6);
+    assert_eq!(blend_w([2.0e-6, 1.0e30, 0.0, 0.0], [256, 0, 0, 0]), 2.0e-6);
     // A tie at the last place rounds away from zero (measured: 0x3f15e645, not ...644).
-    let v = blend([-0.840_463_9, 10.567_606, -0.840_463_9, 10.567_606], [112, 16, 112, 16]);
+    let v = blend_w([-0.840_463_9, 10.567_606, -0.840_463_9, 10.567_606], [112, 16, 112, 16]);
     assert_eq!(v.to_bits(), 0x3f15_e645);
     // A texel 2^30 times smaller than the largest is truncated to nothing.
-    assert_eq!(blend([1.0, 2f32.powi(-30), 0.0, 0.0], [128, 128, 0, 0]), 0.5);
+    assert_eq!(blend_w([1.0, 2f32.powi(-30), 0.0, 0.0], [128, 128, 0, 0]), 0.5);
     // Subnormal texels read as zero, subnormal results flush, and zero is -0 when every texel
     // taking part is negative (all measured).
-    assert_eq!(blend([1e-39, 1.0, 0.0, 0.0], [255, 1, 0, 0]), 1.0 / 256.0);
-    assert_eq!(blend([2e-38, 0.0, 0.0, 0.0], [1, 255, 0, 0]).to_bits(), 0);
-    assert_eq!(blend([-0.0, -1e-40, 0.0, 0.0], [128, 128, 0, 0]).to_bits(), 0x8000_0000);
-    assert_eq!(blend([-0.0, 0.0, 0.0, 0.0], [128, 128, 0, 0]).to_bits(), 0);
-    // Non-finite texels: plain arithmetic.
-    assert!(blend([f32::NAN, 1.0, 0.0, 0.0], [128, 128, 0, 0]).is_nan());
-    assert_eq!(blend([f32::INFINITY, 1.0, 0.0, 0.0], [128, 128, 0, 0]), f32::INFINITY);
+    assert_eq!(blend_w([1e-39, 1.0, 0.0, 0.0], [255, 1, 0, 0]), 1.0 / 256.0);
+    assert_eq!(blend_w([2e-38, 0.0, 0.0, 0.0], [1, 255, 0, 0]).to_bits(), 0);
+    assert_eq!(blend_w([-0.0, -1e-40, 0.0, 0.0], [128, 128, 0, 0]).to_bits(), 0x8000_0000);
+    assert_eq!(blend_w([-0.0, 0.0, 0.0, 0.0], [128, 128, 0, 0]).to_bits(), 0);
+    // Non-finite texels: an infinity wins, even with a rounded weight of 0 (measured), NaN or
+    // infinities of both signs give NaN.
+    assert!(blend_w([f32::NAN, 1.0, 0.0, 0.0], [128, 128, 0, 0]).is_nan());
+    assert_eq!(blend_w([f32::INFINITY, 1.0, 0.0, 0.0], [128, 128, 0, 0]), f32::INFINITY);
+    assert_eq!(blend([1.0, f32::NEG_INFINITY, 0.0, 0.0], [256, 0, 0, 0], [true, true, false, false]), f32::NEG_INFINITY);
+    assert!(blend_w([f32::INFINITY, f32::NEG_INFINITY, 0.0, 0.0], [128, 128, 0, 0]).is_nan());
 }
 
 #[test]
