@@ -28,6 +28,9 @@ mod saxpy_example;
 #[path = "warps.rs"]
 #[allow(dead_code)]
 mod warps_example;
+#[path = "textures.rs"]
+#[allow(dead_code)]
+mod textures_example;
 
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
@@ -312,13 +315,229 @@ fn f32_bits_equal(a: &f32, b: &f32) -> bool {
     a.to_bits() == b.to_bits()
 }
 
+/// The texture rows: `tex1Dfetch` on linear memory, `tex1D` on 1-D arrays and `tex2D` on 2-D
+/// arrays and pitched memory, in every addressing mode, filter and normalisation, with 1, 2
+/// and 4 channels; coordinates on a 1/16-texel grid, random ones and special values.
+/// `compare` for f32 rows, which also writes the GPU's bits to `$GPU_VS_EMU_DUMP/NAME.gpu`
+/// (little-endian u32s) when that variable is set; with `$GPU_VS_EMU_REPLAY` set it reads the
+/// GPU's results from such a file instead of running the GPU (to check a changed emulator
+/// against a recorded run).
+fn tcompare(name: &str, f: impl Fn() -> Result<Vec<f32>, Error>, same: impl Fn(&f32, &f32) -> bool) -> Result<usize, Error> {
+    let file = |dir: &std::ffi::OsStr| std::path::Path::new(dir).join(format!("{name}.gpu"));
+    if let Some(dir) = std::env::var_os("GPU_VS_EMU_REPLAY") {
+        let bytes = std::fs::read(file(&dir)).map_err(|e| Error::InvalidValue { message: format!("{name}: {e}") })?;
+        let gpu: Vec<f32> = bytes.chunks_exact(4).map(|c| f32::from_bits(u32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect();
+        let emu = on(Target::Emulator, &f)?;
+        assert_eq!(gpu.len(), emu.len(), "{name}: the recorded run has another length");
+        let diffs: Vec<usize> = (0..gpu.len()).filter(|&i| !same(&gpu[i], &emu[i])).collect();
+        println!("{name:<12} {:>10} values  {:>6} differences (recorded GPU run)", gpu.len(), diffs.len());
+        for &i in diffs.iter().take(5) {
+            println!("    [{i}] gpu {:?} emulator {:?}", gpu[i], emu[i]);
+        }
+        return Ok(diffs.len());
+    }
+    if let Some(dir) = std::env::var_os("GPU_VS_EMU_DUMP") {
+        let gpu = on(Target::Gpu, &f)?;
+        let bytes: Vec<u8> = gpu.iter().flat_map(|v| v.to_bits().to_le_bytes()).collect();
+        let _ = std::fs::write(file(&dir), bytes);
+    }
+    compare(name, f, same)
+}
+
+/// A row's differences, or 1 (and the error printed) when it failed, so that one failing row
+/// does not hide the others.
+fn survive(name: &str, r: Result<usize, Error>) -> usize {
+    r.unwrap_or_else(|e| {
+        println!("{name:<12} FAILED: {e}");
+        1
+    })
+}
+
+fn texture_rows() -> Result<usize, Error> {
+    use deviceemu::texture::{AddressMode as A, FilterMode as F};
+    use textures_example::*;
+    let modes = [A::Wrap, A::Clamp, A::Mirror, A::Border];
+    let mut descs = Vec::new();
+    for normalized in [false, true] {
+        for filter in [F::Point, F::Linear] {
+            for m in modes {
+                descs.push(TextureDesc::new().address(m).filter(filter).normalized(normalized).border([7.25, -3.5, 0.125, 1000.0]));
+            }
+            descs.push(TextureDesc::new().address_xy(A::Wrap, A::Border).filter(filter).normalized(normalized).border([-1.5; 4]));
+        }
+    }
+    let specials = [0.0f32, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MAX, -f32::MAX, 1e10, -1e10, 1e-30, 0.5, 1.0];
+    // Coordinates over [-2n, 3n] (or [-2, 3] normalised): a 1/16 grid, random, special.
+    let coords = |n: usize, normalized: bool, seed: u64| -> Vec<f32> {
+        let mut v: Vec<f32> = (-32 * n as i32..=48 * n as i32).map(|k| k as f32 / 16.0).collect();
+        v.extend(floats(2048, seed).into_iter().map(|r| (r * 2.5 + 0.5) * n as f32));
+        if normalized {
+            v.iter_mut().for_each(|x| *x /= n as f32);
+        }
+        v.extend(specials);
+        v
+    };
+    let mut total = 0;
+    let lin: Vec<f32> = floats(1000, 40).into_iter().map(|v| v * 100.0).collect();
+    total += survive("tex1Dfetch", tcompare(
+        "tex1Dfetch",
+        || {
+            let buf = DeviceBuffer::from_slice(&lin)?;
+            let t = TextureObject::linear(&buf, TextureDesc::new())?;
+            let mut out = DeviceBuffer::<f32>::zeroed(1100)?;
+            launch!(fetch_each<<<5, 256>>>(t.texture(), -50, &mut out))?;
+            out.to_vec()
+        },
+        f32_bits_equal,
+    ));
+    let t37: Vec<f32> = floats(37, 41).into_iter().map(|v| v * 100.0).collect();
+    total += survive("tex1D", tcompare(
+        "tex1D",
+        || {
+            let mut all = Vec::new();
+            for d in &descs {
+                let xs = coords(37, d.normalized, 42);
+                let t = TextureObject::array_1d(&t37, *d)?;
+                let xb = DeviceBuffer::from_slice(&xs)?;
+                let mut out = DeviceBuffer::<f32>::zeroed(xs.len())?;
+                launch!(sample_each_1d<<<(xs.len() as u32).div_ceil(256), 256>>>(t.texture(), &xb, &mut out))?;
+                all.extend(out.to_vec()?);
+            }
+            Ok(all)
+        },
+        f32_bits_equal,
+    ));
+    let (w, h) = (9usize, 7usize);
+    let t97: Vec<f32> = floats(w * h, 43).into_iter().map(|v| v * 100.0).collect();
+    let pairs = |normalized: bool, seed: u64| -> (Vec<f32>, Vec<f32>) {
+        let mut xs = coords(w, normalized, seed);
+        let mut ys = coords(h, normalized, seed + 1);
+        let n = xs.len().min(ys.len());
+        xs.truncate(n);
+        ys.truncate(n);
+        ys.reverse();
+        (xs, ys)
+    };
+    let row_2d = |name: &str, pitched: bool| {
+        tcompare(
+            name,
+            || {
+                let mut all = Vec::new();
+                let pitch = deviceemu::pitch_for::<f32>(w);
+                let mut padded = vec![-999.0f32; pitch * h];
+                for j in 0..h {
+                    padded[j * pitch..j * pitch + w].copy_from_slice(&t97[j * w..(j + 1) * w]);
+                }
+                let buf = DeviceBuffer::from_slice(&padded)?;
+                for d in &descs {
+                    let (xs, ys) = pairs(d.normalized, 44);
+                    let t = if pitched { TextureObject::pitch_2d(&buf, w, h, pitch, *d)? } else { TextureObject::array_2d(w, h, &t97, *d)? };
+                    let (xb, yb) = (DeviceBuffer::from_slice(&xs)?, DeviceBuffer::from_slice(&ys)?);
+                    let mut out = DeviceBuffer::<f32>::zeroed(xs.len())?;
+                    launch!(sample_each_2d<<<(xs.len() as u32).div_ceil(256), 256>>>(t.texture(), &xb, &yb, &mut out))?;
+                    all.extend(out.to_vec()?);
+                }
+                Ok(all)
+            },
+            f32_bits_equal,
+        )
+    };
+    total += survive("tex2D", row_2d("tex2D", false));
+    total += survive("tex2D_pitch", row_2d("tex2D_pitch", true));
+    let t4: Vec<[f32; 4]> = floats(w * h * 4, 45).chunks(4).map(|c| [c[0] * 100.0, c[1], c[2] * 1e-3, c[3] * 1e4]).collect();
+    total += survive("tex2D_float4", tcompare(
+        "tex2D_float4",
+        || {
+            let mut all = Vec::new();
+            for d in descs.iter().filter(|d| d.filter == F::Linear) {
+                let (xs, ys) = pairs(d.normalized, 46);
+                let t = TextureObject::array_2d(w, h, &t4, *d)?;
+                let (xb, yb) = (DeviceBuffer::from_slice(&xs)?, DeviceBuffer::from_slice(&ys)?);
+                let mut out = DeviceBuffer::<[f32; 4]>::zeroed(xs.len())?;
+                launch!(sample_each_2d_x4<<<(xs.len() as u32).div_ceil(256), 256>>>(t.texture(), &xb, &yb, &mut out))?;
+                all.extend(out.to_vec()?.into_iter().flatten());
+            }
+            Ok(all)
+        },
+        f32_bits_equal,
+    ));
+    let t2: Vec<[f32; 2]> = floats(22, 47).chunks(2).map(|c| [c[0] * 10.0, c[1] * 1e3]).collect();
+    total += survive("tex1D_float2", tcompare(
+        "tex1D_float2",
+        || {
+            let mut all = Vec::new();
+            for d in &descs {
+                let xs = coords(11, d.normalized, 48);
+                let t = TextureObject::array_1d(&t2, *d)?;
+                let xb = DeviceBuffer::from_slice(&xs)?;
+                let mut out = DeviceBuffer::<[f32; 2]>::zeroed(xs.len())?;
+                launch!(sample_each_1d_x2<<<(xs.len() as u32).div_ceil(256), 256>>>(t.texture(), &xb, &mut out))?;
+                all.extend(out.to_vec()?.into_iter().flatten());
+            }
+            Ok(all)
+        },
+        f32_bits_equal,
+    ));
+    // Texels of every magnitude: random bit patterns with all exponents (subnormals and
+    // zeros of both signs included), bilinear in every mode; then infinities and NaN among
+    // them (NaN compared as a class).
+    let wide_texels = |specials: bool| -> Vec<f32> {
+        bits(w * h, 49)
+            .into_iter()
+            .enumerate()
+            .map(|(k, b)| match (specials, k % 9) {
+                (true, 2) => f32::INFINITY,
+                (true, 5) => f32::NAN,
+                (true, 7) => f32::NEG_INFINITY,
+                (_, 4) => f32::from_bits(b & 0x807f_ffff),
+                (_, 8) => if b & 1 == 0 { 0.0 } else { -0.0 },
+                _ => {
+                    let x = f32::from_bits(b);
+                    if x.is_finite() { x } else { f32::from_bits(b & 0xbfff_ffff) }
+                }
+            })
+            .collect()
+    };
+    for (name, specials) in [("tex2D_wide", false), ("tex2D_inf_nan", true)] {
+        let texels = wide_texels(specials);
+        total += survive(
+            name,
+            tcompare(
+                name,
+                || {
+                    let mut all = Vec::new();
+                    for d in &descs {
+                        let (xs, ys) = pairs(d.normalized, 50);
+                        let t = TextureObject::array_2d(w, h, &texels, *d)?;
+                        let (xb, yb) = (DeviceBuffer::from_slice(&xs)?, DeviceBuffer::from_slice(&ys)?);
+                        let mut out = DeviceBuffer::<f32>::zeroed(xs.len())?;
+                        launch!(sample_each_2d<<<(xs.len() as u32).div_ceil(256), 256>>>(t.texture(), &xb, &yb, &mut out))?;
+                        all.extend(out.to_vec()?);
+                    }
+                    Ok(all)
+                },
+                |p, q| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()),
+            ),
+        );
+    }
+    Ok(total)
+}
+
 fn main() -> Result<(), Error> {
-    if !deviceemu::gpu::available() {
+    // `gpu_vs_emu textures`: the texture rows alone (also without a GPU, replaying a recorded
+    // run with GPU_VS_EMU_REPLAY=dir).
+    let replay = std::env::var_os("GPU_VS_EMU_REPLAY").is_some();
+    if !replay && !deviceemu::gpu::available() {
         println!("SKIPPED: no CUDA device or driver here; gpu_vs_emu needs an NVIDIA GPU");
         return Ok(());
     }
     if std::env::var_os("GPU_VS_EMU_MISALIGNED").is_some() {
         return memory_api::misaligned_on_both();
+    }
+    if std::env::args().nth(1).as_deref() == Some("textures") {
+        let total = texture_rows()?;
+        println!("TOTAL: {total} differences");
+        std::process::exit(if total == 0 { 0 } else { 1 });
     }
     let mut total = 0;
     let n = 1 << 20;
@@ -527,6 +746,7 @@ fn main() -> Result<(), Error> {
     total += compare("casts", || memory_api::casts_row(&cast_words, &cast_bytes), |p, q| p == q)?;
     total += fp_sweep::fp_sweep_run_all(1 << 16)?;
     total += math_sweep::math_sweep_run_all(1 << 16)?;
+    total += texture_rows()?;
     println!("TOTAL: {total} differences");
     // Last, since a trap leaves the GPU context unusable (CUDA's errors are sticky).
     let trap = on(Target::Gpu, || {

@@ -40,6 +40,11 @@ pub use emu_runtime::device::{
 };
 pub use emu_runtime::device::{intrinsics, math};
 pub use emu_runtime::device::{this_cluster, this_grid, ClusterGroup, GridGroup};
+/// Textures: `Texture<T>` and its reads in kernels, `TextureDesc`, and `sampler`, the texture
+/// unit's arithmetic (the emulator's reference); `TextureObject` creates them on the host.
+pub use emu_runtime::device::texture;
+#[cfg(not(target_arch = "nvptx64"))]
+pub use emu_runtime::{pitch_for, TextureObject};
 pub use emu_runtime::{kprint, kprintln, shared_array};
 
 /// The GPU side of launches (the `gpu` feature): `available()`, `last_kernel_ms()`.
@@ -112,6 +117,9 @@ pub mod prelude {
         DeviceSliceMut, Event, HostBuffer, Stream,
     };
     pub use crate::intrinsics::*;
+    pub use crate::texture::{tex1d, tex1d_fetch, tex2d, AddressMode, FilterMode, Texture, TextureDesc};
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub use crate::TextureObject;
 }
 
 #[doc(hidden)]

@@ -36,6 +36,7 @@ pub use host::{
     config::{set_config, with_config, DefaultStream},
     devices::{device_count, get_device, set_device, STICKY_CODES},
     stream::{device_synchronize, event::Event, host_buffer::HostBuffer, Stream},
+    texture::{pitch_for, TextureObject, PITCH_ALIGNMENT},
 };
 
 #[doc(hidden)]

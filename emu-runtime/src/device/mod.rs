@@ -16,6 +16,7 @@ pub mod intrinsics;
 pub mod math;
 mod shared;
 mod symbol;
+pub mod texture;
 mod view;
 mod warp;
 

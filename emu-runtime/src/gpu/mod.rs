@@ -21,6 +21,7 @@ use crate::host::sched::launch::{GpuArg, KernelInfo, LaunchConfig};
 pub(crate) mod copy;
 pub(crate) mod stream;
 pub(crate) use stream::device_count;
+pub(crate) mod texture;
 
 /// The process's GPU: the first device, its primary context and a stream.
 pub(crate) struct Gpu {

@@ -13,6 +13,7 @@
 //! | `mem`     | device memory: buffers, relaxed element accesses, atomics, shared-memory arenas |
 //! | `sched`   | running a launch: blocks, fibers, futures, warps, the running-thread context |
 //! | `stream`  | streams, events, pinned host buffers and queued work, above `sched`: a stream's worker calls the synchronous launch |
+//! | `texture` | texture objects (host side) and the emulator's table of live ones |
 
 pub(crate) mod check;
 pub(crate) mod config;
@@ -22,3 +23,4 @@ pub(crate) mod mem;
 pub(crate) mod report;
 pub(crate) mod sched;
 pub(crate) mod stream;
+pub(crate) mod texture;

@@ -1,0 +1,333 @@
+//! Texture objects on the host: [`TextureObject`] (CUDA's `cudaCreateTextureObject` over a
+//! `DeviceBuffer`, a pitched 2-D buffer or a CUDA array), and the emulator's table of live
+//! objects that the device API's texture reads look up (`with`).
+//!
+//! # Why a snapshot is exact
+//!
+//! An emulator object keeps its own copy of the texels. For objects over a buffer
+//! ([`TextureObject::linear`], [`TextureObject::pitch_2d`]) that is exactly what CUDA shows:
+//! the object borrows the buffer (`&'b DeviceBuffer<T>`) for its whole life, so no kernel can
+//! write the buffer (that needs `&mut`) until the object is gone. Arrays are copies in CUDA
+//! too (`cudaMemcpyToArray`).
+//!
+//! # Handles
+//!
+//! A kernel gets a [`Texture<T>`], a `u64` handle that is `Copy` and `'static` like CUDA's.
+//! On the GPU it is the driver's `CUtexObject`; in the emulator an id (tagged with
+//! `EMU_TAG`) into `LIVE`. Ids are never reused, so a handle whose object was dropped is
+//! found dead and fails the kernel: no read of freed memory, ever. A per-host-thread cache
+//! (`CACHE`) keeps the lookup off the table's lock; it is flushed whenever an object is
+//! dropped (`EPOCH`).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+
+use crate::device::texture::sampler::Texels;
+use crate::device::texture::{Texel, Texture, TextureDesc};
+use crate::host::mem::buffer::DeviceBuffer;
+use crate::host::report::error::Error;
+
+/// The tag of emulator handles (GPU handles are small integers).
+const EMU_TAG: u64 = 0x7e3a_0000_0000_0000;
+
+/// The bytes a pitched row must be a multiple of (the H200's `texturePitchAlignment`).
+pub const PITCH_ALIGNMENT: usize = 32;
+
+/// What an object reads from, which decides the reads it allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Linear,
+    Array1d,
+    Array2d,
+    Pitch2d,
+}
+
+/// A texture read, as the device API asks for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Read {
+    /// `tex1Dfetch`.
+    Fetch,
+    /// `tex1D`.
+    Sample1d,
+    /// `tex2D`.
+    Sample2d,
+}
+
+/// An emulator object's texels and descriptor.
+#[derive(Debug)]
+struct State {
+    kind: Kind,
+    desc: TextureDesc,
+    channels: usize,
+    width: usize,
+    height: usize,
+    pitch: usize,
+    data: Box<[f32]>,
+}
+
+impl State {
+    fn texels(&self) -> Texels<'_> {
+        Texels { data: &self.data, channels: self.channels, width: self.width, height: self.height, pitch: self.pitch }
+    }
+}
+
+static NEXT: AtomicU64 = AtomicU64::new(1);
+static EPOCH: AtomicU64 = AtomicU64::new(0);
+static LIVE: RwLock<Option<HashMap<u64, Arc<State>>>> = RwLock::new(None);
+
+thread_local! {
+    /// `(epoch, [(handle, state)])`: the objects this host thread looked up since `epoch`.
+    static CACHE: RefCell<(u64, Vec<(u64, Arc<State>)>)> = const { RefCell::new((0, Vec::new())) };
+}
+
+fn register(state: State) -> u64 {
+    let id = EMU_TAG | NEXT.fetch_add(1, Ordering::Relaxed);
+    let mut live = LIVE.write().unwrap_or_else(|e| e.into_inner());
+    live.get_or_insert_with(HashMap::new).insert(id, Arc::new(state));
+    id
+}
+
+fn unregister(id: u64) {
+    let mut live = LIVE.write().unwrap_or_else(|e| e.into_inner());
+    if let Some(m) = live.as_mut() {
+        m.remove(&id);
+    }
+    EPOCH.fetch_add(1, Ordering::AcqRel);
+}
+
+/// Runs `f` on the texels and descriptor of the emulator object `handle`, for a read `read` of
+/// a `channels`-channel texel; a dead or foreign handle, or a read the object does not allow,
+/// fails the calling GPU thread (a panic, which the launch reports).
+#[track_caller]
+pub(crate) fn with<R>(handle: u64, channels: usize, read: Read, f: impl FnOnce(&Texels<'_>, &TextureDesc) -> R) -> R {
+    let found = CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        let epoch = EPOCH.load(Ordering::Acquire);
+        if c.0 != epoch {
+            c.1.clear();
+            c.0 = epoch;
+        }
+        if let Some((_, s)) = c.1.iter().find(|(h, _)| *h == handle) {
+            return Some(s.clone());
+        }
+        let live = LIVE.read().unwrap_or_else(|e| e.into_inner());
+        let s = live.as_ref()?.get(&handle)?.clone();
+        c.1.push((handle, s.clone()));
+        Some(s)
+    });
+    let Some(state) = found else { dead(handle) };
+    let allowed = match read {
+        Read::Fetch => state.kind == Kind::Linear,
+        Read::Sample1d => state.kind == Kind::Array1d,
+        Read::Sample2d => matches!(state.kind, Kind::Array2d | Kind::Pitch2d),
+    };
+    if !allowed || state.channels != channels {
+        wrong_read(read, state.kind);
+    }
+    f(&state.texels(), &state.desc)
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn dead(handle: u64) -> ! {
+    if handle & EMU_TAG == EMU_TAG {
+        panic!("texture object {handle:#x} was used after its TextureObject was dropped");
+    }
+    panic!(
+        "texture object {handle:#x} is not an emulator texture (created for the GPU, or never created): create \
+         texture objects under the same target as the launch (EMU_TARGET / Config::target)"
+    )
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn wrong_read(read: Read, kind: Kind) -> ! {
+    let what = match kind {
+        Kind::Linear => "linear memory (TextureObject::linear), which is read with fetch / tex1d_fetch",
+        Kind::Array1d => "a 1-D array (TextureObject::array_1d), which is read with sample_1d / tex1d",
+        Kind::Array2d => "a 2-D array (TextureObject::array_2d), which is read with sample_2d / tex2d",
+        Kind::Pitch2d => "pitched 2-D memory (TextureObject::pitch_2d), which is read with sample_2d / tex2d",
+    };
+    panic!("a texture read ({read:?}) does not match its object: the object is over {what}")
+}
+
+/// A texture object (CUDA's `cudaCreateTextureObject`): texels in device memory, read in
+/// kernels through the [`Texture<T>`] handle that [`texture`](Self::texture) returns.
+///
+/// * [`linear`](Self::linear): over a buffer (`cudaResourceTypeLinear`), read with
+///   `fetch` (`tex1Dfetch`);
+/// * [`pitch_2d`](Self::pitch_2d): over a buffer holding rows of `pitch` elements
+///   (`cudaResourceTypePitch2D`), read with `sample_2d` (`tex2D`);
+/// * [`array_1d`](Self::array_1d) and [`array_2d`](Self::array_2d): over a copy of host data
+///   (a CUDA array, `cudaResourceTypeArray`), read with `sample_1d` (`tex1D`) and `sample_2d`.
+///
+/// The object lives on the target its buffer lives on (arrays: the current target, like
+/// `DeviceBuffer`), and is destroyed when dropped.
+pub struct TextureObject<'b, T: Texel> {
+    handle: u64,
+    desc: TextureDesc,
+    #[cfg(feature = "gpu")]
+    _gpu: Option<crate::gpu::texture::GpuTexture>,
+    _buffer: PhantomData<&'b DeviceBuffer<T>>,
+}
+
+impl<T: Texel> std::fmt::Debug for TextureObject<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TextureObject").field("handle", &format_args!("{:#x}", self.handle)).field("desc", &self.desc).finish()
+    }
+}
+
+fn invalid(message: String) -> Error {
+    let e = Error::InvalidValue { message };
+    crate::host::report::last_error::record(&e);
+    e
+}
+
+fn channels_of<T: Texel>(data: &[T]) -> Result<Box<[f32]>, Error> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(data.len() * T::CHANNELS).map_err(|_| Error::MemoryAllocation { bytes: data.len() * T::CHANNELS * 4 })?;
+    out.resize(data.len() * T::CHANNELS, 0.0);
+    for (t, o) in data.iter().zip(out.chunks_exact_mut(T::CHANNELS)) {
+        t.write_channels(o);
+    }
+    Ok(out.into_boxed_slice())
+}
+
+fn on_gpu_target() -> Result<bool, Error> {
+    #[cfg(feature = "gpu")]
+    {
+        Ok(crate::host::config::effective()?.get_target() == crate::host::config::Target::Gpu)
+    }
+    #[cfg(not(feature = "gpu"))]
+    {
+        Ok(false)
+    }
+}
+
+impl<'b, T: Texel> TextureObject<'b, T> {
+    fn emulated(kind: Kind, desc: TextureDesc, width: usize, height: usize, pitch: usize, data: Box<[f32]>) -> Self {
+        let handle = register(State { kind, desc, channels: T::CHANNELS, width, height, pitch, data });
+        TextureObject {
+            handle,
+            desc,
+            #[cfg(feature = "gpu")]
+            _gpu: None,
+            _buffer: PhantomData,
+        }
+    }
+
+    #[cfg(feature = "gpu")]
+    fn on_gpu(desc: TextureDesc, res: crate::gpu::texture::Resource<'_>) -> Result<Self, Error> {
+        let g = crate::gpu::texture::GpuTexture::create(res, T::CHANNELS, &desc)?;
+        Ok(TextureObject { handle: g.handle(), desc, _gpu: Some(g), _buffer: PhantomData })
+    }
+
+    /// A texture over all of `buf` (`cudaResourceTypeLinear`), read in kernels with
+    /// [`Texture::fetch`] (`tex1Dfetch`): no filtering, no addressing, and an index outside
+    /// the buffer reads zero, so `desc`'s filter and addressing modes do not apply.
+    pub fn linear(buf: &'b DeviceBuffer<T>, desc: TextureDesc) -> Result<Self, Error> {
+        if buf.is_empty() {
+            return Err(invalid("a linear texture needs a buffer of at least one element".into()));
+        }
+        #[cfg(feature = "gpu")]
+        if let Some((ptr, len)) = buf.device_address() {
+            return Self::on_gpu(desc, crate::gpu::texture::Resource::Linear { ptr, bytes: len * std::mem::size_of::<T>() });
+        }
+        let data = channels_of(&buf.to_vec()?)?;
+        Ok(Self::emulated(Kind::Linear, desc, buf.len(), 1, buf.len(), data))
+    }
+
+    /// A 2-D texture of `width` × `height` texels over `buf`, whose rows start every `pitch`
+    /// elements (`cudaResourceTypePitch2D`, as `cudaMallocPitch` lays them out), read with
+    /// [`Texture::sample_2d`] (`tex2D`). `pitch * size_of::<T>()` must be a multiple of
+    /// [`PITCH_ALIGNMENT`] (32 bytes, CUDA's rule on the H200); [`pitch_for`] gives the
+    /// smallest such pitch.
+    pub fn pitch_2d(buf: &'b DeviceBuffer<T>, width: usize, height: usize, pitch: usize, desc: TextureDesc) -> Result<Self, Error> {
+        let size = std::mem::size_of::<T>();
+        if width == 0 || height == 0 || pitch < width || (pitch * size) % PITCH_ALIGNMENT != 0 {
+            return Err(invalid(format!(
+                "a pitched texture of {width} x {height} texels needs width and height of at least 1 and a pitch of at \
+                 least the width whose bytes are a multiple of {PITCH_ALIGNMENT} (pitch_for({width}) = {}); got pitch {pitch}",
+                pitch_for::<T>(width)
+            )));
+        }
+        if buf.len() < pitch * (height - 1) + width {
+            return Err(invalid(format!(
+                "a pitched texture of {height} rows of pitch {pitch} needs {} elements; the buffer has {}",
+                pitch * (height - 1) + width,
+                buf.len()
+            )));
+        }
+        #[cfg(feature = "gpu")]
+        if let Some((ptr, _)) = buf.device_address() {
+            return Self::on_gpu(desc, crate::gpu::texture::Resource::Pitch2d { ptr, width, height, pitch_bytes: pitch * size });
+        }
+        let data = channels_of(&buf.to_vec()?)?;
+        Ok(Self::emulated(Kind::Pitch2d, desc, width, height, pitch, data))
+    }
+
+    /// The handle kernels take.
+    pub fn texture(&self) -> Texture<T> {
+        Texture::from_handle(self.handle)
+    }
+
+    /// How the texture is sampled.
+    pub fn desc(&self) -> TextureDesc {
+        self.desc
+    }
+}
+
+impl<T: Texel> TextureObject<'static, T> {
+    /// A 1-D CUDA array holding a copy of `data`, read with [`Texture::sample_1d`] (`tex1D`).
+    pub fn array_1d(data: &[T], desc: TextureDesc) -> Result<Self, Error> {
+        if data.is_empty() {
+            return Err(invalid("a 1-D texture array needs at least one texel".into()));
+        }
+        if on_gpu_target()? {
+            #[cfg(feature = "gpu")]
+            return Self::on_gpu(
+                desc,
+                crate::gpu::texture::Resource::Array { width: data.len(), height: 0, data: &channels_of(data)? },
+            );
+        }
+        Ok(Self::emulated(Kind::Array1d, desc, data.len(), 1, data.len(), channels_of(data)?))
+    }
+
+    /// A 2-D CUDA array of `width` × `height` texels holding a copy of `data` (row after
+    /// row), read with [`Texture::sample_2d`] (`tex2D`).
+    pub fn array_2d(width: usize, height: usize, data: &[T], desc: TextureDesc) -> Result<Self, Error> {
+        if width == 0 || height == 0 || data.len() != width * height {
+            return Err(invalid(format!(
+                "a 2-D texture array of {width} x {height} texels needs width and height of at least 1 and {} texels; got {}",
+                width * height,
+                data.len()
+            )));
+        }
+        if on_gpu_target()? {
+            #[cfg(feature = "gpu")]
+            return Self::on_gpu(desc, crate::gpu::texture::Resource::Array { width, height, data: &channels_of(data)? });
+        }
+        Ok(Self::emulated(Kind::Array2d, desc, width, height, width, channels_of(data)?))
+    }
+}
+
+impl<T: Texel> Drop for TextureObject<'_, T> {
+    fn drop(&mut self) {
+        if self.handle & EMU_TAG == EMU_TAG {
+            unregister(self.handle);
+        }
+        // A GPU object is destroyed by its `GpuTexture`'s `Drop`.
+    }
+}
+
+/// The smallest pitch, in elements, of rows of `width` texels that [`TextureObject::pitch_2d`]
+/// accepts (rows padded to [`PITCH_ALIGNMENT`] bytes, as `cudaMallocPitch` pads them).
+pub fn pitch_for<T: Texel>(width: usize) -> usize {
+    let size = std::mem::size_of::<T>();
+    (width * size).div_ceil(PITCH_ALIGNMENT) * PITCH_ALIGNMENT / size
+}
