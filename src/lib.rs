@@ -32,10 +32,12 @@
 pub use emu_macros::{device, kernel};
 pub use emu_runtime::device::{
     active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, dynamic_shared, grid_dim, lane_id,
-    shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync, sync_threads, sync_threads_and, sync_threads_count,
+    match_all_sync, match_any_sync, reduce_add_sync, reduce_and_sync, reduce_max_sync, reduce_min_sync,
+    reduce_or_sync, reduce_xor_sync, shfl_down_sync, shfl_down_sync_width, shfl_sync, shfl_sync_width, shfl_up_sync,
+    shfl_up_sync_width, shfl_xor_sync, shfl_xor_sync_width, sync_threads, sync_threads_and, sync_threads_count,
     sync_threads_or, sync_warp, thread_fence, thread_fence_block, thread_idx, warp_size, AtomicAdd, AtomicBitwise,
     AtomicCas, AtomicExch, AtomicIncDec, AtomicLoadStore, AtomicMinMax, AtomicSub, DeviceCopy, Dim3, Global, GlobalMut,
-    Scope, Shared, Space, View, WarpShuffle, FULL_MASK,
+    Scope, Shared, Space, View, WarpReduce, WarpShuffle, FULL_MASK,
 };
 pub use emu_runtime::device::{intrinsics, math};
 pub use emu_runtime::{kprint, kprintln, shared_array};
@@ -71,10 +73,12 @@ macro_rules! launch {
 pub mod prelude {
     pub use crate::{
         active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, device, dynamic_shared, grid_dim, kernel,
-        kprint, kprintln, lane_id, shared_array, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync,
-        sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, sync_warp, thread_fence,
-        thread_fence_block, thread_idx, warp_size, DeviceCopy, Dim3, Global, GlobalMut, Scope, Shared, WarpShuffle,
-        FULL_MASK,
+        kprint, kprintln, lane_id, match_all_sync, match_any_sync, reduce_add_sync, reduce_and_sync,
+        reduce_max_sync, reduce_min_sync, reduce_or_sync, reduce_xor_sync, shared_array, shfl_down_sync,
+        shfl_down_sync_width, shfl_sync, shfl_sync_width, shfl_up_sync, shfl_up_sync_width, shfl_xor_sync,
+        shfl_xor_sync_width, sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, sync_warp, thread_fence,
+        thread_fence_block, thread_idx, warp_size, DeviceCopy, Dim3, Global, GlobalMut, Scope, Shared, WarpReduce,
+        WarpShuffle, FULL_MASK,
     };
     #[cfg(not(target_arch = "nvptx64"))]
     pub use crate::{launch, DeviceBuffer};

@@ -70,3 +70,20 @@ pub(crate) enum VoteOp {
     /// `__ballot_sync`.
     Ballot,
 }
+
+/// Which warp reduction (`redux.sync`) a lane takes part in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ReduxKind {
+    /// `.add`.
+    Add,
+    /// `.min`.
+    Min,
+    /// `.max`.
+    Max,
+    /// `.and`.
+    And,
+    /// `.or`.
+    Or,
+    /// `.xor`.
+    Xor,
+}

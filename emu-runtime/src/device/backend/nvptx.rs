@@ -8,6 +8,7 @@
 //!  this file ──► %tid / %ctaid / %ntid / %nctaid      (core::arch::nvptx)
 //!            ──► barrier.sync 0, barrier.red.{popc,and,or} (inline asm, not .aligned)
 //!            ──► shfl.sync, vote.sync, bar.warp.sync  (inline asm)
+//!            ──► redux.sync, match.{any,all}.sync     (sm_80 / sm_70, inline asm)
 //!            ──► ld / st / atom on generic addresses  (bounds-checked, trap on failure)
 //!            ──► ld.acquire / st.release / ld.volatile, fence.sc (ordered loads and stores)
 //!            ──► .shared arrays declared by #[kernel] (global_asm!, cvta.shared)
@@ -23,7 +24,7 @@ use core::sync::atomic::Ordering;
 
 use super::{
     AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicLoadStoreImpl,
-    AtomicMinMaxImpl, AtomicSubImpl, BarrierOp, ShflMode, VoteOp,
+    AtomicMinMaxImpl, AtomicSubImpl, BarrierOp, ReduxKind, ShflMode, VoteOp,
 };
 use crate::device::{Ordered, Scope};
 use crate::device::copy::DeviceCopy;
@@ -204,32 +205,80 @@ pub(crate) fn warp_vote(op: VoteOp, mask: u32, predicate: bool) -> u32 {
     r
 }
 
-/// One `shfl.sync` of a 32-bit word. The clamp operand is CUDA's for the default width (the
-/// whole warp): 0 for `up`, 31 for the other modes.
+/// One `shfl.sync` of a 32-bit word, with PTX's `c` operand: `((32 - width) << 8)` and the
+/// clamp (0 for `up`, 31 for the other modes), what CUDA's `__shfl_*_sync` pass.
 #[inline(always)]
-fn shfl32(mode: ShflMode, mask: u32, v: u32, b: u32) -> u32 {
+fn shfl32(mode: ShflMode, mask: u32, v: u32, b: u32, c: u32) -> u32 {
     let r: u32;
     // SAFETY: a warp shuffle over the lanes of `mask`.
     unsafe {
         match mode {
-            ShflMode::Idx => asm!("shfl.sync.idx.b32 {r}, {v}, {b}, 31, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, m = in(reg32) mask, options(nostack)),
-            ShflMode::Up => asm!("shfl.sync.up.b32 {r}, {v}, {b}, 0, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, m = in(reg32) mask, options(nostack)),
-            ShflMode::Down => asm!("shfl.sync.down.b32 {r}, {v}, {b}, 31, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, m = in(reg32) mask, options(nostack)),
-            ShflMode::Bfly => asm!("shfl.sync.bfly.b32 {r}, {v}, {b}, 31, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, m = in(reg32) mask, options(nostack)),
+            ShflMode::Idx => asm!("shfl.sync.idx.b32 {r}, {v}, {b}, {c}, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask, options(nostack)),
+            ShflMode::Up => asm!("shfl.sync.up.b32 {r}, {v}, {b}, {c}, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask, options(nostack)),
+            ShflMode::Down => asm!("shfl.sync.down.b32 {r}, {v}, {b}, {c}, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask, options(nostack)),
+            ShflMode::Bfly => asm!("shfl.sync.bfly.b32 {r}, {v}, {b}, {c}, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask, options(nostack)),
         }
     }
     r
 }
 
-/// A shuffle of `bits`: one `shfl.sync`, or two for a 64-bit value (as CUDA does).
+/// A shuffle of `bits` within segments of `width` lanes: one `shfl.sync`, or two for a 64-bit
+/// value (as CUDA does).
 #[inline(always)]
-pub(crate) fn warp_shfl(mode: ShflMode, mask: u32, bits: u64, wide: bool, lane_arg: u32) -> u64 {
-    let lo = shfl32(mode, mask, bits as u32, lane_arg) as u64;
+pub(crate) fn warp_shfl(mode: ShflMode, mask: u32, bits: u64, wide: bool, lane_arg: u32, width: u32) -> u64 {
+    let clamp = if let ShflMode::Up = mode { 0 } else { 0x1f };
+    let c = (32u32.wrapping_sub(width) << 8) | clamp;
+    let lo = shfl32(mode, mask, bits as u32, lane_arg, c) as u64;
     if wide {
-        lo | (shfl32(mode, mask, (bits >> 32) as u32, lane_arg) as u64) << 32
+        lo | (shfl32(mode, mask, (bits >> 32) as u32, lane_arg, c) as u64) << 32
     } else {
         lo
     }
+}
+
+/// `redux.sync` (sm_80): `.add`/`.min`/`.max` as `.u32` or `.s32`, `.and`/`.or`/`.xor` as `.b32`.
+#[inline(always)]
+pub(crate) fn warp_redux(kind: ReduxKind, signed: bool, mask: u32, v: u32) -> u32 {
+    let r: u32;
+    // SAFETY: a warp reduction over the lanes of `mask`.
+    unsafe {
+        match (kind, signed) {
+            (ReduxKind::Add, false) => asm!("redux.sync.add.u32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
+            (ReduxKind::Add, true) => asm!("redux.sync.add.s32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
+            (ReduxKind::Min, false) => asm!("redux.sync.min.u32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
+            (ReduxKind::Min, true) => asm!("redux.sync.min.s32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
+            (ReduxKind::Max, false) => asm!("redux.sync.max.u32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
+            (ReduxKind::Max, true) => asm!("redux.sync.max.s32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
+            (ReduxKind::And, _) => asm!("redux.sync.and.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
+            (ReduxKind::Or, _) => asm!("redux.sync.or.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
+            (ReduxKind::Xor, _) => asm!("redux.sync.xor.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
+        }
+    }
+    r
+}
+
+/// `match.any.sync` (`all` false; the predicate is always true) or `match.all.sync`, on
+/// `.b32` or `.b64` values (sm_70).
+#[inline(always)]
+pub(crate) fn warp_match(all: bool, mask: u32, bits: u64, wide: bool) -> (u32, bool) {
+    let r: u32;
+    let mut p: u32 = 1;
+    // SAFETY: a warp match over the lanes of `mask`.
+    unsafe {
+        match (all, wide) {
+            (false, false) => asm!("match.any.sync.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) bits as u32, m = in(reg32) mask, options(nostack)),
+            (false, true) => asm!("match.any.sync.b64 {r}, {v}, {m};", r = out(reg32) r, v = in(reg64) bits, m = in(reg32) mask, options(nostack)),
+            (true, false) => asm!(
+                "{{ .reg .pred %q; match.all.sync.b32 {r}|%q, {v}, {m}; selp.u32 {p}, 1, 0, %q; }}",
+                r = out(reg32) r, p = out(reg32) p, v = in(reg32) bits as u32, m = in(reg32) mask, options(nostack),
+            ),
+            (true, true) => asm!(
+                "{{ .reg .pred %q; match.all.sync.b64 {r}|%q, {v}, {m}; selp.u32 {p}, 1, 0, %q; }}",
+                r = out(reg32) r, p = out(reg32) p, v = in(reg64) bits, m = in(reg32) mask, options(nostack),
+            ),
+        }
+    }
+    (r, p != 0)
 }
 
 #[inline(always)]

@@ -317,6 +317,7 @@ impl<'a> BlockRun<'a> {
         self.warps.warp_waiting.set(0);
         self.warps.mask_queries.set(0);
         self.warps.ready_rounds.set(0);
+        self.warps.misuse.borrow_mut().take();
         self.id.serial.set(self.id.serial.get() + 1);
         let checks = self.launch.config.get_checks();
         if checks.racecheck {
@@ -408,6 +409,7 @@ impl<'a> BlockRun<'a> {
             }
             self.release();
         }
+        warp::flush_misuse(self);
         context::leave();
         overflow::disarm();
         self.launch.progress.block_done();
