@@ -39,7 +39,7 @@ pub use emu_runtime::device::{
     AtomicCas, AtomicExch, AtomicIncDec, AtomicLoadStore, AtomicMinMax, AtomicSub, DeviceCopy, Dim3, Global, GlobalMut,
     Scope, Shared, Space, View, WarpReduce, WarpShuffle, FULL_MASK,
 };
-pub use emu_runtime::device::{intrinsics, math};
+pub use emu_runtime::device::{cg, intrinsics, math};
 pub use emu_runtime::{kprint, kprintln, shared_array};
 
 /// The GPU side of launches (the `gpu` feature): `available()`, `last_kernel_ms()`.

@@ -7,6 +7,7 @@
 mod atomic;
 pub(crate) mod backend;
 mod builtins;
+pub mod cg;
 mod copy;
 mod dim;
 pub(crate) mod print;

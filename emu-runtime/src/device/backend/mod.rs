@@ -71,9 +71,11 @@ pub(crate) enum VoteOp {
     Ballot,
 }
 
-/// Which warp reduction (`redux.sync`) a lane takes part in.
+/// Which warp reduction (`redux.sync`) a lane takes part in (public only as a hidden detail
+/// of `cg`'s value traits).
+#[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ReduxKind {
+pub enum ReduxKind {
     /// `.add`.
     Add,
     /// `.min`.
