@@ -432,6 +432,56 @@ pub fn match_all_kinds(masks: &[u32], x: &[u64], out: &mut [u32]) {
     out[t * 6 + 5] = p as u32;
 }
 
+/// Every scoped atomic on `$view` at scope `$sc`.
+macro_rules! all_scoped {
+    ($view:ident, $v:expr, $sc:expr) => {{
+        let (v, sc) = ($v, $sc);
+        $view.atomic_add_scoped(0, v, sc);
+        $view.atomic_sub_scoped(1, 1, sc);
+        $view.atomic_min_scoped(2, v, sc);
+        $view.atomic_max_scoped(3, v, sc);
+        $view.atomic_and_scoped(4, v | 0x100, sc);
+        $view.atomic_or_scoped(5, v, sc);
+        $view.atomic_xor_scoped(6, v, sc);
+        $view.atomic_inc_scoped(7, u32::MAX, sc);
+        $view.atomic_dec_scoped(8, u32::MAX, sc);
+        $view.atomic_exch_scoped(9, 7, sc);
+        // A CAS loop: each thread adds 1 to element 10.
+        let mut old = $view.atomic_add_scoped(10, 0, sc);
+        loop {
+            let seen = $view.atomic_cas_scoped(10, old, old + 1, sc);
+            if seen == old {
+                break;
+            }
+            old = seen;
+        }
+    }};
+}
+
+/// Every scoped atomic at `scope` (0 block, 1 device, 2 system) on `g` (global) and on a
+/// shared copy, written out by thread 0 of each block into `out[block * 11 ..]`.
+#[kernel]
+pub fn scoped_all(scope: u32, x: &[u32], g: &mut [u32], out: &mut [u32]) {
+    let s = shared_array![u32; 11];
+    let t = thread_idx().x as usize;
+    let sc = match scope {
+        0 => Scope::Block,
+        1 => Scope::Device,
+        _ => Scope::System,
+    };
+    if t < 11 {
+        s[t] = [0, 1000, u32::MAX, 0, 0xffff_ffff, 0, 0, 0, 0, 0, 0][t];
+    }
+    sync_threads();
+    let v = x[block_idx().x as usize * block_dim().x as usize + t];
+    all_scoped!(g, v, sc);
+    all_scoped!(s, v, sc);
+    sync_threads();
+    if t < 11 {
+        out[block_idx().x as usize * 11 + t] = s[t];
+    }
+}
+
 /// Outputs per thread of `cg_tiles`.
 const CG_TILE_OUT: usize = 16;
 
@@ -892,6 +942,23 @@ fn main() -> Result<(), Error> {
             let mut v = ob.to_vec()?;
             v.extend(kept.to_vec()?);
             v.extend(labels.to_vec()?);
+            Ok(v)
+        },
+        |p, q| p == q,
+    )?;
+    let x_sc: Vec<u32> = bits(4 * 128, 15).into_iter().map(|b| b % 5000).collect();
+    total += compare(
+        "scoped_atom",
+        || {
+            let xb = DeviceBuffer::from_slice(&x_sc)?;
+            let mut v = Vec::new();
+            for scope in 0..3 {
+                let mut g = DeviceBuffer::from_slice(&[0, 1000, u32::MAX, 0, 0xffff_ffff, 0, 0, 0, 0, 0, 0u32])?;
+                let mut out = DeviceBuffer::<u32>::zeroed(4 * 11)?;
+                launch!(scoped_all<<<4, 128>>>(scope, &xb, &mut g, &mut out))?;
+                v.extend(g.to_vec()?);
+                v.extend(out.to_vec()?);
+            }
             Ok(v)
         },
         |p, q| p == q,

@@ -518,12 +518,37 @@ macro_rules! atom {
     };
 }
 
+/// `atom{.relaxed.cta|.relaxed.sys}{.shared}.OP.TYPE`: [`atom!`] at a scope (`Device` is
+/// plain `atom`, CUDA's `atomicAdd`; `Block` and `System` are `atomicAdd_block` and
+/// `atomicAdd_system`).
+macro_rules! atom_scoped {
+    ($scope:expr, $op:literal, $ptx:literal, $class:ident, $p:expr, $space:expr, $($v:expr),+) => {{
+        let old: Self;
+        // SAFETY: as for `atom!`.
+        unsafe {
+            match ($space == Space::Shared, $scope) {
+                (true, Scope::Block) => atom!(@asm "atom.relaxed.cta.shared.", $op, $ptx, $class, old, reg32, $p as usize as u32, $($v),+),
+                (true, Scope::Device) => atom!(@asm "atom.shared.", $op, $ptx, $class, old, reg32, $p as usize as u32, $($v),+),
+                (true, Scope::System) => atom!(@asm "atom.relaxed.sys.shared.", $op, $ptx, $class, old, reg32, $p as usize as u32, $($v),+),
+                (false, Scope::Block) => atom!(@asm "atom.relaxed.cta.", $op, $ptx, $class, old, reg64, $p, $($v),+),
+                (false, Scope::Device) => atom!(@asm "atom.", $op, $ptx, $class, old, reg64, $p, $($v),+),
+                (false, Scope::System) => atom!(@asm "atom.relaxed.sys.", $op, $ptx, $class, old, reg64, $p, $($v),+),
+            }
+        }
+        old
+    }};
+}
+
 macro_rules! atom_add {
     ($t:ty, $ptx:literal, $class:ident) => {
         impl AtomicAddImpl for $t {
             #[inline(always)]
             unsafe fn atomic_add_raw(p: *mut Self, v: Self, space: Space) -> Self {
                 atom!("add", $ptx, $class, p, space, v)
+            }
+            #[inline(always)]
+            unsafe fn atomic_add_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+                atom_scoped!(scope, "add", $ptx, $class, p, space, v)
             }
         }
     };
@@ -544,6 +569,10 @@ macro_rules! atom_int {
             unsafe fn atomic_sub_raw(p: *mut Self, v: Self, space: Space) -> Self {
                 atom!("add", $add, $class, p, space, v.wrapping_neg())
             }
+            #[inline(always)]
+            unsafe fn atomic_sub_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+                atom_scoped!(scope, "add", $add, $class, p, space, v.wrapping_neg())
+            }
         }
 
         impl AtomicMinMaxImpl for $t {
@@ -552,8 +581,16 @@ macro_rules! atom_int {
                 atom!("min", $ord, $class, p, space, v)
             }
             #[inline(always)]
+            unsafe fn atomic_min_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+                atom_scoped!(scope, "min", $ord, $class, p, space, v)
+            }
+            #[inline(always)]
             unsafe fn atomic_max_raw(p: *mut Self, v: Self, space: Space) -> Self {
                 atom!("max", $ord, $class, p, space, v)
+            }
+            #[inline(always)]
+            unsafe fn atomic_max_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+                atom_scoped!(scope, "max", $ord, $class, p, space, v)
             }
         }
 
@@ -561,6 +598,10 @@ macro_rules! atom_int {
             #[inline(always)]
             unsafe fn atomic_exch_raw(p: *mut Self, v: Self, space: Space) -> Self {
                 atom!("exch", $bits, $class, p, space, v)
+            }
+            #[inline(always)]
+            unsafe fn atomic_exch_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+                atom_scoped!(scope, "exch", $bits, $class, p, space, v)
             }
         }
 
@@ -570,12 +611,24 @@ macro_rules! atom_int {
                 atom!("and", $bits, $class, p, space, v)
             }
             #[inline(always)]
+            unsafe fn atomic_and_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+                atom_scoped!(scope, "and", $bits, $class, p, space, v)
+            }
+            #[inline(always)]
             unsafe fn atomic_or_raw(p: *mut Self, v: Self, space: Space) -> Self {
                 atom!("or", $bits, $class, p, space, v)
             }
             #[inline(always)]
+            unsafe fn atomic_or_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+                atom_scoped!(scope, "or", $bits, $class, p, space, v)
+            }
+            #[inline(always)]
             unsafe fn atomic_xor_raw(p: *mut Self, v: Self, space: Space) -> Self {
                 atom!("xor", $bits, $class, p, space, v)
+            }
+            #[inline(always)]
+            unsafe fn atomic_xor_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+                atom_scoped!(scope, "xor", $bits, $class, p, space, v)
             }
         }
 
@@ -583,6 +636,10 @@ macro_rules! atom_int {
             #[inline(always)]
             unsafe fn atomic_cas_raw(p: *mut Self, compare: Self, v: Self, space: Space) -> Self {
                 atom!("cas", $bits, $class, p, space, compare, v)
+            }
+            #[inline(always)]
+            unsafe fn atomic_cas_scoped_raw(p: *mut Self, compare: Self, v: Self, space: Space, scope: Scope) -> Self {
+                atom_scoped!(scope, "cas", $bits, $class, p, space, compare, v)
             }
         }
     };
@@ -597,6 +654,10 @@ impl AtomicCasImpl for u16 {
     unsafe fn atomic_cas_raw(p: *mut Self, compare: Self, v: Self, space: Space) -> Self {
         atom!("cas", "b16", reg16, p, space, compare, v)
     }
+    #[inline(always)]
+    unsafe fn atomic_cas_scoped_raw(p: *mut Self, compare: Self, v: Self, space: Space, scope: Scope) -> Self {
+        atom_scoped!(scope, "cas", "b16", reg16, p, space, compare, v)
+    }
 }
 
 impl AtomicExchImpl for f32 {
@@ -604,12 +665,20 @@ impl AtomicExchImpl for f32 {
     unsafe fn atomic_exch_raw(p: *mut Self, v: Self, space: Space) -> Self {
         atom!("exch", "b32", reg32, p, space, v)
     }
+    #[inline(always)]
+    unsafe fn atomic_exch_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+        atom_scoped!(scope, "exch", "b32", reg32, p, space, v)
+    }
 }
 
 impl AtomicExchImpl for f64 {
     #[inline(always)]
     unsafe fn atomic_exch_raw(p: *mut Self, v: Self, space: Space) -> Self {
         atom!("exch", "b64", reg64, p, space, v)
+    }
+    #[inline(always)]
+    unsafe fn atomic_exch_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+        atom_scoped!(scope, "exch", "b64", reg64, p, space, v)
     }
 }
 
@@ -619,8 +688,16 @@ impl AtomicIncDecImpl for u32 {
         atom!("inc", "u32", reg32, p, space, limit)
     }
     #[inline(always)]
+    unsafe fn atomic_inc_scoped_raw(p: *mut Self, limit: Self, space: Space, scope: Scope) -> Self {
+        atom_scoped!(scope, "inc", "u32", reg32, p, space, limit)
+    }
+    #[inline(always)]
     unsafe fn atomic_dec_raw(p: *mut Self, limit: Self, space: Space) -> Self {
         atom!("dec", "u32", reg32, p, space, limit)
+    }
+    #[inline(always)]
+    unsafe fn atomic_dec_scoped_raw(p: *mut Self, limit: Self, space: Space, scope: Scope) -> Self {
+        atom_scoped!(scope, "dec", "u32", reg32, p, space, limit)
     }
 }
 
