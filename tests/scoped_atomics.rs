@@ -9,32 +9,6 @@ use common::model;
 use deviceemu::prelude::*;
 use deviceemu::with_config;
 
-/// Every scoped atomic on `$view` at scope `$sc`.
-macro_rules! all_scoped {
-    ($view:ident, $v:expr, $sc:expr) => {{
-        let (v, sc) = ($v, $sc);
-        $view.atomic_add_scoped(0, v, sc);
-        $view.atomic_sub_scoped(1, 1, sc);
-        $view.atomic_min_scoped(2, v, sc);
-        $view.atomic_max_scoped(3, v, sc);
-        $view.atomic_and_scoped(4, v | 0x100, sc);
-        $view.atomic_or_scoped(5, v, sc);
-        $view.atomic_xor_scoped(6, v, sc);
-        $view.atomic_inc_scoped(7, u32::MAX, sc);
-        $view.atomic_dec_scoped(8, u32::MAX, sc);
-        $view.atomic_exch_scoped(9, 7, sc);
-        // A CAS loop: each thread adds 1 to element 10.
-        let mut old = $view.atomic_add_scoped(10, 0, sc);
-        loop {
-            let seen = $view.atomic_cas_scoped(10, old, old + 1, sc);
-            if seen == old {
-                break;
-            }
-            old = seen;
-        }
-    }};
-}
-
 /// Every scoped atomic at `scope` (0 block, 1 device, 2 system) on `g` (global) and on a
 /// shared copy, written out by thread 0 of each block into `out[block * 11 ..]`.
 #[kernel]
@@ -51,8 +25,46 @@ fn scoped_all(scope: u32, x: &[u32], g: &mut [u32], out: &mut [u32]) {
     }
     sync_threads();
     let v = x[block_idx().x as usize * block_dim().x as usize + t];
-    all_scoped!(g, v, sc);
-    all_scoped!(s, v, sc);
+    // The same on global memory, then on shared memory (written out twice: kernels compiled
+    // for the GPU cannot use a local macro).
+    g.atomic_add_scoped(0, v, sc);
+    g.atomic_sub_scoped(1, 1, sc);
+    g.atomic_min_scoped(2, v, sc);
+    g.atomic_max_scoped(3, v, sc);
+    g.atomic_and_scoped(4, v | 0x100, sc);
+    g.atomic_or_scoped(5, v, sc);
+    g.atomic_xor_scoped(6, v, sc);
+    g.atomic_inc_scoped(7, u32::MAX, sc);
+    g.atomic_dec_scoped(8, u32::MAX, sc);
+    g.atomic_exch_scoped(9, 7, sc);
+    // A CAS loop: each thread adds 1 to element 10.
+    let mut old = g.atomic_add_scoped(10, 0, sc);
+    loop {
+        let seen = g.atomic_cas_scoped(10, old, old + 1, sc);
+        if seen == old {
+            break;
+        }
+        old = seen;
+    }
+    s.atomic_add_scoped(0, v, sc);
+    s.atomic_sub_scoped(1, 1, sc);
+    s.atomic_min_scoped(2, v, sc);
+    s.atomic_max_scoped(3, v, sc);
+    s.atomic_and_scoped(4, v | 0x100, sc);
+    s.atomic_or_scoped(5, v, sc);
+    s.atomic_xor_scoped(6, v, sc);
+    s.atomic_inc_scoped(7, u32::MAX, sc);
+    s.atomic_dec_scoped(8, u32::MAX, sc);
+    s.atomic_exch_scoped(9, 7, sc);
+    // A CAS loop: each thread adds 1 to element 10.
+    let mut old = s.atomic_add_scoped(10, 0, sc);
+    loop {
+        let seen = s.atomic_cas_scoped(10, old, old + 1, sc);
+        if seen == old {
+            break;
+        }
+        old = seen;
+    }
     sync_threads();
     if t < 11 {
         out[block_idx().x as usize * 11 + t] = s[t];
