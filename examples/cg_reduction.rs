@@ -8,7 +8,7 @@ use deviceemu::cg;
 use deviceemu::prelude::*;
 
 /// Threads per block (at most 32 tiles, so tile 0 can reduce their sums).
-pub const BLOCK: usize = 256;
+pub(crate) const BLOCK: usize = 256;
 
 /// Each block writes the sum of its `BLOCK` elements of `input` to `partial`.
 #[kernel]
@@ -33,7 +33,7 @@ pub fn cg_block_sum(input: &[f32], partial: &mut [f32]) {
 
 /// The CPU's `cg::reduce` of 32 values: at each offset 16, 8, 4, 2, 1 every lane adds lane
 /// `lane ^ offset`'s value (all lanes end with the same bits; lane 0's are returned).
-pub fn butterfly(mut v: Vec<f32>) -> f32 {
+pub(crate) fn butterfly(mut v: Vec<f32>) -> f32 {
     for m in [16, 8, 4, 2, 1] {
         let before = v.clone();
         for (k, y) in v.iter_mut().enumerate() {
@@ -44,7 +44,7 @@ pub fn butterfly(mut v: Vec<f32>) -> f32 {
 }
 
 /// The CPU's `cg_block_sum`, in the same order.
-pub fn cg_block_sums_reference(x: &[f32], blocks: usize) -> Vec<f32> {
+pub(crate) fn cg_block_sums_reference(x: &[f32], blocks: usize) -> Vec<f32> {
     (0..blocks)
         .map(|b| {
             let sums: Vec<f32> = (0..BLOCK / 32)

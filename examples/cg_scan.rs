@@ -9,7 +9,7 @@ use deviceemu::cg;
 use deviceemu::prelude::*;
 
 /// Threads per block.
-pub const BLOCK: usize = 256;
+pub(crate) const BLOCK: usize = 256;
 
 /// Inclusive prefix sums of each block's `BLOCK` elements of `input`.
 #[kernel]
