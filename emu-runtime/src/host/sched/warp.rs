@@ -48,7 +48,9 @@
 //! thread is inactive, the retrieved value is undefined"), and asks every non-exited lane named
 //! in a mask to reach the collective. Two shapes break this and still complete on the H200, so
 //! the emulator reports them as `Barrier error detected. Divergent thread(s) in warp` (once per
-//! block, as a skipped `sync_threads` is; the block runs on and the launch returns 719):
+//! block, as a skipped `sync_threads` is: the report whose first thread is lowest, recorded
+//! when the block ends, so that the same one is chosen under every `EMU_SEED`; the block runs
+//! on and the launch returns 719):
 //!
 //! * **Skipped collective.** A lane named in the mask that takes no part and exits at a source
 //!   position *after* the collective's call site (it ran past it: `if lane < 16 { shfl(..) }`
@@ -63,6 +65,14 @@
 //!   absent in a partial warp). The lane gets **0**, what the H200 returns (RESULTS.md probe
 //!   1: all bits, both halves of a 64-bit value, for idx, up, down and xor alike). NVIDIA's
 //!   reduce7 relies on this: it is reported, and gives the H200's (right) sum.
+//!
+//! Limits of the skip verdict: a lane that leaves a loop through a `return` placed after a
+//! collective of the loop body, while the others call it again in the next iteration, is
+//! reported although CUDA allows it (exited lanes may be named), as synccheck does for
+//! `sync_threads`; and collectives inside `#[device]` helpers or `cg` methods called from a
+//! plain function are positioned where the helper's caller is only when every frame between
+//! is `#[track_caller]` (otherwise their exits are taken for early ones: no skip report; the
+//! shuffle-source report does not depend on positions).
 //!
 //! A source outside the segment (down past its end, up below its start, xor into a higher
 //! segment) gives the caller's own value, as PTX defines; this is not an error.
