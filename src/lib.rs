@@ -32,13 +32,15 @@
 pub use emu_macros::{constant, device, device_global, kernel};
 pub use emu_runtime::device::{
     active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, dynamic_shared, grid_dim, lane_id,
-    shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync, sync_threads, sync_threads_and, sync_threads_count,
+    match_all_sync, match_any_sync, reduce_add_sync, reduce_and_sync, reduce_max_sync, reduce_min_sync,
+    reduce_or_sync, reduce_xor_sync, shfl_down_sync, shfl_down_sync_width, shfl_sync, shfl_sync_width, shfl_up_sync,
+    shfl_up_sync_width, shfl_xor_sync, shfl_xor_sync_width, sync_threads, sync_threads_and, sync_threads_count,
     sync_threads_or, sync_warp, thread_fence, thread_fence_block, thread_idx, warp_size, AtomicAdd, AtomicBitwise,
     AnyBitPattern, AtomicCas, AtomicExch, AtomicIncDec, AtomicLoadStore, AtomicMinMax, AtomicSub, Constant, DeviceCopy, DeviceGlobal,
     Dim3, Global, GlobalMut,
-    Scope, Shared, Space, View, WarpShuffle, FULL_MASK,
+    Scope, Shared, Space, View, WarpReduce, WarpShuffle, FULL_MASK,
 };
-pub use emu_runtime::device::{intrinsics, math};
+pub use emu_runtime::device::{cg, intrinsics, math};
 pub use emu_runtime::device::{this_cluster, this_grid, ClusterGroup, GridGroup};
 /// Textures: `Texture<T>` and its reads in kernels, `TextureDesc`, and `sampler`, the texture
 /// unit's arithmetic (the emulator's reference); `TextureObject` creates them on the host.
@@ -105,10 +107,11 @@ macro_rules! launch_cooperative {
 pub mod prelude {
     pub use crate::{
         active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, constant, device, device_global, dynamic_shared,
-        grid_dim, kernel,
-        kprint, kprintln, lane_id, shared_array, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync,
-        sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, sync_warp, thread_fence,
-        thread_fence_block, thread_idx, this_cluster, this_grid, warp_size, DeviceCopy, Dim3, Global, GlobalMut, Scope, Shared,
+        grid_dim, kernel, kprint, kprintln, lane_id, match_all_sync, match_any_sync, reduce_add_sync, reduce_and_sync,
+        reduce_max_sync, reduce_min_sync, reduce_or_sync, reduce_xor_sync, shared_array, shfl_down_sync,
+        shfl_down_sync_width, shfl_sync, shfl_sync_width, shfl_up_sync, shfl_up_sync_width, shfl_xor_sync,
+        shfl_xor_sync_width, sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, sync_warp, thread_fence,
+        thread_fence_block, thread_idx, this_cluster, this_grid, warp_size, DeviceCopy, Dim3, Global, GlobalMut, Scope, Shared, WarpReduce,
         WarpShuffle, FULL_MASK,
     };
     #[cfg(not(target_arch = "nvptx64"))]

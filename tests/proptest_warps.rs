@@ -5,7 +5,9 @@
 //! Each live lane records a ballot, `all`/`any`, and one shuffle of each mode. The model
 //! computes what PTX defines: exited and missing lanes do not vote, a shuffle's lane argument
 //! counts modulo 32, and a source outside the warp gives the lane its own value. A shuffle
-//! whose source is a lane that exited is undefined on the GPU, so the model skips that output.
+//! whose source is a lane that exited or is missing is undefined in CUDA: the H200 returns 0
+//! (RESULTS.md probe 1), and the emulator returns 0 and reports it, so the model expects 0
+//! and a failed launch (719) exactly when some live lane reads such a source.
 
 use deviceemu::prelude::*;
 use deviceemu::testing::Model;
@@ -33,8 +35,8 @@ fn collectives(gone: &[u32], values: &[u32], args: &[u32], out: &mut [u32]) {
     out[t * OUT + 6] = active_mask();
 }
 
-/// What lane `t` must record, `None` where the GPU's result is undefined.
-fn model(t: usize, n: usize, gone: &[u32], values: &[u32], args: &[u32]) -> [Option<u32>; OUT] {
+/// What lane `t` must record, and whether it reads from a lane that takes no part.
+fn model(t: usize, n: usize, gone: &[u32], values: &[u32], args: &[u32]) -> ([u32; OUT], bool) {
     let base = t - t % 32;
     let live = |l: usize| base + l < n && gone[base + l] == 0;
     let lanes: Vec<usize> = (0..32).filter(|&l| live(l)).collect();
@@ -44,20 +46,26 @@ fn model(t: usize, n: usize, gone: &[u32], values: &[u32], args: &[u32]) -> [Opt
     let any = lanes.iter().any(|&l| p(l));
     let lane = t % 32;
     let (v, b) = (values[t], (args[t] & 31) as usize);
+    let bad = std::cell::Cell::new(false);
     let read = |src: Option<usize>| match src {
-        None => Some(v),
-        Some(j) if live(j) => Some(values[base + j]),
-        Some(_) => None, // an exited or missing source: undefined
+        None => v,
+        Some(j) if live(j) => values[base + j],
+        // An exited or missing source: 0, as on the H200, and reported.
+        Some(_) => {
+            bad.set(true);
+            0
+        }
     };
-    [
-        Some(ballot),
-        Some(all as u32 | (any as u32) << 1),
+    let out = [
+        ballot,
+        all as u32 | (any as u32) << 1,
         read(Some(b)),
         read(lane.checked_sub(b)),
         read(Some(lane + b).filter(|&j| j < 32)),
         read(Some(lane ^ b)),
-        Some(lanes.iter().fold(0u32, |m, &l| m | 1 << l)),
-    ]
+        lanes.iter().fold(0u32, |m, &l| m | 1 << l),
+    ];
+    (out, bad.get())
 }
 
 /// Each case runs under one of `deviceemu::testing`'s settings with warps of 32 (the model is
@@ -73,13 +81,22 @@ fn collectives_match_the_warp_model() {
         let gone: Vec<u32> = raw[..n].iter().map(|r| (r.2 == 0) as u32).collect();
         let (gb, vb, ab) = (DeviceBuffer::from_slice(&gone).unwrap(), DeviceBuffer::from_slice(&values).unwrap(), DeviceBuffer::from_slice(&args).unwrap());
         let mut out = DeviceBuffer::<u32>::zeroed(n * OUT).unwrap();
-        launch!(collectives<<<1, n as u32>>>(&gb, &vb, &ab, &mut out))?;
+        let r = deviceemu::quietly(|| launch!(collectives<<<1, n as u32>>>(&gb, &vb, &ab, &mut out)));
         let out = out.to_vec().unwrap();
+        let mut bad = false;
         for t in (0..n).filter(|&t| gone[t] == 0) {
-            for (k, want) in model(t, n, &gone, &values, &args).into_iter().enumerate() {
-                if let Some(w) = want {
-                    prop_assert_eq!(out[t * OUT + k], w, "thread {} output {}", t, k);
-                }
+            let (want, b) = model(t, n, &gone, &values, &args);
+            bad |= b;
+            for (k, w) in want.into_iter().enumerate() {
+                prop_assert_eq!(out[t * OUT + k], w, "thread {} output {}", t, k);
+            }
+        }
+        match r {
+            Ok(()) => prop_assert!(!bad, "a shuffle from a lane that takes no part was not reported"),
+            Err(e) => {
+                prop_assert!(bad, "unexpected report: {}", e);
+                prop_assert_eq!(e.code(), 719);
+                prop_assert!(e.to_string().contains("which take no part in the shuffle"), "{}", e);
             }
         }
         Ok(())

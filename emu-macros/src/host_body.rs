@@ -14,8 +14,9 @@
 //! blocking barrier, which the scheduler handles by parking the thread's fiber.
 //!
 //! Warp collectives called the same way (`active_mask`, `sync_warp`, `all_sync`, `any_sync`,
-//! `ballot_sync`, `shfl_sync`, `shfl_up_sync`, `shfl_down_sync`, `shfl_xor_sync`, without a
-//! turbofish) become
+//! `ballot_sync`, `shfl_sync`, `shfl_up_sync`, `shfl_down_sync`, `shfl_xor_sync`, their
+//! `_width` forms, the `reduce_*_sync` reductions, `match_any_sync` and `match_all_sync`,
+//! without a turbofish) become
 //! `name_await(args).await` likewise, and also make the kernel a state machine.
 //!
 //! These names are therefore reserved inside kernel bodies: a user function called
@@ -88,7 +89,10 @@ impl VisitMut for HostBody<'_> {
                     // would drop): `name(args)` becomes `name_await(args).await`.
                     (
                         "active_mask" | "sync_warp" | "all_sync" | "any_sync" | "ballot_sync" | "shfl_sync"
-                        | "shfl_up_sync" | "shfl_down_sync" | "shfl_xor_sync",
+                        | "shfl_up_sync" | "shfl_down_sync" | "shfl_xor_sync" | "shfl_sync_width"
+                        | "shfl_up_sync_width" | "shfl_down_sync_width" | "shfl_xor_sync_width" | "reduce_add_sync"
+                        | "reduce_min_sync" | "reduce_max_sync" | "reduce_and_sync" | "reduce_or_sync"
+                        | "reduce_xor_sync" | "match_any_sync" | "match_all_sync",
                         _,
                     ) if last.arguments.is_none() && args.len() == warp_arity(&name) => {
                         let awaited = Ident::new(&format!("{name}_await"), span);
@@ -115,6 +119,9 @@ fn warp_arity(name: &str) -> usize {
         "active_mask" => 0,
         "sync_warp" => 1,
         "all_sync" | "any_sync" | "ballot_sync" => 2,
+        "reduce_add_sync" | "reduce_min_sync" | "reduce_max_sync" | "reduce_and_sync" | "reduce_or_sync"
+        | "reduce_xor_sync" | "match_any_sync" | "match_all_sync" => 2,
+        "shfl_sync_width" | "shfl_up_sync_width" | "shfl_down_sync_width" | "shfl_xor_sync_width" => 4,
         _ => 3,
     }
 }

@@ -44,6 +44,7 @@
 //! | `atomic_store(i, x, Release)` | `st.release.gpu` | `store(Release)` |
 //! | `atomic_store(i, x, SeqCst)` | `fence.sc.gpu; st.relaxed.gpu` | `store(SeqCst)` |
 //! | `..._scoped(.., Scope::Block / Device / System)` | `.cta` / `.gpu` / `.sys` instead of `.gpu` | as above |
+//! | `atomic_add_scoped(i, x, Scope::Block / System)` (and every read-modify-write) | `atom.relaxed.cta` / `atom.relaxed.sys` | as unscoped |
 //! | `volatile_load(i)` | `ld.volatile` | `load(Relaxed)` |
 //! | `volatile_store(i, x)` | `st.volatile` | `store(Relaxed)` |
 //!
@@ -327,6 +328,57 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         // SAFETY: as in `atomic_add`.
         unsafe { T::atomic_dec_raw(p, limit, K::SPACE) }
     }
+}
+
+/// The scoped read-modify-write atomics: CUDA's `atomicAdd_block` / `atomicAdd_system` and the
+/// like are `atomic_add_scoped(i, v, Scope::Block)` / `(.., Scope::System)`, in the form of
+/// [`View::atomic_load_scoped`]. `Scope::Device` is the plain atomic. On the GPU they are
+/// `atom.relaxed.cta` / `atom.relaxed.sys` (`atom` for the device scope); on the host every
+/// scope is the whole machine, so they do what the unscoped forms do.
+macro_rules! scoped_rmw {
+    ($($(#[$doc:meta])* $name:ident, $raw:ident, $bound:ident, ($($arg:ident),+);)*) => {
+        impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
+            $(
+                $(#[$doc])*
+                #[inline(always)]
+                #[track_caller]
+                pub fn $name(&self, i: usize, $($arg: T,)+ scope: Scope) -> T
+                where
+                    T: $bound,
+                    K: Writable,
+                {
+                    let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
+                    // SAFETY: as in `atomic_add`.
+                    unsafe { T::$raw(p, $($arg,)+ K::SPACE, scope) }
+                }
+            )*
+        }
+    };
+}
+
+scoped_rmw! {
+    /// [`View::atomic_add`] at `scope` (`atomicAdd_block`, `atomicAdd_system`).
+    atomic_add_scoped, atomic_add_scoped_raw, AtomicAdd, (value);
+    /// [`View::atomic_sub`] at `scope`.
+    atomic_sub_scoped, atomic_sub_scoped_raw, AtomicSub, (value);
+    /// [`View::atomic_min`] at `scope`.
+    atomic_min_scoped, atomic_min_scoped_raw, AtomicMinMax, (value);
+    /// [`View::atomic_max`] at `scope`.
+    atomic_max_scoped, atomic_max_scoped_raw, AtomicMinMax, (value);
+    /// [`View::atomic_exch`] at `scope`.
+    atomic_exch_scoped, atomic_exch_scoped_raw, AtomicExch, (value);
+    /// [`View::atomic_and`] at `scope`.
+    atomic_and_scoped, atomic_and_scoped_raw, AtomicBitwise, (value);
+    /// [`View::atomic_or`] at `scope`.
+    atomic_or_scoped, atomic_or_scoped_raw, AtomicBitwise, (value);
+    /// [`View::atomic_xor`] at `scope`.
+    atomic_xor_scoped, atomic_xor_scoped_raw, AtomicBitwise, (value);
+    /// [`View::atomic_cas`] at `scope` (`atomicCAS_block`, `atomicCAS_system`).
+    atomic_cas_scoped, atomic_cas_scoped_raw, AtomicCas, (compare, value);
+    /// [`View::atomic_inc`] at `scope`.
+    atomic_inc_scoped, atomic_inc_scoped_raw, AtomicIncDec, (limit);
+    /// [`View::atomic_dec`] at `scope`.
+    atomic_dec_scoped, atomic_dec_scoped_raw, AtomicIncDec, (limit);
 }
 
 /// Which threads an ordered access synchronises with: CUDA's `cuda::thread_scope`, PTX's

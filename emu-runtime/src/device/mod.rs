@@ -8,6 +8,7 @@ mod atomic;
 pub(crate) mod backend;
 mod builtins;
 mod cluster;
+pub mod cg;
 mod copy;
 mod dim;
 mod grid;
@@ -35,7 +36,9 @@ pub use grid::{this_grid, GridGroup};
 pub use cluster::{this_cluster, ClusterGroup};
 pub use shared::dynamic_shared;
 pub use warp::{
-    active_mask, all_sync, any_sync, ballot_sync, lane_id, shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync,
-    sync_warp, warp_size, WarpShuffle, FULL_MASK,
+    active_mask, all_sync, any_sync, ballot_sync, lane_id, match_all_sync, match_any_sync, reduce_add_sync,
+    reduce_and_sync, reduce_max_sync, reduce_min_sync, reduce_or_sync, reduce_xor_sync, shfl_down_sync,
+    shfl_down_sync_width, shfl_sync, shfl_sync_width, shfl_up_sync, shfl_up_sync_width, shfl_xor_sync,
+    shfl_xor_sync_width, sync_warp, warp_size, WarpReduce, WarpShuffle, FULL_MASK,
 };
 pub use view::{Global, GlobalMut, ReadOnly, ReadWrite, Shared, SharedMem, Space, View, ViewKind, Writable};

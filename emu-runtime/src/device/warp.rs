@@ -9,13 +9,19 @@
 //! as `Barrier error detected. Divergent thread(s) in warp` (never a hang), and a mask
 //! without the calling lane as `Barrier error detected. Invalid arguments`.
 //!
-//! The shuffles follow PTX's `shfl.sync` with CUDA's default width (the whole warp): only
-//! the low five bits of the lane, delta or lane mask are used, and a lane whose source lies
-//! outside the warp gets its own value back. Reading from a lane that is named in no
-//! collective (it exited, or is not in `mask`) is undefined on the GPU; the emulator then
-//! returns the caller's own value.
+//! The shuffles follow PTX's `shfl.sync`: only the low five bits of the lane, delta or lane
+//! mask are used, and a lane whose source lies outside its segment (the whole warp, or
+//! `width` lanes with the `_width` forms) gets its own value back. Reading from a lane that
+//! takes no part in the shuffle (it exited, is not in `mask`, or is absent from a partial
+//! warp) is undefined in CUDA: the H200 returns 0, and so does the emulator, which also
+//! reports it (`Barrier error detected. Divergent thread(s) in warp`). A lane named in a
+//! mask that runs past the collective without calling it is reported the same way. Lanes
+//! that exit *before* a collective (`if i >= n { return; }`) count as arrived.
+//!
+//! Also here: the sm_80 warp reductions ([`reduce_add_sync`] and friends, `redux.sync`) and
+//! the sm_70 matches ([`match_any_sync`], [`match_all_sync`], `match.sync`).
 
-use super::backend::{self, ShflMode, VoteOp};
+use super::backend::{self, ReduxKind, ShflMode, VoteOp};
 
 /// The mask naming all 32 lanes of a warp (`0xffffffff`).
 pub const FULL_MASK: u32 = 0xffff_ffff;
@@ -81,7 +87,7 @@ pub fn ballot_sync(mask: u32, predicate: bool) -> u32 {
 #[inline(always)]
 #[track_caller]
 pub fn shfl_sync<T: WarpShuffle>(mask: u32, value: T, src_lane: u32) -> T {
-    T::from_bits(backend::warp_shfl(ShflMode::Idx, mask, value.to_bits(), T::WIDE, src_lane))
+    T::from_bits(backend::warp_shfl(ShflMode::Idx, mask, value.to_bits(), T::WIDE, src_lane, 32))
 }
 
 /// `value` as lane `lane_id() - delta` passed it, or the caller's own `value` when that lane
@@ -89,7 +95,7 @@ pub fn shfl_sync<T: WarpShuffle>(mask: u32, value: T, src_lane: u32) -> T {
 #[inline(always)]
 #[track_caller]
 pub fn shfl_up_sync<T: WarpShuffle>(mask: u32, value: T, delta: u32) -> T {
-    T::from_bits(backend::warp_shfl(ShflMode::Up, mask, value.to_bits(), T::WIDE, delta))
+    T::from_bits(backend::warp_shfl(ShflMode::Up, mask, value.to_bits(), T::WIDE, delta, 32))
 }
 
 /// `value` as lane `lane_id() + delta` passed it, or the caller's own `value` when that lane
@@ -97,7 +103,7 @@ pub fn shfl_up_sync<T: WarpShuffle>(mask: u32, value: T, delta: u32) -> T {
 #[inline(always)]
 #[track_caller]
 pub fn shfl_down_sync<T: WarpShuffle>(mask: u32, value: T, delta: u32) -> T {
-    T::from_bits(backend::warp_shfl(ShflMode::Down, mask, value.to_bits(), T::WIDE, delta))
+    T::from_bits(backend::warp_shfl(ShflMode::Down, mask, value.to_bits(), T::WIDE, delta, 32))
 }
 
 /// `value` as lane `lane_id() ^ lane_mask` passed it (`__shfl_xor_sync`, the butterfly of
@@ -105,7 +111,142 @@ pub fn shfl_down_sync<T: WarpShuffle>(mask: u32, value: T, delta: u32) -> T {
 #[inline(always)]
 #[track_caller]
 pub fn shfl_xor_sync<T: WarpShuffle>(mask: u32, value: T, lane_mask: u32) -> T {
-    T::from_bits(backend::warp_shfl(ShflMode::Bfly, mask, value.to_bits(), T::WIDE, lane_mask))
+    T::from_bits(backend::warp_shfl(ShflMode::Bfly, mask, value.to_bits(), T::WIDE, lane_mask, 32))
+}
+
+/// [`shfl_sync`] within segments of `width` lanes (`__shfl_sync(mask, v, src, width)`):
+/// reads lane `(lane_id() & !(width - 1)) + src_lane % width`.
+///
+/// `width` must be a power of two from 1 to 32, as in CUDA; it becomes PTX's `c` operand
+/// `((32 - width) << 8) | 31`, exactly what CUDA's headers pass, so other values do what
+/// they do on the GPU.
+#[inline(always)]
+#[track_caller]
+pub fn shfl_sync_width<T: WarpShuffle>(mask: u32, value: T, src_lane: u32, width: u32) -> T {
+    T::from_bits(backend::warp_shfl(ShflMode::Idx, mask, value.to_bits(), T::WIDE, src_lane, width))
+}
+
+/// [`shfl_up_sync`] within segments of `width` lanes (`__shfl_up_sync(mask, v, delta,
+/// width)`): a lane whose `lane_id() % width < delta` keeps its own value.
+#[inline(always)]
+#[track_caller]
+pub fn shfl_up_sync_width<T: WarpShuffle>(mask: u32, value: T, delta: u32, width: u32) -> T {
+    T::from_bits(backend::warp_shfl(ShflMode::Up, mask, value.to_bits(), T::WIDE, delta, width))
+}
+
+/// [`shfl_down_sync`] within segments of `width` lanes (`__shfl_down_sync(mask, v, delta,
+/// width)`): a lane whose `lane_id() % width + delta >= width` keeps its own value.
+#[inline(always)]
+#[track_caller]
+pub fn shfl_down_sync_width<T: WarpShuffle>(mask: u32, value: T, delta: u32, width: u32) -> T {
+    T::from_bits(backend::warp_shfl(ShflMode::Down, mask, value.to_bits(), T::WIDE, delta, width))
+}
+
+/// [`shfl_xor_sync`] with `width` (`__shfl_xor_sync(mask, v, lane_mask, width)`): reads lane
+/// `lane_id() ^ lane_mask` unless that lane lies in a higher segment than the caller's (then
+/// its own value; a lower segment is read, as on the GPU).
+#[inline(always)]
+#[track_caller]
+pub fn shfl_xor_sync_width<T: WarpShuffle>(mask: u32, value: T, lane_mask: u32, width: u32) -> T {
+    T::from_bits(backend::warp_shfl(ShflMode::Bfly, mask, value.to_bits(), T::WIDE, lane_mask, width))
+}
+
+/// The wrapping sum of `value` over the lanes of `mask` that take part, given to each of them
+/// (`__reduce_add_sync`, sm_80 `redux.sync.add`), for `u32` and `i32`.
+#[inline(always)]
+#[track_caller]
+pub fn reduce_add_sync<T: WarpReduce>(mask: u32, value: T) -> T {
+    T::from_word(backend::warp_redux(ReduxKind::Add, T::SIGNED, mask, value.to_word()))
+}
+
+/// The minimum of `value` over the lanes of `mask` (`__reduce_min_sync`; signed for `i32`).
+#[inline(always)]
+#[track_caller]
+pub fn reduce_min_sync<T: WarpReduce>(mask: u32, value: T) -> T {
+    T::from_word(backend::warp_redux(ReduxKind::Min, T::SIGNED, mask, value.to_word()))
+}
+
+/// The maximum of `value` over the lanes of `mask` (`__reduce_max_sync`; signed for `i32`).
+#[inline(always)]
+#[track_caller]
+pub fn reduce_max_sync<T: WarpReduce>(mask: u32, value: T) -> T {
+    T::from_word(backend::warp_redux(ReduxKind::Max, T::SIGNED, mask, value.to_word()))
+}
+
+/// The bitwise and of `value` over the lanes of `mask` (`__reduce_and_sync`).
+#[inline(always)]
+#[track_caller]
+pub fn reduce_and_sync(mask: u32, value: u32) -> u32 {
+    backend::warp_redux(ReduxKind::And, false, mask, value)
+}
+
+/// The bitwise or of `value` over the lanes of `mask` (`__reduce_or_sync`).
+#[inline(always)]
+#[track_caller]
+pub fn reduce_or_sync(mask: u32, value: u32) -> u32 {
+    backend::warp_redux(ReduxKind::Or, false, mask, value)
+}
+
+/// The bitwise exclusive or of `value` over the lanes of `mask` (`__reduce_xor_sync`).
+#[inline(always)]
+#[track_caller]
+pub fn reduce_xor_sync(mask: u32, value: u32) -> u32 {
+    backend::warp_redux(ReduxKind::Xor, false, mask, value)
+}
+
+/// The lanes of `mask` whose `value` equals the caller's, bit for bit (`__match_any_sync`,
+/// sm_70 `match.any.sync`; 64-bit types compare all 64 bits).
+#[inline(always)]
+#[track_caller]
+pub fn match_any_sync<T: WarpShuffle>(mask: u32, value: T) -> u32 {
+    backend::warp_match(false, mask, value.to_bits(), T::WIDE).0
+}
+
+/// Whether every lane of `mask` has the same `value` (`__match_all_sync`, sm_70
+/// `match.all.sync`): `(mask, true)` when they all agree, `(0, false)` otherwise. CUDA returns
+/// the first and writes the second through its `int *pred` argument.
+#[inline(always)]
+#[track_caller]
+pub fn match_all_sync<T: WarpShuffle>(mask: u32, value: T) -> (u32, bool) {
+    backend::warp_match(true, mask, value.to_bits(), T::WIDE)
+}
+
+/// The types the warp reductions take: `u32` and `i32` (min and max are signed for `i32`),
+/// as CUDA's `__reduce_{add,min,max}_sync` overloads.
+pub trait WarpReduce: Copy + sealed::Sealed {
+    /// Whether min and max compare as signed.
+    #[doc(hidden)]
+    const SIGNED: bool;
+    /// The value's bits.
+    #[doc(hidden)]
+    fn to_word(self) -> u32;
+    /// The value back from its bits.
+    #[doc(hidden)]
+    fn from_word(w: u32) -> Self;
+}
+
+impl WarpReduce for u32 {
+    const SIGNED: bool = false;
+    #[inline(always)]
+    fn to_word(self) -> u32 {
+        self
+    }
+    #[inline(always)]
+    fn from_word(w: u32) -> Self {
+        w
+    }
+}
+
+impl WarpReduce for i32 {
+    const SIGNED: bool = true;
+    #[inline(always)]
+    fn to_word(self) -> u32 {
+        self as u32
+    }
+    #[inline(always)]
+    fn from_word(w: u32) -> Self {
+        w as i32
+    }
 }
 
 mod sealed {

@@ -20,6 +20,18 @@ pub trait AtomicAddImpl: Sized {
     /// is shared. While the kernel runs, that memory is only accessed through relaxed loads
     /// and stores and atomics (the invariant of `host::memory`).
     unsafe fn atomic_add_raw(p: *mut Self, v: Self, space: Space) -> Self;
+    /// `atomic_add_raw` at scope `scope` (`.cta`, `.gpu` or `.sys` on the GPU). The host has one
+    /// scope, the whole machine: this default ignores `scope`.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    #[inline(always)]
+    unsafe fn atomic_add_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+        let _ = scope;
+        // SAFETY: the caller's contract, which is `atomic_add_raw`'s.
+        unsafe { Self::atomic_add_raw(p, v, space) }
+    }
 }
 
 /// How each element type performs `atomic_sub` (on the GPU, `atom.add` of the wrapping
@@ -32,6 +44,18 @@ pub trait AtomicSubImpl: Sized {
     ///
     /// As [`AtomicAddImpl::atomic_add_raw`].
     unsafe fn atomic_sub_raw(p: *mut Self, v: Self, space: Space) -> Self;
+    /// `atomic_sub_raw` at scope `scope` (`.cta`, `.gpu` or `.sys` on the GPU). The host has one
+    /// scope, the whole machine: this default ignores `scope`.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    #[inline(always)]
+    unsafe fn atomic_sub_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+        let _ = scope;
+        // SAFETY: the caller's contract, which is `atomic_sub_raw`'s.
+        unsafe { Self::atomic_sub_raw(p, v, space) }
+    }
 }
 
 /// How each element type performs `atomic_min` and `atomic_max`.
@@ -43,12 +67,36 @@ pub trait AtomicMinMaxImpl: Sized {
     ///
     /// As [`AtomicAddImpl::atomic_add_raw`].
     unsafe fn atomic_min_raw(p: *mut Self, v: Self, space: Space) -> Self;
+    /// `atomic_min_raw` at scope `scope` (`.cta`, `.gpu` or `.sys` on the GPU). The host has one
+    /// scope, the whole machine: this default ignores `scope`.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    #[inline(always)]
+    unsafe fn atomic_min_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+        let _ = scope;
+        // SAFETY: the caller's contract, which is `atomic_min_raw`'s.
+        unsafe { Self::atomic_min_raw(p, v, space) }
+    }
     /// Stores the larger of `*p` and `v` atomically and returns the old value.
     ///
     /// # Safety
     ///
     /// As [`AtomicAddImpl::atomic_add_raw`].
     unsafe fn atomic_max_raw(p: *mut Self, v: Self, space: Space) -> Self;
+    /// `atomic_max_raw` at scope `scope` (`.cta`, `.gpu` or `.sys` on the GPU). The host has one
+    /// scope, the whole machine: this default ignores `scope`.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    #[inline(always)]
+    unsafe fn atomic_max_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+        let _ = scope;
+        // SAFETY: the caller's contract, which is `atomic_max_raw`'s.
+        unsafe { Self::atomic_max_raw(p, v, space) }
+    }
 }
 
 /// How each element type performs `atomic_exch`.
@@ -60,6 +108,18 @@ pub trait AtomicExchImpl: Sized {
     ///
     /// As [`AtomicAddImpl::atomic_add_raw`].
     unsafe fn atomic_exch_raw(p: *mut Self, v: Self, space: Space) -> Self;
+    /// `atomic_exch_raw` at scope `scope` (`.cta`, `.gpu` or `.sys` on the GPU). The host has one
+    /// scope, the whole machine: this default ignores `scope`.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    #[inline(always)]
+    unsafe fn atomic_exch_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+        let _ = scope;
+        // SAFETY: the caller's contract, which is `atomic_exch_raw`'s.
+        unsafe { Self::atomic_exch_raw(p, v, space) }
+    }
 }
 
 /// How each element type performs `atomic_and`, `atomic_or` and `atomic_xor`.
@@ -71,18 +131,54 @@ pub trait AtomicBitwiseImpl: Sized {
     ///
     /// As [`AtomicAddImpl::atomic_add_raw`].
     unsafe fn atomic_and_raw(p: *mut Self, v: Self, space: Space) -> Self;
+    /// `atomic_and_raw` at scope `scope` (`.cta`, `.gpu` or `.sys` on the GPU). The host has one
+    /// scope, the whole machine: this default ignores `scope`.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    #[inline(always)]
+    unsafe fn atomic_and_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+        let _ = scope;
+        // SAFETY: the caller's contract, which is `atomic_and_raw`'s.
+        unsafe { Self::atomic_and_raw(p, v, space) }
+    }
     /// `*p |= v` atomically; returns the old value.
     ///
     /// # Safety
     ///
     /// As [`AtomicAddImpl::atomic_add_raw`].
     unsafe fn atomic_or_raw(p: *mut Self, v: Self, space: Space) -> Self;
+    /// `atomic_or_raw` at scope `scope` (`.cta`, `.gpu` or `.sys` on the GPU). The host has one
+    /// scope, the whole machine: this default ignores `scope`.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    #[inline(always)]
+    unsafe fn atomic_or_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+        let _ = scope;
+        // SAFETY: the caller's contract, which is `atomic_or_raw`'s.
+        unsafe { Self::atomic_or_raw(p, v, space) }
+    }
     /// `*p ^= v` atomically; returns the old value.
     ///
     /// # Safety
     ///
     /// As [`AtomicAddImpl::atomic_add_raw`].
     unsafe fn atomic_xor_raw(p: *mut Self, v: Self, space: Space) -> Self;
+    /// `atomic_xor_raw` at scope `scope` (`.cta`, `.gpu` or `.sys` on the GPU). The host has one
+    /// scope, the whole machine: this default ignores `scope`.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    #[inline(always)]
+    unsafe fn atomic_xor_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+        let _ = scope;
+        // SAFETY: the caller's contract, which is `atomic_xor_raw`'s.
+        unsafe { Self::atomic_xor_raw(p, v, space) }
+    }
 }
 
 /// How each element type performs `atomic_cas`.
@@ -94,6 +190,18 @@ pub trait AtomicCasImpl: Sized {
     ///
     /// As [`AtomicAddImpl::atomic_add_raw`].
     unsafe fn atomic_cas_raw(p: *mut Self, compare: Self, v: Self, space: Space) -> Self;
+    /// `atomic_cas_raw` at scope `scope` (`.cta`, `.gpu` or `.sys` on the GPU). The host has one
+    /// scope, the whole machine: this default ignores `scope`.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    #[inline(always)]
+    unsafe fn atomic_cas_scoped_raw(p: *mut Self, compare: Self, v: Self, space: Space, scope: Scope) -> Self {
+        let _ = scope;
+        // SAFETY: the caller's contract, which is `atomic_cas_raw`'s.
+        unsafe { Self::atomic_cas_raw(p, compare, v, space) }
+    }
 }
 
 /// How each element type performs `atomic_inc` and `atomic_dec`.
@@ -105,6 +213,18 @@ pub trait AtomicIncDecImpl: Sized {
     ///
     /// As [`AtomicAddImpl::atomic_add_raw`].
     unsafe fn atomic_inc_raw(p: *mut Self, limit: Self, space: Space) -> Self;
+    /// `atomic_inc_raw` at scope `scope` (`.cta`, `.gpu` or `.sys` on the GPU). The host has one
+    /// scope, the whole machine: this default ignores `scope`.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    #[inline(always)]
+    unsafe fn atomic_inc_scoped_raw(p: *mut Self, limit: Self, space: Space, scope: Scope) -> Self {
+        let _ = scope;
+        // SAFETY: the caller's contract, which is `atomic_inc_raw`'s.
+        unsafe { Self::atomic_inc_raw(p, limit, space) }
+    }
     /// `*p = if old == 0 || old > limit { limit } else { old - 1 }`; returns the
     /// old value.
     ///
@@ -112,6 +232,18 @@ pub trait AtomicIncDecImpl: Sized {
     ///
     /// As [`AtomicAddImpl::atomic_add_raw`].
     unsafe fn atomic_dec_raw(p: *mut Self, limit: Self, space: Space) -> Self;
+    /// `atomic_dec_raw` at scope `scope` (`.cta`, `.gpu` or `.sys` on the GPU). The host has one
+    /// scope, the whole machine: this default ignores `scope`.
+    ///
+    /// # Safety
+    ///
+    /// As [`AtomicAddImpl::atomic_add_raw`].
+    #[inline(always)]
+    unsafe fn atomic_dec_scoped_raw(p: *mut Self, limit: Self, space: Space, scope: Scope) -> Self {
+        let _ = scope;
+        // SAFETY: the caller's contract, which is `atomic_dec_raw`'s.
+        unsafe { Self::atomic_dec_raw(p, limit, space) }
+    }
 }
 
 /// How each element type performs ordered and volatile loads and stores

@@ -14,7 +14,7 @@
 
 use core::panic::Location;
 
-use super::{BarrierOp, ShflMode, VoteOp};
+use super::{BarrierOp, ReduxKind, ShflMode, VoteOp};
 use crate::device::copy::DeviceCopy;
 use crate::device::dim::Dim3;
 use crate::device::view::{Shared, View, ViewKind, Writable};
@@ -109,11 +109,28 @@ pub(crate) fn warp_vote(op: VoteOp, mask: u32, predicate: bool) -> u32 {
 }
 
 /// A shuffle of `bits` (the value zero-extended; `_wide` matters only on the GPU, where a
-/// 64-bit value takes two 32-bit shuffles).
+/// 64-bit value takes two 32-bit shuffles) within segments of `width` lanes.
 #[inline(always)]
 #[track_caller]
-pub(crate) fn warp_shfl(mode: ShflMode, mask: u32, bits: u64, _wide: bool, lane_arg: u32) -> u64 {
-    warp::collective(WarpOp::Shfl(mode), mask, bits, lane_arg, Location::caller())
+pub(crate) fn warp_shfl(mode: ShflMode, mask: u32, bits: u64, _wide: bool, lane_arg: u32, width: u32) -> u64 {
+    warp::collective(WarpOp::Shfl(mode), mask, bits, warp::shfl_arg(mode, lane_arg, width), Location::caller())
+}
+
+/// A warp reduction of `value` (`signed` picks the signed min and max).
+#[inline(always)]
+#[track_caller]
+pub(crate) fn warp_redux(kind: ReduxKind, signed: bool, mask: u32, value: u32) -> u32 {
+    warp::collective(WarpOp::Redux(warp::redux_op(kind, signed)), mask, value as u64, 0, Location::caller()) as u32
+}
+
+/// `match_any_sync` (`all` false: the matching lanes, and `true`) or `match_all_sync` (the
+/// mask and `true` when all lanes agree, else `(0, false)`).
+#[inline(always)]
+#[track_caller]
+pub(crate) fn warp_match(all: bool, mask: u32, bits: u64, _wide: bool) -> (u32, bool) {
+    let op = if all { WarpOp::MatchAll } else { WarpOp::MatchAny };
+    let r = warp::collective(op, mask, bits, 0, Location::caller()) as u32;
+    (r, !all || r != 0)
 }
 
 #[inline(always)]

@@ -75,3 +75,22 @@ pub(crate) enum VoteOp {
     /// `__ballot_sync`.
     Ballot,
 }
+
+/// Which warp reduction (`redux.sync`) a lane takes part in (public only as a hidden detail
+/// of `cg`'s value traits).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduxKind {
+    /// `.add`.
+    Add,
+    /// `.min`.
+    Min,
+    /// `.max`.
+    Max,
+    /// `.and`.
+    And,
+    /// `.or`.
+    Or,
+    /// `.xor`.
+    Xor,
+}

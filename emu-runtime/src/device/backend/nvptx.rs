@@ -8,6 +8,7 @@
 //!  this file ──► %tid / %ctaid / %ntid / %nctaid      (core::arch::nvptx)
 //!            ──► barrier.sync 0, barrier.red.{popc,and,or} (inline asm, not .aligned)
 //!            ──► shfl.sync, vote.sync, bar.warp.sync  (inline asm)
+//!            ──► redux.sync, match.{any,all}.sync     (sm_80 / sm_70, inline asm)
 //!            ──► ld / st / atom on generic addresses  (bounds-checked, trap on failure)
 //!            ──► ld.acquire / st.release / ld.volatile, fence.sc (ordered loads and stores)
 //!            ──► .shared arrays declared by #[kernel] (global_asm!, cvta.shared)
@@ -23,7 +24,7 @@ use core::sync::atomic::Ordering;
 
 use super::{
     AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicLoadStoreImpl,
-    AtomicMinMaxImpl, AtomicSubImpl, BarrierOp, ShflMode, VoteOp,
+    AtomicMinMaxImpl, AtomicSubImpl, BarrierOp, ReduxKind, ShflMode, VoteOp,
 };
 use crate::device::{Ordered, Scope};
 use crate::device::copy::DeviceCopy;
@@ -204,32 +205,80 @@ pub(crate) fn warp_vote(op: VoteOp, mask: u32, predicate: bool) -> u32 {
     r
 }
 
-/// One `shfl.sync` of a 32-bit word. The clamp operand is CUDA's for the default width (the
-/// whole warp): 0 for `up`, 31 for the other modes.
+/// One `shfl.sync` of a 32-bit word, with PTX's `c` operand: `((32 - width) << 8)` and the
+/// clamp (0 for `up`, 31 for the other modes), what CUDA's `__shfl_*_sync` pass.
 #[inline(always)]
-fn shfl32(mode: ShflMode, mask: u32, v: u32, b: u32) -> u32 {
+fn shfl32(mode: ShflMode, mask: u32, v: u32, b: u32, c: u32) -> u32 {
     let r: u32;
     // SAFETY: a warp shuffle over the lanes of `mask`.
     unsafe {
         match mode {
-            ShflMode::Idx => asm!("shfl.sync.idx.b32 {r}, {v}, {b}, 31, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, m = in(reg32) mask, options(nostack)),
-            ShflMode::Up => asm!("shfl.sync.up.b32 {r}, {v}, {b}, 0, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, m = in(reg32) mask, options(nostack)),
-            ShflMode::Down => asm!("shfl.sync.down.b32 {r}, {v}, {b}, 31, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, m = in(reg32) mask, options(nostack)),
-            ShflMode::Bfly => asm!("shfl.sync.bfly.b32 {r}, {v}, {b}, 31, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, m = in(reg32) mask, options(nostack)),
+            ShflMode::Idx => asm!("shfl.sync.idx.b32 {r}, {v}, {b}, {c}, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask, options(nostack)),
+            ShflMode::Up => asm!("shfl.sync.up.b32 {r}, {v}, {b}, {c}, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask, options(nostack)),
+            ShflMode::Down => asm!("shfl.sync.down.b32 {r}, {v}, {b}, {c}, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask, options(nostack)),
+            ShflMode::Bfly => asm!("shfl.sync.bfly.b32 {r}, {v}, {b}, {c}, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask, options(nostack)),
         }
     }
     r
 }
 
-/// A shuffle of `bits`: one `shfl.sync`, or two for a 64-bit value (as CUDA does).
+/// A shuffle of `bits` within segments of `width` lanes: one `shfl.sync`, or two for a 64-bit
+/// value (as CUDA does).
 #[inline(always)]
-pub(crate) fn warp_shfl(mode: ShflMode, mask: u32, bits: u64, wide: bool, lane_arg: u32) -> u64 {
-    let lo = shfl32(mode, mask, bits as u32, lane_arg) as u64;
+pub(crate) fn warp_shfl(mode: ShflMode, mask: u32, bits: u64, wide: bool, lane_arg: u32, width: u32) -> u64 {
+    let clamp = if let ShflMode::Up = mode { 0 } else { 0x1f };
+    let c = (32u32.wrapping_sub(width) << 8) | clamp;
+    let lo = shfl32(mode, mask, bits as u32, lane_arg, c) as u64;
     if wide {
-        lo | (shfl32(mode, mask, (bits >> 32) as u32, lane_arg) as u64) << 32
+        lo | (shfl32(mode, mask, (bits >> 32) as u32, lane_arg, c) as u64) << 32
     } else {
         lo
     }
+}
+
+/// `redux.sync` (sm_80): `.add`/`.min`/`.max` as `.u32` or `.s32`, `.and`/`.or`/`.xor` as `.b32`.
+#[inline(always)]
+pub(crate) fn warp_redux(kind: ReduxKind, signed: bool, mask: u32, v: u32) -> u32 {
+    let r: u32;
+    // SAFETY: a warp reduction over the lanes of `mask`.
+    unsafe {
+        match (kind, signed) {
+            (ReduxKind::Add, false) => asm!("redux.sync.add.u32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
+            (ReduxKind::Add, true) => asm!("redux.sync.add.s32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
+            (ReduxKind::Min, false) => asm!("redux.sync.min.u32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
+            (ReduxKind::Min, true) => asm!("redux.sync.min.s32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
+            (ReduxKind::Max, false) => asm!("redux.sync.max.u32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
+            (ReduxKind::Max, true) => asm!("redux.sync.max.s32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
+            (ReduxKind::And, _) => asm!("redux.sync.and.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
+            (ReduxKind::Or, _) => asm!("redux.sync.or.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
+            (ReduxKind::Xor, _) => asm!("redux.sync.xor.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
+        }
+    }
+    r
+}
+
+/// `match.any.sync` (`all` false; the predicate is always true) or `match.all.sync`, on
+/// `.b32` or `.b64` values (sm_70).
+#[inline(always)]
+pub(crate) fn warp_match(all: bool, mask: u32, bits: u64, wide: bool) -> (u32, bool) {
+    let r: u32;
+    let mut p: u32 = 1;
+    // SAFETY: a warp match over the lanes of `mask`.
+    unsafe {
+        match (all, wide) {
+            (false, false) => asm!("match.any.sync.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) bits as u32, m = in(reg32) mask, options(nostack)),
+            (false, true) => asm!("match.any.sync.b64 {r}, {v}, {m};", r = out(reg32) r, v = in(reg64) bits, m = in(reg32) mask, options(nostack)),
+            (true, false) => asm!(
+                "{{ .reg .pred %q; match.all.sync.b32 {r}|%q, {v}, {m}; selp.u32 {p}, 1, 0, %q; }}",
+                r = out(reg32) r, p = out(reg32) p, v = in(reg32) bits as u32, m = in(reg32) mask, options(nostack),
+            ),
+            (true, true) => asm!(
+                "{{ .reg .pred %q; match.all.sync.b64 {r}|%q, {v}, {m}; selp.u32 {p}, 1, 0, %q; }}",
+                r = out(reg32) r, p = out(reg32) p, v = in(reg64) bits, m = in(reg32) mask, options(nostack),
+            ),
+        }
+    }
+    (r, p != 0)
 }
 
 #[inline(always)]
@@ -470,12 +519,37 @@ macro_rules! atom {
     };
 }
 
+/// `atom{.relaxed.cta|.relaxed.sys}{.shared}.OP.TYPE`: [`atom!`] at a scope (`Device` is
+/// plain `atom`, CUDA's `atomicAdd`; `Block` and `System` are `atomicAdd_block` and
+/// `atomicAdd_system`).
+macro_rules! atom_scoped {
+    ($scope:expr, $op:literal, $ptx:literal, $class:ident, $p:expr, $space:expr, $($v:expr),+) => {{
+        let old: Self;
+        // SAFETY: as for `atom!`.
+        unsafe {
+            match ($space == Space::Shared, $scope) {
+                (true, Scope::Block) => atom!(@asm "atom.relaxed.cta.shared.", $op, $ptx, $class, old, reg32, $p as usize as u32, $($v),+),
+                (true, Scope::Device) => atom!(@asm "atom.shared.", $op, $ptx, $class, old, reg32, $p as usize as u32, $($v),+),
+                (true, Scope::System) => atom!(@asm "atom.relaxed.sys.shared.", $op, $ptx, $class, old, reg32, $p as usize as u32, $($v),+),
+                (false, Scope::Block) => atom!(@asm "atom.relaxed.cta.", $op, $ptx, $class, old, reg64, $p, $($v),+),
+                (false, Scope::Device) => atom!(@asm "atom.", $op, $ptx, $class, old, reg64, $p, $($v),+),
+                (false, Scope::System) => atom!(@asm "atom.relaxed.sys.", $op, $ptx, $class, old, reg64, $p, $($v),+),
+            }
+        }
+        old
+    }};
+}
+
 macro_rules! atom_add {
     ($t:ty, $ptx:literal, $class:ident) => {
         impl AtomicAddImpl for $t {
             #[inline(always)]
             unsafe fn atomic_add_raw(p: *mut Self, v: Self, space: Space) -> Self {
                 atom!("add", $ptx, $class, p, space, v)
+            }
+            #[inline(always)]
+            unsafe fn atomic_add_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+                atom_scoped!(scope, "add", $ptx, $class, p, space, v)
             }
         }
     };
@@ -496,6 +570,10 @@ macro_rules! atom_int {
             unsafe fn atomic_sub_raw(p: *mut Self, v: Self, space: Space) -> Self {
                 atom!("add", $add, $class, p, space, v.wrapping_neg())
             }
+            #[inline(always)]
+            unsafe fn atomic_sub_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+                atom_scoped!(scope, "add", $add, $class, p, space, v.wrapping_neg())
+            }
         }
 
         impl AtomicMinMaxImpl for $t {
@@ -504,8 +582,16 @@ macro_rules! atom_int {
                 atom!("min", $ord, $class, p, space, v)
             }
             #[inline(always)]
+            unsafe fn atomic_min_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+                atom_scoped!(scope, "min", $ord, $class, p, space, v)
+            }
+            #[inline(always)]
             unsafe fn atomic_max_raw(p: *mut Self, v: Self, space: Space) -> Self {
                 atom!("max", $ord, $class, p, space, v)
+            }
+            #[inline(always)]
+            unsafe fn atomic_max_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+                atom_scoped!(scope, "max", $ord, $class, p, space, v)
             }
         }
 
@@ -513,6 +599,10 @@ macro_rules! atom_int {
             #[inline(always)]
             unsafe fn atomic_exch_raw(p: *mut Self, v: Self, space: Space) -> Self {
                 atom!("exch", $bits, $class, p, space, v)
+            }
+            #[inline(always)]
+            unsafe fn atomic_exch_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+                atom_scoped!(scope, "exch", $bits, $class, p, space, v)
             }
         }
 
@@ -522,12 +612,24 @@ macro_rules! atom_int {
                 atom!("and", $bits, $class, p, space, v)
             }
             #[inline(always)]
+            unsafe fn atomic_and_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+                atom_scoped!(scope, "and", $bits, $class, p, space, v)
+            }
+            #[inline(always)]
             unsafe fn atomic_or_raw(p: *mut Self, v: Self, space: Space) -> Self {
                 atom!("or", $bits, $class, p, space, v)
             }
             #[inline(always)]
+            unsafe fn atomic_or_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+                atom_scoped!(scope, "or", $bits, $class, p, space, v)
+            }
+            #[inline(always)]
             unsafe fn atomic_xor_raw(p: *mut Self, v: Self, space: Space) -> Self {
                 atom!("xor", $bits, $class, p, space, v)
+            }
+            #[inline(always)]
+            unsafe fn atomic_xor_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+                atom_scoped!(scope, "xor", $bits, $class, p, space, v)
             }
         }
 
@@ -535,6 +637,10 @@ macro_rules! atom_int {
             #[inline(always)]
             unsafe fn atomic_cas_raw(p: *mut Self, compare: Self, v: Self, space: Space) -> Self {
                 atom!("cas", $bits, $class, p, space, compare, v)
+            }
+            #[inline(always)]
+            unsafe fn atomic_cas_scoped_raw(p: *mut Self, compare: Self, v: Self, space: Space, scope: Scope) -> Self {
+                atom_scoped!(scope, "cas", $bits, $class, p, space, compare, v)
             }
         }
     };
@@ -549,6 +655,10 @@ impl AtomicCasImpl for u16 {
     unsafe fn atomic_cas_raw(p: *mut Self, compare: Self, v: Self, space: Space) -> Self {
         atom!("cas", "b16", reg16, p, space, compare, v)
     }
+    #[inline(always)]
+    unsafe fn atomic_cas_scoped_raw(p: *mut Self, compare: Self, v: Self, space: Space, scope: Scope) -> Self {
+        atom_scoped!(scope, "cas", "b16", reg16, p, space, compare, v)
+    }
 }
 
 impl AtomicExchImpl for f32 {
@@ -556,12 +666,20 @@ impl AtomicExchImpl for f32 {
     unsafe fn atomic_exch_raw(p: *mut Self, v: Self, space: Space) -> Self {
         atom!("exch", "b32", reg32, p, space, v)
     }
+    #[inline(always)]
+    unsafe fn atomic_exch_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+        atom_scoped!(scope, "exch", "b32", reg32, p, space, v)
+    }
 }
 
 impl AtomicExchImpl for f64 {
     #[inline(always)]
     unsafe fn atomic_exch_raw(p: *mut Self, v: Self, space: Space) -> Self {
         atom!("exch", "b64", reg64, p, space, v)
+    }
+    #[inline(always)]
+    unsafe fn atomic_exch_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+        atom_scoped!(scope, "exch", "b64", reg64, p, space, v)
     }
 }
 
@@ -571,8 +689,16 @@ impl AtomicIncDecImpl for u32 {
         atom!("inc", "u32", reg32, p, space, limit)
     }
     #[inline(always)]
+    unsafe fn atomic_inc_scoped_raw(p: *mut Self, limit: Self, space: Space, scope: Scope) -> Self {
+        atom_scoped!(scope, "inc", "u32", reg32, p, space, limit)
+    }
+    #[inline(always)]
     unsafe fn atomic_dec_raw(p: *mut Self, limit: Self, space: Space) -> Self {
         atom!("dec", "u32", reg32, p, space, limit)
+    }
+    #[inline(always)]
+    unsafe fn atomic_dec_scoped_raw(p: *mut Self, limit: Self, space: Space, scope: Scope) -> Self {
+        atom_scoped!(scope, "dec", "u32", reg32, p, space, limit)
     }
 }
 

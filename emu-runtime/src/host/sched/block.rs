@@ -338,6 +338,7 @@ impl<'a> BlockRun<'a> {
         self.warps.warp_waiting.set(0);
         self.warps.mask_queries.set(0);
         self.warps.ready_rounds.set(0);
+        self.warps.misuse.borrow_mut().take();
         self.id.serial.set(self.id.serial.get() + 1);
         let checks = self.launch.config.get_checks();
         if checks.racecheck {
@@ -444,6 +445,7 @@ impl<'a> BlockRun<'a> {
 
     /// Records the block's end in the launch: its findings and fault count.
     pub(crate) fn finish(&self) {
+        warp::flush_misuse(self);
         let block_linear = self.id.linear.get();
         self.launch.progress.block_done();
         // The faults themselves (built reports are among the findings, counted there).
@@ -824,6 +826,11 @@ impl<'a> BlockRun<'a> {
         self.record(finding);
         self.failed.set(true);
         panic::resume_unwind(Box::new(KernelAbort))
+    }
+
+    /// Whether thread `t` made a faulting access in this block (memcheck).
+    pub(crate) fn faulted(&self, t: u32) -> bool {
+        self.slots.get(t as usize).is_some_and(|s| s.faulted.get())
     }
 
     /// Stops the running thread if it made a faulting access: called where a thread waits

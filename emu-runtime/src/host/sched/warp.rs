@@ -41,13 +41,49 @@
 //!   lanes of the warp that call it at the same call site before any thread of the block can go
 //!   on ([`arrive_active_mask`]): lanes in one branch of a divergent `if` see each other, lanes
 //!   elsewhere or exited are left out, whatever the schedule.
-//! * A shuffle from a lane that takes no part in the collective (exited, or not in the mask)
-//!   is undefined on the GPU; here it returns the caller's own value, without a report.
+//!
+//! # What is reported, and what a shuffle returns (issue 12)
+//!
+//! CUDA lets a lane read only from a lane that takes part in the same shuffle ("if the target
+//! thread is inactive, the retrieved value is undefined"), and asks every non-exited lane named
+//! in a mask to reach the collective. Two shapes break this and still complete on the H200, so
+//! the emulator reports them as `Barrier error detected. Divergent thread(s) in warp` (once per
+//! block, as a skipped `sync_threads` is: the report whose first thread is lowest, recorded
+//! when the block ends, so that the same one is chosen under every `EMU_SEED`; the block runs
+//! on and the launch returns 719):
+//!
+//! * **Skipped collective.** A lane named in the mask that takes no part and exits at a source
+//!   position *after* the collective's call site (it ran past it: `if lane < 16 { shfl(..) }`
+//!   then more code). A lane whose exit lies *before* the call site exited early (`if i >= n
+//!   { return; }`), which CUDA allows: not reported. Positions are compared as synccheck does
+//!   for `sync_threads`, so only for collectives in the kernel's own body; the verdict depends
+//!   on where lanes wait and exit, never on the order they ran in. Lanes named in the mask
+//!   that wait at another collective or at a barrier instead deadlock the warp (the H200
+//!   hangs: RESULTS.md probe 3, mode 3): reported by [`deadlock`] and the block is stopped.
+//! * **Shuffle from a lane that takes no part.** The computed source lane lies in the caller's
+//!   `width` segment but did not execute this shuffle with it (exited, not in the mask, or
+//!   absent in a partial warp). The lane gets **0**, what the H200 returns (RESULTS.md probe
+//!   1: all bits, both halves of a 64-bit value, for idx, up, down and xor alike). NVIDIA's
+//!   reduce7 relies on this: it is reported, and gives the H200's (right) sum.
+//!
+//! Limits of the skip verdict: a lane that leaves a loop through a `return` placed after a
+//! collective of the loop body, while the others call it again in the next iteration, is
+//! reported although CUDA allows it (exited lanes may be named), as synccheck does for
+//! `sync_threads`; and collectives inside `#[device]` helpers or `cg` methods called from a
+//! plain function are positioned where the helper's caller is only when every frame between
+//! is `#[track_caller]` (otherwise their exits are taken for early ones: no skip report; the
+//! shuffle-source report does not depend on positions).
+//!
+//! A source outside the segment (down past its end, up below its start, xor into a higher
+//! segment) gives the caller's own value, as PTX defines; this is not an error.
+//!
+//! The shuffles take PTX's `c` operand (`((32 - width) << 8) | clamp`, what CUDA's headers
+//! pass for `width`) and compute the source lane exactly as `shfl.sync` does ([`source_lane`]).
 
 use std::cell::{Cell, RefCell};
 use std::panic::Location;
 
-use crate::device::backend::{ShflMode, VoteOp};
+use crate::device::backend::{ReduxKind, ShflMode, VoteOp};
 use crate::host::sched::block::{BlockRun, State};
 use crate::host::sched::context;
 use crate::host::report::{thread_ranges, Finding, SourceLocation};
@@ -64,6 +100,29 @@ pub(crate) enum WarpOp {
     Vote(VoteOp),
     /// The shuffles.
     Shfl(ShflMode),
+    /// The sm_80 reductions (`redux.sync`).
+    Redux(ReduxOp),
+    /// `match_any_sync`.
+    MatchAny,
+    /// `match_all_sync`: the result is the mask, or 0 (its predicate is `result != 0`).
+    MatchAll,
+}
+
+/// A warp reduction (`redux.sync`): the operation and, for min and max, the signedness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ReduxOp {
+    /// `__reduce_add_sync` (wrapping).
+    Add,
+    /// `__reduce_min_sync` on `u32` / `i32`.
+    MinU,
+    MinS,
+    /// `__reduce_max_sync` on `u32` / `i32`.
+    MaxU,
+    MaxS,
+    /// `__reduce_and_sync`, `__reduce_or_sync`, `__reduce_xor_sync`.
+    And,
+    Or,
+    Xor,
 }
 
 impl WarpOp {
@@ -79,6 +138,14 @@ impl WarpOp {
             WarpOp::Shfl(ShflMode::Up) => "shfl_up_sync",
             WarpOp::Shfl(ShflMode::Down) => "shfl_down_sync",
             WarpOp::Shfl(ShflMode::Bfly) => "shfl_xor_sync",
+            WarpOp::Redux(ReduxOp::Add) => "reduce_add_sync",
+            WarpOp::Redux(ReduxOp::MinU | ReduxOp::MinS) => "reduce_min_sync",
+            WarpOp::Redux(ReduxOp::MaxU | ReduxOp::MaxS) => "reduce_max_sync",
+            WarpOp::Redux(ReduxOp::And) => "reduce_and_sync",
+            WarpOp::Redux(ReduxOp::Or) => "reduce_or_sync",
+            WarpOp::Redux(ReduxOp::Xor) => "reduce_xor_sync",
+            WarpOp::MatchAny => "match_any_sync",
+            WarpOp::MatchAll => "match_all_sync",
         }
     }
 }
@@ -90,12 +157,42 @@ pub(crate) struct Arrival {
     pub(crate) mask: u32,
     /// The lane's value (a predicate is 0 or 1); replaced by its result on completion.
     pub(crate) value: u64,
-    /// The shuffle's lane, delta or lane mask.
+    /// A shuffle's operands, packed by [`shfl_arg`]: its lane, delta or lane mask (`b`, low
+    /// five bits) and PTX's `c` (width and clamp, from bit 16).
     pub(crate) arg: u32,
 }
 
 impl Arrival {
     pub(crate) const NONE: Arrival = Arrival { op: WarpOp::Sync, mask: 0, value: 0, arg: 0 };
+}
+
+/// PTX's `c` operand of `shfl.sync` for CUDA's `width` argument: `((32 - width) << 8)`, with
+/// the clamp 0 for `up` and 31 for the other modes (what CUDA's `__shfl_*_sync` pass).
+#[inline(always)]
+pub(crate) fn shfl_c(mode: ShflMode, width: u32) -> u32 {
+    let clamp = if mode == ShflMode::Up { 0 } else { 0x1f };
+    (32u32.wrapping_sub(width) << 8 | clamp) & 0x1f1f
+}
+
+/// A shuffle's operands packed into [`Arrival::arg`]: `b` (only its low five bits count, as in
+/// PTX) and the `c` of [`shfl_c`].
+#[inline(always)]
+pub(crate) fn shfl_arg(mode: ShflMode, b: u32, width: u32) -> u32 {
+    (b & 0x1f) | shfl_c(mode, width) << 16
+}
+
+/// The reduction for `kind`, with signed min and max when `signed`.
+pub(crate) fn redux_op(kind: ReduxKind, signed: bool) -> ReduxOp {
+    match (kind, signed) {
+        (ReduxKind::Add, _) => ReduxOp::Add,
+        (ReduxKind::Min, false) => ReduxOp::MinU,
+        (ReduxKind::Min, true) => ReduxOp::MinS,
+        (ReduxKind::Max, false) => ReduxOp::MaxU,
+        (ReduxKind::Max, true) => ReduxOp::MaxS,
+        (ReduxKind::And, _) => ReduxOp::And,
+        (ReduxKind::Or, _) => ReduxOp::Or,
+        (ReduxKind::Xor, _) => ReduxOp::Xor,
+    }
 }
 
 /// The warp size of the running launch.
@@ -125,6 +222,10 @@ pub(crate) struct Warps {
     pub(crate) releasing_ready: Cell<bool>,
     /// How many times `resume_ready` ran in this block (keys its shuffle under a seed).
     pub(crate) ready_rounds: Cell<u32>,
+    /// The report of a skipped collective or of a shuffle from a lane that takes no part, for
+    /// the lowest thread involved in this block (one per block, as for a skipped
+    /// `sync_threads`, and the same for every seed): recorded when the block ends.
+    pub(crate) misuse: RefCell<Option<(u32, Finding)>>,
 }
 
 impl Warps {
@@ -141,6 +242,7 @@ impl Warps {
             ready_list: (0..n).map(|_| Cell::new(0)).collect(),
             releasing_ready: Cell::new(false),
             ready_rounds: Cell::new(0),
+            misuse: RefCell::new(None),
         }
     }
 }
@@ -282,7 +384,12 @@ pub(crate) fn arrive(
     }
     let arrival = Arrival { op, mask, value, arg };
     if mask & warp.existing == 1 << lane {
-        return Some(result(arrival, lane, 1 << lane, |_| value, size_of_warps(block)));
+        let ws = size_of_warps(block);
+        let (r, absent) = result(arrival, lane, 1 << lane, |_| value, ws);
+        if let Some(j) = absent.filter(|&j| !block.faulted(warp.base + j)) {
+            misuse(block, warp, arrival, at, 1 << lane, (1 << lane, 1 << j), 0);
+        }
+        return Some(r);
     }
     let slot = &block.slots[t as usize];
     block.arrival(t).set(arrival);
@@ -322,7 +429,9 @@ fn invalid_mask(block: &BlockRun<'_>, op: WarpOp, mask: u32, lane: u32, at: &'st
 
 /// Completes the collective of `warp`'s lanes waiting with `mask` if every lane it names has
 /// arrived (with the same kind of operation) or exited: computes every participant's result
-/// into its slot, and queues the participants other than `current` for resumption.
+/// into its slot, and queues the participants other than `current` for resumption. Named
+/// lanes that skipped it, and shuffles that read from a lane taking no part, are reported
+/// ([`misuse`]).
 ///
 /// The lanes not gathered yet are looked at first, so an arrival that does not complete the
 /// collective usually costs one look at the next lane.
@@ -349,48 +458,218 @@ fn try_complete(block: &BlockRun<'_>, warp: Warp, mask: u32, current: Option<u32
         block.warp_synced(warp.base);
     }
     let ws = size_of_warps(block);
+    let mut readers = 0u32;
+    let mut sources = 0u32;
+    let mut first = None;
     for lane in bits(participants) {
         let t = warp.base + lane;
         let s = &block.slots[t as usize];
         let a = block.arrival(t).get();
-        block.arrival(t).set(Arrival { value: result(a, lane, participants, |l| values[l as usize], ws), ..a });
+        first.get_or_insert((a, s.at.get()));
+        let (r, absent) = result(a, lane, participants, |l| values[l as usize], ws);
+        // A source lane stopped by its own fault is that fault's consequence, already reported.
+        if let Some(j) = absent.filter(|&j| !block.faulted(warp.base + j)) {
+            readers |= 1 << lane;
+            sources |= 1 << j;
+        }
+        block.arrival(t).set(Arrival { value: r, ..a });
         if Some(t) != current {
             s.state.set(State::Ready);
             block.warps.warp_waiting.set(block.warps.warp_waiting.get() - 1);
             block.warps.ready.borrow_mut().push(t);
         }
     }
+    if let Some((a, Some(at))) = first {
+        let skipped = if named == participants { 0 } else { skipped_lanes(block, warp, named & !participants, at) };
+        if readers | skipped != 0 {
+            misuse(block, warp, a, at, participants, (readers, sources), skipped);
+        }
+    }
     true
 }
 
+/// Of the exited lanes `absent` of `warp`, those that exited at a source position after `at`
+/// (the collective's call site in the kernel's own body): they ran past the collective
+/// instead of exiting before it. The rule synccheck applies to `sync_threads`.
+fn skipped_lanes(block: &BlockRun<'_>, warp: Warp, absent: u32, at: &'static Location<'static>) -> u32 {
+    let k = block.launch().kernel;
+    if at.file() != k.file || !(k.line..=k.end_line).contains(&at.line()) {
+        return 0;
+    }
+    bits(absent)
+        .filter(|&l| {
+            exit_position(block, warp.base + l)
+                .is_some_and(|e| e.file() == at.file() && (e.line(), e.column()) > (at.line(), at.column()))
+        })
+        .fold(0, |m, l| m | 1 << l)
+}
+
+/// Where thread `t`, which exited, exited (if known).
+fn exit_position(block: &BlockRun<'_>, t: u32) -> Option<&'static Location<'static>> {
+    let s = &block.slots[t as usize];
+    match s.state.get() {
+        State::Exited => s.at.get(),
+        // Exited before the first barrier at the block's first exit position, slot untouched.
+        State::NotStarted => block.barrier.exit0.get(),
+        _ => None,
+    }
+}
+
+/// Reports a collective of `warp` at `at` that completed although lanes named in its mask
+/// skipped it (`skipped`), or in which shuffling lanes (`readers`) read from lanes that took
+/// no part (`sources`; they got 0, as on the H200). The block runs on. One report per block:
+/// the one whose first thread is lowest (then the earliest), kept until [`flush_misuse`].
+#[cold]
+#[inline(never)]
+fn misuse(
+    block: &BlockRun<'_>,
+    warp: Warp,
+    a: Arrival,
+    at: &'static Location<'static>,
+    participants: u32,
+    (readers, sources): (u32, u32),
+    skipped: u32,
+) {
+    let first = warp.base + (readers | skipped).trailing_zeros().min(31);
+    if block.warps.misuse.borrow().as_ref().is_some_and(|(t, _)| *t <= first) {
+        return;
+    }
+    let launch = block.launch();
+    let ts = |m: u32| bits(m).map(|l| warp.base + l).collect::<Vec<u32>>();
+    let here = SourceLocation::from(at);
+    let mut groups =
+        vec![format!("{} take part in {} with mask {:#010x} at {here}", thread_ranges(launch.block, &ts(participants)), a.op.name(), a.mask)];
+    let mut exits: Vec<(&'static Location<'static>, Vec<u32>)> = Vec::new();
+    for l in bits(skipped) {
+        let Some(e) = exit_position(block, warp.base + l) else { continue };
+        match exits.iter_mut().find(|(x, _)| *x == e) {
+            Some((_, v)) => v.push(warp.base + l),
+            None => exits.push((e, vec![warp.base + l])),
+        }
+    }
+    for (e, v) in &exits {
+        groups.push(format!(
+            "{} are named in the mask, skipped it and exited at {}",
+            thread_ranges(launch.block, v),
+            SourceLocation::from(*e)
+        ));
+    }
+    if readers != 0 {
+        groups.push(format!(
+            "{} read from {} of the warp, which take no part in the shuffle (exited, outside the mask or \
+             absent): they got 0, as on the H200",
+            thread_ranges(launch.block, &ts(readers)),
+            lane_ranges(sources),
+        ));
+    }
+    groups.push(
+        "every lane named in a collective's mask must reach it (or have exited before it), and a lane may \
+         only read from a lane that takes part in the shuffle"
+            .to_owned(),
+    );
+    let finding = Finding::BarrierDivergence {
+        in_warp: true,
+        at: here,
+        thread: launch.thread_index(first),
+        block: block.block_idx(),
+        groups,
+        deadlock: false,
+    };
+    *block.warps.misuse.borrow_mut() = Some((first, finding));
+}
+
+/// `lanes 16 to 23, 30` for a set of lanes.
+fn lane_ranges(m: u32) -> String {
+    let mut parts = Vec::new();
+    let mut rest = m;
+    while rest != 0 {
+        let a = rest.trailing_zeros();
+        let run = (rest >> a).trailing_ones();
+        parts.push(if run == 1 { format!("{a}") } else { format!("{a} to {}", a + run - 1) });
+        rest &= !(((1u64 << (a + run)) - 1) as u32);
+    }
+    let noun = if m.count_ones() == 1 { "lane" } else { "lanes" };
+    format!("{noun} {}", parts.join(", "))
+}
+
+/// Records the block's warp misuse report, if any (when the block ends).
+pub(crate) fn flush_misuse(block: &BlockRun<'_>) {
+    if let Some((_, f)) = block.warps.misuse.borrow_mut().take() {
+        block.note(f);
+    }
+}
+
 /// Lane `lane`'s result of the collective `own` among `participants`, whose values
-/// `value_of` gives by lane.
-fn result(own: Arrival, lane: u32, participants: u32, value_of: impl Fn(u32) -> u64, ws: u32) -> u64 {
+/// `value_of` gives by lane; and, for a shuffle whose source lane is in range but takes no
+/// part, that lane (the result is then 0, as on the H200).
+fn result(own: Arrival, lane: u32, participants: u32, value_of: impl Fn(u32) -> u64, ws: u32) -> (u64, Option<u32>) {
     let predicates = || bits(participants).map(|l| value_of(l) != 0);
-    match own.op {
+    let words = || bits(participants).map(|l| value_of(l) as u32);
+    let r = match own.op {
         WarpOp::Sync => 0,
         WarpOp::ActiveMask => own.value,
         WarpOp::Vote(VoteOp::All) => predicates().all(|p| p) as u64,
         WarpOp::Vote(VoteOp::Any) => predicates().any(|p| p) as u64,
         WarpOp::Vote(VoteOp::Ballot) => bits(participants).filter(|&l| value_of(l) != 0).fold(0, |m, l| m | 1 << l),
-        WarpOp::Shfl(mode) => match source_lane(mode, lane, own.arg, ws) {
-            Some(j) if participants & (1 << j) != 0 => value_of(j),
-            _ => own.value,
-        },
-    }
+        WarpOp::Shfl(mode) => {
+            let j = source_lane(mode, lane, own.arg, ws);
+            return if j == lane {
+                (own.value, None)
+            } else if participants & (1 << j) != 0 {
+                (value_of(j), None)
+            } else {
+                (0, Some(j))
+            };
+        }
+        WarpOp::Redux(op) => u64::from(match op {
+            ReduxOp::Add => words().fold(0u32, u32::wrapping_add),
+            ReduxOp::MinU => words().min().unwrap_or(0),
+            ReduxOp::MaxU => words().max().unwrap_or(0),
+            ReduxOp::MinS => words().map(|w| w as i32).min().unwrap_or(0) as u32,
+            ReduxOp::MaxS => words().map(|w| w as i32).max().unwrap_or(0) as u32,
+            ReduxOp::And => words().fold(u32::MAX, |x, w| x & w),
+            ReduxOp::Or => words().fold(0, |x, w| x | w),
+            ReduxOp::Xor => words().fold(0, |x, w| x ^ w),
+        }),
+        WarpOp::MatchAny => bits(participants).filter(|&l| value_of(l) == own.value).fold(0, |m, l| m | 1 << l),
+        WarpOp::MatchAll => {
+            if bits(participants).all(|l| value_of(l) == own.value) {
+                u64::from(own.mask)
+            } else {
+                0
+            }
+        }
+    };
+    (r, None)
 }
 
-/// The lane a shuffle reads from, as PTX's `shfl.sync` computes it with CUDA's default width
-/// (the whole warp): only the low bits of `b` count (five for 32 lanes), and `None` means the
-/// source lies outside the warp, so the lane keeps its own value.
-fn source_lane(mode: ShflMode, lane: u32, b: u32, ws: u32) -> Option<u32> {
-    let b = b & (ws - 1);
-    let last = ws - 1;
-    match mode {
-        ShflMode::Idx => Some(b),
-        ShflMode::Up => lane.checked_sub(b),
-        ShflMode::Down => Some(lane + b).filter(|&j| j <= last),
-        ShflMode::Bfly => Some(lane ^ b),
+/// The lane a shuffle reads from, as PTX's `shfl.sync` computes it from `b` and `c` (packed
+/// in `arg` by [`shfl_arg`]); the caller's own lane when the source lies outside its segment
+/// (it then keeps its own value). With a warp size of 1 every lane reads itself.
+///
+/// PTX: `maxLane = (lane & segmask) | (clamp & !segmask)`, `minLane = lane & segmask`; up
+/// reads `lane - b` if `>= maxLane`, down `lane + b` and xor `lane ^ b` if `<= maxLane`, idx
+/// `minLane | (b & !segmask)` if `<= maxLane`.
+fn source_lane(mode: ShflMode, lane: u32, arg: u32, ws: u32) -> u32 {
+    if ws == 1 {
+        return lane;
+    }
+    let b = arg & 0x1f;
+    let c = arg >> 16;
+    let clamp = c & 0x1f;
+    let seg = (c >> 8) & 0x1f;
+    let max = (lane & seg) | (clamp & !seg);
+    let min = lane & seg;
+    let (j, ok) = match mode {
+        ShflMode::Up => (lane.wrapping_sub(b), lane >= b && lane - b >= max),
+        ShflMode::Down => (lane + b, lane + b <= max),
+        ShflMode::Bfly => (lane ^ b, lane ^ b <= max),
+        ShflMode::Idx => (min | (b & !seg), (min | (b & !seg)) <= max),
+    };
+    if ok {
+        j
+    } else {
+        lane
     }
 }
 
