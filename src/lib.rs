@@ -46,7 +46,7 @@ pub use emu_runtime::gpu;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use emu_runtime::{
     get_last_error, peek_at_last_error, quietly, set_config, with_config, Access, BlockOrder, CheckAction, Checks, Config,
-    DeviceBuffer, Schedule, Target, Error, Finding, KernelInfo, LaunchConfig, LaunchReport, SourceLocation,
+    DeviceBuffer, ExecPath, Schedule, Target, Error, Finding, KernelInfo, LaunchConfig, LaunchReport, SourceLocation,
 };
 
 #[cfg(all(feature = "testing", not(target_arch = "nvptx64")))]

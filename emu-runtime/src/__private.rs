@@ -15,6 +15,8 @@ pub use crate::host::{
     mem::buffer::DeviceBuffer,
     sched::launch::{launch, launch_on_gpu, launch_tasks, GpuArg, KernelInfo, LaunchConfig},
     mem::shared_mem::SharedSite,
+    sched::regions::{announce_general, last_path, launch_lanes, launch_regions, Lanes, Regions},
+
 };
 
 
@@ -73,6 +75,37 @@ macro_rules! index_impls {
 }
 
 index_impls!(unsigned: u8, u16, u32, u64, u128; signed: i8, i16, i32, i64, i128, isize);
+
+/// A bound of `thread_idx().x` (`if tid < s`) as a `usize` for `Regions::each_below`:
+/// negative values are 0, values beyond `usize` are `usize::MAX`, so that the threads it skips
+/// are exactly those the comparison would leave out.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn region_bound<I: RegionBound>(bound: I) -> usize {
+    bound.to_bound()
+}
+
+/// Integers [`region_bound`] takes.
+#[cfg(not(target_arch = "nvptx64"))]
+pub trait RegionBound: Copy {
+    /// The bound, saturated into `usize`.
+    fn to_bound(self) -> usize;
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! bound_impls {
+    ($($t:ty),*) => {
+        $(impl RegionBound for $t {
+            #[inline(always)]
+            fn to_bound(self) -> usize {
+                #[allow(unused_comparisons)]
+                if self < 0 as $t { 0 } else { usize::try_from(self).unwrap_or(usize::MAX) }
+            }
+        })*
+    };
+}
+#[cfg(not(target_arch = "nvptx64"))]
+bound_impls!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
 
 /// `v[i]` in a kernel. `checked` is a constant in a kernel's body (`#[kernel]` compiles the
 /// body with and without the checkers that watch each access, initcheck and racecheck), and

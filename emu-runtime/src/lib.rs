@@ -26,7 +26,7 @@ pub mod gpu;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use host::{
     mem::buffer::DeviceBuffer,
-    config::{BlockOrder, CheckAction, Checks, Config, Schedule, Target},
+    config::{BlockOrder, CheckAction, Checks, Config, ExecPath, Schedule, Target},
     report::error::Error,
     sched::launch::{KernelInfo, LaunchConfig},
     report::last_error::{get_last_error, peek_at_last_error},

@@ -1042,6 +1042,33 @@ pub(crate) fn barrier(op: BarrierOp, predicate: bool, at: &'static Location<'sta
     block.barrier.barrier_result.get()
 }
 
+/// What a block run as barrier regions (`regions.rs`) needs of the runner: it runs inside
+/// the first thread's call, on the runner fiber, and names each thread as it runs it.
+impl BlockRun<'_> {
+    /// Marks every thread of the block started (the regions run them all) and returns the
+    /// start order when a seed shuffles it.
+    pub(crate) fn regions_take_starts(&self) -> Option<Vec<u32>> {
+        self.starts.next.set(self.slots.len());
+        self.starts.seeded.then(|| self.starts.order.borrow().clone())
+    }
+    /// Makes `t` the running thread (checkers and reports name it).
+    #[inline(always)]
+    pub(crate) fn regions_set_current(&self, t: u32) {
+        self.current.set(t);
+    }
+    /// Records a finding that does not stop the block (a skipped barrier).
+    pub(crate) fn regions_record(&self, f: Finding) {
+        self.record(f);
+    }
+    /// A barrier completed: the generation moves on, which is progress.
+    pub(crate) fn regions_released(&self) -> u32 {
+        let g = self.barrier.generation.get() + 1;
+        self.barrier.generation.set(g);
+        self.progress.event();
+        g
+    }
+}
+
 impl BlockRun<'_> {
     /// Suspends the running thread's fiber until the scheduler resumes it; unwinds the thread
     /// if it is resumed with `Abort`. Its slot must already say what it waits for.
@@ -1060,7 +1087,7 @@ impl BlockRun<'_> {
 }
 
 /// Deterministic Fisher–Yates shuffle keyed by (seed, block, generation).
-fn shuffle<T>(v: &mut [T], seed: u64, block: u64, generation: u32) {
+pub(crate) fn shuffle<T>(v: &mut [T], seed: u64, block: u64, generation: u32) {
     let mut state = seed ^ block.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((generation as u64) << 32);
     let mut next = || {
         // splitmix64
