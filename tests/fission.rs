@@ -38,6 +38,16 @@ fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {
     }
 }
 
+/// Barrier-free with a compound assignment (the lane loop's checks are hoisted per block when
+/// the block's indices are proved in bounds).
+#[kernel]
+fn axpy_offset(a: f32, x: &[f32], y: &mut [f32], offset: u32) {
+    let i = offset as usize + (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < y.len() {
+        y[i] += a * x[i];
+    }
+}
+
 /// A value loaded before a barrier and used after it (a per-thread slot), an early exit
 /// before the first barrier (legal), and a rotation through shared memory.
 #[kernel]
@@ -265,6 +275,31 @@ fn saxpy_runs_as_a_lane_loop() {
     });
     r.unwrap();
     assert_eq!(f32::from_bits(y[10]), 13.0);
+}
+
+#[test]
+fn hoisted_lane_loops_agree_and_still_report_out_of_bounds_accesses() {
+    // Blocks whose indices all pass the guard and fit both views (hoisted), a last block
+    // that is partly past `y` (per thread, guarded), and an `x` shorter than `y` (the proof
+    // fails; the per-thread loop reports the out-of-bounds read).
+    for (nx, ny, offset) in [(1000, 1000, 0u32), (1000, 1000, 37), (600, 1000, 0)] {
+        let (y, r) = both_paths("lanes", || {
+            let x = DeviceBuffer::from_slice(&(0..nx).map(|i| i as f32).collect::<Vec<_>>()).unwrap();
+            let mut y = DeviceBuffer::from_slice(&vec![1.0f32; ny]).unwrap();
+            let r = launch!(axpy_offset<<<(ny as u32).div_ceil(64), 64>>>(2.0, &x, &mut y, offset));
+            (bits(y.to_vec().unwrap()), r)
+        });
+        if nx < ny {
+            let report = r.unwrap_err();
+            assert!(report.contains("index 600 is past the end of `x`"), "{report}");
+        } else {
+            r.unwrap();
+            let o = offset as usize;
+            assert_eq!(f32::from_bits(y[o + 5]), 1.0 + 2.0 * (o + 5) as f32);
+            // Below the offset nothing is written (and `y[0]` gains `2 * x[0] = 0`).
+            assert_eq!(f32::from_bits(y[o.saturating_sub(1)]), 1.0);
+        }
+    }
 }
 
 #[test]

@@ -83,7 +83,9 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
         let mut b = host_block.clone();
         crate::host_body::host_body(&mut b, &ctx, false);
         let names: Vec<String> = params.iter().map(|p| p.name.to_string()).collect();
-        crate::fission::lower(&b, &names, &ctx)
+        let buffers: Vec<String> =
+            params.iter().filter(|p| matches!(p.kind, ParamKind::Buffer { .. })).map(|p| p.name.to_string()).collect();
+        crate::fission::lower(&b, &names, &buffers, &ctx)
     };
     let state_machine = crate::host_body::host_body(&mut host_block, &ctx, item.sig.unsafety.is_none()) > 0;
     // Loops yield to the block's other threads and answer the watchdog (`progress.rs`).

@@ -148,35 +148,94 @@ impl saxpy {
         const _: () = ::deviceemu::__private::assert_kernel_scalar::<f32>();
         #[allow(unused_variables)]
         let __emu_ctx = __emu_rb.block_ctx();
-        __emu_rb
-            .each(|
-                __emu_t: usize,
-                __emu_ctx: ::deviceemu::__private::ThreadCtx,
-            | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
-                    + __emu_ctx.thread_idx.x) as usize;
-                if i < y.len() {
-                    {
-                        let __emu_value = a
-                            * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
-                        let __emu_view = y;
-                        let __emu_index = i;
-                        let mut __emu_old = ::deviceemu::__private::load(
-                            __EMU_CHECKED,
-                            &__emu_view,
-                            __emu_index,
+        if !__EMU_CHECKED && __emu_rb.in_index_order()
+            && {
+                let __emu_base = __emu_ctx.block_idx.x * __emu_ctx.block_dim.x;
+                match ::deviceemu::__private::lane_last(__emu_base, __emu_rb.threads()) {
+                    ::core::option::Option::Some(__emu_last) => {
+                        let (__emu_fi, __emu_li) = (
+                            ((__emu_base) as usize),
+                            ((__emu_last) as usize),
                         );
-                        __emu_old += __emu_value;
-                        ::deviceemu::__private::store(
-                            __EMU_CHECKED,
-                            &__emu_view,
-                            __emu_index,
-                            __emu_old,
-                        )
-                    };
+                        __emu_li < (y.len())
+                            && ::deviceemu::__private::Index::to_index(__emu_fi)
+                                <= ::deviceemu::__private::Index::to_index(__emu_li)
+                            && ::deviceemu::__private::Index::to_index(__emu_li)
+                                < x.len()
+                            && ::deviceemu::__private::Index::to_index(__emu_li)
+                                < y.len()
+                    }
+                    ::core::option::Option::None => false,
                 }
-                ::core::option::Option::None
-            });
+            }
+        {
+            __emu_rb
+                .each(|
+                    __emu_t: usize,
+                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                    let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                        + __emu_ctx.thread_idx.x) as usize;
+                    if i < y.len() {
+                        {
+                            let __emu_value = a
+                                * unsafe {
+                                    ::deviceemu::__private::load_in_bounds(
+                                        &x,
+                                        ::deviceemu::__private::Index::to_index(i),
+                                    )
+                                };
+                            let __emu_view = y;
+                            let __emu_index = i;
+                            let mut __emu_old = unsafe {
+                                ::deviceemu::__private::load_in_bounds(
+                                    &__emu_view,
+                                    ::deviceemu::__private::Index::to_index(__emu_index),
+                                )
+                            };
+                            __emu_old += __emu_value;
+                            unsafe {
+                                ::deviceemu::__private::store_in_bounds(
+                                    &__emu_view,
+                                    ::deviceemu::__private::Index::to_index(__emu_index),
+                                    __emu_old,
+                                )
+                            }
+                        };
+                    }
+                    ::core::option::Option::None
+                });
+        } else {
+            __emu_rb
+                .each(|
+                    __emu_t: usize,
+                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                    let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                        + __emu_ctx.thread_idx.x) as usize;
+                    if i < y.len() {
+                        {
+                            let __emu_value = a
+                                * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
+                            let __emu_view = y;
+                            let __emu_index = i;
+                            let mut __emu_old = ::deviceemu::__private::load(
+                                __EMU_CHECKED,
+                                &__emu_view,
+                                __emu_index,
+                            );
+                            __emu_old += __emu_value;
+                            ::deviceemu::__private::store(
+                                __EMU_CHECKED,
+                                &__emu_view,
+                                __emu_index,
+                                __emu_old,
+                            )
+                        };
+                    }
+                    ::core::option::Option::None
+                });
+        }
     }
 }
 /// The GPU entry point of the kernel (`.entry` in the PTX module).

@@ -84,13 +84,15 @@ fn rt() -> TokenStream {
 
 /// The region form of a kernel whose host body (indices read from `ctx`, barriers as written)
 /// is `block`, or why it has none. `params` are its parameters' names.
-pub(crate) fn lower(block: &Block, params: &[String], ctx: &Ident) -> Result<Fission, String> {
+pub(crate) fn lower(block: &Block, params: &[String], buffers: &[String], ctx: &Ident) -> Result<Fission, String> {
     let nodes = nodes(&block.stmts)?;
     let mut p = Program::new(params, ctx);
+    p.buffers = buffers.iter().cloned().collect();
     p.collect(&nodes, &mut Vec::new())?;
     p.check_code(&nodes, 0)?;
     p.analyse(&nodes)?;
     let kind = if contains_barrier_node(&nodes) { Kind::Regions } else { Kind::Lanes };
+    p.lane_loop = kind == Kind::Lanes;
     let g = Gen {
         rb: Ident::new("__emu_rb", Span::mixed_site()),
         t: Ident::new("__emu_t", Span::mixed_site()),
@@ -420,6 +422,10 @@ struct Program {
     closures: HashSet<String>,
     /// The runs each local is in scope in (after its own run, in its node list and below).
     scope: HashMap<String, HashSet<usize>>,
+    /// The buffer parameters (global views).
+    buffers: HashSet<String>,
+    /// Whether the kernel is barrier-free (a lane loop, whose checks may be hoisted).
+    lane_loop: bool,
 }
 
 impl Program {
@@ -438,6 +444,8 @@ impl Program {
             mentions: HashMap::new(),
             closures: HashSet::new(),
             scope: HashMap::new(),
+            buffers: HashSet::new(),
+            lane_loop: false,
         }
     }
 
@@ -976,6 +984,7 @@ impl Program {
                 s => code.extend(quote!(#s)),
             }
         }
+        let restores_copy = restores.clone();
         let f = quote! {
             |#t: usize, #ctx: ::deviceemu::__private::ThreadCtx| -> ::core::option::Option<::deviceemu::__private::Exit> {
                 #restores
@@ -985,10 +994,34 @@ impl Program {
             }
         };
         let rt = rt();
-        let call = match self.narrowing(thread, run) {
+        let mut call = match self.narrowing(thread, run) {
             Some(bound) => quote!(#rb.each_below(#rt::region_bound(#bound), #f);),
             None => quote!(#rb.each(#f);),
         };
+        if self.lane_loop {
+            if let Some((proof, hoisted)) = self.hoist(thread, g) {
+                let mut code = TokenStream::new();
+                for s in &hoisted {
+                    match s {
+                        Stmt::Expr(e, None) => code.extend(quote!(#e;)),
+                        s => code.extend(quote!(#s)),
+                    }
+                }
+                let checked = crate::rewrite::checked();
+                let restores = &restores_copy;
+                call = quote! {
+                    if !#checked && #rb.in_index_order() && #proof {
+                        #rb.each(|#t: usize, #ctx: ::deviceemu::__private::ThreadCtx| -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            #restores
+                            #code
+                            ::core::option::Option::None
+                        });
+                    } else {
+                        #call
+                    }
+                };
+            }
+        }
         quote!(#(#prefix)* #call #(#suffix)*)
     }
 
@@ -1037,5 +1070,233 @@ fn is_thread_x(e: &Expr, ctx: &str) -> bool {
                     && matches!(&*inner.base, Expr::Path(p) if p.path.is_ident(ctx)))
         }
         _ => false,
+    }
+}
+
+// ---------------------------------------------------------------- hoisted checks
+
+/// Float methods a hoisted lane loop may call (no side effects, no panics).
+const FLOAT_METHODS: [&str; 12] = ["sqrt", "mul_add", "exp", "ln", "sin", "cos", "floor", "ceil", "round", "abs", "min", "max"];
+
+/// The body of a lane loop with its checks hoisted: its accesses, rewritten.
+struct InBounds<'a> {
+    index: &'a str,
+    buffers: &'a HashSet<String>,
+    /// The views it accesses.
+    views: Vec<Ident>,
+    ok: bool,
+    /// Locals bound to a buffer parameter (`let __emu_view = y;`, as compound assignments
+    /// are rewritten), and to the index.
+    view_alias: HashMap<String, Ident>,
+    index_alias: HashSet<String>,
+    /// Other locals the body binds (it may assign them).
+    own: HashSet<String>,
+}
+
+impl InBounds<'_> {
+    /// `&v` with `v` a buffer parameter, and `i` the lane loop's index.
+    fn access(&mut self, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> bool {
+        let (Some(Expr::Reference(r)), Some(i)) = (args.iter().nth(1), args.iter().nth(2)) else { return false };
+        let Some(v) = self.view_of(&r.expr) else { return false };
+        let Some(i) = path_name(i) else { return false };
+        if i != self.index && !self.index_alias.contains(&i) {
+            return false;
+        }
+        if !self.views.iter().any(|x| *x == v) {
+            self.views.push(v);
+        }
+        true
+    }
+
+    /// The buffer parameter `e` names, directly or through an alias.
+    fn view_of(&self, e: &Expr) -> Option<Ident> {
+        let Expr::Path(p) = e else { return None };
+        let id = p.path.get_ident()?;
+        let name = id.to_string();
+        if let Some(v) = self.view_alias.get(&name) {
+            return Some(v.clone());
+        }
+        self.buffers.contains(&name).then(|| id.clone())
+    }
+}
+
+impl VisitMut for InBounds<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if !self.ok {
+            return;
+        }
+        match e {
+            Expr::Lit(_) | Expr::Path(_) => {}
+            Expr::Binary(b) if !is_assign(&b.op) => syn::visit_mut::visit_expr_binary_mut(self, b),
+            Expr::Binary(b) if path_name(&b.left).is_some_and(|n| self.own.contains(&n)) => self.visit_expr_mut(&mut b.right),
+            Expr::Assign(a) if path_name(&a.left).is_some_and(|n| self.own.contains(&n)) => self.visit_expr_mut(&mut a.right),
+            Expr::Unary(u) if !matches!(u.op, syn::UnOp::Deref(_)) => syn::visit_mut::visit_expr_unary_mut(self, u),
+            Expr::Cast(_) | Expr::Paren(_) | Expr::Group(_) | Expr::Block(_) | Expr::If(_) => syn::visit_mut::visit_expr_mut(self, e),
+            Expr::MethodCall(m) if FLOAT_METHODS.iter().any(|f| m.method == f) => syn::visit_mut::visit_expr_method_call_mut(self, m),
+            Expr::Call(c) => {
+                let Expr::Path(p) = &*c.func else {
+                    self.ok = false;
+                    return;
+                };
+                let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                let last = segs.last().cloned().unwrap_or_default();
+                let ours = segs.iter().any(|s| s == "__private");
+                let span = c.span();
+                match (ours, last.as_str(), c.args.len()) {
+                    (true, "load", 3) if self.access(&c.args) => {
+                        let (v, i) = (&c.args[1], &c.args[2]);
+                        // SAFETY: the launch proved every index of this block in bounds of
+                        // this view (`fission::Program::hoist`).
+                        *e = syn::parse_quote_spanned!(span=> unsafe {
+                            ::deviceemu::__private::load_in_bounds(#v, ::deviceemu::__private::Index::to_index(#i))
+                        });
+                    }
+                    (true, "store", 4) if self.access(&c.args) => {
+                        let (v, i) = (&c.args[1], &c.args[2]);
+                        let mut x = c.args[3].clone();
+                        self.visit_expr_mut(&mut x);
+                        // SAFETY: as for the load.
+                        *e = syn::parse_quote_spanned!(span=> unsafe {
+                            ::deviceemu::__private::store_in_bounds(#v, ::deviceemu::__private::Index::to_index(#i), #x)
+                        });
+                    }
+                    _ => self.ok = false,
+                }
+            }
+            _ => self.ok = false,
+        }
+    }
+    fn visit_stmt_mut(&mut self, s: &mut Stmt) {
+        match s {
+            Stmt::Local(l)
+                if matches!(&l.pat, Pat::Ident(p) if p.ident != self.index)
+                    && l.init.as_ref().is_some_and(|i| i.diverge.is_none()) =>
+            {
+                let (Pat::Ident(p), Some(init)) = (&l.pat, &l.init) else { return };
+                let name = p.ident.to_string();
+                if self.view_alias.contains_key(&name) || self.index_alias.contains(&name) || self.buffers.contains(&name) {
+                    self.ok = false;
+                    return;
+                }
+                if let Some(v) = self.view_of(&init.expr) {
+                    self.view_alias.insert(name, v);
+                    return;
+                }
+                if path_name(&init.expr).is_some_and(|n| n == self.index || self.index_alias.contains(&n)) {
+                    self.index_alias.insert(name);
+                    return;
+                }
+                self.own.insert(name);
+                syn::visit_mut::visit_local_mut(self, l)
+            }
+            Stmt::Expr(e, _) => self.visit_expr_mut(e),
+            _ => self.ok = false,
+        }
+    }
+}
+
+impl Program {
+    /// A lane loop's body with its bounds checks hoisted, and the proof that lets it run:
+    /// the thread code is recomputed `let`s then `if i < bound { body }`, with `i` affine in
+    /// the thread index with stride 1 (`base + thread_idx().x`, `base` uniform, possibly cast),
+    /// `bound` uniform, and `body` only arithmetic over scalars and accesses `v[i]` of buffer
+    /// parameters. The proof evaluates `base` once, checks that `base + threads - 1` fits its
+    /// type (so the indices are `i(0)..=i(0) + threads - 1`, without a wrap), that the last
+    /// index passes the guard, and that it lies in bounds of every view the body touches.
+    fn hoist(&self, thread: &[Stmt], g: &Gen) -> Option<(TokenStream, Vec<Stmt>)> {
+        let (last, lets) = thread.split_last()?;
+        if !lets.iter().all(|s| matches!(s, Stmt::Local(l) if local_name(&l.pat).is_some_and(|n| self.lives.get(&n) == Some(&Lives::Recomputed)))) {
+            return None;
+        }
+        let Stmt::Expr(Expr::If(cond_if), _) = last else { return None };
+        if cond_if.else_branch.is_some() {
+            return None;
+        }
+        let Expr::Binary(b) = &*cond_if.cond else { return None };
+        if !matches!(b.op, syn::BinOp::Lt(_)) {
+            return None;
+        }
+        let index = path_name(&b.left)?;
+        let bound = &*b.right;
+        let ctx = self.ctx.to_string();
+        let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
+        if !self.names(&self.uniform, &locals, &ctx).uniform(bound) {
+            return None;
+        }
+        let l = &self.locals[*self.by_name.get(&index)?];
+        if self.lives.get(&index) != Some(&Lives::Recomputed) {
+            return None;
+        }
+        // `i = cast?((base + tx))` with `tx` the thread's x index.
+        let (outer_cast, sum) = match &l.init {
+            Expr::Cast(c) => (Some((*c.ty).clone()), strip_parens(&c.expr)),
+            e => (None, strip_parens(e)),
+        };
+        let Expr::Binary(add) = sum else { return None };
+        if !matches!(add.op, syn::BinOp::Add(_)) {
+            return None;
+        }
+        let is_tx = |e: &Expr| {
+            is_thread_x(e, &ctx)
+                || path_name(e).is_some_and(|n| {
+                    self.by_name.get(&n).is_some_and(|&k| self.lives[&n] == Lives::Recomputed && is_thread_x(&self.locals[k].init, &ctx))
+                })
+        };
+        let base = match (is_tx(&add.left), is_tx(&add.right)) {
+            (false, true) => &*add.left,
+            (true, false) => &*add.right,
+            _ => return None,
+        };
+        if !self.names(&self.uniform, &locals, &ctx).uniform(base) {
+            return None;
+        }
+        let mut body = cond_if.then_branch.stmts.clone();
+        let mut v = InBounds {
+            index: &index,
+            buffers: &self.buffers,
+            views: Vec::new(),
+            ok: true,
+            view_alias: HashMap::new(),
+            index_alias: HashSet::new(),
+            own: HashSet::new(),
+        };
+        for s in &mut body {
+            v.visit_stmt_mut(s);
+        }
+        if !v.ok || v.views.is_empty() {
+            return None;
+        }
+        let rb = &g.rb;
+        let cast = |e: TokenStream| match &outer_cast {
+            Some(ty) => quote!(((#e) as #ty)),
+            None => e,
+        };
+        let (first_i, last_i) = (cast(quote!(__emu_base)), cast(quote!(__emu_last)));
+        let lens = v.views.iter().map(|view| quote!(&& ::deviceemu::__private::Index::to_index(__emu_li) < #view.len()));
+        let proof = quote! {{
+            let __emu_base = #base;
+            match ::deviceemu::__private::lane_last(__emu_base, #rb.threads()) {
+                ::core::option::Option::Some(__emu_last) => {
+                    let (__emu_fi, __emu_li) = (#first_i, #last_i);
+                    __emu_li < (#bound)
+                        && ::deviceemu::__private::Index::to_index(__emu_fi) <= ::deviceemu::__private::Index::to_index(__emu_li)
+                        #(#lens)*
+                }
+                ::core::option::Option::None => false,
+            }
+        }};
+        let mut hoisted: Vec<Stmt> = lets.to_vec();
+        let mut new_if = cond_if.clone();
+        new_if.then_branch.stmts = body;
+        hoisted.push(Stmt::Expr(Expr::If(new_if), None));
+        Some((proof, hoisted))
+    }
+}
+
+fn strip_parens(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip_parens(&p.expr),
+        Expr::Group(g) => strip_parens(&g.expr),
+        e => e,
     }
 }

@@ -213,6 +213,8 @@ impl<'r> Regions<'r> {
         let launch = block.launch();
         let n = launch.block.count() as usize;
         let start = block.regions_take_starts();
+        // Block-level code (uniform values) runs as the first thread to start would.
+        block.regions_set_current(start.as_ref().and_then(|o| o.first().copied()).unwrap_or(0));
         let b = launch.block;
         Regions {
             block,
@@ -230,6 +232,20 @@ impl<'r> Regions<'r> {
     #[inline(always)]
     pub fn block_ctx(&self) -> ThreadCtx {
         self.ctx
+    }
+
+    /// How many threads the block has.
+    #[inline(always)]
+    pub fn threads(&self) -> usize {
+        self.n
+    }
+
+    /// Whether the next region runs threads `0..threads()` in index order (a 1-D block, no
+    /// seed, nobody exited): then a lane loop's index proof over threads 0 and `threads() - 1`
+    /// covers every thread it runs.
+    #[inline(always)]
+    pub fn in_index_order(&self) -> bool {
+        self.dense && self.one_d
     }
 
     /// Per-thread storage for a value that lives across a barrier.
