@@ -85,6 +85,37 @@ fn tiled_sum(m: &[f32], out: &mut [f32], tiles: u32) {
     out[row * 8 + tx] = acc;
 }
 
+/// An unrolled tree under uniform `if`s on the block size, each holding a barrier.
+#[kernel]
+fn unrolled(input: &[u32], out: &mut [u32]) {
+    let t = shared_array![u32; 256];
+    let tid = thread_idx().x as usize;
+    let n = block_dim().x as usize;
+    t[tid] = input[block_idx().x as usize * n + tid];
+    sync_threads();
+    if n >= 256 {
+        if tid < 128 {
+            t[tid] += t[tid + 128];
+        }
+        sync_threads();
+    }
+    if n >= 128 {
+        if tid < 64 {
+            t[tid] += t[tid + 64];
+        }
+        sync_threads();
+    } else {
+        sync_threads();
+    }
+    if tid == 0 {
+        let mut sum = 0;
+        for k in 0..64.min(n) {
+            sum += t[k];
+        }
+        out[block_idx().x as usize] = sum;
+    }
+}
+
 /// A race after a barrier: thread `t` reads `s[t]` while thread `t - 1` writes it.
 #[kernel]
 fn racy(out: &mut [u32]) {
@@ -337,6 +368,24 @@ fn a_uniform_for_loop_with_barriers_in_a_2d_block() {
     for row in 0..rows {
         let want: f32 = m[row * 8 * tiles as usize..(row + 1) * 8 * tiles as usize].iter().sum();
         assert_eq!(f32::from_bits(out[row * 8]), want, "row {row}");
+    }
+}
+
+#[test]
+fn uniform_ifs_with_barriers() {
+    for threads in [256usize, 128, 64] {
+        let input: Vec<u32> = (0..threads as u32 * 3).collect();
+        let (out, r) = both_paths("regions", || {
+            let x = DeviceBuffer::from_slice(&input).unwrap();
+            let mut o = DeviceBuffer::<u32>::zeroed(3).unwrap();
+            let r = launch!(unrolled<<<3, threads as u32>>>(&x, &mut o));
+            (o.to_vec().unwrap(), r)
+        });
+        r.unwrap();
+        for b in 0..3 {
+            let want: u32 = input[b * threads..(b + 1) * threads].iter().sum();
+            assert_eq!(out[b], want, "{threads} threads, block {b}");
+        }
     }
 }
 

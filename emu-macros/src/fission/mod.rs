@@ -7,9 +7,9 @@
 //! # Structured
 //!
 //! The body is read as a sequence of *nodes* (`Node`): runs of ordinary statements, barriers
-//! (`sync_threads();` as a statement of its own), and `while` loops and `for` loops over
-//! ranges whose body holds barriers, whose condition (or range) the uniformity analysis
-//! (`uniform.rs`) proves block-uniform, and whose body is again a sequence of nodes. Anything
+//! (`sync_threads();` as a statement of its own), and `while` loops, `for` loops over ranges
+//! and `if`/`else` whose body holds barriers, whose condition (or range) the uniformity
+//! analysis (`uniform.rs`) proves block-uniform, and whose body is again a sequence of nodes. Anything
 //! else keeps today's forms and the general path, with the reason kept for `EMU_VERBOSE`:
 //!
 //! * a barrier anywhere else (under an `if`, in a closure, a macro, a helper), another
@@ -114,11 +114,14 @@ enum Node {
     While { cond: Expr, body: Vec<Node>, span: Span },
     /// `for pat in range { nodes }` with barriers in the body.
     For { pat: Pat, expr: Expr, body: Vec<Node>, span: Span },
+    /// `if cond { nodes } else { nodes }` with barriers in a branch.
+    If { cond: Expr, then: Vec<Node>, otherwise: Vec<Node>, span: Span },
 }
 
 fn contains_barrier_node(nodes: &[Node]) -> bool {
     nodes.iter().any(|n| !matches!(n, Node::Run(..)))
 }
+
 
 const BARRIERS: [&str; 4] = ["sync_threads", "sync_threads_count", "sync_threads_and", "sync_threads_or"];
 const WARP: [&str; 9] =
@@ -199,7 +202,22 @@ fn nodes(stmts: &[Stmt]) -> Result<Vec<Node>, String> {
                 }
                 out.push(Node::For { pat: (*f.pat).clone(), expr: (*f.expr).clone(), body: nodes(&f.body.stmts)?, span: f.for_token.span });
             }
-            _ => return Err("a barrier under a condition, in an expression, a closure or a macro, or a barrier form other than `sync_threads()`".into()),
+            Stmt::Expr(Expr::If(i), _) if i.attrs.is_empty() && !matches!(&*i.cond, Expr::Let(_)) => {
+                if waits_in_expr(&i.cond) {
+                    return Err("a barrier in a condition".into());
+                }
+                let otherwise = match &i.else_branch {
+                    None => Vec::new(),
+                    Some((_, e)) => match &**e {
+                        Expr::Block(b) if b.label.is_none() => nodes(&b.block.stmts)?,
+                        // `else if`: a nested `if` statement.
+                        e @ Expr::If(_) => nodes(&[Stmt::Expr(e.clone(), None)])?,
+                        _ => return Err("an `else` fission cannot read".into()),
+                    },
+                };
+                out.push(Node::If { cond: (*i.cond).clone(), then: nodes(&i.then_branch.stmts)?, otherwise, span: i.if_token.span });
+            }
+            _ => return Err("a barrier in an expression, a closure or a macro, or a barrier form other than `sync_threads()`".into()),
         }
     }
     flush(&mut run, &mut out);
@@ -212,6 +230,10 @@ fn nodes(stmts: &[Stmt]) -> Result<Vec<Node>, String> {
                     *next += 1;
                 }
                 Node::While { body, .. } | Node::For { body, .. } => number(body, next),
+                Node::If { then, otherwise, .. } => {
+                    number(then, next);
+                    number(otherwise, next);
+                }
                 Node::Barrier(_) => {}
             }
         }
@@ -529,6 +551,11 @@ impl Program {
                     self.heads.push(cond.clone());
                     self.collect(body, _scope)?;
                 }
+                Node::If { cond, then, otherwise, .. } => {
+                    self.heads.push(cond.clone());
+                    self.collect(then, _scope)?;
+                    self.collect(otherwise, _scope)?;
+                }
                 Node::For { pat, expr, body, .. } => {
                     match pat {
                         Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() && pi.mutability.is_none() => {
@@ -596,6 +623,15 @@ impl Program {
                         return Err(e);
                     }
                     self.check_code(body, depth + 1)?;
+                }
+                Node::If { cond, then, otherwise, .. } => {
+                    let mut c = Checker { inner: 0, error: None, closures: self.closures.clone() };
+                    c.visit_expr(cond);
+                    if let Some(e) = c.error {
+                        return Err(e);
+                    }
+                    self.check_code(then, depth)?;
+                    self.check_code(otherwise, depth)?;
                 }
             }
         }
@@ -696,13 +732,21 @@ impl Program {
                     let first_t = is_u.iter().position(Option::is_none);
                     let last_t = is_u.iter().rposition(Option::is_none);
                     if let (Some(f), Some(l)) = (first_t, last_t) {
-                        for u in is_u[f..=l].iter().flatten() {
-                            out.push(u.clone());
+                        // A uniform `let` there moves before the region's loop (no statement
+                        // before it can name it); an assignment there cannot.
+                        for (u, st) in is_u[f..=l].iter().zip(&stmts[f..=l]) {
+                            if let (Some(u), false) = (u, matches!(st, Stmt::Local(_))) {
+                                out.push(u.clone());
+                            }
                         }
                     }
                 }
                 Node::Barrier(_) => {}
                 Node::While { body, .. } | Node::For { body, .. } => self.misplaced(body, uniform, out),
+                Node::If { then, otherwise, .. } => {
+                    self.misplaced(then, uniform, out);
+                    self.misplaced(otherwise, uniform, out);
+                }
             }
         }
     }
@@ -748,6 +792,19 @@ impl Program {
                     // Leaving (or skipping the loop): the tail (or what ran before) stays open.
                     *open = before || tail_open;
                 }
+                Node::If { then, otherwise, .. } => {
+                    let before = *open;
+                    let mut after = false;
+                    for branch in [then, otherwise] {
+                        if before && self.head_thread(branch) {
+                            return Err("thread code before a uniform `if` with barriers and at the start of its branch".into());
+                        }
+                        let mut o = before;
+                        self.check_seams(branch, &mut o)?;
+                        after |= o;
+                    }
+                    *open = after;
+                }
             }
         }
         Ok(())
@@ -763,8 +820,8 @@ impl Program {
                     }
                 }
                 Node::Barrier(_) => return false,
-                // A nested loop's head is thread code we cannot order against.
-                Node::While { .. } | Node::For { .. } => return true,
+                // A nested loop's or branch's head is thread code we cannot order against.
+                Node::While { .. } | Node::For { .. } | Node::If { .. } => return true,
             }
         }
         false
@@ -789,6 +846,10 @@ fn runs_in(nodes: &[Node], out: &mut HashSet<usize>) {
             }
             Node::Barrier(_) => {}
             Node::While { body, .. } | Node::For { body, .. } => runs_in(body, out),
+            Node::If { then, otherwise, .. } => {
+                runs_in(then, out);
+                runs_in(otherwise, out);
+            }
         }
     }
 }
@@ -927,6 +988,10 @@ impl Program {
                     let body = self.emit_nodes(body, g);
                     out.extend(quote_spanned!(*span=> for #pat in #expr { if !#rb.any_live() { break; } #body }));
                 }
+                Node::If { cond, then, otherwise, span } => {
+                    let (then, otherwise) = (self.emit_nodes(then, g), self.emit_nodes(otherwise, g));
+                    out.extend(quote_spanned!(*span=> if #cond { #then } else { #otherwise }));
+                }
             }
         }
         out
@@ -940,7 +1005,17 @@ impl Program {
             return quote!(#(#stmts)*);
         };
         let last = is_u.iter().rposition(|u| !u).unwrap_or(first);
-        let (prefix, thread, suffix) = (&stmts[..first], &stmts[first..=last], &stmts[last + 1..]);
+        // Uniform `let`s among the thread code run before the loop, in order (`misplaced`).
+        let mut prefix: Vec<Stmt> = stmts[..first].to_vec();
+        let mut thread: Vec<Stmt> = Vec::new();
+        for (s, u) in stmts[first..=last].iter().zip(&is_u[first..=last]) {
+            if *u && matches!(s, Stmt::Local(_)) {
+                prefix.push(s.clone());
+            } else {
+                thread.push(s.clone());
+            }
+        }
+        let (prefix, thread, suffix) = (&prefix[..], &thread[..], &stmts[last + 1..]);
         let mentions = &self.mentions[&run];
         // Values of earlier runs: per-thread slots taken, recomputed ones recomputed.
         let mut restores = TokenStream::new();
