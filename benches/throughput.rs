@@ -4,9 +4,10 @@
 //! block scan.
 //!
 //! Each group times the launch on the path it takes by default (`emulated`: barrier regions or
-//! a lane loop where `#[kernel]` made them, printed before the group), on the general path
-//! (`general`: `ExecPath::General`, one GPU thread at a time, what every launch did before loop
-//! fission), and the plain loop (`plain`), in the same run.
+//! a lane loop where `#[kernel]` made them, printed before the group) and the plain loop
+//! (`plain`); before the group, one launch on the general path (`ExecPath::General`, one GPU
+//! thread at a time, what every launch did before loop fission) is timed and printed, in the
+//! same run. Every variant's results are checked against the plain loop's, bit for bit.
 //!
 //! `cargo bench --bench throughput`; results are in elements per second. BENCHMARKS.md records
 //! a run.
@@ -266,6 +267,15 @@ fn announce(name: &str) {
     eprintln!("{name}: `emulated` takes the {} path", deviceemu::__private::last_path());
 }
 
+/// Times one launch on the general path (what every launch did before loop fission) and
+/// prints it: the general path is too slow on the larger shapes for ten criterion samples.
+fn time_general(name: &str, f: impl FnOnce()) {
+    let start = Instant::now();
+    general(f);
+    let t = start.elapsed().as_secs_f64();
+    eprintln!("{name}: `general` (one launch): {t:.3} s, {:.3e} elem/s", N as f64 / t);
+}
+
 fn inputs() -> (Vec<f32>, Vec<f32>) {
     let x: Vec<f32> = (0..N).map(|i| (i % 1000) as f32 * 0.001).collect();
     let y: Vec<f32> = (0..N).map(|i| (i % 7) as f32).collect();
@@ -292,18 +302,18 @@ fn bench_saxpy(c: &mut Criterion) {
     let start = Instant::now();
     launch!(saxpy<<<blocks, BLOCK as u32>>>(2.0, &dx, &mut dy)).unwrap();
     let slowest = start.elapsed();
+    announce("saxpy");
     let mut py = y.clone();
     plain_saxpy(2.0, &x, &mut py);
     assert!(dy.to_vec().unwrap() == py, "emulated and plain saxpy differ");
+    let mut gy = DeviceBuffer::from_slice(&y).unwrap();
+    time_general("saxpy", || launch!(saxpy<<<blocks, BLOCK as u32>>>(2.0, &dx, &mut gy)).unwrap());
+    assert!(gy.to_vec().unwrap() == py, "general and plain saxpy differ");
 
-    announce("saxpy");
     let mut g = c.benchmark_group("saxpy");
     configure(&mut g, slowest);
     g.bench_function("emulated", |b| {
         b.iter(|| launch!(saxpy<<<blocks, BLOCK as u32>>>(black_box(2.0), &dx, &mut dy)).unwrap())
-    });
-    g.bench_function("general", |b| {
-        b.iter(|| general(|| launch!(saxpy<<<blocks, BLOCK as u32>>>(black_box(2.0), &dx, &mut dy)).unwrap()))
     });
     g.bench_function("plain", |b| b.iter(|| plain_saxpy(black_box(2.0), &x, &mut py)));
     g.finish();
@@ -323,12 +333,12 @@ fn bench_partial_sums(
 
     let dx = DeviceBuffer::from_slice(&x).unwrap();
     let mut dp = DeviceBuffer::<f32>::zeroed(blocks).unwrap();
+    let start = Instant::now();
     emulated(&dx, &mut dp);
+    let slowest = start.elapsed();
     announce(name);
     let fast = dp.to_vec().unwrap();
-    let start = Instant::now();
-    general(|| emulated(&dx, &mut dp));
-    let slowest = start.elapsed();
+    time_general(name, || emulated(&dx, &mut dp));
     let mut pp = vec![0.0f32; blocks];
     plain(&x, &mut pp);
     let dp_host = dp.to_vec().unwrap();
@@ -341,7 +351,6 @@ fn bench_partial_sums(
     let mut g = c.benchmark_group(name);
     configure(&mut g, slowest);
     g.bench_function("emulated", |b| b.iter(|| emulated(&dx, &mut dp)));
-    g.bench_function("general", |b| b.iter(|| general(|| emulated(&dx, &mut dp))));
     g.bench_function("plain", |b| b.iter(|| plain(black_box(&x), &mut pp)));
     g.finish();
 }
@@ -391,12 +400,12 @@ fn bench_matmul(c: &mut Criterion) {
     let run = |dc: &mut DeviceBuffer<f32>| {
         launch!(matmul<<<grid, (16, 16)>>>(&da, &db, dc, INNER as u32, COLS as u32)).unwrap()
     };
+    let start = Instant::now();
     run(&mut dc);
+    let slowest = start.elapsed();
     announce("matmul");
     let fast = dc.to_vec().unwrap();
-    let start = Instant::now();
-    general(|| run(&mut dc));
-    let slowest = start.elapsed();
+    time_general("matmul", || run(&mut dc));
     let mut pc = vec![0.0f32; ROWS * COLS];
     plain_matmul(&a, &b, &mut pc, INNER, COLS);
     let same = |v: &[f32]| v.iter().zip(&pc).all(|(x, y)| x.to_bits() == y.to_bits());
@@ -404,18 +413,33 @@ fn bench_matmul(c: &mut Criterion) {
     let mut g = c.benchmark_group("matmul");
     configure(&mut g, slowest);
     g.bench_function("emulated", |bch| bch.iter(|| run(&mut dc)));
-    g.bench_function("general", |bch| bch.iter(|| general(|| run(&mut dc))));
     g.bench_function("plain", |bch| bch.iter(|| plain_matmul(black_box(&a), &b, &mut pc, INNER, COLS)));
     g.finish();
 }
 
 fn main() {
     let mut c = Criterion::default().configure_from_args();
-    bench_saxpy(&mut c);
-    bench_reduction(&mut c);
-    bench_warp_reduction(&mut c);
-    bench_matmul(&mut c);
-    bench_stencil(&mut c);
-    bench_scan(&mut c);
+    // `BENCH_GROUPS=matmul,stencil cargo bench --bench throughput` runs the groups named (all
+    // by default).
+    let only: Vec<String> = std::env::var("BENCH_GROUPS").map(|v| v.split(',').map(str::to_string).collect()).unwrap_or_default();
+    let on = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
+    if on("saxpy") {
+        bench_saxpy(&mut c);
+    }
+    if on("reduction") {
+        bench_reduction(&mut c);
+    }
+    if on("warp_reduction") {
+        bench_warp_reduction(&mut c);
+    }
+    if on("matmul") {
+        bench_matmul(&mut c);
+    }
+    if on("stencil") {
+        bench_stencil(&mut c);
+    }
+    if on("block_scan") {
+        bench_scan(&mut c);
+    }
     c.final_summary();
 }
