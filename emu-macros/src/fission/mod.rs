@@ -89,7 +89,7 @@ pub(crate) fn lower(block: &Block, params: &[String], buffers: &[String], ctx: &
     let mut p = Program::new(params, ctx);
     p.buffers = buffers.iter().cloned().collect();
     p.collect(&nodes, &mut Vec::new())?;
-    p.check_code(&nodes, 0)?;
+    p.check_code(&nodes)?;
     p.analyse(&nodes)?;
     let kind = if contains_barrier_node(&nodes) { Kind::Regions } else { Kind::Lanes };
     p.lane_loop = kind == Kind::Lanes;
@@ -605,7 +605,7 @@ impl Program {
     }
 
     /// Checks every run's code and every loop head.
-    fn check_code(&self, nodes: &[Node], depth: usize) -> Result<(), String> {
+    fn check_code(&self, nodes: &[Node]) -> Result<(), String> {
         for n in nodes {
             match n {
                 Node::Run(stmts, _) => {
@@ -622,7 +622,7 @@ impl Program {
                     if let Some(e) = c.error {
                         return Err(e);
                     }
-                    self.check_code(body, depth + 1)?;
+                    self.check_code(body)?;
                 }
                 Node::If { cond, then, otherwise, .. } => {
                     let mut c = Checker { inner: 0, error: None, closures: self.closures.clone() };
@@ -630,8 +630,8 @@ impl Program {
                     if let Some(e) = c.error {
                         return Err(e);
                     }
-                    self.check_code(then, depth)?;
-                    self.check_code(otherwise, depth)?;
+                    self.check_code(then)?;
+                    self.check_code(otherwise)?;
                 }
             }
         }
@@ -1115,7 +1115,7 @@ impl Program {
         };
         let name = path_name(tid)?;
         let l = &self.locals[*self.by_name.get(&name)?];
-        if self.lives[&name] != Lives::Recomputed && !(l.run == run && !l.mutable) {
+        if (l.mutable || l.run != run) && self.lives[&name] != Lives::Recomputed {
             return None;
         }
         if !is_thread_x(&l.init, &self.ctx.to_string()) {
@@ -1177,7 +1177,7 @@ impl InBounds<'_> {
         if i != self.index && !self.index_alias.contains(&i) {
             return false;
         }
-        if !self.views.iter().any(|x| *x == v) {
+        if !self.views.contains(&v) {
             self.views.push(v);
         }
         true
