@@ -116,6 +116,26 @@ fn unrolled(input: &[u32], out: &mut [u32]) {
     }
 }
 
+/// Parameters shadowed by root-level locals (`let (w, h) = (w as usize, h as usize)`), and a
+/// swap that cannot be split into two `let`s (general path).
+#[kernel]
+fn shadows(out: &mut [u32], w: u32, h: u32) {
+    let t = shared_array![u32; 64];
+    let (w, h) = (w as usize, h as usize);
+    let tid = thread_idx().x as usize;
+    t[tid] = (tid * w + h) as u32;
+    sync_threads();
+    out[block_idx().x as usize * 64 + tid] = t[63 - tid];
+}
+
+#[kernel]
+fn swaps(out: &mut [u32], a: u32, b: u32) {
+    let (a, b) = (b, a);
+    let tid = thread_idx().x as usize;
+    sync_threads();
+    out[tid] = a * 100 + b;
+}
+
 /// A race after a barrier: thread `t` reads `s[t]` while thread `t - 1` writes it.
 #[kernel]
 fn racy(out: &mut [u32]) {
@@ -387,6 +407,24 @@ fn uniform_ifs_with_barriers() {
             assert_eq!(out[b], want, "{threads} threads, block {b}");
         }
     }
+}
+
+#[test]
+fn shadowed_parameters() {
+    let (out, r) = both_paths("regions", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        let r = launch!(shadows<<<2, 64>>>(&mut o, 3, 5));
+        (o.to_vec().unwrap(), r)
+    });
+    r.unwrap();
+    assert_eq!(out[0], 63 * 3 + 5);
+    let (out, r) = both_paths("general", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        let r = launch!(swaps<<<1, 64>>>(&mut o, 1, 2));
+        (o.to_vec().unwrap(), r)
+    });
+    r.unwrap();
+    assert_eq!(out[7], 201);
 }
 
 #[test]

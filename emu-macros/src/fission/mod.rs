@@ -251,7 +251,14 @@ fn split_tuple_lets(stmts: &[Stmt]) -> Vec<Stmt> {
             if let (Pat::Tuple(pt), Some(init)) = (&l.pat, &l.init) {
                 if let Expr::Tuple(et) = &*init.expr {
                     let simple = pt.elems.iter().all(|p| matches!(p, Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none()));
-                    if simple && init.diverge.is_none() && pt.elems.len() == et.elems.len() && l.attrs.is_empty() {
+                    // In order, an element may not read a name bound by an earlier one
+                    // (`let (a, b) = (b, a)` is not `let a = b; let b = a;`).
+                    let names: Vec<String> = pt.elems.iter().filter_map(local_name).collect();
+                    let independent = et.elems.iter().enumerate().all(|(j, e)| {
+                        let ids = idents_of(e);
+                        names[..j.min(names.len())].iter().all(|n| !ids.contains(n))
+                    });
+                    if simple && independent && init.diverge.is_none() && pt.elems.len() == et.elems.len() && l.attrs.is_empty() {
                         for (p, e) in pt.elems.iter().zip(&et.elems) {
                             out.push(syn::parse_quote_spanned!(p.span()=> let #p = #e;));
                         }
@@ -446,6 +453,8 @@ struct Program {
     scope: HashMap<String, HashSet<usize>>,
     /// The buffer parameters (global views).
     buffers: HashSet<String>,
+    /// Every name mentioned so far, in program order (`shadow_param`).
+    mentioned: HashSet<String>,
     /// Whether the kernel is barrier-free (a lane loop, whose checks may be hoisted).
     lane_loop: bool,
 }
@@ -467,6 +476,7 @@ impl Program {
             closures: HashSet::new(),
             scope: HashMap::new(),
             buffers: HashSet::new(),
+            mentioned: HashSet::new(),
             lane_loop: false,
         }
     }
@@ -476,6 +486,18 @@ impl Program {
             return Err("a name bound twice at statement level (shadowing)".into());
         }
         Ok(())
+    }
+
+    /// A root-level `let` may shadow a parameter (`let n = n as usize;`) when nothing before
+    /// it names the parameter: every mention is then of the local, and the parameter leaves
+    /// the analysis.
+    fn shadow_param(&mut self, name: &str, root: bool, mentioned: &HashSet<String>) -> bool {
+        if root && self.params.contains(name) && !mentioned.contains(name) {
+            self.params.remove(name);
+            self.buffers.remove(name);
+            return true;
+        }
+        false
     }
 
     /// Collects the statement-level bindings and assignments.
@@ -503,7 +525,14 @@ impl Program {
                 Node::Run(stmts, run) => {
                     let mut names = HashSet::new();
                     for s in stmts {
+                        if let Stmt::Local(l) = s {
+                            if let Some(name) = local_name(&l.pat) {
+                                let root = _scope.is_empty();
+                                self.shadow_param(&name, root, &self.mentioned.clone());
+                            }
+                        }
                         names.extend(idents_of(s));
+                        self.mentioned.extend(idents_of(s));
                         match s {
                             Stmt::Local(l) => {
                                 let (ident, mutable) = match &l.pat {
@@ -549,12 +578,18 @@ impl Program {
                 Node::Barrier(_) => {}
                 Node::While { cond, body, .. } => {
                     self.heads.push(cond.clone());
+                    self.mentioned.extend(idents_of(cond));
+                    _scope.push(String::new());
                     self.collect(body, _scope)?;
+                    _scope.pop();
                 }
                 Node::If { cond, then, otherwise, .. } => {
                     self.heads.push(cond.clone());
+                    self.mentioned.extend(idents_of(cond));
+                    _scope.push(String::new());
                     self.collect(then, _scope)?;
                     self.collect(otherwise, _scope)?;
+                    _scope.pop();
                 }
                 Node::For { pat, expr, body, .. } => {
                     match pat {
@@ -567,7 +602,10 @@ impl Program {
                         _ => return Err("a `for` loop with barriers and a pattern".into()),
                     }
                     self.heads.push(expr.clone());
+                    self.mentioned.extend(idents_of(expr));
+                    _scope.push(String::new());
                     self.collect(body, _scope)?;
+                    _scope.pop();
                 }
             }
         }

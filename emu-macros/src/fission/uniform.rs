@@ -159,6 +159,13 @@ impl ToVisit for Expr {
 pub(super) struct Idents(HashSet<String>);
 
 impl<'ast> Visit<'ast> for Idents {
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        // A shared array's declaration names no local (its GPU form's assembly has operand
+        // names of its own).
+        if !is_shared_decl(e) {
+            syn::visit::visit_expr(self, e);
+        }
+    }
     fn visit_ident(&mut self, i: &'ast proc_macro2::Ident) {
         self.0.insert(i.to_string());
     }
