@@ -293,28 +293,31 @@ impl block_sum {
             s /= 2;
         }
         __emu_rb
-            .each(|
-                __emu_t: usize,
-                __emu_ctx: ::deviceemu::__private::ThreadCtx,
-            | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                let tid = __emu_ctx.thread_idx.x as usize;
-                if tid == 0 {
-                    {
-                        let __emu_value = ::deviceemu::__private::load(
-                            __EMU_CHECKED,
-                            &t,
-                            0,
-                        );
-                        ::deviceemu::__private::store(
-                            __EMU_CHECKED,
-                            &sums,
-                            __emu_ctx.block_idx.x as usize,
-                            __emu_value,
-                        )
-                    };
-                }
-                ::core::option::Option::None
-            });
+            .each_below(
+                ::deviceemu::__private::region_bound(0).saturating_add(1),
+                |
+                    __emu_t: usize,
+                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                    let tid = __emu_ctx.thread_idx.x as usize;
+                    if tid == 0 {
+                        {
+                            let __emu_value = ::deviceemu::__private::load(
+                                __EMU_CHECKED,
+                                &t,
+                                0,
+                            );
+                            ::deviceemu::__private::store(
+                                __EMU_CHECKED,
+                                &sums,
+                                __emu_ctx.block_idx.x as usize,
+                                __emu_value,
+                            )
+                        };
+                    }
+                    ::core::option::Option::None
+                },
+            );
     }
 }
 /// The GPU entry point of the kernel (`.entry` in the PTX module).

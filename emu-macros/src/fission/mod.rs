@@ -38,10 +38,10 @@
 //! * **per thread**: a `Lanes` slot per thread, taken at the start of each region that uses it
 //!   and put back at its end.
 //!
-//! A region whose whole thread code is `if tid < bound { .. }` (`tid` recomputed as
-//! `thread_idx().x` cast to an integer type that holds it, `bound` uniform) is run over the
-//! threads below `bound` only (`Regions::each_below`); the `if` stays in the code, so the
-//! hint is only an optimisation.
+//! A region whose whole thread code is `if tid < bound { .. }` (or `<=`, or `==`; `tid`
+//! recomputed as `thread_idx().x` cast to an integer type that holds it, `bound` uniform) is
+//! run over the threads below `bound` (or `bound + 1`) only (`Regions::each_below`); the `if`
+//! stays in the code, so the hint is only an optimisation.
 
 mod uniform;
 
@@ -1106,9 +1106,8 @@ impl Program {
                 ::core::option::Option::None
             }
         };
-        let rt = rt();
         let mut call = match self.narrowing(thread, run) {
-            Some(bound) => quote!(#rb.each_below(#rt::region_bound(#bound), #f);),
+            Some(bound) => quote!(#rb.each_below(#bound, #f);),
             None => quote!(#rb.each(#f);),
         };
         if self.lane_loop {
@@ -1146,9 +1145,14 @@ impl Program {
             return None;
         }
         let Expr::Binary(b) = &*i.cond else { return None };
-        let (tid, bound) = match b.op {
-            syn::BinOp::Lt(_) => (&*b.left, &*b.right),
-            syn::BinOp::Gt(_) => (&*b.right, &*b.left),
+        // `tid < s` runs threads below `s`; `tid <= s` and `tid == s` those below `s + 1`.
+        let (tid, bound, inclusive) = match b.op {
+            syn::BinOp::Lt(_) => (&*b.left, &*b.right, false),
+            syn::BinOp::Gt(_) => (&*b.right, &*b.left, false),
+            syn::BinOp::Le(_) => (&*b.left, &*b.right, true),
+            syn::BinOp::Ge(_) => (&*b.right, &*b.left, true),
+            syn::BinOp::Eq(_) if path_name(&b.left).is_some() => (&*b.left, &*b.right, true),
+            syn::BinOp::Eq(_) => (&*b.right, &*b.left, true),
             _ => return None,
         };
         let name = path_name(tid)?;
@@ -1161,7 +1165,14 @@ impl Program {
         }
         let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
         let ctx = self.ctx.to_string();
-        self.names(&self.uniform, &locals, &ctx).uniform(bound).then(|| bound.clone())
+        if !self.names(&self.uniform, &locals, &ctx).uniform(bound) {
+            return None;
+        }
+        let rt = rt();
+        Some(match inclusive {
+            false => syn::parse_quote!(#rt::region_bound(#bound)),
+            true => syn::parse_quote!(#rt::region_bound(#bound).saturating_add(1)),
+        })
     }
 }
 
