@@ -24,6 +24,7 @@
 use proc_macro::TokenStream;
 
 mod emit;
+mod fission;
 mod host_body;
 mod launch;
 mod lower;

@@ -47,6 +47,8 @@ pub(crate) struct Kernel {
     pub(crate) state_machine: bool,
     /// The host form's `ThreadCtx` parameter.
     pub(crate) ctx: Ident,
+    /// The region form (`fission/`), or why the kernel has none.
+    pub(crate) fission: Result<crate::fission::Fission, String>,
 }
 
 /// What a helper adds to [`Lowered`].
@@ -72,10 +74,23 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
     // itself make it a state machine; `unsafe` kernels keep plain barriers.
     let ctx = Ident::new("__emu_ctx", Span::mixed_site());
     let mut host_block = (*item.block).clone();
+    // The region form, from the same body with its barriers as written.
+    let fission = if item.sig.unsafety.is_some() {
+        Err("an `unsafe` kernel".to_string())
+    } else if attr.host_only {
+        Err("a `host_only` kernel".to_string())
+    } else {
+        let mut b = host_block.clone();
+        crate::host_body::host_body(&mut b, &ctx, false);
+        let names: Vec<String> = params.iter().map(|p| p.name.to_string()).collect();
+        let buffers: Vec<String> =
+            params.iter().filter(|p| matches!(p.kind, ParamKind::Buffer { .. })).map(|p| p.name.to_string()).collect();
+        crate::fission::lower(&b, &names, &buffers, &ctx)
+    };
     let state_machine = crate::host_body::host_body(&mut host_block, &ctx, item.sig.unsafety.is_none()) > 0;
     // Loops yield to the block's other threads and answer the watchdog (`progress.rs`).
     crate::progress::instrument_loops(&mut host_block, state_machine);
-    let role = Role::Kernel(Kernel { attr, docs, host_block, state_machine, ctx });
+    let role = Role::Kernel(Kernel { attr, docs, host_block, state_machine, ctx, fission });
     Lowered { item, params, errors, role }
 }
 

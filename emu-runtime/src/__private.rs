@@ -16,6 +16,8 @@ pub use crate::host::{
     mem::slice::{KernelArg, KernelArgMut},
     sched::launch::{launch, launch_on_gpu, launch_tasks, GpuArg, KernelInfo, LaunchConfig},
     mem::shared_mem::SharedSite,
+    sched::regions::{announce_general, last_path, launch_lanes, launch_regions, Lanes, Regions},
+
 };
 #[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::stream::{
@@ -79,6 +81,96 @@ macro_rules! index_impls {
 }
 
 index_impls!(unsigned: u8, u16, u32, u64, u128; signed: i8, i16, i32, i64, i128, isize);
+
+/// A bound of `thread_idx().x` (`if tid < s`) as a `usize` for `Regions::each_below`:
+/// negative values are 0, values beyond `usize` are `usize::MAX`, so that the threads it skips
+/// are exactly those the comparison would leave out.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn region_bound<I: RegionBound>(bound: I) -> usize {
+    bound.to_bound()
+}
+
+/// Integers [`region_bound`] takes.
+#[cfg(not(target_arch = "nvptx64"))]
+pub trait RegionBound: Copy {
+    /// The bound, saturated into `usize`.
+    fn to_bound(self) -> usize;
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! bound_impls {
+    ($($t:ty),*) => {
+        $(impl RegionBound for $t {
+            #[inline(always)]
+            fn to_bound(self) -> usize {
+                #[allow(unused_comparisons)]
+                if self < 0 as $t { 0 } else { usize::try_from(self).unwrap_or(usize::MAX) }
+            }
+        })*
+    };
+}
+#[cfg(not(target_arch = "nvptx64"))]
+bound_impls!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+
+/// `v[i]` in a lane loop whose indices the launch proved in bounds for the whole block
+/// (`emu-macros/src/fission/`): the relaxed atomic load `load` makes, without its check, so a
+/// racy kernel is still no undefined behaviour.
+///
+/// # Safety
+///
+/// `i < v.len()`.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub unsafe fn load_in_bounds<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, i: usize) -> T {
+    debug_assert!(i < v.len());
+    // SAFETY: `i < len` (the caller's contract), and a view's pointer is valid for `len`
+    // elements while it is in use (the invariant of `View::from_raw_parts`).
+    unsafe { crate::host::mem::memory::load_relaxed(v.raw_ptr().add(i)) }
+}
+
+/// `v[i] = value` in a lane loop whose indices were proved in bounds (see [`load_in_bounds`]).
+///
+/// # Safety
+///
+/// `i < v.len()`.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub unsafe fn store_in_bounds<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usize, value: T) {
+    debug_assert!(i < v.len());
+    // SAFETY: as in `load_in_bounds`; `K: Writable` views point into writable memory.
+    unsafe { crate::host::mem::memory::store_relaxed(v.raw_ptr().add(i), value) }
+}
+
+/// The last of `threads` consecutive indices that start at `base` (`base + threads - 1`),
+/// or `None` when that does not fit `base`'s type: a lane loop's proof that its index is
+/// affine in the thread index over the whole block.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn lane_last<I: LaneInt>(base: I, threads: usize) -> Option<I> {
+    base.plus(threads.checked_sub(1)?)
+}
+
+/// Integers [`lane_last`] takes.
+#[cfg(not(target_arch = "nvptx64"))]
+pub trait LaneInt: Copy {
+    /// `self + k`, if it fits.
+    fn plus(self, k: usize) -> Option<Self>;
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! lane_int_impls {
+    ($($t:ty),*) => {
+        $(impl LaneInt for $t {
+            #[inline(always)]
+            fn plus(self, k: usize) -> Option<Self> {
+                self.checked_add(<$t>::try_from(k).ok()?)
+            }
+        })*
+    };
+}
+#[cfg(not(target_arch = "nvptx64"))]
+lane_int_impls!(u16, u32, u64, u128, usize, i16, i32, i64, i128, isize);
 
 /// `v[i]` in a kernel. `checked` is a constant in a kernel's body (`#[kernel]` compiles the
 /// body with and without the checkers that watch each access, initcheck and racecheck), and

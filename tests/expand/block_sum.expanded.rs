@@ -100,15 +100,17 @@ impl block_sum {
             ::deviceemu::__private::global_mut(&mut sums, &__emu_meta_sums)
         }?;
         if ::deviceemu::__private::per_access(__emu_checks) {
-            ::deviceemu::__private::launch_tasks(
+            ::deviceemu::__private::launch_regions(
                 __emu_info,
                 __emu_config,
+                move |__emu_rb| block_sum::__regions::<true>(__emu_rb, x, sums),
                 move |__emu_ctx| block_sum::block_sum::<true>(__emu_ctx, x, sums),
             )
         } else {
-            ::deviceemu::__private::launch_tasks(
+            ::deviceemu::__private::launch_regions(
                 __emu_info,
                 __emu_config,
+                move |__emu_rb| block_sum::__regions::<false>(__emu_rb, x, sums),
                 move |__emu_ctx| block_sum::block_sum::<false>(__emu_ctx, x, sums),
             )
         }
@@ -244,6 +246,136 @@ where
 /// A `#[kernel]`: launch it with `launch!(block_sum<<<grid, block>>>(...))`.
 #[allow(unused_variables, unused_mut, clippy::too_many_arguments)]
 pub fn block_sum(x: &[f32], sums: &mut [f32]) {}
+#[cfg(not(target_arch = "nvptx64"))]
+impl block_sum {
+    ///The kernel `block_sum` for one whole block: its barrier regions as loops over the block's threads.
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_braces,
+        unreachable_code,
+        clippy::needless_return,
+        clippy::too_many_arguments
+    )]
+    #[allow(unused_variables, unused_assignments, clippy::never_loop)]
+    #[inline]
+    pub fn __regions<'__emu_launch, const __EMU_CHECKED: bool>(
+        __emu_rb: &mut ::deviceemu::__private::Regions<'_>,
+        x: ::deviceemu::__private::Global<'__emu_launch, f32>,
+        sums: ::deviceemu::__private::GlobalMut<'__emu_launch, f32>,
+    ) {
+        #[allow(unused_variables)]
+        let __emu_ctx = __emu_rb.block_ctx();
+        let t = {
+            #[cfg(not(target_arch = "nvptx64"))]
+            let __emu_view = shared_array![f32; 256];
+            #[cfg(target_arch = "nvptx64")]
+            let __emu_view = {
+                #[allow(unused_imports, non_snake_case)]
+                mod __emu_shared_block_sum_4a52deda6a4c0fe9_0_decl {
+                    use super::*;
+                    ::core::arch::global_asm!(
+                        ".shared .align {a} .b8 __emu_shared_block_sum_4a52deda6a4c0fe9_0[{n}];",
+                        a = const ::deviceemu::__private::shared_align:: < f32 > (), n =
+                        const ::core::mem::size_of:: < [f32; 256] > (),
+                    );
+                }
+                let p: u32;
+                unsafe {
+                    ::core::arch::asm!(
+                        "mov.u32 {p}, __emu_shared_block_sum_4a52deda6a4c0fe9_0;", p =
+                        out(reg32) p, options(pure, nomem, nostack)
+                    )
+                };
+                unsafe { ::deviceemu::__private::shared_view::<f32>(p, 256) }
+            };
+            __emu_view
+        };
+        __emu_rb
+            .each(|
+                __emu_t: usize,
+                __emu_ctx: ::deviceemu::__private::ThreadCtx,
+            | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                let tid = __emu_ctx.thread_idx.x as usize;
+                let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                {
+                    let __emu_value = if i < x.len() {
+                        ::deviceemu::__private::load(__EMU_CHECKED, &x, i)
+                    } else {
+                        0.0
+                    };
+                    ::deviceemu::__private::store(__EMU_CHECKED, &t, tid, __emu_value)
+                };
+                ::core::option::Option::None
+            });
+        __emu_rb.barrier();
+        let mut s = 128;
+        while (s > 0) && __emu_rb.any_live() {
+            __emu_rb
+                .each_below(
+                    ::deviceemu::__private::region_bound(s),
+                    |
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let tid = __emu_ctx.thread_idx.x as usize;
+                        if tid < s {
+                            {
+                                let __emu_value = ::deviceemu::__private::load(
+                                    __EMU_CHECKED,
+                                    &t,
+                                    tid + s,
+                                );
+                                let __emu_view = t;
+                                let __emu_index = tid;
+                                let mut __emu_old = ::deviceemu::__private::load(
+                                    __EMU_CHECKED,
+                                    &__emu_view,
+                                    __emu_index,
+                                );
+                                __emu_old += __emu_value;
+                                ::deviceemu::__private::store(
+                                    __EMU_CHECKED,
+                                    &__emu_view,
+                                    __emu_index,
+                                    __emu_old,
+                                )
+                            };
+                        }
+                        ::core::option::Option::None
+                    },
+                );
+            __emu_rb.barrier();
+            s /= 2;
+        }
+        __emu_rb
+            .each_below(
+                ::deviceemu::__private::region_bound(0).saturating_add(1),
+                |
+                    __emu_t: usize,
+                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                    let tid = __emu_ctx.thread_idx.x as usize;
+                    if tid == 0 {
+                        {
+                            let __emu_value = ::deviceemu::__private::load(
+                                __EMU_CHECKED,
+                                &t,
+                                0,
+                            );
+                            ::deviceemu::__private::store(
+                                __EMU_CHECKED,
+                                &sums,
+                                __emu_ctx.block_idx.x as usize,
+                                __emu_value,
+                            )
+                        };
+                    }
+                    ::core::option::Option::None
+                },
+            );
+    }
+}
 /// The GPU entry point of the kernel (`.entry` in the PTX module).
 #[cfg(target_arch = "nvptx64")]
 #[export_name = "block_sum"]
@@ -437,17 +569,29 @@ impl on_host {
         let __emu_meta_y = ::deviceemu::__private::meta("y", &y, __emu_checks);
         let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_y) }?;
         if ::deviceemu::__private::per_access(__emu_checks) {
-            ::deviceemu::__private::launch(
-                __emu_info,
-                __emu_config,
-                move |__emu_ctx| on_host::on_host::<true>(__emu_ctx, y),
-            )
+            {
+                ::deviceemu::__private::announce_general(
+                    __emu_info,
+                    "a `host_only` kernel",
+                );
+                ::deviceemu::__private::launch(
+                    __emu_info,
+                    __emu_config,
+                    move |__emu_ctx| on_host::on_host::<true>(__emu_ctx, y),
+                )
+            }
         } else {
-            ::deviceemu::__private::launch(
-                __emu_info,
-                __emu_config,
-                move |__emu_ctx| on_host::on_host::<false>(__emu_ctx, y),
-            )
+            {
+                ::deviceemu::__private::announce_general(
+                    __emu_info,
+                    "a `host_only` kernel",
+                );
+                ::deviceemu::__private::launch(
+                    __emu_info,
+                    __emu_config,
+                    move |__emu_ctx| on_host::on_host::<false>(__emu_ctx, y),
+                )
+            }
         }
     }
 }

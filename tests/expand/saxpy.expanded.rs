@@ -105,15 +105,17 @@ impl saxpy {
         let __emu_meta_y = ::deviceemu::__private::meta("y", &y, __emu_checks);
         let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_y) }?;
         if ::deviceemu::__private::per_access(__emu_checks) {
-            ::deviceemu::__private::launch(
+            ::deviceemu::__private::launch_lanes(
                 __emu_info,
                 __emu_config,
+                move |__emu_rb| saxpy::__regions::<true>(__emu_rb, a, x, y),
                 move |__emu_ctx| saxpy::saxpy::<true>(__emu_ctx, a, x, y),
             )
         } else {
-            ::deviceemu::__private::launch(
+            ::deviceemu::__private::launch_lanes(
                 __emu_info,
                 __emu_config,
+                move |__emu_rb| saxpy::__regions::<false>(__emu_rb, a, x, y),
                 move |__emu_ctx| saxpy::saxpy::<false>(__emu_ctx, a, x, y),
             )
         }
@@ -184,6 +186,118 @@ where
 /// A `#[kernel]`: launch it with `launch!(saxpy<<<grid, block>>>(...))`.
 #[allow(unused_variables, unused_mut, clippy::too_many_arguments)]
 pub fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {}
+#[cfg(not(target_arch = "nvptx64"))]
+impl saxpy {
+    ///The kernel `saxpy` for one whole block: its barrier regions as loops over the block's threads.
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_braces,
+        unreachable_code,
+        clippy::needless_return,
+        clippy::too_many_arguments
+    )]
+    #[allow(unused_variables, unused_assignments, clippy::never_loop)]
+    #[inline]
+    pub fn __regions<'__emu_launch, const __EMU_CHECKED: bool>(
+        __emu_rb: &mut ::deviceemu::__private::Regions<'_>,
+        a: f32,
+        x: ::deviceemu::__private::Global<'__emu_launch, f32>,
+        y: ::deviceemu::__private::GlobalMut<'__emu_launch, f32>,
+    ) {
+        const _: () = ::deviceemu::__private::assert_kernel_scalar::<f32>();
+        #[allow(unused_variables)]
+        let __emu_ctx = __emu_rb.block_ctx();
+        if !__EMU_CHECKED && __emu_rb.in_index_order()
+            && {
+                let __emu_base = __emu_ctx.block_idx.x * __emu_ctx.block_dim.x;
+                match ::deviceemu::__private::lane_last(__emu_base, __emu_rb.threads()) {
+                    ::core::option::Option::Some(__emu_last) => {
+                        let (__emu_fi, __emu_li) = (
+                            ((__emu_base) as usize),
+                            ((__emu_last) as usize),
+                        );
+                        __emu_li < (y.len())
+                            && ::deviceemu::__private::Index::to_index(__emu_fi)
+                                <= ::deviceemu::__private::Index::to_index(__emu_li)
+                            && ::deviceemu::__private::Index::to_index(__emu_li)
+                                < x.len()
+                            && ::deviceemu::__private::Index::to_index(__emu_li)
+                                < y.len()
+                    }
+                    ::core::option::Option::None => false,
+                }
+            }
+        {
+            __emu_rb
+                .each(|
+                    __emu_t: usize,
+                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                    let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                        + __emu_ctx.thread_idx.x) as usize;
+                    if i < y.len() {
+                        {
+                            let __emu_value = a
+                                * unsafe {
+                                    ::deviceemu::__private::load_in_bounds(
+                                        &x,
+                                        ::deviceemu::__private::Index::to_index(i),
+                                    )
+                                };
+                            let __emu_view = y;
+                            let __emu_index = i;
+                            let mut __emu_old = unsafe {
+                                ::deviceemu::__private::load_in_bounds(
+                                    &__emu_view,
+                                    ::deviceemu::__private::Index::to_index(__emu_index),
+                                )
+                            };
+                            __emu_old += __emu_value;
+                            unsafe {
+                                ::deviceemu::__private::store_in_bounds(
+                                    &__emu_view,
+                                    ::deviceemu::__private::Index::to_index(__emu_index),
+                                    __emu_old,
+                                )
+                            }
+                        };
+                    }
+                    ::core::option::Option::None
+                });
+        } else {
+            __emu_rb
+                .each(|
+                    __emu_t: usize,
+                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                    let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                        + __emu_ctx.thread_idx.x) as usize;
+                    if i < y.len() {
+                        {
+                            let __emu_value = a
+                                * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
+                            let __emu_view = y;
+                            let __emu_index = i;
+                            let mut __emu_old = ::deviceemu::__private::load(
+                                __EMU_CHECKED,
+                                &__emu_view,
+                                __emu_index,
+                            );
+                            __emu_old += __emu_value;
+                            ::deviceemu::__private::store(
+                                __EMU_CHECKED,
+                                &__emu_view,
+                                __emu_index,
+                                __emu_old,
+                            )
+                        };
+                    }
+                    ::core::option::Option::None
+                });
+        }
+    }
+}
 /// The GPU entry point of the kernel (`.entry` in the PTX module).
 #[cfg(target_arch = "nvptx64")]
 #[export_name = "saxpy"]

@@ -140,6 +140,15 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
     let gpu_stream = gpu_launch(l, k, true);
     let (checked, plain) = host_calls(l, k);
     let launch_fn = if k.state_machine { quote!(#rt::launch_tasks) } else { quote!(#rt::launch) };
+    let (checked_launch, plain_launch) = match &k.fission {
+        Ok(fission) => (super::regions::launch_call(l, k, fission, true), super::regions::launch_call(l, k, fission, false)),
+        Err(why) => {
+            (
+                quote!({ #rt::announce_general(__emu_info, #why); #launch_fn(__emu_info, __emu_config, move |#ctx| #checked) }),
+                quote!({ #rt::announce_general(__emu_info, #why); #launch_fn(__emu_info, __emu_config, move |#ctx| #plain) }),
+            )
+        }
+    };
     quote! {
         #(#docs)*
         #[doc = #launcher_doc]
@@ -208,9 +217,9 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
                 let __emu_checks = #rt::launch_checks();
                 #(#setup)*
                 if #rt::per_access(__emu_checks) {
-                    #launch_fn(__emu_info, __emu_config, move |#ctx| #checked)
+                    #checked_launch
                 } else {
-                    #launch_fn(__emu_info, __emu_config, move |#ctx| #plain)
+                    #plain_launch
                 }
             }
         }

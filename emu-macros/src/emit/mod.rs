@@ -34,6 +34,7 @@
 mod host;
 mod launcher;
 mod ptx;
+mod regions;
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -64,8 +65,9 @@ pub(crate) fn emit(lowered: &Lowered) -> TokenStream {
 fn kernel(l: &Lowered, k: &Kernel) -> TokenStream {
     let launcher = launcher::emit(l, k);
     let host = host::emit(l, k);
+    let regions = regions::emit(l, k);
     let ptx = (!k.attr.host_only).then(|| ptx::emit(l, k));
-    quote!(#launcher #host #ptx)
+    quote!(#launcher #host #regions #ptx)
 }
 
 /// A helper: the function with its body rewritten; it asks once per call whether accesses

@@ -13,6 +13,8 @@
 //! | `EMU_TARGET`     | `auto`, `emulator`, `gpu` (with the `gpu` feature) | `auto`: the GPU with the feature when a driver and device are found, else `emulator` |
 //! | `EMU_SCHEDULE`   | `fibers`, `threads` (one OS thread per GPU thread) | `fibers` |
 //! | `EMU_PRINT_LIMIT` | how many findings a report prints in full; `0`: all | `20` |
+//! | `EMU_PATH`       | `auto` (barrier regions or lane loops where `#[kernel]` made them), `general` (per-thread fibers and state machines) | `auto` |
+//! | `EMU_VERBOSE`    | `0`, `1` (print the path each launch takes to stderr) | `0` |
 //! | `EMU_CHECK_ACTION` | `error` (racecheck and initcheck findings fail the launch, 719), `report` (printed, the launch returns `Ok`) | `error` |
 //! | `EMU_STICKY_ERRORS` | `0`, `1`: a fault with one of CUDA's sticky codes (700, 702, 710, 714-719) is returned by every later call | `0` |
 //! | `EMU_LAUNCH_BLOCKING` | `0`, `1`: every launch waits for its kernel and returns its fault, as `CUDA_LAUNCH_BLOCKING=1` | `0` |
@@ -46,6 +48,17 @@ pub enum Schedule {
     /// `-deviceemu` did: slow, but `info threads` in gdb lists every live GPU thread with its
     /// stack. Still one thread runs at a time, in the same order as with fibers.
     Threads,
+}
+
+/// Which host form of a kernel a launch runs (`EMU_PATH`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ExecPath {
+    /// The fast form where `#[kernel]` made one (barrier regions, `sched/regions.rs`), the
+    /// per-thread form otherwise. `EMU_SCHEDULE=threads` always takes the per-thread form.
+    #[default]
+    Auto,
+    /// Always the per-thread form: fibers and state machines, one GPU thread at a time.
+    General,
 }
 
 /// Where launches run.
@@ -168,6 +181,8 @@ pub struct Config {
     sticky_errors: bool,
     launch_blocking: bool,
     default_stream: DefaultStream,
+    path: ExecPath,
+    verbose: bool,
 }
 
 impl Default for Config {
@@ -187,6 +202,8 @@ impl Default for Config {
             sticky_errors: false,
             launch_blocking: false,
             default_stream: DefaultStream::Legacy,
+            path: ExecPath::Auto,
+            verbose: false,
         }
     }
 }
@@ -255,6 +272,20 @@ impl Config {
         if let Some(v) = var("EMU_PRINT_LIMIT") {
             c.print_limit =
                 v.trim().parse().map_err(|_| invalid("EMU_PRINT_LIMIT", v, "an unsigned integer (0: print every finding)"))?;
+        }
+        if let Some(v) = var("EMU_PATH") {
+            c.path = match v.trim() {
+                "auto" => ExecPath::Auto,
+                "general" => ExecPath::General,
+                _ => return Err(invalid("EMU_PATH", v, "`auto`, `general`")),
+            };
+        }
+        if let Some(v) = var("EMU_VERBOSE") {
+            c.verbose = match v.trim() {
+                "0" => false,
+                "1" => true,
+                _ => return Err(invalid("EMU_VERBOSE", v, "`0`, `1`")),
+            };
         }
         if let Some(v) = var("EMU_CHECK_ACTION") {
             c.check_action = match v.trim() {
@@ -347,6 +378,24 @@ impl Config {
     /// Which stream the default stream is ([`Config::default_stream`]).
     pub fn get_default_stream(&self) -> DefaultStream {
         self.default_stream
+    }
+    /// Which host form of kernels launches run (`EMU_PATH`).
+    pub fn path(mut self, path: ExecPath) -> Self {
+        self.path = path;
+        self
+    }
+    /// Which host form of kernels launches run.
+    pub fn get_path(&self) -> ExecPath {
+        self.path
+    }
+    /// Whether each launch prints the path it takes to stderr (`EMU_VERBOSE=1`).
+    pub fn verbose(mut self, on: bool) -> Self {
+        self.verbose = on;
+        self
+    }
+    /// Whether launches print their path.
+    pub fn get_verbose(&self) -> bool {
+        self.verbose
     }
 
     /// Runs blocks in parallel or in order.

@@ -861,6 +861,7 @@ impl<'a> BlockRun<'a> {
     /// After the running thread's fault: stops it now while the launch has had fewer than
     /// `UNWIND_LIMIT` faults.
     fn after_fault(&self) {
+        // (A block run as barrier regions catches the stop in its region loop, `regions.rs`.)
         if self.launch.stop_at_fault() {
             stop_faulted();
         }
@@ -1263,6 +1264,39 @@ pub(crate) fn barrier(op: BarrierOp, predicate: bool, at: &'static Location<'sta
     block.barrier.barrier_result.get()
 }
 
+/// What a block run as barrier regions (`regions.rs`) needs of the runner: it runs inside
+/// the first thread's call, on the runner fiber, and names each thread as it runs it.
+impl BlockRun<'_> {
+    /// Marks every thread of the block started (the regions run them all) and returns the
+    /// start order when a seed shuffles it.
+    pub(crate) fn regions_take_starts(&self) -> Option<Vec<u32>> {
+        self.starts.next.set(self.slots.len());
+        self.starts.seeded.then(|| self.starts.order.borrow().clone())
+    }
+    /// Makes `t` the running thread (checkers and reports name it).
+    #[inline(always)]
+    pub(crate) fn regions_set_current(&self, t: u32) {
+        self.current.set(t);
+    }
+    /// Records a finding that does not stop the block (a skipped barrier).
+    pub(crate) fn regions_record(&self, f: Finding) {
+        self.record(f);
+    }
+    /// How many of the block's threads have faulted so far (a region compares it before and
+    /// after, and drops the faulted threads from the running order).
+    #[inline(always)]
+    pub(crate) fn regions_faults(&self) -> u64 {
+        self.faults.get()
+    }
+    /// A barrier completed: the generation moves on, which is progress.
+    pub(crate) fn regions_released(&self) -> u32 {
+        let g = self.barrier.generation.get() + 1;
+        self.barrier.generation.set(g);
+        self.progress.event();
+        g
+    }
+}
+
 impl BlockRun<'_> {
     /// Suspends the running thread's fiber until the scheduler resumes it; unwinds the thread
     /// if it is resumed with `Abort`. Its slot must already say what it waits for.
@@ -1316,7 +1350,7 @@ fn stop_faulted() -> ! {
 }
 
 /// Deterministic Fisher–Yates shuffle keyed by (seed, block, generation).
-fn shuffle<T>(v: &mut [T], seed: u64, block: u64, generation: u32) {
+pub(crate) fn shuffle<T>(v: &mut [T], seed: u64, block: u64, generation: u32) {
     let mut state = seed ^ block.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((generation as u64) << 32);
     let mut next = || {
         // splitmix64

@@ -511,7 +511,7 @@ where
 }
 
 /// Runs a launch whose workers represent a block's threads as `threads(count)` says.
-fn run<'t>(
+pub(crate) fn run<'t>(
     kernel: &'static KernelInfo,
     cfg: LaunchConfig,
     threads: &(dyn Fn(usize) -> Threads<'t> + Sync),

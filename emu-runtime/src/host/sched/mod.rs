@@ -13,6 +13,7 @@
 //! | `warp`      | warp collectives: votes, shuffles, `sync_warp`, and their deadlocks |
 //! | `overflow`  | turning a fiber's stack overflow into a report |
 //! | `panics`    | capturing kernel panics for reports |
+//! | `regions`   | a block run as barrier regions: each a loop over its threads (`#[kernel]`'s fast form) |
 //! | `progress`  | progress points in loops (spinning threads yield) and the watchdog |
 //! | `debugger`  | functions gdb/lldb call to name the GPU thread at a breakpoint |
 
@@ -27,5 +28,6 @@ pub(crate) mod os_fiber;
 pub(crate) mod overflow;
 pub(crate) mod panics;
 pub(crate) mod progress;
+pub(crate) mod regions;
 pub(crate) mod task;
 pub(crate) mod warp;

@@ -1,0 +1,72 @@
+//! The region form of a kernel (`fission/`): `fn __regions(rb: &mut Regions, params)`, which
+//! runs one whole block as loops over its threads, and the launcher's call of it.
+//!
+//! It is compiled with and without the per-access checkers, as the host form is, and keeps
+//! the user's spans, so reports and a debugger see the kernel's lines. The launcher hands it
+//! to `__private::launch_regions` (barriers) or `launch_lanes` (none) together with the
+//! per-thread host form, which the general path runs (`EMU_PATH=general`,
+//! `EMU_SCHEDULE=threads`, a debugger attached).
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::host::{fn_allows, fn_param, scalar_check};
+use super::{launch_lifetime, rt};
+use crate::fission::{Fission, Kind};
+use crate::lower::{Kernel, Lowered};
+
+/// The name of the region form, an associated function of the launcher struct.
+fn name() -> syn::Ident {
+    syn::Ident::new("__regions", proc_macro2::Span::call_site())
+}
+
+/// Emits the region form, if the kernel has one.
+pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
+    let Ok(fission) = &k.fission else { return TokenStream::new() };
+    let (rt, lt) = (rt(), launch_lifetime());
+    let f = &l.item;
+    let (vis, kname) = (&f.vis, &f.sig.ident);
+    let params = l.params.iter().map(fn_param);
+    let checks = l.params.iter().filter_map(scalar_check);
+    let checked = crate::rewrite::checked();
+    let allows = fn_allows();
+    let rb = syn::Ident::new("__emu_rb", proc_macro2::Span::mixed_site());
+    let body = &fission.body;
+    let regions = name();
+    let doc = format!("The kernel `{kname}` for one whole block: its barrier regions as loops over the block's threads.");
+    quote! {
+        #[cfg(not(target_arch = "nvptx64"))]
+        impl #kname {
+            #[doc = #doc]
+            #[doc(hidden)]
+            #allows
+            #[allow(unused_variables, unused_assignments, clippy::never_loop)]
+            #[inline]
+            #vis fn #regions<#lt, const #checked: bool>(#rb: &mut #rt::Regions<'_>, #(#params),*) {
+                #(#checks)*
+                #body
+            }
+        }
+    }
+}
+
+/// The launcher's call for the checked or plain forms (`checked` says which), or `None` when
+/// the kernel has no region form.
+pub(super) fn launch_call(l: &Lowered, k: &Kernel, fission: &Fission, checked: bool) -> TokenStream {
+    let rt = rt();
+    let f = &l.item;
+    let (name, ctx) = (&f.sig.ident, &k.ctx);
+    let rb = syn::Ident::new("__emu_rb", proc_macro2::Span::mixed_site());
+    let args: Vec<_> = l.params.iter().map(|p| &p.name).collect();
+    let regions = name_ident();
+    let per_thread = quote!(#name::#name::<#checked>(#ctx, #(#args),*));
+    let block = quote!(#name::#regions::<#checked>(#rb, #(#args),*));
+    match fission.kind {
+        Kind::Regions => quote!(#rt::launch_regions(__emu_info, __emu_config, move |#rb| #block, move |#ctx| #per_thread)),
+        Kind::Lanes => quote!(#rt::launch_lanes(__emu_info, __emu_config, move |#rb| #block, move |#ctx| #per_thread)),
+    }
+}
+
+fn name_ident() -> syn::Ident {
+    name()
+}

@@ -1,0 +1,1426 @@
+//! Lowering (stage 3), part 3: loop fission. A kernel whose barriers are *structured* gets a
+//! second host form, its *region form*, that runs one whole block: each stretch of code
+//! between two barriers (a *region*) becomes a loop over the block's threads, and each barrier
+//! the end of one such loop (`emu-runtime/src/host/sched/regions.rs` runs it). A barrier-free
+//! kernel gets the same form with one region: a *lane loop*.
+//!
+//! # Structured
+//!
+//! The body is read as a sequence of *nodes* (`Node`): runs of ordinary statements, barriers
+//! (`sync_threads();` as a statement of its own), and `while` loops, `for` loops over ranges
+//! and `if`/`else` whose body holds barriers, whose condition (or range) the uniformity
+//! analysis (`uniform.rs`) proves block-uniform, and whose body is again a sequence of nodes. Anything
+//! else keeps today's forms and the general path, with the reason kept for `EMU_VERBOSE`:
+//!
+//! * a barrier anywhere else (under an `if`, in a closure, a macro, a helper), another
+//!   barrier form (`sync_threads_count` and friends), or a warp collective;
+//! * a `while` or `loop` in region code (it may spin on a flag another thread sets, which needs
+//!   the general path's independent progress), or a `for` over something other than a range;
+//! * a call of a function that is not a known pure one (a `#[device]` helper may wait or
+//!   spin), an unknown macro, a nested item, `async`, labelled `break`/`continue`, or
+//!   `break`/`continue` out of a loop with barriers;
+//! * a name bound twice at statement level, or a statement-level `let` that is not a plain
+//!   name with a value;
+//! * thread code right before and right inside a loop with barriers (or at its end and right
+//!   after it, or before and after it): those stretches are one region on the general path,
+//!   and running them as two loops would change which thread runs when.
+//!
+//! # Values across barriers
+//!
+//! A statement-level `let` is one of three kinds:
+//!
+//! * **uniform** (`uniform.rs`): kept a scalar, evaluated once per block between the region
+//!   loops, where it sits at the start or end of its region (else it is per thread);
+//! * **recomputed**: an immutable value computed from the thread's indices, constants,
+//!   parameters and immutable uniform values only (`let tid = thread_idx().x as usize`,
+//!   `let i = block_idx().x * 256 + tid`): recomputed at the start of each region that uses
+//!   it, which costs less than storing it;
+//! * **per thread**: a `Lanes` slot per thread, taken at the start of each region that uses it
+//!   and put back at its end.
+//!
+//! A region whose whole thread code is `if tid < bound { .. }` (or `<=`, or `==`; `tid`
+//! recomputed as `thread_idx().x` cast to an integer type that holds it, `bound` uniform) is
+//! run over the threads below `bound` (or `bound + 1`) only (`Regions::each_below`); the `if`
+//! stays in the code, so the hint is only an optimisation.
+
+mod uniform;
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+use syn::{Block, Expr, Ident, Pat, Stmt};
+
+use uniform::{idents_of, is_assign, Names};
+
+/// What the region form of a kernel is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Barriers in the body: regions.
+    Regions,
+    /// No barrier: one region (a lane loop).
+    Lanes,
+}
+
+/// The region form of a kernel: the body of `fn __regions(rb: &mut Regions, params)`.
+pub(crate) struct Fission {
+    pub(crate) kind: Kind,
+    pub(crate) body: TokenStream,
+}
+
+/// The names the generated code uses.
+struct Gen {
+    rb: Ident,
+    t: Ident,
+    ctx: Ident,
+}
+
+fn rt() -> TokenStream {
+    quote!(::deviceemu::__private)
+}
+
+/// The region form of a kernel whose host body (indices read from `ctx`, barriers as written)
+/// is `block`, or why it has none. `params` are its parameters' names.
+pub(crate) fn lower(block: &Block, params: &[String], buffers: &[String], ctx: &Ident) -> Result<Fission, String> {
+    let nodes = nodes(&block.stmts)?;
+    let mut p = Program::new(params, ctx);
+    p.buffers = buffers.iter().cloned().collect();
+    p.collect(&nodes, &mut Vec::new())?;
+    p.check_code(&nodes)?;
+    p.analyse(&nodes)?;
+    let kind = if contains_barrier_node(&nodes) { Kind::Regions } else { Kind::Lanes };
+    p.lane_loop = kind == Kind::Lanes;
+    let g = Gen {
+        rb: Ident::new("__emu_rb", Span::mixed_site()),
+        t: Ident::new("__emu_t", Span::mixed_site()),
+        ctx: ctx.clone(),
+    };
+    let body = p.emit(&nodes, &g);
+    Ok(Fission { kind, body })
+}
+
+// ---------------------------------------------------------------- structure
+
+/// A piece of a kernel body, as fission sees it.
+enum Node {
+    /// Statements without barriers.
+    Run(Vec<Stmt>, usize),
+    /// `sync_threads();`.
+    Barrier(Span),
+    /// `while cond { nodes }` with barriers in the body.
+    While { cond: Expr, body: Vec<Node>, span: Span },
+    /// `for pat in range { nodes }` with barriers in the body.
+    For { pat: Pat, expr: Expr, body: Vec<Node>, span: Span },
+    /// `if cond { nodes } else { nodes }` with barriers in a branch.
+    If { cond: Expr, then: Vec<Node>, otherwise: Vec<Node>, span: Span },
+}
+
+fn contains_barrier_node(nodes: &[Node]) -> bool {
+    nodes.iter().any(|n| !matches!(n, Node::Run(..)))
+}
+
+
+const BARRIERS: [&str; 4] = ["sync_threads", "sync_threads_count", "sync_threads_and", "sync_threads_or"];
+const WARP: [&str; 9] =
+    ["active_mask", "sync_warp", "all_sync", "any_sync", "ballot_sync", "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync"];
+
+/// Whether `s` is `sync_threads();` (or `sync_threads()` last in its block).
+fn barrier_stmt(s: &Stmt) -> Option<Span> {
+    let Stmt::Expr(Expr::Call(c), _) = s else { return None };
+    let Expr::Path(p) = &*c.func else { return None };
+    let last = p.path.segments.last()?;
+    (p.qself.is_none() && last.ident == "sync_threads" && last.arguments.is_none() && c.args.is_empty()).then(|| c.span())
+}
+
+/// Whether a barrier or warp collective is named anywhere in `node` (paths and macro tokens).
+#[derive(Default)]
+struct Waits {
+    barrier: bool,
+    warp: bool,
+}
+
+impl<'ast> Visit<'ast> for Waits {
+    fn visit_path(&mut self, p: &'ast syn::Path) {
+        if let Some(s) = p.segments.last() {
+            self.barrier |= BARRIERS.iter().any(|b| s.ident == b);
+            self.warp |= WARP.iter().any(|b| s.ident == b);
+        }
+        syn::visit::visit_path(self, p);
+    }
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        let ids = idents_of(&Expr::Macro(syn::ExprMacro { attrs: vec![], mac: m.clone() }));
+        self.barrier |= BARRIERS.iter().any(|b| ids.contains(*b));
+        self.warp |= WARP.iter().any(|b| ids.contains(*b));
+        syn::visit::visit_macro(self, m);
+    }
+}
+
+fn waits_in_stmt(s: &Stmt) -> Waits {
+    let mut w = Waits::default();
+    w.visit_stmt(s);
+    w
+}
+
+/// The nodes of a statement list.
+fn nodes(stmts: &[Stmt]) -> Result<Vec<Node>, String> {
+    let mut out = Vec::new();
+    let mut run = Vec::new();
+    let mut runs = 0usize;
+    let flush = |run: &mut Vec<Stmt>, out: &mut Vec<Node>| {
+        if !run.is_empty() {
+            out.push(Node::Run(std::mem::take(run), 0));
+        }
+    };
+    for s in &split_tuple_lets(stmts) {
+        if let Some(span) = barrier_stmt(s) {
+            flush(&mut run, &mut out);
+            out.push(Node::Barrier(span));
+            continue;
+        }
+        let w = waits_in_stmt(s);
+        if w.warp {
+            return Err("it calls a warp collective".into());
+        }
+        if !w.barrier {
+            run.push(s.clone());
+            continue;
+        }
+        flush(&mut run, &mut out);
+        match s {
+            Stmt::Expr(Expr::While(wl), _) if wl.label.is_none() && wl.attrs.is_empty() => {
+                if waits_in_expr(&wl.cond) {
+                    return Err("a barrier in a loop condition".into());
+                }
+                out.push(Node::While { cond: (*wl.cond).clone(), body: nodes(&wl.body.stmts)?, span: wl.while_token.span });
+            }
+            Stmt::Expr(Expr::ForLoop(f), _) if f.label.is_none() && f.attrs.is_empty() => {
+                if waits_in_expr(&f.expr) {
+                    return Err("a barrier in a loop's range".into());
+                }
+                out.push(Node::For { pat: (*f.pat).clone(), expr: (*f.expr).clone(), body: nodes(&f.body.stmts)?, span: f.for_token.span });
+            }
+            Stmt::Expr(Expr::If(i), _) if i.attrs.is_empty() && !matches!(&*i.cond, Expr::Let(_)) => {
+                if waits_in_expr(&i.cond) {
+                    return Err("a barrier in a condition".into());
+                }
+                let otherwise = match &i.else_branch {
+                    None => Vec::new(),
+                    Some((_, e)) => match &**e {
+                        Expr::Block(b) if b.label.is_none() => nodes(&b.block.stmts)?,
+                        // `else if`: a nested `if` statement.
+                        e @ Expr::If(_) => nodes(&[Stmt::Expr(e.clone(), None)])?,
+                        _ => return Err("an `else` fission cannot read".into()),
+                    },
+                };
+                out.push(Node::If { cond: (*i.cond).clone(), then: nodes(&i.then_branch.stmts)?, otherwise, span: i.if_token.span });
+            }
+            _ => return Err("a barrier in an expression, a closure or a macro, or a barrier form other than `sync_threads()`".into()),
+        }
+    }
+    flush(&mut run, &mut out);
+    // Number the runs, in program order.
+    fn number(nodes: &mut [Node], next: &mut usize) {
+        for n in nodes {
+            match n {
+                Node::Run(_, k) => {
+                    *k = *next;
+                    *next += 1;
+                }
+                Node::While { body, .. } | Node::For { body, .. } => number(body, next),
+                Node::If { then, otherwise, .. } => {
+                    number(then, next);
+                    number(otherwise, next);
+                }
+                Node::Barrier(_) => {}
+            }
+        }
+    }
+    number(&mut out, &mut runs);
+    Ok(out)
+}
+
+/// `let (a, b) = (x, y);` as `let a = x; let b = y;` (the same evaluation, in order; no name
+/// may be bound twice, so `y` cannot mean another `a`).
+fn split_tuple_lets(stmts: &[Stmt]) -> Vec<Stmt> {
+    let mut out = Vec::new();
+    for s in stmts {
+        if let Stmt::Local(l) = s {
+            if let (Pat::Tuple(pt), Some(init)) = (&l.pat, &l.init) {
+                if let Expr::Tuple(et) = &*init.expr {
+                    let simple = pt.elems.iter().all(|p| matches!(p, Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none()));
+                    // In order, an element may not read a name bound by an earlier one
+                    // (`let (a, b) = (b, a)` is not `let a = b; let b = a;`).
+                    let names: Vec<String> = pt.elems.iter().filter_map(local_name).collect();
+                    let independent = et.elems.iter().enumerate().all(|(j, e)| {
+                        let ids = idents_of(e);
+                        names[..j.min(names.len())].iter().all(|n| !ids.contains(n))
+                    });
+                    if simple && independent && init.diverge.is_none() && pt.elems.len() == et.elems.len() && l.attrs.is_empty() {
+                        for (p, e) in pt.elems.iter().zip(&et.elems) {
+                            out.push(syn::parse_quote_spanned!(p.span()=> let #p = #e;));
+                        }
+                        continue;
+                    }
+                }
+            }
+        }
+        out.push(s.clone());
+    }
+    out
+}
+
+fn waits_in_expr(e: &Expr) -> bool {
+    let mut w = Waits::default();
+    w.visit_expr(e);
+    w.barrier || w.warp
+}
+
+// ---------------------------------------------------------------- region code
+
+/// Calls region code may make: pure functions of `core` and the device API's non-waiting
+/// built-ins (after `host_body.rs`, the index built-ins are fields of the context).
+fn allowed_call(p: &syn::Path) -> bool {
+    let segs: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+    let last = segs.last().map(String::as_str).unwrap_or("");
+    if BARRIERS.contains(&last) || WARP.contains(&last) {
+        return false;
+    }
+    if segs.iter().any(|s| s == "__private") {
+        // The rewrite's own accesses; `pass` hands a view to a helper, which is the call
+        // around it (judged on its own).
+        return true;
+    }
+    if segs.len() == 1 {
+        return matches!(
+            last,
+            "min" | "max" | "thread_fence" | "thread_fence_block" | "lane_id" | "warp_size" | "dynamic_shared" | "thread_idx"
+                | "block_idx" | "block_dim" | "grid_dim"
+        ) || last.starts_with(|c: char| c.is_uppercase());
+    }
+    let first = segs[0].as_str();
+    matches!(
+        first,
+        "core" | "std" | "libm" | "f32" | "f64" | "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64"
+            | "i128" | "isize" | "bool" | "Dim3" | "Some" | "Ok"
+    )
+}
+
+/// Macros region code may use: printing and assertions (no loops that wait, no barriers).
+const MACROS: [&str; 16] = [
+    "println", "print", "eprintln", "eprint", "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq",
+    "debug_assert_ne", "panic", "unreachable", "matches", "format_args", "shared_array", "kprintln",
+];
+
+/// Checks region code for what fission cannot run (see the module documentation).
+struct Checker {
+    /// Depth of `for` loops and closures inside region code (`break`/`continue` are theirs).
+    inner: usize,
+    error: Option<String>,
+    /// Closures the kernel binds at statement level (region code may call them).
+    closures: HashSet<String>,
+}
+
+impl Checker {
+    fn fail(&mut self, why: impl Into<String>) {
+        if self.error.is_none() {
+            self.error = Some(why.into());
+        }
+    }
+}
+
+fn range_like(e: &Expr) -> bool {
+    match e {
+        Expr::Range(r) => r.end.is_some(),
+        Expr::Paren(p) => range_like(&p.expr),
+        Expr::MethodCall(m) => matches!(m.method.to_string().as_str(), "step_by" | "rev" | "skip" | "take") && range_like(&m.receiver),
+        _ => false,
+    }
+}
+
+impl<'ast> Visit<'ast> for Checker {
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        if uniform::is_shared_decl(e) {
+            // `shared_array!` as the rewrite leaves it (with the GPU form's items).
+            return;
+        }
+        match e {
+            Expr::While(_) | Expr::Loop(_) => return self.fail("a `while` or `loop` that may spin"),
+            Expr::Async(_) | Expr::Await(_) => return self.fail("`async` code"),
+            Expr::ForLoop(f) => {
+                if !range_like(&f.expr) {
+                    return self.fail("a `for` loop over something other than a range");
+                }
+                if f.label.is_some() {
+                    return self.fail("a labelled loop");
+                }
+                self.visit_expr(&f.expr);
+                self.inner += 1;
+                self.visit_block(&f.body);
+                self.inner -= 1;
+                return;
+            }
+            Expr::Closure(c) => {
+                self.inner += 1;
+                self.visit_expr(&c.body);
+                self.inner -= 1;
+                return;
+            }
+            Expr::Break(b) if b.label.is_some() || self.inner == 0 => return self.fail("a `break` out of region code"),
+            Expr::Continue(c) if c.label.is_some() || self.inner == 0 => return self.fail("a `continue` out of region code"),
+            Expr::Block(b) if b.label.is_some() => return self.fail("a labelled block"),
+            Expr::Call(c) => {
+                match &*c.func {
+                    Expr::Path(p) if p.qself.is_none() && allowed_call(&p.path) => {}
+                    // A closure bound in the kernel (its body is checked where it is written).
+                    Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.closures.contains(&i.to_string())) => {}
+                    f => {
+                        let name = quote!(#f).to_string().replace(' ', "");
+                        return self.fail(format!("a call of `{name}`, which may wait or spin (a helper)"));
+                    }
+                }
+            }
+            Expr::Macro(m) => self.check_macro(&m.mac),
+            _ => {}
+        }
+        syn::visit::visit_expr(self, e);
+    }
+    fn visit_stmt(&mut self, s: &'ast Stmt) {
+        match s {
+            Stmt::Item(_) => self.fail("an item inside the body"),
+            Stmt::Macro(m) => self.check_macro(&m.mac),
+            _ => {}
+        }
+        syn::visit::visit_stmt(self, s);
+    }
+}
+
+impl Checker {
+    fn check_macro(&mut self, m: &syn::Macro) {
+        if !m.path.segments.last().is_some_and(|s| MACROS.iter().any(|k| s.ident == k)) {
+            let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+            self.fail(format!("the macro `{name}!`, which fission does not know"));
+        }
+    }
+}
+
+// ---------------------------------------------------------------- the program
+
+/// A statement-level `let` of the body.
+struct Local {
+    name: String,
+    ident: Ident,
+    mutable: bool,
+    init: Expr,
+    /// The run it is bound in.
+    run: usize,
+    /// Its statement, as written.
+    stmt: Stmt,
+}
+
+/// How a local lives across barriers.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Lives {
+    Uniform,
+    Recomputed,
+    Lanes,
+    /// Used only in its own run: an ordinary local of that run.
+    Local,
+}
+
+struct Program {
+    params: HashSet<String>,
+    ctx: Ident,
+    locals: Vec<Local>,
+    by_name: HashMap<String, usize>,
+    /// Loop variables of `for` loops with barriers (uniform).
+    loop_vars: HashSet<String>,
+    /// The conditions and ranges of loops with barriers (must be uniform).
+    heads: Vec<Expr>,
+    /// Names assigned outside statement-level assignments (or borrowed mutably).
+    assigned_inside: HashSet<String>,
+    /// Statement-level assignments: name and value.
+    assigned_top: Vec<(String, Expr)>,
+    uniform: HashSet<String>,
+    lives: HashMap<String, Lives>,
+    /// Names each run mentions.
+    mentions: HashMap<usize, HashSet<String>>,
+    /// Closures bound at statement level.
+    closures: HashSet<String>,
+    /// The runs each local is in scope in (after its own run, in its node list and below).
+    scope: HashMap<String, HashSet<usize>>,
+    /// The buffer parameters (global views).
+    buffers: HashSet<String>,
+    /// Every name mentioned so far, in program order (`shadow_param`).
+    mentioned: HashSet<String>,
+    /// Whether the kernel is barrier-free (a lane loop, whose checks may be hoisted).
+    lane_loop: bool,
+}
+
+impl Program {
+    fn new(params: &[String], ctx: &Ident) -> Self {
+        Program {
+            params: params.iter().cloned().collect(),
+            ctx: ctx.clone(),
+            locals: Vec::new(),
+            by_name: HashMap::new(),
+            loop_vars: HashSet::new(),
+            heads: Vec::new(),
+            assigned_inside: HashSet::new(),
+            assigned_top: Vec::new(),
+            uniform: HashSet::new(),
+            lives: HashMap::new(),
+            mentions: HashMap::new(),
+            closures: HashSet::new(),
+            scope: HashMap::new(),
+            buffers: HashSet::new(),
+            mentioned: HashSet::new(),
+            lane_loop: false,
+        }
+    }
+
+    fn bind(&mut self, name: String) -> Result<(), String> {
+        if self.params.contains(&name) || self.by_name.contains_key(&name) || self.loop_vars.contains(&name) {
+            return Err("a name bound twice at statement level (shadowing)".into());
+        }
+        Ok(())
+    }
+
+    /// A root-level `let` may shadow a parameter (`let n = n as usize;`) when nothing before
+    /// it names the parameter: every mention is then of the local, and the parameter leaves
+    /// the analysis.
+    fn shadow_param(&mut self, name: &str, root: bool, mentioned: &HashSet<String>) -> bool {
+        if root && self.params.contains(name) && !mentioned.contains(name) {
+            self.params.remove(name);
+            self.buffers.remove(name);
+            return true;
+        }
+        false
+    }
+
+    /// Collects the statement-level bindings and assignments.
+    fn collect(&mut self, nodes: &[Node], _scope: &mut Vec<String>) -> Result<(), String> {
+        for (i, n) in nodes.iter().enumerate() {
+            if let Node::Run(stmts, _) = n {
+                let mut later = HashSet::new();
+                runs_in(&nodes[i + 1..], &mut later);
+                for s in stmts {
+                    if let Stmt::Local(l) = s {
+                        if let Some(name) = local_name(&l.pat) {
+                            self.scope.insert(name, later.clone());
+                        }
+                    }
+                }
+            }
+            if let Node::For { pat: Pat::Ident(pi), body, .. } = n {
+                let mut inside = HashSet::new();
+                runs_in(body, &mut inside);
+                self.scope.insert(pi.ident.to_string(), inside);
+            }
+        }
+        for n in nodes {
+            match n {
+                Node::Run(stmts, run) => {
+                    let mut names = HashSet::new();
+                    for s in stmts {
+                        if let Stmt::Local(l) = s {
+                            if let Some(name) = local_name(&l.pat) {
+                                let root = _scope.is_empty();
+                                self.shadow_param(&name, root, &self.mentioned.clone());
+                            }
+                        }
+                        names.extend(idents_of(s));
+                        self.mentioned.extend(idents_of(s));
+                        match s {
+                            Stmt::Local(l) => {
+                                let (ident, mutable) = match &l.pat {
+                                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (pi.ident.clone(), pi.mutability.is_some()),
+                                    Pat::Type(pt) => match &*pt.pat {
+                                        Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (pi.ident.clone(), pi.mutability.is_some()),
+                                        _ => return Err("a statement-level `let` with a pattern".into()),
+                                    },
+                                    _ => return Err("a statement-level `let` with a pattern".into()),
+                                };
+                                let Some(init) = &l.init else { return Err("a `let` without a value".into()) };
+                                if init.diverge.is_some() {
+                                    return Err("a `let ... else`".into());
+                                }
+                                let name = ident.to_string();
+                                self.bind(name.clone())?;
+                                if matches!(&*init.expr, Expr::Closure(_)) {
+                                    self.closures.insert(name.clone());
+                                }
+                                self.by_name.insert(name.clone(), self.locals.len());
+                                self.locals.push(Local { name, ident, mutable, init: (*init.expr).clone(), run: *run, stmt: s.clone() });
+                                self.visit_assignments(&init.expr);
+                            }
+                            Stmt::Expr(Expr::Assign(a), Some(_)) if path_name(&a.left).is_some() => {
+                                self.assigned_top.push((path_name(&a.left).unwrap_or_default(), (*a.right).clone()));
+                                self.visit_assignments(&a.right);
+                            }
+                            Stmt::Expr(Expr::Binary(b), Some(_)) if is_assign(&b.op) && path_name(&b.left).is_some() => {
+                                self.assigned_top.push((path_name(&b.left).unwrap_or_default(), (*b.right).clone()));
+                                self.visit_assignments(&b.right);
+                            }
+                            Stmt::Expr(e, _) => self.visit_assignments(e),
+                            Stmt::Macro(m) => {
+                                // Macro tokens may assign anything they name.
+                                self.assigned_inside.extend(idents_of(s));
+                                let _ = m;
+                            }
+                            Stmt::Item(_) => return Err("an item inside the body".into()),
+                        }
+                    }
+                    self.mentions.insert(*run, names);
+                }
+                Node::Barrier(_) => {}
+                Node::While { cond, body, .. } => {
+                    self.heads.push(cond.clone());
+                    self.mentioned.extend(idents_of(cond));
+                    _scope.push(String::new());
+                    self.collect(body, _scope)?;
+                    _scope.pop();
+                }
+                Node::If { cond, then, otherwise, .. } => {
+                    self.heads.push(cond.clone());
+                    self.mentioned.extend(idents_of(cond));
+                    _scope.push(String::new());
+                    self.collect(then, _scope)?;
+                    self.collect(otherwise, _scope)?;
+                    _scope.pop();
+                }
+                Node::For { pat, expr, body, .. } => {
+                    match pat {
+                        Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() && pi.mutability.is_none() => {
+                            let name = pi.ident.to_string();
+                            self.bind(name.clone())?;
+                            self.loop_vars.insert(name);
+                        }
+                        Pat::Wild(_) => {}
+                        _ => return Err("a `for` loop with barriers and a pattern".into()),
+                    }
+                    self.heads.push(expr.clone());
+                    self.mentioned.extend(idents_of(expr));
+                    _scope.push(String::new());
+                    self.collect(body, _scope)?;
+                    _scope.pop();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Notes the names assigned (or mutably borrowed, or used as method receivers) inside `e`.
+    fn visit_assignments(&mut self, e: &Expr) {
+        struct A<'a>(&'a mut HashSet<String>);
+        impl<'ast> Visit<'ast> for A<'_> {
+            fn visit_expr(&mut self, e: &'ast Expr) {
+                match e {
+                    Expr::Assign(a) => {
+                        self.0.extend(path_name(&a.left));
+                    }
+                    Expr::Binary(b) if is_assign(&b.op) => {
+                        self.0.extend(path_name(&b.left));
+                    }
+                    Expr::Reference(r) if r.mutability.is_some() => {
+                        self.0.extend(path_name(&r.expr));
+                    }
+                    Expr::MethodCall(m) if !uniform::PURE_METHODS.iter().any(|p| m.method == p) => {
+                        self.0.extend(path_name(&m.receiver));
+                    }
+                    Expr::Closure(_) | Expr::Macro(_) => {
+                        // A closure may assign what it captures; macro tokens are opaque.
+                        self.0.extend(idents_of(e));
+                    }
+                    _ => {}
+                }
+                syn::visit::visit_expr(self, e);
+            }
+        }
+        A(&mut self.assigned_inside).visit_expr(e);
+    }
+
+    /// Checks every run's code and every loop head.
+    fn check_code(&self, nodes: &[Node]) -> Result<(), String> {
+        for n in nodes {
+            match n {
+                Node::Run(stmts, _) => {
+                    let mut c = Checker { inner: 0, error: None, closures: self.closures.clone() };
+                    stmts.iter().for_each(|s| c.visit_stmt(s));
+                    if let Some(e) = c.error {
+                        return Err(e);
+                    }
+                }
+                Node::Barrier(_) => {}
+                Node::While { cond, body, .. } | Node::For { expr: cond, body, .. } => {
+                    let mut c = Checker { inner: 0, error: None, closures: self.closures.clone() };
+                    c.visit_expr(cond);
+                    if let Some(e) = c.error {
+                        return Err(e);
+                    }
+                    self.check_code(body)?;
+                }
+                Node::If { cond, then, otherwise, .. } => {
+                    let mut c = Checker { inner: 0, error: None, closures: self.closures.clone() };
+                    c.visit_expr(cond);
+                    if let Some(e) = c.error {
+                        return Err(e);
+                    }
+                    self.check_code(then)?;
+                    self.check_code(otherwise)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn names<'a>(&'a self, uniform: &'a HashSet<String>, locals: &'a HashSet<String>, ctx: &'a str) -> Names<'a> {
+        Names { uniform, params: &self.params, locals, ctx }
+    }
+
+    /// The uniformity fixpoint and each local's kind.
+    fn analyse(&mut self, nodes: &[Node]) -> Result<(), String> {
+        let ctx = self.ctx.to_string();
+        let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).chain(self.loop_vars.iter().cloned()).collect();
+        let mut uniform: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).chain(self.loop_vars.iter().cloned()).collect();
+        loop {
+            let before = uniform.len();
+            let names = self.names(&uniform, &locals, &ctx);
+            let mut keep: HashSet<String> = HashSet::new();
+            for l in &self.locals {
+                let ok = names.uniform(&l.init)
+                    && !self.assigned_inside.contains(&l.name)
+                    && (l.mutable || !self.assigned_top.iter().any(|(n, _)| n == &l.name))
+                    && self.assigned_top.iter().filter(|(n, _)| n == &l.name).all(|(_, v)| names.uniform(v));
+                if ok {
+                    keep.insert(l.name.clone());
+                }
+            }
+            for v in &self.loop_vars {
+                if !self.assigned_inside.contains(v) && !self.assigned_top.iter().any(|(n, _)| n == v) {
+                    keep.insert(v.clone());
+                }
+            }
+            // Uniform statements in the middle of thread code run per thread.
+            let mut misplaced = Vec::new();
+            self.misplaced(nodes, &keep, &mut misplaced);
+            for m in misplaced {
+                keep.remove(&m);
+            }
+            uniform = keep;
+            if uniform.len() == before {
+                break;
+            }
+        }
+        // Loop heads around barriers must be uniform.
+        let names = self.names(&uniform, &locals, &ctx);
+        if !self.heads.iter().all(|h| names.uniform(h)) {
+            return Err("a loop around a barrier whose condition is not proved block-uniform".into());
+        }
+        // Recomputed: immutable, computed from indices, constants, parameters and immutable
+        // uniform values.
+        let fixed: HashSet<String> =
+            uniform.iter().filter(|n| self.by_name.get(*n).is_none_or(|&i| !self.locals[i].mutable)).cloned().collect();
+        let mut recomputed: HashSet<String> = HashSet::new();
+        for l in &self.locals {
+            if uniform.contains(&l.name) || l.mutable || self.assigned_inside.contains(&l.name) {
+                continue;
+            }
+            if pure_index(&l.init, &fixed, &recomputed, &self.params, &locals, &ctx) {
+                recomputed.insert(l.name.clone());
+            }
+        }
+        for l in &self.locals {
+            let k = if uniform.contains(&l.name) {
+                Lives::Uniform
+            } else if recomputed.contains(&l.name) {
+                Lives::Recomputed
+            } else if self.mentions.iter().any(|(run, names)| *run != l.run && names.contains(&l.name) && self.scope[&l.name].contains(run)) {
+                Lives::Lanes
+            } else {
+                Lives::Local
+            };
+            self.lives.insert(l.name.clone(), k);
+        }
+        self.uniform = uniform;
+        self.check_seams(nodes, &mut false)?;
+        Ok(())
+    }
+
+    /// Whether `s` is a uniform statement under `uniform`: a `let` of a uniform name, or a
+    /// statement-level assignment to one.
+    fn uniform_stmt(&self, s: &Stmt, uniform: &HashSet<String>) -> Option<String> {
+        let name = match s {
+            Stmt::Local(l) => local_name(&l.pat),
+            Stmt::Expr(Expr::Assign(a), Some(_)) => path_name(&a.left),
+            Stmt::Expr(Expr::Binary(b), Some(_)) if is_assign(&b.op) => path_name(&b.left),
+            _ => None,
+        }?;
+        uniform.contains(&name).then_some(name)
+    }
+
+    /// The uniform names assigned by a statement that has thread code on both sides in its run.
+    fn misplaced(&self, nodes: &[Node], uniform: &HashSet<String>, out: &mut Vec<String>) {
+        for n in nodes {
+            match n {
+                Node::Run(stmts, _) => {
+                    let is_u: Vec<Option<String>> = stmts.iter().map(|s| self.uniform_stmt(s, uniform)).collect();
+                    let first_t = is_u.iter().position(Option::is_none);
+                    let last_t = is_u.iter().rposition(Option::is_none);
+                    if let (Some(f), Some(l)) = (first_t, last_t) {
+                        // A uniform `let` there moves before the region's loop (no statement
+                        // before it can name it); an assignment there cannot.
+                        for (u, st) in is_u[f..=l].iter().zip(&stmts[f..=l]) {
+                            if let (Some(u), false) = (u, matches!(st, Stmt::Local(_))) {
+                                out.push(u.clone());
+                            }
+                        }
+                    }
+                }
+                Node::Barrier(_) => {}
+                Node::While { body, .. } | Node::For { body, .. } => self.misplaced(body, uniform, out),
+                Node::If { then, otherwise, .. } => {
+                    self.misplaced(then, uniform, out);
+                    self.misplaced(otherwise, uniform, out);
+                }
+            }
+        }
+    }
+
+    /// Whether run `stmts` has thread code whose place among the other threads' code
+    /// matters: a `let` of a pure value (no memory access, no call) may run in a loop of its
+    /// own.
+    fn has_thread_code(&self, stmts: &[Stmt]) -> bool {
+        stmts.iter().any(|s| {
+            self.uniform_stmt(s, &self.uniform).is_none()
+                && !matches!(s, Stmt::Local(l) if l.init.as_ref().is_some_and(|i| pure_expr(&i.expr)))
+        })
+    }
+
+    /// Thread code on both sides of a loop's edge with no barrier between would be one region
+    /// on the general path: refuse it. `open` says whether thread code runs since the last
+    /// barrier.
+    fn check_seams(&self, nodes: &[Node], open: &mut bool) -> Result<(), String> {
+        for n in nodes {
+            match n {
+                Node::Run(stmts, _) => {
+                    if self.has_thread_code(stmts) {
+                        *open = true;
+                    }
+                }
+                Node::Barrier(_) => *open = false,
+                Node::While { body, .. } | Node::For { body, .. } => {
+                    let before = *open;
+                    let head = self.head_thread(body);
+                    let (tail, tail_open) = {
+                        let mut o = false;
+                        self.check_seams(body, &mut o)?;
+                        (o, o)
+                    };
+                    // Entering: what ran before the loop, then the body's head.
+                    if before && head {
+                        return Err("thread code before a loop with barriers and at the start of its body".into());
+                    }
+                    // Iterating: the body's tail, then its head.
+                    if tail && head {
+                        return Err("thread code at the end of a loop body with barriers and at its start".into());
+                    }
+                    // Leaving (or skipping the loop): the tail (or what ran before) stays open.
+                    *open = before || tail_open;
+                }
+                Node::If { then, otherwise, .. } => {
+                    let before = *open;
+                    let mut after = false;
+                    for branch in [then, otherwise] {
+                        if before && self.head_thread(branch) {
+                            return Err("thread code before a uniform `if` with barriers and at the start of its branch".into());
+                        }
+                        let mut o = before;
+                        self.check_seams(branch, &mut o)?;
+                        after |= o;
+                    }
+                    *open = after;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a loop body has thread code before its first barrier.
+    fn head_thread(&self, body: &[Node]) -> bool {
+        for n in body {
+            match n {
+                Node::Run(stmts, _) => {
+                    if self.has_thread_code(stmts) {
+                        return true;
+                    }
+                }
+                Node::Barrier(_) => return false,
+                // A nested loop's or branch's head is thread code we cannot order against.
+                Node::While { .. } | Node::For { .. } | Node::If { .. } => return true,
+            }
+        }
+        false
+    }
+}
+
+/// The name a statement-level `let` binds.
+fn local_name(p: &Pat) -> Option<String> {
+    match p {
+        Pat::Ident(pi) => Some(pi.ident.to_string()),
+        Pat::Type(pt) => local_name(&pt.pat),
+        _ => None,
+    }
+}
+
+/// The runs of `nodes`, nested ones too.
+fn runs_in(nodes: &[Node], out: &mut HashSet<usize>) {
+    for n in nodes {
+        match n {
+            Node::Run(_, k) => {
+                out.insert(*k);
+            }
+            Node::Barrier(_) => {}
+            Node::While { body, .. } | Node::For { body, .. } => runs_in(body, out),
+            Node::If { then, otherwise, .. } => {
+                runs_in(then, out);
+                runs_in(otherwise, out);
+            }
+        }
+    }
+}
+
+fn path_name(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+        Expr::Paren(p) => path_name(&p.expr),
+        _ => None,
+    }
+}
+
+/// Whether evaluating `e` touches no memory and calls nothing (arithmetic, casts, reads of
+/// locals, parameters and the indices).
+fn pure_expr(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) | Expr::Path(_) => true,
+        Expr::Field(f) => pure_expr(&f.base),
+        Expr::Binary(b) => !is_assign(&b.op) && pure_expr(&b.left) && pure_expr(&b.right),
+        Expr::Unary(u) => !matches!(u.op, syn::UnOp::Deref(_)) && pure_expr(&u.expr),
+        Expr::Cast(c) => pure_expr(&c.expr),
+        Expr::Paren(p) => pure_expr(&p.expr),
+        Expr::Group(g) => pure_expr(&g.expr),
+        Expr::Tuple(t) => t.elems.iter().all(pure_expr),
+        Expr::Array(a) => a.elems.iter().all(pure_expr),
+        Expr::Repeat(r) => pure_expr(&r.expr),
+        Expr::MethodCall(m) => uniform::PURE_METHODS.iter().any(|p| m.method == p) && pure_expr(&m.receiver) && m.args.iter().all(pure_expr),
+        _ => false,
+    }
+}
+
+/// Whether `e` is a pure function of the thread's indices, constants, parameters, `fixed`
+/// (immutable uniform) names and `recomputed` names.
+fn pure_index(
+    e: &Expr,
+    fixed: &HashSet<String>,
+    recomputed: &HashSet<String>,
+    params: &HashSet<String>,
+    locals: &HashSet<String>,
+    ctx: &str,
+) -> bool {
+    let rec = |e: &Expr| pure_index(e, fixed, recomputed, params, locals, ctx);
+    match e {
+        Expr::Lit(_) => true,
+        Expr::Path(p) => match p.path.get_ident() {
+            Some(id) => {
+                let s = id.to_string();
+                fixed.contains(&s)
+                    || recomputed.contains(&s)
+                    || params.contains(&s)
+                    || (!locals.contains(&s) && s != ctx && s.chars().all(|c| !c.is_lowercase()))
+            }
+            None => p.path.segments.last().is_some_and(|s| !s.ident.to_string().chars().any(|c| c.is_lowercase())),
+        },
+        Expr::Field(f) => match &*f.base {
+            Expr::Path(p) if p.path.is_ident(ctx) => true,
+            b => rec(b),
+        },
+        Expr::Binary(b) => !is_assign(&b.op) && rec(&b.left) && rec(&b.right),
+        Expr::Unary(u) => !matches!(u.op, syn::UnOp::Deref(_)) && rec(&u.expr),
+        Expr::Cast(c) => rec(&c.expr),
+        Expr::Paren(p) => rec(&p.expr),
+        Expr::Group(g) => rec(&g.expr),
+        Expr::MethodCall(m) => {
+            uniform::PURE_METHODS.iter().any(|p| m.method == p) && m.method != "len" && rec(&m.receiver) && m.args.iter().all(rec)
+        }
+        _ => false,
+    }
+}
+
+// ---------------------------------------------------------------- emission
+
+/// Turns `return e` of region code (outside closures) into `return Some(e)`: the region's
+/// per-thread closure returns where the thread exited.
+struct Returns {
+    depth: usize,
+}
+
+impl VisitMut for Returns {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        match e {
+            Expr::Closure(_) | Expr::Async(_) => {
+                self.depth += 1;
+                syn::visit_mut::visit_expr_mut(self, e);
+                self.depth -= 1;
+            }
+            Expr::Return(r) if self.depth == 0 => {
+                if let Some(v) = &mut r.expr {
+                    self.visit_expr_mut(v);
+                }
+                let span = r.span();
+                let value = match r.expr.take() {
+                    Some(v) => quote!(#v),
+                    None => quote_spanned!(span=> ::deviceemu::__private::exit_here()),
+                };
+                *e = syn::parse_quote_spanned!(span=> return ::core::option::Option::Some(#value));
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, e),
+        }
+    }
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+impl Program {
+    fn lanes_ident(&self, name: &str) -> Ident {
+        Ident::new(&format!("__emu_lanes_{name}"), Span::mixed_site())
+    }
+
+    fn emit(&self, nodes: &[Node], g: &Gen) -> TokenStream {
+        let (rb, ctx) = (&g.rb, &g.ctx);
+        let lanes = self.locals.iter().filter(|l| self.lives[&l.name] == Lives::Lanes).map(|l| {
+            let id = self.lanes_ident(&l.name);
+            quote!(let mut #id = #rb.lanes();)
+        });
+        let body = self.emit_nodes(nodes, g);
+        quote! {
+            #[allow(unused_variables)]
+            let #ctx = #rb.block_ctx();
+            #(#lanes)*
+            #body
+        }
+    }
+
+    fn emit_nodes(&self, nodes: &[Node], g: &Gen) -> TokenStream {
+        let rb = &g.rb;
+        let mut out = TokenStream::new();
+        for n in nodes {
+            match n {
+                Node::Run(stmts, run) => out.extend(self.emit_run(stmts, *run, g)),
+                Node::Barrier(span) => out.extend(quote_spanned!(*span=> #rb.barrier();)),
+                Node::While { cond, body, span } => {
+                    let body = self.emit_nodes(body, g);
+                    out.extend(quote_spanned!(*span=> while (#cond) && #rb.any_live() { #body }));
+                }
+                Node::For { pat, expr, body, span } => {
+                    let body = self.emit_nodes(body, g);
+                    out.extend(quote_spanned!(*span=> for #pat in #expr { if !#rb.any_live() { break; } #body }));
+                }
+                Node::If { cond, then, otherwise, span } => {
+                    let (then, otherwise) = (self.emit_nodes(then, g), self.emit_nodes(otherwise, g));
+                    out.extend(quote_spanned!(*span=> if #cond { #then } else { #otherwise }));
+                }
+            }
+        }
+        out
+    }
+
+    fn emit_run(&self, stmts: &[Stmt], run: usize, g: &Gen) -> TokenStream {
+        let (rb, t, ctx) = (&g.rb, &g.t, &g.ctx);
+        let is_u: Vec<bool> = stmts.iter().map(|s| self.uniform_stmt(s, &self.uniform).is_some()).collect();
+        let Some(first) = is_u.iter().position(|u| !u) else {
+            // Uniform only: block-level code.
+            return quote!(#(#stmts)*);
+        };
+        let last = is_u.iter().rposition(|u| !u).unwrap_or(first);
+        // Uniform `let`s among the thread code run before the loop, in order (`misplaced`).
+        let mut prefix: Vec<Stmt> = stmts[..first].to_vec();
+        let mut thread: Vec<Stmt> = Vec::new();
+        for (s, u) in stmts[first..=last].iter().zip(&is_u[first..=last]) {
+            if *u && matches!(s, Stmt::Local(_)) {
+                prefix.push(s.clone());
+            } else {
+                thread.push(s.clone());
+            }
+        }
+        let (prefix, thread, suffix) = (&prefix[..], &thread[..], &stmts[last + 1..]);
+        let mentions = &self.mentions[&run];
+        // Values of earlier runs: per-thread slots taken, recomputed ones recomputed.
+        let mut restores = TokenStream::new();
+        let mut needed: HashSet<String> = mentions.clone();
+        // The recomputed locals' own dependencies, transitively.
+        loop {
+            let before = needed.len();
+            for l in &self.locals {
+                if self.lives[&l.name] == Lives::Recomputed && l.run != run && needed.contains(&l.name) {
+                    needed.extend(idents_of(&l.init));
+                }
+            }
+            if needed.len() == before {
+                break;
+            }
+        }
+        let mut saves = TokenStream::new();
+        for l in &self.locals {
+            let used = needed.contains(&l.name) && self.scope[&l.name].contains(&run);
+            match self.lives[&l.name] {
+                Lives::Recomputed if used && l.run != run => {
+                    let s = &l.stmt;
+                    restores.extend(quote!(#s));
+                }
+                Lives::Lanes if mentions.contains(&l.name) && (l.run == run || self.scope[&l.name].contains(&run)) => {
+                    let (id, lanes) = (&l.ident, self.lanes_ident(&l.name));
+                    if l.run != run {
+                        restores.extend(quote!(#[allow(unused_mut)] let mut #id = #lanes.take(#t);));
+                    }
+                    saves.extend(quote!(#lanes.put(#t, #id);));
+                }
+                _ => {}
+            }
+        }
+        let mut code = TokenStream::new();
+        for s in thread {
+            let mut s = s.clone();
+            Returns { depth: 0 }.visit_stmt_mut(&mut s);
+            match &s {
+                Stmt::Expr(e, None) => code.extend(quote!(#e;)),
+                s => code.extend(quote!(#s)),
+            }
+        }
+        let restores_copy = restores.clone();
+        let f = quote! {
+            |#t: usize, #ctx: ::deviceemu::__private::ThreadCtx| -> ::core::option::Option<::deviceemu::__private::Exit> {
+                #restores
+                #code
+                #saves
+                ::core::option::Option::None
+            }
+        };
+        let mut call = match self.narrowing(thread, run) {
+            Some(bound) => quote!(#rb.each_below(#bound, #f);),
+            None => quote!(#rb.each(#f);),
+        };
+        if self.lane_loop {
+            if let Some((proof, hoisted)) = self.hoist(thread, g) {
+                let mut code = TokenStream::new();
+                for s in &hoisted {
+                    match s {
+                        Stmt::Expr(e, None) => code.extend(quote!(#e;)),
+                        s => code.extend(quote!(#s)),
+                    }
+                }
+                let checked = crate::rewrite::checked();
+                let restores = &restores_copy;
+                call = quote! {
+                    if !#checked && #rb.in_index_order() && #proof {
+                        #rb.each(|#t: usize, #ctx: ::deviceemu::__private::ThreadCtx| -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            #restores
+                            #code
+                            ::core::option::Option::None
+                        });
+                    } else {
+                        #call
+                    }
+                };
+            }
+        }
+        quote!(#(#prefix)* #call #(#suffix)*)
+    }
+
+    /// The bound of a region whose thread code is `if tid < bound { .. }` alone, with `tid`
+    /// the thread's `thread_idx().x` (recomputed, cast losslessly) and `bound` uniform.
+    fn narrowing(&self, thread: &[Stmt], run: usize) -> Option<Expr> {
+        let [Stmt::Expr(Expr::If(i), _)] = thread else { return None };
+        if i.else_branch.is_some() {
+            return None;
+        }
+        let Expr::Binary(b) = &*i.cond else { return None };
+        // `tid < s` runs threads below `s`; `tid <= s` and `tid == s` those below `s + 1`.
+        let (tid, bound, inclusive) = match b.op {
+            syn::BinOp::Lt(_) => (&*b.left, &*b.right, false),
+            syn::BinOp::Gt(_) => (&*b.right, &*b.left, false),
+            syn::BinOp::Le(_) => (&*b.left, &*b.right, true),
+            syn::BinOp::Ge(_) => (&*b.right, &*b.left, true),
+            syn::BinOp::Eq(_) if path_name(&b.left).is_some() => (&*b.left, &*b.right, true),
+            syn::BinOp::Eq(_) => (&*b.right, &*b.left, true),
+            _ => return None,
+        };
+        let name = path_name(tid)?;
+        let l = &self.locals[*self.by_name.get(&name)?];
+        if (l.mutable || l.run != run) && self.lives[&name] != Lives::Recomputed {
+            return None;
+        }
+        if !is_thread_x(&l.init, &self.ctx.to_string()) {
+            return None;
+        }
+        let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
+        let ctx = self.ctx.to_string();
+        if !self.names(&self.uniform, &locals, &ctx).uniform(bound) {
+            return None;
+        }
+        let rt = rt();
+        Some(match inclusive {
+            false => syn::parse_quote!(#rt::region_bound(#bound)),
+            true => syn::parse_quote!(#rt::region_bound(#bound).saturating_add(1)),
+        })
+    }
+}
+
+/// Whether `e` is `ctx.thread_idx.x`, possibly cast to an integer type that holds every
+/// `threadIdx.x` (at most 1023).
+fn is_thread_x(e: &Expr, ctx: &str) -> bool {
+    match e {
+        Expr::Cast(c) => {
+            let syn::Type::Path(p) = &*c.ty else { return false };
+            let ok = p.path.get_ident().is_some_and(|t| {
+                matches!(t.to_string().as_str(), "u16" | "i16" | "u32" | "i32" | "u64" | "i64" | "usize" | "isize" | "u128" | "i128")
+            });
+            ok && is_thread_x(&c.expr, ctx)
+        }
+        Expr::Paren(p) => is_thread_x(&p.expr, ctx),
+        Expr::Field(f) => {
+            matches!(&f.member, syn::Member::Named(m) if m == "x")
+                && matches!(&*f.base, Expr::Field(inner) if matches!(&inner.member, syn::Member::Named(m) if m == "thread_idx")
+                    && matches!(&*inner.base, Expr::Path(p) if p.path.is_ident(ctx)))
+        }
+        _ => false,
+    }
+}
+
+// ---------------------------------------------------------------- hoisted checks
+
+/// Float methods a hoisted lane loop may call (no side effects, no panics).
+const FLOAT_METHODS: [&str; 12] = ["sqrt", "mul_add", "exp", "ln", "sin", "cos", "floor", "ceil", "round", "abs", "min", "max"];
+
+/// The body of a lane loop with its checks hoisted: its accesses, rewritten.
+struct InBounds<'a> {
+    index: &'a str,
+    buffers: &'a HashSet<String>,
+    /// The views it accesses.
+    views: Vec<Ident>,
+    ok: bool,
+    /// Locals bound to a buffer parameter (`let __emu_view = y;`, as compound assignments
+    /// are rewritten), and to the index.
+    view_alias: HashMap<String, Ident>,
+    index_alias: HashSet<String>,
+    /// Other locals the body binds (it may assign them).
+    own: HashSet<String>,
+}
+
+impl InBounds<'_> {
+    /// `&v` with `v` a buffer parameter, and `i` the lane loop's index.
+    fn access(&mut self, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> bool {
+        let (Some(Expr::Reference(r)), Some(i)) = (args.iter().nth(1), args.iter().nth(2)) else { return false };
+        let Some(v) = self.view_of(&r.expr) else { return false };
+        let Some(i) = path_name(i) else { return false };
+        if i != self.index && !self.index_alias.contains(&i) {
+            return false;
+        }
+        if !self.views.contains(&v) {
+            self.views.push(v);
+        }
+        true
+    }
+
+    /// The buffer parameter `e` names, directly or through an alias.
+    fn view_of(&self, e: &Expr) -> Option<Ident> {
+        let Expr::Path(p) = e else { return None };
+        let id = p.path.get_ident()?;
+        let name = id.to_string();
+        if let Some(v) = self.view_alias.get(&name) {
+            return Some(v.clone());
+        }
+        self.buffers.contains(&name).then(|| id.clone())
+    }
+}
+
+impl VisitMut for InBounds<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if !self.ok {
+            return;
+        }
+        match e {
+            Expr::Lit(_) | Expr::Path(_) => {}
+            Expr::Binary(b) if !is_assign(&b.op) => syn::visit_mut::visit_expr_binary_mut(self, b),
+            Expr::Binary(b) if path_name(&b.left).is_some_and(|n| self.own.contains(&n)) => self.visit_expr_mut(&mut b.right),
+            Expr::Assign(a) if path_name(&a.left).is_some_and(|n| self.own.contains(&n)) => self.visit_expr_mut(&mut a.right),
+            Expr::Unary(u) if !matches!(u.op, syn::UnOp::Deref(_)) => syn::visit_mut::visit_expr_unary_mut(self, u),
+            Expr::Cast(_) | Expr::Paren(_) | Expr::Group(_) | Expr::Block(_) | Expr::If(_) => syn::visit_mut::visit_expr_mut(self, e),
+            Expr::MethodCall(m) if FLOAT_METHODS.iter().any(|f| m.method == f) => syn::visit_mut::visit_expr_method_call_mut(self, m),
+            Expr::Call(c) => {
+                let Expr::Path(p) = &*c.func else {
+                    self.ok = false;
+                    return;
+                };
+                let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                let last = segs.last().cloned().unwrap_or_default();
+                let ours = segs.iter().any(|s| s == "__private");
+                let span = c.span();
+                match (ours, last.as_str(), c.args.len()) {
+                    (true, "load", 3) if self.access(&c.args) => {
+                        let (v, i) = (&c.args[1], &c.args[2]);
+                        // SAFETY: the launch proved every index of this block in bounds of
+                        // this view (`fission::Program::hoist`).
+                        *e = syn::parse_quote_spanned!(span=> unsafe {
+                            ::deviceemu::__private::load_in_bounds(#v, ::deviceemu::__private::Index::to_index(#i))
+                        });
+                    }
+                    (true, "store", 4) if self.access(&c.args) => {
+                        let (v, i) = (&c.args[1], &c.args[2]);
+                        let mut x = c.args[3].clone();
+                        self.visit_expr_mut(&mut x);
+                        // SAFETY: as for the load.
+                        *e = syn::parse_quote_spanned!(span=> unsafe {
+                            ::deviceemu::__private::store_in_bounds(#v, ::deviceemu::__private::Index::to_index(#i), #x)
+                        });
+                    }
+                    _ => self.ok = false,
+                }
+            }
+            _ => self.ok = false,
+        }
+    }
+    fn visit_stmt_mut(&mut self, s: &mut Stmt) {
+        match s {
+            Stmt::Local(l)
+                if matches!(&l.pat, Pat::Ident(p) if p.ident != self.index)
+                    && l.init.as_ref().is_some_and(|i| i.diverge.is_none()) =>
+            {
+                let (Pat::Ident(p), Some(init)) = (&l.pat, &l.init) else { return };
+                let name = p.ident.to_string();
+                if self.view_alias.contains_key(&name) || self.index_alias.contains(&name) || self.buffers.contains(&name) {
+                    self.ok = false;
+                    return;
+                }
+                if let Some(v) = self.view_of(&init.expr) {
+                    self.view_alias.insert(name, v);
+                    return;
+                }
+                if path_name(&init.expr).is_some_and(|n| n == self.index || self.index_alias.contains(&n)) {
+                    self.index_alias.insert(name);
+                    return;
+                }
+                self.own.insert(name);
+                syn::visit_mut::visit_local_mut(self, l)
+            }
+            Stmt::Expr(e, _) => self.visit_expr_mut(e),
+            _ => self.ok = false,
+        }
+    }
+}
+
+impl Program {
+    /// A lane loop's body with its bounds checks hoisted, and the proof that lets it run:
+    /// the thread code is recomputed `let`s then `if i < bound { body }`, with `i` affine in
+    /// the thread index with stride 1 (`base + thread_idx().x`, `base` uniform, possibly cast),
+    /// `bound` uniform, and `body` only arithmetic over scalars and accesses `v[i]` of buffer
+    /// parameters. The proof evaluates `base` once, checks that `base + threads - 1` fits its
+    /// type (so the indices are `i(0)..=i(0) + threads - 1`, without a wrap), that the last
+    /// index passes the guard, and that it lies in bounds of every view the body touches.
+    fn hoist(&self, thread: &[Stmt], g: &Gen) -> Option<(TokenStream, Vec<Stmt>)> {
+        let (last, lets) = thread.split_last()?;
+        if !lets.iter().all(|s| matches!(s, Stmt::Local(l) if local_name(&l.pat).is_some_and(|n| self.lives.get(&n) == Some(&Lives::Recomputed)))) {
+            return None;
+        }
+        let Stmt::Expr(Expr::If(cond_if), _) = last else { return None };
+        if cond_if.else_branch.is_some() {
+            return None;
+        }
+        let Expr::Binary(b) = &*cond_if.cond else { return None };
+        if !matches!(b.op, syn::BinOp::Lt(_)) {
+            return None;
+        }
+        let index = path_name(&b.left)?;
+        let bound = &*b.right;
+        let ctx = self.ctx.to_string();
+        let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
+        if !self.names(&self.uniform, &locals, &ctx).uniform(bound) {
+            return None;
+        }
+        let l = &self.locals[*self.by_name.get(&index)?];
+        if self.lives.get(&index) != Some(&Lives::Recomputed) {
+            return None;
+        }
+        // `i = cast?((base + tx))` with `tx` the thread's x index.
+        let (outer_cast, sum) = match &l.init {
+            Expr::Cast(c) => (Some((*c.ty).clone()), strip_parens(&c.expr)),
+            e => (None, strip_parens(e)),
+        };
+        let Expr::Binary(add) = sum else { return None };
+        if !matches!(add.op, syn::BinOp::Add(_)) {
+            return None;
+        }
+        let is_tx = |e: &Expr| {
+            is_thread_x(e, &ctx)
+                || path_name(e).is_some_and(|n| {
+                    self.by_name.get(&n).is_some_and(|&k| self.lives[&n] == Lives::Recomputed && is_thread_x(&self.locals[k].init, &ctx))
+                })
+        };
+        let base = match (is_tx(&add.left), is_tx(&add.right)) {
+            (false, true) => &*add.left,
+            (true, false) => &*add.right,
+            _ => return None,
+        };
+        if !self.names(&self.uniform, &locals, &ctx).uniform(base) {
+            return None;
+        }
+        let mut body = cond_if.then_branch.stmts.clone();
+        let mut v = InBounds {
+            index: &index,
+            buffers: &self.buffers,
+            views: Vec::new(),
+            ok: true,
+            view_alias: HashMap::new(),
+            index_alias: HashSet::new(),
+            own: HashSet::new(),
+        };
+        for s in &mut body {
+            v.visit_stmt_mut(s);
+        }
+        if !v.ok || v.views.is_empty() {
+            return None;
+        }
+        let rb = &g.rb;
+        let cast = |e: TokenStream| match &outer_cast {
+            Some(ty) => quote!(((#e) as #ty)),
+            None => e,
+        };
+        let (first_i, last_i) = (cast(quote!(__emu_base)), cast(quote!(__emu_last)));
+        let lens = v.views.iter().map(|view| quote!(&& ::deviceemu::__private::Index::to_index(__emu_li) < #view.len()));
+        let proof = quote! {{
+            let __emu_base = #base;
+            match ::deviceemu::__private::lane_last(__emu_base, #rb.threads()) {
+                ::core::option::Option::Some(__emu_last) => {
+                    let (__emu_fi, __emu_li) = (#first_i, #last_i);
+                    __emu_li < (#bound)
+                        && ::deviceemu::__private::Index::to_index(__emu_fi) <= ::deviceemu::__private::Index::to_index(__emu_li)
+                        #(#lens)*
+                }
+                ::core::option::Option::None => false,
+            }
+        }};
+        let mut hoisted: Vec<Stmt> = lets.to_vec();
+        let mut new_if = cond_if.clone();
+        new_if.then_branch.stmts = body;
+        hoisted.push(Stmt::Expr(Expr::If(new_if), None));
+        Some((proof, hoisted))
+    }
+}
+
+fn strip_parens(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip_parens(&p.expr),
+        Expr::Group(g) => strip_parens(&g.expr),
+        e => e,
+    }
+}

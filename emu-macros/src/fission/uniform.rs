@@ -1,0 +1,187 @@
+//! The syntactic block-uniformity analysis of loop fission.
+//!
+//! A value is *block-uniform* when every thread of a block computes the same one: literals,
+//! constants, scalar parameters, views (the view itself, not what it holds), `block_idx()`,
+//! `block_dim()`, `grid_dim()`, shared arrays, and pure arithmetic, casts, comparisons and the
+//! integer methods of [`PURE_METHODS`] over uniform values; and a local whose `let` has a
+//! uniform value and whose every assignment is a statement of block-level code (never under a
+//! thread-varying condition) with a uniform value. A memory load is never uniform (another
+//! thread may store between two loads), nor is anything that reads `thread_idx()`.
+//!
+//! The analysis is a fixpoint over the names the kernel binds at statement level
+//! (`fission::Program`): it starts from every `let` with a uniform-looking value and removes a
+//! name when one of its assignments is not a uniform statement, or when a statement that
+//! assigns it must run per thread (`fission/mod.rs` decides that), until nothing changes.
+
+use std::collections::HashSet;
+
+use syn::visit::Visit;
+use syn::{Expr, Member};
+
+/// Integer and float methods without side effects, uniform when their receiver and
+/// arguments are.
+pub(super) const PURE_METHODS: [&str; 22] = [
+    "len", "min", "max", "pow", "abs", "wrapping_add", "wrapping_sub", "wrapping_mul", "saturating_add", "saturating_sub",
+    "div_ceil", "next_power_of_two", "leading_zeros", "trailing_zeros", "count_ones", "is_power_of_two", "ilog2", "clamp",
+    "rem_euclid", "div_euclid", "is_empty", "trailing_ones",
+];
+
+/// What the analysis knows of the names in scope.
+pub(super) struct Names<'a> {
+    /// Names proved uniform so far (locals).
+    pub(super) uniform: &'a HashSet<String>,
+    /// Scalar and view parameters (uniform values).
+    pub(super) params: &'a HashSet<String>,
+    /// Every local the kernel binds at statement level (thread-varying unless in `uniform`).
+    pub(super) locals: &'a HashSet<String>,
+    /// The context argument's name (`__emu_ctx`).
+    pub(super) ctx: &'a str,
+}
+
+impl Names<'_> {
+    /// Whether `e` is block-uniform.
+    pub(super) fn uniform(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Lit(_) => true,
+            Expr::Path(p) => {
+                if p.qself.is_some() {
+                    return false;
+                }
+                if let Some(id) = p.path.get_ident() {
+                    let s = id.to_string();
+                    if self.uniform.contains(&s) || self.params.contains(&s) {
+                        return true;
+                    }
+                    if self.locals.contains(&s) || s == self.ctx {
+                        return false;
+                    }
+                    // A constant (by the naming convention); anything else (a local bound
+                    // inside a statement, a static) is not known to be uniform.
+                    return s.chars().next().is_some_and(|c| c.is_uppercase()) && s.chars().all(|c| !c.is_lowercase());
+                }
+                // `f32::MAX`, `core::f32::consts::PI`, `Self::N`.
+                p.path.segments.last().is_some_and(|s| !s.ident.to_string().chars().any(|c| c.is_lowercase()))
+            }
+            Expr::Field(f) => {
+                // `__emu_ctx.block_idx.x` and friends; `__emu_ctx.thread_idx` is per thread.
+                if let Expr::Path(p) = &*f.base {
+                    if p.path.is_ident(self.ctx) {
+                        return matches!(&f.member, Member::Named(m) if m != "thread_idx");
+                    }
+                }
+                self.uniform(&f.base)
+            }
+            Expr::Binary(b) => !is_assign(&b.op) && self.uniform(&b.left) && self.uniform(&b.right),
+            Expr::Unary(u) => !matches!(u.op, syn::UnOp::Deref(_)) && self.uniform(&u.expr),
+            Expr::Cast(c) => self.uniform(&c.expr),
+            Expr::Paren(p) => self.uniform(&p.expr),
+            Expr::Group(g) => self.uniform(&g.expr),
+            // A loop's range (`0..n`, `(0..n).step_by(k)`, `.rev()`).
+            Expr::Range(r) => r.start.as_deref().is_none_or(|e| self.uniform(e)) && r.end.as_deref().is_some_and(|e| self.uniform(e)),
+            Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "step_by" | "rev" | "skip" | "take") => {
+                matches!(&*m.receiver, Expr::Range(_) | Expr::Paren(_) | Expr::MethodCall(_))
+                    && self.uniform(&m.receiver)
+                    && m.args.iter().all(|a| self.uniform(a))
+            }
+            Expr::MethodCall(m) => {
+                PURE_METHODS.iter().any(|p| m.method == p)
+                    && m.turbofish.is_none()
+                    && self.uniform(&m.receiver)
+                    && m.args.iter().all(|a| self.uniform(a))
+            }
+            Expr::Call(c) => {
+                let Expr::Path(p) = &*c.func else { return false };
+                let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                match last.as_str() {
+                    "min" | "max" => c.args.iter().all(|a| self.uniform(a)),
+                    // One view per block, whichever thread asks.
+                    "dynamic_shared" => c.args.is_empty(),
+                    _ => false,
+                }
+            }
+            // `shared_array![T; N]` (as the rewrite leaves it: a block around the macro).
+            Expr::Block(_) | Expr::Macro(_) => is_shared_decl(e),
+            _ => false,
+        }
+    }
+}
+
+/// Whether `op` assigns (`+=` and friends).
+pub(super) fn is_assign(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_) | BitXorAssign(_) | BitAndAssign(_)
+            | BitOrAssign(_) | ShlAssign(_) | ShrAssign(_)
+    )
+}
+
+/// Whether `e` declares a shared array: the macro itself, or the block the rewrite makes of
+/// it (a `let` of the macro's value, under `cfg`, then that value).
+pub(super) fn is_shared_decl(e: &Expr) -> bool {
+    match e {
+        Expr::Macro(m) => m.mac.path.segments.last().is_some_and(|s| s.ident == "shared_array"),
+        Expr::Block(b) => {
+            b.block.stmts.iter().all(|s| matches!(s, syn::Stmt::Local(_) | syn::Stmt::Expr(Expr::Path(_), None)))
+                && b.block.stmts.iter().any(|s| match s {
+                    syn::Stmt::Local(l) => l.init.as_ref().is_some_and(|i| is_shared_decl(&i.expr)),
+                    _ => false,
+                })
+        }
+        _ => false,
+    }
+}
+
+/// Every identifier `e` mentions, in paths and in macro tokens.
+pub(super) fn idents_of(node: &impl ToVisit) -> HashSet<String> {
+    let mut v = Idents::default();
+    node.visit_with(&mut v);
+    v.0
+}
+
+/// What [`idents_of`] can scan.
+pub(super) trait ToVisit {
+    fn visit_with(&self, v: &mut Idents);
+}
+impl ToVisit for syn::Stmt {
+    fn visit_with(&self, v: &mut Idents) {
+        v.visit_stmt(self)
+    }
+}
+impl ToVisit for Expr {
+    fn visit_with(&self, v: &mut Idents) {
+        v.visit_expr(self)
+    }
+}
+
+/// The identifiers a node mentions.
+#[derive(Default)]
+pub(super) struct Idents(HashSet<String>);
+
+impl<'ast> Visit<'ast> for Idents {
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        // A shared array's declaration names no local (its GPU form's assembly has operand
+        // names of its own).
+        if !is_shared_decl(e) {
+            syn::visit::visit_expr(self, e);
+        }
+    }
+    fn visit_ident(&mut self, i: &'ast proc_macro2::Ident) {
+        self.0.insert(i.to_string());
+    }
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        fn walk(t: proc_macro2::TokenStream, out: &mut HashSet<String>) {
+            for tt in t {
+                match tt {
+                    proc_macro2::TokenTree::Ident(i) => {
+                        out.insert(i.to_string());
+                    }
+                    proc_macro2::TokenTree::Group(g) => walk(g.stream(), out),
+                    _ => {}
+                }
+            }
+        }
+        walk(m.tokens.clone(), &mut self.0);
+        syn::visit::visit_macro(self, m);
+    }
+}

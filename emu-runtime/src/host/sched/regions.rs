@@ -1,0 +1,544 @@
+//! A block run as *barrier regions*: the fast form `#[kernel]` makes of a kernel whose
+//! barriers are structured (`emu-macros/src/fission/`).
+//!
+//! A *region* is the code between two barriers. The kernel's *region form* is one function
+//! per block: each region is a loop over the block's live threads ([`Regions::each`]), each
+//! barrier a call of [`Regions::barrier`], and block-uniform code (loop counters such as the
+//! reduction's `s`, shared arrays) runs once, between the loops. Values that live across a
+//! barrier sit in per-thread [`Lanes`]. No fiber switch, no future, no state dispatch per
+//! thread and barrier: the cost of a barrier is one loop's end and another's start.
+//!
+//! # What stays the same
+//!
+//! * **Order.** Within a region, threads run in the order the per-thread scheduler would
+//!   resume them: index order, or with `EMU_SEED` the seed's start order, then at each barrier
+//!   the previous order shuffled with the seed keyed by the new generation (what
+//!   `block.rs::resume_waiting` does to the arrival list, which is the previous run order).
+//!   Memory interleavings, and with them results and racecheck's findings, are therefore the
+//!   same as on the general path.
+//! * **Checkers and reports.** Before each thread's part of a region the block's running
+//!   thread is set ([`BlockRun::regions_set_current`]), so memcheck, initcheck, racecheck,
+//!   panics and `thread_idx()` in helpers see the right thread; the barrier generation moves
+//!   on at each barrier as it does on release, so racecheck's epochs are the same.
+//! * **synccheck.** Every live thread reaches each barrier by construction (the macro only
+//!   makes regions of barriers at statement level, under conditions it proved block-uniform).
+//!   Threads that exit in a region are kept with their exit position; at the next barrier,
+//!   synccheck's own verdict runs over them (`RegionBarrier`), so a thread that skipped the
+//!   barrier is reported exactly as on the general path.
+//! * **Failures.** The block runs inside its first thread's call on a runner fiber
+//!   (`block::runner`): a panic or an out-of-bounds access unwinds out of the region to the
+//!   runner, which records it for the running thread and fails the block; a stack overflow is
+//!   caught by the fiber's guard.
+//!
+//! # When a launch takes it
+//!
+//! [`launch_regions`] takes the region form unless `EMU_PATH=general`, `EMU_SCHEDULE=threads`
+//! or a debugger traces the process (`TracerPid` in `/proc/self/status`, read once), which
+//! take the kernel's per-thread state machine (`launch_tasks`), so that stepping works as
+//! before. `EMU_VERBOSE=1` prints the path of every launch.
+
+use std::panic::Location;
+use std::sync::OnceLock;
+
+use crate::__private::{Exit, ThreadCtx};
+use crate::device::Dim3;
+use crate::host::check::{synccheck, SharedShadows, Site};
+use crate::host::config::{self, Checks, ExecPath, Schedule};
+use crate::host::report::error::Error;
+use crate::host::report::{last_error, Finding};
+use crate::host::sched::block::{self, BlockRun, RunnerFn, Threads};
+use crate::host::sched::fiber::Suspender;
+use crate::host::sched::launch::{self, KernelInfo, LaunchConfig};
+use crate::host::sched::context;
+
+/// Whether a debugger traces this process (Linux: a non-zero `TracerPid`), read once.
+fn traced() -> bool {
+    static TRACED: OnceLock<bool> = OnceLock::new();
+    *TRACED.get_or_init(|| {
+        std::fs::read_to_string("/proc/self/status").ok().is_some_and(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("TracerPid:"))
+                .is_some_and(|v| v.trim() != "0")
+        })
+    })
+}
+
+/// The host path a launch takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Taken {
+    Regions,
+    Lanes,
+    General(&'static str),
+}
+
+thread_local! {
+    /// The path the last launch made on this host thread took (for tests).
+    static LAST: std::cell::Cell<&'static str> = const { std::cell::Cell::new("none") };
+}
+
+/// The path the last launch made on this host thread took: `"regions"`, `"lanes"` or
+/// `"general"` (what `EMU_VERBOSE=1` prints, for tests).
+#[doc(hidden)]
+pub fn last_path() -> &'static str {
+    LAST.with(std::cell::Cell::get)
+}
+
+fn set_last(t: Taken) {
+    LAST.with(|c| {
+        c.set(match t {
+            Taken::Regions => "regions",
+            Taken::Lanes => "lanes",
+            Taken::General(_) => "general",
+        })
+    });
+}
+
+/// Which path a launch of a kernel with a fast form takes, printed with `EMU_VERBOSE=1`.
+/// Settings that do not parse take the general path, whose launch reports them.
+fn choose(kernel: &KernelInfo, fast: Taken) -> Taken {
+    let Ok(c) = config::effective() else {
+        set_last(Taken::General("invalid settings"));
+        return Taken::General("invalid settings");
+    };
+    let taken = if c.get_path() == ExecPath::General {
+        Taken::General("EMU_PATH=general")
+    } else if c.get_schedule() == Schedule::Threads {
+        Taken::General("EMU_SCHEDULE=threads")
+    } else if traced() {
+        Taken::General("a debugger is attached")
+    } else {
+        fast
+    };
+    if c.get_verbose() {
+        announce(kernel, taken);
+    }
+    set_last(taken);
+    taken
+}
+
+/// Prints the path of a launch of a kernel.
+fn announce(kernel: &KernelInfo, taken: Taken) {
+    match taken {
+        Taken::Regions => eprintln!("deviceemu: `{}` runs as barrier regions (loops over each block's threads)", kernel.name),
+        Taken::Lanes => eprintln!("deviceemu: `{}` runs as a lane loop (a loop over each block's threads)", kernel.name),
+        Taken::General(why) => eprintln!("deviceemu: `{}` runs on the general path, one GPU thread at a time ({why})", kernel.name),
+    }
+}
+
+/// Prints the path of a launch of a kernel that has only the general form (`EMU_VERBOSE=1`).
+#[doc(hidden)]
+pub fn announce_general(kernel: &'static KernelInfo, why: &'static str) {
+    set_last(Taken::General(why));
+    if config::effective().is_ok_and(|c| c.get_verbose()) {
+        announce(kernel, Taken::General(why));
+    }
+}
+
+/// Runs a kernel that `#[kernel]` lowered into barrier regions: `regions` runs one block
+/// ([`Regions`]); `make` is the kernel's state machine, for the general path.
+///
+/// This is what `launch!` calls for a kernel whose barriers are all structured.
+pub fn launch_regions<R, M, F>(kernel: &'static KernelInfo, cfg: LaunchConfig, regions: R, make: M) -> Result<(), Error>
+where
+    R: Fn(&mut Regions<'_>) + Sync,
+    M: Fn(ThreadCtx) -> F + Sync,
+    F: std::future::Future<Output = Exit>,
+{
+    if choose(kernel, Taken::Regions) != Taken::Regions {
+        return launch::launch_tasks(kernel, cfg, make);
+    }
+    run_blocks(kernel, cfg, &|b: &BlockRun<'_>| {
+        let mut r = Regions::new(b);
+        regions(&mut r);
+    })
+}
+
+/// Runs a barrier-free kernel as a lane loop: `lanes` runs one block ([`Regions`], a single
+/// region); `body` is the per-thread form, for the general path.
+///
+/// This is what `launch!` calls for a barrier-free kernel that `#[kernel]` found loop-safe.
+pub fn launch_lanes<R, B>(kernel: &'static KernelInfo, cfg: LaunchConfig, lanes: R, body: B) -> Result<(), Error>
+where
+    R: Fn(&mut Regions<'_>) + Sync,
+    B: Fn(ThreadCtx) -> Exit + Sync,
+{
+    if choose(kernel, Taken::Lanes) != Taken::Lanes {
+        return launch::launch(kernel, cfg, body);
+    }
+    run_blocks(kernel, cfg, &|b: &BlockRun<'_>| {
+        let mut r = Regions::new(b);
+        lanes(&mut r);
+    })
+}
+
+/// Runs every block by `block`, inside the call of its first thread on a runner fiber, so
+/// that panics, failures and stack overflows end the block as they do a thread.
+fn run_blocks(kernel: &'static KernelInfo, cfg: LaunchConfig, block: &(dyn Fn(&BlockRun<'_>) + Sync)) -> Result<(), Error> {
+    let body = |_: ThreadCtx| -> Exit {
+        block(context::block_for("barrier regions"));
+        Location::caller()
+    };
+    let runner = |b: &BlockRun<'_>, y: &Suspender<'_>| block::runner(b, &body, y);
+    let runner: &RunnerFn<'_> = &runner;
+    let result = launch::run(kernel, cfg, &|_| Threads::Calls(runner));
+    if let Err(e) = &result {
+        last_error::record(e);
+    }
+    result
+}
+
+/// One block being run as barrier regions: its live threads in running order, and those that
+/// exited since the last barrier.
+pub struct Regions<'r> {
+    block: &'r BlockRun<'r>,
+    /// Threads in the block.
+    n: usize,
+    /// The indices every thread of the block shares (`thread_idx` zero).
+    ctx: ThreadCtx,
+    /// Whether the block is one-dimensional (a thread's `thread_idx.x` is its linear index).
+    one_d: bool,
+    /// Whether the live threads are exactly `0..n` in index order (no seed, no exit yet):
+    /// then `order` is not kept.
+    dense: bool,
+    /// The live threads, in running order (when not `dense`).
+    order: Vec<u32>,
+    /// Threads that exited since the last barrier, with where.
+    exits: Vec<(u32, Exit)>,
+    /// The seed, for the order after each barrier.
+    seed: Option<u64>,
+}
+
+impl<'r> Regions<'r> {
+    fn new(block: &'r BlockRun<'r>) -> Self {
+        let launch = block.launch();
+        let n = launch.block.count() as usize;
+        let start = block.regions_take_starts();
+        // Block-level code (uniform values) runs as the first thread to start would.
+        block.regions_set_current(start.as_ref().and_then(|o| o.first().copied()).unwrap_or(0));
+        let b = launch.block;
+        Regions {
+            block,
+            n,
+            ctx: ThreadCtx { thread_idx: Dim3::new(0, 0, 0), block_idx: block.block_idx(), block_dim: b, grid_dim: launch.grid },
+            one_d: b.y == 1 && b.z == 1,
+            dense: start.is_none(),
+            order: start.unwrap_or_default(),
+            exits: Vec::new(),
+            seed: launch.config.get_seed(),
+        }
+    }
+
+    /// The indices the block's threads share, `thread_idx` zero: what block-uniform code reads.
+    #[inline(always)]
+    pub fn block_ctx(&self) -> ThreadCtx {
+        self.ctx
+    }
+
+    /// How many threads the block has.
+    #[inline(always)]
+    pub fn threads(&self) -> usize {
+        self.n
+    }
+
+    /// Whether the next region runs threads `0..threads()` in index order (a 1-D block, no
+    /// seed, nobody exited): then a lane loop's index proof over threads 0 and `threads() - 1`
+    /// covers every thread it runs.
+    #[inline(always)]
+    pub fn in_index_order(&self) -> bool {
+        self.dense && self.one_d
+    }
+
+    /// Per-thread storage for a value that lives across a barrier.
+    #[inline(always)]
+    pub fn lanes<T>(&self) -> Lanes<T> {
+        Lanes((0..self.n).map(|_| None).collect())
+    }
+
+    /// The index of thread `t`.
+    #[inline(always)]
+    fn thread_ctx(&self, t: usize) -> ThreadCtx {
+        let thread_idx = if self.one_d { Dim3::new(t as u32, 0, 0) } else { self.block.launch().thread_indices()[t] };
+        ThreadCtx { thread_idx, ..self.ctx }
+    }
+
+    /// Runs one region: `f(t, ctx)` for every live thread `t`, in running order. `f` returns
+    /// `Some(exit)` when the thread exited in the region (a `return`) and `None` when it went
+    /// on to the region's end.
+    #[inline(always)]
+    pub fn each<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(&mut self, f: F) {
+        self.each_below(usize::MAX, f)
+    }
+
+    /// [`Regions::each`] for a region whose whole work is guarded by `thread_idx().x < bound`
+    /// (the macro proved it): threads whose `thread_idx().x` is at least `bound` do nothing
+    /// in it, and are skipped.
+    #[inline(always)]
+    pub fn each_below<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(&mut self, bound: usize, mut f: F) {
+        let block = self.block;
+        let faults = block.regions_faults();
+        // A thread that faults stops (memcheck unwinds it, or it panics on what its faulting
+        // load gave): the region goes on with the next thread. One `catch_unwind` per region.
+        let pos = std::cell::Cell::new(0usize);
+        loop {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_from(bound, &mut f, &pos)));
+            match r {
+                Ok(()) => break,
+                Err(payload) => {
+                    if !block.faulted(block.current()) {
+                        std::panic::resume_unwind(payload);
+                    }
+                    let _ = crate::host::sched::panics::take();
+                    pos.set(pos.get() + 1);
+                }
+            }
+        }
+        if !self.exits.is_empty() {
+            self.drop_exited();
+        }
+        if block.regions_faults() != faults {
+            self.drop_faulted();
+        }
+    }
+
+    /// The loop of [`Regions::each_below`], from position `pos` of the running order (which
+    /// it keeps up to date, so that a thread's stop can resume it).
+    #[inline(always)]
+    fn run_from<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(&mut self, bound: usize, f: &mut F, pos: &std::cell::Cell<usize>) {
+        let block = self.block;
+        if self.dense && self.one_d {
+            for t in pos.get()..self.n.min(bound) {
+                pos.set(t);
+                block.regions_set_current(t as u32);
+                if let Some(at) = f(t, ThreadCtx { thread_idx: Dim3::new(t as u32, 0, 0), ..self.ctx }) {
+                    self.exits.push((t as u32, at));
+                }
+            }
+        } else if self.dense {
+            for t in pos.get()..self.n {
+                pos.set(t);
+                let ctx = self.thread_ctx(t);
+                if ctx.thread_idx.x as usize >= bound {
+                    continue;
+                }
+                block.regions_set_current(t as u32);
+                if let Some(at) = f(t, ctx) {
+                    self.exits.push((t as u32, at));
+                }
+            }
+        } else {
+            for k in pos.get()..self.order.len() {
+                pos.set(k);
+                let t = self.order[k] as usize;
+                let ctx = self.thread_ctx(t);
+                if ctx.thread_idx.x as usize >= bound {
+                    continue;
+                }
+                block.regions_set_current(t as u32);
+                if let Some(at) = f(t, ctx) {
+                    self.exits.push((t as u32, at));
+                }
+            }
+        }
+    }
+
+    /// Removes the threads that faulted in the last region from the running order: a faulting
+    /// thread stops, as if it had exited, and is not judged as a skipped barrier (memcheck).
+    #[cold]
+    #[inline(never)]
+    fn drop_faulted(&mut self) {
+        if self.dense {
+            self.order = (0..self.n as u32).collect();
+            self.dense = false;
+        }
+        let block = self.block;
+        self.order.retain(|&t| !block.faulted(t));
+        self.exits.retain(|&(t, _)| !block.faulted(t));
+    }
+
+    /// Removes the threads that exited in the last region from the running order.
+    #[cold]
+    #[inline(never)]
+    fn drop_exited(&mut self) {
+        if self.dense {
+            self.order = (0..self.n as u32).collect();
+            self.dense = false;
+        }
+        let mut gone = vec![false; self.n];
+        self.exits.iter().for_each(|&(t, _)| gone[t as usize] = true);
+        self.order.retain(|&t| !gone[t as usize]);
+    }
+
+    /// Whether any thread of the block is still running.
+    #[inline(always)]
+    pub fn any_live(&self) -> bool {
+        self.dense || !self.order.is_empty()
+    }
+
+    /// `sync_threads()` at the caller's position: every live thread has arrived (the region
+    /// before it ran them all). Threads that exited since the last barrier are judged by
+    /// synccheck; then the generation moves on and, with a seed, the order is shuffled as the
+    /// release would.
+    #[track_caller]
+    #[inline(always)]
+    pub fn barrier(&mut self) {
+        if !self.any_live() {
+            // Nobody waits: the block is over, as on the general path (no verdict, no release).
+            return;
+        }
+        if !self.exits.is_empty() {
+            self.judge_exits(Location::caller());
+        }
+        let g = self.block.regions_released();
+        if let Some(seed) = self.seed {
+            block::shuffle(&mut self.order, seed, self.block.linear_index(), g);
+        }
+    }
+
+    /// synccheck's verdict at the barrier `at`, over the threads that exited since the last
+    /// one.
+    #[cold]
+    #[inline(never)]
+    fn judge_exits(&mut self, at: &'static Location<'static>) {
+        let mut state = vec![Wait::Gone; self.n];
+        self.order.iter().for_each(|&t| state[t as usize] = Wait::Waiting);
+        self.exits.iter().for_each(|&(t, e)| state[t as usize] = Wait::Exited(e));
+        let view = RegionBarrier { block: self.block, at, state: &state };
+        if let synccheck::Verdict::Skipped(finding) = synccheck::verdict(&view) {
+            if !self.block.barrier.barrier_reported.replace(true) {
+                self.block.regions_record(finding);
+            }
+        }
+        self.exits.clear();
+    }
+}
+
+impl std::fmt::Debug for Regions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Regions").field("threads", &self.n).field("dense", &self.dense).field("live", &self.order.len()).finish()
+    }
+}
+
+/// Values of one local that lives across a barrier, one per thread of the block.
+pub struct Lanes<T>(Box<[Option<T>]>);
+
+impl<T> std::fmt::Debug for Lanes<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lanes").field("threads", &self.0.len()).finish()
+    }
+}
+
+impl<T> Lanes<T> {
+    /// Thread `t`'s value, moved out (the region puts it back with [`Lanes::put`]).
+    #[inline(always)]
+    pub fn take(&mut self, t: usize) -> T {
+        match self.0[t].take() {
+            Some(v) => v,
+            None => unset(),
+        }
+    }
+    /// Stores thread `t`'s value.
+    #[inline(always)]
+    pub fn put(&mut self, t: usize, v: T) {
+        self.0[t] = Some(v);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn unset() -> ! {
+    unreachable!("deviceemu: a value live across a barrier was read before the thread stored it (a bug in #[kernel])")
+}
+
+/// Where a thread is at a barrier of a block run as regions.
+#[derive(Clone, Copy)]
+enum Wait {
+    Waiting,
+    Exited(Exit),
+    /// Exited before the last barrier.
+    Gone,
+}
+
+/// What synccheck sees of a block run as regions at a barrier: every live thread waits there.
+struct RegionBarrier<'a> {
+    block: &'a BlockRun<'a>,
+    at: &'static Location<'static>,
+    state: &'a [Wait],
+}
+
+impl Site for RegionBarrier<'_> {
+    fn current(&self) -> u32 {
+        Site::current(self.block)
+    }
+    fn thread_index(&self, t: u32) -> Dim3 {
+        Site::thread_index(self.block, t)
+    }
+    fn block_idx(&self) -> Dim3 {
+        Site::block_idx(self.block)
+    }
+    fn linear_index(&self) -> u64 {
+        Site::linear_index(self.block)
+    }
+    fn block_of(&self, linear: u64) -> Dim3 {
+        Site::block_of(self.block, linear)
+    }
+    fn serial(&self) -> u64 {
+        Site::serial(self.block)
+    }
+    fn generation(&self) -> u32 {
+        Site::generation(self.block)
+    }
+    fn warp_epoch(&self, t: u32) -> u32 {
+        Site::warp_epoch(self.block, t)
+    }
+    fn warp_size(&self) -> u32 {
+        Site::warp_size(self.block)
+    }
+    fn checks(&self) -> Checks {
+        Site::checks(self.block)
+    }
+    fn shared(&self) -> SharedShadows<'_> {
+        Site::shared(self.block)
+    }
+    fn note(&self, f: Finding) {
+        Site::note(self.block, f)
+    }
+    fn fail(&self, f: Finding) -> ! {
+        Site::fail(self.block, f)
+    }
+    fn launch_serial(&self) -> u64 {
+        Site::launch_serial(self.block)
+    }
+    fn fault(&self) -> crate::host::check::Fault {
+        Site::fault(self.block)
+    }
+    fn keep_fault(&self, f: Finding) {
+        Site::keep_fault(self.block, f)
+    }
+    fn after_fault(&self) {
+        Site::after_fault(self.block)
+    }
+    fn host_failure(&self, e: Error) -> ! {
+        Site::host_failure(self.block, e)
+    }
+}
+
+impl synccheck::Barrier for RegionBarrier<'_> {
+    fn threads(&self) -> u32 {
+        self.state.len() as u32
+    }
+    fn block_dim(&self) -> Dim3 {
+        self.block.launch().block
+    }
+    fn waiting_at(&self, t: u32) -> Option<&'static Location<'static>> {
+        matches!(self.state[t as usize], Wait::Waiting).then_some(self.at)
+    }
+    fn exit_of(&self, t: u32) -> Option<(u32, Option<&'static Location<'static>>)> {
+        match self.state[t as usize] {
+            Wait::Exited(e) => Some((Site::generation(self.block), Some(e))),
+            _ => None,
+        }
+    }
+    fn kernel_span(&self) -> (&'static str, u32, u32) {
+        synccheck::Barrier::kernel_span(self.block)
+    }
+}

@@ -1,0 +1,522 @@
+//! Loop fission (`emu-macros/src/fission/`, `sched/regions.rs`): which kernels run as barrier
+//! regions or lane loops, and that those paths give the same results and the same reports as
+//! the general path (`EMU_PATH=general`) for every checker, seed and block order.
+
+use deviceemu::__private::last_path;
+use deviceemu::prelude::*;
+use deviceemu::{with_config, BlockOrder, Checks, Config, ExecPath};
+
+// ------------------------------------------------------------------ the corpus
+
+/// The README's block reduction: statement-level barriers and a uniform `while` tree.
+#[kernel]
+fn block_sum(input: &[f32], partial: &mut [f32]) {
+    let tile = shared_array![f32; 256];
+    let tid = thread_idx().x as usize;
+    let i = block_idx().x as usize * block_dim().x as usize + tid;
+    tile[tid] = if i < input.len() { input[i] } else { 0.0 };
+    sync_threads();
+    let mut s = block_dim().x as usize / 2;
+    while s > 0 {
+        if tid < s {
+            tile[tid] += tile[tid + s];
+        }
+        sync_threads();
+        s /= 2;
+    }
+    if tid == 0 {
+        partial[block_idx().x as usize] = tile[0];
+    }
+}
+
+/// Barrier-free: a lane loop.
+#[kernel]
+fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < y.len() {
+        y[i] = a * x[i] + y[i];
+    }
+}
+
+/// Barrier-free with a compound assignment (the lane loop's checks are hoisted per block when
+/// the block's indices are proved in bounds).
+#[kernel]
+fn axpy_offset(a: f32, x: &[f32], y: &mut [f32], offset: u32) {
+    let i = offset as usize + (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < y.len() {
+        y[i] += a * x[i];
+    }
+}
+
+/// A value loaded before a barrier and used after it (a per-thread slot), an early exit
+/// before the first barrier (legal), and a rotation through shared memory.
+#[kernel]
+fn rotate(input: &[u32], out: &mut [u32], n: u32) {
+    let t = shared_array![u32; 64];
+    let tid = thread_idx().x as usize;
+    let g = block_idx().x as usize * 64 + tid;
+    if g >= n as usize {
+        return;
+    }
+    let mine = input[g];
+    t[tid] = mine * 3;
+    sync_threads();
+    // The last block's last live thread has no live neighbour (its slot is unwritten).
+    let other = if g + 1 < n as usize { t[(tid + 1) % 64] } else { 0 };
+    sync_threads();
+    out[g] = other + mine;
+}
+
+/// A `for` loop over a uniform range with barriers (the tiled shapes), a 2-D block.
+#[kernel]
+fn tiled_sum(m: &[f32], out: &mut [f32], tiles: u32) {
+    let tile = shared_array![[f32; 8]; 8];
+    let (tx, ty) = (thread_idx().x as usize, thread_idx().y as usize);
+    let row = block_idx().x as usize * 8 + ty;
+    let mut acc = 0.0f32;
+    for k in 0..tiles as usize {
+        tile[ty][tx] = m[row * tiles as usize * 8 + k * 8 + tx];
+        sync_threads();
+        for j in 0..8 {
+            acc += tile[ty][j];
+        }
+        sync_threads();
+    }
+    out[row * 8 + tx] = acc;
+}
+
+/// An unrolled tree under uniform `if`s on the block size, each holding a barrier.
+#[kernel]
+fn unrolled(input: &[u32], out: &mut [u32]) {
+    let t = shared_array![u32; 256];
+    let tid = thread_idx().x as usize;
+    let n = block_dim().x as usize;
+    t[tid] = input[block_idx().x as usize * n + tid];
+    sync_threads();
+    if n >= 256 {
+        if tid < 128 {
+            t[tid] += t[tid + 128];
+        }
+        sync_threads();
+    }
+    if n >= 128 {
+        if tid < 64 {
+            t[tid] += t[tid + 64];
+        }
+        sync_threads();
+    } else {
+        sync_threads();
+    }
+    if tid == 0 {
+        let mut sum = 0;
+        for k in 0..64.min(n) {
+            sum += t[k];
+        }
+        out[block_idx().x as usize] = sum;
+    }
+}
+
+/// Parameters shadowed by root-level locals (`let (w, h) = (w as usize, h as usize)`), and a
+/// swap that cannot be split into two `let`s (general path).
+#[kernel]
+fn shadows(out: &mut [u32], w: u32, h: u32) {
+    let t = shared_array![u32; 64];
+    let (w, h) = (w as usize, h as usize);
+    let tid = thread_idx().x as usize;
+    t[tid] = (tid * w + h) as u32;
+    sync_threads();
+    out[block_idx().x as usize * 64 + tid] = t[63 - tid];
+}
+
+#[kernel]
+fn swaps(out: &mut [u32], a: u32, b: u32) {
+    let (a, b) = (b, a);
+    let tid = thread_idx().x as usize;
+    sync_threads();
+    out[tid] = a * 100 + b;
+}
+
+/// A race after a barrier: thread `t` reads `s[t]` while thread `t - 1` writes it.
+#[kernel]
+fn racy(out: &mut [u32]) {
+    let s = shared_array![u32; 64];
+    let tid = thread_idx().x as usize;
+    s[tid] = tid as u32;
+    sync_threads();
+    s[(tid + 1) % 64] = s[tid] + 1;
+    sync_threads();
+    out[tid] = s[tid];
+}
+
+/// Half the threads write shared memory; every thread reads its own slot after the barrier
+/// (initcheck: the other half read memory nothing wrote).
+#[kernel]
+fn half_written(out: &mut [u32]) {
+    let s = shared_array![u32; 64];
+    let tid = thread_idx().x as usize;
+    if tid < 32 {
+        s[tid] = 7;
+    }
+    sync_threads();
+    out[block_idx().x as usize * 64 + tid] = s[tid];
+}
+
+/// Thread 7 leaves the loop after the barrier of its second iteration: the others wait at
+/// that barrier in the third (a skipped barrier).
+#[kernel]
+fn skips(out: &mut [u32]) {
+    let s = shared_array![u32; 64];
+    let tid = thread_idx().x as usize;
+    s[tid] = 0;
+    for k in 0..3u32 {
+        sync_threads();
+        s[tid] += k;
+        if tid == 7 && k == 1 {
+            return;
+        }
+    }
+    out[block_idx().x as usize * 64 + tid] = s[tid];
+}
+
+/// An out-of-bounds store after a barrier, by one thread.
+#[kernel]
+fn oob_after_barrier(out: &mut [u32]) {
+    let tid = thread_idx().x as usize;
+    let g = block_idx().x as usize * 64 + tid;
+    out[g] = 1;
+    sync_threads();
+    if tid == 5 {
+        out[g + 1000] = 2;
+    }
+}
+
+/// A panic in one thread between barriers.
+#[kernel]
+fn panics_between(out: &mut [u32]) {
+    let tid = thread_idx().x as usize;
+    let g = block_idx().x as usize * 64 + tid;
+    out[g] = 1;
+    sync_threads();
+    if tid == 3 {
+        panic!("thread {tid} gives up");
+    }
+    sync_threads();
+    out[g] = 2;
+}
+
+/// A spin-wait: a `while` in region code keeps the general path (independent progress).
+#[kernel]
+fn spins(flag: &mut [u32], out: &mut [u32]) {
+    let tid = thread_idx().x as usize;
+    if tid == 0 {
+        sync_threads();
+        flag.atomic_store(0, 1, core::sync::atomic::Ordering::Release);
+    }
+    out[tid] = 1;
+}
+
+/// A loop whose condition varies by thread around a barrier keeps the general path.
+#[kernel]
+fn varying_loop(out: &mut [u32]) {
+    let tid = thread_idx().x as usize;
+    let mut k = tid % 2;
+    while k < 2 {
+        sync_threads();
+        k += 1;
+    }
+    out[tid] = k as u32;
+}
+
+// ------------------------------------------------------------------ running both paths
+
+/// What a launch left: the output and the report (or `Ok`).
+type Outcome = (Vec<u32>, Result<(), String>);
+
+fn run_u32(config: &Config, f: impl Fn() -> (Vec<u32>, Result<(), deviceemu::Error>)) -> Outcome {
+    with_config(config.clone().print_limit(0), || {
+        deviceemu::quietly(|| {
+            let (v, r) = f();
+            (v, r.map_err(|e| without_addresses(&e.to_string())))
+        })
+    })
+}
+
+/// A report with its host addresses (`0x7f..`, which differ between runs) blanked.
+fn without_addresses(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(k) = rest.find("0x") {
+        out.push_str(&rest[..k + 2]);
+        rest = rest[k + 2..].trim_start_matches(|c: char| c.is_ascii_hexdigit());
+        out.push('_');
+    }
+    out.push_str(rest);
+    out
+}
+
+fn configs() -> Vec<Config> {
+    let mut out = Vec::new();
+    for checks in [Checks::none(), Checks::all()] {
+        for seed in [None, Some(3), Some(11)] {
+            for blocks in [BlockOrder::Serial, BlockOrder::Parallel] {
+                let c = Config::default().checks(checks).blocks(blocks);
+                out.push(match seed {
+                    Some(s) => c.seed(s),
+                    None => c,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Runs `f` on both paths under every configuration and checks they agree; returns the
+/// outcome of the default configuration's fast path, and checks the fast path took `path`.
+fn both_paths(path: &str, f: impl Fn() -> (Vec<u32>, Result<(), deviceemu::Error>)) -> Outcome {
+    let mut first = None;
+    for c in configs() {
+        let general = run_u32(&c.clone().path(ExecPath::General), &f);
+        let fast = run_u32(&c.clone().path(ExecPath::Auto), || {
+            let r = f();
+            assert_eq!(last_path(), path, "{c:?}");
+            r
+        });
+        assert_eq!(fast.0, general.0, "results differ: {c:?}");
+        if fast.1 != general.1 {
+            let (a, b) = (format!("{:?}", fast.1), format!("{:?}", general.1));
+            let (a, b): (Vec<&str>, Vec<&str>) = (a.split("\\n").collect(), b.split("\\n").collect());
+            let k = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+            panic!("reports differ at line {k}: {c:?}\nfast:    {:?}\ngeneral: {:?}\nfast report: {}", a.get(k), b.get(k), a.join("\n"));
+        }
+        first.get_or_insert(fast);
+    }
+    first.expect("configurations")
+}
+
+fn bits(v: Vec<f32>) -> Vec<u32> {
+    v.into_iter().map(f32::to_bits).collect()
+}
+
+#[test]
+fn the_block_reduction_runs_as_regions_with_the_same_sums() {
+    let n: usize = 256 * 37 + 100;
+    let input: Vec<f32> = (0..n).map(|i| (i % 17) as f32 * 0.5).collect();
+    let (sums, r) = both_paths("regions", || {
+        let x = DeviceBuffer::from_slice(&input).unwrap();
+        let mut p = DeviceBuffer::<f32>::zeroed(n.div_ceil(256)).unwrap();
+        let r = launch!(block_sum<<<n.div_ceil(256) as u32, 256>>>(&x, &mut p));
+        (bits(p.to_vec().unwrap()), r)
+    });
+    r.unwrap();
+    let want: Vec<f32> = input.chunks(256).map(|c| c.iter().sum::<f32>()).collect();
+    let got: Vec<f32> = sums.into_iter().map(f32::from_bits).collect();
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g - w).abs() <= 1e-3 * w.abs().max(1.0), "{g} vs {w}");
+    }
+}
+
+#[test]
+fn saxpy_runs_as_a_lane_loop() {
+    let n = 1000;
+    let (y, r) = both_paths("lanes", || {
+        let x = DeviceBuffer::from_slice(&vec![1.5f32; n]).unwrap();
+        let mut y = DeviceBuffer::from_slice(&(0..n).map(|i| i as f32).collect::<Vec<_>>()).unwrap();
+        let r = launch!(saxpy<<<(n as u32).div_ceil(128), 128>>>(2.0, &x, &mut y));
+        (bits(y.to_vec().unwrap()), r)
+    });
+    r.unwrap();
+    assert_eq!(f32::from_bits(y[10]), 13.0);
+}
+
+#[test]
+fn hoisted_lane_loops_agree_and_still_report_out_of_bounds_accesses() {
+    // Blocks whose indices all pass the guard and fit both views (hoisted), a last block
+    // that is partly past `y` (per thread, guarded), and an `x` shorter than `y` (the proof
+    // fails; the per-thread loop reports the out-of-bounds read).
+    for (nx, ny, offset) in [(1000, 1000, 0u32), (1000, 1000, 37), (600, 1000, 0)] {
+        let (y, r) = both_paths("lanes", || {
+            let x = DeviceBuffer::from_slice(&(0..nx).map(|i| i as f32).collect::<Vec<_>>()).unwrap();
+            let mut y = DeviceBuffer::from_slice(&vec![1.0f32; ny]).unwrap();
+            let r = launch!(axpy_offset<<<(ny as u32).div_ceil(64), 64>>>(2.0, &x, &mut y, offset));
+            (bits(y.to_vec().unwrap()), r)
+        });
+        if nx < ny {
+            let report = r.unwrap_err();
+            assert!(report.contains("index 600 is past the end of `x`"), "{report}");
+        } else {
+            r.unwrap();
+            let o = offset as usize;
+            assert_eq!(f32::from_bits(y[o + 5]), 1.0 + 2.0 * (o + 5) as f32);
+            // Below the offset nothing is written (and `y[0]` gains `2 * x[0] = 0`).
+            assert_eq!(f32::from_bits(y[o.saturating_sub(1)]), 1.0);
+        }
+    }
+}
+
+#[test]
+fn values_across_barriers_and_early_exits() {
+    let n = 64 * 3 + 20;
+    let input: Vec<u32> = (0..n as u32).collect();
+    let (out, r) = both_paths("regions", || {
+        let x = DeviceBuffer::from_slice(&input).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(64 * 4).unwrap();
+        let r = launch!(rotate<<<4, 64>>>(&x, &mut o, n as u32));
+        (o.to_vec().unwrap(), r)
+    });
+    r.unwrap();
+    // The last block's threads past `n` exited before the barrier; the ones before them
+    // read a neighbour's slot that an exited thread never wrote (shared memory starts zeroed
+    // in a fresh arena, or keeps the previous block's value: the check is on the first blocks).
+    for g in 0..64 * 3 {
+        let next = (g / 64) * 64 + (g % 64 + 1) % 64;
+        assert_eq!(out[g], input[next] * 3 + input[g], "{g}");
+    }
+}
+
+#[test]
+fn a_uniform_for_loop_with_barriers_in_a_2d_block() {
+    let tiles = 3u32;
+    let rows = 16usize;
+    let m: Vec<f32> = (0..rows * 8 * tiles as usize).map(|i| (i % 5) as f32).collect();
+    let (out, r) = both_paths("regions", || {
+        let x = DeviceBuffer::from_slice(&m).unwrap();
+        let mut o = DeviceBuffer::<f32>::zeroed(rows * 8).unwrap();
+        let r = launch!(tiled_sum<<<(rows / 8) as u32, (8, 8)>>>(&x, &mut o, tiles));
+        (bits(o.to_vec().unwrap()), r)
+    });
+    r.unwrap();
+    for row in 0..rows {
+        let want: f32 = m[row * 8 * tiles as usize..(row + 1) * 8 * tiles as usize].iter().sum();
+        assert_eq!(f32::from_bits(out[row * 8]), want, "row {row}");
+    }
+}
+
+#[test]
+fn uniform_ifs_with_barriers() {
+    for threads in [256usize, 128, 64] {
+        let input: Vec<u32> = (0..threads as u32 * 3).collect();
+        let (out, r) = both_paths("regions", || {
+            let x = DeviceBuffer::from_slice(&input).unwrap();
+            let mut o = DeviceBuffer::<u32>::zeroed(3).unwrap();
+            let r = launch!(unrolled<<<3, threads as u32>>>(&x, &mut o));
+            (o.to_vec().unwrap(), r)
+        });
+        r.unwrap();
+        for b in 0..3 {
+            let want: u32 = input[b * threads..(b + 1) * threads].iter().sum();
+            assert_eq!(out[b], want, "{threads} threads, block {b}");
+        }
+    }
+}
+
+#[test]
+fn shadowed_parameters() {
+    let (out, r) = both_paths("regions", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        let r = launch!(shadows<<<2, 64>>>(&mut o, 3, 5));
+        (o.to_vec().unwrap(), r)
+    });
+    r.unwrap();
+    assert_eq!(out[0], 63 * 3 + 5);
+    let (out, r) = both_paths("general", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        let r = launch!(swaps<<<1, 64>>>(&mut o, 1, 2));
+        (o.to_vec().unwrap(), r)
+    });
+    r.unwrap();
+    assert_eq!(out[7], 201);
+}
+
+#[test]
+fn racecheck_finds_the_same_race_on_both_paths() {
+    let (_, r) = both_paths("regions", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        let r = launch!(racy<<<1, 64>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    // The default configuration has no racecheck; the checked ones were compared above.
+    r.unwrap();
+    let c = Config::default().checks(Checks::all()).blocks(BlockOrder::Serial);
+    let (_, fast) = run_u32(&c, || {
+        let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        let r = launch!(racy<<<1, 64>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    let report = fast.unwrap_err();
+    assert!(report.contains("hazard"), "{report}");
+}
+
+#[test]
+fn initcheck_finds_the_same_reads_on_both_paths() {
+    let _ = both_paths("regions", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        let r = launch!(half_written<<<2, 64>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    let c = Config::default().checks(Checks::all()).blocks(BlockOrder::Serial);
+    let (_, fast) = run_u32(&c, || {
+        let mut o = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        let r = launch!(half_written<<<2, 64>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    let report = fast.unwrap_err();
+    assert!(report.to_lowercase().contains("uninitialized") || report.to_lowercase().contains("uninitialised"), "{report}");
+}
+
+#[test]
+fn synccheck_reports_the_skipped_barrier_on_both_paths() {
+    let (_, r) = both_paths("regions", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        let r = launch!(skips<<<2, 64>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    let report = r.unwrap_err();
+    assert!(report.contains("skipped it and exited"), "{report}");
+}
+
+#[test]
+fn failures_name_the_same_thread_on_both_paths() {
+    let (_, r) = both_paths("regions", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        let r = launch!(oob_after_barrier<<<2, 64>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    let report = r.unwrap_err();
+    assert!(report.contains("thread (5,0,0)"), "{report}");
+    let (_, r) = both_paths("regions", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        let r = launch!(panics_between<<<2, 64>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    let report = r.unwrap_err();
+    assert!(report.contains("thread 3 gives up"), "{report}");
+}
+
+#[test]
+fn spins_and_thread_varying_loops_keep_the_general_path() {
+    // A barrier under a condition (and a spin-wait shape) and a loop whose condition varies by
+    // thread: both on the general path, with its verdicts.
+    let (_, r) = both_paths("general", || {
+        let mut f = DeviceBuffer::<u32>::zeroed(1).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        let r = launch!(spins<<<1, 64>>>(&mut f, &mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    let _ = r;
+    let (_, r) = both_paths("general", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        let r = launch!(varying_loop<<<1, 64>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    let _ = r;
+}
+
+#[test]
+fn emu_schedule_threads_takes_the_general_path() {
+    let c = Config::default().schedule(deviceemu::Schedule::Threads).blocks(BlockOrder::Serial);
+    with_config(c, || {
+        let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        launch!(racy<<<1, 64>>>(&mut o)).unwrap();
+        assert_eq!(last_path(), "general");
+    });
+}
