@@ -89,11 +89,13 @@ pub(crate) fn warp_shfl(mode: ShflMode, mask: u32, bits: u64, _wide: bool, lane_
 
 #[inline(always)]
 pub(crate) fn fence_device() {
+    hooks::on_fence(crate::device::Scope::Device);
     core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
 }
 
 #[inline(always)]
 pub(crate) fn fence_block() {
+    hooks::on_fence(crate::device::Scope::Block);
     // A block's threads run one at a time on one host thread: program order already orders
     // their accesses. A compiler fence keeps the optimiser from moving accesses across it.
     core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
