@@ -150,7 +150,7 @@ pub(crate) struct SyncClock {
 }
 
 /// One GPU thread's clocks.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct ThreadClock {
     /// The thread's own clock: stamped on its accesses, advanced after each release (a fence,
     /// a release store, an atomic write).
@@ -164,6 +164,20 @@ struct ThreadClock {
     /// Its last fence, which makes its next atomic write a release: the fence's scope and what
     /// the thread knew then.
     fence: Option<(Scope, Knowledge)>,
+}
+
+impl Default for ThreadClock {
+    /// A thread that has done nothing: its clock starts at 1, since a [`Known`] clock of 0
+    /// means "nothing known".
+    fn default() -> Self {
+        ThreadClock {
+            clock: 1,
+            own: Knowledge::default(),
+            pending_local: Knowledge::default(),
+            pending_remote: Knowledge::default(),
+            fence: None,
+        }
+    }
 }
 
 /// The clocks of the threads of the block a worker runs.
