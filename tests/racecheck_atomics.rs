@@ -201,7 +201,7 @@ fn a_plain_read_racing_with_atomic_adds_in_global_memory_is_reported() {
         assert_eq!(err.code(), 719);
         // Thread 0, the lowest, is named first: its read.
         assert!(reports(&text, "Read", "// GLOBAL PLAIN READ", "Atomic", "// GLOBAL ATOMIC ADD"), "{config:?}:\n{text}");
-        assert_has(&text, "on element 0 of `c`");
+        assert_has(&text, "on `c[0]` of `c`");
         assert_has(&text, "by thread (0,0,0) and thread (");
         assert_eq!(c.to_vec().unwrap(), vec![63]);
     });
@@ -361,7 +361,7 @@ fn a_message_passed_with_relaxed_atomics_and_no_fences_is_a_race() {
     model().check_with(|config| {
         let text = pass_message(config, RELAXED).unwrap_err().to_string();
         assert!(reports(&text, "Write", "// MESSAGE WRITE", "Read", "// MESSAGE READ"), "{config:?}:\n{text}");
-        assert_has(&text, "on element 0 of `data`");
+        assert_has(&text, "on `data[0]` of `data`");
         assert_has(&text, "by thread (0,0,0) in block (0,0,0) and thread (0,0,0) in block (1,0,0)");
         assert_lacks(&text, "of `flag`");
     });

@@ -204,7 +204,15 @@ impl<'l, T: DeviceCopy, const N: usize, K: ViewKind> View<'l, [T; N], K> {
     #[inline(always)]
     #[track_caller]
     pub fn row(&self, i: usize) -> View<'l, T, K> {
-        backend::check_index(self, i, core::mem::size_of::<T>(), backend::AccessKind::Read);
+        self.row_for(i, backend::AccessKind::Read)
+    }
+
+    /// [`View::row`] for an access of kind `access` (what a bad `i` is reported as: an
+    /// access of one `T` at the start of row `i`).
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn row_for(&self, i: usize, access: backend::AccessKind) -> View<'l, T, K> {
+        backend::check_row(self, i, core::mem::size_of::<T>(), access);
         // SAFETY: `i < len`, so row `i` lies inside the memory this view covers, and its `N`
         // elements of `T` are exactly that row.
         unsafe { View::from_raw_parts(self.ptr.add(i) as *mut T, N, self.meta) }

@@ -123,6 +123,26 @@ pub(crate) fn check_index<T, K: ViewKind>(
     }
 }
 
+/// The check of row `i` of an array of arrays (`t[i]` in `t[i][j]`, a view of rows): a bad
+/// `i` is reported as an `access` of one `elem_size`-byte element at the start of row `i`.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn check_row<T, K: ViewKind>(view: &View<T, K>, i: usize, elem_size: usize, access: AccessKind) {
+    if i >= view.len() {
+        hooks::row_out_of_bounds(
+            view.meta(),
+            K::SPACE,
+            access,
+            elem_size,
+            core::mem::size_of::<T>(),
+            i,
+            view.len(),
+            view.raw_ptr() as usize,
+            Location::caller(),
+        );
+    }
+}
+
 /// initcheck's look at an atomic on element `i` (in bounds), when the launch checks.
 #[inline(always)]
 #[track_caller]

@@ -83,8 +83,12 @@
 //! # Limits
 //!
 //! * Forgetting: a record keeps two reads and two atomic accesses that are concurrent with each
-//!   other; a fourth concurrent reader's read is forgotten, so a write racing with only that
-//!   one is missed. The pair a report names is the first found, then the lowest threads.
+//!   other, those of the lowest threads; a third concurrent reader's read is forgotten, so a
+//!   write racing with only that one is missed (a write racing with any read is found, since
+//!   the lowest are kept). After two writes race, the record keeps the lower thread's.
+//! * The pair a report names is the lowest found at that pair of lines; for a race among many
+//!   threads at one line it is the lowest two, whatever the schedule, but in general it depends
+//!   on which pairs met in the shadow.
 //! * `sync_warp` orders all lanes of its warp, whatever its mask, and the warp's ordering does
 //!   not travel through atomics to other warps or blocks (a thread that acquires from a lane
 //!   learns what that lane did and what its block did before its barriers).
@@ -215,19 +219,33 @@ fn update(r: &mut Record, me: Stamp, v: &Judge<'_>, live: impl Fn(&Option<Stamp>
     r.reads.iter().for_each(|s| consider(live(s)));
     r.atomics.iter().for_each(|s| consider(live(s)));
     // Keep at most two stamps, by different threads, that a later access could race with: one
-    // this access supersedes (same thread, or ordered before it) makes room.
+    // this access supersedes (same thread, or ordered before it: FastTrack's argument, a later
+    // access concurrent with the old one is concurrent with this one too) makes room; among
+    // concurrent ones, the lowest threads are kept, so that the pairs found, and the lowest of
+    // them that a report names, do not depend on the order the threads ran in.
+    let key = |s: &Stamp| (s.block, s.thread);
+    let stale = |s: Option<Stamp>| s.is_none_or(|s| (s.thread == me.thread && s.block == me.block) || v.ordered(&s, &me));
     let keep = |slots: &mut [Option<Stamp>; 2]| {
-        let stale = |s: Option<Stamp>| s.is_none_or(|s| (s.thread == me.thread && s.block == me.block) || v.ordered(&s, &me));
         if stale(live(&slots[0])) {
             slots[0] = Some(me);
         } else if stale(live(&slots[1])) {
             slots[1] = Some(me);
-        } else {
-            slots[1] = Some(me);
+        } else if let (Some(a), Some(b)) = (slots[0], slots[1]) {
+            let high = if key(&a) > key(&b) { 0 } else { 1 };
+            if slots[high].is_some_and(|h| key(&me) < key(&h)) {
+                slots[high] = Some(me);
+            }
         }
     };
     match me.kind {
-        Kind::Write => *r = Record { write: Some(me), ..Record::default() },
+        // A write racing with a lower thread's write leaves that one (and the reads it raced
+        // with) in place; otherwise it supersedes everything.
+        Kind::Write => {
+            let lower = live(&r.write).is_some_and(|w| !stale(Some(w)) && key(&w) < key(&me));
+            if !lower {
+                *r = Record { write: Some(me), ..Record::default() };
+            }
+        }
         Kind::Read => keep(&mut r.reads),
         Kind::AtomicRead | Kind::AtomicWrite => keep(&mut r.atomics),
     }
@@ -406,7 +424,7 @@ fn stamp<S: Site>(block: &S, me: Me, clocks: &BlockClocks, kind: Kind, scope: Sc
 /// Reports the race between `first` and the running thread's access `second`.
 #[cold]
 #[inline(never)]
-fn report<S: Site>(block: &S, first: Stamp, second: Stamp, name: String, index: usize) {
+fn report<S: Site>(block: &S, first: Stamp, second: Stamp, (name, index, element): (String, usize, String)) {
     block.note(Finding::Race {
         first: first.kind.access(),
         first_at: SourceLocation::from(first.at),
@@ -418,6 +436,7 @@ fn report<S: Site>(block: &S, first: Stamp, second: Stamp, name: String, index: 
         block: block.block_idx(),
         name,
         index,
+        element,
         count: 1,
     });
 }
@@ -463,7 +482,7 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
     }
     drop(clocks);
     if let Some(h) = hazard {
-        report(block, h, s, crate::host::check::memcheck::describe(meta), i);
+        report(block, h, s, (crate::host::check::memcheck::describe(meta), i, meta.element(address, size)));
     }
 }
 
@@ -477,7 +496,7 @@ fn shared<S: Site>(
     kind: Kind,
     atomic: Option<AtomicAccess>,
     at: &'static Location<'static>,
-    what: impl Fn() -> (String, usize),
+    what: impl Fn() -> (String, usize, String),
 ) {
     let shadows = block.shared();
     let race = shadows.race;
@@ -531,8 +550,7 @@ fn shared<S: Site>(
     }
     drop(clocks);
     if let Some(h) = hazard {
-        let (name, index) = what();
-        report(block, h, s, name, index);
+        report(block, h, s, what());
     }
 }
 
@@ -547,7 +565,11 @@ fn access<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
             shared(block, start, size, kind, atomic, at, || {
                 // SAFETY: shared views point to descriptions kept by the block's arena.
                 let meta = unsafe { view.meta().as_ref() };
-                (meta.map_or_else(|| "shared memory".to_owned(), crate::host::check::memcheck::describe), i)
+                let address = view.raw_ptr() as usize + i * size;
+                match meta {
+                    Some(m) => (crate::host::check::memcheck::describe(m), i, m.element(address, size)),
+                    None => ("shared memory".to_owned(), i, format!("element {i}")),
+                }
             })
         }
     }

@@ -24,12 +24,19 @@ pub struct SharedSite {
     file: &'static str,
     line: u32,
     column: u32,
+    /// The `let` binding it initialises, when `#[kernel]`/`#[device]` saw one ("" otherwise).
+    binding: &'static str,
 }
 
 impl SharedSite {
     /// Describes the call site.
     pub const fn new(file: &'static str, line: u32, column: u32) -> Self {
-        SharedSite { file, line, column }
+        SharedSite { file, line, column, binding: "" }
+    }
+
+    /// Describes the call site of `let binding = shared_array![..]`.
+    pub const fn named(binding: &'static str, file: &'static str, line: u32, column: u32) -> Self {
+        SharedSite { file, line, column, binding }
     }
 }
 
@@ -156,7 +163,9 @@ impl SharedArena {
                 self.used.set(end);
                 // SAFETY: `offset + bytes <= limit <= arena size`.
                 let start = unsafe { self.base.add(offset) } as usize;
-                let meta = Box::new(ViewMeta::new("shared array", Some((site.file, site.line)), start, bytes));
+                let mut meta = ViewMeta::new("shared array", Some((site.file, site.line)), start, bytes).of::<T>();
+                meta.binding = (!site.binding.is_empty()).then_some(site.binding);
+                let meta = Box::new(meta);
                 let _ = site.column;
                 let m = &*meta as *const ViewMeta;
                 self.entries.borrow_mut().push(Entry { site: key, type_id, offset, len, meta });

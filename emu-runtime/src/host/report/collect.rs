@@ -81,7 +81,7 @@ fn rank(f: &Finding) -> [(u32, u32, u32); 4] {
 /// so neither is earlier, and this names them the same whichever ran first.
 fn lower_first(f: Finding) -> Finding {
     match f {
-        Finding::Race { first, first_at, first_thread, first_block, second, second_at, thread, block, name, index, count }
+        Finding::Race { first, first_at, first_thread, first_block, second, second_at, thread, block, name, index, element, count }
             if (key(block), key(thread)) < (key(first_block), key(first_thread)) =>
         {
             Finding::Race {
@@ -95,6 +95,7 @@ fn lower_first(f: Finding) -> Finding {
                 block: first_block,
                 name,
                 index,
+                element,
                 count,
             }
         }

@@ -113,7 +113,27 @@ pub(crate) fn out_of_bounds(
     view_base: usize,
     at: &'static Location<'static>,
 ) -> ! {
-    memcheck::out_of_bounds(context::current(), meta, space, access, size, index, len, view_base, at)
+    memcheck::out_of_bounds(context::current(), meta, space, access, size, size, index, len, view_base, at)
+}
+
+/// memcheck's report of row `index` past the end of a view of rows (`len` rows of
+/// `row_bytes` at `view_base`), reached by an access of `size` bytes; unwinds the running
+/// thread.
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn row_out_of_bounds(
+    meta: *const ViewMeta,
+    space: Space,
+    access: Access,
+    size: usize,
+    row_bytes: usize,
+    index: usize,
+    len: usize,
+    view_base: usize,
+    at: &'static Location<'static>,
+) -> ! {
+    memcheck::out_of_bounds(context::current(), meta, space, access, size, row_bytes, index, len, view_base, at)
 }
 
 /// `shared_array!` on the host.
