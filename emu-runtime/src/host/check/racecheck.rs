@@ -59,8 +59,8 @@
 //!   access, and only when some thread acquired something). A location's release clock
 //!   (`SyncClock`) is kept only for the atomic locations, in a side table of the buffer's (or the
 //!   block's shared memory's) shadow.
-//! * **Shadow records.** Each byte of the block's shared memory, and each element (alignment
-//!   unit of the element type) of a global buffer, keeps its last plain write, up to two plain
+//! * **Shadow records.** Each alignment unit of the element type (each element, for scalars)
+//!   of the block's shared memory and of a global buffer keeps its last plain write, up to two plain
 //!   reads and up to two atomic accesses by different threads that no later access has ordered.
 //!   An access is checked against the ones it conflicts with; the pair that races is reported
 //!   once per block and pair of lines, with a count. Global records are behind a lock each
@@ -96,6 +96,9 @@
 //!   block.
 //! * A barrier is not a release fence: a relaxed atomic write after `sync_threads` publishes
 //!   only itself (write `thread_fence_block()` before it).
+//! * Shared memory is shadowed per alignment unit of the type it is accessed as: dynamic
+//!   shared memory accessed as two types of different alignments (`u8` and `u32` views of the
+//!   same bytes) is not checked across them.
 //! * Clocks are 32-bit and saturate: a thread making more than 2^32 releases stops being told
 //!   apart from its earlier self.
 //! * A location's release clock may grow with every block that releases into it (a ticket
@@ -487,12 +490,15 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
 }
 
 /// Checks and records an access by the running thread to `size` bytes at `start` of the
-/// block's shared memory (byte offsets in the arena); an atomic also synchronises.
+/// block's shared memory (byte offsets in the arena), in the records of its `granule`-byte
+/// units (the alignment of the element type: the record of a unit is that of its first
+/// byte); an atomic also synchronises.
 #[allow(clippy::too_many_arguments)]
 fn shared<S: Site>(
     block: &S,
     start: usize,
     size: usize,
+    granule: usize,
     kind: Kind,
     atomic: Option<AtomicAccess>,
     at: &'static Location<'static>,
@@ -527,7 +533,7 @@ fn shared<S: Site>(
     let mut hazard: Option<Stamp> = None;
     {
         let v = Judge { clocks: &clocks, warp_size: block.warp_size() };
-        for b in &mut bytes[start..start + size] {
+        for b in bytes[start..start + size].iter_mut().step_by(granule.max(1)) {
             let h = update(b, s, &v, live);
             hazard = hazard.or(h);
         }
@@ -562,7 +568,8 @@ fn access<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
         crate::device::Space::Shared => {
             let size = core::mem::size_of::<T>();
             let start = view.raw_ptr() as usize + i * size - block.shared().base;
-            shared(block, start, size, kind, atomic, at, || {
+            let granule = core::mem::align_of::<T>().min(size);
+            shared(block, start, size, granule, kind, atomic, at, || {
                 // SAFETY: shared views point to descriptions kept by the block's arena.
                 let meta = unsafe { view.meta().as_ref() };
                 let address = view.raw_ptr() as usize + i * size;

@@ -393,8 +393,10 @@ mod tests {
         let you = Me { block: 1, thread: 0, generation: 0 };
         r.enter(1, 1, 0, 0);
         r.atomic_read(you, &sync, Scope::Device, true);
-        // The write (clock 0) is observed; a plain access at clock 0 is not published.
-        assert!(r.knows(0, 0, 0, 0, 0, true));
-        assert!(!r.knows(0, 0, 0, 0, 0, false));
+        // The write (clock 1, a thread's first) is observed; a plain access at clock 1 is not
+        // published.
+        assert!(r.knows(0, 0, 0, 0, 1, true));
+        assert!(!r.knows(0, 0, 0, 0, 1, false));
+        assert!(!r.knows(0, 0, 0, 0, 2, true));
     }
 }
