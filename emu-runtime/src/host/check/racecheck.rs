@@ -99,6 +99,8 @@
 //! * Shared memory is shadowed per alignment unit of the type it is accessed as: dynamic
 //!   shared memory accessed as two types of different alignments (`u8` and `u32` views of the
 //!   same bytes) is not checked across them.
+//! * A stamp keeps the block's linear index modulo 2^32: in a grid of more blocks, blocks 2^32
+//!   apart are taken for one another.
 //! * Clocks are 32-bit and saturate: a thread making more than 2^32 releases stops being told
 //!   apart from its earlier self.
 //! * A location's release clock may grow with every block that releases into it (a ticket
@@ -149,11 +151,11 @@ impl Kind {
 #[derive(Clone, Copy, Debug)]
 struct Stamp {
     /// Which block run of the worker made it (older shared-memory stamps are from earlier
-    /// blocks).
-    block_serial: u64,
-    /// The block's linear index.
-    block: u64,
-    thread: u32,
+    /// blocks), modulo 2^32.
+    block_serial: u32,
+    /// The block's linear index, modulo 2^32 (the stamp fits in 32 bytes).
+    block: u32,
+    thread: u16,
     generation: u32,
     warp_epoch: u32,
     /// The thread's clock.
@@ -186,12 +188,12 @@ impl Judge<'_> {
             if p.thread == me.thread || p.generation < me.generation {
                 return true;
             }
-            if p.thread / self.warp_size == me.thread / self.warp_size && p.warp_epoch < me.warp_epoch {
+            if p.thread as u32 / self.warp_size == me.thread as u32 / self.warp_size && p.warp_epoch < me.warp_epoch {
                 return true;
             }
         }
-        !self.clocks.knows_nothing_more(me.thread)
-            && self.clocks.knows(me.thread, p.block, p.thread, p.generation, p.clock, p.kind == Kind::AtomicWrite)
+        !self.clocks.knows_nothing_more(me.thread as u32)
+            && self.clocks.knows(me.thread as u32, p.block as u64, p.thread as u32, p.generation, p.clock, p.kind == Kind::AtomicWrite)
     }
 
     /// Whether `p` and `me` race.
@@ -412,9 +414,9 @@ fn me<S: Site>(block: &S, clocks: &mut BlockClocks) -> Me {
 /// The running thread's stamp for an access at `at`.
 fn stamp<S: Site>(block: &S, me: Me, clocks: &BlockClocks, kind: Kind, scope: Scope, at: &'static Location<'static>) -> Stamp {
     Stamp {
-        block_serial: block.serial(),
-        block: me.block,
-        thread: me.thread,
+        block_serial: block.serial() as u32,
+        block: me.block as u32,
+        thread: me.thread as u16,
         generation: me.generation,
         warp_epoch: block.warp_epoch(me.thread),
         clock: clocks.clock(me.thread),
@@ -431,8 +433,8 @@ fn report<S: Site>(block: &S, first: Stamp, second: Stamp, (name, index, element
     block.note(Finding::Race {
         first: first.kind.access(),
         first_at: SourceLocation::from(first.at),
-        first_thread: block.thread_index(first.thread),
-        first_block: block.block_of(first.block),
+        first_thread: block.thread_index(first.thread as u32),
+        first_block: block.block_of(first.block as u64),
         second: second.kind.access(),
         second_at: SourceLocation::from(second.at),
         thread: block.thread(),
@@ -541,8 +543,8 @@ fn shared<S: Site>(
     drop(bytes);
     if let Some(a) = atomic {
         let mut syncs = race.syncs.borrow_mut();
-        if syncs.0 != s.block_serial {
-            syncs.0 = s.block_serial;
+        if syncs.0 != block.serial() {
+            syncs.0 = block.serial();
             syncs.1.clear();
         }
         if a.read {

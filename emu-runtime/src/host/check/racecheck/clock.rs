@@ -192,6 +192,9 @@ pub(crate) struct BlockClocks {
     threads: Vec<ThreadClock>,
     /// Whether some thread acquired something since the last barrier.
     dirty: bool,
+    /// Whether any thread's clocks changed in this block (else a new block has nothing to
+    /// reset).
+    touched: bool,
 }
 
 /// The running access, as far as the clocks go.
@@ -213,9 +216,12 @@ impl BlockClocks {
             self.serial = serial;
             self.block = block;
             self.generation = generation;
-            self.shared.clear();
-            self.threads.iter_mut().for_each(|t| *t = ThreadClock::default());
-            self.dirty = false;
+            if self.touched {
+                self.shared.clear();
+                self.threads.iter_mut().for_each(|t| *t = ThreadClock::default());
+                self.dirty = false;
+                self.touched = false;
+            }
         } else if generation != self.generation {
             self.generation = generation;
             if self.dirty {
@@ -270,6 +276,7 @@ impl BlockClocks {
 
     /// Advances the thread's clock past a release.
     fn tick(&mut self, thread: u32) {
+        self.touched = true;
         let c = &mut self.threads[thread as usize].clock;
         *c = c.saturating_add(1);
     }
@@ -319,6 +326,7 @@ impl BlockClocks {
             return;
         }
         self.dirty = true;
+        self.touched = true;
         if acquire {
             t.own.join(&local);
             t.own.join(&remote);
