@@ -10,14 +10,21 @@
 //! same run. Every variant's results are checked against the plain loop's, bit for bit.
 //!
 //! `cargo bench --bench throughput`; results are in elements per second. BENCHMARKS.md records
-//! a run.
+//! a run. The `racecheck` entries run the same launches with `EMU_CHECK=racecheck`, in the same
+//! run as the unchecked ones (`cargo bench --bench throughput -- racecheck` runs only those
+//! and the plain loops are skipped then too).
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkGroup, Criterion, SamplingMode, Throughput};
 use deviceemu::prelude::*;
-use deviceemu::{with_config, Config, ExecPath};
+use deviceemu::{with_config, Checks, Config, ExecPath};
 use rayon::prelude::*;
+
+/// The default settings with racecheck on.
+fn racecheck() -> Config {
+    Config::default().checks(Checks { racecheck: true, ..Checks::default() })
+}
 
 /// Elements per benchmark.
 const N: usize = 1 << 24;
@@ -315,6 +322,11 @@ fn bench_saxpy(c: &mut Criterion) {
     g.bench_function("emulated", |b| {
         b.iter(|| launch!(saxpy<<<blocks, BLOCK as u32>>>(black_box(2.0), &dx, &mut dy)).unwrap())
     });
+    g.bench_function("racecheck", |b| {
+        b.iter(|| {
+            with_config(racecheck(), || launch!(saxpy<<<blocks, BLOCK as u32>>>(black_box(2.0), &dx, &mut dy))).unwrap()
+        })
+    });
     g.bench_function("plain", |b| b.iter(|| plain_saxpy(black_box(2.0), &x, &mut py)));
     g.finish();
 }
@@ -351,6 +363,7 @@ fn bench_partial_sums(
     let mut g = c.benchmark_group(name);
     configure(&mut g, slowest);
     g.bench_function("emulated", |b| b.iter(|| emulated(&dx, &mut dp)));
+    g.bench_function("racecheck", |b| b.iter(|| with_config(racecheck(), || emulated(&dx, &mut dp))));
     g.bench_function("plain", |b| b.iter(|| plain(black_box(&x), &mut pp)));
     g.finish();
 }

@@ -650,7 +650,9 @@ fn the_first_thread_to_cas_wins_and_only_it() -> Result<(), Error> {
 }
 
 /// An atomic multiply built from a `cas` loop (retry until no other thread intervened), on a
-/// global `u32` and, per block, a shared `u64`.
+/// global `u32` and, per block, a shared `u64`. The first read of each loop is an atomic load:
+/// a plain read there races with the other threads' `atomic_cas` (PTX's memory model; racecheck
+/// reports it).
 #[kernel]
 fn cas_multiply(factors: &[u32], g: &mut [u32], per_block: &mut [u64]) {
     let t = thread_idx().x as usize;
@@ -661,7 +663,7 @@ fn cas_multiply(factors: &[u32], g: &mut [u32], per_block: &mut [u64]) {
     }
     sync_threads();
     let m = factors[i];
-    let mut seen = g[0];
+    let mut seen = g.atomic_load(0, core::sync::atomic::Ordering::Relaxed);
     loop {
         let old = g.atomic_cas(0, seen, seen.wrapping_mul(m));
         if old == seen {
@@ -669,7 +671,7 @@ fn cas_multiply(factors: &[u32], g: &mut [u32], per_block: &mut [u64]) {
         }
         seen = old;
     }
-    let mut seen = s[0];
+    let mut seen = s.atomic_load(0, core::sync::atomic::Ordering::Relaxed);
     loop {
         let old = s.atomic_cas(0, seen, seen.wrapping_mul(m as u64));
         if old == seen {

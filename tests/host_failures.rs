@@ -87,19 +87,14 @@ fn touch_one(out: &mut [u8]) {
 }
 
 #[test]
-fn racecheck_on_a_4_gib_buffer_is_error_2_not_an_abort() {
-    // The buffer is zeroed lazily (calloc), so it costs no real memory; its race shadow would
-    // take about 130 bytes per element, far more than the machine has.
+fn racecheck_on_a_4_gib_buffer_shadows_only_the_pages_it_touches() {
+    // The buffer is zeroed lazily (calloc), so it costs no real memory; racecheck's shadow is
+    // allocated a page (4096 records) at a time, on first use, so a launch that touches one
+    // element of it needs one page (a page that cannot be allocated is error 2).
     let mut big = DeviceBuffer::<u8>::zeroed(4 << 30).unwrap();
     let race = Config::default().checks(Checks { racecheck: true, ..Checks::default() });
-    let err = with_config(race.clone(), || launch!(touch_one<<<1, 32>>>(&mut big))).unwrap_err();
-    assert_eq!(err.code(), 2, "{err}");
-    let text = err.to_string();
-    assert_has(&text, "racecheck's shadow of buffer `out` (4294967296 records)");
-    assert_has(&text, "EMU_CHECK=racecheck on a smaller buffer");
-    assert_eq!(deviceemu::get_last_error().unwrap_err().code(), 2);
+    with_config(race.clone(), || launch!(touch_one<<<1, 32>>>(&mut big))).unwrap();
     drop(big);
-    // The same checker on a buffer that fits works.
     let mut small = DeviceBuffer::<u8>::zeroed(64).unwrap();
     with_config(race.clone(), || launch!(touch_one<<<1, 32>>>(&mut small))).unwrap();
     assert_eq!(small.to_vec().unwrap()[0], 1);

@@ -58,7 +58,7 @@ fn a_tree_without_barriers_is_a_race_and_with_them_is_not() {
         assert_has(&text, "with no sync_threads (or sync_warp) between them");
         assert_has(&text, "in block (0,0,0)");
         assert_has(&text, "in block (1,0,0)");
-        assert_has(&text, "on element");
+        assert_has(&text, "on `tile[");
         assert_has(&text, "__shared__ array declared at tests/racecheck.rs:");
     });
 }
@@ -188,7 +188,7 @@ fn blocks_writing_one_global_element_race() {
     let text = err.to_string();
     let line = format!("tests/racecheck.rs:{}", line_of("// BLOCKS WRITE"));
     assert_has(&text, &format!("Race reported between Write access at {line}"));
-    assert_has(&text, "on element 0 of `out`");
+    assert_has(&text, "on `out[0]` of `out`");
     assert_has(&text, "by thread (0,0,0) in block (0,0,0) and thread (0,0,0) in block (1,0,0): blocks of one launch are not ordered");
     assert_has(&text, "ERROR SUMMARY: 2 errors");
 }

@@ -45,6 +45,11 @@ pub(crate) struct Rewriter {
     /// Prefix of the PTX names of this function's `.shared` arrays, and how many were named.
     shared_prefix: String,
     shared_count: usize,
+    /// The `let` binding the `shared_array!` being rewritten initialises, if it is one.
+    shared_binding: Option<String>,
+    /// Set while the place of a store is rewritten: its `row` calls report a bad row index
+    /// as a write.
+    row_write: bool,
 }
 
 fn rt(span: Span) -> TokenStream {
@@ -109,6 +114,8 @@ impl Rewriter {
             errors: Vec::new(),
             shared_prefix,
             shared_count: 0,
+            shared_binding: None,
+            row_write: false,
         }
     }
 
@@ -142,7 +149,12 @@ impl Rewriter {
         let decl = format!(".shared .align {{a}} .b8 {name}[{{n}}];");
         let addr = format!("mov.u32 {{p}}, {name};");
         let span = m.span();
-        let original = m.clone();
+        let mut original = m.clone();
+        if let Some(b) = self.shared_binding.take() {
+            // The host macro's named form: reports call the array by its binding.
+            let tokens = &m.mac.tokens;
+            original.mac.tokens = quote!(@named #b, #tokens);
+        }
         let view = syn::Ident::new("__emu_view", Span::mixed_site());
         let modname = syn::Ident::new(&format!("{name}_decl"), Span::call_site());
         *e = syn::parse_quote_spanned! {span=> {
@@ -331,7 +343,11 @@ impl Rewriter {
                 let span = ix.span();
                 let (inner, index) = self.split_place(e);
                 let r = rt(span);
-                quote_spanned!(span=> #r::row(&#inner, #index))
+                if self.row_write {
+                    quote_spanned!(span=> #r::row_write(&#inner, #index))
+                } else {
+                    quote_spanned!(span=> #r::row(&#inner, #index))
+                }
             }
             other => other.to_token_stream(),
         }
@@ -430,19 +446,50 @@ fn compound_op(op: &BinOp) -> bool {
     )
 }
 
+/// The binding `let name = shared_array![..]` (or `let mut name: T = ..`) initialises.
+fn shared_binding(pat: &syn::Pat, init: &Expr) -> Option<String> {
+    let Expr::Macro(m) = init else { return None };
+    if !m.mac.path.segments.last().is_some_and(|s| s.ident == "shared_array") {
+        return None;
+    }
+    match pat {
+        syn::Pat::Ident(p) => Some(p.ident.to_string()),
+        syn::Pat::Type(t) => match &*t.pat {
+            syn::Pat::Ident(p) => Some(p.ident.to_string()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The rewriting of accesses: `e` is a view place (`v[i]`), or an assignment to one.
 impl Rewriter {
+    /// `call`, made where it is written: in a helper (which is `#[track_caller]` when it calls
+    /// a barrier), a closure called on the spot, so that the access's reports name the helper's
+    /// line rather than its caller's (closures are never `#[track_caller]`); in a kernel, as
+    /// it is.
+    fn pinned(&self, span: Span, call: TokenStream) -> TokenStream {
+        if self.rewrite_returns {
+            call
+        } else {
+            quote_spanned!(span=> (|| #call)())
+        }
+    }
+
     /// `v[i] = value` → `store(checked, &v, i, value)`.
     fn rewrite_store(&mut self, e: &mut Expr) {
         let Expr::Assign(a) = e else { return };
         self.visit_expr_mut(&mut a.right);
         let span = a.left.span();
+        self.row_write = true;
         let (view, index) = self.split_place(&mut a.left);
+        self.row_write = false;
         let value = &a.right;
         let r = rt(span);
         let v = syn::Ident::new("__emu_value", Span::mixed_site());
         let c = checked();
-        *e = syn::parse_quote_spanned!(span=> { let #v = #value; #r::store(#c, &#view, #index, #v) });
+        let call = self.pinned(span, quote_spanned!(span=> #r::store(#c, &#view, #index, #v)));
+        *e = syn::parse_quote_spanned!(span=> { let #v = #value; #call });
         self.changed = true;
         self.accessed = true;
     }
@@ -462,13 +509,16 @@ impl Rewriter {
             syn::Ident::new("__emu_old", Span::mixed_site()),
         );
         let c = checked();
+        let view = self.pinned(span, view);
+        let load = self.pinned(span, quote_spanned!(span=> #r::load(#c, &#w, #i)));
+        let store = self.pinned(span, quote_spanned!(span=> #r::store(#c, &#w, #i, #old)));
         *e = syn::parse_quote_spanned!(span=> {
             let #v = #value;
             let #w = #view;
             let #i = #index;
-            let mut #old = #r::load(#c, &#w, #i);
+            let mut #old = #load;
             #old #op #v;
-            #r::store(#c, &#w, #i, #old)
+            #store
         });
         self.changed = true;
         self.accessed = true;
@@ -480,7 +530,8 @@ impl Rewriter {
         let (view, index) = self.split_place(e);
         let r = rt(span);
         let c = checked();
-        *e = syn::parse_quote_spanned!(span=> #r::load(#c, &#view, #index));
+        let call = self.pinned(span, quote_spanned!(span=> #r::load(#c, &#view, #index)));
+        *e = syn::parse_quote_spanned!(span=> #call);
         self.changed = true;
         self.accessed = true;
     }
@@ -532,6 +583,7 @@ impl VisitMut for Rewriter {
                 let mut shape = Shape::Plain;
                 if let Some(init) = &mut local.init {
                     shape = self.shape_of(&init.expr);
+                    self.shared_binding = shared_binding(&local.pat, &init.expr);
                     self.visit_expr_mut(&mut init.expr);
                     if let Some((_, diverge)) = &mut init.diverge {
                         self.visit_expr_mut(diverge);

@@ -258,6 +258,13 @@ pub fn row<'l, T: DeviceCopy, const N: usize, K: ViewKind, I: Index>(v: &View<'l
     v.row(i.to_index())
 }
 
+/// `v[i]` as the non-last index of `v[i][j] = x`: a bad `i` is reported as a write.
+#[inline(always)]
+#[track_caller]
+pub fn row_write<'l, T: DeviceCopy, const N: usize, K: ViewKind, I: Index>(v: &View<'l, [T; N], K>, i: I) -> View<'l, T, K> {
+    v.row_for(i.to_index(), crate::device::backend::AccessKind::Write)
+}
+
 /// `sync_threads()` (and its count/and/or forms, by `op`) in the body of a state-machine
 /// kernel: `#[kernel]` writes `barrier_await(op, predicate).await` in its place.
 #[cfg(not(target_arch = "nvptx64"))]
@@ -534,7 +541,7 @@ pub fn meta<T: DeviceCopy, A: KernelArg<T>>(name: &'static str, arg: &A, checks:
     // A synchronous launch waits for the queued work that uses the buffer (a queued launch's
     // own handle does not wait).
     buf.wait_all();
-    let mut m = ViewMeta::new(name, None, buf.as_ptr() as usize, buf.bytes());
+    let mut m = ViewMeta::new(name, None, buf.as_ptr() as usize, buf.bytes()).of::<T>();
     m.granule = core::mem::align_of::<T>();
     if checks.initcheck {
         m.init = buf.init_bits();

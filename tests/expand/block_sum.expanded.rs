@@ -139,7 +139,7 @@ impl block_sum {
             {
                 let t = {
                     #[cfg(not(target_arch = "nvptx64"))]
-                    let __emu_view = shared_array![f32; 256];
+                    let __emu_view = shared_array![@ named "t", f32; 256];
                     #[cfg(target_arch = "nvptx64")]
                     let __emu_view = {
                         #[allow(unused_imports, non_snake_case)]
@@ -415,7 +415,7 @@ pub fn block_sum<'__emu_launch>(
     {
         let t = {
             #[cfg(not(target_arch = "nvptx64"))]
-            let __emu_view = shared_array![f32; 256];
+            let __emu_view = shared_array![@ named "t", f32; 256];
             #[cfg(target_arch = "nvptx64")]
             let __emu_view = {
                 #[allow(unused_imports, non_snake_case)]

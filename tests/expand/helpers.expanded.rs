@@ -3,12 +3,12 @@ use deviceemu::prelude::*;
 fn dot3(a: Global<f32>, b: Global<f32>, i: usize) -> f32 {
     #[allow(non_snake_case, unused_variables)]
     let __EMU_CHECKED: bool = ::deviceemu::__private::helper_checking();
-    ::deviceemu::__private::load(__EMU_CHECKED, &a, i)
-        * ::deviceemu::__private::load(__EMU_CHECKED, &b, i)
-        + ::deviceemu::__private::load(__EMU_CHECKED, &a, i + 1)
-            * ::deviceemu::__private::load(__EMU_CHECKED, &b, i + 1)
-        + ::deviceemu::__private::load(__EMU_CHECKED, &a, i + 2)
-            * ::deviceemu::__private::load(__EMU_CHECKED, &b, i + 2)
+    (|| ::deviceemu::__private::load(__EMU_CHECKED, &a, i))()
+        * (|| ::deviceemu::__private::load(__EMU_CHECKED, &b, i))()
+        + (|| ::deviceemu::__private::load(__EMU_CHECKED, &a, i + 1))()
+            * (|| ::deviceemu::__private::load(__EMU_CHECKED, &b, i + 1))()
+        + (|| ::deviceemu::__private::load(__EMU_CHECKED, &a, i + 2))()
+            * (|| ::deviceemu::__private::load(__EMU_CHECKED, &b, i + 2))()
 }
 #[allow(unused_mut)]
 #[track_caller]
@@ -17,24 +17,29 @@ fn store_then_sync(t: Shared<u32>, (out, i): (GlobalMut<u32>, usize)) {
     let __EMU_CHECKED: bool = ::deviceemu::__private::helper_checking();
     {
         let __emu_value = 1;
-        ::deviceemu::__private::store(__EMU_CHECKED, &t, i, __emu_value)
+        (|| ::deviceemu::__private::store(__EMU_CHECKED, &t, i, __emu_value))()
     };
     sync_threads();
     {
-        let __emu_value = ::deviceemu::__private::load(
+        let __emu_value = (|| ::deviceemu::__private::load(
             __EMU_CHECKED,
             &t,
             (i + 1) % t.len(),
-        );
-        let __emu_view = out;
+        ))();
+        let __emu_view = (|| out)();
         let __emu_index = i;
-        let mut __emu_old = ::deviceemu::__private::load(
+        let mut __emu_old = (|| ::deviceemu::__private::load(
             __EMU_CHECKED,
             &__emu_view,
             __emu_index,
-        );
+        ))();
         __emu_old += __emu_value;
-        ::deviceemu::__private::store(__EMU_CHECKED, &__emu_view, __emu_index, __emu_old)
+        (|| ::deviceemu::__private::store(
+            __EMU_CHECKED,
+            &__emu_view,
+            __emu_index,
+            __emu_old,
+        ))()
     };
 }
 #[allow(unused_mut)]
@@ -51,15 +56,20 @@ fn axpy_at(
     #[allow(non_snake_case, unused_variables)]
     let __EMU_CHECKED: bool = ::deviceemu::__private::helper_checking();
     {
-        let __emu_value = a * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
-        let __emu_view = y;
+        let __emu_value = a * (|| ::deviceemu::__private::load(__EMU_CHECKED, &x, i))();
+        let __emu_view = (|| y)();
         let __emu_index = i;
-        let mut __emu_old = ::deviceemu::__private::load(
+        let mut __emu_old = (|| ::deviceemu::__private::load(
             __EMU_CHECKED,
             &__emu_view,
             __emu_index,
-        );
+        ))();
         __emu_old += __emu_value;
-        ::deviceemu::__private::store(__EMU_CHECKED, &__emu_view, __emu_index, __emu_old)
+        (|| ::deviceemu::__private::store(
+            __EMU_CHECKED,
+            &__emu_view,
+            __emu_index,
+            __emu_old,
+        ))()
     };
 }

@@ -11,7 +11,13 @@
 /// * have **no padding bytes** (the emulator copies values as whole machine words);
 /// * accept the **all-zero bit pattern** as a valid value (`DeviceBuffer::zeroed` relies on it);
 /// * contain no references or pointers into host memory (the value may be copied to a GPU).
-pub unsafe trait DeviceCopy: Copy + Send + Sync + 'static {}
+pub unsafe trait DeviceCopy: Copy + Send + Sync + 'static {
+    /// The lengths of the arrays nested in `Self`, outermost first, 0 past the last (for
+    /// reports: `t[2][1]`). Not meant to be set by hand: arrays set it, other types keep the
+    /// default.
+    #[doc(hidden)]
+    const __EMU_DIMS: [usize; 3] = [0; 3];
+}
 
 macro_rules! impl_device_copy {
     ($($t:ty),*) => { $(
@@ -22,7 +28,9 @@ macro_rules! impl_device_copy {
 impl_device_copy!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64, bool, ());
 
 // SAFETY: an array of padding-free, zero-valid elements is padding-free and zero-valid.
-unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {}
+unsafe impl<T: DeviceCopy, const N: usize> DeviceCopy for [T; N] {
+    const __EMU_DIMS: [usize; 3] = [N, T::__EMU_DIMS[0], T::__EMU_DIMS[1]];
+}
 
 /// The all-zero value of `T`: what a faulting load gives on the host (memcheck).
 #[inline]

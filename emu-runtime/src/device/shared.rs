@@ -21,6 +21,21 @@ use super::view::Shared;
 /// host-only.
 #[macro_export]
 macro_rules! shared_array {
+    // `let name = shared_array![T; N]`, as `#[kernel]` and `#[device]` pass it: reports name
+    // the array `name`.
+    (@named $name:literal, $t:ty; $n:expr) => {{
+        #[cfg(not(target_arch = "nvptx64"))]
+        let view = {
+            static __EMU_SHARED_SITE: $crate::__private::SharedSite =
+                $crate::__private::SharedSite::named($name, ::core::file!(), ::core::line!(), ::core::column!());
+            $crate::__private::shared_array::<$t, { $n }>(&__EMU_SHARED_SITE)
+        };
+        #[cfg(target_arch = "nvptx64")]
+        let view: $crate::device::Shared<$t> = ::core::compile_error!(
+            "on the GPU, `shared_array!` only works inside `#[kernel]` and `#[device]` functions"
+        );
+        view
+    }};
     ($t:ty; $n:expr) => {{
         #[cfg(not(target_arch = "nvptx64"))]
         let view = {

@@ -236,7 +236,15 @@ impl<'l, T: DeviceCopy, const N: usize, K: ViewKind> View<'l, [T; N], K> {
     #[inline(always)]
     #[track_caller]
     pub fn row(&self, i: usize) -> View<'l, T, K> {
-        if !backend::check_index(self, i, core::mem::size_of::<T>(), backend::AccessKind::Read) {
+        self.row_for(i, backend::AccessKind::Read)
+    }
+
+    /// [`View::row`] for an access of kind `access` (what a bad `i` is reported as: an
+    /// access of one `T` at the start of row `i`).
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn row_for(&self, i: usize, access: backend::AccessKind) -> View<'l, T, K> {
+        if !backend::check_row(self, i, core::mem::size_of::<T>(), access) {
             // Reported; the faulting thread goes on with an empty row (its accesses fault
             // again, and are dropped).
             // SAFETY: no element of an empty view is ever accessed.

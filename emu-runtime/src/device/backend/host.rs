@@ -135,11 +135,13 @@ pub(crate) fn warp_match(all: bool, mask: u32, bits: u64, _wide: bool) -> (u32, 
 
 #[inline(always)]
 pub(crate) fn fence_device() {
+    hooks::on_fence(crate::device::Scope::Device);
     core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
 }
 
 #[inline(always)]
 pub(crate) fn fence_block() {
+    hooks::on_fence(crate::device::Scope::Block);
     // A block's threads run one at a time on one host thread: program order already orders
     // their accesses. A compiler fence keeps the optimiser from moving accesses across it.
     core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
@@ -163,6 +165,28 @@ pub(crate) fn check_index<T, K: ViewKind>(
     if i >= view.len() {
         // Scalars, not `view` itself: a reference would keep the view in memory on the hot path.
         hooks::out_of_bounds::<K>(view.meta(), view.raw_ptr() as usize, view.len(), i, elem_size, access, Location::caller());
+        return false;
+    }
+    true
+}
+
+/// The check of row `i` of an array of arrays (`t[i]` in `t[i][j]`, a view of rows): a bad
+/// `i` is reported as an `access` of one `elem_size`-byte element at the start of row `i`.
+#[inline(always)]
+#[track_caller]
+#[must_use]
+pub(crate) fn check_row<T, K: ViewKind>(view: &View<T, K>, i: usize, elem_size: usize, access: AccessKind) -> bool {
+    if i >= view.len() {
+        hooks::row_out_of_bounds::<K>(
+            view.meta(),
+            view.raw_ptr() as usize,
+            view.len(),
+            i,
+            elem_size,
+            core::mem::size_of::<T>(),
+            access,
+            Location::caller(),
+        );
         return false;
     }
     true

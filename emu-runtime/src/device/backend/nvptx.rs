@@ -310,6 +310,13 @@ pub(crate) fn check_index<T, K: ViewKind>(view: &View<T, K>, i: usize, _elem_siz
     true
 }
 
+/// The check of row `i` of an array of arrays (`t[i]` in `t[i][j]`).
+#[inline(always)]
+pub(crate) fn check_row<T, K: ViewKind>(view: &View<T, K>, i: usize, _elem_size: usize, _access: AccessKind) -> bool {
+    check(i, view.len());
+    true
+}
+
 // Shared views hold an address in the `.shared` window (what `mov.u32 r, var;` gives), not a
 // generic pointer, so that their accesses compile to `ld.shared`/`st.shared` rather than
 // generic loads and stores (LLVM cannot infer the address space through inline assembly).

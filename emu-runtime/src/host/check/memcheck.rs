@@ -54,6 +54,13 @@ pub struct ViewMeta {
     /// The bytes each shadow record of a global buffer covers: the alignment of its element
     /// type, so that the elements of arrays (`t[r][c]`) are told apart.
     pub(crate) granule: usize,
+    /// The size of an element of the buffer or array (0: unknown, dynamic shared memory), and
+    /// the lengths of the arrays nested in it (`DeviceCopy::__EMU_DIMS`): what turns an
+    /// address into `t[2][1]`.
+    pub(crate) elem_size: usize,
+    pub(crate) dims: [usize; 3],
+    /// The `let` binding a shared array was declared with (`None`: not known).
+    pub(crate) binding: Option<&'static str>,
 }
 
 impl ViewMeta {
@@ -68,14 +75,63 @@ impl ViewMeta {
 impl ViewMeta {
     /// The description of a buffer parameter or shared array, without an initcheck shadow.
     pub(crate) fn new(name: &'static str, declared_at: Option<(&'static str, u32)>, base: usize, bytes: usize) -> Self {
-        ViewMeta { name, declared_at, base, bytes, init: std::ptr::null(), race: None, granule: 1 }
+        ViewMeta {
+            name,
+            declared_at,
+            base,
+            bytes,
+            init: std::ptr::null(),
+            race: None,
+            granule: 1,
+            elem_size: 0,
+            dims: [0; 3],
+            binding: None,
+        }
+    }
+
+    /// The same, for elements of type `T`.
+    pub(crate) fn of<T: crate::device::DeviceCopy>(mut self) -> Self {
+        self.elem_size = std::mem::size_of::<T>();
+        self.dims = T::__EMU_DIMS;
+        self
+    }
+
+    /// The element that an access of `size` bytes at `address` touches, as the kernel indexes
+    /// it: `` `t[2][1]` `` (the name, then one index per array level the access lies in), or
+    /// `element 17` where the shape or the name is not known.
+    pub(crate) fn element(&self, address: usize, size: usize) -> String {
+        let offset = address.wrapping_sub(self.base);
+        let name = match self.declared_at {
+            None => Some(self.name),
+            Some(_) => self.binding,
+        };
+        let (Some(name), true) = (name, self.elem_size > 0) else {
+            return format!("element {}", offset / size.max(1));
+        };
+        let mut unit = self.elem_size;
+        let mut s = format!("`{name}[{}]", offset / unit);
+        let mut rest = offset % unit;
+        for &d in self.dims.iter().take_while(|&&d| d > 0) {
+            let sub = unit / d;
+            if sub < size.max(1) || sub == 0 {
+                break;
+            }
+            s += &format!("[{}]", rest / sub);
+            rest %= sub;
+            unit = sub;
+        }
+        s.push('`');
+        s
     }
 }
 
 /// How reports name what a view points into.
 pub(crate) fn describe(meta: &ViewMeta) -> String {
     match meta.declared_at {
-        Some((file, line)) => format!("__shared__ array declared at {file}:{line}"),
+        Some((file, line)) => match meta.binding {
+            Some(b) => format!("__shared__ array declared at {file}:{line} (`{b}`)"),
+            None => format!("__shared__ array declared at {file}:{line}"),
+        },
         None => format!("`{}`", meta.name),
     }
 }
@@ -84,8 +140,10 @@ pub(crate) fn describe(meta: &ViewMeta) -> String {
 #[doc(hidden)]
 pub type MetaPtr = *const ViewMeta;
 
-/// Reports an out-of-bounds access by the running GPU thread and marks it faulted; the caller
-/// then skips the access (a load gives zero bits).
+/// Reports an out-of-bounds access by the running GPU thread and marks it faulted (the caller
+/// then skips the access; a load gives zero bits): an access of `size` bytes at index `index`
+/// of a view of `len` elements of `stride` bytes at `view_base` (the stride is the size but
+/// for a row index of `t[i][j]`, where it is the row's).
 ///
 /// `site` is the running block (`None` outside a kernel: a view used from host code, then this
 /// is an ordinary panic).
@@ -97,6 +155,7 @@ pub(crate) fn out_of_bounds<S: Site + ?Sized>(
     space: Space,
     access: Access,
     size: usize,
+    stride: usize,
     index: usize,
     len: usize,
     view_base: usize,
@@ -111,7 +170,7 @@ pub(crate) fn out_of_bounds<S: Site + ?Sized>(
     // First the count: a fault past what the launch stores costs nothing more.
     match ctx.fault() {
         Fault::Repeat => return,
-        Fault::Report => report(ctx, meta, space, access, size, index, len, view_base, at),
+        Fault::Report => report(ctx, meta, space, access, size, stride, index, len, view_base, at),
         Fault::Count => {}
     }
     ctx.after_fault();
@@ -127,6 +186,7 @@ fn report<S: Site + ?Sized>(
     space: Space,
     access: Access,
     size: usize,
+    stride: usize,
     index: usize,
     len: usize,
     view_base: usize,
@@ -136,9 +196,9 @@ fn report<S: Site + ?Sized>(
     let meta = unsafe { meta.as_ref() };
     let (name, base, bytes) = match meta {
         Some(m) => (m.name, m.base, m.bytes),
-        None => ("<view>", view_base, len * size),
+        None => ("<view>", view_base, len * stride),
     };
-    let address = view_base.wrapping_add(index.wrapping_mul(size));
+    let address = view_base.wrapping_add(index.wrapping_mul(stride));
     ctx.keep_fault(Finding::OutOfBounds {
         space,
         access,

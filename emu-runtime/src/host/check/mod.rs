@@ -4,7 +4,7 @@
 //! |-------------|-------|
 //! | `memcheck`  | accesses out of bounds (always on: memory safety rests on it) |
 //! | `initcheck` | reads of memory nothing wrote (shadow bits) |
-//! | `racecheck` | races in shared and global memory (barrier epochs) |
+//! | `racecheck` | races in shared and global memory (happens-before: barriers, atomics, fences) |
 //! | `synccheck` | divergent and skipped barriers |
 //!
 //! A checker never sees the scheduler's internals: it is handed the running block as a
@@ -14,7 +14,7 @@
 
 use std::panic::Location;
 
-use crate::device::{Dim3, Space, View, ViewKind};
+use crate::device::{Dim3, View, ViewKind};
 use crate::host::config::Checks;
 use crate::host::report::Finding;
 
@@ -115,9 +115,6 @@ pub(crate) fn on_access<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, i:
         }
     }
     if checks.racecheck {
-        match K::SPACE {
-            Space::Shared => racecheck::on_shared(site, view, i, write, at),
-            Space::Global => racecheck::on_global(site, view, i, write, at),
-        }
+        racecheck::on_plain(site, view, i, write, at);
     }
 }

@@ -24,12 +24,19 @@ pub struct SharedSite {
     file: &'static str,
     line: u32,
     column: u32,
+    /// The `let` binding it initialises, when `#[kernel]`/`#[device]` saw one ("" otherwise).
+    binding: &'static str,
 }
 
 impl SharedSite {
     /// Describes the call site.
     pub const fn new(file: &'static str, line: u32, column: u32) -> Self {
-        SharedSite { file, line, column }
+        SharedSite { file, line, column, binding: "" }
+    }
+
+    /// Describes the call site of `let binding = shared_array![..]`.
+    pub const fn named(binding: &'static str, file: &'static str, line: u32, column: u32) -> Self {
+        SharedSite { file, line, column, binding }
     }
 }
 
@@ -152,7 +159,7 @@ impl SharedArena {
         let type_id = TypeId::of::<T>();
         let (offset, len, meta) = match self.lookup(key, type_id) {
             Some(found) => found,
-            None => self.allocate(site, type_id, len, std::mem::size_of::<T>(), std::mem::align_of::<T>())?,
+            None => self.allocate(site, type_id, len, std::mem::size_of::<T>(), std::mem::align_of::<T>(), T::__EMU_DIMS)?,
         };
         // SAFETY: the region `[offset, offset + len * size)` lies inside the arena, is aligned
         // for `T`, belongs to this site alone, and the arena outlives every block it serves.
@@ -169,6 +176,7 @@ impl SharedArena {
         len: usize,
         size: usize,
         align: usize,
+        dims: [usize; 3],
     ) -> Result<(usize, usize, *const ViewMeta), (usize, usize)> {
         let bytes = len * size;
         let offset = self.used.get().next_multiple_of(align.max(16));
@@ -179,7 +187,11 @@ impl SharedArena {
         self.used.set(end);
         // SAFETY: `offset + bytes <= limit <= arena size`.
         let start = unsafe { self.base.add(offset) } as usize;
-        let meta = Box::new(ViewMeta::new("shared array", Some((site.file, site.line)), start, bytes));
+        let mut meta = ViewMeta::new("shared array", Some((site.file, site.line)), start, bytes);
+        meta.elem_size = size;
+        meta.dims = dims;
+        meta.binding = (!site.binding.is_empty()).then_some(site.binding);
+        let meta = Box::new(meta);
         let _ = site.column;
         let m = &*meta as *const ViewMeta;
         let key = site as *const SharedSite as usize;
@@ -198,10 +210,10 @@ impl SharedArena {
         let (offset, meta) = if addr + span <= from.dynamic_bytes && view.meta() == &*from.dynamic_meta as *const ViewMeta {
             (addr, &*self.dynamic_meta as *const ViewMeta)
         } else {
-            let (site, type_id, len, esize, align, start, bytes) = {
+            let (site, type_id, len, esize, align, start, bytes, dims) = {
                 let entries = from.entries.borrow();
                 let e = entries.iter().find(|e| (e.offset..e.offset + e.bytes.max(1)).contains(&addr))?;
-                (e.site_ref, e.type_id, e.len, e.bytes / e.len.max(1), e.align, e.offset, e.bytes)
+                (e.site_ref, e.type_id, e.len, e.bytes / e.len.max(1), e.align, e.offset, e.bytes, e.meta.dims)
             };
             if addr + span > start + bytes {
                 return None;
@@ -209,7 +221,7 @@ impl SharedArena {
             let key = site as *const SharedSite as usize;
             let (here, _, meta) = match self.lookup(key, type_id) {
                 Some(found) => found,
-                None => self.allocate(site, type_id, len, esize, align).ok()?,
+                None => self.allocate(site, type_id, len, esize, align, dims).ok()?,
             };
             (here + (addr - start), meta)
         };

@@ -180,10 +180,13 @@ pub enum Finding {
         thread: Dim3,
         /// Their block.
         block: Dim3,
-        /// The shared array.
+        /// The shared array or buffer.
         name: String,
-        /// The element of it.
+        /// The element of it (the index into the view the later access used).
         index: usize,
+        /// The element as the kernel indexes it, every index included (`` `t[2][1]` ``), or
+        /// `element N` where the array's name or shape is not known.
+        element: String,
         /// How many such hazards the block had between these lines.
         count: usize,
     },
@@ -474,9 +477,9 @@ impl Finding {
                     Ok(())
                 }
             }
-            Finding::Race { first, first_at, first_thread, first_block, second, second_at, thread, block, name, index, count } => {
+            Finding::Race { first, first_at, first_thread, first_block, second, second_at, thread, block, name, element, count, .. } => {
                 let _ = writeln!(out, "{P} Race reported between {} access at {first_at} and {} access at {second_at}", title(*first), title(*second));
-                let _ = writeln!(out, "{P}     in {kernel}, on element {index} of {name}");
+                let _ = writeln!(out, "{P}     in {kernel}, on {element} of {name}");
                 if first_block == block {
                     let _ = writeln!(out, "{P}     by thread {first_thread} and thread {thread} in block {block}, with no sync_threads (or sync_warp) between them");
                 } else {

@@ -6,9 +6,9 @@
 
 use std::panic::Location;
 
-use crate::device::{DeviceCopy, Ordered, Shared, Space, View, ViewKind};
+use crate::device::{DeviceCopy, Ordered, Scope, Shared, Space, View, ViewKind};
 use crate::host::check::memcheck;
-use crate::host::check::{self, initcheck};
+use crate::host::check::{self, initcheck, racecheck};
 use crate::host::mem::shared_mem::SharedSite;
 use crate::host::report::{Access, Finding, SourceLocation};
 use crate::host::sched::context;
@@ -25,14 +25,42 @@ pub(crate) fn on_store<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static
     check::on_access(context::block_for("a memory access"), view, i, true, at);
 }
 
-/// initcheck's look at an atomic on element `i` (in bounds), when the running launch checks.
+/// The checkers' look at an atomic read-modify-write on element `i` (in bounds), when the
+/// running launch checks: initcheck sees a read and a write, racecheck a relaxed device-scope
+/// atomic.
 #[inline(always)]
 pub(crate) fn on_atomic<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static Location<'static>) {
     if context::checking() {
-        let block = context::block_for("an atomic");
-        if block.launch().config.get_checks().initcheck {
-            initcheck::on_atomic(block, view, i, at);
-        }
+        checked_atomic(view, i, at);
+    }
+}
+
+#[inline(never)]
+fn checked_atomic<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static Location<'static>) {
+    let block = context::block_for("an atomic");
+    let checks = block.launch().config.get_checks();
+    if checks.initcheck {
+        initcheck::on_atomic(block, view, i, at);
+    }
+    if checks.racecheck {
+        racecheck::on_atomic(block, view, i, racecheck::AtomicAccess::RMW, at);
+    }
+}
+
+/// racecheck's look at `thread_fence()` (`scope` Device) or `thread_fence_block()` (Block),
+/// when the running launch checks.
+#[inline(always)]
+pub(crate) fn on_fence(scope: Scope) {
+    if context::checking() {
+        checked_fence(scope);
+    }
+}
+
+#[inline(never)]
+fn checked_fence(scope: Scope) {
+    let block = context::block_for("a fence");
+    if block.launch().config.get_checks().racecheck {
+        racecheck::on_fence(block, scope);
     }
 }
 
@@ -45,10 +73,8 @@ pub(crate) fn on_atomic<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'stati
 ///
 /// * initcheck sees a load as a read of the element (reported if nothing wrote it) and a
 ///   store as a write (the element is initialised from then on);
-/// * racecheck neither checks nor records them, as it does with the other atomics: an
-///   atomic access does not race. The ordering and scope are passed for a racecheck that
-///   orders accesses by release/acquire pairs (then a plain access published by a release
-///   store and read after the acquire load that sees it is not a race).
+/// * racecheck checks and records them as atomic accesses, and synchronises by their ordering
+///   and scope (`check/racecheck.rs`).
 #[inline(always)]
 pub(crate) fn on_ordered<T, K: ViewKind>(view: &View<T, K>, i: usize, access: Ordered, at: &'static Location<'static>) {
     if context::checking() {
@@ -59,12 +85,16 @@ pub(crate) fn on_ordered<T, K: ViewKind>(view: &View<T, K>, i: usize, access: Or
 #[inline(never)]
 fn checked_ordered<T, K: ViewKind>(view: &View<T, K>, i: usize, access: Ordered, at: &'static Location<'static>) {
     let block = context::block_for("an atomic load or store");
-    if block.launch().config.get_checks().initcheck {
+    let checks = block.launch().config.get_checks();
+    if checks.initcheck {
         if access.write {
             initcheck::on_store(block, view, i, at);
         } else {
             initcheck::on_load(block, view, i, at);
         }
+    }
+    if checks.racecheck {
+        racecheck::on_atomic(block, view, i, racecheck::AtomicAccess::ordered(access), at);
     }
 }
 
@@ -81,7 +111,26 @@ pub(crate) fn out_of_bounds<K: ViewKind>(
     access: Access,
     at: &'static Location<'static>,
 ) {
-    memcheck::out_of_bounds(context::current(), meta, K::SPACE, access, size, index, len, base, at)
+    memcheck::out_of_bounds(context::current(), meta, K::SPACE, access, size, size, index, len, base, at)
+}
+
+/// memcheck's report of row `index` past the end of a view of rows (`len` rows of
+/// `row_bytes` at `base`), reached by an access of `size` bytes; marks the running thread
+/// faulted (the caller skips the access).
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn row_out_of_bounds<K: ViewKind>(
+    meta: *const memcheck::ViewMeta,
+    base: usize,
+    len: usize,
+    index: usize,
+    size: usize,
+    row_bytes: usize,
+    access: Access,
+    at: &'static Location<'static>,
+) {
+    memcheck::out_of_bounds(context::current(), meta, K::SPACE, access, size, row_bytes, index, len, base, at)
 }
 
 /// memcheck's report of an access of element `index` through a view whose start,
