@@ -156,7 +156,9 @@ fn bad_rank(out: &mut [u32]) {
 fn one_block_clusters(out: &mut [u32]) {
     let cluster = this_cluster();
     let a = shared_array![u32; 1];
-    a[0] = 7;
+    if thread_idx().x == 0 {
+        a[0] = 7;
+    }
     cluster.sync();
     let me = cluster.map_shared_rank(&a, 0);
     if thread_idx().x == 0 {
