@@ -605,9 +605,12 @@ impl LaunchReport {
         &self.findings
     }
 
-    /// The error code of the launch: that of its first finding.
+    /// The error code of the launch: that of its first finding (by block and thread) that is
+    /// not a hazard, else of its first hazard. A fault stops only its thread, so other threads
+    /// may then read what the faulting one never wrote (initcheck) or race; the launch still
+    /// returns the fault's code, as the GPU would.
     pub fn code(&self) -> i32 {
-        self.findings.first().map_or(719, Finding::code)
+        self.findings.iter().find(|f| !f.is_hazard()).or(self.findings.first()).map_or(719, Finding::code)
     }
 }
 
