@@ -268,7 +268,7 @@ impl block_sum {
         let __emu_ctx = __emu_rb.block_ctx();
         let t = {
             #[cfg(not(target_arch = "nvptx64"))]
-            let __emu_view = shared_array![f32; 256];
+            let __emu_view = shared_array![@ named "t", f32; 256];
             #[cfg(target_arch = "nvptx64")]
             let __emu_view = {
                 #[allow(unused_imports, non_snake_case)]
