@@ -164,7 +164,7 @@ pub(crate) fn check_index<T, K: ViewKind>(
     }
     if i >= view.len() {
         // Scalars, not `view` itself: a reference would keep the view in memory on the hot path.
-        hooks::out_of_bounds::<K>(view.meta(), view.raw_ptr() as usize, view.len(), i, elem_size, access, Location::caller());
+        hooks::out_of_bounds::<K>(view.meta(), view.raw_ptr() as usize, view.len(), i, elem_size, elem_size, access, Location::caller());
         return false;
     }
     true
@@ -177,7 +177,7 @@ pub(crate) fn check_index<T, K: ViewKind>(
 #[must_use]
 pub(crate) fn check_row<T, K: ViewKind>(view: &View<T, K>, i: usize, elem_size: usize, access: AccessKind) -> bool {
     if i >= view.len() {
-        hooks::row_out_of_bounds::<K>(
+        hooks::out_of_bounds::<K>(
             view.meta(),
             view.raw_ptr() as usize,
             view.len(),

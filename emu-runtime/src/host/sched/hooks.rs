@@ -98,40 +98,26 @@ fn checked_ordered<T, K: ViewKind>(view: &View<T, K>, i: usize, access: Ordered,
     }
 }
 
-/// memcheck's report of an access of `size` bytes at element `index`, past the end of a view
-/// of `len` elements at `base`; marks the running thread faulted (the caller skips the access).
+/// memcheck's report of an access of `size` bytes at index `index`, past the end of a view of
+/// `len` elements of `stride` bytes at `base` (the stride is the size, but for a row index of
+/// `t[i][j]`, where it is the row's); marks the running thread faulted (the caller skips the
+/// access).
 #[cold]
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn out_of_bounds<K: ViewKind>(
     meta: *const memcheck::ViewMeta,
     base: usize,
     len: usize,
     index: usize,
     size: usize,
+    stride: usize,
     access: Access,
     at: &'static Location<'static>,
 ) {
-    memcheck::out_of_bounds(context::current(), meta, K::SPACE, access, size, size, index, len, base, at)
+    memcheck::out_of_bounds(context::current(), meta, K::SPACE, access, size, stride, index, len, base, at)
 }
 
-/// memcheck's report of row `index` past the end of a view of rows (`len` rows of
-/// `row_bytes` at `base`), reached by an access of `size` bytes; marks the running thread
-/// faulted (the caller skips the access).
-#[cold]
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn row_out_of_bounds<K: ViewKind>(
-    meta: *const memcheck::ViewMeta,
-    base: usize,
-    len: usize,
-    index: usize,
-    size: usize,
-    row_bytes: usize,
-    access: Access,
-    at: &'static Location<'static>,
-) {
-    memcheck::out_of_bounds(context::current(), meta, K::SPACE, access, size, row_bytes, index, len, base, at)
-}
 
 /// memcheck's report of an access of element `index` through a view whose start,
 /// `view_base`, is misaligned for its element type (a cast view); unwinds the running thread.

@@ -341,15 +341,20 @@ impl<'r> Regions<'r> {
         }
     }
 
+    /// Keeps the running order explicitly (`0..n` until now), so that threads can leave it.
+    fn make_sparse(&mut self) {
+        if self.dense {
+            self.order = (0..self.n as u32).collect();
+            self.dense = false;
+        }
+    }
+
     /// Removes the threads that faulted in the last region from the running order: a faulting
     /// thread stops, as if it had exited, and is not judged as a skipped barrier (memcheck).
     #[cold]
     #[inline(never)]
     fn drop_faulted(&mut self) {
-        if self.dense {
-            self.order = (0..self.n as u32).collect();
-            self.dense = false;
-        }
+        self.make_sparse();
         let block = self.block;
         self.order.retain(|&t| !block.faulted(t));
         self.exits.retain(|&(t, _)| !block.faulted(t));
@@ -359,10 +364,7 @@ impl<'r> Regions<'r> {
     #[cold]
     #[inline(never)]
     fn drop_exited(&mut self) {
-        if self.dense {
-            self.order = (0..self.n as u32).collect();
-            self.dense = false;
-        }
+        self.make_sparse();
         let mut gone = vec![false; self.n];
         self.exits.iter().for_each(|&(t, _)| gone[t as usize] = true);
         self.order.retain(|&t| !gone[t as usize]);
