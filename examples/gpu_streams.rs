@@ -9,6 +9,10 @@
 //!
 //! `cargo run --release --example gpu_streams --features gpu` (on the GPU when one is found,
 //! else in the emulator, which is slow for (b)).
+//!
+//! `gpu_streams --empty N stream` (or `sync`) only makes N empty launches on a stream (or with
+//! the synchronous three-argument `launch!`) and exits: the host's cost per launch, counted
+//! with `valgrind --tool=callgrind` at two values of N (BENCHMARKS.md).
 
 use std::time::Instant;
 
@@ -37,7 +41,20 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn main() -> Result<(), Error> {
     #[cfg(feature = "gpu")]
     println!("target: {}", if deviceemu::gpu::available() { "GPU" } else { "emulator (no GPU found)" });
-    let small = std::env::args().any(|a| a == "--small");
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--empty") {
+        let n: usize = args.get(i + 1).and_then(|n| n.parse().ok()).unwrap_or(1000);
+        let s = Stream::new()?;
+        for _ in 0..n {
+            if args.get(i + 2).map(String::as_str) == Some("sync") {
+                launch!(empty_kernel<<<1, 32>>>(0))?;
+            } else {
+                launch!(empty_kernel<<<1, 32, 0, &s>>>(0))?;
+            }
+        }
+        return s.synchronize();
+    }
+    let small = args.iter().any(|a| a == "--small");
     let launches = if small { 1000 } else { 10_000 };
     let s0 = Stream::new()?;
     let s1 = Stream::new()?;

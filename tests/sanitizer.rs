@@ -245,7 +245,7 @@ fn print_limit_and_check_action_come_from_the_environment() {
 
 #[test]
 fn invalid_values_are_rejected_with_the_valid_ones() {
-    // Config::from_env is read at each launch: test it through a child, not this process.
+    // The environment is read once per process: test it through a child, not this process.
     let o = child("child_clean", &[("EMU_PRINT_LIMIT", "lots")]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("EMU_PRINT_LIMIT"), "{}", stderr(&o));

@@ -1,7 +1,11 @@
 //! Settings: from environment variables, or from code through [`Config`].
 //!
 //! Precedence, highest first: [`with_config`] on the launching host thread, [`set_config`] for
-//! the process, then the `EMU_*` environment variables, read at each launch.
+//! the process, then the `EMU_*` environment variables. The environment is read once, at the
+//! first launch or call that needs a setting (as the CUDA driver reads `CUDA_LAUNCH_BLOCKING`
+//! once, when it starts): a launch then costs no `getenv` calls, and a program that changes
+//! its environment while it runs changes nothing. To change settings in a running program, use
+//! [`set_config`] or [`with_config`]; [`Config::from_env`] still reads the variables afresh.
 //!
 //! | variable         | values                                   | default    |
 //! |------------------|------------------------------------------|------------|
@@ -24,7 +28,7 @@
 //! `EMU_REPORT`, `EMU_ERROR_EXITCODE`; and `EMU_DEVICES` (how many devices, `host/devices.rs`).
 
 use std::cell::RefCell;
-use std::sync::RwLock;
+use std::sync::{OnceLock, RwLock};
 
 use crate::host::report::error::Error;
 
@@ -549,8 +553,15 @@ pub fn with_config<R>(config: Config, f: impl FnOnce() -> R) -> R {
 pub(crate) fn effective() -> Result<Config, Error> {
     match set_in_code() {
         Some(c) => Ok(c),
-        None => Config::from_env(),
+        None => from_env_once(),
     }
+}
+
+/// The environment's settings, read at the first call of the process ([`Config::from_env`]),
+/// with its error, if any, returned by every later call too.
+fn from_env_once() -> Result<Config, Error> {
+    static ENV: OnceLock<Result<Config, Error>> = OnceLock::new();
+    ENV.get_or_init(Config::from_env).clone()
 }
 
 /// The configuration set in code ([`with_config`], then [`set_config`]), if any.

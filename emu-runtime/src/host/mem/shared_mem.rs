@@ -59,6 +59,8 @@ type CachedArray = (usize, TypeId, usize, usize, *const ViewMeta);
 
 /// A worker's shared memory.
 pub(crate) struct SharedArena {
+    /// The arena's memory. Invariant: its first `used` bytes are initialised (cleared when
+    /// they became reachable); no view reaches past them.
     base: *mut u8,
     layout: Layout,
     dynamic_bytes: usize,
@@ -86,13 +88,19 @@ impl SharedArena {
         const HINT: &str = "lower Config::max_shared_bytes (the arena holds that many bytes, per worker thread)";
         host_alloc::check(what, size, HINT)?;
         let layout = Layout::from_size_align(size, ARENA_ALIGN).map_err(|_| host_alloc::error(what(), size, HINT))?;
-        let base = host_alloc::alloc_zeroed(layout);
+        // SAFETY: `layout` has a non-zero size.
+        let base = unsafe { std::alloc::alloc(layout) };
         if base.is_null() {
             return Err(host_alloc::error(what(), size, HINT));
         }
-        let dynamic_meta = Box::new(ViewMeta::new("dynamic shared memory", None, base as usize, dynamic_bytes));
         // Static arrays go after the dynamic region.
-        let used = dynamic_bytes.next_multiple_of(16);
+        let used = dynamic_bytes.next_multiple_of(16).min(size);
+        // Only the arena's first `used` bytes are ever reachable (the dynamic region here, each
+        // static array as `allocate` carves it), so only they are cleared: a launch of small
+        // blocks no longer clears the whole `max_shared_bytes` (48 KiB) for each worker.
+        // SAFETY: `used <= size`, inside the allocation.
+        unsafe { base.write_bytes(0, used) };
+        let dynamic_meta = Box::new(ViewMeta::new("dynamic shared memory", None, base as usize, dynamic_bytes));
         Ok(SharedArena {
             base,
             layout,
@@ -184,6 +192,10 @@ impl SharedArena {
         if end > self.limit || align > ARENA_ALIGN {
             return Err((end, self.limit));
         }
+        // SAFETY: `used <= offset + bytes = end <= limit <= arena size`: the new array's bytes
+        // (and the padding before it) are cleared before any view reaches them, which keeps
+        // the invariant that the arena's first `used` bytes are initialised.
+        unsafe { self.base.add(self.used.get()).write_bytes(0, end - self.used.get()) };
         self.used.set(end);
         // SAFETY: `offset + bytes <= limit <= arena size`.
         let start = unsafe { self.base.add(offset) } as usize;
@@ -249,8 +261,8 @@ impl SharedArena {
 
 impl Drop for SharedArena {
     fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this layout.
-        unsafe { host_alloc::dealloc(self.base, self.layout) };
+        // SAFETY: allocated in `new` by `std::alloc::alloc` with this layout.
+        unsafe { std::alloc::dealloc(self.base, self.layout) };
     }
 }
 
