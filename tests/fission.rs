@@ -227,6 +227,54 @@ fn varying_loop(out: &mut [u32]) {
     out[tid] = k as u32;
 }
 
+/// Vectorised lane loops (`__private::LaneBuf`) over elements of several sizes: 1 and 2 bytes
+/// (16-byte moves, with a byte tail), 8 bytes, and 12 bytes (per element).
+#[kernel]
+fn widen_u8(x: &[u8], y: &mut [u16], z: &mut [u8]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < y.len() {
+        y[i] = x[i] as u16 * 3 + y[i];
+        z[i] = x[i] / 2;
+    }
+}
+
+#[kernel]
+fn scale_f64(a: f64, x: &[f64], y: &mut [f64]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < y.len() {
+        y[i] = (a * x[i]).sqrt() + 0.5;
+    }
+}
+
+#[kernel]
+fn copy_triples(x: &[[u32; 3]], y: &mut [[u32; 3]]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < y.len() {
+        y[i] = x[i];
+    }
+}
+
+/// A store under a condition: not vectorised (a chunk would write back what a lane never
+/// wrote); the per-thread hoisted loop runs it.
+#[kernel]
+fn clamp_some(x: &[u32], y: &mut [u32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < y.len() {
+        if x[i] > 100 {
+            y[i] = 100;
+        }
+    }
+}
+
+/// An integer division that traps in one lane of a vectorised chunk.
+#[kernel]
+fn divide(x: &[u32], d: &[u32], y: &mut [u32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < y.len() {
+        y[i] = x[i] / d[i];
+    }
+}
+
 // ------------------------------------------------------------------ running both paths
 
 /// What a launch left: the output and the report (or `Ok`).
@@ -519,4 +567,86 @@ fn emu_schedule_threads_takes_the_general_path() {
         launch!(racy<<<1, 64>>>(&mut o)).unwrap();
         assert_eq!(last_path(), "general");
     });
+}
+
+#[test]
+fn vectorised_lane_loops_agree_for_every_element_size() {
+    // 300 threads per block: each block is a chunk of 256 lanes and one of 44, whose byte
+    // lengths (44, 88) leave tails that 16-byte moves do not cover.
+    let n = 300 * 3 + 17;
+    let blocks = (n as u32).div_ceil(300);
+    let x8: Vec<u8> = (0..n).map(|i| (i % 200) as u8).collect();
+    let (out, r) = both_paths("lanes", || {
+        let x = DeviceBuffer::from_slice(&x8).unwrap();
+        let mut y = DeviceBuffer::from_slice(&(0..n).map(|i| i as u16).collect::<Vec<_>>()).unwrap();
+        let mut z = DeviceBuffer::<u8>::zeroed(n).unwrap();
+        let r = launch!(widen_u8<<<blocks, 300>>>(&x, &mut y, &mut z));
+        let mut v: Vec<u32> = y.to_vec().unwrap().into_iter().map(u32::from).collect();
+        v.extend(z.to_vec().unwrap().into_iter().map(u32::from));
+        (v, r)
+    });
+    r.unwrap();
+    for i in [0, 255, 256, 299, 300, n - 1] {
+        assert_eq!(out[i], x8[i] as u32 * 3 + i as u32, "y[{i}]");
+        assert_eq!(out[n + i], x8[i] as u32 / 2, "z[{i}]");
+    }
+    let xs: Vec<f64> = (0..n).map(|i| i as f64 * 0.25).collect();
+    let (out, r) = both_paths("lanes", || {
+        let x = DeviceBuffer::from_slice(&xs).unwrap();
+        let mut y = DeviceBuffer::<f64>::zeroed(n).unwrap();
+        let r = launch!(scale_f64<<<blocks, 300>>>(3.0, &x, &mut y));
+        let v = y.to_vec().unwrap().into_iter().flat_map(|f| {
+            let b = f.to_bits();
+            [b as u32, (b >> 32) as u32]
+        });
+        (v.collect(), r)
+    });
+    r.unwrap();
+    let want = (3.0 * xs[777]).sqrt() + 0.5;
+    assert_eq!(u64::from(out[2 * 777]) | (u64::from(out[2 * 777 + 1]) << 32), want.to_bits());
+    let t: Vec<[u32; 3]> = (0..n as u32).map(|i| [i, i * 2, !i]).collect();
+    let (out, r) = both_paths("lanes", || {
+        let x = DeviceBuffer::from_slice(&t).unwrap();
+        let mut y = DeviceBuffer::<[u32; 3]>::zeroed(n).unwrap();
+        let r = launch!(copy_triples<<<blocks, 300>>>(&x, &mut y));
+        (y.to_vec().unwrap().into_iter().flatten().collect(), r)
+    });
+    r.unwrap();
+    assert_eq!(out, t.iter().flatten().copied().collect::<Vec<_>>());
+}
+
+#[test]
+fn a_conditional_store_writes_only_where_the_lane_stores() {
+    let n = 512;
+    let xs: Vec<u32> = (0..n as u32).map(|i| i * 7 % 300).collect();
+    let (out, r) = both_paths("lanes", || {
+        let x = DeviceBuffer::from_slice(&xs).unwrap();
+        let mut y = DeviceBuffer::from_slice(&vec![7u32; n]).unwrap();
+        let r = launch!(clamp_some<<<2, 256>>>(&x, &mut y));
+        (y.to_vec().unwrap(), r)
+    });
+    r.unwrap();
+    for (i, (&o, &x)) in out.iter().zip(&xs).enumerate() {
+        assert_eq!(o, if x > 100 { 100 } else { 7 }, "y[{i}]");
+    }
+}
+
+#[test]
+fn a_panic_in_a_vectorised_chunk_names_its_lane() {
+    // Lane 77 of block 1 divides by zero: the chunk is run again lane by lane, so the report
+    // names that thread, as the general path does, and the lanes before it wrote their values.
+    let n = 512;
+    let mut ds = vec![3u32; n];
+    ds[256 + 77] = 0;
+    let (out, r) = both_paths("lanes", || {
+        let x = DeviceBuffer::from_slice(&(0..n as u32).collect::<Vec<_>>()).unwrap();
+        let d = DeviceBuffer::from_slice(&ds).unwrap();
+        let mut y = DeviceBuffer::<u32>::zeroed(n).unwrap();
+        let r = launch!(divide<<<2, 256>>>(&x, &d, &mut y));
+        (y.to_vec().unwrap(), r)
+    });
+    let report = r.unwrap_err();
+    assert!(report.contains("thread (77,0,0)") && report.contains("block (1,0,0)"), "{report}");
+    assert!(report.contains("divide by zero"), "{report}");
+    assert_eq!(out[256 + 76], (256 + 76) / 3);
 }

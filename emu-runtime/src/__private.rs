@@ -16,7 +16,7 @@ pub use crate::host::{
     mem::slice::{KernelArg, KernelArgMut},
     sched::launch::{launch, launch_on_gpu, launch_tasks, GpuArg, KernelInfo, LaunchConfig},
     mem::shared_mem::SharedSite,
-    sched::regions::{announce_general, last_path, launch_lanes, launch_regions, Lanes, Regions},
+    sched::regions::{announce_general, last_path, launch_lanes, launch_regions, LaneCursor, Lanes, Regions},
 
 };
 #[cfg(not(target_arch = "nvptx64"))]
@@ -140,6 +140,98 @@ pub unsafe fn store_in_bounds<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usi
     debug_assert!(i < v.len());
     // SAFETY: as in `load_in_bounds`; `K: Writable` views point into writable memory.
     unsafe { crate::host::mem::memory::store_relaxed(v.raw_ptr().add(i), value) }
+}
+
+/// How many consecutive threads a vectorised lane loop stages at a time
+/// ([`Regions::each_chunk`]).
+#[cfg(not(target_arch = "nvptx64"))]
+pub const LANE_CHUNK: usize = 256;
+
+/// One view's elements for a chunk of lanes of a vectorised lane loop: lane `k` of the chunk
+/// reads and writes its `v[i]` as `get(k)` and `set(k, ..)`, so that the loop over the chunk
+/// is plain arithmetic over a local array, which LLVM vectorises. [`lane_load`] fills it from
+/// the view; [`lane_store`] writes it back. It starts uninitialised (clearing it would cost
+/// more than the kernel's arithmetic): only elements loaded or set may be read.
+#[cfg(not(target_arch = "nvptx64"))]
+pub struct LaneBuf<T, const C: usize> {
+    vals: core::mem::MaybeUninit<[T; C]>,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T, const C: usize> core::fmt::Debug for LaneBuf<T, C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("LaneBuf").field("lanes", &C).finish_non_exhaustive()
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T: DeviceCopy, const C: usize> LaneBuf<T, C> {
+    /// A buffer with no element initialised.
+    #[inline(always)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        LaneBuf { vals: core::mem::MaybeUninit::uninit() }
+    }
+
+    #[inline(always)]
+    fn ptr(&self) -> *const T {
+        self.vals.as_ptr() as *const T
+    }
+
+    #[inline(always)]
+    fn ptr_mut(&mut self) -> *mut T {
+        self.vals.as_mut_ptr() as *mut T
+    }
+
+    /// Lane `k`'s element.
+    ///
+    /// # Safety
+    ///
+    /// `k < C`, and element `k` was loaded ([`lane_load`]) or set since the buffer was made.
+    #[inline(always)]
+    pub unsafe fn get(&self, k: usize) -> T {
+        debug_assert!(k < C);
+        // SAFETY: `k < C` is inside the array, and initialised (the caller's contract).
+        unsafe { self.ptr().add(k).read() }
+    }
+
+    /// Sets lane `k`'s element.
+    #[inline(always)]
+    pub fn set(&mut self, k: usize, v: T) {
+        assert!(k < C);
+        // SAFETY: `k < C`: inside the array.
+        unsafe { self.ptr_mut().add(k).write(v) }
+    }
+}
+
+/// Fills the first `m` elements of `b` with `v[start..start + m]`, staged for a chunk of a
+/// vectorised lane loop (see
+/// [`copy_from_device`](crate::host::mem::memory) for why it keeps racy kernels defined).
+///
+/// # Safety
+///
+/// `start + m <= v.len()` and `m <= C`.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub unsafe fn lane_load<T: DeviceCopy, K: ViewKind, const C: usize>(v: &View<T, K>, start: usize, b: &mut LaneBuf<T, C>, m: usize) {
+    debug_assert!(m <= C && start + m <= v.len());
+    // SAFETY: `[start, start + m)` lies inside the view (the caller's contract), whose pointer
+    // is valid for `len` elements while it is in use; `m <= C` elements fit the buffer.
+    unsafe { crate::host::mem::memory::copy_from_device(v.raw_ptr().add(start), b.ptr_mut(), m) };
+}
+
+/// Writes a chunk's elements back: `v[start + k] = b.get(k)` for `k < m`.
+///
+/// # Safety
+///
+/// As [`lane_load`], and the first `m` elements of `b` were loaded or set.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub unsafe fn lane_store<T: DeviceCopy, K: Writable, const C: usize>(v: &View<T, K>, start: usize, b: &LaneBuf<T, C>, m: usize) {
+    debug_assert!(m <= C && start + m <= v.len());
+    // SAFETY: as in `lane_load`; `K: Writable` views point into writable memory; the elements
+    // read are initialised (the caller's contract).
+    unsafe { crate::host::mem::memory::copy_to_device(v.raw_ptr().add(start), b.ptr(), m) };
 }
 
 /// The last of `threads` consecutive indices that start at `base` (`base + threads - 1`),

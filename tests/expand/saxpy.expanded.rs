@@ -229,42 +229,96 @@ impl saxpy {
                 }
             }
         {
+            let __emu_first = ::deviceemu::__private::Index::to_index({
+                let __emu_base = __emu_ctx.block_idx.x * __emu_ctx.block_dim.x;
+                ((__emu_base) as usize)
+            });
+            let mut __emu_lane_x = ::deviceemu::__private::LaneBuf::<
+                _,
+                { ::deviceemu::__private::LANE_CHUNK },
+            >::new();
+            let mut __emu_lane_y = ::deviceemu::__private::LaneBuf::<
+                _,
+                { ::deviceemu::__private::LANE_CHUNK },
+            >::new();
             __emu_rb
-                .each(|
-                    __emu_t: usize,
-                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                    let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
-                        + __emu_ctx.thread_idx.x) as usize;
-                    if i < y.len() {
-                        {
-                            let __emu_value = a
-                                * unsafe {
+                .each_chunk(
+                    |
+                        __emu_cursor: &::deviceemu::__private::LaneCursor,
+                        __emu_c0: usize,
+                        __emu_m: usize|
+                    {
+                        let __emu_at = __emu_first + __emu_c0;
+                        unsafe {
+                            ::deviceemu::__private::lane_load(
+                                &x,
+                                __emu_at,
+                                &mut __emu_lane_x,
+                                __emu_m,
+                            )
+                        };
+                        unsafe {
+                            ::deviceemu::__private::lane_load(
+                                &y,
+                                __emu_at,
+                                &mut __emu_lane_y,
+                                __emu_m,
+                            )
+                        };
+                        for __emu_k in 0..__emu_m {
+                            let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
+                            let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                                + __emu_ctx.thread_idx.x) as usize;
+                            {
+                                let __emu_value = a * unsafe { __emu_lane_x.get(__emu_k) };
+                                let __emu_view = y;
+                                let __emu_index = i;
+                                let mut __emu_old = unsafe { __emu_lane_y.get(__emu_k) };
+                                __emu_old += __emu_value;
+                                __emu_lane_y.set(__emu_k, __emu_old)
+                            };
+                        }
+                        unsafe {
+                            ::deviceemu::__private::lane_store(
+                                &y,
+                                __emu_at,
+                                &__emu_lane_y,
+                                __emu_m,
+                            )
+                        };
+                    },
+                    |__emu_t: usize, __emu_ctx: ::deviceemu::__private::ThreadCtx| {
+                        let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                            + __emu_ctx.thread_idx.x) as usize;
+                        if i < y.len() {
+                            {
+                                let __emu_value = a
+                                    * unsafe {
+                                        ::deviceemu::__private::load_in_bounds(
+                                            &x,
+                                            ::deviceemu::__private::Index::to_index(i),
+                                        )
+                                    };
+                                let __emu_view = y;
+                                let __emu_index = i;
+                                let mut __emu_old = unsafe {
                                     ::deviceemu::__private::load_in_bounds(
-                                        &x,
-                                        ::deviceemu::__private::Index::to_index(i),
+                                        &__emu_view,
+                                        ::deviceemu::__private::Index::to_index(__emu_index),
                                     )
                                 };
-                            let __emu_view = y;
-                            let __emu_index = i;
-                            let mut __emu_old = unsafe {
-                                ::deviceemu::__private::load_in_bounds(
-                                    &__emu_view,
-                                    ::deviceemu::__private::Index::to_index(__emu_index),
-                                )
+                                __emu_old += __emu_value;
+                                unsafe {
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &__emu_view,
+                                        ::deviceemu::__private::Index::to_index(__emu_index),
+                                        __emu_old,
+                                    )
+                                }
                             };
-                            __emu_old += __emu_value;
-                            unsafe {
-                                ::deviceemu::__private::store_in_bounds(
-                                    &__emu_view,
-                                    ::deviceemu::__private::Index::to_index(__emu_index),
-                                    __emu_old,
-                                )
-                            }
-                        };
-                    }
-                    ::core::option::Option::None
-                });
+                        }
+                    },
+                );
         } else {
             __emu_rb
                 .each(|

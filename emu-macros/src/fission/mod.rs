@@ -1111,23 +1111,78 @@ impl Program {
             None => quote!(#rb.each(#f);),
         };
         if self.lane_loop {
-            if let Some((proof, hoisted)) = self.hoist(thread, g) {
-                let mut code = TokenStream::new();
-                for s in &hoisted {
-                    match s {
-                        Stmt::Expr(e, None) => code.extend(quote!(#e;)),
-                        s => code.extend(quote!(#s)),
+            if let Some(Hoisted { proof, stmts, vector }) = self.hoist(thread, g) {
+                let statements = |stmts: &[Stmt]| {
+                    let mut code = TokenStream::new();
+                    for s in stmts {
+                        match s {
+                            Stmt::Expr(e, None) => code.extend(quote!(#e;)),
+                            s => code.extend(quote!(#s)),
+                        }
                     }
-                }
+                    code
+                };
+                let code = statements(&stmts);
+                let code_scalar = code.clone();
                 let checked = crate::rewrite::checked();
                 let restores = &restores_copy;
+                let mut fast = quote! {
+                    #rb.each(|#t: usize, #ctx: ::deviceemu::__private::ThreadCtx| -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        #restores
+                        #code
+                        ::core::option::Option::None
+                    });
+                };
+                // Values restored from earlier regions live in per-thread slots; a lane loop has
+                // none (it has one region), and the vectorised form relies on that.
+                if let Some(Vectorised { first, stmts, loaded, written }) = vector.filter(|_| restores.is_empty()) {
+                    let code = statements(&stmts);
+                    let rt = rt();
+                    let k = lane_k();
+                    let chunk = quote!(#rt::LANE_CHUNK);
+                    // SAFETY (of the emitted `unsafe`): the proof showed every index of the
+                    // block, `first..first + threads`, in bounds of each view; a chunk's lanes
+                    // `c0..c0 + m` have the indices `first + c0..first + c0 + m`.
+                    // One buffer per view for the block, made (zeroed) once; each chunk loads
+                    // its part of the views it reads.
+                    let loads = loaded.iter().map(|v| {
+                        let buf = lane_buf(v);
+                        quote!(unsafe { #rt::lane_load(&#v, __emu_at, &mut #buf, __emu_m) };)
+                    });
+                    let fresh = loaded.iter().chain(written.iter().filter(|v| !loaded.contains(v))).map(|v| {
+                        let buf = lane_buf(v);
+                        quote!(let mut #buf = #rt::LaneBuf::<_, { #chunk }>::new();)
+                    });
+                    // SAFETY (of the stores): each written view is loaded first or stored by
+                    // every lane of the chunk (a store is a statement of the body, which has
+                    // no branch or exit), so its elements `0..m` are initialised.
+                    let stores = written.iter().map(|v| {
+                        let buf = lane_buf(v);
+                        quote!(unsafe { #rt::lane_store(&#v, __emu_at, &#buf, __emu_m) };)
+                    });
+                    let scalar = &code_scalar;
+                    fast = quote! {
+                        let __emu_first = #rt::Index::to_index(#first);
+                        #(#fresh)*
+                        #rb.each_chunk(
+                            |__emu_cursor: &#rt::LaneCursor, __emu_c0: usize, __emu_m: usize| {
+                                let __emu_at = __emu_first + __emu_c0;
+                                #(#loads)*
+                                for #k in 0..__emu_m {
+                                    let #ctx = __emu_cursor.lane(__emu_c0 + #k);
+                                    #code
+                                }
+                                #(#stores)*
+                            },
+                            |#t: usize, #ctx: ::deviceemu::__private::ThreadCtx| {
+                                #scalar
+                            },
+                        );
+                    };
+                }
                 call = quote! {
                     if !#checked && #rb.in_index_order() && #proof {
-                        #rb.each(|#t: usize, #ctx: ::deviceemu::__private::ThreadCtx| -> ::core::option::Option<::deviceemu::__private::Exit> {
-                            #restores
-                            #code
-                            ::core::option::Option::None
-                        });
+                        #fast
                     } else {
                         #call
                     }
@@ -1215,21 +1270,47 @@ struct InBounds<'a> {
     index_alias: HashSet<String>,
     /// Other locals the body binds (it may assign them).
     own: HashSet<String>,
+    /// The vectorised form (`Vector`): accesses become lane-buffer operations, and the body
+    /// must fit that form (`vector_ok`).
+    vector: Option<Vector>,
+}
+
+/// What the vectorised form of a lane loop's body needs: which views it loads and stores,
+/// and whether every store is unconditional (a statement of the body, not part of an
+/// expression), and no `if` makes any of its work conditional.
+struct Vector {
+    ok: bool,
+    loaded: Vec<Ident>,
+    written: Vec<Ident>,
+    /// Whether the expression being visited is a statement of the body (or of a block that
+    /// is one), and how deep inside other expressions the visit is.
+    at_stmt: bool,
+    nested: u32,
+}
+
+/// The local that stages view `v`'s elements for a chunk of lanes.
+fn lane_buf(v: &Ident) -> Ident {
+    quote::format_ident!("__emu_lane_{}", v, span = proc_macro2::Span::mixed_site())
+}
+
+/// The lane's position in its chunk, in the vectorised form.
+fn lane_k() -> Ident {
+    Ident::new("__emu_k", proc_macro2::Span::mixed_site())
 }
 
 impl InBounds<'_> {
     /// `&v` with `v` a buffer parameter, and `i` the lane loop's index.
-    fn access(&mut self, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> bool {
-        let (Some(Expr::Reference(r)), Some(i)) = (args.iter().nth(1), args.iter().nth(2)) else { return false };
-        let Some(v) = self.view_of(&r.expr) else { return false };
-        let Some(i) = path_name(i) else { return false };
+    fn access(&mut self, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> Option<Ident> {
+        let (Some(Expr::Reference(r)), Some(i)) = (args.iter().nth(1), args.iter().nth(2)) else { return None };
+        let v = self.view_of(&r.expr)?;
+        let i = path_name(i)?;
         if i != self.index && !self.index_alias.contains(&i) {
-            return false;
+            return None;
         }
         if !self.views.contains(&v) {
-            self.views.push(v);
+            self.views.push(v.clone());
         }
-        true
+        Some(v)
     }
 
     /// The buffer parameter `e` names, directly or through an alias.
@@ -1249,6 +1330,38 @@ impl VisitMut for InBounds<'_> {
         if !self.ok {
             return;
         }
+        // The vectorised form: whether this expression is a statement, and (for what it
+        // contains) one level deeper unless it is a statement-level block, whose statements
+        // are statements too.
+        let (at_stmt, deeper) = match &mut self.vector {
+            Some(v) => {
+                let at_stmt = std::mem::replace(&mut v.at_stmt, false);
+                if matches!(e, Expr::If(_)) {
+                    v.ok = false;
+                }
+                let deeper = !(at_stmt && v.nested == 0 && matches!(e, Expr::Block(_)));
+                if deeper {
+                    v.nested += 1;
+                }
+                (at_stmt && v.nested == 1, deeper)
+            }
+            None => (false, false),
+        };
+        self.visit_access(e, at_stmt);
+        if let Some(v) = &mut self.vector {
+            if deeper {
+                v.nested -= 1;
+            }
+        }
+    }
+    fn visit_stmt_mut(&mut self, s: &mut Stmt) {
+        self.visit_statement(s)
+    }
+}
+
+impl InBounds<'_> {
+    /// The rewrite of one expression (`at_stmt`: it is a statement of the body).
+    fn visit_access(&mut self, e: &mut Expr, at_stmt: bool) {
         match e {
             Expr::Lit(_) | Expr::Path(_) => {}
             Expr::Binary(b) if !is_assign(&b.op) => syn::visit_mut::visit_expr_binary_mut(self, b),
@@ -1266,31 +1379,62 @@ impl VisitMut for InBounds<'_> {
                 let last = segs.last().cloned().unwrap_or_default();
                 let ours = segs.iter().any(|s| s == "__private");
                 let span = c.span();
-                match (ours, last.as_str(), c.args.len()) {
-                    (true, "load", 3) if self.access(&c.args) => {
-                        let (v, i) = (&c.args[1], &c.args[2]);
+                let access = match (ours, last.as_str(), c.args.len()) {
+                    (true, "load", 3) | (true, "store", 4) => self.access(&c.args),
+                    _ => None,
+                };
+                let Some(view) = access else {
+                    self.ok = false;
+                    return;
+                };
+                let (v, i) = (&c.args[1], &c.args[2]);
+                match (&mut self.vector, c.args.len()) {
+                    (Some(vec), 3) => {
+                        if !vec.loaded.contains(&view) {
+                            vec.loaded.push(view.clone());
+                        }
+                        let (buf, k) = (lane_buf(&view), lane_k());
+                        // SAFETY: the chunk loaded this view's elements `0..m` before its
+                        // lanes ran, and `k < m` (`fission::Program::hoist`).
+                        *e = syn::parse_quote_spanned!(span=> unsafe { #buf.get(#k) });
+                    }
+                    (None, 3) => {
                         // SAFETY: the launch proved every index of this block in bounds of
                         // this view (`fission::Program::hoist`).
                         *e = syn::parse_quote_spanned!(span=> unsafe {
                             ::deviceemu::__private::load_in_bounds(#v, ::deviceemu::__private::Index::to_index(#i))
                         });
                     }
-                    (true, "store", 4) if self.access(&c.args) => {
-                        let (v, i) = (&c.args[1], &c.args[2]);
+                    (vec, _) => {
+                        let vectorised = vec.is_some();
+                        if let Some(vec) = vec {
+                            // Written back whole for the chunk: every lane must store.
+                            if !at_stmt {
+                                vec.ok = false;
+                            }
+                            if !vec.written.contains(&view) {
+                                vec.written.push(view.clone());
+                            }
+                        }
+                        let (v, i) = (v.clone(), i.clone());
                         let mut x = c.args[3].clone();
                         self.visit_expr_mut(&mut x);
-                        // SAFETY: as for the load.
-                        *e = syn::parse_quote_spanned!(span=> unsafe {
-                            ::deviceemu::__private::store_in_bounds(#v, ::deviceemu::__private::Index::to_index(#i), #x)
-                        });
+                        *e = if vectorised {
+                            let (buf, k) = (lane_buf(&view), lane_k());
+                            syn::parse_quote_spanned!(span=> #buf.set(#k, #x))
+                        } else {
+                            // SAFETY: as for the load.
+                            syn::parse_quote_spanned!(span=> unsafe {
+                                ::deviceemu::__private::store_in_bounds(#v, ::deviceemu::__private::Index::to_index(#i), #x)
+                            })
+                        };
                     }
-                    _ => self.ok = false,
                 }
             }
             _ => self.ok = false,
         }
     }
-    fn visit_stmt_mut(&mut self, s: &mut Stmt) {
+    fn visit_statement(&mut self, s: &mut Stmt) {
         match s {
             Stmt::Local(l)
                 if matches!(&l.pat, Pat::Ident(p) if p.ident != self.index)
@@ -1313,7 +1457,12 @@ impl VisitMut for InBounds<'_> {
                 self.own.insert(name);
                 syn::visit_mut::visit_local_mut(self, l)
             }
-            Stmt::Expr(e, _) => self.visit_expr_mut(e),
+            Stmt::Expr(e, _) => {
+                if let Some(v) = &mut self.vector {
+                    v.at_stmt = true;
+                }
+                self.visit_expr_mut(e)
+            }
             _ => self.ok = false,
         }
     }
@@ -1327,7 +1476,7 @@ impl Program {
     /// parameters. The proof evaluates `base` once, checks that `base + threads - 1` fits its
     /// type (so the indices are `i(0)..=i(0) + threads - 1`, without a wrap), that the last
     /// index passes the guard, and that it lies in bounds of every view the body touches.
-    fn hoist(&self, thread: &[Stmt], g: &Gen) -> Option<(TokenStream, Vec<Stmt>)> {
+    fn hoist(&self, thread: &[Stmt], g: &Gen) -> Option<Hoisted> {
         let (last, lets) = thread.split_last()?;
         if !lets.iter().all(|s| matches!(s, Stmt::Local(l) if local_name(&l.pat).is_some_and(|n| self.lives.get(&n) == Some(&Lives::Recomputed)))) {
             return None;
@@ -1374,8 +1523,7 @@ impl Program {
         if !self.names(&self.uniform, &locals, &ctx).uniform(base) {
             return None;
         }
-        let mut body = cond_if.then_branch.stmts.clone();
-        let mut v = InBounds {
+        let in_bounds = |vector: bool| InBounds {
             index: &index,
             buffers: &self.buffers,
             views: Vec::new(),
@@ -1383,13 +1531,35 @@ impl Program {
             view_alias: HashMap::new(),
             index_alias: HashSet::new(),
             own: HashSet::new(),
+            vector: vector.then(|| Vector { ok: true, loaded: Vec::new(), written: Vec::new(), at_stmt: false, nested: 0 }),
         };
+        let mut body = cond_if.then_branch.stmts.clone();
+        let mut v = in_bounds(false);
         for s in &mut body {
             v.visit_stmt_mut(s);
         }
         if !v.ok || v.views.is_empty() {
             return None;
         }
+        // The vectorised form: the same body over lane buffers, without the guard, which the
+        // proof shows every lane passes.
+        let mut vec_body = cond_if.then_branch.stmts.clone();
+        let mut vv = in_bounds(true);
+        for s in &mut vec_body {
+            vv.visit_stmt_mut(s);
+        }
+        let vector = match vv.vector {
+            Some(vec) if vv.ok && vec.ok => {
+                let mut stmts: Vec<Stmt> = lets.to_vec();
+                stmts.extend(vec_body);
+                let first = match &outer_cast {
+                    Some(ty) => quote!(((__emu_base) as #ty)),
+                    None => quote!(__emu_base),
+                };
+                Some(Vectorised { first: quote!({ let __emu_base = #base; #first }), stmts, loaded: vec.loaded, written: vec.written })
+            }
+            _ => None,
+        };
         let rb = &g.rb;
         let cast = |e: TokenStream| match &outer_cast {
             Some(ty) => quote!(((#e) as #ty)),
@@ -1413,8 +1583,29 @@ impl Program {
         let mut new_if = cond_if.clone();
         new_if.then_branch.stmts = body;
         hoisted.push(Stmt::Expr(Expr::If(new_if), None));
-        Some((proof, hoisted))
+        Some(Hoisted { proof, stmts: hoisted, vector })
     }
+}
+
+/// A lane loop with its checks hoisted (`Program::hoist`).
+struct Hoisted {
+    /// The launch-time proof that every index of the block is in bounds.
+    proof: TokenStream,
+    /// The thread code with unchecked accesses.
+    stmts: Vec<Stmt>,
+    /// The vectorised form, when the body fits it.
+    vector: Option<Vectorised>,
+}
+
+/// The body of a vectorised lane loop: lane `k` of a chunk accesses its views' elements in
+/// lane buffers (`__private::LaneBuf`), loaded before the chunk and stored after it.
+struct Vectorised {
+    /// The block's first index (the proof's `i` of thread 0).
+    first: TokenStream,
+    /// The thread code: the recomputed `let`s and the body, without the guard.
+    stmts: Vec<Stmt>,
+    loaded: Vec<Ident>,
+    written: Vec<Ident>,
 }
 
 fn strip_parens(e: &Expr) -> &Expr {

@@ -9,7 +9,7 @@ pub(crate) mod backend;
 mod builtins;
 mod cluster;
 pub mod cg;
-mod copy;
+pub(crate) mod copy;
 mod dim;
 mod grid;
 pub(crate) mod print;

@@ -62,6 +62,194 @@ pub(crate) unsafe fn store_relaxed<T: DeviceCopy>(p: *mut T, v: T) {
     }
 }
 
+/// Copies `n` elements from device memory at `src` to `dst`, as a lane loop stages a chunk of
+/// a view ([`__private::lane_load`](crate::__private::lane_load)).
+///
+/// On x86-64 the bulk goes in 16-byte SSE moves written in inline assembly, which LLVM cannot
+/// fuse with the kernel's arithmetic but which cost a fraction of one atomic per element. The
+/// racy-kernel invariant holds as for the relaxed atomics: the assembly is outside Rust's
+/// memory model (as the atomics make the access defined, so does the assembly, whose effects
+/// the compiler must assume happen as written). A racing write is seen whole or not at all
+/// for elements of up to 8 bytes in practice (CPUs split a 16-byte move at 8-byte or
+/// cache-line boundaries, both multiples of such an element's alignment); a wider element may
+/// tear, as it may with [`load_relaxed`]. A torn element is never undefined behaviour: its
+/// bytes all come from values of its type, and 1-byte types such as `bool` cannot tear. The tail, other element sizes, other targets and miri take
+/// [`load_relaxed`] per element.
+///
+/// # Safety
+///
+/// `src` must be valid for reads of `n` `T`s and aligned for `T`, with its memory written
+/// concurrently only through [`store_relaxed`], [`copy_to_device`] or atomics; `dst` must be
+/// valid for writes of `n` `T`s and not overlap it.
+#[inline(always)]
+pub(crate) unsafe fn copy_from_device<T: DeviceCopy>(src: *const T, dst: *mut T, n: usize) {
+    let mut k = 0;
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    if sse_copies::<T>() {
+        // SAFETY: the caller's contract; `bulk_copy` copies whole elements (see `sse_copies`).
+        k = unsafe { bulk_copy(src as *const u8, dst as *mut u8, n * size_of::<T>()) } / size_of::<T>();
+    }
+    while k < n {
+        // SAFETY: `k < n`: inside both ranges (the caller's contract).
+        unsafe { dst.add(k).write(load_relaxed(src.add(k))) };
+        k += 1;
+    }
+}
+
+/// Copies `n` elements from `src` to device memory at `dst`: the store half of
+/// [`copy_from_device`], with the same invariant.
+///
+/// # Safety
+///
+/// `dst` must be valid for writes of `n` `T`s and aligned for `T`, with its memory accessed
+/// concurrently only through [`load_relaxed`], [`store_relaxed`], these copies or atomics;
+/// `src` must be valid for reads of `n` `T`s and not overlap it.
+#[inline(always)]
+pub(crate) unsafe fn copy_to_device<T: DeviceCopy>(dst: *mut T, src: *const T, n: usize) {
+    let mut k = 0;
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    if sse_copies::<T>() {
+        // SAFETY: as in `copy_from_device`.
+        k = unsafe { bulk_copy(src as *const u8, dst as *mut u8, n * size_of::<T>()) } / size_of::<T>();
+    }
+    while k < n {
+        // SAFETY: `k < n`: inside both ranges (the caller's contract).
+        unsafe { store_relaxed(dst.add(k), src.add(k).read()) };
+        k += 1;
+    }
+}
+
+/// Whether 16-byte moves copy `T`s whole: a multiple of 16 bytes then ends at an element's
+/// end, and no element is split across two moves unless it is wider than one.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[inline(always)]
+const fn sse_copies<T>() -> bool {
+    let size = size_of::<T>();
+    size != 0 && (16 % size == 0 || size % 16 == 0)
+}
+
+/// Copies the largest multiple of 16 bytes not above `bytes` from `src` to `dst` with SSE
+/// moves (64 bytes a turn, then 16), in one loop of assembly, and returns how many bytes that
+/// was.
+///
+/// # Safety
+///
+/// Both ranges must be valid for `bytes` bytes and not overlap.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[inline(always)]
+unsafe fn bulk_copy(src: *const u8, dst: *mut u8, bytes: usize) -> usize {
+    let done = bytes & !15;
+    if bytes >= 128 && std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the caller's contract; AVX is present.
+        let big = unsafe { bulk_copy_avx(src, dst, bytes) };
+        // SAFETY: the rest, `[big, done)`, lies inside both ranges.
+        unsafe { sse_tail(src, dst, big, done) };
+        return done;
+    }
+    let big = bytes & !63;
+    if big != 0 {
+        // SAFETY: the loop reads `[src, src + big)` and writes `[dst, dst + big)`, inside both
+        // ranges (`big <= bytes`); `big` is a non-zero multiple of 64.
+        unsafe {
+            core::arch::asm!(
+                "2:",
+                "movups {a}, [{s}]",
+                "movups {b}, [{s} + 16]",
+                "movups {c}, [{s} + 32]",
+                "movups {d}, [{s} + 48]",
+                "movups [{t}], {a}",
+                "movups [{t} + 16], {b}",
+                "movups [{t} + 32], {c}",
+                "movups [{t} + 48], {d}",
+                "add {s}, 64",
+                "add {t}, 64",
+                "sub {n}, 64",
+                "jnz 2b",
+                s = inout(reg) src => _,
+                t = inout(reg) dst => _,
+                n = inout(reg) big => _,
+                a = out(xmm_reg) _,
+                b = out(xmm_reg) _,
+                c = out(xmm_reg) _,
+                d = out(xmm_reg) _,
+                options(nostack),
+            )
+        };
+    }
+    // SAFETY: `[big, done)` lies inside both ranges.
+    unsafe { sse_tail(src, dst, big, done) };
+    done
+}
+
+/// Copies bytes `[from, to)` (a multiple of 16 apart) with 16-byte SSE moves.
+///
+/// # Safety
+///
+/// Both ranges must be valid for `to` bytes and not overlap.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[inline(always)]
+unsafe fn sse_tail(src: *const u8, dst: *mut u8, from: usize, to: usize) {
+    let mut o = from;
+    while o < to {
+        // SAFETY: `o + 16 <= to`: inside both ranges.
+        unsafe {
+            core::arch::asm!(
+                "movups {a}, [{s}]",
+                "movups [{t}], {a}",
+                s = in(reg) src.add(o),
+                t = in(reg) dst.add(o),
+                a = out(xmm_reg) _,
+                options(nostack, preserves_flags),
+            )
+        };
+        o += 16;
+    }
+}
+
+/// [`bulk_copy`] with 32-byte AVX moves, 128 bytes a turn: copies the largest multiple of 128
+/// bytes not above `bytes` and returns how many bytes that was.
+///
+/// # Safety
+///
+/// As [`bulk_copy`], and the CPU must have AVX.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[target_feature(enable = "avx")]
+unsafe fn bulk_copy_avx(src: *const u8, dst: *mut u8, bytes: usize) -> usize {
+    let big = bytes & !127;
+    if big != 0 {
+        // SAFETY: the loop reads `[src, src + big)` and writes `[dst, dst + big)`, inside both
+        // ranges; `big` is a non-zero multiple of 128. `vzeroupper` ends the AVX code, as the
+        // ABI expects of code that may return to SSE code.
+        unsafe {
+            core::arch::asm!(
+                "2:",
+                "vmovups {a}, [{s}]",
+                "vmovups {b}, [{s} + 32]",
+                "vmovups {c}, [{s} + 64]",
+                "vmovups {d}, [{s} + 96]",
+                "vmovups [{t}], {a}",
+                "vmovups [{t} + 32], {b}",
+                "vmovups [{t} + 64], {c}",
+                "vmovups [{t} + 96], {d}",
+                "add {s}, 128",
+                "add {t}, 128",
+                "sub {n}, 128",
+                "jnz 2b",
+                "vzeroupper",
+                s = inout(reg) src => _,
+                t = inout(reg) dst => _,
+                n = inout(reg) big => _,
+                a = out(ymm_reg) _,
+                b = out(ymm_reg) _,
+                c = out(ymm_reg) _,
+                d = out(ymm_reg) _,
+                options(nostack),
+            )
+        };
+    }
+    big
+}
+
 macro_rules! word_loop {
     ($p:expr, $out:expr, $atomic:ty, $word:ty, load) => {{
         let n = size_of::<T>() / size_of::<$word>();
@@ -192,6 +380,36 @@ impl AtomicAddImpl for f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `copy_from_device` then `copy_to_device` of `n` elements (from 1 byte to 12, and
+    /// lengths that leave tails after the 128-, 64- and 16-byte moves) give back the source
+    /// and touch nothing past the `n` elements.
+    fn lane_copies_roundtrip<T: DeviceCopy + PartialEq + core::fmt::Debug>(make: impl Fn(usize) -> T) {
+        for n in [0usize, 1, 3, 15, 16, 17, 33, 64, 100, 129, 256, 301] {
+            let src: Vec<T> = (0..n).map(&make).collect();
+            let mut staged: Vec<T> = (0..n + 2).map(|_| crate::device::copy::zero()).collect();
+            // SAFETY: `src` holds `n` elements and `staged` `n + 2`, both aligned, distinct.
+            unsafe { copy_from_device(src.as_ptr(), staged.as_mut_ptr(), n) };
+            assert_eq!(&staged[..n], &src[..], "n = {n}");
+            let zero: T = crate::device::copy::zero();
+            assert_eq!(&staged[n..], &[zero, zero], "past the end, n = {n}");
+            let mut back: Vec<T> = (0..n + 1).map(|_| crate::device::copy::zero()).collect();
+            // SAFETY: as above.
+            unsafe { copy_to_device(back.as_mut_ptr(), staged.as_ptr(), n) };
+            assert_eq!(&back[..n], &src[..], "n = {n}");
+            assert_eq!(back[n], zero, "past the end, n = {n}");
+        }
+    }
+
+    #[test]
+    fn lane_copies_of_every_element_size() {
+        lane_copies_roundtrip(|i| i as u8);
+        lane_copies_roundtrip(|i| i as u16 * 3);
+        lane_copies_roundtrip(|i| i as f32 * 0.5);
+        lane_copies_roundtrip(|i| i as u64 * 0x1_0000_0001);
+        lane_copies_roundtrip(|i| [i as u32, !(i as u32), 7]);
+        lane_copies_roundtrip(|i| [i as f64, -(i as f64)]);
+    }
 
     #[test]
     fn relaxed_roundtrip_all_sizes() {

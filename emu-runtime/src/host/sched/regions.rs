@@ -341,6 +341,45 @@ impl<'r> Regions<'r> {
         }
     }
 
+    /// A vectorised lane loop: `vector(cursor, c0, m)` for each chunk of at most
+    /// [`LANE_CHUNK`](crate::__private::LANE_CHUNK) consecutive threads `c0..c0 + m`, in index
+    /// order; `cursor.lane(t)` gives thread `t`'s indices.
+    ///
+    /// Only for a region that [`Regions::in_index_order`] allows and whose body the macro
+    /// proved in bounds and unable to exit or fault (`fission::Program::hoist`), so there is
+    /// no stop or exit to catch, and whose chunk has no effect before its end (it stages its
+    /// loads and stores in lane buffers). The running thread is not updated lane by lane:
+    /// should a chunk panic (an integer division by zero, say), its effects are dropped with
+    /// it and the chunk runs again lane by lane through `scalar(t, ctx)`, which names each
+    /// lane as the running thread, so that the panic is raised and reported by the lane that
+    /// raises it.
+    #[inline(always)]
+    pub fn each_chunk<V, S>(&mut self, mut vector: V, mut scalar: S)
+    where
+        V: FnMut(&LaneCursor, usize, usize),
+        S: FnMut(usize, ThreadCtx),
+    {
+        debug_assert!(self.in_index_order());
+        let cursor = LaneCursor { ctx: self.ctx };
+        let chunk = crate::__private::LANE_CHUNK;
+        let mut c0 = 0;
+        while c0 < self.n {
+            let m = chunk.min(self.n - c0);
+            self.block.regions_set_current(c0 as u32);
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| vector(&cursor, c0, m)));
+            if ran.is_err() {
+                // What the hook recorded for the chunk; the lane's own panic records it again.
+                let _ = crate::host::sched::panics::take();
+                for t in c0..c0 + m {
+                    self.block.regions_set_current(t as u32);
+                    scalar(t, cursor.lane(t));
+                }
+            }
+            c0 += m;
+        }
+        self.block.regions_set_current((self.n.max(1) - 1) as u32);
+    }
+
     /// Keeps the running order explicitly (`0..n` until now), so that threads can leave it.
     fn make_sparse(&mut self) {
         if self.dense {
@@ -411,6 +450,26 @@ impl<'r> Regions<'r> {
             }
         }
         self.exits.clear();
+    }
+}
+
+/// The lanes of a vectorised lane loop ([`Regions::each_chunk`]).
+#[derive(Clone, Copy)]
+pub struct LaneCursor {
+    ctx: ThreadCtx,
+}
+
+impl LaneCursor {
+    /// The indices of thread `t` (of a 1-D block).
+    #[inline(always)]
+    pub fn lane(&self, t: usize) -> ThreadCtx {
+        ThreadCtx { thread_idx: Dim3::new(t as u32, 0, 0), ..self.ctx }
+    }
+}
+
+impl std::fmt::Debug for LaneCursor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LaneCursor").finish_non_exhaustive()
     }
 }
 

@@ -1,0 +1,672 @@
+use deviceemu::prelude::*;
+/// Write-only output: vectorised; `y` is staged in a lane buffer that is stored, never loaded.
+///Launcher of the kernel `scale`: launch it with `launch!(scale<<<grid, block>>>(args))`.
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+#[cfg(not(target_arch = "nvptx64"))]
+pub struct scale {}
+#[cfg(not(target_arch = "nvptx64"))]
+impl scale {
+    /// The kernel's name, as reports and the GPU module spell it.
+    #[allow(dead_code)]
+    pub const NAME: &'static str = "scale";
+    /// The kernel's static facts.
+    #[doc(hidden)]
+    #[allow(dead_code)]
+    pub fn __info() -> &'static ::deviceemu::__private::KernelInfo {
+        static __EMU_INFO: ::deviceemu::__private::KernelInfo = ::deviceemu::__private::KernelInfo {
+            name: "scale",
+            file: ::core::file!(),
+            line: ::core::line!(),
+            end_line: ::core::line!(),
+            max_threads: 0u32,
+            cluster: [0u32, 0u32, 0u32],
+        };
+        &__EMU_INFO
+    }
+    /// Launches the kernel on the default stream and waits for it; use `launch!`
+    /// rather than calling this directly.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    pub fn __launch(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        a: f32,
+        x: impl ::deviceemu::__private::KernelArg<f32>,
+        mut y: impl ::deviceemu::__private::KernelArgMut<f32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        ::deviceemu::__private::on_default_stream(move || scale::__run(
+            __emu_config,
+            a,
+            x,
+            y,
+        ))
+    }
+    /// Queues the kernel on a stream (`launch!` with a stream); returns launch-time
+    /// errors only.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code, unused_mut)]
+    pub fn __launch_on(
+        __emu_stream: &::deviceemu::__private::Stream,
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        a: f32,
+        x: impl ::deviceemu::__private::KernelArg<f32>,
+        mut y: impl ::deviceemu::__private::KernelArgMut<f32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = scale::__info();
+        const __EMU_PTX: ::core::option::Option<&'static str> = ::core::option::Option::None;
+        if let ::core::option::Option::Some(r) = ::deviceemu::__private::launch_on_gpu_stream(
+            __emu_info,
+            __EMU_PTX,
+            __emu_stream,
+            __emu_config,
+            &[
+                ::deviceemu::__private::GpuArg::scalar(&a),
+                ::deviceemu::__private::GpuArg::slice(&x),
+                ::deviceemu::__private::GpuArg::slice(&y),
+            ],
+        ) {
+            return r;
+        }
+        let mut __emu_queued = ::deviceemu::__private::Queued::new(
+            __emu_stream,
+            __emu_info,
+            &__emu_config,
+        )?;
+        let x = __emu_queued.read(x);
+        let mut y = __emu_queued.write(y);
+        __emu_queued.submit(move || scale::__run(__emu_config, a, &x, &mut y))
+    }
+    /// Runs the launch now, on this thread.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    pub fn __run(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        a: f32,
+        x: impl ::deviceemu::__private::KernelArg<f32>,
+        mut y: impl ::deviceemu::__private::KernelArgMut<f32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = scale::__info();
+        const __EMU_PTX: ::core::option::Option<&'static str> = ::core::option::Option::None;
+        if let ::core::option::Option::Some(r) = ::deviceemu::__private::launch_on_gpu(
+            __emu_info,
+            __EMU_PTX,
+            __emu_config,
+            &[
+                ::deviceemu::__private::GpuArg::scalar(&a),
+                ::deviceemu::__private::GpuArg::slice(&x),
+                ::deviceemu::__private::GpuArg::slice(&y),
+            ],
+        ) {
+            return r;
+        }
+        let __emu_checks = ::deviceemu::__private::launch_checks();
+        let __emu_meta_x = ::deviceemu::__private::meta("x", &x, __emu_checks);
+        let x = unsafe { ::deviceemu::__private::global(&x, &__emu_meta_x) }?;
+        let __emu_meta_y = ::deviceemu::__private::meta("y", &y, __emu_checks);
+        let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_y) }?;
+        if ::deviceemu::__private::per_access(__emu_checks) {
+            ::deviceemu::__private::launch_lanes(
+                __emu_info,
+                __emu_config,
+                move |__emu_rb| scale::__regions::<true>(__emu_rb, a, x, y),
+                move |__emu_ctx| scale::scale::<true>(__emu_ctx, a, x, y),
+            )
+        } else {
+            ::deviceemu::__private::launch_lanes(
+                __emu_info,
+                __emu_config,
+                move |__emu_rb| scale::__regions::<false>(__emu_rb, a, x, y),
+                move |__emu_ctx| scale::scale::<false>(__emu_ctx, a, x, y),
+            )
+        }
+    }
+}
+#[cfg(not(target_arch = "nvptx64"))]
+impl scale {
+    /// Write-only output: vectorised; `y` is staged in a lane buffer that is stored, never loaded.
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_braces,
+        unreachable_code,
+        clippy::needless_return,
+        clippy::too_many_arguments
+    )]
+    #[inline]
+    pub fn scale<'__emu_launch, const __EMU_CHECKED: bool>(
+        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+        a: f32,
+        x: ::deviceemu::__private::Global<'__emu_launch, f32>,
+        y: ::deviceemu::__private::GlobalMut<'__emu_launch, f32>,
+    ) -> ::deviceemu::__private::Exit {
+        const _: () = ::deviceemu::__private::assert_kernel_scalar::<f32>();
+        {
+            let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                + __emu_ctx.thread_idx.x) as usize;
+            if i < y.len() {
+                {
+                    let __emu_value = a
+                        * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
+                    ::deviceemu::__private::store(__EMU_CHECKED, &y, i, __emu_value)
+                };
+            }
+        };
+        ::deviceemu::__private::exit_here()
+    }
+}
+#[cfg(all(not(target_arch = "nvptx64"), not(doc)))]
+#[doc(hidden)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::extra_unused_lifetimes)]
+pub fn scale<'__emu_call, __EmuArg0, __EmuArg1, __EmuArg2>(
+    _: __EmuArg0,
+    _: __EmuArg1,
+    _: __EmuArg2,
+) -> !
+where
+    scale: ::deviceemu::__private::NotAFunction<'__emu_call>,
+{
+    ::core::unreachable!()
+}
+#[cfg(all(doc, not(target_arch = "nvptx64")))]
+/// Write-only output: vectorised; `y` is staged in a lane buffer that is stored, never loaded.
+///
+/// A `#[kernel]`: launch it with `launch!(scale<<<grid, block>>>(...))`.
+#[allow(unused_variables, unused_mut, clippy::too_many_arguments)]
+pub fn scale(a: f32, x: &[f32], y: &mut [f32]) {}
+#[cfg(not(target_arch = "nvptx64"))]
+impl scale {
+    ///The kernel `scale` for one whole block: its barrier regions as loops over the block's threads.
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_braces,
+        unreachable_code,
+        clippy::needless_return,
+        clippy::too_many_arguments
+    )]
+    #[allow(unused_variables, unused_assignments, clippy::never_loop)]
+    #[inline]
+    pub fn __regions<'__emu_launch, const __EMU_CHECKED: bool>(
+        __emu_rb: &mut ::deviceemu::__private::Regions<'_>,
+        a: f32,
+        x: ::deviceemu::__private::Global<'__emu_launch, f32>,
+        y: ::deviceemu::__private::GlobalMut<'__emu_launch, f32>,
+    ) {
+        const _: () = ::deviceemu::__private::assert_kernel_scalar::<f32>();
+        #[allow(unused_variables)]
+        let __emu_ctx = __emu_rb.block_ctx();
+        if !__EMU_CHECKED && __emu_rb.in_index_order()
+            && {
+                let __emu_base = __emu_ctx.block_idx.x * __emu_ctx.block_dim.x;
+                match ::deviceemu::__private::lane_last(__emu_base, __emu_rb.threads()) {
+                    ::core::option::Option::Some(__emu_last) => {
+                        let (__emu_fi, __emu_li) = (
+                            ((__emu_base) as usize),
+                            ((__emu_last) as usize),
+                        );
+                        __emu_li < (y.len())
+                            && ::deviceemu::__private::Index::to_index(__emu_fi)
+                                <= ::deviceemu::__private::Index::to_index(__emu_li)
+                            && ::deviceemu::__private::Index::to_index(__emu_li)
+                                < x.len()
+                            && ::deviceemu::__private::Index::to_index(__emu_li)
+                                < y.len()
+                    }
+                    ::core::option::Option::None => false,
+                }
+            }
+        {
+            let __emu_first = ::deviceemu::__private::Index::to_index({
+                let __emu_base = __emu_ctx.block_idx.x * __emu_ctx.block_dim.x;
+                ((__emu_base) as usize)
+            });
+            let mut __emu_lane_x = ::deviceemu::__private::LaneBuf::<
+                _,
+                { ::deviceemu::__private::LANE_CHUNK },
+            >::new();
+            let mut __emu_lane_y = ::deviceemu::__private::LaneBuf::<
+                _,
+                { ::deviceemu::__private::LANE_CHUNK },
+            >::new();
+            __emu_rb
+                .each_chunk(
+                    |
+                        __emu_cursor: &::deviceemu::__private::LaneCursor,
+                        __emu_c0: usize,
+                        __emu_m: usize|
+                    {
+                        let __emu_at = __emu_first + __emu_c0;
+                        unsafe {
+                            ::deviceemu::__private::lane_load(
+                                &x,
+                                __emu_at,
+                                &mut __emu_lane_x,
+                                __emu_m,
+                            )
+                        };
+                        for __emu_k in 0..__emu_m {
+                            let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
+                            let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                                + __emu_ctx.thread_idx.x) as usize;
+                            {
+                                let __emu_value = a * unsafe { __emu_lane_x.get(__emu_k) };
+                                __emu_lane_y.set(__emu_k, __emu_value)
+                            };
+                        }
+                        unsafe {
+                            ::deviceemu::__private::lane_store(
+                                &y,
+                                __emu_at,
+                                &__emu_lane_y,
+                                __emu_m,
+                            )
+                        };
+                    },
+                    |__emu_t: usize, __emu_ctx: ::deviceemu::__private::ThreadCtx| {
+                        let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                            + __emu_ctx.thread_idx.x) as usize;
+                        if i < y.len() {
+                            {
+                                let __emu_value = a
+                                    * unsafe {
+                                        ::deviceemu::__private::load_in_bounds(
+                                            &x,
+                                            ::deviceemu::__private::Index::to_index(i),
+                                        )
+                                    };
+                                unsafe {
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &y,
+                                        ::deviceemu::__private::Index::to_index(i),
+                                        __emu_value,
+                                    )
+                                }
+                            };
+                        }
+                    },
+                );
+        } else {
+            __emu_rb
+                .each(|
+                    __emu_t: usize,
+                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                    let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                        + __emu_ctx.thread_idx.x) as usize;
+                    if i < y.len() {
+                        {
+                            let __emu_value = a
+                                * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
+                            ::deviceemu::__private::store(
+                                __EMU_CHECKED,
+                                &y,
+                                i,
+                                __emu_value,
+                            )
+                        };
+                    }
+                    ::core::option::Option::None
+                });
+        }
+    }
+}
+/// The GPU entry point of the kernel (`.entry` in the PTX module).
+#[cfg(target_arch = "nvptx64")]
+#[export_name = "scale"]
+#[allow(non_snake_case)]
+pub unsafe extern "ptx-kernel" fn __emu_entry_scale(
+    a: f32,
+    x: *const f32,
+    x_len: usize,
+    y: *mut f32,
+    y_len: usize,
+) {
+    ::deviceemu::__private::assume_index_facts();
+    let x = unsafe {
+        ::deviceemu::__private::Global::<f32>::from_raw_parts(x as *mut f32, x_len, ())
+    };
+    let y = unsafe {
+        ::deviceemu::__private::GlobalMut::<f32>::from_raw_parts(y, y_len, ())
+    };
+    scale(a, x, y);
+}
+/// Write-only output: vectorised; `y` is staged in a lane buffer that is stored, never loaded.
+#[cfg(target_arch = "nvptx64")]
+#[allow(
+    unused_mut,
+    unused_braces,
+    unreachable_code,
+    clippy::needless_return,
+    clippy::too_many_arguments
+)]
+#[inline]
+pub fn scale<'__emu_launch>(
+    a: f32,
+    x: ::deviceemu::__private::Global<'__emu_launch, f32>,
+    y: ::deviceemu::__private::GlobalMut<'__emu_launch, f32>,
+) -> ::deviceemu::__private::Exit {
+    #[allow(dead_code)]
+    const __EMU_CHECKED: bool = false;
+    const _: () = ::deviceemu::__private::assert_kernel_scalar::<f32>();
+    {
+        let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+        if i < y.len() {
+            {
+                let __emu_value = a * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
+                ::deviceemu::__private::store(__EMU_CHECKED, &y, i, __emu_value)
+            };
+        }
+    };
+    ::deviceemu::__private::exit_here()
+}
+/// A store under a condition: hoisted checks, but not vectorised (a chunk would write back
+/// elements its lanes never wrote).
+///Launcher of the kernel `clamp_some`: launch it with `launch!(clamp_some<<<grid, block>>>(args))`.
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+#[cfg(not(target_arch = "nvptx64"))]
+pub struct clamp_some {}
+#[cfg(not(target_arch = "nvptx64"))]
+impl clamp_some {
+    /// The kernel's name, as reports and the GPU module spell it.
+    #[allow(dead_code)]
+    pub const NAME: &'static str = "clamp_some";
+    /// The kernel's static facts.
+    #[doc(hidden)]
+    #[allow(dead_code)]
+    pub fn __info() -> &'static ::deviceemu::__private::KernelInfo {
+        static __EMU_INFO: ::deviceemu::__private::KernelInfo = ::deviceemu::__private::KernelInfo {
+            name: "clamp_some",
+            file: ::core::file!(),
+            line: ::core::line!(),
+            end_line: ::core::line!(),
+            max_threads: 0u32,
+            cluster: [0u32, 0u32, 0u32],
+        };
+        &__EMU_INFO
+    }
+    /// Launches the kernel on the default stream and waits for it; use `launch!`
+    /// rather than calling this directly.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    pub fn __launch(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        x: impl ::deviceemu::__private::KernelArg<u32>,
+        mut y: impl ::deviceemu::__private::KernelArgMut<u32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        ::deviceemu::__private::on_default_stream(move || clamp_some::__run(
+            __emu_config,
+            x,
+            y,
+        ))
+    }
+    /// Queues the kernel on a stream (`launch!` with a stream); returns launch-time
+    /// errors only.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code, unused_mut)]
+    pub fn __launch_on(
+        __emu_stream: &::deviceemu::__private::Stream,
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        x: impl ::deviceemu::__private::KernelArg<u32>,
+        mut y: impl ::deviceemu::__private::KernelArgMut<u32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = clamp_some::__info();
+        const __EMU_PTX: ::core::option::Option<&'static str> = ::core::option::Option::None;
+        if let ::core::option::Option::Some(r) = ::deviceemu::__private::launch_on_gpu_stream(
+            __emu_info,
+            __EMU_PTX,
+            __emu_stream,
+            __emu_config,
+            &[
+                ::deviceemu::__private::GpuArg::slice(&x),
+                ::deviceemu::__private::GpuArg::slice(&y),
+            ],
+        ) {
+            return r;
+        }
+        let mut __emu_queued = ::deviceemu::__private::Queued::new(
+            __emu_stream,
+            __emu_info,
+            &__emu_config,
+        )?;
+        let x = __emu_queued.read(x);
+        let mut y = __emu_queued.write(y);
+        __emu_queued.submit(move || clamp_some::__run(__emu_config, &x, &mut y))
+    }
+    /// Runs the launch now, on this thread.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    pub fn __run(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        x: impl ::deviceemu::__private::KernelArg<u32>,
+        mut y: impl ::deviceemu::__private::KernelArgMut<u32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = clamp_some::__info();
+        const __EMU_PTX: ::core::option::Option<&'static str> = ::core::option::Option::None;
+        if let ::core::option::Option::Some(r) = ::deviceemu::__private::launch_on_gpu(
+            __emu_info,
+            __EMU_PTX,
+            __emu_config,
+            &[
+                ::deviceemu::__private::GpuArg::slice(&x),
+                ::deviceemu::__private::GpuArg::slice(&y),
+            ],
+        ) {
+            return r;
+        }
+        let __emu_checks = ::deviceemu::__private::launch_checks();
+        let __emu_meta_x = ::deviceemu::__private::meta("x", &x, __emu_checks);
+        let x = unsafe { ::deviceemu::__private::global(&x, &__emu_meta_x) }?;
+        let __emu_meta_y = ::deviceemu::__private::meta("y", &y, __emu_checks);
+        let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_y) }?;
+        if ::deviceemu::__private::per_access(__emu_checks) {
+            ::deviceemu::__private::launch_lanes(
+                __emu_info,
+                __emu_config,
+                move |__emu_rb| clamp_some::__regions::<true>(__emu_rb, x, y),
+                move |__emu_ctx| clamp_some::clamp_some::<true>(__emu_ctx, x, y),
+            )
+        } else {
+            ::deviceemu::__private::launch_lanes(
+                __emu_info,
+                __emu_config,
+                move |__emu_rb| clamp_some::__regions::<false>(__emu_rb, x, y),
+                move |__emu_ctx| clamp_some::clamp_some::<false>(__emu_ctx, x, y),
+            )
+        }
+    }
+}
+#[cfg(not(target_arch = "nvptx64"))]
+impl clamp_some {
+    /// A store under a condition: hoisted checks, but not vectorised (a chunk would write back
+    /// elements its lanes never wrote).
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_braces,
+        unreachable_code,
+        clippy::needless_return,
+        clippy::too_many_arguments
+    )]
+    #[inline]
+    pub fn clamp_some<'__emu_launch, const __EMU_CHECKED: bool>(
+        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+        x: ::deviceemu::__private::Global<'__emu_launch, u32>,
+        y: ::deviceemu::__private::GlobalMut<'__emu_launch, u32>,
+    ) -> ::deviceemu::__private::Exit {
+        {
+            let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                + __emu_ctx.thread_idx.x) as usize;
+            if i < y.len() {
+                if ::deviceemu::__private::load(__EMU_CHECKED, &x, i) > 100 {
+                    {
+                        let __emu_value = 100;
+                        ::deviceemu::__private::store(__EMU_CHECKED, &y, i, __emu_value)
+                    };
+                }
+            }
+        };
+        ::deviceemu::__private::exit_here()
+    }
+}
+#[cfg(all(not(target_arch = "nvptx64"), not(doc)))]
+#[doc(hidden)]
+#[allow(dead_code, clippy::too_many_arguments, clippy::extra_unused_lifetimes)]
+pub fn clamp_some<'__emu_call, __EmuArg0, __EmuArg1>(_: __EmuArg0, _: __EmuArg1) -> !
+where
+    clamp_some: ::deviceemu::__private::NotAFunction<'__emu_call>,
+{
+    ::core::unreachable!()
+}
+#[cfg(all(doc, not(target_arch = "nvptx64")))]
+/// A store under a condition: hoisted checks, but not vectorised (a chunk would write back
+/// elements its lanes never wrote).
+///
+/// A `#[kernel]`: launch it with `launch!(clamp_some<<<grid, block>>>(...))`.
+#[allow(unused_variables, unused_mut, clippy::too_many_arguments)]
+pub fn clamp_some(x: &[u32], y: &mut [u32]) {}
+#[cfg(not(target_arch = "nvptx64"))]
+impl clamp_some {
+    ///The kernel `clamp_some` for one whole block: its barrier regions as loops over the block's threads.
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_braces,
+        unreachable_code,
+        clippy::needless_return,
+        clippy::too_many_arguments
+    )]
+    #[allow(unused_variables, unused_assignments, clippy::never_loop)]
+    #[inline]
+    pub fn __regions<'__emu_launch, const __EMU_CHECKED: bool>(
+        __emu_rb: &mut ::deviceemu::__private::Regions<'_>,
+        x: ::deviceemu::__private::Global<'__emu_launch, u32>,
+        y: ::deviceemu::__private::GlobalMut<'__emu_launch, u32>,
+    ) {
+        #[allow(unused_variables)]
+        let __emu_ctx = __emu_rb.block_ctx();
+        if !__EMU_CHECKED && __emu_rb.in_index_order()
+            && {
+                let __emu_base = __emu_ctx.block_idx.x * __emu_ctx.block_dim.x;
+                match ::deviceemu::__private::lane_last(__emu_base, __emu_rb.threads()) {
+                    ::core::option::Option::Some(__emu_last) => {
+                        let (__emu_fi, __emu_li) = (
+                            ((__emu_base) as usize),
+                            ((__emu_last) as usize),
+                        );
+                        __emu_li < (y.len())
+                            && ::deviceemu::__private::Index::to_index(__emu_fi)
+                                <= ::deviceemu::__private::Index::to_index(__emu_li)
+                            && ::deviceemu::__private::Index::to_index(__emu_li)
+                                < x.len()
+                            && ::deviceemu::__private::Index::to_index(__emu_li)
+                                < y.len()
+                    }
+                    ::core::option::Option::None => false,
+                }
+            }
+        {
+            __emu_rb
+                .each(|
+                    __emu_t: usize,
+                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                    let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                        + __emu_ctx.thread_idx.x) as usize;
+                    if i < y.len() {
+                        if unsafe {
+                            ::deviceemu::__private::load_in_bounds(
+                                &x,
+                                ::deviceemu::__private::Index::to_index(i),
+                            )
+                        } > 100
+                        {
+                            {
+                                let __emu_value = 100;
+                                unsafe {
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &y,
+                                        ::deviceemu::__private::Index::to_index(i),
+                                        __emu_value,
+                                    )
+                                }
+                            };
+                        }
+                    }
+                    ::core::option::Option::None
+                });
+        } else {
+            __emu_rb
+                .each(|
+                    __emu_t: usize,
+                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                    let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                        + __emu_ctx.thread_idx.x) as usize;
+                    if i < y.len() {
+                        if ::deviceemu::__private::load(__EMU_CHECKED, &x, i) > 100 {
+                            {
+                                let __emu_value = 100;
+                                ::deviceemu::__private::store(
+                                    __EMU_CHECKED,
+                                    &y,
+                                    i,
+                                    __emu_value,
+                                )
+                            };
+                        }
+                    }
+                    ::core::option::Option::None
+                });
+        }
+    }
+}
+/// The GPU entry point of the kernel (`.entry` in the PTX module).
+#[cfg(target_arch = "nvptx64")]
+#[export_name = "clamp_some"]
+#[allow(non_snake_case)]
+pub unsafe extern "ptx-kernel" fn __emu_entry_clamp_some(
+    x: *const u32,
+    x_len: usize,
+    y: *mut u32,
+    y_len: usize,
+) {
+    ::deviceemu::__private::assume_index_facts();
+    let x = unsafe {
+        ::deviceemu::__private::Global::<u32>::from_raw_parts(x as *mut u32, x_len, ())
+    };
+    let y = unsafe {
+        ::deviceemu::__private::GlobalMut::<u32>::from_raw_parts(y, y_len, ())
+    };
+    clamp_some(x, y);
+}
+/// A store under a condition: hoisted checks, but not vectorised (a chunk would write back
+/// elements its lanes never wrote).
+#[cfg(target_arch = "nvptx64")]
+#[allow(
+    unused_mut,
+    unused_braces,
+    unreachable_code,
+    clippy::needless_return,
+    clippy::too_many_arguments
+)]
+#[inline]
+pub fn clamp_some<'__emu_launch>(
+    x: ::deviceemu::__private::Global<'__emu_launch, u32>,
+    y: ::deviceemu::__private::GlobalMut<'__emu_launch, u32>,
+) -> ::deviceemu::__private::Exit {
+    #[allow(dead_code)]
+    const __EMU_CHECKED: bool = false;
+    {
+        let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+        if i < y.len() {
+            if ::deviceemu::__private::load(__EMU_CHECKED, &x, i) > 100 {
+                {
+                    let __emu_value = 100;
+                    ::deviceemu::__private::store(__EMU_CHECKED, &y, i, __emu_value)
+                };
+            }
+        }
+    };
+    ::deviceemu::__private::exit_here()
+}
