@@ -66,7 +66,7 @@ fn kernel(l: &Lowered, k: &Kernel) -> TokenStream {
     let launcher = launcher::emit(l, k);
     let host = host::emit(l, k);
     let regions = regions::emit(l, k);
-    let ptx = (!k.attr.host_only).then(|| ptx::emit(l, k));
+    let ptx = (!k.attr.host_only && !k.device_launches).then(|| ptx::emit(l, k));
     quote!(#launcher #host #regions #ptx)
 }
 
