@@ -355,3 +355,428 @@ fn launches_into_one_stream_from_several_threads_run_in_the_blocks_launch_order(
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Misuse that seed 004 calls undefined, reported with kernel, block, thread and line
+// ---------------------------------------------------------------------------------------------
+
+fn code(r: Result<(), Error>) -> i32 {
+    r.err().map_or(0, |e| e.code())
+}
+
+/// Thread 0 of each block launches `add_block` into a named stream: its own block's
+/// (`bad` = false), or the one block 0 created and stored in memory (`bad`).
+#[kernel]
+fn share_stream(streams: &mut [DeviceStream], data: &mut [u32], codes: &mut [i32], bad: bool) {
+    let b = block_idx().x as usize;
+    if thread_idx().x == 0 {
+        if b == 0 || !bad {
+            streams[b] = DeviceStream::non_blocking(); // @stream_created
+        }
+        let s = if bad { streams[0] } else { streams[b] };
+        codes[b] = code(launch!(add_block<<<1, 64, 0, &s>>>(data, b as u32))); // @stream_used
+    }
+}
+
+#[test]
+fn a_stream_used_by_a_block_that_did_not_create_it_is_reported() {
+    let serial = Config::default().blocks(BlockOrder::Serial);
+    // Without the bug: each block uses its own stream.
+    let mut streams = DeviceBuffer::<DeviceStream>::zeroed(2).unwrap();
+    let mut data = DeviceBuffer::<u32>::zeroed(128).unwrap();
+    let mut codes = DeviceBuffer::<i32>::zeroed(2).unwrap();
+    with_config(serial.clone(), || launch!(share_stream<<<2, 32>>>(&mut streams, &mut data, &mut codes, false))).unwrap();
+    assert_eq!(codes.to_vec().unwrap(), vec![0, 0]);
+    assert_eq!(data.to_vec().unwrap(), vec![1; 128]);
+    // With it: block 1 uses block 0's stream.
+    let mut data = DeviceBuffer::<u32>::zeroed(128).unwrap();
+    let e = with_config(serial, || launch!(share_stream<<<2, 32>>>(&mut streams, &mut data, &mut codes, true))).unwrap_err();
+    assert_eq!(e.code(), 719);
+    assert_eq!(codes.to_vec().unwrap(), vec![0, 400]);
+    let text = e.to_string();
+    assert_has(&text, "Device runtime error: a device-side launch! was given a stream created by another block");
+    assert_has(&text, &format!("at share_stream in {}", at("stream_used")));
+    assert_has(&text, "by thread (0,0,0) in block (1,0,0)");
+    assert_has(&text, &format!("created by thread (0,0,0) in block (0,0,0) at {}", at("stream_created")));
+    // Block 1's child did not run; block 0's did.
+    let d = data.to_vec().unwrap();
+    assert_eq!(&d[..64], &[1; 64][..]);
+    assert_eq!(&d[64..], &[0; 64][..]);
+}
+
+/// A stream handle read from zeroed memory: no thread created it.
+#[kernel]
+fn zero_stream(streams: &[DeviceStream], data: &mut [u32], codes: &mut [i32]) {
+    let s = streams[0];
+    codes[0] = code(launch!(add_block<<<1, 64, 0, &s>>>(data, 0)));
+}
+
+#[test]
+fn a_stream_no_thread_created_is_reported() {
+    let streams = DeviceBuffer::<DeviceStream>::zeroed(1).unwrap();
+    let mut data = DeviceBuffer::<u32>::zeroed(64).unwrap();
+    let mut codes = DeviceBuffer::<i32>::zeroed(1).unwrap();
+    let e = launch!(zero_stream<<<1, 1>>>(&streams, &mut data, &mut codes)).unwrap_err();
+    assert_eq!(codes.to_vec().unwrap(), vec![400]);
+    assert_has(&e.to_string(), "was given a stream handle that no thread created");
+}
+
+/// The parent records an event and passes it to a child (`bad`), which waits for it: an event
+/// used across grids. Without the bug the child makes its own.
+#[kernel]
+fn pass_event(codes: &mut [i32], bad: bool) {
+    let s = DeviceStream::non_blocking();
+    let ev = DeviceEvent::without_timing();
+    codes[0] = code(ev.record(&s));
+    codes[1] = code(launch!(wait_child<<<1, 1, 0, &s>>>(codes, ev, bad)));
+}
+
+#[kernel]
+fn wait_child(codes: &mut [i32], parent_event: DeviceEvent, bad: bool) {
+    let s = DeviceStream::non_blocking();
+    let ev = if bad { parent_event } else { DeviceEvent::without_timing() };
+    if !bad {
+        codes[2] = code(ev.record(&s));
+    }
+    codes[3] = code(s.wait_event(&ev)); // @event_wait
+}
+
+#[test]
+fn an_event_used_across_grids_is_reported() {
+    let mut codes = DeviceBuffer::<i32>::from_slice(&[9; 4]).unwrap();
+    launch!(pass_event<<<1, 1>>>(&mut codes, false)).unwrap();
+    assert_eq!(codes.to_vec().unwrap(), vec![0, 0, 0, 0]);
+    let mut codes = DeviceBuffer::<i32>::from_slice(&[9; 4]).unwrap();
+    let e = launch!(pass_event<<<1, 1>>>(&mut codes, true)).unwrap_err();
+    assert_eq!(e.code(), 719);
+    assert_eq!(codes.to_vec().unwrap(), vec![0, 0, 9, 400]);
+    let text = e.to_string();
+    assert_has(&text, "Device runtime error: DeviceStream::wait_event was given an event created by another grid");
+    assert_has(&text, &format!("in {}", at("event_wait")));
+    // The report names the child and the thread and block that launched it.
+    assert_has(&text, "wait_child (a child grid, depth 1, launched by thread (0,0,0) in block (0,0,0) of kernel pass_event");
+}
+
+/// Block 0 creates an event and stores it; block 1 records it (`bad`) or its own.
+#[kernel]
+fn share_event(events: &mut [DeviceEvent], codes: &mut [i32], bad: bool) {
+    let b = block_idx().x as usize;
+    if b == 0 || !bad {
+        events[b] = DeviceEvent::without_timing();
+    }
+    let ev = if bad { events[0] } else { events[b] };
+    let s = DeviceStream::non_blocking();
+    codes[b] = code(ev.record(&s));
+}
+
+#[test]
+fn an_event_used_by_a_block_that_did_not_create_it_is_reported() {
+    let serial = Config::default().blocks(BlockOrder::Serial);
+    let mut events = DeviceBuffer::<DeviceEvent>::zeroed(2).unwrap();
+    let mut codes = DeviceBuffer::<i32>::zeroed(2).unwrap();
+    with_config(serial.clone(), || launch!(share_event<<<2, 1>>>(&mut events, &mut codes, false))).unwrap();
+    assert_eq!(codes.to_vec().unwrap(), vec![0, 0]);
+    let e = with_config(serial, || launch!(share_event<<<2, 1>>>(&mut events, &mut codes, true))).unwrap_err();
+    assert_eq!(codes.to_vec().unwrap(), vec![0, 400]);
+    assert_has(&e.to_string(), "DeviceEvent::record was given an event created by another block");
+}
+
+// ---------------------------------------------------------------------------------------------
+// device_synchronize() in a kernel: an error on sm_90, the legacy semantics in cdp1
+// ---------------------------------------------------------------------------------------------
+
+#[kernel]
+fn write_tag(data: &mut [u32], i: u32, v: u32) {
+    data[i as usize] = v;
+}
+
+/// Threads 0..4 launch a child each; after a barrier, thread 0 alone (divergent code) calls
+/// `device_synchronize()` and sums what the children wrote.
+#[kernel]
+fn sync_children(data: &mut [u32], out: &mut [i32]) {
+    let t = thread_idx().x;
+    if t < 4 {
+        launch!(write_tag<<<1, 1>>>(data, t, t + 1)).unwrap();
+    }
+    sync_threads();
+    if t == 0 {
+        out[0] = code(device_synchronize()); // @devsync
+        out[1] = (data[0] + data[1] + data[2] + data[3]) as i32;
+        // A second call finds nothing left to wait for.
+        out[2] = code(device_synchronize());
+    }
+}
+
+#[test]
+fn device_synchronize_in_a_kernel_is_an_error_on_sm_90() {
+    let mut data = DeviceBuffer::<u32>::zeroed(4).unwrap();
+    let mut out = DeviceBuffer::<i32>::zeroed(3).unwrap();
+    let e = with_config(cdp2(), || launch!(sync_children<<<1, 8>>>(&mut data, &mut out))).unwrap_err();
+    assert_eq!(e.code(), 719);
+    assert_eq!(out.to_vec().unwrap()[0], 801);
+    let text = e.to_string();
+    assert_has(&text, "Device runtime error: device_synchronize() in a kernel is not available on sm_90 (CDP2)");
+    assert_has(&text, &format!("at sync_children in {}", at("devsync")));
+    assert_has(&text, "DeviceStream::tail_launch()");
+    assert_has(&text, "EMU_DEVICE_RUNTIME=cdp1");
+    // The children still ran, after the grid.
+    assert_eq!(data.to_vec().unwrap(), vec![1, 2, 3, 4]);
+}
+
+#[test]
+fn device_synchronize_in_cdp1_waits_for_what_any_thread_of_the_block_launched() {
+    let mut data = DeviceBuffer::<u32>::zeroed(4).unwrap();
+    let mut out = DeviceBuffer::<i32>::zeroed(3).unwrap();
+    with_config(cdp1(), || launch!(sync_children<<<1, 8>>>(&mut data, &mut out))).unwrap();
+    assert_eq!(out.to_vec().unwrap(), vec![0, 10, 0]);
+}
+
+/// Many blocks on the worker pool, every thread 0 waiting for its child: the children run on
+/// device-runtime threads, so no worker waits for work only it could do.
+#[kernel]
+fn many_waiters(data: &mut [u32], out: &mut [u32]) {
+    let b = block_idx().x;
+    if thread_idx().x % 2 == 0 {
+        if thread_idx().x == 0 {
+            launch!(write_tag<<<1, 1>>>(data, b, b + 1)).unwrap();
+        }
+        device_synchronize().unwrap();
+        if thread_idx().x == 0 {
+            out[b as usize] = data[b as usize];
+        }
+    }
+}
+
+#[test]
+fn parents_waiting_for_children_do_not_hang() {
+    let blocks = 64u32;
+    let got = common::on_new_thread(120, move || {
+        let mut data = DeviceBuffer::<u32>::zeroed(blocks as usize).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(blocks as usize).unwrap();
+        with_config(cdp1(), || launch!(many_waiters<<<blocks, 32>>>(&mut data, &mut out))).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(got, (1..=blocks).collect::<Vec<_>>());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Limits: the nesting depth (cdp1) and the pending-launch limit, by stream kind (p7)
+// ---------------------------------------------------------------------------------------------
+
+#[kernel]
+fn deep(reached: &mut [u32], codes: &mut [u32], target: u32, depth: u32) {
+    reached.atomic_max(0, depth);
+    if depth < target {
+        if let Err(e) = launch!(deep<<<1, 1>>>(reached, codes, target, depth + 1)) {
+            codes[0] = e.code() as u32;
+            codes[1] = depth + 1;
+        }
+    }
+}
+
+#[test]
+fn cdp1_refuses_a_launch_deeper_than_24_levels_with_65() {
+    let mut reached = DeviceBuffer::<u32>::zeroed(1).unwrap();
+    let mut codes = DeviceBuffer::<u32>::zeroed(2).unwrap();
+    with_config(cdp1(), || launch!(deep<<<1, 1>>>(&mut reached, &mut codes, 30, 0))).unwrap();
+    assert_eq!(reached.to_vec().unwrap(), vec![24]);
+    assert_eq!(codes.to_vec().unwrap(), vec![65, 25]);
+}
+
+#[test]
+fn sm_90_has_no_nesting_depth_error_at_depth_200() {
+    let mut reached = DeviceBuffer::<u32>::zeroed(1).unwrap();
+    let mut codes = DeviceBuffer::<u32>::zeroed(2).unwrap();
+    with_config(cdp2(), || launch!(deep<<<1, 1>>>(&mut reached, &mut codes, 200, 0))).unwrap();
+    assert_eq!(reached.to_vec().unwrap(), vec![200]);
+    assert_eq!(codes.to_vec().unwrap(), vec![0, 0]);
+}
+
+#[kernel]
+fn count_child(counts: &mut [u32]) {
+    counts.atomic_add(0, 1);
+}
+
+/// One thread launches `n` children into `kind` (0 null, 1 named, 2 tail, 3 fire-and-forget);
+/// `stats` gets the first failing index (or u32::MAX), the failures, the first code, and what
+/// the kernel's `get_last_error()` / `peek_at_last_error()` said after the first failure.
+#[kernel]
+fn many_launches(counts: &mut [u32], stats: &mut [u32], n: u32, kind: u32) {
+    let named = DeviceStream::non_blocking();
+    let s = match kind {
+        1 => named,
+        2 => DeviceStream::tail_launch(),
+        _ => DeviceStream::fire_and_forget(),
+    };
+    stats[0] = u32::MAX;
+    let mut i = 0;
+    while i < n {
+        let r = if kind == 0 { launch!(count_child<<<1, 1>>>(counts)) } else { launch!(count_child<<<1, 1, 0, &s>>>(counts)) };
+        if let Err(e) = r {
+            if stats[1] == 0 {
+                stats[0] = i;
+                stats[2] = e.code() as u32;
+                stats[3] = code(peek_at_last_error()) as u32;
+                stats[4] = code(get_last_error()) as u32;
+                stats[5] = code(get_last_error()) as u32;
+            }
+            stats[1] += 1;
+        }
+        i += 1;
+    }
+}
+
+fn launches(config: Config, n: u32, kind: u32) -> (u32, Vec<u32>) {
+    let mut counts = DeviceBuffer::<u32>::zeroed(1).unwrap();
+    let mut stats = DeviceBuffer::<u32>::zeroed(6).unwrap();
+    with_config(config, || launch!(many_launches<<<1, 1>>>(&mut counts, &mut stats, n, kind))).unwrap();
+    (counts.to_vec().unwrap()[0], stats.to_vec().unwrap())
+}
+
+#[test]
+fn the_2049th_tail_launch_fails_with_69_and_the_grid_goes_on() {
+    // The H200's default (p7): 3048 tail launches, index 2048 is the first failure.
+    let (ran, stats) = launches(Config::default(), 3048, 2);
+    assert_eq!(ran, 2048);
+    assert_eq!(stats, vec![2048, 1000, 69, 69, 69, 0]);
+    // A limit set through `Config`.
+    let (ran, stats) = launches(Config::default().pending_launch_limit(100), 150, 2);
+    assert_eq!(ran, 100);
+    assert_eq!(&stats[..3], &[100, 50, 69]);
+}
+
+#[test]
+fn null_and_named_stream_launches_count_only_unfinished_children() {
+    // 3048 launches from one thread pass the 2048 limit: pending children are run first (p7).
+    for kind in [0, 1] {
+        let (ran, stats) = launches(Config::default(), 3048, kind);
+        assert_eq!(ran, 3048, "kind {kind}");
+        assert_eq!(stats[..2], [u32::MAX, 0], "kind {kind}");
+    }
+}
+
+#[test]
+fn fire_and_forget_launches_never_fail() {
+    let (ran, stats) = launches(Config::default().pending_launch_limit(10), 500, 3);
+    assert_eq!(ran, 500);
+    assert_eq!(stats[..2], [u32::MAX, 0]);
+}
+
+/// Block 0 fills the pending count; block 1's null-stream launch then fails with 69, since
+/// the unfinished children are not its own.
+#[kernel]
+fn fill_pending(counts: &mut [u32], codes: &mut [u32]) {
+    let b = block_idx().x;
+    let tries = if b == 0 { 4 } else { 1 };
+    let mut i = 0;
+    while i < tries {
+        if let Err(e) = launch!(count_child<<<1, 1>>>(counts)) {
+            codes[b as usize] = e.code() as u32;
+        }
+        i += 1;
+    }
+}
+
+#[test]
+fn a_null_stream_launch_fails_with_69_when_other_blocks_hold_the_pending_launches() {
+    let mut counts = DeviceBuffer::<u32>::zeroed(1).unwrap();
+    let mut codes = DeviceBuffer::<u32>::zeroed(2).unwrap();
+    let config = Config::default().pending_launch_limit(4).blocks(BlockOrder::Serial);
+    with_config(config, || launch!(fill_pending<<<2, 1>>>(&mut counts, &mut codes))).unwrap();
+    assert_eq!(codes.to_vec().unwrap(), vec![0, 69]);
+    assert_eq!(counts.to_vec().unwrap(), vec![4]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checkers and debuggers see child grids
+// ---------------------------------------------------------------------------------------------
+
+#[kernel]
+fn oob_child(data: &mut [u32]) {
+    let i = data.len() + thread_idx().x as usize;
+    data[i] = 1; // @oob
+}
+
+#[kernel]
+fn oob_parent(data: &mut [u32]) {
+    if block_idx().x == 1 && thread_idx().x == 3 {
+        launch!(oob_child<<<1, 2>>>(data)).unwrap(); // @oob_launch
+    }
+}
+
+#[test]
+fn a_fault_in_a_child_names_the_child_and_its_parents_block_and_thread() {
+    let mut data = DeviceBuffer::<u32>::zeroed(8).unwrap();
+    let e = launch!(oob_parent<<<2, 4>>>(&mut data)).unwrap_err();
+    assert_eq!(e.code(), 700);
+    let text = e.to_string();
+    assert_has(&text, "Invalid __global__ write of size 4 bytes");
+    assert_has(&text, &format!("in {}", at("oob")));
+    assert_has(
+        &text,
+        &format!("oob_child (a child grid, depth 1, launched by thread (3,0,0) in block (1,0,0) of kernel oob_parent at {})", at("oob_launch")),
+    );
+    // The next launch works.
+    launch!(add_one<<<1, 8>>>(&mut data)).unwrap();
+    assert_eq!(data.to_vec().unwrap(), vec![1; 8]);
+}
+
+#[test]
+fn racecheck_and_initcheck_see_child_grids() {
+    // A child that reads memory nothing wrote: initcheck reports it in the child.
+    let mut data = DeviceBuffer::<u32>::uninit(64).unwrap();
+    let config = Config::default().checks(deviceemu::Checks::all());
+    let e = with_config(config.clone(), || launch!(uninit_parent<<<1, 1>>>(&mut data))).unwrap_err();
+    let text = e.to_string();
+    assert_has(&text, "Uninitialized __global__ memory read");
+    assert_has(&text, "add_one (a child grid, depth 1");
+    // Written by the parent before the launch: nothing to report.
+    let mut data = DeviceBuffer::<u32>::uninit(64).unwrap();
+    with_config(config, || launch!(init_then_child<<<1, 64>>>(&mut data))).unwrap();
+    assert_eq!(data.to_vec().unwrap(), vec![8; 64]);
+}
+
+#[kernel]
+fn uninit_parent(data: &mut [u32]) {
+    launch!(add_one<<<1, 64>>>(data)).unwrap();
+}
+
+#[kernel]
+fn init_then_child(data: &mut [u32]) {
+    data[thread_idx().x as usize] = 7;
+    sync_threads();
+    if thread_idx().x == 0 {
+        launch!(add_one<<<1, 64>>>(data)).unwrap();
+    }
+}
+
+static WHERE: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+#[kernel]
+fn where_grandchild() {
+    WHERE.lock().unwrap().push(deviceemu::__private::debugger_where());
+}
+
+#[kernel]
+fn where_child() {
+    launch!(where_grandchild<<<1, 1>>>()).unwrap(); // @where_child
+}
+
+#[kernel]
+fn where_parent() {
+    if block_idx().x == 2 {
+        launch!(where_child<<<1, 1>>>()).unwrap(); // @where_parent
+    }
+}
+
+#[test]
+fn emu_where_shows_the_nesting() {
+    launch!(where_parent<<<3, 1>>>()).unwrap();
+    let w = WHERE.lock().unwrap().clone();
+    assert_eq!(w.len(), 1);
+    let w = &w[0];
+    assert_has(w, "kernel where_grandchild, block (0,0,0), thread (0,0,0)");
+    assert_has(w, &format!("launched (depth 2) by kernel where_child, block (0,0,0), thread (0,0,0), at {}", at("where_child")));
+    assert_has(w, &format!("launched (depth 1) by kernel where_parent, block (2,0,0), thread (0,0,0), at {}", at("where_parent")));
+    assert_lacks(w, "depth 3");
+}

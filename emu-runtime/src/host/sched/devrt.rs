@@ -538,6 +538,7 @@ fn misuse(b: &BlockRun<'_>, at: &'static Location<'static>, problem: String, det
 /// Checks that `handle` is a `kind` the running block created.
 fn check_object(b: &BlockRun<'_>, handle: u64, kind: ObjKind, at: &'static Location<'static>, call: &str) -> Result<(), Error> {
     let name = if kind == ObjKind::Stream { "stream" } else { "event" };
+    let a = if kind == ObjKind::Stream { "a" } else { "an" };
     let launch = b.launch();
     let serial = handle >> INDEX_BITS;
     let index = handle & ((1 << INDEX_BITS) - 1);
@@ -545,7 +546,7 @@ fn check_object(b: &BlockRun<'_>, handle: u64, kind: ObjKind, at: &'static Locat
         return Err(misuse(
             b,
             at,
-            format!("{call} was given a {name} handle that no thread created"),
+            format!("{call} was given {a} {name} handle that no thread created"),
             format!("the handle is {handle:#x} (zeroed or uninitialised memory?); create the {name} in the block that uses it"),
             400,
         ));
@@ -554,7 +555,7 @@ fn check_object(b: &BlockRun<'_>, handle: u64, kind: ObjKind, at: &'static Locat
         return Err(misuse(
             b,
             at,
-            format!("{call} was given a {name} created by another grid"),
+            format!("{call} was given {a} {name} created by another grid"),
             format!(
                 "a device-runtime {name} belongs to the block that created it and may not be passed to another kernel \
                  (a child or the parent) or grid: undefined in CUDA; create it in this block"
@@ -565,7 +566,7 @@ fn check_object(b: &BlockRun<'_>, handle: u64, kind: ObjKind, at: &'static Locat
     let objs = launch.devrt.objects.lock().unwrap_or_else(|e| e.into_inner());
     let Some(o) = objs.get(index as usize - 1).filter(|o| o.kind == kind) else {
         drop(objs);
-        return Err(misuse(b, at, format!("{call} was given a {name} handle that no thread created"), format!("the handle is {handle:#x}"), 400));
+        return Err(misuse(b, at, format!("{call} was given {a} {name} handle that no thread created"), format!("the handle is {handle:#x}"), 400));
     };
     let me = block_linear(b);
     if o.block != me {
@@ -574,7 +575,7 @@ fn check_object(b: &BlockRun<'_>, handle: u64, kind: ObjKind, at: &'static Locat
         return Err(misuse(
             b,
             at,
-            format!("{call} was given a {name} created by another block"),
+            format!("{call} was given {a} {name} created by another block"),
             format!(
                 "the {name} was created by thread {by} in block {creator} at {ca}; a device-runtime {name} is private to \
                  the block that creates it (using it in another block is undefined in CUDA); create one in each block"
