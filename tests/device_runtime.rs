@@ -431,7 +431,8 @@ fn pass_event(codes: &mut [i32], bad: bool) {
     codes[1] = code(launch!(wait_child<<<1, 1, 0, &s>>>(codes, ev, bad)));
 }
 
-#[kernel]
+// Uses the device runtime's streams and events (or a host static): the emulator only.
+#[kernel(host_only)]
 fn wait_child(codes: &mut [i32], parent_event: DeviceEvent, bad: bool) {
     let s = DeviceStream::non_blocking();
     let ev = if bad { parent_event } else { DeviceEvent::without_timing() };
@@ -458,7 +459,8 @@ fn an_event_used_across_grids_is_reported() {
 }
 
 /// Block 0 creates an event and stores it; block 1 records it (`bad`) or its own.
-#[kernel]
+// Uses the device runtime's streams and events (or a host static): the emulator only.
+#[kernel(host_only)]
 fn share_event(events: &mut [DeviceEvent], codes: &mut [i32], bad: bool) {
     let b = block_idx().x as usize;
     if b == 0 || !bad {
@@ -752,7 +754,8 @@ fn init_then_child(data: &mut [u32]) {
 
 static WHERE: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
-#[kernel]
+// Uses the device runtime's streams and events (or a host static): the emulator only.
+#[kernel(host_only)]
 fn where_grandchild() {
     WHERE.lock().unwrap().push(deviceemu::__private::debugger_where());
 }
