@@ -783,3 +783,90 @@ fn emu_where_shows_the_nesting() {
     assert_has(w, &format!("launched (depth 1) by kernel where_parent, block (2,0,0), thread (0,0,0), at {}", at("where_parent")));
     assert_lacks(w, "depth 3");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Launches from `#[device]` helpers, streams across grids, the threads schedule
+// ---------------------------------------------------------------------------------------------
+
+/// A helper that launches: it exists on the host only, so its callers are `host_only`.
+#[device]
+fn spawn_add(data: &mut [u32], b: u32, s: DeviceStream) -> i32 {
+    code(launch!(add_block<<<1, 64, 0, &s>>>(data, b)))
+}
+
+/// Calls a launching helper: the emulator only.
+#[kernel(host_only)]
+fn helper_launches(data: &mut [u32], codes: &mut [i32]) {
+    if thread_idx().x == 0 {
+        let b = block_idx().x;
+        codes[b as usize] = spawn_add(data, b, DeviceStream::fire_and_forget());
+    }
+}
+
+#[test]
+fn a_device_helper_launches_children() {
+    let mut data = DeviceBuffer::<u32>::zeroed(3 * 64).unwrap();
+    let mut codes = DeviceBuffer::<i32>::from_slice(&[9; 3]).unwrap();
+    launch!(helper_launches<<<3, 8>>>(&mut data, &mut codes)).unwrap();
+    assert_eq!(codes.to_vec().unwrap(), vec![0; 3]);
+    assert_eq!(data.to_vec().unwrap(), vec![1; 3 * 64]);
+}
+
+/// The parent passes its stream to the child (`bad`), which launches into it.
+#[kernel]
+fn pass_stream(data: &mut [u32], codes: &mut [i32], bad: bool) {
+    let s = DeviceStream::non_blocking();
+    codes[0] = code(launch!(stream_child<<<1, 1, 0, &s>>>(data, codes, s, bad)));
+}
+
+#[kernel]
+fn stream_child(data: &mut [u32], codes: &mut [i32], parent_stream: DeviceStream, bad: bool) {
+    let s = if bad { parent_stream } else { DeviceStream::non_blocking() };
+    codes[1] = code(launch!(add_block<<<1, 64, 0, &s>>>(data, 0))); // @stream_child
+}
+
+#[test]
+fn a_stream_passed_to_a_child_grid_is_reported() {
+    let mut data = DeviceBuffer::<u32>::zeroed(64).unwrap();
+    let mut codes = DeviceBuffer::<i32>::from_slice(&[9; 2]).unwrap();
+    launch!(pass_stream<<<1, 1>>>(&mut data, &mut codes, false)).unwrap();
+    assert_eq!(codes.to_vec().unwrap(), vec![0, 0]);
+    assert_eq!(data.to_vec().unwrap(), vec![1; 64]);
+    let e = launch!(pass_stream<<<1, 1>>>(&mut data, &mut codes, true)).unwrap_err();
+    assert_eq!(codes.to_vec().unwrap(), vec![0, 400]);
+    let text = e.to_string();
+    assert_has(&text, "a device-side launch! was given a stream created by another grid");
+    assert_has(&text, &format!("at stream_child (a child grid, depth 1, launched by thread (0,0,0) in block (0,0,0) of kernel pass_stream"));
+    assert_has(&text, &format!("in {}", at("stream_child")));
+    // The grandchild did not run.
+    assert_eq!(data.to_vec().unwrap(), vec![1; 64]);
+}
+
+#[test]
+fn device_side_launches_work_with_an_os_thread_per_gpu_thread_and_under_the_checkers() {
+    let configs = [
+        Config::default().schedule(deviceemu::Schedule::Threads),
+        cdp1().schedule(deviceemu::Schedule::Threads),
+        Config::default().checks(deviceemu::Checks::all()),
+        cdp1().checks(deviceemu::Checks::all()).blocks(BlockOrder::Serial),
+    ];
+    let mut rng = Rng::new(5);
+    for config in configs {
+        let input: Vec<u32> = (0..300).map(|_| rng.below(50) as u32).collect();
+        let mut data = DeviceBuffer::from_slice(&input).unwrap();
+        with_config(config.clone(), || launch!(quicksort<<<1, 1>>>(&mut data, 0, 299, 0))).unwrap();
+        let mut want = input;
+        want.sort_unstable();
+        assert_eq!(data.to_vec().unwrap(), want, "{config:?}");
+        let mut d = DeviceBuffer::<u32>::zeroed(4).unwrap();
+        let mut out = DeviceBuffer::<i32>::zeroed(3).unwrap();
+        let r = with_config(config.clone(), || launch!(sync_children<<<1, 8>>>(&mut d, &mut out)));
+        match config.get_device_runtime() {
+            DeviceRuntime::Cdp1 => {
+                r.unwrap();
+                assert_eq!(out.to_vec().unwrap(), vec![0, 10, 0]);
+            }
+            DeviceRuntime::Cdp2 => assert_eq!(r.unwrap_err().code(), 719),
+        }
+    }
+}

@@ -61,6 +61,8 @@ pub(crate) struct Device {
     pub(crate) calls_barrier: bool,
     /// Whether the rewritten body accesses views (it then asks whether accesses are checked).
     pub(crate) accesses: bool,
+    /// Whether the body makes device-side launches: the helper then exists on the host only.
+    pub(crate) device_launches: bool,
 }
 
 /// Lowers a validated kernel.
@@ -110,6 +112,7 @@ pub(crate) fn device(mut item: ItemFn, params: Vec<Param>) -> Lowered {
     }
     let mut finder = BarrierFinder::default();
     finder.visit_block(&item.block);
+    let device_launches = launches_kernels(&item.block);
     let views = params.iter().map(|p| (p.name.to_string(), !matches!(p.kind, ParamKind::Scalar)));
     let (errors, accesses) = rewrite_block(&mut item.block, views.collect(), false, &item.sig.ident.to_string());
     // Loops yield to the block's other threads and answer the watchdog (`progress.rs`); a
@@ -117,7 +120,7 @@ pub(crate) fn device(mut item: ItemFn, params: Vec<Param>) -> Lowered {
     if item.sig.constness.is_none() {
         crate::progress::instrument_loops(&mut item.block, false);
     }
-    let role = Role::Device(Device { calls_barrier: finder.found, accesses });
+    let role = Role::Device(Device { calls_barrier: finder.found, accesses, device_launches });
     Lowered { item, params, errors, role }
 }
 

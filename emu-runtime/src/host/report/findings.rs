@@ -706,6 +706,12 @@ pub fn quietly<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Whether this host thread's reports are silenced ([`quietly`]): the device runtime carries
+/// it to the threads that run child grids.
+pub(crate) fn is_quiet() -> bool {
+    QUIET.with(Cell::get)
+}
+
 /// Findings of every loud launch of the process.
 static ERRORS: AtomicUsize = AtomicUsize::new(0);
 static HOOK: Once = Once::new();

@@ -376,18 +376,27 @@ thread_local! {
 }
 
 /// Runs `f` on a device-runtime thread with `config` in force: on this one when it is one,
-/// else on a new scoped thread with a large stack that this thread waits for.
+/// else on a new scoped thread with a large stack that this thread waits for. The thread's
+/// reports are as quiet as this one's ([`report::quietly`](crate::host::report::quietly)).
 fn on_devrt_thread<R: Send>(config: Config, f: impl FnOnce() -> R + Send) -> R {
     if DEVRT_THREAD.with(Cell::get) {
         return config::with_config(config, f);
     }
+    // A rayon worker that waits here cannot take part in the children's blocks: with a pool
+    // of one worker they would never run. Their blocks then run in order.
+    let config = if rayon::current_thread_index().is_some() { config.blocks(BlockOrder::Serial) } else { config };
+    let quiet = crate::host::report::is_quiet();
     std::thread::scope(|s| {
         let h = std::thread::Builder::new()
             .name("deviceemu-devrt".into())
             .stack_size(STACK)
             .spawn_scoped(s, move || {
                 DEVRT_THREAD.with(|d| d.set(true));
-                config::with_config(config, f)
+                if quiet {
+                    crate::host::report::quietly(|| config::with_config(config, f))
+                } else {
+                    config::with_config(config, f)
+                }
             });
         match h {
             Ok(h) => match h.join() {
