@@ -16,6 +16,7 @@ pub use crate::host::{
     mem::slice::{KernelArg, KernelArgMut},
     sched::launch::{launch, launch_on_gpu, launch_tasks, GpuArg, KernelInfo, LaunchConfig},
     sched::devrt::{device_launch, DeviceArg, DeviceArgMut, DeviceStream},
+    config::Checks,
     mem::shared_mem::SharedSite,
     sched::regions::{announce_general, last_path, launch_lanes, launch_regions, Lanes, Regions},
 

@@ -273,20 +273,20 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
                     __emu_config,
                     __emu_stream,
                     ::core::panic::Location::caller(),
-                    move || #name::__run_views(__emu_config, #(#arg_names),*),
+                    move || #name::__run_views(__emu_config, #rt::launch_checks(), #(#arg_names),*),
                 )
             }
 
-            /// Runs a device-side launch's child grid now, on this thread, on views of the
-            /// parent's memory.
+            /// Runs the launch now, on this thread, on views of its buffers (`__run`'s, or a
+            /// device-side launch's: the parent's), with the checkers `__emu_checks`.
             #[doc(hidden)]
             #[allow(clippy::too_many_arguments, dead_code)]
             #vis fn __run_views(
                 __emu_config: #rt::LaunchConfig,
+                __emu_checks: #rt::Checks,
                 #(#view_params),*
             ) -> ::core::result::Result<(), ::deviceemu::Error> {
                 let __emu_info = #name::__info();
-                let __emu_checks = #rt::launch_checks();
                 if #rt::per_access(__emu_checks) {
                     #checked_launch
                 } else {
@@ -305,11 +305,7 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
                 #gpu
                 let __emu_checks = #rt::launch_checks();
                 #(#setup)*
-                if #rt::per_access(__emu_checks) {
-                    #checked_launch
-                } else {
-                    #plain_launch
-                }
+                #name::__run_views(__emu_config, __emu_checks, #(#arg_names),*)
             }
         }
     }
