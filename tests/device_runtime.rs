@@ -870,3 +870,60 @@ fn device_side_launches_work_with_an_os_thread_per_gpu_thread_and_under_the_chec
         }
     }
 }
+
+/// cdp1: each level launches the next and waits for it with `device_synchronize()`, then
+/// adds one to what the child wrote: the waits nest, each on a thread of its own.
+#[kernel]
+fn sync_chain(data: &mut [u32], depth: u32, max: u32) {
+    if depth == max {
+        data[depth as usize] = 1;
+        return;
+    }
+    launch!(sync_chain<<<1, 1>>>(data, depth + 1, max)).unwrap();
+    device_synchronize().unwrap();
+    data[depth as usize] = data[depth as usize + 1] + 1;
+}
+
+#[test]
+fn nested_device_synchronize_calls_in_cdp1_do_not_hang() {
+    for config in [cdp1(), cdp1().blocks(BlockOrder::Serial), cdp1().schedule(deviceemu::Schedule::Threads)] {
+        let got = common::on_new_thread(120, move || {
+            let mut data = DeviceBuffer::<u32>::zeroed(21).unwrap();
+            with_config(config, || launch!(sync_chain<<<1, 1>>>(&mut data, 0, 20))).unwrap();
+            data.to_vec().unwrap()
+        });
+        assert_eq!(got, (1..=21).rev().collect::<Vec<u32>>());
+    }
+}
+
+/// Block 0's thread 0 tail-launches `snapshot` first; afterwards every block writes, and block
+/// 1 launches a null-stream child that writes too. The tail launch runs after the grid and
+/// its other children, so it sees all of it (as on the H200, p7: a tail-launched child saw a
+/// write made 200 µs after its launch).
+#[kernel]
+fn tail_after_all(data: &mut [u32], out: &mut [u32]) {
+    let b = block_idx().x;
+    if b == 0 && thread_idx().x == 0 {
+        launch!(snapshot<<<1, 4, 0, &DeviceStream::tail_launch()>>>(data, out)).unwrap();
+    }
+    data[b as usize] = 10 + b;
+    if b == 1 {
+        launch!(write_tag<<<1, 1>>>(data, 3, 99)).unwrap();
+    }
+}
+
+#[kernel]
+fn snapshot(data: &[u32], out: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    out[t] = data[t];
+}
+
+#[test]
+fn a_tail_launch_runs_after_the_grid_and_its_other_children() {
+    for config in both_profiles() {
+        let mut data = DeviceBuffer::<u32>::zeroed(4).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(4).unwrap();
+        with_config(config, || launch!(tail_after_all<<<3, 1>>>(&mut data, &mut out))).unwrap();
+        assert_eq!(out.to_vec().unwrap(), vec![10, 11, 12, 99]);
+    }
+}

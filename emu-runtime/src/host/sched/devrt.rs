@@ -375,11 +375,12 @@ thread_local! {
     static DEVRT_THREAD: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Runs `f` on a device-runtime thread with `config` in force: on this one when it is one,
-/// else on a new scoped thread with a large stack that this thread waits for. The thread's
+/// Runs `f` on a device-runtime thread with `config` in force: on this one when it is one
+/// and no GPU thread runs on it, else on a new scoped thread with a large stack that this thread waits for. The thread's
 /// reports are as quiet as this one's ([`report::quietly`](crate::host::report::quietly)).
 fn on_devrt_thread<R: Send>(config: Config, f: impl FnOnce() -> R + Send) -> R {
-    if DEVRT_THREAD.with(Cell::get) {
+    // Not from inside a kernel: that would nest the children on a fiber's stack.
+    if DEVRT_THREAD.with(Cell::get) && context::current().is_none() {
         return config::with_config(config, f);
     }
     // A rayon worker that waits here cannot take part in the children's blocks: with a pool
