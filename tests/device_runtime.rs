@@ -927,3 +927,19 @@ fn a_tail_launch_runs_after_the_grid_and_its_other_children() {
         assert_eq!(out.to_vec().unwrap(), vec![10, 11, 12, 99]);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The GPU: kernels that launch kernels have no PTX yet
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn a_kernel_that_launches_kernels_refuses_the_gpu_target_with_801() {
+    let mut data = DeviceBuffer::from_slice(&[3u32, 1, 2]).unwrap();
+    let gpu = Config::default().target(deviceemu::Target::Gpu);
+    let e = with_config(gpu, || launch!(quicksort<<<1, 1>>>(&mut data, 0, 2, 0))).unwrap_err();
+    assert_eq!(e.code(), 801);
+    assert_has(&e.to_string(), "kernel `quicksort` launches kernels from the device (dynamic parallelism), which runs on the emulator only");
+    assert_has(&e.to_string(), "EMU_TARGET=emulator");
+    // Nothing ran.
+    assert_eq!(data.to_vec().unwrap(), vec![3, 1, 2]);
+}
