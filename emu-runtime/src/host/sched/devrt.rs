@@ -684,7 +684,7 @@ fn queue<'l>(
             return Err(pending_exceeded(kernel, limit, "the unfinished children were launched by other blocks"));
         }
     }
-    // SAFETY (of the lifetime erasure): the job borrows views of the top-level launch's
+    // SAFETY: only the lifetime is erased (ARCHITECTURE.md, invariant 13). The job borrows views of the top-level launch's
     // buffers (`'l`), which outlive the top-level `run`; every job queued here is run or
     // dropped before the grid's `run` returns (`finish_grid`, `flush_block`, or the drop of
     // the grid's `LaunchShared` inside `run`), so it never runs or drops after `'l` ends.
