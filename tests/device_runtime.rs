@@ -533,6 +533,13 @@ fn device_synchronize_in_cdp1_waits_for_what_any_thread_of_the_block_launched() 
     assert_eq!(out.to_vec().unwrap(), vec![0, 10, 0]);
 }
 
+#[kernel]
+fn write_tag_in_block_0(data: &mut [u32], i: u32, v: u32) {
+    if block_idx().x == 0 && thread_idx().x == 0 {
+        data[i as usize] = v;
+    }
+}
+
 /// Many blocks on the worker pool, every thread 0 waiting for its child: the children run on
 /// device-runtime threads, so no worker waits for work only it could do.
 #[kernel]
@@ -540,7 +547,8 @@ fn many_waiters(data: &mut [u32], out: &mut [u32]) {
     let b = block_idx().x;
     if thread_idx().x % 2 == 0 {
         if thread_idx().x == 0 {
-            launch!(write_tag<<<1, 1>>>(data, b, b + 1)).unwrap();
+            // A child of several blocks: its blocks must not wait for a busy worker.
+            launch!(write_tag_in_block_0<<<4, 8>>>(data, b, b + 1)).unwrap();
         }
         device_synchronize().unwrap();
         if thread_idx().x == 0 {
@@ -942,4 +950,26 @@ fn a_kernel_that_launches_kernels_refuses_the_gpu_target_with_801() {
     assert_has(&e.to_string(), "EMU_TARGET=emulator");
     // Nothing ran.
     assert_eq!(data.to_vec().unwrap(), vec![3, 1, 2]);
+}
+
+/// One thread launches a child of 16 blocks over the whole buffer.
+#[kernel]
+fn launch_wide(data: &mut [u32]) {
+    launch!(add_one<<<16, 16>>>(data)).unwrap();
+}
+
+/// Host launches made from rayon's workers, more than there are workers: each waits for its
+/// children, whose blocks must then not need a worker (they would all be waiting).
+#[test]
+fn host_launches_from_every_rayon_worker_run_their_children() {
+    use rayon::prelude::*;
+    let tasks = 4 * rayon::current_num_threads();
+    let ok = common::on_new_thread(60, move || {
+        (0..tasks).into_par_iter().all(|_| {
+            let mut data = DeviceBuffer::<u32>::zeroed(256).unwrap();
+            launch!(launch_wide<<<1, 1>>>(&mut data)).unwrap();
+            data.to_vec().unwrap() == vec![1; 256]
+        })
+    });
+    assert!(ok);
 }
