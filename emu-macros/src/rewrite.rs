@@ -438,7 +438,7 @@ pub(crate) fn is_device_launch(mac: &syn::Macro) -> bool {
     fn triple_lt(t: &[proc_macro2::TokenTree]) -> bool {
         t.windows(3).any(|w| w.iter().all(|x| matches!(x, proc_macro2::TokenTree::Punct(p) if p.as_char() == '<')))
     }
-    if !mac.path.segments.last().is_some_and(|s| s.ident == "launch") {
+    if mac.path.segments.last().is_none_or(|s| s.ident != "launch") {
         return false;
     }
     let tokens: Vec<proc_macro2::TokenTree> = mac.tokens.clone().into_iter().collect();

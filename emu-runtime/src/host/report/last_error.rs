@@ -11,7 +11,10 @@ thread_local! {
 /// In a kernel, `get_last_error()` and `peek_at_last_error()` return the running GPU thread's
 /// device-side last error (the device runtime's, `sched/devrt.rs`, which sets this hook when a
 /// kernel first makes a device-runtime call): `Some` in a kernel, `None` outside.
-pub(crate) static IN_KERNEL: std::sync::OnceLock<fn(bool) -> Option<Result<(), Error>>> = std::sync::OnceLock::new();
+pub(crate) static IN_KERNEL: std::sync::OnceLock<KernelLastError> = std::sync::OnceLock::new();
+
+/// The device runtime's answer to `get_last_error` (`true`: take) or `peek_at_last_error`.
+pub(crate) type KernelLastError = fn(bool) -> Option<Result<(), Error>>;
 
 pub(crate) fn record(e: &Error) {
     LAST.with(|l| *l.borrow_mut() = Some(e.clone()));
