@@ -58,6 +58,7 @@ pub use emu_runtime::{
     copy_from_symbol, copy_to_symbol, DeviceBuffer, DeviceSlice, DeviceSliceMut, KernelArg, KernelArgMut, Symbol, ExecPath, Schedule,
     Target, Error, Finding, KernelInfo, LaunchConfig, LaunchReport, SourceLocation,
     DefaultStream, Event, HostBuffer, Stream, STICKY_CODES, device_count, device_synchronize, get_device, set_device,
+    DeviceEvent, DeviceRuntime, DeviceStream,
 };
 
 #[cfg(all(feature = "testing", not(target_arch = "nvptx64")))]
@@ -117,7 +118,7 @@ pub mod prelude {
     #[cfg(not(target_arch = "nvptx64"))]
     pub use crate::{
         copy_from_symbol, copy_to_symbol, device_synchronize, launch, launch_cooperative, DeviceBuffer, DeviceSlice,
-        DeviceSliceMut, Event, HostBuffer, Stream,
+        DeviceSliceMut, Event, HostBuffer, Stream, DeviceEvent, DeviceStream,
     };
     pub use crate::intrinsics::*;
     pub use crate::texture::{tex1d, tex1d_fetch, tex2d, AddressMode, FilterMode, Texture, TextureDesc};

@@ -229,7 +229,7 @@ fn a_launch_inside_a_kernel_returns_801_and_the_parent_goes_on() {
         let (code, text) = NESTED_ERROR.lock().unwrap().clone().unwrap();
         assert_eq!(code, 801);
         assert_has(&text, "`launch!` of kernel `nested_child` from inside a running kernel");
-        assert_has(&text, "device-side launch (dynamic parallelism) is not supported yet");
+        assert_has(&text, "with host buffers: a launch made by host code that a kernel calls is not a device-side launch");
         assert_next_launch_works(config);
     }
 }

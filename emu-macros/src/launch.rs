@@ -31,7 +31,12 @@ fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
         .position(|t| is_punct(t, ';'))
         .ok_or_else(|| syn::Error::new(Span::call_site(), "launch_impl! expects `$crate; ...`"))?;
     let krate: TokenStream = tokens[..semi].iter().cloned().collect();
-    let rest = &tokens[semi + 1..];
+    let mut rest = &tokens[semi + 1..];
+    // `#[kernel]`/`#[device]` mark a `launch!` in their body as a device-side launch.
+    let device = matches!(rest, [TokenTree::Ident(i), p, ..] if i == "__emu_device_launch" && is_punct(p, ';'));
+    if device {
+        rest = &rest[2..];
+    }
     let first_span = rest.first().map_or(Span::call_site(), TokenTree::span);
 
     let open = find_triple(rest, '<').ok_or_else(|| syn::Error::new(first_span, USAGE))?;
@@ -75,6 +80,30 @@ fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
         }
     };
     let args = syn::parse::Parser::parse2(parser, args)?;
+    if device {
+        let args = args.iter();
+        let stream = match stream {
+            Some(s) => quote!(::core::option::Option::Some(#s)),
+            None => quote!(::core::option::Option::None),
+        };
+        return Ok(quote! {{
+            #[cfg(target_arch = "nvptx64")]
+            ::core::compile_error!(
+                "a device-side `launch!` (dynamic parallelism) does not build for the GPU yet: the GPU build does not \
+                 link the CUDA device runtime (libcudadevrt); kernels that contain one run on the emulator only, and a \
+                 `#[device]` function that contains one cannot be compiled to PTX (ARCHITECTURE.md, The device runtime)"
+            );
+            #[cfg(not(target_arch = "nvptx64"))]
+            let __emu_r = #kernel::__launch_device(
+                #krate::__private::LaunchConfig::new(#grid, #block, #shared),
+                #stream,
+                #(#args),*
+            );
+            #[cfg(target_arch = "nvptx64")]
+            let __emu_r = ::core::result::Result::<(), ()>::Ok(());
+            __emu_r
+        }});
+    }
     if let Some(e) = passed_twice(&args) {
         // Instead of the borrow checker's E0499/E0502, which does not say what to write.
         let e = e.to_compile_error();

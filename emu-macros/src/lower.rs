@@ -49,6 +49,9 @@ pub(crate) struct Kernel {
     pub(crate) ctx: Ident,
     /// The region form (`fission/`), or why the kernel has none.
     pub(crate) fission: Result<crate::fission::Fission, String>,
+    /// Whether the body makes device-side launches (`launch!`): the kernel then has no PTX
+    /// entry (the GPU build does not link the device runtime) and no region form.
+    pub(crate) device_launches: bool,
 }
 
 /// What a helper adds to [`Lowered`].
@@ -58,6 +61,8 @@ pub(crate) struct Device {
     pub(crate) calls_barrier: bool,
     /// Whether the rewritten body accesses views (it then asks whether accesses are checked).
     pub(crate) accesses: bool,
+    /// Whether the body makes device-side launches: the helper then exists on the host only.
+    pub(crate) device_launches: bool,
 }
 
 /// Lowers a validated kernel.
@@ -68,6 +73,7 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
         let d = format!("The kernel `{name}`, as one GPU thread runs it.");
         item.attrs.push(syn::parse_quote!(#[doc = #d]));
     }
+    let device_launches = launches_kernels(&item.block);
     let views = params.iter().map(|p| (p.name.to_string(), !matches!(p.kind, ParamKind::Scalar)));
     let (errors, _) = rewrite_block(&mut item.block, views.collect(), true, &name.to_string());
     // The host form reads its indices from a `ThreadCtx` argument, and barriers in the body
@@ -79,6 +85,9 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
         Err("an `unsafe` kernel".to_string())
     } else if attr.host_only {
         Err("a `host_only` kernel".to_string())
+    } else if device_launches {
+        // Each thread's launches are queued in the block's order; keep the per-thread forms.
+        Err("a kernel that launches kernels (device runtime)".to_string())
     } else {
         let mut b = host_block.clone();
         crate::host_body::host_body(&mut b, &ctx, false);
@@ -90,7 +99,7 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
     let state_machine = crate::host_body::host_body(&mut host_block, &ctx, item.sig.unsafety.is_none()) > 0;
     // Loops yield to the block's other threads and answer the watchdog (`progress.rs`).
     crate::progress::instrument_loops(&mut host_block, state_machine);
-    let role = Role::Kernel(Kernel { attr, docs, host_block, state_machine, ctx, fission });
+    let role = Role::Kernel(Kernel { attr, docs, host_block, state_machine, ctx, fission, device_launches });
     Lowered { item, params, errors, role }
 }
 
@@ -103,6 +112,7 @@ pub(crate) fn device(mut item: ItemFn, params: Vec<Param>) -> Lowered {
     }
     let mut finder = BarrierFinder::default();
     finder.visit_block(&item.block);
+    let device_launches = launches_kernels(&item.block);
     let views = params.iter().map(|p| (p.name.to_string(), !matches!(p.kind, ParamKind::Scalar)));
     let (errors, accesses) = rewrite_block(&mut item.block, views.collect(), false, &item.sig.ident.to_string());
     // Loops yield to the block's other threads and answer the watchdog (`progress.rs`); a
@@ -110,7 +120,7 @@ pub(crate) fn device(mut item: ItemFn, params: Vec<Param>) -> Lowered {
     if item.sig.constness.is_none() {
         crate::progress::instrument_loops(&mut item.block, false);
     }
-    let role = Role::Device(Device { calls_barrier: finder.found, accesses });
+    let role = Role::Device(Device { calls_barrier: finder.found, accesses, device_launches });
     Lowered { item, params, errors, role }
 }
 
@@ -131,6 +141,21 @@ fn slices_to_views(ty: &mut syn::Type) {
         }
         _ => {}
     }
+}
+
+/// Whether `block` contains a `launch!` (a device-side launch).
+fn launches_kernels(block: &Block) -> bool {
+    #[derive(Default)]
+    struct F(bool);
+    impl<'ast> Visit<'ast> for F {
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            self.0 |= crate::rewrite::is_device_launch(m);
+            syn::visit::visit_macro(self, m);
+        }
+    }
+    let mut f = F::default();
+    f.visit_block(block);
+    f.0
 }
 
 /// The block-wide barriers, by the last segment of their path.

@@ -357,6 +357,9 @@ impl Rewriter {
         if mac.path.segments.last().is_some_and(|s| s.ident == "shared_array") {
             return;
         }
+        if is_device_launch(mac) {
+            return self.device_launch(mac);
+        }
         // `println!`/`print!` work on the GPU too, through the device printf.
         if mac.path.is_ident("println") || mac.path.is_ident("print") {
             let span = mac.path.segments[0].ident.span();
@@ -375,6 +378,36 @@ impl Rewriter {
             mac.tokens = args.to_token_stream();
         }
         self.changed |= before;
+    }
+
+    /// `launch!(k<<<..>>>(args))` in a kernel or helper is a device-side launch: its tokens
+    /// get the marker `launch_impl!` expands for (`launch.rs`), and its arguments are
+    /// rewritten like any expression (`launch!(k<<<1, 1>>>(v, v[i]))`).
+    fn device_launch(&mut self, mac: &mut syn::Macro) {
+        let mut tokens: Vec<proc_macro2::TokenTree> = mac.tokens.clone().into_iter().collect();
+        if let Some(proc_macro2::TokenTree::Group(g)) = tokens.last_mut() {
+            if g.delimiter() == proc_macro2::Delimiter::Parenthesis {
+                let parser = Punctuated::<Expr, Token![,]>::parse_terminated;
+                if let Ok(mut args) = syn::parse::Parser::parse2(parser, g.stream()) {
+                    let before = self.changed;
+                    self.changed = false;
+                    for a in args.iter_mut() {
+                        self.visit_expr_mut(a);
+                    }
+                    if self.changed {
+                        let span = g.span();
+                        let mut ng = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, args.to_token_stream());
+                        ng.set_span(span);
+                        *g = ng;
+                    }
+                    self.changed |= before;
+                }
+            }
+        }
+        let marker = proc_macro2::Ident::new("__emu_device_launch", Span::call_site());
+        let rest: TokenStream = tokens.into_iter().collect();
+        mac.tokens = quote::quote!(#marker ; #rest);
+        self.changed = true;
     }
 
     fn with_scope(&mut self, f: impl FnOnce(&mut Self)) {
@@ -398,6 +431,19 @@ impl Rewriter {
             other => self.visit_expr_mut(other),
         }
     }
+}
+
+/// Whether `mac` is a `launch!(k<<<..>>>(..))` (not yet marked as a device-side launch).
+pub(crate) fn is_device_launch(mac: &syn::Macro) -> bool {
+    fn triple_lt(t: &[proc_macro2::TokenTree]) -> bool {
+        t.windows(3).any(|w| w.iter().all(|x| matches!(x, proc_macro2::TokenTree::Punct(p) if p.as_char() == '<')))
+    }
+    if mac.path.segments.last().is_none_or(|s| s.ident != "launch") {
+        return false;
+    }
+    let tokens: Vec<proc_macro2::TokenTree> = mac.tokens.clone().into_iter().collect();
+    let marked = matches!(tokens.first(), Some(proc_macro2::TokenTree::Ident(i)) if i == "__emu_device_launch");
+    !marked && triple_lt(&tokens)
 }
 
 fn collect_idents(pat: &Pat, out: &mut Vec<String>) {

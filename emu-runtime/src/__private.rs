@@ -15,6 +15,8 @@ pub use crate::host::{
     mem::buffer::DeviceBuffer,
     mem::slice::{KernelArg, KernelArgMut},
     sched::launch::{launch, launch_on_gpu, launch_tasks, GpuArg, KernelInfo, LaunchConfig},
+    sched::devrt::{device_launch, DeviceArg, DeviceArgMut, DeviceStream},
+    config::Checks,
     mem::shared_mem::SharedSite,
     sched::regions::{announce_general, last_path, launch_lanes, launch_regions, LaneCursor, Lanes, Regions},
 
@@ -308,6 +310,34 @@ pub fn host_only_on_gpu(kernel: &'static KernelInfo) -> Option<Result<(), crate:
         message: format!(
             "kernel `{}` is `#[kernel(host_only)]`: it has no PTX and runs on the emulator only; \
              launch it with the emulator as the target (EMU_TARGET=emulator), or remove `host_only`",
+            kernel.name
+        ),
+    };
+    crate::host::report::last_error::record(&e);
+    Some(Err(e))
+}
+
+/// What the debugger command `emu-where` prints for the running GPU thread (for tests).
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn debugger_where() -> String {
+    crate::host::sched::debugger::where_now()
+}
+
+/// The launch of a kernel that makes device-side launches when its target is the GPU: 801
+/// with a message (the GPU build does not link the device runtime, so the kernel has no PTX);
+/// `None` when the target is the emulator.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn device_launches_on_gpu(kernel: &'static KernelInfo) -> Option<Result<(), crate::Error>> {
+    let config = crate::host::config::effective().ok()?;
+    if config.get_target() != crate::host::config::Target::Gpu {
+        return None;
+    }
+    let e = crate::Error::NotSupported {
+        message: format!(
+            "kernel `{}` launches kernels from the device (dynamic parallelism), which runs on the emulator only: \
+             the GPU build does not yet link the CUDA device runtime (libcudadevrt through cuLinkCreate/cuLinkAddFile, \
+             never tested on hardware), so the kernel has no PTX; launch it with the emulator as the target \
+             (EMU_TARGET=emulator)",
             kernel.name
         ),
     };

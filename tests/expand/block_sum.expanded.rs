@@ -71,6 +71,63 @@ impl block_sum {
         let mut sums = __emu_queued.write(sums);
         __emu_queued.submit(move || block_sum::__run(__emu_config, &x, &mut sums))
     }
+    /// A device-side launch (`launch!` in a `#[kernel]` or `#[device]` body): queues the
+    /// kernel as a child of the running block, on the parent's views.
+    #[doc(hidden)]
+    #[track_caller]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    pub fn __launch_device<'__emu_l>(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        __emu_stream: ::core::option::Option<&::deviceemu::__private::DeviceStream>,
+        x: impl ::deviceemu::__private::DeviceArg<'__emu_l, f32>,
+        sums: impl ::deviceemu::__private::DeviceArgMut<'__emu_l, f32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = block_sum::__info();
+        let x = <_ as ::deviceemu::__private::DeviceArg<'__emu_l, f32>>::into_view(x);
+        let sums = <_ as ::deviceemu::__private::DeviceArgMut<
+            '__emu_l,
+            f32,
+        >>::into_view(sums);
+        ::deviceemu::__private::device_launch(
+            __emu_info,
+            __emu_config,
+            __emu_stream,
+            ::core::panic::Location::caller(),
+            move || block_sum::__run_views(
+                __emu_config,
+                ::deviceemu::__private::launch_checks(),
+                x,
+                sums,
+            ),
+        )
+    }
+    /// Runs the launch now, on this thread, on views of its buffers (`__run`'s, or a
+    /// device-side launch's: the parent's), with the checkers `__emu_checks`.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    pub fn __run_views(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        __emu_checks: ::deviceemu::__private::Checks,
+        x: ::deviceemu::__private::Global<'_, f32>,
+        sums: ::deviceemu::__private::GlobalMut<'_, f32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = block_sum::__info();
+        if ::deviceemu::__private::per_access(__emu_checks) {
+            ::deviceemu::__private::launch_regions(
+                __emu_info,
+                __emu_config,
+                move |__emu_rb| block_sum::__regions::<true>(__emu_rb, x, sums),
+                move |__emu_ctx| block_sum::block_sum::<true>(__emu_ctx, x, sums),
+            )
+        } else {
+            ::deviceemu::__private::launch_regions(
+                __emu_info,
+                __emu_config,
+                move |__emu_rb| block_sum::__regions::<false>(__emu_rb, x, sums),
+                move |__emu_ctx| block_sum::block_sum::<false>(__emu_ctx, x, sums),
+            )
+        }
+    }
     /// Runs the launch now, on this thread.
     #[doc(hidden)]
     #[allow(clippy::too_many_arguments, dead_code)]
@@ -99,21 +156,7 @@ impl block_sum {
         let sums = unsafe {
             ::deviceemu::__private::global_mut(&mut sums, &__emu_meta_sums)
         }?;
-        if ::deviceemu::__private::per_access(__emu_checks) {
-            ::deviceemu::__private::launch_regions(
-                __emu_info,
-                __emu_config,
-                move |__emu_rb| block_sum::__regions::<true>(__emu_rb, x, sums),
-                move |__emu_ctx| block_sum::block_sum::<true>(__emu_ctx, x, sums),
-            )
-        } else {
-            ::deviceemu::__private::launch_regions(
-                __emu_info,
-                __emu_config,
-                move |__emu_rb| block_sum::__regions::<false>(__emu_rb, x, sums),
-                move |__emu_ctx| block_sum::block_sum::<false>(__emu_ctx, x, sums),
-            )
-        }
+        block_sum::__run_views(__emu_config, __emu_checks, x, sums)
     }
 }
 #[cfg(not(target_arch = "nvptx64"))]
@@ -552,22 +595,40 @@ impl on_host {
         let mut y = __emu_queued.write(y);
         __emu_queued.submit(move || on_host::__run(__emu_config, &mut y))
     }
-    /// Runs the launch now, on this thread.
+    /// A device-side launch (`launch!` in a `#[kernel]` or `#[device]` body): queues the
+    /// kernel as a child of the running block, on the parent's views.
     #[doc(hidden)]
+    #[track_caller]
     #[allow(clippy::too_many_arguments, dead_code)]
-    fn __run(
+    fn __launch_device<'__emu_l>(
         __emu_config: ::deviceemu::__private::LaunchConfig,
-        mut y: impl ::deviceemu::__private::KernelArgMut<u32>,
+        __emu_stream: ::core::option::Option<&::deviceemu::__private::DeviceStream>,
+        y: impl ::deviceemu::__private::DeviceArgMut<'__emu_l, u32>,
     ) -> ::core::result::Result<(), ::deviceemu::Error> {
         let __emu_info = on_host::__info();
-        if let ::core::option::Option::Some(r) = ::deviceemu::__private::host_only_on_gpu(
+        let y = <_ as ::deviceemu::__private::DeviceArgMut<'__emu_l, u32>>::into_view(y);
+        ::deviceemu::__private::device_launch(
             __emu_info,
-        ) {
-            return r;
-        }
-        let __emu_checks = ::deviceemu::__private::launch_checks();
-        let __emu_meta_y = ::deviceemu::__private::meta("y", &y, __emu_checks);
-        let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_y) }?;
+            __emu_config,
+            __emu_stream,
+            ::core::panic::Location::caller(),
+            move || on_host::__run_views(
+                __emu_config,
+                ::deviceemu::__private::launch_checks(),
+                y,
+            ),
+        )
+    }
+    /// Runs the launch now, on this thread, on views of its buffers (`__run`'s, or a
+    /// device-side launch's: the parent's), with the checkers `__emu_checks`.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    fn __run_views(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        __emu_checks: ::deviceemu::__private::Checks,
+        y: ::deviceemu::__private::GlobalMut<'_, u32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = on_host::__info();
         if ::deviceemu::__private::per_access(__emu_checks) {
             {
                 ::deviceemu::__private::announce_general(
@@ -593,6 +654,24 @@ impl on_host {
                 )
             }
         }
+    }
+    /// Runs the launch now, on this thread.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    fn __run(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        mut y: impl ::deviceemu::__private::KernelArgMut<u32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = on_host::__info();
+        if let ::core::option::Option::Some(r) = ::deviceemu::__private::host_only_on_gpu(
+            __emu_info,
+        ) {
+            return r;
+        }
+        let __emu_checks = ::deviceemu::__private::launch_checks();
+        let __emu_meta_y = ::deviceemu::__private::meta("y", &y, __emu_checks);
+        let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_y) }?;
+        on_host::__run_views(__emu_config, __emu_checks, y)
     }
 }
 #[cfg(not(target_arch = "nvptx64"))]

@@ -27,6 +27,47 @@ fn launch_param(p: &Param) -> TokenStream {
     }
 }
 
+/// A device-side launch's argument for `p` (`__launch_device`): a view of the parent's
+/// global memory for a buffer, the value for the others.
+fn device_param(p: &Param) -> TokenStream {
+    let (rt, name) = (rt(), &p.name);
+    match &p.kind {
+        ParamKind::Buffer { elem, writable: false } => quote!(#name: impl #rt::DeviceArg<'__emu_l, #elem>),
+        ParamKind::Buffer { elem, writable: true } => quote!(#name: impl #rt::DeviceArgMut<'__emu_l, #elem>),
+        ParamKind::Scalar | ParamKind::View => {
+            let ty = &p.ty;
+            quote!(#name: #ty)
+        }
+    }
+}
+
+/// The view a device-side launch makes of a buffer argument.
+fn device_view(p: &Param) -> Option<TokenStream> {
+    let (rt, name) = (rt(), &p.name);
+    match &p.kind {
+        ParamKind::Buffer { elem, writable: false } => {
+            Some(quote!(let #name = <_ as #rt::DeviceArg<'__emu_l, #elem>>::into_view(#name);))
+        }
+        ParamKind::Buffer { elem, writable: true } => {
+            Some(quote!(let #name = <_ as #rt::DeviceArgMut<'__emu_l, #elem>>::into_view(#name);))
+        }
+        ParamKind::Scalar | ParamKind::View => None,
+    }
+}
+
+/// `__run_views`'s parameter for `p`: buffers as the views the kernel body takes.
+fn view_param(p: &Param) -> TokenStream {
+    let (rt, name) = (rt(), &p.name);
+    match &p.kind {
+        ParamKind::Buffer { elem, writable: false } => quote!(#name: #rt::Global<'_, #elem>),
+        ParamKind::Buffer { elem, writable: true } => quote!(#name: #rt::GlobalMut<'_, #elem>),
+        ParamKind::Scalar | ParamKind::View => {
+            let ty = &p.ty;
+            quote!(#name: #ty)
+        }
+    }
+}
+
 /// The GPU launch's argument for `p`.
 fn gpu_arg(p: &Param) -> TokenStream {
     let (rt, name) = (rt(), &p.name);
@@ -57,6 +98,13 @@ fn view_setup(p: &Param) -> Option<TokenStream> {
 /// launch fails with an error that says so.
 fn gpu_launch(l: &Lowered, k: &Kernel, on_stream: bool) -> TokenStream {
     let rt = rt();
+    if k.device_launches {
+        return quote! {
+            if let ::core::option::Option::Some(r) = #rt::device_launches_on_gpu(__emu_info) {
+                return r;
+            }
+        };
+    }
     if k.attr.host_only {
         return quote! {
             if let ::core::option::Option::Some(r) = #rt::host_only_on_gpu(__emu_info) {
@@ -139,6 +187,9 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
     let gpu = gpu_launch(l, k, false);
     let gpu_stream = gpu_launch(l, k, true);
     let (checked, plain) = host_calls(l, k);
+    let device_params: Vec<_> = l.params.iter().map(device_param).collect();
+    let device_views = l.params.iter().filter_map(device_view);
+    let view_params: Vec<_> = l.params.iter().map(view_param).collect();
     let launch_fn = if k.state_machine { quote!(#rt::launch_tasks) } else { quote!(#rt::launch) };
     let (checked_launch, plain_launch) = match &k.fission {
         Ok(fission) => (super::regions::launch_call(l, k, fission, true), super::regions::launch_call(l, k, fission, false)),
@@ -205,6 +256,44 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
                 __emu_queued.submit(move || #name::__run(__emu_config, #(#queued_args),*))
             }
 
+            /// A device-side launch (`launch!` in a `#[kernel]` or `#[device]` body): queues the
+            /// kernel as a child of the running block, on the parent's views.
+            #[doc(hidden)]
+            #[track_caller]
+            #[allow(clippy::too_many_arguments, dead_code)]
+            #vis fn __launch_device<'__emu_l>(
+                __emu_config: #rt::LaunchConfig,
+                __emu_stream: ::core::option::Option<&#rt::DeviceStream>,
+                #(#device_params),*
+            ) -> ::core::result::Result<(), ::deviceemu::Error> {
+                let __emu_info = #name::__info();
+                #(#device_views)*
+                #rt::device_launch(
+                    __emu_info,
+                    __emu_config,
+                    __emu_stream,
+                    ::core::panic::Location::caller(),
+                    move || #name::__run_views(__emu_config, #rt::launch_checks(), #(#arg_names),*),
+                )
+            }
+
+            /// Runs the launch now, on this thread, on views of its buffers (`__run`'s, or a
+            /// device-side launch's: the parent's), with the checkers `__emu_checks`.
+            #[doc(hidden)]
+            #[allow(clippy::too_many_arguments, dead_code)]
+            #vis fn __run_views(
+                __emu_config: #rt::LaunchConfig,
+                __emu_checks: #rt::Checks,
+                #(#view_params),*
+            ) -> ::core::result::Result<(), ::deviceemu::Error> {
+                let __emu_info = #name::__info();
+                if #rt::per_access(__emu_checks) {
+                    #checked_launch
+                } else {
+                    #plain_launch
+                }
+            }
+
             /// Runs the launch now, on this thread.
             #[doc(hidden)]
             #[allow(clippy::too_many_arguments, dead_code)]
@@ -216,11 +305,7 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
                 #gpu
                 let __emu_checks = #rt::launch_checks();
                 #(#setup)*
-                if #rt::per_access(__emu_checks) {
-                    #checked_launch
-                } else {
-                    #plain_launch
-                }
+                #name::__run_views(__emu_config, __emu_checks, #(#arg_names),*)
             }
         }
     }

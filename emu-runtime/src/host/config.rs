@@ -22,6 +22,8 @@
 //! | `EMU_CHECK_ACTION` | `error` (racecheck and initcheck findings fail the launch, 719), `report` (printed, the launch returns `Ok`) | `error` |
 //! | `EMU_STICKY_ERRORS` | `0`, `1`: a fault with one of CUDA's sticky codes (700, 702, 710, 714-719) is returned by every later call | `0` |
 //! | `EMU_LAUNCH_BLOCKING` | `0`, `1`: every launch waits for its kernel and returns its fault, as `CUDA_LAUNCH_BLOCKING=1` | `0` |
+//! | `EMU_DEVICE_RUNTIME` | `cdp2` (sm_90: no device-side `device_synchronize`), `cdp1` (the legacy device runtime, with it and a 24-level nesting limit) | `cdp2` |
+//! | `EMU_PENDING_LAUNCH_LIMIT` | device-side launches that may be pending (`cudaLimitDevRuntimePendingLaunchCount`) | `2048` |
 //! | `EMU_DEFAULT_STREAM` | `legacy`, `per-thread` (each host thread gets its own default stream, as nvcc's `--default-stream per-thread`) | `legacy` |
 //!
 //! Process-wide, read from the environment only (see `report.rs`): `EMU_LOG_FILE`,
@@ -107,6 +109,20 @@ pub enum DefaultStream {
     PerThread,
 }
 
+/// Which device runtime (dynamic parallelism) kernels see (`EMU_DEVICE_RUNTIME`); see
+/// ARCHITECTURE.md, *The device runtime*.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DeviceRuntime {
+    /// CUDA 12+ on sm_90 (CDP2): tail-launch and fire-and-forget streams, no device-side
+    /// `device_synchronize()` (a reported error), no nesting-depth limit (the H200 ran depth
+    /// 200, tools/probes/RESULTS.md p7).
+    #[default]
+    Cdp2,
+    /// The legacy device runtime (CDP1): device-side `device_synchronize()` waits for the work
+    /// the calling block launched so far; launches deeper than 24 levels fail with 65.
+    Cdp1,
+}
+
 /// What racecheck and initcheck findings do to a launch (`EMU_CHECK_ACTION`).
 ///
 /// Out-of-bounds accesses, panics and barrier errors always fail the launch: the kernel could
@@ -187,6 +203,8 @@ pub struct Config {
     default_stream: DefaultStream,
     path: ExecPath,
     verbose: bool,
+    device_runtime: DeviceRuntime,
+    pending_launch_limit: usize,
 }
 
 impl Default for Config {
@@ -208,6 +226,8 @@ impl Default for Config {
             default_stream: DefaultStream::Legacy,
             path: ExecPath::Auto,
             verbose: false,
+            device_runtime: DeviceRuntime::Cdp2,
+            pending_launch_limit: 2048,
         }
     }
 }
@@ -316,6 +336,19 @@ impl Config {
                 _ => return Err(invalid("EMU_DEFAULT_STREAM", v, "`legacy`, `per-thread`")),
             };
         }
+        if let Some(v) = var("EMU_DEVICE_RUNTIME") {
+            c.device_runtime = match v.trim() {
+                "cdp2" => DeviceRuntime::Cdp2,
+                "cdp1" => DeviceRuntime::Cdp1,
+                _ => return Err(invalid("EMU_DEVICE_RUNTIME", v, "`cdp2` (sm_90, the default), `cdp1` (legacy)")),
+            };
+        }
+        if let Some(v) = var("EMU_PENDING_LAUNCH_LIMIT") {
+            c.pending_launch_limit = v
+                .trim()
+                .parse()
+                .map_err(|_| invalid("EMU_PENDING_LAUNCH_LIMIT", v, "an unsigned integer, e.g. `2048` (CUDA's default)"))?;
+        }
         Ok(c)
     }
 
@@ -382,6 +415,27 @@ impl Config {
     /// Which stream the default stream is ([`Config::default_stream`]).
     pub fn get_default_stream(&self) -> DefaultStream {
         self.default_stream
+    }
+    /// Which device runtime kernels see (`EMU_DEVICE_RUNTIME`): [`DeviceRuntime::Cdp2`]
+    /// (sm_90, the default) or the legacy [`DeviceRuntime::Cdp1`].
+    pub fn device_runtime(mut self, profile: DeviceRuntime) -> Self {
+        self.device_runtime = profile;
+        self
+    }
+    /// Which device runtime kernels see.
+    pub fn get_device_runtime(&self) -> DeviceRuntime {
+        self.device_runtime
+    }
+    /// How many device-side launches may be pending (`cudaLimitDevRuntimePendingLaunchCount`,
+    /// `EMU_PENDING_LAUNCH_LIMIT`; default 2048); past it a launch fails with 69, by the rules
+    /// ARCHITECTURE.md's *The device runtime* gives per stream kind.
+    pub fn pending_launch_limit(mut self, launches: usize) -> Self {
+        self.pending_launch_limit = launches;
+        self
+    }
+    /// How many device-side launches may be pending.
+    pub fn get_pending_launch_limit(&self) -> usize {
+        self.pending_launch_limit
     }
     /// Which host form of kernels launches run (`EMU_PATH`).
     pub fn path(mut self, path: ExecPath) -> Self {

@@ -67,6 +67,22 @@ pub enum Error {
         /// What does not fit, and how to fix it.
         message: String,
     },
+    /// A device-side launch deeper than the device runtime allows
+    /// (`cudaErrorLaunchMaxDepthExceeded`, 65; the cdp1 profile's 24 levels).
+    LaunchMaxDepthExceeded {
+        /// The kernel that was launched.
+        kernel: &'static str,
+        /// What happened and what to do.
+        message: String,
+    },
+    /// A device-side launch past the pending-launch limit
+    /// (`cudaErrorLaunchPendingCountExceeded`, 69).
+    LaunchPendingCountExceeded {
+        /// The kernel that was launched.
+        kernel: &'static str,
+        /// What happened and what to do.
+        message: String,
+    },
     /// A setting asks for something not implemented yet (`cudaErrorNotSupported`, 801).
     NotSupported {
         /// What, and what to use instead.
@@ -127,6 +143,8 @@ impl Error {
             Error::CooperativeLaunchTooLarge { .. } => 720,
             Error::InvalidClusterSize { .. } => 912,
             Error::NotSupported { .. } => 801,
+            Error::LaunchMaxDepthExceeded { .. } => 65,
+            Error::LaunchPendingCountExceeded { .. } => 69,
             Error::NoDevice { .. } => 100,
             Error::NotReady { .. } => 600,
             Error::InvalidResourceHandle { .. } => 400,
@@ -153,6 +171,8 @@ impl Error {
             720 => "cudaErrorCooperativeLaunchTooLarge",
             912 => "cudaErrorInvalidClusterSize",
             801 => "cudaErrorNotSupported",
+            65 => "cudaErrorLaunchMaxDepthExceeded",
+            69 => "cudaErrorLaunchPendingCountExceeded",
             100 => "cudaErrorNoDevice",
             400 => "cudaErrorInvalidResourceHandle",
             600 => "cudaErrorNotReady",
@@ -209,6 +229,12 @@ impl fmt::Display for Error {
                 write!(f, "invalid cluster size for kernel `{kernel}`: {message} (nothing ran)")
             }
             Error::NotSupported { message } => write!(f, "not supported: {message}"),
+            Error::LaunchMaxDepthExceeded { kernel, message } => {
+                write!(f, "device-side launch of kernel `{kernel}` too deep (cudaErrorLaunchMaxDepthExceeded): {message} (it did not run)")
+            }
+            Error::LaunchPendingCountExceeded { kernel, message } => {
+                write!(f, "device-side launch of kernel `{kernel}` failed (cudaErrorLaunchPendingCountExceeded): {message} (it did not run)")
+            }
             Error::NoDevice { message } => write!(f, "no CUDA device: {message}"),
             Error::NotReady { message } => write!(f, "not ready: {message}"),
             Error::InvalidResourceHandle { message } => write!(f, "invalid resource handle: {message}"),

@@ -242,6 +242,22 @@ pub enum Finding {
         /// What is wrong, and what to do.
         problem: String,
     },
+    /// A misuse of the device runtime (dynamic parallelism) that CUDA leaves undefined or
+    /// rejects: a device stream or event used by a block or grid that did not create it, or
+    /// `device_synchronize()` in a kernel on the sm_90 (CDP2) profile (error 719; the call
+    /// itself returns 400 or 801).
+    DeviceRuntime {
+        /// What was wrong, in one line.
+        problem: String,
+        /// Where the object came from, or what to do instead.
+        detail: String,
+        /// The call.
+        at: SourceLocation,
+        /// The calling thread.
+        thread: Dim3,
+        /// Its block.
+        block: Dim3,
+    },
     /// The block's shared arrays need more shared memory than the launch may use (error 701).
     SharedMemoryExceeded {
         /// Bytes needed by the static arrays seen so far plus the dynamic bytes.
@@ -280,7 +296,8 @@ impl Finding {
             | Finding::UninitializedAccess { .. }
             | Finding::Race { .. }
             | Finding::StackOverflow { .. }
-            | Finding::GridSync { .. } => 719,
+            | Finding::GridSync { .. }
+            | Finding::DeviceRuntime { .. } => 719,
         }
     }
 
@@ -297,6 +314,7 @@ impl Finding {
             | Finding::StackOverflow { thread, .. }
             | Finding::SharedMemoryExceeded { thread, .. }
             | Finding::GridSync { thread, .. }
+            | Finding::DeviceRuntime { thread, .. }
             | Finding::LaunchTimeout { thread, .. } => *thread,
         }
     }
@@ -314,13 +332,14 @@ impl Finding {
             | Finding::StackOverflow { block, .. }
             | Finding::SharedMemoryExceeded { block, .. }
             | Finding::GridSync { block, .. }
+            | Finding::DeviceRuntime { block, .. }
             | Finding::LaunchTimeout { block, .. } => *block,
         }
     }
 
     /// A short name for the kind of bug, as `EMU_REPORT` writes it: `out_of_bounds`, `panic`,
     /// `misaligned_address`, `barrier_divergence`, `uninitialized_access`, `race`, `invalid_warp_mask`,
-    /// `stack_overflow`, `shared_memory_exceeded`, `launch_timeout`, `grid_sync`.
+    /// `stack_overflow`, `shared_memory_exceeded`, `launch_timeout`, `grid_sync`, `device_runtime`.
     pub fn kind(&self) -> &'static str {
         match self {
             Finding::OutOfBounds { .. } => "out_of_bounds",
@@ -334,6 +353,7 @@ impl Finding {
             Finding::SharedMemoryExceeded { .. } => "shared_memory_exceeded",
             Finding::LaunchTimeout { .. } => "launch_timeout",
             Finding::GridSync { .. } => "grid_sync",
+            Finding::DeviceRuntime { .. } => "device_runtime",
         }
     }
 
@@ -347,6 +367,7 @@ impl Finding {
             | Finding::InvalidWarpMask { at, .. }
             | Finding::SharedMemoryExceeded { at, .. }
             | Finding::GridSync { at, .. }
+            | Finding::DeviceRuntime { at, .. }
             | Finding::LaunchTimeout { at, .. } => Some(at),
             Finding::Race { second_at, .. } => Some(second_at),
             Finding::Panic { at, .. } => at.as_ref(),
@@ -436,6 +457,12 @@ impl Finding {
                     "{P}     element {index} of a cast view of {name}: the view starts at an address that is not \
                      a multiple of its element type's alignment; cast at an aligned offset"
                 )
+            }
+            Finding::DeviceRuntime { problem, detail, at, thread, block } => {
+                let _ = writeln!(out, "{P} Device runtime error: {problem}");
+                let _ = writeln!(out, "{P}     at {kernel} in {at}");
+                let _ = writeln!(out, "{P}     by thread {thread} in block {block}");
+                writeln!(out, "{P}     {detail}")
             }
             Finding::Panic { message, at, thread, block } => {
                 let _ = writeln!(out, "{P} Kernel panic: {message}");
@@ -677,6 +704,12 @@ pub fn quietly<R>(f: impl FnOnce() -> R) -> R {
     }
     let _restore = Restore(QUIET.with(|q| q.replace(true)));
     f()
+}
+
+/// Whether this host thread's reports are silenced ([`quietly`]): the device runtime carries
+/// it to the threads that run child grids.
+pub(crate) fn is_quiet() -> bool {
+    QUIET.with(Cell::get)
 }
 
 /// Findings of every loud launch of the process.

@@ -94,14 +94,25 @@ pub extern "C" fn deviceemu_where() -> *const c_char {
 
 fn where_text() -> String {
     match context::current() {
-        Some(b) => format!(
-            "kernel {}, block {}, thread {}",
-            b.launch().kernel.name,
-            b.block_idx(),
-            context::thread_idx()
-        ),
+        Some(b) => {
+            let mut s = format!("kernel {}, block {}, thread {}", b.launch().kernel.name, b.block_idx(), context::thread_idx());
+            // A child grid (device-side launch): who launched it, up to the host's grid.
+            if let Some(p) = &b.launch().devrt.parent {
+                for line in p.lines() {
+                    s.push_str("\n  ");
+                    s.push_str(&line);
+                }
+            }
+            s
+        }
         None => "no GPU thread is running on this host thread".to_owned(),
     }
+}
+
+/// What `emu-where` prints for the running GPU thread (tests).
+#[cfg(not(target_arch = "nvptx64"))]
+pub(crate) fn where_now() -> String {
+    where_text()
 }
 
 /// A NUL-terminated list of the threads of the running block and what each is doing

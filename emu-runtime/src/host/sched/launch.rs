@@ -227,6 +227,9 @@ pub(crate) struct LaunchShared {
     /// Whether this is a cooperative launch (`launch_cooperative!`): its blocks are driven
     /// together, so that they can meet at grid syncs (`run_cooperative`).
     pub(crate) cooperative: bool,
+    /// The device runtime's state: the children this grid launched, its streams and events,
+    /// and, for a child grid, who launched it (`devrt.rs`).
+    pub(crate) devrt: crate::host::sched::devrt::GridRt,
 }
 
 impl LaunchShared {
@@ -520,8 +523,10 @@ pub(crate) fn run<'t>(
         // Entering this launch's blocks would overwrite the running block's thread-locals.
         return Err(Error::NotSupported {
             message: format!(
-                "`launch!` of kernel `{}` from inside a running kernel: device-side launch (dynamic \
-                 parallelism) is not supported yet; launch it from the host after this launch returns",
+                "`launch!` of kernel `{}` from inside a running kernel, with host buffers: a launch made by host \
+                 code that a kernel calls is not a device-side launch; write the `launch!` in the `#[kernel]` or \
+                 `#[device]` function itself and pass the parent's views and scalars (dynamic parallelism, \
+                 ARCHITECTURE.md, The device runtime)",
                 kernel.name
             ),
         });
@@ -553,6 +558,7 @@ pub(crate) fn run<'t>(
         progress: LaunchProgress::default(),
         host_error: Mutex::new(None),
         host_failed: std::sync::atomic::AtomicBool::new(false),
+        devrt: crate::host::sched::devrt::GridRt::new(),
     };
     let per_block = cfg.block.count() as usize;
     let blocks = cfg.grid.count();
@@ -597,6 +603,8 @@ pub(crate) fn run<'t>(
             });
         }
     }
+    // The children the grid launched (device-side `launch!`), after all its blocks.
+    let children = crate::host::sched::devrt::finish_grid(&shared);
     if let Some(e) = shared.host_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(e);
     }
@@ -605,7 +613,11 @@ pub(crate) fn run<'t>(
     let hazards_only_report = config.get_check_action() == crate::host::config::CheckAction::Report;
     let print_limit = config.get_print_limit();
     let (findings, total, only_hazards) = shared.findings.into_parts();
-    report::conclude(kernel.name, print_limit, hazards_only_report, findings, total, only_hazards)
+    let name = match &shared.devrt.parent {
+        Some(p) if total > 0 => crate::host::sched::devrt::report_name(kernel.name, p),
+        _ => kernel.name,
+    };
+    report::conclude(name, print_limit, hazards_only_report, findings, total, only_hazards).and(children)
 }
 
 #[cfg(test)]

@@ -15,12 +15,14 @@
 //! | `panics`    | capturing kernel panics for reports |
 //! | `regions`   | a block run as barrier regions: each a loop over its threads (`#[kernel]`'s fast form) |
 //! | `progress`  | progress points in loops (spinning threads yield) and the watchdog |
+//! | `devrt`     | the device runtime: device-side launches, their queues, streams, events and limits |
 //! | `debugger`  | functions gdb/lldb call to name the GPU thread at a breakpoint |
 
 pub(crate) mod barrier;
 pub(crate) mod block;
 pub(crate) mod context;
 pub(crate) mod debugger;
+pub(crate) mod devrt;
 pub(crate) mod fiber;
 pub(crate) mod hooks;
 pub(crate) mod launch;

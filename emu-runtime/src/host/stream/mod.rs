@@ -136,7 +136,15 @@ impl Stream {
 /// Waits until all work queued on the current device, on every stream, has completed
 /// (`cudaDeviceSynchronize`); returns the first fault of it not yet returned (recorded as the
 /// last error), or with sticky errors on, the sticky error.
+///
+/// Called in a kernel it is the device runtime's `cudaDeviceSynchronize`: in the legacy cdp1
+/// profile it waits for the work the calling block launched so far; in the sm_90 (cdp2)
+/// profile it is a reported error (ARCHITECTURE.md, *The device runtime*).
+#[track_caller]
 pub fn device_synchronize() -> Result<(), Error> {
+    if let Some(b) = crate::host::sched::context::current() {
+        return crate::host::sched::devrt::device_synchronize_in_kernel(b);
+    }
     #[cfg(feature = "gpu")]
     if config::effective()?.get_target() == config::Target::Gpu {
         return record_gpu(crate::gpu::stream::device_synchronize());
