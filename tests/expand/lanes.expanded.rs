@@ -76,6 +76,63 @@ impl scale {
         let mut y = __emu_queued.write(y);
         __emu_queued.submit(move || scale::__run(__emu_config, a, &x, &mut y))
     }
+    /// A device-side launch (`launch!` in a `#[kernel]` or `#[device]` body): queues the
+    /// kernel as a child of the running block, on the parent's views.
+    #[doc(hidden)]
+    #[track_caller]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    pub fn __launch_device<'__emu_l>(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        __emu_stream: ::core::option::Option<&::deviceemu::__private::DeviceStream>,
+        a: f32,
+        x: impl ::deviceemu::__private::DeviceArg<'__emu_l, f32>,
+        y: impl ::deviceemu::__private::DeviceArgMut<'__emu_l, f32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = scale::__info();
+        let x = <_ as ::deviceemu::__private::DeviceArg<'__emu_l, f32>>::into_view(x);
+        let y = <_ as ::deviceemu::__private::DeviceArgMut<'__emu_l, f32>>::into_view(y);
+        ::deviceemu::__private::device_launch(
+            __emu_info,
+            __emu_config,
+            __emu_stream,
+            ::core::panic::Location::caller(),
+            move || scale::__run_views(
+                __emu_config,
+                ::deviceemu::__private::launch_checks(),
+                a,
+                x,
+                y,
+            ),
+        )
+    }
+    /// Runs the launch now, on this thread, on views of its buffers (`__run`'s, or a
+    /// device-side launch's: the parent's), with the checkers `__emu_checks`.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    pub fn __run_views(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        __emu_checks: ::deviceemu::__private::Checks,
+        a: f32,
+        x: ::deviceemu::__private::Global<'_, f32>,
+        y: ::deviceemu::__private::GlobalMut<'_, f32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = scale::__info();
+        if ::deviceemu::__private::per_access(__emu_checks) {
+            ::deviceemu::__private::launch_lanes(
+                __emu_info,
+                __emu_config,
+                move |__emu_rb| scale::__regions::<true>(__emu_rb, a, x, y),
+                move |__emu_ctx| scale::scale::<true>(__emu_ctx, a, x, y),
+            )
+        } else {
+            ::deviceemu::__private::launch_lanes(
+                __emu_info,
+                __emu_config,
+                move |__emu_rb| scale::__regions::<false>(__emu_rb, a, x, y),
+                move |__emu_ctx| scale::scale::<false>(__emu_ctx, a, x, y),
+            )
+        }
+    }
     /// Runs the launch now, on this thread.
     #[doc(hidden)]
     #[allow(clippy::too_many_arguments, dead_code)]
@@ -104,21 +161,7 @@ impl scale {
         let x = unsafe { ::deviceemu::__private::global(&x, &__emu_meta_x) }?;
         let __emu_meta_y = ::deviceemu::__private::meta("y", &y, __emu_checks);
         let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_y) }?;
-        if ::deviceemu::__private::per_access(__emu_checks) {
-            ::deviceemu::__private::launch_lanes(
-                __emu_info,
-                __emu_config,
-                move |__emu_rb| scale::__regions::<true>(__emu_rb, a, x, y),
-                move |__emu_ctx| scale::scale::<true>(__emu_ctx, a, x, y),
-            )
-        } else {
-            ::deviceemu::__private::launch_lanes(
-                __emu_info,
-                __emu_config,
-                move |__emu_rb| scale::__regions::<false>(__emu_rb, a, x, y),
-                move |__emu_ctx| scale::scale::<false>(__emu_ctx, a, x, y),
-            )
-        }
+        scale::__run_views(__emu_config, __emu_checks, a, x, y)
     }
 }
 #[cfg(not(target_arch = "nvptx64"))]
@@ -433,6 +476,60 @@ impl clamp_some {
         let mut y = __emu_queued.write(y);
         __emu_queued.submit(move || clamp_some::__run(__emu_config, &x, &mut y))
     }
+    /// A device-side launch (`launch!` in a `#[kernel]` or `#[device]` body): queues the
+    /// kernel as a child of the running block, on the parent's views.
+    #[doc(hidden)]
+    #[track_caller]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    pub fn __launch_device<'__emu_l>(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        __emu_stream: ::core::option::Option<&::deviceemu::__private::DeviceStream>,
+        x: impl ::deviceemu::__private::DeviceArg<'__emu_l, u32>,
+        y: impl ::deviceemu::__private::DeviceArgMut<'__emu_l, u32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = clamp_some::__info();
+        let x = <_ as ::deviceemu::__private::DeviceArg<'__emu_l, u32>>::into_view(x);
+        let y = <_ as ::deviceemu::__private::DeviceArgMut<'__emu_l, u32>>::into_view(y);
+        ::deviceemu::__private::device_launch(
+            __emu_info,
+            __emu_config,
+            __emu_stream,
+            ::core::panic::Location::caller(),
+            move || clamp_some::__run_views(
+                __emu_config,
+                ::deviceemu::__private::launch_checks(),
+                x,
+                y,
+            ),
+        )
+    }
+    /// Runs the launch now, on this thread, on views of its buffers (`__run`'s, or a
+    /// device-side launch's: the parent's), with the checkers `__emu_checks`.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    pub fn __run_views(
+        __emu_config: ::deviceemu::__private::LaunchConfig,
+        __emu_checks: ::deviceemu::__private::Checks,
+        x: ::deviceemu::__private::Global<'_, u32>,
+        y: ::deviceemu::__private::GlobalMut<'_, u32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        let __emu_info = clamp_some::__info();
+        if ::deviceemu::__private::per_access(__emu_checks) {
+            ::deviceemu::__private::launch_lanes(
+                __emu_info,
+                __emu_config,
+                move |__emu_rb| clamp_some::__regions::<true>(__emu_rb, x, y),
+                move |__emu_ctx| clamp_some::clamp_some::<true>(__emu_ctx, x, y),
+            )
+        } else {
+            ::deviceemu::__private::launch_lanes(
+                __emu_info,
+                __emu_config,
+                move |__emu_rb| clamp_some::__regions::<false>(__emu_rb, x, y),
+                move |__emu_ctx| clamp_some::clamp_some::<false>(__emu_ctx, x, y),
+            )
+        }
+    }
     /// Runs the launch now, on this thread.
     #[doc(hidden)]
     #[allow(clippy::too_many_arguments, dead_code)]
@@ -459,21 +556,7 @@ impl clamp_some {
         let x = unsafe { ::deviceemu::__private::global(&x, &__emu_meta_x) }?;
         let __emu_meta_y = ::deviceemu::__private::meta("y", &y, __emu_checks);
         let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_y) }?;
-        if ::deviceemu::__private::per_access(__emu_checks) {
-            ::deviceemu::__private::launch_lanes(
-                __emu_info,
-                __emu_config,
-                move |__emu_rb| clamp_some::__regions::<true>(__emu_rb, x, y),
-                move |__emu_ctx| clamp_some::clamp_some::<true>(__emu_ctx, x, y),
-            )
-        } else {
-            ::deviceemu::__private::launch_lanes(
-                __emu_info,
-                __emu_config,
-                move |__emu_rb| clamp_some::__regions::<false>(__emu_rb, x, y),
-                move |__emu_ctx| clamp_some::clamp_some::<false>(__emu_ctx, x, y),
-            )
-        }
+        clamp_some::__run_views(__emu_config, __emu_checks, x, y)
     }
 }
 #[cfg(not(target_arch = "nvptx64"))]
