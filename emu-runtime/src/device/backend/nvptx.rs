@@ -24,7 +24,7 @@ use core::sync::atomic::Ordering;
 
 use super::{
     AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicLoadStoreImpl,
-    AtomicMinMaxImpl, AtomicSubImpl, BarrierOp, ReduxKind, ShflMode, VoteOp,
+    AtomicMinMaxImpl, AtomicSubImpl, BarrierOp, ReduxKind, ShflMode, TileOp, VoteOp,
 };
 use crate::device::{Ordered, Scope};
 use crate::device::copy::DeviceCopy;
@@ -926,4 +926,193 @@ pub(crate) fn map_shared_rank<'a, T: crate::device::DeviceCopy>(view: &View<'a, 
     unsafe { nvptx::trap() }
     #[allow(unreachable_code)]
     *view
+}
+
+// ------------------------------------------------------------------ multi-warp tiles
+
+// The scratch of multi-warp tiles, as CUDA's `details::multi_warp_scratch` lays it out (CUDA
+// puts it in the block's reserved shared memory on sm_80+): five barrier words (one per tile
+// size, 64 to 1024), 12 reserved bytes, then one 8-byte communication slot per warp.
+core::arch::global_asm!(".shared .align 8 .b8 __emu_cg_tile_scratch[288];");
+
+/// The generic address of the tile scratch.
+#[inline(always)]
+fn tile_scratch() -> *mut u8 {
+    let p: u64;
+    // SAFETY: takes the address of a module `.shared` variable.
+    unsafe { asm!("cvta.shared.u64 {p}, __emu_cg_tile_scratch;", p = out(reg64) p, options(pure, nomem, nostack)) };
+    p as *mut u8
+}
+
+/// The barrier word of tiles of `warps` warps (`get_sync_location`).
+#[inline(always)]
+fn tile_barrier(warps: u32) -> *mut u32 {
+    // SAFETY: `log2(warps / 2) < 5` words lie at the start of the scratch.
+    unsafe { tile_scratch().cast::<u32>().add((warps / 2).trailing_zeros() as usize) }
+}
+
+/// Warp `w`'s communication slot (`communication_memory[w]`).
+#[inline(always)]
+fn tile_slot(w: u32) -> *mut u64 {
+    // SAFETY: 32 slots of 8 bytes follow the 32 bytes of barriers; `w < 32`.
+    unsafe { tile_scratch().add(32).cast::<u64>().add((w & 31) as usize) }
+}
+
+#[inline(always)]
+fn cta_rank() -> u32 {
+    let (t, d) = (thread_idx(), block_dim());
+    t.x + d.x * (t.y + d.y * t.z)
+}
+
+/// `get_group_mask`: the bits of the block's warps that form the caller's tile.
+#[inline(always)]
+fn tile_group_mask(rank: u32, warps: u32) -> u32 {
+    if warps == 32 {
+        u32::MAX
+    } else {
+        ((1u32 << warps) - 1) << (warps * (rank / (warps * 32)))
+    }
+}
+
+#[inline(always)]
+fn atom_or_acq_rel_cta(p: *mut u32, v: u32) -> u32 {
+    let r: u32;
+    // SAFETY: `p` is a barrier word of the tile scratch.
+    unsafe { asm!("atom.or.acq_rel.cta.b32 {r}, [{p}], {v};", r = out(reg32) r, p = in(reg64) p, v = in(reg32) v, options(nostack)) };
+    r
+}
+
+#[inline(always)]
+fn red_and_cta(p: *mut u32, v: u32, release: bool) {
+    // SAFETY: `p` is a barrier word of the tile scratch.
+    unsafe {
+        if release {
+            asm!("red.and.release.cta.b32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v, options(nostack));
+        } else {
+            asm!("red.and.relaxed.cta.b32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v, options(nostack));
+        }
+    }
+}
+
+#[inline(always)]
+fn red_or_release_cta(p: *mut u32, v: u32) {
+    // SAFETY: `p` is a barrier word of the tile scratch.
+    unsafe { asm!("red.or.release.cta.b32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v, options(nostack)) };
+}
+
+#[inline(always)]
+fn ld_acquire_cta(p: *mut u32) -> u32 {
+    let r: u32;
+    // SAFETY: `p` is a barrier word of the tile scratch.
+    unsafe { asm!("ld.acquire.cta.u32 {r}, [{p}];", r = out(reg32) r, p = in(reg64) p, options(nostack)) };
+    r
+}
+
+/// `details::sync_warps`: the caller's warp arrives at its tile's barrier and waits for the
+/// tile's other warps.
+#[inline(always)]
+fn sync_warps(bar: *mut u32, rank: u32, warps: u32) {
+    let bit = 1u32 << (rank / 32);
+    let group = tile_group_mask(rank, warps);
+    warp_sync(u32::MAX);
+    if rank % 32 == 0 {
+        let old = atom_or_acq_rel_cta(bar, bit);
+        if (old | bit) & group == group {
+            red_and_cta(bar, !group, false);
+        } else {
+            while ld_acquire_cta(bar) & bit != 0 {}
+        }
+    }
+    warp_sync(u32::MAX);
+}
+
+/// `details::sync_warps_reset`, done before the parent's sync when a multi-warp tile is made.
+#[inline(always)]
+pub(crate) fn tile_reset(warps: u32) {
+    let rank = cta_rank();
+    warp_sync(u32::MAX);
+    if rank % 32 == 0 {
+        red_and_cta(tile_barrier(warps), !(1u32 << (rank / 32)), true);
+    }
+}
+
+/// A multi-warp tile's collective, as CUDA's `__static_size_multi_warp_tile_base` does it:
+/// `sync` is `sync_warps`; `shfl` passes the value through the source warp's slot
+/// (`shfl_impl`); `any` and `all` vote in each warp, then the last warp to arrive votes over
+/// the warps' slots and releases the others (`collectives_scheme`).
+#[inline(always)]
+pub(crate) fn tile_collective(op: TileOp, warps: u32, bits: u64, _wide: bool, src: u32) -> u64 {
+    let rank = cta_rank();
+    let size = warps * 32;
+    let tile_rank = rank & (size - 1);
+    let bar = tile_barrier(warps);
+    let bit = 1u32 << (rank / 32);
+    let group = tile_group_mask(rank, warps);
+    let first_warp = (rank - tile_rank) / 32;
+    match op {
+        TileOp::Sync => {
+            sync_warps(bar, rank, warps);
+            0
+        }
+        TileOp::Shfl => {
+            let src_warp = src / 32;
+            let slot = tile_slot(first_warp + src_warp);
+            if tile_rank / 32 == src_warp {
+                warp_sync(u32::MAX);
+                if tile_rank == src {
+                    // SAFETY: the source warp's slot; the other warps read it only after this
+                    // warp arrived (release).
+                    unsafe { slot.write_volatile(bits) };
+                }
+                warp_sync(u32::MAX);
+                if rank % 32 == 0 {
+                    red_or_release_cta(bar, bit);
+                }
+                // SAFETY: the slot written above.
+                let r = unsafe { slot.read_volatile() };
+                while ld_acquire_cta(bar) & bit != 0 {}
+                r
+            } else {
+                let wait = 1u32 << (first_warp + src_warp);
+                while ld_acquire_cta(bar) & wait != wait {}
+                // SAFETY: the source warp wrote its slot before it arrived (acquire above).
+                let r = unsafe { slot.read_volatile() };
+                sync_warps(bar, rank, warps);
+                r
+            }
+        }
+        TileOp::Any | TileOp::All => {
+            let vote = if op == TileOp::Any { VoteOp::Any } else { VoteOp::All };
+            let own = tile_slot(rank / 32);
+            let v = warp_vote(vote, u32::MAX, bits != 0) as u64;
+            // SAFETY: the caller's own warp's slot (every lane writes the same value).
+            unsafe { own.write_volatile(v) };
+            warp_sync(u32::MAX);
+            let mut old = 0;
+            if rank % 32 == 0 {
+                old = atom_or_acq_rel_cta(bar, bit);
+            }
+            old = warp_shfl(ShflMode::Idx, u32::MAX, old as u64, false, 0, 32) as u32;
+            if (old | bit) & group == group {
+                let lane = lane_id();
+                if lane < warps {
+                    let slot = tile_slot(first_warp + lane);
+                    // SAFETY: warp `lane` of the tile wrote its slot before it arrived.
+                    let w = unsafe { slot.read_volatile() };
+                    let m = u32::MAX >> (32 - warps);
+                    let r = warp_vote(vote, m, w != 0) as u64;
+                    // SAFETY: as above; the other warps read it after the release below.
+                    unsafe { slot.write_volatile(r) };
+                }
+                warp_sync(u32::MAX);
+                if lane == 0 {
+                    red_and_cta(bar, !group, true);
+                }
+            } else {
+                while ld_acquire_cta(bar) & bit != 0 {}
+            }
+            // SAFETY: the caller's warp's slot, written by the last warp before its release.
+            unsafe { own.read_volatile() }
+        }
+    }
 }
