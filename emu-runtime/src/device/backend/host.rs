@@ -277,3 +277,39 @@ pub(crate) fn shared_array<T: DeviceCopy, const N: usize>(
 pub(crate) fn dynamic_shared<T: DeviceCopy>() -> Shared<'static, T> {
     hooks::dynamic::<T>()
 }
+
+// `atomic_add` on `f16`, `bf16` and their pairs: a compare-and-swap loop on the element's
+// atomic word, each 16-bit lane added as `atom.add.noftz` does (`intrinsics::atom_add_lane`).
+macro_rules! half_atomic_add {
+    ($t:ty, $atomic:ty, $bits:ty, $bf:expr, |$v:ident| $to:expr, |$w:ident| $from:expr) => {
+        impl super::AtomicAddImpl for $t {
+            #[inline(always)]
+            unsafe fn atomic_add_raw(p: *mut Self, v: Self, _: crate::device::Space) -> Self {
+                let add = |old: $bits| -> $bits {
+                    let $v = v;
+                    let b: $bits = $to;
+                    let mut r: $bits = 0;
+                    let mut k = 0;
+                    while k < core::mem::size_of::<$bits>() / 2 {
+                        let (x, y) = ((old >> (16 * k)) as u16, (b >> (16 * k)) as u16);
+                        r |= (crate::device::intrinsics::atom_add_lane($bf, x, y) as $bits) << (16 * k);
+                        k += 1;
+                    }
+                    r
+                };
+                // SAFETY: the element has the size and alignment of the atomic word (asserted
+                // where the types are defined) and is valid per the contract.
+                let a = unsafe { &*(p as *const $atomic) };
+                let old = a
+                    .fetch_update(core::sync::atomic::Ordering::Relaxed, core::sync::atomic::Ordering::Relaxed, |o| Some(add(o)))
+                    .unwrap_or_else(|o| o);
+                let $w = old;
+                $from
+            }
+        }
+    };
+}
+half_atomic_add!(half::f16, core::sync::atomic::AtomicU16, u16, false, |v| v.to_bits(), |w| half::f16::from_bits(w));
+half_atomic_add!(half::bf16, core::sync::atomic::AtomicU16, u16, true, |v| v.to_bits(), |w| half::bf16::from_bits(w));
+half_atomic_add!(crate::device::intrinsics::Half2, core::sync::atomic::AtomicU32, u32, false, |v| v.to_bits(), |w| crate::device::intrinsics::Half2::from_bits(w));
+half_atomic_add!(crate::device::intrinsics::Bfloat162, core::sync::atomic::AtomicU32, u32, true, |v| v.to_bits(), |w| crate::device::intrinsics::Bfloat162::from_bits(w));

@@ -568,6 +568,49 @@ atom_add!(i64, "u64", reg64);
 atom_add!(f32, "f32", reg32);
 atom_add!(f64, "f64", reg64);
 
+/// `atomic_add` on `f16`, `bf16` and their pairs (sm_90): `atom{.relaxed.cta|.relaxed.sys}
+/// {.shared}.add.noftz.{f16,bf16,f16x2,bf16x2}` on the element's bits (the exact sum rounded to
+/// nearest even, subnormals kept), as CUDA's `atomicAdd(__half*, __half)` and friends. A
+/// global view's generic address is converted first (`cvta.to.global`).
+macro_rules! atom_add_half {
+    ($t:ty, $ptx:literal, $bits:ty, $class:ident, |$v:ident| $to:expr, |$w:ident| $from:expr) => {
+        impl AtomicAddImpl for $t {
+            #[inline(always)]
+            unsafe fn atomic_add_raw(p: *mut Self, v: Self, space: Space) -> Self {
+                // SAFETY: the caller's contract.
+                unsafe { Self::atomic_add_scoped_raw(p, v, space, Scope::Device) }
+            }
+            #[inline(always)]
+            unsafe fn atomic_add_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+                let x: $bits = {
+                    let $v = v;
+                    $to
+                };
+                let old: $bits;
+                let s = p as usize as u32;
+                // SAFETY: `p` is a valid generic address of an element, or its `.shared`
+                // address for shared memory (the caller's contract).
+                unsafe {
+                    match (space == Space::Shared, scope) {
+                        (true, Scope::Block) => asm!(concat!("atom.relaxed.cta.shared.add.noftz.", $ptx, " {o}, [{p}], {v};"), o = out($class) old, p = in(reg32) s, v = in($class) x, options(nostack)),
+                        (true, Scope::Device) => asm!(concat!("atom.shared.add.noftz.", $ptx, " {o}, [{p}], {v};"), o = out($class) old, p = in(reg32) s, v = in($class) x, options(nostack)),
+                        (true, Scope::System) => asm!(concat!("atom.relaxed.sys.shared.add.noftz.", $ptx, " {o}, [{p}], {v};"), o = out($class) old, p = in(reg32) s, v = in($class) x, options(nostack)),
+                        (false, Scope::Block) => asm!(concat!("{{ .reg .u64 %g; cvta.to.global.u64 %g, {p}; atom.relaxed.cta.global.add.noftz.", $ptx, " {o}, [%g], {v}; }}"), o = out($class) old, p = in(reg64) p, v = in($class) x, options(nostack)),
+                        (false, Scope::Device) => asm!(concat!("{{ .reg .u64 %g; cvta.to.global.u64 %g, {p}; atom.global.add.noftz.", $ptx, " {o}, [%g], {v}; }}"), o = out($class) old, p = in(reg64) p, v = in($class) x, options(nostack)),
+                        (false, Scope::System) => asm!(concat!("{{ .reg .u64 %g; cvta.to.global.u64 %g, {p}; atom.relaxed.sys.global.add.noftz.", $ptx, " {o}, [%g], {v}; }}"), o = out($class) old, p = in(reg64) p, v = in($class) x, options(nostack)),
+                    }
+                }
+                let $w = old;
+                $from
+            }
+        }
+    };
+}
+atom_add_half!(half::f16, "f16", u16, reg16, |v| v.to_bits(), |w| half::f16::from_bits(w));
+atom_add_half!(half::bf16, "bf16", u16, reg16, |v| v.to_bits(), |w| half::bf16::from_bits(w));
+atom_add_half!(crate::device::intrinsics::Half2, "f16x2", u32, reg32, |v| v.to_bits(), |w| crate::device::intrinsics::Half2::from_bits(w));
+atom_add_half!(crate::device::intrinsics::Bfloat162, "bf16x2", u32, reg32, |v| v.to_bits(), |w| crate::device::intrinsics::Bfloat162::from_bits(w));
+
 /// The integer atomics of `$t`: `$add`/`$ord` are the PTX types for `add` and for `min`/`max`
 /// (signed or unsigned), `$bits` the one for `exch`, `and`, `or`, `xor` and `cas`.
 macro_rules! atom_int {
