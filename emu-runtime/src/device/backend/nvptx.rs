@@ -349,8 +349,13 @@ pub(crate) fn load<T: DeviceCopy, K: ViewKind>(view: &View<T, K>, i: usize) -> T
     if K::SPACE == Space::Shared {
         let j = i as u32;
         check32(j, view.len() as u32);
-        // SAFETY: `j < len`; the view covers `len` elements of the block's shared memory.
-        return unsafe { shared_load(shared_addr(view, j)) };
+        // SAFETY: `j < len`; the view covers `len` elements of the block's shared memory (or,
+        // tagged, of another block's of the cluster).
+        if is_cluster(view.raw_ptr()) {
+            return unsafe { shared_load::<T, true>(shared_addr(view, j)) };
+        }
+        // SAFETY: as above.
+        return unsafe { shared_load::<T, false>(shared_addr(view, j)) };
     }
     check(i, view.len());
     // SAFETY: `i < len` (checked above unless the user opted out), and the view points to
@@ -363,8 +368,12 @@ pub(crate) fn store<T: DeviceCopy, K: Writable>(view: &View<T, K>, i: usize, val
     if K::SPACE == Space::Shared {
         let j = i as u32;
         check32(j, view.len() as u32);
+        if is_cluster(view.raw_ptr()) {
+            // SAFETY: as in `load`.
+            return unsafe { shared_store::<T, true>(shared_addr(view, j), value) };
+        }
         // SAFETY: as in `load`.
-        return unsafe { shared_store(shared_addr(view, j), value) };
+        return unsafe { shared_store::<T, false>(shared_addr(view, j), value) };
     }
     check(i, view.len());
     // SAFETY: as in `load`.
@@ -378,16 +387,40 @@ fn shared_addr<T, K: ViewKind>(view: &View<T, K>, i: u32) -> u32 {
 }
 
 macro_rules! shared_word {
-    (load, $a:expr, $w:ty, $ins:literal, $class:ident) => {{
+    (load, $c:expr, $a:expr, $w:ty, $ins:literal, $class:ident) => {{
         let v: $w;
-        // SAFETY: `$a` is a `.shared` address of an element (caller).
-        unsafe { asm!(concat!("ld.shared.", $ins, " {v}, [{a}];"), v = out($class) v, a = in(reg32) $a, options(pure, readonly, nostack)) };
+        // SAFETY: `$a` is a `.shared` address of an element (caller), or with `$c` a
+        // `.shared::cluster` address (a view from `map_shared_rank`).
+        unsafe {
+            if $c {
+                asm!(concat!("ld.shared::cluster.", $ins, " {v}, [{a}];"), v = out($class) v, a = in(reg32) $a, options(readonly, nostack))
+            } else {
+                asm!(concat!("ld.shared.", $ins, " {v}, [{a}];"), v = out($class) v, a = in(reg32) $a, options(pure, readonly, nostack))
+            }
+        };
         v
     }};
-    (store, $a:expr, $v:expr, $ins:literal, $class:ident) => {{
+    (store, $c:expr, $a:expr, $v:expr, $ins:literal, $class:ident) => {{
         // SAFETY: as above.
-        unsafe { asm!(concat!("st.shared.", $ins, " [{a}], {v};"), v = in($class) $v, a = in(reg32) $a, options(nostack)) };
+        unsafe {
+            if $c {
+                asm!(concat!("st.shared::cluster.", $ins, " [{a}], {v};"), v = in($class) $v, a = in(reg32) $a, options(nostack))
+            } else {
+                asm!(concat!("st.shared.", $ins, " [{a}], {v};"), v = in($class) $v, a = in(reg32) $a, options(nostack))
+            }
+        };
     }};
+}
+
+/// The tag `map_shared_rank` sets on a view's address (above the 32-bit `.shared::cluster`
+/// address it holds): its accesses go to another block of the cluster.
+const CLUSTER_TAG: usize = 1 << 63;
+
+/// Whether `p` (a shared view's address) is a `.shared::cluster` address from
+/// `map_shared_rank`.
+#[inline(always)]
+fn is_cluster<T>(p: *const T) -> bool {
+    p as usize & CLUSTER_TAG != 0
 }
 
 /// Loads a `T` from the `.shared` window.
@@ -396,27 +429,27 @@ macro_rules! shared_word {
 ///
 /// `a` must be the `.shared` address of a `T`.
 #[inline(always)]
-unsafe fn shared_load<T: DeviceCopy>(a: u32) -> T {
+unsafe fn shared_load<T: DeviceCopy, const C: bool>(a: u32) -> T {
     use core::mem::{align_of, size_of, transmute_copy, MaybeUninit};
     // SAFETY (all arms): the loaded word has exactly `T`'s size, or is one of `T`'s aligned
     // words; `T: DeviceCopy` has no padding.
     unsafe {
         match size_of::<T>() {
             0 => MaybeUninit::<T>::zeroed().assume_init(),
-            1 => transmute_copy(&(shared_word!(load, a, u16, "u8", reg16) as u8)),
-            2 if align_of::<T>() >= 2 => transmute_copy(&shared_word!(load, a, u16, "b16", reg16)),
-            4 if align_of::<T>() >= 4 => transmute_copy(&shared_word!(load, a, u32, "b32", reg32)),
-            8 if align_of::<T>() >= 8 => transmute_copy(&shared_word!(load, a, u64, "b64", reg64)),
+            1 => transmute_copy(&(shared_word!(load, C, a, u16, "u8", reg16) as u8)),
+            2 if align_of::<T>() >= 2 => transmute_copy(&shared_word!(load, C, a, u16, "b16", reg16)),
+            4 if align_of::<T>() >= 4 => transmute_copy(&shared_word!(load, C, a, u32, "b32", reg32)),
+            8 if align_of::<T>() >= 8 => transmute_copy(&shared_word!(load, C, a, u64, "b64", reg64)),
             n => {
                 let mut out = MaybeUninit::<T>::uninit();
                 let o = out.as_mut_ptr() as *mut u8;
                 if align_of::<T>() >= 4 && n % 4 == 0 {
                     for k in 0..n / 4 {
-                        (o as *mut u32).add(k).write(shared_word!(load, a + 4 * k as u32, u32, "b32", reg32));
+                        (o as *mut u32).add(k).write(shared_word!(load, C, a + 4 * k as u32, u32, "b32", reg32));
                     }
                 } else {
                     for k in 0..n {
-                        o.add(k).write(shared_word!(load, a + k as u32, u16, "u8", reg16) as u8);
+                        o.add(k).write(shared_word!(load, C, a + k as u32, u16, "u8", reg16) as u8);
                     }
                 }
                 out.assume_init()
@@ -431,25 +464,25 @@ unsafe fn shared_load<T: DeviceCopy>(a: u32) -> T {
 ///
 /// `a` must be the `.shared` address of a `T`.
 #[inline(always)]
-unsafe fn shared_store<T: DeviceCopy>(a: u32, v: T) {
+unsafe fn shared_store<T: DeviceCopy, const C: bool>(a: u32, v: T) {
     use core::mem::{align_of, size_of, transmute_copy};
     // SAFETY: as in `shared_load`.
     unsafe {
         match size_of::<T>() {
             0 => {}
-            1 => shared_word!(store, a, transmute_copy::<T, u8>(&v) as u16, "u8", reg16),
-            2 if align_of::<T>() >= 2 => shared_word!(store, a, transmute_copy::<T, u16>(&v), "b16", reg16),
-            4 if align_of::<T>() >= 4 => shared_word!(store, a, transmute_copy::<T, u32>(&v), "b32", reg32),
-            8 if align_of::<T>() >= 8 => shared_word!(store, a, transmute_copy::<T, u64>(&v), "b64", reg64),
+            1 => shared_word!(store, C, a, transmute_copy::<T, u8>(&v) as u16, "u8", reg16),
+            2 if align_of::<T>() >= 2 => shared_word!(store, C, a, transmute_copy::<T, u16>(&v), "b16", reg16),
+            4 if align_of::<T>() >= 4 => shared_word!(store, C, a, transmute_copy::<T, u32>(&v), "b32", reg32),
+            8 if align_of::<T>() >= 8 => shared_word!(store, C, a, transmute_copy::<T, u64>(&v), "b64", reg64),
             n => {
                 let s = &v as *const T as *const u8;
                 if align_of::<T>() >= 4 && n % 4 == 0 {
                     for k in 0..n / 4 {
-                        shared_word!(store, a + 4 * k as u32, (s as *const u32).add(k).read(), "b32", reg32);
+                        shared_word!(store, C, a + 4 * k as u32, (s as *const u32).add(k).read(), "b32", reg32);
                     }
                 } else {
                     for k in 0..n {
-                        shared_word!(store, a + k as u32, s.add(k).read() as u16, "u8", reg16);
+                        shared_word!(store, C, a + k as u32, s.add(k).read() as u16, "u8", reg16);
                     }
                 }
             }
@@ -504,7 +537,9 @@ macro_rules! atom {
         // SAFETY: `$p` is a valid generic address of an element, or its `.shared` address
         // for shared memory (the enclosing function's contract).
         unsafe {
-            if $space == Space::Shared {
+            if $space == Space::Shared && is_cluster($p) {
+                atom!(@asm "atom.shared::cluster.", $op, $ptx, $class, old, reg32, $p as usize as u32, $($v),+)
+            } else if $space == Space::Shared {
                 atom!(@asm "atom.shared.", $op, $ptx, $class, old, reg32, $p as usize as u32, $($v),+)
             } else {
                 atom!(@asm "atom.", $op, $ptx, $class, old, reg64, $p, $($v),+)
@@ -532,6 +567,9 @@ macro_rules! atom {
 macro_rules! atom_scoped {
     ($scope:expr, $op:literal, $ptx:literal, $class:ident, $p:expr, $space:expr, $($v:expr),+) => {{
         let old: Self;
+        if $space == Space::Shared && is_cluster($p) {
+            cluster_unsupported();
+        }
         // SAFETY: as for `atom!`.
         unsafe {
             match ($space == Space::Shared, $scope) {
@@ -588,6 +626,9 @@ macro_rules! atom_add_half {
                 };
                 let old: $bits;
                 let s = p as usize as u32;
+                if space == Space::Shared && is_cluster(p) {
+                    cluster_unsupported();
+                }
                 // SAFETY: `p` is a valid generic address of an element, or its `.shared`
                 // address for shared memory (the caller's contract).
                 unsafe {
@@ -766,7 +807,9 @@ macro_rules! ld_word {
         // SAFETY: `$p` is a valid generic address of a word, or its `.shared` address for
         // shared memory (the enclosing function's contract).
         unsafe {
-            if $space == Space::Shared {
+            if $space == Space::Shared && is_cluster($p) {
+                asm!(concat!("ld", $sem, $scope, ".shared::cluster.", $ty, " {v}, [{a}];"), v = out($class) v, a = in(reg32) $p as usize as u32, options(nostack))
+            } else if $space == Space::Shared {
                 asm!(concat!("ld", $sem, $scope, ".shared.", $ty, " {v}, [{a}];"), v = out($class) v, a = in(reg32) $p as usize as u32, options(nostack))
             } else {
                 asm!(concat!("ld", $sem, $scope, ".", $ty, " {v}, [{a}];"), v = out($class) v, a = in(reg64) $p, options(nostack))
@@ -781,7 +824,9 @@ macro_rules! st_word {
     ($sem:literal, $scope:literal, $ty:literal, $class:ident, $p:expr, $v:expr, $space:expr) => {{
         // SAFETY: as in `ld_word`.
         unsafe {
-            if $space == Space::Shared {
+            if $space == Space::Shared && is_cluster($p) {
+                asm!(concat!("st", $sem, $scope, ".shared::cluster.", $ty, " [{a}], {v};"), v = in($class) $v, a = in(reg32) $p as usize as u32, options(nostack))
+            } else if $space == Space::Shared {
                 asm!(concat!("st", $sem, $scope, ".shared.", $ty, " [{a}], {v};"), v = in($class) $v, a = in(reg32) $p as usize as u32, options(nostack))
             } else {
                 asm!(concat!("st", $sem, $scope, ".", $ty, " [{a}], {v};"), v = in($class) $v, a = in(reg64) $p, options(nostack))
@@ -962,13 +1007,34 @@ pub(crate) fn cluster_dim() -> Dim3 {
     Dim3::new(x, y, z)
 }
 
-/// Distributed shared memory is not on the GPU path yet: `map_shared_rank` traps there.
+/// `map_shared_rank`: the same shared array in block `rank` of the cluster, through
+/// `mapa.shared::cluster` (sm_90). The view holds the `.shared::cluster` address, tagged
+/// ([`CLUSTER_TAG`]), so that its loads and stores are `ld/st.shared::cluster` and its plain
+/// atomics `atom.shared::cluster`; a rank outside the cluster traps (the emulator reports it).
 #[inline(always)]
-pub(crate) fn map_shared_rank<'a, T: crate::device::DeviceCopy>(view: &View<'a, T, crate::device::SharedMem>, _rank: u32) -> View<'a, T, crate::device::SharedMem> {
+pub(crate) fn map_shared_rank<'a, T: crate::device::DeviceCopy>(view: &View<'a, T, crate::device::SharedMem>, rank: u32) -> View<'a, T, crate::device::SharedMem> {
+    let c = cluster_dim();
+    if rank >= c.x * c.y * c.z {
+        // SAFETY: `trap` aborts the kernel (cudaErrorLaunchFailure on the host).
+        unsafe { nvptx::trap() }
+    }
+    let a = view.raw_ptr() as usize as u32;
+    let d: u32;
+    // SAFETY: maps a `.shared` address of this block to the same offset in block `rank` of
+    // the cluster (`rank` is in range, checked above).
+    unsafe { asm!("mapa.shared::cluster.u32 {d}, {a}, {r};", d = out(reg32) d, a = in(reg32) a, r = in(reg32) rank, options(pure, nomem, nostack)) };
+    // SAFETY: the view covers the same `len` elements of block `rank`'s copy of the array; it
+    // is only accessed through this backend's shared-memory paths, which read the tag.
+    unsafe { View::from_raw_parts((d as usize | CLUSTER_TAG) as *mut T, view.len(), ()) }
+}
+
+/// A scoped or 16-bit-float atomic on a view from `map_shared_rank`: not on the GPU path
+/// (plain atomics, loads and stores are); traps.
+#[cold]
+#[inline(never)]
+fn cluster_unsupported() -> ! {
     // SAFETY: `trap` aborts the kernel (cudaErrorLaunchFailure on the host).
     unsafe { nvptx::trap() }
-    #[allow(unreachable_code)]
-    *view
 }
 
 // ------------------------------------------------------------------ multi-warp tiles
