@@ -727,7 +727,7 @@ pub fn cluster_hist(data: &[u32], hist: &mut [u32], peek: &mut [u32]) {
     if t < 16 {
         hist[block_idx().x as usize * 16 + t] = part[t];
         let next = cluster.map_shared_rank(&part, (cluster.block_rank() + 1) % cluster.num_blocks());
-        peek[block_idx().x as usize * 16 + t] = next[t] | cluster.block_rank() << 24;
+        peek[block_idx().x as usize * 16 + t] = next.load(t) | cluster.block_rank() << 24;
     }
     cluster.sync();
 }
