@@ -86,6 +86,15 @@ mod tests {
         assert_eq!(e.code(), 100);
         assert_eq!(e.name(), "cudaErrorNoDevice");
     }
+
+    #[test]
+    fn launches_pick_their_driver_call() {
+        let info = |cluster| KernelInfo { name: "k", file: "k.rs", line: 1, end_line: 2, max_threads: 0, cluster };
+        assert_eq!(LaunchKind::of(&info([0; 3]), false), LaunchKind::Plain);
+        assert_eq!(LaunchKind::of(&info([0; 3]), true), LaunchKind::Cooperative);
+        assert_eq!(LaunchKind::of(&info([4, 1, 1]), false), LaunchKind::Cluster([4, 1, 1]));
+        assert_eq!(LaunchKind::of(&info([2, 2, 1]), true), LaunchKind::Cooperative);
+    }
 }
 
 impl Gpu {
