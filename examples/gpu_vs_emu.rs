@@ -45,7 +45,7 @@ mod textures_example;
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
 use deviceemu::prelude::*;
-use deviceemu::{Config, Error, Target};
+use deviceemu::{copy_from_symbol_at, copy_to_symbol_at, Config, Error, Target};
 
 /// A double-buffered 1-D stencil in shared memory: `steps` smoothing passes over one block.
 #[kernel]
@@ -596,6 +596,151 @@ pub fn cg_cuda_ref(x: &[f32], out: &mut [u32]) {
         let g = cg::coalesced_threads();
         out[256 + t] = cg::reduce(&g, v, cg::plus()).to_bits();
         out[320 + t] = cg::inclusive_scan(&g, v, cg::plus()).to_bits();
+    }
+}
+
+// ---- issue 15, this session: multi-warp tiles, f16 atomics, grid sync, clusters, symbols ----
+
+/// Outputs per thread of `cg_big_tiles`.
+const BIG_TILE_OUT: usize = 8;
+
+/// A multi-warp tile's collectives for one size; values cross warps through shared memory
+/// between two `tile.sync()`s.
+#[device]
+fn cg_big_tile_row<const N: u32>(v: u32, a: u32, s: Shared<u32>) -> [u32; BIG_TILE_OUT] {
+    let b = cg::this_thread_block();
+    let t = cg::tiled_partition::<N>(&b);
+    let r = b.thread_rank();
+    let f = (v % 1013) as f32 * 0.37 - 3.0;
+    s[r as usize] = v;
+    t.sync();
+    let base = r - t.thread_rank();
+    let neighbour = s[(base + (t.thread_rank() + 37) % N) as usize];
+    t.sync();
+    [
+        t.thread_rank() | t.meta_group_rank() << 12 | t.meta_group_size() << 20,
+        t.shfl(v, (a + t.meta_group_rank()) % N),
+        t.any(v % 97 == a) as u32 | (t.all(v % 97 != a) as u32) << 1,
+        cg::reduce(&t, v, cg::plus()),
+        cg::reduce(&t, v, cg::less()),
+        cg::reduce(&t, f, cg::plus()).to_bits(),
+        t.shfl(f64::from(f) * 3.0, N - 1 - t.thread_rank()).to_bits() as u32,
+        neighbour,
+    ]
+}
+
+/// Tiles of 64, 128, 256, 512 or 1024 threads (`n`) in blocks of 1024.
+#[kernel]
+pub fn cg_big_tiles(n: u32, x: &[u32], a: u32, out: &mut [u32]) {
+    let s = shared_array![u32; 1024];
+    let t = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    let v = x[t];
+    let row = match n {
+        64 => cg_big_tile_row::<64>(v, a, s),
+        128 => cg_big_tile_row::<128>(v, a, s),
+        256 => cg_big_tile_row::<256>(v, a, s),
+        512 => cg_big_tile_row::<512>(v, a, s),
+        _ => cg_big_tile_row::<1024>(v, a, s),
+    };
+    let mut k = 0;
+    while k < BIG_TILE_OUT {
+        out[t * BIG_TILE_OUT + k] = row[k];
+        k += 1;
+    }
+}
+
+/// `acc[i] += b[i]` atomically for each 16-bit type, on global memory and (block 0's first
+/// 64 elements) through shared memory, whose sums go to `old[acc.len()..]`; the old values too.
+#[kernel]
+pub fn half_atomics(acc: &mut [f16], b: &[f16], old: &mut [f16], bacc: &mut [bf16], bb: &[bf16], bold: &mut [bf16],
+                    pacc: &mut [Half2], pb: &[Half2], qacc: &mut [Bfloat162], qb: &[Bfloat162]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    let sh = shared_array![f16; 64];
+    let t = thread_idx().x as usize;
+    if i < acc.len() {
+        old[i] = acc.atomic_add(i, b[i]);
+        bold[i] = bacc.atomic_add_scoped(i, bb[i], Scope::Block);
+    }
+    if i < pacc.len() {
+        pacc.atomic_add_scoped(i, pb[i], Scope::System);
+        qacc.atomic_add(i, qb[i]);
+    }
+    if t < 64 {
+        sh[t] = b[t];
+    }
+    sync_threads();
+    if t < 64 && i < acc.len() {
+        sh.atomic_add(t, acc[i]);
+    }
+    sync_threads();
+    if block_idx().x == 0 && t < 64 {
+        old[acc.len() + t] = sh[t];
+    }
+}
+
+/// A grid-synchronised sum in one cooperative launch (`this_grid().sync()`).
+#[kernel]
+pub fn grid_sum_coop(x: &[u32], partial: &mut [u32], out: &mut [u32]) {
+    let grid = this_grid();
+    let rank = grid.thread_rank() as usize;
+    let size = grid.size() as usize;
+    let mut s = 0u32;
+    let mut i = rank;
+    while i < x.len() {
+        s = s.wrapping_add(x[i]);
+        i += size;
+    }
+    partial[rank] = s;
+    grid.sync();
+    if rank == 0 {
+        let mut total = 0u32;
+        let mut k = 0;
+        while k < size {
+            total = total.wrapping_add(partial[k]);
+            k += 1;
+        }
+        out[0] = total;
+    }
+    grid.sync();
+    partial[rank] = out[0] ^ rank as u32;
+}
+
+/// A cluster histogram in distributed shared memory: each block of a cluster of 4 owns 16
+/// bins; threads add to the owner's bins (`map_shared_rank` + `atomic_add`) and read their
+/// neighbour's first bin.
+#[kernel(cluster(4, 1, 1))]
+pub fn cluster_hist(data: &[u32], hist: &mut [u32], peek: &mut [u32]) {
+    let cluster = this_cluster();
+    let part = shared_array![u32; 16];
+    let t = thread_idx().x as usize;
+    if t < 16 {
+        part[t] = 0;
+    }
+    cluster.sync();
+    let i = (block_idx().x * block_dim().x) as usize + t;
+    if i < data.len() {
+        let bin = data[i] as usize % 64;
+        let owner = cluster.map_shared_rank(&part, (bin / 16) as u32);
+        owner.atomic_add(bin % 16, 1);
+    }
+    cluster.sync();
+    if t < 16 {
+        hist[block_idx().x as usize * 16 + t] = part[t];
+        let next = cluster.map_shared_rank(&part, (cluster.block_rank() + 1) % cluster.num_blocks());
+        peek[block_idx().x as usize * 16 + t] = next.load(t) | cluster.block_rank() << 24;
+    }
+    cluster.sync();
+}
+
+/// Filter taps in constant memory, partly copied at an offset (`copy_to_symbol_at`).
+#[constant]
+static TAPS_AT: [f32; 8] = [0.0; 8];
+
+#[kernel]
+pub fn taps_at(out: &mut [f32]) {
+    let i = thread_idx().x as usize;
+    if i < 8 {
+        out[i] = TAPS_AT[i] * 2.0;
     }
 }
 
@@ -1216,6 +1361,116 @@ fn main() -> Result<(), Error> {
             Ok(v)
         },
         |p, q| p == q,
+    )?;
+    // Issue 15, this session (built, not yet run on an H200).
+    let xbig = bits(2048, 16);
+    total += compare(
+        "cg_big_tiles",
+        || {
+            let xb = DeviceBuffer::from_slice(&xbig)?;
+            let mut v = Vec::new();
+            for (n, a) in [(64u32, 0u32), (128, 5), (256, 96), (512, 7), (1024, 300)] {
+                let mut ob = DeviceBuffer::<u32>::zeroed(xbig.len() * BIG_TILE_OUT)?;
+                launch!(cg_big_tiles<<<2, 1024>>>(n, &xb, a, &mut ob))?;
+                v.extend(ob.to_vec()?);
+            }
+            Ok(v)
+        },
+        |p, q| p == q,
+    )?;
+    // Special 16-bit patterns and random ones, as pairs (a, b).
+    let specials: [u16; 16] = [0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x3c00, 0xbc00, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00, 0x007f, 0x7f7f, 0x7f80];
+    let mut ha = Vec::new();
+    let mut hb = Vec::new();
+    for &p in &specials {
+        for &q in &specials {
+            ha.push(p);
+            hb.push(q);
+        }
+    }
+    for w in bits(4096 - 256, 17) {
+        ha.push(w as u16);
+        hb.push((w >> 16) as u16);
+    }
+    total += compare(
+        "half_atomic",
+        || {
+            let f = |v: &[u16]| v.iter().map(|&b| f16::from_bits(b)).collect::<Vec<_>>();
+            let bf = |v: &[u16]| v.iter().map(|&b| bf16::from_bits(b)).collect::<Vec<_>>();
+            let n = ha.len();
+            let mut acc = DeviceBuffer::from_slice(&f(&ha))?;
+            let b = DeviceBuffer::from_slice(&f(&hb))?;
+            let mut old = DeviceBuffer::<f16>::zeroed(n + 64)?;
+            let mut bacc = DeviceBuffer::from_slice(&bf(&ha))?;
+            let bb = DeviceBuffer::from_slice(&bf(&hb))?;
+            let mut bold = DeviceBuffer::<bf16>::zeroed(n)?;
+            let pairs = |v: &[u16]| v.chunks(2).map(|c| Half2::new(f16::from_bits(c[0]), f16::from_bits(c[1]))).collect::<Vec<_>>();
+            let qpairs = |v: &[u16]| v.chunks(2).map(|c| Bfloat162::new(bf16::from_bits(c[0]), bf16::from_bits(c[1]))).collect::<Vec<_>>();
+            let mut pacc = DeviceBuffer::from_slice(&pairs(&ha))?;
+            let pb = DeviceBuffer::from_slice(&pairs(&hb))?;
+            let mut qacc = DeviceBuffer::from_slice(&qpairs(&ha))?;
+            let qb = DeviceBuffer::from_slice(&qpairs(&hb))?;
+            launch!(half_atomics<<<(n as u32).div_ceil(256), 256>>>(&mut acc, &b, &mut old, &mut bacc, &bb, &mut bold, &mut pacc, &pb, &mut qacc, &qb))?;
+            let mut v: Vec<u32> = Vec::new();
+            v.extend(acc.to_vec()?.iter().map(|x| x.to_bits() as u32));
+            v.extend(old.to_vec()?.iter().map(|x| x.to_bits() as u32));
+            v.extend(bacc.to_vec()?.iter().map(|x| x.to_bits() as u32));
+            v.extend(bold.to_vec()?.iter().map(|x| x.to_bits() as u32));
+            v.extend(pacc.to_vec()?.iter().map(|x| x.to_bits()));
+            v.extend(qacc.to_vec()?.iter().map(|x| x.to_bits()));
+            Ok(v)
+        },
+        |p, q| p == q,
+    )?;
+    let xg = bits(1 << 16, 18);
+    total += compare(
+        "grid_sync",
+        || {
+            let xb = DeviceBuffer::from_slice(&xg)?;
+            let mut partial = DeviceBuffer::<u32>::zeroed(64 * 256)?;
+            let mut out = DeviceBuffer::<u32>::zeroed(1)?;
+            launch_cooperative!(grid_sum_coop<<<64, 256>>>(&xb, &mut partial, &mut out))?;
+            let mut v = out.to_vec()?;
+            v.extend(partial.to_vec()?);
+            // Too large to be resident: 720 on both targets.
+            let big = launch_cooperative!(grid_sum_coop<<<100_000, 1024>>>(&xb, &mut partial, &mut out));
+            v.push(big.err().map_or(0, |e| e.code() as u32));
+            Ok(v)
+        },
+        |p, q| p == q,
+    )?;
+    let xh: Vec<u32> = bits(16 * 128, 19);
+    total += compare(
+        "cluster_dsmem",
+        || {
+            let xb = DeviceBuffer::from_slice(&xh)?;
+            let mut hist = DeviceBuffer::<u32>::zeroed(16 * 16)?;
+            let mut peek = DeviceBuffer::<u32>::zeroed(16 * 16)?;
+            launch!(cluster_hist<<<16, 128>>>(&xb, &mut hist, &mut peek))?;
+            let mut v = hist.to_vec()?;
+            v.extend(peek.to_vec()?);
+            // A grid that is not a whole number of clusters: 912 on both targets.
+            let bad = launch!(cluster_hist<<<6, 128>>>(&xb, &mut hist, &mut peek));
+            v.push(bad.err().map_or(0, |e| e.code() as u32));
+            Ok(v)
+        },
+        |p, q| p == q,
+    )?;
+    total += compare(
+        "symbol_at",
+        || {
+            copy_to_symbol(&TAPS_AT, &[1.0; 8])?;
+            copy_to_symbol_at(&TAPS_AT, 3 * 4, &[5.0, 6.0, 7.0])?;
+            let mut out = DeviceBuffer::<f32>::zeroed(8)?;
+            launch!(taps_at<<<1, 32>>>(&mut out))?;
+            let mut v = out.to_vec()?;
+            let mut back = [0.0f32; 2];
+            copy_from_symbol_at(&mut back, &TAPS_AT, 6 * 4)?;
+            v.extend(back);
+            v.push(copy_to_symbol_at(&TAPS_AT, 7 * 4, &[1.0, 2.0]).err().map_or(0.0, |e| e.code() as f32));
+            Ok(v)
+        },
+        f32_bits_equal,
     )?;
     // CUDA C's own cg::reduce and scans on the same input (tools/probes/p10_cg.cu prints the
     // same lines): each line is 64 values per result, as hex bits.

@@ -55,7 +55,8 @@ pub use emu_runtime::gpu;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use emu_runtime::{
     get_last_error, peek_at_last_error, quietly, set_config, with_config, Access, BlockOrder, CheckAction, Checks, Config,
-    copy_from_symbol, copy_to_symbol, DeviceBuffer, DeviceSlice, DeviceSliceMut, KernelArg, KernelArgMut, Symbol, ExecPath, Schedule,
+    copy_from_symbol, copy_from_symbol_at, copy_to_symbol, copy_to_symbol_at, DeviceBuffer, DeviceSlice, DeviceSliceMut, KernelArg,
+    KernelArgMut, Symbol, ExecPath, Schedule,
     Target, Error, Finding, KernelInfo, LaunchConfig, LaunchReport, SourceLocation,
     DefaultStream, Event, HostBuffer, Stream, STICKY_CODES, device_count, device_synchronize, get_device, set_device,
     DeviceEvent, DeviceRuntime, DeviceStream,
@@ -117,8 +118,8 @@ pub mod prelude {
     };
     #[cfg(not(target_arch = "nvptx64"))]
     pub use crate::{
-        copy_from_symbol, copy_to_symbol, device_synchronize, launch, launch_cooperative, DeviceBuffer, DeviceSlice,
-        DeviceSliceMut, Event, HostBuffer, Stream, DeviceEvent, DeviceStream,
+        copy_from_symbol, copy_from_symbol_at, copy_to_symbol, copy_to_symbol_at, device_synchronize, launch, launch_cooperative,
+        DeviceBuffer, DeviceSlice, DeviceSliceMut, Event, HostBuffer, Stream, DeviceEvent, DeviceStream,
     };
     pub use crate::intrinsics::*;
     pub use crate::texture::{tex1d, tex1d_fetch, tex2d, AddressMode, FilterMode, Texture, TextureDesc};

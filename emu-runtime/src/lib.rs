@@ -27,7 +27,7 @@ pub mod gpu;
 pub use host::{
     mem::buffer::DeviceBuffer,
     mem::slice::{DeviceSlice, DeviceSliceMut, KernelArg, KernelArgMut},
-    mem::symbol::{copy_from_symbol, copy_to_symbol, Symbol},
+    mem::symbol::{copy_from_symbol, copy_from_symbol_at, copy_to_symbol, copy_to_symbol_at, Symbol},
     config::{BlockOrder, CheckAction, Checks, Config, ExecPath, Schedule, Target},
     report::error::Error,
     sched::launch::{KernelInfo, LaunchConfig},

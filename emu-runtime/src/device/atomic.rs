@@ -7,7 +7,7 @@
 //!
 //! | methods | trait | types |
 //! |---------|-------|-------|
-//! | `atomic_add` | [`AtomicAdd`] | `u32 i32 u64 i64 f32 f64` |
+//! | `atomic_add` | [`AtomicAdd`] | `u32 i32 u64 i64 f32 f64`, `f16 bf16 Half2 Bfloat162` (sm_90) |
 //! | `atomic_sub` | [`AtomicSub`] | `u32 i32 u64 i64` |
 //! | `atomic_min`, `atomic_max` | [`AtomicMinMax`] | `u32 i32 u64 i64` |
 //! | `atomic_exch` | [`AtomicExch`] | `u32 i32 u64 i64 f32 f64` |
@@ -60,13 +60,20 @@ use super::backend;
 use super::copy::DeviceCopy;
 use super::view::{View, ViewKind, Writable};
 
-/// Element types that support [`View::atomic_add`]: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`.
+/// Element types that support [`View::atomic_add`]: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`,
+/// and (sm_90) `f16`, `bf16` and their pairs [`Half2`](crate::intrinsics::Half2) and
+/// [`Bfloat162`](crate::intrinsics::Bfloat162).
 ///
 /// `f32` follows the device's `atom.add.f32`: it rounds to nearest even and flushes subnormal
 /// inputs and results to zero of the same sign; a NaN result is the canonical NaN `0x7fffffff`.
+///
+/// `f16`, `bf16` and the pairs follow `atom.add.noftz.f16` / `.bf16` / `.f16x2` / `.bf16x2`:
+/// the exact sum rounded to nearest even, subnormal inputs and results kept (`noftz`), each
+/// lane of a pair on its own, the pair one atomic 32-bit word; a NaN result is the canonical
+/// NaN `0x7fff` (as `add.rn.f16`; not yet checked against the H200 for the atomic forms).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no `atomic_add` (trait `AtomicAdd`)",
-    label = "CUDA's atomicAdd takes u32, i32, u64, i64, f32 or f64"
+    label = "CUDA's atomicAdd takes u32, i32, u64, i64, f32, f64, f16, bf16, Half2 or Bfloat162"
 )]
 pub trait AtomicAdd: DeviceCopy + backend::AtomicAddImpl {}
 
@@ -76,6 +83,10 @@ impl AtomicAdd for u64 {}
 impl AtomicAdd for i64 {}
 impl AtomicAdd for f32 {}
 impl AtomicAdd for f64 {}
+impl AtomicAdd for half::f16 {}
+impl AtomicAdd for half::bf16 {}
+impl AtomicAdd for crate::device::intrinsics::Half2 {}
+impl AtomicAdd for crate::device::intrinsics::Bfloat162 {}
 
 /// Element types that support [`View::atomic_sub`]: `u32`, `i32`, `u64`, `i64`.
 ///

@@ -33,8 +33,11 @@
 //!
 //! # Limits
 //!
-//! * Tiles hold 1, 2, 4, 8, 16 or 32 threads (a compile-time check); multi-warp tiles
-//!   (`tiled_partition::<64>` and up, CUDA's named-barrier tiles) are not there yet.
+//! * Tiles hold 1, 2, 4, 8, 16 or 32 threads, or 64, 128, 256, 512 or 1024 (multi-warp tiles);
+//!   other sizes are a compile-time error.
+//! * Multi-warp tiles have what CUDA gives them: `sync`, `shfl`, `any`, `all`, the ranks and
+//!   sizes, and `cg::reduce` (the scans, `shfl_up`/`shfl_down`/`shfl_xor`, `ballot` and the
+//!   matches are a compile-time error on them). See [`ThreadBlockTile`].
 //! * With `EMU_WARP_SIZE=1` a warp has one lane, so only `tiled_partition::<1>` exists; a
 //!   larger tile panics with a message that says so.
 //! * Grid groups (`this_grid()`) and clusters are not here.
@@ -116,7 +119,29 @@ impl ThreadBlock {
 }
 
 /// A tile of `N` consecutive threads of a block (`cg::thread_block_tile<N>`), from
-/// [`tiled_partition`]: `N` is 1, 2, 4, 8, 16 or 32, the `N` lanes of one warp.
+/// [`tiled_partition`]: `N` is 1, 2, 4, 8, 16 or 32, the `N` lanes of one warp, or 64, 128,
+/// 256, 512 or 1024, whole warps (a *multi-warp tile*).
+///
+/// # Multi-warp tiles
+///
+/// As in CUDA (12 and 13, `__static_size_multi_warp_tile_base`):
+///
+/// * Making one (`tiled_partition::<64>(&block)`) is a collective of the block: it resets the
+///   tile's barrier and then synchronises the block (`block.sync()`), so every thread of the
+///   block must make it. The block's size must be a multiple of `N` (CUDA: "the parent group
+///   size must be evenly divisible by the tilesz"); emulated, another size panics.
+/// * `sync()` synchronises exactly the tile's threads, warp by warp (`details::sync_warps`:
+///   a `__syncwarp`, then the warp's lane 0 arrives at the tile's barrier word). Every
+///   thread of the tile's warps must reach the same collective: emulated, a thread that skips
+///   it and runs on is reported like a skipped warp collective (`Barrier error detected.
+///   Divergent thread(s) in warp`), and a warp that cannot complete it (its lane 0 exited, or
+///   some of its threads wait elsewhere) ends the block with a deadlock report, where the GPU
+///   hangs.
+/// * `shfl` takes values of at most 8 bytes (every [`WarpShuffle`] type) and `src_rank`
+///   below `N`; `any` and `all` vote over the tile; [`reduce`] reduces each warp, then the
+///   warps' results (CUDA's `tile_reduce_dispatch`).
+/// * racecheck orders accesses by block barriers and warp syncs: accesses of different warps
+///   ordered only by a multi-warp tile's `sync` are not seen as ordered (a known gap).
 #[derive(Clone, Copy, Debug)]
 pub struct ThreadBlockTile<const N: u32> {
     /// The tile's lanes in the warp (CUDA's `build_mask()`).
@@ -133,10 +158,17 @@ pub struct ThreadBlockTile<const N: u32> {
 #[inline(always)]
 #[track_caller]
 pub fn tiled_partition<const N: u32>(parent: &ThreadBlock) -> ThreadBlockTile<N> {
-    const { assert!(N.is_power_of_two() && N <= 32, "tiles hold 1, 2, 4, 8, 16 or 32 threads (multi-warp tiles are not supported yet)") };
-    let _ = parent;
-    if N > warp_size() {
-        tile_needs_warps(N);
+    const { assert!(N.is_power_of_two() && N <= 1024, "tiles hold 1, 2, 4, 8, 16, 32, 64, 128, 256, 512 or 1024 threads") };
+    if N.min(32) > warp_size() {
+        tile_needs_warps(N, N.min(32));
+    }
+    if N > 32 {
+        if parent.size() % N != 0 {
+            tile_needs_whole_tiles(N, parent.size());
+        }
+        backend::tile_reset(N / 32);
+        parent.sync();
+        return ThreadBlockTile { mask: u32::MAX };
     }
     let full = u32::MAX >> (32 - N);
     let mask = if N == 32 { full } else { full << (lane_id() & !(N - 1)) };
@@ -146,8 +178,15 @@ pub fn tiled_partition<const N: u32>(parent: &ThreadBlock) -> ThreadBlockTile<N>
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn tile_needs_warps(n: u32) -> ! {
-    panic!("cg::tiled_partition::<{n}> needs warps of at least {n} threads: it cannot run with EMU_WARP_SIZE=1")
+fn tile_needs_whole_tiles(n: u32, size: u32) -> ! {
+    panic!("cg::tiled_partition::<{n}> needs a block whose size is a multiple of {n} (this block has {size} threads): CUDA leaves a partial multi-warp tile undefined")
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn tile_needs_warps(n: u32, need: u32) -> ! {
+    panic!("cg::tiled_partition::<{n}> needs warps of at least {need} threads: it cannot run with EMU_WARP_SIZE=1")
 }
 
 impl<const N: u32> ThreadBlockTile<N> {
@@ -166,7 +205,11 @@ impl<const N: u32> ThreadBlockTile<N> {
     /// The calling thread's rank in the tile, `0..N` (`thread_rank()`).
     #[inline(always)]
     pub fn thread_rank(&self) -> u32 {
-        lane_id() & (N - 1)
+        if N > 32 {
+            this_thread_block().thread_rank() & (N - 1)
+        } else {
+            lane_id() & (N - 1)
+        }
     }
 
     /// `N` (`size()`, `num_threads()`).
@@ -193,17 +236,26 @@ impl<const N: u32> ThreadBlockTile<N> {
         this_thread_block().size().div_ceil(N)
     }
 
-    /// Waits for the tile's threads (`tile.sync()`, `__syncwarp(mask)`).
+    /// Waits for the tile's threads (`tile.sync()`: `__syncwarp(mask)`, or for a multi-warp
+    /// tile a barrier of exactly the tile's warps).
     #[inline(always)]
     #[track_caller]
     pub fn sync(&self) {
-        sync_warp(self.mask)
+        if N > 32 {
+            backend::tile_collective(backend::TileOp::Sync, N / 32, 0, false, 0);
+        } else {
+            sync_warp(self.mask)
+        }
     }
 
-    /// `value` from the tile's thread of rank `src_rank % N` (`tile.shfl(v, src)`).
+    /// `value` from the tile's thread of rank `src_rank % N` (`tile.shfl(v, src)`; for a
+    /// multi-warp tile `src_rank` must be below `N`).
     #[inline(always)]
     #[track_caller]
     pub fn shfl<T: WarpShuffle>(&self, value: T, src_rank: u32) -> T {
+        if N > 32 {
+            return T::from_bits(backend::tile_collective(backend::TileOp::Shfl, N / 32, value.to_bits(), T::WIDE, src_rank));
+        }
         shfl_sync_width(self.mask, value, src_rank, N)
     }
 
@@ -211,6 +263,7 @@ impl<const N: u32> ThreadBlockTile<N> {
     #[inline(always)]
     #[track_caller]
     pub fn shfl_down<T: WarpShuffle>(&self, value: T, delta: u32) -> T {
+        single_warp_only::<N>();
         shfl_down_sync_width(self.mask, value, delta, N)
     }
 
@@ -218,6 +271,7 @@ impl<const N: u32> ThreadBlockTile<N> {
     #[inline(always)]
     #[track_caller]
     pub fn shfl_up<T: WarpShuffle>(&self, value: T, delta: u32) -> T {
+        single_warp_only::<N>();
         shfl_up_sync_width(self.mask, value, delta, N)
     }
 
@@ -225,6 +279,7 @@ impl<const N: u32> ThreadBlockTile<N> {
     #[inline(always)]
     #[track_caller]
     pub fn shfl_xor<T: WarpShuffle>(&self, value: T, lane_mask: u32) -> T {
+        single_warp_only::<N>();
         shfl_xor_sync_width(self.mask, value, lane_mask, N)
     }
 
@@ -232,6 +287,9 @@ impl<const N: u32> ThreadBlockTile<N> {
     #[inline(always)]
     #[track_caller]
     pub fn any(&self, predicate: bool) -> bool {
+        if N > 32 {
+            return backend::tile_collective(backend::TileOp::Any, N / 32, predicate as u64, false, 0) != 0;
+        }
         any_sync(self.mask, predicate)
     }
 
@@ -239,6 +297,9 @@ impl<const N: u32> ThreadBlockTile<N> {
     #[inline(always)]
     #[track_caller]
     pub fn all(&self, predicate: bool) -> bool {
+        if N > 32 {
+            return backend::tile_collective(backend::TileOp::All, N / 32, predicate as u64, false, 0) != 0;
+        }
         all_sync(self.mask, predicate)
     }
 
@@ -246,6 +307,7 @@ impl<const N: u32> ThreadBlockTile<N> {
     #[inline(always)]
     #[track_caller]
     pub fn ballot(&self, predicate: bool) -> u32 {
+        single_warp_only::<N>();
         ballot_sync(self.mask, predicate) >> self.base()
     }
 
@@ -253,6 +315,7 @@ impl<const N: u32> ThreadBlockTile<N> {
     #[inline(always)]
     #[track_caller]
     pub fn match_any<T: WarpShuffle>(&self, value: T) -> u32 {
+        single_warp_only::<N>();
         match_any_sync(self.mask, value) >> self.base()
     }
 
@@ -261,9 +324,17 @@ impl<const N: u32> ThreadBlockTile<N> {
     #[inline(always)]
     #[track_caller]
     pub fn match_all<T: WarpShuffle>(&self, value: T) -> (u32, bool) {
+        single_warp_only::<N>();
         let (m, p) = match_all_sync(self.mask, value);
         (m >> self.base(), p)
     }
+}
+
+/// The collectives of single-warp tiles only (CUDA's multi-warp tiles have `sync`, `shfl`,
+/// `any`, `all` and `reduce`).
+#[inline(always)]
+fn single_warp_only<const N: u32>() {
+    const { assert!(N <= 32, "multi-warp tiles (64 threads and up) have only sync, shfl, any, all and cg::reduce, as in CUDA") };
 }
 
 /// The lanes of a warp that run together (`cg::coalesced_group`), from [`coalesced_threads`],
@@ -723,6 +794,9 @@ impl<const N: u32> ReduceGroup for ThreadBlockTile<N> {
     #[inline(always)]
     #[track_caller]
     fn reduce_in<T: GroupValue, O: GroupOp<T>>(&self, v: T, op: &O) -> T {
+        if N > 32 {
+            return multi_warp_reduce::<N, T, O>(v, op);
+        }
         // `details::reduce.h`: redux for 32-bit integers on tiles of 16 and 32; otherwise
         // `coalesced_reduce` of a single-warp tile, a butterfly of `shfl_xor`.
         if N >= 16 {
@@ -733,7 +807,7 @@ impl<const N: u32> ReduceGroup for ThreadBlockTile<N> {
         let mut val = v;
         let mut m = N >> 1;
         while m > 0 {
-            val = op.apply(val, self.shfl_xor(val, m));
+            val = op.apply(val, shfl_xor_sync_width(self.mask, val, m, N));
             m >>= 1;
         }
         val
@@ -741,6 +815,7 @@ impl<const N: u32> ReduceGroup for ThreadBlockTile<N> {
     #[inline(always)]
     #[track_caller]
     fn inclusive_in<T: GroupValue, O: GroupOp<T>>(&self, v: T, op: &O) -> T {
+        const { assert!(N <= 32, "the scans of multi-warp tiles (64 threads and up) are not supported yet") };
         // `inclusive_scan_contiguous`.
         let mut out = v;
         let mut m = 1;
@@ -762,6 +837,31 @@ impl<const N: u32> ReduceGroup for ThreadBlockTile<N> {
     fn up1<T: WarpShuffle>(&self, v: T) -> T {
         self.shfl_up(v, 1)
     }
+}
+
+/// `cg::reduce` over a multi-warp tile of `N` threads, with CUDA's results
+/// (`tile_reduce_dispatch`): each warp reduces its lanes (`details::reduce` of a 32-thread
+/// tile), then warp `w`'s result is what lane `w` of a tile of `N / 32` threads computes from
+/// the warps' results with a `shfl_xor` butterfly (CUDA uses `redux.sync` there for 32-bit
+/// integers on 16 and 32 warps: the same result, those operations being associative and
+/// commutative). Every thread of warp `w` gets it. The warps' results travel by tile
+/// shuffles, one tile collective per butterfly step (on the GPU too: the same values, not
+/// CUDA's instruction sequence).
+#[inline(always)]
+#[track_caller]
+fn multi_warp_reduce<const N: u32, T: GroupValue, O: GroupOp<T>>(v: T, op: &O) -> T {
+    let warp = ThreadBlockTile::<32> { mask: u32::MAX };
+    let tile = ThreadBlockTile::<N> { mask: u32::MAX };
+    let mut val = warp.reduce_in(v, op);
+    let w = tile.thread_rank() / 32;
+    let lane = lane_id();
+    let mut m = N / 32 >> 1;
+    while m > 0 {
+        let other = tile.shfl(val, (w ^ m) * 32 + lane);
+        val = op.apply(val, other);
+        m >>= 1;
+    }
+    val
 }
 
 impl ReduceGroup for CoalescedGroup {

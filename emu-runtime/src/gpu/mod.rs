@@ -86,6 +86,15 @@ mod tests {
         assert_eq!(e.code(), 100);
         assert_eq!(e.name(), "cudaErrorNoDevice");
     }
+
+    #[test]
+    fn launches_pick_their_driver_call() {
+        let info = |cluster| KernelInfo { name: "k", file: "k.rs", line: 1, end_line: 2, max_threads: 0, cluster };
+        assert_eq!(LaunchKind::of(&info([0; 3]), false), LaunchKind::Plain);
+        assert_eq!(LaunchKind::of(&info([0; 3]), true), LaunchKind::Cooperative);
+        assert_eq!(LaunchKind::of(&info([4, 1, 1]), false), LaunchKind::Cluster([4, 1, 1]));
+        assert_eq!(LaunchKind::of(&info([2, 2, 1]), true), LaunchKind::Cooperative);
+    }
 }
 
 impl Gpu {
@@ -188,16 +197,89 @@ impl Gpu {
     }
 }
 
-/// Launches `kernel` on the GPU with `args` and waits for it.
+/// How a launch reaches the driver: `cuLaunchKernel`, `cuLaunchCooperativeKernel` (a
+/// `launch_cooperative!`), or `cuLaunchKernelEx` with the cluster-dimension attribute (a
+/// kernel with `#[kernel(cluster(X, Y, Z))]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LaunchKind {
+    /// `launch!`.
+    Plain,
+    /// `launch_cooperative!`: every block resident at once, so that grid syncs complete.
+    Cooperative,
+    /// A clustered kernel, with its cluster shape in blocks.
+    Cluster([u32; 3]),
+}
+
+impl LaunchKind {
+    /// The kind of a launch of `kernel`, cooperative or not.
+    pub(crate) fn of(kernel: &KernelInfo, cooperative: bool) -> LaunchKind {
+        if cooperative {
+            LaunchKind::Cooperative
+        } else if kernel.cluster[0] != 0 {
+            LaunchKind::Cluster(kernel.cluster)
+        } else {
+            LaunchKind::Plain
+        }
+    }
+}
+
+/// One launch of `f` on `stream` the way `kind` says.
+///
+/// # Safety
+///
+/// `f` is a valid function handle of the current context, `stream` a stream of it, and
+/// `params` holds one pointer per parameter of the PTX entry, in order, each to a value of the
+/// parameter's type that lives until this call returns (the driver copies them).
+unsafe fn launch_raw(
+    f: sys::CUfunction,
+    cfg: &LaunchConfig,
+    kind: LaunchKind,
+    stream: sys::CUstream,
+    params: &mut [*mut c_void],
+) -> Result<(), DriverError> {
+    let (g, b, shared) = (cfg.grid, cfg.block, cfg.shared_bytes as u32);
+    match kind {
+        // SAFETY: the caller's contract.
+        LaunchKind::Plain => unsafe { result::launch_kernel(f, (g.x, g.y, g.z), (b.x, b.y, b.z), shared, stream, params) },
+        // SAFETY: as above; `cuLaunchCooperativeKernel` takes the same parameters.
+        LaunchKind::Cooperative => unsafe {
+            sys::cuLaunchCooperativeKernel(f, g.x, g.y, g.z, b.x, b.y, b.z, shared, stream, params.as_mut_ptr()).result()
+        },
+        LaunchKind::Cluster([x, y, z]) => {
+            // SAFETY: the attribute and value types are plain C data, for which zero is valid.
+            let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+            attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+            attr.value.clusterDim.x = x;
+            attr.value.clusterDim.y = y.max(1);
+            attr.value.clusterDim.z = z.max(1);
+            let config = sys::CUlaunchConfig {
+                gridDimX: g.x,
+                gridDimY: g.y,
+                gridDimZ: g.z,
+                blockDimX: b.x,
+                blockDimY: b.y,
+                blockDimZ: b.z,
+                sharedMemBytes: shared,
+                hStream: stream,
+                attrs: &mut attr,
+                numAttrs: 1,
+            };
+            // SAFETY: as above; `config` and its one attribute live until the call returns.
+            unsafe { sys::cuLaunchKernelEx(&config, f, params.as_mut_ptr(), std::ptr::null_mut()).result() }
+        }
+    }
+}
+
+/// Launches `kernel` on the GPU with `args` and waits for it (`kind`: see [`LaunchKind`]).
 pub(crate) fn launch(
     kernel: &'static KernelInfo,
     ptx: Option<&'static str>,
     cfg: LaunchConfig,
     max_shared: usize,
     args: &[GpuArg<'_>],
+    kind: LaunchKind,
 ) -> Result<(), Error> {
     with_launch(kernel, ptx, cfg, max_shared, args, |gpu, f, params| {
-        let (g, b) = (cfg.grid, cfg.block);
         let start = result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(|e| driver_error(e, "creating an event"))?;
         let stop = result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(|e| driver_error(e, "creating an event"))?;
         let stream = gpu.stream.cu_stream();
@@ -207,7 +289,7 @@ pub(crate) fn launch(
         // borrows for the whole launch.
         let launched = unsafe {
             result::event::record(start, stream)
-                .and_then(|_| result::launch_kernel(f.cu_function(), (g.x, g.y, g.z), (b.x, b.y, b.z), cfg.shared_bytes as u32, stream, params))
+                .and_then(|_| launch_raw(f.cu_function(), &cfg, kind, stream, params))
                 .and_then(|_| result::event::record(stop, stream))
                 .and_then(|_| result::stream::synchronize(stream))
         };
@@ -237,11 +319,11 @@ pub(crate) fn launch_on(
     stream: sys::CUstream,
 ) -> Result<(), Error> {
     with_launch(kernel, ptx, cfg, max_shared, args, |_, f, params| {
-        let (g, b) = (cfg.grid, cfg.block);
         // SAFETY: as in `launch`; the parameter values live until this call returns, when the
         // driver has copied them; the buffers are kept by their `DeviceBuffer`s, whose release
-        // synchronises the context (`stream::settle`).
-        unsafe { result::launch_kernel(f.cu_function(), (g.x, g.y, g.z), (b.x, b.y, b.z), cfg.shared_bytes as u32, stream, params) }
+        // synchronises the context (`stream::settle`). A clustered kernel goes through
+        // `cuLaunchKernelEx` here too.
+        unsafe { launch_raw(f.cu_function(), &cfg, LaunchKind::of(kernel, false), stream, params) }
             .map_err(|e| driver_error(e, &format!("launching kernel `{}`", kernel.name)))
     })
 }

@@ -14,7 +14,7 @@
 
 use core::panic::Location;
 
-use super::{BarrierOp, ReduxKind, ShflMode, VoteOp};
+use super::{BarrierOp, ReduxKind, ShflMode, TileOp, VoteOp};
 use crate::device::copy::DeviceCopy;
 use crate::device::dim::Dim3;
 use crate::device::view::{Shared, View, ViewKind, Writable};
@@ -114,6 +114,43 @@ pub(crate) fn warp_vote(op: VoteOp, mask: u32, predicate: bool) -> u32 {
 #[track_caller]
 pub(crate) fn warp_shfl(mode: ShflMode, mask: u32, bits: u64, _wide: bool, lane_arg: u32, width: u32) -> u64 {
     warp::collective(WarpOp::Shfl(mode), mask, bits, warp::shfl_arg(mode, lane_arg, width), Location::caller())
+}
+
+/// The barrier words of the block's multi-warp tiles, one per tile size (64 to 1024), as CUDA
+/// keeps them in shared memory. The scheduler decides when a tile collective completes; these
+/// words carry its memory ordering to racecheck the way CUDA's barrier does (`tile_collective`).
+#[inline(always)]
+fn tile_barrier() -> Shared<'static, u32> {
+    static SITE: shared_mem::SharedSite = shared_mem::SharedSite::named("cg tile barrier", file!(), line!(), column!());
+    crate::__private::shared_array::<u32, 5>(&SITE)
+}
+
+/// A collective of a multi-warp tile of `warps` warps (`cg::ThreadBlockTile<N>`, `N >= 64`):
+/// `bits` is the lane's value (a predicate is 0 or 1), `src` a shuffle's source rank. Every
+/// lane of the tile's warps takes part (the scheduler's tile barrier, `sched/warp.rs`).
+///
+/// Around it, each thread does what CUDA's `sync_warps` does to the tile's barrier word,
+/// for racecheck: a block fence and an atomic read-modify-write on arrival (releasing what it
+/// did before), an acquire load once the collective completed (after every thread's arrival),
+/// so that the tile's accesses before the collective happen before its accesses after it.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn tile_collective(op: TileOp, warps: u32, bits: u64, _wide: bool, src: u32) -> u64 {
+    let bar = tile_barrier();
+    let k = (warps.max(2) / 2).trailing_zeros() as usize;
+    crate::device::thread_fence_block();
+    bar.atomic_add(k, 1);
+    let r = warp::collective(WarpOp::Tile(op), u32::MAX, bits, warps << 16 | (src & 0xffff), Location::caller());
+    bar.atomic_load(k, core::sync::atomic::Ordering::Acquire);
+    r
+}
+
+/// The tile barrier's reset before a multi-warp tile is made (and before the block barrier
+/// that follows): its word is written, so that initcheck sees it initialised.
+#[inline(always)]
+pub(crate) fn tile_reset(warps: u32) {
+    let k = (warps.max(2) / 2).trailing_zeros() as usize;
+    tile_barrier().atomic_store(k, 0, core::sync::atomic::Ordering::Relaxed);
 }
 
 /// A warp reduction of `value` (`signed` picks the signed min and max).
@@ -240,3 +277,39 @@ pub(crate) fn shared_array<T: DeviceCopy, const N: usize>(
 pub(crate) fn dynamic_shared<T: DeviceCopy>() -> Shared<'static, T> {
     hooks::dynamic::<T>()
 }
+
+// `atomic_add` on `f16`, `bf16` and their pairs: a compare-and-swap loop on the element's
+// atomic word, each 16-bit lane added as `atom.add.noftz` does (`intrinsics::atom_add_lane`).
+macro_rules! half_atomic_add {
+    ($t:ty, $atomic:ty, $bits:ty, $bf:expr, |$v:ident| $to:expr, |$w:ident| $from:expr) => {
+        impl super::AtomicAddImpl for $t {
+            #[inline(always)]
+            unsafe fn atomic_add_raw(p: *mut Self, v: Self, _: crate::device::Space) -> Self {
+                let add = |old: $bits| -> $bits {
+                    let $v = v;
+                    let b: $bits = $to;
+                    let mut r: $bits = 0;
+                    let mut k = 0;
+                    while k < core::mem::size_of::<$bits>() / 2 {
+                        let (x, y) = ((old >> (16 * k)) as u16, (b >> (16 * k)) as u16);
+                        r |= (crate::device::intrinsics::atom_add_lane($bf, x, y) as $bits) << (16 * k);
+                        k += 1;
+                    }
+                    r
+                };
+                // SAFETY: the element has the size and alignment of the atomic word (asserted
+                // where the types are defined) and is valid per the contract.
+                let a = unsafe { &*(p as *const $atomic) };
+                let old = a
+                    .fetch_update(core::sync::atomic::Ordering::Relaxed, core::sync::atomic::Ordering::Relaxed, |o| Some(add(o)))
+                    .unwrap_or_else(|o| o);
+                let $w = old;
+                $from
+            }
+        }
+    };
+}
+half_atomic_add!(half::f16, core::sync::atomic::AtomicU16, u16, false, |v| v.to_bits(), |w| half::f16::from_bits(w));
+half_atomic_add!(half::bf16, core::sync::atomic::AtomicU16, u16, true, |v| v.to_bits(), |w| half::bf16::from_bits(w));
+half_atomic_add!(crate::device::intrinsics::Half2, core::sync::atomic::AtomicU32, u32, false, |v| v.to_bits(), |w| crate::device::intrinsics::Half2::from_bits(w));
+half_atomic_add!(crate::device::intrinsics::Bfloat162, core::sync::atomic::AtomicU32, u32, true, |v| v.to_bits(), |w| crate::device::intrinsics::Bfloat162::from_bits(w));

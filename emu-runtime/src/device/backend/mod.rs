@@ -65,6 +65,19 @@ pub(crate) enum ShflMode {
     Bfly,
 }
 
+/// What a multi-warp tile's collective computes (`cg::ThreadBlockTile` of 64 threads and up).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TileOp {
+    /// `tile.sync()`.
+    Sync,
+    /// `tile.shfl(v, src)`: the value of the tile's thread of rank `src`.
+    Shfl,
+    /// `tile.any(p)`.
+    Any,
+    /// `tile.all(p)`.
+    All,
+}
+
 /// Which warp vote a lane takes part in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum VoteOp {

@@ -24,7 +24,7 @@ use core::sync::atomic::Ordering;
 
 use super::{
     AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicLoadStoreImpl,
-    AtomicMinMaxImpl, AtomicSubImpl, BarrierOp, ReduxKind, ShflMode, VoteOp,
+    AtomicMinMaxImpl, AtomicSubImpl, BarrierOp, ReduxKind, ShflMode, TileOp, VoteOp,
 };
 use crate::device::{Ordered, Scope};
 use crate::device::copy::DeviceCopy;
@@ -349,8 +349,13 @@ pub(crate) fn load<T: DeviceCopy, K: ViewKind>(view: &View<T, K>, i: usize) -> T
     if K::SPACE == Space::Shared {
         let j = i as u32;
         check32(j, view.len() as u32);
-        // SAFETY: `j < len`; the view covers `len` elements of the block's shared memory.
-        return unsafe { shared_load(shared_addr(view, j)) };
+        // SAFETY: `j < len`; the view covers `len` elements of the block's shared memory (or,
+        // tagged, of another block's of the cluster).
+        if is_cluster(view.raw_ptr()) {
+            return unsafe { shared_load::<T, true>(shared_addr(view, j)) };
+        }
+        // SAFETY: as above.
+        return unsafe { shared_load::<T, false>(shared_addr(view, j)) };
     }
     check(i, view.len());
     // SAFETY: `i < len` (checked above unless the user opted out), and the view points to
@@ -363,8 +368,12 @@ pub(crate) fn store<T: DeviceCopy, K: Writable>(view: &View<T, K>, i: usize, val
     if K::SPACE == Space::Shared {
         let j = i as u32;
         check32(j, view.len() as u32);
+        if is_cluster(view.raw_ptr()) {
+            // SAFETY: as in `load`.
+            return unsafe { shared_store::<T, true>(shared_addr(view, j), value) };
+        }
         // SAFETY: as in `load`.
-        return unsafe { shared_store(shared_addr(view, j), value) };
+        return unsafe { shared_store::<T, false>(shared_addr(view, j), value) };
     }
     check(i, view.len());
     // SAFETY: as in `load`.
@@ -378,16 +387,40 @@ fn shared_addr<T, K: ViewKind>(view: &View<T, K>, i: u32) -> u32 {
 }
 
 macro_rules! shared_word {
-    (load, $a:expr, $w:ty, $ins:literal, $class:ident) => {{
+    (load, $c:expr, $a:expr, $w:ty, $ins:literal, $class:ident) => {{
         let v: $w;
-        // SAFETY: `$a` is a `.shared` address of an element (caller).
-        unsafe { asm!(concat!("ld.shared.", $ins, " {v}, [{a}];"), v = out($class) v, a = in(reg32) $a, options(pure, readonly, nostack)) };
+        // SAFETY: `$a` is a `.shared` address of an element (caller), or with `$c` a
+        // `.shared::cluster` address (a view from `map_shared_rank`).
+        unsafe {
+            if $c {
+                asm!(concat!("ld.shared::cluster.", $ins, " {v}, [{a}];"), v = out($class) v, a = in(reg32) $a, options(readonly, nostack))
+            } else {
+                asm!(concat!("ld.shared.", $ins, " {v}, [{a}];"), v = out($class) v, a = in(reg32) $a, options(pure, readonly, nostack))
+            }
+        };
         v
     }};
-    (store, $a:expr, $v:expr, $ins:literal, $class:ident) => {{
+    (store, $c:expr, $a:expr, $v:expr, $ins:literal, $class:ident) => {{
         // SAFETY: as above.
-        unsafe { asm!(concat!("st.shared.", $ins, " [{a}], {v};"), v = in($class) $v, a = in(reg32) $a, options(nostack)) };
+        unsafe {
+            if $c {
+                asm!(concat!("st.shared::cluster.", $ins, " [{a}], {v};"), v = in($class) $v, a = in(reg32) $a, options(nostack))
+            } else {
+                asm!(concat!("st.shared.", $ins, " [{a}], {v};"), v = in($class) $v, a = in(reg32) $a, options(nostack))
+            }
+        };
     }};
+}
+
+/// The tag `map_shared_rank` sets on a view's address (above the 32-bit `.shared::cluster`
+/// address it holds): its accesses go to another block of the cluster.
+const CLUSTER_TAG: usize = 1 << 63;
+
+/// Whether `p` (a shared view's address) is a `.shared::cluster` address from
+/// `map_shared_rank`.
+#[inline(always)]
+fn is_cluster<T>(p: *const T) -> bool {
+    p as usize & CLUSTER_TAG != 0
 }
 
 /// Loads a `T` from the `.shared` window.
@@ -396,27 +429,27 @@ macro_rules! shared_word {
 ///
 /// `a` must be the `.shared` address of a `T`.
 #[inline(always)]
-unsafe fn shared_load<T: DeviceCopy>(a: u32) -> T {
+unsafe fn shared_load<T: DeviceCopy, const C: bool>(a: u32) -> T {
     use core::mem::{align_of, size_of, transmute_copy, MaybeUninit};
     // SAFETY (all arms): the loaded word has exactly `T`'s size, or is one of `T`'s aligned
     // words; `T: DeviceCopy` has no padding.
     unsafe {
         match size_of::<T>() {
             0 => MaybeUninit::<T>::zeroed().assume_init(),
-            1 => transmute_copy(&(shared_word!(load, a, u16, "u8", reg16) as u8)),
-            2 if align_of::<T>() >= 2 => transmute_copy(&shared_word!(load, a, u16, "b16", reg16)),
-            4 if align_of::<T>() >= 4 => transmute_copy(&shared_word!(load, a, u32, "b32", reg32)),
-            8 if align_of::<T>() >= 8 => transmute_copy(&shared_word!(load, a, u64, "b64", reg64)),
+            1 => transmute_copy(&(shared_word!(load, C, a, u16, "u8", reg16) as u8)),
+            2 if align_of::<T>() >= 2 => transmute_copy(&shared_word!(load, C, a, u16, "b16", reg16)),
+            4 if align_of::<T>() >= 4 => transmute_copy(&shared_word!(load, C, a, u32, "b32", reg32)),
+            8 if align_of::<T>() >= 8 => transmute_copy(&shared_word!(load, C, a, u64, "b64", reg64)),
             n => {
                 let mut out = MaybeUninit::<T>::uninit();
                 let o = out.as_mut_ptr() as *mut u8;
                 if align_of::<T>() >= 4 && n % 4 == 0 {
                     for k in 0..n / 4 {
-                        (o as *mut u32).add(k).write(shared_word!(load, a + 4 * k as u32, u32, "b32", reg32));
+                        (o as *mut u32).add(k).write(shared_word!(load, C, a + 4 * k as u32, u32, "b32", reg32));
                     }
                 } else {
                     for k in 0..n {
-                        o.add(k).write(shared_word!(load, a + k as u32, u16, "u8", reg16) as u8);
+                        o.add(k).write(shared_word!(load, C, a + k as u32, u16, "u8", reg16) as u8);
                     }
                 }
                 out.assume_init()
@@ -431,25 +464,25 @@ unsafe fn shared_load<T: DeviceCopy>(a: u32) -> T {
 ///
 /// `a` must be the `.shared` address of a `T`.
 #[inline(always)]
-unsafe fn shared_store<T: DeviceCopy>(a: u32, v: T) {
+unsafe fn shared_store<T: DeviceCopy, const C: bool>(a: u32, v: T) {
     use core::mem::{align_of, size_of, transmute_copy};
     // SAFETY: as in `shared_load`.
     unsafe {
         match size_of::<T>() {
             0 => {}
-            1 => shared_word!(store, a, transmute_copy::<T, u8>(&v) as u16, "u8", reg16),
-            2 if align_of::<T>() >= 2 => shared_word!(store, a, transmute_copy::<T, u16>(&v), "b16", reg16),
-            4 if align_of::<T>() >= 4 => shared_word!(store, a, transmute_copy::<T, u32>(&v), "b32", reg32),
-            8 if align_of::<T>() >= 8 => shared_word!(store, a, transmute_copy::<T, u64>(&v), "b64", reg64),
+            1 => shared_word!(store, C, a, transmute_copy::<T, u8>(&v) as u16, "u8", reg16),
+            2 if align_of::<T>() >= 2 => shared_word!(store, C, a, transmute_copy::<T, u16>(&v), "b16", reg16),
+            4 if align_of::<T>() >= 4 => shared_word!(store, C, a, transmute_copy::<T, u32>(&v), "b32", reg32),
+            8 if align_of::<T>() >= 8 => shared_word!(store, C, a, transmute_copy::<T, u64>(&v), "b64", reg64),
             n => {
                 let s = &v as *const T as *const u8;
                 if align_of::<T>() >= 4 && n % 4 == 0 {
                     for k in 0..n / 4 {
-                        shared_word!(store, a + 4 * k as u32, (s as *const u32).add(k).read(), "b32", reg32);
+                        shared_word!(store, C, a + 4 * k as u32, (s as *const u32).add(k).read(), "b32", reg32);
                     }
                 } else {
                     for k in 0..n {
-                        shared_word!(store, a + k as u32, s.add(k).read() as u16, "u8", reg16);
+                        shared_word!(store, C, a + k as u32, s.add(k).read() as u16, "u8", reg16);
                     }
                 }
             }
@@ -504,7 +537,9 @@ macro_rules! atom {
         // SAFETY: `$p` is a valid generic address of an element, or its `.shared` address
         // for shared memory (the enclosing function's contract).
         unsafe {
-            if $space == Space::Shared {
+            if $space == Space::Shared && is_cluster($p) {
+                atom!(@asm "atom.shared::cluster.", $op, $ptx, $class, old, reg32, $p as usize as u32, $($v),+)
+            } else if $space == Space::Shared {
                 atom!(@asm "atom.shared.", $op, $ptx, $class, old, reg32, $p as usize as u32, $($v),+)
             } else {
                 atom!(@asm "atom.", $op, $ptx, $class, old, reg64, $p, $($v),+)
@@ -532,6 +567,9 @@ macro_rules! atom {
 macro_rules! atom_scoped {
     ($scope:expr, $op:literal, $ptx:literal, $class:ident, $p:expr, $space:expr, $($v:expr),+) => {{
         let old: Self;
+        if $space == Space::Shared && is_cluster($p) {
+            cluster_unsupported();
+        }
         // SAFETY: as for `atom!`.
         unsafe {
             match ($space == Space::Shared, $scope) {
@@ -567,6 +605,52 @@ atom_add!(u64, "u64", reg64);
 atom_add!(i64, "u64", reg64);
 atom_add!(f32, "f32", reg32);
 atom_add!(f64, "f64", reg64);
+
+/// `atomic_add` on `f16`, `bf16` and their pairs (sm_90): `atom{.relaxed.cta|.relaxed.sys}
+/// {.shared}.add.noftz.{f16,bf16,f16x2,bf16x2}` on the element's bits (the exact sum rounded to
+/// nearest even, subnormals kept), as CUDA's `atomicAdd(__half*, __half)` and friends. A
+/// global view's generic address is converted first (`cvta.to.global`).
+macro_rules! atom_add_half {
+    ($t:ty, $ptx:literal, $bits:ty, $class:ident, |$v:ident| $to:expr, |$w:ident| $from:expr) => {
+        impl AtomicAddImpl for $t {
+            #[inline(always)]
+            unsafe fn atomic_add_raw(p: *mut Self, v: Self, space: Space) -> Self {
+                // SAFETY: the caller's contract.
+                unsafe { Self::atomic_add_scoped_raw(p, v, space, Scope::Device) }
+            }
+            #[inline(always)]
+            unsafe fn atomic_add_scoped_raw(p: *mut Self, v: Self, space: Space, scope: Scope) -> Self {
+                let x: $bits = {
+                    let $v = v;
+                    $to
+                };
+                let old: $bits;
+                let s = p as usize as u32;
+                if space == Space::Shared && is_cluster(p) {
+                    cluster_unsupported();
+                }
+                // SAFETY: `p` is a valid generic address of an element, or its `.shared`
+                // address for shared memory (the caller's contract).
+                unsafe {
+                    match (space == Space::Shared, scope) {
+                        (true, Scope::Block) => asm!(concat!("atom.relaxed.cta.shared.add.noftz.", $ptx, " {o}, [{p}], {v};"), o = out($class) old, p = in(reg32) s, v = in($class) x, options(nostack)),
+                        (true, Scope::Device) => asm!(concat!("atom.shared.add.noftz.", $ptx, " {o}, [{p}], {v};"), o = out($class) old, p = in(reg32) s, v = in($class) x, options(nostack)),
+                        (true, Scope::System) => asm!(concat!("atom.relaxed.sys.shared.add.noftz.", $ptx, " {o}, [{p}], {v};"), o = out($class) old, p = in(reg32) s, v = in($class) x, options(nostack)),
+                        (false, Scope::Block) => asm!(concat!("{{ .reg .u64 %g; cvta.to.global.u64 %g, {p}; atom.relaxed.cta.global.add.noftz.", $ptx, " {o}, [%g], {v}; }}"), o = out($class) old, p = in(reg64) p, v = in($class) x, options(nostack)),
+                        (false, Scope::Device) => asm!(concat!("{{ .reg .u64 %g; cvta.to.global.u64 %g, {p}; atom.global.add.noftz.", $ptx, " {o}, [%g], {v}; }}"), o = out($class) old, p = in(reg64) p, v = in($class) x, options(nostack)),
+                        (false, Scope::System) => asm!(concat!("{{ .reg .u64 %g; cvta.to.global.u64 %g, {p}; atom.relaxed.sys.global.add.noftz.", $ptx, " {o}, [%g], {v}; }}"), o = out($class) old, p = in(reg64) p, v = in($class) x, options(nostack)),
+                    }
+                }
+                let $w = old;
+                $from
+            }
+        }
+    };
+}
+atom_add_half!(half::f16, "f16", u16, reg16, |v| v.to_bits(), |w| half::f16::from_bits(w));
+atom_add_half!(half::bf16, "bf16", u16, reg16, |v| v.to_bits(), |w| half::bf16::from_bits(w));
+atom_add_half!(crate::device::intrinsics::Half2, "f16x2", u32, reg32, |v| v.to_bits(), |w| crate::device::intrinsics::Half2::from_bits(w));
+atom_add_half!(crate::device::intrinsics::Bfloat162, "bf16x2", u32, reg32, |v| v.to_bits(), |w| crate::device::intrinsics::Bfloat162::from_bits(w));
 
 /// The integer atomics of `$t`: `$add`/`$ord` are the PTX types for `add` and for `min`/`max`
 /// (signed or unsigned), `$bits` the one for `exch`, `and`, `or`, `xor` and `cas`.
@@ -723,7 +807,9 @@ macro_rules! ld_word {
         // SAFETY: `$p` is a valid generic address of a word, or its `.shared` address for
         // shared memory (the enclosing function's contract).
         unsafe {
-            if $space == Space::Shared {
+            if $space == Space::Shared && is_cluster($p) {
+                asm!(concat!("ld", $sem, $scope, ".shared::cluster.", $ty, " {v}, [{a}];"), v = out($class) v, a = in(reg32) $p as usize as u32, options(nostack))
+            } else if $space == Space::Shared {
                 asm!(concat!("ld", $sem, $scope, ".shared.", $ty, " {v}, [{a}];"), v = out($class) v, a = in(reg32) $p as usize as u32, options(nostack))
             } else {
                 asm!(concat!("ld", $sem, $scope, ".", $ty, " {v}, [{a}];"), v = out($class) v, a = in(reg64) $p, options(nostack))
@@ -738,7 +824,9 @@ macro_rules! st_word {
     ($sem:literal, $scope:literal, $ty:literal, $class:ident, $p:expr, $v:expr, $space:expr) => {{
         // SAFETY: as in `ld_word`.
         unsafe {
-            if $space == Space::Shared {
+            if $space == Space::Shared && is_cluster($p) {
+                asm!(concat!("st", $sem, $scope, ".shared::cluster.", $ty, " [{a}], {v};"), v = in($class) $v, a = in(reg32) $p as usize as u32, options(nostack))
+            } else if $space == Space::Shared {
                 asm!(concat!("st", $sem, $scope, ".shared.", $ty, " [{a}], {v};"), v = in($class) $v, a = in(reg32) $p as usize as u32, options(nostack))
             } else {
                 asm!(concat!("st", $sem, $scope, ".", $ty, " [{a}], {v};"), v = in($class) $v, a = in(reg64) $p, options(nostack))
@@ -919,11 +1007,221 @@ pub(crate) fn cluster_dim() -> Dim3 {
     Dim3::new(x, y, z)
 }
 
-/// Distributed shared memory is not on the GPU path yet: `map_shared_rank` traps there.
+/// `map_shared_rank`: the same shared array in block `rank` of the cluster, through
+/// `mapa.shared::cluster` (sm_90). The view holds the `.shared::cluster` address, tagged
+/// ([`CLUSTER_TAG`]), so that its loads and stores are `ld/st.shared::cluster` and its plain
+/// atomics `atom.shared::cluster`; a rank outside the cluster traps (the emulator reports it).
 #[inline(always)]
-pub(crate) fn map_shared_rank<'a, T: crate::device::DeviceCopy>(view: &View<'a, T, crate::device::SharedMem>, _rank: u32) -> View<'a, T, crate::device::SharedMem> {
+pub(crate) fn map_shared_rank<'a, T: crate::device::DeviceCopy>(view: &View<'a, T, crate::device::SharedMem>, rank: u32) -> View<'a, T, crate::device::SharedMem> {
+    let c = cluster_dim();
+    if rank >= c.x * c.y * c.z {
+        // SAFETY: `trap` aborts the kernel (cudaErrorLaunchFailure on the host).
+        unsafe { nvptx::trap() }
+    }
+    let a = view.raw_ptr() as usize as u32;
+    let d: u32;
+    // SAFETY: maps a `.shared` address of this block to the same offset in block `rank` of
+    // the cluster (`rank` is in range, checked above).
+    unsafe { asm!("mapa.shared::cluster.u32 {d}, {a}, {r};", d = out(reg32) d, a = in(reg32) a, r = in(reg32) rank, options(pure, nomem, nostack)) };
+    // SAFETY: the view covers the same `len` elements of block `rank`'s copy of the array; it
+    // is only accessed through this backend's shared-memory paths, which read the tag.
+    unsafe { View::from_raw_parts((d as usize | CLUSTER_TAG) as *mut T, view.len(), ()) }
+}
+
+/// A scoped or 16-bit-float atomic on a view from `map_shared_rank`: not on the GPU path
+/// (plain atomics, loads and stores are); traps.
+#[cold]
+#[inline(never)]
+fn cluster_unsupported() -> ! {
     // SAFETY: `trap` aborts the kernel (cudaErrorLaunchFailure on the host).
     unsafe { nvptx::trap() }
-    #[allow(unreachable_code)]
-    *view
+}
+
+// ------------------------------------------------------------------ multi-warp tiles
+
+// The scratch of multi-warp tiles, as CUDA's `details::multi_warp_scratch` lays it out (CUDA
+// puts it in the block's reserved shared memory on sm_80+): five barrier words (one per tile
+// size, 64 to 1024), 12 reserved bytes, then one 8-byte communication slot per warp.
+core::arch::global_asm!(".shared .align 8 .b8 __emu_cg_tile_scratch[288];");
+
+/// The generic address of the tile scratch.
+#[inline(always)]
+fn tile_scratch() -> *mut u8 {
+    let p: u64;
+    // SAFETY: takes the address of a module `.shared` variable.
+    unsafe { asm!("cvta.shared.u64 {p}, __emu_cg_tile_scratch;", p = out(reg64) p, options(pure, nomem, nostack)) };
+    p as *mut u8
+}
+
+/// The barrier word of tiles of `warps` warps (`get_sync_location`).
+#[inline(always)]
+fn tile_barrier(warps: u32) -> *mut u32 {
+    // SAFETY: `log2(warps / 2) < 5` words lie at the start of the scratch.
+    unsafe { tile_scratch().cast::<u32>().add((warps / 2).trailing_zeros() as usize) }
+}
+
+/// Warp `w`'s communication slot (`communication_memory[w]`).
+#[inline(always)]
+fn tile_slot(w: u32) -> *mut u64 {
+    // SAFETY: 32 slots of 8 bytes follow the 32 bytes of barriers; `w < 32`.
+    unsafe { tile_scratch().add(32).cast::<u64>().add((w & 31) as usize) }
+}
+
+#[inline(always)]
+fn cta_rank() -> u32 {
+    let (t, d) = (thread_idx(), block_dim());
+    t.x + d.x * (t.y + d.y * t.z)
+}
+
+/// `get_group_mask`: the bits of the block's warps that form the caller's tile.
+#[inline(always)]
+fn tile_group_mask(rank: u32, warps: u32) -> u32 {
+    if warps == 32 {
+        u32::MAX
+    } else {
+        ((1u32 << warps) - 1) << (warps * (rank / (warps * 32)))
+    }
+}
+
+#[inline(always)]
+fn atom_or_acq_rel_cta(p: *mut u32, v: u32) -> u32 {
+    let r: u32;
+    // SAFETY: `p` is a barrier word of the tile scratch.
+    unsafe { asm!("atom.or.acq_rel.cta.b32 {r}, [{p}], {v};", r = out(reg32) r, p = in(reg64) p, v = in(reg32) v, options(nostack)) };
+    r
+}
+
+#[inline(always)]
+fn red_and_cta(p: *mut u32, v: u32, release: bool) {
+    // SAFETY: `p` is a barrier word of the tile scratch.
+    unsafe {
+        if release {
+            asm!("red.and.release.cta.b32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v, options(nostack));
+        } else {
+            asm!("red.and.relaxed.cta.b32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v, options(nostack));
+        }
+    }
+}
+
+#[inline(always)]
+fn red_or_release_cta(p: *mut u32, v: u32) {
+    // SAFETY: `p` is a barrier word of the tile scratch.
+    unsafe { asm!("red.or.release.cta.b32 [{p}], {v};", p = in(reg64) p, v = in(reg32) v, options(nostack)) };
+}
+
+#[inline(always)]
+fn ld_acquire_cta(p: *mut u32) -> u32 {
+    let r: u32;
+    // SAFETY: `p` is a barrier word of the tile scratch.
+    unsafe { asm!("ld.acquire.cta.u32 {r}, [{p}];", r = out(reg32) r, p = in(reg64) p, options(nostack)) };
+    r
+}
+
+/// `details::sync_warps`: the caller's warp arrives at its tile's barrier and waits for the
+/// tile's other warps.
+#[inline(always)]
+fn sync_warps(bar: *mut u32, rank: u32, warps: u32) {
+    let bit = 1u32 << (rank / 32);
+    let group = tile_group_mask(rank, warps);
+    warp_sync(u32::MAX);
+    if rank % 32 == 0 {
+        let old = atom_or_acq_rel_cta(bar, bit);
+        if (old | bit) & group == group {
+            red_and_cta(bar, !group, false);
+        } else {
+            while ld_acquire_cta(bar) & bit != 0 {}
+        }
+    }
+    warp_sync(u32::MAX);
+}
+
+/// `details::sync_warps_reset`, done before the parent's sync when a multi-warp tile is made.
+#[inline(always)]
+pub(crate) fn tile_reset(warps: u32) {
+    let rank = cta_rank();
+    warp_sync(u32::MAX);
+    if rank % 32 == 0 {
+        red_and_cta(tile_barrier(warps), !(1u32 << (rank / 32)), true);
+    }
+}
+
+/// A multi-warp tile's collective, as CUDA's `__static_size_multi_warp_tile_base` does it:
+/// `sync` is `sync_warps`; `shfl` passes the value through the source warp's slot
+/// (`shfl_impl`); `any` and `all` vote in each warp, then the last warp to arrive votes over
+/// the warps' slots and releases the others (`collectives_scheme`).
+#[inline(always)]
+pub(crate) fn tile_collective(op: TileOp, warps: u32, bits: u64, _wide: bool, src: u32) -> u64 {
+    let rank = cta_rank();
+    let size = warps * 32;
+    let tile_rank = rank & (size - 1);
+    let bar = tile_barrier(warps);
+    let bit = 1u32 << (rank / 32);
+    let group = tile_group_mask(rank, warps);
+    let first_warp = (rank - tile_rank) / 32;
+    match op {
+        TileOp::Sync => {
+            sync_warps(bar, rank, warps);
+            0
+        }
+        TileOp::Shfl => {
+            let src_warp = src / 32;
+            let slot = tile_slot(first_warp + src_warp);
+            if tile_rank / 32 == src_warp {
+                warp_sync(u32::MAX);
+                if tile_rank == src {
+                    // SAFETY: the source warp's slot; the other warps read it only after this
+                    // warp arrived (release).
+                    unsafe { slot.write_volatile(bits) };
+                }
+                warp_sync(u32::MAX);
+                if rank % 32 == 0 {
+                    red_or_release_cta(bar, bit);
+                }
+                // SAFETY: the slot written above.
+                let r = unsafe { slot.read_volatile() };
+                while ld_acquire_cta(bar) & bit != 0 {}
+                r
+            } else {
+                let wait = 1u32 << (first_warp + src_warp);
+                while ld_acquire_cta(bar) & wait != wait {}
+                // SAFETY: the source warp wrote its slot before it arrived (acquire above).
+                let r = unsafe { slot.read_volatile() };
+                sync_warps(bar, rank, warps);
+                r
+            }
+        }
+        TileOp::Any | TileOp::All => {
+            let vote = if op == TileOp::Any { VoteOp::Any } else { VoteOp::All };
+            let own = tile_slot(rank / 32);
+            let v = warp_vote(vote, u32::MAX, bits != 0) as u64;
+            // SAFETY: the caller's own warp's slot (every lane writes the same value).
+            unsafe { own.write_volatile(v) };
+            warp_sync(u32::MAX);
+            let mut old = 0;
+            if rank % 32 == 0 {
+                old = atom_or_acq_rel_cta(bar, bit);
+            }
+            old = warp_shfl(ShflMode::Idx, u32::MAX, old as u64, false, 0, 32) as u32;
+            if (old | bit) & group == group {
+                let lane = lane_id();
+                if lane < warps {
+                    let slot = tile_slot(first_warp + lane);
+                    // SAFETY: warp `lane` of the tile wrote its slot before it arrived.
+                    let w = unsafe { slot.read_volatile() };
+                    let m = u32::MAX >> (32 - warps);
+                    let r = warp_vote(vote, m, w != 0) as u64;
+                    // SAFETY: as above; the other warps read it after the release below.
+                    unsafe { slot.write_volatile(r) };
+                }
+                warp_sync(u32::MAX);
+                if lane == 0 {
+                    red_and_cta(bar, !group, true);
+                }
+            } else {
+                while ld_acquire_cta(bar) & bit != 0 {}
+            }
+            // SAFETY: the caller's warp's slot, written by the last warp before its release.
+            unsafe { own.read_volatile() }
+        }
+    }
 }

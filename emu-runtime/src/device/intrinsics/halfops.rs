@@ -309,3 +309,97 @@ pub fn hdiv_bf16(a: bf16, b: bf16) -> bf16 {
     }
     float2bfloat16_rn(q)
 }
+
+/// Two `f16` in one 32-bit word (CUDA's `__half2`): `x` is the low half, `y` the high one.
+/// Kernels use it for [`atomic_add`](crate::device::View::atomic_add) on pairs
+/// (`atomicAdd(__half2*, __half2)`, PTX `atom.add.noftz.f16x2`).
+#[repr(C, align(4))]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Half2 {
+    /// The low half (`__half2::x`).
+    pub x: f16,
+    /// The high half (`__half2::y`).
+    pub y: f16,
+}
+
+/// Two `bf16` in one 32-bit word (CUDA's `__nv_bfloat162`): `x` is the low half, `y` the
+/// high one. Kernels use it for [`atomic_add`](crate::device::View::atomic_add) on pairs
+/// (PTX `atom.add.noftz.bf16x2`).
+#[repr(C, align(4))]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Bfloat162 {
+    /// The low half (`__nv_bfloat162::x`).
+    pub x: bf16,
+    /// The high half (`__nv_bfloat162::y`).
+    pub y: bf16,
+}
+
+impl Half2 {
+    /// `Half2 { x, y }` (CUDA's `__halves2half2(x, y)`).
+    #[inline(always)]
+    pub const fn new(x: f16, y: f16) -> Self {
+        Half2 { x, y }
+    }
+    /// The 32-bit word: `x` in bits 0 to 15, `y` in bits 16 to 31.
+    #[inline(always)]
+    pub const fn to_bits(self) -> u32 {
+        self.x.to_bits() as u32 | (self.y.to_bits() as u32) << 16
+    }
+    /// The pair of a 32-bit word (the inverse of [`Half2::to_bits`]).
+    #[inline(always)]
+    pub const fn from_bits(w: u32) -> Self {
+        Half2 { x: f16::from_bits(w as u16), y: f16::from_bits((w >> 16) as u16) }
+    }
+}
+
+impl Bfloat162 {
+    /// `Bfloat162 { x, y }` (CUDA's `__halves2bfloat162(x, y)`).
+    #[inline(always)]
+    pub const fn new(x: bf16, y: bf16) -> Self {
+        Bfloat162 { x, y }
+    }
+    /// The 32-bit word: `x` in bits 0 to 15, `y` in bits 16 to 31.
+    #[inline(always)]
+    pub const fn to_bits(self) -> u32 {
+        self.x.to_bits() as u32 | (self.y.to_bits() as u32) << 16
+    }
+    /// The pair of a 32-bit word (the inverse of [`Bfloat162::to_bits`]).
+    #[inline(always)]
+    pub const fn from_bits(w: u32) -> Self {
+        Bfloat162 { x: bf16::from_bits(w as u16), y: bf16::from_bits((w >> 16) as u16) }
+    }
+}
+
+// SAFETY: `f16` and `bf16` are `u16` bit patterns (`repr(transparent)`), so they have no
+// padding and every pattern, zero included, is a valid value; the pairs are two of them in a
+// `repr(C)` struct of size 4 and alignment 4: no padding either.
+unsafe impl crate::device::DeviceCopy for f16 {}
+// SAFETY: as above.
+unsafe impl crate::device::DeviceCopy for bf16 {}
+// SAFETY: as above.
+unsafe impl crate::device::DeviceCopy for Half2 {}
+// SAFETY: as above.
+unsafe impl crate::device::DeviceCopy for Bfloat162 {}
+// SAFETY: every bit pattern is a valid `f16`, `bf16` or pair of them.
+unsafe impl crate::device::AnyBitPattern for f16 {}
+// SAFETY: as above.
+unsafe impl crate::device::AnyBitPattern for bf16 {}
+// SAFETY: as above.
+unsafe impl crate::device::AnyBitPattern for Half2 {}
+// SAFETY: as above.
+unsafe impl crate::device::AnyBitPattern for Bfloat162 {}
+
+const _: () = assert!(core::mem::size_of::<Half2>() == 4 && core::mem::align_of::<Half2>() == 4);
+const _: () = assert!(core::mem::size_of::<Bfloat162>() == 4 && core::mem::align_of::<Bfloat162>() == 4);
+
+/// What `atom.add.noftz` computes for one 16-bit lane on the host: the exact sum rounded to
+/// nearest even, subnormals kept (`noftz`), NaN results the canonical NaN `0x7fff` — the same
+/// as [`hadd`] and [`hadd_bf16`] (PTX `add.rn.f16`/`.bf16`).
+#[cfg(not(target_arch = "nvptx64"))]
+pub(crate) fn atom_add_lane(bf: bool, a: u16, b: u16) -> u16 {
+    if bf {
+        hadd_bf16(bf16::from_bits(a), bf16::from_bits(b)).to_bits()
+    } else {
+        hadd(f16::from_bits(a), f16::from_bits(b)).to_bits()
+    }
+}

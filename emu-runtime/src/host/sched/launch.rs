@@ -112,18 +112,16 @@ pub fn launch_on_gpu(
         if config.get_target() != config::Target::Gpu {
             return None;
         }
-        if kernel.cluster[0] != 0 || COOPERATIVE.with(std::cell::Cell::get) {
-            let e = Error::NotSupported {
-                message: format!(
-                    "kernel `{}`: cooperative and clustered launches run on the emulator only for now \
-                     (cuLaunchCooperativeKernel and cuLaunchKernelEx are not wired up yet); set EMU_TARGET=emulator",
-                    kernel.name
-                ),
-            };
+        // Cooperative and clustered launches: the emulator's checks (720, 912), then
+        // cuLaunchCooperativeKernel / cuLaunchKernelEx (`gpu::LaunchKind`).
+        let cooperative = COOPERATIVE.with(std::cell::Cell::get);
+        let checked = fits_clusters(kernel, &cfg, cooperative).and_then(|()| if cooperative { fits_cooperatively(kernel, &cfg) } else { Ok(()) });
+        if let Err(e) = checked {
             last_error::record(&e);
             return Some(Err(e));
         }
-        crate::gpu::launch(kernel, ptx, cfg, config.get_max_shared_bytes(), args)
+        let kind = crate::gpu::LaunchKind::of(kernel, cooperative);
+        crate::gpu::launch(kernel, ptx, cfg, config.get_max_shared_bytes(), args, kind)
     };
     // Without the feature only a `Config` set in code can ask for the GPU (the environment
     // variable is rejected by `Config::from_env`, which the emulated launch reads anyway), so

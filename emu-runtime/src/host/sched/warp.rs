@@ -83,7 +83,7 @@
 use std::cell::{Cell, RefCell};
 use std::panic::Location;
 
-use crate::device::backend::{ReduxKind, ShflMode, VoteOp};
+use crate::device::backend::{ReduxKind, ShflMode, TileOp, VoteOp};
 use crate::host::sched::block::{BlockRun, State};
 use crate::host::sched::context;
 use crate::host::report::{thread_ranges, Finding, SourceLocation};
@@ -106,7 +106,12 @@ pub(crate) enum WarpOp {
     MatchAny,
     /// `match_all_sync`: the result is the mask, or 0 (its predicate is `result != 0`).
     MatchAll,
+    /// A collective of a multi-warp tile (`cg::tiled_partition::<64>` and up): every lane of
+    /// each of the tile's warps arrives with the mask `0xffffffff`; [`Arrival::arg`] holds the
+    /// tile's warp count (from bit 16) and, for a shuffle, the source rank (low 16 bits).
+    Tile(TileOp),
 }
+
 
 /// A warp reduction (`redux.sync`): the operation and, for min and max, the signedness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,6 +151,10 @@ impl WarpOp {
             WarpOp::Redux(ReduxOp::Xor) => "reduce_xor_sync",
             WarpOp::MatchAny => "match_any_sync",
             WarpOp::MatchAll => "match_all_sync",
+            WarpOp::Tile(TileOp::Sync) => "thread_block_tile::sync",
+            WarpOp::Tile(TileOp::Shfl) => "thread_block_tile::shfl",
+            WarpOp::Tile(TileOp::Any) => "thread_block_tile::any",
+            WarpOp::Tile(TileOp::All) => "thread_block_tile::all",
         }
     }
 }
@@ -452,6 +461,10 @@ fn try_complete(block: &BlockRun<'_>, warp: Warp, mask: u32, current: Option<u32
         op = Some(a.op);
         values[lane as usize] = a.value;
     }
+    if let Some(WarpOp::Tile(kind)) = op {
+        let first = block.arrival(warp.base + participants.trailing_zeros().min(31)).get();
+        return try_complete_tile(block, warp, kind, first.arg >> 16, current);
+    }
     gathered.set(gathered.get() & !participants);
     block.progress().event();
     if op == Some(WarpOp::Sync) {
@@ -483,6 +496,84 @@ fn try_complete(block: &BlockRun<'_>, warp: Warp, mask: u32, current: Option<u32
         let skipped = if named == participants { 0 } else { skipped_lanes(block, warp, named & !participants, at) };
         if readers | skipped != 0 {
             misuse(block, warp, a, at, participants, (readers, sources), skipped);
+        }
+    }
+    true
+}
+
+/// Completes the multi-warp tile collective `kind` of the tile of `warps` warps that `warp`
+/// belongs to, if every warp of the tile has gathered in it: the lanes of each warp that have
+/// not exited wait in the same tile collective, and each warp's lane 0 among them (CUDA's
+/// `details::sync_warps`: a warp's lane 0 arrives for it, with an atomic OR on the tile's
+/// barrier word, after a `__syncwarp`; a warp whose lane 0 exited never arrives, and the tile
+/// hangs on the GPU, so here it never completes and ends as a deadlock report). Then every
+/// participant gets its result and the participants other than `current` are queued. Lanes
+/// that skipped it and ran on are reported as for the warp collectives ([`misuse`]).
+fn try_complete_tile(block: &BlockRun<'_>, warp: Warp, kind: TileOp, warps: u32, current: Option<u32>) -> bool {
+    let ws = size_of_warps(block);
+    let warps = warps.max(1);
+    let first = warp.index(block) as u32 & !(warps - 1);
+    let tile_base = first * ws;
+    let same = |t: u32| {
+        let a = block.arrival(t).get();
+        a.op == WarpOp::Tile(kind) && a.arg >> 16 == warps && block.slots[t as usize].state.get() == State::WarpWaiting
+            || Some(t) == current && a.op == WarpOp::Tile(kind)
+    };
+    for w in first..first + warps {
+        let wp = Warp::of(block, w * ws);
+        if wp.base as usize >= block.slots.len() {
+            return false;
+        }
+        let g = block.warps.gathered[w as usize].get();
+        if bits(wp.existing & !g).any(|l| !block.has_exited(wp.base + l)) {
+            return false;
+        }
+        if g & 1 == 0 || !bits(wp.existing & g).all(|l| same(wp.base + l)) {
+            return false;
+        }
+    }
+    // Every warp of the tile is in: the values by tile rank, then the results.
+    let n = (warps * ws) as usize;
+    let mut values = vec![None::<u64>; n];
+    for w in first..first + warps {
+        let wp = Warp::of(block, w * ws);
+        for l in bits(wp.existing & block.warps.gathered[w as usize].get()) {
+            values[(wp.base + l - tile_base) as usize] = Some(block.arrival(wp.base + l).get().value);
+        }
+    }
+    block.progress().event();
+    for w in first..first + warps {
+        let wp = Warp::of(block, w * ws);
+        let g = &block.warps.gathered[w as usize];
+        let participants = wp.existing & g.get();
+        g.set(g.get() & !participants);
+        // Each warp's part begins with a `__syncwarp` (racecheck's warp epochs).
+        block.warp_synced(wp.base);
+        let mut at0 = None;
+        for l in bits(participants) {
+            let t = wp.base + l;
+            let a = block.arrival(t).get();
+            let r = match kind {
+                TileOp::Sync => 0,
+                TileOp::Any => values.iter().any(|v| v.is_some_and(|v| v != 0)) as u64,
+                TileOp::All => values.iter().all(|v| v.is_none_or(|v| v != 0)) as u64,
+                TileOp::Shfl => values[(a.arg & 0xffff) as usize % n].unwrap_or(0),
+            };
+            block.arrival(t).set(Arrival { value: r, ..a });
+            let s = &block.slots[t as usize];
+            at0 = at0.or(s.at.get().map(|at| (a, at)));
+            if Some(t) != current {
+                s.state.set(State::Ready);
+                block.warps.warp_waiting.set(block.warps.warp_waiting.get() - 1);
+                block.warps.ready.borrow_mut().push(t);
+            }
+        }
+        if let Some((a, at)) = at0 {
+            let absent = wp.existing & !participants;
+            let skipped = if absent == 0 { 0 } else { skipped_lanes(block, wp, absent, at) };
+            if skipped != 0 {
+                misuse(block, wp, a, at, participants, (0, 0), skipped);
+            }
         }
     }
     true
@@ -606,7 +697,8 @@ fn result(own: Arrival, lane: u32, participants: u32, value_of: impl Fn(u32) -> 
     let predicates = || bits(participants).map(|l| value_of(l) != 0);
     let words = || bits(participants).map(|l| value_of(l) as u32);
     let r = match own.op {
-        WarpOp::Sync => 0,
+        // Tile collectives complete in `try_complete_tile` (their tiles span whole warps).
+        WarpOp::Sync | WarpOp::Tile(_) => 0,
         WarpOp::ActiveMask => own.value,
         WarpOp::Vote(VoteOp::All) => predicates().all(|p| p) as u64,
         WarpOp::Vote(VoteOp::Any) => predicates().any(|p| p) as u64,
@@ -717,6 +809,13 @@ pub(crate) fn deadlock(block: &BlockRun<'_>) -> Finding {
     let (t, at) = first.expect("a deadlock in a warp collective has a waiting lane");
     let mut lines: Vec<String> =
         groups.iter().map(|(what, ts)| format!("{} {what}", thread_ranges(launch.block, ts))).collect();
+    if groups.iter().any(|(what, _)| what.contains("thread_block_tile::")) {
+        lines.push(
+            "a multi-warp tile's collective completes when every thread of each of the tile's warps has reached \
+             it; a warp whose lane 0 exited never arrives (on the GPU the tile hangs)"
+                .to_owned(),
+        );
+    }
     lines.push(format!(
         "a warp collective completes when every lane named in its mask has reached one of the same \
          kind with the same mask, or exited (warp size {})",
