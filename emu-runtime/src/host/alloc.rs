@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use crate::host::report::error::Error;
 
 /// The machine's physical memory in bytes (`usize::MAX` when unknown).
-fn physical_memory() -> usize {
+pub(crate) fn physical_memory() -> usize {
     static MEM: OnceLock<usize> = OnceLock::new();
     *MEM.get_or_init(|| {
         // miri does not model `sysconf(_SC_PHYS_PAGES)`: no limit there.
@@ -49,7 +49,9 @@ pub(crate) fn check(what: impl FnOnce() -> String, bytes: usize, hint: &str) -> 
 /// malloc's, which a 4 GiB buffer would pay in full).
 const MAPPED_MIN: usize = 1 << 20;
 
-fn mapped(layout: std::alloc::Layout) -> bool {
+/// Whether [`alloc_zeroed`] maps `layout` from the OS (then its pages cost memory only once
+/// touched, and `mincore` tells which are).
+pub(crate) fn mapped(layout: std::alloc::Layout) -> bool {
     cfg!(unix) && layout.size() >= MAPPED_MIN && layout.align() <= 4096
 }
 

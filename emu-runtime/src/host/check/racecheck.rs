@@ -114,14 +114,17 @@
 //!   counter of a grid of N blocks holds N entries), and each relaxed read of it copies it.
 
 mod clock;
+mod global;
+mod states;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::panic::Location;
-use std::sync::OnceLock;
 
 use clock::{BlockClocks, Me};
 pub(crate) use clock::SyncClock;
+pub(crate) use global::{bytes as global_shadow_bytes, reset_peak as reset_global_shadow_peak, states as interned_states, GlobalRaceShadow};
+use global::{Locked, TAG_SIDE, TAG_STAMP};
 
 use crate::device::{Scope, View, ViewKind};
 use crate::host::check::Site;
@@ -163,9 +166,8 @@ struct Stamp {
     /// The block's linear index, modulo 2^32 (the stamp fits in 32 bytes).
     block: u32,
     thread: u16,
-    /// The launch that made it, modulo 2^16: the shadow of a `#[device_global]` outlives
-    /// launches, and records of other launches count as empty.
-    launch: u16,
+    /// The index of its state (`states.rs`), for global memory's cells (0 in shared memory).
+    state: u32,
     generation: u32,
     warp_epoch: u32,
     /// The thread's clock.
@@ -277,104 +279,8 @@ pub(crate) struct SharedRaceShadow {
     clocks: RefCell<BlockClocks>,
     /// Release clocks of shared locations (by byte offset), for the block run `.0`.
     syncs: RefCell<(u64, HashMap<usize, SyncClock>)>,
-}
-
-/// Records per page of a global buffer's shadow.
-const PAGE: usize = 4096;
-
-/// One page of records.
-type Page = Box<[parking_lot::Mutex<Record>]>;
-
-/// The shadow of a global buffer during one checked launch: one record per alignment unit of
-/// its element type (per element for scalars), allocated a page at a time on first use, and
-/// the release clocks of the elements atomics wrote.
-#[derive(Debug)]
-pub(crate) struct GlobalRaceShadow {
-    pages: Box<[OnceLock<Page>]>,
-    /// Records in all.
-    len: usize,
-    name: String,
-    syncs: parking_lot::Mutex<HashMap<usize, SyncClock>>,
-    /// Why the page table could not be allocated (then there is none, and the launch must not
-    /// run: `__private::global` returns this).
-    error: Option<crate::host::report::error::Error>,
-}
-
-impl GlobalRaceShadow {
-    /// The shadow of `len` records of the buffer `name`, none allocated yet; a page table the
-    /// host cannot allocate leaves an error for the launcher ([`GlobalRaceShadow::error`]).
-    pub(crate) fn new(len: usize, name: &str) -> Self {
-        let pages = len.div_ceil(PAGE);
-        match crate::host::alloc::try_slice(
-            pages,
-            OnceLock::new,
-            || format!("racecheck's page table for buffer `{name}` ({len} records)"),
-            "run EMU_CHECK=racecheck on a smaller buffer",
-        ) {
-            Ok(pages) => GlobalRaceShadow { pages, len, name: name.to_owned(), syncs: Default::default(), error: None },
-            Err(e) => GlobalRaceShadow { pages: Box::new([]), len: 0, name: name.to_owned(), syncs: Default::default(), error: Some(e) },
-        }
-    }
-
-    /// Why the shadow could not be allocated, if it could not.
-    pub(crate) fn error(&self) -> Option<&crate::host::report::error::Error> {
-        self.error.as_ref()
-    }
-
-    /// The page of record `u`, allocated on first use (a failure fails the launch with
-    /// error 2).
-    #[inline]
-    fn page<S: Site>(&self, block: &S, u: usize) -> &Page {
-        let p = u / PAGE;
-        if let Some(page) = self.pages[p].get() {
-            return page;
-        }
-        self.new_page(block, p)
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn new_page<S: Site>(&self, block: &S, p: usize) -> &Page {
-        let n = PAGE.min(self.len - p * PAGE);
-        let mut failed = None;
-        let page = self.pages[p].get_or_init(|| {
-            match crate::host::alloc::try_slice(
-                n,
-                || parking_lot::Mutex::new(Record::default()),
-                || format!("racecheck's shadow of buffer `{}` (a page of {n} records)", self.name),
-                "run EMU_CHECK=racecheck on a smaller buffer",
-            ) {
-                Ok(page) => page,
-                Err(e) => {
-                    failed = Some(e);
-                    Box::new([])
-                }
-            }
-        });
-        if let Some(e) = failed {
-            block.host_failure(e);
-        }
-        page
-    }
-
-    /// The record `u`.
-    #[inline]
-    fn record<S: Site>(&self, block: &S, u: usize) -> &parking_lot::Mutex<Record> {
-        let page = self.page(block, u);
-        match page.get(u % PAGE) {
-            Some(r) => r,
-            None => self.new_page_failed(block),
-        }
-    }
-
-    #[cold]
-    fn new_page_failed<S: Site>(&self, block: &S) -> ! {
-        block.host_failure(crate::host::alloc::error(
-            format!("racecheck's shadow of buffer `{}`", self.name),
-            PAGE * std::mem::size_of::<parking_lot::Mutex<Record>>(),
-            "run EMU_CHECK=racecheck on a smaller buffer",
-        ))
-    }
+    /// The worker's cache of interned access states (global memory's cells).
+    states: RefCell<states::StateCache>,
 }
 
 /// An atomic access, as racecheck sees it.
@@ -427,7 +333,7 @@ fn stamp<S: Site>(block: &S, me: Me, clocks: &BlockClocks, kind: Kind, scope: Sc
         block_serial: block.serial() as u32,
         block: me.block as u32,
         thread: me.thread as u16,
-        launch: block.launch_serial() as u16,
+        state: 0,
         generation: me.generation,
         warp_epoch: block.warp_epoch(me.thread),
         clock: clocks.clock(me.thread),
@@ -457,6 +363,139 @@ fn report<S: Site>(block: &S, first: Stamp, second: Stamp, (name, index, element
     });
 }
 
+/// A kind's two bits in a cell.
+fn kind_bits(k: Kind) -> u64 {
+    match k {
+        Kind::Read => 0,
+        Kind::Write => 1,
+        Kind::AtomicRead => 2,
+        Kind::AtomicWrite => 3,
+    }
+}
+
+/// The cell of stamp `s` (global memory: its state is interned).
+#[inline]
+fn cell(s: &Stamp) -> u64 {
+    TAG_STAMP
+        | kind_bits(s.kind) << global::KIND_SHIFT
+        | ((s.block as u64) & ((1 << global::BLOCK_BITS) - 1)) << global::BLOCK_SHIFT
+        | ((s.thread as u64) & ((1 << global::THREAD_BITS) - 1)) << global::THREAD_SHIFT
+        | s.state as u64
+}
+
+/// The stamp of cell `c` (`None`: empty), read by the running thread of block `me_block`.
+fn uncell(c: u64, me_block: u32) -> Option<Stamp> {
+    if global::tag(c) != TAG_STAMP {
+        return None;
+    }
+    let kind = match (c >> global::KIND_SHIFT) & 3 {
+        0 => Kind::Read,
+        1 => Kind::Write,
+        2 => Kind::AtomicRead,
+        _ => Kind::AtomicWrite,
+    };
+    // The block nearest the running one with these low bits (blocks run in increasing order,
+    // a few at a time): the difference, as a signed 25-bit number.
+    let bits = global::BLOCK_BITS;
+    let low = ((c >> global::BLOCK_SHIFT) & ((1 << bits) - 1)) as u32;
+    let delta = ((low.wrapping_sub(me_block) << (32 - bits)) as i32) >> (32 - bits);
+    let block = me_block.wrapping_add(delta as u32);
+    let state = (c & ((1 << global::THREAD_SHIFT) - 1)) as u32;
+    let st = states::get(state);
+    Some(Stamp {
+        block_serial: 0,
+        block,
+        thread: ((c >> global::THREAD_SHIFT) & ((1 << global::THREAD_BITS) - 1)) as u16,
+        state,
+        generation: st.generation,
+        warp_epoch: st.warp_epoch,
+        clock: st.clock,
+        kind,
+        scope: st.scope,
+        at: st.at,
+    })
+}
+
+/// The common case, decided on the cells alone: a plain access to a record that holds nothing,
+/// or only the running thread's own accesses (no race; the access supersedes them, as
+/// [`update`] would decide). Returns whether it applied.
+#[inline(always)]
+fn fast(l: &mut Locked<'_>, me: u64, kind: Kind) -> bool {
+    let who = me & global::WHO;
+    let mine = |c: u64| global::tag(c) == TAG_STAMP && c & global::WHO == who;
+    match kind {
+        Kind::Read => {
+            if (l.write == 0 || mine(l.write)) && (l.other == 0 || (mine(l.other) && (l.other >> global::KIND_SHIFT) & 3 == 0)) {
+                l.other = me;
+                return true;
+            }
+            false
+        }
+        Kind::Write => {
+            if (l.write == 0 || mine(l.write)) && (l.other == 0 || mine(l.other)) {
+                l.write = me;
+                l.other = 0;
+                return true;
+            }
+            false
+        }
+        Kind::AtomicRead | Kind::AtomicWrite => false,
+    }
+}
+
+/// The general case: the record's cells read back as a [`Record`] (from the side table when
+/// they are out of line), updated by [`update`], and stored back (out of line when more than
+/// one read or atomic access remains).
+fn slow(shadow: &GlobalRaceShadow, l: &mut Locked<'_>, me: Stamp, v: &Judge<'_>) -> Result<Option<Stamp>, crate::host::report::error::Error> {
+    let mut r = Record { write: uncell(l.write, me.block), ..Record::default() };
+    let mut side = None;
+    let out_of_line = (global::tag(l.other) == TAG_SIDE).then_some(l.other as u32);
+    if let Some(i) = out_of_line {
+        let guard = shadow.side.lock();
+        let c = guard.entries[i as usize];
+        r.reads = [uncell(c[0], me.block), uncell(c[1], me.block)];
+        r.atomics = [uncell(c[2], me.block), uncell(c[3], me.block)];
+        side = Some(guard);
+    } else if let Some(p) = uncell(l.other, me.block) {
+        if p.kind.atomic() {
+            r.atomics[0] = Some(p);
+        } else {
+            r.reads[0] = Some(p);
+        }
+    }
+    let hazard = update(&mut r, me, v, |p| *p);
+    l.write = r.write.as_ref().map_or(0, cell);
+    let rest = [r.reads[0], r.reads[1], r.atomics[0], r.atomics[1]];
+    let mut live = rest.iter().flatten();
+    match (live.next(), live.next()) {
+        (first, None) => {
+            l.other = first.map_or(0, cell);
+            if let (Some(i), Some(side)) = (out_of_line, side.as_mut()) {
+                GlobalRaceShadow::side_free(side, i);
+            }
+        }
+        _ => {
+            let cells = rest.map(|s| s.as_ref().map_or(0, cell));
+            let mut side = side.unwrap_or_else(|| shadow.side.lock());
+            match out_of_line {
+                Some(i) => side.entries[i as usize] = cells,
+                None => l.other = TAG_SIDE | shadow.side_new(&mut side, cells)? as u64,
+            }
+        }
+    }
+    Ok(hazard)
+}
+
+#[cold]
+#[inline(never)]
+fn states_full() -> crate::host::report::error::Error {
+    crate::host::alloc::error(
+        format!("racecheck's table of access states (full at {} states)", states::CAPACITY),
+        states::CAPACITY * std::mem::size_of::<states::State>(),
+        "run EMU_CHECK=racecheck on a smaller launch (fewer barriers, atomics or access sites per thread)",
+    )
+}
+
 /// Checks and records an access `kind` of element `i` of the global view `view` by the running
 /// thread (the launch keeps a race shadow for its buffer); an atomic also synchronises.
 fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind: Kind, atomic: Option<AtomicAccess>, at: &'static Location<'static>) {
@@ -464,6 +503,7 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
     // kernel runs.
     let Some(meta) = (unsafe { view.meta().as_ref() }) else { return };
     let Some(shadow) = meta.race.as_deref() else { return };
+    shadow.enter_launch(block.launch_serial());
     let race = block.shared().race;
     let mut clocks = race.clocks.borrow_mut();
     let me = me(block, &mut clocks);
@@ -473,17 +513,39 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
             clocks.fence(me, a.scope);
         }
     }
-    let s = stamp(block, me, &clocks, kind, scope, at);
+    let mut s = stamp(block, me, &clocks, kind, scope, at);
+    let state = states::State { generation: s.generation, warp_epoch: s.warp_epoch, clock: s.clock, scope, at };
+    s.state = match race.states.borrow_mut().intern(state) {
+        Some(id) => id,
+        None => {
+            drop(clocks);
+            block.host_failure(states_full())
+        }
+    };
+    let me_cell = cell(&s);
     let size = core::mem::size_of::<T>();
     let address = view.raw_ptr() as usize + i * size;
     let mut hazard: Option<Stamp> = None;
+    let mut failed = None;
     {
         let v = Judge { clocks: &clocks, warp_size: block.warp_size() };
         for u in meta.granules(address, size) {
-            // Records of other launches (a `#[device_global]`'s shadow is kept) count as empty.
-            let h = update(&mut shadow.record(block, u).lock(), s, &v, |r| r.filter(|r| r.launch == s.launch));
-            hazard = hazard.or(h);
+            let mut l = shadow.record(u).lock();
+            if fast(&mut l, me_cell, kind) {
+                continue;
+            }
+            match slow(shadow, &mut l, s, &v) {
+                Ok(h) => hazard = hazard.or(h),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
         }
+    }
+    if let Some(e) = failed {
+        drop(clocks);
+        block.host_failure(e);
     }
     if let Some(a) = atomic {
         let key = meta.granules(address, size).start;
