@@ -113,6 +113,7 @@
 //! * A location's release clock may grow with every block that releases into it (a ticket
 //!   counter of a grid of N blocks holds N entries), and each relaxed read of it copies it.
 
+mod cells;
 mod clock;
 mod global;
 mod states;
@@ -124,7 +125,6 @@ use std::panic::Location;
 use clock::{BlockClocks, Me};
 pub(crate) use clock::SyncClock;
 pub(crate) use global::{bytes as global_shadow_bytes, reset_peak as reset_global_shadow_peak, states as interned_states, GlobalRaceShadow};
-use global::{Locked, TAG_SIDE, TAG_STAMP};
 
 use crate::device::{Scope, View, ViewKind};
 use crate::host::check::Site;
@@ -160,13 +160,10 @@ impl Kind {
 /// One access, stamped.
 #[derive(Clone, Copy, Debug)]
 struct Stamp {
-    /// Which block run of the worker made it (older shared-memory stamps are from earlier
-    /// blocks), modulo 2^32.
-    block_serial: u32,
-    /// The block's linear index, modulo 2^32 (the stamp fits in 32 bytes).
+    /// The block's linear index, modulo 2^32.
     block: u32,
     thread: u16,
-    /// The index of its state (`states.rs`), for global memory's cells (0 in shared memory).
+    /// The index of its state (`states.rs`), which its cell holds.
     state: u32,
     generation: u32,
     warp_epoch: u32,
@@ -221,9 +218,9 @@ impl Judge<'_> {
     }
 }
 
-/// Applies `me` to one record (`live` filters out stale stamps); returns the access it races
-/// with, if any (the lowest thread's, when several do).
-fn update(r: &mut Record, me: Stamp, v: &Judge<'_>, live: impl Fn(&Option<Stamp>) -> Option<Stamp>) -> Option<Stamp> {
+/// Applies `me` to one record; returns the access it races with, if any (the lowest thread's,
+/// when several do).
+fn update(r: &mut Record, me: Stamp, v: &Judge<'_>) -> Option<Stamp> {
     let mut hazard: Option<Stamp> = None;
     let mut consider = |p: Option<Stamp>| {
         if let Some(p) = p {
@@ -232,9 +229,9 @@ fn update(r: &mut Record, me: Stamp, v: &Judge<'_>, live: impl Fn(&Option<Stamp>
             }
         }
     };
-    consider(live(&r.write));
-    r.reads.iter().for_each(|s| consider(live(s)));
-    r.atomics.iter().for_each(|s| consider(live(s)));
+    consider(r.write);
+    r.reads.iter().for_each(|s| consider(*s));
+    r.atomics.iter().for_each(|s| consider(*s));
     // Keep at most two stamps, by different threads, that a later access could race with: one
     // this access supersedes (same thread, or ordered before it: FastTrack's argument, a later
     // access concurrent with the old one is concurrent with this one too) makes room; among
@@ -243,9 +240,9 @@ fn update(r: &mut Record, me: Stamp, v: &Judge<'_>, live: impl Fn(&Option<Stamp>
     let key = |s: &Stamp| (s.block, s.thread);
     let stale = |s: Option<Stamp>| s.is_none_or(|s| (s.thread == me.thread && s.block == me.block) || v.ordered(&s, &me));
     let keep = |slots: &mut [Option<Stamp>; 2]| {
-        if stale(live(&slots[0])) {
+        if stale(slots[0]) {
             slots[0] = Some(me);
-        } else if stale(live(&slots[1])) {
+        } else if stale(slots[1]) {
             slots[1] = Some(me);
         } else if let (Some(a), Some(b)) = (slots[0], slots[1]) {
             let high = if key(&a) > key(&b) { 0 } else { 1 };
@@ -258,7 +255,7 @@ fn update(r: &mut Record, me: Stamp, v: &Judge<'_>, live: impl Fn(&Option<Stamp>
         // A write racing with a lower thread's write leaves that one (and the reads it raced
         // with) in place; otherwise it supersedes everything.
         Kind::Write => {
-            let lower = live(&r.write).is_some_and(|w| !stale(Some(w)) && key(&w) < key(&me));
+            let lower = r.write.is_some_and(|w| !stale(Some(w)) && key(&w) < key(&me));
             if !lower {
                 *r = Record { write: Some(me), ..Record::default() };
             }
@@ -269,18 +266,69 @@ fn update(r: &mut Record, me: Stamp, v: &Judge<'_>, live: impl Fn(&Option<Stamp>
     hazard
 }
 
-/// The per-worker state of racecheck: the shadow of the worker's shared memory (one record per
-/// byte, from earlier blocks recognised by their serial and counted as empty, so nothing is
-/// cleared between blocks), the clocks of the block's threads, and the release clocks of the
-/// block's shared-memory atomics.
+/// The per-worker state of racecheck: the shadow of the worker's shared memory (two cells per
+/// byte of the arena, of which each access uses those of its alignment units; cleared, as far
+/// as the block touched them, when the next block of the arena first accesses them), the
+/// clocks of the block's threads, and the release clocks of the block's shared-memory atomics.
 #[derive(Debug, Default)]
 pub(crate) struct SharedRaceShadow {
-    bytes: RefCell<Vec<Record>>,
+    cells: RefCell<Vec<[u64; 2]>>,
+    side: RefCell<cells::Side>,
+    /// The block run whose accesses the cells hold, and the range of cells it touched.
+    owner: std::cell::Cell<u64>,
+    touched: std::cell::Cell<(usize, usize)>,
     clocks: RefCell<BlockClocks>,
     /// Release clocks of shared locations (by byte offset), for the block run `.0`.
     syncs: RefCell<(u64, HashMap<usize, SyncClock>)>,
-    /// The worker's cache of interned access states (global memory's cells).
+    /// The worker's cache of interned access states.
     states: RefCell<states::StateCache>,
+}
+
+impl cells::SideTable for SharedRaceShadow {
+    type Guard<'a> = std::cell::RefMut<'a, cells::Side>;
+    fn get(&self) -> Self::Guard<'_> {
+        self.side.borrow_mut()
+    }
+    fn grow(&self, _: usize) -> Result<(), crate::host::report::error::Error> {
+        Ok(())
+    }
+    fn what(&self) -> String {
+        "racecheck's out-of-line records of shared memory".to_owned()
+    }
+}
+
+impl SharedRaceShadow {
+    /// Makes the cells hold the accesses of block run `serial` (an arena of `size` bytes):
+    /// the first access of a new block clears what the last one touched.
+    #[inline]
+    fn enter(&self, serial: u64, size: usize) -> Result<(), crate::host::report::error::Error> {
+        if self.owner.get() != serial {
+            self.new_block(serial, size)?;
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn new_block(&self, serial: u64, size: usize) -> Result<(), crate::host::report::error::Error> {
+        let mut cells = self.cells.borrow_mut();
+        if cells.len() < size {
+            crate::host::alloc::try_resize(
+                &mut cells,
+                size,
+                [0; 2],
+                || format!("racecheck's shadow of {size} bytes of shared memory"),
+                "lower Config::max_shared_bytes, or run without EMU_CHECK=racecheck",
+            )?;
+        }
+        let (lo, hi) = self.touched.replace((usize::MAX, 0));
+        if lo < hi {
+            cells[lo..hi].iter_mut().for_each(|c| *c = [0; 2]);
+        }
+        self.side.borrow_mut().clear();
+        self.owner.set(serial);
+        Ok(())
+    }
 }
 
 /// An atomic access, as racecheck sees it.
@@ -330,7 +378,6 @@ fn me<S: Site>(block: &S, clocks: &mut BlockClocks) -> Me {
 /// The running thread's stamp for an access at `at`.
 fn stamp<S: Site>(block: &S, me: Me, clocks: &BlockClocks, kind: Kind, scope: Scope, at: &'static Location<'static>) -> Stamp {
     Stamp {
-        block_serial: block.serial() as u32,
         block: me.block as u32,
         thread: me.thread as u16,
         state: 0,
@@ -361,129 +408,6 @@ fn report<S: Site>(block: &S, first: Stamp, second: Stamp, (name, index, element
         element,
         count: 1,
     });
-}
-
-/// A kind's two bits in a cell.
-fn kind_bits(k: Kind) -> u64 {
-    match k {
-        Kind::Read => 0,
-        Kind::Write => 1,
-        Kind::AtomicRead => 2,
-        Kind::AtomicWrite => 3,
-    }
-}
-
-/// The cell of stamp `s` (global memory: its state is interned).
-#[inline]
-fn cell(s: &Stamp) -> u64 {
-    TAG_STAMP
-        | kind_bits(s.kind) << global::KIND_SHIFT
-        | ((s.block as u64) & ((1 << global::BLOCK_BITS) - 1)) << global::BLOCK_SHIFT
-        | ((s.thread as u64) & ((1 << global::THREAD_BITS) - 1)) << global::THREAD_SHIFT
-        | s.state as u64
-}
-
-/// The stamp of cell `c` (`None`: empty), read by the running thread of block `me_block`.
-fn uncell(c: u64, me_block: u32) -> Option<Stamp> {
-    if global::tag(c) != TAG_STAMP {
-        return None;
-    }
-    let kind = match (c >> global::KIND_SHIFT) & 3 {
-        0 => Kind::Read,
-        1 => Kind::Write,
-        2 => Kind::AtomicRead,
-        _ => Kind::AtomicWrite,
-    };
-    // The block nearest the running one with these low bits (blocks run in increasing order,
-    // a few at a time): the difference, as a signed 25-bit number.
-    let bits = global::BLOCK_BITS;
-    let low = ((c >> global::BLOCK_SHIFT) & ((1 << bits) - 1)) as u32;
-    let delta = ((low.wrapping_sub(me_block) << (32 - bits)) as i32) >> (32 - bits);
-    let block = me_block.wrapping_add(delta as u32);
-    let state = (c & ((1 << global::THREAD_SHIFT) - 1)) as u32;
-    let st = states::get(state);
-    Some(Stamp {
-        block_serial: 0,
-        block,
-        thread: ((c >> global::THREAD_SHIFT) & ((1 << global::THREAD_BITS) - 1)) as u16,
-        state,
-        generation: st.generation,
-        warp_epoch: st.warp_epoch,
-        clock: st.clock,
-        kind,
-        scope: st.scope,
-        at: st.at,
-    })
-}
-
-/// The common case, decided on the cells alone: a plain access to a record that holds nothing,
-/// or only the running thread's own accesses (no race; the access supersedes them, as
-/// [`update`] would decide). Returns whether it applied.
-#[inline(always)]
-fn fast(l: &mut Locked<'_>, me: u64, kind: Kind) -> bool {
-    let who = me & global::WHO;
-    let mine = |c: u64| global::tag(c) == TAG_STAMP && c & global::WHO == who;
-    match kind {
-        Kind::Read => {
-            if (l.write == 0 || mine(l.write)) && (l.other == 0 || (mine(l.other) && (l.other >> global::KIND_SHIFT) & 3 == 0)) {
-                l.other = me;
-                return true;
-            }
-            false
-        }
-        Kind::Write => {
-            if (l.write == 0 || mine(l.write)) && (l.other == 0 || mine(l.other)) {
-                l.write = me;
-                l.other = 0;
-                return true;
-            }
-            false
-        }
-        Kind::AtomicRead | Kind::AtomicWrite => false,
-    }
-}
-
-/// The general case: the record's cells read back as a [`Record`] (from the side table when
-/// they are out of line), updated by [`update`], and stored back (out of line when more than
-/// one read or atomic access remains).
-fn slow(shadow: &GlobalRaceShadow, l: &mut Locked<'_>, me: Stamp, v: &Judge<'_>) -> Result<Option<Stamp>, crate::host::report::error::Error> {
-    let mut r = Record { write: uncell(l.write, me.block), ..Record::default() };
-    let mut side = None;
-    let out_of_line = (global::tag(l.other) == TAG_SIDE).then_some(l.other as u32);
-    if let Some(i) = out_of_line {
-        let guard = shadow.side.lock();
-        let c = guard.entries[i as usize];
-        r.reads = [uncell(c[0], me.block), uncell(c[1], me.block)];
-        r.atomics = [uncell(c[2], me.block), uncell(c[3], me.block)];
-        side = Some(guard);
-    } else if let Some(p) = uncell(l.other, me.block) {
-        if p.kind.atomic() {
-            r.atomics[0] = Some(p);
-        } else {
-            r.reads[0] = Some(p);
-        }
-    }
-    let hazard = update(&mut r, me, v, |p| *p);
-    l.write = r.write.as_ref().map_or(0, cell);
-    let rest = [r.reads[0], r.reads[1], r.atomics[0], r.atomics[1]];
-    let mut live = rest.iter().flatten();
-    match (live.next(), live.next()) {
-        (first, None) => {
-            l.other = first.map_or(0, cell);
-            if let (Some(i), Some(side)) = (out_of_line, side.as_mut()) {
-                GlobalRaceShadow::side_free(side, i);
-            }
-        }
-        _ => {
-            let cells = rest.map(|s| s.as_ref().map_or(0, cell));
-            let mut side = side.unwrap_or_else(|| shadow.side.lock());
-            match out_of_line {
-                Some(i) => side.entries[i as usize] = cells,
-                None => l.other = TAG_SIDE | shadow.side_new(&mut side, cells)? as u64,
-            }
-        }
-    }
-    Ok(hazard)
 }
 
 #[cold]
@@ -522,7 +446,7 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
             block.host_failure(states_full())
         }
     };
-    let me_cell = cell(&s);
+    let me_cell = cells::cell(&s);
     let size = core::mem::size_of::<T>();
     let address = view.raw_ptr() as usize + i * size;
     let mut hazard: Option<Stamp> = None;
@@ -531,10 +455,11 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
         let v = Judge { clocks: &clocks, warp_size: block.warp_size() };
         for u in meta.granules(address, size) {
             let mut l = shadow.record(u).lock();
-            if fast(&mut l, me_cell, kind) {
+            let (write, other) = l.cells();
+            if cells::fast(write, other, me_cell, kind, s.generation) {
                 continue;
             }
-            match slow(shadow, &mut l, s, &v) {
+            match cells::slow(shadow, write, other, s, &v) {
                 Ok(h) => hazard = hazard.or(h),
                 Err(e) => {
                     failed = Some(e);
@@ -565,13 +490,24 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
     }
 }
 
+/// The shared memory an access touches: the shadow of the arena it lies in (the running
+/// block's, or with distributed shared memory another block's of its cluster), the serial of
+/// the block run that arena serves, and the arena's size in bytes.
+#[derive(Clone, Copy)]
+struct Arena<'a> {
+    race: &'a SharedRaceShadow,
+    serial: u64,
+    size: usize,
+}
+
 /// Checks and records an access by the running thread to `size` bytes at `start` of the
-/// block's shared memory (byte offsets in the arena), in the records of its `granule`-byte
+/// shared memory of `arena` (byte offsets in the arena), in the records of its `granule`-byte
 /// units (the alignment of the element type: the record of a unit is that of its first
 /// byte); an atomic also synchronises.
 #[allow(clippy::too_many_arguments)]
 fn shared<S: Site>(
     block: &S,
+    arena: Arena<'_>,
     start: usize,
     size: usize,
     granule: usize,
@@ -580,22 +516,11 @@ fn shared<S: Site>(
     at: &'static Location<'static>,
     what: impl Fn() -> (String, usize, String),
 ) {
-    let shadows = block.shared();
-    let race = shadows.race;
-    let mut bytes = race.bytes.borrow_mut();
-    if bytes.len() < start + size {
-        let len = shadows.size.max(start + size);
-        if let Err(e) = crate::host::alloc::try_resize(
-            &mut bytes,
-            len,
-            Record::default(),
-            || format!("racecheck's shadow of {len} bytes of shared memory"),
-            "lower Config::max_shared_bytes, or run without EMU_CHECK=racecheck",
-        ) {
-            drop(bytes);
-            block.host_failure(e);
-        }
+    let owner = arena.race;
+    if let Err(e) = owner.enter(arena.serial, arena.size.max(start + size)) {
+        block.host_failure(e);
     }
+    let race = block.shared().race;
     let mut clocks = race.clocks.borrow_mut();
     let me = me(block, &mut clocks);
     let scope = atomic.map_or(Scope::Block, |a| a.scope);
@@ -604,21 +529,45 @@ fn shared<S: Site>(
             clocks.fence(me, a.scope);
         }
     }
-    let s = stamp(block, me, &clocks, kind, scope, at);
-    let live = |p: &Option<Stamp>| p.filter(|p| p.block_serial == s.block_serial);
+    let mut s = stamp(block, me, &clocks, kind, scope, at);
+    let state = states::State { generation: s.generation, warp_epoch: s.warp_epoch, clock: s.clock, scope, at };
+    s.state = match race.states.borrow_mut().intern(state) {
+        Some(id) => id,
+        None => {
+            drop(clocks);
+            block.host_failure(states_full())
+        }
+    };
+    let me_cell = cells::cell(&s);
     let mut hazard: Option<Stamp> = None;
+    let mut failed = None;
     {
+        let (lo, hi) = owner.touched.get();
+        owner.touched.set((lo.min(start), hi.max(start + size)));
         let v = Judge { clocks: &clocks, warp_size: block.warp_size() };
-        for b in bytes[start..start + size].iter_mut().step_by(granule.max(1)) {
-            let h = update(b, s, &v, live);
-            hazard = hazard.or(h);
+        let mut records = owner.cells.borrow_mut();
+        for r in records[start..start + size].iter_mut().step_by(granule.max(1)) {
+            let [write, other] = r;
+            if cells::fast(write, other, me_cell, kind, s.generation) {
+                continue;
+            }
+            match cells::slow(owner, write, other, s, &v) {
+                Ok(h) => hazard = hazard.or(h),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
         }
     }
-    drop(bytes);
+    if let Some(e) = failed {
+        drop(clocks);
+        block.host_failure(e);
+    }
     if let Some(a) = atomic {
-        let mut syncs = race.syncs.borrow_mut();
-        if syncs.0 != block.serial() {
-            syncs.0 = block.serial();
+        let mut syncs = owner.syncs.borrow_mut();
+        if syncs.0 != arena.serial {
+            syncs.0 = arena.serial;
             syncs.1.clear();
         }
         if a.read {
@@ -643,9 +592,11 @@ fn access<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
         crate::device::Space::Global => global(block, view, i, kind, atomic, at),
         crate::device::Space::Shared => {
             let size = core::mem::size_of::<T>();
-            let start = view.raw_ptr() as usize + i * size - block.shared().base;
+            let own = block.shared();
+            let arena = Arena { race: own.race, serial: block.serial(), size: own.size };
+            let start = view.raw_ptr() as usize + i * size - own.base;
             let granule = core::mem::align_of::<T>().min(size);
-            shared(block, start, size, granule, kind, atomic, at, || {
+            shared(block, arena, start, size, granule, kind, atomic, at, || {
                 // SAFETY: shared views point to descriptions kept by the block's arena.
                 let meta = unsafe { view.meta().as_ref() };
                 let address = view.raw_ptr() as usize + i * size;

@@ -3,22 +3,8 @@
 //! # Layout
 //!
 //! A record (one per alignment unit of the buffer's element type: per element for scalars) is
-//! two 64-bit *cells*, after FastTrack's epochs and ThreadSanitizer's shadow words:
-//!
-//! * cell 0: the last plain write, and the record's lock bit (blocks run on several host
-//!   threads; the lock is held only while one access updates the record);
-//! * cell 1: the one read or atomic access that no later access has ordered, or, when there
-//!   are several (concurrent reads: FastTrack's *read-shared* state), the index of an
-//!   out-of-line entry of four cells (two reads, two atomic accesses), in the shadow's side
-//!   table. The entry is freed when a write orders them all again.
-//!
-//! A cell (bits, high to low): lock (1, cell 0 only), tag (2: empty, a stamp, out of line),
-//! kind (2: read, write, atomic read, atomic write), the block's linear index modulo 2^25 (25),
-//! the thread's index in its block (10), and the index of the stamp's *state* (24: generation,
-//! warp epoch, clock, scope and source line, interned in `states.rs`). A cell's block is read
-//! back as the block nearest the running one with those low bits: blocks run in increasing
-//! order, a few at a time, so only a block 2^24 or more away from the running one is mistaken
-//! for another.
+//! two cells (`cells.rs`): 16 bytes. The write cell's top bit is the record's lock: blocks run on
+//! several host threads, and the lock is held only while one access updates the record.
 //!
 //! The records are one anonymous mapping (for shadows of at least 1 MiB; smaller ones are
 //! ordinary zeroed allocations), so the OS allocates them a page (4 KiB, 256 records) at a
@@ -44,6 +30,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
+use super::cells::{Side, SideTable};
 use super::clock::SyncClock;
 use super::states;
 use crate::host::report::error::Error;
@@ -51,30 +38,8 @@ use crate::host::report::error::Error;
 /// Bytes per record.
 pub(super) const RECORD_BYTES: usize = 16;
 
-/// The lock bit of cell 0.
+/// The lock bit of the write cell.
 const LOCK: u64 = 1 << 63;
-const TAG_SHIFT: u32 = 61;
-const TAG_MASK: u64 = 3 << TAG_SHIFT;
-/// A stamp.
-pub(super) const TAG_STAMP: u64 = 1 << TAG_SHIFT;
-/// Out of line: the low 32 bits are an index into the side table.
-pub(super) const TAG_SIDE: u64 = 2 << TAG_SHIFT;
-pub(super) const KIND_SHIFT: u32 = 59;
-pub(super) const BLOCK_SHIFT: u32 = 34;
-/// Bits of the block's linear index a cell keeps.
-pub(super) const BLOCK_BITS: u32 = 25;
-pub(super) const THREAD_SHIFT: u32 = 24;
-/// Bits of the thread index (blocks have at most 1024 threads).
-pub(super) const THREAD_BITS: u32 = 10;
-/// The bits that name the thread (block and thread).
-pub(super) const WHO: u64 = ((1 << (BLOCK_BITS + THREAD_BITS)) - 1) << THREAD_SHIFT;
-const _: () = assert!(states::STATE_BITS == THREAD_SHIFT);
-
-/// The tag of a cell.
-#[inline(always)]
-pub(super) fn tag(c: u64) -> u64 {
-    c & TAG_MASK
-}
 
 /// One record: its two cells.
 #[derive(Debug, Default)]
@@ -84,8 +49,8 @@ pub(super) struct Rec([AtomicU64; 2]);
 /// back and unlocks the record.
 pub(super) struct Locked<'a> {
     rec: &'a Rec,
-    pub(super) write: u64,
-    pub(super) other: u64,
+    write: u64,
+    other: u64,
 }
 
 impl Rec {
@@ -111,6 +76,14 @@ impl Rec {
     }
 }
 
+impl Locked<'_> {
+    /// The write cell and the other cell.
+    #[inline(always)]
+    pub(super) fn cells(&mut self) -> (&mut u64, &mut u64) {
+        (&mut self.write, &mut self.other)
+    }
+}
+
 impl Drop for Locked<'_> {
     /// Stores the cells and releases the lock (also when a host failure unwinds the thread).
     #[inline]
@@ -118,15 +91,6 @@ impl Drop for Locked<'_> {
         self.rec.0[1].store(self.other, Ordering::Relaxed);
         self.rec.0[0].store(self.write & !LOCK, Ordering::Release);
     }
-}
-
-/// The out-of-line entries: four cells each (two reads, two atomics), and the free ones.
-#[derive(Debug, Default)]
-pub(super) struct Side {
-    pub(super) entries: Vec<[u64; 4]>,
-    free: Vec<u32>,
-    /// Bytes reserved against the budget for `entries` and `free`.
-    reserved: usize,
 }
 
 /// Bytes of global shadow reserved in the process (records and out-of-line entries).
@@ -305,11 +269,7 @@ impl GlobalRaceShadow {
                 r.0[1].store(0, Ordering::Relaxed);
             }
         }
-        {
-            let mut side = self.side.lock();
-            side.entries.clear();
-            side.free.clear();
-        }
+        self.side.lock().clear();
         self.syncs.lock().clear();
         self.launch.store(launch, Ordering::Release);
     }
@@ -330,31 +290,18 @@ impl GlobalRaceShadow {
         resident(self.records.cast(), layout.size())
     }
 
-    /// A new out-of-line entry holding `cells` (`Err`: past the budget, or not allocated).
-    pub(super) fn side_new(&self, side: &mut Side, cells: [u64; 4]) -> Result<u32, Error> {
-        if let Some(i) = side.free.pop() {
-            side.entries[i as usize] = cells;
-            return Ok(i);
-        }
-        if side.entries.len() == side.entries.capacity() {
-            let more = side.entries.capacity().max(64);
-            let bytes = more * (std::mem::size_of::<[u64; 4]>() + std::mem::size_of::<u32>());
-            let what = || format!("racecheck's out-of-line records of buffer `{}` ({} more)", self.name, more);
-            reserve(bytes, what)?;
-            let grown = side.entries.try_reserve_exact(more).and_then(|()| side.free.try_reserve_exact(more));
-            if grown.is_err() {
-                RESERVED.fetch_sub(bytes, Ordering::Relaxed);
-                return Err(crate::host::alloc::error(what(), bytes, HINT));
-            }
-            side.reserved += bytes;
-        }
-        side.entries.push(cells);
-        Ok((side.entries.len() - 1) as u32)
-    }
+}
 
-    /// Frees out-of-line entry `i`.
-    pub(super) fn side_free(side: &mut Side, i: u32) {
-        side.free.push(i);
+impl SideTable for GlobalRaceShadow {
+    type Guard<'a> = parking_lot::MutexGuard<'a, Side>;
+    fn get(&self) -> Self::Guard<'_> {
+        self.side.lock()
+    }
+    fn grow(&self, bytes: usize) -> Result<(), Error> {
+        reserve(bytes, || self.what())
+    }
+    fn what(&self) -> String {
+        format!("racecheck's out-of-line records of buffer `{}`", self.name)
     }
 }
 
@@ -383,7 +330,7 @@ impl Drop for GlobalRaceShadow {
     fn drop(&mut self) {
         let (entries, side_reserved) = {
             let side = self.side.get_mut();
-            (side.entries.capacity() * std::mem::size_of::<[u64; 4]>() + side.free.capacity() * std::mem::size_of::<u32>(), side.reserved)
+            (side.bytes(), side.reserved)
         };
         if ACCOUNTING.load(Ordering::Relaxed) {
             HELD.fetch_add(self.resident() + entries, Ordering::Relaxed);

@@ -66,12 +66,22 @@ fn place(id: u32) -> (usize, usize) {
     (k, id as usize - FIRST * ((1 << k) - 1))
 }
 
-/// The state of index `id` (one that [`intern`] returned).
+/// The state of index `id` (one that [`StateCache::intern`] returned).
 #[inline]
 pub(super) fn get(id: u32) -> State {
     let (k, off) = place(id);
     match table().chunks[k].get().and_then(|c| c[off].get()) {
         Some(s) => *s,
+        None => unknown(id),
+    }
+}
+
+/// The barrier generation of state `id` (one that [`StateCache::intern`] returned).
+#[inline]
+pub(super) fn generation(id: u32) -> u32 {
+    let (k, off) = place(id);
+    match table().chunks[k].get().and_then(|c| c[off].get()) {
+        Some(s) => s.generation,
         None => unknown(id),
     }
 }
