@@ -274,9 +274,9 @@ fn update(r: &mut Record, me: Stamp, v: &Judge<'_>) -> Option<Stamp> {
 pub(crate) struct SharedRaceShadow {
     cells: RefCell<Vec<[u64; 2]>>,
     side: RefCell<cells::Side>,
-    /// The block run whose accesses the cells hold, and the range of cells it touched.
+    /// The block run whose accesses the cells hold, and the end of the cells it touched.
     owner: std::cell::Cell<u64>,
-    touched: std::cell::Cell<(usize, usize)>,
+    touched: std::cell::Cell<usize>,
     clocks: RefCell<BlockClocks>,
     /// Release clocks of shared locations (by byte offset), for the block run `.0`.
     syncs: RefCell<(u64, HashMap<usize, SyncClock>)>,
@@ -321,10 +321,8 @@ impl SharedRaceShadow {
                 "lower Config::max_shared_bytes, or run without EMU_CHECK=racecheck",
             )?;
         }
-        let (lo, hi) = self.touched.replace((usize::MAX, 0));
-        if lo < hi {
-            cells[lo..hi].iter_mut().for_each(|c| *c = [0; 2]);
-        }
+        let end = self.touched.replace(0);
+        cells[..end].iter_mut().for_each(|c| *c = [0; 2]);
         self.side.borrow_mut().clear();
         self.owner.set(serial);
         Ok(())
@@ -367,6 +365,7 @@ impl AtomicAccess {
 }
 
 /// The running thread, brought up to date.
+#[inline(always)]
 fn me<S: Site>(block: &S, clocks: &mut BlockClocks) -> Me {
     let thread = block.current();
     let generation = block.generation();
@@ -376,6 +375,7 @@ fn me<S: Site>(block: &S, clocks: &mut BlockClocks) -> Me {
 }
 
 /// The running thread's stamp for an access at `at`.
+#[inline(always)]
 fn stamp<S: Site>(block: &S, me: Me, clocks: &BlockClocks, kind: Kind, scope: Scope, at: &'static Location<'static>) -> Stamp {
     Stamp {
         block: me.block as u32,
@@ -452,14 +452,14 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
     let mut hazard: Option<Stamp> = None;
     let mut failed = None;
     {
-        let v = Judge { clocks: &clocks, warp_size: block.warp_size() };
+        let v = || Judge { clocks: &clocks, warp_size: block.warp_size() };
         for u in meta.granules(address, size) {
             let mut l = shadow.record(u).lock();
             let (write, other) = l.cells();
             if cells::fast(write, other, me_cell, kind, s.generation) {
                 continue;
             }
-            match cells::slow(shadow, write, other, s, &v) {
+            match cells::slow(shadow, write, other, s, &v()) {
                 Ok(h) => hazard = hazard.or(h),
                 Err(e) => {
                     failed = Some(e);
@@ -542,16 +542,20 @@ fn shared<S: Site>(
     let mut hazard: Option<Stamp> = None;
     let mut failed = None;
     {
-        let (lo, hi) = owner.touched.get();
-        owner.touched.set((lo.min(start), hi.max(start + size)));
-        let v = Judge { clocks: &clocks, warp_size: block.warp_size() };
+        if owner.touched.get() < start + size {
+            owner.touched.set(start + size);
+        }
+        let v = || Judge { clocks: &clocks, warp_size: block.warp_size() };
         let mut records = owner.cells.borrow_mut();
-        for r in records[start..start + size].iter_mut().step_by(granule.max(1)) {
-            let [write, other] = r;
+        let records = &mut records[start..start + size];
+        let mut off = 0;
+        while off < size {
+            let [write, other] = &mut records[off];
+            off += granule.max(1);
             if cells::fast(write, other, me_cell, kind, s.generation) {
                 continue;
             }
-            match cells::slow(owner, write, other, s, &v) {
+            match cells::slow(owner, write, other, s, &v()) {
                 Ok(h) => hazard = hazard.or(h),
                 Err(e) => {
                     failed = Some(e);
@@ -587,6 +591,7 @@ fn shared<S: Site>(
 
 /// An access of element `i` of `view` by the running thread: a plain load (`write` false) or
 /// store, or an atomic (`atomic`).
+#[inline(always)]
 fn access<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind: Kind, atomic: Option<AtomicAccess>, at: &'static Location<'static>) {
     match K::SPACE {
         crate::device::Space::Global => global(block, view, i, kind, atomic, at),

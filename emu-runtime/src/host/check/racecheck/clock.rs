@@ -210,8 +210,16 @@ impl BlockClocks {
     /// generation `generation`: a new block starts empty; a barrier passed since the last call
     /// joins what every thread acquired, and what its relaxed atomic reads read (a barrier
     /// after an atomic acquires), into what all know.
-    #[inline]
+    #[inline(always)]
     pub(super) fn enter(&mut self, serial: u64, block: u64, generation: u32, thread: u32) {
+        if serial != self.serial || generation != self.generation || self.threads.len() <= thread as usize {
+            self.enter_slow(serial, block, generation, thread);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn enter_slow(&mut self, serial: u64, block: u64, generation: u32, thread: u32) {
         if serial != self.serial {
             self.serial = serial;
             self.block = block;

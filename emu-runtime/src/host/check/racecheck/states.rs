@@ -135,17 +135,24 @@ impl Default for StateCache {
 
 impl StateCache {
     /// The index of `s`; `None` when the table is full.
-    #[inline]
+    #[inline(always)]
     pub(super) fn intern(&mut self, s: State) -> Option<u32> {
         let key = s.key();
-        let h = (key.4 as u64 ^ (key.0 as u64).wrapping_mul(0x9E37_79B9) ^ ((key.1 as u64) << 20) ^ ((key.2 as u64) << 40) ^ key.3 as u64)
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let slot = &mut self.slots[(h >> 56) as usize % CACHE];
+        // Slots by source line (locations are distinct statics), mixed with the clock and the
+        // generation so that one line's states at successive barriers take different slots.
+        let h = (key.4 >> 3) ^ (key.0 as usize).wrapping_mul(31) ^ (key.2 as usize).wrapping_mul(7);
+        let slot = &mut self.slots[h % CACHE];
         if slot.0 == key {
             return Some(slot.1);
         }
+        self.miss(s, h % CACHE)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn miss(&mut self, s: State, slot: usize) -> Option<u32> {
         let id = intern_slow(s)?;
-        *slot = (key, id);
+        self.slots[slot] = (s.key(), id);
         Some(id)
     }
 }
