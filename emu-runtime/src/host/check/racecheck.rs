@@ -370,19 +370,20 @@ fn me<S: Site>(block: &S, clocks: &mut BlockClocks) -> Me {
     let thread = block.current();
     let generation = block.generation();
     let linear = block.linear_index();
-    clocks.enter(block.serial(), linear, generation, thread);
-    Me { block: linear, thread, generation }
+    let warp_epoch = block.warp_epoch(thread);
+    clocks.enter(block.serial(), linear, generation, thread, warp_epoch, || block.warp_size());
+    Me { block: linear, thread, generation, warp_epoch }
 }
 
 /// The running thread's stamp for an access at `at`.
 #[inline(always)]
-fn stamp<S: Site>(block: &S, me: Me, clocks: &BlockClocks, kind: Kind, scope: Scope, at: &'static Location<'static>) -> Stamp {
+fn stamp(me: Me, clocks: &BlockClocks, kind: Kind, scope: Scope, at: &'static Location<'static>) -> Stamp {
     Stamp {
         block: me.block as u32,
         thread: me.thread as u16,
         state: 0,
         generation: me.generation,
-        warp_epoch: block.warp_epoch(me.thread),
+        warp_epoch: me.warp_epoch,
         clock: clocks.clock(me.thread),
         kind,
         scope,
@@ -437,7 +438,7 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
             clocks.fence(me, a.scope);
         }
     }
-    let mut s = stamp(block, me, &clocks, kind, scope, at);
+    let mut s = stamp(me, &clocks, kind, scope, at);
     let state = states::State { generation: s.generation, warp_epoch: s.warp_epoch, clock: s.clock, scope, at };
     s.state = match race.states.borrow_mut().intern(state) {
         Some(id) => id,
@@ -529,7 +530,7 @@ fn shared<S: Site>(
             clocks.fence(me, a.scope);
         }
     }
-    let mut s = stamp(block, me, &clocks, kind, scope, at);
+    let mut s = stamp(me, &clocks, kind, scope, at);
     let state = states::State { generation: s.generation, warp_epoch: s.warp_epoch, clock: s.clock, scope, at };
     s.state = match race.states.borrow_mut().intern(state) {
         Some(id) => id,
