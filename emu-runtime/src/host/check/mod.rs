@@ -105,6 +105,7 @@ pub(crate) trait Site {
 
 /// A checked load (`write` false) or store of element `i` of `view` (in bounds) by the running
 /// thread of `site`: hands it to the checkers the launch runs.
+#[inline(always)]
 pub(crate) fn on_access<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, i: usize, write: bool, at: &'static Location<'static>) {
     let checks = site.checks();
     if checks.initcheck {

@@ -423,6 +423,7 @@ fn states_full() -> crate::host::report::error::Error {
 
 /// Checks and records an access `kind` of element `i` of the global view `view` by the running
 /// thread (the launch keeps a race shadow for its buffer); an atomic also synchronises.
+#[inline(always)]
 fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind: Kind, atomic: Option<AtomicAccess>, at: &'static Location<'static>) {
     // SAFETY: the launch keeps the views' descriptions (and their shadows) alive while its
     // kernel runs.
@@ -506,6 +507,7 @@ struct Arena<'a> {
 /// units (the alignment of the element type: the record of a unit is that of its first
 /// byte); an atomic also synchronises.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn shared<S: Site>(
     block: &S,
     arena: Arena<'_>,
@@ -616,6 +618,7 @@ fn access<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
 }
 
 /// A plain load (`write` false) or store of element `i` of `view` by the running thread.
+#[inline(always)]
 pub(crate) fn on_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, write: bool, at: &'static Location<'static>) {
     access(block, view, i, if write { Kind::Write } else { Kind::Read }, None, at)
 }

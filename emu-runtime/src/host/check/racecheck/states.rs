@@ -119,17 +119,18 @@ pub(super) fn len() -> usize {
 
 /// Slots of a worker's cache.
 const CACHE: usize = 256;
+const _: () = assert!(CACHE.is_power_of_two());
 
 /// A worker's cache of interned states (direct-mapped on a hash of the state).
 #[derive(Debug)]
 pub(crate) struct StateCache {
-    slots: Box<[(Key, u32)]>,
+    slots: Box<[(Key, u32); CACHE]>,
 }
 
 impl Default for StateCache {
     fn default() -> Self {
         // The null location never matches a real state's.
-        StateCache { slots: vec![((0, 0, 0, 0, 0), 0); CACHE].into_boxed_slice() }
+        StateCache { slots: Box::new([((0, 0, 0, 0, 0), 0); CACHE]) }
     }
 }
 
@@ -141,11 +142,11 @@ impl StateCache {
         // Slots by source line (locations are distinct statics), mixed with the clock and the
         // generation so that one line's states at successive barriers take different slots.
         let h = (key.4 >> 3) ^ (key.0 as usize).wrapping_mul(31) ^ (key.2 as usize).wrapping_mul(7);
-        let slot = &mut self.slots[h % CACHE];
+        let slot = &mut self.slots[h & (CACHE - 1)];
         if slot.0 == key {
             return Some(slot.1);
         }
-        self.miss(s, h % CACHE)
+        self.miss(s, h & (CACHE - 1))
     }
 
     #[cold]
