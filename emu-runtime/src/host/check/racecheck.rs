@@ -63,9 +63,22 @@
 //!   of the block's shared memory and of a global buffer keeps its last plain write, up to two plain
 //!   reads and up to two atomic accesses by different threads that no later access has ordered.
 //!   An access is checked against the ones it conflicts with; the pair that races is reported
-//!   once per block and pair of lines, with a count. Global records are behind a lock each
-//!   (blocks run on several host threads), allocated per page of 4096 records on first use.
-//!   A record takes 168 bytes (a 32-byte stamp per slot, and the lock).
+//!   once per block and pair of lines, with a count.
+//! * **16 bytes per record** (`cells.rs`, `global.rs`, `states.rs`). A stamp is one 64-bit
+//!   cell: its thread (block modulo 2^25, thread), its kind, and a 24-bit index into a
+//!   process-wide table of the thread-independent rest (generation, warp epoch, clock, scope,
+//!   source line: the same for every thread that makes the same access between the same
+//!   barriers), as ThreadSanitizer keeps source lines out of its shadow. A record is two cells:
+//!   the last write (whose top bit is the record's lock in global memory, where blocks run on
+//!   several host threads), and the one read or atomic access that remains, or an out-of-line
+//!   entry of four cells when several concurrent ones do (FastTrack's read-shared state). The
+//!   common cases (an empty record, the thread's own accesses, accesses a barrier ordered) are
+//!   decided on the cells; the rest reads the record back as stamps. A global buffer's records
+//!   are one lazily mapped allocation (the OS allocates a page of 256 records on first touch,
+//!   so untouched memory costs nothing), reserved against a budget (`EMU_RACECHECK_SHADOW`,
+//!   half the machine's memory by default): a buffer whose shadow does not fit is error 2
+//!   before the launch runs. Shared memory's cells are per worker, two per byte of the arena,
+//!   cleared for each block as far as the previous block touched them.
 //!
 //! # The same verdict for every `EMU_SEED`
 //!
@@ -92,9 +105,9 @@
 //! * The pair a report names is the lowest found at that pair of lines; for a race among many
 //!   threads at one line it is the lowest two, whatever the schedule, but in general it depends
 //!   on which pairs met in the shadow.
-//! * `sync_warp` orders all lanes of its warp, whatever its mask, and the warp's ordering does
-//!   not travel through atomics to other warps or blocks (a thread that acquires from a lane
-//!   learns what that lane did and what its block did before its barriers).
+//! * `sync_warp` orders all lanes of its warp, whatever its mask. Through atomics it acts as a
+//!   barrier at warp scope: what a lane acquired before it every lane knows after it, and a
+//!   lane's release after it publishes what every lane of the warp did before it.
 //! * A block-scope acquire takes, from a device-scope release clock, only what concerns its own
 //!   block.
 //! * A barrier is not a release fence: a relaxed atomic write after `sync_threads` publishes
@@ -102,12 +115,18 @@
 //! * Shared memory is shadowed per alignment unit of the type it is accessed as: dynamic
 //!   shared memory accessed as two types of different alignments (`u8` and `u32` views of the
 //!   same bytes) is not checked across them.
-//! * Memory: a touched page of a global buffer costs 168 bytes per record (per element for
-//!   scalars), against the 16 bytes per 4-byte element that issue 12 asks for (compressed
-//!   8-byte epochs, with the source lines kept out of the shadow, as ThreadSanitizer does, are
-//!   not done); shared memory costs 160 bytes per byte of the arena, per worker.
-//! * A stamp keeps the block's linear index modulo 2^32: in a grid of more blocks, blocks 2^32
-//!   apart are taken for one another.
+//! * Memory: 16 bytes per touched record of a global buffer (per element for scalars); 36 bytes
+//!   more for each record whose concurrent reads or atomics go out of line (an element read by
+//!   several threads with no barrier between them), and about 40 bytes per interned state,
+//!   once per process. Shared memory costs 16 bytes per byte of the arena, per worker.
+//! * A cell keeps the block's linear index modulo 2^25, read back as the block nearest the
+//!   running one: blocks 2^24 or more apart are taken for one another; a thread index needs 10
+//!   bits (at most 1024 threads per block, as CUDA allows). The table of states holds 2^24
+//!   states; a launch that needs more fails with error 2.
+//! * Distributed shared memory (`map_shared_rank` views of another block's shared array) is not
+//!   checked: an access outside the running block's arena is skipped, and `cluster.sync()` is
+//!   seen as a barrier of each block only (it would need the peer block's shadow and serial
+//!   from the scheduler, and a count of cluster syncs in the stamps).
 //! * Clocks are 32-bit and saturate: a thread making more than 2^32 releases stops being told
 //!   apart from its earlier self.
 //! * A location's release clock may grow with every block that releases into it (a ticket
@@ -602,7 +621,12 @@ fn access<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
             let size = core::mem::size_of::<T>();
             let own = block.shared();
             let arena = Arena { race: own.race, serial: block.serial(), size: own.size };
-            let start = view.raw_ptr() as usize + i * size - own.base;
+            let address = view.raw_ptr() as usize + i * size;
+            if address < own.base || address + size > own.base + own.size {
+                // Another block's shared memory (a `map_shared_rank` view): not checked yet.
+                return;
+            }
+            let start = address - own.base;
             let granule = core::mem::align_of::<T>().min(size);
             shared(block, arena, start, size, granule, kind, atomic, at, || {
                 // SAFETY: shared views point to descriptions kept by the block's arena.
