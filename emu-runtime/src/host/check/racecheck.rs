@@ -14,7 +14,11 @@
 //!   block, `sync_warp` within a warp, and synchronisation through atomics (below).
 //!
 //! A plain access that races with an atomic one is reported, naming both (`Race reported
-//! between Atomic access at ... and Read access at ...`). compute-sanitizer's racecheck reports
+//! between Atomic access at ... and Read access at ...`). An access through a
+//! `map_shared_rank` view (distributed shared memory) is checked against the shadow of the
+//! block whose shared array it reaches, and `this_cluster().sync()` orders the accesses of the
+//! cluster's threads there: each stamp carries how many cluster syncs its thread called, and an
+//! access of another block made before fewer of them happens before. compute-sanitizer's racecheck reports
 //! shared memory only; deviceemu also watches global memory, across blocks.
 //!
 //! # Synchronisation through atomics
@@ -123,10 +127,10 @@
 //!   running one: blocks 2^24 or more apart are taken for one another; a thread index needs 10
 //!   bits (at most 1024 threads per block, as CUDA allows). The table of states holds 2^24
 //!   states; a launch that needs more fails with error 2.
-//! * Distributed shared memory (`map_shared_rank` views of another block's shared array) is not
-//!   checked: an access outside the running block's arena is skipped, and `cluster.sync()` is
-//!   seen as a barrier of each block only (it would need the peer block's shadow and serial
-//!   from the scheduler, and a count of cluster syncs in the stamps).
+//! * `this_cluster().sync()` orders the cluster's blocks only in shared memory (distributed
+//!   shared memory, whose records only the cluster's threads reach); in global memory it is a
+//!   barrier of each block, so blocks of a cluster that hand data to each other through global
+//!   memory with plain accesses and a cluster sync are reported.
 //! * Clocks are 32-bit and saturate: a thread making more than 2^32 releases stops being told
 //!   apart from its earlier self.
 //! * A location's release clock may grow with every block that releases into it (a ticket
@@ -188,6 +192,8 @@ struct Stamp {
     warp_epoch: u32,
     /// The thread's clock.
     clock: u32,
+    /// Cluster syncs the thread called in its block.
+    cluster: u32,
     kind: Kind,
     /// For atomics: their scope.
     scope: Scope,
@@ -206,6 +212,9 @@ struct Record {
 struct Judge<'a> {
     clocks: &'a BlockClocks,
     warp_size: u32,
+    /// The record is shared memory, which only threads of the owner's cluster reach: their
+    /// cluster syncs order them.
+    cluster: bool,
 }
 
 impl Judge<'_> {
@@ -219,6 +228,8 @@ impl Judge<'_> {
             if p.thread as u32 / self.warp_size == me.thread as u32 / self.warp_size && p.warp_epoch < me.warp_epoch {
                 return true;
             }
+        } else if self.cluster && p.cluster < me.cluster {
+            return true;
         }
         !self.clocks.knows_nothing_more(me.thread as u32)
             && self.clocks.knows(me.thread as u32, p.block as u64, p.thread as u32, p.generation, p.clock, p.kind == Kind::AtomicWrite)
@@ -404,6 +415,7 @@ fn stamp(me: Me, clocks: &BlockClocks, kind: Kind, scope: Scope, at: &'static Lo
         generation: me.generation,
         warp_epoch: me.warp_epoch,
         clock: clocks.clock(me.thread),
+        cluster: clocks.cluster(me.thread),
         kind,
         scope,
         at,
@@ -459,7 +471,7 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
         }
     }
     let mut s = stamp(me, &clocks, kind, scope, at);
-    let state = states::State { generation: s.generation, warp_epoch: s.warp_epoch, clock: s.clock, scope, at };
+    let state = states::State { generation: s.generation, warp_epoch: s.warp_epoch, clock: s.clock, cluster: s.cluster, scope, at };
     s.state = match race.states.borrow_mut().intern(state) {
         Some(id) => id,
         None => {
@@ -473,7 +485,7 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
     let mut hazard: Option<Stamp> = None;
     let mut failed = None;
     {
-        let v = || Judge { clocks: &clocks, warp_size: block.warp_size() };
+        let v = || Judge { clocks: &clocks, warp_size: block.warp_size(), cluster: false };
         for u in meta.granules(address, size) {
             let mut l = shadow.record(u).lock();
             let (write, other) = l.cells();
@@ -552,7 +564,7 @@ fn shared<S: Site>(
         }
     }
     let mut s = stamp(me, &clocks, kind, scope, at);
-    let state = states::State { generation: s.generation, warp_epoch: s.warp_epoch, clock: s.clock, scope, at };
+    let state = states::State { generation: s.generation, warp_epoch: s.warp_epoch, clock: s.clock, cluster: s.cluster, scope, at };
     s.state = match race.states.borrow_mut().intern(state) {
         Some(id) => id,
         None => {
@@ -567,7 +579,7 @@ fn shared<S: Site>(
         if owner.touched.get() < start + size {
             owner.touched.set(start + size);
         }
-        let v = || Judge { clocks: &clocks, warp_size: block.warp_size() };
+        let v = || Judge { clocks: &clocks, warp_size: block.warp_size(), cluster: true };
         let mut records = owner.cells.borrow_mut();
         let records = &mut records[start..start + size];
         let mut off = 0;
@@ -620,13 +632,16 @@ fn access<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
         crate::device::Space::Shared => {
             let size = core::mem::size_of::<T>();
             let own = block.shared();
-            let arena = Arena { race: own.race, serial: block.serial(), size: own.size };
             let address = view.raw_ptr() as usize + i * size;
-            if address < own.base || address + size > own.base + own.size {
-                // Another block's shared memory (a `map_shared_rank` view): not checked yet.
-                return;
-            }
-            let start = address - own.base;
+            let (arena, start) = if address >= own.base && address + size <= own.base + own.size {
+                (Arena { race: own.race, serial: block.serial(), size: own.size }, address - own.base)
+            } else {
+                // Another block's shared memory (a `map_shared_rank` view): its records.
+                match block.shared_at(address) {
+                    Some((peer, serial)) => (Arena { race: peer.race, serial, size: peer.size }, address - peer.base),
+                    None => return,
+                }
+            };
             let granule = core::mem::align_of::<T>().min(size);
             shared(block, arena, start, size, granule, kind, atomic, at, || {
                 // SAFETY: shared views point to descriptions kept by the block's arena.
@@ -651,6 +666,14 @@ pub(crate) fn on_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i:
 pub(crate) fn on_atomic<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, a: AtomicAccess, at: &'static Location<'static>) {
     let kind = if a.write { Kind::AtomicWrite } else { Kind::AtomicRead };
     access(block, view, i, kind, Some(a), at)
+}
+
+/// `this_cluster().sync()` by the running thread, before it waits.
+pub(crate) fn on_cluster_sync<S: Site>(block: &S) {
+    let race = block.shared().race;
+    let mut clocks = race.clocks.borrow_mut();
+    let me = me(block, &mut clocks);
+    clocks.cluster_sync(me.thread);
 }
 
 /// `thread_fence()` (device scope) or `thread_fence_block()` by the running thread.

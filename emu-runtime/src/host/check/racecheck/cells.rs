@@ -94,6 +94,7 @@ fn uncell(c: u64, me_block: u32) -> Option<Stamp> {
         generation: st.generation,
         warp_epoch: st.warp_epoch,
         clock: st.clock,
+        cluster: st.cluster,
         kind,
         scope: st.scope,
         at: st.at,

@@ -170,6 +170,8 @@ struct ThreadClock {
     synced: u32,
     /// The warp's `sync_warp` count at its last checked access.
     seen_warp_epoch: u32,
+    /// How many `this_cluster().sync()`s it called in this block.
+    cluster: u32,
 }
 
 impl Default for ThreadClock {
@@ -184,6 +186,7 @@ impl Default for ThreadClock {
             fence: None,
             synced: 0,
             seen_warp_epoch: 0,
+            cluster: 0,
         }
     }
 }
@@ -304,6 +307,19 @@ impl BlockClocks {
             t.synced = t.clock;
             t.clock = t.clock.saturating_add(1);
         }
+    }
+
+    /// How many cluster syncs thread `thread` called in this block.
+    #[inline]
+    pub(super) fn cluster(&self, thread: u32) -> u32 {
+        self.threads[thread as usize].cluster
+    }
+
+    /// The running thread calls `this_cluster().sync()`: its later accesses follow every access
+    /// of its cluster's threads made before they called it.
+    pub(super) fn cluster_sync(&mut self, thread: u32) {
+        self.touched = true;
+        self.threads[thread as usize].cluster += 1;
     }
 
     /// The running thread's clock.

@@ -26,17 +26,19 @@ pub(super) struct State {
     pub(super) generation: u32,
     pub(super) warp_epoch: u32,
     pub(super) clock: u32,
+    /// Cluster syncs the thread called.
+    pub(super) cluster: u32,
     pub(super) scope: Scope,
     pub(super) at: &'static Location<'static>,
 }
 
 impl State {
     fn key(&self) -> Key {
-        (self.generation, self.warp_epoch, self.clock, self.scope as u8, self.at as *const Location<'static> as usize)
+        (self.generation, self.warp_epoch, self.clock, self.cluster, self.scope as u8, self.at as *const Location<'static> as usize)
     }
 }
 
-type Key = (u32, u32, u32, u8, usize);
+type Key = (u32, u32, u32, u32, u8, usize);
 
 /// Bits of a state index in a shadow cell.
 pub(super) const STATE_BITS: u32 = 24;
@@ -130,7 +132,7 @@ pub(crate) struct StateCache {
 impl Default for StateCache {
     fn default() -> Self {
         // The null location never matches a real state's.
-        StateCache { slots: Box::new([((0, 0, 0, 0, 0), 0); CACHE]) }
+        StateCache { slots: Box::new([((0, 0, 0, 0, 0, 0), 0); CACHE]) }
     }
 }
 
@@ -141,7 +143,7 @@ impl StateCache {
         let key = s.key();
         // Slots by source line (locations are distinct statics), mixed with the clock and the
         // generation so that one line's states at successive barriers take different slots.
-        let h = (key.4 >> 3) ^ (key.0 as usize).wrapping_mul(31) ^ (key.2 as usize).wrapping_mul(7);
+        let h = (key.5 >> 3) ^ (key.0 as usize).wrapping_mul(31) ^ (key.2 as usize).wrapping_mul(7);
         let slot = &mut self.slots[h & (CACHE - 1)];
         if slot.0 == key {
             return Some(slot.1);
@@ -175,7 +177,7 @@ mod tests {
     #[test]
     fn interned_states_read_back() {
         let mut c = StateCache::default();
-        let a = State { generation: 3, warp_epoch: 1, clock: 7, scope: Scope::Device, at: Location::caller() };
+        let a = State { generation: 3, warp_epoch: 1, clock: 7, cluster: 0, scope: Scope::Device, at: Location::caller() };
         let b = State { clock: 8, ..a };
         let (ia, ib) = (c.intern(a).unwrap(), c.intern(b).unwrap());
         assert_ne!(ia, ib);
