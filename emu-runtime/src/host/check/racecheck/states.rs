@@ -123,17 +123,11 @@ pub(super) fn len() -> usize {
 const CACHE: usize = 256;
 const _: () = assert!(CACHE.is_power_of_two());
 
-/// A worker's cache of interned states (direct-mapped on a hash of the state).
-#[derive(Debug)]
+/// A worker's cache of interned states (direct-mapped on a hash of the state), allocated at
+/// the first state it interns (a launch without racecheck never does).
+#[derive(Debug, Default)]
 pub(crate) struct StateCache {
-    slots: Box<[(Key, u32); CACHE]>,
-}
-
-impl Default for StateCache {
-    fn default() -> Self {
-        // The null location never matches a real state's.
-        StateCache { slots: Box::new([((0, 0, 0, 0, 0, 0), 0); CACHE]) }
-    }
+    slots: Option<Box<[(Key, u32); CACHE]>>,
 }
 
 impl StateCache {
@@ -143,19 +137,22 @@ impl StateCache {
         let key = s.key();
         // Slots by source line (locations are distinct statics), mixed with the clock and the
         // generation so that one line's states at successive barriers take different slots.
-        let h = (key.5 >> 3) ^ (key.0 as usize).wrapping_mul(31) ^ (key.2 as usize).wrapping_mul(7);
-        let slot = &mut self.slots[h & (CACHE - 1)];
-        if slot.0 == key {
-            return Some(slot.1);
+        let h = ((key.5 >> 3) ^ (key.0 as usize).wrapping_mul(31) ^ (key.2 as usize).wrapping_mul(7)) & (CACHE - 1);
+        if let Some(slots) = &self.slots {
+            if slots[h].0 == key {
+                return Some(slots[h].1);
+            }
         }
-        self.miss(s, h & (CACHE - 1))
+        self.miss(s, h)
     }
 
     #[cold]
     #[inline(never)]
     fn miss(&mut self, s: State, slot: usize) -> Option<u32> {
         let id = intern_slow(s)?;
-        self.slots[slot] = (s.key(), id);
+        // The null location never matches a real state's.
+        let slots = self.slots.get_or_insert_with(|| Box::new([((0, 0, 0, 0, 0, 0), 0); CACHE]));
+        slots[slot] = (s.key(), id);
         Some(id)
     }
 }
