@@ -149,12 +149,14 @@ fn read_shared_elements_go_out_of_line() {
 }
 
 #[test]
-fn a_buffer_too_large_for_its_shadow_is_error_2_before_the_launch_runs() {
+fn a_small_buffer_too_large_for_its_shadow_is_error_2_before_the_launch_runs() {
     let _g = lock();
-    let x = DeviceBuffer::from_slice(&vec![1.0f32; N]).unwrap();
-    let mut y = DeviceBuffer::from_slice(&vec![2.0f32; N]).unwrap();
-    with_budget("1M", || {
-        let err = with_config(racecheck(), || launch!(saxpy<<<(N / 256) as u32, 256>>>(2.0, &x, &mut y))).unwrap_err();
+    // 4096 records of 16 bytes (64 KiB, a small shadow, reserved in full) in a budget of 16 KiB.
+    let n = 4096;
+    let x = DeviceBuffer::from_slice(&vec![1.0f32; n]).unwrap();
+    let mut y = DeviceBuffer::from_slice(&vec![2.0f32; n]).unwrap();
+    with_budget("16K", || {
+        let err = with_config(racecheck(), || launch!(saxpy<<<(n / 256) as u32, 256>>>(2.0, &x, &mut y))).unwrap_err();
         assert_eq!(err.code(), 2, "{err}");
         let text = err.to_string();
         assert!(text.contains("racecheck's shadow of buffer `x`"), "{text}");
@@ -162,23 +164,43 @@ fn a_buffer_too_large_for_its_shadow_is_error_2_before_the_launch_runs() {
         // The kernel did not run.
         assert!(y.to_vec().unwrap().iter().all(|&v| v == 2.0));
         // Without racecheck the budget does not matter.
-        with_config(Config::default(), || launch!(saxpy<<<(N / 256) as u32, 256>>>(2.0, &x, &mut y))).unwrap();
+        with_config(Config::default(), || launch!(saxpy<<<(n / 256) as u32, 256>>>(2.0, &x, &mut y))).unwrap();
         assert!(y.to_vec().unwrap().iter().all(|&v| v == 4.0));
     });
-    // A budget that holds both shadows (2 x 16 MiB).
-    with_budget("40M", || with_config(racecheck(), || launch!(saxpy<<<(N / 256) as u32, 256>>>(2.0, &x, &mut y))).unwrap());
     // The next launch works with the default budget.
+    with_config(racecheck(), || launch!(saxpy<<<(n / 256) as u32, 256>>>(2.0, &x, &mut y))).unwrap();
+}
+
+#[test]
+fn a_launch_that_touches_more_shadow_than_the_budget_is_error_2() {
+    let _g = lock();
+    let x = DeviceBuffer::from_slice(&vec![1.0f32; N]).unwrap();
+    let mut y = DeviceBuffer::from_slice(&vec![2.0f32; N]).unwrap();
+    // Two large shadows of 16 MiB each, reserved page by page as the launch touches them.
+    with_budget("1M", || {
+        let err = with_config(racecheck(), || launch!(saxpy<<<(N / 256) as u32, 256>>>(2.0, &x, &mut y))).unwrap_err();
+        assert_eq!(err.code(), 2, "{err}");
+        let text = err.to_string();
+        assert!(text.contains("racecheck's shadow of buffer `"), "{text}");
+        assert!(text.contains("EMU_RACECHECK_SHADOW"), "{text}");
+    });
+    // A budget that holds both shadows.
+    with_budget("40M", || with_config(racecheck(), || launch!(saxpy<<<(N / 256) as u32, 256>>>(2.0, &x, &mut y))).unwrap());
     with_config(racecheck(), || launch!(saxpy<<<(N / 256) as u32, 256>>>(2.0, &x, &mut y))).unwrap();
 }
 
 #[test]
-fn a_4_gib_buffer_under_racecheck_is_error_2_not_an_abort() {
+fn a_4_gib_buffer_under_racecheck_costs_what_it_touches_and_past_the_budget_is_error_2() {
     let _g = lock();
-    // 4 GiB of f32, mapped lazily: the launch must fail before touching it.
+    // 4 GiB of f32, mapped lazily; its shadow (16 GiB of records, mapped lazily too) is
+    // reserved only as the launch touches it.
     let mut y = DeviceBuffer::<f32>::zeroed(1 << 30).unwrap();
-    // 2^30 records of 16 bytes do not fit 8 GiB.
-    with_budget("8G", || {
-        let err = with_config(racecheck(), || launch!(touch<<<1, 256>>>(&mut y, 256))).unwrap_err();
+    let (bytes, r) = peak_during(|| with_config(racecheck(), || launch!(touch<<<1, 256>>>(&mut y, 256))));
+    r.unwrap();
+    assert!(bytes <= 2 << 20, "{bytes}");
+    // 2^17 elements touched need 2 MiB of shadow, past a budget of 1 MiB.
+    with_budget("1M", || {
+        let err = with_config(racecheck(), || launch!(touch<<<512, 256>>>(&mut y, 1 << 17))).unwrap_err();
         assert_eq!(err.code(), 2, "{err}");
         assert!(err.to_string().contains("racecheck's shadow of buffer `y`"), "{err}");
     });
@@ -190,9 +212,11 @@ fn out_of_line_records_past_the_budget_fail_the_launch_with_error_2() {
     let n = 1usize << 16;
     let x = DeviceBuffer::from_slice(&vec![1.0f32; n]).unwrap();
     let mut out = DeviceBuffer::<f32>::zeroed(n).unwrap();
-    // The records of both buffers (2 x 1 MiB) fit; the out-of-line entries of `x` (36 bytes
-    // per element) do not.
-    with_budget("2304K", || {
+    // The records of both buffers (2 x 1 MiB, reserved as they are touched) fit, and the
+    // out-of-line entries of `x` (36 bytes per element, the table doubling from 64 entries)
+    // fit up to 32768 entries; the doubling to 65536, when about half the records are touched
+    // (1 MiB + 2.25 MiB), does not.
+    with_budget("2800K", || {
         let err = with_config(racecheck(), || launch!(pairs<<<(n / 256) as u32, 256>>>(&x, &mut out))).unwrap_err();
         assert_eq!(err.code(), 2, "{err}");
         assert!(err.to_string().contains("out-of-line records of buffer `x`"), "{err}");

@@ -49,9 +49,7 @@ pub(crate) fn check(what: impl FnOnce() -> String, bytes: usize, hint: &str) -> 
 /// malloc's, which a 4 GiB buffer would pay in full).
 const MAPPED_MIN: usize = 1 << 20;
 
-/// Whether [`alloc_zeroed`] maps `layout` from the OS (then its pages cost memory only once
-/// touched, and `mincore` tells which are).
-pub(crate) fn mapped(layout: std::alloc::Layout) -> bool {
+fn mapped(layout: std::alloc::Layout) -> bool {
     cfg!(unix) && layout.size() >= MAPPED_MIN && layout.align() <= 4096
 }
 

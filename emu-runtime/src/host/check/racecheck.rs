@@ -80,8 +80,8 @@
 //!   decided on the cells; the rest reads the record back as stamps. A global buffer's records
 //!   are one lazily mapped allocation (the OS allocates a page of 256 records on first touch,
 //!   so untouched memory costs nothing), reserved against a budget (`EMU_RACECHECK_SHADOW`,
-//!   half the machine's memory by default): a buffer whose shadow does not fit is error 2
-//!   before the launch runs. Shared memory's cells are per worker, two per byte of the arena,
+//!   half the machine's memory by default) page by page as it is touched: a launch that
+//!   touches more than fits is error 2. Shared memory's cells are per worker, two per byte of the arena,
 //!   cleared for each block as far as the previous block touched them.
 //!
 //! # The same verdict for every `EMU_SEED`
@@ -343,6 +343,16 @@ impl SharedRaceShadow {
     fn new_block(&self, serial: u64, size: usize) -> Result<(), crate::host::report::error::Error> {
         let mut cells = self.cells.borrow_mut();
         if cells.len() < size {
+            // The worker's cells count against racecheck's budget too (they are not reserved:
+            // one arena's worth per worker).
+            let bytes = size.saturating_mul(16);
+            if bytes > global::budget()? {
+                return Err(crate::host::alloc::error(
+                    format!("racecheck's shadow of {size} bytes of shared memory (16 bytes per byte, past EMU_RACECHECK_SHADOW)"),
+                    bytes,
+                    "lower Config::max_shared_bytes, or run without EMU_CHECK=racecheck",
+                ));
+            }
             crate::host::alloc::try_resize(
                 &mut cells,
                 size,
@@ -487,7 +497,14 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
     {
         let v = || Judge { clocks: &clocks, warp_size: block.warp_size(), cluster: false };
         for u in meta.granules(address, size) {
-            let mut l = shadow.record(u).lock();
+            let rec = match shadow.record(u) {
+                Ok(r) => r,
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            };
+            let mut l = rec.lock();
             let (write, other) = l.cells();
             if cells::fast(write, other, me_cell, kind, s.generation) {
                 continue;

@@ -9,7 +9,7 @@
 //! The records are one anonymous mapping (for shadows of at least 1 MiB; smaller ones are
 //! ordinary zeroed allocations), so the OS allocates them a page (4 KiB, 256 records) at a
 //! time, zero-filled, on first touch: memory a launch never touches costs nothing, and the hot
-//! path has no page table to consult. A `#[device_global]`'s shadow outlives launches: the
+//! path consults only a bit per page (was it reserved). A `#[device_global]`'s shadow outlives launches: the
 //! first access of a new launch clears it.
 //!
 //! # Accounting
@@ -21,11 +21,13 @@
 //!
 //! # Budget
 //!
-//! The records of every global shadow alive in the process, at 16 bytes each, are reserved when
-//! the shadow is made, against a budget (`EMU_RACECHECK_SHADOW`: bytes, with an optional `K`,
-//! `M` or `G` suffix; half the machine's memory by default). A buffer whose shadow does not fit
-//! fails the launch with error 2 before it runs, and out-of-line entries that would pass the
-//! budget fail it while it runs (`Site::host_failure`), never an abort.
+//! The global shadows alive in the process are reserved against a budget
+//! (`EMU_RACECHECK_SHADOW`: bytes, with an optional `K`, `M` or `G` suffix; half the machine's
+//! memory by default): a small shadow in full when it is made (one that does not fit fails the
+//! launch with error 2 before it runs), a large one a page at a time as its records are
+//! touched, and out-of-line entries as they are added; what would pass the budget while the
+//! launch runs fails it with error 2 (`Site::host_failure`), never an abort. So a 4 GiB buffer
+//! costs what its launch touches, and a launch that touches more than the budget stops.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -118,7 +120,7 @@ pub(crate) fn states() -> usize {
 }
 
 /// The budget: `EMU_RACECHECK_SHADOW`, or half the machine's memory.
-fn budget() -> Result<usize, Error> {
+pub(super) fn budget() -> Result<usize, Error> {
     match std::env::var("EMU_RACECHECK_SHADOW") {
         Ok(v) => parse_bytes(&v).ok_or(Error::InvalidSetting {
             variable: "EMU_RACECHECK_SHADOW",
@@ -179,8 +181,14 @@ pub(crate) struct GlobalRaceShadow {
     launch: AtomicU64,
     /// Taken to clear the records for a new launch.
     clearing: parking_lot::Mutex<()>,
-    /// Bytes reserved against the budget for the records.
+    /// Bytes reserved against the budget for the records when the shadow was made (a small
+    /// shadow's whole allocation), and since, a page at a time (a large one's touched pages).
     reserved: usize,
+    touched: AtomicUsize,
+    /// A large shadow (`LAZY_MIN` bytes and more) is its own mapping, reserved as it is
+    /// touched: one bit per page of it, set at the page's first touch.
+    lazy: bool,
+    pages: Box<[AtomicU64]>,
     /// Why the shadow could not be made (then it has no records, and the launch must not run:
     /// `__private::global` returns this).
     error: Option<Error>,
@@ -210,6 +218,9 @@ impl GlobalRaceShadow {
             launch: AtomicU64::new(0),
             clearing: parking_lot::Mutex::new(()),
             reserved: 0,
+            touched: AtomicUsize::new(0),
+            lazy: false,
+            pages: Box::new([]),
             error: None,
         };
         if len == 0 {
@@ -217,14 +228,27 @@ impl GlobalRaceShadow {
         }
         let bytes = len.saturating_mul(RECORD_BYTES);
         let what = || format!("racecheck's shadow of buffer `{name}` ({len} records of {RECORD_BYTES} bytes)");
-        if let Err(e) = reserve(bytes, what) {
-            s.error = Some(e);
+        let Some(layout) = Self::layout(len) else {
+            s.error = Some(crate::host::alloc::error(what(), bytes, HINT));
             return s;
-        }
-        s.reserved = bytes;
-        let p = match Self::layout(len) {
-            Some(layout) => crate::host::alloc::alloc_zeroed(layout),
-            None => std::ptr::null_mut(),
+        };
+        let p = if lazy(bytes) {
+            match crate::host::alloc::try_slice(bytes.div_ceil(OS_PAGE).div_ceil(64), || AtomicU64::new(0), what, HINT) {
+                Ok(pages) => s.pages = pages,
+                Err(e) => {
+                    s.error = Some(e);
+                    return s;
+                }
+            }
+            s.lazy = true;
+            map(bytes)
+        } else {
+            if let Err(e) = reserve(bytes, what) {
+                s.error = Some(e);
+                return s;
+            }
+            s.reserved = bytes;
+            crate::host::alloc::alloc_zeroed(layout)
         };
         if p.is_null() {
             s.error = Some(crate::host::alloc::error(what(), bytes, HINT));
@@ -274,17 +298,48 @@ impl GlobalRaceShadow {
         self.launch.store(launch, Ordering::Release);
     }
 
-    /// The record `u` (an index the buffer's bounds checks let through).
+    /// The record `u` (an index the buffer's bounds checks let through); `Err` when its page
+    /// is touched first and does not fit the budget.
     #[inline(always)]
-    pub(super) fn record(&self, u: usize) -> &Rec {
-        &self.records()[u]
+    pub(super) fn record(&self, u: usize) -> Result<&Rec, Error> {
+        let r = &self.records()[u];
+        if self.lazy {
+            let page = u / (OS_PAGE / RECORD_BYTES);
+            let (w, bit) = (&self.pages[page / 64], 1u64 << (page % 64));
+            if w.load(Ordering::Relaxed) & bit == 0 {
+                self.touch(w, bit)?;
+            }
+        }
+        Ok(r)
+    }
+
+    /// The first touch of a page of a large shadow: reserves it.
+    #[cold]
+    #[inline(never)]
+    fn touch(&self, w: &AtomicU64, bit: u64) -> Result<(), Error> {
+        if w.fetch_or(bit, Ordering::Relaxed) & bit == 0 {
+            let what = || {
+                format!(
+                    "racecheck's shadow of buffer `{}` (a page of its {} records of {RECORD_BYTES} bytes, {} bytes touched so far)",
+                    self.name,
+                    self.len,
+                    self.touched.load(Ordering::Relaxed)
+                )
+            };
+            if let Err(e) = reserve(OS_PAGE, what) {
+                w.fetch_and(!bit, Ordering::Relaxed);
+                return Err(e);
+            }
+            self.touched.fetch_add(OS_PAGE, Ordering::Relaxed);
+        }
+        Ok(())
     }
 
     /// Bytes of the records' memory that are resident (the whole allocation when it is not a
     /// mapping).
     fn resident(&self) -> usize {
         let Some(layout) = Self::layout(self.len).filter(|l| l.size() > 0) else { return 0 };
-        if !crate::host::alloc::mapped(layout) {
+        if !self.lazy {
             return layout.size();
         }
         resident(self.records.cast(), layout.size())
@@ -304,6 +359,60 @@ impl SideTable for GlobalRaceShadow {
         format!("racecheck's out-of-line records of buffer `{}`", self.name)
     }
 }
+
+/// Shadows of at least this many bytes are mappings reserved against the budget a page at a
+/// time, as they are touched (on Unix; elsewhere every shadow is reserved in full).
+const LAZY_MIN: usize = 1 << 20;
+/// The page the OS maps at a time (at least; the accounting reserves this much per page).
+const OS_PAGE: usize = 4096;
+
+fn lazy(bytes: usize) -> bool {
+    cfg!(unix) && bytes >= LAZY_MIN
+}
+
+/// `bytes` of zeroed memory mapped from the OS without reserving swap for it (the budget does
+/// that, page by page), or null.
+#[cfg(unix)]
+fn map(bytes: usize) -> *mut u8 {
+    // SAFETY: an anonymous private mapping; no existing memory is affected.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            bytes,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        std::ptr::null_mut()
+    } else {
+        p.cast()
+    }
+}
+
+#[cfg(not(unix))]
+fn map(_: usize) -> *mut u8 {
+    std::ptr::null_mut()
+}
+
+/// Unmaps what [`map`] returned.
+///
+/// # Safety
+///
+/// `p` must come from [`map`] with this size, and not be used afterwards.
+#[cfg(unix)]
+unsafe fn unmap(p: *mut u8, bytes: usize) {
+    // SAFETY: the caller's contract: `p` is a mapping of `bytes` bytes.
+    unsafe { libc::munmap(p.cast(), bytes) };
+}
+
+/// # Safety
+///
+/// Never called: [`map`] maps nothing here.
+#[cfg(not(unix))]
+unsafe fn unmap(_: *mut u8, _: usize) {}
 
 /// Resident bytes of the mapping of `size` bytes at `p` (page-aligned).
 #[cfg(unix)]
@@ -335,11 +444,17 @@ impl Drop for GlobalRaceShadow {
         if ACCOUNTING.load(Ordering::Relaxed) {
             HELD.fetch_add(self.resident() + entries, Ordering::Relaxed);
         }
-        RESERVED.fetch_sub(self.reserved + side_reserved, Ordering::Relaxed);
+        RESERVED.fetch_sub(self.reserved + *self.touched.get_mut() + side_reserved, Ordering::Relaxed);
         if self.len > 0 {
             if let Some(layout) = Self::layout(self.len) {
-                // SAFETY: allocated in `new` with this layout by `alloc_zeroed`; not used after.
-                unsafe { crate::host::alloc::dealloc(self.records.cast(), layout) };
+                if self.lazy {
+                    // SAFETY: mapped in `new` by `map` with this size; not used after.
+                    unsafe { unmap(self.records.cast(), layout.size()) };
+                } else {
+                    // SAFETY: allocated in `new` with this layout by `alloc_zeroed`; not used
+                    // after.
+                    unsafe { crate::host::alloc::dealloc(self.records.cast(), layout) };
+                }
             }
         }
     }
