@@ -28,6 +28,27 @@ pub use crate::host::stream::{
 };
 
 
+/// racecheck's accounting of its global-memory shadows, for tests: the bytes that the shadows
+/// dropped since the last [`reset_race_shadow_peak`] held at their end (the resident pages of
+/// their records and their out-of-line entries; the process-wide table of access states is
+/// [`race_states`]), and the bytes reserved against `EMU_RACECHECK_SHADOW` now.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn race_shadow_bytes() -> (usize, usize) {
+    crate::host::check::racecheck::global_shadow_bytes()
+}
+
+/// Turns racecheck's accounting on and starts a new sum for [`race_shadow_bytes`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn reset_race_shadow_peak() {
+    crate::host::check::racecheck::reset_global_shadow_peak()
+}
+
+/// How many access states racecheck has interned in the process (about 40 bytes each).
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn race_states() -> usize {
+    crate::host::check::racecheck::interned_states()
+}
+
 #[cfg(not(target_arch = "nvptx64"))]
 use core::panic::Location;
 

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use crate::host::report::error::Error;
 
 /// The machine's physical memory in bytes (`usize::MAX` when unknown).
-fn physical_memory() -> usize {
+pub(crate) fn physical_memory() -> usize {
     static MEM: OnceLock<usize> = OnceLock::new();
     *MEM.get_or_init(|| {
         // miri does not model `sysconf(_SC_PHYS_PAGES)`: no limit there.

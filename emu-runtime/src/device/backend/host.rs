@@ -64,6 +64,7 @@ pub(crate) fn grid_sync() {
 #[inline(always)]
 #[track_caller]
 pub(crate) fn cluster_sync() {
+    hooks::on_cluster_sync();
     block::barrier(BarrierOp::Cluster, false, Location::caller());
 }
 

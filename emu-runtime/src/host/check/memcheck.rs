@@ -65,8 +65,14 @@ pub struct ViewMeta {
 
 impl ViewMeta {
     /// The shadow records (`granule`-byte units) that `size` bytes at `address` cover.
+    #[inline]
     pub(crate) fn granules(&self, address: usize, size: usize) -> std::ops::Range<usize> {
         let g = self.granule.max(1);
+        if g.is_power_of_two() {
+            let shift = g.trailing_zeros();
+            let first = (address - self.base) >> shift;
+            return first..first + ((size + g - 1) >> shift);
+        }
         let first = (address - self.base) / g;
         first..first + size.div_ceil(g)
     }

@@ -85,6 +85,13 @@ pub(crate) trait Site {
     fn checks(&self) -> Checks;
     /// The shadows of the block's shared memory.
     fn shared(&self) -> SharedShadows<'_>;
+    /// The shadows of the shared memory of another block of the running block's cluster that
+    /// holds `address` (distributed shared memory), with that block's serial (see
+    /// [`serial`](Self::serial)); `None` when no block of the cluster does.
+    fn shared_at(&self, address: usize) -> Option<(SharedShadows<'_>, u64)> {
+        let _ = address;
+        None
+    }
     /// Records a finding that does not stop the block, once per kind and site.
     fn note(&self, f: Finding);
     /// Records `f` for the running thread, fails the block and unwinds the thread.
@@ -105,6 +112,7 @@ pub(crate) trait Site {
 
 /// A checked load (`write` false) or store of element `i` of `view` (in bounds) by the running
 /// thread of `site`: hands it to the checkers the launch runs.
+#[inline(always)]
 pub(crate) fn on_access<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, i: usize, write: bool, at: &'static Location<'static>) {
     let checks = site.checks();
     if checks.initcheck {

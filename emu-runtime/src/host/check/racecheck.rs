@@ -14,7 +14,11 @@
 //!   block, `sync_warp` within a warp, and synchronisation through atomics (below).
 //!
 //! A plain access that races with an atomic one is reported, naming both (`Race reported
-//! between Atomic access at ... and Read access at ...`). compute-sanitizer's racecheck reports
+//! between Atomic access at ... and Read access at ...`). An access through a
+//! `map_shared_rank` view (distributed shared memory) is checked against the shadow of the
+//! block whose shared array it reaches, and `this_cluster().sync()` orders the accesses of the
+//! cluster's threads there: each stamp carries how many cluster syncs its thread called, and an
+//! access of another block made before fewer of them happens before. compute-sanitizer's racecheck reports
 //! shared memory only; deviceemu also watches global memory, across blocks.
 //!
 //! # Synchronisation through atomics
@@ -63,9 +67,22 @@
 //!   of the block's shared memory and of a global buffer keeps its last plain write, up to two plain
 //!   reads and up to two atomic accesses by different threads that no later access has ordered.
 //!   An access is checked against the ones it conflicts with; the pair that races is reported
-//!   once per block and pair of lines, with a count. Global records are behind a lock each
-//!   (blocks run on several host threads), allocated per page of 4096 records on first use.
-//!   A record takes 168 bytes (a 32-byte stamp per slot, and the lock).
+//!   once per block and pair of lines, with a count.
+//! * **16 bytes per record** (`cells.rs`, `global.rs`, `states.rs`). A stamp is one 64-bit
+//!   cell: its thread (block modulo 2^25, thread), its kind, and a 24-bit index into a
+//!   process-wide table of the thread-independent rest (generation, warp epoch, clock, scope,
+//!   source line: the same for every thread that makes the same access between the same
+//!   barriers), as ThreadSanitizer keeps source lines out of its shadow. A record is two cells:
+//!   the last write (whose top bit is the record's lock in global memory, where blocks run on
+//!   several host threads), and the one read or atomic access that remains, or an out-of-line
+//!   entry of four cells when several concurrent ones do (FastTrack's read-shared state). The
+//!   common cases (an empty record, the thread's own accesses, accesses a barrier ordered) are
+//!   decided on the cells; the rest reads the record back as stamps. A global buffer's records
+//!   are one lazily mapped allocation (the OS allocates a page of 256 records on first touch,
+//!   so untouched memory costs nothing), reserved against a budget (`EMU_RACECHECK_SHADOW`,
+//!   half the machine's memory by default) page by page as it is touched: a launch that
+//!   touches more than fits is error 2. Shared memory's cells are per worker, two per byte of the arena,
+//!   cleared for each block as far as the previous block touched them.
 //!
 //! # The same verdict for every `EMU_SEED`
 //!
@@ -92,9 +109,9 @@
 //! * The pair a report names is the lowest found at that pair of lines; for a race among many
 //!   threads at one line it is the lowest two, whatever the schedule, but in general it depends
 //!   on which pairs met in the shadow.
-//! * `sync_warp` orders all lanes of its warp, whatever its mask, and the warp's ordering does
-//!   not travel through atomics to other warps or blocks (a thread that acquires from a lane
-//!   learns what that lane did and what its block did before its barriers).
+//! * `sync_warp` orders all lanes of its warp, whatever its mask. Through atomics it acts as a
+//!   barrier at warp scope: what a lane acquired before it every lane knows after it, and a
+//!   lane's release after it publishes what every lane of the warp did before it.
 //! * A block-scope acquire takes, from a device-scope release clock, only what concerns its own
 //!   block.
 //! * A barrier is not a release fence: a relaxed atomic write after `sync_threads` publishes
@@ -102,26 +119,35 @@
 //! * Shared memory is shadowed per alignment unit of the type it is accessed as: dynamic
 //!   shared memory accessed as two types of different alignments (`u8` and `u32` views of the
 //!   same bytes) is not checked across them.
-//! * Memory: a touched page of a global buffer costs 168 bytes per record (per element for
-//!   scalars), against the 16 bytes per 4-byte element that issue 12 asks for (compressed
-//!   8-byte epochs, with the source lines kept out of the shadow, as ThreadSanitizer does, are
-//!   not done); shared memory costs 160 bytes per byte of the arena, per worker.
-//! * A stamp keeps the block's linear index modulo 2^32: in a grid of more blocks, blocks 2^32
-//!   apart are taken for one another.
+//! * Memory: 16 bytes per touched record of a global buffer (per element for scalars); 36 bytes
+//!   more for each record whose concurrent reads or atomics go out of line (an element read by
+//!   several threads with no barrier between them), and about 40 bytes per interned state,
+//!   once per process. Shared memory costs 16 bytes per byte of the arena, per worker.
+//! * A cell keeps the block's linear index modulo 2^25, read back as the block nearest the
+//!   running one: blocks 2^24 or more apart are taken for one another; a thread index needs 10
+//!   bits (at most 1024 threads per block, as CUDA allows). The table of states holds 2^24
+//!   states; a launch that needs more fails with error 2.
+//! * `this_cluster().sync()` orders the cluster's blocks only in shared memory (distributed
+//!   shared memory, whose records only the cluster's threads reach); in global memory it is a
+//!   barrier of each block, so blocks of a cluster that hand data to each other through global
+//!   memory with plain accesses and a cluster sync are reported.
 //! * Clocks are 32-bit and saturate: a thread making more than 2^32 releases stops being told
 //!   apart from its earlier self.
 //! * A location's release clock may grow with every block that releases into it (a ticket
 //!   counter of a grid of N blocks holds N entries), and each relaxed read of it copies it.
 
+mod cells;
 mod clock;
+mod global;
+mod states;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::panic::Location;
-use std::sync::OnceLock;
 
 use clock::{BlockClocks, Me};
 pub(crate) use clock::SyncClock;
+pub(crate) use global::{bytes as global_shadow_bytes, reset_peak as reset_global_shadow_peak, states as interned_states, GlobalRaceShadow};
 
 use crate::device::{Scope, View, ViewKind};
 use crate::host::check::Site;
@@ -157,19 +183,17 @@ impl Kind {
 /// One access, stamped.
 #[derive(Clone, Copy, Debug)]
 struct Stamp {
-    /// Which block run of the worker made it (older shared-memory stamps are from earlier
-    /// blocks), modulo 2^32.
-    block_serial: u32,
-    /// The block's linear index, modulo 2^32 (the stamp fits in 32 bytes).
+    /// The block's linear index, modulo 2^32.
     block: u32,
     thread: u16,
-    /// The launch that made it, modulo 2^16: the shadow of a `#[device_global]` outlives
-    /// launches, and records of other launches count as empty.
-    launch: u16,
+    /// The index of its state (`states.rs`), which its cell holds.
+    state: u32,
     generation: u32,
     warp_epoch: u32,
     /// The thread's clock.
     clock: u32,
+    /// Cluster syncs the thread called in its block.
+    cluster: u32,
     kind: Kind,
     /// For atomics: their scope.
     scope: Scope,
@@ -188,6 +212,9 @@ struct Record {
 struct Judge<'a> {
     clocks: &'a BlockClocks,
     warp_size: u32,
+    /// The record is shared memory, which only threads of the owner's cluster reach: their
+    /// cluster syncs order them.
+    cluster: bool,
 }
 
 impl Judge<'_> {
@@ -201,6 +228,8 @@ impl Judge<'_> {
             if p.thread as u32 / self.warp_size == me.thread as u32 / self.warp_size && p.warp_epoch < me.warp_epoch {
                 return true;
             }
+        } else if self.cluster && p.cluster < me.cluster {
+            return true;
         }
         !self.clocks.knows_nothing_more(me.thread as u32)
             && self.clocks.knows(me.thread as u32, p.block as u64, p.thread as u32, p.generation, p.clock, p.kind == Kind::AtomicWrite)
@@ -219,9 +248,9 @@ impl Judge<'_> {
     }
 }
 
-/// Applies `me` to one record (`live` filters out stale stamps); returns the access it races
-/// with, if any (the lowest thread's, when several do).
-fn update(r: &mut Record, me: Stamp, v: &Judge<'_>, live: impl Fn(&Option<Stamp>) -> Option<Stamp>) -> Option<Stamp> {
+/// Applies `me` to one record; returns the access it races with, if any (the lowest thread's,
+/// when several do).
+fn update(r: &mut Record, me: Stamp, v: &Judge<'_>) -> Option<Stamp> {
     let mut hazard: Option<Stamp> = None;
     let mut consider = |p: Option<Stamp>| {
         if let Some(p) = p {
@@ -230,9 +259,9 @@ fn update(r: &mut Record, me: Stamp, v: &Judge<'_>, live: impl Fn(&Option<Stamp>
             }
         }
     };
-    consider(live(&r.write));
-    r.reads.iter().for_each(|s| consider(live(s)));
-    r.atomics.iter().for_each(|s| consider(live(s)));
+    consider(r.write);
+    r.reads.iter().for_each(|s| consider(*s));
+    r.atomics.iter().for_each(|s| consider(*s));
     // Keep at most two stamps, by different threads, that a later access could race with: one
     // this access supersedes (same thread, or ordered before it: FastTrack's argument, a later
     // access concurrent with the old one is concurrent with this one too) makes room; among
@@ -241,9 +270,9 @@ fn update(r: &mut Record, me: Stamp, v: &Judge<'_>, live: impl Fn(&Option<Stamp>
     let key = |s: &Stamp| (s.block, s.thread);
     let stale = |s: Option<Stamp>| s.is_none_or(|s| (s.thread == me.thread && s.block == me.block) || v.ordered(&s, &me));
     let keep = |slots: &mut [Option<Stamp>; 2]| {
-        if stale(live(&slots[0])) {
+        if stale(slots[0]) {
             slots[0] = Some(me);
-        } else if stale(live(&slots[1])) {
+        } else if stale(slots[1]) {
             slots[1] = Some(me);
         } else if let (Some(a), Some(b)) = (slots[0], slots[1]) {
             let high = if key(&a) > key(&b) { 0 } else { 1 };
@@ -256,7 +285,7 @@ fn update(r: &mut Record, me: Stamp, v: &Judge<'_>, live: impl Fn(&Option<Stamp>
         // A write racing with a lower thread's write leaves that one (and the reads it raced
         // with) in place; otherwise it supersedes everything.
         Kind::Write => {
-            let lower = live(&r.write).is_some_and(|w| !stale(Some(w)) && key(&w) < key(&me));
+            let lower = r.write.is_some_and(|w| !stale(Some(w)) && key(&w) < key(&me));
             if !lower {
                 *r = Record { write: Some(me), ..Record::default() };
             }
@@ -267,113 +296,76 @@ fn update(r: &mut Record, me: Stamp, v: &Judge<'_>, live: impl Fn(&Option<Stamp>
     hazard
 }
 
-/// The per-worker state of racecheck: the shadow of the worker's shared memory (one record per
-/// byte, from earlier blocks recognised by their serial and counted as empty, so nothing is
-/// cleared between blocks), the clocks of the block's threads, and the release clocks of the
-/// block's shared-memory atomics.
+/// The per-worker state of racecheck: the shadow of the worker's shared memory (two cells per
+/// byte of the arena, of which each access uses those of its alignment units; cleared, as far
+/// as the block touched them, when the next block of the arena first accesses them), the
+/// clocks of the block's threads, and the release clocks of the block's shared-memory atomics.
 #[derive(Debug, Default)]
 pub(crate) struct SharedRaceShadow {
-    bytes: RefCell<Vec<Record>>,
+    cells: RefCell<Vec<[u64; 2]>>,
+    side: RefCell<cells::Side>,
+    /// The block run whose accesses the cells hold, and the end of the cells it touched.
+    owner: std::cell::Cell<u64>,
+    touched: std::cell::Cell<usize>,
     clocks: RefCell<BlockClocks>,
     /// Release clocks of shared locations (by byte offset), for the block run `.0`.
     syncs: RefCell<(u64, HashMap<usize, SyncClock>)>,
+    /// The worker's cache of interned access states.
+    states: RefCell<states::StateCache>,
 }
 
-/// Records per page of a global buffer's shadow.
-const PAGE: usize = 4096;
-
-/// One page of records.
-type Page = Box<[parking_lot::Mutex<Record>]>;
-
-/// The shadow of a global buffer during one checked launch: one record per alignment unit of
-/// its element type (per element for scalars), allocated a page at a time on first use, and
-/// the release clocks of the elements atomics wrote.
-#[derive(Debug)]
-pub(crate) struct GlobalRaceShadow {
-    pages: Box<[OnceLock<Page>]>,
-    /// Records in all.
-    len: usize,
-    name: String,
-    syncs: parking_lot::Mutex<HashMap<usize, SyncClock>>,
-    /// Why the page table could not be allocated (then there is none, and the launch must not
-    /// run: `__private::global` returns this).
-    error: Option<crate::host::report::error::Error>,
+impl cells::SideTable for SharedRaceShadow {
+    type Guard<'a> = std::cell::RefMut<'a, cells::Side>;
+    fn get(&self) -> Self::Guard<'_> {
+        self.side.borrow_mut()
+    }
+    fn grow(&self, _: usize) -> Result<(), crate::host::report::error::Error> {
+        Ok(())
+    }
+    fn what(&self) -> String {
+        "racecheck's out-of-line records of shared memory".to_owned()
+    }
 }
 
-impl GlobalRaceShadow {
-    /// The shadow of `len` records of the buffer `name`, none allocated yet; a page table the
-    /// host cannot allocate leaves an error for the launcher ([`GlobalRaceShadow::error`]).
-    pub(crate) fn new(len: usize, name: &str) -> Self {
-        let pages = len.div_ceil(PAGE);
-        match crate::host::alloc::try_slice(
-            pages,
-            OnceLock::new,
-            || format!("racecheck's page table for buffer `{name}` ({len} records)"),
-            "run EMU_CHECK=racecheck on a smaller buffer",
-        ) {
-            Ok(pages) => GlobalRaceShadow { pages, len, name: name.to_owned(), syncs: Default::default(), error: None },
-            Err(e) => GlobalRaceShadow { pages: Box::new([]), len: 0, name: name.to_owned(), syncs: Default::default(), error: Some(e) },
-        }
-    }
-
-    /// Why the shadow could not be allocated, if it could not.
-    pub(crate) fn error(&self) -> Option<&crate::host::report::error::Error> {
-        self.error.as_ref()
-    }
-
-    /// The page of record `u`, allocated on first use (a failure fails the launch with
-    /// error 2).
+impl SharedRaceShadow {
+    /// Makes the cells hold the accesses of block run `serial` (an arena of `size` bytes):
+    /// the first access of a new block clears what the last one touched.
     #[inline]
-    fn page<S: Site>(&self, block: &S, u: usize) -> &Page {
-        let p = u / PAGE;
-        if let Some(page) = self.pages[p].get() {
-            return page;
+    fn enter(&self, serial: u64, size: usize) -> Result<(), crate::host::report::error::Error> {
+        if self.owner.get() != serial {
+            self.new_block(serial, size)?;
         }
-        self.new_page(block, p)
+        Ok(())
     }
 
     #[cold]
     #[inline(never)]
-    fn new_page<S: Site>(&self, block: &S, p: usize) -> &Page {
-        let n = PAGE.min(self.len - p * PAGE);
-        let mut failed = None;
-        let page = self.pages[p].get_or_init(|| {
-            match crate::host::alloc::try_slice(
-                n,
-                || parking_lot::Mutex::new(Record::default()),
-                || format!("racecheck's shadow of buffer `{}` (a page of {n} records)", self.name),
-                "run EMU_CHECK=racecheck on a smaller buffer",
-            ) {
-                Ok(page) => page,
-                Err(e) => {
-                    failed = Some(e);
-                    Box::new([])
-                }
+    fn new_block(&self, serial: u64, size: usize) -> Result<(), crate::host::report::error::Error> {
+        let mut cells = self.cells.borrow_mut();
+        if cells.len() < size {
+            // The worker's cells count against racecheck's budget too (they are not reserved:
+            // one arena's worth per worker).
+            let bytes = size.saturating_mul(16);
+            if bytes > global::budget()? {
+                return Err(crate::host::alloc::error(
+                    format!("racecheck's shadow of {size} bytes of shared memory (16 bytes per byte, past EMU_RACECHECK_SHADOW)"),
+                    bytes,
+                    "lower Config::max_shared_bytes, or run without EMU_CHECK=racecheck",
+                ));
             }
-        });
-        if let Some(e) = failed {
-            block.host_failure(e);
+            crate::host::alloc::try_resize(
+                &mut cells,
+                size,
+                [0; 2],
+                || format!("racecheck's shadow of {size} bytes of shared memory"),
+                "lower Config::max_shared_bytes, or run without EMU_CHECK=racecheck",
+            )?;
         }
-        page
-    }
-
-    /// The record `u`.
-    #[inline]
-    fn record<S: Site>(&self, block: &S, u: usize) -> &parking_lot::Mutex<Record> {
-        let page = self.page(block, u);
-        match page.get(u % PAGE) {
-            Some(r) => r,
-            None => self.new_page_failed(block),
-        }
-    }
-
-    #[cold]
-    fn new_page_failed<S: Site>(&self, block: &S) -> ! {
-        block.host_failure(crate::host::alloc::error(
-            format!("racecheck's shadow of buffer `{}`", self.name),
-            PAGE * std::mem::size_of::<parking_lot::Mutex<Record>>(),
-            "run EMU_CHECK=racecheck on a smaller buffer",
-        ))
+        let end = self.touched.replace(0);
+        cells[..end].iter_mut().for_each(|c| *c = [0; 2]);
+        self.side.borrow_mut().clear();
+        self.owner.set(serial);
+        Ok(())
     }
 }
 
@@ -413,24 +405,27 @@ impl AtomicAccess {
 }
 
 /// The running thread, brought up to date.
+#[inline(always)]
 fn me<S: Site>(block: &S, clocks: &mut BlockClocks) -> Me {
     let thread = block.current();
     let generation = block.generation();
     let linear = block.linear_index();
-    clocks.enter(block.serial(), linear, generation, thread);
-    Me { block: linear, thread, generation }
+    let warp_epoch = block.warp_epoch(thread);
+    clocks.enter(block.serial(), linear, generation, thread, warp_epoch, || block.warp_size());
+    Me { block: linear, thread, generation, warp_epoch }
 }
 
 /// The running thread's stamp for an access at `at`.
-fn stamp<S: Site>(block: &S, me: Me, clocks: &BlockClocks, kind: Kind, scope: Scope, at: &'static Location<'static>) -> Stamp {
+#[inline(always)]
+fn stamp(me: Me, clocks: &BlockClocks, kind: Kind, scope: Scope, at: &'static Location<'static>) -> Stamp {
     Stamp {
-        block_serial: block.serial() as u32,
         block: me.block as u32,
         thread: me.thread as u16,
-        launch: block.launch_serial() as u16,
+        state: 0,
         generation: me.generation,
-        warp_epoch: block.warp_epoch(me.thread),
+        warp_epoch: me.warp_epoch,
         clock: clocks.clock(me.thread),
+        cluster: clocks.cluster(me.thread),
         kind,
         scope,
         at,
@@ -457,13 +452,25 @@ fn report<S: Site>(block: &S, first: Stamp, second: Stamp, (name, index, element
     });
 }
 
+#[cold]
+#[inline(never)]
+fn states_full() -> crate::host::report::error::Error {
+    crate::host::alloc::error(
+        format!("racecheck's table of access states (full at {} states)", states::CAPACITY),
+        states::CAPACITY * std::mem::size_of::<states::State>(),
+        "run EMU_CHECK=racecheck on a smaller launch (fewer barriers, atomics or access sites per thread)",
+    )
+}
+
 /// Checks and records an access `kind` of element `i` of the global view `view` by the running
 /// thread (the launch keeps a race shadow for its buffer); an atomic also synchronises.
+#[inline(always)]
 fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind: Kind, atomic: Option<AtomicAccess>, at: &'static Location<'static>) {
     // SAFETY: the launch keeps the views' descriptions (and their shadows) alive while its
     // kernel runs.
     let Some(meta) = (unsafe { view.meta().as_ref() }) else { return };
     let Some(shadow) = meta.race.as_deref() else { return };
+    shadow.enter_launch(block.launch_serial());
     let race = block.shared().race;
     let mut clocks = race.clocks.borrow_mut();
     let me = me(block, &mut clocks);
@@ -473,17 +480,47 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
             clocks.fence(me, a.scope);
         }
     }
-    let s = stamp(block, me, &clocks, kind, scope, at);
+    let mut s = stamp(me, &clocks, kind, scope, at);
+    let state = states::State { generation: s.generation, warp_epoch: s.warp_epoch, clock: s.clock, cluster: s.cluster, scope, at };
+    s.state = match race.states.borrow_mut().intern(state) {
+        Some(id) => id,
+        None => {
+            drop(clocks);
+            block.host_failure(states_full())
+        }
+    };
+    let me_cell = cells::cell(&s);
     let size = core::mem::size_of::<T>();
     let address = view.raw_ptr() as usize + i * size;
     let mut hazard: Option<Stamp> = None;
+    let mut failed = None;
     {
-        let v = Judge { clocks: &clocks, warp_size: block.warp_size() };
+        let v = || Judge { clocks: &clocks, warp_size: block.warp_size(), cluster: false };
         for u in meta.granules(address, size) {
-            // Records of other launches (a `#[device_global]`'s shadow is kept) count as empty.
-            let h = update(&mut shadow.record(block, u).lock(), s, &v, |r| r.filter(|r| r.launch == s.launch));
-            hazard = hazard.or(h);
+            let rec = match shadow.record(u) {
+                Ok(r) => r,
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            };
+            let mut l = rec.lock();
+            let (write, other) = l.cells();
+            if cells::fast(write, other, me_cell, kind, s.generation) {
+                continue;
+            }
+            match cells::slow(shadow, write, other, s, &v()) {
+                Ok(h) => hazard = hazard.or(h),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
         }
+    }
+    if let Some(e) = failed {
+        drop(clocks);
+        block.host_failure(e);
     }
     if let Some(a) = atomic {
         let key = meta.granules(address, size).start;
@@ -503,13 +540,25 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
     }
 }
 
+/// The shared memory an access touches: the shadow of the arena it lies in (the running
+/// block's, or with distributed shared memory another block's of its cluster), the serial of
+/// the block run that arena serves, and the arena's size in bytes.
+#[derive(Clone, Copy)]
+struct Arena<'a> {
+    race: &'a SharedRaceShadow,
+    serial: u64,
+    size: usize,
+}
+
 /// Checks and records an access by the running thread to `size` bytes at `start` of the
-/// block's shared memory (byte offsets in the arena), in the records of its `granule`-byte
+/// shared memory of `arena` (byte offsets in the arena), in the records of its `granule`-byte
 /// units (the alignment of the element type: the record of a unit is that of its first
 /// byte); an atomic also synchronises.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn shared<S: Site>(
     block: &S,
+    arena: Arena<'_>,
     start: usize,
     size: usize,
     granule: usize,
@@ -518,22 +567,11 @@ fn shared<S: Site>(
     at: &'static Location<'static>,
     what: impl Fn() -> (String, usize, String),
 ) {
-    let shadows = block.shared();
-    let race = shadows.race;
-    let mut bytes = race.bytes.borrow_mut();
-    if bytes.len() < start + size {
-        let len = shadows.size.max(start + size);
-        if let Err(e) = crate::host::alloc::try_resize(
-            &mut bytes,
-            len,
-            Record::default(),
-            || format!("racecheck's shadow of {len} bytes of shared memory"),
-            "lower Config::max_shared_bytes, or run without EMU_CHECK=racecheck",
-        ) {
-            drop(bytes);
-            block.host_failure(e);
-        }
+    let owner = arena.race;
+    if let Err(e) = owner.enter(arena.serial, arena.size.max(start + size)) {
+        block.host_failure(e);
     }
+    let race = block.shared().race;
     let mut clocks = race.clocks.borrow_mut();
     let me = me(block, &mut clocks);
     let scope = atomic.map_or(Scope::Block, |a| a.scope);
@@ -542,21 +580,49 @@ fn shared<S: Site>(
             clocks.fence(me, a.scope);
         }
     }
-    let s = stamp(block, me, &clocks, kind, scope, at);
-    let live = |p: &Option<Stamp>| p.filter(|p| p.block_serial == s.block_serial);
+    let mut s = stamp(me, &clocks, kind, scope, at);
+    let state = states::State { generation: s.generation, warp_epoch: s.warp_epoch, clock: s.clock, cluster: s.cluster, scope, at };
+    s.state = match race.states.borrow_mut().intern(state) {
+        Some(id) => id,
+        None => {
+            drop(clocks);
+            block.host_failure(states_full())
+        }
+    };
+    let me_cell = cells::cell(&s);
     let mut hazard: Option<Stamp> = None;
+    let mut failed = None;
     {
-        let v = Judge { clocks: &clocks, warp_size: block.warp_size() };
-        for b in bytes[start..start + size].iter_mut().step_by(granule.max(1)) {
-            let h = update(b, s, &v, live);
-            hazard = hazard.or(h);
+        if owner.touched.get() < start + size {
+            owner.touched.set(start + size);
+        }
+        let v = || Judge { clocks: &clocks, warp_size: block.warp_size(), cluster: true };
+        let mut records = owner.cells.borrow_mut();
+        let records = &mut records[start..start + size];
+        let mut off = 0;
+        while off < size {
+            let [write, other] = &mut records[off];
+            off += granule.max(1);
+            if cells::fast(write, other, me_cell, kind, s.generation) {
+                continue;
+            }
+            match cells::slow(owner, write, other, s, &v()) {
+                Ok(h) => hazard = hazard.or(h),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
         }
     }
-    drop(bytes);
+    if let Some(e) = failed {
+        drop(clocks);
+        block.host_failure(e);
+    }
     if let Some(a) = atomic {
-        let mut syncs = race.syncs.borrow_mut();
-        if syncs.0 != block.serial() {
-            syncs.0 = block.serial();
+        let mut syncs = owner.syncs.borrow_mut();
+        if syncs.0 != arena.serial {
+            syncs.0 = arena.serial;
             syncs.1.clear();
         }
         if a.read {
@@ -576,14 +642,25 @@ fn shared<S: Site>(
 
 /// An access of element `i` of `view` by the running thread: a plain load (`write` false) or
 /// store, or an atomic (`atomic`).
+#[inline(always)]
 fn access<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind: Kind, atomic: Option<AtomicAccess>, at: &'static Location<'static>) {
     match K::SPACE {
         crate::device::Space::Global => global(block, view, i, kind, atomic, at),
         crate::device::Space::Shared => {
             let size = core::mem::size_of::<T>();
-            let start = view.raw_ptr() as usize + i * size - block.shared().base;
+            let own = block.shared();
+            let address = view.raw_ptr() as usize + i * size;
+            let (arena, start) = if address >= own.base && address + size <= own.base + own.size {
+                (Arena { race: own.race, serial: block.serial(), size: own.size }, address - own.base)
+            } else {
+                // Another block's shared memory (a `map_shared_rank` view): its records.
+                match block.shared_at(address) {
+                    Some((peer, serial)) => (Arena { race: peer.race, serial, size: peer.size }, address - peer.base),
+                    None => return,
+                }
+            };
             let granule = core::mem::align_of::<T>().min(size);
-            shared(block, start, size, granule, kind, atomic, at, || {
+            shared(block, arena, start, size, granule, kind, atomic, at, || {
                 // SAFETY: shared views point to descriptions kept by the block's arena.
                 let meta = unsafe { view.meta().as_ref() };
                 let address = view.raw_ptr() as usize + i * size;
@@ -597,6 +674,7 @@ fn access<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
 }
 
 /// A plain load (`write` false) or store of element `i` of `view` by the running thread.
+#[inline(always)]
 pub(crate) fn on_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, write: bool, at: &'static Location<'static>) {
     access(block, view, i, if write { Kind::Write } else { Kind::Read }, None, at)
 }
@@ -605,6 +683,14 @@ pub(crate) fn on_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i:
 pub(crate) fn on_atomic<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, a: AtomicAccess, at: &'static Location<'static>) {
     let kind = if a.write { Kind::AtomicWrite } else { Kind::AtomicRead };
     access(block, view, i, kind, Some(a), at)
+}
+
+/// `this_cluster().sync()` by the running thread, before it waits.
+pub(crate) fn on_cluster_sync<S: Site>(block: &S) {
+    let race = block.shared().race;
+    let mut clocks = race.clocks.borrow_mut();
+    let me = me(block, &mut clocks);
+    clocks.cluster_sync(me.thread);
 }
 
 /// `thread_fence()` (device scope) or `thread_fence_block()` by the running thread.

@@ -1113,6 +1113,12 @@ impl Site for BlockRun<'_> {
         let a = &self.arena;
         SharedShadows { base: a.base(), size: a.size(), init: a.init_bits(), race: a.race_shadow() }
     }
+    // racecheck's hook for distributed shared memory: the peer whose arena holds `address`.
+    fn shared_at(&self, address: usize) -> Option<(SharedShadows<'_>, u64)> {
+        let (_, len) = self.barrier.group.get();
+        let peer = (0..len as u32).filter_map(|r| self.peer(r)).find(|p| (p.arena.base()..p.arena.base() + p.arena.size()).contains(&address))?;
+        Some((Site::shared(peer), peer.id.serial.get()))
+    }
     fn note(&self, f: Finding) {
         BlockRun::note(self, f)
     }

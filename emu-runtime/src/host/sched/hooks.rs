@@ -64,6 +64,23 @@ fn checked_fence(scope: Scope) {
     }
 }
 
+/// racecheck's look at `this_cluster().sync()` by the running thread, before it waits, when
+/// the running launch checks.
+#[inline(always)]
+pub(crate) fn on_cluster_sync() {
+    if context::checking() {
+        checked_cluster_sync();
+    }
+}
+
+#[inline(never)]
+fn checked_cluster_sync() {
+    let block = context::block_for("a cluster sync");
+    if block.launch().config.get_checks().racecheck {
+        racecheck::on_cluster_sync(block);
+    }
+}
+
 /// The checkers' hook for an ordered or volatile load or store of element `i` of `view`
 /// (already bounds-checked), made at `at`: what `atomic_load`, `atomic_store`, their `_scoped`
 /// forms, `volatile_load` and `volatile_store` report, when the running launch checks.

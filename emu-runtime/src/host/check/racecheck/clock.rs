@@ -164,6 +164,14 @@ struct ThreadClock {
     /// Its last fence, which makes its next atomic write a release: the fence's scope and what
     /// the thread knew then.
     fence: Option<(Scope, Knowledge)>,
+    /// Its clock at its warp's last `sync_warp` (0: none in this block): its accesses up to
+    /// that clock happen before what its warp's lanes do after the sync, and so before what
+    /// they release.
+    synced: u32,
+    /// The warp's `sync_warp` count at its last checked access.
+    seen_warp_epoch: u32,
+    /// How many `this_cluster().sync()`s it called in this block.
+    cluster: u32,
 }
 
 impl Default for ThreadClock {
@@ -176,6 +184,9 @@ impl Default for ThreadClock {
             pending_local: Knowledge::default(),
             pending_remote: Knowledge::default(),
             fence: None,
+            synced: 0,
+            seen_warp_epoch: 0,
+            cluster: 0,
         }
     }
 }
@@ -195,6 +206,9 @@ pub(crate) struct BlockClocks {
     /// Whether any thread's clocks changed in this block (else a new block has nothing to
     /// reset).
     touched: bool,
+    /// Lanes per warp, and per warp the `sync_warp` count last joined.
+    warp_size: u32,
+    warps: Vec<u32>,
 }
 
 /// The running access, as far as the clocks go.
@@ -203,6 +217,8 @@ pub(super) struct Me {
     pub(super) block: u64,
     pub(super) thread: u32,
     pub(super) generation: u32,
+    /// Its warp's `sync_warp` count.
+    pub(super) warp_epoch: u32,
 }
 
 impl BlockClocks {
@@ -210,12 +226,24 @@ impl BlockClocks {
     /// generation `generation`: a new block starts empty; a barrier passed since the last call
     /// joins what every thread acquired, and what its relaxed atomic reads read (a barrier
     /// after an atomic acquires), into what all know.
-    #[inline]
-    pub(super) fn enter(&mut self, serial: u64, block: u64, generation: u32, thread: u32) {
+    #[inline(always)]
+    pub(super) fn enter(&mut self, serial: u64, block: u64, generation: u32, thread: u32, warp_epoch: u32, warp_size: impl FnOnce() -> u32) {
+        if serial != self.serial
+            || generation != self.generation
+            || self.threads.get(thread as usize).is_none_or(|t| t.seen_warp_epoch != warp_epoch)
+        {
+            self.enter_slow(serial, block, generation, thread, warp_epoch, warp_size());
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn enter_slow(&mut self, serial: u64, block: u64, generation: u32, thread: u32, warp_epoch: u32, warp_size: u32) {
         if serial != self.serial {
             self.serial = serial;
             self.block = block;
             self.generation = generation;
+            self.warps.iter_mut().for_each(|w| *w = 0);
             if self.touched {
                 self.shared.clear();
                 self.threads.iter_mut().for_each(|t| *t = ThreadClock::default());
@@ -238,9 +266,60 @@ impl BlockClocks {
                 self.dirty = false;
             }
         }
-        if self.threads.len() <= thread as usize {
-            self.threads.resize(thread as usize + 1, ThreadClock::default());
+        self.warp_size = warp_size.max(1);
+        let w = (thread / self.warp_size) as usize;
+        let lanes = (w + 1) * self.warp_size as usize;
+        if self.threads.len() < lanes {
+            self.threads.resize(lanes, ThreadClock::default());
         }
+        if self.warps.len() <= w {
+            self.warps.resize(w + 1, 0);
+        }
+        if self.warps[w] != warp_epoch {
+            self.warps[w] = warp_epoch;
+            self.warp_synced(w);
+        }
+        self.threads[thread as usize].seen_warp_epoch = warp_epoch;
+    }
+
+    /// A `sync_warp` of warp `w` completed (found at the first checked access of one of its
+    /// lanes after it, so no lane has done anything since): like a barrier at warp scope, it
+    /// makes what each lane acquired, and what its relaxed atomic reads read, known to every
+    /// lane; and each lane's clock moves on, so that what a lane releases afterwards includes
+    /// every lane's accesses before the sync (`synced`) and none after.
+    fn warp_synced(&mut self, w: usize) {
+        let ws = self.warp_size as usize;
+        let lanes = w * ws..(w + 1) * ws;
+        let mut known = Knowledge::default();
+        for t in &self.threads[lanes.clone()] {
+            known.join(&t.own);
+            known.join(&t.pending_local);
+            known.join(&t.pending_remote);
+        }
+        if !known.is_empty() {
+            self.dirty = true;
+        }
+        self.touched = true;
+        for t in &mut self.threads[lanes] {
+            t.own.join(&known);
+            t.pending_local.clear();
+            t.pending_remote.clear();
+            t.synced = t.clock;
+            t.clock = t.clock.saturating_add(1);
+        }
+    }
+
+    /// How many cluster syncs thread `thread` called in this block.
+    #[inline]
+    pub(super) fn cluster(&self, thread: u32) -> u32 {
+        self.threads[thread as usize].cluster
+    }
+
+    /// The running thread calls `this_cluster().sync()`: its later accesses follow every access
+    /// of its cluster's threads made before they called it.
+    pub(super) fn cluster_sync(&mut self, thread: u32) {
+        self.touched = true;
+        self.threads[thread as usize].cluster += 1;
     }
 
     /// The running thread's clock.
@@ -271,6 +350,15 @@ impl BlockClocks {
         k.join(&t.own);
         k.add_block(me.block, me.generation);
         k.add_thread(me.block, me.thread, Known { full: t.clock, atomic: t.clock });
+        // The lanes of its warp, up to their last `sync_warp`.
+        let ws = self.warp_size.max(1);
+        let first = me.thread / ws * ws;
+        for l in first..(first + ws).min(self.threads.len() as u32) {
+            let synced = self.threads[l as usize].synced;
+            if l != me.thread && synced > 0 {
+                k.add_thread(me.block, l, Known { full: synced, atomic: synced });
+            }
+        }
         k
     }
 
@@ -393,13 +481,13 @@ mod tests {
     #[test]
     fn a_relaxed_write_without_a_fence_publishes_only_itself() {
         let mut w = BlockClocks::default();
-        let me = Me { block: 0, thread: 0, generation: 0 };
-        w.enter(1, 0, 0, 0);
+        let me = Me { block: 0, thread: 0, generation: 0, warp_epoch: 0 };
+        w.enter(1, 0, 0, 0, 0, || 32);
         let mut sync = SyncClock::default();
         w.atomic_write(me, &mut sync, Scope::Device, false, false);
         let mut r = BlockClocks::default();
-        let you = Me { block: 1, thread: 0, generation: 0 };
-        r.enter(1, 1, 0, 0);
+        let you = Me { block: 1, thread: 0, generation: 0, warp_epoch: 0 };
+        r.enter(1, 1, 0, 0, 0, || 32);
         r.atomic_read(you, &sync, Scope::Device, true);
         // The write (clock 1, a thread's first) is observed; a plain access at clock 1 is not
         // published.

@@ -1,0 +1,480 @@
+//! racecheck's shadow of global memory: 16 bytes per record, allocated a page at a time.
+//!
+//! # Layout
+//!
+//! A record (one per alignment unit of the buffer's element type: per element for scalars) is
+//! two cells (`cells.rs`): 16 bytes. The write cell's top bit is the record's lock: blocks run on
+//! several host threads, and the lock is held only while one access updates the record.
+//!
+//! The records are one anonymous mapping (for shadows of at least 1 MiB; smaller ones are
+//! ordinary zeroed allocations), so the OS allocates them a page (4 KiB, 256 records) at a
+//! time, zero-filled, on first touch: memory a launch never touches costs nothing, and the hot
+//! path consults only a bit per page (was it reserved). A `#[device_global]`'s shadow outlives launches: the
+//! first access of a new launch clears it.
+//!
+//! # Accounting
+//!
+//! [`bytes`] is what the tests read: when accounting is on ([`reset_peak`] turns it on), each
+//! shadow adds, when it is dropped (at the end of its launch, when it holds the most), the
+//! bytes of its records' pages that are resident (`mincore`; the whole allocation when it is
+//! not a mapping) and of its out-of-line entries.
+//!
+//! # Budget
+//!
+//! The global shadows alive in the process are reserved against a budget
+//! (`EMU_RACECHECK_SHADOW`: bytes, with an optional `K`, `M` or `G` suffix; half the machine's
+//! memory by default): a small shadow in full when it is made (one that does not fit fails the
+//! launch with error 2 before it runs), a large one a page at a time as its records are
+//! touched, and out-of-line entries as they are added; what would pass the budget while the
+//! launch runs fails it with error 2 (`Site::host_failure`), never an abort. So a 4 GiB buffer
+//! costs what its launch touches, and a launch that touches more than the budget stops.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+use super::cells::{Side, SideTable};
+use super::clock::SyncClock;
+use super::states;
+use crate::host::report::error::Error;
+
+/// Bytes per record.
+pub(super) const RECORD_BYTES: usize = 16;
+
+/// The lock bit of the write cell.
+const LOCK: u64 = 1 << 63;
+
+/// One record: its two cells.
+#[derive(Debug, Default)]
+pub(super) struct Rec([AtomicU64; 2]);
+
+/// A record's cells, locked: what the access may read and change; dropping it stores them
+/// back and unlocks the record.
+pub(super) struct Locked<'a> {
+    rec: &'a Rec,
+    write: u64,
+    other: u64,
+}
+
+impl Rec {
+    /// Takes the record's lock and reads its cells.
+    #[inline]
+    pub(super) fn lock(&self) -> Locked<'_> {
+        let mut spins = 0u32;
+        let write = loop {
+            let v = self.0[0].fetch_or(LOCK, Ordering::Acquire);
+            if v & LOCK == 0 {
+                break v;
+            }
+            while self.0[0].load(Ordering::Relaxed) & LOCK != 0 {
+                spins += 1;
+                if spins < 64 {
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
+                }
+            }
+        };
+        Locked { rec: self, write, other: self.0[1].load(Ordering::Relaxed) }
+    }
+}
+
+impl Locked<'_> {
+    /// The write cell and the other cell.
+    #[inline(always)]
+    pub(super) fn cells(&mut self) -> (&mut u64, &mut u64) {
+        (&mut self.write, &mut self.other)
+    }
+}
+
+impl Drop for Locked<'_> {
+    /// Stores the cells and releases the lock (also when a host failure unwinds the thread).
+    #[inline]
+    fn drop(&mut self) {
+        self.rec.0[1].store(self.other, Ordering::Relaxed);
+        self.rec.0[0].store(self.write & !LOCK, Ordering::Release);
+    }
+}
+
+/// Bytes of global shadow reserved in the process (records and out-of-line entries).
+static RESERVED: AtomicUsize = AtomicUsize::new(0);
+/// Whether shadows count what they held when dropped, and the sum since [`reset_peak`].
+static ACCOUNTING: AtomicBool = AtomicBool::new(false);
+static HELD: AtomicUsize = AtomicUsize::new(0);
+
+/// The bytes that the global shadows dropped since the last [`reset_peak`] held at their end
+/// (resident record pages and out-of-line entries), and the bytes reserved now (records of
+/// the live shadows at 16 bytes each, and their out-of-line entries).
+pub(crate) fn bytes() -> (usize, usize) {
+    (HELD.load(Ordering::Relaxed), RESERVED.load(Ordering::Relaxed))
+}
+
+/// Turns the accounting on and starts a new sum for [`bytes`].
+pub(crate) fn reset_peak() {
+    ACCOUNTING.store(true, Ordering::Relaxed);
+    HELD.store(0, Ordering::Relaxed);
+}
+
+/// How many access states are interned (each takes about 40 bytes, once per process).
+pub(crate) fn states() -> usize {
+    states::len()
+}
+
+/// The budget: `EMU_RACECHECK_SHADOW`, or half the machine's memory.
+pub(super) fn budget() -> Result<usize, Error> {
+    match std::env::var("EMU_RACECHECK_SHADOW") {
+        Ok(v) => parse_bytes(&v).ok_or(Error::InvalidSetting {
+            variable: "EMU_RACECHECK_SHADOW",
+            value: v,
+            valid: "a size in bytes with an optional K, M or G suffix, e.g. `EMU_RACECHECK_SHADOW=4G`",
+        }),
+        Err(_) => Ok(crate::host::alloc::physical_memory() / 2),
+    }
+}
+
+fn parse_bytes(v: &str) -> Option<usize> {
+    let v = v.trim();
+    let (num, shift) = match v.chars().last()? {
+        'k' | 'K' => (&v[..v.len() - 1], 10),
+        'm' | 'M' => (&v[..v.len() - 1], 20),
+        'g' | 'G' => (&v[..v.len() - 1], 30),
+        _ => (v, 0),
+    };
+    num.trim().parse::<usize>().ok()?.checked_mul(1 << shift)
+}
+
+const HINT: &str = "run EMU_CHECK=racecheck on a smaller buffer, or raise EMU_RACECHECK_SHADOW";
+
+/// Reserves `bytes` against the budget, or says why not.
+fn reserve(bytes: usize, what: impl Fn() -> String) -> Result<(), Error> {
+    let budget = budget()?;
+    let mut now = RESERVED.load(Ordering::Relaxed);
+    loop {
+        let total = now.saturating_add(bytes);
+        if total > budget {
+            return Err(crate::host::alloc::error(
+                format!("{} (the budget, EMU_RACECHECK_SHADOW, is {budget} bytes; {now} are in use)", what()),
+                bytes,
+                HINT,
+            ));
+        }
+        match RESERVED.compare_exchange_weak(now, total, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return Ok(()),
+            Err(v) => now = v,
+        }
+    }
+}
+
+/// The shadow of a global buffer during one checked launch (or, for a `#[device_global]`, the
+/// program): one record per alignment unit of its element type, in memory the OS allocates a
+/// page at a time on first touch; the out-of-line entries; and the release clocks of the units
+/// atomics wrote.
+#[derive(Debug)]
+pub(crate) struct GlobalRaceShadow {
+    /// `len` zeroed records (dangling when `len` is 0), from `alloc::alloc_zeroed`.
+    records: *mut Rec,
+    /// Records in all.
+    len: usize,
+    pub(super) name: String,
+    pub(super) side: parking_lot::Mutex<Side>,
+    pub(super) syncs: parking_lot::Mutex<HashMap<usize, SyncClock>>,
+    /// The launch whose records the shadow holds (0: none yet).
+    launch: AtomicU64,
+    /// Taken to clear the records for a new launch.
+    clearing: parking_lot::Mutex<()>,
+    /// Bytes reserved against the budget for the records when the shadow was made (a small
+    /// shadow's whole allocation), and since, a page at a time (a large one's touched pages).
+    reserved: usize,
+    touched: AtomicUsize,
+    /// A large shadow (`LAZY_MIN` bytes and more) is its own mapping, reserved as it is
+    /// touched: one bit per page of it, set at the page's first touch.
+    lazy: bool,
+    pages: Box<[AtomicU64]>,
+    /// Why the shadow could not be made (then it has no records, and the launch must not run:
+    /// `__private::global` returns this).
+    error: Option<Error>,
+}
+
+// SAFETY: the records are atomics, shared by the host threads that run the launch's blocks;
+// the pointer is owned by the shadow (freed once, in `Drop`).
+unsafe impl Send for GlobalRaceShadow {}
+// SAFETY: as above: every access to a record goes through its atomics and its lock bit.
+unsafe impl Sync for GlobalRaceShadow {}
+
+impl GlobalRaceShadow {
+    fn layout(len: usize) -> Option<std::alloc::Layout> {
+        std::alloc::Layout::array::<Rec>(len).ok()
+    }
+
+    /// The shadow of `len` records of the buffer `name`; a shadow that does not fit the budget,
+    /// or that the host cannot allocate, leaves an error for the launcher
+    /// ([`GlobalRaceShadow::error`]).
+    pub(crate) fn new(len: usize, name: &str) -> Self {
+        let mut s = GlobalRaceShadow {
+            records: std::ptr::NonNull::dangling().as_ptr(),
+            len: 0,
+            name: name.to_owned(),
+            side: Default::default(),
+            syncs: Default::default(),
+            launch: AtomicU64::new(0),
+            clearing: parking_lot::Mutex::new(()),
+            reserved: 0,
+            touched: AtomicUsize::new(0),
+            lazy: false,
+            pages: Box::new([]),
+            error: None,
+        };
+        if len == 0 {
+            return s;
+        }
+        let bytes = len.saturating_mul(RECORD_BYTES);
+        let what = || format!("racecheck's shadow of buffer `{name}` ({len} records of {RECORD_BYTES} bytes)");
+        let Some(layout) = Self::layout(len) else {
+            s.error = Some(crate::host::alloc::error(what(), bytes, HINT));
+            return s;
+        };
+        let p = if lazy(bytes) {
+            match crate::host::alloc::try_slice(bytes.div_ceil(OS_PAGE).div_ceil(64), || AtomicU64::new(0), what, HINT) {
+                Ok(pages) => s.pages = pages,
+                Err(e) => {
+                    s.error = Some(e);
+                    return s;
+                }
+            }
+            s.lazy = true;
+            map(bytes)
+        } else {
+            if let Err(e) = reserve(bytes, what) {
+                s.error = Some(e);
+                return s;
+            }
+            s.reserved = bytes;
+            crate::host::alloc::alloc_zeroed(layout)
+        };
+        if p.is_null() {
+            s.error = Some(crate::host::alloc::error(what(), bytes, HINT));
+            return s;
+        }
+        s.records = p.cast();
+        s.len = len;
+        s
+    }
+
+    /// Why the shadow could not be made, if it could not.
+    pub(crate) fn error(&self) -> Option<&Error> {
+        self.error.as_ref()
+    }
+
+    fn records(&self) -> &[Rec] {
+        // SAFETY: `records` is `len` zeroed records allocated in `new` (a zeroed `AtomicU64`
+        // is 0), or dangling with `len` 0; they live until `Drop`.
+        unsafe { std::slice::from_raw_parts(self.records, self.len) }
+    }
+
+    /// Makes the shadow hold launch `launch`'s records: a shadow that held another launch's
+    /// (a `#[device_global]`'s) is cleared first.
+    #[inline]
+    pub(super) fn enter_launch(&self, launch: u64) {
+        if self.launch.load(Ordering::Acquire) != launch {
+            self.clear_for(launch);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn clear_for(&self, launch: u64) {
+        let _g = self.clearing.lock();
+        if self.launch.load(Ordering::Acquire) == launch {
+            return;
+        }
+        // A shadow's first launch finds it zeroed.
+        if self.launch.load(Ordering::Relaxed) != 0 {
+            for r in self.records() {
+                r.0[0].store(0, Ordering::Relaxed);
+                r.0[1].store(0, Ordering::Relaxed);
+            }
+        }
+        self.side.lock().clear();
+        self.syncs.lock().clear();
+        self.launch.store(launch, Ordering::Release);
+    }
+
+    /// The record `u` (an index the buffer's bounds checks let through); `Err` when its page
+    /// is touched first and does not fit the budget.
+    #[inline(always)]
+    pub(super) fn record(&self, u: usize) -> Result<&Rec, Error> {
+        let r = &self.records()[u];
+        if self.lazy {
+            let page = u / (OS_PAGE / RECORD_BYTES);
+            let (w, bit) = (&self.pages[page / 64], 1u64 << (page % 64));
+            if w.load(Ordering::Relaxed) & bit == 0 {
+                self.touch(w, bit)?;
+            }
+        }
+        Ok(r)
+    }
+
+    /// The first touch of a page of a large shadow: reserves it.
+    #[cold]
+    #[inline(never)]
+    fn touch(&self, w: &AtomicU64, bit: u64) -> Result<(), Error> {
+        if w.fetch_or(bit, Ordering::Relaxed) & bit == 0 {
+            let what = || {
+                format!(
+                    "racecheck's shadow of buffer `{}` (a page of its {} records of {RECORD_BYTES} bytes, {} bytes touched so far)",
+                    self.name,
+                    self.len,
+                    self.touched.load(Ordering::Relaxed)
+                )
+            };
+            if let Err(e) = reserve(OS_PAGE, what) {
+                w.fetch_and(!bit, Ordering::Relaxed);
+                return Err(e);
+            }
+            self.touched.fetch_add(OS_PAGE, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// Bytes of the records' memory that are resident (the whole allocation when it is not a
+    /// mapping).
+    fn resident(&self) -> usize {
+        let Some(layout) = Self::layout(self.len).filter(|l| l.size() > 0) else { return 0 };
+        if !self.lazy {
+            return layout.size();
+        }
+        resident(self.records.cast(), layout.size())
+    }
+
+}
+
+impl SideTable for GlobalRaceShadow {
+    type Guard<'a> = parking_lot::MutexGuard<'a, Side>;
+    fn get(&self) -> Self::Guard<'_> {
+        self.side.lock()
+    }
+    fn grow(&self, bytes: usize) -> Result<(), Error> {
+        reserve(bytes, || self.what())
+    }
+    fn what(&self) -> String {
+        format!("racecheck's out-of-line records of buffer `{}`", self.name)
+    }
+}
+
+/// Shadows of at least this many bytes are mappings reserved against the budget a page at a
+/// time, as they are touched (on Unix; elsewhere every shadow is reserved in full).
+const LAZY_MIN: usize = 1 << 20;
+/// The page the OS maps at a time (at least; the accounting reserves this much per page).
+const OS_PAGE: usize = 4096;
+
+fn lazy(bytes: usize) -> bool {
+    cfg!(unix) && bytes >= LAZY_MIN
+}
+
+/// `bytes` of zeroed memory mapped from the OS without reserving swap for it (the budget does
+/// that, page by page), or null.
+#[cfg(unix)]
+fn map(bytes: usize) -> *mut u8 {
+    // SAFETY: an anonymous private mapping; no existing memory is affected.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            bytes,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        std::ptr::null_mut()
+    } else {
+        p.cast()
+    }
+}
+
+#[cfg(not(unix))]
+fn map(_: usize) -> *mut u8 {
+    std::ptr::null_mut()
+}
+
+/// Unmaps what [`map`] returned.
+///
+/// # Safety
+///
+/// `p` must come from [`map`] with this size, and not be used afterwards.
+#[cfg(unix)]
+unsafe fn unmap(p: *mut u8, bytes: usize) {
+    // SAFETY: the caller's contract: `p` is a mapping of `bytes` bytes.
+    unsafe { libc::munmap(p.cast(), bytes) };
+}
+
+/// # Safety
+///
+/// Never called: [`map`] maps nothing here.
+#[cfg(not(unix))]
+unsafe fn unmap(_: *mut u8, _: usize) {}
+
+/// Resident bytes of the mapping of `size` bytes at `p` (page-aligned).
+#[cfg(unix)]
+fn resident(p: *mut u8, size: usize) -> usize {
+    // SAFETY: `sysconf` has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(1) as usize;
+    let pages = size.div_ceil(page);
+    let mut v = vec![0u8; pages];
+    // SAFETY: `p` is a live mapping of `size` bytes (page-aligned, from `mmap`); `v` has one
+    // byte per page of it.
+    let r = unsafe { libc::mincore(p.cast(), size, v.as_mut_ptr().cast()) };
+    if r != 0 {
+        return size;
+    }
+    v.iter().filter(|&&b| b & 1 != 0).count() * page
+}
+
+#[cfg(not(unix))]
+fn resident(_: *mut u8, size: usize) -> usize {
+    size
+}
+
+impl Drop for GlobalRaceShadow {
+    fn drop(&mut self) {
+        let (entries, side_reserved) = {
+            let side = self.side.get_mut();
+            (side.bytes(), side.reserved)
+        };
+        if ACCOUNTING.load(Ordering::Relaxed) {
+            HELD.fetch_add(self.resident() + entries, Ordering::Relaxed);
+        }
+        RESERVED.fetch_sub(self.reserved + *self.touched.get_mut() + side_reserved, Ordering::Relaxed);
+        if self.len > 0 {
+            if let Some(layout) = Self::layout(self.len) {
+                if self.lazy {
+                    // SAFETY: mapped in `new` by `map` with this size; not used after.
+                    unsafe { unmap(self.records.cast(), layout.size()) };
+                } else {
+                    // SAFETY: allocated in `new` with this layout by `alloc_zeroed`; not used
+                    // after.
+                    unsafe { crate::host::alloc::dealloc(self.records.cast(), layout) };
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_bytes("4096"), Some(4096));
+        assert_eq!(parse_bytes("16K"), Some(16 << 10));
+        assert_eq!(parse_bytes(" 3 M "), Some(3 << 20));
+        assert_eq!(parse_bytes("2g"), Some(2 << 30));
+        assert_eq!(parse_bytes("lots"), None);
+    }
+
+    #[test]
+    fn a_record_is_sixteen_bytes() {
+        assert_eq!(std::mem::size_of::<Rec>(), RECORD_BYTES);
+    }
+}
