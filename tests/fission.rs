@@ -227,6 +227,29 @@ fn varying_loop(out: &mut [u32]) {
     out[tid] = k as u32;
 }
 
+/// A narrowed tree whose offset runs one past the tile at the first step: the hoisted
+/// region's proof fails there, and the checked region reports the read as the general path
+/// does; the later steps (in bounds) run hoisted.
+#[kernel]
+fn tree_past_the_tile(out: &mut [f32], extra: u32) {
+    let tile = shared_array![f32; 64];
+    let tid = thread_idx().x as usize;
+    tile[tid] = tid as f32;
+    sync_threads();
+    let mut s = block_dim().x as usize / 2;
+    while s > 0 {
+        let off = s + extra as usize;
+        if tid < s {
+            tile[tid] += tile[tid + off];
+        }
+        sync_threads();
+        s /= 2;
+    }
+    if tid == 0 {
+        out[block_idx().x as usize] = tile[0];
+    }
+}
+
 /// Vectorised lane loops (`__private::LaneBuf`) over elements of several sizes: 1 and 2 bytes
 /// (16-byte moves, with a byte tail), 8 bytes, and 12 bytes (per element).
 #[kernel]
@@ -649,4 +672,23 @@ fn a_panic_in_a_vectorised_chunk_names_its_lane() {
     assert!(report.contains("thread (77,0,0)") && report.contains("block (1,0,0)"), "{report}");
     assert!(report.contains("divide by zero"), "{report}");
     assert_eq!(out[256 + 76], (256 + 76) / 3);
+}
+
+#[test]
+fn hoisted_tree_regions_agree_and_a_failed_proof_still_reports() {
+    // extra = 0: every step in bounds (hoisted); extra = 1: the first step reads `tile[64]`.
+    for extra in [0u32, 1] {
+        let (out, r) = both_paths("regions", || {
+            let mut o = DeviceBuffer::<f32>::zeroed(3).unwrap();
+            let r = launch!(tree_past_the_tile<<<3, 64>>>(&mut o, extra));
+            (bits(o.to_vec().unwrap()), r)
+        });
+        if extra == 0 {
+            r.unwrap();
+            assert_eq!(f32::from_bits(out[2]), (0..64).sum::<u32>() as f32);
+        } else {
+            let report = r.unwrap_err();
+            assert!(report.contains("tile") && report.contains("64"), "{report}");
+        }
+    }
 }

@@ -165,6 +165,14 @@ pub unsafe fn store_in_bounds<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usi
     unsafe { crate::host::mem::memory::store_relaxed(v.raw_ptr().add(i), value) }
 }
 
+/// Whether `v` starts aligned for `T`: part of a hoisted region's proof, since only the
+/// checked accesses report (and skip) a misaligned view (`View::cast`).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn view_aligned<T, K: ViewKind>(v: &View<T, K>) -> bool {
+    v.raw_ptr() as usize % core::mem::align_of::<T>() == 0
+}
+
 /// How many consecutive threads a vectorised lane loop stages at a time
 /// ([`Regions::each_chunk`]).
 #[cfg(not(target_arch = "nvptx64"))]

@@ -354,69 +354,177 @@ impl block_sum {
         __emu_rb.barrier();
         let mut s = 128;
         while (s > 0) && __emu_rb.any_live() {
+            if !__EMU_CHECKED
+                && {
+                    let __emu_hi: usize = ::core::cmp::min(
+                        ::deviceemu::__private::region_bound(s),
+                        __emu_rb.block_ctx().block_dim.x as usize,
+                    );
+                    __emu_hi == 0
+                        || (true && ::deviceemu::__private::view_aligned(&t)
+                            && match ::deviceemu::__private::lane_last(s, __emu_hi) {
+                                ::core::option::Option::Some(__emu_l) => {
+                                    ::deviceemu::__private::Index::to_index(s)
+                                        <= ::deviceemu::__private::Index::to_index(__emu_l)
+                                        && ::deviceemu::__private::Index::to_index(__emu_l)
+                                            < t.len()
+                                }
+                                ::core::option::Option::None => false,
+                            } && ::deviceemu::__private::view_aligned(&t)
+                            && __emu_hi - 1 < t.len()
+                            && ::deviceemu::__private::view_aligned(&t)
+                            && __emu_hi - 1 < t.len())
+                }
+            {
+                __emu_rb
+                    .each_below(
+                        ::deviceemu::__private::region_bound(s),
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let tid = __emu_ctx.thread_idx.x as usize;
+                            if tid < s {
+                                {
+                                    let __emu_value = unsafe {
+                                        ::deviceemu::__private::load_in_bounds(
+                                            &t,
+                                            ::deviceemu::__private::Index::to_index(tid + s),
+                                        )
+                                    };
+                                    let __emu_view = t;
+                                    let __emu_index = tid;
+                                    let mut __emu_old = unsafe {
+                                        ::deviceemu::__private::load_in_bounds(
+                                            &__emu_view,
+                                            ::deviceemu::__private::Index::to_index(__emu_index),
+                                        )
+                                    };
+                                    __emu_old += __emu_value;
+                                    unsafe {
+                                        ::deviceemu::__private::store_in_bounds(
+                                            &__emu_view,
+                                            ::deviceemu::__private::Index::to_index(__emu_index),
+                                            __emu_old,
+                                        )
+                                    }
+                                };
+                            }
+                            ::core::option::Option::None
+                        },
+                    );
+            } else {
+                __emu_rb
+                    .each_below(
+                        ::deviceemu::__private::region_bound(s),
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let tid = __emu_ctx.thread_idx.x as usize;
+                            if tid < s {
+                                {
+                                    let __emu_value = ::deviceemu::__private::load(
+                                        __EMU_CHECKED,
+                                        &t,
+                                        tid + s,
+                                    );
+                                    let __emu_view = t;
+                                    let __emu_index = tid;
+                                    let mut __emu_old = ::deviceemu::__private::load(
+                                        __EMU_CHECKED,
+                                        &__emu_view,
+                                        __emu_index,
+                                    );
+                                    __emu_old += __emu_value;
+                                    ::deviceemu::__private::store(
+                                        __EMU_CHECKED,
+                                        &__emu_view,
+                                        __emu_index,
+                                        __emu_old,
+                                    )
+                                };
+                            }
+                            ::core::option::Option::None
+                        },
+                    );
+            }
+            __emu_rb.barrier();
+            s /= 2;
+        }
+        if !__EMU_CHECKED
+            && {
+                let __emu_hi: usize = ::core::cmp::min(
+                    ::deviceemu::__private::region_bound(0).saturating_add(1),
+                    __emu_rb.block_ctx().block_dim.x as usize,
+                );
+                __emu_hi == 0
+                    || (true && ::deviceemu::__private::view_aligned(&t)
+                        && ::deviceemu::__private::Index::to_index(0) < t.len()
+                        && ::deviceemu::__private::view_aligned(&sums)
+                        && ::deviceemu::__private::Index::to_index(
+                            __emu_ctx.block_idx.x as usize,
+                        ) < sums.len())
+            }
+        {
             __emu_rb
                 .each_below(
-                    ::deviceemu::__private::region_bound(s),
+                    ::deviceemu::__private::region_bound(0).saturating_add(1),
                     |
                         __emu_t: usize,
                         __emu_ctx: ::deviceemu::__private::ThreadCtx,
                     | -> ::core::option::Option<::deviceemu::__private::Exit> {
                         let tid = __emu_ctx.thread_idx.x as usize;
-                        if tid < s {
+                        if tid == 0 {
+                            {
+                                let __emu_value = unsafe {
+                                    ::deviceemu::__private::load_in_bounds(
+                                        &t,
+                                        ::deviceemu::__private::Index::to_index(0),
+                                    )
+                                };
+                                unsafe {
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &sums,
+                                        ::deviceemu::__private::Index::to_index(
+                                            __emu_ctx.block_idx.x as usize,
+                                        ),
+                                        __emu_value,
+                                    )
+                                }
+                            };
+                        }
+                        ::core::option::Option::None
+                    },
+                );
+        } else {
+            __emu_rb
+                .each_below(
+                    ::deviceemu::__private::region_bound(0).saturating_add(1),
+                    |
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let tid = __emu_ctx.thread_idx.x as usize;
+                        if tid == 0 {
                             {
                                 let __emu_value = ::deviceemu::__private::load(
                                     __EMU_CHECKED,
                                     &t,
-                                    tid + s,
+                                    0,
                                 );
-                                let __emu_view = t;
-                                let __emu_index = tid;
-                                let mut __emu_old = ::deviceemu::__private::load(
-                                    __EMU_CHECKED,
-                                    &__emu_view,
-                                    __emu_index,
-                                );
-                                __emu_old += __emu_value;
                                 ::deviceemu::__private::store(
                                     __EMU_CHECKED,
-                                    &__emu_view,
-                                    __emu_index,
-                                    __emu_old,
+                                    &sums,
+                                    __emu_ctx.block_idx.x as usize,
+                                    __emu_value,
                                 )
                             };
                         }
                         ::core::option::Option::None
                     },
                 );
-            __emu_rb.barrier();
-            s /= 2;
         }
-        __emu_rb
-            .each_below(
-                ::deviceemu::__private::region_bound(0).saturating_add(1),
-                |
-                    __emu_t: usize,
-                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                    let tid = __emu_ctx.thread_idx.x as usize;
-                    if tid == 0 {
-                        {
-                            let __emu_value = ::deviceemu::__private::load(
-                                __EMU_CHECKED,
-                                &t,
-                                0,
-                            );
-                            ::deviceemu::__private::store(
-                                __EMU_CHECKED,
-                                &sums,
-                                __emu_ctx.block_idx.x as usize,
-                                __emu_value,
-                            )
-                        };
-                    }
-                    ::core::option::Option::None
-                },
-            );
     }
 }
 /// The GPU entry point of the kernel (`.entry` in the PTX module).

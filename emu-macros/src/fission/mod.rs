@@ -1110,6 +1110,30 @@ impl Program {
             Some(bound) => quote!(#rb.each_below(#bound, #f);),
             None => quote!(#rb.each(#f);),
         };
+        if let (Some(bound), Some((proof, hoisted))) = (self.narrowing(thread, run), self.hoist_region(thread, run, g)) {
+            let mut code = TokenStream::new();
+            for s in &hoisted {
+                let mut s = s.clone();
+                Returns { depth: 0 }.visit_stmt_mut(&mut s);
+                match &s {
+                    Stmt::Expr(e, None) => code.extend(quote!(#e;)),
+                    s => code.extend(quote!(#s)),
+                }
+            }
+            let checked = crate::rewrite::checked();
+            call = quote! {
+                if !#checked && #proof {
+                    #rb.each_below(#bound, |#t: usize, #ctx: ::deviceemu::__private::ThreadCtx| -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        #restores
+                        #code
+                        #saves
+                        ::core::option::Option::None
+                    });
+                } else {
+                    #call
+                }
+            };
+        }
         if self.lane_loop {
             if let Some(Hoisted { proof, stmts, vector }) = self.hoist(thread, g) {
                 let statements = |stmts: &[Stmt]| {
@@ -1195,6 +1219,11 @@ impl Program {
     /// The bound of a region whose thread code is `if tid < bound { .. }` alone, with `tid`
     /// the thread's `thread_idx().x` (recomputed, cast losslessly) and `bound` uniform.
     fn narrowing(&self, thread: &[Stmt], run: usize) -> Option<Expr> {
+        self.narrowing_parts(thread, run).map(|(_, bound)| bound)
+    }
+
+    /// [`Program::narrowing`]'s bound, with the name of the `tid` local it bounds.
+    fn narrowing_parts(&self, thread: &[Stmt], run: usize) -> Option<(String, Expr)> {
         let [Stmt::Expr(Expr::If(i), _)] = thread else { return None };
         if i.else_branch.is_some() {
             return None;
@@ -1224,10 +1253,74 @@ impl Program {
             return None;
         }
         let rt = rt();
-        Some(match inclusive {
-            false => syn::parse_quote!(#rt::region_bound(#bound)),
-            true => syn::parse_quote!(#rt::region_bound(#bound).saturating_add(1)),
-        })
+        Some((
+            name,
+            match inclusive {
+                false => syn::parse_quote!(#rt::region_bound(#bound)),
+                true => syn::parse_quote!(#rt::region_bound(#bound).saturating_add(1)),
+            },
+        ))
+    }
+
+    /// A narrowed region (`if tid < s { .. }`, run by [`Regions::each_below`]) with its bounds
+    /// checks hoisted, and the proof that lets it run: every access in it is `v[tid]`,
+    /// `v[tid + u]` or `v[u]`, with `v` a buffer parameter or a shared array and `u`
+    /// block-uniform. The threads it runs have `tid` in `0..hi`, `hi = min(bound,
+    /// block_dim().x)`, so the proof checks each view against the largest index, `hi - 1 + u`
+    /// (computed in `u`'s type, which must not overflow), and the smallest, `u`.
+    fn hoist_region(&self, thread: &[Stmt], run: usize, g: &Gen) -> Option<(TokenStream, Vec<Stmt>)> {
+        let (tid, bound) = self.narrowing_parts(thread, run)?;
+        let ctx = self.ctx.to_string();
+        let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
+        let names = self.names(&self.uniform, &locals, &ctx);
+        let uniform = |e: &Expr| !idents_of(e).contains(&tid) && names.uniform(e);
+        // Views: the buffer parameters and the block's shared arrays.
+        let mut views = self.buffers.clone();
+        for l in &self.locals {
+            let init = &l.init;
+            if self.lives.get(&l.name) == Some(&Lives::Uniform) && quote!(#init).to_string().contains("shared_array") {
+                views.insert(l.name.clone());
+            }
+        }
+        let mut stmts = thread.to_vec();
+        let mut v = InBounds {
+            index: &tid,
+            buffers: &views,
+            views: Vec::new(),
+            ok: true,
+            view_alias: HashMap::new(),
+            index_alias: HashSet::new(),
+            own: HashSet::new(),
+            vector: None,
+            region: Some(RegionAccesses { uniform: &uniform, found: Vec::new() }),
+        };
+        for s in &mut stmts {
+            v.visit_stmt_mut(s);
+        }
+        let found = v.region.take().map(|r| r.found).unwrap_or_default();
+        if !v.ok || found.is_empty() {
+            return None;
+        }
+        let rt = rt();
+        let rb = &g.rb;
+        let checks = found.iter().map(|(view, form)| match form {
+            RegionIndex::Lane => quote!(&& #rt::view_aligned(&#view) && __emu_hi - 1 < #view.len()),
+            RegionIndex::Offset(u) => quote! {
+                && #rt::view_aligned(&#view) && match #rt::lane_last(#u, __emu_hi) {
+                    ::core::option::Option::Some(__emu_l) => {
+                        #rt::Index::to_index(#u) <= #rt::Index::to_index(__emu_l)
+                            && #rt::Index::to_index(__emu_l) < #view.len()
+                    }
+                    ::core::option::Option::None => false,
+                }
+            },
+            RegionIndex::Uniform(u) => quote!(&& #rt::view_aligned(&#view) && #rt::Index::to_index(#u) < #view.len()),
+        });
+        let proof = quote! {{
+            let __emu_hi: usize = ::core::cmp::min(#bound, #rb.block_ctx().block_dim.x as usize);
+            __emu_hi == 0 || (true #(#checks)*)
+        }};
+        Some((proof, stmts))
     }
 }
 
@@ -1273,6 +1366,25 @@ struct InBounds<'a> {
     /// The vectorised form (`Vector`): accesses become lane-buffer operations, and the body
     /// must fit that form (`vector_ok`).
     vector: Option<Vector>,
+    /// A narrowed barrier region's accesses (`Program::hoist_region`): indices may also be
+    /// `index + u` or a uniform `u`.
+    region: Option<RegionAccesses<'a>>,
+}
+
+/// The accesses of a narrowed region, each with the form of its index.
+struct RegionAccesses<'a> {
+    uniform: &'a dyn Fn(&Expr) -> bool,
+    found: Vec<(Ident, RegionIndex)>,
+}
+
+/// The index of an access in a narrowed region, with `tid` the region's thread index.
+enum RegionIndex {
+    /// `v[tid]`.
+    Lane,
+    /// `v[tid + u]` (or `u + tid`), `u` uniform.
+    Offset(Expr),
+    /// `v[u]`, `u` uniform.
+    Uniform(Expr),
 }
 
 /// What the vectorised form of a lane loop's body needs: which views it loads and stores,
@@ -1303,8 +1415,21 @@ impl InBounds<'_> {
     fn access(&mut self, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> Option<Ident> {
         let (Some(Expr::Reference(r)), Some(i)) = (args.iter().nth(1), args.iter().nth(2)) else { return None };
         let v = self.view_of(&r.expr)?;
-        let i = path_name(i)?;
-        if i != self.index && !self.index_alias.contains(&i) {
+        let is_index = |e: &Expr| path_name(e).is_some_and(|n| n == self.index || self.index_alias.contains(&n));
+        if let Some(region) = &mut self.region {
+            let form = match strip_parens(i) {
+                e if is_index(e) => RegionIndex::Lane,
+                Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) && is_index(&b.left) && (region.uniform)(&b.right) => {
+                    RegionIndex::Offset((*b.right).clone())
+                }
+                Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) && is_index(&b.right) && (region.uniform)(&b.left) => {
+                    RegionIndex::Offset((*b.left).clone())
+                }
+                e if (region.uniform)(e) => RegionIndex::Uniform(e.clone()),
+                _ => return None,
+            };
+            region.found.push((v.clone(), form));
+        } else if !is_index(i) {
             return None;
         }
         if !self.views.contains(&v) {
@@ -1532,6 +1657,7 @@ impl Program {
             index_alias: HashSet::new(),
             own: HashSet::new(),
             vector: vector.then(|| Vector { ok: true, loaded: Vec::new(), written: Vec::new(), at_stmt: false, nested: 0 }),
+            region: None,
         };
         let mut body = cond_if.then_branch.stmts.clone();
         let mut v = in_bounds(false);
