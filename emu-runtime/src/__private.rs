@@ -170,7 +170,7 @@ pub unsafe fn store_in_bounds<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usi
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 pub fn view_aligned<T, K: ViewKind>(v: &View<T, K>) -> bool {
-    v.raw_ptr() as usize % core::mem::align_of::<T>() == 0
+    v.is_aligned()
 }
 
 /// How many consecutive threads a vectorised lane loop stages at a time

@@ -1088,79 +1088,46 @@ impl Program {
                 _ => {}
             }
         }
-        let mut code = TokenStream::new();
-        for s in thread {
-            let mut s = s.clone();
-            Returns { depth: 0 }.visit_stmt_mut(&mut s);
-            match &s {
-                Stmt::Expr(e, None) => code.extend(quote!(#e;)),
-                s => code.extend(quote!(#s)),
-            }
-        }
-        let restores_copy = restores.clone();
-        let f = quote! {
-            |#t: usize, #ctx: ::deviceemu::__private::ThreadCtx| -> ::core::option::Option<::deviceemu::__private::Exit> {
-                #restores
-                #code
-                #saves
-                ::core::option::Option::None
+        // A thread's closure for `Regions::each`/`each_below` over `code`.
+        let thread_fn = |code: &TokenStream, saves: &TokenStream| {
+            quote! {
+                |#t: usize, #ctx: ::deviceemu::__private::ThreadCtx| -> ::core::option::Option<::deviceemu::__private::Exit> {
+                    #restores
+                    #code
+                    #saves
+                    ::core::option::Option::None
+                }
             }
         };
-        let mut call = match self.narrowing(thread, run) {
-            Some(bound) => quote!(#rb.each_below(#bound, #f);),
+        let checked = crate::rewrite::checked();
+        let f = thread_fn(&thread_code(thread), &saves);
+        let narrowed = self.narrowing(thread, run);
+        let mut call = match &narrowed {
+            Some((_, bound)) => quote!(#rb.each_below(#bound, #f);),
             None => quote!(#rb.each(#f);),
         };
-        if let (Some(bound), Some((proof, hoisted))) = (self.narrowing(thread, run), self.hoist_region(thread, run, g)) {
-            let mut code = TokenStream::new();
-            for s in &hoisted {
-                let mut s = s.clone();
-                Returns { depth: 0 }.visit_stmt_mut(&mut s);
-                match &s {
-                    Stmt::Expr(e, None) => code.extend(quote!(#e;)),
-                    s => code.extend(quote!(#s)),
-                }
+        if let Some((tid, bound)) = &narrowed {
+            if let Some((proof, hoisted)) = self.hoist_region(thread, tid, bound, g) {
+                let fast = thread_fn(&thread_code(&hoisted), &saves);
+                call = quote! {
+                    if !#checked && #proof {
+                        #rb.each_below(#bound, #fast);
+                    } else {
+                        #call
+                    }
+                };
             }
-            let checked = crate::rewrite::checked();
-            call = quote! {
-                if !#checked && #proof {
-                    #rb.each_below(#bound, |#t: usize, #ctx: ::deviceemu::__private::ThreadCtx| -> ::core::option::Option<::deviceemu::__private::Exit> {
-                        #restores
-                        #code
-                        #saves
-                        ::core::option::Option::None
-                    });
-                } else {
-                    #call
-                }
-            };
         }
         if self.lane_loop {
             if let Some(Hoisted { proof, stmts, vector }) = self.hoist(thread, g) {
-                let statements = |stmts: &[Stmt]| {
-                    let mut code = TokenStream::new();
-                    for s in stmts {
-                        match s {
-                            Stmt::Expr(e, None) => code.extend(quote!(#e;)),
-                            s => code.extend(quote!(#s)),
-                        }
-                    }
-                    code
-                };
-                let code = statements(&stmts);
-                let code_scalar = code.clone();
-                let checked = crate::rewrite::checked();
-                let restores = &restores_copy;
-                let mut fast = quote! {
-                    #rb.each(|#t: usize, #ctx: ::deviceemu::__private::ThreadCtx| -> ::core::option::Option<::deviceemu::__private::Exit> {
-                        #restores
-                        #code
-                        ::core::option::Option::None
-                    });
-                };
+                let code = thread_code(&stmts);
+                let fast_fn = thread_fn(&code, &TokenStream::new());
+                let mut fast = quote!(#rb.each(#fast_fn););
                 // Values restored from earlier regions live in per-thread slots; a lane loop has
                 // none (it has one region), and the vectorised form relies on that.
                 if let Some(Vectorised { first, stmts, loaded, written }) = vector.filter(|_| restores.is_empty()) {
-                    let code = statements(&stmts);
+                    let scalar = &code;
+                    let code = thread_code(&stmts);
                     let rt = rt();
                     let k = lane_k();
                     let chunk = quote!(#rt::LANE_CHUNK);
@@ -1184,7 +1151,6 @@ impl Program {
                         let buf = lane_buf(v);
                         quote!(unsafe { #rt::lane_store(&#v, __emu_at, &#buf, __emu_m) };)
                     });
-                    let scalar = &code_scalar;
                     fast = quote! {
                         let __emu_first = #rt::Index::to_index(#first);
                         #(#fresh)*
@@ -1217,13 +1183,9 @@ impl Program {
     }
 
     /// The bound of a region whose thread code is `if tid < bound { .. }` alone, with `tid`
-    /// the thread's `thread_idx().x` (recomputed, cast losslessly) and `bound` uniform.
-    fn narrowing(&self, thread: &[Stmt], run: usize) -> Option<Expr> {
-        self.narrowing_parts(thread, run).map(|(_, bound)| bound)
-    }
-
-    /// [`Program::narrowing`]'s bound, with the name of the `tid` local it bounds.
-    fn narrowing_parts(&self, thread: &[Stmt], run: usize) -> Option<(String, Expr)> {
+    /// the thread's `thread_idx().x` (recomputed, cast losslessly) and `bound` uniform; and
+    /// the name of that `tid` local.
+    fn narrowing(&self, thread: &[Stmt], run: usize) -> Option<(String, Expr)> {
         let [Stmt::Expr(Expr::If(i), _)] = thread else { return None };
         if i.else_branch.is_some() {
             return None;
@@ -1268,12 +1230,11 @@ impl Program {
     /// block-uniform. The threads it runs have `tid` in `0..hi`, `hi = min(bound,
     /// block_dim().x)`, so the proof checks each view against the largest index, `hi - 1 + u`
     /// (computed in `u`'s type, which must not overflow), and the smallest, `u`.
-    fn hoist_region(&self, thread: &[Stmt], run: usize, g: &Gen) -> Option<(TokenStream, Vec<Stmt>)> {
-        let (tid, bound) = self.narrowing_parts(thread, run)?;
+    fn hoist_region(&self, thread: &[Stmt], tid: &str, bound: &Expr, g: &Gen) -> Option<(TokenStream, Vec<Stmt>)> {
         let ctx = self.ctx.to_string();
         let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
         let names = self.names(&self.uniform, &locals, &ctx);
-        let uniform = |e: &Expr| !idents_of(e).contains(&tid) && names.uniform(e);
+        let uniform = |e: &Expr| !idents_of(e).contains(tid) && names.uniform(e);
         // Views: the buffer parameters and the block's shared arrays.
         let mut views = self.buffers.clone();
         for l in &self.locals {
@@ -1283,17 +1244,7 @@ impl Program {
             }
         }
         let mut stmts = thread.to_vec();
-        let mut v = InBounds {
-            index: &tid,
-            buffers: &views,
-            views: Vec::new(),
-            ok: true,
-            view_alias: HashMap::new(),
-            index_alias: HashSet::new(),
-            own: HashSet::new(),
-            vector: None,
-            region: Some(RegionAccesses { uniform: &uniform, found: Vec::new() }),
-        };
+        let mut v = InBounds { region: Some(RegionAccesses { uniform: &uniform, found: Vec::new() }), ..InBounds::new(tid, &views) };
         for s in &mut stmts {
             v.visit_stmt_mut(s);
         }
@@ -1322,6 +1273,20 @@ impl Program {
         }};
         Some((proof, stmts))
     }
+}
+
+/// A region's thread code: `stmts`, with each `return` made the closure's `Some(exit)`.
+fn thread_code(stmts: &[Stmt]) -> TokenStream {
+    let mut code = TokenStream::new();
+    for s in stmts {
+        let mut s = s.clone();
+        Returns { depth: 0 }.visit_stmt_mut(&mut s);
+        match &s {
+            Stmt::Expr(e, None) => code.extend(quote!(#e;)),
+            s => code.extend(quote!(#s)),
+        }
+    }
+    code
 }
 
 /// Whether `e` is `ctx.thread_idx.x`, possibly cast to an integer type that holds every
@@ -1410,7 +1375,28 @@ fn lane_k() -> Ident {
     Ident::new("__emu_k", proc_macro2::Span::mixed_site())
 }
 
-impl InBounds<'_> {
+impl<'a> InBounds<'a> {
+    /// The rewrite of accesses `v[index]` to the views `buffers`, in the plain hoisted form.
+    fn new(index: &'a str, buffers: &'a HashSet<String>) -> Self {
+        InBounds {
+            index,
+            buffers,
+            views: Vec::new(),
+            ok: true,
+            view_alias: HashMap::new(),
+            index_alias: HashSet::new(),
+            own: HashSet::new(),
+            vector: None,
+            region: None,
+        }
+    }
+
+    /// The same rewrite in the vectorised form.
+    fn vectorised(index: &'a str, buffers: &'a HashSet<String>) -> Self {
+        let vector = Vector { ok: true, loaded: Vec::new(), written: Vec::new(), at_stmt: false, nested: 0 };
+        InBounds { vector: Some(vector), ..InBounds::new(index, buffers) }
+    }
+
     /// `&v` with `v` a buffer parameter, and `i` the lane loop's index.
     fn access(&mut self, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> Option<Ident> {
         let (Some(Expr::Reference(r)), Some(i)) = (args.iter().nth(1), args.iter().nth(2)) else { return None };
@@ -1648,19 +1634,8 @@ impl Program {
         if !self.names(&self.uniform, &locals, &ctx).uniform(base) {
             return None;
         }
-        let in_bounds = |vector: bool| InBounds {
-            index: &index,
-            buffers: &self.buffers,
-            views: Vec::new(),
-            ok: true,
-            view_alias: HashMap::new(),
-            index_alias: HashSet::new(),
-            own: HashSet::new(),
-            vector: vector.then(|| Vector { ok: true, loaded: Vec::new(), written: Vec::new(), at_stmt: false, nested: 0 }),
-            region: None,
-        };
         let mut body = cond_if.then_branch.stmts.clone();
-        let mut v = in_bounds(false);
+        let mut v = InBounds::new(&index, &self.buffers);
         for s in &mut body {
             v.visit_stmt_mut(s);
         }
@@ -1670,7 +1645,7 @@ impl Program {
         // The vectorised form: the same body over lane buffers, without the guard, which the
         // proof shows every lane passes.
         let mut vec_body = cond_if.then_branch.stmts.clone();
-        let mut vv = in_bounds(true);
+        let mut vv = InBounds::vectorised(&index, &self.buffers);
         for s in &mut vec_body {
             vv.visit_stmt_mut(s);
         }

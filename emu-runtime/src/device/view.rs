@@ -171,6 +171,12 @@ impl<'l, T, K: ViewKind> View<'l, T, K> {
         self.ptr
     }
 
+    /// Whether the view starts aligned for `T` (only a [`View::cast`] can start misaligned).
+    #[inline(always)]
+    pub(crate) fn is_aligned(&self) -> bool {
+        core::mem::align_of::<T>() == 1 || self.ptr as usize % core::mem::align_of::<T>() == 0
+    }
+
     #[inline(always)]
     pub(crate) fn meta(&self) -> backend::MetaPtr {
         self.meta

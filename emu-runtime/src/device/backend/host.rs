@@ -197,7 +197,7 @@ pub(crate) fn check_index<T, K: ViewKind>(
     access: AccessKind,
 ) -> bool {
     // Only a cast view (`View::cast`) can start misaligned; the test is loop-invariant.
-    if core::mem::align_of::<T>() > 1 && view.raw_ptr() as usize % core::mem::align_of::<T>() != 0 {
+    if !view.is_aligned() {
         hooks::misaligned(view.meta(), K::SPACE, access, elem_size, i, view.raw_ptr() as usize, Location::caller());
     }
     if i >= view.len() {

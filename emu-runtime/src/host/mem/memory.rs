@@ -83,12 +83,8 @@ pub(crate) unsafe fn store_relaxed<T: DeviceCopy>(p: *mut T, v: T) {
 /// valid for writes of `n` `T`s and not overlap it.
 #[inline(always)]
 pub(crate) unsafe fn copy_from_device<T: DeviceCopy>(src: *const T, dst: *mut T, n: usize) {
-    let mut k = 0;
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    if sse_copies::<T>() {
-        // SAFETY: the caller's contract; `bulk_copy` copies whole elements (see `sse_copies`).
-        k = unsafe { bulk_copy(src as *const u8, dst as *mut u8, n * size_of::<T>()) } / size_of::<T>();
-    }
+    // SAFETY: the caller's contract.
+    let mut k = unsafe { bulk_elements(src, dst, n) };
     while k < n {
         // SAFETY: `k < n`: inside both ranges (the caller's contract).
         unsafe { dst.add(k).write(load_relaxed(src.add(k))) };
@@ -106,17 +102,30 @@ pub(crate) unsafe fn copy_from_device<T: DeviceCopy>(src: *const T, dst: *mut T,
 /// `src` must be valid for reads of `n` `T`s and not overlap it.
 #[inline(always)]
 pub(crate) unsafe fn copy_to_device<T: DeviceCopy>(dst: *mut T, src: *const T, n: usize) {
-    let mut k = 0;
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    if sse_copies::<T>() {
-        // SAFETY: as in `copy_from_device`.
-        k = unsafe { bulk_copy(src as *const u8, dst as *mut u8, n * size_of::<T>()) } / size_of::<T>();
-    }
+    // SAFETY: the caller's contract.
+    let mut k = unsafe { bulk_elements(src, dst, n) };
     while k < n {
         // SAFETY: `k < n`: inside both ranges (the caller's contract).
         unsafe { store_relaxed(dst.add(k), src.add(k).read()) };
         k += 1;
     }
+}
+
+/// Copies the first elements of `src` to `dst` with [`bulk_copy`]'s moves where that copies
+/// whole elements, and returns how many it copied (none on other targets and under miri).
+///
+/// # Safety
+///
+/// Both ranges must be valid for `n` `T`s, aligned, and not overlap.
+#[inline(always)]
+#[allow(unused_variables)]
+unsafe fn bulk_elements<T>(src: *const T, dst: *mut T, n: usize) -> usize {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    if sse_copies::<T>() {
+        // SAFETY: the caller's contract; `bulk_copy` copies whole elements (see `sse_copies`).
+        return unsafe { bulk_copy(src as *const u8, dst as *mut u8, n * size_of::<T>()) } / size_of::<T>();
+    }
+    0
 }
 
 /// Whether 16-byte moves copy `T`s whole: a multiple of 16 bytes then ends at an element's
