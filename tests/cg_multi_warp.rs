@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{assert_has, marked_line, model};
+use common::{assert_has, emulator_model, in_emulator, marked_line, model};
 use core::sync::atomic::Ordering::Relaxed;
 use deviceemu::prelude::*;
 use deviceemu::{cg, quietly, with_config, Config};
@@ -42,7 +42,7 @@ fn big_tile_row<const N: u32>(v: u32, a: u32, s: Shared<u32>) -> [u32; OUT] {
         cg::reduce(&t, v, cg::plus()),
         cg::reduce(&t, v, cg::greater()),
         cg::reduce(&t, f, cg::plus()).to_bits(),
-        t.shfl(f64::from(f) * 3.0, N - 1 - t.thread_rank()).to_bits() as u32,
+        t.shfl(f64::from(f) * 3.0, N - 1 - a % N).to_bits() as u32,
         neighbour,
     ]
 }
@@ -98,7 +98,7 @@ fn reference(x: &[u32], t: usize, n: usize, block: u32, a: u32) -> [u32; OUT] {
         tile.iter().fold(0u32, |s, &v| s.wrapping_add(v)),
         *tile.iter().max().unwrap(),
         fsum.to_bits(),
-        (f64::from(f(tile[n - 1 - rank])) * 3.0).to_bits() as u32,
+        (f64::from(f(tile[n - 1 - a as usize % n])) * 3.0).to_bits() as u32,
         tile[(rank + 37) % n],
     ]
 }
@@ -179,7 +179,7 @@ fn sync_skipped(out: &mut [u32]) {
 
 #[test]
 fn a_thread_that_skips_the_tile_sync_is_reported() {
-    model().check_with(|config| {
+    emulator_model().check_with(|config| {
         let mut out = DeviceBuffer::<u32>::zeroed(128).unwrap();
         let err = quietly(|| with_config(config.clone(), || launch!(sync_skipped<<<1, 128>>>(&mut out)))).unwrap_err();
         assert_eq!(err.code(), 719, "{config:?}");
@@ -230,8 +230,12 @@ fn warp_never_arrives(out: &mut [u32]) {
 
 #[test]
 fn a_warp_that_never_arrives_is_a_deadlock_report_not_a_hang() {
-    let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
-    let err = common::on_new_thread(20, move || quietly(|| launch!(warp_never_arrives<<<1, 64>>>(&mut out))).unwrap_err());
+    let err = common::on_new_thread(20, move || {
+        in_emulator(|| {
+            let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+            quietly(|| launch!(warp_never_arrives<<<1, 64>>>(&mut out))).unwrap_err()
+        })
+    });
     assert_eq!(err.code(), 719);
     let text = err.to_string();
     assert_has(&text, "Barrier error detected. Divergent thread(s) in warp");
@@ -245,18 +249,63 @@ fn a_warp_that_never_arrives_is_a_deadlock_report_not_a_hang() {
 
 #[test]
 fn a_block_that_is_not_made_of_whole_tiles_is_reported() {
-    let x = DeviceBuffer::from_slice(&[1u32; 96]).unwrap();
-    let mut out = DeviceBuffer::<u32>::zeroed(96 * OUT).unwrap();
-    let err = quietly(|| launch!(big_tiles<<<1, 96>>>(64, &x, 0, &mut out))).unwrap_err();
+    let err = in_emulator(|| {
+        let x = DeviceBuffer::from_slice(&[1u32; 96]).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(96 * OUT).unwrap();
+        quietly(|| launch!(big_tiles<<<1, 96>>>(64, &x, 0, &mut out))).unwrap_err()
+    });
     assert_has(&err.to_string(), "cg::tiled_partition::<64> needs a block whose size is a multiple of 64 (this block has 96 threads)");
 }
 
 #[test]
 fn a_multi_warp_tile_needs_warps_of_32() {
-    let x = DeviceBuffer::from_slice(&[1u32; 64]).unwrap();
-    let mut out = DeviceBuffer::<u32>::zeroed(64 * OUT).unwrap();
-    let err = quietly(|| with_config(Config::default().warp_size(1), || launch!(big_tiles<<<1, 64>>>(64, &x, 0, &mut out))))
-        .unwrap_err();
+    let err = with_config(common::emulator().warp_size(1), || {
+        let x = DeviceBuffer::from_slice(&[1u32; 64]).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(64 * OUT).unwrap();
+        quietly(|| launch!(big_tiles<<<1, 64>>>(64, &x, 0, &mut out))).unwrap_err()
+    });
     assert_has(&err.to_string(), "cg::tiled_partition::<64> needs warps of at least 32 threads: it cannot run with EMU_WARP_SIZE=1");
 }
 
+/// Threads of one tile of 64 name different source ranks in `shfl`. A multi-warp tile's shfl
+/// broadcasts one value in CUDA (one slot per warp), so this kernel hangs or reads wrong values
+/// on the GPU; the emulator reports it.
+#[kernel]
+fn varying_source(out: &mut [u32]) {
+    let b = cg::this_thread_block();
+    let t = cg::tiled_partition::<64>(&b);
+    let r = b.thread_rank();
+    out[r as usize] = t.shfl(r, 63 - t.thread_rank()); // @varying-src
+}
+
+/// The same exchange with one source rank per tile is clean, and a broadcast.
+#[kernel]
+fn uniform_source(out: &mut [u32]) {
+    let b = cg::this_thread_block();
+    let t = cg::tiled_partition::<64>(&b);
+    let r = b.thread_rank();
+    out[r as usize] = t.shfl(r, 63 - t.meta_group_rank());
+}
+
+#[test]
+fn a_multi_warp_shfl_with_varying_sources_is_reported() {
+    emulator_model().check_with(|config| {
+        let mut out = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        let err = quietly(|| launch!(varying_source<<<1, 128>>>(&mut out))).unwrap_err();
+        assert_eq!(err.code(), 719, "{config:?}");
+        let text = err.to_string();
+        assert_has(&text, &format!("at varying_source in tests/cg_multi_warp.rs:{}", line_of("varying-src")));
+        assert_has(&text, "thread (0,0,0) ask thread_block_tile::shfl for tile rank 63");
+        assert_has(&text, "every thread of the tile must name the same source rank");
+    });
+}
+
+#[test]
+fn a_multi_warp_shfl_with_one_source_per_tile_is_clean() {
+    model().check(|| {
+        let mut out = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        launch!(uniform_source<<<1, 128>>>(&mut out)).unwrap();
+        let want: Vec<u32> = (0..128).map(|r| r / 64 * 64 + 63 - r / 64).collect();
+        assert_eq!(out.to_vec().unwrap(), want);
+    });
+}

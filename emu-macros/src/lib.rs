@@ -129,6 +129,10 @@ fn embedded_ptx() -> Option<String> {
     let file = proc_macro::Span::call_site().local_file()?;
     let manifest = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").ok()?);
     let abs = if file.is_absolute() { file } else { std::env::current_dir().ok()?.join(file) };
+    // A file included with `#[path = "../examples/x.rs"]` from a test is named through the
+    // test's folder (`tests/../examples/x.rs`); its PTX is named after the file itself.
+    let abs = std::fs::canonicalize(&abs).unwrap_or(abs);
+    let manifest = std::fs::canonicalize(&manifest).unwrap_or(manifest);
     let rel = abs.strip_prefix(&manifest).ok()?;
     let name: String = rel
         .to_string_lossy()

@@ -11,8 +11,7 @@ use deviceemu::testing::Model;
 /// The 1-based line of `source` that ends with `marker` (a trailing comment); it must be
 /// exactly one.
 pub(crate) fn marked_line(source: &str, marker: &str) -> usize {
-    let hits: Vec<usize> =
-        source.lines().enumerate().filter(|(_, l)| l.trim_end().ends_with(marker)).map(|(i, _)| i + 1).collect();
+    let hits: Vec<usize> = source.lines().enumerate().filter(|(_, l)| l.trim_end().ends_with(marker)).map(|(i, _)| i + 1).collect();
     assert_eq!(hits.len(), 1, "marker {marker} must appear on exactly one line");
     hits[0]
 }
@@ -77,4 +76,23 @@ pub(crate) fn on_new_thread<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T 
         Err(mpsc::RecvTimeoutError::Timeout) => panic!("the launch did not finish within {secs} s: it hangs"),
         Err(mpsc::RecvTimeoutError::Disconnected) => std::panic::resume_unwind(h.join().expect_err("no value and no panic")),
     }
+}
+
+/// The settings of a test of the emulator's own reports on a wrong kernel: the environment's,
+/// with the emulator as the target even under `EMU_TARGET=gpu`. On a GPU such kernels trap,
+/// which poisons the CUDA context of the whole test process (every later test would fail), or
+/// hang, as the reports say; the GPU side of those kernels is covered by `gpu_vs_emu` and the
+/// probes in `tools/probes/`.
+pub(crate) fn emulator() -> deviceemu::Config {
+    deviceemu::Config::from_env().unwrap_or_default().target(deviceemu::Target::Emulator)
+}
+
+/// [`model`] over [`emulator`]'s settings.
+pub(crate) fn emulator_model() -> Model {
+    model().base(emulator())
+}
+
+/// Runs `f` under [`emulator`]'s settings.
+pub(crate) fn in_emulator<R>(f: impl FnOnce() -> R) -> R {
+    deviceemu::with_config(emulator(), f)
 }

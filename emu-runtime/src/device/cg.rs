@@ -248,8 +248,12 @@ impl<const N: u32> ThreadBlockTile<N> {
         }
     }
 
-    /// `value` from the tile's thread of rank `src_rank % N` (`tile.shfl(v, src)`; for a
-    /// multi-warp tile `src_rank` must be below `N`).
+    /// `value` from the tile's thread of rank `src_rank % N` (`tile.shfl(v, src)`).
+    ///
+    /// For a multi-warp tile (`N` > 32) this is a broadcast, as in CUDA, whose implementation
+    /// passes the value through one slot per warp: every thread of the tile must name the same
+    /// `src_rank`, below `N`. Different source ranks in one tile are reported (synccheck); on the
+    /// GPU they give wrong values or hang.
     #[inline(always)]
     #[track_caller]
     pub fn shfl<T: WarpShuffle>(&self, value: T, src_rank: u32) -> T {
@@ -844,24 +848,37 @@ impl<const N: u32> ReduceGroup for ThreadBlockTile<N> {
 /// tile), then warp `w`'s result is what lane `w` of a tile of `N / 32` threads computes from
 /// the warps' results with a `shfl_xor` butterfly (CUDA uses `redux.sync` there for 32-bit
 /// integers on 16 and 32 warps: the same result, those operations being associative and
-/// commutative). Every thread of warp `w` gets it. The warps' results travel by tile
-/// shuffles, one tile collective per butterfly step (on the GPU too: the same values, not
-/// CUDA's instruction sequence).
+/// commutative). Every thread of warp `w` gets it.
+///
+/// The warps' results travel as broadcasts, one tile `shfl` from each warp's lane 0: a
+/// multi-warp tile's shfl takes one source rank for the whole tile (CUDA passes the value
+/// through one slot per warp), so the butterfly's exchanges, whose sources differ by warp,
+/// cannot be shuffles. Each thread then runs the butterfly over the `N / 32` values itself, in
+/// the order lane `w` of the sub-warp would: the same values, not CUDA's instruction sequence.
 #[inline(always)]
 #[track_caller]
 fn multi_warp_reduce<const N: u32, T: GroupValue, O: GroupOp<T>>(v: T, op: &O) -> T {
     let warp = ThreadBlockTile::<32> { mask: u32::MAX };
     let tile = ThreadBlockTile::<N> { mask: u32::MAX };
-    let mut val = warp.reduce_in(v, op);
-    let w = tile.thread_rank() / 32;
-    let lane = lane_id();
-    let mut m = N / 32 >> 1;
+    let val = warp.reduce_in(v, op);
+    let warps = (N / 32) as usize;
+    let mut vals = [val; 32];
+    let mut k = 0;
+    while k < warps {
+        vals[k] = tile.shfl(val, k as u32 * 32);
+        k += 1;
+    }
+    let mut m = warps >> 1;
     while m > 0 {
-        let other = tile.shfl(val, (w ^ m) * 32 + lane);
-        val = op.apply(val, other);
+        let before = vals;
+        let mut i = 0;
+        while i < warps {
+            vals[i] = op.apply(before[i], before[i ^ m]);
+            i += 1;
+        }
         m >>= 1;
     }
-    val
+    vals[(tile.thread_rank() / 32) as usize]
 }
 
 impl ReduceGroup for CoalescedGroup {

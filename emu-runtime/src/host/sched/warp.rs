@@ -542,6 +542,9 @@ fn try_complete_tile(block: &BlockRun<'_>, warp: Warp, kind: TileOp, warps: u32,
         }
     }
     block.progress().event();
+    if kind == TileOp::Shfl {
+        varying_tile_source(block, first, warps, tile_base);
+    }
     for w in first..first + warps {
         let wp = Warp::of(block, w * ws);
         let g = &block.warps.gathered[w as usize];
@@ -577,6 +580,55 @@ fn try_complete_tile(block: &BlockRun<'_>, warp: Warp, kind: TileOp, warps: u32,
         }
     }
     true
+}
+
+/// Reports a multi-warp tile's `shfl` whose threads name different source ranks. CUDA's
+/// implementation (`__static_size_multi_warp_tile_base::shfl_impl`) broadcasts one value: the
+/// source thread writes it to its warp's slot, the other warps read that slot, so a tile whose
+/// threads ask for different sources gets wrong values or hangs on the GPU (a warp split between
+/// the source path and the reader path never completes the tile's barrier). The block runs on,
+/// each thread given the value of the rank it named.
+fn varying_tile_source(block: &BlockRun<'_>, first: u32, warps: u32, tile_base: u32) {
+    let ws = size_of_warps(block);
+    let size = warps * ws;
+    let mut by_src: Vec<(u32, Vec<u32>)> = Vec::new();
+    let mut at = None;
+    for w in first..first + warps {
+        let wp = Warp::of(block, w * ws);
+        for l in bits(wp.existing & block.warps.gathered[w as usize].get()) {
+            let t = wp.base + l;
+            let src = (block.arrival(t).get().arg & 0xffff) % size;
+            at = at.or(block.slots[t as usize].at.get());
+            match by_src.iter_mut().find(|(s, _)| *s == src) {
+                Some((_, v)) => v.push(t),
+                None => by_src.push((src, vec![t])),
+            }
+        }
+    }
+    let (Some(at), true) = (at, by_src.len() > 1) else { return };
+    let launch = block.launch();
+    let mut groups: Vec<String> = by_src
+        .iter()
+        .take(4)
+        .map(|(src, ts)| format!("{} ask thread_block_tile::shfl for tile rank {src}", thread_ranges(launch.block, ts)))
+        .collect();
+    if by_src.len() > 4 {
+        groups.push(format!("and {} more source ranks", by_src.len() - 4));
+    }
+    groups.push(format!(
+        "a tile of {size} threads spans {warps} warps, and its shfl broadcasts one value (CUDA passes it \
+         through one slot per warp): every thread of the tile must name the same source rank; use a \
+         shared array and tile.sync() for a general exchange"
+    ));
+    let t0 = by_src.iter().flat_map(|(_, v)| v.iter().copied()).min().unwrap_or(tile_base);
+    block.note(Finding::BarrierDivergence {
+        in_warp: false,
+        at: SourceLocation::from(at),
+        thread: launch.thread_index(t0),
+        block: block.block_idx(),
+        groups,
+        deadlock: false,
+    });
 }
 
 /// Of the exited lanes `absent` of `warp`, those that exited at a source position after `at`
