@@ -7,7 +7,7 @@
 //! |--------------|-----------------------------------------|------------------|
 //! | block order  | `parallel`, `serial`                    | `EMU_BLOCKS`     |
 //! | thread order | index order, seed 1, seed 7             | `EMU_SEED`       |
-//! | warp size    | 32, 1 ([`Model::warp_size_32_only`] for kernels that need 32) | `EMU_WARP_SIZE` |
+//! | warp size    | 32, 1 ([`Model::warp_size_32_only`] for kernels that need 32); runs with warps of 1 stay in the emulator, also under `EMU_TARGET=gpu` | `EMU_WARP_SIZE` |
 //! | schedule     | fibers, threads (threads under the first block order and seed only: it is slow) | `EMU_SCHEDULE` |
 //! | checkers     | all of them                             | `EMU_CHECK`      |
 //!
@@ -51,7 +51,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use proptest::strategy::Strategy;
 use proptest::test_runner::{Config as ProptestConfig, TestCaseError, TestError, TestRunner};
 
-use crate::{quietly, with_config, BlockOrder, Checks, Config, Schedule};
+use crate::{quietly, with_config, BlockOrder, Checks, Config, Schedule, Target};
 
 /// Runs `f` under every default combination of settings ([`Model::new`]); see the module
 /// docs.
@@ -191,7 +191,12 @@ impl Model {
                 for &seed in if reduced { &seeds[..1] } else { &seeds[..] } {
                     for &w in &warps {
                         for &c in &checks {
-                            let config = self.base.clone().blocks(b).warp_size(w).schedule(schedule).checks(c);
+                            let mut config = self.base.clone().blocks(b).warp_size(w).schedule(schedule).checks(c);
+                            // Warps of one lane are the legacy emulator's semantics: a GPU's
+                            // warps have 32 lanes, so those runs stay in the emulator.
+                            if w != 32 {
+                                config = config.target(Target::Emulator);
+                            }
                             out.push(match seed {
                                 Some(s) => config.seed(s),
                                 None => config.no_seed(),

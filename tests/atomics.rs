@@ -194,7 +194,9 @@ fn script_misc(
 }
 
 /// The integer element types, for the host model.
-trait Int: DeviceCopy + Ord + std::fmt::Debug + std::ops::BitAnd<Output = Self> + std::ops::BitOr<Output = Self> + std::ops::BitXor<Output = Self> {
+trait Int:
+    DeviceCopy + Ord + std::fmt::Debug + std::ops::BitAnd<Output = Self> + std::ops::BitOr<Output = Self> + std::ops::BitXor<Output = Self>
+{
     const EDGES: [Self; 5];
     fn from_bits(b: u64) -> Self;
     fn wrapping_sub(self, o: Self) -> Self;
@@ -324,7 +326,8 @@ fn inc_dec_float_exch_and_u16_cas_match_the_model() -> Result<(), Error> {
         for i in 0..N {
             // Small values and limits, so that wrapping, limit 0 and values above the limit
             // all happen; sometimes the full range.
-            let small = |rng: &mut Rng| if rng.below(8) == 0 { [0, u32::MAX, u32::MAX - 1][rng.below(3) as usize] } else { rng.below(6) as u32 };
+            let small =
+                |rng: &mut Rng| if rng.below(8) == 0 { [0, u32::MAX, u32::MAX - 1][rng.below(3) as usize] } else { rng.below(6) as u32 };
             let mut x = small(&mut rng);
             x0.push(x);
             let limits: Vec<u32> = (0..6).map(|_| small(&mut rng)).collect();
@@ -342,10 +345,18 @@ fn inc_dec_float_exch_and_u16_cas_match_the_model() -> Result<(), Error> {
             want_f.push(f2);
             let pick = |rng: &mut Rng| doubles[rng.below(doubles.len() as u64) as usize];
             let (d_start, d1) = (pick(&mut rng), pick(&mut rng));
-            if shared { d0[i] = d_start } else { d0[N + i] = d_start }
+            if shared {
+                d0[i] = d_start
+            } else {
+                d0[N + i] = d_start
+            }
             da.extend([d1, 0.0]);
             let h = rng.below(4) as u16 * 0x5555;
-            if shared { h0[i] = h } else { h0[N + i] = h }
+            if shared {
+                h0[i] = h
+            } else {
+                h0[N + i] = h
+            }
             let (cmp, new) = (if i % 2 == 0 { h } else { rng.next_u64() as u16 }, rng.next_u64() as u16);
             ha.extend([cmp, new]);
             want_h.push((h, if cmp == h { new } else { h }));
@@ -363,7 +374,13 @@ fn inc_dec_float_exch_and_u16_cas_match_the_model() -> Result<(), Error> {
         let got = olds.to_vec()?;
         for i in 0..N {
             let r = 8 * i..8 * (i + 1);
-            assert_eq!(got[r.clone()], want_olds[r], "inc/dec limits {:?} from {} and f32 exch (shared: {shared})", &a[6 * i..6 * i + 6], x0[i]);
+            assert_eq!(
+                got[r.clone()],
+                want_olds[r],
+                "inc/dec limits {:?} from {} and f32 exch (shared: {shared})",
+                &a[6 * i..6 * i + 6],
+                x0[i]
+            );
         }
         assert_eq!(x.to_vec()?, want_x, "inc/dec finals (shared: {shared})");
         let fb: Vec<u32> = f.to_vec()?.iter().map(|v| v.to_bits()).collect();
@@ -716,16 +733,20 @@ fn oob_global_max(v: &mut [i64]) {
 
 #[test]
 fn an_out_of_bounds_global_atomic_is_reported() {
-    let mut v = DeviceBuffer::from_slice(&[-1i64; 6]).unwrap();
-    // Default settings: threads start in index order, so thread 6 is the first to fail.
-    let err = with_config(Config::default(), || launch!(oob_global_max<<<1, 32>>>(&mut v))).unwrap_err();
-    assert_eq!(err.code(), 700, "{err}");
-    let text = err.to_string();
-    assert_has(&text, "Invalid __global__ atomic of size 8 bytes");
-    assert_has(&text, &format!("at oob_global_max in {FILE}:{}:", line_of("oob-max")));
-    assert_has(&text, "by thread (6,0,0) in block (0,0,0)");
-    assert_has(&text, "index 6 is past the end of `v`, which has 6 elements");
-    assert_eq!(v.to_vec().unwrap(), vec![5; 6]);
+    // A test of the emulator's own semantics or reports: in the emulator also under
+    // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
+    common::in_emulator(|| {
+        let mut v = DeviceBuffer::from_slice(&[-1i64; 6]).unwrap();
+        // Default settings: threads start in index order, so thread 6 is the first to fail.
+        let err = with_config(Config::default(), || launch!(oob_global_max<<<1, 32>>>(&mut v))).unwrap_err();
+        assert_eq!(err.code(), 700, "{err}");
+        let text = err.to_string();
+        assert_has(&text, "Invalid __global__ atomic of size 8 bytes");
+        assert_has(&text, &format!("at oob_global_max in {FILE}:{}:", line_of("oob-max")));
+        assert_has(&text, "by thread (6,0,0) in block (0,0,0)");
+        assert_has(&text, "index 6 is past the end of `v`, which has 6 elements");
+        assert_eq!(v.to_vec().unwrap(), vec![5; 6]);
+    })
 }
 
 #[kernel]
@@ -741,12 +762,16 @@ fn oob_shared_cas(out: &mut [u32]) {
 
 #[test]
 fn an_out_of_bounds_shared_atomic_is_reported() {
-    let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
-    let err = with_config(Config::default(), || launch!(oob_shared_cas<<<1, 32>>>(&mut out))).unwrap_err();
-    assert_eq!(err.code(), 700, "{err}");
-    let text = err.to_string();
-    assert_has(&text, "Invalid __shared__ atomic of size 4 bytes");
-    assert_has(&text, &format!("at oob_shared_cas in {FILE}:{}:", line_of("oob-cas")));
-    assert_has(&text, "by thread (16,0,0) in block (0,0,0)");
-    assert_has(&text, "index 16 is past the end of __shared__ array declared at");
+    // A test of the emulator's own semantics or reports: in the emulator also under
+    // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
+    common::in_emulator(|| {
+        let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
+        let err = with_config(Config::default(), || launch!(oob_shared_cas<<<1, 32>>>(&mut out))).unwrap_err();
+        assert_eq!(err.code(), 700, "{err}");
+        let text = err.to_string();
+        assert_has(&text, "Invalid __shared__ atomic of size 4 bytes");
+        assert_has(&text, &format!("at oob_shared_cas in {FILE}:{}:", line_of("oob-cas")));
+        assert_has(&text, "by thread (16,0,0) in block (0,0,0)");
+        assert_has(&text, "index 16 is past the end of __shared__ array declared at");
+    })
 }

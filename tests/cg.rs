@@ -199,11 +199,14 @@ fn tiles_of_one_thread_work_with_warps_of_one() {
 
 #[test]
 fn a_tile_larger_than_a_one_lane_warp_is_reported() {
-    let x = DeviceBuffer::from_slice(&[1u32; 8]).unwrap();
-    let mut out = DeviceBuffer::<u32>::zeroed(8 * TILE_OUT).unwrap();
-    let err =
-        quietly(|| with_config(Config::default().warp_size(1), || launch!(tiles<<<1, 8>>>(4, &x, 0, &mut out)))).unwrap_err();
-    assert_has(&err.to_string(), "cg::tiled_partition::<4> needs warps of at least 4 threads: it cannot run with EMU_WARP_SIZE=1");
+    // A test of the emulator's own semantics or reports: in the emulator also under
+    // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
+    common::in_emulator(|| {
+        let x = DeviceBuffer::from_slice(&[1u32; 8]).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(8 * TILE_OUT).unwrap();
+        let err = quietly(|| with_config(Config::default().warp_size(1), || launch!(tiles<<<1, 8>>>(4, &x, 0, &mut out)))).unwrap_err();
+        assert_has(&err.to_string(), "cg::tiled_partition::<4> needs warps of at least 4 threads: it cannot run with EMU_WARP_SIZE=1");
+    })
 }
 
 /// The other operations: less, greater and the bit operations on `i32`, with tiles of 32
@@ -374,31 +377,38 @@ fn tile_lane_missing(out: &mut [u32]) {
 
 #[test]
 fn a_tile_collective_with_a_lane_missing_is_reported() {
-    model().check_with(|config| {
-        let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
-        let err = quietly(|| with_config(config.clone(), || launch!(tile_lane_missing<<<1, 32>>>(&mut out)))).unwrap_err();
-        assert_eq!(err.code(), 719);
-        let text = err.to_string();
-        let at = format!("tests/cg.rs:{}", line_of("missing-shfl"));
-        assert_has(&text, "Barrier error detected. Divergent thread(s) in warp");
-        assert_has(&text, &format!("at tile_lane_missing in {at}"));
-        assert_has(&text, "by thread (4,0,0) in block (0,0,0)");
-        assert_has(&text, &format!("with mask 0x0000ffff at {at}"));
-        assert_has(&text, &format!("thread (5,0,0) are named in the mask, skipped it and exited at tests/cg.rs:{}:1", line_of("missing-end")));
-        assert_has(&text, "thread (4,0,0) read from lane 5 of the warp, which take no part");
-        // The H200's values: rank 4 read the missing lane's 0; the others as defined.
-        let out = out.to_vec().unwrap();
-        for t in 0..32u32 {
-            let r = t % 16;
-            let want = match r {
-                5 => t,
-                4 => 0,
-                15 => t,
-                _ => t + 1,
-            };
-            assert_eq!(out[t as usize], want, "thread {t} {config:?}");
-        }
-    });
+    // A test of the emulator's own semantics or reports: in the emulator also under
+    // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
+    common::in_emulator(|| {
+        common::emulator_model().check_with(|config| {
+            let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
+            let err = quietly(|| with_config(config.clone(), || launch!(tile_lane_missing<<<1, 32>>>(&mut out)))).unwrap_err();
+            assert_eq!(err.code(), 719);
+            let text = err.to_string();
+            let at = format!("tests/cg.rs:{}", line_of("missing-shfl"));
+            assert_has(&text, "Barrier error detected. Divergent thread(s) in warp");
+            assert_has(&text, &format!("at tile_lane_missing in {at}"));
+            assert_has(&text, "by thread (4,0,0) in block (0,0,0)");
+            assert_has(&text, &format!("with mask 0x0000ffff at {at}"));
+            assert_has(
+                &text,
+                &format!("thread (5,0,0) are named in the mask, skipped it and exited at tests/cg.rs:{}:1", line_of("missing-end")),
+            );
+            assert_has(&text, "thread (4,0,0) read from lane 5 of the warp, which take no part");
+            // The H200's values: rank 4 read the missing lane's 0; the others as defined.
+            let out = out.to_vec().unwrap();
+            for t in 0..32u32 {
+                let r = t % 16;
+                let want = match r {
+                    5 => t,
+                    4 => 0,
+                    15 => t,
+                    _ => t + 1,
+                };
+                assert_eq!(out[t as usize], want, "thread {t} {config:?}");
+            }
+        });
+    })
 }
 
 /// Half of each tile of 8 votes while the other half syncs the tile: they never meet.
@@ -415,14 +425,18 @@ fn tiles_disagree(out: &mut [u32]) {
 
 #[test]
 fn tile_collectives_that_cannot_meet_are_reported_not_hung() {
-    let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
-    let err = common::on_new_thread(20, move || quietly(|| launch!(tiles_disagree<<<1, 32>>>(&mut out))).unwrap_err());
-    assert_eq!(err.code(), 719);
-    let text = err.to_string();
-    assert_has(&text, "Barrier error detected. Divergent thread(s) in warp");
-    assert_has(&text, "wait in ballot_sync with mask 0x000000ff");
-    assert_has(&text, "wait in sync_warp with mask 0x000000ff");
-    assert_has(&text, "the block cannot continue");
+    // A test of the emulator's own semantics or reports: in the emulator also under
+    // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
+    common::in_emulator(|| {
+        let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
+        let err = common::on_new_thread_in_emulator(20, move || quietly(|| launch!(tiles_disagree<<<1, 32>>>(&mut out))).unwrap_err());
+        assert_eq!(err.code(), 719);
+        let text = err.to_string();
+        assert_has(&text, "Barrier error detected. Divergent thread(s) in warp");
+        assert_has(&text, "wait in ballot_sync with mask 0x000000ff");
+        assert_has(&text, "wait in sync_warp with mask 0x000000ff");
+        assert_has(&text, "the block cannot continue");
+    })
 }
 
 /// A correct tile kernel with `block.sync()` between tile steps gives no report under every

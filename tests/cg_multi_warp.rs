@@ -8,7 +8,7 @@ mod common;
 use common::{assert_has, emulator_model, in_emulator, marked_line, model};
 use core::sync::atomic::Ordering::Relaxed;
 use deviceemu::prelude::*;
-use deviceemu::{cg, quietly, with_config, Config};
+use deviceemu::{cg, quietly, with_config, BlockOrder, Config};
 
 const SRC: &str = include_str!("cg_multi_warp.rs");
 
@@ -308,4 +308,98 @@ fn a_multi_warp_shfl_with_one_source_per_tile_is_clean() {
         let want: Vec<u32> = (0..128).map(|r| r / 64 * 64 + 63 - r / 64).collect();
         assert_eq!(out.to_vec().unwrap(), want);
     });
+}
+
+/// Inclusive and exclusive scans over multi-warp tiles: u32 `plus` and `greater` (exact) and
+/// f32 `plus` (whose rounding follows CUDA's order, modelled by `scan_reference`).
+#[kernel]
+fn big_scans(n: u32, x: &[u32], out: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    let v = x[t];
+    let f = v as f32 * 0.37 - 3.0;
+    let r = match n {
+        64 => big_scan_row::<64>(v, f),
+        256 => big_scan_row::<256>(v, f),
+        _ => big_scan_row::<1024>(v, f),
+    };
+    let mut k = 0;
+    while k < 6 {
+        out[t * 6 + k] = r[k];
+        k += 1;
+    }
+}
+
+#[device]
+fn big_scan_row<const N: u32>(v: u32, f: f32) -> [u32; 6] {
+    let b = cg::this_thread_block();
+    let t = cg::tiled_partition::<N>(&b);
+    [
+        cg::inclusive_scan(&t, v, cg::plus()),
+        cg::exclusive_scan(&t, v, cg::plus()),
+        cg::inclusive_scan(&t, v, cg::greater()),
+        cg::exclusive_scan(&t, v, cg::greater()),
+        cg::inclusive_scan(&t, f, cg::plus()).to_bits(),
+        cg::exclusive_scan(&t, f, cg::plus()).to_bits(),
+    ]
+}
+
+/// Hillis-Steele over `v` (lane `i` combines `op(own, lane i - m)`), as one warp's
+/// `inclusive_scan_contiguous` does it.
+fn hillis_steele<T: Copy>(mut v: Vec<T>, op: impl Fn(T, T) -> T) -> Vec<T> {
+    let mut m = 1;
+    while m < v.len() {
+        let before = v.clone();
+        for i in m..v.len() {
+            v[i] = op(before[i], before[i - m]);
+        }
+        m <<= 1;
+    }
+    v
+}
+
+/// The f32 scans of one tile, in CUDA's order for multi-warp tiles (see `cg::inclusive_scan`).
+fn scan_reference(tile: &[f32]) -> (Vec<f32>, Vec<f32>) {
+    let warps: Vec<Vec<f32>> = tile.chunks(32).map(|w| hillis_steele(w.to_vec(), |a, b| a + b)).collect();
+    let totals: Vec<f32> = warps.iter().map(|w| w[31]).collect();
+    let scanned = hillis_steele(totals, |a, b| a + b);
+    let (mut inc, mut exc) = (Vec::new(), Vec::new());
+    for (w, ws) in warps.iter().enumerate() {
+        let previous = if w == 0 { 0.0 } else { scanned[w - 1] };
+        for l in 0..32 {
+            inc.push(if w == 0 { ws[l] } else { ws[l] + previous });
+            let shifted = ws[l.saturating_sub(1)];
+            exc.push(if l == 0 { previous } else if w == 0 { shifted } else { shifted + previous });
+        }
+    }
+    (inc, exc)
+}
+
+#[test]
+fn multi_warp_scans_match_the_cpu() {
+    let x: Vec<u32> = (0..1024u32).map(|i| (i * 7919 + 13) % 1009).collect();
+    // Every setting for tiles of 64; one run each for the larger tiles (1024 threads under
+    // every checker are slow).
+    for (n, block) in [(64usize, 128u32), (256, 512), (1024, 1024)] {
+        let m = if n == 64 { model() } else { model().fibers_only().checks(&[deviceemu::Checks::none()]).seeds(&[None]).blocks(&[BlockOrder::Parallel]) };
+        m.check_with(|config| {
+            let xb = DeviceBuffer::from_slice(&x[..block as usize]).unwrap();
+            let mut out = DeviceBuffer::<u32>::zeroed(block as usize * 6).unwrap();
+            launch!(big_scans<<<1, block>>>(n as u32, &xb, &mut out)).unwrap_or_else(|e| panic!("{config:?}: {e}"));
+            let out = out.to_vec().unwrap();
+            for tile in 0..block as usize / n {
+                let xs = &x[tile * n..(tile + 1) * n];
+                let fs: Vec<f32> = xs.iter().map(|&v| v as f32 * 0.37 - 3.0).collect();
+                let (finc, fexc) = scan_reference(&fs);
+                let (mut sum, mut max) = (0u32, 0u32);
+                for r in 0..n {
+                    let t = tile * n + r;
+                    let got = &out[t * 6..t * 6 + 6];
+                    let want = [sum + xs[r], sum, max.max(xs[r]), max, finc[r].to_bits(), fexc[r].to_bits()];
+                    assert_eq!(got, want, "tile size {n} thread {t} {config:?}");
+                    sum += xs[r];
+                    max = max.max(xs[r]);
+                }
+            }
+        });
+    }
 }

@@ -29,9 +29,7 @@ fn warp_sums(x: &[f32], sums: &mut [f32]) {
 
 /// The CPU version of `warp_sums`: the same tree, in the same order, per warp of `ws`.
 fn warp_sums_reference(x: &[f32], threads: usize, ws: usize) -> Vec<f32> {
-    (0..threads / ws)
-        .map(|w| warps_example::shfl_down_tree((0..ws).map(|l| x.get(w * ws + l).copied().unwrap_or(0.0)).collect()))
-        .collect()
+    (0..threads / ws).map(|w| warps_example::shfl_down_tree((0..ws).map(|l| x.get(w * ws + l).copied().unwrap_or(0.0)).collect())).collect()
 }
 
 #[test]
@@ -133,8 +131,14 @@ fn every_shuffle_type_moves_bits_unchanged() {
     let (mut os, mut oj) = (DeviceBuffer::<f32>::zeroed(64).unwrap(), DeviceBuffer::<i32>::zeroed(64).unwrap());
     launch!(rotate_types<<<1, 64>>>(&ab, &mut o64, &mut o32, &mut of, &mut oi, &mut os, &mut oj)).unwrap();
     let src = |t: usize| (t / 32) * 32 + (t % 32 + 1) % 32;
-    let (o64, o32, of, oi, os, oj) =
-        (o64.to_vec().unwrap(), o32.to_vec().unwrap(), of.to_vec().unwrap(), oi.to_vec().unwrap(), os.to_vec().unwrap(), oj.to_vec().unwrap());
+    let (o64, o32, of, oi, os, oj) = (
+        o64.to_vec().unwrap(),
+        o32.to_vec().unwrap(),
+        of.to_vec().unwrap(),
+        oi.to_vec().unwrap(),
+        os.to_vec().unwrap(),
+        oj.to_vec().unwrap(),
+    );
     for t in 0..64 {
         let v = a[src(t)];
         assert_eq!(o64[t], v);
@@ -199,31 +203,35 @@ fn vote_after_exits(cut: u32, out: &mut [u32]) {
 
 #[test]
 fn exited_lanes_count_as_arrived() {
-    model().check_with(|config| {
-        for cut in [1u32, 5, 20, 31] {
-            let mut out = DeviceBuffer::<u32>::zeroed(64 * 3).unwrap();
-            let r = quietly(|| with_config(config.clone(), || launch!(vote_after_exits<<<1, 64>>>(cut, &mut out))));
-            // When cut is odd, the last live lane shuffles from lane `cut`, which exited: it
-            // gets 0 (what the H200 returns) and that is reported; the rest is legal.
-            if cut % 2 == 1 {
-                let text = r.unwrap_err().to_string();
-                assert_has(&text, "Barrier error detected. Divergent thread(s) in warp");
-                assert_has(&text, &format!("thread ({},0,0) read from lane {cut} of the warp, which take no part", cut - 1));
-                assert_has(&text, &format!("by thread ({},0,0) in block (0,0,0)", cut - 1));
-            } else {
-                r.unwrap();
+    // A test of the emulator's own semantics or reports: in the emulator also under
+    // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
+    common::in_emulator(|| {
+        common::emulator_model().check_with(|config| {
+            for cut in [1u32, 5, 20, 31] {
+                let mut out = DeviceBuffer::<u32>::zeroed(64 * 3).unwrap();
+                let r = quietly(|| with_config(config.clone(), || launch!(vote_after_exits<<<1, 64>>>(cut, &mut out))));
+                // When cut is odd, the last live lane shuffles from lane `cut`, which exited: it
+                // gets 0 (what the H200 returns) and that is reported; the rest is legal.
+                if cut % 2 == 1 {
+                    let text = r.unwrap_err().to_string();
+                    assert_has(&text, "Barrier error detected. Divergent thread(s) in warp");
+                    assert_has(&text, &format!("thread ({},0,0) read from lane {cut} of the warp, which take no part", cut - 1));
+                    assert_has(&text, &format!("by thread ({},0,0) in block (0,0,0)", cut - 1));
+                } else {
+                    r.unwrap();
+                }
+                let out = out.to_vec().unwrap();
+                let live = (1u32 << cut) - 1;
+                for t in (0..64).filter(|t| (t % 32) < cut as usize) {
+                    let lane = (t % 32) as u32;
+                    assert_eq!(out[t * 3], live, "cut {cut} thread {t} {config:?}");
+                    assert_eq!(out[t * 3 + 1], live, "cut {cut} thread {t} {config:?}");
+                    let want = if (lane ^ 1) < cut { lane ^ 1 } else { 0 };
+                    assert_eq!(out[t * 3 + 2], want, "cut {cut} thread {t} {config:?}");
+                }
             }
-            let out = out.to_vec().unwrap();
-            let live = (1u32 << cut) - 1;
-            for t in (0..64).filter(|t| (t % 32) < cut as usize) {
-                let lane = (t % 32) as u32;
-                assert_eq!(out[t * 3], live, "cut {cut} thread {t} {config:?}");
-                assert_eq!(out[t * 3 + 1], live, "cut {cut} thread {t} {config:?}");
-                let want = if (lane ^ 1) < cut { lane ^ 1 } else { 0 };
-                assert_eq!(out[t * 3 + 2], want, "cut {cut} thread {t} {config:?}");
-            }
-        }
-    });
+        });
+    })
 }
 
 /// Lanes pass values through shared memory, ordered by `sync_warp`, in every warp; then a
@@ -264,10 +272,13 @@ fn warp_scan(x: &[u32], out: &mut [u32], totals: &mut [u32]) {
 #[test]
 fn warp_scan_with_block_barriers_matches_the_cpu() {
     let x: Vec<u32> = (0..256u32).map(|i| i * 3 % 17).collect();
-    let want: Vec<u32> = x.iter().scan(0, |s, &v| {
-        *s += v;
-        Some(*s)
-    }).collect();
+    let want: Vec<u32> = x
+        .iter()
+        .scan(0, |s, &v| {
+            *s += v;
+            Some(*s)
+        })
+        .collect();
     let xb = DeviceBuffer::from_slice(&x).unwrap();
     model().check_with(|config| {
         let mut out = DeviceBuffer::<u32>::zeroed(256).unwrap();
@@ -291,14 +302,18 @@ fn lane_facts(out: &mut [u32]) {
 
 #[test]
 fn warp_size_one_is_the_legacy_emulator() {
-    // Each thread is a warp of its own: lane 0, a one-bit active mask and ballot, and every
-    // shuffle returns the thread's own value.
-    let mut out = DeviceBuffer::<u32>::zeroed(48 * 5).unwrap();
-    with_config(Config::default().warp_size(1), || launch!(lane_facts<<<1, 48>>>(&mut out))).unwrap();
-    let out = out.to_vec().unwrap();
-    for t in 0..48 {
-        assert_eq!(&out[t * 5..t * 5 + 5], &[0, 1, 1, (t % 2 == 0) as u32, t as u32], "thread {t}");
-    }
+    // A test of the emulator's own semantics or reports: in the emulator also under
+    // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
+    common::in_emulator(|| {
+        // Each thread is a warp of its own: lane 0, a one-bit active mask and ballot, and every
+        // shuffle returns the thread's own value.
+        let mut out = DeviceBuffer::<u32>::zeroed(48 * 5).unwrap();
+        with_config(Config::default().warp_size(1), || launch!(lane_facts<<<1, 48>>>(&mut out))).unwrap();
+        let out = out.to_vec().unwrap();
+        for t in 0..48 {
+            assert_eq!(&out[t * 5..t * 5 + 5], &[0, 1, 1, (t % 2 == 0) as u32, t as u32], "thread {t}");
+        }
+    })
 }
 
 #[test]
@@ -330,19 +345,23 @@ fn half_warp_shuffles(out: &mut [u32]) {
 
 #[test]
 fn a_collective_that_cannot_complete_is_reported_not_hung() {
-    let err = on_new_thread(20, || {
-        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
-        launch!(half_warp_shuffles<<<2, 64>>>(&mut out)).unwrap_err()
-    });
-    assert_eq!(err.code(), 719);
-    let text = err.to_string();
-    assert_has(&text, "Barrier error detected. Divergent thread(s) in warp");
-    assert_has(&text, "at half_warp_shuffles in tests/warps.rs:");
-    assert_has(&text, "by thread (0,0,0) in block (0,0,0)");
-    assert_has(&text, "threads (0,0,0) to (15,0,0), (32,0,0) to (47,0,0) wait in shfl_sync with mask 0xffffffff at tests/warps.rs:");
-    assert_has(&text, "threads (16,0,0) to (31,0,0), (48,0,0) to (63,0,0) wait at the barrier");
-    assert_has(&text, "wait at the barrier at tests/warps.rs:");
-    assert_has(&text, "ERROR SUMMARY: 2 errors");
+    // A test of the emulator's own semantics or reports: in the emulator also under
+    // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
+    common::in_emulator(|| {
+        let err = common::on_new_thread_in_emulator(20, || {
+            let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+            launch!(half_warp_shuffles<<<2, 64>>>(&mut out)).unwrap_err()
+        });
+        assert_eq!(err.code(), 719);
+        let text = err.to_string();
+        assert_has(&text, "Barrier error detected. Divergent thread(s) in warp");
+        assert_has(&text, "at half_warp_shuffles in tests/warps.rs:");
+        assert_has(&text, "by thread (0,0,0) in block (0,0,0)");
+        assert_has(&text, "threads (0,0,0) to (15,0,0), (32,0,0) to (47,0,0) wait in shfl_sync with mask 0xffffffff at tests/warps.rs:");
+        assert_has(&text, "threads (16,0,0) to (31,0,0), (48,0,0) to (63,0,0) wait at the barrier");
+        assert_has(&text, "wait at the barrier at tests/warps.rs:");
+        assert_has(&text, "ERROR SUMMARY: 2 errors");
+    })
 }
 
 /// The two halves of each warp call different collectives with the same mask.
@@ -354,15 +373,19 @@ fn mixed_collectives(out: &mut [u32]) {
 
 #[test]
 fn different_collectives_under_one_mask_are_reported() {
-    let err = on_new_thread(20, || {
-        let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
-        launch!(mixed_collectives<<<1, 32>>>(&mut out)).unwrap_err()
-    });
-    assert_eq!(err.code(), 719);
-    let text = err.to_string();
-    assert_has(&text, "Divergent thread(s) in warp");
-    assert_has(&text, "threads (0,0,0) to (15,0,0) wait in ballot_sync with mask 0xffffffff");
-    assert_has(&text, "threads (16,0,0) to (31,0,0) wait in shfl_sync with mask 0xffffffff");
+    // A test of the emulator's own semantics or reports: in the emulator also under
+    // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
+    common::in_emulator(|| {
+        let err = common::on_new_thread_in_emulator(20, || {
+            let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
+            launch!(mixed_collectives<<<1, 32>>>(&mut out)).unwrap_err()
+        });
+        assert_eq!(err.code(), 719);
+        let text = err.to_string();
+        assert_has(&text, "Divergent thread(s) in warp");
+        assert_has(&text, "threads (0,0,0) to (15,0,0) wait in ballot_sync with mask 0xffffffff");
+        assert_has(&text, "threads (16,0,0) to (31,0,0) wait in shfl_sync with mask 0xffffffff");
+    })
 }
 
 /// Every lane passes a mask that names lane 0 only.
@@ -374,27 +397,35 @@ fn mask_without_caller(out: &mut [u32]) {
 
 #[test]
 fn a_mask_without_the_calling_lane_is_invalid() {
-    let err = on_new_thread(20, || {
-        let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
-        launch!(mask_without_caller<<<1, 32>>>(&mut out)).unwrap_err()
-    });
-    assert_eq!(err.code(), 719);
-    let text = err.to_string();
-    assert_has(&text, "Barrier error detected. Invalid arguments");
-    assert_has(&text, "ballot_sync was called with mask 0x00000001, which does not name the calling lane 1");
-    assert_has(&text, "by thread (1,0,0) in block (0,0,0)");
-    assert_has(&text, "at mask_without_caller in tests/warps.rs:");
+    // A test of the emulator's own semantics or reports: in the emulator also under
+    // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
+    common::in_emulator(|| {
+        let err = common::on_new_thread_in_emulator(20, || {
+            let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
+            launch!(mask_without_caller<<<1, 32>>>(&mut out)).unwrap_err()
+        });
+        assert_eq!(err.code(), 719);
+        let text = err.to_string();
+        assert_has(&text, "Barrier error detected. Invalid arguments");
+        assert_has(&text, "ballot_sync was called with mask 0x00000001, which does not name the calling lane 1");
+        assert_has(&text, "by thread (1,0,0) in block (0,0,0)");
+        assert_has(&text, "at mask_without_caller in tests/warps.rs:");
+    })
 }
 
 #[test]
 fn a_failed_launch_leaves_the_next_one_working() {
-    on_new_thread(20, || {
-        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
-        assert!(launch!(half_warp_shuffles<<<2, 64>>>(&mut out)).is_err());
-        let mut facts = DeviceBuffer::<u32>::zeroed(48 * 5).unwrap();
-        launch!(lane_facts<<<1, 48>>>(&mut facts)).unwrap();
-        assert_eq!(facts.to_vec().unwrap()[3], 0x5555_5555);
-    });
+    // A test of the emulator's own semantics or reports: in the emulator also under
+    // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
+    common::in_emulator(|| {
+        common::on_new_thread_in_emulator(20, || {
+            let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+            assert!(launch!(half_warp_shuffles<<<2, 64>>>(&mut out)).is_err());
+            let mut facts = DeviceBuffer::<u32>::zeroed(48 * 5).unwrap();
+            launch!(lane_facts<<<1, 48>>>(&mut facts)).unwrap();
+            assert_eq!(facts.to_vec().unwrap()[3], 0x5555_5555);
+        });
+    })
 }
 
 /// Lane 20 panics while the lanes before it wait in a shuffle.
@@ -409,15 +440,19 @@ fn panic_while_lanes_wait(out: &mut [u32]) {
 
 #[test]
 fn a_panic_while_lanes_wait_aborts_them_with_one_report() {
-    let err = on_new_thread(20, || {
-        let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
-        launch!(panic_while_lanes_wait<<<1, 32>>>(&mut out)).unwrap_err()
-    });
-    assert_eq!(err.code(), 719);
-    let text = err.to_string();
-    assert_has(&text, "Kernel panic: lane 20 gives up");
-    assert_has(&text, "by thread (20,0,0) in block (0,0,0)");
-    assert_has(&text, "ERROR SUMMARY: 1 error");
+    // A test of the emulator's own semantics or reports: in the emulator also under
+    // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
+    common::in_emulator(|| {
+        let err = common::on_new_thread_in_emulator(20, || {
+            let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
+            launch!(panic_while_lanes_wait<<<1, 32>>>(&mut out)).unwrap_err()
+        });
+        assert_eq!(err.code(), 719);
+        let text = err.to_string();
+        assert_has(&text, "Kernel panic: lane 20 gives up");
+        assert_has(&text, "by thread (20,0,0) in block (0,0,0)");
+        assert_has(&text, "ERROR SUMMARY: 1 error");
+    })
 }
 
 /// Every lane shuffles, then the upper half returns and the lower half votes: the lanes that
@@ -438,7 +473,8 @@ fn lanes_that_exit_after_a_collective_count_as_exited() {
         let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
         let config = config.clone();
         on_new_thread(20, move || {
-            with_config(config.clone(), || launch!(exit_after_a_collective<<<1, 64>>>(&mut out))).unwrap_or_else(|e| panic!("{config:?}: {e}"));
+            with_config(config.clone(), || launch!(exit_after_a_collective<<<1, 64>>>(&mut out)))
+                .unwrap_or_else(|e| panic!("{config:?}: {e}"));
             let out = out.to_vec().unwrap();
             for t in (0..64).filter(|t| t % 32 < 16) {
                 assert_eq!(out[t], 0xffff + (t as u32 / 32) * 32, "thread {t} {config:?}");
@@ -512,16 +548,20 @@ fn half_warp_shuffles_in_a_helper(out: &mut [u32]) {
 
 #[test]
 fn a_blocking_collective_that_cannot_complete_is_reported_not_hung() {
-    let err = on_new_thread(20, || {
-        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
-        launch!(half_warp_shuffles_in_a_helper<<<1, 64>>>(&mut out)).unwrap_err()
-    });
-    assert_eq!(err.code(), 719);
-    let text = err.to_string();
-    assert_has(&text, "Barrier error detected. Divergent thread(s) in warp");
-    assert_has(&text, "threads (0,0,0) to (15,0,0), (32,0,0) to (47,0,0) wait in shfl_sync with mask 0xffffffff");
-    assert_has(&text, "threads (16,0,0) to (31,0,0), (48,0,0) to (63,0,0) wait at the barrier");
-    assert_has(&text, "ERROR SUMMARY: 1 error");
+    // A test of the emulator's own semantics or reports: in the emulator also under
+    // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
+    common::in_emulator(|| {
+        let err = common::on_new_thread_in_emulator(20, || {
+            let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+            launch!(half_warp_shuffles_in_a_helper<<<1, 64>>>(&mut out)).unwrap_err()
+        });
+        assert_eq!(err.code(), 719);
+        let text = err.to_string();
+        assert_has(&text, "Barrier error detected. Divergent thread(s) in warp");
+        assert_has(&text, "threads (0,0,0) to (15,0,0), (32,0,0) to (47,0,0) wait in shfl_sync with mask 0xffffffff");
+        assert_has(&text, "threads (16,0,0) to (31,0,0), (48,0,0) to (63,0,0) wait at the barrier");
+        assert_has(&text, "ERROR SUMMARY: 1 error");
+    })
 }
 
 // ---- active_mask ----
@@ -572,28 +612,32 @@ fn tickets_after_a_shuffle(out: &mut [u32]) {
 
 #[test]
 fn the_seed_orders_lanes_resumed_after_a_collective_and_replays() {
-    let run = |config: Config| {
-        let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
-        with_config(config, || launch!(tickets_after_a_shuffle<<<1, 32>>>(&mut out))).unwrap();
-        out.to_vec().unwrap()
-    };
-    let plain = run(Config::default());
-    // Without a seed: lane 31 completes the shuffle and takes ticket 0; the others resume in
-    // lane order.
-    assert_eq!(plain[31], 0);
-    assert_eq!(&plain[..31], &(1..32).collect::<Vec<u32>>()[..]);
-    let orders: Vec<Vec<u32>> = [1u64, 2, 3].iter().map(|&s| run(Config::default().seed(s))).collect();
-    for (s, o) in [1u64, 2, 3].iter().zip(&orders) {
-        let mut sorted = o.clone();
-        sorted.sort_unstable();
-        assert_eq!(sorted, (0..32).collect::<Vec<u32>>(), "seed {s}: every ticket once");
-        assert_eq!(&run(Config::default().seed(*s)), o, "seed {s} replays");
-    }
-    // The lane that completed the shuffle takes ticket 0; without the seed's shuffle of the
-    // resumed lanes, the others would take theirs in lane order.
-    let in_lane_order = |o: &Vec<u32>| o.iter().filter(|&&x| x != 0).is_sorted();
-    assert!(in_lane_order(&plain));
-    assert!(!orders.iter().all(in_lane_order), "no seed changed the order lanes resume in");
+    // A test of the emulator's own semantics or reports: in the emulator also under
+    // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
+    common::in_emulator(|| {
+        let run = |config: Config| {
+            let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
+            with_config(config, || launch!(tickets_after_a_shuffle<<<1, 32>>>(&mut out))).unwrap();
+            out.to_vec().unwrap()
+        };
+        let plain = run(Config::default());
+        // Without a seed: lane 31 completes the shuffle and takes ticket 0; the others resume in
+        // lane order.
+        assert_eq!(plain[31], 0);
+        assert_eq!(&plain[..31], &(1..32).collect::<Vec<u32>>()[..]);
+        let orders: Vec<Vec<u32>> = [1u64, 2, 3].iter().map(|&s| run(Config::default().seed(s))).collect();
+        for (s, o) in [1u64, 2, 3].iter().zip(&orders) {
+            let mut sorted = o.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..32).collect::<Vec<u32>>(), "seed {s}: every ticket once");
+            assert_eq!(&run(Config::default().seed(*s)), o, "seed {s} replays");
+        }
+        // The lane that completed the shuffle takes ticket 0; without the seed's shuffle of the
+        // resumed lanes, the others would take theirs in lane order.
+        let in_lane_order = |o: &Vec<u32>| o.iter().filter(|&&x| x != 0).is_sorted();
+        assert!(in_lane_order(&plain));
+        assert!(!orders.iter().all(in_lane_order), "no seed changed the order lanes resume in");
+    })
 }
 
 // ---- the shuffles' width, the sm_80 reductions and the sm_70 matches (issue 15) ----
@@ -679,12 +723,16 @@ fn width_shuffles_give_the_h200s_answers() {
 
 #[test]
 fn width_shuffles_at_warp_size_one_return_the_callers_value() {
-    let config = Config::default().warp_size(1);
-    for mode in 0..4 {
-        let mut out = DeviceBuffer::<u32>::zeroed(8).unwrap();
-        with_config(config.clone(), || launch!(width_table<<<1, 8>>>(mode, 1, 8, &mut out))).unwrap();
-        assert_eq!(out.to_vec().unwrap(), vec![1000; 8], "mode {mode}");
-    }
+    // A test of the emulator's own semantics or reports: in the emulator also under
+    // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
+    common::in_emulator(|| {
+        let config = Config::default().warp_size(1);
+        for mode in 0..4 {
+            let mut out = DeviceBuffer::<u32>::zeroed(8).unwrap();
+            with_config(config.clone(), || launch!(width_table<<<1, 8>>>(mode, 1, 8, &mut out))).unwrap();
+            assert_eq!(out.to_vec().unwrap(), vec![1000; 8], "mode {mode}");
+        }
+    })
 }
 
 /// Lanes outside `mask` exit first (allowed); the others run every reduction.
@@ -747,15 +795,19 @@ fn warp_reductions_match_the_cpu() {
 
 #[test]
 fn warp_reductions_at_warp_size_one_are_the_lanes_value() {
-    let x: Vec<i32> = (0..8).map(|i| i * 5 - 17).collect();
-    let xb = DeviceBuffer::from_slice(&x).unwrap();
-    let mut out = DeviceBuffer::<i32>::zeroed(8 * 9).unwrap();
-    with_config(Config::default().warp_size(1), || launch!(reductions<<<1, 8>>>(FULL_MASK, &xb, &mut out))).unwrap();
-    let out = out.to_vec().unwrap();
-    for t in 0..8 {
-        let v = x[t];
-        assert_eq!(&out[t * 9..t * 9 + 9], &[v; 9], "thread {t}");
-    }
+    // A test of the emulator's own semantics or reports: in the emulator also under
+    // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
+    common::in_emulator(|| {
+        let x: Vec<i32> = (0..8).map(|i| i * 5 - 17).collect();
+        let xb = DeviceBuffer::from_slice(&x).unwrap();
+        let mut out = DeviceBuffer::<i32>::zeroed(8 * 9).unwrap();
+        with_config(Config::default().warp_size(1), || launch!(reductions<<<1, 8>>>(FULL_MASK, &xb, &mut out))).unwrap();
+        let out = out.to_vec().unwrap();
+        for t in 0..8 {
+            let v = x[t];
+            assert_eq!(&out[t * 9..t * 9 + 9], &[v; 9], "thread {t}");
+        }
+    })
 }
 
 /// `match_any_sync` and `match_all_sync` on 32- and 64-bit values.
@@ -822,32 +874,45 @@ fn skipped_shuffle(out: &mut [i32]) {
 
 #[test]
 fn lanes_that_skip_a_collective_and_run_on_are_reported_and_get_the_h200s_values() {
-    model().check_with(|config| {
-        let mut out = DeviceBuffer::<i32>::zeroed(64).unwrap();
-        let err = quietly(|| with_config(config.clone(), || launch!(skipped_shuffle<<<1, 64>>>(&mut out)))).unwrap_err();
-        assert_eq!(err.code(), 719);
-        let text = err.to_string();
-        let shfl = format!("tests/warps.rs:{}", line_of("skip-shfl"));
-        assert_has(&text, "Barrier error detected. Divergent thread(s) in warp");
-        assert_has(&text, &format!("at skipped_shuffle in {shfl}"));
-        assert_has(&text, "by thread (15,0,0) in block (0,0,0)");
-        assert_has(&text, &format!("threads (0,0,0) to (15,0,0) take part in shfl_down_sync with mask 0xffffffff at {shfl}"));
-        assert_has(
-            &text,
-            &format!("threads (16,0,0) to (31,0,0) are named in the mask, skipped it and exited at tests/warps.rs:{}:1", line_of("skip-end")),
-        );
-        assert_has(&text, "thread (15,0,0) read from lane 16 of the warp, which take no part in the shuffle");
-        assert_has(&text, "ERROR SUMMARY: 1 error");
-        // The H200's values: 1001 .. 1015, then 0 (lane 15 read exited lane 16), then -2.
-        let out = out.to_vec().unwrap();
-        for w in 0..2 {
-            for l in 0..32 {
-                let t = w * 32 + l;
-                let want = if l < 15 { 1001 + t as i32 } else if l == 15 { 0 } else { -2 };
-                assert_eq!(out[t], want, "thread {t} {config:?}");
+    // A test of the emulator's own semantics or reports: in the emulator also under
+    // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
+    common::in_emulator(|| {
+        common::emulator_model().check_with(|config| {
+            let mut out = DeviceBuffer::<i32>::zeroed(64).unwrap();
+            let err = quietly(|| with_config(config.clone(), || launch!(skipped_shuffle<<<1, 64>>>(&mut out)))).unwrap_err();
+            assert_eq!(err.code(), 719);
+            let text = err.to_string();
+            let shfl = format!("tests/warps.rs:{}", line_of("skip-shfl"));
+            assert_has(&text, "Barrier error detected. Divergent thread(s) in warp");
+            assert_has(&text, &format!("at skipped_shuffle in {shfl}"));
+            assert_has(&text, "by thread (15,0,0) in block (0,0,0)");
+            assert_has(&text, &format!("threads (0,0,0) to (15,0,0) take part in shfl_down_sync with mask 0xffffffff at {shfl}"));
+            assert_has(
+                &text,
+                &format!(
+                    "threads (16,0,0) to (31,0,0) are named in the mask, skipped it and exited at tests/warps.rs:{}:1",
+                    line_of("skip-end")
+                ),
+            );
+            assert_has(&text, "thread (15,0,0) read from lane 16 of the warp, which take no part in the shuffle");
+            assert_has(&text, "ERROR SUMMARY: 1 error");
+            // The H200's values: 1001 .. 1015, then 0 (lane 15 read exited lane 16), then -2.
+            let out = out.to_vec().unwrap();
+            for w in 0..2 {
+                for l in 0..32 {
+                    let t = w * 32 + l;
+                    let want = if l < 15 {
+                        1001 + t as i32
+                    } else if l == 15 {
+                        0
+                    } else {
+                        -2
+                    };
+                    assert_eq!(out[t], want, "thread {t} {config:?}");
+                }
             }
-        }
-    });
+        });
+    })
 }
 
 /// Lanes past `n` exit before a full-mask butterfly that stays among the live lanes, and a
@@ -885,14 +950,18 @@ fn down16_in_a_block_of_8(out: &mut [u32]) {
 
 #[test]
 fn a_shuffle_from_an_absent_lane_gives_0_and_is_reported() {
-    let mut out = DeviceBuffer::<u32>::zeroed(8).unwrap();
-    let err = quietly(|| launch!(down16_in_a_block_of_8<<<1, 8>>>(&mut out))).unwrap_err();
-    assert_eq!(err.code(), 719);
-    let text = err.to_string();
-    assert_has(&text, "Divergent thread(s) in warp");
-    assert_has(&text, "threads (0,0,0) to (7,0,0) read from lanes 16 to 23 of the warp, which take no part");
-    assert_has(&text, "ERROR SUMMARY: 1 error");
-    assert_eq!(out.to_vec().unwrap(), vec![0; 8]);
+    // A test of the emulator's own semantics or reports: in the emulator also under
+    // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
+    common::in_emulator(|| {
+        let mut out = DeviceBuffer::<u32>::zeroed(8).unwrap();
+        let err = quietly(|| launch!(down16_in_a_block_of_8<<<1, 8>>>(&mut out))).unwrap_err();
+        assert_eq!(err.code(), 719);
+        let text = err.to_string();
+        assert_has(&text, "Divergent thread(s) in warp");
+        assert_has(&text, "threads (0,0,0) to (7,0,0) read from lanes 16 to 23 of the warp, which take no part");
+        assert_has(&text, "ERROR SUMMARY: 1 error");
+        assert_eq!(out.to_vec().unwrap(), vec![0; 8]);
+    })
 }
 
 /// NVIDIA's reduce7 (cuda-samples reduction_kernel.cu, nIsPow2, one element pair per thread
@@ -950,29 +1019,36 @@ fn reduce7(input: &[u32], out: &mut [u32], fixed: bool) {
 
 #[test]
 fn reduce7_reads_lanes_outside_its_mask_is_reported_and_sums_right_as_on_the_h200() {
-    let n = 1 << 14;
-    let x: Vec<u32> = (0..n).map(|i| (i * 7 + 3) % 13).collect();
-    let want: u32 = x.iter().sum();
-    let xb = DeviceBuffer::from_slice(&x).unwrap();
-    model().fibers_only().check_with(|config| {
-        for bs in [64u32, 256] {
-            for fixed in [false, true] {
-                let blocks = 8;
-                let mut out = DeviceBuffer::<u32>::zeroed(blocks).unwrap();
-                let r = quietly(|| with_config(config.clone(), || launch!(reduce7<<<blocks as u32, bs>>>(&xb, &mut out, fixed))));
-                let got: u32 = out.to_vec().unwrap().iter().sum();
-                assert_eq!(got, want, "block {bs} fixed {fixed} {config:?}");
-                if fixed {
-                    r.unwrap_or_else(|e| panic!("{config:?}: {e}"));
-                } else {
-                    let text = r.unwrap_err().to_string();
-                    let at = format!("tests/warps.rs:{}", line_of("reduce7-second"));
-                    assert_has(&text, &format!("at reduce7 in {at}"));
-                    assert_has(&text, "by thread (0,0,0) in block (0,0,0)");
-                    assert_has(&text, "which take no part in the shuffle (exited, outside the mask or absent): they got 0, as on the H200");
-                    assert_has(&text, &format!("ERROR SUMMARY: {blocks} errors"));
+    // A test of the emulator's own semantics or reports: in the emulator also under
+    // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
+    common::in_emulator(|| {
+        let n = 1 << 14;
+        let x: Vec<u32> = (0..n).map(|i| (i * 7 + 3) % 13).collect();
+        let want: u32 = x.iter().sum();
+        let xb = DeviceBuffer::from_slice(&x).unwrap();
+        common::emulator_model().fibers_only().check_with(|config| {
+            for bs in [64u32, 256] {
+                for fixed in [false, true] {
+                    let blocks = 8;
+                    let mut out = DeviceBuffer::<u32>::zeroed(blocks).unwrap();
+                    let r = quietly(|| with_config(config.clone(), || launch!(reduce7<<<blocks as u32, bs>>>(&xb, &mut out, fixed))));
+                    let got: u32 = out.to_vec().unwrap().iter().sum();
+                    assert_eq!(got, want, "block {bs} fixed {fixed} {config:?}");
+                    if fixed {
+                        r.unwrap_or_else(|e| panic!("{config:?}: {e}"));
+                    } else {
+                        let text = r.unwrap_err().to_string();
+                        let at = format!("tests/warps.rs:{}", line_of("reduce7-second"));
+                        assert_has(&text, &format!("at reduce7 in {at}"));
+                        assert_has(&text, "by thread (0,0,0) in block (0,0,0)");
+                        assert_has(
+                            &text,
+                            "which take no part in the shuffle (exited, outside the mask or absent): they got 0, as on the H200",
+                        );
+                        assert_has(&text, &format!("ERROR SUMMARY: {blocks} errors"));
+                    }
                 }
             }
-        }
-    });
+        });
+    })
 }

@@ -96,3 +96,8 @@ pub(crate) fn emulator_model() -> Model {
 pub(crate) fn in_emulator<R>(f: impl FnOnce() -> R) -> R {
     deviceemu::with_config(emulator(), f)
 }
+
+/// [`on_new_thread`] with `f` under [`emulator`]'s settings on the new thread.
+pub(crate) fn on_new_thread_in_emulator<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
+    on_new_thread(secs, move || in_emulator(f))
+}

@@ -786,6 +786,15 @@ pub trait ReduceGroup: WarpGroup {
     /// The inclusive scan, as CUDA's headers do it.
     #[doc(hidden)]
     fn inclusive_in<T: GroupValue, O: GroupOp<T>>(&self, v: T, op: &O) -> T;
+    /// The exclusive scan, as CUDA's headers do it.
+    #[doc(hidden)]
+    #[track_caller]
+    fn exclusive_in<T: GroupValue, O: GroupOp<T>>(&self, v: T, op: &O) -> T
+    where
+        Self: Sized,
+    {
+        exclusive_from_inclusive(self, v, op)
+    }
     /// The caller's rank.
     #[doc(hidden)]
     fn rank(&self) -> u32;
@@ -819,12 +828,14 @@ impl<const N: u32> ReduceGroup for ThreadBlockTile<N> {
     #[inline(always)]
     #[track_caller]
     fn inclusive_in<T: GroupValue, O: GroupOp<T>>(&self, v: T, op: &O) -> T {
-        const { assert!(N <= 32, "the scans of multi-warp tiles (64 threads and up) are not supported yet") };
+        if N > 32 {
+            return multi_warp_scan::<N, T, O>(v, op, false);
+        }
         // `inclusive_scan_contiguous`.
         let mut out = v;
         let mut m = 1;
         while m < N {
-            let tmp = self.shfl_up(out, m);
+            let tmp = shfl_up_sync_width(self.mask, out, m, N);
             if m <= self.thread_rank() {
                 out = op.apply(out, tmp);
             }
@@ -839,7 +850,15 @@ impl<const N: u32> ReduceGroup for ThreadBlockTile<N> {
     #[inline(always)]
     #[track_caller]
     fn up1<T: WarpShuffle>(&self, v: T) -> T {
-        self.shfl_up(v, 1)
+        shfl_up_sync_width(self.mask, v, 1, N)
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn exclusive_in<T: GroupValue, O: GroupOp<T>>(&self, v: T, op: &O) -> T {
+        if N > 32 {
+            return multi_warp_scan::<N, T, O>(v, op, true);
+        }
+        exclusive_from_inclusive(self, v, op)
     }
 }
 
@@ -995,7 +1014,14 @@ pub fn inclusive_scan<G: ReduceGroup, T: GroupValue, O: GroupOp<T>>(group: &G, v
 #[inline(always)]
 #[track_caller]
 pub fn exclusive_scan<G: ReduceGroup, T: GroupValue, O: GroupOp<T>>(group: &G, value: T, op: O) -> T {
-    let r = group.inclusive_in(value, &op);
+    group.exclusive_in(value, &op)
+}
+
+/// CUDA's `convert_inclusive_to_exclusive` after an inclusive scan, in a single-warp group.
+#[inline(always)]
+#[track_caller]
+fn exclusive_from_inclusive<G: ReduceGroup, T: GroupValue, O: GroupOp<T>>(group: &G, value: T, op: &O) -> T {
+    let r = group.inclusive_in(value, op);
     if O::PLUS {
         if let Some(d) = T::minus(r, value) {
             return d;
@@ -1008,6 +1034,56 @@ pub fn exclusive_scan<G: ReduceGroup, T: GroupValue, O: GroupOp<T>>(group: &G, v
         up
     }
 }
+
+/// The scans of a multi-warp tile of `N` threads, with CUDA's results (`scan_dispatch` for
+/// multi-warp tiles): each warp scans its lanes (inclusive; for the exclusive scan, shifted
+/// up one lane); warp `w`'s lane 31 holds its total; lane `w` of a tile of `N / 32` threads
+/// scans the totals exclusively (`coalesced_exclusive_scan`); then warp 0 keeps its own scan,
+/// the others combine it with the totals before them (`op(warp_scan, previous)`), and for
+/// the exclusive scan each warp's lane 0 takes the totals before it.
+///
+/// The totals travel as broadcasts, one tile `shfl` from each warp's lane 31 (a multi-warp
+/// tile's shfl takes one source rank for the whole tile); each thread then scans them itself,
+/// as lane `w` of the sub-warp would.
+#[inline(always)]
+#[track_caller]
+fn multi_warp_scan<const N: u32, T: GroupValue, O: GroupOp<T>>(v: T, op: &O, exclusive: bool) -> T {
+    let warp = ThreadBlockTile::<32> { mask: u32::MAX };
+    let tile = ThreadBlockTile::<N> { mask: u32::MAX };
+    let incl = warp.inclusive_in(v, op);
+    let warps = (N / 32) as usize;
+    let mut totals = [incl; 32];
+    let mut k = 0;
+    while k < warps {
+        totals[k] = tile.shfl(incl, k as u32 * 32 + 31);
+        k += 1;
+    }
+    // `inclusive_scan_contiguous` over the totals, lane by lane of the sub-warp.
+    let mut scan = totals;
+    let mut m = 1;
+    while m < warps {
+        let before = scan;
+        let mut i = m;
+        while i < warps {
+            scan[i] = op.apply(before[i], before[i - m]);
+            i += 1;
+        }
+        m <<= 1;
+    }
+    let w = (tile.thread_rank() / 32) as usize;
+    let shifted = if w == 0 { T::default() } else { scan[w - 1] };
+    let previous = if O::PLUS { T::minus(scan[w], totals[w]).unwrap_or(shifted) } else { shifted };
+    let warp_scan = if exclusive { shfl_up_sync_width(u32::MAX, incl, 1, 32) } else { incl };
+    if exclusive && lane_id() == 0 {
+        return previous;
+    }
+    if w == 0 {
+        warp_scan
+    } else {
+        op.apply(warp_scan, previous)
+    }
+}
+
 
 /// The grid of a cooperative launch, and the block's cluster: `cg::this_grid()` and
 /// `cg::this_cluster()`, as in CUDA's `cooperative_groups` namespace.

@@ -193,6 +193,9 @@ pub struct Config {
     warp_size: u32,
     max_shared_bytes: usize,
     target: Target,
+    /// Whether `target` was chosen (`Config::target`, `EMU_TARGET=gpu|emulator`) rather than
+    /// left to `auto`: warps of one lane then do not move the launch to the emulator.
+    target_chosen: bool,
     schedule: Schedule,
     /// The watchdog's limit (`EMU_TIMEOUT`); zero turns it off.
     timeout: std::time::Duration,
@@ -217,6 +220,7 @@ impl Default for Config {
             warp_size: 32,
             max_shared_bytes: 48 * 1024,
             target: Target::default(),
+            target_chosen: false,
             schedule: Schedule::Fibers,
             timeout: DEFAULT_TIMEOUT,
             print_limit: 20,
@@ -269,6 +273,7 @@ impl Config {
             };
         }
         if let Some(v) = var("EMU_TARGET") {
+            c.target_chosen = v.trim() != "auto";
             c.target = match v.trim() {
                 "emulator" | "emu" => Target::Emulator,
                 "auto" => Target::default(),
@@ -348,6 +353,10 @@ impl Config {
                 .trim()
                 .parse()
                 .map_err(|_| invalid("EMU_PENDING_LAUNCH_LIMIT", v, "an unsigned integer, e.g. `2048` (CUDA's default)"))?;
+        }
+        // `EMU_WARP_SIZE=1` is the emulator's mode: with `EMU_TARGET` unset or `auto`, it runs there.
+        if c.warp_size != 32 && !c.target_chosen {
+            c.target = Target::Emulator;
         }
         Ok(c)
     }
@@ -484,12 +493,20 @@ impl Config {
     }
     /// The warp size: 32 (the hardware's) or 1 (the legacy emulator's).
     ///
+    /// Warps of one lane exist only in the emulator: unless a target was chosen
+    /// ([`Config::target`], `EMU_TARGET=gpu`), they also make the emulator the target, and a
+    /// GPU launch with them is refused (`cudaErrorInvalidConfiguration`), never run with
+    /// other semantics.
+    ///
     /// # Panics
     ///
     /// If `size` is neither 32 nor 1.
     pub fn warp_size(mut self, size: u32) -> Self {
         assert!(size == 32 || size == 1, "warp size must be 32 or 1, not {size}");
         self.warp_size = size;
+        if size != 32 && !self.target_chosen {
+            self.target = Target::Emulator;
+        }
         self
     }
     /// The most shared memory (static arrays plus dynamic bytes) one block may use, in bytes.
@@ -502,6 +519,7 @@ impl Config {
     /// Runs launches (and allocates buffers) in the emulator or on the GPU.
     pub fn target(mut self, target: Target) -> Self {
         self.target = target;
+        self.target_chosen = true;
         self
     }
     /// Where launches run.

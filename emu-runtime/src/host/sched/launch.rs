@@ -112,6 +112,16 @@ pub fn launch_on_gpu(
         if config.get_target() != config::Target::Gpu {
             return None;
         }
+        if config.get_warp_size() != 32 {
+            let e = Error::InvalidConfiguration {
+                kernel: kernel.name,
+                message: "warps of one lane (EMU_WARP_SIZE=1) are the emulator's legacy mode; a GPU's warps have 32 lanes: \
+                          run it with EMU_TARGET=emulator, or use warps of 32"
+                    .into(),
+            };
+            last_error::record(&e);
+            return Some(Err(e));
+        }
         // Cooperative and clustered launches: the emulator's checks (720, 912), then
         // cuLaunchCooperativeKernel / cuLaunchKernelEx (`gpu::LaunchKind`).
         let cooperative = COOPERATIVE.with(std::cell::Cell::get);
