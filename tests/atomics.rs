@@ -738,7 +738,7 @@ fn an_out_of_bounds_global_atomic_is_reported() {
     common::in_emulator(|| {
         let mut v = DeviceBuffer::from_slice(&[-1i64; 6]).unwrap();
         // Default settings: threads start in index order, so thread 6 is the first to fail.
-        let err = with_config(Config::default(), || launch!(oob_global_max<<<1, 32>>>(&mut v))).unwrap_err();
+        let err = with_config(common::emulator(), || launch!(oob_global_max<<<1, 32>>>(&mut v))).unwrap_err();
         assert_eq!(err.code(), 700, "{err}");
         let text = err.to_string();
         assert_has(&text, "Invalid __global__ atomic of size 8 bytes");
@@ -766,7 +766,7 @@ fn an_out_of_bounds_shared_atomic_is_reported() {
     // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
     common::in_emulator(|| {
         let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
-        let err = with_config(Config::default(), || launch!(oob_shared_cas<<<1, 32>>>(&mut out))).unwrap_err();
+        let err = with_config(common::emulator(), || launch!(oob_shared_cas<<<1, 32>>>(&mut out))).unwrap_err();
         assert_eq!(err.code(), 700, "{err}");
         let text = err.to_string();
         assert_has(&text, "Invalid __shared__ atomic of size 4 bytes");

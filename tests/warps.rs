@@ -37,8 +37,9 @@ fn shfl_down_warp_sums_match_the_cpu_tree() {
     let n = 1000;
     let x: Vec<f32> = (0..n).map(|i| ((i * 37 % 101) as f32) * 0.173 - 4.0).collect();
     let threads = 1024;
-    let xb = DeviceBuffer::from_slice(&x).unwrap();
+    // The buffer is made in each run: runs with warps of one lane stay in the emulator.
     model().warp_sizes(&[32, 1]).check_with(|config| {
+        let xb = DeviceBuffer::from_slice(&x).unwrap();
         let ws = config.get_warp_size() as usize;
         let mut sums = DeviceBuffer::<f32>::zeroed(threads / ws).unwrap();
         launch!(warp_sums<<<4, 256>>>(&xb, &mut sums)).unwrap();
@@ -54,8 +55,8 @@ fn the_warps_example_block_sums_match_its_reference_for_both_warp_sizes() {
     // partial last block.
     let x: Vec<f32> = (0..5000).map(|i| ((i * 7919 % 1013) as f32) * 0.01 - 5.0).collect();
     let blocks = x.len().div_ceil(256);
-    let xb = DeviceBuffer::from_slice(&x).unwrap();
     model().warp_sizes(&[32, 1]).fibers_only().check_with(|config| {
+        let xb = DeviceBuffer::from_slice(&x).unwrap();
         let ws = config.get_warp_size();
         let mut partial = DeviceBuffer::<f32>::zeroed(blocks).unwrap();
         launch!(warps_example::warp_block_sum<<<blocks as u32, 256>>>(&xb, &mut partial)).unwrap();
@@ -620,17 +621,17 @@ fn the_seed_orders_lanes_resumed_after_a_collective_and_replays() {
             with_config(config, || launch!(tickets_after_a_shuffle<<<1, 32>>>(&mut out))).unwrap();
             out.to_vec().unwrap()
         };
-        let plain = run(Config::default());
+        let plain = run(common::emulator());
         // Without a seed: lane 31 completes the shuffle and takes ticket 0; the others resume in
         // lane order.
         assert_eq!(plain[31], 0);
         assert_eq!(&plain[..31], &(1..32).collect::<Vec<u32>>()[..]);
-        let orders: Vec<Vec<u32>> = [1u64, 2, 3].iter().map(|&s| run(Config::default().seed(s))).collect();
+        let orders: Vec<Vec<u32>> = [1u64, 2, 3].iter().map(|&s| run(common::emulator().seed(s))).collect();
         for (s, o) in [1u64, 2, 3].iter().zip(&orders) {
             let mut sorted = o.clone();
             sorted.sort_unstable();
             assert_eq!(sorted, (0..32).collect::<Vec<u32>>(), "seed {s}: every ticket once");
-            assert_eq!(&run(Config::default().seed(*s)), o, "seed {s} replays");
+            assert_eq!(&run(common::emulator().seed(*s)), o, "seed {s} replays");
         }
         // The lane that completed the shuffle takes ticket 0; without the seed's shuffle of the
         // resumed lanes, the others would take theirs in lane order.

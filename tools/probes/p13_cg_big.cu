@@ -3,7 +3,7 @@
 // lines that `gpu_vs_emu cgbig` prints the same way for the emulator, to compare bit for bit.
 // The float inputs come from the host (no contraction of the kernel's own arithmetic).
 //   nvcc -arch=sm_90 -O2 -o p13 p13_cg_big.cu && ./p13
-#define _CG_ABI_EXPERIMENTAL
+
 #include <cstdio>
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -16,7 +16,7 @@ const unsigned T = 1024, K = 7;
 
 template <unsigned N>
 __device__ void row(const cg::thread_block& b, unsigned v, float f, unsigned* out, unsigned t) {
-  auto tile = cg::experimental::tiled_partition<N>(b);
+  auto tile = cg::tiled_partition<N>(b);
   out[0 * T + t] = __float_as_uint(cg::reduce(tile, f, cg::plus<float>()));
   out[1 * T + t] = __float_as_uint(cg::inclusive_scan(tile, f, cg::plus<float>()));
   out[2 * T + t] = __float_as_uint(cg::exclusive_scan(tile, f, cg::plus<float>()));
@@ -27,8 +27,8 @@ __device__ void row(const cg::thread_block& b, unsigned v, float f, unsigned* ou
 }
 
 __global__ void big(unsigned n, const unsigned* x, const float* fx, unsigned* out) {
-  __shared__ cg::experimental::block_tile_memory<> mem;
-  cg::thread_block b = cg::experimental::this_thread_block(mem);
+
+  cg::thread_block b = cg::this_thread_block();
   unsigned t = threadIdx.x;
   unsigned v = x[t];
   float f = fx[t];
