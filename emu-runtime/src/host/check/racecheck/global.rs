@@ -78,6 +78,19 @@ impl Rec {
     }
 }
 
+impl Rec {
+    /// Takes the record's lock if it is free, and reads its cells; `None` if another host
+    /// thread holds it.
+    #[inline(always)]
+    pub(super) fn try_lock(&self) -> Option<Locked<'_>> {
+        let write = self.0[0].fetch_or(LOCK, Ordering::Acquire);
+        if write & LOCK != 0 {
+            return None;
+        }
+        Some(Locked { rec: self, write, other: self.0[1].load(Ordering::Relaxed) })
+    }
+}
+
 impl Locked<'_> {
     /// The write cell and the other cell.
     #[inline(always)]
@@ -311,6 +324,27 @@ impl GlobalRaceShadow {
             }
         }
         Ok(r)
+    }
+
+    /// Whether the shadow holds launch `launch`'s records (else [`enter_launch`](Self::enter_launch)
+    /// has work to do).
+    #[inline(always)]
+    pub(super) fn holds(&self, launch: u64) -> bool {
+        self.launch.load(Ordering::Acquire) == launch
+    }
+
+    /// The record `u` when its page is reserved already (`None`: [`record`](Self::record) has
+    /// work to do, or `u` is past the end).
+    #[inline(always)]
+    pub(super) fn reserved_record(&self, u: usize) -> Option<&Rec> {
+        let r = self.records().get(u)?;
+        if self.lazy {
+            let page = u / (OS_PAGE / RECORD_BYTES);
+            if self.pages[page / 64].load(Ordering::Relaxed) & (1u64 << (page % 64)) == 0 {
+                return None;
+            }
+        }
+        Some(r)
     }
 
     /// The first touch of a page of a large shadow: reserves it.
