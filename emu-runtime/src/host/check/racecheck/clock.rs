@@ -290,19 +290,22 @@ impl BlockClocks {
         if self.threads.len() < lanes {
             self.threads.resize(lanes, ThreadClock::default());
         }
-        if self.warps.len() <= w {
+        let grew = self.warps.len() <= w;
+        if grew {
             self.warps.resize(w + 1, 0);
         }
-        // Every warp seen so far whose count moved (a warp seen for the first time may have
-        // synced before).
-        for w in 0..self.warps.len() {
-            let e = warp_epoch(w as u32);
-            if self.warps[w] != e {
-                self.warps[w] = e;
-                self.warp_synced(w);
+        // Every warp seen so far whose count moved, when some warp synced or one is seen for
+        // the first time (it may have synced before).
+        if grew || warp_syncs != self.warp_syncs {
+            for w in 0..self.warps.len() {
+                let e = warp_epoch(w as u32);
+                if self.warps[w] != e {
+                    self.warps[w] = e;
+                    self.warp_synced(w);
+                }
             }
+            self.warp_syncs = warp_syncs;
         }
-        self.warp_syncs = warp_syncs;
     }
 
     /// A `sync_warp` of warp `w` completed (found at the first checked access of one of its

@@ -179,10 +179,10 @@ impl StateCache {
     #[inline(always)]
     pub(super) fn intern(&mut self, s: State) -> Option<u32> {
         let key = s.key();
-        // A slot per source line (locations are distinct statics, some bytes apart): the
-        // threads of a block make one line's access between two barriers in the same state,
-        // and the state of the next generation replaces it.
-        let h = ((key[0] >> 3) ^ (key[0] >> 11)) as usize & (CACHE - 1);
+        // Slots by source line (locations are distinct statics, some bytes apart) and barrier
+        // generation: the threads of a block make one line's access between two barriers in
+        // one state, and the next block of the worker makes it again in the same states.
+        let h = ((key[0] >> 3) ^ (key[0] >> 11) ^ (key[1] >> 32).wrapping_mul(37)) as usize & (CACHE - 1);
         if let Some(slots) = &self.slots {
             let (k, id) = &slots[h];
             // Word by word: an array comparison reads the key back from the stack in 16-byte
