@@ -710,7 +710,9 @@ fn general_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize
 #[inline(always)]
 fn fast_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind: Kind, at: &'static Location<'static>) -> bool {
     let size = core::mem::size_of::<T>();
-    if core::mem::align_of::<T>() < size {
+    // A zero-sized element has no record (the general path touches none); a wider element
+    // than its alignment has several.
+    if size == 0 || core::mem::align_of::<T>() < size {
         return false;
     }
     let own = block.shared();
@@ -753,7 +755,7 @@ fn fast_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, k
                 return false;
             }
             // One record per element (`size` is a constant: no division).
-            if meta.granule != size || size == 0 {
+            if meta.granule != size {
                 return false;
             }
             let Some(rec) = shadow.reserved_record((address - meta.base) / size) else { return false };

@@ -235,6 +235,7 @@ impl BlockClocks {
     /// lanes does anything more. `warp_epoch(w)` is warp `w`'s `sync_warp` count. Returns the
     /// thread's warp's count.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn enter(
         &mut self,
         serial: u64,
