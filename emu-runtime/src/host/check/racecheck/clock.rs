@@ -309,8 +309,9 @@ impl BlockClocks {
         }
     }
 
-    /// A `sync_warp` of warp `w` completed (found at the first checked access of one of its
-    /// lanes after it, so no lane has done anything since): like a barrier at warp scope, it
+    /// A `sync_warp` of warp `w` completed (found at the first checked access, fence, atomic or
+    /// cluster sync of any thread of the block after it, since the block's count of
+    /// `sync_warp`s moved: so no lane has done anything since): like a barrier at warp scope, it
     /// makes what each lane acquired, and what its relaxed atomic reads read, known to every
     /// lane; and each lane's clock moves on, so that what a lane releases afterwards includes
     /// every lane's accesses before the sync (`synced`) and none after.
