@@ -79,6 +79,9 @@ pub(crate) trait Site {
     fn generation(&self) -> u32;
     /// How many `sync_warp`s the warp of thread `t` completed in this block.
     fn warp_epoch(&self, t: u32) -> u32;
+    /// How many `sync_warp`s the block's warps completed in all (it changes whenever a
+    /// [`warp_epoch`](Self::warp_epoch) does).
+    fn warp_syncs(&self) -> u32;
     /// Lanes per warp (at least 1).
     fn warp_size(&self) -> u32;
     /// The checkers the launch runs.

@@ -83,6 +83,15 @@
 //!   half the machine's memory by default) page by page as it is touched: a launch that
 //!   touches more than fits is error 2. Shared memory's cells are per worker, two per byte of the arena,
 //!   cleared for each block as far as the previous block touched them.
+//! * **The common case first** (`fast_plain`): a plain access of a one-unit element by a thread
+//!   whose clocks are up to date (the same block run, barrier generation and count of
+//!   `sync_warp`s — one counter for the block, `Site::warp_syncs` — as at the block's last
+//!   checked access), whose state is in the worker's cache (a slot per source line), to a
+//!   record that is set up (the shared arena entered for the block, the global page reserved)
+//!   and whose accesses it supersedes (`cells::fast`, reading a state's generation from a flat
+//!   table in one load). It is decided with the record's cells alone: no clock update, no
+//!   interning, and in global memory no waiting for a record another host thread holds.
+//!   Anything else takes the general path, which applies the same rules.
 //!
 //! # The same verdict for every `EMU_SEED`
 //!
@@ -310,8 +319,6 @@ pub(crate) struct SharedRaceShadow {
     clocks: RefCell<BlockClocks>,
     /// Release clocks of shared locations (by byte offset), for the block run `.0`.
     syncs: RefCell<(u64, HashMap<usize, SyncClock>)>,
-    /// The worker's cache of interned access states.
-    states: RefCell<states::StateCache>,
 }
 
 impl cells::SideTable for SharedRaceShadow {
@@ -409,10 +416,16 @@ impl AtomicAccess {
 fn me<S: Site>(block: &S, clocks: &mut BlockClocks) -> Me {
     let thread = block.current();
     let generation = block.generation();
-    let linear = block.linear_index();
-    let warp_epoch = block.warp_epoch(thread);
-    clocks.enter(block.serial(), linear, generation, thread, warp_epoch, || block.warp_size());
-    Me { block: linear, thread, generation, warp_epoch }
+    let warp_epoch = clocks.enter(
+        block.serial(),
+        generation,
+        block.warp_syncs(),
+        thread,
+        || block.linear_index(),
+        || block.warp_size(),
+        |w| block.warp_epoch(w * block.warp_size()),
+    );
+    Me { block: clocks.block(), thread, generation, warp_epoch }
 }
 
 /// The running thread's stamp for an access at `at`.
@@ -482,7 +495,7 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
     }
     let mut s = stamp(me, &clocks, kind, scope, at);
     let state = states::State { generation: s.generation, warp_epoch: s.warp_epoch, clock: s.clock, cluster: s.cluster, scope, at };
-    s.state = match race.states.borrow_mut().intern(state) {
+    s.state = match clocks.states.intern(state) {
         Some(id) => id,
         None => {
             drop(clocks);
@@ -582,7 +595,7 @@ fn shared<S: Site>(
     }
     let mut s = stamp(me, &clocks, kind, scope, at);
     let state = states::State { generation: s.generation, warp_epoch: s.warp_epoch, clock: s.clock, cluster: s.cluster, scope, at };
-    s.state = match race.states.borrow_mut().intern(state) {
+    s.state = match clocks.states.intern(state) {
         Some(id) => id,
         None => {
             drop(clocks);
@@ -676,7 +689,82 @@ fn access<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
 /// A plain load (`write` false) or store of element `i` of `view` by the running thread.
 #[inline(always)]
 pub(crate) fn on_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, write: bool, at: &'static Location<'static>) {
-    access(block, view, i, if write { Kind::Write } else { Kind::Read }, None, at)
+    let kind = if write { Kind::Write } else { Kind::Read };
+    if !fast_plain(block, view, i, kind, at) {
+        general_plain(block, view, i, kind, at)
+    }
+}
+
+#[inline(never)]
+fn general_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind: Kind, at: &'static Location<'static>) {
+    access(block, view, i, kind, None, at)
+}
+
+/// The common case of a plain access, decided with no lock but a global record's: an element
+/// of one alignment unit, the clocks up to date for the running thread (the same block run,
+/// barrier generation and warp syncs as at its block's last checked access), its state in the
+/// worker's cache, a record already set up (its shared arena entered for the block, or its
+/// global page reserved for the launch), and the record's accesses all superseded by this one
+/// (`cells::fast`). Applies the access and returns true, or returns false having changed
+/// nothing (then `access` decides, in full).
+#[inline(always)]
+fn fast_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind: Kind, at: &'static Location<'static>) -> bool {
+    let size = core::mem::size_of::<T>();
+    // A zero-sized element has no record (the general path touches none); a wider element
+    // than its alignment has several.
+    if size == 0 || core::mem::align_of::<T>() < size {
+        return false;
+    }
+    let own = block.shared();
+    let race = own.race;
+    let serial = block.serial();
+    let address = view.raw_ptr() as usize + i * size;
+    let thread = block.current();
+    let generation = block.generation();
+    let Ok(mut clocks) = race.clocks.try_borrow_mut() else { return false };
+    let Some((clock, cluster, warp_epoch)) = clocks.current(serial, generation, block.warp_syncs(), thread) else { return false };
+    let linear = clocks.block();
+    let scope = if K::SPACE == crate::device::Space::Global { Scope::Device } else { Scope::Block };
+    let state = states::State { generation, warp_epoch, clock, cluster, scope, at };
+    let Some(id) = clocks.states.intern(state) else { return false };
+    let generations = clocks.states.generations();
+    drop(clocks);
+    let me = cells::cell_of(kind, linear, thread, id);
+    match K::SPACE {
+        crate::device::Space::Shared => {
+            if race.owner.get() != serial || address < own.base || address + size > own.base + own.size {
+                return false;
+            }
+            let start = address - own.base;
+            let Ok(mut records) = race.cells.try_borrow_mut() else { return false };
+            let Some([write, other]) = records.get_mut(start) else { return false };
+            if !cells::fast_with(generations, write, other, me, kind, generation) {
+                return false;
+            }
+            if race.touched.get() < start + size {
+                race.touched.set(start + size);
+            }
+            true
+        }
+        crate::device::Space::Global => {
+            // SAFETY: the launch keeps the views' descriptions (and their shadows) alive while
+            // its kernel runs.
+            let Some(meta) = (unsafe { view.meta().as_ref() }) else { return true };
+            let Some(shadow) = meta.race.as_deref() else { return true };
+            if !shadow.holds(block.launch_serial()) {
+                return false;
+            }
+            // One record per element (`size` is a constant: no division).
+            if meta.granule != size {
+                return false;
+            }
+            let Some(rec) = shadow.reserved_record((address - meta.base) / size) else { return false };
+            // A record another host thread holds: `access` waits for it.
+            let Some(mut l) = rec.try_lock() else { return false };
+            let (write, other) = l.cells();
+            cells::fast_with(generations, write, other, me, kind, generation)
+        }
+    }
 }
 
 /// An atomic access `a` of element `i` of `view` by the running thread.

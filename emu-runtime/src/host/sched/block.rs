@@ -302,6 +302,7 @@ impl<'a> BlockRun<'a> {
     pub(crate) fn warp_synced(&self, t: u32) {
         let e = &self.warps.warp_epochs[(t / self.launch.config.get_warp_size().max(1)) as usize];
         e.set(e.get() + 1);
+        self.warps.warp_syncs.set(self.warps.warp_syncs.get().wrapping_add(1));
     }
 
     /// Notes that a slot was written, so the next block resets them.
@@ -1102,6 +1103,10 @@ impl Site for BlockRun<'_> {
     }
     fn warp_epoch(&self, t: u32) -> u32 {
         BlockRun::warp_epoch(self, t)
+    }
+    #[inline(always)]
+    fn warp_syncs(&self) -> u32 {
+        self.warps.warp_syncs.get()
     }
     fn warp_size(&self) -> u32 {
         self.launch.config.get_warp_size().max(1)

@@ -551,6 +551,9 @@ impl Site for RegionBarrier<'_> {
     fn warp_epoch(&self, t: u32) -> u32 {
         Site::warp_epoch(self.block, t)
     }
+    fn warp_syncs(&self) -> u32 {
+        Site::warp_syncs(self.block)
+    }
     fn warp_size(&self) -> u32 {
         Site::warp_size(self.block)
     }

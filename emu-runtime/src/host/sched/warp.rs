@@ -225,6 +225,9 @@ pub(crate) struct Warps {
     pub(crate) warp_arrivals: Box<[Cell<Arrival>]>,
     /// Per warp, how many `sync_warp`s it completed in this block (racecheck's epochs).
     pub(crate) warp_epochs: Box<[Cell<u32>]>,
+    /// How many `sync_warp`s the block's warps completed in all (racecheck sees at a glance
+    /// whether any warp synced since its last look).
+    pub(crate) warp_syncs: Cell<u32>,
     /// The threads `resume_ready` releases, and whether it is releasing them (then runners
     /// poll from this list instead of the barrier's).
     pub(crate) ready_list: Box<[Cell<u32>]>,
@@ -248,6 +251,7 @@ impl Warps {
             gathered: (0..warps).map(|_| Cell::new(0)).collect(),
             warp_arrivals: (0..n).map(|_| Cell::new(Arrival::NONE)).collect(),
             warp_epochs: (0..warps).map(|_| Cell::new(0)).collect(),
+            warp_syncs: Cell::new(0),
             ready_list: (0..n).map(|_| Cell::new(0)).collect(),
             releasing_ready: Cell::new(false),
             ready_rounds: Cell::new(0),

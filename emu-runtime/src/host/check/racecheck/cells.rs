@@ -51,6 +51,7 @@ fn tag(c: u64) -> u64 {
     c & TAG_MASK
 }
 
+#[inline(always)]
 fn kind_bits(k: Kind) -> u64 {
     match k {
         Kind::Read => 0,
@@ -63,11 +64,18 @@ fn kind_bits(k: Kind) -> u64 {
 /// The cell of stamp `s` (its state interned).
 #[inline]
 pub(super) fn cell(s: &Stamp) -> u64 {
+    cell_of(s.kind, s.block as u64, s.thread as u32, s.state)
+}
+
+/// The cell of a stamp of `kind` by thread `thread` of block `block` whose state is `state`
+/// (as [`cell`] makes it).
+#[inline(always)]
+pub(super) fn cell_of(kind: Kind, block: u64, thread: u32, state: u32) -> u64 {
     TAG_STAMP
-        | kind_bits(s.kind) << KIND_SHIFT
-        | ((s.block as u64) & ((1 << BLOCK_BITS) - 1)) << BLOCK_SHIFT
-        | ((s.thread as u64) & ((1 << THREAD_BITS) - 1)) << THREAD_SHIFT
-        | s.state as u64
+        | kind_bits(kind) << KIND_SHIFT
+        | (block & ((1 << BLOCK_BITS) - 1)) << BLOCK_SHIFT
+        | ((thread as u64) & ((1 << THREAD_BITS) - 1)) << THREAD_SHIFT
+        | state as u64
 }
 
 /// The stamp of cell `c` (`None`: empty), read by the running thread of block `me_block`.
@@ -107,24 +115,53 @@ fn uncell(c: u64, me_block: u32) -> Option<Stamp> {
 /// access replaces them as `update` would. Returns whether it applied.
 #[inline(always)]
 pub(super) fn fast(write: &mut u64, other: &mut u64, me: u64, kind: Kind, generation: u32) -> bool {
-    let who = me & WHO;
-    let block = me & BLOCK_FIELD;
-    let superseded = |c: u64| {
-        c == 0
-            || (tag(c) == TAG_STAMP
-                && (c & WHO == who || (c & BLOCK_FIELD == block && states::generation((c & STATE_MASK) as u32) < generation)))
-    };
+    fast_with(states::generations(), write, other, me, kind, generation)
+}
+
+/// Whether cell `c` is superseded by the access whose cell is `me` (made at barrier generation
+/// `generation`): empty, the same thread's, or its block's before a barrier it passed since
+/// (`generations`: the states' generations, `states::generations`).
+#[inline(always)]
+fn superseded(generations: &[std::sync::atomic::AtomicU32], c: u64, me: u64, generation: u32) -> bool {
+    if c == 0 {
+        return true;
+    }
+    if tag(c) != TAG_STAMP {
+        return false;
+    }
+    if c & WHO == me & WHO {
+        return true;
+    }
+    c & BLOCK_FIELD == me & BLOCK_FIELD
+        && match generations.get((c & STATE_MASK) as usize) {
+            Some(g) => g.load(std::sync::atomic::Ordering::Relaxed) < generation,
+            None => states::unknown((c & STATE_MASK) as u32),
+        }
+}
+
+/// [`fast`], given the states' generations (`states::generations`).
+#[inline(always)]
+pub(super) fn fast_with(
+    generations: &[std::sync::atomic::AtomicU32],
+    write: &mut u64,
+    other: &mut u64,
+    me: u64,
+    kind: Kind,
+    generation: u32,
+) -> bool {
     match kind {
         Kind::Read => {
             // A write stays (reads do not replace it); the one read is replaced.
-            if superseded(*write) && (*other == 0 || ((*other >> KIND_SHIFT) & 3 == 0 && superseded(*other))) {
+            if superseded(generations, *write, me, generation)
+                && (*other == 0 || ((*other >> KIND_SHIFT) & 3 == 0 && superseded(generations, *other, me, generation)))
+            {
                 *other = me;
                 return true;
             }
             false
         }
         Kind::Write => {
-            if superseded(*write) && superseded(*other) {
+            if superseded(generations, *write, me, generation) && superseded(generations, *other, me, generation) {
                 *write = me;
                 *other = 0;
                 return true;

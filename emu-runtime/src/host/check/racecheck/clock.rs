@@ -168,8 +168,8 @@ struct ThreadClock {
     /// that clock happen before what its warp's lanes do after the sync, and so before what
     /// they release.
     synced: u32,
-    /// The warp's `sync_warp` count at its last checked access.
-    seen_warp_epoch: u32,
+    /// Its warp's `sync_warp` count, as the clocks last brought it up to date.
+    warp_epoch: u32,
     /// How many `this_cluster().sync()`s it called in this block.
     cluster: u32,
 }
@@ -185,7 +185,7 @@ impl Default for ThreadClock {
             pending_remote: Knowledge::default(),
             fence: None,
             synced: 0,
-            seen_warp_epoch: 0,
+            warp_epoch: 0,
             cluster: 0,
         }
     }
@@ -209,6 +209,10 @@ pub(crate) struct BlockClocks {
     /// Lanes per warp, and per warp the `sync_warp` count last joined.
     warp_size: u32,
     warps: Vec<u32>,
+    /// The block's `sync_warp`s in all when `warps` was last brought up to date.
+    warp_syncs: u32,
+    /// The worker's cache of interned access states (kept from block to block).
+    pub(super) states: super::states::StateCache,
 }
 
 /// The running access, as far as the clocks go.
@@ -222,23 +226,36 @@ pub(super) struct Me {
 }
 
 impl BlockClocks {
-    /// Brings the clocks up to date for the block run `serial` (linear index `block`) at barrier
-    /// generation `generation`: a new block starts empty; a barrier passed since the last call
-    /// joins what every thread acquired, and what its relaxed atomic reads read (a barrier
-    /// after an atomic acquires), into what all know.
+    /// Brings the clocks up to date for the running thread `thread` of the block run `serial`
+    /// (linear index `block`) at barrier generation `generation`, with `warp_syncs` the
+    /// `sync_warp`s its warps completed in all (`Site::warp_syncs`): a new block starts empty;
+    /// a barrier passed since the last call joins what every thread acquired, and what its
+    /// relaxed atomic reads read (a barrier after an atomic acquires), into what all know; a
+    /// `sync_warp` completed since is applied to its warp (`warp_synced`), before any of its
+    /// lanes does anything more. `warp_epoch(w)` is warp `w`'s `sync_warp` count. Returns the
+    /// thread's warp's count.
     #[inline(always)]
-    pub(super) fn enter(&mut self, serial: u64, block: u64, generation: u32, thread: u32, warp_epoch: u32, warp_size: impl FnOnce() -> u32) {
-        if serial != self.serial
-            || generation != self.generation
-            || self.threads.get(thread as usize).is_none_or(|t| t.seen_warp_epoch != warp_epoch)
-        {
-            self.enter_slow(serial, block, generation, thread, warp_epoch, warp_size());
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn enter(
+        &mut self,
+        serial: u64,
+        generation: u32,
+        warp_syncs: u32,
+        thread: u32,
+        block: impl FnOnce() -> u64,
+        warp_size: impl FnOnce() -> u32,
+        warp_epoch: impl Fn(u32) -> u32,
+    ) -> u32 {
+        if serial != self.serial || generation != self.generation || warp_syncs != self.warp_syncs || thread as usize >= self.threads.len() {
+            self.enter_slow(serial, block(), generation, warp_syncs, thread, warp_size(), &warp_epoch);
         }
+        self.threads[thread as usize].warp_epoch
     }
 
     #[cold]
     #[inline(never)]
-    fn enter_slow(&mut self, serial: u64, block: u64, generation: u32, thread: u32, warp_epoch: u32, warp_size: u32) {
+    #[allow(clippy::too_many_arguments)]
+    fn enter_slow(&mut self, serial: u64, block: u64, generation: u32, warp_syncs: u32, thread: u32, warp_size: u32, warp_epoch: &dyn Fn(u32) -> u32) {
         if serial != self.serial {
             self.serial = serial;
             self.block = block;
@@ -249,6 +266,8 @@ impl BlockClocks {
                 self.threads.iter_mut().for_each(|t| *t = ThreadClock::default());
                 self.dirty = false;
                 self.touched = false;
+            } else {
+                self.threads.iter_mut().for_each(|t| t.warp_epoch = 0);
             }
         } else if generation != self.generation {
             self.generation = generation;
@@ -272,18 +291,27 @@ impl BlockClocks {
         if self.threads.len() < lanes {
             self.threads.resize(lanes, ThreadClock::default());
         }
-        if self.warps.len() <= w {
+        let grew = self.warps.len() <= w;
+        if grew {
             self.warps.resize(w + 1, 0);
         }
-        if self.warps[w] != warp_epoch {
-            self.warps[w] = warp_epoch;
-            self.warp_synced(w);
+        // Every warp seen so far whose count moved, when some warp synced or one is seen for
+        // the first time (it may have synced before).
+        if grew || warp_syncs != self.warp_syncs {
+            for w in 0..self.warps.len() {
+                let e = warp_epoch(w as u32);
+                if self.warps[w] != e {
+                    self.warps[w] = e;
+                    self.warp_synced(w);
+                }
+            }
+            self.warp_syncs = warp_syncs;
         }
-        self.threads[thread as usize].seen_warp_epoch = warp_epoch;
     }
 
-    /// A `sync_warp` of warp `w` completed (found at the first checked access of one of its
-    /// lanes after it, so no lane has done anything since): like a barrier at warp scope, it
+    /// A `sync_warp` of warp `w` completed (found at the first checked access, fence, atomic or
+    /// cluster sync of any thread of the block after it, since the block's count of
+    /// `sync_warp`s moved: so no lane has done anything since): like a barrier at warp scope, it
     /// makes what each lane acquired, and what its relaxed atomic reads read, known to every
     /// lane; and each lane's clock moves on, so that what a lane releases afterwards includes
     /// every lane's accesses before the sync (`synced`) and none after.
@@ -300,13 +328,32 @@ impl BlockClocks {
             self.dirty = true;
         }
         self.touched = true;
+        let epoch = self.warps[w];
         for t in &mut self.threads[lanes] {
+            t.warp_epoch = epoch;
             t.own.join(&known);
             t.pending_local.clear();
             t.pending_remote.clear();
             t.synced = t.clock;
             t.clock = t.clock.saturating_add(1);
         }
+    }
+
+    /// What the cells' common case needs of the running thread `thread` — its clock, its
+    /// cluster syncs and its warp's `sync_warp` count — when [`enter`](Self::enter) would
+    /// change nothing (the same block run, generation and warp syncs); else `None`.
+    #[inline(always)]
+    pub(super) fn current(&self, serial: u64, generation: u32, warp_syncs: u32, thread: u32) -> Option<(u32, u32, u32)> {
+        if serial != self.serial || generation != self.generation || warp_syncs != self.warp_syncs {
+            return None;
+        }
+        self.threads.get(thread as usize).map(|t| (t.clock, t.cluster, t.warp_epoch))
+    }
+
+    /// The running block's linear index.
+    #[inline(always)]
+    pub(super) fn block(&self) -> u64 {
+        self.block
     }
 
     /// How many cluster syncs thread `thread` called in this block.
@@ -482,12 +529,12 @@ mod tests {
     fn a_relaxed_write_without_a_fence_publishes_only_itself() {
         let mut w = BlockClocks::default();
         let me = Me { block: 0, thread: 0, generation: 0, warp_epoch: 0 };
-        w.enter(1, 0, 0, 0, 0, || 32);
+        w.enter(1, 0, 0, 0, || 0, || 32, |_| 0);
         let mut sync = SyncClock::default();
         w.atomic_write(me, &mut sync, Scope::Device, false, false);
         let mut r = BlockClocks::default();
         let you = Me { block: 1, thread: 0, generation: 0, warp_epoch: 0 };
-        r.enter(1, 1, 0, 0, 0, || 32);
+        r.enter(1, 0, 0, 0, || 1, || 32, |_| 0);
         r.atomic_read(you, &sync, Scope::Device, true);
         // The write (clock 1, a thread's first) is observed; a plain access at clock 1 is not
         // published.

@@ -16,6 +16,7 @@
 
 use std::collections::HashMap;
 use std::panic::Location;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
 
 use crate::device::Scope;
@@ -33,12 +34,21 @@ pub(super) struct State {
 }
 
 impl State {
+    /// The state packed in three words (exactly: two states with the same key are equal): the
+    /// location with the scope in its low bits (a `Location` is aligned to at least 4), the
+    /// generation and the cluster syncs, the clock and the warp epoch.
+    #[inline(always)]
     fn key(&self) -> Key {
-        (self.generation, self.warp_epoch, self.clock, self.cluster, self.scope as u8, self.at as *const Location<'static> as usize)
+        [
+            self.at as *const Location<'static> as usize as u64 | self.scope as u64,
+            (self.generation as u64) << 32 | self.cluster as u64,
+            (self.clock as u64) << 32 | self.warp_epoch as u64,
+        ]
     }
 }
 
-type Key = (u32, u32, u32, u32, u8, usize);
+type Key = [u64; 3];
+const _: () = assert!(std::mem::align_of::<Location<'static>>() >= 4 && (Scope::System as u64) < 4);
 
 /// Bits of a state index in a shadow cell.
 pub(super) const STATE_BITS: u32 = 24;
@@ -53,11 +63,33 @@ const CHUNKS: usize = 15;
 struct Table {
     index: parking_lot::Mutex<HashMap<Key, u32>>,
     chunks: [OnceLock<Box<[OnceLock<State>]>>; CHUNKS],
+    /// Each state's generation, by index, for the cells' common case (one load, no chunk to
+    /// find): `CAPACITY` zeroed words the OS maps a page at a time as states are added (empty
+    /// if the host could not reserve them: then no state is ever added).
+    generations: &'static [AtomicU32],
 }
 
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
-    TABLE.get_or_init(|| Table { index: parking_lot::Mutex::new(HashMap::new()), chunks: std::array::from_fn(|_| OnceLock::new()) })
+    TABLE.get_or_init(|| Table {
+        index: parking_lot::Mutex::new(HashMap::new()),
+        chunks: std::array::from_fn(|_| OnceLock::new()),
+        generations: zeroed_words(CAPACITY),
+    })
+}
+
+/// `n` zeroed words, for the life of the process (a large zeroed allocation is mapped lazily
+/// by the allocator: untouched pages cost nothing); empty if the host cannot allocate them.
+fn zeroed_words(n: usize) -> &'static [AtomicU32] {
+    let Ok(layout) = std::alloc::Layout::array::<AtomicU32>(n) else { return &[] };
+    // SAFETY: `layout` has a non-zero size (`n` is `CAPACITY`).
+    let p = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<AtomicU32>();
+    if p.is_null() {
+        return &[];
+    }
+    // SAFETY: `p` is a fresh allocation of `n` zeroed `AtomicU32`s (zero is a valid
+    // `AtomicU32`), never freed, so it may be borrowed for `'static`.
+    unsafe { std::slice::from_raw_parts(p, n) }
 }
 
 /// The chunk and the offset in it of state `id`.
@@ -78,19 +110,18 @@ pub(super) fn get(id: u32) -> State {
     }
 }
 
-/// The barrier generation of state `id` (one that [`StateCache::intern`] returned).
+/// Each interned state's generation, by index (the cells' common case reads it).
 #[inline]
-pub(super) fn generation(id: u32) -> u32 {
-    let (k, off) = place(id);
-    match table().chunks[k].get().and_then(|c| c[off].get()) {
-        Some(s) => s.generation,
-        None => unknown(id),
-    }
+pub(super) fn generations() -> &'static [AtomicU32] {
+    // Stored before the state's index was handed out (`intern_slow`), and the index reaches
+    // other host threads only through a cell stored with release ordering (a record's unlock)
+    // or through the table's lock.
+    table().generations
 }
 
 #[cold]
 #[inline(never)]
-fn unknown(id: u32) -> ! {
+pub(super) fn unknown(id: u32) -> ! {
     unreachable!("racecheck: shadow cell names state {id}, which was never interned (a bug in racecheck)")
 }
 
@@ -104,9 +135,10 @@ fn intern_slow(s: State) -> Option<u32> {
         return Some(id);
     }
     let id = index.len();
-    if id >= CAPACITY {
+    if id >= CAPACITY.min(t.generations.len()) {
         return None;
     }
+    t.generations[id].store(s.generation, Ordering::Relaxed);
     let (k, off) = place(id as u32);
     let chunk = t.chunks[k].get_or_init(|| (0..FIRST << k).map(|_| OnceLock::new()).collect());
     let _ = chunk[off].set(s);
@@ -128,6 +160,18 @@ const _: () = assert!(CACHE.is_power_of_two());
 #[derive(Debug, Default)]
 pub(crate) struct StateCache {
     slots: Option<Box<[(Key, u32); CACHE]>>,
+    /// [`generations`], once the cache has interned a state.
+    generations: Generations,
+}
+
+/// The states' generations ([`generations`]; empty until set).
+#[derive(Default)]
+struct Generations(&'static [AtomicU32]);
+
+impl std::fmt::Debug for Generations {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Generations({} words)", self.0.len())
+    }
 }
 
 impl StateCache {
@@ -135,15 +179,25 @@ impl StateCache {
     #[inline(always)]
     pub(super) fn intern(&mut self, s: State) -> Option<u32> {
         let key = s.key();
-        // Slots by source line (locations are distinct statics), mixed with the clock and the
-        // generation so that one line's states at successive barriers take different slots.
-        let h = ((key.5 >> 3) ^ (key.0 as usize).wrapping_mul(31) ^ (key.2 as usize).wrapping_mul(7)) & (CACHE - 1);
+        // Slots by source line (locations are distinct statics, some bytes apart) and barrier
+        // generation: the threads of a block make one line's access between two barriers in
+        // one state, and the next block of the worker makes it again in the same states.
+        let h = ((key[0] >> 3) ^ (key[0] >> 11) ^ (key[1] >> 32).wrapping_mul(37)) as usize & (CACHE - 1);
         if let Some(slots) = &self.slots {
-            if slots[h].0 == key {
-                return Some(slots[h].1);
+            let (k, id) = &slots[h];
+            // Word by word: an array comparison reads the key back from the stack in 16-byte
+            // loads that its 8-byte stores cannot forward to (a stall of some 15 cycles).
+            if k[0] == key[0] && k[1] == key[1] && k[2] == key[2] {
+                return Some(*id);
             }
         }
         self.miss(s, h)
+    }
+
+    /// [`generations`], once [`intern`](Self::intern) returned a state (empty before).
+    #[inline(always)]
+    pub(super) fn generations(&self) -> &'static [AtomicU32] {
+        self.generations.0
     }
 
     #[cold]
@@ -151,7 +205,8 @@ impl StateCache {
     fn miss(&mut self, s: State, slot: usize) -> Option<u32> {
         let id = intern_slow(s)?;
         // The null location never matches a real state's.
-        let slots = self.slots.get_or_insert_with(|| Box::new([((0, 0, 0, 0, 0, 0), 0); CACHE]));
+        self.generations = Generations(generations());
+        let slots = self.slots.get_or_insert_with(|| Box::new([([0; 3], 0); CACHE]));
         slots[slot] = (s.key(), id);
         Some(id)
     }
