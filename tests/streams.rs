@@ -44,6 +44,12 @@ fn on_gpu() -> bool {
     Config::from_env().is_ok_and(|c| c.get_target() == Target::Gpu)
 }
 
+/// The environment's settings, to change one of them in code: `Config::default()` would also
+/// reset the target (to `auto`: the GPU, where there is one, under `EMU_TARGET=emulator` too).
+fn env_config() -> Config {
+    Config::from_env().unwrap()
+}
+
 /// Runs `body`, a test that makes a kernel fault on purpose: in this process in the emulator;
 /// on the GPU in a child process of its own (`mode`), since the fault leaves the process's CUDA
 /// context unusable for every later test.
@@ -91,16 +97,19 @@ fn copy_plus(x: &[u32], add: u32, y: &mut [u32]) {
     }
 }
 
-/// Each thread spins `iters` iterations of an LCG, then adds 1 to `y[i]`: long work whose
+/// Each thread spins `iters` iterations of xorshift32, then adds 1 to `y[i]`: long work whose
 /// result is known. `iters` stays below 2^31, so `s & (iters >> 31)` is 0, but the compiler
-/// cannot know it and keeps the loop (with `s & 0` LLVM deleted it from the PTX).
+/// cannot know it and keeps the loop (with `s & 0` LLVM deleted it from the PTX; an LCG it
+/// composed 64 steps at a time).
 #[kernel]
 fn busy(iters: u32, y: &mut [u32]) {
     let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
     let mut s = i as u32;
     let mut k = 0;
     while k < iters {
-        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
         k += 1;
     }
     if i < y.len() {
@@ -115,7 +124,9 @@ fn late_copy(iters: u32, x: &[u32], y: &mut [u32]) {
     let mut s = i as u32;
     let mut k = 0;
     while k < iters {
-        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
         k += 1;
     }
     if i < y.len() {
@@ -263,7 +274,7 @@ fn a_buffer_written_on_one_stream_is_read_after_it_on_another() {
 #[test]
 fn blocking_streams_synchronise_with_the_legacy_default_stream_and_non_blocking_ones_do_not() {
     let _g = serial();
-    with_config(Config::default().default_stream(DefaultStream::Legacy), || {
+    with_config(env_config().default_stream(DefaultStream::Legacy), || {
         for blocking in [true, false] {
             let s = if blocking { Stream::new().unwrap() } else { Stream::non_blocking().unwrap() };
             let mut y = DeviceBuffer::<u32>::zeroed(1).unwrap();
@@ -304,7 +315,7 @@ fn per_thread_default_streams_do_not_synchronise_with_each_other() {
     let _g = serial();
     for per_thread in [true, false] {
         let which = if per_thread { DefaultStream::PerThread } else { DefaultStream::Legacy };
-        let config = Config::default().default_stream(which);
+        let config = env_config().default_stream(which);
         let (tx, rx) = std::sync::mpsc::channel::<()>();
         let long = std::thread::spawn({
             let config = config.clone();
@@ -321,6 +332,9 @@ fn per_thread_default_streams_do_not_synchronise_with_each_other() {
         rx.recv().unwrap();
         let short_end = with_config(config, || {
             let d = Stream::default_stream();
+            // Made while the other thread's kernel runs: on the GPU a new buffer is cleared on
+            // a non-blocking stream, which waits for no other stream (`cuMemsetD8`, on the
+            // legacy stream, would wait for the other thread's per-thread stream).
             let mut q = DeviceBuffer::<u32>::zeroed(1).unwrap();
             launch!(busy<<<1, 1, 0, &d>>>(1, &mut q)).unwrap();
             let e = Event::new().unwrap();
@@ -512,7 +526,7 @@ fn launch_blocking_returns_the_fault_from_the_launch() {
 
 fn launch_blocking_in_code() {
     let _ = get_last_error();
-    with_config(Config::default().launch_blocking(true), || {
+    with_config(env_config().launch_blocking(true), || {
         let s = Stream::non_blocking().unwrap();
         // A correct launch has finished when it returns (on the GPU too: the launch
         // synchronises its stream, as with CUDA_LAUNCH_BLOCKING=1).
@@ -859,7 +873,10 @@ fn child_process_helper() {
             }
         }
         "per-thread" => {
-            // Two threads' default streams: the second's short kernel ends first.
+            // Two threads' default streams: the second's short kernel ends first. Its buffer is
+            // made first: in CUDA a device allocation may synchronise the device (the CUDA
+            // guide's implicit synchronisation); the in-process test makes it after.
+            let mut q = DeviceBuffer::<u32>::zeroed(1).unwrap();
             let (tx, rx) = std::sync::mpsc::channel::<()>();
             let long = std::thread::spawn(move || {
                 let mut y = DeviceBuffer::<u32>::zeroed(1).unwrap();
@@ -870,7 +887,6 @@ fn child_process_helper() {
             });
             rx.recv().unwrap();
             let d = Stream::default_stream();
-            let mut q = DeviceBuffer::<u32>::zeroed(1).unwrap();
             launch!(busy<<<1, 1, 0, &d>>>(1, &mut q)).unwrap();
             let e = Event::new().unwrap();
             e.record(&d).unwrap();

@@ -433,8 +433,8 @@ impl DeviceAlloc {
             Error::Driver { code: 2, .. } => Error::MemoryAllocation { bytes },
             other => other,
         })?;
-        // SAFETY: `ptr` is a fresh allocation of `n` bytes.
-        unsafe { result::memset_d8_sync(ptr, 0, n) }.map_err(|e| driver_error(e, "clearing device memory"))?;
+        // SAFETY: `ptr` is a fresh allocation of `n` bytes of `device`.
+        unsafe { stream::zero_fresh(ptr, n, device) }?;
         stream::track(ptr, n, device);
         Ok(DeviceAlloc { ptr, bytes, device })
     }

@@ -180,12 +180,39 @@ pub(crate) fn default_stream(per_thread: bool) -> GpuStream {
 }
 
 /// Waits for everything queued on GPU `device` (`cuCtxSynchronize`) when asynchronous work was
-/// ever queued on it: before blocking copies and releases.
+/// ever queued on it: before blocking copies and releases. A fault is also recorded as the last
+/// error, as every CUDA call's is.
 pub(crate) fn settle(device: u32) -> Result<(), Error> {
     if QUEUED.get(device as usize).is_some_and(|q| q.load(Ordering::Acquire)) {
-        synchronize_device(device)?;
+        if let Err(e) = synchronize_device(device) {
+            crate::host::report::last_error::record(&e);
+            return Err(e);
+        }
     }
     Ok(())
+}
+
+/// Per device, a non-blocking stream for zeroing new allocations (0 until made).
+static ZEROING: [Mutex<usize>; MAX_GPUS] = [const { Mutex::new(0) }; MAX_GPUS];
+
+/// Zeroes `bytes` bytes of a new allocation of `device` and waits for it, on a non-blocking
+/// stream of the device: `cuMemsetD8` would run on the legacy stream, which waits for every
+/// blocking stream's work, the per-thread default streams of other host threads included.
+///
+/// # Safety
+///
+/// `ptr` is a live allocation of `device` of at least `bytes` bytes that nothing else uses yet.
+pub(crate) unsafe fn zero_fresh(ptr: u64, bytes: usize, device: u32) -> Result<(), Error> {
+    bind(device)?;
+    let mut z = lock(&ZEROING[(device as usize).min(MAX_GPUS - 1)]);
+    if *z == 0 {
+        *z = result::stream::create(result::stream::StreamKind::NonBlocking)
+            .map_err(|e| driver_error(e, "creating the stream that clears new allocations"))? as usize;
+    }
+    let raw = *z as sys::CUstream;
+    // SAFETY: the caller's contract; `raw` is a stream of the bound context, kept for the process.
+    unsafe { result::memset_d8_async(ptr, 0, bytes, raw).and_then(|()| result::stream::synchronize(raw)) }
+        .map_err(|e| driver_error(e, "clearing device memory"))
 }
 
 /// `cuCtxSynchronize` on the current device.
@@ -491,11 +518,15 @@ pub(crate) fn explain(e: Error, stream: Option<usize>) -> Error {
     explain_on(devices::current(), e, stream)
 }
 
+/// Also, with `EMU_STICKY_ERRORS=1`, the first such fault becomes the device's sticky error, which
+/// the calls that check it return (so that they keep naming the kernels).
 fn explain_on(device: u32, e: Error, stream: Option<usize>) -> Error {
     match e {
         Error::Driver { code, name, message } if STICKY_CODES.contains(&code) => {
             let more = log(device).describe(stream);
-            Error::Driver { code, name, message: format!("{message}{more}") }
+            let e = Error::Driver { code, name, message: format!("{message}{more}") };
+            devices::state(device).note_sync_fault(&e, devices::sticky_on());
+            e
         }
         other => other,
     }

@@ -1,7 +1,8 @@
 //! The emulated devices: how many (`EMU_DEVICES`), which one each host thread uses
 //! (`set_device`), and the state a device keeps for asynchronous work that the layers below the
 //! streams need: completions of queued work (`Done`), the faults of queued work nobody has
-//! reported yet, and the sticky error (`EMU_STICKY_ERRORS`).
+//! reported yet, and the sticky error (`EMU_STICKY_ERRORS`). With the GPU as target the count is
+//! the machine's and each device a real GPU with its own context (`gpu::gpu_of`).
 //!
 //! This sits beside `config` (it imports only `report` and `config`), so that `mem` (buffers wait
 //! for their pending work and report faults at blocking copies) and `stream` (which queues the
