@@ -728,3 +728,48 @@ pub(crate) fn device_count() -> Result<u32, Error> {
     gpu_of(0)?;
     result::device::get_count().map(|n| n as u32).map_err(|e| driver_error(e, "counting devices"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static OOB: KernelInfo = KernelInfo { name: "oob", file: "k.rs", line: 3, end_line: 5, max_threads: 0, cluster: [0; 3] };
+    static AFFINE: KernelInfo = KernelInfo { name: "affine", file: "k.rs", line: 9, end_line: 12, max_threads: 0, cluster: [0; 3] };
+
+    #[test]
+    fn a_fault_names_the_kernels_queued_since_the_last_synchronisation() {
+        let here = Location::caller();
+        let site = format!("launch! at {}:{}", here.file(), here.line());
+        let mut log = Log { entries: Vec::new(), more: 0 };
+        log.add(1, &OOB, Some(here));
+        log.add(1, &OOB, Some(here));
+        log.add(2, &AFFINE, None);
+        let t = log.describe(Some(1));
+        assert!(t.contains(&format!("on this stream: `oob` x2 ({site})")), "{t}");
+        assert!(t.contains("on other streams: `affine` (kernel at k.rs:9)"), "{t}");
+        assert!(t.contains("EMU_TARGET=emulator gives the full report"), "{t}");
+        let all = log.describe(None);
+        assert!(all.contains(&format!("synchronisation: `oob` x2 ({site}), `affine`")), "{all}");
+        // A successful synchronisation of stream 1 forgets its kernels only.
+        log.clear(Some(1));
+        let t = log.describe(Some(1));
+        assert!(!t.contains("`oob`") && t.contains("on other streams: `affine`"), "{t}");
+        log.clear(None);
+        assert!(log.describe(None).contains("no kernel was queued"));
+        // Past the limit, launches are counted.
+        for _ in 0..LOG_LIMIT {
+            log.add(log.entries.len() + 10, &OOB, None);
+        }
+        log.add(99, &AFFINE, None);
+        assert!(log.describe(None).contains("and 1 more launches"));
+    }
+
+    #[test]
+    fn only_kernel_faults_are_explained() {
+        let e = Error::Driver { code: 2, name: "CUDA_ERROR_OUT_OF_MEMORY".into(), message: "allocating".into() };
+        assert_eq!(explain_on(0, e, None).to_string(), "CUDA error 2 (CUDA_ERROR_OUT_OF_MEMORY): allocating");
+        let e = Error::Driver { code: 719, name: "CUDA_ERROR_LAUNCH_FAILED".into(), message: "synchronising".into() };
+        assert!(explain_on(0, e, None).to_string().contains("EMU_TARGET=emulator"));
+        assert_eq!(invalid_device(1, 1).code(), 101);
+    }
+}
