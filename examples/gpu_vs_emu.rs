@@ -1562,6 +1562,9 @@ fn main() -> Result<(), Error> {
     total += fp_sweep::fp_sweep_run_all(1 << 16)?;
     total += math_sweep::math_sweep_run_all(1 << 16)?;
     total += texture_rows()?;
+    #[path = "multi_stream/kernels.rs"]
+    mod multi_stream; // two streams, events, pinned async copies (issue 11)
+    total += compare("streams", || multi_stream::row(&floats(1 << 16, 21)), |p, q| p == q)?;
     println!("TOTAL: {total} differences");
     // Last, since a trap leaves the GPU context unusable (CUDA's errors are sticky).
     let trap = on(Target::Gpu, || {

@@ -1,4 +1,5 @@
-//! Streams, events, asynchronous launches and copies, and CUDA's asynchronous error model.
+//! Streams, events, asynchronous launches and copies, and CUDA's asynchronous error model, in
+//! the emulator and (built with `--features gpu`, run with `EMU_TARGET=gpu`) on the GPU.
 //!
 //! Every test takes [`serial`]: the tests share the device's legacy default stream and its
 //! unreported faults (a `device_synchronize` in one test would take another's fault), so they
@@ -6,8 +7,17 @@
 //! `EMU_LAUNCH_BLOCKING` from the environment) are tested in child processes
 //! (`child_process_helper`).
 //!
+//! On the GPU a kernel that faults leaves the CUDA context unusable for the rest of the process
+//! (every later call returns the fault: CUDA's contexts make launch faults sticky, whatever
+//! `EMU_STICKY_ERRORS` says), so the tests that fault on purpose run in a child process there
+//! ([`faulting`]), and assert what the GPU gives: 719 (the bounds check's trap) at the next
+//! synchronising call, whose error names the kernels queued since the last successful
+//! synchronisation and their `launch!` sites. The emulator's full report (block, thread, line)
+//! is asserted in the emulator.
+//!
 //! Timing-based assertions compare a kernel with another one at least ten times as long, so
-//! that the order they check does not depend on the machine's load.
+//! that the order they check does not depend on the machine's load; the long kernel's length is
+//! measured on the target it runs on ([`long_iters`]).
 
 mod common;
 
@@ -16,7 +26,8 @@ use std::sync::{Mutex, MutexGuard};
 use common::{assert_has, marked_line};
 use deviceemu::prelude::*;
 use deviceemu::{
-    device_count, get_last_error, peek_at_last_error, set_device, with_config, Config, DefaultStream, Error, STICKY_CODES,
+    device_count, get_last_error, peek_at_last_error, set_device, with_config, Config, DefaultStream, Error, Target,
+    STICKY_CODES,
 };
 
 const SRC: &str = include_str!("streams.rs");
@@ -26,6 +37,43 @@ const FILE: &str = "tests/streams.rs";
 fn serial() -> MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Whether this process's launches run on the GPU (`EMU_TARGET=gpu`, or `auto` with a GPU).
+fn on_gpu() -> bool {
+    Config::from_env().is_ok_and(|c| c.get_target() == Target::Gpu)
+}
+
+/// The environment's settings, to change one of them in code: `Config::default()` would also
+/// reset the target (to `auto`: the GPU, where there is one, under `EMU_TARGET=emulator` too).
+fn env_config() -> Config {
+    Config::from_env().unwrap()
+}
+
+/// Runs `body`, a test that makes a kernel fault on purpose: in this process in the emulator;
+/// on the GPU in a child process of its own (`mode`), since the fault leaves the process's CUDA
+/// context unusable for every later test.
+fn faulting(mode: &str, body: fn()) {
+    if on_gpu() {
+        child(mode, &[]);
+    } else {
+        let _g = serial();
+        body();
+    }
+}
+
+/// What a kernel fault gives on the GPU: 719 (the bounds check's trap), with an error that
+/// names the kernels queued since the last successful synchronisation (each `(name, launch!
+/// site)`), and points at the emulator for the full report.
+#[track_caller]
+fn assert_gpu_fault(e: &Error, kernels: &[(&str, String)]) {
+    assert_eq!(e.code(), 719, "{e}");
+    let text = e.to_string();
+    for (k, site) in kernels {
+        assert_has(&text, &format!("`{k}`"));
+        assert_has(&text, &format!("launch! at {site}"));
+    }
+    assert_has(&text, "EMU_TARGET=emulator gives the full report");
 }
 
 /// `tests/streams.rs:LINE` of the line that ends with `// @marker`.
@@ -49,19 +97,23 @@ fn copy_plus(x: &[u32], add: u32, y: &mut [u32]) {
     }
 }
 
-/// Each thread spins `iters` iterations of an LCG, then writes `y[i] = seed + 1`: long work
-/// whose result is known.
+/// Each thread spins `iters` iterations of xorshift32, then adds 1 to `y[i]`: long work whose
+/// result is known. `iters` stays below 2^31, so `s & (iters >> 31)` is 0, but the compiler
+/// cannot know it and keeps the loop (with `s & 0` LLVM deleted it from the PTX; an LCG it
+/// composed 64 steps at a time).
 #[kernel]
 fn busy(iters: u32, y: &mut [u32]) {
     let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
     let mut s = i as u32;
     let mut k = 0;
     while k < iters {
-        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
         k += 1;
     }
     if i < y.len() {
-        y[i] = y[i] + 1 + (s & 0);
+        y[i] = y[i] + 1 + (s & (iters >> 31));
     }
 }
 
@@ -72,11 +124,13 @@ fn late_copy(iters: u32, x: &[u32], y: &mut [u32]) {
     let mut s = i as u32;
     let mut k = 0;
     while k < iters {
-        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
         k += 1;
     }
     if i < y.len() {
-        y[i] = x[i] + (s & 0);
+        y[i] = x[i] + (s & (iters >> 31));
     }
 }
 
@@ -87,17 +141,29 @@ fn oob(y: &mut [u32]) {
     y[i + 1] = 7; // @oob
 }
 
-/// Iterations of [`busy`] for a long kernel of one thread, about 150 ms on this machine now
-/// (measured once per process), and for a short one, a twentieth of it.
+/// Iterations of [`busy`] for a long kernel of one thread, about 150 ms on this target now,
+/// and for a short one, a twentieth of it. Measured once per process, by timing `busy` on the
+/// target it runs on (the emulator, or the GPU, where an iteration is some 1000 times faster):
+/// the probe grows until it runs at least 20 ms, after a first launch that loads the module.
 fn long_iters() -> u32 {
     static ITERS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     *ITERS.get_or_init(|| {
         let mut y = DeviceBuffer::<u32>::zeroed(1).unwrap();
-        let probe = 20_000u32;
-        let t = std::time::Instant::now();
-        launch!(busy<<<1, 1>>>(probe, &mut y)).unwrap();
-        let per_iter = t.elapsed().as_secs_f64() / probe as f64;
-        ((0.15 / per_iter) as u32).clamp(probe, 50_000_000)
+        launch!(busy<<<1, 1>>>(1, &mut y)).unwrap();
+        let mut probe = 20_000u32;
+        loop {
+            let t = std::time::Instant::now();
+            launch!(busy<<<1, 1>>>(probe, &mut y)).unwrap();
+            let secs = t.elapsed().as_secs_f64();
+            if secs >= 0.02 || probe >= 1 << 28 {
+                let iters = ((0.15 / (secs / probe as f64)) as u32).clamp(20_000, 1 << 30);
+                if std::env::var_os("STREAMS_VERBOSE").is_some() {
+                    eprintln!("long_iters: {probe} iterations took {:.3} ms; a long kernel is {iters}", secs * 1e3);
+                }
+                return iters;
+            }
+            probe = probe.saturating_mul(if secs < 0.002 { 16 } else { 4 });
+        }
     })
 }
 fn short_iters() -> u32 {
@@ -208,7 +274,7 @@ fn a_buffer_written_on_one_stream_is_read_after_it_on_another() {
 #[test]
 fn blocking_streams_synchronise_with_the_legacy_default_stream_and_non_blocking_ones_do_not() {
     let _g = serial();
-    with_config(Config::default().default_stream(DefaultStream::Legacy), || {
+    with_config(env_config().default_stream(DefaultStream::Legacy), || {
         for blocking in [true, false] {
             let s = if blocking { Stream::new().unwrap() } else { Stream::non_blocking().unwrap() };
             let mut y = DeviceBuffer::<u32>::zeroed(1).unwrap();
@@ -249,7 +315,7 @@ fn per_thread_default_streams_do_not_synchronise_with_each_other() {
     let _g = serial();
     for per_thread in [true, false] {
         let which = if per_thread { DefaultStream::PerThread } else { DefaultStream::Legacy };
-        let config = Config::default().default_stream(which);
+        let config = env_config().default_stream(which);
         let (tx, rx) = std::sync::mpsc::channel::<()>();
         let long = std::thread::spawn({
             let config = config.clone();
@@ -266,6 +332,9 @@ fn per_thread_default_streams_do_not_synchronise_with_each_other() {
         rx.recv().unwrap();
         let short_end = with_config(config, || {
             let d = Stream::default_stream();
+            // Made while the other thread's kernel runs: on the GPU a new buffer is cleared on
+            // a non-blocking stream, which waits for no other stream (`cuMemsetD8`, on the
+            // legacy stream, would wait for the other thread's per-thread stream).
             let mut q = DeviceBuffer::<u32>::zeroed(1).unwrap();
             launch!(busy<<<1, 1, 0, &d>>>(1, &mut q)).unwrap();
             let e = Event::new().unwrap();
@@ -306,13 +375,30 @@ fn elapsed_time_is_positive_and_grows_with_the_work() {
 
 #[test]
 fn a_kernel_fault_surfaces_at_the_next_synchronising_call_with_its_report() {
-    let _g = serial();
+    faulting("fault-at-sync", fault_at_sync);
+}
+
+fn fault_at_sync() {
     let _ = get_last_error();
     let s = Stream::non_blocking().unwrap();
     let mut y = DeviceBuffer::<u32>::zeroed(32).unwrap();
-    launch!(oob<<<1, 32, 0, &s>>>(&mut y)).expect("a launch returns launch-time errors only");
+    launch!(oob<<<1, 32, 0, &s>>>(&mut y)).expect("a launch returns launch-time errors only"); // @oob-launch-1
     assert!(peek_at_last_error().is_ok(), "nothing is known right after the launch");
     let e = s.synchronize().unwrap_err();
+    if on_gpu() {
+        // The GPU's delayed error names the kernel and where it was launched.
+        assert_gpu_fault(&e, &[("oob", at("oob-launch-1"))]);
+        assert_eq!(peek_at_last_error().unwrap_err().code(), 719);
+        assert_eq!(get_last_error().unwrap_err().code(), 719);
+        assert!(get_last_error().is_ok());
+        // Sticky, as CUDA's contexts are: the stream and the device stay failed, and keep
+        // naming the kernel.
+        assert_gpu_fault(&s.synchronize().unwrap_err(), &[("oob", at("oob-launch-1"))]);
+        assert_gpu_fault(&device_synchronize().unwrap_err(), &[("oob", at("oob-launch-1"))]);
+        assert_eq!(y.to_vec().unwrap_err().code(), 719);
+        let _ = get_last_error();
+        return;
+    }
     assert_eq!(e.code(), 700);
     let text = e.to_string();
     assert_has(&text, "Invalid __global__ write of size 4 bytes");
@@ -356,16 +442,28 @@ fn launch_time_errors_are_returned_by_the_launch() {
 /// the faulty kernel and its line.
 #[test]
 fn seed_000_the_fault_appears_at_an_unrelated_later_call() {
-    let _g = serial();
+    faulting("seed-000", seed_000);
+}
+
+fn seed_000() {
     let s = Stream::new().unwrap();
     let mut a = DeviceBuffer::<u32>::zeroed(32).unwrap();
     let mut b = DeviceBuffer::from_slice(&[1u32; 32]).unwrap();
     // As the guide says: clear the error variable before the launch, check it right after.
     let _ = get_last_error();
-    launch!(oob<<<1, 32, 0, &s>>>(&mut a)).unwrap();
+    launch!(oob<<<1, 32, 0, &s>>>(&mut a)).unwrap(); // @oob-launch-2
     assert!(get_last_error().is_ok(), "a launch reports only errors before the kernel runs");
-    launch!(affine<<<1, 32, 0, &s>>>(2, 0, &mut b)).unwrap();
+    launch!(affine<<<1, 32, 0, &s>>>(2, 0, &mut b)).unwrap(); // @affine-launch-2
     let e = b.to_vec().unwrap_err(); // an unrelated buffer's copy
+    if on_gpu() {
+        // The GPU cannot say which of the two queued kernels faulted: the error names both,
+        // with their launch sites, and the context stays failed.
+        assert_gpu_fault(&e, &[("oob", at("oob-launch-2")), ("affine", at("affine-launch-2"))]);
+        assert_eq!(get_last_error().unwrap_err().code(), 719);
+        assert_eq!(b.to_vec().unwrap_err().code(), 719);
+        let _ = get_last_error();
+        return;
+    }
     assert_eq!(e.code(), 700);
     let text = e.to_string();
     assert_has(&text, "kernel `oob` failed");
@@ -378,46 +476,78 @@ fn seed_000_the_fault_appears_at_an_unrelated_later_call() {
 
 #[test]
 fn query_does_not_set_the_last_error() {
-    let _g = serial();
+    faulting("query", query_and_the_last_error);
+}
+
+fn query_and_the_last_error() {
     let _ = get_last_error();
     let s = Stream::non_blocking().unwrap();
     let mut y = DeviceBuffer::<u32>::zeroed(32).unwrap();
     let mut w = DeviceBuffer::<u32>::zeroed(1).unwrap();
     let (_, end) = long_kernel(&s, &mut w);
-    launch!(oob<<<1, 32, 0, &s>>>(&mut y)).unwrap();
+    launch!(oob<<<1, 32, 0, &s>>>(&mut y)).unwrap(); // @oob-launch-3
     let after = Event::new().unwrap();
     after.record(&s).unwrap();
     assert!(!s.query().unwrap());
     assert!(!end.query().unwrap());
     assert!(peek_at_last_error().is_ok(), "a not-ready answer is not an error");
-    // The event's query never looks at faults, even once the faulty kernel has run.
-    while !after.query().unwrap() {
-        std::thread::sleep(std::time::Duration::from_millis(5));
+    // The event's query never records a fault, even once the faulty kernel has run (in the
+    // emulator it does not look at faults; on the GPU it returns the context's sticky error,
+    // without recording it).
+    loop {
+        match after.query() {
+            Ok(false) => std::thread::sleep(std::time::Duration::from_millis(5)),
+            Ok(true) => break,
+            Err(e) if on_gpu() => {
+                assert_eq!(e.code(), 719, "{e}");
+                break;
+            }
+            Err(e) => panic!("the emulator's event query returned {e}"),
+        }
     }
     assert!(peek_at_last_error().is_ok());
     // The stream's query, once done, returns the fault as a synchronize would.
-    assert_eq!(s.query().unwrap_err().code(), 700);
-    assert_eq!(get_last_error().unwrap_err().code(), 700);
-    assert!(s.query().unwrap());
+    let e = s.query().unwrap_err();
+    assert_eq!(get_last_error().unwrap_err().code(), e.code());
+    if on_gpu() {
+        assert_gpu_fault(&e, &[("oob", at("oob-launch-3"))]);
+        assert_eq!(s.query().unwrap_err().code(), 719, "sticky on the GPU");
+        let _ = get_last_error();
+    } else {
+        assert_eq!(e.code(), 700);
+        assert!(s.query().unwrap());
+    }
 }
 
 #[test]
 fn launch_blocking_returns_the_fault_from_the_launch() {
-    let _g = serial();
+    faulting("launch-blocking-config", launch_blocking_in_code);
+}
+
+fn launch_blocking_in_code() {
     let _ = get_last_error();
-    with_config(Config::default().launch_blocking(true), || {
+    with_config(env_config().launch_blocking(true), || {
         let s = Stream::non_blocking().unwrap();
+        // A correct launch has finished when it returns (on the GPU too: the launch
+        // synchronises its stream, as with CUDA_LAUNCH_BLOCKING=1).
+        let mut w = DeviceBuffer::<u32>::zeroed(1).unwrap();
+        launch!(busy<<<1, 1, 0, &s>>>(long_iters(), &mut w)).unwrap();
+        assert!(s.query().unwrap());
         let mut y = DeviceBuffer::<u32>::zeroed(32).unwrap();
-        let e = launch!(oob<<<1, 32, 0, &s>>>(&mut y)).unwrap_err();
+        let e = launch!(oob<<<1, 32, 0, &s>>>(&mut y)).unwrap_err(); // @oob-launch-4
+        if on_gpu() {
+            assert_gpu_fault(&e, &[("oob", at("oob-launch-4"))]);
+            assert_has(&e.to_string(), "running kernel `oob`");
+            assert_eq!(get_last_error().unwrap_err().code(), 719);
+            assert_eq!(s.synchronize().unwrap_err().code(), 719, "sticky on the GPU");
+            let _ = get_last_error();
+            return;
+        }
         assert_eq!(e.code(), 700);
         assert_has(&e.to_string(), &at("oob"));
         assert_eq!(get_last_error().unwrap_err().code(), 700);
         // Reported once, by the launch.
         s.synchronize().unwrap();
-        // A correct launch has finished when it returns.
-        let mut w = DeviceBuffer::<u32>::zeroed(1).unwrap();
-        launch!(busy<<<1, 1, 0, &s>>>(short_iters(), &mut w)).unwrap();
-        assert!(s.query().unwrap());
     });
 }
 
@@ -556,12 +686,13 @@ fn the_readme_example_runs() {
 
 const CHILD_VAR: &str = "DEVICEEMU_STREAMS_CHILD";
 
-/// Re-runs this test binary's `child_process_helper` with `mode` and `vars`; returns its output.
+/// Re-runs this test binary's `child_process_helper` with `mode` and `vars`, under this
+/// process's target (`EMU_TARGET`; the other `EMU_` settings are removed); returns its output.
 fn child(mode: &str, vars: &[(&str, &str)]) -> String {
     let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
     cmd.args(["child_process_helper", "--exact", "--nocapture", "--test-threads=1"]);
     for (k, _) in std::env::vars_os() {
-        if k.to_string_lossy().starts_with("EMU_") {
+        if k.to_string_lossy().starts_with("EMU_") && k != "EMU_TARGET" {
             cmd.env_remove(k);
         }
     }
@@ -578,6 +709,8 @@ fn sticky_errors_stay_sticky() {
     child("sticky", &[("EMU_STICKY_ERRORS", "1")]);
 }
 
+/// In the emulator. On the GPU a fault is always sticky, since CUDA contexts are: without
+/// `EMU_STICKY_ERRORS` the child asserts that every later call still fails.
 #[test]
 fn without_sticky_errors_a_fault_is_returned_once() {
     child("not-sticky", &[]);
@@ -593,15 +726,93 @@ fn emu_default_stream_per_thread_is_read() {
     child("per-thread", &[("EMU_DEFAULT_STREAM", "per-thread")]);
 }
 
+/// Two emulated devices (`EMU_DEVICES=2`). On the GPU `device_count()` is the machine's (the
+/// child checks it against `nvidia-smi -L` where that runs), the last device works, the next
+/// number is `cudaErrorInvalidDevice`, and with two GPUs or more the emulator's two-device
+/// scenario runs on the real ones.
 #[test]
 fn several_devices() {
     child("devices", &[("EMU_DEVICES", "2")]);
+}
+
+/// The number of GPUs `nvidia-smi -L` lists, where it runs.
+fn nvidia_smi_count() -> Option<u32> {
+    let out = std::process::Command::new("nvidia-smi").arg("-L").output().ok().filter(|o| o.status.success())?;
+    Some(String::from_utf8_lossy(&out.stdout).lines().filter(|l| l.starts_with("GPU ")).count() as u32)
+}
+
+/// Devices 0 and 1: buffers, streams and events belong to their device; `copy_from_peer`
+/// copies between them; each device has its own queues.
+fn two_devices() {
+    assert_eq!(deviceemu::get_device(), 0);
+    let on0 = DeviceBuffer::from_slice(&[1u32; 256]).unwrap();
+    set_device(1).unwrap();
+    assert_eq!(deviceemu::get_device(), 1);
+    let s1 = Stream::new().unwrap();
+    assert_eq!(s1.device(), 1);
+    let mut on1 = DeviceBuffer::<u32>::zeroed(256).unwrap();
+    assert_eq!(on1.device(), 1);
+    on1.copy_from_peer(&on0).unwrap();
+    launch!(affine<<<1, 256, 0, &s1>>>(5, 0, &mut on1)).unwrap();
+    // A buffer of device 0 on device 1's stream: refused at the launch.
+    let e = launch!(copy_plus<<<1, 256, 0, &s1>>>(&on0, 1, &mut on1)).unwrap_err();
+    assert_eq!(e.code(), 1);
+    assert_has(&e.to_string(), "copy_from_peer");
+    // An event of device 1 cannot be recorded on a stream of device 0.
+    let ev1 = Event::new().unwrap();
+    set_device(0).unwrap();
+    let s0 = Stream::new().unwrap();
+    assert_eq!(ev1.record(&s0).unwrap_err().code(), 400);
+    let mut back = DeviceBuffer::<u32>::zeroed(256).unwrap();
+    back.copy_from_peer(&on1).unwrap();
+    assert_eq!(back.to_vec().unwrap(), vec![5; 256]);
+    // Each device has its own queues: device 0's synchronize does not wait for device 1's
+    // long kernel.
+    set_device(1).unwrap();
+    let mut w = DeviceBuffer::<u32>::zeroed(1).unwrap();
+    let (_, end1) = long_kernel(&s1, &mut w);
+    set_device(0).unwrap();
+    device_synchronize().unwrap();
+    assert!(!end1.query().unwrap());
+    end1.synchronize().unwrap();
+    let _ = get_last_error();
 }
 
 #[test]
 fn child_process_helper() {
     let Ok(mode) = std::env::var(CHILD_VAR) else { return };
     match mode.as_str() {
+        "fault-at-sync" => fault_at_sync(),
+        "seed-000" => seed_000(),
+        "query" => query_and_the_last_error(),
+        "launch-blocking-config" => launch_blocking_in_code(),
+        "sticky" | "not-sticky" if on_gpu() => {
+            // On the GPU a fault is sticky with or without EMU_STICKY_ERRORS: the CUDA context
+            // is unusable after it, and every later call returns it.
+            let s = Stream::non_blocking().unwrap();
+            let mut y = DeviceBuffer::<u32>::zeroed(32).unwrap();
+            launch!(oob<<<1, 32, 0, &s>>>(&mut y)).unwrap(); // @oob-launch-5
+            assert_gpu_fault(&s.synchronize().unwrap_err(), &[("oob", at("oob-launch-5"))]);
+            assert_eq!(get_last_error().unwrap_err().code(), 719);
+            let calls: Vec<(&str, Result<(), Error>)> = vec![
+                ("synchronize", s.synchronize()),
+                ("device_synchronize", device_synchronize()),
+                ("zeroed", DeviceBuffer::<u32>::zeroed(4).map(drop)),
+                ("launch", launch!(affine<<<1, 32>>>(1, 1, &mut y))),
+                ("stream launch", launch!(affine<<<1, 32, 0, &s>>>(1, 1, &mut y))),
+                ("to_vec", y.to_vec().map(drop)),
+                ("Stream::new", Stream::new().map(drop)),
+                ("Event::new", Event::new().map(drop)),
+            ];
+            for (what, r) in calls {
+                let e = r.expect_err(what);
+                assert_eq!(e.code(), 719, "{what}: {e}");
+                if ["synchronize", "device_synchronize", "to_vec"].contains(&what) {
+                    assert_gpu_fault(&e, &[("oob", at("oob-launch-5"))]);
+                }
+            }
+            assert_eq!(get_last_error().unwrap_err().code(), 719);
+        }
         "sticky" | "not-sticky" => {
             let sticky = mode == "sticky";
             let s = Stream::non_blocking().unwrap();
@@ -643,14 +854,29 @@ fn child_process_helper() {
             }
         }
         "launch-blocking" => {
+            // EMU_LAUNCH_BLOCKING=1, honoured on the GPU too (the launch synchronises its
+            // stream, as CUDA_LAUNCH_BLOCKING=1 does): a long kernel has ended when its launch
+            // returns, and a fault comes from the launch itself.
             let s = Stream::non_blocking().unwrap();
+            let mut w = DeviceBuffer::<u32>::zeroed(1).unwrap();
+            launch!(busy<<<1, 1, 0, &s>>>(long_iters(), &mut w)).unwrap();
+            assert!(s.query().unwrap(), "the launch returned before its kernel ended");
             let mut y = DeviceBuffer::<u32>::zeroed(32).unwrap();
-            let e = launch!(oob<<<1, 32, 0, &s>>>(&mut y)).unwrap_err();
-            assert_eq!(e.code(), 700);
-            s.synchronize().unwrap();
+            let e = launch!(oob<<<1, 32, 0, &s>>>(&mut y)).unwrap_err(); // @oob-launch-6
+            if on_gpu() {
+                assert_gpu_fault(&e, &[("oob", at("oob-launch-6"))]);
+                assert_eq!(s.synchronize().unwrap_err().code(), 719, "sticky on the GPU");
+            } else {
+                assert_eq!(e.code(), 700);
+                assert_has(&e.to_string(), &at("oob"));
+                s.synchronize().unwrap();
+            }
         }
         "per-thread" => {
-            // Two threads' default streams: the second's short kernel ends first.
+            // Two threads' default streams: the second's short kernel ends first. Its buffer is
+            // made first: in CUDA a device allocation may synchronise the device (the CUDA
+            // guide's implicit synchronisation); the in-process test makes it after.
+            let mut q = DeviceBuffer::<u32>::zeroed(1).unwrap();
             let (tx, rx) = std::sync::mpsc::channel::<()>();
             let long = std::thread::spawn(move || {
                 let mut y = DeviceBuffer::<u32>::zeroed(1).unwrap();
@@ -661,7 +887,6 @@ fn child_process_helper() {
             });
             rx.recv().unwrap();
             let d = Stream::default_stream();
-            let mut q = DeviceBuffer::<u32>::zeroed(1).unwrap();
             launch!(busy<<<1, 1, 0, &d>>>(1, &mut q)).unwrap();
             let e = Event::new().unwrap();
             e.record(&d).unwrap();
@@ -669,40 +894,41 @@ fn child_process_helper() {
             let long_end = long.join().unwrap();
             assert!(Event::elapsed_time(&long_end, &e).unwrap() < 0.0);
         }
+        "devices" if on_gpu() => {
+            let n = device_count().unwrap();
+            println!("device_count() on the GPU: {n}; nvidia-smi -L: {:?}", nvidia_smi_count());
+            assert!(n >= 1);
+            if let Some(listed) = nvidia_smi_count() {
+                assert_eq!(n, listed, "device_count() is the machine's, not EMU_DEVICES's");
+            }
+            // The last device works: a buffer, a stream, an event and a launch on it.
+            set_device(n - 1).unwrap();
+            assert_eq!(deviceemu::get_device(), n - 1);
+            let s = Stream::new().unwrap();
+            assert_eq!(s.device(), n - 1);
+            let mut y = DeviceBuffer::from_slice(&[1u32; 256]).unwrap();
+            assert_eq!(y.device(), n - 1);
+            launch!(affine<<<1, 256, 0, &s>>>(3, 1, &mut y)).unwrap();
+            let e = Event::new().unwrap();
+            e.record(&s).unwrap();
+            e.synchronize().unwrap();
+            assert_eq!(y.to_vec().unwrap(), vec![4; 256]);
+            // The next number does not exist: cudaErrorInvalidDevice, and the device stays.
+            let e = set_device(n).unwrap_err();
+            assert_eq!((e.code(), e.name()), (101, "cudaErrorInvalidDevice"), "{e}");
+            assert_eq!(get_last_error().unwrap_err().code(), 101);
+            assert_eq!(deviceemu::get_device(), n - 1);
+            set_device(0).unwrap();
+            if n >= 2 {
+                two_devices();
+            }
+        }
         "devices" => {
             assert_eq!(device_count().unwrap(), 2);
+            two_devices();
+            let e = set_device(2).unwrap_err();
+            assert_eq!((e.code(), e.name()), (101, "cudaErrorInvalidDevice"), "{e}");
             assert_eq!(deviceemu::get_device(), 0);
-            let on0 = DeviceBuffer::from_slice(&[1u32; 256]).unwrap();
-            set_device(1).unwrap();
-            assert_eq!(deviceemu::get_device(), 1);
-            let s1 = Stream::new().unwrap();
-            assert_eq!(s1.device(), 1);
-            let mut on1 = DeviceBuffer::<u32>::zeroed(256).unwrap();
-            assert_eq!(on1.device(), 1);
-            on1.copy_from_peer(&on0).unwrap();
-            launch!(affine<<<1, 256, 0, &s1>>>(5, 0, &mut on1)).unwrap();
-            // A buffer of device 0 on device 1's stream: refused at the launch.
-            let e = launch!(copy_plus<<<1, 256, 0, &s1>>>(&on0, 1, &mut on1)).unwrap_err();
-            assert_eq!(e.code(), 1);
-            assert_has(&e.to_string(), "copy_from_peer");
-            // An event of device 1 cannot be recorded on a stream of device 0.
-            let ev1 = Event::new().unwrap();
-            set_device(0).unwrap();
-            let s0 = Stream::new().unwrap();
-            assert_eq!(ev1.record(&s0).unwrap_err().code(), 400);
-            let mut back = DeviceBuffer::<u32>::zeroed(256).unwrap();
-            back.copy_from_peer(&on1).unwrap();
-            assert_eq!(back.to_vec().unwrap(), vec![5; 256]);
-            // Each device has its own queues: device 0's synchronize does not wait for
-            // device 1's long kernel.
-            set_device(1).unwrap();
-            let mut w = DeviceBuffer::<u32>::zeroed(1).unwrap();
-            let (_, end1) = long_kernel(&s1, &mut w);
-            set_device(0).unwrap();
-            device_synchronize().unwrap();
-            assert!(!end1.query().unwrap());
-            end1.synchronize().unwrap();
-            assert_eq!(set_device(2).unwrap_err().code(), 1);
             let _ = get_last_error();
         }
         other => panic!("unknown child mode {other}"),

@@ -42,8 +42,10 @@ impl saxpy {
         ))
     }
     /// Queues the kernel on a stream (`launch!` with a stream); returns launch-time
-    /// errors only.
+    /// errors only. The caller's location (the `launch!` site) names the launch in the
+    /// error of a later fault on the GPU.
     #[doc(hidden)]
+    #[track_caller]
     #[allow(clippy::too_many_arguments, dead_code, unused_mut)]
     pub fn __launch_on(
         __emu_stream: &::deviceemu::__private::Stream,

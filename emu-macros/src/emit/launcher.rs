@@ -241,8 +241,10 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
             }
 
             /// Queues the kernel on a stream (`launch!` with a stream); returns launch-time
-            /// errors only.
+            /// errors only. The caller's location (the `launch!` site) names the launch in the
+            /// error of a later fault on the GPU.
             #[doc(hidden)]
+            #[track_caller]
             #[allow(clippy::too_many_arguments, dead_code, unused_mut)]
             #vis fn __launch_on(
                 __emu_stream: &#rt::Stream,

@@ -1,13 +1,16 @@
 //! Copies at device addresses (parts of buffers, device to device) and the device addresses
 //! of `#[constant]` and `#[device_global]` statics in a loaded module (`cuModuleGetGlobal`).
+//! The host-blocking copies first wait for the device's queued work (`stream::settle`), as the
+//! whole-buffer copies do.
 
 use cudarc::driver::{result, DevicePtr};
 
-use super::{driver_error, gpu};
+use super::{driver_error, gpu, stream};
 use crate::host::report::error::Error;
 
 /// Copies `src` to device address `dst`.
 pub(crate) fn upload<T>(dst: u64, src: &[T]) -> Result<(), Error> {
+    stream::settle(crate::host::devices::current())?;
     gpu()?.bind()?;
     // SAFETY: `dst` starts a device range of at least `size_of_val(src)` bytes (a slice of a
     // live allocation, or a module global of that size, checked by the callers).
@@ -16,6 +19,7 @@ pub(crate) fn upload<T>(dst: u64, src: &[T]) -> Result<(), Error> {
 
 /// Copies from device address `src` into `dst`.
 pub(crate) fn download<T>(src: u64, dst: &mut [T]) -> Result<(), Error> {
+    stream::settle(crate::host::devices::current())?;
     gpu()?.bind()?;
     // SAFETY: as in `upload`; `T: DeviceCopy` values are valid for any bytes.
     unsafe { result::memcpy_dtoh_sync(dst, src) }.map_err(|e| driver_error(e, "copying from the GPU"))

@@ -23,7 +23,7 @@ pub(crate) mod stream;
 pub(crate) use stream::device_count;
 pub(crate) mod texture;
 
-/// The process's GPU: the first device, its primary context and a stream.
+/// One GPU of the process: its primary context and the stream of synchronous launches.
 pub(crate) struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
@@ -39,16 +39,22 @@ struct Limits {
     max_shared_optin: usize,
 }
 
-static GPU: OnceLock<Result<Gpu, Error>> = OnceLock::new();
+static GPUS: [OnceLock<Result<Gpu, Error>>; stream::MAX_GPUS] = [const { OnceLock::new() }; stream::MAX_GPUS];
 
-/// The GPU, started on first use.
+/// The GPU of this host thread's device (`set_device`), started on first use.
 pub(crate) fn gpu() -> Result<&'static Gpu, Error> {
-    GPU.get_or_init(Gpu::start).as_ref().map_err(Clone::clone)
+    gpu_of(crate::host::devices::current())
+}
+
+/// GPU `d` (a context per device), started on first use.
+pub(crate) fn gpu_of(d: u32) -> Result<&'static Gpu, Error> {
+    let slot = GPUS.get(d as usize).ok_or_else(|| stream::invalid_device(d, stream::MAX_GPUS as u32))?;
+    slot.get_or_init(|| Gpu::start(d)).as_ref().map_err(Clone::clone)
 }
 
 /// Whether a CUDA driver and at least one device are present.
 pub fn available() -> bool {
-    gpu().is_ok()
+    gpu_of(0).is_ok()
 }
 
 pub(crate) fn driver_error(e: DriverError, what: &str) -> Error {
@@ -98,7 +104,7 @@ mod tests {
 }
 
 impl Gpu {
-    fn start() -> Result<Gpu, Error> {
+    fn start(ordinal: u32) -> Result<Gpu, Error> {
         // SAFETY: only probes whether the driver library can be loaded.
         if !unsafe { sys::is_culib_present() } {
             return Err(Error::NoDevice {
@@ -107,7 +113,7 @@ impl Gpu {
                     .into(),
             });
         }
-        let ctx = CudaContext::new(0).map_err(|e| driver_error(e, "starting the GPU"))?;
+        let ctx = CudaContext::new(ordinal as usize).map_err(|e| driver_error(e, "starting the GPU"))?;
         let stream = ctx.default_stream();
         let attr = |a: Attr| ctx.attribute(a).map(|v| v as u32).map_err(|e| driver_error(e, "reading device limits"));
         let limits = Limits {
@@ -283,6 +289,7 @@ pub(crate) fn launch(
         let start = result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(|e| driver_error(e, "creating an event"))?;
         let stop = result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(|e| driver_error(e, "creating an event"))?;
         let stream = gpu.stream.cu_stream();
+        stream::before_sync_launch(kernel.name, args)?;
         // SAFETY: `params` holds one pointer per parameter of the PTX entry, in order, each to a
         // value of the parameter's type that lives until the synchronisation below; buffers are
         // device allocations of at least `len` elements owned by `DeviceBuffer`s the caller
@@ -300,7 +307,7 @@ pub(crate) fn launch(
             let _ = result::event::destroy(start);
             let _ = result::event::destroy(stop);
         }
-        launched.map_err(|e| driver_error(e, &format!("running kernel `{}`", kernel.name)))?;
+        launched.map_err(|e| stream::explain(driver_error(e, &format!("running kernel `{}`", kernel.name)), None))?;
         if let Some(ms) = ms {
             LAST_MS.with(|c| c.set(ms));
         }
@@ -410,12 +417,15 @@ pub fn last_kernel_ms() -> f32 {
 pub(crate) struct DeviceAlloc {
     pub(crate) ptr: sys::CUdeviceptr,
     pub(crate) bytes: usize,
+    /// The device (context) it was allocated on.
+    device: u32,
 }
 
 impl DeviceAlloc {
     /// Allocates `bytes` (zeroed) on the GPU.
     pub(crate) fn zeroed(bytes: usize) -> Result<DeviceAlloc, Error> {
-        let gpu = gpu()?;
+        let device = crate::host::devices::current();
+        let gpu = gpu_of(device)?;
         gpu.bind()?;
         let n = bytes.max(1);
         // SAFETY: the context is bound; the allocation is freed in `Drop`.
@@ -423,15 +433,16 @@ impl DeviceAlloc {
             Error::Driver { code: 2, .. } => Error::MemoryAllocation { bytes },
             other => other,
         })?;
-        // SAFETY: `ptr` is a fresh allocation of `n` bytes.
-        unsafe { result::memset_d8_sync(ptr, 0, n) }.map_err(|e| driver_error(e, "clearing device memory"))?;
-        Ok(DeviceAlloc { ptr, bytes })
+        // SAFETY: `ptr` is a fresh allocation of `n` bytes of `device`.
+        unsafe { stream::zero_fresh(ptr, n, device) }?;
+        stream::track(ptr, n, device);
+        Ok(DeviceAlloc { ptr, bytes, device })
     }
 
     /// Copies `src` to the start of the allocation.
     pub(crate) fn upload<T>(&self, src: &[T]) -> Result<(), Error> {
-        stream::settle()?;
-        gpu()?.bind()?;
+        stream::settle(self.device)?;
+        gpu_of(self.device)?.bind()?;
         debug_assert!(std::mem::size_of_val(src) <= self.bytes);
         // SAFETY: the allocation holds at least `size_of_val(src)` bytes.
         unsafe { result::memcpy_htod_sync(self.ptr, src) }.map_err(|e| driver_error(e, "copying to the GPU"))
@@ -439,8 +450,8 @@ impl DeviceAlloc {
 
     /// Copies the start of the allocation into `dst`.
     pub(crate) fn download<T>(&self, dst: &mut [T]) -> Result<(), Error> {
-        stream::settle()?;
-        gpu()?.bind()?;
+        stream::settle(self.device)?;
+        gpu_of(self.device)?.bind()?;
         debug_assert!(std::mem::size_of_val(dst) <= self.bytes);
         // SAFETY: as in `upload`; `T: DeviceCopy` values are valid for any bytes a kernel wrote
         // through the same type.
@@ -451,8 +462,9 @@ impl DeviceAlloc {
 impl Drop for DeviceAlloc {
     fn drop(&mut self) {
         // Queued work on any stream may still use it.
-        let _ = stream::settle();
-        if let Ok(g) = gpu() {
+        let _ = stream::settle(self.device);
+        stream::untrack(self.ptr);
+        if let Ok(g) = gpu_of(self.device) {
             let _ = g.bind();
             // SAFETY: allocated by `malloc_sync`, freed once.
             let _ = unsafe { result::free_sync(self.ptr) };

@@ -1,7 +1,8 @@
 //! The emulated devices: how many (`EMU_DEVICES`), which one each host thread uses
 //! (`set_device`), and the state a device keeps for asynchronous work that the layers below the
 //! streams need: completions of queued work (`Done`), the faults of queued work nobody has
-//! reported yet, and the sticky error (`EMU_STICKY_ERRORS`).
+//! reported yet, and the sticky error (`EMU_STICKY_ERRORS`). With the GPU as target the count is
+//! the machine's and each device a real GPU with its own context (`gpu::gpu_of`).
 //!
 //! This sits beside `config` (it imports only `report` and `config`), so that `mem` (buffers wait
 //! for their pending work and report faults at blocking copies) and `stream` (which queues the
@@ -168,10 +169,11 @@ impl DeviceState {
     }
 }
 
-/// The state of every emulated device, created on first use.
+/// The state of every device number (as many as there may be, emulated or real), created on
+/// first use.
 fn states() -> &'static [DeviceState] {
     static STATES: OnceLock<Vec<DeviceState>> = OnceLock::new();
-    STATES.get_or_init(|| (0..count()).map(|_| DeviceState::default()).collect())
+    STATES.get_or_init(|| (0..MAX_DEVICES).map(|_| DeviceState::default()).collect())
 }
 
 /// How many devices the emulator has: `EMU_DEVICES` (1 to 16, default 1), read once per process.
@@ -222,26 +224,29 @@ pub fn device_count() -> Result<u32, Error> {
 }
 
 /// Makes device `n` the one this host thread's buffers, streams, events and launches use
-/// (`cudaSetDevice`; per host thread, as in CUDA).
+/// (`cudaSetDevice`; per host thread, as in CUDA). A number past the last device is
+/// `cudaErrorInvalidDevice` (101). With the GPU as target each device is a real GPU, with its
+/// own CUDA context (its primary context), started on first use.
 pub fn set_device(n: u32) -> Result<(), Error> {
     let count = device_count()?;
-    if n >= count {
-        let e = Error::InvalidValue {
+    if n >= count || n >= MAX_DEVICES {
+        let e = Error::InvalidDevice {
             message: format!(
-                "set_device({n}): there are {count} devices (0 to {}); the emulator has as many as EMU_DEVICES says",
-                count - 1
+                "set_device({n}): there are {count} devices (0 to {}); the emulator has as many as EMU_DEVICES says, \
+                 the GPU target as many as the machine",
+                count.saturating_sub(1)
             ),
         };
         last_error::record(&e);
         return Err(e);
     }
     #[cfg(feature = "gpu")]
-    if n != 0 && crate::host::config::effective()?.get_target() == crate::host::config::Target::Gpu {
-        let e = Error::NotSupported {
-            message: format!("set_device({n}): the gpu target runs on device 0 only for now; emulate several devices with EMU_DEVICES"),
-        };
-        last_error::record(&e);
-        return Err(e);
+    if crate::host::config::effective()?.get_target() == crate::host::config::Target::Gpu {
+        // Start the device's context now, so that its failure is returned here.
+        if let Err(e) = crate::gpu::gpu_of(n) {
+            last_error::record(&e);
+            return Err(e);
+        }
     }
     set_current(n);
     Ok(())

@@ -101,6 +101,11 @@ pub enum Error {
         /// What was wrong and how to fix it.
         message: String,
     },
+    /// A device number that does not exist (`cudaErrorInvalidDevice`, 101).
+    InvalidDevice {
+        /// Which number was asked for, and how many devices there are.
+        message: String,
+    },
     /// No CUDA driver or device is present (`cudaErrorNoDevice`, 100).
     NoDevice {
         /// What was looked for, and how to go on without a GPU.
@@ -146,6 +151,7 @@ impl Error {
             Error::LaunchMaxDepthExceeded { .. } => 65,
             Error::LaunchPendingCountExceeded { .. } => 69,
             Error::NoDevice { .. } => 100,
+            Error::InvalidDevice { .. } => 101,
             Error::NotReady { .. } => 600,
             Error::InvalidResourceHandle { .. } => 400,
             Error::Driver { code, .. } => *code,
@@ -174,6 +180,7 @@ impl Error {
             65 => "cudaErrorLaunchMaxDepthExceeded",
             69 => "cudaErrorLaunchPendingCountExceeded",
             100 => "cudaErrorNoDevice",
+            101 => "cudaErrorInvalidDevice",
             400 => "cudaErrorInvalidResourceHandle",
             600 => "cudaErrorNotReady",
             710 => "cudaErrorAssert",
@@ -236,6 +243,7 @@ impl fmt::Display for Error {
                 write!(f, "device-side launch of kernel `{kernel}` failed (cudaErrorLaunchPendingCountExceeded): {message} (it did not run)")
             }
             Error::NoDevice { message } => write!(f, "no CUDA device: {message}"),
+            Error::InvalidDevice { message } => write!(f, "invalid device: {message}"),
             Error::NotReady { message } => write!(f, "not ready: {message}"),
             Error::InvalidResourceHandle { message } => write!(f, "invalid resource handle: {message}"),
             Error::Driver { code, name, message } => write!(f, "CUDA error {code} ({name}): {message}"),

@@ -92,7 +92,7 @@ impl<T: DeviceCopy> HostBuffer<T> {
     fn settle(&self) {
         #[cfg(feature = "gpu")]
         if self.store.pinned {
-            let _ = crate::gpu::stream::settle();
+            let _ = crate::gpu::stream::settle_all();
         }
     }
 
@@ -322,8 +322,8 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
 
 /// The CUDA stream of `stream`, for a copy of a buffer in GPU memory.
 #[cfg(feature = "gpu")]
-fn gpu_stream<'s>(what: &str, stream: &'s Stream) -> Result<&'s crate::gpu::stream::GpuStream, Error> {
-    stream.gpu.as_deref().ok_or_else(|| {
+fn gpu_stream<'s>(what: &str, stream: &'s Stream) -> Result<&'s Arc<crate::gpu::stream::GpuStream>, Error> {
+    stream.gpu.as_ref().ok_or_else(|| {
         let e = Error::InvalidValue {
             message: format!("{what}: the buffer is in GPU memory but the stream was made for the emulator; make both under the same target"),
         };

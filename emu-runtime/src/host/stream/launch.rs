@@ -143,7 +143,9 @@ pub fn on_default_stream(f: impl FnOnce() -> Result<(), Error>) -> Result<(), Er
 
 /// `launch!` with a stream made while the target is the GPU: the kernel is queued on its CUDA
 /// stream and the launch returns at once; `None` for a stream of the emulator (always, without
-/// the `gpu` feature).
+/// the `gpu` feature). The caller's location (the `launch!` site) names the launch in a later
+/// fault's error.
+#[track_caller]
 pub fn launch_on_gpu_stream(
     kernel: &'static KernelInfo,
     ptx: Option<&'static str>,
@@ -154,9 +156,11 @@ pub fn launch_on_gpu_stream(
     #[cfg(feature = "gpu")]
     {
         let g = stream.gpu.as_ref()?;
-        let r = config::effective().and_then(|c| {
-            crate::gpu::stream::launch(kernel, ptx, cfg, c.get_max_shared_bytes(), args, g, c.get_launch_blocking())
-        });
+        // Not in a closure, so that the launch site reaches `gpu::stream::launch`.
+        let r = match config::effective() {
+            Ok(c) => crate::gpu::stream::launch(kernel, ptx, cfg, c.get_max_shared_bytes(), args, g, c.get_launch_blocking()),
+            Err(e) => Err(e),
+        };
         if let Err(e) = &r {
             last_error::record(e);
         }
