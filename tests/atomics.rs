@@ -19,7 +19,7 @@ mod common;
 use common::{assert_has, marked_line, Rng};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, AtomicAdd, AtomicBitwise, AtomicCas, AtomicExch, AtomicMinMax, AtomicSub};
-use deviceemu::{Config, DeviceCopy, Error};
+use deviceemu::{DeviceCopy, Error};
 
 const SRC: &str = include_str!("atomics.rs");
 const FILE: &str = "tests/atomics.rs";
