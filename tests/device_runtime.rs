@@ -451,7 +451,7 @@ fn a_stream_no_thread_created_is_reported() {
 
 /// The parent records an event and passes it to a child (`bad`), which waits for it: an event
 /// used across grids. Without the bug the child makes its own.
-#[kernel]
+#[kernel(host_only)]
 fn pass_event(codes: &mut [i32], bad: bool) {
     let s = DeviceStream::non_blocking();
     let ev = DeviceEvent::without_timing();
@@ -806,12 +806,12 @@ fn where_grandchild() {
     WHERE.lock().unwrap().push(deviceemu::__private::debugger_where());
 }
 
-#[kernel]
+#[kernel(host_only)]
 fn where_child() {
     launch!(where_grandchild<<<1, 1>>>()).unwrap(); // @where_child
 }
 
-#[kernel]
+#[kernel(host_only)]
 fn where_parent() {
     if block_idx().x == 2 {
         launch!(where_child<<<1, 1>>>()).unwrap(); // @where_parent
