@@ -1,11 +1,12 @@
-//! Dynamic parallelism (the device runtime), emulated: CUDA's cdpSimpleQuicksort in Rust.
+//! Dynamic parallelism (the device runtime): CUDA's cdpSimpleQuicksort in Rust.
 //!
 //! Each launch partitions its segment around a pivot and launches two children, one per half,
 //! each into a stream of its own; below 32 elements, or 16 levels deep, it finishes the
 //! segment with a selection sort. The host's `launch!` returns when the whole tree of child
 //! grids has finished. Run it with `EMU_DEVICE_RUNTIME=cdp1` for the legacy device runtime (it
-//! sorts the same). Kernels that launch kernels run on the emulator only (ARCHITECTURE.md,
-//! *The device runtime*).
+//! sorts the same). Built with `--features gpu` on a machine with a GPU, it runs there,
+//! through CUDA's device runtime (ARCHITECTURE.md, *The device runtime*); on the H200 it
+//! sorted 100 000 elements in 93.4 ms (tools/probes/logs/devrt_gpu_run2.log).
 //!
 //! `cargo run --release --example cdp_quicksort [N]`
 use deviceemu::prelude::*;

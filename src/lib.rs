@@ -61,6 +61,12 @@ pub use emu_runtime::{
     DefaultStream, Event, HostBuffer, Stream, STICKY_CODES, device_count, device_synchronize, get_device, set_device,
     DeviceEvent, DeviceRuntime, DeviceStream,
 };
+/// The device runtime in a kernel on the GPU (`launch!` in a kernel, device streams and
+/// events, the thread's last error), as calls of CUDA's `libcudadevrt`.
+#[cfg(target_arch = "nvptx64")]
+pub use emu_runtime::device::devrt::{
+    device_synchronize, get_last_error, peek_at_last_error, DeviceArg, DeviceArgMut, DeviceEvent, DeviceStream, Error,
+};
 
 #[cfg(all(feature = "testing", not(target_arch = "nvptx64")))]
 pub mod testing;
@@ -78,7 +84,6 @@ pub mod testing;
 /// invalid configuration, a sticky error); a fault inside the kernel is returned by the next
 /// synchronising call ([`Stream::synchronize`], [`device_synchronize`],
 /// [`Event::synchronize`], a blocking copy) and recorded as the last error.
-#[cfg(not(target_arch = "nvptx64"))]
 #[macro_export]
 macro_rules! launch {
     ($($tokens:tt)*) => {
@@ -121,6 +126,8 @@ pub mod prelude {
         copy_from_symbol, copy_from_symbol_at, copy_to_symbol, copy_to_symbol_at, device_synchronize, launch, launch_cooperative,
         DeviceBuffer, DeviceSlice, DeviceSliceMut, Event, HostBuffer, Stream, DeviceEvent, DeviceStream,
     };
+    #[cfg(target_arch = "nvptx64")]
+    pub use crate::{device_synchronize, launch, DeviceEvent, DeviceStream};
     pub use crate::intrinsics::*;
     pub use crate::texture::{tex1d, tex1d_fetch, tex2d, AddressMode, FilterMode, Texture, TextureDesc};
     #[cfg(not(target_arch = "nvptx64"))]
@@ -129,7 +136,6 @@ pub mod prelude {
 
 #[doc(hidden)]
 pub mod __private {
-    #[cfg(not(target_arch = "nvptx64"))]
     pub use emu_macros::launch_impl;
     pub use emu_runtime::__private::*;
 }

@@ -2,6 +2,34 @@
 //!
 //! ARCHITECTURE.md, *The device runtime*, describes the model; tools/probes/RESULTS.md p7 has
 //! the H200's answers the limits follow.
+//!
+//! # On the GPU
+//!
+//! Built with `--features gpu` on a machine with a GPU, `Config::default()` targets the GPU,
+//! and the kernels here run there through the CUDA device runtime (emu-runtime/src/gpu/link.rs).
+//! Only these tests are GPU tests (they assert what the GPU does too); run them one per
+//! process (`--exact NAME`), since a GPU fault is sticky for the process's CUDA context:
+//!
+//! - `children_see_the_parents_writes_and_the_host_sees_the_childrens`
+//! - `a_recursive_quicksort_sorts_like_the_cpu_in_both_profiles`
+//! - `the_quicksort_depth_limit_falls_back_to_selection_sort`
+//! - `an_adaptive_mandelbrot_subdivides_like_the_cpu_in_both_profiles`
+//! - `sm_90_has_no_nesting_depth_error_at_depth_200`
+//! - `fire_and_forget_launches_never_fail`
+//! - `a_device_helper_launches_children`
+//! - `a_tail_launch_runs_after_the_grid_and_its_other_children`
+//! - `device_synchronize_in_a_kernel_is_an_error_on_sm_90` (on the GPU: 801 in the kernel, no
+//!   report)
+//! - `a_kernel_that_launches_kernels_runs_on_the_gpu_target`
+//! - `the_2049th_tail_launch_fails_with_69_at_the_default_limit` (the default limit only: the GPU launch
+//!   does not apply `Config::pending_launch_limit`)
+//!
+//! `launches_into_one_stream_from_several_threads_run_in_the_blocks_launch_order` and
+//! `null_and_named_stream_launches_count_only_unfinished_children` compare the emulator's
+//! order and counts with what the GPU happens to do; they are run on the GPU as observations,
+//! not counted as GPU passes. All other tests are emulator-only by nature: they assert the
+//! emulator's reports (misuse, faults, checkers, `emu-where`), the cdp1 profile (which has no
+//! sm_90 GPU counterpart), `Config` limits, or the emulator's scheduling.
 
 mod common;
 
@@ -423,7 +451,7 @@ fn a_stream_no_thread_created_is_reported() {
 
 /// The parent records an event and passes it to a child (`bad`), which waits for it: an event
 /// used across grids. Without the bug the child makes its own.
-#[kernel]
+#[kernel(host_only)]
 fn pass_event(codes: &mut [i32], bad: bool) {
     let s = DeviceStream::non_blocking();
     let ev = DeviceEvent::without_timing();
@@ -513,7 +541,17 @@ fn sync_children(data: &mut [u32], out: &mut [i32]) {
 fn device_synchronize_in_a_kernel_is_an_error_on_sm_90() {
     let mut data = DeviceBuffer::<u32>::zeroed(4).unwrap();
     let mut out = DeviceBuffer::<i32>::zeroed(3).unwrap();
-    let e = with_config(cdp2(), || launch!(sync_children<<<1, 8>>>(&mut data, &mut out))).unwrap_err();
+    let r = with_config(cdp2(), || launch!(sync_children<<<1, 8>>>(&mut data, &mut out)));
+    if on_gpu() {
+        // The GPU build's device_synchronize() returns 801 at once (sm_90 has none), with no
+        // report; the children ran after the grid.
+        r.unwrap();
+        assert_eq!(out.to_vec().unwrap()[0], 801);
+        assert_eq!(out.to_vec().unwrap()[2], 801);
+        assert_eq!(data.to_vec().unwrap(), vec![1, 2, 3, 4]);
+        return;
+    }
+    let e = r.unwrap_err();
     assert_eq!(e.code(), 719);
     assert_eq!(out.to_vec().unwrap()[0], 801);
     let text = e.to_string();
@@ -768,12 +806,12 @@ fn where_grandchild() {
     WHERE.lock().unwrap().push(deviceemu::__private::debugger_where());
 }
 
-#[kernel]
+#[kernel(host_only)]
 fn where_child() {
     launch!(where_grandchild<<<1, 1>>>()).unwrap(); // @where_child
 }
 
-#[kernel]
+#[kernel(host_only)]
 fn where_parent() {
     if block_idx().x == 2 {
         launch!(where_child<<<1, 1>>>()).unwrap(); // @where_parent
@@ -796,14 +834,14 @@ fn emu_where_shows_the_nesting() {
 // Launches from `#[device]` helpers, streams across grids, the threads schedule
 // ---------------------------------------------------------------------------------------------
 
-/// A helper that launches: it exists on the host only, so its callers are `host_only`.
+/// A helper that launches (on the GPU too).
 #[device]
 fn spawn_add(data: &mut [u32], b: u32, s: DeviceStream) -> i32 {
     code(launch!(add_block<<<1, 64, 0, &s>>>(data, b)))
 }
 
-/// Calls a launching helper: the emulator only.
-#[kernel(host_only)]
+/// Calls a launching helper.
+#[kernel]
 fn helper_launches(data: &mut [u32], codes: &mut [i32]) {
     if thread_idx().x == 0 {
         let b = block_idx().x;
@@ -937,19 +975,37 @@ fn a_tail_launch_runs_after_the_grid_and_its_other_children() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The GPU: kernels that launch kernels have no PTX yet
+// The GPU: kernels that launch kernels run there, linked with the device runtime
 // ---------------------------------------------------------------------------------------------
 
+/// Whether the tests' configurations (`Config::default()`) run on the GPU.
+fn on_gpu() -> bool {
+    Config::default().get_target() == deviceemu::Target::Gpu
+}
+
 #[test]
-fn a_kernel_that_launches_kernels_refuses_the_gpu_target_with_801() {
-    let mut data = DeviceBuffer::from_slice(&[3u32, 1, 2]).unwrap();
+fn a_kernel_that_launches_kernels_runs_on_the_gpu_target() {
+    let mut data = DeviceBuffer::from_slice(&[3u32, 1, 2, 9, 0, 5]).unwrap();
     let gpu = Config::default().target(deviceemu::Target::Gpu);
-    let e = with_config(gpu, || launch!(quicksort<<<1, 1>>>(&mut data, 0, 2, 0))).unwrap_err();
-    assert_eq!(e.code(), 801);
-    assert_has(&e.to_string(), "kernel `quicksort` launches kernels from the device (dynamic parallelism), which runs on the emulator only");
-    assert_has(&e.to_string(), "EMU_TARGET=emulator");
-    // Nothing ran.
-    assert_eq!(data.to_vec().unwrap(), vec![3, 1, 2]);
+    let r = with_config(gpu, || launch!(quicksort<<<1, 1>>>(&mut data, 0, 5, 0)));
+    if on_gpu() {
+        r.unwrap();
+        assert_eq!(data.to_vec().unwrap(), vec![0, 1, 2, 3, 5, 9]);
+    } else {
+        // No GPU here: the same refusal as any kernel's, nothing about the device runtime.
+        let e = r.unwrap_err();
+        assert!(matches!(e.code(), 100 | 801), "{e}");
+        assert_lacks(&e.to_string(), "dynamic parallelism");
+        assert_eq!(data.to_vec().unwrap(), vec![3, 1, 2, 9, 0, 5]);
+    }
+}
+
+/// The default pending-launch limit for tail launches (p7): the GPU test of the limit.
+#[test]
+fn the_2049th_tail_launch_fails_with_69_at_the_default_limit() {
+    let (ran, stats) = launches(Config::default(), 3048, 2);
+    assert_eq!(ran, 2048);
+    assert_eq!(stats, vec![2048, 1000, 69, 69, 69, 0]);
 }
 
 /// One thread launches a child of 16 blocks over the whole buffer.

@@ -81,18 +81,14 @@ fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
     };
     let args = syn::parse::Parser::parse2(parser, args)?;
     if device {
-        let args = args.iter();
+        let args: Vec<&Expr> = args.iter().collect();
         let stream = match stream {
             Some(s) => quote!(::core::option::Option::Some(#s)),
             None => quote!(::core::option::Option::None),
         };
+        // On nvptx the child's `__launch_device` (emit/devrt.rs) calls the CUDA device
+        // runtime; on the host it queues an emulated child grid.
         return Ok(quote! {{
-            #[cfg(target_arch = "nvptx64")]
-            ::core::compile_error!(
-                "a device-side `launch!` (dynamic parallelism) does not build for the GPU yet: the GPU build does not \
-                 link the CUDA device runtime (libcudadevrt); kernels that contain one run on the emulator only, and a \
-                 `#[device]` function that contains one cannot be compiled to PTX (ARCHITECTURE.md, The device runtime)"
-            );
             #[cfg(not(target_arch = "nvptx64"))]
             let __emu_r = #kernel::__launch_device(
                 #krate::__private::LaunchConfig::new(#grid, #block, #shared),
@@ -100,7 +96,13 @@ fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
                 #(#args),*
             );
             #[cfg(target_arch = "nvptx64")]
-            let __emu_r = ::core::result::Result::<(), ()>::Ok(());
+            let __emu_r = #kernel::__launch_device(
+                ::core::convert::Into::<#krate::__private::Dim3>::into(#grid),
+                ::core::convert::Into::<#krate::__private::Dim3>::into(#block),
+                #shared,
+                #stream,
+                #(#args),*
+            );
             __emu_r
         }});
     }

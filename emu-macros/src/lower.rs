@@ -49,9 +49,6 @@ pub(crate) struct Kernel {
     pub(crate) ctx: Ident,
     /// The region form (`fission/`), or why the kernel has none.
     pub(crate) fission: Result<crate::fission::Fission, String>,
-    /// Whether the body makes device-side launches (`launch!`): the kernel then has no PTX
-    /// entry (the GPU build does not link the device runtime) and no region form.
-    pub(crate) device_launches: bool,
 }
 
 /// What a helper adds to [`Lowered`].
@@ -61,8 +58,6 @@ pub(crate) struct Device {
     pub(crate) calls_barrier: bool,
     /// Whether the rewritten body accesses views (it then asks whether accesses are checked).
     pub(crate) accesses: bool,
-    /// Whether the body makes device-side launches: the helper then exists on the host only.
-    pub(crate) device_launches: bool,
 }
 
 /// Lowers a validated kernel.
@@ -99,7 +94,7 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
     let state_machine = crate::host_body::host_body(&mut host_block, &ctx, item.sig.unsafety.is_none()) > 0;
     // Loops yield to the block's other threads and answer the watchdog (`progress.rs`).
     crate::progress::instrument_loops(&mut host_block, state_machine);
-    let role = Role::Kernel(Kernel { attr, docs, host_block, state_machine, ctx, fission, device_launches });
+    let role = Role::Kernel(Kernel { attr, docs, host_block, state_machine, ctx, fission });
     Lowered { item, params, errors, role }
 }
 
@@ -112,7 +107,6 @@ pub(crate) fn device(mut item: ItemFn, params: Vec<Param>) -> Lowered {
     }
     let mut finder = BarrierFinder::default();
     finder.visit_block(&item.block);
-    let device_launches = launches_kernels(&item.block);
     let views = params.iter().map(|p| (p.name.to_string(), !matches!(p.kind, ParamKind::Scalar)));
     let (errors, accesses) = rewrite_block(&mut item.block, views.collect(), false, &item.sig.ident.to_string());
     // Loops yield to the block's other threads and answer the watchdog (`progress.rs`); a
@@ -120,7 +114,7 @@ pub(crate) fn device(mut item: ItemFn, params: Vec<Param>) -> Lowered {
     if item.sig.constness.is_none() {
         crate::progress::instrument_loops(&mut item.block, false);
     }
-    let role = Role::Device(Device { calls_barrier: finder.found, accesses, device_launches });
+    let role = Role::Device(Device { calls_barrier: finder.found, accesses });
     Lowered { item, params, errors, role }
 }
 

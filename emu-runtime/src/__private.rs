@@ -53,6 +53,8 @@ pub fn race_states() -> usize {
 use core::panic::Location;
 
 pub use crate::device::print::kprint_args;
+#[cfg(target_arch = "nvptx64")]
+pub use crate::device::devrt::{DeviceArg, DeviceArgMut, DeviceStream, ParamBuffer};
 
 /// The integer types an index of device memory may have (`v[i]`, `t[r][c]`), as CUDA code
 /// writes them: every primitive integer. A non-negative index that fits in `usize` is that
@@ -350,28 +352,6 @@ pub fn host_only_on_gpu(kernel: &'static KernelInfo) -> Option<Result<(), crate:
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn debugger_where() -> String {
     crate::host::sched::debugger::where_now()
-}
-
-/// The launch of a kernel that makes device-side launches when its target is the GPU: 801
-/// with a message (the GPU build does not link the device runtime, so the kernel has no PTX);
-/// `None` when the target is the emulator.
-#[cfg(not(target_arch = "nvptx64"))]
-pub fn device_launches_on_gpu(kernel: &'static KernelInfo) -> Option<Result<(), crate::Error>> {
-    let config = crate::host::config::effective().ok()?;
-    if config.get_target() != crate::host::config::Target::Gpu {
-        return None;
-    }
-    let e = crate::Error::NotSupported {
-        message: format!(
-            "kernel `{}` launches kernels from the device (dynamic parallelism), which runs on the emulator only: \
-             the GPU build does not yet link the CUDA device runtime (libcudadevrt through cuLinkCreate/cuLinkAddFile, \
-             never tested on hardware), so the kernel has no PTX; launch it with the emulator as the target \
-             (EMU_TARGET=emulator)",
-            kernel.name
-        ),
-    };
-    crate::host::report::last_error::record(&e);
-    Some(Err(e))
 }
 
 /// Runs `launch` (one `launch!`) as a cooperative launch (`launch_cooperative!`).

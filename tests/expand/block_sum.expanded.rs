@@ -644,6 +644,47 @@ pub fn block_sum<'__emu_launch>(
     };
     ::deviceemu::__private::exit_here()
 }
+#[cfg(target_arch = "nvptx64")]
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct block_sum {}
+#[cfg(target_arch = "nvptx64")]
+impl block_sum {
+    /// A device-side launch on the GPU, through the CUDA device runtime.
+    #[doc(hidden)]
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    pub fn __launch_device<'__emu_l>(
+        __emu_grid: ::deviceemu::__private::Dim3,
+        __emu_block: ::deviceemu::__private::Dim3,
+        __emu_shared: usize,
+        __emu_stream: ::core::option::Option<&::deviceemu::__private::DeviceStream>,
+        x: impl ::deviceemu::__private::DeviceArg<'__emu_l, f32>,
+        sums: impl ::deviceemu::__private::DeviceArgMut<'__emu_l, f32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        unsafe {
+            let mut __emu_b = ::deviceemu::__private::ParamBuffer::get(
+                __emu_entry_block_sum as *const (),
+                __emu_grid,
+                __emu_block,
+                __emu_shared,
+            )?;
+            let x = <_ as ::deviceemu::__private::DeviceArg<
+                '__emu_l,
+                f32,
+            >>::into_view(x);
+            __emu_b.push::<*const f32>(x.as_ptr() as *const f32);
+            __emu_b.push::<usize>(x.len());
+            let sums = <_ as ::deviceemu::__private::DeviceArgMut<
+                '__emu_l,
+                f32,
+            >>::into_view(sums);
+            __emu_b.push::<*mut f32>(sums.as_ptr() as *mut f32);
+            __emu_b.push::<usize>(sums.len());
+            __emu_b.launch(__emu_stream)
+        }
+    }
+}
 /// A host-only kernel: no PTX entry, and a launcher that refuses the GPU.
 ///Launcher of the kernel `on_host`: launch it with `launch!(on_host<<<grid, block>>>(args))`.
 #[doc(hidden)]

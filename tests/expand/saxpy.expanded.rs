@@ -459,3 +459,46 @@ pub fn saxpy<'__emu_launch>(
     };
     ::deviceemu::__private::exit_here()
 }
+#[cfg(target_arch = "nvptx64")]
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct saxpy {}
+#[cfg(target_arch = "nvptx64")]
+impl saxpy {
+    /// A device-side launch on the GPU, through the CUDA device runtime.
+    #[doc(hidden)]
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, dead_code)]
+    pub fn __launch_device<'__emu_l>(
+        __emu_grid: ::deviceemu::__private::Dim3,
+        __emu_block: ::deviceemu::__private::Dim3,
+        __emu_shared: usize,
+        __emu_stream: ::core::option::Option<&::deviceemu::__private::DeviceStream>,
+        a: f32,
+        x: impl ::deviceemu::__private::DeviceArg<'__emu_l, f32>,
+        y: impl ::deviceemu::__private::DeviceArgMut<'__emu_l, f32>,
+    ) -> ::core::result::Result<(), ::deviceemu::Error> {
+        unsafe {
+            let mut __emu_b = ::deviceemu::__private::ParamBuffer::get(
+                __emu_entry_saxpy as *const (),
+                __emu_grid,
+                __emu_block,
+                __emu_shared,
+            )?;
+            __emu_b.push::<f32>(a);
+            let x = <_ as ::deviceemu::__private::DeviceArg<
+                '__emu_l,
+                f32,
+            >>::into_view(x);
+            __emu_b.push::<*const f32>(x.as_ptr() as *const f32);
+            __emu_b.push::<usize>(x.len());
+            let y = <_ as ::deviceemu::__private::DeviceArgMut<
+                '__emu_l,
+                f32,
+            >>::into_view(y);
+            __emu_b.push::<*mut f32>(y.as_ptr() as *mut f32);
+            __emu_b.push::<usize>(y.len());
+            __emu_b.launch(__emu_stream)
+        }
+    }
+}

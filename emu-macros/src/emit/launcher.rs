@@ -98,13 +98,6 @@ fn view_setup(p: &Param) -> Option<TokenStream> {
 /// launch fails with an error that says so.
 fn gpu_launch(l: &Lowered, k: &Kernel, on_stream: bool) -> TokenStream {
     let rt = rt();
-    if k.device_launches {
-        return quote! {
-            if let ::core::option::Option::Some(r) = #rt::device_launches_on_gpu(__emu_info) {
-                return r;
-            }
-        };
-    }
     if k.attr.host_only {
         return quote! {
             if let ::core::option::Option::Some(r) = #rt::host_only_on_gpu(__emu_info) {

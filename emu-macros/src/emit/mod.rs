@@ -31,6 +31,7 @@
 //!
 //! A `#[device]` helper is emitted as written, with its body rewritten (`device`).
 
+mod devrt;
 mod host;
 mod launcher;
 mod ptx;
@@ -66,8 +67,9 @@ fn kernel(l: &Lowered, k: &Kernel) -> TokenStream {
     let launcher = launcher::emit(l, k);
     let host = host::emit(l, k);
     let regions = regions::emit(l, k);
-    let ptx = (!k.attr.host_only && !k.device_launches).then(|| ptx::emit(l, k));
-    quote!(#launcher #host #regions #ptx)
+    let ptx = (!k.attr.host_only).then(|| ptx::emit(l, k));
+    let devrt = (!k.attr.host_only).then(|| devrt::emit(l));
+    quote!(#launcher #host #regions #ptx #devrt)
 }
 
 /// A helper: the function with its body rewritten; it asks once per call whether accesses
@@ -87,11 +89,6 @@ fn device(l: &Lowered, d: &Device) -> TokenStream {
         );
     }
     f.attrs.push(syn::parse_quote!(#[allow(unused_mut)]));
-    // Device-side launches are emulated only (ARCHITECTURE.md, The device runtime): a kernel
-    // that calls this helper must be `#[kernel(host_only)]` to build for the GPU.
-    if d.device_launches {
-        f.attrs.push(syn::parse_quote!(#[cfg(not(target_arch = "nvptx64"))]));
-    }
     if d.calls_barrier && !f.attrs.iter().any(|a| a.path().is_ident("track_caller")) {
         f.attrs.push(syn::parse_quote!(#[track_caller]));
     }

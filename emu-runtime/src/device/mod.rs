@@ -10,6 +10,8 @@ mod builtins;
 mod cluster;
 pub mod cg;
 pub(crate) mod copy;
+#[cfg(target_arch = "nvptx64")]
+pub mod devrt;
 mod dim;
 mod grid;
 pub(crate) mod print;

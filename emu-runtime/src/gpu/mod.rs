@@ -19,6 +19,7 @@ use crate::host::report::error::Error;
 use crate::host::sched::launch::{GpuArg, KernelInfo, LaunchConfig};
 
 pub(crate) mod copy;
+mod link;
 pub(crate) mod stream;
 pub(crate) use stream::device_count;
 pub(crate) mod texture;
@@ -164,10 +165,15 @@ impl Gpu {
         if let Some(m) = modules.get(&key) {
             return Ok(m.clone());
         }
-        let m = self
-            .ctx
-            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
-            .map_err(|e| driver_error(e, "loading the kernels' PTX module"))?;
+        // A module that calls the device runtime is linked with libcudadevrt first (link.rs).
+        let image = match link::needs_devrt(ptx) {
+            true => {
+                self.bind()?;
+                cudarc::nvrtc::Ptx::from_binary(link::link_with_devrt(ptx)?)
+            }
+            false => cudarc::nvrtc::Ptx::from_src(ptx),
+        };
+        let m = self.ctx.load_module(image).map_err(|e| driver_error(e, "loading the kernels' PTX module"))?;
         copy::init_constants(&m, ptx)?;
         modules.insert(key, m.clone());
         Ok(m)
