@@ -29,8 +29,11 @@ pub(crate) struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     modules: Mutex<HashMap<usize, Arc<CudaModule>>>,
-    functions: Mutex<HashMap<(usize, &'static str), CudaFunction>>,
+    /// Each kernel's function, and whether its module calls the device runtime.
+    functions: Mutex<HashMap<(usize, &'static str), (CudaFunction, bool)>>,
     limits: Limits,
+    /// `cudaLimitDevRuntimePendingLaunchCount` as last set here (CUDA's default: 2048).
+    pending_launch_limit: std::sync::atomic::AtomicUsize,
 }
 
 struct Limits {
@@ -131,14 +134,38 @@ impl Gpu {
             ],
             max_shared_optin: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as usize,
         };
-        Ok(Gpu { ctx, stream, modules: Mutex::new(HashMap::new()), functions: Mutex::new(HashMap::new()), limits })
+        Ok(Gpu {
+            ctx,
+            stream,
+            modules: Mutex::new(HashMap::new()),
+            functions: Mutex::new(HashMap::new()),
+            limits,
+            pending_launch_limit: std::sync::atomic::AtomicUsize::new(2048),
+        })
+    }
+
+    /// Sets `cudaLimitDevRuntimePendingLaunchCount` to `Config::pending_launch_limit` before a
+    /// launch of a kernel that calls the device runtime, when it differs from the last value
+    /// set (`cuCtxSetLimit` on the bound context).
+    fn apply_pending_launch_limit(&self, limit: usize) -> Result<(), Error> {
+        use std::sync::atomic::Ordering::Relaxed;
+        if self.pending_launch_limit.load(Relaxed) == limit {
+            return Ok(());
+        }
+        // SAFETY: plain driver call on the context bound to this thread (`with_launch` binds it).
+        unsafe { sys::cuCtxSetLimit(sys::CUlimit::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, limit) }
+            .result()
+            .map_err(|e| driver_error(e, &format!("setting the device runtime's pending launch limit to {limit}")))?;
+        self.pending_launch_limit.store(limit, Relaxed);
+        Ok(())
     }
 
     pub(crate) fn bind(&self) -> Result<(), Error> {
         self.ctx.bind_to_thread().map_err(|e| driver_error(e, "binding the GPU context"))
     }
 
-    fn function(&self, kernel: &'static KernelInfo, ptx: &'static str) -> Result<CudaFunction, Error> {
+    /// The kernel's function, and whether its module calls the device runtime.
+    fn function(&self, kernel: &'static KernelInfo, ptx: &'static str) -> Result<(CudaFunction, bool), Error> {
         let key = (ptx.as_ptr() as usize, kernel.name);
         if let Some(f) = self.functions.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
             return Ok(f.clone());
@@ -147,6 +174,7 @@ impl Gpu {
         let f = module
             .load_function(kernel.name)
             .map_err(|e| driver_error(e, &format!("finding kernel `{}` in its PTX module", kernel.name)))?;
+        let f = (f, link::needs_devrt(ptx));
         self.functions.lock().unwrap_or_else(|e| e.into_inner()).insert(key, f.clone());
         Ok(f)
     }
@@ -363,7 +391,10 @@ fn with_launch(
     let gpu = gpu()?;
     gpu.bind()?;
     gpu.validate(kernel, &cfg, max_shared)?;
-    let f = gpu.function(kernel, ptx)?;
+    let (f, devrt) = gpu.function(kernel, ptx)?;
+    if devrt {
+        gpu.apply_pending_launch_limit(crate::host::config::effective()?.get_pending_launch_limit())?;
+    }
     // Flatten: scalars point at the caller's values; buffers point at (address, length)
     // pairs stored here, which outlive the launch call.
     let mut storage: Vec<(u64, usize)> = Vec::with_capacity(args.len());

@@ -437,7 +437,8 @@ impl Config {
     }
     /// How many device-side launches may be pending (`cudaLimitDevRuntimePendingLaunchCount`,
     /// `EMU_PENDING_LAUNCH_LIMIT`; default 2048); past it a launch fails with 69, by the rules
-    /// ARCHITECTURE.md's *The device runtime* gives per stream kind.
+    /// ARCHITECTURE.md's *The device runtime* gives per stream kind. On the GPU it is set with
+    /// `cuCtxSetLimit` before a launch of a kernel that calls the device runtime.
     pub fn pending_launch_limit(mut self, launches: usize) -> Self {
         self.pending_launch_limit = launches;
         self
