@@ -2,7 +2,8 @@
 //! (`Texture<u8>`, `Texture<[u8; 4]>`, ... from `TextureObject::linear` / `array_*` /
 //! `pitch_2d` over integer texels) against the texels themselves, normalised-float reads
 //! (`TextureObject::*_normalized`, a `Texture<f32>` over `u8` texels) against the H200's
-//! conversion, and what CUDA refuses (linear filtering of an element-type read).
+//! conversion and 16-bit integer filter, border colours in both modes, and what CUDA refuses
+//! (linear filtering of an element-type read).
 
 mod common;
 #[path = "../examples/textures_int.rs"]
@@ -50,7 +51,8 @@ fn element_type_fetches_return_the_integers() {
 
 #[test]
 fn element_type_samples_address_like_float_textures() {
-    let texels: Vec<i8> = vec![-128, -1, 0, 1, 127, 42, -77];
+    // 8 texels: the coordinates (quarter texels, divided by 8 when normalised) are exact.
+    let texels: Vec<i8> = vec![-128, -1, 0, 1, 127, 42, -77, 5];
     let n = texels.len();
     for normalized in [false, true] {
         for m in [A::Wrap, A::Clamp, A::Mirror, A::Border] {
@@ -129,8 +131,10 @@ fn normalised_reads_span_the_unit_interval() {
 }
 
 #[test]
-fn linear_filtering_blends_the_normalised_values() {
-    // Texels 0 and 255 read as 0.0 and 1.0: a linear sample is the 8-bit weight itself.
+fn linear_filtering_blends_in_sixteen_bit_integers() {
+    // Texels 0 and 255 read as 0.0 and 1.0, but the H200 filters u8 as unorm16 (255 is 65535)
+    // and rounds the blend to a 16-bit integer: weight k/256 reads round(65535 k / 256) / 65535,
+    // not k/256 (probe 12, `blend1d_u8`: 0.2500038 at k = 64).
     let texels = [0u8, 255, 0];
     let d = TextureDesc::new().filter(F::Linear);
     let t = TextureObject::array_1d_normalized(&texels, d).unwrap();
@@ -139,25 +143,45 @@ fn linear_filtering_blends_the_normalised_values() {
     let mut out = DeviceBuffer::<f32>::zeroed(256).unwrap();
     launch!(textures_int_example::textures_example::sample_each_1d<<<1, 256>>>(t.texture(), &xb, &mut out)).unwrap();
     for (k, g) in out.to_vec().unwrap().into_iter().enumerate() {
-        assert_eq!(g, k as f32 / 256.0, "weight {k}/256");
+        let x = (65535 * k as u64 + 128) / 256;
+        assert_eq!(g, (x as f64 / 65535.0) as f32, "weight {k}/256");
     }
+    assert_eq!(f32::to_bits(out.to_vec().unwrap()[64]), 0x3e80_0080);
 }
 
 #[test]
 fn linear_filtering_of_an_element_type_read_is_refused() {
     let d = TextureDesc::new().filter(F::Linear);
+    // cudaErrorInvalidFilterSetting, as cudaCreateTextureObject answers on the H200.
     let e = TextureObject::array_1d(&[1u8, 2], d).unwrap_err();
-    assert_eq!(e.code(), 1);
+    assert_eq!((e.code(), e.name()), (26, "cudaErrorInvalidFilterSetting"));
     assert_has(&e.to_string(), "linear filtering of u8 texels needs a normalised-float read");
     let e = TextureObject::array_2d(1, 2, &[[1i16; 2]; 2], d).unwrap_err();
     assert_has(&e.to_string(), "of i16 texels");
     let buf = DeviceBuffer::from_slice(&[0u16; 64]).unwrap();
-    assert_eq!(TextureObject::linear(&buf, d).unwrap_err().code(), 1);
-    assert_eq!(TextureObject::pitch_2d(&buf, 16, 4, 16, d).unwrap_err().code(), 1);
+    assert_eq!(TextureObject::linear(&buf, d).unwrap_err().code(), 26);
+    assert_eq!(TextureObject::pitch_2d(&buf, 16, 4, 16, d).unwrap_err().code(), 26);
     // Point filtering, or a normalised read, is fine; and float texels filter linearly.
     assert!(TextureObject::pitch_2d(&buf, 16, 4, 16, TextureDesc::new()).is_ok());
     assert!(TextureObject::pitch_2d_normalized(&buf, 16, 4, 16, d).is_ok());
     assert!(TextureObject::array_1d(&[1.0f32, 2.0], d).is_ok());
+}
+
+#[test]
+fn border_colours_are_texels_of_the_format() {
+    let d = TextureDesc::new().address(A::Border).border([0.5, 7.25, -1.0, 0.999]);
+    let xb = DeviceBuffer::from_slice(&[-1.0f32]).unwrap();
+    let yb = DeviceBuffer::from_slice(&[0.5f32]).unwrap();
+    // Normalised: clamped, quantised to the format (0.5 on u8 is 127/255, ties toward zero).
+    let t = TextureObject::array_2d_normalized(1, 1, &[[9u8; 4]], d).unwrap();
+    let mut out = DeviceBuffer::<[f32; 4]>::zeroed(1).unwrap();
+    launch!(textures_int_example::textures_example::sample_each_2d_x4<<<1, 1>>>(t.texture(), &xb, &yb, &mut out)).unwrap();
+    assert_eq!(out.to_vec().unwrap()[0], [127.0 / 255.0, 1.0, 0.0, 1.0]);
+    // As integers: the low bits of the colour's f32 bits (0.999 is 0x3f7fbe77).
+    let t = TextureObject::array_2d(1, 1, &[[9u16; 4]], d).unwrap();
+    let mut out = DeviceBuffer::<[u16; 4]>::zeroed(1).unwrap();
+    launch!(sample_2d_u16x4<<<1, 1>>>(t.texture(), &xb, &yb, &mut out)).unwrap();
+    assert_eq!(out.to_vec().unwrap()[0], [0, 0, 0, 0xbe77]);
 }
 
 #[test]
