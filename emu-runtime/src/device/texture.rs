@@ -7,15 +7,23 @@
 //! [`Texture::sample_2d`] / [`tex2d`] (a 2-D array or pitched 2-D memory). The host creates
 //! the object with `deviceemu::TextureObject` and passes `obj.texture()` to `launch!`.
 //!
+//! Texels are `f32` or 8- and 16-bit integers (`u8`, `i8`, `u16`, `i16`), alone or in pairs
+//! and quads ([`Texel`]). A `Texture<T>` reads `T`: the texels' own type
+//! ([`ReadMode::ElementType`]; integers with point filtering only), or, for integer texels
+//! made with the `TextureObject::*_normalized` constructors, floats in `[0, 1]` / `[-1, 1]`
+//! ([`ReadMode::NormalizedFloat`], [`IntegerTexel::Normalized`]): a texture of `[u8; 4]`
+//! RGBA texels is a `Texture<[u8; 4]>` or a `Texture<[f32; 4]>`.
+//!
 //! ```text
 //!  kernel code ──► Texture::{fetch, sample_1d, sample_2d}
 //!                     │
 //!                     ├─ host:  host.rs  ──► host::texture (the object's texels) ──► sampler.rs
-//!                     └─ nvptx: nvptx.rs ──► tex.1d.v4.f32.s32 / tex.1d.v4.f32.f32 / tex.2d.v4.f32.f32
+//!                     └─ nvptx: nvptx.rs ──► tex.1d.v4.{f32,s32,u32}.s32 / tex.1d.v4.*.f32 / tex.2d.v4.*.f32
 //! ```
 //!
 //! [`sampler`] is the texture unit's arithmetic (addressing, point and linear filtering with
-//! the hardware's 1.8 fixed-point weights), checked against an H200 bit for bit.
+//! the hardware's 1.8 fixed-point weights, the integer formats' conversions and 16-bit
+//! filter), checked against an H200 bit for bit (i8 linear filtering: within `1/32767`).
 
 use core::marker::PhantomData;
 

@@ -178,6 +178,13 @@ fn wrong_read(read: Read, kind: Kind) -> ! {
 /// * [`array_1d`](Self::array_1d) and [`array_2d`](Self::array_2d): over a copy of host data
 ///   (a CUDA array, `cudaResourceTypeArray`), read with `sample_1d` (`tex1D`) and `sample_2d`.
 ///
+/// Each reads its texels as they are (`T` is the texel type; integers allow point filtering
+/// only, else `cudaErrorInvalidFilterSetting`). The `_normalized` forms
+/// ([`linear_normalized`](Self::linear_normalized), [`pitch_2d_normalized`](Self::pitch_2d_normalized),
+/// [`array_1d_normalized`](Self::array_1d_normalized), [`array_2d_normalized`](Self::array_2d_normalized))
+/// take 8- and 16-bit integer texels `S` and read them as normalised floats
+/// (`cudaReadModeNormalizedFloat`): `T` is `S::Normalized` (`f32`, `[f32; 2]` or `[f32; 4]`).
+///
 /// The object lives on the target its buffer lives on (arrays: the current target, like
 /// `DeviceBuffer`), and is destroyed when dropped.
 pub struct TextureObject<'b, T: Texel> {

@@ -26,6 +26,16 @@
 //!    rows -1 and 0 half and half, and row -1 is the border colour in border mode (y).
 //! 7. **`tex1Dfetch`** on linear memory has no addressing and no filtering: an index outside
 //!    the buffer reads zero.
+//!
+//! **8- and 16-bit integer texels** (probe `tools/probes/p12_tex_int.cu`, oracle
+//! `tests/tex_int_oracle.rs`; RESULTS.md section 12) are addressed the same way. Read as the
+//! element type they give the integer ([`element_lane`]; the border colour is the low bits of
+//! its f32 pattern, [`element_border`]). Read as normalised floats
+//! ([`sample_2d_normalized`] and the others): point filtering converts the texel exactly
+//! ([`normalized`]), the border colour is first made a texel of the format
+//! ([`normalized_border`]), and linear filtering blends the integers in 16 bits
+//! (`filter_integer`), not the floats: bit for bit with the H200 for u8, u16 and i16; i8 within
+//! one unit of `1/32767`.
 
 use super::{AddressMode, FilterMode, Format, TextureDesc};
 
@@ -319,7 +329,7 @@ pub fn element_lane(format: Format, v: f32) -> u32 {
 /// widened to unorm16); the sum `sum(w V) / 256` is rounded to an integer `X`, ties upwards,
 /// and read as `X / 65535` (unsigned) or `X / 32767` (signed, clamped to -1), correctly
 /// rounded. i8 is modelled as `V = 32767 v / 127` (exactly) with the same rounding: the H200
-/// differs from that by one unit of `1 / 32767` in about 6 % of i8 linear samples
+/// differs from that by one unit of `1 / 32767` in 4 % of the probe's i8 linear samples
 /// (RESULTS.md section 12).
 fn filter_integer(format: Format, v: [f32; 4], w: [i64; 4]) -> f32 {
     let sum = |scale: i64| -> i64 { (0..4).map(|k| w[k] * (v[k] as i64) * scale).sum() };
