@@ -202,6 +202,6 @@ fn a_read_of_another_type_fails_the_kernel() {
         let xb = DeviceBuffer::from_slice(&[0.5f32]).unwrap();
         let mut out = DeviceBuffer::<i8>::zeroed(1).unwrap();
         let e = deviceemu::quietly(|| launch!(sample_1d_i8<<<1, 1>>>(wrong, &xb, &mut out))).unwrap_err();
-        assert_has(&e.to_string(), "does not match its object");
+        assert_has(&e.to_string(), "does not match its object: the kernel reads a Texture<i8>, the object gives u8");
     });
 }

@@ -136,8 +136,11 @@ pub(crate) fn with<R>(
         Read::Sample1d => state.kind == Kind::Array1d,
         Read::Sample2d => matches!(state.kind, Kind::Array2d | Kind::Pitch2d),
     };
-    if !allowed || state.channels != channels || state.lanes != lanes || state.format != format {
+    if !allowed {
         wrong_read(read, state.kind);
+    }
+    if state.channels != channels || state.lanes != lanes || state.format != format {
+        wrong_type(read, (state.format, state.channels), (format, channels));
     }
     f(&state.texels(), &state.desc, state.normalized)
 }
@@ -166,6 +169,18 @@ fn wrong_read(read: Read, kind: Kind) -> ! {
         Kind::Pitch2d => "pitched 2-D memory (TextureObject::pitch_2d), which is read with sample_2d / tex2d",
     };
     panic!("a texture read ({read:?}) does not match its object: the object is over {what}")
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn wrong_type(read: Read, object: (Format, usize), asked: (Format, usize)) -> ! {
+    let name = |(f, c): (Format, usize)| if c == 1 { f.name().to_string() } else { format!("[{}; {c}]", f.name()) };
+    panic!(
+        "a texture read ({read:?}) does not match its object: the kernel reads a Texture<{}>, the object gives {}",
+        name(asked),
+        name(object)
+    )
 }
 
 /// A texture object (CUDA's `cudaCreateTextureObject`): texels in device memory, read in
