@@ -230,10 +230,16 @@ pub const fn lanes_of<T: Texel>() -> Lanes {
 /// ([`ReadMode::NormalizedFloat`]): a texture of `u8` texels made with
 /// `TextureObject::array_2d_normalized` is a `Texture<f32>` in kernels.
 ///
+/// ```
+/// use emu_runtime::{device::texture::TextureDesc, TextureObject};
+/// // u8 texels read as floats: a Texture<f32>.
+/// let t: TextureObject<'_, f32> = TextureObject::array_1d_normalized(&[0u8, 255], TextureDesc::new()).unwrap();
+/// ```
+///
 /// ```compile_fail
-/// # use deviceemu::prelude::*;
-/// // f32 texels have no normalised-float read (CUDA ignores the read mode there):
-/// let t = TextureObject::array_1d_normalized(&[1.0f32, 2.0], TextureDesc::new());
+/// use emu_runtime::{device::texture::TextureDesc, TextureObject};
+/// // f32 texels have no normalised-float read (CUDA answers cudaErrorInvalidNormSetting):
+/// let t: TextureObject<'_, f32> = TextureObject::array_1d_normalized(&[0.0f32, 1.0], TextureDesc::new()).unwrap();
 /// ```
 #[diagnostic::on_unimplemented(
     message = "a normalised-float read needs 8- or 16-bit integer texels, not `{Self}`",
