@@ -1,13 +1,15 @@
 //! Texture objects on the GPU: `cuTexObjectCreate` over a buffer's device memory (linear or
 //! pitched 2-D) or over a CUDA array (`cuArrayCreate` + a copy of the host texels), through
-//! cudarc's driver `sys` bindings (cudarc has no safe layer for textures).
+//! cudarc's driver `sys` bindings (cudarc has no safe layer for textures). Texels are f32 or
+//! 8- and 16-bit integers (`CU_AD_FORMAT_*`); integer texels read as integers set
+//! `CU_TRSF_READ_AS_INTEGER`, and without it the texture unit reads them as normalised floats.
 
 use std::ffi::c_void;
 
 use cudarc::driver::sys::{self, CUaddress_mode, CUarray_format, CUfilter_mode, CUresourcetype};
 
 use super::{driver_error, gpu};
-use crate::device::texture::{AddressMode, FilterMode, TextureDesc};
+use crate::device::texture::{AddressMode, FilterMode, Format, ReadMode, TextureDesc};
 use crate::host::report::error::Error;
 
 /// What a GPU texture object reads.
@@ -17,9 +19,9 @@ pub(crate) enum Resource<'a> {
     Linear { ptr: u64, bytes: usize },
     /// Rows of `width` texels every `pitch_bytes`, at `ptr`.
     Pitch2d { ptr: u64, width: usize, height: usize, pitch_bytes: usize },
-    /// A CUDA array of `width` × `height` texels (`height` 0: 1-D) holding `data`
-    /// (f32 channels, interleaved).
-    Array { width: usize, height: usize, data: &'a [f32] },
+    /// A CUDA array of `width` × `height` texels (`height` 0: 1-D) holding `data` (the
+    /// texels' bytes, channels interleaved).
+    Array { width: usize, height: usize, data: &'a [u8] },
 }
 
 /// A texture object and the array it owns, destroyed on drop.
@@ -45,11 +47,24 @@ fn mode(m: AddressMode) -> CUaddress_mode {
 }
 
 impl GpuTexture {
-    /// Creates the object (and its array) for `channels`-channel f32 texels.
-    pub(crate) fn create(res: Resource<'_>, channels: usize, desc: &TextureDesc) -> Result<GpuTexture, Error> {
+    /// Creates the object (and its array) for `channels`-channel texels of `texel_format`,
+    /// read as `read_mode` says.
+    pub(crate) fn create(
+        res: Resource<'_>,
+        texel_format: Format,
+        channels: usize,
+        read_mode: ReadMode,
+        desc: &TextureDesc,
+    ) -> Result<GpuTexture, Error> {
         let g = gpu()?;
         g.bind()?;
-        let format = CUarray_format::CU_AD_FORMAT_FLOAT;
+        let format = match texel_format {
+            Format::F32 => CUarray_format::CU_AD_FORMAT_FLOAT,
+            Format::U8 => CUarray_format::CU_AD_FORMAT_UNSIGNED_INT8,
+            Format::I8 => CUarray_format::CU_AD_FORMAT_SIGNED_INT8,
+            Format::U16 => CUarray_format::CU_AD_FORMAT_UNSIGNED_INT16,
+            Format::I16 => CUarray_format::CU_AD_FORMAT_SIGNED_INT16,
+        };
         let mut rd = sys::CUDA_RESOURCE_DESC {
             resType: CUresourcetype::CU_RESOURCE_TYPE_LINEAR,
             res: sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1 {
@@ -84,7 +99,7 @@ impl GpuTexture {
                 let mut a: sys::CUarray = std::ptr::null_mut();
                 // SAFETY: `ad` is a valid descriptor and `a` a place for the handle.
                 unsafe { sys::cuArrayCreate_v2(&mut a, &ad) }.result().map_err(|e| driver_error(e, "creating a CUDA array"))?;
-                let row = width * channels * 4;
+                let row = width * channels * texel_format.bytes();
                 let copy = sys::CUDA_MEMCPY2D {
                     srcXInBytes: 0,
                     srcY: 0,
@@ -103,8 +118,10 @@ impl GpuTexture {
                     WidthInBytes: row,
                     Height: height.max(1),
                 };
-                // SAFETY: `data` holds `width * max(height, 1)` texels of `channels` f32s, the
-                // array was created with that shape; the copy is synchronous.
+                debug_assert_eq!(data.len(), row * height.max(1));
+                // SAFETY: `data` holds `width * max(height, 1)` texels of `channels` channels
+                // of `texel_format`, the array was created with that shape; the copy is
+                // synchronous.
                 let copied = unsafe { sys::cuMemcpy2D_v2(&copy) }.result();
                 if let Err(e) = copied {
                     // SAFETY: created above, destroyed once.
@@ -123,7 +140,8 @@ impl GpuTexture {
         let td = sys::CUDA_TEXTURE_DESC {
             addressMode: [mode(desc.address[0]), mode(desc.address[1]), mode(desc.address[1])],
             filterMode: filter,
-            flags: if desc.normalized { sys::CU_TRSF_NORMALIZED_COORDINATES } else { 0 },
+            flags: (if desc.normalized { sys::CU_TRSF_NORMALIZED_COORDINATES } else { 0 })
+                | (if texel_format.is_integer() && read_mode == ReadMode::ElementType { sys::CU_TRSF_READ_AS_INTEGER } else { 0 }),
             maxAnisotropy: 0,
             mipmapFilterMode: CUfilter_mode::CU_TR_FILTER_MODE_POINT,
             mipmapLevelBias: 0.0,

@@ -25,8 +25,8 @@ use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
-use crate::device::texture::sampler::Texels;
-use crate::device::texture::{Texel, Texture, TextureDesc};
+use crate::device::texture::sampler::{self, Texels};
+use crate::device::texture::{lanes_of, FilterMode, Format, IntegerTexel, Lanes, ReadMode, Texel, Texture, TextureDesc};
 use crate::host::mem::buffer::DeviceBuffer;
 use crate::host::report::error::Error;
 
@@ -61,6 +61,11 @@ pub(crate) enum Read {
 struct State {
     kind: Kind,
     desc: TextureDesc,
+    /// The lanes and format of the type kernels read (`Texture<T>`'s `T`).
+    lanes: Lanes,
+    format: Format,
+    /// The texels' format when they are integers read as normalised floats.
+    normalized: Option<Format>,
     channels: usize,
     width: usize,
     height: usize,
@@ -102,7 +107,14 @@ fn unregister(id: u64) {
 /// a `channels`-channel texel; a dead or foreign handle, or a read the object does not allow,
 /// fails the calling GPU thread (a panic, which the launch reports).
 #[track_caller]
-pub(crate) fn with<R>(handle: u64, channels: usize, read: Read, f: impl FnOnce(&Texels<'_>, &TextureDesc) -> R) -> R {
+pub(crate) fn with<R>(
+    handle: u64,
+    channels: usize,
+    lanes: Lanes,
+    format: Format,
+    read: Read,
+    f: impl FnOnce(&Texels<'_>, &TextureDesc, Option<Format>) -> R,
+) -> R {
     let found = CACHE.with(|c| {
         let mut c = c.borrow_mut();
         let epoch = EPOCH.load(Ordering::Acquire);
@@ -124,10 +136,13 @@ pub(crate) fn with<R>(handle: u64, channels: usize, read: Read, f: impl FnOnce(&
         Read::Sample1d => state.kind == Kind::Array1d,
         Read::Sample2d => matches!(state.kind, Kind::Array2d | Kind::Pitch2d),
     };
-    if !allowed || state.channels != channels {
+    if !allowed {
         wrong_read(read, state.kind);
     }
-    f(&state.texels(), &state.desc)
+    if state.channels != channels || state.lanes != lanes || state.format != format {
+        wrong_type(read, (state.format, state.channels), (format, channels));
+    }
+    f(&state.texels(), &state.desc, state.normalized)
 }
 
 #[cold]
@@ -156,6 +171,18 @@ fn wrong_read(read: Read, kind: Kind) -> ! {
     panic!("a texture read ({read:?}) does not match its object: the object is over {what}")
 }
 
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn wrong_type(read: Read, object: (Format, usize), asked: (Format, usize)) -> ! {
+    let name = |(f, c): (Format, usize)| if c == 1 { f.name().to_string() } else { format!("[{}; {c}]", f.name()) };
+    panic!(
+        "a texture read ({read:?}) does not match its object: the kernel reads a Texture<{}>, the object gives {}",
+        name(asked),
+        name(object)
+    )
+}
+
 /// A texture object (CUDA's `cudaCreateTextureObject`): texels in device memory, read in
 /// kernels through the [`Texture<T>`] handle that [`texture`](Self::texture) returns.
 ///
@@ -166,20 +193,41 @@ fn wrong_read(read: Read, kind: Kind) -> ! {
 /// * [`array_1d`](Self::array_1d) and [`array_2d`](Self::array_2d): over a copy of host data
 ///   (a CUDA array, `cudaResourceTypeArray`), read with `sample_1d` (`tex1D`) and `sample_2d`.
 ///
+/// Each reads its texels as they are (`T` is the texel type; integers allow point filtering
+/// only, else `cudaErrorInvalidFilterSetting`). The `_normalized` forms
+/// ([`linear_normalized`](Self::linear_normalized), [`pitch_2d_normalized`](Self::pitch_2d_normalized),
+/// [`array_1d_normalized`](Self::array_1d_normalized), [`array_2d_normalized`](Self::array_2d_normalized))
+/// take 8- and 16-bit integer texels `S` and read them as normalised floats
+/// (`cudaReadModeNormalizedFloat`): `T` is `S::Normalized` (`f32`, `[f32; 2]` or `[f32; 4]`).
+///
 /// The object lives on the target its buffer lives on (arrays: the current target, like
 /// `DeviceBuffer`), and is destroyed when dropped.
 pub struct TextureObject<'b, T: Texel> {
     handle: u64,
     desc: TextureDesc,
+    read_mode: ReadMode,
     #[cfg(feature = "gpu")]
     _gpu: Option<crate::gpu::texture::GpuTexture>,
-    _buffer: PhantomData<&'b DeviceBuffer<T>>,
+    /// The buffer the object reads (of `T`, or for a normalised read, of integer texels).
+    _buffer: PhantomData<&'b ()>,
+    _read: PhantomData<fn() -> T>,
 }
 
 impl<T: Texel> std::fmt::Debug for TextureObject<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TextureObject").field("handle", &format_args!("{:#x}", self.handle)).field("desc", &self.desc).finish()
+        f.debug_struct("TextureObject")
+            .field("handle", &format_args!("{:#x}", self.handle))
+            .field("desc", &self.desc)
+            .field("read_mode", &self.read_mode)
+            .finish()
     }
+}
+
+/// CUDA's `cudaErrorInvalidFilterSetting` (26): linear filtering of integers read as integers.
+fn filter_setting(message: String) -> Error {
+    let e = Error::InvalidFilterSetting { message };
+    crate::host::report::last_error::record(&e);
+    e
 }
 
 fn invalid(message: String) -> Error {
@@ -188,14 +236,35 @@ fn invalid(message: String) -> Error {
     e
 }
 
-fn channels_of<T: Texel>(data: &[T]) -> Result<Box<[f32]>, Error> {
+/// The texels as the sampler reads them: each channel as an f32 (integers exactly).
+fn channels_of<S: Texel>(data: &[S]) -> Result<Box<[f32]>, Error> {
     let mut out = Vec::new();
-    out.try_reserve_exact(data.len() * T::CHANNELS).map_err(|_| Error::MemoryAllocation { bytes: data.len() * T::CHANNELS * 4 })?;
-    out.resize(data.len() * T::CHANNELS, 0.0);
-    for (t, o) in data.iter().zip(out.chunks_exact_mut(T::CHANNELS)) {
+    out.try_reserve_exact(data.len() * S::CHANNELS).map_err(|_| Error::MemoryAllocation { bytes: data.len() * S::CHANNELS * 4 })?;
+    out.resize(data.len() * S::CHANNELS, 0.0);
+    for (t, o) in data.iter().zip(out.chunks_exact_mut(S::CHANNELS)) {
         t.write_channels(o);
     }
     Ok(out.into_boxed_slice())
+}
+
+/// The bytes of `data` (what a CUDA array is filled with).
+#[cfg(feature = "gpu")]
+fn bytes_of<S: Texel>(data: &[S]) -> &[u8] {
+    // SAFETY: `S: DeviceCopy` has no padding, so every byte of the slice is initialised; `u8`
+    // has alignment 1, and the length is the slice's size in bytes.
+    unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data)) }
+}
+
+/// Refuses what CUDA refuses: linear filtering of integer texels read as integers.
+fn check_read<S: Texel>(desc: &TextureDesc, mode: ReadMode) -> Result<(), Error> {
+    if S::FORMAT.is_integer() && mode == ReadMode::ElementType && desc.filter == FilterMode::Linear {
+        return Err(filter_setting(format!(
+            "linear filtering of {} texels needs a normalised-float read (CUDA refuses it for element-type reads): use \
+             the `_normalized` constructor (a Texture<f32...> in kernels) or FilterMode::Point",
+            S::FORMAT.name()
+        )));
+    }
+    Ok(())
 }
 
 fn on_gpu_target() -> Result<bool, Error> {
@@ -210,50 +279,63 @@ fn on_gpu_target() -> Result<bool, Error> {
 }
 
 impl<'b, T: Texel> TextureObject<'b, T> {
-    fn emulated(kind: Kind, desc: TextureDesc, width: usize, height: usize, pitch: usize, data: Box<[f32]>) -> Self {
-        let handle = register(State { kind, desc, channels: T::CHANNELS, width, height, pitch, data });
-        TextureObject {
-            handle,
+    fn emulated<S: Texel>(kind: Kind, desc: TextureDesc, read_mode: ReadMode, width: usize, height: usize, pitch: usize, data: &[S]) -> Result<Self, Error> {
+        let data = channels_of(data)?;
+        let normalized = (read_mode == ReadMode::NormalizedFloat).then_some(S::FORMAT);
+        let mut sampled = desc;
+        if S::FORMAT.is_integer() && normalized.is_none() {
+            // An element-type read of integers reads the border colour's low bits.
+            sampled.border = desc.border.map(|b| sampler::element_border(S::FORMAT, b));
+        }
+        let state = State {
+            kind,
+            desc: sampled,
+            lanes: lanes_of::<T>(),
+            format: T::FORMAT,
+            normalized,
+            channels: T::CHANNELS,
+            width,
+            height,
+            pitch,
+            data,
+        };
+        Ok(TextureObject {
+            handle: register(state),
             desc,
+            read_mode,
             #[cfg(feature = "gpu")]
             _gpu: None,
             _buffer: PhantomData,
-        }
+            _read: PhantomData,
+        })
     }
 
     #[cfg(feature = "gpu")]
-    fn on_gpu(desc: TextureDesc, res: crate::gpu::texture::Resource<'_>) -> Result<Self, Error> {
-        let g = crate::gpu::texture::GpuTexture::create(res, T::CHANNELS, &desc)?;
-        Ok(TextureObject { handle: g.handle(), desc, _gpu: Some(g), _buffer: PhantomData })
+    fn on_gpu<S: Texel>(desc: TextureDesc, read_mode: ReadMode, res: crate::gpu::texture::Resource<'_>) -> Result<Self, Error> {
+        let g = crate::gpu::texture::GpuTexture::create(res, S::FORMAT, S::CHANNELS, read_mode, &desc)?;
+        Ok(TextureObject { handle: g.handle(), desc, read_mode, _gpu: Some(g), _buffer: PhantomData, _read: PhantomData })
     }
 
-    /// A texture over all of `buf` (`cudaResourceTypeLinear`), read in kernels with
-    /// [`Texture::fetch`] (`tex1Dfetch`): no filtering, no addressing, and an index outside
-    /// the buffer reads zero, so `desc`'s filter and addressing modes do not apply.
-    pub fn linear(buf: &'b DeviceBuffer<T>, desc: TextureDesc) -> Result<Self, Error> {
+    fn over_linear<S: Texel>(buf: &'b DeviceBuffer<S>, desc: TextureDesc, mode: ReadMode) -> Result<Self, Error> {
+        check_read::<S>(&desc, mode)?;
         if buf.is_empty() {
             return Err(invalid("a linear texture needs a buffer of at least one element".into()));
         }
         #[cfg(feature = "gpu")]
         if let Some((ptr, len)) = buf.device_address() {
-            return Self::on_gpu(desc, crate::gpu::texture::Resource::Linear { ptr, bytes: len * std::mem::size_of::<T>() });
+            return Self::on_gpu::<S>(desc, mode, crate::gpu::texture::Resource::Linear { ptr, bytes: len * std::mem::size_of::<S>() });
         }
-        let data = channels_of(&buf.to_vec()?)?;
-        Ok(Self::emulated(Kind::Linear, desc, buf.len(), 1, buf.len(), data))
+        Self::emulated(Kind::Linear, desc, mode, buf.len(), 1, buf.len(), &buf.to_vec()?)
     }
 
-    /// A 2-D texture of `width` × `height` texels over `buf`, whose rows start every `pitch`
-    /// elements (`cudaResourceTypePitch2D`, as `cudaMallocPitch` lays them out), read with
-    /// [`Texture::sample_2d`] (`tex2D`). `pitch * size_of::<T>()` must be a multiple of
-    /// [`PITCH_ALIGNMENT`] (32 bytes, CUDA's rule on the H200); [`pitch_for`] gives the
-    /// smallest such pitch.
-    pub fn pitch_2d(buf: &'b DeviceBuffer<T>, width: usize, height: usize, pitch: usize, desc: TextureDesc) -> Result<Self, Error> {
-        let size = std::mem::size_of::<T>();
+    fn over_pitch<S: Texel>(buf: &'b DeviceBuffer<S>, width: usize, height: usize, pitch: usize, desc: TextureDesc, mode: ReadMode) -> Result<Self, Error> {
+        check_read::<S>(&desc, mode)?;
+        let size = std::mem::size_of::<S>();
         if width == 0 || height == 0 || pitch < width || (pitch * size) % PITCH_ALIGNMENT != 0 {
             return Err(invalid(format!(
                 "a pitched texture of {width} x {height} texels needs width and height of at least 1 and a pitch of at \
                  least the width whose bytes are a multiple of {PITCH_ALIGNMENT} (pitch_for({width}) = {}); got pitch {pitch}",
-                pitch_for::<T>(width)
+                pitch_for::<S>(width)
             )));
         }
         if buf.len() < pitch * (height - 1) + width {
@@ -265,10 +347,45 @@ impl<'b, T: Texel> TextureObject<'b, T> {
         }
         #[cfg(feature = "gpu")]
         if let Some((ptr, _)) = buf.device_address() {
-            return Self::on_gpu(desc, crate::gpu::texture::Resource::Pitch2d { ptr, width, height, pitch_bytes: pitch * size });
+            return Self::on_gpu::<S>(desc, mode, crate::gpu::texture::Resource::Pitch2d { ptr, width, height, pitch_bytes: pitch * size });
         }
-        let data = channels_of(&buf.to_vec()?)?;
-        Ok(Self::emulated(Kind::Pitch2d, desc, width, height, pitch, data))
+        Self::emulated(Kind::Pitch2d, desc, mode, width, height, pitch, &buf.to_vec()?)
+    }
+
+    /// A texture over all of `buf` (`cudaResourceTypeLinear`), read in kernels with
+    /// [`Texture::fetch`] (`tex1Dfetch`): no filtering, no addressing, and an index outside
+    /// the buffer reads zero, so `desc`'s filter and addressing modes do not apply (but
+    /// integer texels, read as integers here, still refuse `FilterMode::Linear`, as CUDA does).
+    pub fn linear(buf: &'b DeviceBuffer<T>, desc: TextureDesc) -> Result<Self, Error> {
+        Self::over_linear(buf, desc, ReadMode::ElementType)
+    }
+
+    /// [`linear`](Self::linear) over 8- or 16-bit integer texels read as normalised floats
+    /// (`cudaReadModeNormalizedFloat`): a `DeviceBuffer<u8>` gives a `Texture<f32>`, a
+    /// `DeviceBuffer<[i16; 2]>` a `Texture<[f32; 2]>`.
+    pub fn linear_normalized<S: IntegerTexel<Normalized = T>>(buf: &'b DeviceBuffer<S>, desc: TextureDesc) -> Result<Self, Error> {
+        Self::over_linear(buf, desc, ReadMode::NormalizedFloat)
+    }
+
+    /// A 2-D texture of `width` × `height` texels over `buf`, whose rows start every `pitch`
+    /// elements (`cudaResourceTypePitch2D`, as `cudaMallocPitch` lays them out), read with
+    /// [`Texture::sample_2d`] (`tex2D`). `pitch * size_of::<T>()` must be a multiple of
+    /// [`PITCH_ALIGNMENT`] (32 bytes, CUDA's rule on the H200); [`pitch_for`] gives the
+    /// smallest such pitch. Integer texels, read as integers, allow point filtering only.
+    pub fn pitch_2d(buf: &'b DeviceBuffer<T>, width: usize, height: usize, pitch: usize, desc: TextureDesc) -> Result<Self, Error> {
+        Self::over_pitch(buf, width, height, pitch, desc, ReadMode::ElementType)
+    }
+
+    /// [`pitch_2d`](Self::pitch_2d) over 8- or 16-bit integer texels read as normalised floats;
+    /// `pitch` counts texels of `S` (`pitch_for::<S>(width)`).
+    pub fn pitch_2d_normalized<S: IntegerTexel<Normalized = T>>(
+        buf: &'b DeviceBuffer<S>,
+        width: usize,
+        height: usize,
+        pitch: usize,
+        desc: TextureDesc,
+    ) -> Result<Self, Error> {
+        Self::over_pitch(buf, width, height, pitch, desc, ReadMode::NormalizedFloat)
     }
 
     /// The handle kernels take.
@@ -280,27 +397,33 @@ impl<'b, T: Texel> TextureObject<'b, T> {
     pub fn desc(&self) -> TextureDesc {
         self.desc
     }
+
+    /// How the texels are read: [`ReadMode::NormalizedFloat`] for the `_normalized`
+    /// constructors, else [`ReadMode::ElementType`].
+    pub fn read_mode(&self) -> ReadMode {
+        self.read_mode
+    }
 }
 
 impl<T: Texel> TextureObject<'static, T> {
-    /// A 1-D CUDA array holding a copy of `data`, read with [`Texture::sample_1d`] (`tex1D`).
-    pub fn array_1d(data: &[T], desc: TextureDesc) -> Result<Self, Error> {
+    fn array<S: Texel>(width: usize, height: usize, data: &[S], desc: TextureDesc, mode: ReadMode) -> Result<Self, Error> {
+        check_read::<S>(&desc, mode)?;
+        if on_gpu_target()? {
+            #[cfg(feature = "gpu")]
+            return Self::on_gpu::<S>(desc, mode, crate::gpu::texture::Resource::Array { width, height, data: bytes_of(data) });
+        }
+        let (kind, rows) = if height == 0 { (Kind::Array1d, 1) } else { (Kind::Array2d, height) };
+        Self::emulated(kind, desc, mode, width, rows, width, data)
+    }
+
+    fn array_1d_as<S: Texel>(data: &[S], desc: TextureDesc, mode: ReadMode) -> Result<Self, Error> {
         if data.is_empty() {
             return Err(invalid("a 1-D texture array needs at least one texel".into()));
         }
-        if on_gpu_target()? {
-            #[cfg(feature = "gpu")]
-            return Self::on_gpu(
-                desc,
-                crate::gpu::texture::Resource::Array { width: data.len(), height: 0, data: &channels_of(data)? },
-            );
-        }
-        Ok(Self::emulated(Kind::Array1d, desc, data.len(), 1, data.len(), channels_of(data)?))
+        Self::array(data.len(), 0, data, desc, mode)
     }
 
-    /// A 2-D CUDA array of `width` × `height` texels holding a copy of `data` (row after
-    /// row), read with [`Texture::sample_2d`] (`tex2D`).
-    pub fn array_2d(width: usize, height: usize, data: &[T], desc: TextureDesc) -> Result<Self, Error> {
+    fn array_2d_as<S: Texel>(width: usize, height: usize, data: &[S], desc: TextureDesc, mode: ReadMode) -> Result<Self, Error> {
         if width == 0 || height == 0 || data.len() != width * height {
             return Err(invalid(format!(
                 "a 2-D texture array of {width} x {height} texels needs width and height of at least 1 and {} texels; got {}",
@@ -308,11 +431,31 @@ impl<T: Texel> TextureObject<'static, T> {
                 data.len()
             )));
         }
-        if on_gpu_target()? {
-            #[cfg(feature = "gpu")]
-            return Self::on_gpu(desc, crate::gpu::texture::Resource::Array { width, height, data: &channels_of(data)? });
-        }
-        Ok(Self::emulated(Kind::Array2d, desc, width, height, width, channels_of(data)?))
+        Self::array(width, height, data, desc, mode)
+    }
+
+    /// A 1-D CUDA array holding a copy of `data`, read with [`Texture::sample_1d`] (`tex1D`).
+    /// Integer texels, read as integers, allow point filtering only.
+    pub fn array_1d(data: &[T], desc: TextureDesc) -> Result<Self, Error> {
+        Self::array_1d_as(data, desc, ReadMode::ElementType)
+    }
+
+    /// [`array_1d`](Self::array_1d) of 8- or 16-bit integer texels read as normalised floats.
+    pub fn array_1d_normalized<S: IntegerTexel<Normalized = T>>(data: &[S], desc: TextureDesc) -> Result<Self, Error> {
+        Self::array_1d_as(data, desc, ReadMode::NormalizedFloat)
+    }
+
+    /// A 2-D CUDA array of `width` × `height` texels holding a copy of `data` (row after
+    /// row), read with [`Texture::sample_2d`] (`tex2D`). Integer texels, read as integers,
+    /// allow point filtering only.
+    pub fn array_2d(width: usize, height: usize, data: &[T], desc: TextureDesc) -> Result<Self, Error> {
+        Self::array_2d_as(width, height, data, desc, ReadMode::ElementType)
+    }
+
+    /// [`array_2d`](Self::array_2d) of 8- or 16-bit integer texels read as normalised floats:
+    /// an RGBA image of `[u8; 4]` gives a `Texture<[f32; 4]>`.
+    pub fn array_2d_normalized<S: IntegerTexel<Normalized = T>>(width: usize, height: usize, data: &[S], desc: TextureDesc) -> Result<Self, Error> {
+        Self::array_2d_as(width, height, data, desc, ReadMode::NormalizedFloat)
     }
 }
 

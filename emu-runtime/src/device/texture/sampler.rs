@@ -26,8 +26,18 @@
 //!    rows -1 and 0 half and half, and row -1 is the border colour in border mode (y).
 //! 7. **`tex1Dfetch`** on linear memory has no addressing and no filtering: an index outside
 //!    the buffer reads zero.
+//!
+//! **8- and 16-bit integer texels** (probe `tools/probes/p12_tex_int.cu`, oracle
+//! `tests/tex_int_oracle.rs`; RESULTS.md section 12) are addressed the same way. Read as the
+//! element type they give the integer ([`element_lane`]; the border colour is the low bits of
+//! its f32 pattern, [`element_border`]). Read as normalised floats
+//! ([`sample_2d_normalized`] and the others): point filtering converts the texel exactly
+//! ([`normalized`]), the border colour is first made a texel of the format
+//! ([`normalized_border`]), and linear filtering blends the integers in 16 bits
+//! (`filter_integer`), not the floats: bit for bit with the H200 for u8, u16 and i16; i8 within
+//! one unit of `1/32767`.
 
-use super::{AddressMode, FilterMode, TextureDesc};
+use super::{AddressMode, FilterMode, Format, TextureDesc};
 
 /// Texels as the sampler sees them: `channels` f32 values per texel, rows of `pitch` texels
 /// (`height` 1 for a 1-D texture).
@@ -244,6 +254,126 @@ pub fn fetch_1d(t: &Texels<'_>, i: i32) -> [f32; 4] {
         Ok(i) if i < t.width => t.texel(Some(i), Some(0), &[0.0; 4]),
         _ => [0.0; 4],
     }
+}
+
+/// The largest value of an integer format (what reads as 1.0), and whether it is signed.
+fn unit(format: Format) -> (f64, bool) {
+    match format {
+        Format::U8 => (255.0, false),
+        Format::I8 => (127.0, true),
+        Format::U16 => (65535.0, false),
+        Format::I16 => (32767.0, true),
+        Format::F32 => (1.0, true),
+    }
+}
+
+/// An 8- or 16-bit integer texel channel `v` read as a normalised float
+/// (`cudaReadModeNormalizedFloat`) with point filtering: `v / 255`, `v / 127`, `v / 65535` or
+/// `v / 32767`, correctly rounded, and the most negative value of a signed format clamped to
+/// `-1` (H200: all 65 536 values of each 16-bit format, all 256 of each 8-bit one, exact).
+/// Float channels are returned as they are.
+pub fn normalized(format: Format, v: f32) -> f32 {
+    if format == Format::F32 {
+        return v;
+    }
+    ((v as f64 / unit(format).0) as f32).max(-1.0)
+}
+
+/// The border colour channel `b` as a texel of an integer format read as normalised floats:
+/// clamped to `[0, 1]` (unsigned) or `[-1, 1]` (signed), scaled by 255 / 127 / 65535 / 32767
+/// and rounded to the nearest integer, ties toward zero (H200: `0.5` on u8 reads `127 / 255`);
+/// NaN reads 0. Returned as the integer's value.
+pub fn normalized_border(format: Format, b: f32) -> f32 {
+    let (max, signed) = unit(format);
+    if format == Format::F32 {
+        return b;
+    }
+    if b.is_nan() {
+        return 0.0;
+    }
+    let q = (b as f64).clamp(if signed { -1.0 } else { 0.0 }, 1.0) * max;
+    // Nearest, ties toward zero.
+    let r = q.abs();
+    let n = if r - r.floor() > 0.5 { r.floor() + 1.0 } else { r.floor() };
+    (n.copysign(q) + 0.0) as f32
+}
+
+/// The border colour channel `b` as a texel of an integer format read as the element type: the
+/// low 8 or 16 bits of `b`'s f32 bit pattern, as the format's integer (H200: border `0.999`,
+/// bits `0x3f7fbe77`, reads `0x77` as u8 and `-16777` as i16). Float formats give `b`.
+pub fn element_border(format: Format, b: f32) -> f32 {
+    let bits = b.to_bits();
+    match format {
+        Format::F32 => b,
+        Format::U8 => (bits as u8) as f32,
+        Format::I8 => (bits as u8 as i8) as f32,
+        Format::U16 => (bits as u16) as f32,
+        Format::I16 => (bits as u16 as i16) as f32,
+    }
+}
+
+/// The 32-bit lane an element-type read returns for a sample `v` of an integer format (a
+/// texel's value or an [`element_border`], exactly): the integer, sign-extended for signed
+/// formats, zero-extended for unsigned ones (H200: i8 `-1` reads `0xffffffff`). Float formats
+/// give `v`'s bits.
+pub fn element_lane(format: Format, v: f32) -> u32 {
+    if format == Format::F32 {
+        return v.to_bits();
+    }
+    (v as i32) as u32
+}
+
+/// The linear filter of normalised-float reads of integer texels `v` (the footprint's integer
+/// values) with weights `w` (in 1/256, summing to 256): the H200 filters in 16-bit integers,
+/// not in floats. A texel's value `V` is `v` for 16-bit formats and `257 v` for u8 (unorm8
+/// widened to unorm16); the sum `sum(w V) / 256` is rounded to an integer `X`, ties upwards,
+/// and read as `X / 65535` (unsigned) or `X / 32767` (signed, clamped to -1), correctly
+/// rounded. i8 is modelled as `V = 32767 v / 127` (exactly) with the same rounding: the H200
+/// differs from that by one unit of `1 / 32767` in 4 % of the probe's i8 linear samples
+/// (RESULTS.md section 12).
+fn filter_integer(format: Format, v: [f32; 4], w: [i64; 4]) -> f32 {
+    let sum = |scale: i64| -> i64 { (0..4).map(|k| w[k] * (v[k] as i64) * scale).sum() };
+    let (x, max) = match format {
+        Format::U8 => ((sum(257) + 128).div_euclid(256), 65535.0),
+        Format::U16 | Format::I16 => ((sum(1) + 128).div_euclid(256), if format == Format::U16 { 65535.0 } else { 32767.0 }),
+        // floor(sum(w v) * 32767 / (127 * 256) + 1/2), in integers.
+        Format::I8 => ((2 * sum(32767) + 127 * 256).div_euclid(2 * 127 * 256), 32767.0),
+        Format::F32 => unreachable!("float texels are filtered by `filter`"),
+    };
+    ((x as f64 / max) as f32).max(-1.0)
+}
+
+/// `tex2D(t, x, y)` of 8- or 16-bit integer texels of `format` read as normalised floats
+/// (`cudaReadModeNormalizedFloat`): `t` holds the texels' integer values. Addressing is that
+/// of float textures; point filtering reads [`normalized`] texels (the border colour converted
+/// by [`normalized_border`]), linear filtering blends the integers (`filter_integer`).
+pub fn sample_2d_normalized(t: &Texels<'_>, format: Format, desc: &TextureDesc, x: f32, y: f32) -> [f32; 4] {
+    let ax = axis(x, t.width, desc.address[0], desc);
+    let ay = axis(y, t.height, desc.address[1], desc);
+    let b = desc.border.map(|c| normalized_border(format, c));
+    if desc.filter == FilterMode::Point {
+        return t.texel(ax.first, ay.first, &b).map(|v| normalized(format, v));
+    }
+    let footprint = [
+        t.texel(ax.first, ay.first, &b),
+        t.texel(ax.second, ay.first, &b),
+        t.texel(ax.first, ay.second, &b),
+        t.texel(ax.second, ay.second, &b),
+    ];
+    let w = weights(ax.alpha, ay.alpha);
+    core::array::from_fn(|c| filter_integer(format, [footprint[0][c], footprint[1][c], footprint[2][c], footprint[3][c]], w))
+}
+
+/// `tex1D(t, x)` of integer texels read as normalised floats (a 2-D texture of height 1 at
+/// `y = 0`, as [`sample_1d`]).
+pub fn sample_1d_normalized(t: &Texels<'_>, format: Format, desc: &TextureDesc, x: f32) -> [f32; 4] {
+    sample_2d_normalized(t, format, desc, x, 0.0)
+}
+
+/// `tex1Dfetch(t, i)` of integer texels read as normalised floats: element `i` converted by
+/// [`normalized`], or zero outside `[0, width)`.
+pub fn fetch_1d_normalized(t: &Texels<'_>, format: Format, i: i32) -> [f32; 4] {
+    fetch_1d(t, i).map(|v| normalized(format, v))
 }
 
 #[cfg(test)]

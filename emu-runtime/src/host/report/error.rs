@@ -16,6 +16,12 @@ pub enum Error {
         /// What was wrong and how to fix it.
         message: String,
     },
+    /// A texture's filter mode does not suit its texels: linear filtering of 8- or 16-bit
+    /// integers read as integers (`cudaErrorInvalidFilterSetting`, 26).
+    InvalidFilterSetting {
+        /// What was wrong and how to fix it.
+        message: String,
+    },
     /// Memory could not be allocated (`cudaErrorMemoryAllocation`, 2).
     MemoryAllocation {
         /// The size asked for, in bytes.
@@ -144,6 +150,7 @@ impl Error {
         match self {
             Error::InvalidValue { .. } | Error::InvalidSetting { .. } => 1,
             Error::MemoryAllocation { .. } | Error::HostMemory { .. } => 2,
+            Error::InvalidFilterSetting { .. } => 26,
             Error::InvalidConfiguration { .. } => 9,
             Error::CooperativeLaunchTooLarge { .. } => 720,
             Error::InvalidClusterSize { .. } => 912,
@@ -169,6 +176,7 @@ impl Error {
             1 => "cudaErrorInvalidValue",
             2 => "cudaErrorMemoryAllocation",
             9 => "cudaErrorInvalidConfiguration",
+            26 => "cudaErrorInvalidFilterSetting",
             700 => "cudaErrorIllegalAddress",
             701 => "cudaErrorLaunchOutOfResources",
             702 => "cudaErrorLaunchTimeout",
@@ -217,6 +225,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::InvalidValue { message } => write!(f, "invalid value: {message}"),
+            Error::InvalidFilterSetting { message } => write!(f, "invalid filter setting: {message}"),
             Error::MemoryAllocation { bytes } => {
                 write!(f, "out of memory: could not allocate {bytes} bytes of device memory")
             }
