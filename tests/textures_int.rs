@@ -7,7 +7,7 @@
 
 mod common;
 #[path = "../examples/textures_int.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, unreachable_pub)] // the example's items are `pub` for its own `main`
 mod textures_int_example;
 
 use common::assert_has;
