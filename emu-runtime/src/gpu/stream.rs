@@ -21,7 +21,8 @@
 //! thread and line).
 //!
 //! **Buffer safety on the GPU.** Work in one stream is ordered by the stream. Each device
-//! allocation remembers the last stream that queued work on it and where ([`track`],
+//! allocation, and each pinned `HostBuffer` (for its asynchronous copies), remembers the last
+//! stream that queued work on it and where ([`track`],
 //! [`order`]); a launch or asynchronous copy on another stream (or a synchronous launch, on the
 //! legacy stream) first makes its stream wait for an event recorded on that one right after
 //! that work (`cuStreamWaitEvent`), so a buffer written on one stream is read after it on
@@ -304,6 +305,8 @@ fn buffers<'a>(args: &'a [GpuArg<'_>]) -> impl Iterator<Item = u64> + 'a {
 struct Alloc {
     end: u64,
     device: u32,
+    /// Pinned host memory (`HostBuffer`): portable, so any device's stream may use it.
+    portable: bool,
     /// The last stream that queued work on it, and the mark after that work (none before
     /// buffers first moved between streams); `None` when none did since a synchronous use.
     last: Option<(Arc<GpuStream>, Option<Arc<Mark>>)>,
@@ -318,7 +321,7 @@ static ALLOCS: Mutex<BTreeMap<u64, Alloc>> = Mutex::new(BTreeMap::new());
 
 /// Registers a new allocation of `bytes` bytes at `ptr` on `device`.
 pub(crate) fn track(ptr: u64, bytes: usize, device: u32) {
-    lock(&ALLOCS).insert(ptr, Alloc { end: ptr + bytes as u64, device, last: None });
+    lock(&ALLOCS).insert(ptr, Alloc { end: ptr + bytes as u64, device, portable: false, last: None });
 }
 
 /// Forgets a freed allocation.
@@ -326,10 +329,10 @@ pub(crate) fn untrack(ptr: u64) {
     lock(&ALLOCS).remove(&ptr);
 }
 
-/// The device of the allocation that holds `addr`.
+/// The device of the device allocation that holds `addr`.
 fn device_of(addr: u64) -> Option<u32> {
     let allocs = lock(&ALLOCS);
-    allocs.range(..=addr).next_back().filter(|(_, a)| addr <= a.end).map(|(_, a)| a.device)
+    allocs.range(..=addr).next_back().filter(|(_, a)| addr <= a.end && !a.portable).map(|(_, a)| a.device)
 }
 
 /// Orders work about to be queued on `s` (`None`: the legacy stream of the current device, for
@@ -354,7 +357,7 @@ fn order(addrs: impl Iterator<Item = u64>, s: Option<&Arc<GpuStream>>, what: &st
         if addr > a.end {
             continue;
         }
-        if a.device != device {
+        if a.device != device && !a.portable {
             let e = Error::InvalidValue {
                 message: format!(
                     "`{what}` was queued on device {device} with a buffer of device {}; copy the buffer over with \
@@ -626,6 +629,9 @@ pub(crate) fn alloc_pinned(bytes: usize) -> Result<*mut c_void, Error> {
     })?;
     // SAFETY: `p` is a fresh allocation of at least `bytes` bytes.
     unsafe { std::ptr::write_bytes(p as *mut u8, 0, bytes) };
+    // Tracked like a device allocation (host and device addresses do not overlap: unified
+    // addressing), so that two streams' asynchronous copies of one `HostBuffer` are ordered.
+    lock(&ALLOCS).insert(p as u64, Alloc { end: p as u64 + bytes as u64, device: devices::current(), portable: true, last: None });
     Ok(p)
 }
 
@@ -651,6 +657,7 @@ pub(crate) fn settle_all() -> Result<(), Error> {
 /// `p` came from [`alloc_pinned`] and is freed once.
 pub(crate) unsafe fn free_pinned(p: *mut c_void) {
     let _ = settle_all();
+    untrack(p as u64);
     if bind(devices::current()).is_ok() || bind(0).is_ok() {
         // SAFETY: the caller's contract.
         let _ = unsafe { result::free_host(p) };
@@ -665,7 +672,7 @@ pub(crate) unsafe fn free_pinned(p: *mut c_void) {
 /// least `bytes` bytes.
 pub(crate) unsafe fn copy_htod_async(dst: u64, src: *const u8, bytes: usize, s: &Arc<GpuStream>) -> Result<(), Error> {
     queued(s.device);
-    order(std::iter::once(dst), Some(s), "copy_from_host_async")?;
+    order([dst, src as u64].into_iter(), Some(s), "copy_from_host_async")?;
     bind(s.device)?;
     // SAFETY: the caller's contract.
     unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src as *const c_void, bytes, s.raw) }
@@ -680,7 +687,7 @@ pub(crate) unsafe fn copy_htod_async(dst: u64, src: *const u8, bytes: usize, s: 
 /// As for [`copy_htod_async`], with `dst` the host memory.
 pub(crate) unsafe fn copy_dtoh_async(dst: *mut u8, src: u64, bytes: usize, s: &Arc<GpuStream>) -> Result<(), Error> {
     queued(s.device);
-    order(std::iter::once(src), Some(s), "copy_to_host_async")?;
+    order([src, dst as u64].into_iter(), Some(s), "copy_to_host_async")?;
     bind(s.device)?;
     // SAFETY: the caller's contract.
     unsafe { sys::cuMemcpyDtoHAsync_v2(dst as *mut c_void, src, bytes, s.raw) }
