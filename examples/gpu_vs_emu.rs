@@ -601,63 +601,19 @@ pub fn cg_cuda_ref(x: &[f32], out: &mut [u32]) {
 
 // ---- issue 15, this session: multi-warp tiles, f16 atomics, grid sync, clusters, symbols ----
 
-/// Results per thread of `cg_big_cuda_ref`.
-const BIG_REF_OUT: usize = 7;
-
-/// The definitions of `tools/probes/p13_cg_big.cu`'s CUDA C kernel: `cg::reduce` and the scans
-/// on multi-warp tiles, to compare with CUDA's own (`gpu_vs_emu cgbig` prints the same lines).
-#[device]
-fn cg_big_ref_row<const N: u32>(v: u32, f: f32, out: &mut [u32], t: usize) {
-    let b = cg::this_thread_block();
-    let tile = cg::tiled_partition::<N>(&b);
-    let n = 1024;
-    out[t] = cg::reduce(&tile, f, cg::plus()).to_bits();
-    out[n + t] = cg::inclusive_scan(&tile, f, cg::plus()).to_bits();
-    out[2 * n + t] = cg::exclusive_scan(&tile, f, cg::plus()).to_bits();
-    out[3 * n + t] = cg::inclusive_scan(&tile, v, cg::plus());
-    out[4 * n + t] = cg::exclusive_scan(&tile, v, cg::plus());
-    out[5 * n + t] = cg::exclusive_scan(&tile, v, cg::greater());
-    out[6 * n + t] = cg::reduce(&tile, v, cg::greater());
-}
-
-/// Tiles of `n` (64 to 1024) in one block of 1024.
-#[kernel]
-pub fn cg_big_cuda_ref(n: u32, x: &[u32], fx: &[f32], out: &mut [u32]) {
-    let t = thread_idx().x as usize;
-    let (v, f) = (x[t], fx[t]);
-    match n {
-        64 => cg_big_ref_row::<64>(v, f, out, t),
-        128 => cg_big_ref_row::<128>(v, f, out, t),
-        256 => cg_big_ref_row::<256>(v, f, out, t),
-        512 => cg_big_ref_row::<512>(v, f, out, t),
-        _ => cg_big_ref_row::<1024>(v, f, out, t),
-    }
-}
-
-/// `cg_big_cuda_ref` on `target` for every tile size: `BIG_REF_OUT` rows of 1024 per size.
-fn cg_big_ref_run() -> Result<Vec<u32>, Error> {
-    let x: Vec<u32> = (0..1024u32).map(|i| (i * 7919 + 13) % 1009).collect();
-    let fx: Vec<f32> = (0..1024u32).map(|i| ((i * 7919 + 13) % 1013) as f32 * 0.37 - 3.0).collect();
-    let xb = DeviceBuffer::from_slice(&x)?;
-    let fb = DeviceBuffer::from_slice(&fx)?;
-    let mut v = Vec::new();
-    for n in [64u32, 128, 256, 512, 1024] {
-        let mut ob = DeviceBuffer::<u32>::zeroed(BIG_REF_OUT * 1024)?;
-        launch!(cg_big_cuda_ref<<<1, 1024>>>(n, &xb, &fb, &mut ob))?;
-        v.extend(ob.to_vec()?);
-    }
-    Ok(v)
-}
+#[path = "cg_big/kernels.rs"]
+#[allow(unreachable_pub)] // pub for the test that includes it too
+mod cg_big; // p13's kernel: cg::reduce and the scans on multi-warp tiles
 
 /// `gpu_vs_emu cgbig`: the emulator's results in p13's line format, and the GPU against the
 /// emulator.
 fn cg_big_rows() -> Result<usize, Error> {
-    let emu = on(Target::Emulator, cg_big_ref_run)?;
+    let emu = on(Target::Emulator, cg_big::run)?;
     for (k, row) in emu.chunks(1024).enumerate() {
         let hex: Vec<String> = row.iter().map(|b| format!("{b:08x}")).collect();
-        println!("cgbig {} {} {}", 64 << (k / BIG_REF_OUT), k % BIG_REF_OUT, hex.join(" "));
+        println!("cgbig {} {} {}", cg_big::SIZES[k / cg_big::OUT], k % cg_big::OUT, hex.join(" "));
     }
-    compare("cg_big_scan", cg_big_ref_run, |p, q| p == q)
+    compare("cg_big_scan", cg_big::run, |p, q| p == q)
 }
 
 /// Outputs per thread of `cg_big_tiles`.
@@ -1558,7 +1514,7 @@ fn main() -> Result<(), Error> {
             println!("cgref {target:?} {k} {}", hex.join(" "));
         }
     }
-    total += compare("cg_big_scan", cg_big_ref_run, |p, q| p == q)?;
+    total += compare("cg_big_scan", cg_big::run, |p, q| p == q)?;
     total += fp_sweep::fp_sweep_run_all(1 << 16)?;
     total += math_sweep::math_sweep_run_all(1 << 16)?;
     total += texture_rows()?;

@@ -408,33 +408,9 @@ fn multi_warp_scans_match_the_cpu() {
 
 // ---- CUDA C's own multi-warp cg on the H200 (probe p13) ----
 
-/// The definitions of `tools/probes/p13_cg_big.cu` (and of `gpu_vs_emu cgbig`).
-#[device]
-fn p13_row<const N: u32>(v: u32, f: f32, out: &mut [u32], t: usize) {
-    let b = cg::this_thread_block();
-    let tile = cg::tiled_partition::<N>(&b);
-    let n = 1024;
-    out[t] = cg::reduce(&tile, f, cg::plus()).to_bits();
-    out[n + t] = cg::inclusive_scan(&tile, f, cg::plus()).to_bits();
-    out[2 * n + t] = cg::exclusive_scan(&tile, f, cg::plus()).to_bits();
-    out[3 * n + t] = cg::inclusive_scan(&tile, v, cg::plus());
-    out[4 * n + t] = cg::exclusive_scan(&tile, v, cg::plus());
-    out[5 * n + t] = cg::exclusive_scan(&tile, v, cg::greater());
-    out[6 * n + t] = cg::reduce(&tile, v, cg::greater());
-}
-
-#[kernel(launch_bounds(1024))]
-fn p13(n: u32, x: &[u32], fx: &[f32], out: &mut [u32]) {
-    let t = thread_idx().x as usize;
-    let (v, f) = (x[t], fx[t]);
-    match n {
-        64 => p13_row::<64>(v, f, out, t),
-        128 => p13_row::<128>(v, f, out, t),
-        256 => p13_row::<256>(v, f, out, t),
-        512 => p13_row::<512>(v, f, out, t),
-        _ => p13_row::<1024>(v, f, out, t),
-    }
-}
+#[path = "../examples/cg_big/kernels.rs"]
+#[allow(unreachable_pub)] // pub for gpu_vs_emu
+mod cg_big;
 
 /// The H200's answers (tests/data/p13_cg_big.bin: CUDA 13's `cg::tiled_partition<64..1024>`
 /// reduce and scans, 7 results x 1024 threads per tile size, little-endian u32; recorded in
@@ -443,18 +419,13 @@ fn p13(n: u32, x: &[u32], fx: &[f32], out: &mut [u32]) {
 fn multi_warp_reduce_and_scans_match_cuda_c_on_the_h200() {
     let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/p13_cg_big.bin")).unwrap();
     let want: Vec<u32> = bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-    assert_eq!(want.len(), 5 * 7 * 1024);
-    let x: Vec<u32> = (0..1024u32).map(|i| (i * 7919 + 13) % 1009).collect();
-    let fx: Vec<f32> = (0..1024u32).map(|i| ((i * 7919 + 13) % 1013) as f32 * 0.37 - 3.0).collect();
+    assert_eq!(want.len(), cg_big::SIZES.len() * cg_big::OUT * 1024);
     let names = ["reduce f32 plus", "inclusive f32 plus", "exclusive f32 plus", "inclusive u32 plus", "exclusive u32 plus", "exclusive u32 greater", "reduce u32 greater"];
-    for (s, n) in [64u32, 128, 256, 512, 1024].into_iter().enumerate() {
-        let xb = DeviceBuffer::from_slice(&x).unwrap();
-        let fb = DeviceBuffer::from_slice(&fx).unwrap();
-        let mut ob = DeviceBuffer::<u32>::zeroed(7 * 1024).unwrap();
-        launch!(p13<<<1, 1024>>>(n, &xb, &fb, &mut ob)).unwrap();
-        let got = ob.to_vec().unwrap();
+    let all = cg_big::run().unwrap();
+    for (s, n) in cg_big::SIZES.into_iter().enumerate() {
+        let got = &all[s * cg_big::OUT * 1024..][..cg_big::OUT * 1024];
         for (k, name) in names.iter().enumerate() {
-            let w = &want[(s * 7 + k) * 1024..][..1024];
+            let w = &want[(s * cg_big::OUT + k) * 1024..][..1024];
             let g = &got[k * 1024..][..1024];
             let bad: Vec<usize> = (0..1024).filter(|&t| w[t] != g[t]).collect();
             assert!(bad.is_empty(), "tile {n}, {name}: {} threads differ from the H200, first {:?}", bad.len(), bad.first().map(|&t| (t, w[t], g[t])));

@@ -862,6 +862,22 @@ impl<const N: u32> ReduceGroup for ThreadBlockTile<N> {
     }
 }
 
+/// Lane `lane`'s `value` of each warp of the caller's multi-warp tile of `N` threads, by warp
+/// (entries past `N / 32` are the caller's own): one tile `shfl` broadcast per warp, since a
+/// multi-warp tile's shfl takes one source rank for the whole tile.
+#[inline(always)]
+#[track_caller]
+fn per_warp<const N: u32, T: WarpShuffle>(value: T, lane: u32) -> [T; 32] {
+    let tile = ThreadBlockTile::<N> { mask: u32::MAX };
+    let mut out = [value; 32];
+    let mut k = 0;
+    while k < (N / 32) as usize {
+        out[k] = tile.shfl(value, k as u32 * 32 + lane);
+        k += 1;
+    }
+    out
+}
+
 /// `cg::reduce` over a multi-warp tile of `N` threads, with CUDA's results
 /// (`tile_reduce_dispatch`): each warp reduces its lanes (`details::reduce` of a 32-thread
 /// tile), then warp `w`'s result is what lane `w` of a tile of `N / 32` threads computes from
@@ -881,12 +897,7 @@ fn multi_warp_reduce<const N: u32, T: GroupValue, O: GroupOp<T>>(v: T, op: &O) -
     let tile = ThreadBlockTile::<N> { mask: u32::MAX };
     let val = warp.reduce_in(v, op);
     let warps = (N / 32) as usize;
-    let mut vals = [val; 32];
-    let mut k = 0;
-    while k < warps {
-        vals[k] = tile.shfl(val, k as u32 * 32);
-        k += 1;
-    }
+    let mut vals = per_warp::<N, T>(val, 0);
     let mut m = warps >> 1;
     while m > 0 {
         let before = vals;
@@ -1052,12 +1063,7 @@ fn multi_warp_scan<const N: u32, T: GroupValue, O: GroupOp<T>>(v: T, op: &O, exc
     let tile = ThreadBlockTile::<N> { mask: u32::MAX };
     let incl = warp.inclusive_in(v, op);
     let warps = (N / 32) as usize;
-    let mut totals = [incl; 32];
-    let mut k = 0;
-    while k < warps {
-        totals[k] = tile.shfl(incl, k as u32 * 32 + 31);
-        k += 1;
-    }
+    let totals = per_warp::<N, T>(incl, 31);
     // `inclusive_scan_contiguous` over the totals, lane by lane of the sub-warp.
     let mut scan = totals;
     let mut m = 1;
