@@ -692,3 +692,138 @@ fn hoisted_tree_regions_agree_and_a_failed_proof_still_reports() {
         }
     }
 }
+
+// ------------------------------------------------------------------ vectorised regions
+
+/// A region's three offset loads of shared memory and a guarded store (vectorised), after a
+/// region that stages a global load into shared memory under `if i < len` (vectorised), with
+/// 1024 threads: four chunks of lanes per region.
+#[kernel]
+fn stencil_1024(input: &[u32], out: &mut [u32]) {
+    let t = shared_array![u32; 1026];
+    let tid = thread_idx().x as usize;
+    let i = block_idx().x as usize * 1024 + tid;
+    t[tid + 1] = if i < input.len() { input[i] } else { 0 };
+    sync_threads();
+    if i < out.len() {
+        out[i] = t[tid] + 2 * t[tid + 1] + 3 * t[tid + 2];
+    }
+}
+
+/// A racy shift: each thread copies its left neighbour's element, which the thread before
+/// it has just written. Run in index order (the regions' order without a seed) the first
+/// element spreads through the whole block; the region's forms `t[tid]` and `t[tid + 1]`
+/// overlap, so it must not be vectorised, while the regions around it are.
+#[kernel]
+fn shift_racy(out: &mut [u32]) {
+    let t = shared_array![u32; 257];
+    let tid = thread_idx().x as usize;
+    t[tid] = tid as u32 * 3 + 1;
+    sync_threads();
+    t[tid + 1] = t[tid];
+    sync_threads();
+    out[tid] = t[tid + 1];
+}
+
+/// A narrowed tree whose bound is not a multiple of the chunk (`s` from 300 down), and a
+/// division by zero in a vectorised region (lane 77 divides by `t[77] = 0`).
+#[kernel]
+fn tree_and_divide(out: &mut [u32], divisor_at: u32) {
+    let t = shared_array![u32; 600];
+    let d = shared_array![u32; 600];
+    let tid = thread_idx().x as usize;
+    t[tid] = tid as u32;
+    t[tid + 300] = 1000 + tid as u32;
+    d[tid] = if tid == divisor_at as usize { 0 } else { 1 };
+    sync_threads();
+    let mut s = 300;
+    while s > 0 {
+        if tid < s {
+            t[tid] += t[tid + s];
+        }
+        sync_threads();
+        s /= 2;
+    }
+    out[tid] = t[tid] / d[tid];
+}
+
+/// Runs `f` with `EMU_VERBOSE` on and returns how many region runs its last regions launch
+/// vectorised.
+fn vectorised_runs(f: impl FnOnce()) -> usize {
+    with_config(Config::default().verbose(true).blocks(BlockOrder::Serial), || {
+        f();
+        deviceemu::__private::last_vectorised()
+    })
+}
+
+#[test]
+fn vectorised_regions_agree_with_the_general_path() {
+    let n = 1024 * 3 + 200;
+    let input: Vec<u32> = (0..n as u32).map(|v| v.wrapping_mul(2654435761) >> 7).collect();
+    let run = || {
+        let x = DeviceBuffer::from_slice(&input).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(n).unwrap();
+        let r = launch!(stencil_1024<<<(n as u32).div_ceil(1024), 1024>>>(&x, &mut o));
+        (o.to_vec().unwrap(), r)
+    };
+    let (out, r) = both_paths("regions", run);
+    r.unwrap();
+    let at = |i: isize| if i < 0 || i as usize >= n { 0 } else { input[i as usize] };
+    for (i, &o) in out.iter().enumerate() {
+        // The halo of each block is zero: only its own elements are staged.
+        let b = (i / 1024 * 1024) as isize;
+        let (i, l, r) = (i as isize, i as isize - 1, i as isize + 1);
+        let left = if l < b { 0 } else { at(l) };
+        let right = if r >= b + 1024 { 0 } else { at(r) };
+        assert_eq!(o, left + 2 * at(i) + 3 * right, "element {i}");
+    }
+    // Both regions of the three full blocks ran vectorised; the last block's first region
+    // fails the proof (its last lanes are past `input`), its second too.
+    assert_eq!(vectorised_runs(|| drop(run())), 6);
+}
+
+#[test]
+fn overlapping_forms_keep_the_scalar_order() {
+    let run = || {
+        let mut o = DeviceBuffer::<u32>::zeroed(256).unwrap();
+        let r = launch!(shift_racy<<<1, 256>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    };
+    let (out, r) = both_paths("regions", run);
+    r.unwrap();
+    // In index order thread 0's value reaches every element.
+    assert_eq!(out, vec![1; 256]);
+    // The first and last regions are vectorised; the shift is not.
+    assert_eq!(vectorised_runs(|| drop(run())), 2);
+}
+
+#[test]
+fn a_vectorised_region_that_panics_reports_the_lane() {
+    for divisor_at in [600u32, 77] {
+        let run = || {
+            let mut o = DeviceBuffer::<u32>::zeroed(300).unwrap();
+            let r = launch!(tree_and_divide<<<1, 300>>>(&mut o, divisor_at));
+            (o.to_vec().unwrap(), r)
+        };
+        let (out, r) = both_paths("regions", run);
+        // Each step `s` adds `t[tid + s]` for `tid < s`; computed on the host in the same order.
+        let mut t: Vec<u32> = (0..300).chain(1000..1300).collect();
+        let mut s = 300;
+        while s > 0 {
+            for k in 0..s {
+                t[k] += t[k + s];
+            }
+            s /= 2;
+        }
+        if divisor_at == 600 {
+            r.unwrap();
+            assert_eq!(out, t[..300].to_vec());
+            // The nine steps of the tree and the division; the staging region's `if tid ==
+            // divisor_at` keeps it scalar.
+            assert_eq!(vectorised_runs(|| drop(run())), 10);
+        } else {
+            let report = r.unwrap_err();
+            assert!(report.contains("divide by zero") && report.contains("by thread (77,0,0) in block (0,0,0)"), "{report}");
+        }
+    }
+}

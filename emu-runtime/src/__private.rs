@@ -18,7 +18,7 @@ pub use crate::host::{
     sched::devrt::{device_launch, DeviceArg, DeviceArgMut, DeviceStream},
     config::Checks,
     mem::shared_mem::SharedSite,
-    sched::regions::{announce_general, last_path, launch_lanes, launch_regions, LaneCursor, Lanes, Regions},
+    sched::regions::{announce_general, last_path, last_vectorised, launch_lanes, launch_regions, LaneCursor, Lanes, Regions},
 
 };
 #[cfg(not(target_arch = "nvptx64"))]

@@ -336,31 +336,137 @@ impl block_sum {
             };
             __emu_view
         };
-        __emu_rb
-            .each(|
-                __emu_t: usize,
-                __emu_ctx: ::deviceemu::__private::ThreadCtx,
-            | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                let tid = __emu_ctx.thread_idx.x as usize;
-                let i = __emu_ctx.block_idx.x as usize * 256 + tid;
-                {
-                    let __emu_value = if i < x.len() {
-                        ::deviceemu::__private::load(__EMU_CHECKED, &x, i)
-                    } else {
-                        0.0
+        if !__EMU_CHECKED && __emu_rb.in_index_order()
+            && {
+                let __emu_hi: usize = ::core::cmp::min(usize::MAX, __emu_rb.threads());
+                __emu_hi == 0
+                    || (true && ::deviceemu::__private::view_aligned(&x)
+                        && match ::deviceemu::__private::lane_last(
+                            __emu_ctx.block_idx.x as usize * 256,
+                            __emu_hi,
+                        ) {
+                            ::core::option::Option::Some(__emu_l) => {
+                                ::deviceemu::__private::Index::to_index(
+                                    __emu_ctx.block_idx.x as usize * 256,
+                                ) <= ::deviceemu::__private::Index::to_index(__emu_l)
+                                    && ::deviceemu::__private::Index::to_index(__emu_l)
+                                        < x.len()
+                            }
+                            ::core::option::Option::None => false,
+                        } && ::deviceemu::__private::view_aligned(&t)
+                        && __emu_hi - 1 < t.len()
+                        && match ::deviceemu::__private::lane_last(
+                            __emu_ctx.block_idx.x as usize * 256,
+                            __emu_hi,
+                        ) {
+                            ::core::option::Option::Some(__emu_l) => {
+                                ::deviceemu::__private::Index::to_index(
+                                    __emu_ctx.block_idx.x as usize * 256,
+                                ) <= ::deviceemu::__private::Index::to_index(__emu_l)
+                                    && ::deviceemu::__private::Index::to_index(__emu_l)
+                                        < ::deviceemu::__private::region_bound(x.len())
+                            }
+                            ::core::option::Option::None => false,
+                        })
+            }
+        {
+            let __emu_vb_x_0_at: usize = ::deviceemu::__private::Index::to_index(
+                __emu_ctx.block_idx.x as usize * 256,
+            );
+            let __emu_vb_t_1_at: usize = 0usize;
+            let mut __emu_vb_x_0 = ::deviceemu::__private::LaneBuf::<
+                _,
+                { ::deviceemu::__private::LANE_CHUNK },
+            >::new();
+            let mut __emu_vb_t_1 = ::deviceemu::__private::LaneBuf::<
+                _,
+                { ::deviceemu::__private::LANE_CHUNK },
+            >::new();
+            __emu_rb
+                .each_chunk_below(
+                    usize::MAX,
+                    |
+                        __emu_cursor: &::deviceemu::__private::LaneCursor,
+                        __emu_c0: usize,
+                        __emu_m: usize|
+                    {
+                        unsafe {
+                            ::deviceemu::__private::lane_load(
+                                &x,
+                                __emu_vb_x_0_at + __emu_c0,
+                                &mut __emu_vb_x_0,
+                                __emu_m,
+                            )
+                        };
+                        #[allow(unused_variables)]
+                        for __emu_k in 0..__emu_m {
+                            let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
+                            let tid = __emu_ctx.thread_idx.x as usize;
+                            let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                            {
+                                let __emu_value = { unsafe { __emu_vb_x_0.get(__emu_k) } };
+                                __emu_vb_t_1.set(__emu_k, __emu_value)
+                            };
+                        }
+                        unsafe {
+                            ::deviceemu::__private::lane_store(
+                                &t,
+                                __emu_vb_t_1_at + __emu_c0,
+                                &__emu_vb_t_1,
+                                __emu_m,
+                            )
+                        };
+                    },
+                    |__emu_t: usize, __emu_ctx: ::deviceemu::__private::ThreadCtx| {
+                        let tid = __emu_ctx.thread_idx.x as usize;
+                        let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                        {
+                            let __emu_value = if i < x.len() {
+                                ::deviceemu::__private::load(__EMU_CHECKED, &x, i)
+                            } else {
+                                0.0
+                            };
+                            ::deviceemu::__private::store(
+                                __EMU_CHECKED,
+                                &t,
+                                tid,
+                                __emu_value,
+                            )
+                        };
+                    },
+                );
+        } else {
+            __emu_rb
+                .each(|
+                    __emu_t: usize,
+                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                    let tid = __emu_ctx.thread_idx.x as usize;
+                    let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                    {
+                        let __emu_value = if i < x.len() {
+                            ::deviceemu::__private::load(__EMU_CHECKED, &x, i)
+                        } else {
+                            0.0
+                        };
+                        ::deviceemu::__private::store(
+                            __EMU_CHECKED,
+                            &t,
+                            tid,
+                            __emu_value,
+                        )
                     };
-                    ::deviceemu::__private::store(__EMU_CHECKED, &t, tid, __emu_value)
-                };
-                ::core::option::Option::None
-            });
+                    ::core::option::Option::None
+                });
+        }
         __emu_rb.barrier();
         let mut s = 128;
         while (s > 0) && __emu_rb.any_live() {
-            if !__EMU_CHECKED
+            if !__EMU_CHECKED && __emu_rb.in_index_order()
                 && {
                     let __emu_hi: usize = ::core::cmp::min(
                         ::deviceemu::__private::region_bound(s),
-                        __emu_rb.block_ctx().block_dim.x as usize,
+                        __emu_rb.threads(),
                     );
                     __emu_hi == 0
                         || (true && ::deviceemu::__private::view_aligned(&t)
@@ -374,55 +480,72 @@ impl block_sum {
                                 ::core::option::Option::None => false,
                             } && ::deviceemu::__private::view_aligned(&t)
                             && __emu_hi - 1 < t.len()
-                            && ::deviceemu::__private::view_aligned(&t)
-                            && __emu_hi - 1 < t.len())
+                            && __emu_hi - 1 < ::deviceemu::__private::region_bound(s)
+                            && (::deviceemu::__private::Index::to_index(s) + __emu_hi
+                                <= 0usize
+                                || 0usize + __emu_hi
+                                    <= ::deviceemu::__private::Index::to_index(s)))
                 }
             {
+                let __emu_vb_t_0_at: usize = ::deviceemu::__private::Index::to_index(s);
+                let __emu_vb_t_1_at: usize = 0usize;
+                let mut __emu_vb_t_0 = ::deviceemu::__private::LaneBuf::<
+                    _,
+                    { ::deviceemu::__private::LANE_CHUNK },
+                >::new();
+                let mut __emu_vb_t_1 = ::deviceemu::__private::LaneBuf::<
+                    _,
+                    { ::deviceemu::__private::LANE_CHUNK },
+                >::new();
                 __emu_rb
-                    .each_below(
+                    .each_chunk_below(
                         ::deviceemu::__private::region_bound(s),
                         |
-                            __emu_t: usize,
-                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                            let tid = __emu_ctx.thread_idx.x as usize;
-                            if tid < s {
+                            __emu_cursor: &::deviceemu::__private::LaneCursor,
+                            __emu_c0: usize,
+                            __emu_m: usize|
+                        {
+                            unsafe {
+                                ::deviceemu::__private::lane_load(
+                                    &t,
+                                    __emu_vb_t_0_at + __emu_c0,
+                                    &mut __emu_vb_t_0,
+                                    __emu_m,
+                                )
+                            };
+                            unsafe {
+                                ::deviceemu::__private::lane_load(
+                                    &t,
+                                    __emu_vb_t_1_at + __emu_c0,
+                                    &mut __emu_vb_t_1,
+                                    __emu_m,
+                                )
+                            };
+                            #[allow(unused_variables)]
+                            for __emu_k in 0..__emu_m {
+                                let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
+                                let tid = __emu_ctx.thread_idx.x as usize;
                                 {
-                                    let __emu_value = unsafe {
-                                        ::deviceemu::__private::load_in_bounds(
-                                            &t,
-                                            ::deviceemu::__private::Index::to_index(tid + s),
-                                        )
+                                    {
+                                        let __emu_value = unsafe { __emu_vb_t_0.get(__emu_k) };
+                                        let __emu_view = t;
+                                        let __emu_index = tid;
+                                        let mut __emu_old = unsafe { __emu_vb_t_1.get(__emu_k) };
+                                        __emu_old += __emu_value;
+                                        __emu_vb_t_1.set(__emu_k, __emu_old)
                                     };
-                                    let __emu_view = t;
-                                    let __emu_index = tid;
-                                    let mut __emu_old = unsafe {
-                                        ::deviceemu::__private::load_in_bounds(
-                                            &__emu_view,
-                                            ::deviceemu::__private::Index::to_index(__emu_index),
-                                        )
-                                    };
-                                    __emu_old += __emu_value;
-                                    unsafe {
-                                        ::deviceemu::__private::store_in_bounds(
-                                            &__emu_view,
-                                            ::deviceemu::__private::Index::to_index(__emu_index),
-                                            __emu_old,
-                                        )
-                                    }
                                 };
                             }
-                            ::core::option::Option::None
+                            unsafe {
+                                ::deviceemu::__private::lane_store(
+                                    &t,
+                                    __emu_vb_t_1_at + __emu_c0,
+                                    &__emu_vb_t_1,
+                                    __emu_m,
+                                )
+                            };
                         },
-                    );
-            } else {
-                __emu_rb
-                    .each_below(
-                        ::deviceemu::__private::region_bound(s),
-                        |
-                            __emu_t: usize,
-                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        |__emu_t: usize, __emu_ctx: ::deviceemu::__private::ThreadCtx| {
                             let tid = __emu_ctx.thread_idx.x as usize;
                             if tid < s {
                                 {
@@ -447,9 +570,104 @@ impl block_sum {
                                     )
                                 };
                             }
-                            ::core::option::Option::None
                         },
                     );
+            } else {
+                if !__EMU_CHECKED
+                    && {
+                        let __emu_hi: usize = ::core::cmp::min(
+                            ::deviceemu::__private::region_bound(s),
+                            __emu_rb.block_ctx().block_dim.x as usize,
+                        );
+                        __emu_hi == 0
+                            || (true && ::deviceemu::__private::view_aligned(&t)
+                                && match ::deviceemu::__private::lane_last(s, __emu_hi) {
+                                    ::core::option::Option::Some(__emu_l) => {
+                                        ::deviceemu::__private::Index::to_index(s)
+                                            <= ::deviceemu::__private::Index::to_index(__emu_l)
+                                            && ::deviceemu::__private::Index::to_index(__emu_l)
+                                                < t.len()
+                                    }
+                                    ::core::option::Option::None => false,
+                                } && ::deviceemu::__private::view_aligned(&t)
+                                && __emu_hi - 1 < t.len()
+                                && ::deviceemu::__private::view_aligned(&t)
+                                && __emu_hi - 1 < t.len())
+                    }
+                {
+                    __emu_rb
+                        .each_below(
+                            ::deviceemu::__private::region_bound(s),
+                            |
+                                __emu_t: usize,
+                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                let tid = __emu_ctx.thread_idx.x as usize;
+                                if tid < s {
+                                    {
+                                        let __emu_value = unsafe {
+                                            ::deviceemu::__private::load_in_bounds(
+                                                &t,
+                                                ::deviceemu::__private::Index::to_index(tid + s),
+                                            )
+                                        };
+                                        let __emu_view = t;
+                                        let __emu_index = tid;
+                                        let mut __emu_old = unsafe {
+                                            ::deviceemu::__private::load_in_bounds(
+                                                &__emu_view,
+                                                ::deviceemu::__private::Index::to_index(__emu_index),
+                                            )
+                                        };
+                                        __emu_old += __emu_value;
+                                        unsafe {
+                                            ::deviceemu::__private::store_in_bounds(
+                                                &__emu_view,
+                                                ::deviceemu::__private::Index::to_index(__emu_index),
+                                                __emu_old,
+                                            )
+                                        }
+                                    };
+                                }
+                                ::core::option::Option::None
+                            },
+                        );
+                } else {
+                    __emu_rb
+                        .each_below(
+                            ::deviceemu::__private::region_bound(s),
+                            |
+                                __emu_t: usize,
+                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                let tid = __emu_ctx.thread_idx.x as usize;
+                                if tid < s {
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load(
+                                            __EMU_CHECKED,
+                                            &t,
+                                            tid + s,
+                                        );
+                                        let __emu_view = t;
+                                        let __emu_index = tid;
+                                        let mut __emu_old = ::deviceemu::__private::load(
+                                            __EMU_CHECKED,
+                                            &__emu_view,
+                                            __emu_index,
+                                        );
+                                        __emu_old += __emu_value;
+                                        ::deviceemu::__private::store(
+                                            __EMU_CHECKED,
+                                            &__emu_view,
+                                            __emu_index,
+                                            __emu_old,
+                                        )
+                                    };
+                                }
+                                ::core::option::Option::None
+                            },
+                        );
+                }
             }
             __emu_rb.barrier();
             s /= 2;

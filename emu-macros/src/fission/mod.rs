@@ -44,6 +44,7 @@
 //! stays in the code, so the hint is only an optimisation.
 
 mod uniform;
+mod vector;
 
 use std::collections::{HashMap, HashSet};
 
@@ -1118,6 +1119,21 @@ impl Program {
                 };
             }
         }
+        // A barrier kernel's region, vectorised where it fits (`vector.rs`); values in
+        // per-thread slots (`saves`) keep it scalar.
+        if !self.lane_loop && saves.is_empty() {
+            let bound = narrowed.as_ref().map(|(_, b)| b);
+            if let Some((proof, fast)) = self.vector_region(thread, &restores, bound, g) {
+                call = quote! {
+                    if !#checked && #rb.in_index_order() && #proof {
+                        #fast
+                    } else {
+                        #call
+                    }
+                };
+            }
+        }
+
         if self.lane_loop {
             if let Some(Hoisted { proof, stmts, vector }) = self.hoist(thread, g) {
                 let code = thread_code(&stmts);

@@ -38,6 +38,7 @@
 //! before. `EMU_VERBOSE=1` prints the path of every launch.
 
 use std::panic::Location;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use crate::__private::{Exit, ThreadCtx};
@@ -74,6 +75,8 @@ enum Taken {
 thread_local! {
     /// The path the last launch made on this host thread took (for tests).
     static LAST: std::cell::Cell<&'static str> = const { std::cell::Cell::new("none") };
+    /// The vectorised region runs of the last verbose regions launch on this host thread.
+    static LAST_CHUNKED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The path the last launch made on this host thread took: `"regions"`, `"lanes"` or
@@ -147,10 +150,27 @@ where
     if choose(kernel, Taken::Regions) != Taken::Regions {
         return launch::launch_tasks(kernel, cfg, make);
     }
-    run_blocks(kernel, cfg, &|b: &BlockRun<'_>| {
+    // `EMU_VERBOSE` also counts the regions that ran vectorised (`fission/vector.rs`).
+    let verbose = config::effective().is_ok_and(|c| c.get_verbose());
+    let chunked = AtomicUsize::new(0);
+    let result = run_blocks(kernel, cfg, &|b: &BlockRun<'_>| {
         let mut r = Regions::new(b);
+        r.chunked = verbose.then_some(&chunked);
         regions(&mut r);
-    })
+    });
+    if verbose {
+        let n = chunked.load(Ordering::Relaxed);
+        LAST_CHUNKED.with(|c| c.set(n));
+        eprintln!("deviceemu: `{}`: {n} region runs were vectorised", kernel.name);
+    }
+    result
+}
+
+/// How many region runs of the last regions launch made on this host thread with
+/// `EMU_VERBOSE` on ran vectorised (`Regions::each_chunk_below`), for tests.
+#[doc(hidden)]
+pub fn last_vectorised() -> usize {
+    LAST_CHUNKED.with(std::cell::Cell::get)
 }
 
 /// Runs a barrier-free kernel as a lane loop: `lanes` runs one block ([`Regions`], a single
@@ -206,6 +226,8 @@ pub struct Regions<'r> {
     exits: Vec<(u32, Exit)>,
     /// The seed, for the order after each barrier.
     seed: Option<u64>,
+    /// The launch's count of vectorised regions run, when `EMU_VERBOSE` asks for it.
+    chunked: Option<&'r AtomicUsize>,
 }
 
 impl<'r> Regions<'r> {
@@ -225,6 +247,7 @@ impl<'r> Regions<'r> {
             order: start.unwrap_or_default(),
             exits: Vec::new(),
             seed: launch.config.get_seed(),
+            chunked: None,
         }
     }
 
@@ -378,6 +401,43 @@ impl<'r> Regions<'r> {
             c0 += m;
         }
         self.block.regions_set_current((self.n.max(1) - 1) as u32);
+    }
+
+    /// [`Regions::each_chunk`] for a vectorised region of a barrier kernel whose work is
+    /// guarded by `thread_idx().x < bound` (`fission/vector.rs` proved it): the chunks cover
+    /// threads `0..min(bound, threads())` only. The same contract as `each_chunk`: the region
+    /// runs in index order, and its chunks have no effect before their end.
+    #[inline(always)]
+    pub fn each_chunk_below<V, S>(&mut self, bound: usize, mut vector: V, mut scalar: S)
+    where
+        V: FnMut(&LaneCursor, usize, usize),
+        S: FnMut(usize, ThreadCtx),
+    {
+        debug_assert!(self.in_index_order());
+        if let Some(c) = self.chunked {
+            c.fetch_add(1, Ordering::Relaxed);
+        }
+        let cursor = LaneCursor { ctx: self.ctx };
+        let chunk = crate::__private::LANE_CHUNK;
+        let n = self.n.min(bound);
+        let mut c0 = 0;
+        while c0 < n {
+            let m = chunk.min(n - c0);
+            self.block.regions_set_current(c0 as u32);
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| vector(&cursor, c0, m)));
+            if ran.is_err() {
+                // What the hook recorded for the chunk; the lane's own panic records it again.
+                let _ = crate::host::sched::panics::take();
+                for t in c0..c0 + m {
+                    self.block.regions_set_current(t as u32);
+                    scalar(t, cursor.lane(t));
+                }
+            }
+            c0 += m;
+        }
+        if n > 0 {
+            self.block.regions_set_current((n - 1) as u32);
+        }
     }
 
     /// Keeps the running order explicitly (`0..n` until now), so that threads can leave it.

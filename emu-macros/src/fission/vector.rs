@@ -1,0 +1,494 @@
+//! Loop fission, part 3b: vectorised barrier regions. A region of a barrier kernel whose
+//! thread code is straight-line arithmetic over accesses `v[tid]`, `v[tid + u]` and (read
+//! only) `v[u]`, with `u` block-uniform, runs in chunks of consecutive threads like a
+//! vectorised lane loop (`Regions::each_chunk_below`): each access *form* (a view and the
+//! uniform offset of its index) is staged in a lane buffer (`__private::LaneBuf`), loaded
+//! before the chunk's lanes run and stored after them, and the lanes are plain arithmetic
+//! over those buffers, which LLVM vectorises.
+//!
+//! What the staging changes is only *when* each lane's loads and stores happen within the
+//! chunk (all loads first, all stores last); the proof the region runs under makes that
+//! invisible:
+//!
+//! * the region runs threads `0..hi` in index order (`Regions::in_index_order`), `hi` the
+//!   threads below the narrowed bound (`if tid < s`, or all of them);
+//! * every form's range `[u, u + hi)` lies in bounds of its view, which is aligned;
+//! * on a view the region writes, any two different forms have disjoint ranges, and no form
+//!   is uniform, so no lane reads what another lane of the region writes, nor writes what
+//!   another writes: every lane sees what it would see running alone, in any order;
+//! * every `if` in the code is `x < b` with `x` a form's index and `b` uniform, and holds
+//!   for the last lane (hence for all): it is dropped, its `else` never runs.
+//!
+//! The code it takes is also unable to exit, fault or wait: it has no `return`, no call but
+//! the accesses and pure float methods, no loop. Everything else keeps the scalar forms.
+//! Only unchecked launches use it (the checkers see each access on the scalar form).
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
+use syn::{Expr, Ident, Pat, Stmt};
+
+use super::uniform::{idents_of, is_assign, Names};
+use super::{is_thread_x, lane_k, path_name, rt, strip_parens, thread_code, Gen, Lives, Program, FLOAT_METHODS};
+
+/// The index of an access relative to the lane's `thread_idx().x`.
+#[derive(Clone)]
+enum Form {
+    /// `tid + u` (or `tid` alone: `u` is `None`), with `u` uniform.
+    Offset(Option<Expr>),
+    /// `u`, uniform: every lane reads the same element.
+    Uniform(Expr),
+}
+
+impl Form {
+    fn key(&self) -> String {
+        match self {
+            Form::Offset(None) => "lane".into(),
+            Form::Offset(Some(u)) => format!("lane+{}", quote!(#u)),
+            Form::Uniform(u) => format!("at {}", quote!(#u)),
+        }
+    }
+}
+
+/// One staged access form: a view and its index form, with its lane buffer.
+struct Staged {
+    view: Ident,
+    form: Form,
+    buf: Ident,
+    loaded: bool,
+    stored: bool,
+    /// Stored on every lane (outside short-circuit operands), so that a buffer never
+    /// loaded is initialised.
+    stored_always: bool,
+}
+
+/// The rewrite of a region's thread code into its vectorised form.
+struct Rewrite<'a> {
+    /// The context argument's name.
+    ctx: &'a str,
+    /// Views the region may access: buffer parameters and shared arrays.
+    views: &'a HashSet<String>,
+    /// Whether an expression is block-uniform.
+    uniform: &'a dyn Fn(&Expr) -> bool,
+    /// The form of a thread-varying local (recomputed, or an alias bound in the region).
+    local_forms: HashMap<String, Form>,
+    view_alias: HashMap<String, Ident>,
+    /// Locals the region's code binds (it may assign them).
+    own: HashSet<String>,
+    staged: Vec<Staged>,
+    /// Conditions dropped: the form of `x` and the uniform `b` of each `x < b`.
+    conditions: Vec<(Form, Expr)>,
+    /// Uniform loads (`v[u]`, read per lane, not staged): each view and index.
+    uniform_loads: Vec<(Ident, Expr)>,
+    ok: bool,
+    /// How many short-circuit operands (`a && b`'s `b`) the visit is inside: code there
+    /// may not run on every lane.
+    conditional: u32,
+}
+
+impl Rewrite<'_> {
+    /// The form of index expression `e`, if it has one.
+    fn form(&self, e: &Expr) -> Option<Form> {
+        let e = strip_parens(e);
+        if let Some(n) = path_name(e) {
+            if let Some(f) = self.local_forms.get(&n) {
+                return Some(f.clone());
+            }
+        }
+        if is_thread_x(e, self.ctx) {
+            return Some(Form::Offset(None));
+        }
+        match e {
+            // `x as usize` is the index `Index::to_index(x)` reads, for every integer type the
+            // proof's `lane_last` takes (sign-extended, as both do).
+            Expr::Cast(c) if matches!(&*c.ty, syn::Type::Path(p) if p.path.is_ident("usize")) => match self.form(&c.expr)? {
+                f @ Form::Offset(_) => Some(f),
+                Form::Uniform(_) => (self.uniform)(e).then(|| Form::Uniform(e.clone())),
+            },
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) => {
+                let (l, r) = (self.form(&b.left), self.form(&b.right));
+                match (l, r) {
+                    (Some(Form::Offset(None)), _) if (self.uniform)(&b.right) => Some(Form::Offset(Some((*b.right).clone()))),
+                    (_, Some(Form::Offset(None))) if (self.uniform)(&b.left) => Some(Form::Offset(Some((*b.left).clone()))),
+                    _ => (self.uniform)(e).then(|| Form::Uniform(e.clone())),
+                }
+            }
+            e if (self.uniform)(e) => Some(Form::Uniform(e.clone())),
+            _ => None,
+        }
+    }
+
+    /// The view `e` names, directly or through an alias.
+    fn view_of(&self, e: &Expr) -> Option<Ident> {
+        let Expr::Path(p) = e else { return None };
+        let id = p.path.get_ident()?;
+        let name = id.to_string();
+        if let Some(v) = self.view_alias.get(&name) {
+            return Some(v.clone());
+        }
+        (self.views.contains(&name) && !self.own.contains(&name)).then(|| id.clone())
+    }
+
+    /// The lane buffer of `view` at `form`, staged on first use.
+    fn stage(&mut self, view: &Ident, form: &Form) -> usize {
+        let key = form.key();
+        if let Some(k) = self.staged.iter().position(|s| &s.view == view && s.form.key() == key) {
+            return k;
+        }
+        let buf = format_ident!("__emu_vb_{}_{}", view, self.staged.len(), span = Span::mixed_site());
+        self.staged.push(Staged { view: view.clone(), form: form.clone(), buf, loaded: false, stored: false, stored_always: false });
+        self.staged.len() - 1
+    }
+
+    fn statement(&mut self, s: &mut Stmt) {
+        match s {
+            Stmt::Local(l) if l.init.as_ref().is_some_and(|i| i.diverge.is_none()) => {
+                let Pat::Ident(p) = &l.pat else {
+                    self.ok = false;
+                    return;
+                };
+                if p.by_ref.is_some() || p.subpat.is_some() {
+                    self.ok = false;
+                    return;
+                }
+                let name = p.ident.to_string();
+                let init = &mut l.init.as_mut().expect("checked above").expr;
+                if self.local_forms.contains_key(&name) || self.view_alias.contains_key(&name) || self.views.contains(&name) {
+                    self.ok = false;
+                    return;
+                }
+                if p.mutability.is_none() {
+                    if let Some(v) = self.view_of(init) {
+                        self.view_alias.insert(name, v);
+                        return;
+                    }
+                    if let Some(f @ Form::Offset(_)) = self.form(init) {
+                        self.local_forms.insert(name.clone(), f);
+                        self.own.insert(name);
+                        return;
+                    }
+                }
+                self.own.insert(name);
+                self.visit_expr_mut(init);
+            }
+            Stmt::Expr(e, _) => self.visit_expr_mut(e),
+            _ => self.ok = false,
+        }
+    }
+
+    fn expr(&mut self, e: &mut Expr) {
+        match e {
+            Expr::Lit(_) | Expr::Path(_) => {}
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => {
+                self.visit_expr_mut(&mut b.left);
+                self.conditional += 1;
+                self.visit_expr_mut(&mut b.right);
+                self.conditional -= 1;
+            }
+            Expr::Binary(b) if !is_assign(&b.op) => syn::visit_mut::visit_expr_binary_mut(self, b),
+            Expr::Binary(b) if path_name(&b.left).is_some_and(|n| self.own.contains(&n) && !self.local_forms.contains_key(&n)) => {
+                self.visit_expr_mut(&mut b.right)
+            }
+            Expr::Assign(a) if path_name(&a.left).is_some_and(|n| self.own.contains(&n) && !self.local_forms.contains_key(&n)) => {
+                self.visit_expr_mut(&mut a.right)
+            }
+            Expr::Unary(u) if !matches!(u.op, syn::UnOp::Deref(_)) => syn::visit_mut::visit_expr_unary_mut(self, u),
+            Expr::Cast(_) | Expr::Paren(_) | Expr::Group(_) => syn::visit_mut::visit_expr_mut(self, e),
+            // Straight-line code: a block's statements run where the block does.
+            Expr::Block(b) if b.label.is_none() => {
+                for s in &mut b.block.stmts {
+                    self.statement(s);
+                    if !self.ok {
+                        return;
+                    }
+                }
+            }
+            Expr::If(i) => {
+                // `if x < b { .. } else { .. }`, `x` a form's index, `b` uniform: holds for
+                // every lane once the proof shows it for the last one.
+                let Expr::Binary(c) = strip_parens(&i.cond) else {
+                    self.ok = false;
+                    return;
+                };
+                if !matches!(c.op, syn::BinOp::Lt(_)) || !(self.uniform)(&c.right) {
+                    self.ok = false;
+                    return;
+                }
+                let Some(f @ Form::Offset(_)) = self.form(&c.left) else {
+                    self.ok = false;
+                    return;
+                };
+                self.conditions.push((f, (*c.right).clone()));
+                let mut then = Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block: i.then_branch.clone() });
+                self.expr(&mut then);
+                *e = then;
+            }
+            Expr::MethodCall(m) if FLOAT_METHODS.iter().any(|f| m.method == f) => syn::visit_mut::visit_expr_method_call_mut(self, m),
+            Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() && self.view_of(&m.receiver).is_some() => {}
+            Expr::Call(_) => self.access(e),
+            _ => self.ok = false,
+        }
+    }
+
+    /// `__private::load(checked, &v, i)` and `__private::store(checked, &v, i, x)`.
+    fn access(&mut self, e: &mut Expr) {
+        let Expr::Call(c) = e else { return };
+        let Expr::Path(p) = &*c.func else {
+            self.ok = false;
+            return;
+        };
+        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let ours = segs.iter().any(|s| s == "__private");
+        let store = match (ours, segs.last().map(String::as_str), c.args.len()) {
+            (true, Some("load"), 3) => false,
+            (true, Some("store"), 4) => true,
+            _ => {
+                self.ok = false;
+                return;
+            }
+        };
+        let Some(Expr::Reference(r)) = c.args.iter().nth(1) else {
+            self.ok = false;
+            return;
+        };
+        let (Some(view), Some(form)) = (self.view_of(&r.expr), self.form(&c.args[2])) else {
+            self.ok = false;
+            return;
+        };
+        let span = c.span();
+        if let Form::Uniform(u) = &form {
+            if store {
+                self.ok = false;
+                return;
+            }
+            let (v, u) = (&c.args[1], u.clone());
+            self.uniform_loads.push((view, u.clone()));
+            // SAFETY: the proof showed `u` in bounds of this view.
+            *e = syn::parse_quote_spanned!(span=> unsafe {
+                ::deviceemu::__private::load_in_bounds(#v, ::deviceemu::__private::Index::to_index(#u))
+            });
+            return;
+        }
+        let k = self.stage(&view, &form);
+        let (buf, lane) = (self.staged[k].buf.clone(), lane_k());
+        if store {
+            let mut x = c.args[3].clone();
+            self.visit_expr_mut(&mut x);
+            let always = self.conditional == 0;
+            let s = &mut self.staged[k];
+            s.stored = true;
+            s.stored_always |= always;
+            *e = syn::parse_quote_spanned!(span=> #buf.set(#lane, #x));
+        } else {
+            self.staged[k].loaded = true;
+            // SAFETY: the chunk loaded this form's elements `0..m` before its lanes ran, and
+            // the lane `k < m`.
+            *e = syn::parse_quote_spanned!(span=> unsafe { #buf.get(#lane) });
+        }
+    }
+}
+
+impl VisitMut for Rewrite<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if !self.ok {
+            return;
+        }
+        self.expr(e);
+    }
+    fn visit_stmt_mut(&mut self, s: &mut Stmt) {
+        self.statement(s)
+    }
+}
+
+impl Program {
+    /// The vectorised form of a region of a barrier kernel, and the proof that lets it run
+    /// (see the module's text). `thread` is the region's thread code, `restores` the
+    /// recomputed values it restores, `bound` the narrowed bound (`Regions::each_below`'s),
+    /// if any.
+    pub(super) fn vector_region(&self, thread: &[Stmt], restores: &TokenStream, bound: Option<&Expr>, g: &Gen) -> Option<(TokenStream, TokenStream)> {
+        let ctx = self.ctx.to_string();
+        let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
+        let names: Names<'_> = self.names(&self.uniform, &locals, &ctx);
+        let thread_varying: HashSet<String> =
+            self.locals.iter().filter(|l| self.lives.get(&l.name) != Some(&Lives::Uniform)).map(|l| l.name.clone()).collect();
+        let uniform = |e: &Expr| idents_of(e).is_disjoint(&thread_varying) && names.uniform(e);
+        // Views: the buffer parameters and the block's shared arrays.
+        let mut views = self.buffers.clone();
+        for l in &self.locals {
+            let init = &l.init;
+            if self.lives.get(&l.name) == Some(&Lives::Uniform) && quote!(#init).to_string().contains("shared_array") {
+                views.insert(l.name.clone());
+            }
+        }
+        let mut rw = Rewrite {
+            ctx: &ctx,
+            views: &views,
+            uniform: &uniform,
+            local_forms: HashMap::new(),
+            view_alias: HashMap::new(),
+            own: HashSet::new(),
+            staged: Vec::new(),
+            conditions: Vec::new(),
+            uniform_loads: Vec::new(),
+            ok: true,
+            conditional: 0,
+        };
+        // Recomputed locals, in binding order: their forms (a local naming the thread's x
+        // index is the lane itself).
+        for l in &self.locals {
+            if self.lives.get(&l.name) != Some(&Lives::Recomputed) || l.mutable {
+                continue;
+            }
+            let f = if is_thread_x(&l.init, &ctx) { Some(Form::Offset(None)) } else { rw.form(&l.init) };
+            if let Some(f @ Form::Offset(_)) = f {
+                rw.local_forms.insert(l.name.clone(), f);
+            }
+        }
+        // The region's own recomputed `let`s stay as written (pure, from the indices).
+        let lead = thread
+            .iter()
+            .take_while(|s| matches!(s, Stmt::Local(l) if super::local_name(&l.pat).is_some_and(|n| self.lives.get(&n) == Some(&Lives::Recomputed))))
+            .count();
+        let mut body: Vec<Stmt> = thread[lead..].to_vec();
+        if body.is_empty() {
+            return None;
+        }
+        for s in &mut body {
+            rw.statement(s);
+            if !rw.ok {
+                return None;
+            }
+        }
+        // Each view the region writes: no uniform form, and no two forms that overlap.
+        let mut disjoint = Vec::new();
+        for (a, sa) in rw.staged.iter().enumerate() {
+            if sa.stored && !sa.loaded && !sa.stored_always {
+                return None;
+            }
+            let written = rw.staged.iter().any(|s| s.view == sa.view && s.stored);
+            if !written {
+                continue;
+            }
+            if matches!(sa.form, Form::Uniform(_)) {
+                return None;
+            }
+            for sb in rw.staged.iter().skip(a + 1).filter(|s| s.view == sa.view) {
+                let (ba, bb) = (base(&sa.form), base(&sb.form));
+                disjoint.push(quote!(&& (#ba + __emu_hi <= #bb || #bb + __emu_hi <= #ba)));
+            }
+        }
+        if rw.uniform_loads.iter().any(|(v, _)| rw.staged.iter().any(|s| &s.view == v && s.stored)) {
+            return None;
+        }
+        let r = rt();
+        let rb = &g.rb;
+        let bound_expr = match bound {
+            Some(b) => quote!(#b),
+            None => quote!(usize::MAX),
+        };
+        let in_bounds = rw.staged.iter().map(|s| {
+            let v = &s.view;
+            match &s.form {
+                Form::Offset(None) => quote!(&& #r::view_aligned(&#v) && __emu_hi - 1 < #v.len()),
+                Form::Offset(Some(u)) => quote! {
+                    && #r::view_aligned(&#v) && match #r::lane_last(#u, __emu_hi) {
+                        ::core::option::Option::Some(__emu_l) => {
+                            #r::Index::to_index(#u) <= #r::Index::to_index(__emu_l) && #r::Index::to_index(__emu_l) < #v.len()
+                        }
+                        ::core::option::Option::None => false,
+                    }
+                },
+                Form::Uniform(_) => unreachable!("uniform loads are not staged"),
+            }
+        });
+        let uniform_in_bounds =
+            rw.uniform_loads.iter().map(|(v, u)| quote!(&& #r::view_aligned(&#v) && #r::Index::to_index(#u) < #v.len()));
+        let conds = rw.conditions.iter().map(|(f, b)| match f {
+            Form::Offset(None) => quote!(&& __emu_hi - 1 < #r::region_bound(#b)),
+            Form::Offset(Some(u)) => quote! {
+                && match #r::lane_last(#u, __emu_hi) {
+                    ::core::option::Option::Some(__emu_l) => {
+                        #r::Index::to_index(#u) <= #r::Index::to_index(__emu_l) && #r::Index::to_index(__emu_l) < #r::region_bound(#b)
+                    }
+                    ::core::option::Option::None => false,
+                }
+            },
+            Form::Uniform(_) => unreachable!("conditions are on lane forms"),
+        });
+        let hi = quote!(::core::cmp::min(#bound_expr, #rb.threads()));
+        let proof = quote! {{
+            let __emu_hi: usize = #hi;
+            __emu_hi == 0 || (true #(#in_bounds)* #(#uniform_in_bounds)* #(#conds)* #(#disjoint)*)
+        }};
+        // The code: each staged form's start, its buffer, the chunk's loads, the lanes, the
+        // chunk's stores.
+        let starts = rw.staged.iter().map(|s| {
+            let start = start_of(&s.buf);
+            let b = base(&s.form);
+            quote!(let #start: usize = #b;)
+        });
+        let bufs = rw.staged.iter().map(|s| {
+            let buf = &s.buf;
+            quote!(let mut #buf = #r::LaneBuf::<_, { #r::LANE_CHUNK }>::new();)
+        });
+        // SAFETY (of the emitted `unsafe`): the proof showed each form's range `[start, start +
+        // hi)` in bounds of its view; a chunk's lanes `c0..c0 + m` lie below `hi`.
+        let loads = rw.staged.iter().filter(|s| s.loaded).map(|s| {
+            let (v, buf, start) = (&s.view, &s.buf, start_of(&s.buf));
+            quote!(unsafe { #r::lane_load(&#v, #start + __emu_c0, &mut #buf, __emu_m) };)
+        });
+        // SAFETY (of the stores): a stored form is loaded first or stored by every lane, so
+        // its elements `0..m` are initialised.
+        let stores = rw.staged.iter().filter(|s| s.stored).map(|s| {
+            let (v, buf, start) = (&s.view, &s.buf, start_of(&s.buf));
+            quote!(unsafe { #r::lane_store(&#v, #start + __emu_c0, &#buf, __emu_m) };)
+        });
+        let (t, c) = (&g.t, &g.ctx);
+        let lanes_code = thread_code(&thread[..lead]);
+        let code = thread_code(&body);
+        let scalar = thread_code(thread);
+        let k = lane_k();
+        let fast = quote! {
+            #(#starts)*
+            #(#bufs)*
+            #rb.each_chunk_below(
+                #bound_expr,
+                |__emu_cursor: &#r::LaneCursor, __emu_c0: usize, __emu_m: usize| {
+                    #(#loads)*
+                    // The indices the dropped conditions and staged accesses read may go
+                    // unused.
+                    #[allow(unused_variables)]
+                    for #k in 0..__emu_m {
+                        let #c = __emu_cursor.lane(__emu_c0 + #k);
+                        #restores
+                        #lanes_code
+                        #code
+                    }
+                    #(#stores)*
+                },
+                |#t: usize, #c: ::deviceemu::__private::ThreadCtx| {
+                    #restores
+                    #scalar
+                },
+            );
+        };
+        Some((proof, fast))
+    }
+}
+
+/// The first index of a form's range, as a `usize` expression.
+fn base(f: &Form) -> TokenStream {
+    let r = rt();
+    match f {
+        Form::Offset(None) => quote!(0usize),
+        Form::Offset(Some(u)) | Form::Uniform(u) => quote!(#r::Index::to_index(#u)),
+    }
+}
+
+/// The local holding a staged form's first index.
+fn start_of(buf: &Ident) -> Ident {
+    format_ident!("{}_at", buf, span = Span::mixed_site())
+}
