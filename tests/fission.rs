@@ -827,3 +827,115 @@ fn a_vectorised_region_that_panics_reports_the_lane() {
         }
     }
 }
+
+// ------------------------------------------------------------------ lowered warp shuffles
+
+/// A block sum through warp shuffles: each warp's tree with `shfl_down_sync`, the warps' sums
+/// through shared memory, and the first warp's butterfly with `shfl_xor_sync` under `if tid <
+/// 32` (whole warps), whose `v` and `offset` shadow the outer ones.
+#[kernel]
+fn warp_sums(input: &[u32], out: &mut [u32]) {
+    let sums = shared_array![u32; 8];
+    let tid = thread_idx().x as usize;
+    let i = block_idx().x as usize * 256 + tid;
+    let mut v = if i < input.len() { input[i] } else { 0 };
+    let mut offset = 16;
+    while offset > 0 {
+        v += shfl_down_sync(FULL_MASK, v, offset);
+        offset /= 2;
+    }
+    if lane_id() == 0 {
+        sums[tid / 32] = v;
+    }
+    sync_threads();
+    if tid < 32 {
+        let mut v = if tid < 8 { sums[tid] } else { 0 };
+        let mut offset = 16;
+        while offset > 0 {
+            v += shfl_xor_sync(FULL_MASK, v, offset);
+            offset /= 2;
+        }
+        if tid == 0 {
+            out[block_idx().x as usize] = v;
+        }
+    }
+}
+
+/// Each shuffle kind once, with a source lane that varies by lane and a delta past the warp
+/// (only its low five bits count).
+#[kernel]
+fn shuffle_kinds(out: &mut [u32]) {
+    let tid = thread_idx().x as usize;
+    let v = tid as u32 * 7 + 1;
+    let a = shfl_up_sync(FULL_MASK, v, 3);
+    let b = shfl_sync(FULL_MASK, v, (tid as u32) ^ 5);
+    let c = shfl_down_sync(0xffff_ffff, v, 40);
+    let d = shfl_xor_sync(u32::MAX, v, 17);
+    out[tid * 4] = a;
+    out[tid * 4 + 1] = b;
+    out[tid * 4 + 2] = c;
+    out[tid * 4 + 3] = d;
+}
+
+/// Runs `f` on the general path and on the default one under every configuration: the
+/// outputs agree, and the default path takes the regions without a checker, the general
+/// path with one (a lowered shuffle has no per-access checks).
+fn warp_paths(f: impl Fn() -> (Vec<u32>, Result<(), deviceemu::Error>)) -> Outcome {
+    let mut first = None;
+    for c in configs() {
+        let general = run_u32(&c.clone().path(ExecPath::General), &f);
+        let want = if c.get_checks() == Checks::none() { "regions" } else { "general" };
+        let fast = run_u32(&c.clone().path(ExecPath::Auto), || {
+            let r = f();
+            assert_eq!(last_path(), want, "{c:?}");
+            r
+        });
+        assert_eq!(fast, general, "{c:?}");
+        first.get_or_insert(fast);
+    }
+    first.expect("configurations")
+}
+
+#[test]
+fn warp_shuffles_run_as_regions_with_the_same_sums() {
+    let n: usize = 256 * 9 + 77;
+    let input: Vec<u32> = (0..n as u32).map(|v| v.wrapping_mul(2654435761) >> 12).collect();
+    let (out, r) = warp_paths(|| {
+        let x = DeviceBuffer::from_slice(&input).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(n.div_ceil(256)).unwrap();
+        let r = launch!(warp_sums<<<n.div_ceil(256) as u32, 256>>>(&x, &mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    r.unwrap();
+    let want: Vec<u32> = input.chunks(256).map(|c| c.iter().sum()).collect();
+    assert_eq!(out, want);
+}
+
+#[test]
+fn each_lowered_shuffle_reads_the_lane_the_general_path_reads() {
+    let (out, r) = warp_paths(|| {
+        let mut o = DeviceBuffer::<u32>::zeroed(64 * 4).unwrap();
+        let r = launch!(shuffle_kinds<<<1, 64>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    r.unwrap();
+    let v = |t: usize| t as u32 * 7 + 1;
+    for t in 0..64 {
+        let (lane, base) = (t % 32, t - t % 32);
+        assert_eq!(out[t * 4], if lane >= 3 { v(t - 3) } else { v(t) }, "up, thread {t}");
+        assert_eq!(out[t * 4 + 1], v(base + ((t ^ 5) % 32)), "idx, thread {t}");
+        assert_eq!(out[t * 4 + 2], if lane + 8 < 32 { v(t + 8) } else { v(t) }, "down by 40 & 31, thread {t}");
+        assert_eq!(out[t * 4 + 3], v(base + (lane ^ 17)), "xor, thread {t}");
+    }
+}
+
+#[test]
+fn lowered_shuffles_need_whole_warps() {
+    // 48 threads: the second warp has 16 lanes, so the kernel runs on the general path.
+    let c = Config::default().blocks(BlockOrder::Serial);
+    with_config(c, || {
+        let mut o = DeviceBuffer::<u32>::zeroed(48 * 4).unwrap();
+        let _ = deviceemu::quietly(|| launch!(shuffle_kinds<<<1, 48>>>(&mut o)));
+        assert_eq!(last_path(), "general");
+    });
+}

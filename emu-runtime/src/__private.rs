@@ -18,7 +18,7 @@ pub use crate::host::{
     sched::devrt::{device_launch, DeviceArg, DeviceArgMut, DeviceStream},
     config::Checks,
     mem::shared_mem::SharedSite,
-    sched::regions::{announce_general, last_path, last_vectorised, launch_lanes, launch_regions, LaneCursor, Lanes, Regions},
+    sched::regions::{announce_general, last_path, last_vectorised, launch_lanes, launch_regions, launch_regions_warps, Exchange, LaneCursor, Lanes, Regions},
 
 };
 #[cfg(not(target_arch = "nvptx64"))]
@@ -265,6 +265,41 @@ pub unsafe fn lane_store<T: DeviceCopy, K: Writable, const C: usize>(v: &View<T,
     // SAFETY: as in `lane_load`; `K: Writable` views point into writable memory; the elements
     // read are initialised (the caller's contract).
     unsafe { crate::host::mem::memory::copy_to_device(v.raw_ptr().add(start), b.ptr(), m) };
+}
+
+/// Thread `t` of a region kernel hands `v` to a lowered warp shuffle (`fission`).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_put<T: Copy>(x: &Exchange<T>, t: usize, v: T) {
+    x.put(t, v)
+}
+
+/// What thread `t`'s lowered `shfl_down_sync(FULL_MASK, _, delta)` returns.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_down<T: Copy>(x: &Exchange<T>, t: usize, delta: u32) -> T {
+    x.read(t, crate::device::backend::ShflMode::Down, delta)
+}
+
+/// What thread `t`'s lowered `shfl_up_sync(FULL_MASK, _, delta)` returns.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_up<T: Copy>(x: &Exchange<T>, t: usize, delta: u32) -> T {
+    x.read(t, crate::device::backend::ShflMode::Up, delta)
+}
+
+/// What thread `t`'s lowered `shfl_xor_sync(FULL_MASK, _, lane_mask)` returns.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_xor<T: Copy>(x: &Exchange<T>, t: usize, lane_mask: u32) -> T {
+    x.read(t, crate::device::backend::ShflMode::Bfly, lane_mask)
+}
+
+/// What thread `t`'s lowered `shfl_sync(FULL_MASK, _, src_lane)` returns.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_idx<T: Copy>(x: &Exchange<T>, t: usize, src_lane: u32) -> T {
+    x.read(t, crate::device::backend::ShflMode::Idx, src_lane)
 }
 
 /// The last of `threads` consecutive indices that start at `base` (`base + threads - 1`),

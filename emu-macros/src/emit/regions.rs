@@ -62,6 +62,9 @@ pub(super) fn launch_call(l: &Lowered, k: &Kernel, fission: &Fission, checked: b
     let per_thread = quote!(#name::#name::<#checked>(#ctx, #(#args),*));
     let block = quote!(#name::#regions::<#checked>(#rb, #(#args),*));
     match fission.kind {
+        Kind::Regions if fission.warps => {
+            quote!(#rt::launch_regions_warps(__emu_info, __emu_config, move |#rb| #block, move |#ctx| #per_thread))
+        }
         Kind::Regions => quote!(#rt::launch_regions(__emu_info, __emu_config, move |#rb| #block, move |#ctx| #per_thread)),
         Kind::Lanes => quote!(#rt::launch_lanes(__emu_info, __emu_config, move |#rb| #block, move |#ctx| #per_thread)),
     }

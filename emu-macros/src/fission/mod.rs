@@ -70,6 +70,8 @@ pub(crate) enum Kind {
 pub(crate) struct Fission {
     pub(crate) kind: Kind,
     pub(crate) body: TokenStream,
+    /// Whether the form has lowered warp shuffles (`__private::launch_regions_warps`).
+    pub(crate) warps: bool,
 }
 
 /// The names the generated code uses.
@@ -77,6 +79,9 @@ struct Gen {
     rb: Ident,
     t: Ident,
     ctx: Ident,
+    /// The bound of the warp-aligned `if tid < B` the code is in: its regions run the
+    /// threads below it only.
+    outer: Option<Expr>,
 }
 
 fn rt() -> TokenStream {
@@ -86,8 +91,12 @@ fn rt() -> TokenStream {
 /// The region form of a kernel whose host body (indices read from `ctx`, barriers as written)
 /// is `block`, or why it has none. `params` are its parameters' names.
 pub(crate) fn lower(block: &Block, params: &[String], buffers: &[String], ctx: &Ident) -> Result<Fission, String> {
-    let nodes = nodes(&block.stmts)?;
+    SHUFFLES.with(|k| k.set(0));
+    let mut stmts = block.stmts.clone();
+    unshadow(&mut stmts, &mut HashSet::new(), &mut 0);
+    let nodes = nodes(&stmts)?;
     let mut p = Program::new(params, ctx);
+    p.shuffles = SHUFFLES.with(std::cell::Cell::get);
     p.buffers = buffers.iter().cloned().collect();
     p.collect(&nodes, &mut Vec::new())?;
     p.check_code(&nodes)?;
@@ -98,9 +107,10 @@ pub(crate) fn lower(block: &Block, params: &[String], buffers: &[String], ctx: &
         rb: Ident::new("__emu_rb", Span::mixed_site()),
         t: Ident::new("__emu_t", Span::mixed_site()),
         ctx: ctx.clone(),
+        outer: None,
     };
     let body = p.emit(&nodes, &g);
-    Ok(Fission { kind, body })
+    Ok(Fission { kind, body, warps: p.shuffles > 0 })
 }
 
 // ---------------------------------------------------------------- structure
@@ -109,14 +119,17 @@ pub(crate) fn lower(block: &Block, params: &[String], buffers: &[String], ctx: &
 enum Node {
     /// Statements without barriers.
     Run(Vec<Stmt>, usize),
-    /// `sync_threads();`.
-    Barrier(Span),
+    /// `sync_threads();`, or (`true`) the hand-over point of a lowered warp shuffle
+    /// (`warp_shuffle`): a region boundary that is no barrier.
+    Barrier(Span, bool),
     /// `while cond { nodes }` with barriers in the body.
     While { cond: Expr, body: Vec<Node>, span: Span },
     /// `for pat in range { nodes }` with barriers in the body.
     For { pat: Pat, expr: Expr, body: Vec<Node>, span: Span },
-    /// `if cond { nodes } else { nodes }` with barriers in a branch.
-    If { cond: Expr, then: Vec<Node>, otherwise: Vec<Node>, span: Span },
+    /// `if cond { nodes } else { nodes }` with barriers in a branch; or (`warp`) `if tid < B
+    /// { nodes }` with `B` a literal multiple of 32 and only lowered warp shuffles in the
+    /// body, whose regions run over the threads below `B`: whole warps.
+    If { cond: Expr, then: Vec<Node>, otherwise: Vec<Node>, span: Span, warp: bool },
 }
 
 fn contains_barrier_node(nodes: &[Node]) -> bool {
@@ -178,14 +191,22 @@ fn nodes(stmts: &[Stmt]) -> Result<Vec<Node>, String> {
     for s in &split_tuple_lets(stmts) {
         if let Some(span) = barrier_stmt(s) {
             flush(&mut run, &mut out);
-            out.push(Node::Barrier(span));
+            out.push(Node::Barrier(span, false));
+            continue;
+        }
+        if let Some((put, take, span)) = warp_shuffle(s) {
+            run.push(put);
+            flush(&mut run, &mut out);
+            out.push(Node::Barrier(span, true));
+            run.push(take);
             continue;
         }
         let w = waits_in_stmt(s);
-        if w.warp {
-            return Err("it calls a warp collective".into());
+        let structured = matches!(s, Stmt::Expr(Expr::While(_) | Expr::ForLoop(_) | Expr::If(_), _));
+        if w.warp && !structured {
+            return Err("it calls a warp collective other than a full-mask shuffle at statement level".into());
         }
-        if !w.barrier {
+        if !w.barrier && !w.warp {
             run.push(s.clone());
             continue;
         }
@@ -216,7 +237,8 @@ fn nodes(stmts: &[Stmt]) -> Result<Vec<Node>, String> {
                         _ => return Err("an `else` fission cannot read".into()),
                     },
                 };
-                out.push(Node::If { cond: (*i.cond).clone(), then: nodes(&i.then_branch.stmts)?, otherwise, span: i.if_token.span });
+                let warp = !w.barrier && otherwise.is_empty() && warp_bound(&i.cond).is_some();
+                out.push(Node::If { cond: (*i.cond).clone(), then: nodes(&i.then_branch.stmts)?, otherwise, span: i.if_token.span, warp });
             }
             _ => return Err("a barrier in an expression, a closure or a macro, or a barrier form other than `sync_threads()`".into()),
         }
@@ -235,12 +257,109 @@ fn nodes(stmts: &[Stmt]) -> Result<Vec<Node>, String> {
                     number(then, next);
                     number(otherwise, next);
                 }
-                Node::Barrier(_) => {}
+                Node::Barrier(..) => {}
             }
         }
     }
     number(&mut out, &mut runs);
     Ok(out)
+}
+
+/// Renames each statement-level `let` that binds a name an earlier one bound (in its list or
+/// in an enclosing one: `let mut v` again inside an `if`) to a fresh name, in the statements
+/// after it, so that fission sees every local bound once. Renaming every later mention of a
+/// name (paths, patterns, macro tokens) is an alpha-renaming: after the shadowing `let` the
+/// earlier binding cannot be named. Its own initialiser still reads the earlier one.
+fn unshadow(stmts: &mut [Stmt], seen: &mut HashSet<String>, fresh: &mut usize) {
+    for k in 0..stmts.len() {
+        let (head, rest) = stmts.split_at_mut(k + 1);
+        match &mut head[k] {
+            Stmt::Local(l) => {
+                let Some(name) = local_name(&l.pat) else { continue };
+                if seen.contains(&name) {
+                    let new = format!("__emu_{name}_{fresh}");
+                    *fresh += 1;
+                    let mut r = Rename { from: name, to: new.clone() };
+                    r.visit_pat_mut(&mut l.pat);
+                    for s in rest.iter_mut() {
+                        r.visit_stmt_mut(s);
+                    }
+                    seen.insert(new);
+                } else {
+                    seen.insert(name);
+                }
+            }
+            Stmt::Expr(Expr::While(w), _) => unshadow(&mut w.body.stmts, seen, fresh),
+            Stmt::Expr(Expr::ForLoop(f), _) => unshadow(&mut f.body.stmts, seen, fresh),
+            Stmt::Expr(Expr::If(i), _) => {
+                let mut i = &mut *i;
+                loop {
+                    unshadow(&mut i.then_branch.stmts, seen, fresh);
+                    match i.else_branch.as_mut().map(|(_, e)| &mut **e) {
+                        Some(Expr::Block(b)) => {
+                            unshadow(&mut b.block.stmts, seen, fresh);
+                            break;
+                        }
+                        Some(Expr::If(next)) => i = next,
+                        _ => break,
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Renames the identifier `from` to `to` in paths, patterns and macro tokens.
+struct Rename {
+    from: String,
+    to: String,
+}
+
+impl VisitMut for Rename {
+    fn visit_ident_mut(&mut self, i: &mut Ident) {
+        if *i == self.from {
+            *i = Ident::new(&self.to, i.span());
+        }
+    }
+    fn visit_member_mut(&mut self, _: &mut syn::Member) {
+        // A field's name is not the local's.
+    }
+    fn visit_field_value_mut(&mut self, f: &mut syn::FieldValue) {
+        // `S { v }` names the field `v` and the local `v`: keep the field, rename the local.
+        if f.colon_token.is_none() && matches!(&f.member, syn::Member::Named(m) if *m == self.from) {
+            f.colon_token = Some(Default::default());
+        }
+        self.visit_expr_mut(&mut f.expr);
+    }
+    fn visit_path_mut(&mut self, p: &mut syn::Path) {
+        // Only a local's own name: a one-segment path without generics.
+        if p.leading_colon.is_none() && p.segments.len() == 1 && p.segments[0].arguments.is_none() {
+            self.visit_ident_mut(&mut p.segments[0].ident);
+        }
+    }
+    fn visit_expr_method_call_mut(&mut self, m: &mut syn::ExprMethodCall) {
+        self.visit_expr_mut(&mut m.receiver);
+        for a in &mut m.args {
+            self.visit_expr_mut(a);
+        }
+    }
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        fn walk(t: TokenStream, r: &Rename) -> TokenStream {
+            t.into_iter()
+                .map(|tt| match tt {
+                    proc_macro2::TokenTree::Ident(i) if i == r.from => proc_macro2::TokenTree::Ident(Ident::new(&r.to, i.span())),
+                    proc_macro2::TokenTree::Group(g) => {
+                        let mut n = proc_macro2::Group::new(g.delimiter(), walk(g.stream(), r));
+                        n.set_span(g.span());
+                        proc_macro2::TokenTree::Group(n)
+                    }
+                    tt => tt,
+                })
+                .collect()
+        }
+        m.tokens = walk(m.tokens.clone(), self);
+    }
 }
 
 /// `let (a, b) = (x, y);` as `let a = x; let b = y;` (the same evaluation, in order; no name
@@ -271,6 +390,91 @@ fn split_tuple_lets(stmts: &[Stmt]) -> Vec<Stmt> {
         out.push(s.clone());
     }
     out
+}
+
+thread_local! {
+    /// The lowered warp shuffles of the kernel being lowered, numbered in program order.
+    static SHUFFLES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The exchange of lowered shuffle `n` (`__private::Exchange`, one per block).
+fn exchange_ident(n: usize) -> Ident {
+    Ident::new(&format!("__emu_xchg_{n}"), Span::mixed_site())
+}
+
+/// Whether `e` names every lane: `FULL_MASK`, `0xffff_ffff`, `u32::MAX` or `!0`.
+fn full_mask(e: &Expr) -> bool {
+    match strip_parens(e) {
+        Expr::Path(p) => {
+            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            segs.last().is_some_and(|l| l == "FULL_MASK") || segs == ["u32", "MAX"]
+        }
+        Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<u64>().is_ok_and(|v| v == 0xffff_ffff),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
+            matches!(strip_parens(&u.expr), Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if i.base10_parse::<u64>().is_ok_and(|v| v == 0))
+        }
+        _ => false,
+    }
+}
+
+/// A statement whose value is a full-mask warp shuffle: `let x = shfl_down_sync(FULL_MASK, v,
+/// d);`, `x = ..;` or `x op= ..;` (`shfl_sync`, `shfl_up_sync`, `shfl_xor_sync` too). Lowered
+/// into a statement that hands the thread's `v` to the block's exchange, a region boundary,
+/// and the statement with the shuffle replaced by a read of the exchange: every lane hands
+/// its value over before any lane reads, as every lane of a warp does in a full-mask
+/// shuffle. Returns the two statements and the shuffle's span.
+fn warp_shuffle(s: &Stmt) -> Option<(Stmt, Stmt, Span)> {
+    let mut take = s.clone();
+    let call = match &mut take {
+        Stmt::Local(l) if l.init.as_ref().is_some_and(|i| i.diverge.is_none()) && local_name(&l.pat).is_some() => {
+            &mut l.init.as_mut()?.expr
+        }
+        Stmt::Expr(Expr::Assign(a), Some(_)) if path_name(&a.left).is_some() => &mut a.right,
+        Stmt::Expr(Expr::Binary(b), Some(_)) if is_assign(&b.op) && path_name(&b.left).is_some() => &mut b.right,
+        _ => return None,
+    };
+    let Expr::Call(c) = &**call else { return None };
+    let Expr::Path(p) = &*c.func else { return None };
+    let last = p.path.segments.last()?;
+    let read = match last.ident.to_string().as_str() {
+        "shfl_sync" => "xchg_idx",
+        "shfl_up_sync" => "xchg_up",
+        "shfl_down_sync" => "xchg_down",
+        "shfl_xor_sync" => "xchg_xor",
+        _ => return None,
+    };
+    if p.qself.is_some() || !last.arguments.is_none() || c.args.len() != 3 || !full_mask(&c.args[0]) {
+        return None;
+    }
+    let (value, arg) = (&c.args[1], &c.args[2]);
+    if waits_in_expr(value) || waits_in_expr(arg) {
+        return None;
+    }
+    let span = c.span();
+    let n = SHUFFLES.with(|k| {
+        let n = k.get();
+        k.set(n + 1);
+        n
+    });
+    let x = exchange_ident(n);
+    let t = Ident::new("__emu_t", Span::mixed_site());
+    let read = Ident::new(read, span);
+    let put: Stmt = syn::parse_quote_spanned!(span=> ::deviceemu::__private::xchg_put(&#x, #t, #value););
+    **call = syn::parse_quote_spanned!(span=> ::deviceemu::__private::#read(&#x, #t, #arg));
+    Some((put, take, span))
+}
+
+/// The bound of a warp-aligned `if tid < B` (`B` an integer literal, a multiple of 32), and
+/// the name of `tid` (checked to be the thread's x index by `Program::collect`).
+fn warp_bound(cond: &Expr) -> Option<(String, u64)> {
+    let Expr::Binary(b) = strip_parens(cond) else { return None };
+    if !matches!(b.op, syn::BinOp::Lt(_)) {
+        return None;
+    }
+    let name = path_name(&b.left)?;
+    let Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) = strip_parens(&b.right) else { return None };
+    let v = i.base10_parse::<u64>().ok()?;
+    (v > 0 && v % 32 == 0 && v <= 1024).then_some((name, v))
 }
 
 fn waits_in_expr(e: &Expr) -> bool {
@@ -458,6 +662,8 @@ struct Program {
     mentioned: HashSet<String>,
     /// Whether the kernel is barrier-free (a lane loop, whose checks may be hoisted).
     lane_loop: bool,
+    /// How many warp shuffles the body has lowered (`warp_shuffle`).
+    shuffles: usize,
 }
 
 impl Program {
@@ -479,6 +685,7 @@ impl Program {
             buffers: HashSet::new(),
             mentioned: HashSet::new(),
             lane_loop: false,
+            shuffles: 0,
         }
     }
 
@@ -576,7 +783,7 @@ impl Program {
                     }
                     self.mentions.insert(*run, names);
                 }
-                Node::Barrier(_) => {}
+                Node::Barrier(..) => {}
                 Node::While { cond, body, .. } => {
                     self.heads.push(cond.clone());
                     self.mentioned.extend(idents_of(cond));
@@ -584,8 +791,20 @@ impl Program {
                     self.collect(body, _scope)?;
                     _scope.pop();
                 }
-                Node::If { cond, then, otherwise, .. } => {
-                    self.heads.push(cond.clone());
+                Node::If { cond, then, otherwise, warp, .. } => {
+                    if *warp {
+                        // `tid < B`: `tid` must be the thread's x index.
+                        let (name, _) = warp_bound(cond).ok_or("a warp-aligned `if` fission cannot read")?;
+                        let ok = self.by_name.get(&name).is_some_and(|&k| {
+                            let l = &self.locals[k];
+                            !l.mutable && is_thread_x(&l.init, &self.ctx.to_string())
+                        });
+                        if !ok {
+                            return Err("warp shuffles under a condition not proved warp-uniform".into());
+                        }
+                    } else {
+                        self.heads.push(cond.clone());
+                    }
                     self.mentioned.extend(idents_of(cond));
                     _scope.push(String::new());
                     self.collect(then, _scope)?;
@@ -654,7 +873,7 @@ impl Program {
                         return Err(e);
                     }
                 }
-                Node::Barrier(_) => {}
+                Node::Barrier(..) => {}
                 Node::While { cond, body, .. } | Node::For { expr: cond, body, .. } => {
                     let mut c = Checker { inner: 0, error: None, closures: self.closures.clone() };
                     c.visit_expr(cond);
@@ -746,7 +965,12 @@ impl Program {
             self.lives.insert(l.name.clone(), k);
         }
         self.uniform = uniform;
-        self.check_seams(nodes, &mut false)?;
+        // A kernel with lowered shuffles runs every thread to each shuffle before any goes
+        // on: a schedule CUDA allows, not the general path's (README, "Which path a kernel
+        // takes"), so the seams that keep the general path's order do not apply.
+        if self.shuffles == 0 {
+            self.check_seams(nodes, &mut false)?;
+        }
         Ok(())
     }
 
@@ -780,7 +1004,7 @@ impl Program {
                         }
                     }
                 }
-                Node::Barrier(_) => {}
+                Node::Barrier(..) => {}
                 Node::While { body, .. } | Node::For { body, .. } => self.misplaced(body, uniform, out),
                 Node::If { then, otherwise, .. } => {
                     self.misplaced(then, uniform, out);
@@ -811,7 +1035,7 @@ impl Program {
                         *open = true;
                     }
                 }
-                Node::Barrier(_) => *open = false,
+                Node::Barrier(..) => *open = false,
                 Node::While { body, .. } | Node::For { body, .. } => {
                     let before = *open;
                     let head = self.head_thread(body);
@@ -858,7 +1082,7 @@ impl Program {
                         return true;
                     }
                 }
-                Node::Barrier(_) => return false,
+                Node::Barrier(..) => return false,
                 // A nested loop's or branch's head is thread code we cannot order against.
                 Node::While { .. } | Node::For { .. } | Node::If { .. } => return true,
             }
@@ -883,7 +1107,7 @@ fn runs_in(nodes: &[Node], out: &mut HashSet<usize>) {
             Node::Run(_, k) => {
                 out.insert(*k);
             }
-            Node::Barrier(_) => {}
+            Node::Barrier(..) => {}
             Node::While { body, .. } | Node::For { body, .. } => runs_in(body, out),
             Node::If { then, otherwise, .. } => {
                 runs_in(then, out);
@@ -1004,10 +1228,15 @@ impl Program {
             quote!(let mut #id = #rb.lanes();)
         });
         let body = self.emit_nodes(nodes, g);
+        let exchanges = (0..self.shuffles).map(|n| {
+            let x = exchange_ident(n);
+            quote!(let #x = ::deviceemu::__private::Exchange::new(#rb.threads());)
+        });
         quote! {
             #[allow(unused_variables)]
             let #ctx = #rb.block_ctx();
             #(#lanes)*
+            #(#exchanges)*
             #body
         }
     }
@@ -1018,7 +1247,9 @@ impl Program {
         for n in nodes {
             match n {
                 Node::Run(stmts, run) => out.extend(self.emit_run(stmts, *run, g)),
-                Node::Barrier(span) => out.extend(quote_spanned!(*span=> #rb.barrier();)),
+                Node::Barrier(span, false) => out.extend(quote_spanned!(*span=> #rb.barrier();)),
+                // The hand-over of a shuffle ends the region; no thread waits on another.
+                Node::Barrier(_, true) => {}
                 Node::While { cond, body, span } => {
                     let body = self.emit_nodes(body, g);
                     out.extend(quote_spanned!(*span=> while (#cond) && #rb.any_live() { #body }));
@@ -1027,7 +1258,18 @@ impl Program {
                     let body = self.emit_nodes(body, g);
                     out.extend(quote_spanned!(*span=> for #pat in #expr { if !#rb.any_live() { break; } #body }));
                 }
-                Node::If { cond, then, otherwise, span } => {
+                Node::If { cond, then, span, warp: true, .. } => {
+                    let (_, bound) = warp_bound(cond).expect("checked by collect");
+                    let bound = bound as usize;
+                    let outer: Expr = match &g.outer {
+                        Some(o) => syn::parse_quote!(::core::cmp::min(#o, #bound)),
+                        None => syn::parse_quote!(#bound),
+                    };
+                    let inner = Gen { rb: g.rb.clone(), t: g.t.clone(), ctx: g.ctx.clone(), outer: Some(outer) };
+                    let then = self.emit_nodes(then, &inner);
+                    out.extend(quote_spanned!(*span=> { #then }));
+                }
+                Node::If { cond, then, otherwise, span, .. } => {
                     let (then, otherwise) = (self.emit_nodes(then, g), self.emit_nodes(otherwise, g));
                     out.extend(quote_spanned!(*span=> if #cond { #then } else { #otherwise }));
                 }
@@ -1102,12 +1344,17 @@ impl Program {
         };
         let checked = crate::rewrite::checked();
         let f = thread_fn(&thread_code(thread), &saves);
-        let narrowed = self.narrowing(thread, run);
+        let narrowed = match (self.narrowing(thread, run), &g.outer) {
+            (Some((tid, b)), Some(o)) => Some((tid, syn::parse_quote!(::core::cmp::min(#b, #o)))),
+            (Some(n), None) => Some(n),
+            (None, Some(o)) => Some((String::new(), o.clone())),
+            (None, None) => None,
+        };
         let mut call = match &narrowed {
             Some((_, bound)) => quote!(#rb.each_below(#bound, #f);),
             None => quote!(#rb.each(#f);),
         };
-        if let Some((tid, bound)) = &narrowed {
+        if let Some((tid, bound)) = narrowed.as_ref().filter(|(tid, _)| !tid.is_empty()) {
             if let Some((proof, hoisted)) = self.hoist_region(thread, tid, bound, g) {
                 let fast = thread_fn(&thread_code(&hoisted), &saves);
                 call = quote! {

@@ -173,6 +173,75 @@ pub fn last_vectorised() -> usize {
     LAST_CHUNKED.with(std::cell::Cell::get)
 }
 
+/// [`launch_regions`] for a kernel whose region form has warp shuffles lowered into
+/// hand-overs between regions ([`Exchange`]). That form assumes every lane of every warp
+/// reaches each shuffle: it runs only for 1-D blocks of whole warps, with a warp size of 32,
+/// and without a per-access checker (whose happens-before edges and reports come from the
+/// general path's collectives); other launches take the general path.
+pub fn launch_regions_warps<R, M, F>(kernel: &'static KernelInfo, cfg: LaunchConfig, regions: R, make: M) -> Result<(), Error>
+where
+    R: Fn(&mut Regions<'_>) + Sync,
+    M: Fn(ThreadCtx) -> F + Sync,
+    F: std::future::Future<Output = Exit>,
+{
+    if let Ok(c) = config::effective() {
+        let b = cfg.block;
+        let whole_warps = b.y == 1 && b.z == 1 && b.x % 32 == 0 && c.get_warp_size() == 32;
+        if !whole_warps || crate::host::check::any(c.get_checks()) {
+            let why = if whole_warps {
+                "its warp collectives run lane by lane under a checker"
+            } else {
+                "its warp collectives need 1-D blocks of whole warps of 32 in region form"
+            };
+            announce_general(kernel, why);
+            return launch::launch_tasks(kernel, cfg, make);
+        }
+    }
+    launch_regions(kernel, cfg, regions, make)
+}
+
+/// The values a block's threads hand to one warp shuffle of a region kernel
+/// ([`launch_regions_warps`]): `fission` lowers a statement-level full-mask shuffle into a
+/// hand-over ([`Exchange::put`]) at the end of one region and a read at the start of the
+/// next, so that every lane's value is in place before any lane reads. The source lane is
+/// the one the general path computes (`warp::source_lane`, PTX's rule with a width of 32).
+pub struct Exchange<T> {
+    vals: Vec<std::cell::Cell<Option<T>>>,
+}
+
+impl<T: Copy> Exchange<T> {
+    /// An exchange for a block of `threads` threads.
+    pub fn new(threads: usize) -> Self {
+        Exchange { vals: (0..threads).map(|_| std::cell::Cell::new(None)).collect() }
+    }
+
+    /// Thread `t` hands over `v`.
+    #[inline(always)]
+    pub fn put(&self, t: usize, v: T) {
+        if let Some(c) = self.vals.get(t) {
+            c.set(Some(v));
+        }
+    }
+
+    /// What thread `t`'s shuffle of kind `mode` with operand `b` reads.
+    #[inline(always)]
+    pub(crate) fn read(&self, t: usize, mode: crate::device::backend::ShflMode, b: u32) -> T {
+        let lane = (t % 32) as u32;
+        let src = crate::host::sched::warp::source_lane(mode, lane, crate::host::sched::warp::shfl_arg(mode, b, 32), 32);
+        match self.vals.get(t - lane as usize + src as usize).and_then(std::cell::Cell::get) {
+            Some(v) => v,
+            // `launch_regions_warps` runs whole warps whose lanes all hand over first.
+            None => panic!("deviceemu: a lowered warp shuffle read lane {src} of the warp of thread {t}, which handed nothing over"),
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for Exchange<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Exchange").field("threads", &self.vals.len()).finish()
+    }
+}
+
 /// Runs a barrier-free kernel as a lane loop: `lanes` runs one block ([`Regions`], a single
 /// region); `body` is the per-thread form, for the general path.
 ///

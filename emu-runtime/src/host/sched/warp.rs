@@ -798,7 +798,7 @@ fn result(own: Arrival, lane: u32, participants: u32, value_of: impl Fn(u32) -> 
 /// PTX: `maxLane = (lane & segmask) | (clamp & !segmask)`, `minLane = lane & segmask`; up
 /// reads `lane - b` if `>= maxLane`, down `lane + b` and xor `lane ^ b` if `<= maxLane`, idx
 /// `minLane | (b & !segmask)` if `<= maxLane`.
-fn source_lane(mode: ShflMode, lane: u32, arg: u32, ws: u32) -> u32 {
+pub(crate) fn source_lane(mode: ShflMode, lane: u32, arg: u32, ws: u32) -> u32 {
     if ws == 1 {
         return lane;
     }
