@@ -877,6 +877,19 @@ fn shuffle_kinds(out: &mut [u32]) {
     out[tid * 4 + 3] = d;
 }
 
+/// The three votes, with a predicate that varies by lane and one that holds in one lane only.
+#[kernel]
+fn votes(input: &[u32], out: &mut [u32]) {
+    let tid = thread_idx().x as usize;
+    let p = input[tid] % 3 == 0;
+    let b = ballot_sync(FULL_MASK, p);
+    let a = all_sync(FULL_MASK, input[tid] < 1000);
+    let y = any_sync(!0, p && tid % 32 == 5);
+    out[tid * 3] = b;
+    out[tid * 3 + 1] = a as u32;
+    out[tid * 3 + 2] = y as u32;
+}
+
 /// Runs `f` on the general path and on the default one under every configuration: the
 /// outputs agree, and the default path takes the regions without a checker, the general
 /// path with one (a lowered shuffle has no per-access checks).
@@ -938,4 +951,38 @@ fn lowered_shuffles_need_whole_warps() {
         let _ = deviceemu::quietly(|| launch!(shuffle_kinds<<<1, 48>>>(&mut o)));
         assert_eq!(last_path(), "general");
     });
+}
+
+#[test]
+fn lowered_votes_agree_with_the_general_path() {
+    // Warp 1 has an element of 1000 or more (its `all_sync` is false); lane 5 of warp 0 holds
+    // a multiple of 3, that of warp 2 does not.
+    let input: Vec<u32> = (0..96u32)
+        .map(|t| {
+            if t == 40 {
+                1234
+            } else if t == 69 {
+                7
+            } else {
+                t * 5 + 1
+            }
+        })
+        .collect();
+    let (out, r) = warp_paths(|| {
+        let x = DeviceBuffer::from_slice(&input).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(96 * 3).unwrap();
+        let r = launch!(votes<<<1, 96>>>(&x, &mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    r.unwrap();
+    for w in 0..3 {
+        let lanes = &input[w * 32..w * 32 + 32];
+        let ballot = lanes.iter().enumerate().fold(0u32, |m, (l, v)| m | u32::from(v % 3 == 0) << l);
+        let all = lanes.iter().all(|&v| v < 1000);
+        let any = lanes[5] % 3 == 0;
+        for l in 0..32 {
+            let t = w * 32 + l;
+            assert_eq!(out[t * 3..t * 3 + 3], [ballot, all as u32, any as u32], "thread {t}");
+        }
+    }
 }

@@ -302,6 +302,27 @@ pub fn xchg_idx<T: Copy>(x: &Exchange<T>, t: usize, src_lane: u32) -> T {
     x.read(t, crate::device::backend::ShflMode::Idx, src_lane)
 }
 
+/// What thread `t`'s lowered `ballot_sync(FULL_MASK, _)` returns.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_ballot(x: &Exchange<bool>, t: usize) -> u32 {
+    x.ballot(t)
+}
+
+/// What thread `t`'s lowered `all_sync(FULL_MASK, _)` returns.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_all(x: &Exchange<bool>, t: usize) -> bool {
+    x.ballot(t) == u32::MAX
+}
+
+/// What thread `t`'s lowered `any_sync(FULL_MASK, _)` returns.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_any(x: &Exchange<bool>, t: usize) -> bool {
+    x.ballot(t) != 0
+}
+
 /// The last of `threads` consecutive indices that start at `base` (`base + threads - 1`),
 /// or `None` when that does not fit `base`'s type: a lane loop's proof that its index is
 /// affine in the thread index over the whole block.

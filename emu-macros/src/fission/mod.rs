@@ -204,7 +204,7 @@ fn nodes(stmts: &[Stmt]) -> Result<Vec<Node>, String> {
         let w = waits_in_stmt(s);
         let structured = matches!(s, Stmt::Expr(Expr::While(_) | Expr::ForLoop(_) | Expr::If(_), _));
         if w.warp && !structured {
-            return Err("it calls a warp collective other than a full-mask shuffle at statement level".into());
+            return Err("it calls a warp collective other than a full-mask shuffle or vote at statement level".into());
         }
         if !w.barrier && !w.warp {
             run.push(s.clone());
@@ -417,8 +417,9 @@ fn full_mask(e: &Expr) -> bool {
     }
 }
 
-/// A statement whose value is a full-mask warp shuffle: `let x = shfl_down_sync(FULL_MASK, v,
-/// d);`, `x = ..;` or `x op= ..;` (`shfl_sync`, `shfl_up_sync`, `shfl_xor_sync` too). Lowered
+/// A statement whose value is a full-mask warp shuffle or vote: `let x = shfl_down_sync(FULL_MASK,
+/// v, d);`, `x = ..;` or `x op= ..;` (`shfl_sync`, `shfl_up_sync`, `shfl_xor_sync`,
+/// `ballot_sync`, `all_sync`, `any_sync` too). Lowered
 /// into a statement that hands the thread's `v` to the block's exchange, a region boundary,
 /// and the statement with the shuffle replaced by a read of the exchange: every lane hands
 /// its value over before any lane reads, as every lane of a warp does in a full-mask
@@ -436,18 +437,24 @@ fn warp_shuffle(s: &Stmt) -> Option<(Stmt, Stmt, Span)> {
     let Expr::Call(c) = &**call else { return None };
     let Expr::Path(p) = &*c.func else { return None };
     let last = p.path.segments.last()?;
-    let read = match last.ident.to_string().as_str() {
-        "shfl_sync" => "xchg_idx",
-        "shfl_up_sync" => "xchg_up",
-        "shfl_down_sync" => "xchg_down",
-        "shfl_xor_sync" => "xchg_xor",
+    // The read, and whether it takes an operand besides the value (votes do not).
+    let (read, operand) = match last.ident.to_string().as_str() {
+        "shfl_sync" => ("xchg_idx", true),
+        "shfl_up_sync" => ("xchg_up", true),
+        "shfl_down_sync" => ("xchg_down", true),
+        "shfl_xor_sync" => ("xchg_xor", true),
+        "ballot_sync" => ("xchg_ballot", false),
+        "all_sync" => ("xchg_all", false),
+        "any_sync" => ("xchg_any", false),
         _ => return None,
     };
-    if p.qself.is_some() || !last.arguments.is_none() || c.args.len() != 3 || !full_mask(&c.args[0]) {
+    let argc = if operand { 3 } else { 2 };
+    if p.qself.is_some() || !last.arguments.is_none() || c.args.len() != argc || !full_mask(&c.args[0]) {
         return None;
     }
-    let (value, arg) = (&c.args[1], &c.args[2]);
-    if waits_in_expr(value) || waits_in_expr(arg) {
+    let value = &c.args[1];
+    let arg = operand.then(|| &c.args[2]);
+    if waits_in_expr(value) || arg.is_some_and(waits_in_expr) {
         return None;
     }
     let span = c.span();
@@ -460,7 +467,10 @@ fn warp_shuffle(s: &Stmt) -> Option<(Stmt, Stmt, Span)> {
     let t = Ident::new("__emu_t", Span::mixed_site());
     let read = Ident::new(read, span);
     let put: Stmt = syn::parse_quote_spanned!(span=> ::deviceemu::__private::xchg_put(&#x, #t, #value););
-    **call = syn::parse_quote_spanned!(span=> ::deviceemu::__private::#read(&#x, #t, #arg));
+    **call = match arg {
+        Some(arg) => syn::parse_quote_spanned!(span=> ::deviceemu::__private::#read(&#x, #t, #arg)),
+        None => syn::parse_quote_spanned!(span=> ::deviceemu::__private::#read(&#x, #t)),
+    };
     Some((put, take, span))
 }
 

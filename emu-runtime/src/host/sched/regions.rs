@@ -200,7 +200,7 @@ where
     launch_regions(kernel, cfg, regions, make)
 }
 
-/// The values a block's threads hand to one warp shuffle of a region kernel
+/// The values a block's threads hand to one warp shuffle or vote of a region kernel
 /// ([`launch_regions_warps`]): `fission` lowers a statement-level full-mask shuffle into a
 /// hand-over ([`Exchange::put`]) at the end of one region and a read at the start of the
 /// next, so that every lane's value is in place before any lane reads. The source lane is
@@ -233,6 +233,22 @@ impl<T: Copy> Exchange<T> {
             // `launch_regions_warps` runs whole warps whose lanes all hand over first.
             None => panic!("deviceemu: a lowered warp shuffle read lane {src} of the warp of thread {t}, which handed nothing over"),
         }
+    }
+}
+
+impl Exchange<bool> {
+    /// The predicates of thread `t`'s warp, lane `l` in bit `l` (`ballot_sync`).
+    #[inline(always)]
+    pub(crate) fn ballot(&self, t: usize) -> u32 {
+        let base = t - t % 32;
+        let mut bits = 0;
+        for l in 0..32 {
+            match self.vals.get(base + l).and_then(std::cell::Cell::get) {
+                Some(p) => bits |= u32::from(p) << l,
+                None => panic!("deviceemu: a lowered warp vote read lane {l} of the warp of thread {t}, which handed nothing over"),
+            }
+        }
+        bits
     }
 }
 
