@@ -890,6 +890,20 @@ fn votes(input: &[u32], out: &mut [u32]) {
     out[tid * 3 + 2] = y as u32;
 }
 
+/// Lane 3 of each warp faults before the shuffle and the ballot: it takes no part, so lane 19
+/// reads 0 from it and the ballot leaves its bit clear, on both paths, with no report beyond
+/// the fault.
+#[kernel]
+fn fault_then_collectives(x: &[u32], out: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    let off = if t % 32 == 3 { 100 } else { 0 };
+    let v = x[t + off];
+    let w = shfl_xor_sync(FULL_MASK, v, 16);
+    let b = ballot_sync(FULL_MASK, v % 2 == 1);
+    out[t * 2] = w;
+    out[t * 2 + 1] = b;
+}
+
 /// Runs `f` on the general path and on the default one under every configuration: the
 /// outputs agree, and the default path takes the regions without a checker, the general
 /// path with one (a lowered shuffle has no per-access checks).
@@ -985,4 +999,22 @@ fn lowered_votes_agree_with_the_general_path() {
             assert_eq!(out[t * 3..t * 3 + 3], [ballot, all as u32, any as u32], "thread {t}");
         }
     }
+}
+
+#[test]
+fn a_lane_that_faults_before_a_lowered_shuffle_takes_no_part() {
+    let (out, r) = warp_paths(|| {
+        let x = DeviceBuffer::from_slice(&(0..64u32).collect::<Vec<_>>()).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        let r = launch!(fault_then_collectives<<<1, 64>>>(&x, &mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    let report = r.unwrap_err();
+    assert_eq!(report.matches("Invalid __global__ read").count(), 2, "{report}");
+    // Lane 19 of each warp shuffles from lane 3, which faulted.
+    assert_eq!(out[19 * 2], 0);
+    assert_eq!(out[(32 + 19) * 2], 0);
+    assert_eq!(out[18 * 2], 2);
+    // Odd values in the odd lanes; lane 3 takes no part: its bit is clear.
+    assert_eq!(out[1], 0xaaaa_aaaa & !(1 << 3));
 }

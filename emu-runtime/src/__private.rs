@@ -277,50 +277,51 @@ pub fn xchg_put<T: Copy>(x: &Exchange<T>, t: usize, v: T) {
 /// What thread `t`'s lowered `shfl_down_sync(FULL_MASK, _, delta)` returns.
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
-pub fn xchg_down<T: Copy>(x: &Exchange<T>, t: usize, delta: u32) -> T {
-    x.read(t, crate::device::backend::ShflMode::Down, delta)
+pub fn xchg_down<T: crate::device::WarpShuffle>(x: &Exchange<T>, t: usize, delta: u32) -> T {
+    x.read(t, crate::device::backend::ShflMode::Down, delta).unwrap_or_else(|| T::from_bits(0))
 }
 
 /// What thread `t`'s lowered `shfl_up_sync(FULL_MASK, _, delta)` returns.
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
-pub fn xchg_up<T: Copy>(x: &Exchange<T>, t: usize, delta: u32) -> T {
-    x.read(t, crate::device::backend::ShflMode::Up, delta)
+pub fn xchg_up<T: crate::device::WarpShuffle>(x: &Exchange<T>, t: usize, delta: u32) -> T {
+    x.read(t, crate::device::backend::ShflMode::Up, delta).unwrap_or_else(|| T::from_bits(0))
 }
 
 /// What thread `t`'s lowered `shfl_xor_sync(FULL_MASK, _, lane_mask)` returns.
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
-pub fn xchg_xor<T: Copy>(x: &Exchange<T>, t: usize, lane_mask: u32) -> T {
-    x.read(t, crate::device::backend::ShflMode::Bfly, lane_mask)
+pub fn xchg_xor<T: crate::device::WarpShuffle>(x: &Exchange<T>, t: usize, lane_mask: u32) -> T {
+    x.read(t, crate::device::backend::ShflMode::Bfly, lane_mask).unwrap_or_else(|| T::from_bits(0))
 }
 
 /// What thread `t`'s lowered `shfl_sync(FULL_MASK, _, src_lane)` returns.
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
-pub fn xchg_idx<T: Copy>(x: &Exchange<T>, t: usize, src_lane: u32) -> T {
-    x.read(t, crate::device::backend::ShflMode::Idx, src_lane)
+pub fn xchg_idx<T: crate::device::WarpShuffle>(x: &Exchange<T>, t: usize, src_lane: u32) -> T {
+    x.read(t, crate::device::backend::ShflMode::Idx, src_lane).unwrap_or_else(|| T::from_bits(0))
 }
 
 /// What thread `t`'s lowered `ballot_sync(FULL_MASK, _)` returns.
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 pub fn xchg_ballot(x: &Exchange<bool>, t: usize) -> u32 {
-    x.ballot(t)
+    x.ballot(t).0
 }
 
 /// What thread `t`'s lowered `all_sync(FULL_MASK, _)` returns.
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 pub fn xchg_all(x: &Exchange<bool>, t: usize) -> bool {
-    x.ballot(t) == u32::MAX
+    let (bits, present) = x.ballot(t);
+    bits == present
 }
 
 /// What thread `t`'s lowered `any_sync(FULL_MASK, _)` returns.
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 pub fn xchg_any(x: &Exchange<bool>, t: usize) -> bool {
-    x.ballot(t) != 0
+    x.ballot(t).0 != 0
 }
 
 /// The last of `threads` consecutive indices that start at `base` (`base + threads - 1`),

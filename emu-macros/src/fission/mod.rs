@@ -97,6 +97,10 @@ pub(crate) fn lower(block: &Block, params: &[String], buffers: &[String], ctx: &
     let nodes = nodes(&stmts)?;
     let mut p = Program::new(params, ctx);
     p.shuffles = SHUFFLES.with(std::cell::Cell::get);
+    if p.shuffles > 0 && returns_in(&stmts) {
+        // A lane that left would hand nothing over; the general path judges that.
+        return Err("a `return` in a kernel with warp collectives".into());
+    }
     p.buffers = buffers.iter().cloned().collect();
     p.collect(&nodes, &mut Vec::new())?;
     p.check_code(&nodes)?;
@@ -263,6 +267,29 @@ fn nodes(stmts: &[Stmt]) -> Result<Vec<Node>, String> {
     }
     number(&mut out, &mut runs);
     Ok(out)
+}
+
+/// The exchange (`&__emu_xchg_n`) that statement `s` hands a value to, if it is a lowered
+/// shuffle's hand-over (`warp_shuffle`).
+fn hand_over_exchange(s: &Stmt) -> Option<&Expr> {
+    let Stmt::Expr(Expr::Call(c), _) = s else { return None };
+    let Expr::Path(p) = &*c.func else { return None };
+    let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    (segs.last().map(String::as_str) == Some("xchg_put") && segs.iter().any(|s| s == "__private") && c.args.len() == 3).then(|| &c.args[0])
+}
+
+/// Whether `stmts` hold a `return` (outside closures).
+fn returns_in(stmts: &[Stmt]) -> bool {
+    struct R(bool);
+    impl<'ast> Visit<'ast> for R {
+        fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
+            self.0 = true;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut r = R(false);
+    stmts.iter().for_each(|s| r.visit_stmt(s));
+    r.0
 }
 
 /// Renames each statement-level `let` that binds a name an earlier one bound (in its list or
@@ -1353,6 +1380,10 @@ impl Program {
             }
         };
         let checked = crate::rewrite::checked();
+        // A region that only hands a per-thread local to a shuffle: one copy of the slots.
+        if let Some(copy) = self.lanes_hand_over(thread) {
+            return quote!(#(#prefix)* #copy #(#suffix)*);
+        }
         let f = thread_fn(&thread_code(thread), &saves);
         let narrowed = match (self.narrowing(thread, run), &g.outer) {
             (Some((tid, b)), Some(o)) => Some((tid, syn::parse_quote!(::core::cmp::min(#b, #o)))),
@@ -1452,7 +1483,24 @@ impl Program {
                 };
             }
         }
-        quote!(#(#prefix)* #call #(#suffix)*)
+        // A region that hands a value to a shuffle first forgets the last round's: a thread
+        // that stops in it hands nothing over.
+        let clear = thread.last().and_then(hand_over_exchange).map(|x| quote!(::deviceemu::__private::Exchange::clear(#x);));
+        quote!(#(#prefix)* #clear #call #(#suffix)*)
+    }
+
+    /// `Exchange::put_lanes` for a region whose whole thread code is the hand-over of a
+    /// lowered shuffle's value (`warp_shuffle`) that is a local kept in a per-thread slot:
+    /// every slot holds its thread's value at the region's start.
+    fn lanes_hand_over(&self, thread: &[Stmt]) -> Option<TokenStream> {
+        let [s @ Stmt::Expr(Expr::Call(c), _)] = thread else { return None };
+        hand_over_exchange(s)?;
+        let name = path_name(&c.args[2])?;
+        if self.lives.get(&name) != Some(&Lives::Lanes) {
+            return None;
+        }
+        let (x, lanes) = (&c.args[0], self.lanes_ident(&name));
+        Some(quote!(::deviceemu::__private::Exchange::put_lanes(#x, &#lanes);))
     }
 
     /// The bound of a region whose thread code is `if tid < bound { .. }` alone, with `tid`

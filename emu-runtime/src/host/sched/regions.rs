@@ -223,32 +223,47 @@ impl<T: Copy> Exchange<T> {
         }
     }
 
-    /// What thread `t`'s shuffle of kind `mode` with operand `b` reads.
+    /// Every thread hands over its value of a local kept per thread: what a region whose
+    /// only code is that hand-over does, as one copy.
     #[inline(always)]
-    pub(crate) fn read(&self, t: usize, mode: crate::device::backend::ShflMode, b: u32) -> T {
+    pub fn put_lanes(&self, lanes: &Lanes<T>) {
+        for (c, v) in self.vals.iter().zip(lanes.0.iter()) {
+            c.set(*v);
+        }
+    }
+
+    /// Forgets every hand-over (before a region that hands values over): a thread that
+    /// stops in it (memcheck) hands nothing over, as it takes no part on the general path.
+    #[inline(always)]
+    pub fn clear(&self) {
+        self.vals.iter().for_each(|c| c.set(None));
+    }
+
+    /// What thread `t`'s shuffle of kind `mode` with operand `b` reads, or `None` when the
+    /// source lane stopped at a fault before handing its value over (the general path then
+    /// gives 0 and, for a lane that faulted, no report).
+    #[inline(always)]
+    pub(crate) fn read(&self, t: usize, mode: crate::device::backend::ShflMode, b: u32) -> Option<T> {
         let lane = (t % 32) as u32;
         let src = crate::host::sched::warp::source_lane(mode, lane, crate::host::sched::warp::shfl_arg(mode, b, 32), 32);
-        match self.vals.get(t - lane as usize + src as usize).and_then(std::cell::Cell::get) {
-            Some(v) => v,
-            // `launch_regions_warps` runs whole warps whose lanes all hand over first.
-            None => panic!("deviceemu: a lowered warp shuffle read lane {src} of the warp of thread {t}, which handed nothing over"),
-        }
+        self.vals.get(t - lane as usize + src as usize).and_then(std::cell::Cell::get)
     }
 }
 
 impl Exchange<bool> {
-    /// The predicates of thread `t`'s warp, lane `l` in bit `l` (`ballot_sync`).
+    /// The predicates of thread `t`'s warp, lane `l` in bit `l` (`ballot_sync`), and the lanes
+    /// that handed one over (those that did not stopped at a fault and take no part).
     #[inline(always)]
-    pub(crate) fn ballot(&self, t: usize) -> u32 {
+    pub(crate) fn ballot(&self, t: usize) -> (u32, u32) {
         let base = t - t % 32;
-        let mut bits = 0;
+        let (mut bits, mut present) = (0, 0);
         for l in 0..32 {
-            match self.vals.get(base + l).and_then(std::cell::Cell::get) {
-                Some(p) => bits |= u32::from(p) << l,
-                None => panic!("deviceemu: a lowered warp vote read lane {l} of the warp of thread {t}, which handed nothing over"),
+            if let Some(p) = self.vals.get(base + l).and_then(std::cell::Cell::get) {
+                bits |= u32::from(p) << l;
+                present |= 1 << l;
             }
         }
-        bits
+        (bits, present)
     }
 }
 
