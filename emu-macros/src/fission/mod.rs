@@ -101,6 +101,12 @@ pub(crate) fn lower(block: &Block, params: &[String], buffers: &[String], ctx: &
         // A lane that left would hand nothing over; the general path judges that.
         return Err("a `return` in a kernel with warp collectives".into());
     }
+    if p.shuffles > 0 && stmts.iter().any(|s| idents_of(s).iter().any(|i| i.starts_with("atomic"))) {
+        // Atomics see the order threads run in, and the region form runs every thread to a
+        // collective before any goes on, where the general path resumes the lane that
+        // completes it first: keep the general path's order.
+        return Err("atomics in a kernel with warp collectives".into());
+    }
     p.buffers = buffers.iter().cloned().collect();
     p.collect(&nodes, &mut Vec::new())?;
     p.check_code(&nodes)?;

@@ -176,8 +176,9 @@ pub fn last_vectorised() -> usize {
 /// [`launch_regions`] for a kernel whose region form has warp shuffles lowered into
 /// hand-overs between regions ([`Exchange`]). That form assumes every lane of every warp
 /// reaches each shuffle: it runs only for 1-D blocks of whole warps, with a warp size of 32,
-/// and without a per-access checker (whose happens-before edges and reports come from the
-/// general path's collectives); other launches take the general path.
+/// without a per-access checker (whose happens-before edges and reports come from the
+/// general path's collectives) and without `EMU_SEED` (which shuffles the order lanes resume
+/// in after a collective, on the general path); other launches take the general path.
 pub fn launch_regions_warps<R, M, F>(kernel: &'static KernelInfo, cfg: LaunchConfig, regions: R, make: M) -> Result<(), Error>
 where
     R: Fn(&mut Regions<'_>) + Sync,
@@ -187,11 +188,13 @@ where
     if let Ok(c) = config::effective() {
         let b = cfg.block;
         let whole_warps = b.y == 1 && b.z == 1 && b.x % 32 == 0 && c.get_warp_size() == 32;
-        if !whole_warps || crate::host::check::any(c.get_checks()) {
-            let why = if whole_warps {
-                "its warp collectives run lane by lane under a checker"
-            } else {
+        if !whole_warps || crate::host::check::any(c.get_checks()) || c.get_seed().is_some() {
+            let why = if !whole_warps {
                 "its warp collectives need 1-D blocks of whole warps of 32 in region form"
+            } else if c.get_seed().is_some() {
+                "EMU_SEED shuffles the lanes a warp collective resumes"
+            } else {
+                "its warp collectives run lane by lane under a checker"
             };
             announce_general(kernel, why);
             return launch::launch_tasks(kernel, cfg, make);
