@@ -1045,3 +1045,64 @@ fn warp_collectives_with_atomics_keep_the_general_path() {
         assert_eq!(last_path(), "regions");
     });
 }
+
+/// The stencil's staging region: every thread stages its element, thread 0 and thread 255 the
+/// halo elements on either side (`if tid == c`, run after the lanes by that thread alone), and
+/// a halo that the lanes' own range covers (`if tid == 1 { t[5] = .. }`: kept scalar).
+#[kernel]
+fn halo_stencil(input: &[u32], out: &mut [u32], overlap: u32) {
+    let t = shared_array![u32; 258];
+    let tid = thread_idx().x as usize;
+    let i = block_idx().x as usize * 256 + tid;
+    t[tid + 1] = if i < input.len() { input[i] } else { 0 };
+    if tid == 0 {
+        t[0] = if i > 0 { input[i - 1] } else { 0 };
+    }
+    if tid == 255 {
+        t[257] = if i + 1 < input.len() { input[i + 1] } else { 0 };
+    }
+    if tid == 1 {
+        t[overlap as usize] += 1000;
+    }
+    sync_threads();
+    if i < out.len() {
+        out[i] = t[tid] + 2 * t[tid + 1] + 3 * t[tid + 2];
+    }
+}
+
+#[test]
+fn single_thread_statements_run_after_a_vectorised_region() {
+    let n: usize = 256 * 4;
+    let input: Vec<u32> = (0..n as u32).map(|v| v * 3 + 1).collect();
+    // `overlap` 0 is the halo element thread 0 writes; 300 is past the tile (a fault that thread
+    // 1 reports, after its lanes' element); 5 lies in the lanes' range (the region stays scalar).
+    for overlap in [0u32, 300, 5] {
+        let run = || {
+            let x = DeviceBuffer::from_slice(&input).unwrap();
+            let mut o = DeviceBuffer::<u32>::zeroed(n).unwrap();
+            let r = launch!(halo_stencil<<<4, 256>>>(&x, &mut o, overlap));
+            (o.to_vec().unwrap(), r)
+        };
+        let (out, r) = both_paths("regions", run);
+        let vectorised = vectorised_runs(|| drop(deviceemu::quietly(run)));
+        if overlap == 300 {
+            assert!(r.unwrap_err().contains("index 300"));
+            continue;
+        }
+        r.unwrap();
+        let at = |k: isize| if k < 0 || k as usize >= n { 0 } else { input[k as usize] };
+        for (k, &o) in out.iter().enumerate() {
+            let tile = |j: isize| at(k as isize / 256 * 256 + j - 1);
+            let j = (k % 256) as isize;
+            let mut t = [tile(j), tile(j + 1), tile(j + 2)];
+            // Thread 1's `+= 1000` on t[0] comes after thread 0's halo store and stays; on t[5]
+            // thread 4 overwrites it (index order).
+            if overlap == 0 && j == 0 {
+                t[0] += 1000;
+            }
+            assert_eq!(o, t[0] + 2 * t[1] + 3 * t[2], "element {k}, overlap {overlap}");
+        }
+        // Both regions of the four blocks, unless `t[5]` overlaps the lanes' range.
+        assert_eq!(vectorised, if overlap == 5 { 4 } else { 8 }, "overlap {overlap}");
+    }
+}

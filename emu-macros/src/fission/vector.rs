@@ -291,6 +291,97 @@ impl Rewrite<'_> {
     }
 }
 
+impl Rewrite<'_> {
+    /// The `c` of a statement `if tid == c { .. }` (or `c == tid`), `tid` the thread's x index
+    /// and `c` uniform, without `else`.
+    fn single(&self, s: &Stmt) -> Option<Expr> {
+        let Stmt::Expr(Expr::If(i), _) = s else { return None };
+        if i.else_branch.is_some() {
+            return None;
+        }
+        let Expr::Binary(b) = strip_parens(&i.cond) else { return None };
+        if !matches!(b.op, syn::BinOp::Eq(_)) {
+            return None;
+        }
+        let lane = |e: &Expr| matches!(self.form(e), Some(Form::Offset(None))) && !(self.uniform)(e);
+        match (lane(&b.left), lane(&b.right)) {
+            (true, false) if (self.uniform)(&b.right) => Some((*b.right).clone()),
+            (false, true) if (self.uniform)(&b.left) => Some((*b.left).clone()),
+            _ => None,
+        }
+    }
+}
+
+/// The names `s` binds itself (its `let`s, closures' and patterns' names).
+fn bound_in(s: &Stmt) -> HashSet<String> {
+    struct B(HashSet<String>);
+    impl<'ast> syn::visit::Visit<'ast> for B {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.insert(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    let mut b = B(HashSet::new());
+    syn::visit::Visit::visit_stmt(&mut b, s);
+    b.0
+}
+
+/// The accesses `__private::load(_, &v, i)` and `store(_, &v, i, x)` in `s`: each view, index
+/// and whether it stores. An access through something other than a view fails the rewrite.
+fn accesses(s: &Stmt, rw: &Rewrite<'_>) -> Option<Vec<(Ident, Expr, bool)>> {
+    struct A<'a, 'b> {
+        rw: &'a Rewrite<'b>,
+        out: Vec<(Ident, Expr, bool)>,
+        aliases: HashMap<String, Ident>,
+        /// Immutable locals of the statement and their values (`let __emu_index = u;`).
+        values: HashMap<String, Expr>,
+        unknown: bool,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for A<'_, '_> {
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            if let (Pat::Ident(p), Some(init)) = (&l.pat, &l.init) {
+                if let Some(v) = self.view(&init.expr) {
+                    self.aliases.insert(p.ident.to_string(), v);
+                } else if p.mutability.is_none() && p.by_ref.is_none() {
+                    self.values.insert(p.ident.to_string(), (*init.expr).clone());
+                }
+            }
+            syn::visit::visit_local(self, l);
+        }
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            if let Expr::Path(p) = &*c.func {
+                let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                let store = match (segs.iter().any(|s| s == "__private"), segs.last().map(String::as_str), c.args.len()) {
+                    (true, Some("load"), 3) => Some(false),
+                    (true, Some("store"), 4) => Some(true),
+                    _ => None,
+                };
+                if let (Some(store), Some(Expr::Reference(r))) = (store, c.args.iter().nth(1)) {
+                    let index = match path_name(&c.args[2]).and_then(|n| self.values.get(&n)) {
+                        Some(e) => e.clone(),
+                        None => c.args[2].clone(),
+                    };
+                    match self.view(&r.expr) {
+                        Some(v) => self.out.push((v, index, store)),
+                        // Not a view the proof can name.
+                        None => self.unknown = true,
+                    }
+                }
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+    }
+    impl A<'_, '_> {
+        fn view(&self, e: &Expr) -> Option<Ident> {
+            let n = path_name(e)?;
+            self.aliases.get(&n).cloned().or_else(|| self.rw.view_of(e))
+        }
+    }
+    let mut a = A { rw, out: Vec::new(), aliases: HashMap::new(), values: HashMap::new(), unknown: false };
+    syn::visit::Visit::visit_stmt(&mut a, s);
+    (!a.unknown).then_some(a.out)
+}
+
 impl VisitMut for Rewrite<'_> {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         if !self.ok {
@@ -348,18 +439,60 @@ impl Program {
             }
         }
         // The region's own recomputed `let`s stay as written (pure, from the indices).
+        let r = rt();
         let lead = thread
             .iter()
             .take_while(|s| matches!(s, Stmt::Local(l) if super::local_name(&l.pat).is_some_and(|n| self.lives.get(&n) == Some(&Lives::Recomputed))))
             .count();
         let mut body: Vec<Stmt> = thread[lead..].to_vec();
+        // Trailing `if tid == c { .. }` statements (a halo element loaded by one thread): run
+        // after the lanes by thread `c` alone, as written (`Regions::one`), where the proof
+        // shows their stores and loads apart from what the lanes access.
+        let mut singles: Vec<(Stmt, Expr)> = Vec::new();
+        if bound.is_none() {
+            while let Some(c) = body.last().and_then(|s| rw.single(s)) {
+                singles.insert(0, (body.pop().expect("just seen"), c));
+            }
+        }
         if body.is_empty() {
             return None;
         }
+        let kept = body.len();
         for s in &mut body {
             rw.statement(s);
             if !rw.ok {
                 return None;
+            }
+        }
+        // A single statement reads only what its thread computed before the region's lanes
+        // ran (recomputed locals, uniform values), and touches a view the lanes write only at
+        // uniform indices that the proof shows outside the lanes' ranges.
+        let mut apart = Vec::new();
+        for (single, _) in &singles {
+            let ids = idents_of(single);
+            let inner = bound_in(single);
+            // (The rewrite's own `__emu_value` and friends are bound before they are read.)
+            if ids.iter().any(|n| rw.own.contains(n) && !(inner.contains(n) && n.starts_with("__emu_"))) {
+                return None;
+            }
+            for (view, index, store) in accesses(single, &rw)? {
+                let written = rw.staged.iter().any(|s| s.view == view && s.stored);
+                if !store && !written {
+                    continue;
+                }
+                if !(rw.uniform)(&index) {
+                    return None;
+                }
+                let at = quote!(#r::Index::to_index(#index));
+                for f in rw.staged.iter().filter(|f| f.view == view && (store || f.stored)) {
+                    let b = base(&f.form);
+                    apart.push(quote!(&& !(#b <= #at && #at < #b + __emu_hi)));
+                }
+                if store {
+                    for (_, u) in rw.uniform_loads.iter().filter(|(v, _)| *v == view) {
+                        apart.push(quote!(&& #r::Index::to_index(#u) != #at));
+                    }
+                }
             }
         }
         // Each view the region writes: no uniform form, and no two forms that overlap.
@@ -383,7 +516,6 @@ impl Program {
         if rw.uniform_loads.iter().any(|(v, _)| rw.staged.iter().any(|s| &s.view == v && s.stored)) {
             return None;
         }
-        let r = rt();
         let rb = &g.rb;
         let bound_expr = match bound {
             Some(b) => quote!(#b),
@@ -421,7 +553,7 @@ impl Program {
         let hi = quote!(::core::cmp::min(#bound_expr, #rb.threads()));
         let proof = quote! {{
             let __emu_hi: usize = #hi;
-            __emu_hi == 0 || (true #(#in_bounds)* #(#uniform_in_bounds)* #(#conds)* #(#disjoint)*)
+            __emu_hi == 0 || (true #(#in_bounds)* #(#uniform_in_bounds)* #(#conds)* #(#disjoint)* #(#apart)*)
         }};
         // The code: each staged form's start, its buffer, the chunk's loads, the lanes, the
         // chunk's stores.
@@ -446,10 +578,23 @@ impl Program {
             let (v, buf, start) = (&s.view, &s.buf, start_of(&s.buf));
             quote!(unsafe { #r::lane_store(&#v, #start + __emu_c0, &#buf, __emu_m) };)
         });
-        let (t, c) = (&g.t, &g.ctx);
         let lanes_code = thread_code(&thread[..lead]);
         let code = thread_code(&body);
-        let scalar = thread_code(thread);
+        // A chunk that panics runs again lane by lane, without the single statements, which
+        // run after every chunk.
+        let scalar = thread_code(&thread[..lead + kept]);
+        let (t, c) = (&g.t, &g.ctx);
+        let ones = singles.iter().map(|(single, at)| {
+            let code = thread_code(std::slice::from_ref(single));
+            quote! {
+                #rb.one(#r::region_bound(#at), |#t: usize, #c: ::deviceemu::__private::ThreadCtx| -> ::core::option::Option<::deviceemu::__private::Exit> {
+                    #restores
+                    #lanes_code
+                    #code
+                    ::core::option::Option::None
+                });
+            }
+        });
         let k = lane_k();
         let fast = quote! {
             #(#starts)*
@@ -474,6 +619,7 @@ impl Program {
                     #scalar
                 },
             );
+            #(#ones)*
         };
         Some((proof, fast))
     }

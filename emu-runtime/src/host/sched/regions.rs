@@ -399,12 +399,27 @@ impl<'r> Regions<'r> {
     /// (the macro proved it): threads whose `thread_idx().x` is at least `bound` do nothing
     /// in it, and are skipped.
     #[inline(always)]
-    pub fn each_below<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(&mut self, bound: usize, mut f: F) {
+    pub fn each_below<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(&mut self, bound: usize, f: F) {
+        self.each_span(0, bound, f)
+    }
+
+    /// Runs the one thread `t` (if the block has it) in a region of its own: a vectorised
+    /// region's `if tid == c { .. }` statement after its lanes (`fission/vector.rs`). Only in
+    /// index order ([`Regions::in_index_order`]).
+    #[inline(always)]
+    pub fn one<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(&mut self, t: usize, f: F) {
+        debug_assert!(self.in_index_order());
+        self.each_span(t, t.saturating_add(1), f)
+    }
+
+    /// [`Regions::each_below`] from position `lo` of the running order.
+    #[inline(always)]
+    fn each_span<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(&mut self, lo: usize, bound: usize, mut f: F) {
         let block = self.block;
         let faults = block.regions_faults();
         // A thread that faults stops (memcheck unwinds it, or it panics on what its faulting
         // load gave): the region goes on with the next thread. One `catch_unwind` per region.
-        let pos = std::cell::Cell::new(0usize);
+        let pos = std::cell::Cell::new(lo);
         loop {
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_from(bound, &mut f, &pos)));
             match r {
