@@ -1106,3 +1106,58 @@ fn single_thread_statements_run_after_a_vectorised_region() {
         assert_eq!(vectorised, if overlap == 5 { 4 } else { 8 }, "overlap {overlap}");
     }
 }
+
+/// One shuffle of each kind with the operand a parameter: probe 14's kernels
+/// (`tools/probes/p14_shfl_operands.cu`).
+#[kernel]
+fn p14_down(out: &mut [u32], operand: u32) {
+    let t = thread_idx().x as usize;
+    let r = shfl_down_sync(FULL_MASK, 7 * t as u32 + 1, operand);
+    out[t] = r;
+}
+#[kernel]
+fn p14_up(out: &mut [u32], operand: u32) {
+    let t = thread_idx().x as usize;
+    let r = shfl_up_sync(FULL_MASK, 7 * t as u32 + 1, operand);
+    out[t] = r;
+}
+#[kernel]
+fn p14_xor(out: &mut [u32], operand: u32) {
+    let t = thread_idx().x as usize;
+    let r = shfl_xor_sync(FULL_MASK, 7 * t as u32 + 1, operand);
+    out[t] = r;
+}
+#[kernel]
+fn p14_idx(out: &mut [u32], operand: u32) {
+    let t = thread_idx().x as usize;
+    let r = shfl_sync(FULL_MASK, 7 * t as u32 + 1, operand);
+    out[t] = r;
+}
+
+#[test]
+fn shuffle_operands_past_the_warp_match_the_h200() {
+    // Probe 14 on the H200 (tools/probes/RESULTS.md, section 15): 4 kinds x 16 operands x 64
+    // threads, `op operand thread value` per line.
+    let data = include_str!("data/p14_shfl_operands.txt");
+    let mut want: std::collections::BTreeMap<(u32, u32), Vec<u32>> = Default::default();
+    for line in data.lines() {
+        let f: Vec<u32> = line.split_whitespace().map(|x| x.parse().unwrap()).collect();
+        want.entry((f[0], f[1])).or_insert_with(|| vec![0; 64])[f[2] as usize] = f[3];
+    }
+    assert_eq!(want.len(), 64);
+    for ((op, operand), w) in &want {
+        let (op, operand) = (*op, *operand);
+        let (got, r) = warp_paths(|| {
+            let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+            let r = match op {
+                0 => launch!(p14_down<<<1, 64>>>(&mut o, operand)),
+                1 => launch!(p14_up<<<1, 64>>>(&mut o, operand)),
+                2 => launch!(p14_xor<<<1, 64>>>(&mut o, operand)),
+                _ => launch!(p14_idx<<<1, 64>>>(&mut o, operand)),
+            };
+            (o.to_vec().unwrap(), r)
+        });
+        r.unwrap();
+        assert_eq!(&got, w, "op {op}, operand {operand}");
+    }
+}
