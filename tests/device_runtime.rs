@@ -21,8 +21,10 @@
 //! - `device_synchronize_in_a_kernel_is_an_error_on_sm_90` (on the GPU: 801 in the kernel, no
 //!   report)
 //! - `a_kernel_that_launches_kernels_runs_on_the_gpu_target`
-//! - `the_2049th_tail_launch_fails_with_69_at_the_default_limit` (the default limit only: the GPU launch
-//!   does not apply `Config::pending_launch_limit`)
+//! - `the_2049th_tail_launch_fails_with_69_at_the_default_limit`
+//! - `the_2049th_tail_launch_fails_with_69_and_the_grid_goes_on` (with a limit set through
+//!   `Config::pending_launch_limit`, which the GPU launch applies with `cuCtxSetLimit`: passed
+//!   on the H200 in session 8, tools/probes/logs/s8_gpu_tests2.log)
 //!
 //! `launches_into_one_stream_from_several_threads_run_in_the_blocks_launch_order` and
 //! `null_and_named_stream_launches_count_only_unfinished_children` compare the emulator's
