@@ -267,6 +267,28 @@ pub unsafe fn lane_store<T: DeviceCopy, K: Writable, const C: usize>(v: &View<T,
     unsafe { crate::host::mem::memory::copy_to_device(v.raw_ptr().add(start), b.ptr(), m) };
 }
 
+/// The checkers' look at one access site of a chunk of a vectorised lane loop, in a kernel's
+/// checked copy: lane `k < m` of the chunk (thread `c0 + k` of the running block) reads
+/// (`write` false) or writes element `start + k` of `v`, at the caller's line. initcheck and
+/// racecheck decide the common case for the whole chunk at once, and hand any lane they do not
+/// decide to their per-access checks, with that lane as the running thread, so the findings
+/// are those of the per-thread path.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+pub fn lane_check<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, start: usize, c0: usize, m: usize, write: bool) {
+    crate::host::sched::hooks::on_lanes(v, start, c0, m, write, Location::caller());
+}
+
+/// How many per-chunk checks ([`lane_check`]) the process made, and how many of their lanes
+/// went through a checker's per-access path (for tests: a clean lane loop decides every lane
+/// in the chunk's common case).
+#[cfg(not(target_arch = "nvptx64"))]
+#[doc(hidden)]
+pub fn lane_checks() -> (u64, u64) {
+    crate::host::sched::hooks::lane_checks()
+}
+
 /// The last of `threads` consecutive indices that start at `base` (`base + threads - 1`),
 /// or `None` when that does not fit `base`'s type: a lane loop's proof that its index is
 /// affine in the thread index over the whole block.

@@ -767,6 +767,88 @@ fn fast_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, k
     }
 }
 
+/// One access site of a chunk of a vectorised lane loop: lane `k < m`, thread `c0 + k` of the
+/// running block, makes a plain read (`write` false) or write of element `start + k` of `view`
+/// (in bounds) at `at`. The common case of [`fast_plain`] is decided for the chunk's lanes
+/// together (`fast_lanes`: one look at the block's clocks, one state, the records' pages
+/// reserved once); each lane it leaves goes through `slow(k)`, the per-access path with lane
+/// `k` as the running thread. The lanes touch distinct records (one element each), so the
+/// order in which they are checked changes no verdict.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn on_lanes<S: Site, T, K: ViewKind>(
+    block: &S,
+    view: &View<T, K>,
+    start: usize,
+    c0: u32,
+    m: usize,
+    write: bool,
+    at: &'static Location<'static>,
+    slow: &mut dyn FnMut(usize),
+) {
+    let kind = if write { Kind::Write } else { Kind::Read };
+    let mut k0 = 0;
+    while k0 < m {
+        let n = (m - k0).min(LANES);
+        let done = fast_lanes(block, view, start + k0, c0 + k0 as u32, n, kind, at);
+        for k in 0..n {
+            if done[k / 64] & (1 << (k % 64)) == 0 {
+                slow(k0 + k);
+            }
+        }
+        k0 += n;
+    }
+}
+
+/// Lanes [`fast_lanes`] decides at a time.
+const LANES: usize = 256;
+
+/// [`fast_plain`] for `n <= LANES` lanes of a lane loop's chunk (thread `c0 + k` accesses
+/// element `start + k`): the bits of the lanes it decided (and applied). It takes the lanes of
+/// a one-unit element of global memory whose clocks are up to date and alike (a lane loop has
+/// no barrier, fence or atomic), the records' pages reserved, each record free and superseded
+/// (`cells::fast_with`); the rest is left to the caller.
+#[inline(never)]
+fn fast_lanes<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, start: usize, c0: u32, n: usize, kind: Kind, at: &'static Location<'static>) -> [u64; LANES / 64] {
+    let mut done = [0u64; LANES / 64];
+    let size = core::mem::size_of::<T>();
+    if n == 0 || K::SPACE != crate::device::Space::Global || size == 0 || core::mem::align_of::<T>() < size {
+        return done;
+    }
+    // SAFETY: the launch keeps the views' descriptions (and their shadows) alive while its
+    // kernel runs.
+    let Some(meta) = (unsafe { view.meta().as_ref() }) else { return [u64::MAX; LANES / 64] };
+    let Some(shadow) = meta.race.as_deref() else { return [u64::MAX; LANES / 64] };
+    let address = view.raw_ptr() as usize + start * size;
+    if meta.granule != size || address < meta.base || (address - meta.base) % size != 0 {
+        return done;
+    }
+    shadow.enter_launch(block.launch_serial());
+    let Some(Ok(records)) = shadow.records_run((address - meta.base) / size, n) else { return done };
+    let race = block.shared().race;
+    let Ok(mut clocks) = race.clocks.try_borrow_mut() else { return done };
+    let (serial, generation, warp_syncs) = (block.serial(), block.generation(), block.warp_syncs());
+    // What each lane's first access would do: bring the clocks to the block run, its barrier
+    // generation and warp syncs, for threads up to the chunk's last.
+    let last = c0 + n as u32 - 1;
+    clocks.enter(serial, generation, warp_syncs, last, || block.linear_index(), || block.warp_size(), |w| block.warp_epoch(w * block.warp_size()));
+    let Some((clock, cluster, warp_epoch)) = clocks.current_lanes(serial, generation, warp_syncs, c0, n) else { return done };
+    let linear = clocks.block();
+    let state = states::State { generation, warp_epoch, clock, cluster, scope: Scope::Device, at };
+    let Some(id) = clocks.states.intern(state) else { return done };
+    let generations = clocks.states.generations();
+    drop(clocks);
+    for (k, rec) in records.iter().enumerate() {
+        let me = cells::cell_of(kind, linear, c0 + k as u32, id);
+        // A record another host thread holds: the per-access path waits for it.
+        let Some(mut l) = rec.try_lock() else { continue };
+        let (write, other) = l.cells();
+        if cells::fast_with(generations, write, other, me, kind, generation) {
+            done[k / 64] |= 1 << (k % 64);
+        }
+    }
+    done
+}
+
 /// An atomic access `a` of element `i` of `view` by the running thread.
 pub(crate) fn on_atomic<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, a: AtomicAccess, at: &'static Location<'static>) {
     let kind = if a.write { Kind::AtomicWrite } else { Kind::AtomicRead };

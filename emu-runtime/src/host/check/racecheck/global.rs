@@ -347,6 +347,26 @@ impl GlobalRaceShadow {
         Some(r)
     }
 
+    /// Records `u..u + n` (indices the buffer's bounds checks let through), their pages
+    /// reserved first (as [`record`](Self::record) reserves them); `None` past the end, `Err`
+    /// as for `record`.
+    #[inline(always)]
+    pub(super) fn records_run(&self, u: usize, n: usize) -> Option<Result<&[Rec], Error>> {
+        let run = self.records().get(u..u.checked_add(n)?)?;
+        if self.lazy && n > 0 {
+            let per = OS_PAGE / RECORD_BYTES;
+            for page in u / per..=(u + n - 1) / per {
+                let (w, bit) = (&self.pages[page / 64], 1u64 << (page % 64));
+                if w.load(Ordering::Relaxed) & bit == 0 {
+                    if let Err(e) = self.touch(w, bit, page) {
+                        return Some(Err(e));
+                    }
+                }
+            }
+        }
+        Some(Ok(run))
+    }
+
     /// The first touch of a page of a large shadow: reserves it.
     #[cold]
     #[inline(never)]
