@@ -37,6 +37,15 @@ pub fn race_shadow_bytes() -> (usize, usize) {
     crate::host::check::racecheck::global_shadow_bytes()
 }
 
+/// racecheck's pool of the mappings of ended shadows, for tests: the bytes it keeps reserved
+/// against `EMU_RACECHECK_SHADOW` (the pages earlier launches touched, which the next shadow
+/// of the same size zeroes as it touches them again) and how many mappings it holds. The live
+/// shadows' reservations, [`race_shadow_bytes`]' second figure, do not include them.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn race_shadow_pool() -> (usize, usize) {
+    crate::host::check::racecheck::global_shadow_pool()
+}
+
 /// Turns racecheck's accounting on and starts a new sum for [`race_shadow_bytes`].
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn reset_race_shadow_peak() {

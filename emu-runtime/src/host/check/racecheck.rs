@@ -156,7 +156,7 @@ use std::panic::Location;
 
 use clock::{BlockClocks, Me};
 pub(crate) use clock::SyncClock;
-pub(crate) use global::{bytes as global_shadow_bytes, reset_peak as reset_global_shadow_peak, states as interned_states, GlobalRaceShadow};
+pub(crate) use global::{bytes as global_shadow_bytes, pooled as global_shadow_pool, reset_peak as reset_global_shadow_peak, states as interned_states, GlobalRaceShadow};
 
 use crate::device::{Scope, View, ViewKind};
 use crate::host::check::Site;
