@@ -287,3 +287,46 @@ fn a_chunk_that_panics_is_checked_lane_by_lane() {
         assert_eq!(fast.chunks, 3, "{c:?}");
     }
 }
+
+/// Runs `f` with `EMU_RACECHECK_SHADOW` set to `budget`, then unsets it.
+fn with_budget<R>(budget: &str, f: impl FnOnce() -> R) -> R {
+    std::env::set_var("EMU_RACECHECK_SHADOW", budget);
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    std::env::remove_var("EMU_RACECHECK_SHADOW");
+    r.unwrap_or_else(|p| std::panic::resume_unwind(p))
+}
+
+#[test]
+fn a_reused_shadow_starts_clean_and_the_budget_still_holds() {
+    let _g = serial();
+    use deviceemu::__private::race_shadow_pool;
+    // 2^18 elements: 4 MiB of records per buffer, a mapping that goes to the pool.
+    let n = 1usize << 18;
+    let x = DeviceBuffer::from_slice(&floats(n, 1.0)).unwrap();
+    let c = Config::default().checks(racecheck()).blocks(BlockOrder::Serial);
+    let racy = || {
+        let mut y = DeviceBuffer::from_slice(&floats(n, 0.5)).unwrap();
+        with_config(c.clone(), || launch!(overlapping<<<(n / 128 - 1) as u32, 256>>>(3.0, &x, &mut y)))
+    };
+    let clean = || {
+        let mut y = DeviceBuffer::from_slice(&floats(n, 0.5)).unwrap();
+        with_config(c.clone(), || launch!(saxpy<<<(n / 256) as u32, 256>>>(3.0, &x, &mut y)))
+    };
+    let first = report(&racy());
+    assert_has(&first, "Race reported between");
+    let (bytes, maps) = race_shadow_pool();
+    // `x`'s and `y`'s mappings, every page touched.
+    assert!(maps >= 2 && bytes >= 2 * 16 * n, "{bytes} bytes in {maps} mappings");
+    // The same sizes again: the pooled mappings, their records from the racy launch zeroed.
+    clean().unwrap_or_else(|e| panic!("stale records of the last launch: {e}"));
+    assert_eq!(race_shadow_pool(), (bytes, maps), "the clean launch took the pooled mappings and gave them back");
+    assert_eq!(report(&racy()), first);
+    // A budget the pool does not fit: drained, and a launch that needs more is error 2.
+    with_budget("1M", || {
+        let err = clean().unwrap_err();
+        assert_eq!(err.code(), 2, "{err}");
+        assert_has(&err.to_string(), "EMU_RACECHECK_SHADOW");
+    });
+    assert!(race_shadow_pool().0 <= 1 << 19, "{:?}", race_shadow_pool());
+    clean().unwrap();
+}
