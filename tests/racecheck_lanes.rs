@@ -26,11 +26,17 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 }
 
 fn racecheck() -> Checks {
-    Checks { racecheck: true, ..Checks::default() }
+    Checks {
+        racecheck: true,
+        ..Checks::default()
+    }
 }
 
 fn initcheck() -> Checks {
-    Checks { initcheck: true, ..Checks::default() }
+    Checks {
+        initcheck: true,
+        ..Checks::default()
+    }
 }
 
 /// `y = a * x + y`: each block covers its own elements.
@@ -96,7 +102,13 @@ fn run<T>(config: Config, f: impl FnOnce() -> (Vec<T>, Result<(), Error>)) -> Ru
         (r, last_path())
     });
     let (c1, s1) = lane_checks();
-    Run { out, result, path, chunks: c1 - c0, slow: s1 - s0 }
+    Run {
+        out,
+        result,
+        path,
+        chunks: c1 - c0,
+        slow: s1 - s0,
+    }
 }
 
 fn configs(checks: Checks) -> Vec<Config> {
@@ -145,11 +157,15 @@ fn a_clean_saxpy_is_checked_per_chunk_and_reports_nothing() {
 #[test]
 fn overlapping_blocks_race_as_on_the_general_path() {
     let _g = serial();
-    // 7 blocks 128 apart: the last covers 768..1024, so every block passes the lane loop's
-    // proof and runs in chunks.
-    let (blocks, n) = (7u32, 1024usize);
-    let x = DeviceBuffer::from_slice(&floats(n, 1.0)).unwrap();
-    for c in configs(racecheck()) {
+    // Blocks 128 apart, the last covering the last 256 elements, so that every block passes
+    // the lane loop's proof and runs in chunks: 7 blocks (a small shadow, one allocation) and
+    // 1023 (2 MiB of records per buffer: a mapping with page locks, `GlobalRaceShadow::chunk`).
+    for (c, n) in configs(racecheck())
+        .into_iter()
+        .flat_map(|c| [(c.clone(), 1024usize), (c, 1 << 17)])
+    {
+        let blocks = (n / 128 - 1) as u32;
+        let x = DeviceBuffer::from_slice(&floats(n, 1.0)).unwrap();
         let launch = || {
             let mut y = DeviceBuffer::from_slice(&floats(n, 0.5)).unwrap();
             let r = launch!(overlapping<<<blocks, 256>>>(3.0, &x, &mut y));
@@ -255,7 +271,9 @@ fn reading_an_uninit_buffer_in_chunks_is_reported() {
         let mut y = DeviceBuffer::<f32>::uninit(n).unwrap();
         with_config(c.clone(), || launch!(add_one<<<blocks, threads>>>(&x, &mut y))).unwrap();
         let fast = run(c.clone(), || launch(&y));
-        fast.result.as_ref().unwrap_or_else(|e| panic!("{c:?}: a buffer the lane loop wrote: {e}"));
+        fast.result
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{c:?}: a buffer the lane loop wrote: {e}"));
         assert_eq!(fast.slow, 0, "{c:?}");
         assert_eq!(fast.out, floats(n, 1.0).iter().map(|v| v + 2.0).collect::<Vec<_>>());
     }
@@ -319,7 +337,11 @@ fn a_reused_shadow_starts_clean_and_the_budget_still_holds() {
     assert!(maps >= 2 && bytes >= 2 * 16 * n, "{bytes} bytes in {maps} mappings");
     // The same sizes again: the pooled mappings, their records from the racy launch zeroed.
     clean().unwrap_or_else(|e| panic!("stale records of the last launch: {e}"));
-    assert_eq!(race_shadow_pool(), (bytes, maps), "the clean launch took the pooled mappings and gave them back");
+    assert_eq!(
+        race_shadow_pool(),
+        (bytes, maps),
+        "the clean launch took the pooled mappings and gave them back"
+    );
     assert_eq!(report(&racy()), first);
     // A budget the pool does not fit: drained, and a launch that needs more is error 2.
     with_budget("1M", || {

@@ -517,7 +517,7 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
                     break;
                 }
             };
-            let mut l = rec.lock();
+            let mut l = rec.lock(shadow.busy(u));
             let (write, other) = l.cells();
             if cells::fast(write, other, me_cell, kind, s.generation) {
                 continue;
@@ -758,9 +758,10 @@ fn fast_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, k
             if meta.granule != size {
                 return false;
             }
-            let Some(rec) = shadow.reserved_record((address - meta.base) / size) else { return false };
+            let u = (address - meta.base) / size;
+            let Some(rec) = shadow.reserved_record(u) else { return false };
             // A record another host thread holds: `access` waits for it.
-            let Some(mut l) = rec.try_lock() else { return false };
+            let Some(mut l) = rec.try_lock(shadow.busy(u)) else { return false };
             let (write, other) = l.cells();
             cells::fast_with(generations, write, other, me, kind, generation)
         }
@@ -790,9 +791,13 @@ pub(crate) fn on_lanes<S: Site, T, K: ViewKind>(
     while k0 < m {
         let n = (m - k0).min(LANES);
         let done = fast_lanes(block, view, start + k0, c0 + k0 as u32, n, kind, at);
-        for k in 0..n {
-            if done[k / 64] & (1 << (k % 64)) == 0 {
-                slow(k0 + k);
+        for (word, bits) in done.iter().enumerate().take(n.div_ceil(64)) {
+            // The lanes of this word it left, lowest first.
+            let lanes = (n - word * 64).min(64);
+            let mut left = !bits & (u64::MAX >> (64 - lanes));
+            while left != 0 {
+                slow(k0 + word * 64 + left.trailing_zeros() as usize);
+                left &= left - 1;
             }
         }
         k0 += n;
@@ -823,7 +828,8 @@ fn fast_lanes<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, start: usiz
         return done;
     }
     shadow.enter_launch(block.launch_serial());
-    let Some(Ok(records)) = shadow.records_run((address - meta.base) / size, n) else { return done };
+    let first = (address - meta.base) / size;
+    let Some(Ok(records)) = shadow.records_run(first, n) else { return done };
     let race = block.shared().race;
     let Ok(mut clocks) = race.clocks.try_borrow_mut() else { return done };
     let (serial, generation, warp_syncs) = (block.serial(), block.generation(), block.warp_syncs());
@@ -837,10 +843,28 @@ fn fast_lanes<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, start: usiz
     let Some(id) = clocks.states.intern(state) else { return done };
     let generations = clocks.states.generations();
     drop(clocks);
+    // Under the pages' locks, with no locked instruction per record read (a large shadow).
+    if let Some(pages) = shadow.lock_pages(first, n) {
+        let me0 = cells::cell_of(kind, linear, c0, id);
+        for (word, bits) in done.iter_mut().enumerate().take(n.div_ceil(64)) {
+            let mut applied = 0u64;
+            for k in word * 64..n.min(word * 64 + 64) {
+                let Some((w0, o0)) = pages.peek(k) else { continue };
+                // Lane `k`'s cell: the thread field plus `k` (no carry: `c0 + k` fits it).
+                let me = me0 + ((k as u64) << cells::THREAD_SHIFT);
+                let (mut w, mut o) = (w0, o0);
+                if cells::fast_with(generations, &mut w, &mut o, me, kind, generation) && pages.put(k, w0, w, o) {
+                    applied |= 1 << (k % 64);
+                }
+            }
+            *bits = applied;
+        }
+        return done;
+    }
     for (k, rec) in records.iter().enumerate() {
         let me = cells::cell_of(kind, linear, c0 + k as u32, id);
         // A record another host thread holds: the per-access path waits for it.
-        let Some(mut l) = rec.try_lock() else { continue };
+        let Some(mut l) = rec.try_lock(shadow.busy(first + k)) else { continue };
         let (write, other) = l.cells();
         if cells::fast_with(generations, write, other, me, kind, generation) {
             done[k / 64] |= 1 << (k % 64);

@@ -360,7 +360,8 @@ impl BlockClocks {
         let lanes = self.threads.get(first as usize..(first as usize).checked_add(n)?)?;
         let t = lanes.first()?;
         let key = (t.clock, t.cluster, t.warp_epoch);
-        lanes.iter().all(|t| (t.clock, t.cluster, t.warp_epoch) == key).then_some(key)
+        // No thread's clocks changed in the block: they are all as they started.
+        (!self.touched || lanes.iter().all(|t| (t.clock, t.cluster, t.warp_epoch) == key)).then_some(key)
     }
 
     /// The running block's linear index.

@@ -6,6 +6,10 @@
 //! two cells (`cells.rs`): 16 bytes. The write cell's top bit is the record's lock: blocks run on
 //! several host threads, and the lock is held only while one access updates the record.
 //!
+//! A large shadow also has a lock per page (`busy`), which a chunk of a vectorised lane loop
+//! takes to update the page's records without a locked instruction per record
+//! ([`GlobalRaceShadow::chunk`]); a record's lock then waits for the page's (see there).
+//!
 //! The records are one anonymous mapping (for shadows of at least 1 MiB; smaller ones are
 //! ordinary zeroed allocations), so the OS allocates them a page (4 KiB, 256 records) at a
 //! time, zero-filled, on first touch: memory a launch never touches costs nothing, and the hot
@@ -43,7 +47,7 @@
 //! pages it touched, or that no earlier launch left.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 use super::cells::{Side, SideTable};
 use super::clock::SyncClock;
@@ -68,13 +72,40 @@ pub(super) struct Locked<'a> {
     other: u64,
 }
 
+/// A page's lock (`GlobalRaceShadow::chunk`), alone in its cache line: the pages of
+/// neighbouring blocks are locked by different host threads.
+#[derive(Debug, Default)]
+#[repr(align(64))]
+struct PageLock(AtomicU32);
+
+/// Waits while `busy` (a page's lock, held by a chunk for a short loop over its records) is
+/// taken.
+#[cold]
+#[inline(never)]
+fn wait_page(busy: &AtomicU32) {
+    let mut spins = 0u32;
+    while busy.load(Ordering::SeqCst) != 0 {
+        spins += 1;
+        if spins < 64 {
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
 impl Rec {
-    /// Takes the record's lock and reads its cells.
+    /// Takes the record's lock and reads its cells; `busy` is its page's lock, if it has one.
+    ///
+    /// With a page lock: the lock bit is set first, then the page lock read (both sequentially
+    /// consistent, against the chunk's taking of the page lock and its reading of the cell:
+    /// one of the two sees the other), and while a chunk holds the page this waits, the bit
+    /// set, so the chunk leaves the record alone; the other cell is read after.
     #[inline]
-    pub(super) fn lock(&self) -> Locked<'_> {
+    pub(super) fn lock(&self, busy: Option<&AtomicU32>) -> Locked<'_> {
         let mut spins = 0u32;
         let write = loop {
-            let v = self.0[0].fetch_or(LOCK, Ordering::Acquire);
+            let v = self.0[0].fetch_or(LOCK, Ordering::SeqCst);
             if v & LOCK == 0 {
                 break v;
             }
@@ -87,20 +118,28 @@ impl Rec {
                 }
             }
         };
-        Locked { rec: self, write, other: self.0[1].load(Ordering::Relaxed) }
+        if let Some(b) = busy {
+            if b.load(Ordering::SeqCst) != 0 {
+                wait_page(b);
+            }
+        }
+        Locked { rec: self, write, other: self.0[1].load(Ordering::Acquire) }
     }
-}
 
-impl Rec {
     /// Takes the record's lock if it is free, and reads its cells; `None` if another host
-    /// thread holds it.
+    /// thread holds it (a chunk holding its page is waited for, as in [`lock`](Self::lock)).
     #[inline(always)]
-    pub(super) fn try_lock(&self) -> Option<Locked<'_>> {
-        let write = self.0[0].fetch_or(LOCK, Ordering::Acquire);
+    pub(super) fn try_lock(&self, busy: Option<&AtomicU32>) -> Option<Locked<'_>> {
+        let write = self.0[0].fetch_or(LOCK, Ordering::SeqCst);
         if write & LOCK != 0 {
             return None;
         }
-        Some(Locked { rec: self, write, other: self.0[1].load(Ordering::Relaxed) })
+        if let Some(b) = busy {
+            if b.load(Ordering::SeqCst) != 0 {
+                wait_page(b);
+            }
+        }
+        Some(Locked { rec: self, write, other: self.0[1].load(Ordering::Acquire) })
     }
 }
 
@@ -118,6 +157,49 @@ impl Drop for Locked<'_> {
     fn drop(&mut self) {
         self.rec.0[1].store(self.other, Ordering::Relaxed);
         self.rec.0[0].store(self.write & !LOCK, Ordering::Release);
+    }
+}
+
+/// Records of a large shadow whose pages' locks are held ([`GlobalRaceShadow::lock_pages`];
+/// dropping it unlocks them). No other chunk updates them meanwhile, and a record's lock
+/// ([`Rec::lock`]) taken meanwhile waits for the pages with its bit set: so a record whose
+/// bit is clear may be read ([`peek`](Self::peek)) and updated ([`put`](Self::put)) without
+/// a locked instruction, but for a changed write cell, stored by a compare-and-swap that fails
+/// if a locker set the bit since.
+pub(super) struct Pages<'a> {
+    locks: &'a [PageLock],
+    records: &'a [Rec],
+}
+
+impl Pages<'_> {
+    /// The cells of record `k` of the run, or `None` when its lock is held (or being taken).
+    #[inline(always)]
+    pub(super) fn peek(&self, k: usize) -> Option<(u64, u64)> {
+        let rec = &self.records[k];
+        // Sequentially consistent, against a locker's setting of the bit then reading of the
+        // page lock (`Rec::lock`): one of the two sees the other.
+        let w = rec.0[0].load(Ordering::SeqCst);
+        (w & LOCK == 0).then(|| (w, rec.0[1].load(Ordering::Relaxed)))
+    }
+
+    /// Stores record `k`'s cells `(write, other)`, read as `(w0, _)` by [`peek`](Self::peek);
+    /// false (nothing stored) when a locker took the record since.
+    #[inline(always)]
+    pub(super) fn put(&self, k: usize, w0: u64, write: u64, other: u64) -> bool {
+        let rec = &self.records[k];
+        if write != w0 && rec.0[0].compare_exchange(w0, write, Ordering::SeqCst, Ordering::Relaxed).is_err() {
+            return false;
+        }
+        // Published by the pages' unlock, which a waiting locker reads before this cell.
+        rec.0[1].store(other, Ordering::Relaxed);
+        true
+    }
+}
+
+impl Drop for Pages<'_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        self.locks.iter().for_each(|b| b.0.store(0, Ordering::Release));
     }
 }
 
@@ -312,6 +394,8 @@ pub(crate) struct GlobalRaceShadow {
     warm: Box<[u64]>,
     /// The bytes reserved for the warm pages (taken over from the pool).
     inherited: usize,
+    /// A large shadow's page locks, one per page (`chunk`).
+    busy: Box<[PageLock]>,
     /// Why the shadow could not be made (then it has no records, and the launch must not run:
     /// `__private::global` returns this).
     error: Option<Error>,
@@ -347,6 +431,7 @@ impl GlobalRaceShadow {
             claims: Box::new([]),
             warm: Box::new([]),
             inherited: 0,
+            busy: Box::new([]),
             error: None,
         };
         if len == 0 {
@@ -364,6 +449,13 @@ impl GlobalRaceShadow {
                 .and_then(|p| Ok((p, crate::host::alloc::try_slice(words, || AtomicU64::new(0), &what, HINT)?)))
             {
                 Ok((pages, claims)) => (s.pages, s.claims) = (pages, claims),
+                Err(e) => {
+                    s.error = Some(e);
+                    return s;
+                }
+            }
+            match crate::host::alloc::try_slice(bytes.div_ceil(OS_PAGE), PageLock::default, &what, HINT) {
+                Ok(busy) => s.busy = busy,
                 Err(e) => {
                     s.error = Some(e);
                     return s;
@@ -466,6 +558,32 @@ impl GlobalRaceShadow {
             }
         }
         Some(r)
+    }
+
+    /// The page lock of record `u` (large shadows only).
+    #[inline(always)]
+    pub(super) fn busy(&self, u: usize) -> Option<&AtomicU32> {
+        self.busy.get(u / (OS_PAGE / RECORD_BYTES)).map(|b| &b.0)
+    }
+
+    /// Takes the locks of the pages of records `u..u + n` (their pages ready:
+    /// [`records_run`](Self::records_run)), so that a chunk of a vectorised lane loop updates
+    /// them without a locked instruction per record read ([`Pages`]). `None` when the shadow
+    /// has no page locks (a small one), or another chunk holds one of the pages.
+    #[inline(always)]
+    pub(super) fn lock_pages(&self, u: usize, n: usize) -> Option<Pages<'_>> {
+        let per = OS_PAGE / RECORD_BYTES;
+        if self.busy.is_empty() || n == 0 {
+            return None;
+        }
+        let locks = self.busy.get(u / per..=(u + n - 1) / per)?;
+        for (i, b) in locks.iter().enumerate() {
+            if b.0.swap(1, Ordering::SeqCst) != 0 {
+                locks[..i].iter().for_each(|b| b.0.store(0, Ordering::Release));
+                return None;
+            }
+        }
+        Some(Pages { locks, records: self.records().get(u..u + n)? })
     }
 
     /// Records `u..u + n` (indices the buffer's bounds checks let through), their pages
