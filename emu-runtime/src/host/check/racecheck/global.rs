@@ -47,7 +47,7 @@
 //! pages it touched, or that no earlier launch left.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
 use super::cells::{Side, SideTable};
 use super::clock::SyncClock;
@@ -72,17 +72,28 @@ pub(super) struct Locked<'a> {
     other: u64,
 }
 
-/// A page's lock (`GlobalRaceShadow::chunk`), alone in its cache line: the pages of
-/// neighbouring blocks are locked by different host threads.
+/// A page's lock (`GlobalRaceShadow::lock_pages`): a byte, in a table laid out so that
+/// neighbouring pages (those of neighbouring blocks, which different host threads lock) fall
+/// in different cache lines ([`page_slot`]).
 #[derive(Debug, Default)]
-#[repr(align(64))]
-struct PageLock(AtomicU32);
+struct PageLock(AtomicU8);
+
+/// Page locks per cache line.
+const LOCKS_PER_LINE: usize = 64;
+
+/// The slot of page `page`'s lock in a table of `slots` (a multiple of [`LOCKS_PER_LINE`]):
+/// consecutive pages are a line apart.
+#[inline(always)]
+fn page_slot(page: usize, slots: usize) -> usize {
+    let lines = slots / LOCKS_PER_LINE;
+    (page % LOCKS_PER_LINE) * lines + page / LOCKS_PER_LINE
+}
 
 /// Waits while `busy` (a page's lock, held by a chunk for a short loop over its records) is
 /// taken.
 #[cold]
 #[inline(never)]
-fn wait_page(busy: &AtomicU32) {
+fn wait_page(busy: &AtomicU8) {
     let mut spins = 0u32;
     while busy.load(Ordering::SeqCst) != 0 {
         spins += 1;
@@ -102,7 +113,7 @@ impl Rec {
     /// one of the two sees the other), and while a chunk holds the page this waits, the bit
     /// set, so the chunk leaves the record alone; the other cell is read after.
     #[inline]
-    pub(super) fn lock(&self, busy: Option<&AtomicU32>) -> Locked<'_> {
+    pub(super) fn lock(&self, busy: Option<&AtomicU8>) -> Locked<'_> {
         let mut spins = 0u32;
         let write = loop {
             let v = self.0[0].fetch_or(LOCK, Ordering::SeqCst);
@@ -129,7 +140,7 @@ impl Rec {
     /// Takes the record's lock if it is free, and reads its cells; `None` if another host
     /// thread holds it (a chunk holding its page is waited for, as in [`lock`](Self::lock)).
     #[inline(always)]
-    pub(super) fn try_lock(&self, busy: Option<&AtomicU32>) -> Option<Locked<'_>> {
+    pub(super) fn try_lock(&self, busy: Option<&AtomicU8>) -> Option<Locked<'_>> {
         let write = self.0[0].fetch_or(LOCK, Ordering::SeqCst);
         if write & LOCK != 0 {
             return None;
@@ -167,7 +178,7 @@ impl Drop for Locked<'_> {
 /// a locked instruction, but for a changed write cell, stored by a compare-and-swap that fails
 /// if a locker set the bit since.
 pub(super) struct Pages<'a> {
-    locks: &'a [PageLock],
+    locks: [Option<&'a PageLock>; 2],
     records: &'a [Rec],
 }
 
@@ -199,7 +210,7 @@ impl Pages<'_> {
 impl Drop for Pages<'_> {
     #[inline(always)]
     fn drop(&mut self) {
-        self.locks.iter().for_each(|b| b.0.store(0, Ordering::Release));
+        self.locks.iter().flatten().for_each(|b| b.0.store(0, Ordering::Release));
     }
 }
 
@@ -454,7 +465,8 @@ impl GlobalRaceShadow {
                     return s;
                 }
             }
-            match crate::host::alloc::try_slice(bytes.div_ceil(OS_PAGE), PageLock::default, &what, HINT) {
+            let slots = bytes.div_ceil(OS_PAGE).div_ceil(LOCKS_PER_LINE) * LOCKS_PER_LINE;
+            match crate::host::alloc::try_slice(slots, PageLock::default, &what, HINT) {
                 Ok(busy) => s.busy = busy,
                 Err(e) => {
                     s.error = Some(e);
@@ -562,8 +574,8 @@ impl GlobalRaceShadow {
 
     /// The page lock of record `u` (large shadows only).
     #[inline(always)]
-    pub(super) fn busy(&self, u: usize) -> Option<&AtomicU32> {
-        self.busy.get(u / (OS_PAGE / RECORD_BYTES)).map(|b| &b.0)
+    pub(super) fn busy(&self, u: usize) -> Option<&AtomicU8> {
+        (!self.busy.is_empty()).then(|| &self.busy[page_slot(u / (OS_PAGE / RECORD_BYTES), self.busy.len())].0)
     }
 
     /// Takes the locks of the pages of records `u..u + n` (their pages ready:
@@ -576,14 +588,25 @@ impl GlobalRaceShadow {
         if self.busy.is_empty() || n == 0 {
             return None;
         }
-        let locks = self.busy.get(u / per..=(u + n - 1) / per)?;
-        for (i, b) in locks.iter().enumerate() {
+        let records = self.records().get(u..u + n)?;
+        // At most two pages (a chunk has at most 256 records, a page's worth).
+        let (p0, p1) = (u / per, (u + n - 1) / per);
+        if p1 > p0 + 1 {
+            return None;
+        }
+        let slot = |p: usize| &self.busy[page_slot(p, self.busy.len())];
+        let first = slot(p0);
+        if first.0.swap(1, Ordering::SeqCst) != 0 {
+            return None;
+        }
+        let second = (p1 != p0).then(|| slot(p1));
+        if let Some(b) = second {
             if b.0.swap(1, Ordering::SeqCst) != 0 {
-                locks[..i].iter().for_each(|b| b.0.store(0, Ordering::Release));
+                first.0.store(0, Ordering::Release);
                 return None;
             }
         }
-        Some(Pages { locks, records: self.records().get(u..u + n)? })
+        Some(Pages { locks: [Some(first), second], records })
     }
 
     /// Records `u..u + n` (indices the buffer's bounds checks let through), their pages
