@@ -28,6 +28,10 @@
 //! `__private::load`/`store` is then the constant `false`). `#[device]` helpers ask once per
 //! call, and atomics once per operation, whether the running launch checks (a thread-local).
 //!
+//! A vectorised lane loop's chunk (`Regions::each_chunk`) is checked per access site
+//! ([`on_lanes`]): a store sets the chunk's bits a word at a time, a load tests them so, and
+//! only the elements not written go through the per-access check, which reports them.
+//!
 //! # Limits
 //!
 //! * Writes made by a launch without initcheck are not tracked: after such a launch, a buffer

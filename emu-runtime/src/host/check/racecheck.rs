@@ -92,6 +92,17 @@
 //!   table in one load). It is decided with the record's cells alone: no clock update, no
 //!   interning, and in global memory no waiting for a record another host thread holds.
 //!   Anything else takes the general path, which applies the same rules.
+//! * **A lane loop's chunks** (`on_lanes`). A kernel's checked copy runs a vectorised lane
+//!   loop (`Regions::each_chunk`) as the unchecked copy does, and checks each access site of
+//!   its body once per chunk of up to 256 lanes (`__private::lane_check`, after the chunk's
+//!   arithmetic, in program order). `fast_lanes` decides `fast_plain`'s common case for the
+//!   chunk's lanes together: the block's clocks looked at once, one state for all lanes (a
+//!   lane loop has no barrier, fence or atomic), the records' pages reserved once, and, in a
+//!   large shadow, the records updated under their page's lock without a locked instruction
+//!   per record (`global.rs`). A lane it does not decide goes through the per-access path
+//!   with that lane as the running thread. The lanes of a site touch distinct records, so the
+//!   order changes no verdict; with blocks run serially the reports are those of the general
+//!   path, word for word (`tests/racecheck_lanes.rs`).
 //!
 //! # The same verdict for every `EMU_SEED`
 //!
