@@ -291,7 +291,7 @@ pub fn lane_check<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, start: usize, c0: 
 
 /// How many per-chunk checks ([`lane_check`]) the process made, and how many of their lanes
 /// went through a checker's per-access path (for tests: a clean lane loop decides every lane
-/// in the chunk's common case).
+/// in the chunk's common case), counted from the first call of this function on.
 #[cfg(not(target_arch = "nvptx64"))]
 #[doc(hidden)]
 pub fn lane_checks() -> (u64, u64) {
