@@ -840,7 +840,6 @@ fn fast_lanes<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, start: usiz
     }
     shadow.enter_launch(block.launch_serial());
     let first = (address - meta.base) / size;
-    let Some(Ok(records)) = shadow.records_run(first, n) else { return done };
     let race = block.shared().race;
     let Ok(mut clocks) = race.clocks.try_borrow_mut() else { return done };
     let (serial, generation, warp_syncs) = (block.serial(), block.generation(), block.warp_syncs());
@@ -854,9 +853,24 @@ fn fast_lanes<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, start: usiz
     let Some(id) = clocks.states.intern(state) else { return done };
     let generations = clocks.states.generations();
     drop(clocks);
+    let me0 = cells::cell_of(kind, linear, c0, id);
+    // A page's first touch in the launch, by a chunk that covers it whole: every record is
+    // empty for the launch, so each lane's access is its only one, written without reading or
+    // zeroing what the page held (`GlobalRaceShadow::fill_page`).
+    let fresh = |k: usize| {
+        let me = me0 + ((k as u64) << cells::THREAD_SHIFT);
+        if kind == Kind::Write {
+            (me, 0)
+        } else {
+            (0, me)
+        }
+    };
+    if shadow.fill_page(first, n, fresh) {
+        return [u64::MAX; LANES / 64];
+    }
+    let Some(Ok(records)) = shadow.records_run(first, n) else { return done };
     // Under the pages' locks, with no locked instruction per record read (a large shadow).
     if let Some(pages) = shadow.lock_pages(first, n) {
-        let me0 = cells::cell_of(kind, linear, c0, id);
         for (word, bits) in done.iter_mut().enumerate().take(n.div_ceil(64)) {
             let mut applied = 0u64;
             for k in word * 64..n.min(word * 64 + 64) {

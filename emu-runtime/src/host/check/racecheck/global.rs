@@ -660,6 +660,43 @@ impl GlobalRaceShadow {
         }
     }
 
+    /// A page's first touch in the launch by a chunk that writes every record of it: when
+    /// records `u..u + n` are exactly page `u / 256` of a large shadow, and the page is not
+    /// ready yet, claims it (reserving it when the OS has not backed it yet), stores
+    /// `cells(k)` (write cell, other cell) into record `u + k` for every `k < n` (what the
+    /// page held before is not read: the records start empty for the launch), and publishes
+    /// the page. False (nothing done) otherwise: the page is ready, another host thread is
+    /// getting it ready, or its reservation failed (then `record` reports that).
+    #[inline(always)]
+    pub(super) fn fill_page(&self, u: usize, n: usize, cells: impl Fn(usize) -> (u64, u64)) -> bool {
+        let per = OS_PAGE / RECORD_BYTES;
+        if !self.lazy || n != per || u % per != 0 || u + n > self.len {
+            return false;
+        }
+        let page = u / per;
+        let (i, bit) = (page / 64, 1u64 << (page % 64));
+        if self.pages[i].load(Ordering::Acquire) & bit != 0 || self.claims[i].fetch_or(bit, Ordering::Acquire) & bit != 0 {
+            return false;
+        }
+        let warm = self.warm.get(i).is_some_and(|w| w & bit != 0);
+        if !warm {
+            if reserve(OS_PAGE, || String::new()).is_err() {
+                self.claims[i].fetch_and(!bit, Ordering::Release);
+                return false;
+            }
+            self.touched.fetch_add(OS_PAGE, Ordering::Relaxed);
+        }
+        for (k, rec) in self.records()[u..u + n].iter().enumerate() {
+            let (w, o) = cells(k);
+            rec.0[0].store(w, Ordering::Relaxed);
+            rec.0[1].store(o, Ordering::Relaxed);
+        }
+        // Publishes the records with the page (`touch`'s waiters and `record` read it with
+        // acquire ordering).
+        self.pages[i].fetch_or(bit, Ordering::Release);
+        true
+    }
+
     /// Gets page `page` of a large shadow ready, claimed by the caller: a warm page (from the
     /// pool) is zeroed; a fresh one is reserved against the budget and faulted in.
     fn prepare(&self, page: usize) -> Result<(), Error> {
