@@ -44,7 +44,9 @@
 //! fit the budget first unmaps the pool, as does a shadow made while the budget is exceeded
 //! (a lowered `EMU_RACECHECK_SHADOW`). [`bytes`]' second figure is the live shadows'
 //! reservations (without the pool's, [`pooled`]), and a shadow's held bytes are the resident
-//! pages it touched, or that no earlier launch left.
+//! pages it touched, or that no earlier launch left. A chunk of a lane loop that is the first
+//! of its launch to touch a page and covers all of it writes the page's records outright
+//! ([`GlobalRaceShadow::fill_page`]): neither zeroed nor read.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
