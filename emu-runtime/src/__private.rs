@@ -37,6 +37,15 @@ pub fn race_shadow_bytes() -> (usize, usize) {
     crate::host::check::racecheck::global_shadow_bytes()
 }
 
+/// racecheck's pool of the mappings of ended shadows, for tests: the bytes it keeps reserved
+/// against `EMU_RACECHECK_SHADOW` (the pages earlier launches touched, which the next shadow
+/// of the same size zeroes as it touches them again) and how many mappings it holds. The live
+/// shadows' reservations, [`race_shadow_bytes`]' second figure, do not include them.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn race_shadow_pool() -> (usize, usize) {
+    crate::host::check::racecheck::global_shadow_pool()
+}
+
 /// Turns racecheck's accounting on and starts a new sum for [`race_shadow_bytes`].
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn reset_race_shadow_peak() {
@@ -322,6 +331,28 @@ pub fn xchg_all(x: &Exchange<bool>, t: usize) -> bool {
 #[inline(always)]
 pub fn xchg_any(x: &Exchange<bool>, t: usize) -> bool {
     x.ballot(t).0 != 0
+}
+
+/// The checkers' look at one access site of a chunk of a vectorised lane loop, in a kernel's
+/// checked copy: lane `k < m` of the chunk (thread `c0 + k` of the running block) reads
+/// (`write` false) or writes element `start + k` of `v`, at the caller's line. initcheck and
+/// racecheck decide the common case for the whole chunk at once, and hand any lane they do not
+/// decide to their per-access checks, with that lane as the running thread, so the findings
+/// are those of the per-thread path.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+pub fn lane_check<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, start: usize, c0: usize, m: usize, write: bool) {
+    crate::host::sched::hooks::on_lanes(v, start, c0, m, write, Location::caller());
+}
+
+/// How many per-chunk checks ([`lane_check`]) the process made, and how many of their lanes
+/// went through a checker's per-access path (for tests: a clean lane loop decides every lane
+/// in the chunk's common case), counted from the first call of this function on.
+#[cfg(not(target_arch = "nvptx64"))]
+#[doc(hidden)]
+pub fn lane_checks() -> (u64, u64) {
+    crate::host::sched::hooks::lane_checks()
 }
 
 /// The last of `threads` consecutive indices that start at `base` (`base + threads - 1`),

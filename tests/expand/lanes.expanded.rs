@@ -240,7 +240,7 @@ impl scale {
         const _: () = ::deviceemu::__private::assert_kernel_scalar::<f32>();
         #[allow(unused_variables)]
         let __emu_ctx = __emu_rb.block_ctx();
-        if !__EMU_CHECKED && __emu_rb.in_index_order()
+        if __emu_rb.in_index_order()
             && {
                 let __emu_base = __emu_ctx.block_idx.x * __emu_ctx.block_dim.x;
                 match ::deviceemu::__private::lane_last(__emu_base, __emu_rb.threads()) {
@@ -298,6 +298,22 @@ impl scale {
                                 __emu_lane_y.set(__emu_k, __emu_value)
                             };
                         }
+                        if __EMU_CHECKED {
+                            ::deviceemu::__private::lane_check(
+                                &x,
+                                __emu_at,
+                                __emu_c0,
+                                __emu_m,
+                                false,
+                            );
+                            ::deviceemu::__private::lane_check(
+                                &y,
+                                __emu_at,
+                                __emu_c0,
+                                __emu_m,
+                                true,
+                            );
+                        }
                         unsafe {
                             ::deviceemu::__private::lane_store(
                                 &y,
@@ -308,25 +324,48 @@ impl scale {
                         };
                     },
                     |__emu_t: usize, __emu_ctx: ::deviceemu::__private::ThreadCtx| {
-                        let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
-                            + __emu_ctx.thread_idx.x) as usize;
-                        if i < y.len() {
-                            {
-                                let __emu_value = a
-                                    * unsafe {
-                                        ::deviceemu::__private::load_in_bounds(
-                                            &x,
-                                            ::deviceemu::__private::Index::to_index(i),
+                        if __EMU_CHECKED {
+                            let _ = (|
+                                __emu_t: usize,
+                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                                    + __emu_ctx.thread_idx.x) as usize;
+                                if i < y.len() {
+                                    {
+                                        let __emu_value = a
+                                            * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
+                                        ::deviceemu::__private::store(
+                                            __EMU_CHECKED,
+                                            &y,
+                                            i,
+                                            __emu_value,
                                         )
                                     };
-                                unsafe {
-                                    ::deviceemu::__private::store_in_bounds(
-                                        &y,
-                                        ::deviceemu::__private::Index::to_index(i),
-                                        __emu_value,
-                                    )
                                 }
-                            };
+                                ::core::option::Option::None
+                            })(__emu_t, __emu_ctx);
+                        } else {
+                            let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                                + __emu_ctx.thread_idx.x) as usize;
+                            if i < y.len() {
+                                {
+                                    let __emu_value = a
+                                        * unsafe {
+                                            ::deviceemu::__private::load_in_bounds(
+                                                &x,
+                                                ::deviceemu::__private::Index::to_index(i),
+                                            )
+                                        };
+                                    unsafe {
+                                        ::deviceemu::__private::store_in_bounds(
+                                            &y,
+                                            ::deviceemu::__private::Index::to_index(i),
+                                            __emu_value,
+                                        )
+                                    }
+                                };
+                            }
                         }
                     },
                 );

@@ -253,7 +253,7 @@ impl saxpy {
         const _: () = ::deviceemu::__private::assert_kernel_scalar::<f32>();
         #[allow(unused_variables)]
         let __emu_ctx = __emu_rb.block_ctx();
-        if !__EMU_CHECKED && __emu_rb.in_index_order()
+        if __emu_rb.in_index_order()
             && {
                 let __emu_base = __emu_ctx.block_idx.x * __emu_ctx.block_dim.x;
                 match ::deviceemu::__private::lane_last(__emu_base, __emu_rb.threads()) {
@@ -323,6 +323,29 @@ impl saxpy {
                                 __emu_lane_y.set(__emu_k, __emu_old)
                             };
                         }
+                        if __EMU_CHECKED {
+                            ::deviceemu::__private::lane_check(
+                                &x,
+                                __emu_at,
+                                __emu_c0,
+                                __emu_m,
+                                false,
+                            );
+                            ::deviceemu::__private::lane_check(
+                                &y,
+                                __emu_at,
+                                __emu_c0,
+                                __emu_m,
+                                false,
+                            );
+                            ::deviceemu::__private::lane_check(
+                                &y,
+                                __emu_at,
+                                __emu_c0,
+                                __emu_m,
+                                true,
+                            );
+                        }
                         unsafe {
                             ::deviceemu::__private::lane_store(
                                 &y,
@@ -333,34 +356,65 @@ impl saxpy {
                         };
                     },
                     |__emu_t: usize, __emu_ctx: ::deviceemu::__private::ThreadCtx| {
-                        let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
-                            + __emu_ctx.thread_idx.x) as usize;
-                        if i < y.len() {
-                            {
-                                let __emu_value = a
-                                    * unsafe {
-                                        ::deviceemu::__private::load_in_bounds(
-                                            &x,
-                                            ::deviceemu::__private::Index::to_index(i),
+                        if __EMU_CHECKED {
+                            let _ = (|
+                                __emu_t: usize,
+                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                                    + __emu_ctx.thread_idx.x) as usize;
+                                if i < y.len() {
+                                    {
+                                        let __emu_value = a
+                                            * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
+                                        let __emu_view = y;
+                                        let __emu_index = i;
+                                        let mut __emu_old = ::deviceemu::__private::load(
+                                            __EMU_CHECKED,
+                                            &__emu_view,
+                                            __emu_index,
+                                        );
+                                        __emu_old += __emu_value;
+                                        ::deviceemu::__private::store(
+                                            __EMU_CHECKED,
+                                            &__emu_view,
+                                            __emu_index,
+                                            __emu_old,
                                         )
                                     };
-                                let __emu_view = y;
-                                let __emu_index = i;
-                                let mut __emu_old = unsafe {
-                                    ::deviceemu::__private::load_in_bounds(
-                                        &__emu_view,
-                                        ::deviceemu::__private::Index::to_index(__emu_index),
-                                    )
-                                };
-                                __emu_old += __emu_value;
-                                unsafe {
-                                    ::deviceemu::__private::store_in_bounds(
-                                        &__emu_view,
-                                        ::deviceemu::__private::Index::to_index(__emu_index),
-                                        __emu_old,
-                                    )
                                 }
-                            };
+                                ::core::option::Option::None
+                            })(__emu_t, __emu_ctx);
+                        } else {
+                            let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                                + __emu_ctx.thread_idx.x) as usize;
+                            if i < y.len() {
+                                {
+                                    let __emu_value = a
+                                        * unsafe {
+                                            ::deviceemu::__private::load_in_bounds(
+                                                &x,
+                                                ::deviceemu::__private::Index::to_index(i),
+                                            )
+                                        };
+                                    let __emu_view = y;
+                                    let __emu_index = i;
+                                    let mut __emu_old = unsafe {
+                                        ::deviceemu::__private::load_in_bounds(
+                                            &__emu_view,
+                                            ::deviceemu::__private::Index::to_index(__emu_index),
+                                        )
+                                    };
+                                    __emu_old += __emu_value;
+                                    unsafe {
+                                        ::deviceemu::__private::store_in_bounds(
+                                            &__emu_view,
+                                            ::deviceemu::__private::Index::to_index(__emu_index),
+                                            __emu_old,
+                                        )
+                                    }
+                                };
+                            }
                         }
                     },
                 );

@@ -1433,9 +1433,12 @@ impl Program {
                 let code = thread_code(&stmts);
                 let fast_fn = thread_fn(&code, &TokenStream::new());
                 let mut fast = quote!(#rb.each(#fast_fn););
+                // The checked copy takes the vectorised form (with its per-chunk checks), not
+                // the plain hoisted one, whose accesses are unchecked.
+                let mut guard = quote!(!#checked &&);
                 // Values restored from earlier regions live in per-thread slots; a lane loop has
                 // none (it has one region), and the vectorised form relies on that.
-                if let Some(Vectorised { first, stmts, loaded, written }) = vector.filter(|_| restores.is_empty()) {
+                if let Some(Vectorised { first, stmts, loaded, written, sites }) = vector.filter(|_| restores.is_empty()) {
                     let scalar = &code;
                     let code = thread_code(&stmts);
                     let rt = rt();
@@ -1461,6 +1464,18 @@ impl Program {
                         let buf = lane_buf(v);
                         quote!(unsafe { #rt::lane_store(&#v, __emu_at, &#buf, __emu_m) };)
                     });
+                    // The checked copy: the checkers see each access site of the body, in
+                    // program order, once per chunk (its lanes' elements `at..at + m`), after
+                    // the chunk's arithmetic (a chunk that panics has checked nothing) and
+                    // before its stores; each reports at its access's line (`track_caller`).
+                    let checks = sites.iter().map(|(v, write, span)| {
+                        let args = quote!(&#v, __emu_at, __emu_c0, __emu_m, #write);
+                        quote_spanned!(*span=> ::deviceemu::__private::lane_check(#args);)
+                    });
+                    // A chunk that panics runs again lane by lane; in the checked copy through
+                    // the checked per-thread code, so that its lanes' accesses are checked.
+                    let checked_fn = thread_fn(&thread_code(thread), &TokenStream::new());
+                    guard = TokenStream::new();
                     fast = quote! {
                         let __emu_first = #rt::Index::to_index(#first);
                         #(#fresh)*
@@ -1472,16 +1487,23 @@ impl Program {
                                     let #ctx = __emu_cursor.lane(__emu_c0 + #k);
                                     #code
                                 }
+                                if #checked {
+                                    #(#checks)*
+                                }
                                 #(#stores)*
                             },
                             |#t: usize, #ctx: ::deviceemu::__private::ThreadCtx| {
-                                #scalar
+                                if #checked {
+                                    let _ = (#checked_fn)(#t, #ctx);
+                                } else {
+                                    #scalar
+                                }
                             },
                         );
                     };
                 }
                 call = quote! {
-                    if !#checked && #rb.in_index_order() && #proof {
+                    if #guard #rb.in_index_order() && #proof {
                         #fast
                     } else {
                         #call
@@ -1686,6 +1708,9 @@ struct Vector {
     ok: bool,
     loaded: Vec<Ident>,
     written: Vec<Ident>,
+    /// The body's accesses in program order: the view, whether it writes, and its span (the
+    /// checkers' per-chunk hooks, `__private::lane_check`, report at its line).
+    sites: Vec<(Ident, bool, proc_macro2::Span)>,
     /// Whether the expression being visited is a statement of the body (or of a block that
     /// is one), and how deep inside other expressions the visit is.
     at_stmt: bool,
@@ -1720,7 +1745,7 @@ impl<'a> InBounds<'a> {
 
     /// The same rewrite in the vectorised form.
     fn vectorised(index: &'a str, buffers: &'a HashSet<String>) -> Self {
-        let vector = Vector { ok: true, loaded: Vec::new(), written: Vec::new(), at_stmt: false, nested: 0 };
+        let vector = Vector { ok: true, loaded: Vec::new(), written: Vec::new(), sites: Vec::new(), at_stmt: false, nested: 0 };
         InBounds { vector: Some(vector), ..InBounds::new(index, buffers) }
     }
 
@@ -1831,6 +1856,7 @@ impl InBounds<'_> {
                         if !vec.loaded.contains(&view) {
                             vec.loaded.push(view.clone());
                         }
+                        vec.sites.push((view.clone(), false, span));
                         let (buf, k) = (lane_buf(&view), lane_k());
                         // SAFETY: the chunk loaded this view's elements `0..m` before its
                         // lanes ran, and `k < m` (`fission::Program::hoist`).
@@ -1844,7 +1870,6 @@ impl InBounds<'_> {
                         });
                     }
                     (vec, _) => {
-                        let vectorised = vec.is_some();
                         if let Some(vec) = vec {
                             // Written back whole for the chunk: every lane must store.
                             if !at_stmt {
@@ -1857,7 +1882,9 @@ impl InBounds<'_> {
                         let (v, i) = (v.clone(), i.clone());
                         let mut x = c.args[3].clone();
                         self.visit_expr_mut(&mut x);
-                        *e = if vectorised {
+                        *e = if let Some(vec) = &mut self.vector {
+                            // The value's accesses come first.
+                            vec.sites.push((view.clone(), true, span));
                             let (buf, k) = (lane_buf(&view), lane_k());
                             syn::parse_quote_spanned!(span=> #buf.set(#k, #x))
                         } else {
@@ -1984,7 +2011,7 @@ impl Program {
                     Some(ty) => quote!(((__emu_base) as #ty)),
                     None => quote!(__emu_base),
                 };
-                Some(Vectorised { first: quote!({ let __emu_base = #base; #first }), stmts, loaded: vec.loaded, written: vec.written })
+                Some(Vectorised { first: quote!({ let __emu_base = #base; #first }), stmts, loaded: vec.loaded, written: vec.written, sites: vec.sites })
             }
             _ => None,
         };
@@ -2034,6 +2061,8 @@ struct Vectorised {
     stmts: Vec<Stmt>,
     loaded: Vec<Ident>,
     written: Vec<Ident>,
+    /// The accesses in program order (`Vector::sites`).
+    sites: Vec<(Ident, bool, proc_macro2::Span)>,
 }
 
 fn strip_parens(e: &Expr) -> &Expr {

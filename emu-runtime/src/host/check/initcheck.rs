@@ -28,6 +28,10 @@
 //! `__private::load`/`store` is then the constant `false`). `#[device]` helpers ask once per
 //! call, and atomics once per operation, whether the running launch checks (a thread-local).
 //!
+//! A vectorised lane loop's chunk (`Regions::each_chunk`) is checked per access site
+//! ([`on_lanes`]): a store sets the chunk's bits a word at a time, a load tests them so, and
+//! only the elements not written go through the per-access check, which reports them.
+//!
 //! # Limits
 //!
 //! * Writes made by a launch without initcheck are not tracked: after such a launch, a buffer
@@ -69,6 +73,30 @@ impl InitBits {
 
     pub(crate) fn set(&self, i: usize) {
         self.words[i / 64].fetch_or(1 << (i % 64), Relaxed);
+    }
+
+    /// The words and masks that cover bits `lo..hi` (`lo < hi`).
+    #[inline(always)]
+    fn spans(lo: usize, hi: usize) -> impl Iterator<Item = (usize, u64)> {
+        (lo / 64..=(hi - 1) / 64).map(move |w| {
+            let from = if w == lo / 64 { lo % 64 } else { 0 };
+            let to = if w == (hi - 1) / 64 { (hi - 1) % 64 + 1 } else { 64 };
+            (w, (u64::MAX >> (64 - (to - from))) << from)
+        })
+    }
+
+    /// Whether bits `lo..hi` are all set.
+    fn all_set(&self, lo: usize, hi: usize) -> bool {
+        lo >= hi || Self::spans(lo, hi).all(|(w, mask)| self.words[w].load(Relaxed) & mask == mask)
+    }
+
+    /// Sets bits `lo..hi`.
+    fn set_range(&self, lo: usize, hi: usize) {
+        if lo < hi {
+            Self::spans(lo, hi).for_each(|(w, mask)| {
+                self.words[w].fetch_or(mask, Relaxed);
+            });
+        }
     }
 }
 
@@ -180,4 +208,33 @@ pub(crate) fn on_store<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, i: 
 /// An atomic on element `i` (already bounds-checked) by the running thread of `site`.
 pub(crate) fn on_atomic<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, i: usize, at: &'static Location<'static>) {
     access(site, view, i, Kind::Atomic, at);
+}
+
+/// One access site of a chunk of a vectorised lane loop: element `start + k` of `view` (in
+/// bounds) for each lane `k < m`, read (`write` false) or written. A store sets the chunk's
+/// bits at once; a load checks them at once, and hands each element not written yet to
+/// `slow(k)` (the per-access check, which reports it for lane `k`). Shared memory, and elements
+/// of more than one unit, go through `slow` lane by lane.
+pub(crate) fn on_lanes<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, start: usize, m: usize, write: bool, slow: &mut dyn FnMut(usize)) {
+    let _ = site;
+    let size = core::mem::size_of::<T>();
+    // SAFETY: the launch keeps the views' descriptions alive while its kernel runs.
+    let meta = unsafe { view.meta().as_ref() };
+    let (Space::Global, Some(meta)) = (K::SPACE, meta) else {
+        (0..m).for_each(slow);
+        return;
+    };
+    // SAFETY: as above: the buffer (and its shadow) is borrowed by the launch.
+    let Some(bits) = (unsafe { meta.init.as_ref() }) else { return };
+    let address = view.raw_ptr() as usize + start * size;
+    if size == 0 || meta.granule != size || address < meta.base || (address - meta.base) % size != 0 {
+        (0..m).for_each(slow);
+        return;
+    }
+    let first = (address - meta.base) / size;
+    if write {
+        bits.set_range(first, first + m);
+    } else if !bits.all_set(first, first + m) {
+        (0..m).filter(|&k| !bits.is_set(first + k)).for_each(slow);
+    }
 }

@@ -129,3 +129,39 @@ pub(crate) fn on_access<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, i:
         racecheck::on_plain(site, view, i, write, at);
     }
 }
+
+/// The checks of one access site of a chunk of a vectorised lane loop: lane `k < m`, thread
+/// `c0 + k` of the running block of `site`, reads (`write` false) or writes element `start + k`
+/// of `view` (in bounds) at `at`. Each checker decides its common case for the chunk at once;
+/// a lane it does not decide goes through [`on_access`]'s checks with `set_current(c0 + k)`
+/// called first (so that the lane is the running thread its findings name).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn on_lanes<S: Site, T, K: ViewKind>(
+    site: &S,
+    view: &View<T, K>,
+    start: usize,
+    c0: u32,
+    m: usize,
+    write: bool,
+    at: &'static Location<'static>,
+    set_current: &dyn Fn(u32),
+) {
+    let checks = site.checks();
+    if checks.initcheck {
+        initcheck::on_lanes(site, view, start, m, write, &mut |k| {
+            set_current(c0 + k as u32);
+            if write {
+                initcheck::on_store(site, view, start + k, at);
+            } else {
+                initcheck::on_load(site, view, start + k, at);
+            }
+        });
+    }
+    if checks.racecheck {
+        racecheck::on_lanes(site, view, start, c0, m, write, at, &mut |k| {
+            set_current(c0 + k as u32);
+            racecheck::on_plain(site, view, start + k, write, at);
+        });
+    }
+}

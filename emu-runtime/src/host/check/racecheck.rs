@@ -92,6 +92,17 @@
 //!   table in one load). It is decided with the record's cells alone: no clock update, no
 //!   interning, and in global memory no waiting for a record another host thread holds.
 //!   Anything else takes the general path, which applies the same rules.
+//! * **A lane loop's chunks** (`on_lanes`). A kernel's checked copy runs a vectorised lane
+//!   loop (`Regions::each_chunk`) as the unchecked copy does, and checks each access site of
+//!   its body once per chunk of up to 256 lanes (`__private::lane_check`, after the chunk's
+//!   arithmetic, in program order). `fast_lanes` decides `fast_plain`'s common case for the
+//!   chunk's lanes together: the block's clocks looked at once, one state for all lanes (a
+//!   lane loop has no barrier, fence or atomic), the records' pages reserved once, and, in a
+//!   large shadow, the records updated under their page's lock without a locked instruction
+//!   per record (`global.rs`). A lane it does not decide goes through the per-access path
+//!   with that lane as the running thread. The lanes of a site touch distinct records, so the
+//!   order changes no verdict; with blocks run serially the reports are those of the general
+//!   path, word for word (`tests/racecheck_lanes.rs`).
 //!
 //! # The same verdict for every `EMU_SEED`
 //!
@@ -156,7 +167,7 @@ use std::panic::Location;
 
 use clock::{BlockClocks, Me};
 pub(crate) use clock::SyncClock;
-pub(crate) use global::{bytes as global_shadow_bytes, reset_peak as reset_global_shadow_peak, states as interned_states, GlobalRaceShadow};
+pub(crate) use global::{bytes as global_shadow_bytes, pooled as global_shadow_pool, reset_peak as reset_global_shadow_peak, states as interned_states, GlobalRaceShadow};
 
 use crate::device::{Scope, View, ViewKind};
 use crate::host::check::Site;
@@ -517,7 +528,7 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
                     break;
                 }
             };
-            let mut l = rec.lock();
+            let mut l = rec.lock(shadow.busy(u));
             let (write, other) = l.cells();
             if cells::fast(write, other, me_cell, kind, s.generation) {
                 continue;
@@ -758,13 +769,133 @@ fn fast_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, k
             if meta.granule != size {
                 return false;
             }
-            let Some(rec) = shadow.reserved_record((address - meta.base) / size) else { return false };
+            let u = (address - meta.base) / size;
+            let Some(rec) = shadow.reserved_record(u) else { return false };
             // A record another host thread holds: `access` waits for it.
-            let Some(mut l) = rec.try_lock() else { return false };
+            let Some(mut l) = rec.try_lock(shadow.busy(u)) else { return false };
             let (write, other) = l.cells();
             cells::fast_with(generations, write, other, me, kind, generation)
         }
     }
+}
+
+/// One access site of a chunk of a vectorised lane loop: lane `k < m`, thread `c0 + k` of the
+/// running block, makes a plain read (`write` false) or write of element `start + k` of `view`
+/// (in bounds) at `at`. The common case of [`fast_plain`] is decided for the chunk's lanes
+/// together (`fast_lanes`: one look at the block's clocks, one state, the records' pages
+/// reserved once); each lane it leaves goes through `slow(k)`, the per-access path with lane
+/// `k` as the running thread. The lanes touch distinct records (one element each), so the
+/// order in which they are checked changes no verdict.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn on_lanes<S: Site, T, K: ViewKind>(
+    block: &S,
+    view: &View<T, K>,
+    start: usize,
+    c0: u32,
+    m: usize,
+    write: bool,
+    at: &'static Location<'static>,
+    slow: &mut dyn FnMut(usize),
+) {
+    let kind = if write { Kind::Write } else { Kind::Read };
+    let mut k0 = 0;
+    while k0 < m {
+        let n = (m - k0).min(LANES);
+        let done = fast_lanes(block, view, start + k0, c0 + k0 as u32, n, kind, at);
+        for (word, bits) in done.iter().enumerate().take(n.div_ceil(64)) {
+            // The lanes of this word it left, lowest first.
+            let lanes = (n - word * 64).min(64);
+            let mut left = !bits & (u64::MAX >> (64 - lanes));
+            while left != 0 {
+                slow(k0 + word * 64 + left.trailing_zeros() as usize);
+                left &= left - 1;
+            }
+        }
+        k0 += n;
+    }
+}
+
+/// Lanes [`fast_lanes`] decides at a time.
+const LANES: usize = 256;
+
+/// [`fast_plain`] for `n <= LANES` lanes of a lane loop's chunk (thread `c0 + k` accesses
+/// element `start + k`): the bits of the lanes it decided (and applied). It takes the lanes of
+/// a one-unit element of global memory whose clocks are up to date and alike (a lane loop has
+/// no barrier, fence or atomic), the records' pages reserved, each record free and superseded
+/// (`cells::fast_with`); the rest is left to the caller.
+#[inline(never)]
+fn fast_lanes<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, start: usize, c0: u32, n: usize, kind: Kind, at: &'static Location<'static>) -> [u64; LANES / 64] {
+    let mut done = [0u64; LANES / 64];
+    let size = core::mem::size_of::<T>();
+    if n == 0 || K::SPACE != crate::device::Space::Global || size == 0 || core::mem::align_of::<T>() < size {
+        return done;
+    }
+    // SAFETY: the launch keeps the views' descriptions (and their shadows) alive while its
+    // kernel runs.
+    let Some(meta) = (unsafe { view.meta().as_ref() }) else { return [u64::MAX; LANES / 64] };
+    let Some(shadow) = meta.race.as_deref() else { return [u64::MAX; LANES / 64] };
+    let address = view.raw_ptr() as usize + start * size;
+    if meta.granule != size || address < meta.base || (address - meta.base) % size != 0 {
+        return done;
+    }
+    shadow.enter_launch(block.launch_serial());
+    let first = (address - meta.base) / size;
+    let race = block.shared().race;
+    let Ok(mut clocks) = race.clocks.try_borrow_mut() else { return done };
+    let (serial, generation, warp_syncs) = (block.serial(), block.generation(), block.warp_syncs());
+    // What each lane's first access would do: bring the clocks to the block run, its barrier
+    // generation and warp syncs, for threads up to the chunk's last.
+    let last = c0 + n as u32 - 1;
+    clocks.enter(serial, generation, warp_syncs, last, || block.linear_index(), || block.warp_size(), |w| block.warp_epoch(w * block.warp_size()));
+    let Some((clock, cluster, warp_epoch)) = clocks.current_lanes(serial, generation, warp_syncs, c0, n) else { return done };
+    let linear = clocks.block();
+    let state = states::State { generation, warp_epoch, clock, cluster, scope: Scope::Device, at };
+    let Some(id) = clocks.states.intern(state) else { return done };
+    let generations = clocks.states.generations();
+    drop(clocks);
+    let me0 = cells::cell_of(kind, linear, c0, id);
+    // A page's first touch in the launch, by a chunk that covers it whole: every record is
+    // empty for the launch, so each lane's access is its only one, written without reading or
+    // zeroing what the page held (`GlobalRaceShadow::fill_page`).
+    let fresh = |k: usize| {
+        let me = me0 + ((k as u64) << cells::THREAD_SHIFT);
+        if kind == Kind::Write {
+            (me, 0)
+        } else {
+            (0, me)
+        }
+    };
+    if shadow.fill_page(first, n, fresh) {
+        return [u64::MAX; LANES / 64];
+    }
+    let Some(Ok(records)) = shadow.records_run(first, n) else { return done };
+    // Under the pages' locks, with no locked instruction per record read (a large shadow).
+    if let Some(pages) = shadow.lock_pages(first, n) {
+        for (word, bits) in done.iter_mut().enumerate().take(n.div_ceil(64)) {
+            let mut applied = 0u64;
+            for k in word * 64..n.min(word * 64 + 64) {
+                let Some((w0, o0)) = pages.peek(k) else { continue };
+                // Lane `k`'s cell: the thread field plus `k` (no carry: `c0 + k` fits it).
+                let me = me0 + ((k as u64) << cells::THREAD_SHIFT);
+                let (mut w, mut o) = (w0, o0);
+                if cells::fast_with(generations, &mut w, &mut o, me, kind, generation) && pages.put(k, w0, w, o) {
+                    applied |= 1 << (k % 64);
+                }
+            }
+            *bits = applied;
+        }
+        return done;
+    }
+    for (k, rec) in records.iter().enumerate() {
+        let me = cells::cell_of(kind, linear, c0 + k as u32, id);
+        // A record another host thread holds: the per-access path waits for it.
+        let Some(mut l) = rec.try_lock(shadow.busy(first + k)) else { continue };
+        let (write, other) = l.cells();
+        if cells::fast_with(generations, write, other, me, kind, generation) {
+            done[k / 64] |= 1 << (k % 64);
+        }
+    }
+    done
 }
 
 /// An atomic access `a` of element `i` of `view` by the running thread.

@@ -5,6 +5,7 @@
 //! (`__private::per_access`), so the access hooks are never reached otherwise.
 
 use std::panic::Location;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use crate::device::{DeviceCopy, Ordered, Scope, Shared, Space, View, ViewKind};
 use crate::host::check::memcheck;
@@ -23,6 +24,39 @@ pub(crate) fn on_load<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static 
 #[inline(never)]
 pub(crate) fn on_store<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static Location<'static>) {
     check::on_access(context::block_for("a memory access"), view, i, true, at);
+}
+
+/// The checks of one access site of a chunk of a vectorised lane loop (`__private::lane_check`):
+/// lane `k < m`, thread `c0 + k` of the running block, reads (`write` false) or writes
+/// element `start + k` of `view` (in bounds: the lane loop's proof). A lane the checkers hand
+/// back to their per-access checks runs them as the running thread; the chunk's first thread
+/// is the running one again afterwards.
+#[inline(never)]
+pub(crate) fn on_lanes<T, K: ViewKind>(view: &View<T, K>, start: usize, c0: usize, m: usize, write: bool, at: &'static Location<'static>) {
+    let block = context::block_for("a memory access");
+    let counting = COUNTING.load(Relaxed);
+    if counting {
+        LANE_CHECKS[0].fetch_add(1, Relaxed);
+    }
+    check::on_lanes(block, view, start, c0 as u32, m, write, at, &|t| {
+        if counting {
+            LANE_CHECKS[1].fetch_add(1, Relaxed);
+        }
+        block.regions_set_current(t)
+    });
+    block.regions_set_current(c0 as u32);
+}
+
+/// The calls of [`on_lanes`] in the process, and the lanes they handed to a checker's
+/// per-access path (one per lane and checker), counted once [`lane_checks`] was first called
+/// (a counter that every host thread bumps would cost a cache line's trip per chunk).
+static LANE_CHECKS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+static COUNTING: AtomicBool = AtomicBool::new(false);
+
+/// What [`LANE_CHECKS`] counted so far (for tests); turns the counting on.
+pub(crate) fn lane_checks() -> (u64, u64) {
+    COUNTING.store(true, Relaxed);
+    (LANE_CHECKS[0].load(Relaxed), LANE_CHECKS[1].load(Relaxed))
 }
 
 /// The checkers' look at an atomic read-modify-write on element `i` (in bounds), when the

@@ -38,7 +38,7 @@ const BLOCK_SHIFT: u32 = 34;
 /// Bits of the block's linear index a cell keeps.
 const BLOCK_BITS: u32 = 25;
 const BLOCK_FIELD: u64 = ((1 << BLOCK_BITS) - 1) << BLOCK_SHIFT;
-const THREAD_SHIFT: u32 = states::STATE_BITS;
+pub(super) const THREAD_SHIFT: u32 = states::STATE_BITS;
 /// Bits of the thread index (blocks have at most 1024 threads).
 const THREAD_BITS: u32 = 10;
 /// The bits that name the thread (block and thread).

@@ -350,6 +350,20 @@ impl BlockClocks {
         self.threads.get(thread as usize).map(|t| (t.clock, t.cluster, t.warp_epoch))
     }
 
+    /// [`current`](Self::current) for threads `first..first + n` at once, when it is the same
+    /// for all of them (as in a lane loop, which has no barrier, fence or atomic); else `None`.
+    #[inline(always)]
+    pub(super) fn current_lanes(&self, serial: u64, generation: u32, warp_syncs: u32, first: u32, n: usize) -> Option<(u32, u32, u32)> {
+        if serial != self.serial || generation != self.generation || warp_syncs != self.warp_syncs {
+            return None;
+        }
+        let lanes = self.threads.get(first as usize..(first as usize).checked_add(n)?)?;
+        let t = lanes.first()?;
+        let key = (t.clock, t.cluster, t.warp_epoch);
+        // No thread's clocks changed in the block: they are all as they started.
+        (!self.touched || lanes.iter().all(|t| (t.clock, t.cluster, t.warp_epoch) == key)).then_some(key)
+    }
+
     /// The running block's linear index.
     #[inline(always)]
     pub(super) fn block(&self) -> u64 {

@@ -6,6 +6,10 @@
 //! two cells (`cells.rs`): 16 bytes. The write cell's top bit is the record's lock: blocks run on
 //! several host threads, and the lock is held only while one access updates the record.
 //!
+//! A large shadow also has a lock per page (`busy`), which a chunk of a vectorised lane loop
+//! takes to update the page's records without a locked instruction per record
+//! ([`GlobalRaceShadow::chunk`]); a record's lock then waits for the page's (see there).
+//!
 //! The records are one anonymous mapping (for shadows of at least 1 MiB; smaller ones are
 //! ordinary zeroed allocations), so the OS allocates them a page (4 KiB, 256 records) at a
 //! time, zero-filled, on first touch: memory a launch never touches costs nothing, and the hot
@@ -28,9 +32,24 @@
 //! touched, and out-of-line entries as they are added; what would pass the budget while the
 //! launch runs fails it with error 2 (`Site::host_failure`), never an abort. So a 4 GiB buffer
 //! costs what its launch touches, and a launch that touches more than the budget stops.
+//!
+//! # Reuse
+//!
+//! A large shadow's mapping outlives it: when its launch ends it goes to a pool (at most
+//! [`POOL_ENTRIES`] mappings, and half the budget's bytes), with a bit per page that the OS
+//! backs (pages any launch touched: *warm*), and those pages stay reserved against the
+//! budget. The next shadow of the same size takes it over, and zeroes each warm page at its
+//! first touch instead of faulting a fresh one in: the OS's page faults, its zeroing and the
+//! unmapping took more than half of saxpy's time under racecheck. A reservation that does not
+//! fit the budget first unmaps the pool, as does a shadow made while the budget is exceeded
+//! (a lowered `EMU_RACECHECK_SHADOW`). [`bytes`]' second figure is the live shadows'
+//! reservations (without the pool's, [`pooled`]), and a shadow's held bytes are the resident
+//! pages it touched, or that no earlier launch left. A chunk of a lane loop that is the first
+//! of its launch to touch a page and covers all of it writes the page's records outright
+//! ([`GlobalRaceShadow::fill_page`]): neither zeroed nor read.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
 use super::cells::{Side, SideTable};
 use super::clock::SyncClock;
@@ -55,13 +74,51 @@ pub(super) struct Locked<'a> {
     other: u64,
 }
 
+/// A page's lock (`GlobalRaceShadow::lock_pages`): a byte, in a table laid out so that
+/// neighbouring pages (those of neighbouring blocks, which different host threads lock) fall
+/// in different cache lines ([`page_slot`]).
+#[derive(Debug, Default)]
+struct PageLock(AtomicU8);
+
+/// Page locks per cache line.
+const LOCKS_PER_LINE: usize = 64;
+
+/// The slot of page `page`'s lock in a table of `slots` (a multiple of [`LOCKS_PER_LINE`]):
+/// consecutive pages are a line apart.
+#[inline(always)]
+fn page_slot(page: usize, slots: usize) -> usize {
+    let lines = slots / LOCKS_PER_LINE;
+    (page % LOCKS_PER_LINE) * lines + page / LOCKS_PER_LINE
+}
+
+/// Waits while `busy` (a page's lock, held by a chunk for a short loop over its records) is
+/// taken.
+#[cold]
+#[inline(never)]
+fn wait_page(busy: &AtomicU8) {
+    let mut spins = 0u32;
+    while busy.load(Ordering::SeqCst) != 0 {
+        spins += 1;
+        if spins < 64 {
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
 impl Rec {
-    /// Takes the record's lock and reads its cells.
+    /// Takes the record's lock and reads its cells; `busy` is its page's lock, if it has one.
+    ///
+    /// With a page lock: the lock bit is set first, then the page lock read (both sequentially
+    /// consistent, against the chunk's taking of the page lock and its reading of the cell:
+    /// one of the two sees the other), and while a chunk holds the page this waits, the bit
+    /// set, so the chunk leaves the record alone; the other cell is read after.
     #[inline]
-    pub(super) fn lock(&self) -> Locked<'_> {
+    pub(super) fn lock(&self, busy: Option<&AtomicU8>) -> Locked<'_> {
         let mut spins = 0u32;
         let write = loop {
-            let v = self.0[0].fetch_or(LOCK, Ordering::Acquire);
+            let v = self.0[0].fetch_or(LOCK, Ordering::SeqCst);
             if v & LOCK == 0 {
                 break v;
             }
@@ -74,20 +131,28 @@ impl Rec {
                 }
             }
         };
-        Locked { rec: self, write, other: self.0[1].load(Ordering::Relaxed) }
+        if let Some(b) = busy {
+            if b.load(Ordering::SeqCst) != 0 {
+                wait_page(b);
+            }
+        }
+        Locked { rec: self, write, other: self.0[1].load(Ordering::Acquire) }
     }
-}
 
-impl Rec {
     /// Takes the record's lock if it is free, and reads its cells; `None` if another host
-    /// thread holds it.
+    /// thread holds it (a chunk holding its page is waited for, as in [`lock`](Self::lock)).
     #[inline(always)]
-    pub(super) fn try_lock(&self) -> Option<Locked<'_>> {
-        let write = self.0[0].fetch_or(LOCK, Ordering::Acquire);
+    pub(super) fn try_lock(&self, busy: Option<&AtomicU8>) -> Option<Locked<'_>> {
+        let write = self.0[0].fetch_or(LOCK, Ordering::SeqCst);
         if write & LOCK != 0 {
             return None;
         }
-        Some(Locked { rec: self, write, other: self.0[1].load(Ordering::Relaxed) })
+        if let Some(b) = busy {
+            if b.load(Ordering::SeqCst) != 0 {
+                wait_page(b);
+            }
+        }
+        Some(Locked { rec: self, write, other: self.0[1].load(Ordering::Acquire) })
     }
 }
 
@@ -108,6 +173,49 @@ impl Drop for Locked<'_> {
     }
 }
 
+/// Records of a large shadow whose pages' locks are held ([`GlobalRaceShadow::lock_pages`];
+/// dropping it unlocks them). No other chunk updates them meanwhile, and a record's lock
+/// ([`Rec::lock`]) taken meanwhile waits for the pages with its bit set: so a record whose
+/// bit is clear may be read ([`peek`](Self::peek)) and updated ([`put`](Self::put)) without
+/// a locked instruction, but for a changed write cell, stored by a compare-and-swap that fails
+/// if a locker set the bit since.
+pub(super) struct Pages<'a> {
+    locks: [Option<&'a PageLock>; 2],
+    records: &'a [Rec],
+}
+
+impl Pages<'_> {
+    /// The cells of record `k` of the run, or `None` when its lock is held (or being taken).
+    #[inline(always)]
+    pub(super) fn peek(&self, k: usize) -> Option<(u64, u64)> {
+        let rec = &self.records[k];
+        // Sequentially consistent, against a locker's setting of the bit then reading of the
+        // page lock (`Rec::lock`): one of the two sees the other.
+        let w = rec.0[0].load(Ordering::SeqCst);
+        (w & LOCK == 0).then(|| (w, rec.0[1].load(Ordering::Relaxed)))
+    }
+
+    /// Stores record `k`'s cells `(write, other)`, read as `(w0, _)` by [`peek`](Self::peek);
+    /// false (nothing stored) when a locker took the record since.
+    #[inline(always)]
+    pub(super) fn put(&self, k: usize, w0: u64, write: u64, other: u64) -> bool {
+        let rec = &self.records[k];
+        if write != w0 && rec.0[0].compare_exchange(w0, write, Ordering::SeqCst, Ordering::Relaxed).is_err() {
+            return false;
+        }
+        // Published by the pages' unlock, which a waiting locker reads before this cell.
+        rec.0[1].store(other, Ordering::Relaxed);
+        true
+    }
+}
+
+impl Drop for Pages<'_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        self.locks.iter().flatten().for_each(|b| b.0.store(0, Ordering::Release));
+    }
+}
+
 /// Bytes of global shadow reserved in the process (records and out-of-line entries).
 static RESERVED: AtomicUsize = AtomicUsize::new(0);
 /// Whether shadows count what they held when dropped, and the sum since [`reset_peak`].
@@ -118,7 +226,86 @@ static HELD: AtomicUsize = AtomicUsize::new(0);
 /// (resident record pages and out-of-line entries), and the bytes reserved now (records of
 /// the live shadows at 16 bytes each, and their out-of-line entries).
 pub(crate) fn bytes() -> (usize, usize) {
-    (HELD.load(Ordering::Relaxed), RESERVED.load(Ordering::Relaxed))
+    let pool = POOL.lock();
+    (HELD.load(Ordering::Relaxed), RESERVED.load(Ordering::Relaxed) - pool.reserved)
+}
+
+/// The bytes the pool of mappings keeps reserved (their warm pages), and how many mappings it
+/// holds.
+pub(crate) fn pooled() -> (usize, usize) {
+    let pool = POOL.lock();
+    (pool.reserved, pool.maps.len())
+}
+
+/// The mapping of a shadow that ended, for a later one of the same size.
+struct Mapping {
+    /// Its address (page-aligned, from [`map`]) and size.
+    ptr: usize,
+    bytes: usize,
+    /// One bit per page: the OS backs it (a launch touched it), and its bytes are reserved.
+    warm: Box<[u64]>,
+    /// Bytes reserved against the budget for the warm pages.
+    reserved: usize,
+}
+
+/// Mappings the pool keeps at most.
+const POOL_ENTRIES: usize = 8;
+
+#[derive(Default)]
+struct Pool {
+    maps: Vec<Mapping>,
+    /// The sum of the maps' `reserved`, all of it in [`RESERVED`].
+    reserved: usize,
+}
+
+static POOL: parking_lot::Mutex<Pool> = parking_lot::Mutex::new(Pool { maps: Vec::new(), reserved: 0 });
+
+/// Unmaps every mapping of the pool, giving its reservations back.
+#[cold]
+#[inline(never)]
+fn drain_pool() {
+    let maps = {
+        let mut pool = POOL.lock();
+        RESERVED.fetch_sub(pool.reserved, Ordering::Relaxed);
+        pool.reserved = 0;
+        std::mem::take(&mut pool.maps)
+    };
+    for m in maps {
+        // SAFETY: the pool owns its mappings (from `map`, with this size), used by no shadow.
+        unsafe { unmap(m.ptr as *mut u8, m.bytes) };
+    }
+}
+
+/// A pooled mapping of `bytes` bytes, taken out of the pool (its reservation now the
+/// caller's), unless the budget is exceeded (then the pool is drained).
+fn take_pooled(bytes: usize) -> Option<Mapping> {
+    if RESERVED.load(Ordering::Relaxed) > budget().unwrap_or(0) {
+        drain_pool();
+        return None;
+    }
+    let mut pool = POOL.lock();
+    let i = pool.maps.iter().position(|m| m.bytes == bytes)?;
+    let m = pool.maps.swap_remove(i);
+    pool.reserved -= m.reserved;
+    Some(m)
+}
+
+/// Keeps `m` for a later shadow, or unmaps it (the pool is full, or would pass half the
+/// budget), giving its reservation back.
+fn give_to_pool(m: Mapping) {
+    let limit = budget().unwrap_or(0) / 2;
+    let m = {
+        let mut pool = POOL.lock();
+        if pool.maps.len() < POOL_ENTRIES && pool.reserved + m.reserved <= limit {
+            pool.reserved += m.reserved;
+            pool.maps.push(m);
+            return;
+        }
+        m
+    };
+    RESERVED.fetch_sub(m.reserved, Ordering::Relaxed);
+    // SAFETY: `m` is a mapping from `map` of this size that its shadow gave up.
+    unsafe { unmap(m.ptr as *mut u8, m.bytes) };
 }
 
 /// Turns the accounting on and starts a new sum for [`bytes`].
@@ -159,6 +346,16 @@ const HINT: &str = "run EMU_CHECK=racecheck on a smaller buffer, or raise EMU_RA
 
 /// Reserves `bytes` against the budget, or says why not.
 fn reserve(bytes: usize, what: impl Fn() -> String) -> Result<(), Error> {
+    match try_reserve(bytes, &what) {
+        Err(_) if POOL.lock().reserved > 0 => {
+            drain_pool();
+            try_reserve(bytes, &what)
+        }
+        r => r,
+    }
+}
+
+fn try_reserve(bytes: usize, what: &dyn Fn() -> String) -> Result<(), Error> {
     let budget = budget()?;
     let mut now = RESERVED.load(Ordering::Relaxed);
     loop {
@@ -201,7 +398,17 @@ pub(crate) struct GlobalRaceShadow {
     /// A large shadow (`LAZY_MIN` bytes and more) is its own mapping, reserved as it is
     /// touched: one bit per page of it, set at the page's first touch.
     lazy: bool,
+    /// A large shadow's pages ready for its launch (reserved, zeroed): one bit per page.
     pages: Box<[AtomicU64]>,
+    /// Pages a host thread is getting ready (the others wait for its `pages` bit).
+    claims: Box<[AtomicU64]>,
+    /// Pages of a mapping from the pool that an earlier launch touched: reserved already, and
+    /// zeroed at their first touch (one bit per page; empty for a fresh mapping).
+    warm: Box<[u64]>,
+    /// The bytes reserved for the warm pages (taken over from the pool).
+    inherited: usize,
+    /// A large shadow's page locks, one per page (`chunk`).
+    busy: Box<[PageLock]>,
     /// Why the shadow could not be made (then it has no records, and the launch must not run:
     /// `__private::global` returns this).
     error: Option<Error>,
@@ -234,6 +441,10 @@ impl GlobalRaceShadow {
             touched: AtomicUsize::new(0),
             lazy: false,
             pages: Box::new([]),
+            claims: Box::new([]),
+            warm: Box::new([]),
+            inherited: 0,
+            busy: Box::new([]),
             error: None,
         };
         if len == 0 {
@@ -246,15 +457,32 @@ impl GlobalRaceShadow {
             return s;
         };
         let p = if lazy(bytes) {
-            match crate::host::alloc::try_slice(bytes.div_ceil(OS_PAGE).div_ceil(64), || AtomicU64::new(0), what, HINT) {
-                Ok(pages) => s.pages = pages,
+            let words = bytes.div_ceil(OS_PAGE).div_ceil(64);
+            match crate::host::alloc::try_slice(words, || AtomicU64::new(0), &what, HINT)
+                .and_then(|p| Ok((p, crate::host::alloc::try_slice(words, || AtomicU64::new(0), &what, HINT)?)))
+            {
+                Ok((pages, claims)) => (s.pages, s.claims) = (pages, claims),
+                Err(e) => {
+                    s.error = Some(e);
+                    return s;
+                }
+            }
+            let slots = bytes.div_ceil(OS_PAGE).div_ceil(LOCKS_PER_LINE) * LOCKS_PER_LINE;
+            match crate::host::alloc::try_slice(slots, PageLock::default, &what, HINT) {
+                Ok(busy) => s.busy = busy,
                 Err(e) => {
                     s.error = Some(e);
                     return s;
                 }
             }
             s.lazy = true;
-            map(bytes)
+            match take_pooled(bytes) {
+                Some(m) => {
+                    (s.warm, s.inherited) = (m.warm, m.reserved);
+                    m.ptr as *mut u8
+                }
+                None => map(bytes),
+            }
         } else {
             if let Err(e) = reserve(bytes, what) {
                 s.error = Some(e);
@@ -318,9 +546,8 @@ impl GlobalRaceShadow {
         let r = &self.records()[u];
         if self.lazy {
             let page = u / (OS_PAGE / RECORD_BYTES);
-            let (w, bit) = (&self.pages[page / 64], 1u64 << (page % 64));
-            if w.load(Ordering::Relaxed) & bit == 0 {
-                self.touch(w, bit, page)?;
+            if self.pages[page / 64].load(Ordering::Acquire) & (1u64 << (page % 64)) == 0 {
+                self.touch(page)?;
             }
         }
         Ok(r)
@@ -340,39 +567,167 @@ impl GlobalRaceShadow {
         let r = self.records().get(u)?;
         if self.lazy {
             let page = u / (OS_PAGE / RECORD_BYTES);
-            if self.pages[page / 64].load(Ordering::Relaxed) & (1u64 << (page % 64)) == 0 {
+            if self.pages[page / 64].load(Ordering::Acquire) & (1u64 << (page % 64)) == 0 {
                 return None;
             }
         }
         Some(r)
     }
 
-    /// The first touch of a page of a large shadow: reserves it.
+    /// The page lock of record `u` (large shadows only).
+    #[inline(always)]
+    pub(super) fn busy(&self, u: usize) -> Option<&AtomicU8> {
+        (!self.busy.is_empty()).then(|| &self.busy[page_slot(u / (OS_PAGE / RECORD_BYTES), self.busy.len())].0)
+    }
+
+    /// Takes the locks of the pages of records `u..u + n` (their pages ready:
+    /// [`records_run`](Self::records_run)), so that a chunk of a vectorised lane loop updates
+    /// them without a locked instruction per record read ([`Pages`]). `None` when the shadow
+    /// has no page locks (a small one), or another chunk holds one of the pages.
+    #[inline(always)]
+    pub(super) fn lock_pages(&self, u: usize, n: usize) -> Option<Pages<'_>> {
+        let per = OS_PAGE / RECORD_BYTES;
+        if self.busy.is_empty() || n == 0 {
+            return None;
+        }
+        let records = self.records().get(u..u + n)?;
+        // At most two pages (a chunk has at most 256 records, a page's worth).
+        let (p0, p1) = (u / per, (u + n - 1) / per);
+        if p1 > p0 + 1 {
+            return None;
+        }
+        let slot = |p: usize| &self.busy[page_slot(p, self.busy.len())];
+        let first = slot(p0);
+        if first.0.swap(1, Ordering::SeqCst) != 0 {
+            return None;
+        }
+        let second = (p1 != p0).then(|| slot(p1));
+        if let Some(b) = second {
+            if b.0.swap(1, Ordering::SeqCst) != 0 {
+                first.0.store(0, Ordering::Release);
+                return None;
+            }
+        }
+        Some(Pages { locks: [Some(first), second], records })
+    }
+
+    /// Records `u..u + n` (indices the buffer's bounds checks let through), their pages
+    /// reserved first (as [`record`](Self::record) reserves them); `None` past the end, `Err`
+    /// as for `record`.
+    #[inline(always)]
+    pub(super) fn records_run(&self, u: usize, n: usize) -> Option<Result<&[Rec], Error>> {
+        let run = self.records().get(u..u.checked_add(n)?)?;
+        if self.lazy && n > 0 {
+            let per = OS_PAGE / RECORD_BYTES;
+            for page in u / per..=(u + n - 1) / per {
+                if self.pages[page / 64].load(Ordering::Acquire) & (1u64 << (page % 64)) == 0 {
+                    if let Err(e) = self.touch(page) {
+                        return Some(Err(e));
+                    }
+                }
+            }
+        }
+        Some(Ok(run))
+    }
+
+    /// The first touch of a page of a large shadow in its launch: gets it ready (`prepare`),
+    /// or waits for the host thread that does.
     #[cold]
     #[inline(never)]
-    fn touch(&self, w: &AtomicU64, bit: u64, page: usize) -> Result<(), Error> {
-        if w.fetch_or(bit, Ordering::Relaxed) & bit == 0 {
-            let what = || {
-                format!(
-                    "racecheck's shadow of buffer `{}` (a page of its {} records of {RECORD_BYTES} bytes, {} bytes touched so far)",
-                    self.name,
-                    self.len,
-                    self.touched.load(Ordering::Relaxed)
-                )
-            };
-            if let Err(e) = reserve(OS_PAGE, what) {
-                w.fetch_and(!bit, Ordering::Relaxed);
-                return Err(e);
+    fn touch(&self, page: usize) -> Result<(), Error> {
+        let (i, bit) = (page / 64, 1u64 << (page % 64));
+        let mut spins = 0u32;
+        loop {
+            if self.pages[i].load(Ordering::Acquire) & bit != 0 {
+                return Ok(());
+            }
+            if self.claims[i].fetch_or(bit, Ordering::Acquire) & bit == 0 {
+                let r = self.prepare(page);
+                match &r {
+                    // Publishes the page's zeroed records with it.
+                    Ok(()) => self.pages[i].fetch_or(bit, Ordering::Release),
+                    Err(_) => self.claims[i].fetch_and(!bit, Ordering::Release),
+                };
+                return r;
+            }
+            // Another host thread gets it ready (or fails to, and drops its claim).
+            while self.claims[i].load(Ordering::Acquire) & bit != 0 && self.pages[i].load(Ordering::Acquire) & bit == 0 {
+                spins += 1;
+                if spins < 64 {
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
+                }
+            }
+        }
+    }
+
+    /// A page's first touch in the launch by a chunk that writes every record of it: when
+    /// records `u..u + n` are exactly page `u / 256` of a large shadow, and the page is not
+    /// ready yet, claims it (reserving it when the OS has not backed it yet), stores
+    /// `cells(k)` (write cell, other cell) into record `u + k` for every `k < n` (what the
+    /// page held before is not read: the records start empty for the launch), and publishes
+    /// the page. False (nothing done) otherwise: the page is ready, another host thread is
+    /// getting it ready, or its reservation failed (then `record` reports that).
+    #[inline(always)]
+    pub(super) fn fill_page(&self, u: usize, n: usize, cells: impl Fn(usize) -> (u64, u64)) -> bool {
+        let per = OS_PAGE / RECORD_BYTES;
+        if !self.lazy || n != per || u % per != 0 || u + n > self.len {
+            return false;
+        }
+        let page = u / per;
+        let (i, bit) = (page / 64, 1u64 << (page % 64));
+        if self.pages[i].load(Ordering::Acquire) & bit != 0 || self.claims[i].fetch_or(bit, Ordering::Acquire) & bit != 0 {
+            return false;
+        }
+        let warm = self.warm.get(i).is_some_and(|w| w & bit != 0);
+        if !warm {
+            if reserve(OS_PAGE, || String::new()).is_err() {
+                self.claims[i].fetch_and(!bit, Ordering::Release);
+                return false;
             }
             self.touched.fetch_add(OS_PAGE, Ordering::Relaxed);
-            // Fault the page in for writing: a record's lock reads its cell before its
-            // compare-and-swap, and a read first maps the shared zero page, which the write
-            // then copies (two faults per page; the copies took a fifth of saxpy's time under
-            // racecheck). A compare-and-swap of 0 with 0 writes nothing that matters: it
-            // leaves any cell as it is.
-            if let Some(r) = self.records().get(page * (OS_PAGE / RECORD_BYTES)) {
-                let _ = r.0[0].compare_exchange(0, 0, Ordering::Relaxed, Ordering::Relaxed);
-            }
+        }
+        for (k, rec) in self.records()[u..u + n].iter().enumerate() {
+            let (w, o) = cells(k);
+            rec.0[0].store(w, Ordering::Relaxed);
+            rec.0[1].store(o, Ordering::Relaxed);
+        }
+        // Publishes the records with the page (`touch`'s waiters and `record` read it with
+        // acquire ordering).
+        self.pages[i].fetch_or(bit, Ordering::Release);
+        true
+    }
+
+    /// Gets page `page` of a large shadow ready, claimed by the caller: a warm page (from the
+    /// pool) is zeroed; a fresh one is reserved against the budget and faulted in.
+    fn prepare(&self, page: usize) -> Result<(), Error> {
+        let per = OS_PAGE / RECORD_BYTES;
+        let (first, end) = (page * per, ((page + 1) * per).min(self.len));
+        if self.warm.get(page / 64).is_some_and(|w| w & (1u64 << (page % 64)) != 0) {
+            // SAFETY: records `first..end` lie in the mapping, and no other host thread reads
+            // or writes them until the page's `pages` bit is set (`touch`, with release
+            // ordering), which no access passes before: the claim is exclusive.
+            unsafe { std::ptr::write_bytes(self.records.add(first), 0, end - first) };
+            return Ok(());
+        }
+        let what = || {
+            format!(
+                "racecheck's shadow of buffer `{}` (a page of its {} records of {RECORD_BYTES} bytes, {} bytes touched so far)",
+                self.name,
+                self.len,
+                self.touched.load(Ordering::Relaxed)
+            )
+        };
+        reserve(OS_PAGE, what)?;
+        self.touched.fetch_add(OS_PAGE, Ordering::Relaxed);
+        // Fault the page in for writing: a record's lock reads its cell before its
+        // compare-and-swap, and a read first maps the shared zero page, which the write then
+        // copies (two faults per page; the copies took a fifth of saxpy's time under
+        // racecheck). A compare-and-swap of 0 with 0 writes nothing that matters: it leaves
+        // any cell as it is.
+        if let Some(r) = self.records().get(first) {
+            let _ = r.0[0].compare_exchange(0, 0, Ordering::Relaxed, Ordering::Relaxed);
         }
         Ok(())
     }
@@ -384,7 +739,10 @@ impl GlobalRaceShadow {
         if !self.lazy {
             return layout.size();
         }
-        resident(self.records.cast(), layout.size())
+        // A warm page this launch did not touch is the pool's.
+        let bit = |words: &[u64], p: usize| words.get(p / 64).is_some_and(|w| w & (1u64 << (p % 64)) != 0);
+        let ready: Vec<u64> = self.pages.iter().map(|w| w.load(Ordering::Relaxed)).collect();
+        resident(self.records.cast(), layout.size(), &|p| bit(&ready, p) || !bit(&self.warm, p))
     }
 
 }
@@ -456,9 +814,10 @@ unsafe fn unmap(p: *mut u8, bytes: usize) {
 #[cfg(not(unix))]
 unsafe fn unmap(_: *mut u8, _: usize) {}
 
-/// Resident bytes of the mapping of `size` bytes at `p` (page-aligned).
+/// Resident bytes of the mapping of `size` bytes at `p` (page-aligned), in the pages of
+/// [`OS_PAGE`] bytes that `count` picks.
 #[cfg(unix)]
-fn resident(p: *mut u8, size: usize) -> usize {
+fn resident(p: *mut u8, size: usize, count: &dyn Fn(usize) -> bool) -> usize {
     // SAFETY: `sysconf` has no preconditions.
     let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(1) as usize;
     let pages = size.div_ceil(page);
@@ -469,11 +828,11 @@ fn resident(p: *mut u8, size: usize) -> usize {
     if r != 0 {
         return size;
     }
-    v.iter().filter(|&&b| b & 1 != 0).count() * page
+    v.iter().enumerate().filter(|&(i, &b)| b & 1 != 0 && count(i * page / OS_PAGE)).count() * page
 }
 
 #[cfg(not(unix))]
-fn resident(_: *mut u8, size: usize) -> usize {
+fn resident(_: *mut u8, size: usize, _: &dyn Fn(usize) -> bool) -> usize {
     size
 }
 
@@ -486,12 +845,16 @@ impl Drop for GlobalRaceShadow {
         if ACCOUNTING.load(Ordering::Relaxed) {
             HELD.fetch_add(self.resident() + entries, Ordering::Relaxed);
         }
-        RESERVED.fetch_sub(self.reserved + *self.touched.get_mut() + side_reserved, Ordering::Relaxed);
+        RESERVED.fetch_sub(self.reserved + side_reserved, Ordering::Relaxed);
+        let mapping = self.inherited + *self.touched.get_mut();
         if self.len > 0 {
             if let Some(layout) = Self::layout(self.len) {
                 if self.lazy {
-                    // SAFETY: mapped in `new` by `map` with this size; not used after.
-                    unsafe { unmap(self.records.cast(), layout.size()) };
+                    // The warm pages: the pool's before, and those this launch touched.
+                    let mut warm = std::mem::take(&mut self.warm).into_vec();
+                    warm.resize(self.pages.len(), 0);
+                    warm.iter_mut().zip(self.pages.iter()).for_each(|(w, p)| *w |= p.load(Ordering::Relaxed));
+                    give_to_pool(Mapping { ptr: self.records as usize, bytes: layout.size(), warm: warm.into_boxed_slice(), reserved: mapping });
                 } else {
                     // SAFETY: allocated in `new` with this layout by `alloc_zeroed`; not used
                     // after.
