@@ -184,6 +184,11 @@ pub fn view_aligned<T, K: ViewKind>(v: &View<T, K>) -> bool {
     v.is_aligned()
 }
 
+/// The fewest threads a vectorised barrier region stages (`fission/vector.rs`): below it the
+/// staging copies cost more than running the threads one by one.
+#[cfg(not(target_arch = "nvptx64"))]
+pub const VECTOR_MIN: usize = 16;
+
 /// How many consecutive threads a vectorised lane loop stages at a time
 /// ([`Regions::each_chunk`]).
 #[cfg(not(target_arch = "nvptx64"))]

@@ -340,7 +340,8 @@ impl block_sum {
             && {
                 let __emu_hi: usize = ::core::cmp::min(usize::MAX, __emu_rb.threads());
                 __emu_hi == 0
-                    || (true && ::deviceemu::__private::view_aligned(&x)
+                    || (__emu_hi >= ::deviceemu::__private::VECTOR_MIN
+                        && ::deviceemu::__private::view_aligned(&x)
                         && match ::deviceemu::__private::lane_last(
                             __emu_ctx.block_idx.x as usize * 256,
                             __emu_hi,
@@ -469,7 +470,8 @@ impl block_sum {
                         __emu_rb.threads(),
                     );
                     __emu_hi == 0
-                        || (true && ::deviceemu::__private::view_aligned(&t)
+                        || (__emu_hi >= ::deviceemu::__private::VECTOR_MIN
+                            && ::deviceemu::__private::view_aligned(&t)
                             && match ::deviceemu::__private::lane_last(s, __emu_hi) {
                                 ::core::option::Option::Some(__emu_l) => {
                                     ::deviceemu::__private::Index::to_index(s)

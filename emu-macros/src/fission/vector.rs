@@ -553,7 +553,9 @@ impl Program {
         let hi = quote!(::core::cmp::min(#bound_expr, #rb.threads()));
         let proof = quote! {{
             let __emu_hi: usize = #hi;
-            __emu_hi == 0 || (true #(#in_bounds)* #(#uniform_in_bounds)* #(#conds)* #(#disjoint)* #(#apart)*)
+            // Fewer lanes than `VECTOR_MIN` cost less one by one than staged (the last steps of
+            // a tree); none run nothing either way.
+            __emu_hi == 0 || (__emu_hi >= #r::VECTOR_MIN #(#in_bounds)* #(#uniform_in_bounds)* #(#conds)* #(#disjoint)* #(#apart)*)
         }};
         // The code: each staged form's start, its buffer, the chunk's loads, the lanes, the
         // chunk's stores.
