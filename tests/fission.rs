@@ -1162,3 +1162,31 @@ fn shuffle_operands_past_the_warp_match_the_h200() {
         assert_eq!(&got, w, "op {op}, operand {operand}");
     }
 }
+
+/// A shadowing `let` in a warp-aligned `if` with a shuffle (fission needs it renamed) whose
+/// value a format string names inline (`"{v}"`, which a renaming would leave naming the outer
+/// `v`): it is not renamed, and the general path runs the kernel.
+#[kernel]
+fn shadow_printed(out: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    let v = t as u32;
+    sync_threads();
+    if t < 32 {
+        let v = v * 2;
+        let w = shfl_down_sync(FULL_MASK, v, 1);
+        if t == 40 {
+            kprintln!("{v}");
+        }
+        out[t] = w;
+    }
+}
+
+#[test]
+fn a_shadowing_let_named_in_a_format_string_keeps_the_general_path() {
+    with_config(Config::default().blocks(BlockOrder::Serial), || {
+        let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        launch!(shadow_printed<<<1, 64>>>(&mut o)).unwrap();
+        assert_eq!(last_path(), "general");
+        assert_eq!(o.to_vec().unwrap()[..32], (0..32).map(|t| 2 * (t + u32::from(t < 31))).collect::<Vec<u32>>()[..]);
+    });
+}

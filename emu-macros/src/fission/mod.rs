@@ -309,7 +309,10 @@ fn unshadow(stmts: &mut [Stmt], seen: &mut HashSet<String>, fresh: &mut usize) {
         match &mut head[k] {
             Stmt::Local(l) => {
                 let Some(name) = local_name(&l.pat) else { continue };
-                if seen.contains(&name) {
+                // A format string that names it inline (`"{v}"`) cannot be renamed: keep the
+                // shadowing, which keeps the general path.
+                let inline = rest.iter().any(|s| names_inline(s, &name));
+                if seen.contains(&name) && !inline {
                     let new = format!("__emu_{name}_{fresh}");
                     *fresh += 1;
                     let mut r = Rename { from: name, to: new.clone() };
@@ -341,6 +344,30 @@ fn unshadow(stmts: &mut [Stmt], seen: &mut HashSet<String>, fresh: &mut usize) {
             _ => {}
         }
     }
+}
+
+/// Whether a macro in `s` has a string literal that names `name` as an inline format
+/// argument (`{name}`, `{name:?}`).
+fn names_inline(s: &Stmt, name: &str) -> bool {
+    struct F<'a>(&'a str, bool);
+    impl<'ast> Visit<'ast> for F<'_> {
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            fn walk(t: TokenStream, name: &str) -> bool {
+                t.into_iter().any(|tt| match tt {
+                    proc_macro2::TokenTree::Literal(l) => {
+                        let text = l.to_string();
+                        text.contains(&format!("{{{name}}}")) || text.contains(&format!("{{{name}:"))
+                    }
+                    proc_macro2::TokenTree::Group(g) => walk(g.stream(), name),
+                    _ => false,
+                })
+            }
+            self.1 |= walk(m.tokens.clone(), self.0);
+        }
+    }
+    let mut f = F(name, false);
+    f.visit_stmt(s);
+    f.1
 }
 
 /// Renames the identifier `from` to `to` in paths, patterns and macro tokens.
