@@ -1190,3 +1190,54 @@ fn a_shadowing_let_named_in_a_format_string_keeps_the_general_path() {
         assert_eq!(o.to_vec().unwrap()[..32], (0..32).map(|t| 2 * (t + u32::from(t < 31))).collect::<Vec<u32>>()[..]);
     });
 }
+
+/// Shapes of lowered shuffles from other people's kernels: a typed `let`, a broadcast of a
+/// uniform value, a shuffle of a loaded element, a 64-bit value, and CUDA's shuffle-up scan
+/// (`if lane >= d { x += y }`) in a uniform loop.
+#[kernel]
+fn shuffle_shapes(input: &[u32], wide: &[f64], out: &mut [u32], out_wide: &mut [f64], k: u32) {
+    let t = thread_idx().x as usize;
+    let lane = lane_id();
+    let a: u32 = shfl_down_sync(FULL_MASK, input[t], 2);
+    let b = shfl_sync(FULL_MASK, k * 3, 7);
+    let c = shfl_xor_sync(FULL_MASK, wide[t], 1);
+    let mut x = input[t];
+    let mut d = 1;
+    while d < 32 {
+        let y = shfl_up_sync(FULL_MASK, x, d);
+        if lane >= d {
+            x += y;
+        }
+        d *= 2;
+    }
+    out[t * 3] = a;
+    out[t * 3 + 1] = b;
+    out[t * 3 + 2] = x;
+    out_wide[t] = c;
+}
+
+#[test]
+fn shuffles_in_other_shapes_agree_with_the_general_path() {
+    let input: Vec<u32> = (0..128u32).map(|v| v * 13 % 101).collect();
+    let wide: Vec<f64> = (0..128).map(|v| v as f64 * 0.37 - 9.0).collect();
+    let run = || {
+        let x = DeviceBuffer::from_slice(&input).unwrap();
+        let w = DeviceBuffer::from_slice(&wide).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(128 * 3).unwrap();
+        let mut ow = DeviceBuffer::<f64>::zeroed(128).unwrap();
+        let r = launch!(shuffle_shapes<<<1, 128>>>(&x, &w, &mut o, &mut ow, 5));
+        let mut v = o.to_vec().unwrap();
+        v.extend(ow.to_vec().unwrap().iter().flat_map(|f| [f.to_bits() as u32, (f.to_bits() >> 32) as u32]));
+        (v, r)
+    };
+    let (out, r) = warp_paths(run);
+    r.unwrap();
+    for t in 0..128 {
+        let (lane, base) = (t % 32, t - t % 32);
+        assert_eq!(out[t * 3], input[if lane + 2 < 32 { t + 2 } else { t }], "down, thread {t}");
+        assert_eq!(out[t * 3 + 1], 15, "broadcast, thread {t}");
+        assert_eq!(out[t * 3 + 2], input[base..=t].iter().sum::<u32>(), "scan, thread {t}");
+        let c = f64::from_bits(u64::from(out[384 + 2 * t]) | u64::from(out[384 + 2 * t + 1]) << 32);
+        assert_eq!(c, wide[base + (lane ^ 1)], "wide xor, thread {t}");
+    }
+}
