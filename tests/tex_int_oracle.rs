@@ -8,27 +8,11 @@
 //! `tex_int_full16.bin` holds every u16 and i16 value converted).
 
 use deviceemu::texture::sampler::{self, Texels};
-use deviceemu::texture::{AddressMode, FilterMode, Format, TextureDesc};
+use deviceemu::texture::{FilterMode, Format, TextureDesc};
 
-struct Reader<'a> {
-    b: &'a [u8],
-    at: usize,
-}
-
-impl Reader<'_> {
-    fn u32(&mut self) -> u32 {
-        let v = u32::from_le_bytes(self.b[self.at..self.at + 4].try_into().unwrap());
-        self.at += 4;
-        v
-    }
-    fn f32(&mut self) -> f32 {
-        f32::from_bits(self.u32())
-    }
-}
-
-fn mode(v: u32) -> AddressMode {
-    [AddressMode::Wrap, AddressMode::Clamp, AddressMode::Mirror, AddressMode::Border][v as usize]
-}
+#[path = "common/dump.rs"]
+mod dump;
+use dump::{mode, Reader};
 
 const FORMATS: [Format; 4] = [Format::U8, Format::I8, Format::U16, Format::I16];
 

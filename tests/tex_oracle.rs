@@ -6,30 +6,11 @@
 //! another dump.
 
 use deviceemu::texture::sampler::{self, Texels};
-use deviceemu::texture::{AddressMode, FilterMode, TextureDesc};
+use deviceemu::texture::{FilterMode, TextureDesc};
 
-struct Reader<'a> {
-    b: &'a [u8],
-    at: usize,
-}
-
-impl Reader<'_> {
-    fn u32(&mut self) -> u32 {
-        let v = u32::from_le_bytes(self.b[self.at..self.at + 4].try_into().unwrap());
-        self.at += 4;
-        v
-    }
-    fn f32(&mut self) -> f32 {
-        f32::from_bits(self.u32())
-    }
-    fn f32s(&mut self, n: usize) -> Vec<f32> {
-        (0..n).map(|_| self.f32()).collect()
-    }
-}
-
-fn mode(v: u32) -> AddressMode {
-    [AddressMode::Wrap, AddressMode::Clamp, AddressMode::Mirror, AddressMode::Border][v as usize]
-}
+#[path = "common/dump.rs"]
+mod dump;
+use dump::{mode, Reader};
 
 /// One record of the dump, with the emulator's results next to the device's.
 struct Record {

@@ -275,13 +275,33 @@ fn nodes(stmts: &[Stmt]) -> Result<Vec<Node>, String> {
     Ok(out)
 }
 
+/// The name of the `__private` function `c` calls (the rewrite's accesses, `load` and
+/// `store`, and fission's own hand-overs), if it calls one.
+fn private_call(c: &syn::ExprCall) -> Option<String> {
+    let Expr::Path(p) = &*c.func else { return None };
+    let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    segs.iter().any(|s| s == "__private").then(|| segs.last().cloned()).flatten()
+}
+
+/// The proof that the indices `u..u + __emu_hi` (computed in `u`'s type, `__emu_hi` lanes)
+/// do not overflow and stay below `limit`.
+fn lanes_below(u: &Expr, limit: TokenStream) -> TokenStream {
+    let r = rt();
+    quote! {
+        match #r::lane_last(#u, __emu_hi) {
+            ::core::option::Option::Some(__emu_l) => {
+                #r::Index::to_index(#u) <= #r::Index::to_index(__emu_l) && #r::Index::to_index(__emu_l) < #limit
+            }
+            ::core::option::Option::None => false,
+        }
+    }
+}
+
 /// The exchange (`&__emu_xchg_n`) that statement `s` hands a value to, if it is a lowered
 /// shuffle's hand-over (`warp_shuffle`).
 fn hand_over_exchange(s: &Stmt) -> Option<&Expr> {
     let Stmt::Expr(Expr::Call(c), _) = s else { return None };
-    let Expr::Path(p) = &*c.func else { return None };
-    let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-    (segs.last().map(String::as_str) == Some("xchg_put") && segs.iter().any(|s| s == "__private") && c.args.len() == 3).then(|| &c.args[0])
+    (private_call(c).as_deref() == Some("xchg_put") && c.args.len() == 3).then(|| &c.args[0])
 }
 
 /// Whether `stmts` hold a `return` (outside closures).
@@ -1632,15 +1652,10 @@ impl Program {
         let rb = &g.rb;
         let checks = found.iter().map(|(view, form)| match form {
             RegionIndex::Lane => quote!(&& #rt::view_aligned(&#view) && __emu_hi - 1 < #view.len()),
-            RegionIndex::Offset(u) => quote! {
-                && #rt::view_aligned(&#view) && match #rt::lane_last(#u, __emu_hi) {
-                    ::core::option::Option::Some(__emu_l) => {
-                        #rt::Index::to_index(#u) <= #rt::Index::to_index(__emu_l)
-                            && #rt::Index::to_index(__emu_l) < #view.len()
-                    }
-                    ::core::option::Option::None => false,
-                }
-            },
+            RegionIndex::Offset(u) => {
+                let below = lanes_below(u, quote!(#view.len()));
+                quote!(&& #rt::view_aligned(&#view) && #below)
+            }
             RegionIndex::Uniform(u) => quote!(&& #rt::view_aligned(&#view) && #rt::Index::to_index(#u) < #view.len()),
         });
         let proof = quote! {{
@@ -1861,16 +1876,9 @@ impl InBounds<'_> {
             Expr::Cast(_) | Expr::Paren(_) | Expr::Group(_) | Expr::Block(_) | Expr::If(_) => syn::visit_mut::visit_expr_mut(self, e),
             Expr::MethodCall(m) if FLOAT_METHODS.iter().any(|f| m.method == f) => syn::visit_mut::visit_expr_method_call_mut(self, m),
             Expr::Call(c) => {
-                let Expr::Path(p) = &*c.func else {
-                    self.ok = false;
-                    return;
-                };
-                let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-                let last = segs.last().cloned().unwrap_or_default();
-                let ours = segs.iter().any(|s| s == "__private");
                 let span = c.span();
-                let access = match (ours, last.as_str(), c.args.len()) {
-                    (true, "load", 3) | (true, "store", 4) => self.access(&c.args),
+                let access = match (private_call(c).as_deref(), c.args.len()) {
+                    (Some("load"), 3) | (Some("store"), 4) => self.access(&c.args),
                     _ => None,
                 };
                 let Some(view) = access else {

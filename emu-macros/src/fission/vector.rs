@@ -32,7 +32,7 @@ use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, Pat, Stmt};
 
 use super::uniform::{idents_of, is_assign, Names};
-use super::{is_thread_x, lane_k, path_name, rt, strip_parens, thread_code, Gen, Lives, Program, FLOAT_METHODS};
+use super::{is_thread_x, lane_k, lanes_below, path_name, private_call, rt, strip_parens, thread_code, Gen, Lives, Program, FLOAT_METHODS};
 
 /// The index of an access relative to the lane's `thread_idx().x`.
 #[derive(Clone)]
@@ -43,20 +43,16 @@ enum Form {
     Uniform(Expr),
 }
 
-impl Form {
-    fn key(&self) -> String {
-        match self {
-            Form::Offset(None) => "lane".into(),
-            Form::Offset(Some(u)) => format!("lane+{}", quote!(#u)),
-            Form::Uniform(u) => format!("at {}", quote!(#u)),
-        }
-    }
+/// What tells two staged offsets apart: their tokens.
+fn offset_key(offset: &Option<Expr>) -> String {
+    offset.as_ref().map(|u| quote!(#u).to_string()).unwrap_or_default()
 }
 
-/// One staged access form: a view and its index form, with its lane buffer.
+/// One staged access form: a view and the uniform offset of its index (`v[tid + u]`; `None`
+/// for `v[tid]`), with its lane buffer. Uniform indices are read per lane, not staged.
 struct Staged {
     view: Ident,
-    form: Form,
+    offset: Option<Expr>,
     buf: Ident,
     loaded: bool,
     stored: bool,
@@ -79,8 +75,8 @@ struct Rewrite<'a> {
     /// Locals the region's code binds (it may assign them).
     own: HashSet<String>,
     staged: Vec<Staged>,
-    /// Conditions dropped: the form of `x` and the uniform `b` of each `x < b`.
-    conditions: Vec<(Form, Expr)>,
+    /// Conditions dropped: the offset of `x`'s form and the uniform `b` of each `x < b`.
+    conditions: Vec<(Option<Expr>, Expr)>,
     /// Uniform loads (`v[u]`, read per lane, not staged): each view and index.
     uniform_loads: Vec<(Ident, Expr)>,
     ok: bool,
@@ -132,14 +128,14 @@ impl Rewrite<'_> {
         (self.views.contains(&name) && !self.own.contains(&name)).then(|| id.clone())
     }
 
-    /// The lane buffer of `view` at `form`, staged on first use.
-    fn stage(&mut self, view: &Ident, form: &Form) -> usize {
-        let key = form.key();
-        if let Some(k) = self.staged.iter().position(|s| &s.view == view && s.form.key() == key) {
+    /// The lane buffer of `view` at `offset`, staged on first use.
+    fn stage(&mut self, view: &Ident, offset: &Option<Expr>) -> usize {
+        let key = offset_key(offset);
+        if let Some(k) = self.staged.iter().position(|s| &s.view == view && offset_key(&s.offset) == key) {
             return k;
         }
         let buf = format_ident!("__emu_vb_{}_{}", view, self.staged.len(), span = Span::mixed_site());
-        self.staged.push(Staged { view: view.clone(), form: form.clone(), buf, loaded: false, stored: false, stored_always: false });
+        self.staged.push(Staged { view: view.clone(), offset: offset.clone(), buf, loaded: false, stored: false, stored_always: false });
         self.staged.len() - 1
     }
 
@@ -217,11 +213,11 @@ impl Rewrite<'_> {
                     self.ok = false;
                     return;
                 }
-                let Some(f @ Form::Offset(_)) = self.form(&c.left) else {
+                let Some(Form::Offset(o)) = self.form(&c.left) else {
                     self.ok = false;
                     return;
                 };
-                self.conditions.push((f, (*c.right).clone()));
+                self.conditions.push((o, (*c.right).clone()));
                 let mut then = Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block: i.then_branch.clone() });
                 self.expr(&mut then);
                 *e = then;
@@ -236,15 +232,9 @@ impl Rewrite<'_> {
     /// `__private::load(checked, &v, i)` and `__private::store(checked, &v, i, x)`.
     fn access(&mut self, e: &mut Expr) {
         let Expr::Call(c) = e else { return };
-        let Expr::Path(p) = &*c.func else {
-            self.ok = false;
-            return;
-        };
-        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-        let ours = segs.iter().any(|s| s == "__private");
-        let store = match (ours, segs.last().map(String::as_str), c.args.len()) {
-            (true, Some("load"), 3) => false,
-            (true, Some("store"), 4) => true,
+        let store = match (private_call(c).as_deref(), c.args.len()) {
+            (Some("load"), 3) => false,
+            (Some("store"), 4) => true,
             _ => {
                 self.ok = false;
                 return;
@@ -259,20 +249,23 @@ impl Rewrite<'_> {
             return;
         };
         let span = c.span();
-        if let Form::Uniform(u) = &form {
-            if store {
+        let offset = match form {
+            Form::Offset(offset) => offset,
+            Form::Uniform(_) if store => {
                 self.ok = false;
                 return;
             }
-            let (v, u) = (&c.args[1], u.clone());
-            self.uniform_loads.push((view, u.clone()));
-            // SAFETY: the proof showed `u` in bounds of this view.
-            *e = syn::parse_quote_spanned!(span=> unsafe {
-                ::deviceemu::__private::load_in_bounds(#v, ::deviceemu::__private::Index::to_index(#u))
-            });
-            return;
-        }
-        let k = self.stage(&view, &form);
+            Form::Uniform(u) => {
+                let v = &c.args[1];
+                self.uniform_loads.push((view, u.clone()));
+                // SAFETY: the proof showed `u` in bounds of this view.
+                *e = syn::parse_quote_spanned!(span=> unsafe {
+                    ::deviceemu::__private::load_in_bounds(#v, ::deviceemu::__private::Index::to_index(#u))
+                });
+                return;
+            }
+        };
+        let k = self.stage(&view, &offset);
         let (buf, lane) = (self.staged[k].buf.clone(), lane_k());
         if store {
             let mut x = c.args[3].clone();
@@ -349,23 +342,20 @@ fn accesses(s: &Stmt, rw: &Rewrite<'_>) -> Option<Vec<(Ident, Expr, bool)>> {
             syn::visit::visit_local(self, l);
         }
         fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
-            if let Expr::Path(p) = &*c.func {
-                let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-                let store = match (segs.iter().any(|s| s == "__private"), segs.last().map(String::as_str), c.args.len()) {
-                    (true, Some("load"), 3) => Some(false),
-                    (true, Some("store"), 4) => Some(true),
-                    _ => None,
+            let store = match (private_call(c).as_deref(), c.args.len()) {
+                (Some("load"), 3) => Some(false),
+                (Some("store"), 4) => Some(true),
+                _ => None,
+            };
+            if let (Some(store), Some(Expr::Reference(r))) = (store, c.args.iter().nth(1)) {
+                let index = match path_name(&c.args[2]).and_then(|n| self.values.get(&n)) {
+                    Some(e) => e.clone(),
+                    None => c.args[2].clone(),
                 };
-                if let (Some(store), Some(Expr::Reference(r))) = (store, c.args.iter().nth(1)) {
-                    let index = match path_name(&c.args[2]).and_then(|n| self.values.get(&n)) {
-                        Some(e) => e.clone(),
-                        None => c.args[2].clone(),
-                    };
-                    match self.view(&r.expr) {
-                        Some(v) => self.out.push((v, index, store)),
-                        // Not a view the proof can name.
-                        None => self.unknown = true,
-                    }
+                match self.view(&r.expr) {
+                    Some(v) => self.out.push((v, index, store)),
+                    // Not a view the proof can name.
+                    None => self.unknown = true,
                 }
             }
             syn::visit::visit_expr_call(self, c);
@@ -485,7 +475,7 @@ impl Program {
                 }
                 let at = quote!(#r::Index::to_index(#index));
                 for f in rw.staged.iter().filter(|f| f.view == view && (store || f.stored)) {
-                    let b = base(&f.form);
+                    let b = base(&f.offset);
                     apart.push(quote!(&& !(#b <= #at && #at < #b + __emu_hi)));
                 }
                 if store {
@@ -505,11 +495,8 @@ impl Program {
             if !written {
                 continue;
             }
-            if matches!(sa.form, Form::Uniform(_)) {
-                return None;
-            }
             for sb in rw.staged.iter().skip(a + 1).filter(|s| s.view == sa.view) {
-                let (ba, bb) = (base(&sa.form), base(&sb.form));
+                let (ba, bb) = (base(&sa.offset), base(&sb.offset));
                 disjoint.push(quote!(&& (#ba + __emu_hi <= #bb || #bb + __emu_hi <= #ba)));
             }
         }
@@ -523,32 +510,22 @@ impl Program {
         };
         let in_bounds = rw.staged.iter().map(|s| {
             let v = &s.view;
-            match &s.form {
-                Form::Offset(None) => quote!(&& #r::view_aligned(&#v) && __emu_hi - 1 < #v.len()),
-                Form::Offset(Some(u)) => quote! {
-                    && #r::view_aligned(&#v) && match #r::lane_last(#u, __emu_hi) {
-                        ::core::option::Option::Some(__emu_l) => {
-                            #r::Index::to_index(#u) <= #r::Index::to_index(__emu_l) && #r::Index::to_index(__emu_l) < #v.len()
-                        }
-                        ::core::option::Option::None => false,
-                    }
-                },
-                Form::Uniform(_) => unreachable!("uniform loads are not staged"),
+            match &s.offset {
+                None => quote!(&& #r::view_aligned(&#v) && __emu_hi - 1 < #v.len()),
+                Some(u) => {
+                    let below = lanes_below(u, quote!(#v.len()));
+                    quote!(&& #r::view_aligned(&#v) && #below)
+                }
             }
         });
         let uniform_in_bounds =
             rw.uniform_loads.iter().map(|(v, u)| quote!(&& #r::view_aligned(&#v) && #r::Index::to_index(#u) < #v.len()));
-        let conds = rw.conditions.iter().map(|(f, b)| match f {
-            Form::Offset(None) => quote!(&& __emu_hi - 1 < #r::region_bound(#b)),
-            Form::Offset(Some(u)) => quote! {
-                && match #r::lane_last(#u, __emu_hi) {
-                    ::core::option::Option::Some(__emu_l) => {
-                        #r::Index::to_index(#u) <= #r::Index::to_index(__emu_l) && #r::Index::to_index(__emu_l) < #r::region_bound(#b)
-                    }
-                    ::core::option::Option::None => false,
-                }
-            },
-            Form::Uniform(_) => unreachable!("conditions are on lane forms"),
+        let conds = rw.conditions.iter().map(|(o, b)| match o {
+            None => quote!(&& __emu_hi - 1 < #r::region_bound(#b)),
+            Some(u) => {
+                let below = lanes_below(u, quote!(#r::region_bound(#b)));
+                quote!(&& #below)
+            }
         });
         let hi = quote!(::core::cmp::min(#bound_expr, #rb.threads()));
         let proof = quote! {{
@@ -561,7 +538,7 @@ impl Program {
         // chunk's stores.
         let starts = rw.staged.iter().map(|s| {
             let start = start_of(&s.buf);
-            let b = base(&s.form);
+            let b = base(&s.offset);
             quote!(let #start: usize = #b;)
         });
         let bufs = rw.staged.iter().map(|s| {
@@ -627,12 +604,12 @@ impl Program {
     }
 }
 
-/// The first index of a form's range, as a `usize` expression.
-fn base(f: &Form) -> TokenStream {
+/// The first index of a staged offset's range, as a `usize` expression.
+fn base(offset: &Option<Expr>) -> TokenStream {
     let r = rt();
-    match f {
-        Form::Offset(None) => quote!(0usize),
-        Form::Offset(Some(u)) | Form::Uniform(u) => quote!(#r::Index::to_index(#u)),
+    match offset {
+        None => quote!(0usize),
+        Some(u) => quote!(#r::Index::to_index(#u)),
     }
 }
 

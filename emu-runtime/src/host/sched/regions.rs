@@ -495,30 +495,12 @@ impl<'r> Regions<'r> {
     /// lane as the running thread, so that the panic is raised and reported by the lane that
     /// raises it.
     #[inline(always)]
-    pub fn each_chunk<V, S>(&mut self, mut vector: V, mut scalar: S)
+    pub fn each_chunk<V, S>(&mut self, vector: V, scalar: S)
     where
         V: FnMut(&LaneCursor, usize, usize),
         S: FnMut(usize, ThreadCtx),
     {
-        debug_assert!(self.in_index_order());
-        let cursor = LaneCursor { ctx: self.ctx };
-        let chunk = crate::__private::LANE_CHUNK;
-        let mut c0 = 0;
-        while c0 < self.n {
-            let m = chunk.min(self.n - c0);
-            self.block.regions_set_current(c0 as u32);
-            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| vector(&cursor, c0, m)));
-            if ran.is_err() {
-                // What the hook recorded for the chunk; the lane's own panic records it again.
-                let _ = crate::host::sched::panics::take();
-                for t in c0..c0 + m {
-                    self.block.regions_set_current(t as u32);
-                    scalar(t, cursor.lane(t));
-                }
-            }
-            c0 += m;
-        }
-        self.block.regions_set_current((self.n.max(1) - 1) as u32);
+        self.each_chunk_below(usize::MAX, vector, scalar)
     }
 
     /// [`Regions::each_chunk`] for a vectorised region of a barrier kernel whose work is
