@@ -204,6 +204,31 @@ fn panics_between(out: &mut [u32]) {
     out[g] = 2;
 }
 
+/// Barrier-free, with an out-of-bounds store by one thread of every fifth block.
+#[kernel]
+fn oob_in_some_blocks(out: &mut [u32]) {
+    let b = block_idx().x;
+    let i = (b * block_dim().x + thread_idx().x) as usize;
+    if b % 5 == 3 && thread_idx().x == 7 {
+        out[i + 1_000_000] = 1;
+    }
+    out[i] = b + 1;
+}
+
+/// A panic in one thread of every seventh block, between barriers.
+#[kernel]
+fn panics_in_some_blocks(out: &mut [u32]) {
+    let tid = thread_idx().x as usize;
+    let g = block_idx().x as usize * 32 + tid;
+    out[g] = 1;
+    sync_threads();
+    if tid == 3 && block_idx().x % 7 == 2 {
+        panic!("block {} gives up", block_idx().x);
+    }
+    sync_threads();
+    out[g] = 2;
+}
+
 /// A spin-wait: a `while` in region code keeps the general path (independent progress).
 #[kernel]
 fn spins(flag: &mut [u32], out: &mut [u32]) {
@@ -561,6 +586,39 @@ fn failures_name_the_same_thread_on_both_paths() {
     });
     let report = r.unwrap_err();
     assert!(report.contains("thread 3 gives up"), "{report}");
+}
+
+/// Runs of blocks on one fiber (`BlockRun::run_span`: with serial blocks the whole grid, in
+/// parallel up to 64 blocks a run): a block that faults or fails is reported as itself, and
+/// the blocks after it in the run still run, on both paths.
+#[test]
+fn blocks_that_fail_in_a_run_of_blocks_are_reported_one_by_one() {
+    const BLOCKS: u32 = 1024;
+    let (out, r) = both_paths("lanes", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(BLOCKS as usize * 32).unwrap();
+        let r = launch!(oob_in_some_blocks<<<BLOCKS, 32>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    // The faulting thread stops at its fault (memcheck); every other thread of every block,
+    // before and after it in the run, ran to its end.
+    let want = |i: u32| if (i / 32) % 5 == 3 && i % 32 == 7 { 0 } else { i / 32 + 1 };
+    let wrong: Vec<usize> = (0..BLOCKS * 32).filter(|&i| out[i as usize] != want(i)).map(|i| i as usize).take(8).collect();
+    assert!(wrong.is_empty(), "elements {wrong:?} are wrong");
+    let report = r.unwrap_err();
+    let faulty = (0..BLOCKS).filter(|b| b % 5 == 3).count();
+    assert!(report.contains(&format!("{faulty} errors")), "{report}");
+    assert!(report.contains("thread (7,0,0) in block (3,0,0)"), "{report}");
+    let (out, r) = both_paths("regions", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(BLOCKS as usize * 32).unwrap();
+        let r = launch!(panics_in_some_blocks<<<BLOCKS, 32>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    for b in 0..BLOCKS as usize {
+        let want = if b % 7 == 2 { 1 } else { 2 };
+        assert!(out[b * 32..b * 32 + 32].iter().all(|&v| v == want), "block {b}");
+    }
+    let report = r.unwrap_err();
+    assert!(report.contains("block 2 gives up"), "{report}");
 }
 
 #[test]

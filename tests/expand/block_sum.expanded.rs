@@ -391,6 +391,10 @@ impl block_sum {
                         __emu_c0: usize,
                         __emu_m: usize|
                     {
+                        let __emu_m = ::core::cmp::min(
+                            __emu_m,
+                            ::deviceemu::__private::LANE_CHUNK,
+                        );
                         unsafe {
                             ::deviceemu::__private::lane_load(
                                 &x,
@@ -507,6 +511,10 @@ impl block_sum {
                             __emu_c0: usize,
                             __emu_m: usize|
                         {
+                            let __emu_m = ::core::cmp::min(
+                                __emu_m,
+                                ::deviceemu::__private::LANE_CHUNK,
+                            );
                             unsafe {
                                 ::deviceemu::__private::lane_load(
                                     &t,

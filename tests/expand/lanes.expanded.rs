@@ -280,6 +280,10 @@ impl scale {
                         __emu_c0: usize,
                         __emu_m: usize|
                     {
+                        let __emu_m = ::core::cmp::min(
+                            __emu_m,
+                            ::deviceemu::__private::LANE_CHUNK,
+                        );
                         let __emu_at = __emu_first + __emu_c0;
                         unsafe {
                             ::deviceemu::__private::lane_load(

@@ -1528,6 +1528,9 @@ impl Program {
                         #(#fresh)*
                         #rb.each_chunk(
                             |__emu_cursor: &#rt::LaneCursor, __emu_c0: usize, __emu_m: usize| {
+                                // What `each_chunk` gives already; said here so that the
+                                // compiler drops `LaneBuf::set`'s check and vectorises the loop.
+                                let __emu_m = ::core::cmp::min(__emu_m, #rt::LANE_CHUNK);
                                 let __emu_at = __emu_first + __emu_c0;
                                 #(#loads)*
                                 for #k in 0..__emu_m {

@@ -581,6 +581,9 @@ impl Program {
             #rb.each_chunk_below(
                 #bound_expr,
                 |__emu_cursor: &#r::LaneCursor, __emu_c0: usize, __emu_m: usize| {
+                    // What `each_chunk_below` gives already; said here so that the compiler
+                    // drops `LaneBuf::set`'s check and vectorises the loop.
+                    let __emu_m = ::core::cmp::min(__emu_m, #r::LANE_CHUNK);
                     #(#loads)*
                     // The indices the dropped conditions and staged accesses read may go
                     // unused.

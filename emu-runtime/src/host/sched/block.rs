@@ -150,6 +150,9 @@ struct BlockId {
     linear: Cell<u64>,
     /// How many blocks this runner has started (racecheck tells its records apart by it).
     serial: Cell<u64>,
+    /// The end of the span of blocks being run ([`BlockRun::run_span`]): a block run as
+    /// regions goes on to the next one below it inside its runner's call.
+    span_end: Cell<u64>,
 }
 
 /// The fibers of a block runner.
@@ -205,7 +208,7 @@ impl<'a> BlockRun<'a> {
             launch,
             threads,
             arena: SharedArena::new(launch.shared_bytes, launch.config.get_max_shared_bytes())?,
-            id: BlockId { idx: Cell::new(Dim3::new(0, 0, 0)), linear: Cell::new(0), serial: Cell::new(0) },
+            id: BlockId { idx: Cell::new(Dim3::new(0, 0, 0)), linear: Cell::new(0), serial: Cell::new(0), span_end: Cell::new(0) },
             slots: (0..n).map(|_| Slot::new()).collect(),
             starts: Starts {
                 seeded: launch.config.get_seed().is_some(),
@@ -377,6 +380,21 @@ impl<'a> BlockRun<'a> {
         self.reset(block_linear);
         let _ = self.drive();
         self.finish();
+    }
+
+    /// Runs blocks `first..end` in turn, recording each one's findings, until the launch
+    /// stops (a host failure, the watchdog). A block run as barrier regions (`regions.rs`)
+    /// goes on to the next block of the span inside its runner's call
+    /// ([`regions_next_block`](Self::regions_next_block)): one fiber start, drive and switch
+    /// per span instead of per block.
+    pub(crate) fn run_span(&self, first: u64, end: u64) {
+        self.id.span_end.set(end);
+        let mut b = first;
+        while b < end && !self.launch.failed_on_host() && !self.launch.progress.timed_out() {
+            self.run(b);
+            b = self.id.linear.get() + 1;
+        }
+        self.id.span_end.set(0);
     }
 
     /// Readies the runner for block `block_linear`, to be driven by [`drive`](Self::drive)
@@ -1298,6 +1316,22 @@ impl BlockRun<'_> {
     #[inline(always)]
     pub(crate) fn regions_faults(&self) -> u64 {
         self.faults.get()
+    }
+    /// The running block, run as regions, has ended: records it as [`run`](Self::run) would
+    /// and begins the next block of the span ([`run_span`](Self::run_span)), still inside the
+    /// runner's call. `false` (nothing done) at the span's end, when the block failed (its
+    /// runner ends it as usual), or when the launch stops.
+    pub(crate) fn regions_next_block(&self) -> bool {
+        let next = self.id.linear.get() + 1;
+        if next >= self.id.span_end.get() || self.failed.get() || self.launch.failed_on_host() || self.launch.progress.timed_out() {
+            return false;
+        }
+        self.finish();
+        self.reset(next);
+        // What `drive` does on entry: `block_idx()` in helpers and macros reads it.
+        context::enter(self);
+        self.progress.new_turn();
+        true
     }
     /// A barrier completed: the generation moves on, which is progress.
     pub(crate) fn regions_released(&self) -> u32 {

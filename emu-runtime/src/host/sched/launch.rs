@@ -267,7 +267,7 @@ impl LaunchShared {
     }
 
     /// Whether a host failure was recorded: the remaining blocks are skipped.
-    fn failed_on_host(&self) -> bool {
+    pub(crate) fn failed_on_host(&self) -> bool {
         self.host_failed.load(std::sync::atomic::Ordering::Relaxed)
     }
 
@@ -575,12 +575,7 @@ pub(crate) fn run<'t>(
         _ if kernel.cluster[0] != 0 => run_clusters(&shared, threads, per_block),
         BlockOrder::Serial => match BlockRun::new(&shared, threads(per_block)) {
             Ok(w) => {
-                for b in 0..blocks {
-                    if shared.failed_on_host() || shared.progress.timed_out() {
-                        break;
-                    }
-                    w.run(b);
-                }
+                w.run_span(0, blocks);
             }
             Err(e) => shared.host_failure(e),
         },
@@ -604,9 +599,7 @@ pub(crate) fn run<'t>(
                     if first >= blocks || shared.failed_on_host() || shared.progress.timed_out() {
                         break;
                     }
-                    for b in first..(first + chunk).min(blocks) {
-                        w.run(b);
-                    }
+                    w.run_span(first, (first + chunk).min(blocks));
                 }
             });
         }

@@ -298,7 +298,14 @@ where
 /// that panics, failures and stack overflows end the block as they do a thread.
 fn run_blocks(kernel: &'static KernelInfo, cfg: LaunchConfig, block: &(dyn Fn(&BlockRun<'_>) + Sync)) -> Result<(), Error> {
     let body = |_: ThreadCtx| -> Exit {
-        block(context::block_for("barrier regions"));
+        let b = context::block_for("barrier regions");
+        // The blocks of the span, one after another on this fiber (`BlockRun::run_span`).
+        loop {
+            block(b);
+            if !b.regions_next_block() {
+                break;
+            }
+        }
         Location::caller()
     };
     let runner = |b: &BlockRun<'_>, y: &Suspender<'_>| block::runner(b, &body, y);
