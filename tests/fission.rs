@@ -887,6 +887,102 @@ fn a_vectorised_region_that_panics_reports_the_lane() {
     }
 }
 
+/// A Hillis–Steele scan of each block's 256 elements: each step reads its value under a lane
+/// condition (`if tid >= off { t[tid - off] }`) into a per-thread slot, which the next region
+/// adds and drops.
+#[kernel]
+fn hillis_steele(input: &[u32], out: &mut [u32]) {
+    let t = shared_array![u32; 256];
+    let tid = thread_idx().x as usize;
+    let i = block_idx().x as usize * 256 + tid;
+    t[tid] = if i < input.len() { input[i] } else { 0 };
+    sync_threads();
+    let mut off = 1;
+    while off < 256 {
+        let v = if tid >= off { t[tid - off] } else { 0 };
+        sync_threads();
+        t[tid] += v;
+        sync_threads();
+        off *= 2;
+    }
+    if i < out.len() {
+        out[i] = t[tid];
+    }
+}
+
+/// A neighbour read at a signed distance `w` under `tid > k`, with signed indices: in bounds,
+/// before the start (`w > k + 1`), or, for a negative `k` and `w`, past the end of the tile for
+/// every lane.
+#[kernel]
+fn left_neighbour(out: &mut [i32], k: i32, w: i32) {
+    let t = shared_array![i32; 128];
+    let tid = thread_idx().x as i32;
+    t[tid] = tid * 3;
+    sync_threads();
+    let v = if tid > k { t[tid - w] } else { -1 };
+    out[block_idx().x as usize * 128 + tid as usize] = v;
+}
+
+#[test]
+fn a_scan_runs_vectorised_through_lane_conditions_and_per_thread_values() {
+    let n = 256 * 3 + 100;
+    let input: Vec<u32> = (0..n as u32).map(|v| v.wrapping_mul(2654435761) >> 20).collect();
+    let run = || {
+        let x = DeviceBuffer::from_slice(&input).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(n).unwrap();
+        let r = launch!(hillis_steele<<<(n as u32).div_ceil(256), 256>>>(&x, &mut o));
+        (o.to_vec().unwrap(), r)
+    };
+    let (out, r) = both_paths("regions", run);
+    r.unwrap();
+    let want: Vec<u32> = input
+        .chunks(256)
+        .flat_map(|c| {
+            c.iter()
+                .scan(0, |acc, &v| {
+                    *acc += v;
+                    Some(*acc)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let wrong = (0..n).find(|&i| out[i] != want[i]);
+    assert!(wrong.is_none(), "element {wrong:?} differs");
+    // Each full block: its staging region, both regions of each of the eight steps, and the
+    // last region; the partial block's first and last regions fail the proof (`i < len`).
+    assert_eq!(vectorised_runs(|| drop(run())), 3 * 18 + 16);
+}
+
+#[test]
+fn a_guarded_read_below_the_lane_is_proved_or_left_to_the_checks() {
+    for (k, w, vectorised) in [(2, 3, 2), (0, 2, 1), (-1, -200, 1), (200, 5, 2)] {
+        let run = || {
+            let mut o = DeviceBuffer::<i32>::zeroed(256).unwrap();
+            let r = launch!(left_neighbour<<<2, 128>>>(&mut o, k, w));
+            (o.to_vec().unwrap().into_iter().map(|v| v as u32).collect(), r)
+        };
+        let (out, r) = both_paths("regions", run);
+        for (g, &o) in out.iter().enumerate() {
+            let tid = (g % 128) as i32;
+            let at = tid - w;
+            let want = if tid <= k {
+                -1
+            } else if (0..128).contains(&at) {
+                at * 3
+            } else {
+                0 // the faulting thread stops before its store
+            };
+            assert_eq!(o as i32, want, "k {k} w {w}: element {g}");
+        }
+        match (k, w) {
+            (0, 2) | (-1, -200) => assert!(r.unwrap_err().contains("out of bounds"), "k {k} w {w}"),
+            _ => r.unwrap(),
+        }
+        // Per block: the tile's region, and the neighbour's where the proof holds.
+        assert_eq!(vectorised_runs(|| drop(run())), 2 * vectorised, "k {k} w {w}");
+    }
+}
+
 // ------------------------------------------------------------------ lowered warp shuffles
 
 /// A block sum through warp shuffles: each warp's tree with `shfl_down_sync`, the warps' sums

@@ -422,6 +422,7 @@ impl block_scan {
                         #[allow(unused_variables)]
                         for __emu_k in 0..__emu_m {
                             let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
+                            let __emu_t = __emu_c0 + __emu_k;
                             let tid = __emu_ctx.thread_idx.x as usize;
                             let i = __emu_ctx.block_idx.x as usize * 256 + tid;
                             {
@@ -485,49 +486,196 @@ impl block_scan {
         __emu_rb.barrier();
         let mut off = 1;
         while (off < 256) && __emu_rb.any_live() {
-            __emu_rb
-                .each(|
-                    __emu_t: usize,
-                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                    let tid = __emu_ctx.thread_idx.x as usize;
-                    let v = if tid >= off {
-                        ::deviceemu::__private::load(__EMU_CHECKED, &t, tid - off)
-                    } else {
-                        0.0
-                    };
-                    __emu_lanes_v.put(__emu_t, v);
-                    ::core::option::Option::None
-                });
+            if !__EMU_CHECKED && __emu_rb.in_index_order()
+                && {
+                    let __emu_hi: usize = ::core::cmp::min(
+                        usize::MAX,
+                        __emu_rb.threads(),
+                    );
+                    __emu_hi == 0
+                        || (__emu_hi >= ::deviceemu::__private::VECTOR_MIN
+                            && ::deviceemu::__private::view_aligned(&t)
+                            && ::deviceemu::__private::Index::to_index(off)
+                                <= isize::MAX as usize
+                            && (__emu_hi - 1
+                                < ::deviceemu::__private::Index::to_index(off)
+                                || (::deviceemu::__private::Index::to_index(off)
+                                    <= ::deviceemu::__private::Index::to_index(off)
+                                    && __emu_hi - 1
+                                        - ::deviceemu::__private::Index::to_index(off) < t.len())))
+                }
+            {
+                __emu_rb
+                    .each_chunk_below(
+                        usize::MAX,
+                        |
+                            __emu_cursor: &::deviceemu::__private::LaneCursor,
+                            __emu_c0: usize,
+                            __emu_m: usize|
+                        {
+                            let __emu_m = ::core::cmp::min(
+                                __emu_m,
+                                ::deviceemu::__private::LANE_CHUNK,
+                            );
+                            #[allow(unused_variables)]
+                            for __emu_k in 0..__emu_m {
+                                let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
+                                let __emu_t = __emu_c0 + __emu_k;
+                                let tid = __emu_ctx.thread_idx.x as usize;
+                                let v = if tid >= off {
+                                    unsafe {
+                                        ::deviceemu::__private::load_in_bounds(
+                                            &t,
+                                            ::deviceemu::__private::Index::to_index(tid - off),
+                                        )
+                                    }
+                                } else {
+                                    0.0
+                                };
+                                __emu_lanes_v.put(__emu_t, v);
+                            }
+                        },
+                        |__emu_t: usize, __emu_ctx: ::deviceemu::__private::ThreadCtx| {
+                            let tid = __emu_ctx.thread_idx.x as usize;
+                            let v = if tid >= off {
+                                ::deviceemu::__private::load(__EMU_CHECKED, &t, tid - off)
+                            } else {
+                                0.0
+                            };
+                            __emu_lanes_v.put(__emu_t, v);
+                        },
+                    );
+            } else {
+                __emu_rb
+                    .each(|
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let tid = __emu_ctx.thread_idx.x as usize;
+                        let v = if tid >= off {
+                            ::deviceemu::__private::load(__EMU_CHECKED, &t, tid - off)
+                        } else {
+                            0.0
+                        };
+                        __emu_lanes_v.put(__emu_t, v);
+                        ::core::option::Option::None
+                    });
+            }
             __emu_rb.barrier();
-            __emu_rb
-                .each(|
-                    __emu_t: usize,
-                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                    let tid = __emu_ctx.thread_idx.x as usize;
-                    #[allow(unused_mut)]
-                    let mut v = __emu_lanes_v.take(__emu_t);
-                    {
-                        let __emu_value = v;
-                        let __emu_view = t;
-                        let __emu_index = tid;
-                        let mut __emu_old = ::deviceemu::__private::load(
-                            __EMU_CHECKED,
-                            &__emu_view,
-                            __emu_index,
-                        );
-                        __emu_old += __emu_value;
-                        ::deviceemu::__private::store(
-                            __EMU_CHECKED,
-                            &__emu_view,
-                            __emu_index,
-                            __emu_old,
-                        )
-                    };
-                    __emu_lanes_v.put(__emu_t, v);
-                    ::core::option::Option::None
-                });
+            if !__EMU_CHECKED && __emu_rb.in_index_order()
+                && {
+                    let __emu_hi: usize = ::core::cmp::min(
+                        usize::MAX,
+                        __emu_rb.threads(),
+                    );
+                    __emu_hi == 0
+                        || (__emu_hi >= ::deviceemu::__private::VECTOR_MIN
+                            && ::deviceemu::__private::view_aligned(&t)
+                            && __emu_hi - 1 < t.len())
+                }
+            {
+                let __emu_vb_t_0_at: usize = 0usize;
+                let mut __emu_vb_t_0 = ::deviceemu::__private::LaneBuf::<
+                    _,
+                    { ::deviceemu::__private::LANE_CHUNK },
+                >::new();
+                __emu_rb
+                    .each_chunk_below(
+                        usize::MAX,
+                        |
+                            __emu_cursor: &::deviceemu::__private::LaneCursor,
+                            __emu_c0: usize,
+                            __emu_m: usize|
+                        {
+                            let __emu_m = ::core::cmp::min(
+                                __emu_m,
+                                ::deviceemu::__private::LANE_CHUNK,
+                            );
+                            unsafe {
+                                ::deviceemu::__private::lane_load(
+                                    &t,
+                                    __emu_vb_t_0_at + __emu_c0,
+                                    &mut __emu_vb_t_0,
+                                    __emu_m,
+                                )
+                            };
+                            #[allow(unused_variables)]
+                            for __emu_k in 0..__emu_m {
+                                let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
+                                let __emu_t = __emu_c0 + __emu_k;
+                                let tid = __emu_ctx.thread_idx.x as usize;
+                                #[allow(unused_mut)]
+                                let mut v = __emu_lanes_v.get(__emu_t);
+                                {
+                                    let __emu_value = v;
+                                    let __emu_view = t;
+                                    let __emu_index = tid;
+                                    let mut __emu_old = unsafe { __emu_vb_t_0.get(__emu_k) };
+                                    __emu_old += __emu_value;
+                                    __emu_vb_t_0.set(__emu_k, __emu_old)
+                                };
+                            }
+                            unsafe {
+                                ::deviceemu::__private::lane_store(
+                                    &t,
+                                    __emu_vb_t_0_at + __emu_c0,
+                                    &__emu_vb_t_0,
+                                    __emu_m,
+                                )
+                            };
+                        },
+                        |__emu_t: usize, __emu_ctx: ::deviceemu::__private::ThreadCtx| {
+                            let tid = __emu_ctx.thread_idx.x as usize;
+                            #[allow(unused_mut)]
+                            let mut v = __emu_lanes_v.get(__emu_t);
+                            {
+                                let __emu_value = v;
+                                let __emu_view = t;
+                                let __emu_index = tid;
+                                let mut __emu_old = ::deviceemu::__private::load(
+                                    __EMU_CHECKED,
+                                    &__emu_view,
+                                    __emu_index,
+                                );
+                                __emu_old += __emu_value;
+                                ::deviceemu::__private::store(
+                                    __EMU_CHECKED,
+                                    &__emu_view,
+                                    __emu_index,
+                                    __emu_old,
+                                )
+                            };
+                        },
+                    );
+            } else {
+                __emu_rb
+                    .each(|
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let tid = __emu_ctx.thread_idx.x as usize;
+                        #[allow(unused_mut)]
+                        let mut v = __emu_lanes_v.take(__emu_t);
+                        {
+                            let __emu_value = v;
+                            let __emu_view = t;
+                            let __emu_index = tid;
+                            let mut __emu_old = ::deviceemu::__private::load(
+                                __EMU_CHECKED,
+                                &__emu_view,
+                                __emu_index,
+                            );
+                            __emu_old += __emu_value;
+                            ::deviceemu::__private::store(
+                                __EMU_CHECKED,
+                                &__emu_view,
+                                __emu_index,
+                                __emu_old,
+                            )
+                        };
+                        ::core::option::Option::None
+                    });
+            }
             __emu_rb.barrier();
             off *= 2;
         }
@@ -602,6 +750,7 @@ impl block_scan {
                         #[allow(unused_variables)]
                         for __emu_k in 0..__emu_m {
                             let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
+                            let __emu_t = __emu_c0 + __emu_k;
                             let tid = __emu_ctx.thread_idx.x as usize;
                             let i = __emu_ctx.block_idx.x as usize * 256 + tid;
                             {

@@ -406,6 +406,7 @@ impl block_sum {
                         #[allow(unused_variables)]
                         for __emu_k in 0..__emu_m {
                             let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
+                            let __emu_t = __emu_c0 + __emu_k;
                             let tid = __emu_ctx.thread_idx.x as usize;
                             let i = __emu_ctx.block_idx.x as usize * 256 + tid;
                             {
@@ -534,6 +535,7 @@ impl block_sum {
                             #[allow(unused_variables)]
                             for __emu_k in 0..__emu_m {
                                 let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
+                                let __emu_t = __emu_c0 + __emu_k;
                                 let tid = __emu_ctx.thread_idx.x as usize;
                                 {
                                     {

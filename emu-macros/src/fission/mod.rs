@@ -746,6 +746,9 @@ struct Program {
     closures: HashSet<String>,
     /// The runs each local is in scope in (after its own run, in its node list and below).
     scope: HashMap<String, HashSet<usize>>,
+    /// The runs of its scope inside a loop that is itself in its scope (a loop's next pass
+    /// may read the value again).
+    looped: HashMap<String, HashSet<usize>>,
     /// The buffer parameters (global views).
     buffers: HashSet<String>,
     /// Every name mentioned so far, in program order (`shadow_param`).
@@ -772,6 +775,7 @@ impl Program {
             mentions: HashMap::new(),
             closures: HashSet::new(),
             scope: HashMap::new(),
+            looped: HashMap::new(),
             buffers: HashSet::new(),
             mentioned: HashSet::new(),
             lane_loop: false,
@@ -802,12 +806,14 @@ impl Program {
     fn collect(&mut self, nodes: &[Node], _scope: &mut Vec<String>) -> Result<(), String> {
         for (i, n) in nodes.iter().enumerate() {
             if let Node::Run(stmts, _) = n {
-                let mut later = HashSet::new();
+                let (mut later, mut looped) = (HashSet::new(), HashSet::new());
                 runs_in(&nodes[i + 1..], &mut later);
+                loop_runs_in(&nodes[i + 1..], &mut looped);
                 for s in stmts {
                     if let Stmt::Local(l) = s {
                         if let Some(name) = local_name(&l.pat) {
-                            self.scope.insert(name, later.clone());
+                            self.scope.insert(name.clone(), later.clone());
+                            self.looped.insert(name, looped.clone());
                         }
                     }
                 }
@@ -1191,6 +1197,23 @@ fn local_name(p: &Pat) -> Option<String> {
 }
 
 /// The runs of `nodes`, nested ones too.
+/// Primitive types, whose locals are `Copy`.
+const PRIMITIVES: [&str; 15] = ["f32", "f64", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "bool"];
+
+/// The runs inside the loops among `nodes` (and inside their branches' loops).
+fn loop_runs_in(nodes: &[Node], out: &mut HashSet<usize>) {
+    for n in nodes {
+        match n {
+            Node::While { body, .. } | Node::For { body, .. } => runs_in(body, out),
+            Node::If { then, otherwise, .. } => {
+                loop_runs_in(then, out);
+                loop_runs_in(otherwise, out);
+            }
+            Node::Run(..) | Node::Barrier(..) => {}
+        }
+    }
+}
+
 fn runs_in(nodes: &[Node], out: &mut HashSet<usize>) {
     for n in nodes {
         match n {
@@ -1368,6 +1391,72 @@ impl Program {
         out
     }
 
+    /// Whether local `name`'s type is known to be `Copy` from how it is bound: a literal, an
+    /// element load, a scalar parameter, an index, or arithmetic, casts, float methods and
+    /// `if`/`else` of those (`obviously_copy`).
+    fn copy_local(&self, name: &str) -> bool {
+        let Some(&k) = self.by_name.get(name) else { return false };
+        let l = &self.locals[k];
+        if let Stmt::Local(syn::Local { pat: Pat::Type(pt), .. }) = &l.stmt {
+            if let syn::Type::Path(p) = &*pt.ty {
+                if p.path.get_ident().is_some_and(|t| PRIMITIVES.contains(&t.to_string().as_str())) {
+                    return true;
+                }
+            }
+        }
+        self.obviously_copy(&l.init, k)
+    }
+
+    /// `obviously_copy` for the value of an expression in the binding of local `k` (names are
+    /// looked up among the locals bound before it).
+    fn obviously_copy(&self, e: &Expr, k: usize) -> bool {
+        let ctx = self.ctx.to_string();
+        match e {
+            Expr::Lit(_) => true,
+            Expr::Paren(p) => self.obviously_copy(&p.expr, k),
+            Expr::Cast(c) => self.obviously_copy(&c.expr, k),
+            Expr::Unary(u) => !matches!(u.op, syn::UnOp::Deref(_)) && self.obviously_copy(&u.expr, k),
+            Expr::Binary(b) => !is_assign(&b.op) && self.obviously_copy(&b.left, k) && self.obviously_copy(&b.right, k),
+            Expr::If(i) => {
+                let branch = |b: &syn::Block| matches!(b.stmts.last(), Some(Stmt::Expr(e, None)) if self.obviously_copy(e, k));
+                branch(&i.then_branch)
+                    && match &i.else_branch {
+                        Some((_, e)) => self.obviously_copy(e, k),
+                        None => false,
+                    }
+            }
+            Expr::Block(b) => matches!(b.block.stmts.last(), Some(Stmt::Expr(e, None)) if self.obviously_copy(e, k)),
+            Expr::MethodCall(m) => {
+                FLOAT_METHODS.iter().any(|f| m.method == f) && self.obviously_copy(&m.receiver, k) && m.args.iter().all(|a| self.obviously_copy(a, k))
+            }
+            Expr::Call(c) => private_call(c).as_deref() == Some("load"),
+            Expr::Field(f) => {
+                // `ctx.thread_idx.x` and the like.
+                matches!(&*f.base, Expr::Field(inner) if matches!(&*inner.base, Expr::Path(p) if p.path.is_ident(&ctx)))
+            }
+            Expr::Path(_) => {
+                let Some(name) = path_name(e) else { return false };
+                match self.by_name.get(&name) {
+                    Some(&j) if j < k => self.copy_local(&name),
+                    Some(_) => false,
+                    None => self.params.contains(&name) && !self.buffers.contains(&name),
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the per-thread value of local `name` may be read after run `run`, which must
+    /// then put it back in its slot: a later run of its scope mentions it (runs are numbered
+    /// in program order), or `run` is inside a loop within its scope, whose next pass may read
+    /// it. A value read for the last time is left out of its slot (the scan's `v`, bound anew
+    /// by each pass).
+    fn read_after(&self, name: &str, run: usize) -> bool {
+        let scope = &self.scope[name];
+        self.looped.get(name).is_some_and(|l| l.contains(&run))
+            || self.mentions.iter().any(|(r, names)| *r > run && scope.contains(r) && names.contains(name))
+    }
+
     fn emit_run(&self, stmts: &[Stmt], run: usize, g: &Gen) -> TokenStream {
         let (rb, t, ctx) = (&g.rb, &g.t, &g.ctx);
         let is_u: Vec<bool> = stmts.iter().map(|s| self.uniform_stmt(s, &self.uniform).is_some()).collect();
@@ -1390,6 +1479,11 @@ impl Program {
         let mentions = &self.mentions[&run];
         // Values of earlier runs: per-thread slots taken, recomputed ones recomputed.
         let mut restores = TokenStream::new();
+        // The same for a vectorised form, whose chunks must have no effect before their end
+        // (a chunk that panics runs again lane by lane): per-thread values are copied out of
+        // their slots, not taken, which needs their type to be `Copy` (`None`: one is not
+        // known to be).
+        let mut vector_restores = Some(TokenStream::new());
         let mut needed: HashSet<String> = mentions.clone();
         // The recomputed locals' own dependencies, transitively.
         loop {
@@ -1404,19 +1498,31 @@ impl Program {
             }
         }
         let mut saves = TokenStream::new();
+        // Whether every value saved is bound in this run: a vectorised chunk that runs again
+        // lane by lane then stores the same values again (it restores none of them).
+        let mut fresh_saves = true;
         for l in &self.locals {
             let used = needed.contains(&l.name) && self.scope[&l.name].contains(&run);
             match self.lives[&l.name] {
                 Lives::Recomputed if used && l.run != run => {
                     let s = &l.stmt;
                     restores.extend(quote!(#s));
+                    if let Some(v) = &mut vector_restores {
+                        v.extend(quote!(#s));
+                    }
                 }
                 Lives::Lanes if mentions.contains(&l.name) && (l.run == run || self.scope[&l.name].contains(&run)) => {
                     let (id, lanes) = (&l.ident, self.lanes_ident(&l.name));
                     if l.run != run {
                         restores.extend(quote!(#[allow(unused_mut)] let mut #id = #lanes.take(#t);));
+                        vector_restores = vector_restores
+                            .filter(|_| self.copy_local(&l.name))
+                            .map(|v| quote!(#v #[allow(unused_mut)] let mut #id = #lanes.get(#t);));
                     }
-                    saves.extend(quote!(#lanes.put(#t, #id);));
+                    if self.read_after(&l.name, run) {
+                        saves.extend(quote!(#lanes.put(#t, #id);));
+                        fresh_saves &= l.run == run;
+                    }
                 }
                 _ => {}
             }
@@ -1460,11 +1566,12 @@ impl Program {
                 };
             }
         }
-        // A barrier kernel's region, vectorised where it fits (`vector.rs`); values in
-        // per-thread slots (`saves`) keep it scalar.
-        if !self.lane_loop && saves.is_empty() {
+        // A barrier kernel's region, vectorised where it fits (`vector.rs`); values it takes
+        // from per-thread slots and puts back keep it scalar.
+        if !self.lane_loop && fresh_saves {
             let bound = narrowed.as_ref().map(|(_, b)| b);
-            if let Some((proof, fast)) = self.vector_region(thread, &restores, bound, g) {
+            let found = vector_restores.and_then(|v| self.vector_region(thread, &v, &saves, bound, g));
+            if let Some((proof, fast)) = found {
                 call = quote! {
                     if !#checked && #rb.in_index_order() && #proof {
                         #fast

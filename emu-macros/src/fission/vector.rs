@@ -79,6 +79,12 @@ struct Rewrite<'a> {
     conditions: Vec<(Option<Expr>, Expr)>,
     /// Uniform loads (`v[u]`, read per lane, not staged): each view and index.
     uniform_loads: Vec<(Ident, Expr)>,
+    /// The lane conditions `tid >= u` (`tid > u`) around the visit: the smallest lane each
+    /// lets in, as a `usize` expression (`u`, `u + 1`).
+    guards: Vec<TokenStream>,
+    /// Guarded loads (`v[tid - w]` inside `if tid >= u`, read per lane, not staged): each
+    /// view, `w`, and the smallest lane the guard lets in.
+    gathers: Vec<(Ident, Expr, TokenStream)>,
     ok: bool,
     /// How many short-circuit operands (`a && b`'s `b`) the visit is inside: code there
     /// may not run on every lane.
@@ -202,6 +208,22 @@ impl Rewrite<'_> {
                     }
                 }
             }
+            Expr::If(i) if self.lane_guard(&i.cond).is_some() => {
+                // `if tid >= u { a } else { b }`: a select per lane; `a` may read `v[tid - w]`.
+                let lo = self.lane_guard(&i.cond).expect("matched above");
+                self.conditional += 1;
+                self.guards.push(lo);
+                let mut then = Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block: i.then_branch.clone() });
+                self.expr(&mut then);
+                self.guards.pop();
+                let Expr::Block(then) = then else { unreachable!("a block stays a block") };
+                i.then_branch = then.block;
+                match &mut i.else_branch {
+                    Some((_, other)) => self.expr(other),
+                    None => {}
+                }
+                self.conditional -= 1;
+            }
             Expr::If(i) => {
                 // `if x < b { .. } else { .. }`, `x` a form's index, `b` uniform: holds for
                 // every lane once the proof shows it for the last one.
@@ -244,8 +266,24 @@ impl Rewrite<'_> {
             self.ok = false;
             return;
         };
-        let (Some(view), Some(form)) = (self.view_of(&r.expr), self.form(&c.args[2])) else {
+        let Some(view) = self.view_of(&r.expr) else {
             self.ok = false;
+            return;
+        };
+        let Some(form) = self.form(&c.args[2]) else {
+            // `v[tid - w]` under a guard `tid >= u`: read per lane, in bounds by the proof.
+            match (self.gather(&c.args[2]), self.guards.last()) {
+                (Some(w), Some(lo)) if !store => {
+                    let (v, i, span) = (&c.args[1], c.args[2].clone(), c.span());
+                    self.gathers.push((view, w, lo.clone()));
+                    // SAFETY: the proof showed `tid - w` in bounds of this view for every lane
+                    // the guard lets in.
+                    *e = syn::parse_quote_spanned!(span=> unsafe {
+                        ::deviceemu::__private::load_in_bounds(#v, ::deviceemu::__private::Index::to_index(#i))
+                    });
+                }
+                _ => self.ok = false,
+            }
             return;
         };
         let span = c.span();
@@ -285,6 +323,29 @@ impl Rewrite<'_> {
 }
 
 impl Rewrite<'_> {
+    /// The smallest lane a condition `tid >= u` or `tid > u` (`tid` the lane's own index,
+    /// `u` uniform) lets in, as a `usize` expression.
+    fn lane_guard(&self, cond: &Expr) -> Option<TokenStream> {
+        let Expr::Binary(b) = strip_parens(cond) else { return None };
+        let lane = matches!(self.form(&b.left), Some(Form::Offset(None))) && !(self.uniform)(&b.left);
+        if !lane || !(self.uniform)(&b.right) {
+            return None;
+        }
+        let (r, u) = (rt(), &b.right);
+        match b.op {
+            syn::BinOp::Ge(_) => Some(quote!(#r::Index::to_index(#u))),
+            syn::BinOp::Gt(_) => Some(quote!(#r::Index::to_index(#u).saturating_add(1))),
+            _ => None,
+        }
+    }
+
+    /// The `w` of an index `tid - w` (`tid` the lane's own index, `w` uniform).
+    fn gather(&self, index: &Expr) -> Option<Expr> {
+        let Expr::Binary(b) = strip_parens(index) else { return None };
+        let lane = matches!(self.form(&b.left), Some(Form::Offset(None))) && !(self.uniform)(&b.left);
+        (matches!(b.op, syn::BinOp::Sub(_)) && lane && (self.uniform)(&b.right)).then(|| (*b.right).clone())
+    }
+
     /// The `c` of a statement `if tid == c { .. }` (or `c == tid`), `tid` the thread's x index
     /// and `c` uniform, without `else`.
     fn single(&self, s: &Stmt) -> Option<Expr> {
@@ -387,9 +448,17 @@ impl VisitMut for Rewrite<'_> {
 impl Program {
     /// The vectorised form of a region of a barrier kernel, and the proof that lets it run
     /// (see the module's text). `thread` is the region's thread code, `restores` the
-    /// recomputed values it restores, `bound` the narrowed bound (`Regions::each_below`'s),
-    /// if any.
-    pub(super) fn vector_region(&self, thread: &[Stmt], restores: &TokenStream, bound: Option<&Expr>, g: &Gen) -> Option<(TokenStream, TokenStream)> {
+    /// values it restores (recomputed, or copied out of their per-thread slots), `saves` the
+    /// values it keeps in per-thread slots (bound in it), `bound` the
+    /// narrowed bound (`Regions::each_below`'s), if any.
+    pub(super) fn vector_region(
+        &self,
+        thread: &[Stmt],
+        restores: &TokenStream,
+        saves: &TokenStream,
+        bound: Option<&Expr>,
+        g: &Gen,
+    ) -> Option<(TokenStream, TokenStream)> {
         let ctx = self.ctx.to_string();
         let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
         let names: Names<'_> = self.names(&self.uniform, &locals, &ctx);
@@ -414,6 +483,8 @@ impl Program {
             staged: Vec::new(),
             conditions: Vec::new(),
             uniform_loads: Vec::new(),
+            guards: Vec::new(),
+            gathers: Vec::new(),
             ok: true,
             conditional: 0,
         };
@@ -500,8 +571,18 @@ impl Program {
                 disjoint.push(quote!(&& (#ba + __emu_hi <= #bb || #bb + __emu_hi <= #ba)));
             }
         }
-        if rw.uniform_loads.iter().any(|(v, _)| rw.staged.iter().any(|s| &s.view == v && s.stored)) {
+        // Loads read per lane see memory as it was before the region (stores land at the
+        // chunk's end): none of a view the region writes.
+        let unstaged = rw.uniform_loads.iter().map(|(v, _)| v).chain(rw.gathers.iter().map(|(v, _, _)| v));
+        if unstaged.clone().any(|v| rw.staged.iter().any(|s| &s.view == v && s.stored)) {
             return None;
+        }
+        // Nor of a view a single statement writes.
+        for (single, _) in &singles {
+            let written: Vec<Ident> = accesses(single, &rw)?.into_iter().filter(|(_, _, store)| *store).map(|(v, _, _)| v).collect();
+            if rw.gathers.iter().any(|(v, _, _)| written.contains(v)) {
+                return None;
+            }
         }
         let rb = &g.rb;
         let bound_expr = match bound {
@@ -520,6 +601,16 @@ impl Program {
         });
         let uniform_in_bounds =
             rw.uniform_loads.iter().map(|(v, u)| quote!(&& #r::view_aligned(&#v) && #r::Index::to_index(#u) < #v.len()));
+        // A gather `v[tid - w]` under `tid >= lo`: no lane takes it (`hi - 1 < lo`), or the
+        // first lane that does reads at or above 0 and the last one below `v.len()`. A
+        // negative `u` or `w` (signed indices) has `to_index` above `isize::MAX`: no proof.
+        let gathers = rw.gathers.iter().map(|(v, w, lo)| {
+            quote! {
+                && #r::view_aligned(&#v)
+                && #lo <= isize::MAX as usize
+                && (__emu_hi - 1 < #lo || (#r::Index::to_index(#w) <= #lo && __emu_hi - 1 - #r::Index::to_index(#w) < #v.len()))
+            }
+        });
         let conds = rw.conditions.iter().map(|(o, b)| match o {
             None => quote!(&& __emu_hi - 1 < #r::region_bound(#b)),
             Some(u) => {
@@ -532,7 +623,7 @@ impl Program {
             let __emu_hi: usize = #hi;
             // Fewer lanes than `VECTOR_MIN` cost less one by one than staged (the last steps of
             // a tree); none run nothing either way.
-            __emu_hi == 0 || (__emu_hi >= #r::VECTOR_MIN #(#in_bounds)* #(#uniform_in_bounds)* #(#conds)* #(#disjoint)* #(#apart)*)
+            __emu_hi == 0 || (__emu_hi >= #r::VECTOR_MIN #(#in_bounds)* #(#uniform_in_bounds)* #(#gathers)* #(#conds)* #(#disjoint)* #(#apart)*)
         }};
         // The code: each staged form's start, its buffer, the chunk's loads, the lanes, the
         // chunk's stores.
@@ -590,15 +681,19 @@ impl Program {
                     #[allow(unused_variables)]
                     for #k in 0..__emu_m {
                         let #c = __emu_cursor.lane(__emu_c0 + #k);
+                        // In index order a lane's position is its thread.
+                        let #t = __emu_c0 + #k;
                         #restores
                         #lanes_code
                         #code
+                        #saves
                     }
                     #(#stores)*
                 },
                 |#t: usize, #c: ::deviceemu::__private::ThreadCtx| {
                     #restores
                     #scalar
+                    #saves
                 },
             );
             #(#ones)*

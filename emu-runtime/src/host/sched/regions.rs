@@ -231,7 +231,7 @@ impl<T: Copy> Exchange<T> {
     #[inline(always)]
     pub fn put_lanes(&self, lanes: &Lanes<T>) {
         for (c, v) in self.vals.iter().zip(lanes.0.iter()) {
-            c.set(*v);
+            c.set(v.get());
         }
     }
 
@@ -384,7 +384,7 @@ impl<'r> Regions<'r> {
     /// Per-thread storage for a value that lives across a barrier.
     #[inline(always)]
     pub fn lanes<T>(&self) -> Lanes<T> {
-        Lanes((0..self.n).map(|_| None).collect())
+        Lanes((0..self.n).map(|_| std::cell::Cell::new(None)).collect())
     }
 
     /// The index of thread `t`.
@@ -646,8 +646,10 @@ impl std::fmt::Debug for Regions<'_> {
     }
 }
 
-/// Values of one local that lives across a barrier, one per thread of the block.
-pub struct Lanes<T>(Box<[Option<T>]>);
+/// Values of one local that lives across a barrier, one per thread of the block. Cells: a
+/// vectorised region's lane loop and its lane-by-lane rerun (`Regions::each_chunk_below`)
+/// both hold it.
+pub struct Lanes<T>(Box<[std::cell::Cell<Option<T>>]>);
 
 impl<T> std::fmt::Debug for Lanes<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -658,16 +660,28 @@ impl<T> std::fmt::Debug for Lanes<T> {
 impl<T> Lanes<T> {
     /// Thread `t`'s value, moved out (the region puts it back with [`Lanes::put`]).
     #[inline(always)]
-    pub fn take(&mut self, t: usize) -> T {
+    pub fn take(&self, t: usize) -> T {
         match self.0[t].take() {
+            Some(v) => v,
+            None => unset(),
+        }
+    }
+    /// Thread `t`'s value, copied (it stays in its slot): what a vectorised region reads, so
+    /// that a chunk that runs again lane by lane finds it (`Regions::each_chunk_below`).
+    #[inline(always)]
+    pub fn get(&self, t: usize) -> T
+    where
+        T: Copy,
+    {
+        match self.0[t].get() {
             Some(v) => v,
             None => unset(),
         }
     }
     /// Stores thread `t`'s value.
     #[inline(always)]
-    pub fn put(&mut self, t: usize, v: T) {
-        self.0[t] = Some(v);
+    pub fn put(&self, t: usize, v: T) {
+        self.0[t].set(Some(v));
     }
 }
 
