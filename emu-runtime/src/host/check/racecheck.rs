@@ -878,7 +878,8 @@ fn fast_lanes<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, start: usiz
                 // Lane `k`'s cell: the thread field plus `k` (no carry: `c0 + k` fits it).
                 let me = me0 + ((k as u64) << cells::THREAD_SHIFT);
                 let (mut w, mut o) = (w0, o0);
-                if cells::fast_with(generations, &mut w, &mut o, me, kind, generation) && pages.put(k, w0, w, o) {
+                if cells::fast_with(generations, &mut w, &mut o, me, kind, generation) {
+                    pages.put(k, w0, w, o);
                     applied |= 1 << (k % 64);
                 }
             }

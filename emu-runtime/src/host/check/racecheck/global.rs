@@ -112,30 +112,34 @@ impl Rec {
     ///
     /// With a page lock: the lock bit is set first, then the page lock read (both sequentially
     /// consistent, against the chunk's taking of the page lock and its reading of the cell:
-    /// one of the two sees the other), and while a chunk holds the page this waits, the bit
-    /// set, so the chunk leaves the record alone; the other cell is read after.
+    /// one of the two sees the other). A chunk holding the page may store over the bit (it
+    /// stores cells with plain stores, `Pages::put`), so while one does this lets the record
+    /// go and starts over once the page is free; and after reading the page free it checks
+    /// that its bit is still there (a chunk that held the page meanwhile stored over it, and
+    /// its stores are visible by then).
     #[inline]
     pub(super) fn lock(&self, busy: Option<&AtomicU8>) -> Locked<'_> {
         let mut spins = 0u32;
         let write = loop {
             let v = self.0[0].fetch_or(LOCK, Ordering::SeqCst);
-            if v & LOCK == 0 {
-                break v;
+            if v & LOCK != 0 {
+                while self.0[0].load(Ordering::Relaxed) & LOCK != 0 {
+                    spins += 1;
+                    if spins < 64 {
+                        std::hint::spin_loop();
+                    } else {
+                        std::thread::yield_now();
+                    }
+                }
+                continue;
             }
-            while self.0[0].load(Ordering::Relaxed) & LOCK != 0 {
-                spins += 1;
-                if spins < 64 {
-                    std::hint::spin_loop();
-                } else {
-                    std::thread::yield_now();
+            if let Some(b) = busy {
+                if !self.settle(v, b) {
+                    continue;
                 }
             }
+            break v;
         };
-        if let Some(b) = busy {
-            if b.load(Ordering::SeqCst) != 0 {
-                wait_page(b);
-            }
-        }
         Locked { rec: self, write, other: self.0[1].load(Ordering::Acquire) }
     }
 
@@ -143,16 +147,34 @@ impl Rec {
     /// thread holds it (a chunk holding its page is waited for, as in [`lock`](Self::lock)).
     #[inline(always)]
     pub(super) fn try_lock(&self, busy: Option<&AtomicU8>) -> Option<Locked<'_>> {
-        let write = self.0[0].fetch_or(LOCK, Ordering::SeqCst);
-        if write & LOCK != 0 {
-            return None;
-        }
-        if let Some(b) = busy {
-            if b.load(Ordering::SeqCst) != 0 {
-                wait_page(b);
+        loop {
+            let write = self.0[0].fetch_or(LOCK, Ordering::SeqCst);
+            if write & LOCK != 0 {
+                return None;
             }
+            if let Some(b) = busy {
+                if !self.settle(write, b) {
+                    continue;
+                }
+            }
+            return Some(Locked { rec: self, write, other: self.0[1].load(Ordering::Acquire) });
         }
-        Some(Locked { rec: self, write, other: self.0[1].load(Ordering::Acquire) })
+    }
+
+    /// After setting the lock bit over write cell `v`: whether the lock is held, against the
+    /// chunks that take page lock `busy`. `false` (the bit let go, or stored over by a chunk)
+    /// when a chunk holds the page or held it since: the caller starts over.
+    #[inline(always)]
+    fn settle(&self, v: u64, busy: &AtomicU8) -> bool {
+        if busy.load(Ordering::SeqCst) != 0 {
+            // Unless the chunk stored over it already (then the cell is not `v | LOCK`).
+            let _ = self.0[0].compare_exchange(v | LOCK, v, Ordering::SeqCst, Ordering::Relaxed);
+            wait_page(busy);
+            return false;
+        }
+        // The page was free when read: a chunk that held it since the bit was set stored its
+        // cells before it let the page go, so they are visible here.
+        self.0[0].load(Ordering::SeqCst) == v | LOCK
     }
 }
 
@@ -175,10 +197,10 @@ impl Drop for Locked<'_> {
 
 /// Records of a large shadow whose pages' locks are held ([`GlobalRaceShadow::lock_pages`];
 /// dropping it unlocks them). No other chunk updates them meanwhile, and a record's lock
-/// ([`Rec::lock`]) taken meanwhile waits for the pages with its bit set: so a record whose
-/// bit is clear may be read ([`peek`](Self::peek)) and updated ([`put`](Self::put)) without
-/// a locked instruction, but for a changed write cell, stored by a compare-and-swap that fails
-/// if a locker set the bit since.
+/// ([`Rec::lock`]) taken meanwhile is let go and taken again after the pages are free: so a
+/// record whose bit is clear when read ([`peek`](Self::peek)) may be updated
+/// ([`put`](Self::put)) with plain stores, which may store over a locker's bit that the
+/// locker then does not use.
 pub(super) struct Pages<'a> {
     locks: [Option<&'a PageLock>; 2],
     records: &'a [Rec],
@@ -195,17 +217,16 @@ impl Pages<'_> {
         (w & LOCK == 0).then(|| (w, rec.0[1].load(Ordering::Relaxed)))
     }
 
-    /// Stores record `k`'s cells `(write, other)`, read as `(w0, _)` by [`peek`](Self::peek);
-    /// false (nothing stored) when a locker took the record since.
+    /// Stores record `k`'s cells `(write, other)`, read as `(w0, _)` by [`peek`](Self::peek).
     #[inline(always)]
-    pub(super) fn put(&self, k: usize, w0: u64, write: u64, other: u64) -> bool {
+    pub(super) fn put(&self, k: usize, w0: u64, write: u64, other: u64) {
         let rec = &self.records[k];
-        if write != w0 && rec.0[0].compare_exchange(w0, write, Ordering::SeqCst, Ordering::Relaxed).is_err() {
-            return false;
+        // Both published by the pages' unlock, which a locker reads (`Rec::settle`) before it
+        // uses the cells.
+        if write != w0 {
+            rec.0[0].store(write, Ordering::Relaxed);
         }
-        // Published by the pages' unlock, which a waiting locker reads before this cell.
         rec.0[1].store(other, Ordering::Relaxed);
-        true
     }
 }
 
@@ -881,5 +902,63 @@ mod tests {
     #[test]
     fn a_record_is_sixteen_bytes() {
         assert_eq!(std::mem::size_of::<Rec>(), RECORD_BYTES);
+    }
+
+    /// Chunks that hold the page and store with plain stores (`Pages::put`), against lockers of
+    /// single records (`Rec::lock`, `Rec::try_lock`) on other host threads: every update of
+    /// either kind lands, none is lost. Each update adds one to both cells, so a lost update
+    /// leaves a cell short of the count of updates made.
+    #[test]
+    fn page_chunks_and_record_lockers_lose_no_update() {
+        use std::sync::atomic::AtomicU64 as Count;
+        const RECORDS: usize = 8;
+        const ROUNDS: u64 = 20_000;
+        let records: Vec<Rec> = (0..RECORDS).map(|_| Rec::default()).collect();
+        let page = PageLock::default();
+        let applied = Count::new(0);
+        std::thread::scope(|s| {
+            for _ in 0..2 {
+                s.spawn(|| {
+                    for _ in 0..ROUNDS {
+                        if page.0.swap(1, Ordering::SeqCst) != 0 {
+                            continue;
+                        }
+                        let pages = Pages { locks: [Some(&page), None], records: &records };
+                        for k in 0..RECORDS {
+                            if let Some((w, o)) = pages.peek(k) {
+                                pages.put(k, w, w + 1, o + 1);
+                                applied.fetch_add(1, Ordering::Relaxed);
+                            }
+                        }
+                        drop(pages);
+                    }
+                });
+            }
+            for t in 0..2 {
+                let (records, page, applied) = (&records, &page, &applied);
+                s.spawn(move || {
+                    for r in 0..ROUNDS {
+                        let k = (r as usize * 3 + t) % RECORDS;
+                        let locked = if r % 2 == 0 { Some(records[k].lock(Some(&page.0))) } else { records[k].try_lock(Some(&page.0)) };
+                        if let Some(mut l) = locked {
+                            let (w, o) = l.cells();
+                            *w += 1;
+                            *o += 1;
+                            applied.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        let (mut writes, mut others) = (0, 0);
+        for r in &records {
+            let (w, o) = (r.0[0].load(Ordering::Relaxed), r.0[1].load(Ordering::Relaxed));
+            assert_eq!(w & LOCK, 0, "a record is left locked");
+            assert_eq!(w, o, "a record's cells disagree: an update was lost");
+            writes += w;
+            others += o;
+        }
+        assert_eq!(writes, applied.load(Ordering::Relaxed));
+        assert_eq!(others, writes);
     }
 }
