@@ -983,6 +983,104 @@ fn a_guarded_read_below_the_lane_is_proved_or_left_to_the_checks() {
     }
 }
 
+/// A tiled matrix product in 2-D blocks of 16x16: 2-D shared tiles, a uniform `for` around
+/// two barriers, and an inner `for` over the tiles, all indices sums and products of thread
+/// indices, loop variables and uniform values.
+#[kernel]
+fn tiled_product(a: &[u32], b: &[u32], c: &mut [u32], inner: u32, cols: u32) {
+    let ta = shared_array![[u32; 16]; 16];
+    let tb = shared_array![[u32; 16]; 16];
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let row = block_idx().y as usize * 16 + ty;
+    let col = block_idx().x as usize * 16 + tx;
+    let kk = inner as usize;
+    let nn = cols as usize;
+    let mut acc = 0u32;
+    for t in 0..kk / 16 {
+        ta[ty][tx] = a[row * kk + t * 16 + tx];
+        tb[ty][tx] = b[(t * 16 + ty) * nn + col];
+        sync_threads();
+        for j in 0..16 {
+            acc += ta[ty][j] * tb[j][tx];
+        }
+        sync_threads();
+    }
+    c[row * nn + col] = acc;
+}
+
+/// A tile read back shifted by `s` rows, with signed indices: in bounds for `s == 0` only.
+#[kernel]
+fn shifted_tile(input: &[u32], out: &mut [u32], s: i32) {
+    let t = shared_array![[u32; 16]; 16];
+    let tx = thread_idx().x as i32;
+    let ty = thread_idx().y as i32;
+    let g = (block_idx().x * 256) as i32 + ty * 16 + tx;
+    t[ty][tx] = input[g];
+    sync_threads();
+    out[g] = t[ty + s][tx];
+}
+
+/// Runs `f` with `EMU_VERBOSE` on and returns how many region runs of its last regions launch
+/// had their bounds proved from their indices' ranges.
+fn proved_runs(f: impl FnOnce()) -> usize {
+    with_config(Config::default().verbose(true).blocks(BlockOrder::Serial), || {
+        f();
+        deviceemu::__private::last_proved()
+    })
+}
+
+#[test]
+fn a_tiled_product_has_its_bounds_proved_and_agrees() {
+    const N: usize = 32;
+    const K: usize = 48;
+    let a: Vec<u32> = (0..N * K).map(|i| (i % 13) as u32).collect();
+    let b: Vec<u32> = (0..K * N).map(|i| (i % 7) as u32).collect();
+    let run = || {
+        let (da, db) = (DeviceBuffer::from_slice(&a).unwrap(), DeviceBuffer::from_slice(&b).unwrap());
+        let mut dc = DeviceBuffer::<u32>::zeroed(N * N).unwrap();
+        let r = launch!(tiled_product<<<(2, 2), (16, 16)>>>(&da, &db, &mut dc, K as u32, N as u32));
+        (dc.to_vec().unwrap(), r)
+    };
+    let (out, r) = both_paths("regions", run);
+    r.unwrap();
+    for i in 0..N {
+        for j in 0..N {
+            let want: u32 = (0..K).map(|k| a[i * K + k] * b[k * N + j]).sum();
+            assert_eq!(out[i * N + j], want, "c[{i}][{j}]");
+        }
+    }
+    // Per block: both regions of each of the three tiles, and the last store.
+    assert_eq!(proved_runs(|| drop(run())), 4 * (3 * 2 + 1));
+}
+
+#[test]
+fn a_range_proof_that_fails_leaves_the_checks_and_their_reports() {
+    let input: Vec<u32> = (0..512).map(|v| v * 3 + 1).collect();
+    for (s, proved) in [(0, 2), (1, 1), (-1, 1)] {
+        let run = || {
+            let x = DeviceBuffer::from_slice(&input).unwrap();
+            let mut o = DeviceBuffer::<u32>::zeroed(512).unwrap();
+            let r = launch!(shifted_tile<<<2, (16, 16)>>>(&x, &mut o, s));
+            (o.to_vec().unwrap(), r)
+        };
+        let (out, r) = both_paths("regions", run);
+        for (g, &o) in out.iter().enumerate() {
+            let (b, ty, tx) = (g / 256, (g % 256 / 16) as i32, g % 16);
+            let row = ty + s;
+            let want = if (0..16).contains(&row) { input[b * 256 + row as usize * 16 + tx] } else { 0 };
+            assert_eq!(o, want, "s {s}: element {g}");
+        }
+        if s == 0 {
+            r.unwrap();
+        } else {
+            assert!(r.unwrap_err().contains("out of bounds"), "s {s}");
+        }
+        // Per block: the first region, and the second where the proof holds.
+        assert_eq!(proved_runs(|| drop(run())), 2 * proved, "s {s}");
+    }
+}
+
 // ------------------------------------------------------------------ lowered warp shuffles
 
 /// A block sum through warp shuffles: each warp's tree with `shfl_down_sync`, the warps' sums

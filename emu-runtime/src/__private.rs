@@ -18,7 +18,7 @@ pub use crate::host::{
     sched::devrt::{device_launch, DeviceArg, DeviceArgMut, DeviceStream},
     config::Checks,
     mem::shared_mem::SharedSite,
-    sched::regions::{announce_general, last_path, last_vectorised, launch_lanes, launch_regions, launch_regions_warps, Exchange, LaneCursor, Lanes, Regions},
+    sched::regions::{announce_general, last_path, last_proved, last_vectorised, launch_lanes, launch_regions, launch_regions_warps, Exchange, LaneCursor, Lanes, Regions},
 
 };
 #[cfg(not(target_arch = "nvptx64"))]
@@ -174,6 +174,82 @@ pub unsafe fn store_in_bounds<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usi
     debug_assert!(i < v.len());
     // SAFETY: as in `load_in_bounds`; `K: Writable` views point into writable memory.
     unsafe { crate::host::mem::memory::store_relaxed(v.raw_ptr().add(i), value) }
+}
+
+/// `t[r][c]` in a region whose indices were proved in bounds (`fission/ranges.rs`).
+///
+/// # Safety
+///
+/// `r < t.len()` and `c < N`.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub unsafe fn load_row_in_bounds<T: DeviceCopy, const N: usize, K: ViewKind>(t: &View<[T; N], K>, r: usize, c: usize) -> T {
+    debug_assert!(r < t.len() && c < N);
+    // SAFETY: row `r` is inside the view and element `c` inside the row (the caller's
+    // contract); the rows are `[T; N]`, laid out as `N` consecutive `T`s.
+    unsafe { crate::host::mem::memory::load_relaxed(t.raw_ptr().add(r).cast::<T>().add(c)) }
+}
+
+/// `t[r][c] = value` in a region whose indices were proved in bounds (see
+/// [`load_row_in_bounds`]).
+///
+/// # Safety
+///
+/// `r < t.len()` and `c < N`.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub unsafe fn store_row_in_bounds<T: DeviceCopy, const N: usize, K: Writable>(t: &View<[T; N], K>, r: usize, c: usize, value: T) {
+    debug_assert!(r < t.len() && c < N);
+    // SAFETY: as in `load_row_in_bounds`; `K: Writable` views point into writable memory.
+    unsafe { crate::host::mem::memory::store_relaxed(t.raw_ptr().add(r).cast::<T>().add(c), value) }
+}
+
+/// The length of a row of `t` (`N`), for a region's proof.
+#[inline(always)]
+pub fn row_len<T, const N: usize, K: ViewKind>(_t: &View<[T; N], K>) -> usize {
+    N
+}
+
+/// An integer a region's proof adds with overflow checked (`fission/ranges.rs`).
+pub trait RangeInt: Index {
+    /// `self + other`, or `None` on overflow.
+    fn checked(self, other: Self) -> Option<Self>;
+    /// `self * other`, or `None` on overflow or when either is below 0.
+    fn checked_mul_nonneg(self, other: Self) -> Option<Self>;
+}
+
+macro_rules! range_ints {
+    ($($t:ty),*) => {
+        $(impl RangeInt for $t {
+            #[inline(always)]
+            fn checked(self, other: Self) -> Option<Self> {
+                self.checked_add(other)
+            }
+            #[inline(always)]
+            #[allow(unused_comparisons)]
+            fn checked_mul_nonneg(self, other: Self) -> Option<Self> {
+                if self < 0 || other < 0 {
+                    return None;
+                }
+                self.checked_mul(other)
+            }
+        })*
+    };
+}
+
+range_ints!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+
+/// The product of two ends of index ranges, `None` if either is, is below 0, or the product
+/// overflows.
+#[inline(always)]
+pub fn range_mul<T: RangeInt>(a: Option<T>, b: Option<T>) -> Option<T> {
+    a?.checked_mul_nonneg(b?)
+}
+
+/// The sum of two ends of index ranges, `None` if either is or the sum overflows.
+#[inline(always)]
+pub fn range_add<T: RangeInt>(a: Option<T>, b: Option<T>) -> Option<T> {
+    a?.checked(b?)
 }
 
 /// Whether `v` starts aligned for `T`: part of a hoisted region's proof, since only the

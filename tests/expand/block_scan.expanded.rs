@@ -460,28 +460,106 @@ impl block_scan {
                     },
                 );
         } else {
-            __emu_rb
-                .each(|
-                    __emu_t: usize,
-                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                    let tid = __emu_ctx.thread_idx.x as usize;
-                    let i = __emu_ctx.block_idx.x as usize * 256 + tid;
-                    {
-                        let __emu_value = if i < input.len() {
-                            ::deviceemu::__private::load(__EMU_CHECKED, &input, i)
-                        } else {
-                            0.0
+            if !__EMU_CHECKED
+                && (true && ::deviceemu::__private::view_aligned(&input)
+                    && match (
+                        ::deviceemu::__private::range_add(
+                            ::core::option::Option::Some(
+                                __emu_ctx.block_idx.x as usize * 256,
+                            ),
+                            ::core::option::Option::Some(0 as usize),
+                        ),
+                        ::deviceemu::__private::range_add(
+                            ::core::option::Option::Some(
+                                __emu_ctx.block_idx.x as usize * 256,
+                            ),
+                            ::core::option::Option::Some(
+                                (__emu_ctx.block_dim.x - 1) as usize,
+                            ),
+                        ),
+                    ) {
+                        (
+                            ::core::option::Option::Some(__emu_lo),
+                            ::core::option::Option::Some(__emu_hi),
+                        ) => {
+                            ::deviceemu::__private::Index::to_index(__emu_lo)
+                                <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                                && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                    < input.len()
+                        }
+                        _ => false,
+                    } && ::deviceemu::__private::view_aligned(&t)
+                    && match (
+                        ::core::option::Option::Some(0 as usize),
+                        ::core::option::Option::Some(
+                            (__emu_ctx.block_dim.x - 1) as usize,
+                        ),
+                    ) {
+                        (
+                            ::core::option::Option::Some(__emu_lo),
+                            ::core::option::Option::Some(__emu_hi),
+                        ) => {
+                            ::deviceemu::__private::Index::to_index(__emu_lo)
+                                <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                                && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                    < t.len()
+                        }
+                        _ => false,
+                    })
+            {
+                __emu_rb.note_proved();
+                __emu_rb
+                    .each(|
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let tid = __emu_ctx.thread_idx.x as usize;
+                        let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                        {
+                            let __emu_value = if i < input.len() {
+                                unsafe {
+                                    ::deviceemu::__private::load_in_bounds(
+                                        &input,
+                                        ::deviceemu::__private::Index::to_index(i),
+                                    )
+                                }
+                            } else {
+                                0.0
+                            };
+                            unsafe {
+                                ::deviceemu::__private::store_in_bounds(
+                                    &t,
+                                    ::deviceemu::__private::Index::to_index(tid),
+                                    __emu_value,
+                                )
+                            }
                         };
-                        ::deviceemu::__private::store(
-                            __EMU_CHECKED,
-                            &t,
-                            tid,
-                            __emu_value,
-                        )
-                    };
-                    ::core::option::Option::None
-                });
+                        ::core::option::Option::None
+                    });
+            } else {
+                __emu_rb
+                    .each(|
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let tid = __emu_ctx.thread_idx.x as usize;
+                        let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                        {
+                            let __emu_value = if i < input.len() {
+                                ::deviceemu::__private::load(__EMU_CHECKED, &input, i)
+                            } else {
+                                0.0
+                            };
+                            ::deviceemu::__private::store(
+                                __EMU_CHECKED,
+                                &t,
+                                tid,
+                                __emu_value,
+                            )
+                        };
+                        ::core::option::Option::None
+                    });
+            }
         }
         __emu_rb.barrier();
         let mut off = 1;
@@ -648,33 +726,102 @@ impl block_scan {
                         },
                     );
             } else {
-                __emu_rb
-                    .each(|
-                        __emu_t: usize,
-                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                        let tid = __emu_ctx.thread_idx.x as usize;
-                        #[allow(unused_mut)]
-                        let mut v = __emu_lanes_v.take(__emu_t);
-                        {
-                            let __emu_value = v;
-                            let __emu_view = t;
-                            let __emu_index = tid;
-                            let mut __emu_old = ::deviceemu::__private::load(
-                                __EMU_CHECKED,
-                                &__emu_view,
-                                __emu_index,
-                            );
-                            __emu_old += __emu_value;
-                            ::deviceemu::__private::store(
-                                __EMU_CHECKED,
-                                &__emu_view,
-                                __emu_index,
-                                __emu_old,
-                            )
-                        };
-                        ::core::option::Option::None
-                    });
+                if !__EMU_CHECKED
+                    && (true && ::deviceemu::__private::view_aligned(&t)
+                        && match (
+                            ::core::option::Option::Some(0 as usize),
+                            ::core::option::Option::Some(
+                                (__emu_ctx.block_dim.x - 1) as usize,
+                            ),
+                        ) {
+                            (
+                                ::core::option::Option::Some(__emu_lo),
+                                ::core::option::Option::Some(__emu_hi),
+                            ) => {
+                                ::deviceemu::__private::Index::to_index(__emu_lo)
+                                    <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                                    && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                        < t.len()
+                            }
+                            _ => false,
+                        } && ::deviceemu::__private::view_aligned(&t)
+                        && match (
+                            ::core::option::Option::Some(0 as usize),
+                            ::core::option::Option::Some(
+                                (__emu_ctx.block_dim.x - 1) as usize,
+                            ),
+                        ) {
+                            (
+                                ::core::option::Option::Some(__emu_lo),
+                                ::core::option::Option::Some(__emu_hi),
+                            ) => {
+                                ::deviceemu::__private::Index::to_index(__emu_lo)
+                                    <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                                    && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                        < t.len()
+                            }
+                            _ => false,
+                        })
+                {
+                    __emu_rb.note_proved();
+                    __emu_rb
+                        .each(|
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let tid = __emu_ctx.thread_idx.x as usize;
+                            #[allow(unused_mut)]
+                            let mut v = __emu_lanes_v.take(__emu_t);
+                            {
+                                let __emu_value = v;
+                                let __emu_view = t;
+                                let __emu_index = tid;
+                                let mut __emu_old = unsafe {
+                                    ::deviceemu::__private::load_in_bounds(
+                                        &t,
+                                        ::deviceemu::__private::Index::to_index(__emu_index),
+                                    )
+                                };
+                                __emu_old += __emu_value;
+                                unsafe {
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &t,
+                                        ::deviceemu::__private::Index::to_index(__emu_index),
+                                        __emu_old,
+                                    )
+                                }
+                            };
+                            ::core::option::Option::None
+                        });
+                } else {
+                    __emu_rb
+                        .each(|
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let tid = __emu_ctx.thread_idx.x as usize;
+                            #[allow(unused_mut)]
+                            let mut v = __emu_lanes_v.take(__emu_t);
+                            {
+                                let __emu_value = v;
+                                let __emu_view = t;
+                                let __emu_index = tid;
+                                let mut __emu_old = ::deviceemu::__private::load(
+                                    __EMU_CHECKED,
+                                    &__emu_view,
+                                    __emu_index,
+                                );
+                                __emu_old += __emu_value;
+                                ::deviceemu::__private::store(
+                                    __EMU_CHECKED,
+                                    &__emu_view,
+                                    __emu_index,
+                                    __emu_old,
+                                )
+                            };
+                            ::core::option::Option::None
+                        });
+                }
             }
             __emu_rb.barrier();
             off *= 2;
@@ -790,30 +937,106 @@ impl block_scan {
                     },
                 );
         } else {
-            __emu_rb
-                .each(|
-                    __emu_t: usize,
-                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                    let tid = __emu_ctx.thread_idx.x as usize;
-                    let i = __emu_ctx.block_idx.x as usize * 256 + tid;
-                    if i < out.len() {
-                        {
-                            let __emu_value = ::deviceemu::__private::load(
-                                __EMU_CHECKED,
-                                &t,
-                                tid,
-                            );
-                            ::deviceemu::__private::store(
-                                __EMU_CHECKED,
-                                &out,
-                                i,
-                                __emu_value,
-                            )
-                        };
-                    }
-                    ::core::option::Option::None
-                });
+            if !__EMU_CHECKED
+                && (true && ::deviceemu::__private::view_aligned(&t)
+                    && match (
+                        ::core::option::Option::Some(0 as usize),
+                        ::core::option::Option::Some(
+                            (__emu_ctx.block_dim.x - 1) as usize,
+                        ),
+                    ) {
+                        (
+                            ::core::option::Option::Some(__emu_lo),
+                            ::core::option::Option::Some(__emu_hi),
+                        ) => {
+                            ::deviceemu::__private::Index::to_index(__emu_lo)
+                                <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                                && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                    < t.len()
+                        }
+                        _ => false,
+                    } && ::deviceemu::__private::view_aligned(&out)
+                    && match (
+                        ::deviceemu::__private::range_add(
+                            ::core::option::Option::Some(
+                                __emu_ctx.block_idx.x as usize * 256,
+                            ),
+                            ::core::option::Option::Some(0 as usize),
+                        ),
+                        ::deviceemu::__private::range_add(
+                            ::core::option::Option::Some(
+                                __emu_ctx.block_idx.x as usize * 256,
+                            ),
+                            ::core::option::Option::Some(
+                                (__emu_ctx.block_dim.x - 1) as usize,
+                            ),
+                        ),
+                    ) {
+                        (
+                            ::core::option::Option::Some(__emu_lo),
+                            ::core::option::Option::Some(__emu_hi),
+                        ) => {
+                            ::deviceemu::__private::Index::to_index(__emu_lo)
+                                <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                                && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                    < out.len()
+                        }
+                        _ => false,
+                    })
+            {
+                __emu_rb.note_proved();
+                __emu_rb
+                    .each(|
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let tid = __emu_ctx.thread_idx.x as usize;
+                        let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                        if i < out.len() {
+                            {
+                                let __emu_value = unsafe {
+                                    ::deviceemu::__private::load_in_bounds(
+                                        &t,
+                                        ::deviceemu::__private::Index::to_index(tid),
+                                    )
+                                };
+                                unsafe {
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &out,
+                                        ::deviceemu::__private::Index::to_index(i),
+                                        __emu_value,
+                                    )
+                                }
+                            };
+                        }
+                        ::core::option::Option::None
+                    });
+            } else {
+                __emu_rb
+                    .each(|
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let tid = __emu_ctx.thread_idx.x as usize;
+                        let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                        if i < out.len() {
+                            {
+                                let __emu_value = ::deviceemu::__private::load(
+                                    __EMU_CHECKED,
+                                    &t,
+                                    tid,
+                                );
+                                ::deviceemu::__private::store(
+                                    __EMU_CHECKED,
+                                    &out,
+                                    i,
+                                    __emu_value,
+                                )
+                            };
+                        }
+                        ::core::option::Option::None
+                    });
+            }
         }
     }
 }

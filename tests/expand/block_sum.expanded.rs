@@ -442,28 +442,106 @@ impl block_sum {
                     },
                 );
         } else {
-            __emu_rb
-                .each(|
-                    __emu_t: usize,
-                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                    let tid = __emu_ctx.thread_idx.x as usize;
-                    let i = __emu_ctx.block_idx.x as usize * 256 + tid;
-                    {
-                        let __emu_value = if i < x.len() {
-                            ::deviceemu::__private::load(__EMU_CHECKED, &x, i)
-                        } else {
-                            0.0
+            if !__EMU_CHECKED
+                && (true && ::deviceemu::__private::view_aligned(&x)
+                    && match (
+                        ::deviceemu::__private::range_add(
+                            ::core::option::Option::Some(
+                                __emu_ctx.block_idx.x as usize * 256,
+                            ),
+                            ::core::option::Option::Some(0 as usize),
+                        ),
+                        ::deviceemu::__private::range_add(
+                            ::core::option::Option::Some(
+                                __emu_ctx.block_idx.x as usize * 256,
+                            ),
+                            ::core::option::Option::Some(
+                                (__emu_ctx.block_dim.x - 1) as usize,
+                            ),
+                        ),
+                    ) {
+                        (
+                            ::core::option::Option::Some(__emu_lo),
+                            ::core::option::Option::Some(__emu_hi),
+                        ) => {
+                            ::deviceemu::__private::Index::to_index(__emu_lo)
+                                <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                                && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                    < x.len()
+                        }
+                        _ => false,
+                    } && ::deviceemu::__private::view_aligned(&t)
+                    && match (
+                        ::core::option::Option::Some(0 as usize),
+                        ::core::option::Option::Some(
+                            (__emu_ctx.block_dim.x - 1) as usize,
+                        ),
+                    ) {
+                        (
+                            ::core::option::Option::Some(__emu_lo),
+                            ::core::option::Option::Some(__emu_hi),
+                        ) => {
+                            ::deviceemu::__private::Index::to_index(__emu_lo)
+                                <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                                && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                    < t.len()
+                        }
+                        _ => false,
+                    })
+            {
+                __emu_rb.note_proved();
+                __emu_rb
+                    .each(|
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let tid = __emu_ctx.thread_idx.x as usize;
+                        let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                        {
+                            let __emu_value = if i < x.len() {
+                                unsafe {
+                                    ::deviceemu::__private::load_in_bounds(
+                                        &x,
+                                        ::deviceemu::__private::Index::to_index(i),
+                                    )
+                                }
+                            } else {
+                                0.0
+                            };
+                            unsafe {
+                                ::deviceemu::__private::store_in_bounds(
+                                    &t,
+                                    ::deviceemu::__private::Index::to_index(tid),
+                                    __emu_value,
+                                )
+                            }
                         };
-                        ::deviceemu::__private::store(
-                            __EMU_CHECKED,
-                            &t,
-                            tid,
-                            __emu_value,
-                        )
-                    };
-                    ::core::option::Option::None
-                });
+                        ::core::option::Option::None
+                    });
+            } else {
+                __emu_rb
+                    .each(|
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let tid = __emu_ctx.thread_idx.x as usize;
+                        let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                        {
+                            let __emu_value = if i < x.len() {
+                                ::deviceemu::__private::load(__EMU_CHECKED, &x, i)
+                            } else {
+                                0.0
+                            };
+                            ::deviceemu::__private::store(
+                                __EMU_CHECKED,
+                                &t,
+                                tid,
+                                __emu_value,
+                            )
+                        };
+                        ::core::option::Option::None
+                    });
+            }
         }
         __emu_rb.barrier();
         let mut s = 128;

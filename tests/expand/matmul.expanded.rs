@@ -505,6 +505,450 @@ impl matmul {
             if !__emu_rb.any_live() {
                 break;
             }
+            if !__EMU_CHECKED
+                && (true && ::deviceemu::__private::view_aligned(&a)
+                    && match (
+                        ::deviceemu::__private::range_add(
+                            ::deviceemu::__private::range_add(
+                                ::deviceemu::__private::range_mul(
+                                    ::deviceemu::__private::range_add(
+                                        ::core::option::Option::Some(
+                                            __emu_ctx.block_idx.y as usize * 16,
+                                        ),
+                                        ::core::option::Option::Some(0 as usize),
+                                    ),
+                                    ::core::option::Option::Some(kk),
+                                ),
+                                ::core::option::Option::Some(t * 16),
+                            ),
+                            ::core::option::Option::Some(0 as usize),
+                        ),
+                        ::deviceemu::__private::range_add(
+                            ::deviceemu::__private::range_add(
+                                ::deviceemu::__private::range_mul(
+                                    ::deviceemu::__private::range_add(
+                                        ::core::option::Option::Some(
+                                            __emu_ctx.block_idx.y as usize * 16,
+                                        ),
+                                        ::core::option::Option::Some(
+                                            (__emu_ctx.block_dim.y - 1) as usize,
+                                        ),
+                                    ),
+                                    ::core::option::Option::Some(kk),
+                                ),
+                                ::core::option::Option::Some(t * 16),
+                            ),
+                            ::core::option::Option::Some(
+                                (__emu_ctx.block_dim.x - 1) as usize,
+                            ),
+                        ),
+                    ) {
+                        (
+                            ::core::option::Option::Some(__emu_lo),
+                            ::core::option::Option::Some(__emu_hi),
+                        ) => {
+                            ::deviceemu::__private::Index::to_index(__emu_lo)
+                                <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                                && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                    < a.len()
+                        }
+                        _ => false,
+                    } && ::deviceemu::__private::view_aligned(&ta)
+                    && match (
+                        ::core::option::Option::Some(0 as usize),
+                        ::core::option::Option::Some(
+                            (__emu_ctx.block_dim.y - 1) as usize,
+                        ),
+                    ) {
+                        (
+                            ::core::option::Option::Some(__emu_lo),
+                            ::core::option::Option::Some(__emu_hi),
+                        ) => {
+                            ::deviceemu::__private::Index::to_index(__emu_lo)
+                                <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                                && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                    < ta.len()
+                        }
+                        _ => false,
+                    }
+                    && match (
+                        ::core::option::Option::Some(0 as usize),
+                        ::core::option::Option::Some(
+                            (__emu_ctx.block_dim.x - 1) as usize,
+                        ),
+                    ) {
+                        (
+                            ::core::option::Option::Some(__emu_lo),
+                            ::core::option::Option::Some(__emu_hi),
+                        ) => {
+                            ::deviceemu::__private::Index::to_index(__emu_lo)
+                                <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                                && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                    < ::deviceemu::__private::row_len(&ta)
+                        }
+                        _ => false,
+                    } && ::deviceemu::__private::view_aligned(&b)
+                    && match (
+                        ::deviceemu::__private::range_add(
+                            ::deviceemu::__private::range_mul(
+                                ::deviceemu::__private::range_add(
+                                    ::core::option::Option::Some(t * 16),
+                                    ::core::option::Option::Some(0 as usize),
+                                ),
+                                ::core::option::Option::Some(nn),
+                            ),
+                            ::deviceemu::__private::range_add(
+                                ::core::option::Option::Some(
+                                    __emu_ctx.block_idx.x as usize * 16,
+                                ),
+                                ::core::option::Option::Some(0 as usize),
+                            ),
+                        ),
+                        ::deviceemu::__private::range_add(
+                            ::deviceemu::__private::range_mul(
+                                ::deviceemu::__private::range_add(
+                                    ::core::option::Option::Some(t * 16),
+                                    ::core::option::Option::Some(
+                                        (__emu_ctx.block_dim.y - 1) as usize,
+                                    ),
+                                ),
+                                ::core::option::Option::Some(nn),
+                            ),
+                            ::deviceemu::__private::range_add(
+                                ::core::option::Option::Some(
+                                    __emu_ctx.block_idx.x as usize * 16,
+                                ),
+                                ::core::option::Option::Some(
+                                    (__emu_ctx.block_dim.x - 1) as usize,
+                                ),
+                            ),
+                        ),
+                    ) {
+                        (
+                            ::core::option::Option::Some(__emu_lo),
+                            ::core::option::Option::Some(__emu_hi),
+                        ) => {
+                            ::deviceemu::__private::Index::to_index(__emu_lo)
+                                <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                                && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                    < b.len()
+                        }
+                        _ => false,
+                    } && ::deviceemu::__private::view_aligned(&tb)
+                    && match (
+                        ::core::option::Option::Some(0 as usize),
+                        ::core::option::Option::Some(
+                            (__emu_ctx.block_dim.y - 1) as usize,
+                        ),
+                    ) {
+                        (
+                            ::core::option::Option::Some(__emu_lo),
+                            ::core::option::Option::Some(__emu_hi),
+                        ) => {
+                            ::deviceemu::__private::Index::to_index(__emu_lo)
+                                <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                                && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                    < tb.len()
+                        }
+                        _ => false,
+                    }
+                    && match (
+                        ::core::option::Option::Some(0 as usize),
+                        ::core::option::Option::Some(
+                            (__emu_ctx.block_dim.x - 1) as usize,
+                        ),
+                    ) {
+                        (
+                            ::core::option::Option::Some(__emu_lo),
+                            ::core::option::Option::Some(__emu_hi),
+                        ) => {
+                            ::deviceemu::__private::Index::to_index(__emu_lo)
+                                <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                                && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                    < ::deviceemu::__private::row_len(&tb)
+                        }
+                        _ => false,
+                    })
+            {
+                __emu_rb.note_proved();
+                __emu_rb
+                    .each(|
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let tx = __emu_ctx.thread_idx.x as usize;
+                        let ty = __emu_ctx.thread_idx.y as usize;
+                        let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                        let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                        {
+                            let __emu_value = unsafe {
+                                ::deviceemu::__private::load_in_bounds(
+                                    &a,
+                                    ::deviceemu::__private::Index::to_index(
+                                        row * kk + t * 16 + tx,
+                                    ),
+                                )
+                            };
+                            unsafe {
+                                ::deviceemu::__private::store_row_in_bounds(
+                                    &ta,
+                                    ::deviceemu::__private::Index::to_index(ty),
+                                    ::deviceemu::__private::Index::to_index(tx),
+                                    __emu_value,
+                                )
+                            }
+                        };
+                        {
+                            let __emu_value = unsafe {
+                                ::deviceemu::__private::load_in_bounds(
+                                    &b,
+                                    ::deviceemu::__private::Index::to_index(
+                                        (t * 16 + ty) * nn + col,
+                                    ),
+                                )
+                            };
+                            unsafe {
+                                ::deviceemu::__private::store_row_in_bounds(
+                                    &tb,
+                                    ::deviceemu::__private::Index::to_index(ty),
+                                    ::deviceemu::__private::Index::to_index(tx),
+                                    __emu_value,
+                                )
+                            }
+                        };
+                        ::core::option::Option::None
+                    });
+            } else {
+                __emu_rb
+                    .each(|
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let tx = __emu_ctx.thread_idx.x as usize;
+                        let ty = __emu_ctx.thread_idx.y as usize;
+                        let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                        let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                        {
+                            let __emu_value = ::deviceemu::__private::load(
+                                __EMU_CHECKED,
+                                &a,
+                                row * kk + t * 16 + tx,
+                            );
+                            ::deviceemu::__private::store(
+                                __EMU_CHECKED,
+                                &::deviceemu::__private::row_write(&ta, ty),
+                                tx,
+                                __emu_value,
+                            )
+                        };
+                        {
+                            let __emu_value = ::deviceemu::__private::load(
+                                __EMU_CHECKED,
+                                &b,
+                                (t * 16 + ty) * nn + col,
+                            );
+                            ::deviceemu::__private::store(
+                                __EMU_CHECKED,
+                                &::deviceemu::__private::row_write(&tb, ty),
+                                tx,
+                                __emu_value,
+                            )
+                        };
+                        ::core::option::Option::None
+                    });
+            }
+            __emu_rb.barrier();
+            if !__EMU_CHECKED
+                && (true && ::deviceemu::__private::view_aligned(&ta)
+                    && match (
+                        ::core::option::Option::Some(0 as usize),
+                        ::core::option::Option::Some(
+                            (__emu_ctx.block_dim.y - 1) as usize,
+                        ),
+                    ) {
+                        (
+                            ::core::option::Option::Some(__emu_lo),
+                            ::core::option::Option::Some(__emu_hi),
+                        ) => {
+                            ::deviceemu::__private::Index::to_index(__emu_lo)
+                                <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                                && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                    < ta.len()
+                        }
+                        _ => false,
+                    }
+                    && match (
+                        ::core::option::Option::Some(0),
+                        if 0 < 16 {
+                            ::core::option::Option::Some(16 - 1)
+                        } else {
+                            ::core::option::Option::None
+                        },
+                    ) {
+                        (
+                            ::core::option::Option::Some(__emu_lo),
+                            ::core::option::Option::Some(__emu_hi),
+                        ) => {
+                            ::deviceemu::__private::Index::to_index(__emu_lo)
+                                <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                                && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                    < ::deviceemu::__private::row_len(&ta)
+                        }
+                        _ => false,
+                    } && ::deviceemu::__private::view_aligned(&tb)
+                    && match (
+                        ::core::option::Option::Some(0),
+                        if 0 < 16 {
+                            ::core::option::Option::Some(16 - 1)
+                        } else {
+                            ::core::option::Option::None
+                        },
+                    ) {
+                        (
+                            ::core::option::Option::Some(__emu_lo),
+                            ::core::option::Option::Some(__emu_hi),
+                        ) => {
+                            ::deviceemu::__private::Index::to_index(__emu_lo)
+                                <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                                && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                    < tb.len()
+                        }
+                        _ => false,
+                    }
+                    && match (
+                        ::core::option::Option::Some(0 as usize),
+                        ::core::option::Option::Some(
+                            (__emu_ctx.block_dim.x - 1) as usize,
+                        ),
+                    ) {
+                        (
+                            ::core::option::Option::Some(__emu_lo),
+                            ::core::option::Option::Some(__emu_hi),
+                        ) => {
+                            ::deviceemu::__private::Index::to_index(__emu_lo)
+                                <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                                && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                    < ::deviceemu::__private::row_len(&tb)
+                        }
+                        _ => false,
+                    })
+            {
+                __emu_rb.note_proved();
+                __emu_rb
+                    .each(|
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let tx = __emu_ctx.thread_idx.x as usize;
+                        let ty = __emu_ctx.thread_idx.y as usize;
+                        let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                        #[allow(unused_mut)]
+                        let mut acc = __emu_lanes_acc.take(__emu_t);
+                        for j in 0..16 {
+                            acc
+                                += unsafe {
+                                    ::deviceemu::__private::load_row_in_bounds(
+                                        &ta,
+                                        ::deviceemu::__private::Index::to_index(ty),
+                                        ::deviceemu::__private::Index::to_index(j),
+                                    )
+                                }
+                                    * unsafe {
+                                        ::deviceemu::__private::load_row_in_bounds(
+                                            &tb,
+                                            ::deviceemu::__private::Index::to_index(j),
+                                            ::deviceemu::__private::Index::to_index(tx),
+                                        )
+                                    };
+                        }
+                        __emu_lanes_acc.put(__emu_t, acc);
+                        ::core::option::Option::None
+                    });
+            } else {
+                __emu_rb
+                    .each(|
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let tx = __emu_ctx.thread_idx.x as usize;
+                        let ty = __emu_ctx.thread_idx.y as usize;
+                        let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                        #[allow(unused_mut)]
+                        let mut acc = __emu_lanes_acc.take(__emu_t);
+                        for j in 0..16 {
+                            acc
+                                += ::deviceemu::__private::load(
+                                    __EMU_CHECKED,
+                                    &::deviceemu::__private::row(&ta, ty),
+                                    j,
+                                )
+                                    * ::deviceemu::__private::load(
+                                        __EMU_CHECKED,
+                                        &::deviceemu::__private::row(&tb, j),
+                                        tx,
+                                    );
+                        }
+                        __emu_lanes_acc.put(__emu_t, acc);
+                        ::core::option::Option::None
+                    });
+            }
+            __emu_rb.barrier();
+        }
+        if !__EMU_CHECKED
+            && (true && ::deviceemu::__private::view_aligned(&c)
+                && match (
+                    ::deviceemu::__private::range_add(
+                        ::deviceemu::__private::range_mul(
+                            ::deviceemu::__private::range_add(
+                                ::core::option::Option::Some(
+                                    __emu_ctx.block_idx.y as usize * 16,
+                                ),
+                                ::core::option::Option::Some(0 as usize),
+                            ),
+                            ::core::option::Option::Some(nn),
+                        ),
+                        ::deviceemu::__private::range_add(
+                            ::core::option::Option::Some(
+                                __emu_ctx.block_idx.x as usize * 16,
+                            ),
+                            ::core::option::Option::Some(0 as usize),
+                        ),
+                    ),
+                    ::deviceemu::__private::range_add(
+                        ::deviceemu::__private::range_mul(
+                            ::deviceemu::__private::range_add(
+                                ::core::option::Option::Some(
+                                    __emu_ctx.block_idx.y as usize * 16,
+                                ),
+                                ::core::option::Option::Some(
+                                    (__emu_ctx.block_dim.y - 1) as usize,
+                                ),
+                            ),
+                            ::core::option::Option::Some(nn),
+                        ),
+                        ::deviceemu::__private::range_add(
+                            ::core::option::Option::Some(
+                                __emu_ctx.block_idx.x as usize * 16,
+                            ),
+                            ::core::option::Option::Some(
+                                (__emu_ctx.block_dim.x - 1) as usize,
+                            ),
+                        ),
+                    ),
+                ) {
+                    (
+                        ::core::option::Option::Some(__emu_lo),
+                        ::core::option::Option::Some(__emu_hi),
+                    ) => {
+                        ::deviceemu::__private::Index::to_index(__emu_lo)
+                            <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                            && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                < c.len()
+                    }
+                    _ => false,
+                })
+        {
+            __emu_rb.note_proved();
             __emu_rb
                 .each(|
                     __emu_t: usize,
@@ -514,35 +958,21 @@ impl matmul {
                     let ty = __emu_ctx.thread_idx.y as usize;
                     let row = __emu_ctx.block_idx.y as usize * 16 + ty;
                     let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                    #[allow(unused_mut)]
+                    let mut acc = __emu_lanes_acc.take(__emu_t);
                     {
-                        let __emu_value = ::deviceemu::__private::load(
-                            __EMU_CHECKED,
-                            &a,
-                            row * kk + t * 16 + tx,
-                        );
-                        ::deviceemu::__private::store(
-                            __EMU_CHECKED,
-                            &::deviceemu::__private::row_write(&ta, ty),
-                            tx,
-                            __emu_value,
-                        )
-                    };
-                    {
-                        let __emu_value = ::deviceemu::__private::load(
-                            __EMU_CHECKED,
-                            &b,
-                            (t * 16 + ty) * nn + col,
-                        );
-                        ::deviceemu::__private::store(
-                            __EMU_CHECKED,
-                            &::deviceemu::__private::row_write(&tb, ty),
-                            tx,
-                            __emu_value,
-                        )
+                        let __emu_value = acc;
+                        unsafe {
+                            ::deviceemu::__private::store_in_bounds(
+                                &c,
+                                ::deviceemu::__private::Index::to_index(row * nn + col),
+                                __emu_value,
+                            )
+                        }
                     };
                     ::core::option::Option::None
                 });
-            __emu_rb.barrier();
+        } else {
             __emu_rb
                 .each(|
                     __emu_t: usize,
@@ -551,48 +981,21 @@ impl matmul {
                     let tx = __emu_ctx.thread_idx.x as usize;
                     let ty = __emu_ctx.thread_idx.y as usize;
                     let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                    let col = __emu_ctx.block_idx.x as usize * 16 + tx;
                     #[allow(unused_mut)]
                     let mut acc = __emu_lanes_acc.take(__emu_t);
-                    for j in 0..16 {
-                        acc
-                            += ::deviceemu::__private::load(
-                                __EMU_CHECKED,
-                                &::deviceemu::__private::row(&ta, ty),
-                                j,
-                            )
-                                * ::deviceemu::__private::load(
-                                    __EMU_CHECKED,
-                                    &::deviceemu::__private::row(&tb, j),
-                                    tx,
-                                );
-                    }
-                    __emu_lanes_acc.put(__emu_t, acc);
+                    {
+                        let __emu_value = acc;
+                        ::deviceemu::__private::store(
+                            __EMU_CHECKED,
+                            &c,
+                            row * nn + col,
+                            __emu_value,
+                        )
+                    };
                     ::core::option::Option::None
                 });
-            __emu_rb.barrier();
         }
-        __emu_rb
-            .each(|
-                __emu_t: usize,
-                __emu_ctx: ::deviceemu::__private::ThreadCtx,
-            | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                let tx = __emu_ctx.thread_idx.x as usize;
-                let ty = __emu_ctx.thread_idx.y as usize;
-                let row = __emu_ctx.block_idx.y as usize * 16 + ty;
-                let col = __emu_ctx.block_idx.x as usize * 16 + tx;
-                #[allow(unused_mut)]
-                let mut acc = __emu_lanes_acc.take(__emu_t);
-                {
-                    let __emu_value = acc;
-                    ::deviceemu::__private::store(
-                        __EMU_CHECKED,
-                        &c,
-                        row * nn + col,
-                        __emu_value,
-                    )
-                };
-                ::core::option::Option::None
-            });
     }
 }
 /// The GPU entry point of the kernel (`.entry` in the PTX module).

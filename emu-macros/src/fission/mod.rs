@@ -43,6 +43,7 @@
 //! run over the threads below `bound` (or `bound + 1`) only (`Regions::each_below`); the `if`
 //! stays in the code, so the hint is only an optimisation.
 
+mod ranges;
 mod uniform;
 mod vector;
 
@@ -1554,12 +1555,32 @@ impl Program {
             Some((_, bound)) => quote!(#rb.each_below(#bound, #f);),
             None => quote!(#rb.each(#f);),
         };
+        let mut hoisted_here = false;
         if let Some((tid, bound)) = narrowed.as_ref().filter(|(tid, _)| !tid.is_empty()) {
             if let Some((proof, hoisted)) = self.hoist_region(thread, tid, bound, g) {
                 let fast = thread_fn(&thread_code(&hoisted), &saves);
                 call = quote! {
                     if !#checked && #proof {
                         #rb.each_below(#bound, #fast);
+                    } else {
+                        #call
+                    }
+                };
+                hoisted_here = true;
+            }
+        }
+        // Otherwise its accesses' bounds proved from their indices' ranges (`ranges.rs`).
+        if !hoisted_here && !self.lane_loop {
+            if let Some((proof, proved)) = self.range_region(thread) {
+                let fast = thread_fn(&thread_code(&proved), &saves);
+                let run = match &narrowed {
+                    Some((_, bound)) => quote!(#rb.each_below(#bound, #fast);),
+                    None => quote!(#rb.each(#fast);),
+                };
+                call = quote! {
+                    if !#checked && #proof {
+                        #rb.note_proved();
+                        #run
                     } else {
                         #call
                     }

@@ -77,6 +77,8 @@ thread_local! {
     static LAST: std::cell::Cell<&'static str> = const { std::cell::Cell::new("none") };
     /// The vectorised region runs of the last verbose regions launch on this host thread.
     static LAST_CHUNKED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// The region runs with proved bounds of the last verbose regions launch on this host thread.
+    static LAST_PROVED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The path the last launch made on this host thread took: `"regions"`, `"lanes"` or
@@ -152,15 +154,19 @@ where
     }
     // `EMU_VERBOSE` also counts the regions that ran vectorised (`fission/vector.rs`).
     let verbose = config::effective().is_ok_and(|c| c.get_verbose());
-    let chunked = AtomicUsize::new(0);
+    let (chunked, proved) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let result = run_blocks(kernel, cfg, &|b: &BlockRun<'_>| {
         let mut r = Regions::new(b);
         r.chunked = verbose.then_some(&chunked);
+        r.proved = verbose.then_some(&proved);
         regions(&mut r);
     });
     if verbose {
         let n = chunked.load(Ordering::Relaxed);
         LAST_CHUNKED.with(|c| c.set(n));
+        let p = proved.load(Ordering::Relaxed);
+        LAST_PROVED.with(|c| c.set(p));
+        eprintln!("deviceemu: `{}`: {p} region runs had their bounds proved from their indices' ranges", kernel.name);
         eprintln!("deviceemu: `{}`: {n} region runs were vectorised", kernel.name);
     }
     result
@@ -171,6 +177,14 @@ where
 #[doc(hidden)]
 pub fn last_vectorised() -> usize {
     LAST_CHUNKED.with(std::cell::Cell::get)
+}
+
+/// How many region runs of the last regions launch made on this host thread with
+/// `EMU_VERBOSE` on ran with their bounds proved from their indices' ranges
+/// (`fission/ranges.rs`, [`Regions::note_proved`]), for tests.
+#[doc(hidden)]
+pub fn last_proved() -> usize {
+    LAST_PROVED.with(std::cell::Cell::get)
 }
 
 /// [`launch_regions`] for a kernel whose region form has warp shuffles lowered into
@@ -338,6 +352,8 @@ pub struct Regions<'r> {
     seed: Option<u64>,
     /// The launch's count of vectorised regions run, when `EMU_VERBOSE` asks for it.
     chunked: Option<&'r AtomicUsize>,
+    /// The launch's count of region runs with proved bounds, when `EMU_VERBOSE` asks for it.
+    proved: Option<&'r AtomicUsize>,
 }
 
 impl<'r> Regions<'r> {
@@ -358,6 +374,7 @@ impl<'r> Regions<'r> {
             exits: Vec::new(),
             seed: launch.config.get_seed(),
             chunked: None,
+            proved: None,
         }
     }
 
@@ -379,6 +396,15 @@ impl<'r> Regions<'r> {
     #[inline(always)]
     pub fn in_index_order(&self) -> bool {
         self.dense && self.one_d
+    }
+
+    /// Counts a region run whose accesses' bounds were proved from their indices' ranges
+    /// (`EMU_VERBOSE`; `fission/ranges.rs`).
+    #[inline(always)]
+    pub fn note_proved(&self) {
+        if let Some(c) = self.proved {
+            c.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// Per-thread storage for a value that lives across a barrier.
