@@ -1015,10 +1015,25 @@ fn shifted_tile(input: &[u32], out: &mut [u32], s: i32) {
     let t = shared_array![[u32; 16]; 16];
     let tx = thread_idx().x as i32;
     let ty = thread_idx().y as i32;
-    let g = (block_idx().x * 256) as i32 + ty * 16 + tx;
+    let g = block_idx().x as i32 * 256 + ty * 16 + tx;
     t[ty][tx] = input[g];
     sync_threads();
     out[g] = t[ty + s][tx];
+}
+
+/// A loop whose uniform bound divides by `d` under a uniform `if`: with `go == 0` and `d == 0`
+/// the kernel never divides, and neither may a proof of the loop's accesses.
+#[kernel]
+fn guarded_division(out: &mut [u32], d: u32, go: u32) {
+    let t = shared_array![u32; 64];
+    let tid = thread_idx().x as usize;
+    t[tid] = tid as u32;
+    sync_threads();
+    if go == 1 {
+        for j in 0..(64 / d) as usize {
+            out[tid] += t[j];
+        }
+    }
 }
 
 /// Runs `f` with `EMU_VERBOSE` on and returns how many region runs of its last regions launch
@@ -1052,6 +1067,21 @@ fn a_tiled_product_has_its_bounds_proved_and_agrees() {
     }
     // Per block: both regions of each of the three tiles, and the last store.
     assert_eq!(proved_runs(|| drop(run())), 4 * (3 * 2 + 1));
+}
+
+#[test]
+fn a_range_proof_evaluates_nothing_the_kernel_may_not() {
+    for (d, go) in [(0u32, 0u32), (2, 1)] {
+        let run = || {
+            let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+            let r = launch!(guarded_division<<<1, 64>>>(&mut o, d, go));
+            (o.to_vec().unwrap(), r)
+        };
+        let (out, r) = both_paths("regions", run);
+        r.unwrap();
+        let want = if go == 1 { (0..64 / d).sum() } else { 0 };
+        assert!(out.iter().all(|&v| v == want), "d {d} go {go}: {out:?}");
+    }
 }
 
 #[test]

@@ -464,14 +464,20 @@ impl block_scan {
                 && (true && ::deviceemu::__private::view_aligned(&input)
                     && match (
                         ::deviceemu::__private::range_add(
-                            ::core::option::Option::Some(
-                                __emu_ctx.block_idx.x as usize * 256,
+                            ::deviceemu::__private::range_mul(
+                                ::core::option::Option::Some(
+                                    __emu_ctx.block_idx.x as usize,
+                                ),
+                                ::core::option::Option::Some(256),
                             ),
                             ::core::option::Option::Some(0 as usize),
                         ),
                         ::deviceemu::__private::range_add(
-                            ::core::option::Option::Some(
-                                __emu_ctx.block_idx.x as usize * 256,
+                            ::deviceemu::__private::range_mul(
+                                ::core::option::Option::Some(
+                                    __emu_ctx.block_idx.x as usize,
+                                ),
+                                ::core::option::Option::Some(256),
                             ),
                             ::core::option::Option::Some(
                                 (__emu_ctx.block_dim.x - 1) as usize,
@@ -958,14 +964,20 @@ impl block_scan {
                     } && ::deviceemu::__private::view_aligned(&out)
                     && match (
                         ::deviceemu::__private::range_add(
-                            ::core::option::Option::Some(
-                                __emu_ctx.block_idx.x as usize * 256,
+                            ::deviceemu::__private::range_mul(
+                                ::core::option::Option::Some(
+                                    __emu_ctx.block_idx.x as usize,
+                                ),
+                                ::core::option::Option::Some(256),
                             ),
                             ::core::option::Option::Some(0 as usize),
                         ),
                         ::deviceemu::__private::range_add(
-                            ::core::option::Option::Some(
-                                __emu_ctx.block_idx.x as usize * 256,
+                            ::deviceemu::__private::range_mul(
+                                ::core::option::Option::Some(
+                                    __emu_ctx.block_idx.x as usize,
+                                ),
+                                ::core::option::Option::Some(256),
                             ),
                             ::core::option::Option::Some(
                                 (__emu_ctx.block_dim.x - 1) as usize,

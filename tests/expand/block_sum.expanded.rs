@@ -446,14 +446,20 @@ impl block_sum {
                 && (true && ::deviceemu::__private::view_aligned(&x)
                     && match (
                         ::deviceemu::__private::range_add(
-                            ::core::option::Option::Some(
-                                __emu_ctx.block_idx.x as usize * 256,
+                            ::deviceemu::__private::range_mul(
+                                ::core::option::Option::Some(
+                                    __emu_ctx.block_idx.x as usize,
+                                ),
+                                ::core::option::Option::Some(256),
                             ),
                             ::core::option::Option::Some(0 as usize),
                         ),
                         ::deviceemu::__private::range_add(
-                            ::core::option::Option::Some(
-                                __emu_ctx.block_idx.x as usize * 256,
+                            ::deviceemu::__private::range_mul(
+                                ::core::option::Option::Some(
+                                    __emu_ctx.block_idx.x as usize,
+                                ),
+                                ::core::option::Option::Some(256),
                             ),
                             ::core::option::Option::Some(
                                 (__emu_ctx.block_dim.x - 1) as usize,

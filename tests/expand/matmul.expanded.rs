@@ -512,14 +512,20 @@ impl matmul {
                             ::deviceemu::__private::range_add(
                                 ::deviceemu::__private::range_mul(
                                     ::deviceemu::__private::range_add(
-                                        ::core::option::Option::Some(
-                                            __emu_ctx.block_idx.y as usize * 16,
+                                        ::deviceemu::__private::range_mul(
+                                            ::core::option::Option::Some(
+                                                __emu_ctx.block_idx.y as usize,
+                                            ),
+                                            ::core::option::Option::Some(16),
                                         ),
                                         ::core::option::Option::Some(0 as usize),
                                     ),
                                     ::core::option::Option::Some(kk),
                                 ),
-                                ::core::option::Option::Some(t * 16),
+                                ::deviceemu::__private::range_mul(
+                                    ::core::option::Option::Some(t),
+                                    ::core::option::Option::Some(16),
+                                ),
                             ),
                             ::core::option::Option::Some(0 as usize),
                         ),
@@ -527,8 +533,11 @@ impl matmul {
                             ::deviceemu::__private::range_add(
                                 ::deviceemu::__private::range_mul(
                                     ::deviceemu::__private::range_add(
-                                        ::core::option::Option::Some(
-                                            __emu_ctx.block_idx.y as usize * 16,
+                                        ::deviceemu::__private::range_mul(
+                                            ::core::option::Option::Some(
+                                                __emu_ctx.block_idx.y as usize,
+                                            ),
+                                            ::core::option::Option::Some(16),
                                         ),
                                         ::core::option::Option::Some(
                                             (__emu_ctx.block_dim.y - 1) as usize,
@@ -536,7 +545,10 @@ impl matmul {
                                     ),
                                     ::core::option::Option::Some(kk),
                                 ),
-                                ::core::option::Option::Some(t * 16),
+                                ::deviceemu::__private::range_mul(
+                                    ::core::option::Option::Some(t),
+                                    ::core::option::Option::Some(16),
+                                ),
                             ),
                             ::core::option::Option::Some(
                                 (__emu_ctx.block_dim.x - 1) as usize,
@@ -592,14 +604,20 @@ impl matmul {
                         ::deviceemu::__private::range_add(
                             ::deviceemu::__private::range_mul(
                                 ::deviceemu::__private::range_add(
-                                    ::core::option::Option::Some(t * 16),
+                                    ::deviceemu::__private::range_mul(
+                                        ::core::option::Option::Some(t),
+                                        ::core::option::Option::Some(16),
+                                    ),
                                     ::core::option::Option::Some(0 as usize),
                                 ),
                                 ::core::option::Option::Some(nn),
                             ),
                             ::deviceemu::__private::range_add(
-                                ::core::option::Option::Some(
-                                    __emu_ctx.block_idx.x as usize * 16,
+                                ::deviceemu::__private::range_mul(
+                                    ::core::option::Option::Some(
+                                        __emu_ctx.block_idx.x as usize,
+                                    ),
+                                    ::core::option::Option::Some(16),
                                 ),
                                 ::core::option::Option::Some(0 as usize),
                             ),
@@ -607,7 +625,10 @@ impl matmul {
                         ::deviceemu::__private::range_add(
                             ::deviceemu::__private::range_mul(
                                 ::deviceemu::__private::range_add(
-                                    ::core::option::Option::Some(t * 16),
+                                    ::deviceemu::__private::range_mul(
+                                        ::core::option::Option::Some(t),
+                                        ::core::option::Option::Some(16),
+                                    ),
                                     ::core::option::Option::Some(
                                         (__emu_ctx.block_dim.y - 1) as usize,
                                     ),
@@ -615,8 +636,11 @@ impl matmul {
                                 ::core::option::Option::Some(nn),
                             ),
                             ::deviceemu::__private::range_add(
-                                ::core::option::Option::Some(
-                                    __emu_ctx.block_idx.x as usize * 16,
+                                ::deviceemu::__private::range_mul(
+                                    ::core::option::Option::Some(
+                                        __emu_ctx.block_idx.x as usize,
+                                    ),
+                                    ::core::option::Option::Some(16),
                                 ),
                                 ::core::option::Option::Some(
                                     (__emu_ctx.block_dim.x - 1) as usize,
@@ -900,16 +924,22 @@ impl matmul {
                     ::deviceemu::__private::range_add(
                         ::deviceemu::__private::range_mul(
                             ::deviceemu::__private::range_add(
-                                ::core::option::Option::Some(
-                                    __emu_ctx.block_idx.y as usize * 16,
+                                ::deviceemu::__private::range_mul(
+                                    ::core::option::Option::Some(
+                                        __emu_ctx.block_idx.y as usize,
+                                    ),
+                                    ::core::option::Option::Some(16),
                                 ),
                                 ::core::option::Option::Some(0 as usize),
                             ),
                             ::core::option::Option::Some(nn),
                         ),
                         ::deviceemu::__private::range_add(
-                            ::core::option::Option::Some(
-                                __emu_ctx.block_idx.x as usize * 16,
+                            ::deviceemu::__private::range_mul(
+                                ::core::option::Option::Some(
+                                    __emu_ctx.block_idx.x as usize,
+                                ),
+                                ::core::option::Option::Some(16),
                             ),
                             ::core::option::Option::Some(0 as usize),
                         ),
@@ -917,8 +947,11 @@ impl matmul {
                     ::deviceemu::__private::range_add(
                         ::deviceemu::__private::range_mul(
                             ::deviceemu::__private::range_add(
-                                ::core::option::Option::Some(
-                                    __emu_ctx.block_idx.y as usize * 16,
+                                ::deviceemu::__private::range_mul(
+                                    ::core::option::Option::Some(
+                                        __emu_ctx.block_idx.y as usize,
+                                    ),
+                                    ::core::option::Option::Some(16),
                                 ),
                                 ::core::option::Option::Some(
                                     (__emu_ctx.block_dim.y - 1) as usize,
@@ -927,8 +960,11 @@ impl matmul {
                             ::core::option::Option::Some(nn),
                         ),
                         ::deviceemu::__private::range_add(
-                            ::core::option::Option::Some(
-                                __emu_ctx.block_idx.x as usize * 16,
+                            ::deviceemu::__private::range_mul(
+                                ::core::option::Option::Some(
+                                    __emu_ctx.block_idx.x as usize,
+                                ),
+                                ::core::option::Option::Some(16),
                             ),
                             ::core::option::Option::Some(
                                 (__emu_ctx.block_dim.x - 1) as usize,

@@ -60,13 +60,10 @@ impl Ranges<'_> {
                 return Some(range.clone());
             }
         }
-        if (self.uniform)(e) {
-            return Some(Range { lo: quote!(::core::option::Option::Some(#e)), hi: quote!(::core::option::Option::Some(#e)) });
-        }
         match e {
             // `thread_idx().y as u32` and the like: a thread index is below 1024, which every
             // integer type of 16 bits or more holds.
-            Expr::Cast(c) => {
+            Expr::Cast(c) if self.thread_field(&c.expr).is_some() => {
                 let field = self.thread_field(&c.expr)?;
                 let ty = &c.ty;
                 let syn::Type::Path(p) = &**ty else { return None };
@@ -93,6 +90,11 @@ impl Ranges<'_> {
                 let (x, y) = (self.range(&b.left)?, self.range(&b.right)?);
                 let (xl, xh, yl, yh) = (&x.lo, &x.hi, &y.lo, &y.hi);
                 Some(Range { lo: quote!(#r::range_mul(#xl, #yl)), hi: quote!(#r::range_mul(#xh, #yh)) })
+            }
+            // The proof evaluates a uniform term where the kernel may not (under an `if`), so
+            // only one whose evaluation cannot panic.
+            e if (self.uniform)(e) && panic_free(e) => {
+                Some(Range { lo: quote!(::core::option::Option::Some(#e)), hi: quote!(::core::option::Option::Some(#e)) })
             }
             _ => None,
         }
@@ -242,6 +244,28 @@ impl Ranges<'_> {
     }
 }
 
+/// Whether evaluating `e` cannot panic (no arithmetic that may overflow, no division but by a
+/// non-zero literal, no call but `len()`): what a proof may evaluate ahead of the kernel.
+fn panic_free(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) | Expr::Path(_) => true,
+        Expr::Paren(p) => panic_free(&p.expr),
+        Expr::Group(g) => panic_free(&g.expr),
+        Expr::Cast(c) => panic_free(&c.expr),
+        Expr::Field(f) => panic_free(&f.base),
+        Expr::MethodCall(m) => m.method == "len" && m.args.is_empty() && panic_free(&m.receiver),
+        Expr::Binary(b) => match b.op {
+            syn::BinOp::BitAnd(_) | syn::BinOp::BitOr(_) | syn::BinOp::BitXor(_) => panic_free(&b.left) && panic_free(&b.right),
+            syn::BinOp::Div(_) | syn::BinOp::Rem(_) => {
+                let nonzero = matches!(&*b.right, Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if i.base10_parse::<u128>().is_ok_and(|v| v > 0));
+                nonzero && panic_free(&b.left)
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 /// The names a pattern binds.
 fn idents_of_pat(p: &Pat) -> HashSet<String> {
     struct N(HashSet<String>);
@@ -273,7 +297,7 @@ impl VisitMut for Ranges<'_> {
                 if let (Pat::Ident(p), Expr::Range(r)) = (&*f.pat, strip_parens(&f.expr)) {
                     let half_open = matches!(r.limits, syn::RangeLimits::HalfOpen(_));
                     if let (Some(a), Some(b), true, None, None) = (&r.start, &r.end, half_open, &p.mutability, &p.by_ref) {
-                        if (self.uniform)(a) && (self.uniform)(b) {
+                        if (self.uniform)(a) && (self.uniform)(b) && panic_free(a) && panic_free(b) {
                             let hi = quote!(if #a < #b { ::core::option::Option::Some(#b - 1) } else { ::core::option::Option::None });
                             self.env.insert(p.ident.to_string(), Range { lo: quote!(::core::option::Option::Some(#a)), hi });
                         }
