@@ -166,8 +166,10 @@ where
         LAST_CHUNKED.with(|c| c.set(n));
         let p = proved.load(Ordering::Relaxed);
         LAST_PROVED.with(|c| c.set(p));
-        eprintln!("deviceemu: `{}`: {p} region runs had their bounds proved from their indices' ranges", kernel.name);
         eprintln!("deviceemu: `{}`: {n} region runs were vectorised", kernel.name);
+        if p > 0 {
+            eprintln!("deviceemu: `{}`: {p} region runs had their bounds proved from their indices' ranges", kernel.name);
+        }
     }
     result
 }
