@@ -1036,6 +1036,24 @@ fn guarded_division(out: &mut [u32], d: u32, go: u32) {
     }
 }
 
+/// Each thread's dot product of its tile row and column, in an 8x8 block: a range-proved
+/// region of one `for` loop over values kept per thread, which runs four threads at a time
+/// (`fission/interleave.rs`). An element of `u32::MAX` makes some threads' sums overflow.
+#[kernel]
+fn dot_rows(m: &[u32], out: &mut [u32]) {
+    let t = shared_array![[u32; 8]; 8];
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let mut acc = 0u32;
+    t[ty][tx] = m[ty * 8 + tx];
+    sync_threads();
+    for j in 0..8 {
+        acc += t[ty][j] * t[j][tx];
+    }
+    sync_threads();
+    out[ty * 8 + tx] = acc;
+}
+
 /// Runs `f` with `EMU_VERBOSE` on and returns how many region runs of its last regions launch
 /// had their bounds proved from their indices' ranges.
 fn proved_runs(f: impl FnOnce()) -> usize {
@@ -1067,6 +1085,32 @@ fn a_tiled_product_has_its_bounds_proved_and_agrees() {
     }
     // Per block: both regions of each of the three tiles, and the last store.
     assert_eq!(proved_runs(|| drop(run())), 4 * (3 * 2 + 1));
+}
+
+#[test]
+fn interleaved_threads_agree_and_a_panicking_group_names_its_thread() {
+    for big in [false, true] {
+        let m: Vec<u32> = (0..64).map(|i| if big && i == 2 * 8 + 3 { u32::MAX } else { (i % 5) as u32 + 1 }).collect();
+        let run = || {
+            let dm = DeviceBuffer::from_slice(&m).unwrap();
+            let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+            let r = launch!(dot_rows<<<1, (8, 8)>>>(&dm, &mut o));
+            (o.to_vec().unwrap(), r)
+        };
+        let (out, r) = both_paths("regions", run);
+        if big && cfg!(debug_assertions) {
+            // In index order thread (3,0,0) is the first whose sum overflows.
+            let report = r.unwrap_err();
+            assert!(report.contains("overflow") && report.contains("thread (3,0,0)"), "{report}");
+        } else {
+            r.unwrap();
+            for (g, &o) in out.iter().enumerate() {
+                let (ty, tx) = (g / 8, g % 8);
+                let want = (0..8).fold(0u32, |a, j| a.wrapping_add(m[ty * 8 + j].wrapping_mul(m[j * 8 + tx])));
+                assert_eq!(o, want, "element {g}");
+            }
+        }
+    }
 }
 
 #[test]

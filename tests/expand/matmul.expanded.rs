@@ -859,35 +859,136 @@ impl matmul {
             {
                 __emu_rb.note_proved();
                 __emu_rb
-                    .each(|
-                        __emu_t: usize,
-                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                        let tx = __emu_ctx.thread_idx.x as usize;
-                        let ty = __emu_ctx.thread_idx.y as usize;
-                        let row = __emu_ctx.block_idx.y as usize * 16 + ty;
-                        #[allow(unused_mut)]
-                        let mut acc = __emu_lanes_acc.take(__emu_t);
-                        for j in 0..16 {
-                            acc
-                                += unsafe {
-                                    ::deviceemu::__private::load_row_in_bounds(
-                                        &ta,
-                                        ::deviceemu::__private::Index::to_index(ty),
-                                        ::deviceemu::__private::Index::to_index(j),
-                                    )
+                    .each_group::<
+                        4usize,
+                        _,
+                        _,
+                    >(
+                        |
+                            __emu_ts: &[usize; 4usize],
+                            __emu_ctxs: &[::deviceemu::__private::ThreadCtx; 4usize]|
+                        {
+                            let tx: [_; 4usize] = ::core::array::from_fn(|__emu_i| {
+                                __emu_ctxs[__emu_i].thread_idx.x as usize
+                            });
+                            let ty: [_; 4usize] = ::core::array::from_fn(|__emu_i| {
+                                __emu_ctxs[__emu_i].thread_idx.y as usize
+                            });
+                            let row: [_; 4usize] = ::core::array::from_fn(|__emu_i| {
+                                __emu_ctxs[__emu_i].block_idx.y as usize * 16 + ty[__emu_i]
+                            });
+                            #[allow(unused_mut)]
+                            let mut acc: [_; 4usize] = ::core::array::from_fn(|__emu_i| {
+                                __emu_lanes_acc.get(__emu_ts[__emu_i])
+                            });
+                            for j in 0..16 {
+                                {
+                                    let __emu_i: usize = 0usize;
+                                    acc[__emu_i]
+                                        += unsafe {
+                                            ::deviceemu::__private::load_row_in_bounds(
+                                                &ta,
+                                                ::deviceemu::__private::Index::to_index(ty[__emu_i]),
+                                                ::deviceemu::__private::Index::to_index(j),
+                                            )
+                                        }
+                                            * unsafe {
+                                                ::deviceemu::__private::load_row_in_bounds(
+                                                    &tb,
+                                                    ::deviceemu::__private::Index::to_index(j),
+                                                    ::deviceemu::__private::Index::to_index(tx[__emu_i]),
+                                                )
+                                            };
                                 }
-                                    * unsafe {
+                                {
+                                    let __emu_i: usize = 1usize;
+                                    acc[__emu_i]
+                                        += unsafe {
+                                            ::deviceemu::__private::load_row_in_bounds(
+                                                &ta,
+                                                ::deviceemu::__private::Index::to_index(ty[__emu_i]),
+                                                ::deviceemu::__private::Index::to_index(j),
+                                            )
+                                        }
+                                            * unsafe {
+                                                ::deviceemu::__private::load_row_in_bounds(
+                                                    &tb,
+                                                    ::deviceemu::__private::Index::to_index(j),
+                                                    ::deviceemu::__private::Index::to_index(tx[__emu_i]),
+                                                )
+                                            };
+                                }
+                                {
+                                    let __emu_i: usize = 2usize;
+                                    acc[__emu_i]
+                                        += unsafe {
+                                            ::deviceemu::__private::load_row_in_bounds(
+                                                &ta,
+                                                ::deviceemu::__private::Index::to_index(ty[__emu_i]),
+                                                ::deviceemu::__private::Index::to_index(j),
+                                            )
+                                        }
+                                            * unsafe {
+                                                ::deviceemu::__private::load_row_in_bounds(
+                                                    &tb,
+                                                    ::deviceemu::__private::Index::to_index(j),
+                                                    ::deviceemu::__private::Index::to_index(tx[__emu_i]),
+                                                )
+                                            };
+                                }
+                                {
+                                    let __emu_i: usize = 3usize;
+                                    acc[__emu_i]
+                                        += unsafe {
+                                            ::deviceemu::__private::load_row_in_bounds(
+                                                &ta,
+                                                ::deviceemu::__private::Index::to_index(ty[__emu_i]),
+                                                ::deviceemu::__private::Index::to_index(j),
+                                            )
+                                        }
+                                            * unsafe {
+                                                ::deviceemu::__private::load_row_in_bounds(
+                                                    &tb,
+                                                    ::deviceemu::__private::Index::to_index(j),
+                                                    ::deviceemu::__private::Index::to_index(tx[__emu_i]),
+                                                )
+                                            };
+                                }
+                            }
+                            for __emu_i in 0..4usize {
+                                __emu_lanes_acc.put(__emu_ts[__emu_i], acc[__emu_i]);
+                            }
+                        },
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let tx = __emu_ctx.thread_idx.x as usize;
+                            let ty = __emu_ctx.thread_idx.y as usize;
+                            let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                            #[allow(unused_mut)]
+                            let mut acc = __emu_lanes_acc.take(__emu_t);
+                            for j in 0..16 {
+                                acc
+                                    += unsafe {
                                         ::deviceemu::__private::load_row_in_bounds(
-                                            &tb,
+                                            &ta,
+                                            ::deviceemu::__private::Index::to_index(ty),
                                             ::deviceemu::__private::Index::to_index(j),
-                                            ::deviceemu::__private::Index::to_index(tx),
                                         )
-                                    };
-                        }
-                        __emu_lanes_acc.put(__emu_t, acc);
-                        ::core::option::Option::None
-                    });
+                                    }
+                                        * unsafe {
+                                            ::deviceemu::__private::load_row_in_bounds(
+                                                &tb,
+                                                ::deviceemu::__private::Index::to_index(j),
+                                                ::deviceemu::__private::Index::to_index(tx),
+                                            )
+                                        };
+                            }
+                            __emu_lanes_acc.put(__emu_t, acc);
+                            ::core::option::Option::None
+                        },
+                    );
             } else {
                 __emu_rb
                     .each(|

@@ -43,6 +43,7 @@
 //! run over the threads below `bound` (or `bound + 1`) only (`Regions::each_below`); the `if`
 //! stays in the code, so the hint is only an optimisation.
 
+mod interleave;
 mod ranges;
 mod uniform;
 mod vector;
@@ -1499,6 +1500,9 @@ impl Program {
             }
         }
         let mut saves = TokenStream::new();
+        // The same, for an interleaved form (`interleave.rs`); `None` when a value taken from
+        // a slot is not known to be `Copy`.
+        let mut io = Some(interleave::Interleave { recomputed: Vec::new(), taken: Vec::new(), saved: Vec::new() });
         // Whether every value saved is bound in this run: a vectorised chunk that runs again
         // lane by lane then stores the same values again (it restores none of them).
         let mut fresh_saves = true;
@@ -1508,6 +1512,9 @@ impl Program {
                 Lives::Recomputed if used && l.run != run => {
                     let s = &l.stmt;
                     restores.extend(quote!(#s));
+                    if let Some(io) = &mut io {
+                        io.recomputed.push((&l.ident, &l.init));
+                    }
                     if let Some(v) = &mut vector_restores {
                         v.extend(quote!(#s));
                     }
@@ -1519,10 +1526,20 @@ impl Program {
                         vector_restores = vector_restores
                             .filter(|_| self.copy_local(&l.name))
                             .map(|v| quote!(#v #[allow(unused_mut)] let mut #id = #lanes.get(#t);));
+                        io = io.filter(|_| self.copy_local(&l.name));
+                        if let Some(io) = &mut io {
+                            io.taken.push((id, lanes.clone()));
+                        }
+                    } else {
+                        // Bound in this run: not a form the interleaved region takes.
+                        io = None;
                     }
                     if self.read_after(&l.name, run) {
                         saves.extend(quote!(#lanes.put(#t, #id);));
                         fresh_saves &= l.run == run;
+                        if let Some(io) = &mut io {
+                            io.saved.push((id, lanes.clone()));
+                        }
                     }
                 }
                 _ => {}
@@ -1573,9 +1590,14 @@ impl Program {
         if !hoisted_here && !self.lane_loop {
             if let Some((proof, proved)) = self.range_region(thread) {
                 let fast = thread_fn(&thread_code(&proved), &saves);
-                let run = match &narrowed {
-                    Some((_, bound)) => quote!(#rb.each_below(#bound, #fast);),
-                    None => quote!(#rb.each(#fast);),
+                let grouped = match (&narrowed, &io) {
+                    (None, Some(io)) => self.interleaved(&proved, io, &fast, rb),
+                    _ => None,
+                };
+                let run = match (&narrowed, grouped) {
+                    (_, Some(group)) => group,
+                    (Some((_, bound)), None) => quote!(#rb.each_below(#bound, #fast);),
+                    (None, None) => quote!(#rb.each(#fast);),
                 };
                 call = quote! {
                     if !#checked && #proof {

@@ -438,6 +438,45 @@ impl<'r> Regions<'r> {
         self.each_span(0, bound, f)
     }
 
+    /// Runs a region `K` threads at a time, in running order: `group(ts, ctxs)` for each full
+    /// group of live threads, `scalar` for the ones left over (`fission/interleave.rs`, for a
+    /// region whose threads only read memory nobody writes in it, and whose group has no
+    /// effect before its end). A group that panics runs again one thread at a time through
+    /// `scalar`, so that the report names the thread.
+    #[inline(always)]
+    pub fn each_group<const K: usize, G, S>(&mut self, mut group: G, mut scalar: S)
+    where
+        G: FnMut(&[usize; K], &[ThreadCtx; K]),
+        S: FnMut(usize, ThreadCtx) -> Option<Exit>,
+    {
+        let live = if self.dense { self.n } else { self.order.len() };
+        let at = |r: &Self, k: usize| if r.dense { k } else { r.order[k] as usize };
+        let mut k0 = 0;
+        while k0 + K <= live {
+            let ts: [usize; K] = std::array::from_fn(|i| at(self, k0 + i));
+            let ctxs: [ThreadCtx; K] = std::array::from_fn(|i| self.thread_ctx(ts[i]));
+            self.block.regions_set_current(ts[0] as u32);
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| group(&ts, &ctxs)));
+            if ran.is_err() {
+                // What the hook recorded for the group; the thread's own panic records it again.
+                let _ = crate::host::sched::panics::take();
+                for (&t, &c) in ts.iter().zip(&ctxs) {
+                    self.block.regions_set_current(t as u32);
+                    let _ = scalar(t, c);
+                }
+            }
+            k0 += K;
+        }
+        for k in k0..live {
+            let t = at(self, k);
+            self.block.regions_set_current(t as u32);
+            let _ = scalar(t, self.thread_ctx(t));
+        }
+        if live > 0 {
+            self.block.regions_set_current(at(self, live - 1) as u32);
+        }
+    }
+
     /// Runs the one thread `t` (if the block has it) in a region of its own: a vectorised
     /// region's `if tid == c { .. }` statement after its lanes (`fission/vector.rs`). Only in
     /// index order ([`Regions::in_index_order`]).
