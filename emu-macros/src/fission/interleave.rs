@@ -145,7 +145,6 @@ impl Program {
         let mut lanes = Lanes { names: &names, ctx: &ctx };
         let i = lane_index();
         let k = GROUP;
-        let r = super::rt();
         // Each per-thread value, in binding order.
         let mut inits = TokenStream::new();
         for (n, e) in io.recomputed.iter().map(|(n, e)| ((*n).clone(), (*e).clone())).chain(own) {
@@ -164,7 +163,6 @@ impl Program {
         // index a constant (the compiler keeps the group's values in registers).
         let unrolled = (0..k).map(|lane| quote!({ let #i: usize = #lane; #(#stmts)* }));
         let saves = io.saved.iter().map(|(n, slots)| quote!(#slots.put(__emu_ts[#i], #n[#i]);));
-        let _ = &r;
         Some(quote! {
             #rb.each_group::<#k, _, _>(
                 |__emu_ts: &[usize; #k], __emu_ctxs: &[::deviceemu::__private::ThreadCtx; #k]| {

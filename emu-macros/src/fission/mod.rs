@@ -1190,6 +1190,31 @@ impl Program {
 }
 
 /// The name a statement-level `let` binds.
+/// The names bound inside a syntax node: every `PatIdent` (`let`s, closures' parameters, other
+/// patterns).
+struct Bound(HashSet<String>);
+
+impl<'ast> Visit<'ast> for Bound {
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        self.0.insert(p.ident.to_string());
+        syn::visit::visit_pat_ident(self, p);
+    }
+}
+
+/// The names statement `s` binds itself (its `let`s, closures' and patterns' names).
+fn bound_in(s: &Stmt) -> HashSet<String> {
+    let mut b = Bound(HashSet::new());
+    b.visit_stmt(s);
+    b.0
+}
+
+/// The names a pattern binds.
+fn pat_names(p: &Pat) -> HashSet<String> {
+    let mut b = Bound(HashSet::new());
+    b.visit_pat(p);
+    b.0
+}
+
 fn local_name(p: &Pat) -> Option<String> {
     match p {
         Pat::Ident(pi) => Some(pi.ident.to_string()),

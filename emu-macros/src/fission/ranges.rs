@@ -27,7 +27,7 @@ use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, Pat, Stmt};
 
 use super::uniform::idents_of;
-use super::{path_name, private_call, rt, strip_parens, Lives, Program};
+use super::{pat_names, path_name, private_call, rt, strip_parens, Lives, Program};
 
 /// The smallest and largest value of a term, each an `Option<T>` expression (`None`: the
 /// range is empty, or it overflowed).
@@ -223,7 +223,7 @@ impl Ranges<'_> {
         }
         let Pat::Ident(p) = &l.pat else {
             // Names a pattern binds shadow the ranges of the names they reuse.
-            for n in idents_of_pat(&l.pat) {
+            for n in pat_names(&l.pat) {
                 self.env.remove(&n);
                 self.view_alias.remove(&n);
             }
@@ -266,20 +266,6 @@ fn panic_free(e: &Expr) -> bool {
     }
 }
 
-/// The names a pattern binds.
-fn idents_of_pat(p: &Pat) -> HashSet<String> {
-    struct N(HashSet<String>);
-    impl<'ast> syn::visit::Visit<'ast> for N {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.0.insert(p.ident.to_string());
-            syn::visit::visit_pat_ident(self, p);
-        }
-    }
-    let mut n = N(HashSet::new());
-    syn::visit::visit_pat(&mut n, p);
-    n.0
-}
-
 impl VisitMut for Ranges<'_> {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         if !self.ok {
@@ -290,7 +276,7 @@ impl VisitMut for Ranges<'_> {
             Expr::Closure(_) | Expr::Macro(_) => {}
             Expr::ForLoop(f) => {
                 self.visit_expr_mut(&mut f.expr);
-                let names = idents_of_pat(&f.pat);
+                let names = pat_names(&f.pat);
                 let saved: Vec<(String, Option<Range>, Option<Ident>)> =
                     names.iter().map(|n| (n.clone(), self.env.remove(n), self.view_alias.remove(n))).collect();
                 // `for j in a..b`, `a` and `b` uniform: `j` from `a` to `b - 1`.
@@ -357,10 +343,11 @@ impl Program {
         let ctx = self.ctx.to_string();
         let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
         let names = self.names(&self.uniform, &locals, &ctx);
-        let varying: HashSet<String> =
+        let mut varying: HashSet<String> =
             self.locals.iter().filter(|l| self.lives.get(&l.name) != Some(&Lives::Uniform)).map(|l| l.name.clone()).collect();
         // Loop variables inside the region vary too.
-        let uniform = |e: &Expr| idents_of(e).is_disjoint(&varying) && names.uniform(e) && !has_loop_var(e, thread);
+        varying.extend(loop_vars(thread));
+        let uniform = |e: &Expr| idents_of(e).is_disjoint(&varying) && names.uniform(e);
         let mut views = self.buffers.clone();
         for l in &self.locals {
             let init = &l.init;
@@ -389,12 +376,12 @@ impl Program {
     }
 }
 
-/// Whether `e` names a variable of a `for` loop inside `stmts` (which varies in the loop).
-fn has_loop_var(e: &Expr, stmts: &[Stmt]) -> bool {
+/// The variables of the `for` loops inside `stmts` (which vary in the loop).
+fn loop_vars(stmts: &[Stmt]) -> HashSet<String> {
     struct L(HashSet<String>);
     impl<'ast> syn::visit::Visit<'ast> for L {
         fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
-            self.0.extend(idents_of_pat(&f.pat));
+            self.0.extend(pat_names(&f.pat));
             syn::visit::visit_expr_for_loop(self, f);
         }
     }
@@ -402,5 +389,5 @@ fn has_loop_var(e: &Expr, stmts: &[Stmt]) -> bool {
     for s in stmts {
         syn::visit::visit_stmt(&mut l, s);
     }
-    !idents_of(e).is_disjoint(&l.0)
+    l.0
 }

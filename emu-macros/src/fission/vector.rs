@@ -32,7 +32,7 @@ use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, Pat, Stmt};
 
 use super::uniform::{idents_of, is_assign, Names};
-use super::{is_thread_x, lane_k, lanes_below, path_name, private_call, rt, strip_parens, thread_code, Gen, Lives, Program, FLOAT_METHODS};
+use super::{bound_in, is_thread_x, lane_k, lanes_below, path_name, private_call, rt, strip_parens, thread_code, Gen, Lives, Program, FLOAT_METHODS};
 
 /// The index of an access relative to the lane's `thread_idx().x`.
 #[derive(Clone)]
@@ -323,12 +323,16 @@ impl Rewrite<'_> {
 }
 
 impl Rewrite<'_> {
+    /// Whether `e` is the lane's own thread index (`tid`, of the form `v[tid]` indexes by).
+    fn is_lane(&self, e: &Expr) -> bool {
+        matches!(self.form(e), Some(Form::Offset(None))) && !(self.uniform)(e)
+    }
+
     /// The smallest lane a condition `tid >= u` or `tid > u` (`tid` the lane's own index,
     /// `u` uniform) lets in, as a `usize` expression.
     fn lane_guard(&self, cond: &Expr) -> Option<TokenStream> {
         let Expr::Binary(b) = strip_parens(cond) else { return None };
-        let lane = matches!(self.form(&b.left), Some(Form::Offset(None))) && !(self.uniform)(&b.left);
-        if !lane || !(self.uniform)(&b.right) {
+        if !self.is_lane(&b.left) || !(self.uniform)(&b.right) {
             return None;
         }
         let (r, u) = (rt(), &b.right);
@@ -342,8 +346,7 @@ impl Rewrite<'_> {
     /// The `w` of an index `tid - w` (`tid` the lane's own index, `w` uniform).
     fn gather(&self, index: &Expr) -> Option<Expr> {
         let Expr::Binary(b) = strip_parens(index) else { return None };
-        let lane = matches!(self.form(&b.left), Some(Form::Offset(None))) && !(self.uniform)(&b.left);
-        (matches!(b.op, syn::BinOp::Sub(_)) && lane && (self.uniform)(&b.right)).then(|| (*b.right).clone())
+        (matches!(b.op, syn::BinOp::Sub(_)) && self.is_lane(&b.left) && (self.uniform)(&b.right)).then(|| (*b.right).clone())
     }
 
     /// The `c` of a statement `if tid == c { .. }` (or `c == tid`), `tid` the thread's x index
@@ -357,27 +360,13 @@ impl Rewrite<'_> {
         if !matches!(b.op, syn::BinOp::Eq(_)) {
             return None;
         }
-        let lane = |e: &Expr| matches!(self.form(e), Some(Form::Offset(None))) && !(self.uniform)(e);
+        let lane = |e: &Expr| self.is_lane(e);
         match (lane(&b.left), lane(&b.right)) {
             (true, false) if (self.uniform)(&b.right) => Some((*b.right).clone()),
             (false, true) if (self.uniform)(&b.left) => Some((*b.left).clone()),
             _ => None,
         }
     }
-}
-
-/// The names `s` binds itself (its `let`s, closures' and patterns' names).
-fn bound_in(s: &Stmt) -> HashSet<String> {
-    struct B(HashSet<String>);
-    impl<'ast> syn::visit::Visit<'ast> for B {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.0.insert(p.ident.to_string());
-            syn::visit::visit_pat_ident(self, p);
-        }
-    }
-    let mut b = B(HashSet::new());
-    syn::visit::Visit::visit_stmt(&mut b, s);
-    b.0
 }
 
 /// The accesses `__private::load(_, &v, i)` and `store(_, &v, i, x)` in `s`: each view, index
