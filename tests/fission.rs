@@ -1054,6 +1054,90 @@ fn dot_rows(m: &[u32], out: &mut [u32]) {
     out[ty * 8 + tx] = acc;
 }
 
+/// Each thread of a 12x4 block adds its input to the cell its predecessor in index order
+/// wrote in the same region, and writes the next cell: a race on a GPU, but on the emulator
+/// threads run in index order on both paths, so the cells hold prefix sums only if the
+/// straight-line region runs its threads in turn (`fission/sequence.rs`), eight at a time
+/// with four left over per row. A huge input makes one thread's sum overflow.
+#[kernel]
+fn chained_cells(input: &[u32], out: &mut [u32]) {
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let g = ty * 12 + tx;
+    let p = out[g];
+    out[g + 1] = p + input[g];
+    sync_threads();
+}
+
+#[test]
+fn a_region_in_turn_runs_its_threads_in_order_and_names_the_one_that_panics() {
+    for big in [false, true] {
+        let input: Vec<u32> = (0..48).map(|i| if big && i == 12 + 5 { u32::MAX } else { i as u32 + 1 }).collect();
+        let run = || {
+            let di = DeviceBuffer::from_slice(&input).unwrap();
+            let mut o = DeviceBuffer::<u32>::zeroed(49).unwrap();
+            let r = launch!(chained_cells<<<1, (12, 4)>>>(&di, &mut o));
+            (o.to_vec().unwrap(), r)
+        };
+        let (out, r) = both_paths("regions", run);
+        if big && cfg!(debug_assertions) {
+            // Thread (5,1,0), lane 5 of its row's first group, is the first whose sum overflows.
+            let report = r.unwrap_err();
+            assert!(report.contains("overflow") && report.contains("thread (5,1,0)"), "{report}");
+            // The threads before it in index order wrote their cells.
+            assert_eq!(out[17], (1..=17).sum::<u32>());
+        } else {
+            r.unwrap();
+            let mut want = 0u32;
+            for (k, &o) in out.iter().enumerate() {
+                assert_eq!(o, want, "cell {k}");
+                want = want.wrapping_add(input.get(k).copied().unwrap_or(0));
+            }
+        }
+    }
+    assert_eq!(proved_runs(|| {
+        let di = DeviceBuffer::from_slice(&[1u32; 48]).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(49).unwrap();
+        launch!(chained_cells<<<1, (12, 4)>>>(&di, &mut o)).unwrap();
+    }), 1);
+}
+
+/// Each thread's sum over a shared 12x4 tile's column, weighted by its own row: an
+/// interleaved region (eight threads at a time, four left over per row) reading its tile
+/// from a copy taken when the region starts.
+#[kernel]
+fn weighted_columns(m: &[u32], out: &mut [u32]) {
+    let t = shared_array![[u32; 12]; 4];
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let mut acc = 0u32;
+    t[ty][tx] = m[ty * 12 + tx];
+    sync_threads();
+    for j in 0..4 {
+        acc += t[j][tx] * (t[ty][j] + 1);
+    }
+    sync_threads();
+    out[ty * 12 + tx] = acc;
+}
+
+#[test]
+fn interleaved_groups_of_a_row_and_its_leftover_threads_agree() {
+    let m: Vec<u32> = (0..48).map(|i| (i * 7 % 11) as u32).collect();
+    let run = || {
+        let dm = DeviceBuffer::from_slice(&m).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(48).unwrap();
+        let r = launch!(weighted_columns<<<1, (12, 4)>>>(&dm, &mut o));
+        (o.to_vec().unwrap(), r)
+    };
+    let (out, r) = both_paths("regions", run);
+    r.unwrap();
+    for (g, &o) in out.iter().enumerate() {
+        let (ty, tx) = (g / 12, g % 12);
+        let want: u32 = (0..4).map(|j| m[j * 12 + tx] * (m[ty * 12 + j] + 1)).sum();
+        assert_eq!(o, want, "element {g}");
+    }
+}
+
 /// Runs `f` with `EMU_VERBOSE` on and returns how many region runs of its last regions launch
 /// had their bounds proved from their indices' ranges.
 fn proved_runs(f: impl FnOnce()) -> usize {

@@ -18,7 +18,7 @@ pub use crate::host::{
     sched::devrt::{device_launch, DeviceArg, DeviceArgMut, DeviceStream},
     config::Checks,
     mem::shared_mem::SharedSite,
-    sched::regions::{announce_general, last_path, last_proved, last_vectorised, launch_lanes, launch_regions, launch_regions_warps, Exchange, LaneCursor, Lanes, Regions},
+    sched::regions::{announce_general, last_path, last_proved, last_vectorised, launch_lanes, launch_regions, launch_regions_warps, Exchange, LaneCursor, Lanes, Regions, Turn},
 
 };
 #[cfg(not(target_arch = "nvptx64"))]
@@ -355,6 +355,86 @@ pub unsafe fn lane_store<T: DeviceCopy, K: Writable, const C: usize>(v: &View<T,
     // SAFETY: as in `lane_load`; `K: Writable` views point into writable memory; the elements
     // read are initialised (the caller's contract).
     unsafe { crate::host::mem::memory::copy_to_device(v.raw_ptr().add(start), b.ptr(), m) };
+}
+
+/// A private copy of a shared array, taken when an interleaved region starts
+/// (`fission/interleave.rs`): a region that only reads the array reads the copy, with plain
+/// loads the compiler may merge and vectorise, instead of relaxed loads of the array.
+///
+/// The copy reads what the region would: nobody writes the array while the region runs. The
+/// region writes no memory, the block's other threads run only in the region itself, and no
+/// other block reaches this block's shared memory except a cluster peer, which runs on the
+/// same host thread and only when this block waits (the region does not).
+#[cfg(not(target_arch = "nvptx64"))]
+pub struct Snapshot<T> {
+    vals: Vec<T>,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T> core::fmt::Debug for Snapshot<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Snapshot").field("len", &self.vals.len()).finish()
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T: DeviceCopy> Snapshot<T> {
+    /// A copy of `v`'s elements; empty when `v` is misaligned (a checked access reports such
+    /// a view; the region's proof, which checks alignment, never takes a copy of one).
+    #[inline(always)]
+    pub fn of<K: ViewKind>(v: &View<T, K>) -> Self {
+        let n = if v.is_aligned() { v.len() } else { 0 };
+        let mut vals = Vec::with_capacity(n);
+        // SAFETY: the view's pointer is valid for `len` elements while it is in use, aligned
+        // (checked above), and written concurrently only by relaxed accesses, copies and
+        // atomics (the invariant of device memory); `vals` has room for `n` elements and is
+        // a different allocation. `copy_from_device` initialises all `n`, so `set_len` is
+        // sound.
+        unsafe {
+            crate::host::mem::memory::copy_from_device(v.raw_ptr(), vals.as_mut_ptr(), n);
+            vals.set_len(n);
+        }
+        Snapshot { vals }
+    }
+
+    /// How many elements the copy holds.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.vals.len()
+    }
+
+    /// Whether the copy is empty.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.vals.is_empty()
+    }
+
+    /// Element `i` of the copy.
+    ///
+    /// # Safety
+    ///
+    /// `i < self.len()`.
+    #[inline(always)]
+    pub unsafe fn load(&self, i: usize) -> T {
+        debug_assert!(i < self.vals.len());
+        // SAFETY: `i < len` (the caller's contract).
+        unsafe { *self.vals.get_unchecked(i) }
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T: DeviceCopy, const N: usize> Snapshot<[T; N]> {
+    /// Element `c` of row `r` of the copy.
+    ///
+    /// # Safety
+    ///
+    /// `r < self.len()` and `c < N`.
+    #[inline(always)]
+    pub unsafe fn load_row(&self, r: usize, c: usize) -> T {
+        debug_assert!(r < self.vals.len() && c < N);
+        // SAFETY: `r < len` and `c < N` (the caller's contract).
+        unsafe { *self.vals.get_unchecked(r).get_unchecked(c) }
+    }
 }
 
 /// Thread `t` of a region kernel hands `v` to a lowered warp shuffle (`fission`).

@@ -696,52 +696,116 @@ impl matmul {
             {
                 __emu_rb.note_proved();
                 __emu_rb
-                    .each(|
-                        __emu_t: usize,
-                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                        let tx = __emu_ctx.thread_idx.x as usize;
-                        let ty = __emu_ctx.thread_idx.y as usize;
-                        let row = __emu_ctx.block_idx.y as usize * 16 + ty;
-                        let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                    .each_in_turn::<
+                        8usize,
+                        _,
+                        _,
+                    >(
+                        |
+                            __emu_ts: &[usize; 8usize],
+                            __emu_ctxs: &[::deviceemu::__private::ThreadCtx; 8usize],
+                            __emu_turn: &::deviceemu::__private::Turn<'_>|
                         {
-                            let __emu_value = unsafe {
-                                ::deviceemu::__private::load_in_bounds(
-                                    &a,
-                                    ::deviceemu::__private::Index::to_index(
-                                        row * kk + t * 16 + tx,
-                                    ),
-                                )
-                            };
-                            unsafe {
-                                ::deviceemu::__private::store_row_in_bounds(
-                                    &ta,
-                                    ::deviceemu::__private::Index::to_index(ty),
-                                    ::deviceemu::__private::Index::to_index(tx),
-                                    __emu_value,
-                                )
+                            let a = a;
+                            let b = b;
+                            let kk = kk;
+                            let nn = nn;
+                            let ta = ta;
+                            let tb = tb;
+                            for __emu_lane in 0..8usize {
+                                let __emu_t: usize = __emu_ts[__emu_lane];
+                                #[allow(unused_variables)]
+                                let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[__emu_lane];
+                                __emu_turn.enter(__emu_t);
+                                let tx = __emu_ctx.thread_idx.x as usize;
+                                let ty = __emu_ctx.thread_idx.y as usize;
+                                let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                                {
+                                    let __emu_value = unsafe {
+                                        ::deviceemu::__private::load_in_bounds(
+                                            &a,
+                                            ::deviceemu::__private::Index::to_index(
+                                                row * kk + t * 16 + tx,
+                                            ),
+                                        )
+                                    };
+                                    unsafe {
+                                        ::deviceemu::__private::store_row_in_bounds(
+                                            &ta,
+                                            ::deviceemu::__private::Index::to_index(ty),
+                                            ::deviceemu::__private::Index::to_index(tx),
+                                            __emu_value,
+                                        )
+                                    }
+                                };
+                                {
+                                    let __emu_value = unsafe {
+                                        ::deviceemu::__private::load_in_bounds(
+                                            &b,
+                                            ::deviceemu::__private::Index::to_index(
+                                                (t * 16 + ty) * nn + col,
+                                            ),
+                                        )
+                                    };
+                                    unsafe {
+                                        ::deviceemu::__private::store_row_in_bounds(
+                                            &tb,
+                                            ::deviceemu::__private::Index::to_index(ty),
+                                            ::deviceemu::__private::Index::to_index(tx),
+                                            __emu_value,
+                                        )
+                                    }
+                                };
                             }
-                        };
-                        {
-                            let __emu_value = unsafe {
-                                ::deviceemu::__private::load_in_bounds(
-                                    &b,
-                                    ::deviceemu::__private::Index::to_index(
-                                        (t * 16 + ty) * nn + col,
-                                    ),
-                                )
+                        },
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let tx = __emu_ctx.thread_idx.x as usize;
+                            let ty = __emu_ctx.thread_idx.y as usize;
+                            let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                            let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                            {
+                                let __emu_value = unsafe {
+                                    ::deviceemu::__private::load_in_bounds(
+                                        &a,
+                                        ::deviceemu::__private::Index::to_index(
+                                            row * kk + t * 16 + tx,
+                                        ),
+                                    )
+                                };
+                                unsafe {
+                                    ::deviceemu::__private::store_row_in_bounds(
+                                        &ta,
+                                        ::deviceemu::__private::Index::to_index(ty),
+                                        ::deviceemu::__private::Index::to_index(tx),
+                                        __emu_value,
+                                    )
+                                }
                             };
-                            unsafe {
-                                ::deviceemu::__private::store_row_in_bounds(
-                                    &tb,
-                                    ::deviceemu::__private::Index::to_index(ty),
-                                    ::deviceemu::__private::Index::to_index(tx),
-                                    __emu_value,
-                                )
-                            }
-                        };
-                        ::core::option::Option::None
-                    });
+                            {
+                                let __emu_value = unsafe {
+                                    ::deviceemu::__private::load_in_bounds(
+                                        &b,
+                                        ::deviceemu::__private::Index::to_index(
+                                            (t * 16 + ty) * nn + col,
+                                        ),
+                                    )
+                                };
+                                unsafe {
+                                    ::deviceemu::__private::store_row_in_bounds(
+                                        &tb,
+                                        ::deviceemu::__private::Index::to_index(ty),
+                                        ::deviceemu::__private::Index::to_index(tx),
+                                        __emu_value,
+                                    )
+                                }
+                            };
+                            ::core::option::Option::None
+                        },
+                    );
             } else {
                 __emu_rb
                     .each(|
@@ -858,104 +922,51 @@ impl matmul {
                     })
             {
                 __emu_rb.note_proved();
+                let __emu_snap_ta = ::deviceemu::__private::Snapshot::of(&ta);
+                let __emu_snap_tb = ::deviceemu::__private::Snapshot::of(&tb);
                 __emu_rb
                     .each_group::<
-                        4usize,
+                        8usize,
                         _,
                         _,
                     >(
                         |
-                            __emu_ts: &[usize; 4usize],
-                            __emu_ctxs: &[::deviceemu::__private::ThreadCtx; 4usize]|
+                            __emu_ts: &[usize; 8usize],
+                            __emu_ctxs: &[::deviceemu::__private::ThreadCtx; 8usize]|
                         {
-                            let tx: [_; 4usize] = ::core::array::from_fn(|__emu_i| {
-                                __emu_ctxs[__emu_i].thread_idx.x as usize
-                            });
-                            let ty: [_; 4usize] = ::core::array::from_fn(|__emu_i| {
-                                __emu_ctxs[__emu_i].thread_idx.y as usize
-                            });
-                            let row: [_; 4usize] = ::core::array::from_fn(|__emu_i| {
-                                __emu_ctxs[__emu_i].block_idx.y as usize * 16 + ty[__emu_i]
-                            });
+                            let tx: [_; 8usize] = ::core::array::from_fn(|
+                                __emu_i: usize|
+                            __emu_ctxs[__emu_i].thread_idx.x as usize);
+                            let ty: [_; 8usize] = ::core::array::from_fn(|
+                                __emu_i: usize|
+                            __emu_ctxs[__emu_i].thread_idx.y as usize);
+                            let row: [_; 8usize] = ::core::array::from_fn(|
+                                __emu_i: usize|
+                            __emu_ctxs[__emu_i].block_idx.y as usize * 16 + ty[__emu_i]);
                             #[allow(unused_mut)]
-                            let mut acc: [_; 4usize] = ::core::array::from_fn(|__emu_i| {
-                                __emu_lanes_acc.get(__emu_ts[__emu_i])
-                            });
+                            let mut acc: [_; 8usize] = ::core::array::from_fn(|
+                                __emu_i: usize|
+                            __emu_lanes_acc.get(__emu_ts[__emu_i]));
                             for j in 0..16 {
-                                {
-                                    let __emu_i: usize = 0usize;
+                                for __emu_i in 0..8usize {
                                     acc[__emu_i]
                                         += unsafe {
-                                            ::deviceemu::__private::load_row_in_bounds(
-                                                &ta,
-                                                ::deviceemu::__private::Index::to_index(ty[__emu_i]),
-                                                ::deviceemu::__private::Index::to_index(j),
-                                            )
+                                            __emu_snap_ta
+                                                .load_row(
+                                                    ::deviceemu::__private::Index::to_index(ty[__emu_i]),
+                                                    ::deviceemu::__private::Index::to_index(j),
+                                                )
                                         }
                                             * unsafe {
-                                                ::deviceemu::__private::load_row_in_bounds(
-                                                    &tb,
-                                                    ::deviceemu::__private::Index::to_index(j),
-                                                    ::deviceemu::__private::Index::to_index(tx[__emu_i]),
-                                                )
-                                            };
-                                }
-                                {
-                                    let __emu_i: usize = 1usize;
-                                    acc[__emu_i]
-                                        += unsafe {
-                                            ::deviceemu::__private::load_row_in_bounds(
-                                                &ta,
-                                                ::deviceemu::__private::Index::to_index(ty[__emu_i]),
-                                                ::deviceemu::__private::Index::to_index(j),
-                                            )
-                                        }
-                                            * unsafe {
-                                                ::deviceemu::__private::load_row_in_bounds(
-                                                    &tb,
-                                                    ::deviceemu::__private::Index::to_index(j),
-                                                    ::deviceemu::__private::Index::to_index(tx[__emu_i]),
-                                                )
-                                            };
-                                }
-                                {
-                                    let __emu_i: usize = 2usize;
-                                    acc[__emu_i]
-                                        += unsafe {
-                                            ::deviceemu::__private::load_row_in_bounds(
-                                                &ta,
-                                                ::deviceemu::__private::Index::to_index(ty[__emu_i]),
-                                                ::deviceemu::__private::Index::to_index(j),
-                                            )
-                                        }
-                                            * unsafe {
-                                                ::deviceemu::__private::load_row_in_bounds(
-                                                    &tb,
-                                                    ::deviceemu::__private::Index::to_index(j),
-                                                    ::deviceemu::__private::Index::to_index(tx[__emu_i]),
-                                                )
-                                            };
-                                }
-                                {
-                                    let __emu_i: usize = 3usize;
-                                    acc[__emu_i]
-                                        += unsafe {
-                                            ::deviceemu::__private::load_row_in_bounds(
-                                                &ta,
-                                                ::deviceemu::__private::Index::to_index(ty[__emu_i]),
-                                                ::deviceemu::__private::Index::to_index(j),
-                                            )
-                                        }
-                                            * unsafe {
-                                                ::deviceemu::__private::load_row_in_bounds(
-                                                    &tb,
-                                                    ::deviceemu::__private::Index::to_index(j),
-                                                    ::deviceemu::__private::Index::to_index(tx[__emu_i]),
-                                                )
+                                                __emu_snap_tb
+                                                    .load_row(
+                                                        ::deviceemu::__private::Index::to_index(j),
+                                                        ::deviceemu::__private::Index::to_index(tx[__emu_i]),
+                                                    )
                                             };
                                 }
                             }
-                            for __emu_i in 0..4usize {
+                            for __emu_i in 0..8usize {
                                 __emu_lanes_acc.put(__emu_ts[__emu_i], acc[__emu_i]);
                             }
                         },
@@ -1087,28 +1098,64 @@ impl matmul {
         {
             __emu_rb.note_proved();
             __emu_rb
-                .each(|
-                    __emu_t: usize,
-                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                    let tx = __emu_ctx.thread_idx.x as usize;
-                    let ty = __emu_ctx.thread_idx.y as usize;
-                    let row = __emu_ctx.block_idx.y as usize * 16 + ty;
-                    let col = __emu_ctx.block_idx.x as usize * 16 + tx;
-                    #[allow(unused_mut)]
-                    let mut acc = __emu_lanes_acc.take(__emu_t);
+                .each_in_turn::<
+                    8usize,
+                    _,
+                    _,
+                >(
+                    |
+                        __emu_ts: &[usize; 8usize],
+                        __emu_ctxs: &[::deviceemu::__private::ThreadCtx; 8usize],
+                        __emu_turn: &::deviceemu::__private::Turn<'_>|
                     {
-                        let __emu_value = acc;
-                        unsafe {
-                            ::deviceemu::__private::store_in_bounds(
-                                &c,
-                                ::deviceemu::__private::Index::to_index(row * nn + col),
-                                __emu_value,
-                            )
+                        let c = c;
+                        let nn = nn;
+                        for __emu_lane in 0..8usize {
+                            let __emu_t: usize = __emu_ts[__emu_lane];
+                            #[allow(unused_variables)]
+                            let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[__emu_lane];
+                            __emu_turn.enter(__emu_t);
+                            let tx = __emu_ctx.thread_idx.x as usize;
+                            let ty = __emu_ctx.thread_idx.y as usize;
+                            let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                            let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                            #[allow(unused_mut)]
+                            let mut acc = __emu_lanes_acc.take(__emu_t);
+                            {
+                                let __emu_value = acc;
+                                unsafe {
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &c,
+                                        ::deviceemu::__private::Index::to_index(row * nn + col),
+                                        __emu_value,
+                                    )
+                                }
+                            };
                         }
-                    };
-                    ::core::option::Option::None
-                });
+                    },
+                    |
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let tx = __emu_ctx.thread_idx.x as usize;
+                        let ty = __emu_ctx.thread_idx.y as usize;
+                        let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                        let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                        #[allow(unused_mut)]
+                        let mut acc = __emu_lanes_acc.take(__emu_t);
+                        {
+                            let __emu_value = acc;
+                            unsafe {
+                                ::deviceemu::__private::store_in_bounds(
+                                    &c,
+                                    ::deviceemu::__private::Index::to_index(row * nn + col),
+                                    __emu_value,
+                                )
+                            }
+                        };
+                        ::core::option::Option::None
+                    },
+                );
         } else {
             __emu_rb
                 .each(|

@@ -10,6 +10,14 @@
 //! their per-thread slots, and the values kept in slots are put back only at the group's end,
 //! so a group that panics (an integer overflow in a debug build) has had no effect: it runs
 //! again one thread at a time (`Regions::each_group`), and the report names the thread.
+//!
+//! The threads of a group are consecutive threads of one row of the block (`x0 + i`, the same
+//! `y` and `z`; a row's threads past its last full group run alone), so the compiler sees
+//! what they share and what they index consecutively. Loads of shared arrays read a copy of
+//! the array taken when the region starts (`__private::Snapshot`): nobody writes the array
+//! while the region runs, so the copy holds what the array does, and plain loads of it can be
+//! merged across the group (the row `ta[ty][j]` its threads share) and vectorised (the
+//! consecutive `tb[j][tx]`), where relaxed loads of the array cannot.
 
 use std::collections::HashSet;
 
@@ -21,7 +29,7 @@ use syn::{Expr, Ident, Pat, Stmt};
 use super::{path_name, private_call, Program, FLOAT_METHODS};
 
 /// Threads per group.
-pub(super) const GROUP: usize = 4;
+pub(super) const GROUP: usize = 8;
 
 /// The per-thread locals of an interleaved region, and what it restores and saves.
 pub(super) struct Interleave<'a> {
@@ -61,18 +69,59 @@ impl VisitMut for Lanes<'_> {
     }
 }
 
+/// Rewrites each proved load of a shared array (`load_in_bounds(&v, i)`,
+/// `load_row_in_bounds(&v, r, c)`) into a load of the array's copy (`__private::Snapshot`),
+/// collecting the arrays copied.
+struct Snapshots<'a> {
+    /// The block's shared arrays.
+    arrays: HashSet<String>,
+    /// Names the region binds: a shared array's name rebound there is not copied.
+    bound: &'a HashSet<String>,
+    /// Each array copied and its copy's name.
+    taken: Vec<(Ident, Ident)>,
+}
+
+impl VisitMut for Snapshots<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        syn::visit_mut::visit_expr_mut(self, e);
+        let Expr::Unsafe(u) = e else { return };
+        let [Stmt::Expr(Expr::Call(c), None)] = u.block.stmts.as_slice() else { return };
+        let method = match private_call(c).as_deref() {
+            Some("load_in_bounds") => "load",
+            Some("load_row_in_bounds") => "load_row",
+            _ => return,
+        };
+        let Some(Expr::Reference(r)) = c.args.first() else { return };
+        let Some(view) = path_name(&r.expr) else { return };
+        if !self.arrays.contains(&view) || self.bound.contains(&view) {
+            return;
+        }
+        let snap = Ident::new(&format!("__emu_snap_{view}"), Span::mixed_site());
+        if !self.taken.iter().any(|(_, s)| *s == snap) {
+            self.taken.push((Ident::new(&view, Span::call_site()), snap.clone()));
+        }
+        let method = Ident::new(method, Span::call_site());
+        let args = c.args.iter().skip(1);
+        // SAFETY (of the code made): the copy has the array's length (the region's proof
+        // checked the array aligned), and the proof put the indices in the array's bounds.
+        *e = syn::parse_quote!(unsafe { #snap.#method(#(#args),*) });
+    }
+}
+
 fn e_span(e: &Expr) -> Span {
     syn::spanned::Spanned::span(e)
 }
 
 /// Whether `e` is arithmetic on locals and proved loads only: what a thread of a group may
 /// do in the loop (no store, no call with effects, no control flow out of the loop).
-fn pure(e: &Expr, mutable: &HashSet<String>) -> bool {
+pub(super) fn pure(e: &Expr, mutable: &HashSet<String>) -> bool {
     match e {
         Expr::Lit(_) | Expr::Path(_) => true,
         Expr::Paren(p) => pure(&p.expr, mutable),
         Expr::Group(g) => pure(&g.expr, mutable),
         Expr::Cast(c) => pure(&c.expr, mutable),
+        // A field of a local (the thread's indices `ctx.thread_idx.x`).
+        Expr::Field(f) => matches!(f.member, syn::Member::Named(_)) && pure(&f.base, mutable),
         Expr::Unary(u) => !matches!(u.op, syn::UnOp::Deref(_)) && pure(&u.expr, mutable),
         Expr::Binary(b) if super::uniform::is_assign(&b.op) => {
             path_name(&b.left).is_some_and(|n| mutable.contains(&n)) && pure(&b.right, mutable)
@@ -91,7 +140,7 @@ fn proved_load(c: &syn::ExprCall) -> bool {
 }
 
 /// An argument of a proved load: a view reference or an index (possibly `Index::to_index(i)`).
-fn pure_arg(a: &Expr, mutable: &HashSet<String>) -> bool {
+pub(super) fn pure_arg(a: &Expr, mutable: &HashSet<String>) -> bool {
     match a {
         Expr::Reference(r) => matches!(&*r.expr, Expr::Path(_)),
         Expr::Call(c) if private_call(c).as_deref() == Some("to_index") => c.args.iter().all(|x| pure(x, mutable)),
@@ -146,32 +195,39 @@ impl Program {
         let i = lane_index();
         let k = GROUP;
         // Each per-thread value, in binding order.
+        let per_lane = |e: &TokenStream| quote!(::core::array::from_fn(|#i: usize| #e));
         let mut inits = TokenStream::new();
         for (n, e) in io.recomputed.iter().map(|(n, e)| ((*n).clone(), (*e).clone())).chain(own) {
             let mut e = e;
             lanes.visit_expr_mut(&mut e);
-            inits.extend(quote!(let #n: [_; #k] = ::core::array::from_fn(|#i| #e);));
+            let arr = per_lane(&quote!(#e));
+            inits.extend(quote!(let #n: [_; #k] = #arr;));
         }
         for (n, slots) in &io.taken {
-            inits.extend(quote!(#[allow(unused_mut)] let mut #n: [_; #k] = ::core::array::from_fn(|#i| #slots.get(__emu_ts[#i]));));
+            let arr = per_lane(&quote!(#slots.get(__emu_ts[#i])));
+            inits.extend(quote!(#[allow(unused_mut)] let mut #n: [_; #k] = #arr;));
         }
         let mut body = f.body.clone();
         lanes.visit_block_mut(&mut body);
+        // Loads of shared arrays the region does not rebind read a copy taken at its start.
+        let mut snaps = Snapshots { arrays: self.shared_arrays(), bound: &names, taken: Vec::new() };
+        snaps.visit_block_mut(&mut body);
+        let copies = snaps.taken.iter().map(|(view, snap)| quote!(let #snap = ::deviceemu::__private::Snapshot::of(&#view);));
         let (var, range) = (&f.pat, &f.expr);
         let stmts = &body.stmts;
-        // The threads' copies of the loop's body, one after another, each with its lane's
-        // index a constant (the compiler keeps the group's values in registers).
-        let unrolled = (0..k).map(|lane| quote!({ let #i: usize = #lane; #(#stmts)* }));
-        let saves = io.saved.iter().map(|(n, slots)| quote!(#slots.put(__emu_ts[#i], #n[#i]);));
+        let puts = io.saved.iter().map(|(n, slots)| quote!(#slots.put(__emu_ts[#i], #n[#i]);));
         Some(quote! {
+            #(#copies)*
             #rb.each_group::<#k, _, _>(
                 |__emu_ts: &[usize; #k], __emu_ctxs: &[::deviceemu::__private::ThreadCtx; #k]| {
                     #inits
                     for #var in #range {
-                        #(#unrolled)*
+                        for #i in 0..#k {
+                            #(#stmts)*
+                        }
                     }
                     for #i in 0..#k {
-                        #(#saves)*
+                        #(#puts)*
                     }
                 },
                 #scalar,

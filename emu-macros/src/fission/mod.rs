@@ -45,6 +45,7 @@
 
 mod interleave;
 mod ranges;
+mod sequence;
 mod uniform;
 mod vector;
 
@@ -77,10 +78,10 @@ pub(crate) struct Fission {
 }
 
 /// The names the generated code uses.
-struct Gen {
-    rb: Ident,
-    t: Ident,
-    ctx: Ident,
+pub(super) struct Gen {
+    pub(super) rb: Ident,
+    pub(super) t: Ident,
+    pub(super) ctx: Ident,
     /// The bound of the warp-aligned `if tid < B` the code is in: its regions run the
     /// threads below it only.
     outer: Option<Expr>,
@@ -1619,6 +1620,10 @@ impl Program {
                     (None, Some(io)) => self.interleaved(&proved, io, &fast, rb),
                     _ => None,
                 };
+                let grouped = match (&narrowed, grouped) {
+                    (None, None) => self.in_turn(&proved, &restores, &saves, &fast, g),
+                    (_, grouped) => grouped,
+                };
                 let run = match (&narrowed, grouped) {
                     (_, Some(group)) => group,
                     (Some((_, bound)), None) => quote!(#rb.each_below(#bound, #fast);),
@@ -1798,6 +1803,18 @@ impl Program {
         ))
     }
 
+    /// The block's shared arrays: block-uniform locals bound to `shared_array!`.
+    pub(super) fn shared_arrays(&self) -> HashSet<String> {
+        self.locals
+            .iter()
+            .filter(|l| {
+                let init = &l.init;
+                self.lives.get(&l.name) == Some(&Lives::Uniform) && quote!(#init).to_string().contains("shared_array")
+            })
+            .map(|l| l.name.clone())
+            .collect()
+    }
+
     /// A narrowed region (`if tid < s { .. }`, run by [`Regions::each_below`]) with its bounds
     /// checks hoisted, and the proof that lets it run: every access in it is `v[tid]`,
     /// `v[tid + u]` or `v[u]`, with `v` a buffer parameter or a shared array and `u`
@@ -1811,12 +1828,7 @@ impl Program {
         let uniform = |e: &Expr| !idents_of(e).contains(tid) && names.uniform(e);
         // Views: the buffer parameters and the block's shared arrays.
         let mut views = self.buffers.clone();
-        for l in &self.locals {
-            let init = &l.init;
-            if self.lives.get(&l.name) == Some(&Lives::Uniform) && quote!(#init).to_string().contains("shared_array") {
-                views.insert(l.name.clone());
-            }
-        }
+        views.extend(self.shared_arrays());
         let mut stmts = thread.to_vec();
         let mut v = InBounds { region: Some(RegionAccesses { uniform: &uniform, found: Vec::new() }), ..InBounds::new(tid, &views) };
         for s in &mut stmts {

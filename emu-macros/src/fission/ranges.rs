@@ -349,12 +349,7 @@ impl Program {
         varying.extend(loop_vars(thread));
         let uniform = |e: &Expr| idents_of(e).is_disjoint(&varying) && names.uniform(e);
         let mut views = self.buffers.clone();
-        for l in &self.locals {
-            let init = &l.init;
-            if self.lives.get(&l.name) == Some(&Lives::Uniform) && quote!(#init).to_string().contains("shared_array") {
-                views.insert(l.name.clone());
-            }
-        }
+        views.extend(self.shared_arrays());
         let mut v = Ranges { ctx: &ctx, uniform: &uniform, views: &views, env: HashMap::new(), view_alias: HashMap::new(), checks: Vec::new(), ok: true };
         // The recomputed locals the region restores, in binding order.
         for l in &self.locals {

@@ -456,12 +456,7 @@ impl Program {
         let uniform = |e: &Expr| idents_of(e).is_disjoint(&thread_varying) && names.uniform(e);
         // Views: the buffer parameters and the block's shared arrays.
         let mut views = self.buffers.clone();
-        for l in &self.locals {
-            let init = &l.init;
-            if self.lives.get(&l.name) == Some(&Lives::Uniform) && quote!(#init).to_string().contains("shared_array") {
-                views.insert(l.name.clone());
-            }
-        }
+        views.extend(self.shared_arrays());
         let mut rw = Rewrite {
             ctx: &ctx,
             views: &views,

@@ -449,31 +449,127 @@ impl<'r> Regions<'r> {
         G: FnMut(&[usize; K], &[ThreadCtx; K]),
         S: FnMut(usize, ThreadCtx) -> Option<Exit>,
     {
-        let live = if self.dense { self.n } else { self.order.len() };
-        let at = |r: &Self, k: usize| if r.dense { k } else { r.order[k] as usize };
-        let mut k0 = 0;
-        while k0 + K <= live {
-            let ts: [usize; K] = std::array::from_fn(|i| at(self, k0 + i));
-            let ctxs: [ThreadCtx; K] = std::array::from_fn(|i| self.thread_ctx(ts[i]));
-            self.block.regions_set_current(ts[0] as u32);
-            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| group(&ts, &ctxs)));
-            if ran.is_err() {
-                // What the hook recorded for the group; the thread's own panic records it again.
-                let _ = crate::host::sched::panics::take();
-                for (&t, &c) in ts.iter().zip(&ctxs) {
+        if self.dense {
+            // Groups within each row of the block: the lanes of a group are consecutive threads
+            // of one row (`x0 + i`, the same `y` and `z`), which lets the compiler see that
+            // what they compute from `y` and `z` is shared and what they index by `x` is
+            // consecutive. A row's threads past its last full group run one by one.
+            let d = self.ctx.block_dim;
+            let bx = d.x as usize;
+            for r in 0..self.n / bx {
+                let (y, z) = ((r % d.y as usize) as u32, (r / d.y as usize) as u32);
+                let mut x0 = 0;
+                while x0 + K <= bx {
+                    let base = self.ctx;
+                    let lanes = move || {
+                        let mut ts = [0usize; K];
+                        let mut ctxs = [base; K];
+                        for i in 0..K {
+                            ts[i] = r * bx + x0 + i;
+                            // SAFETY: `x0 + i < x0 + K <= bx <= u32::MAX`, so the sum does
+                            // not wrap. Said without wrapping, it lets the compiler see the
+                            // lanes' `x` as consecutive.
+                            let x = unsafe { (x0 as u32).unchecked_add(i as u32) };
+                            ctxs[i].thread_idx = Dim3::new(x, y, z);
+                        }
+                        (ts, ctxs)
+                    };
+                    self.run_group(lanes, &mut group, &mut scalar);
+                    x0 += K;
+                }
+                for x in x0..bx {
+                    let t = r * bx + x;
                     self.block.regions_set_current(t as u32);
-                    let _ = scalar(t, c);
+                    let _ = scalar(t, ThreadCtx { thread_idx: Dim3::new(x as u32, y, z), ..self.ctx });
                 }
             }
-            k0 += K;
+            if self.n > 0 {
+                self.block.regions_set_current((self.n - 1) as u32);
+            }
+            return;
         }
-        for k in k0..live {
-            let t = at(self, k);
+        // Another order (a seed, or threads gone): one thread at a time, in that order.
+        for k in 0..self.order.len() {
+            let t = self.order[k] as usize;
             self.block.regions_set_current(t as u32);
             let _ = scalar(t, self.thread_ctx(t));
         }
-        if live > 0 {
-            self.block.regions_set_current(at(self, live - 1) as u32);
+        if let Some(&t) = self.order.last() {
+            self.block.regions_set_current(t);
+        }
+    }
+
+    /// Runs a region `K` threads per call of `group`, each thread's code in turn, in index
+    /// order (`fission/sequence.rs`): `group(ts, ctxs, turn)` runs threads `ts` one after
+    /// another, calling `turn.enter(t)` before each, so that what it does happens in the
+    /// order, and is reported at the thread, that [`Regions::each`] gives. Only for a region
+    /// that cannot exit or fault (its code is straight-line, its accesses proved in bounds): a
+    /// panic unwinds out of it as out of `each`. The lanes of a group are consecutive threads
+    /// of one row of the block; a row's threads past its last full group, and every thread
+    /// in another order (a seed, or threads gone), run through `scalar`.
+    #[inline(always)]
+    pub fn each_in_turn<const K: usize, G, S>(&mut self, mut group: G, scalar: S)
+    where
+        G: FnMut(&[usize; K], &[ThreadCtx; K], &Turn<'_>),
+        S: FnMut(usize, ThreadCtx) -> Option<Exit>,
+    {
+        if !self.dense {
+            return self.each(scalar);
+        }
+        let mut scalar = scalar;
+        let d = self.ctx.block_dim;
+        let bx = d.x as usize;
+        let turn = Turn { block: self.block };
+        for r in 0..self.n / bx {
+            let (y, z) = ((r % d.y as usize) as u32, (r / d.y as usize) as u32);
+            let mut x0 = 0;
+            while x0 + K <= bx {
+                let mut ts = [0usize; K];
+                let mut ctxs = [self.ctx; K];
+                for i in 0..K {
+                    ts[i] = r * bx + x0 + i;
+                    // SAFETY: `x0 + i < x0 + K <= bx <= u32::MAX`: the sum does not wrap.
+                    let x = unsafe { (x0 as u32).unchecked_add(i as u32) };
+                    ctxs[i].thread_idx = Dim3::new(x, y, z);
+                }
+                group(&ts, &ctxs, &turn);
+                x0 += K;
+            }
+            for x in x0..bx {
+                let t = r * bx + x;
+                self.block.regions_set_current(t as u32);
+                let _ = scalar(t, ThreadCtx { thread_idx: Dim3::new(x as u32, y, z), ..self.ctx });
+            }
+        }
+        if self.n > 0 {
+            self.block.regions_set_current((self.n - 1) as u32);
+        }
+    }
+
+    /// One group of [`Regions::each_group`], its threads and their indices made by `lanes`
+    /// (inside the group's call, where the compiler sees what they are): `group(ts, ctxs)`,
+    /// or, should it panic, each of its threads through `scalar`.
+    #[inline(always)]
+    fn run_group<const K: usize, L, G, S>(&self, lanes: L, group: &mut G, scalar: &mut S)
+    where
+        L: Fn() -> ([usize; K], [ThreadCtx; K]),
+        G: FnMut(&[usize; K], &[ThreadCtx; K]),
+        S: FnMut(usize, ThreadCtx) -> Option<Exit>,
+    {
+        let block = self.block;
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let (ts, ctxs) = lanes();
+            block.regions_set_current(ts[0] as u32);
+            group(&ts, &ctxs)
+        }));
+        if ran.is_err() {
+            // What the hook recorded for the group; the thread's own panic records it again.
+            let _ = crate::host::sched::panics::take();
+            let (ts, ctxs) = lanes();
+            for (&t, &c) in ts.iter().zip(&ctxs) {
+                block.regions_set_current(t as u32);
+                let _ = scalar(t, c);
+            }
         }
     }
 
@@ -529,16 +625,25 @@ impl<'r> Regions<'r> {
                 }
             }
         } else if self.dense {
-            for t in pos.get()..self.n {
-                pos.set(t);
-                let ctx = self.thread_ctx(t);
-                if ctx.thread_idx.x as usize >= bound {
-                    continue;
+            // Row by row (`y` and `z` fixed, `x` the inner loop): what a thread computes from
+            // `y`, `z` and block-uniform values is the same along the row, and the compiler
+            // hoists it out of the inner loop. Starts from position `pos` (mid-row after a
+            // stop).
+            let d = self.ctx.block_dim;
+            let bx = d.x as usize;
+            let start = pos.get();
+            let mut x_lo = start % bx;
+            for r in start / bx..self.n / bx {
+                let (y, z) = ((r % d.y as usize) as u32, (r / d.y as usize) as u32);
+                for x in x_lo..bx.min(bound) {
+                    let t = r * bx + x;
+                    pos.set(t);
+                    block.regions_set_current(t as u32);
+                    if let Some(at) = f(t, ThreadCtx { thread_idx: Dim3::new(x as u32, y, z), ..self.ctx }) {
+                        self.exits.push((t as u32, at));
+                    }
                 }
-                block.regions_set_current(t as u32);
-                if let Some(at) = f(t, ctx) {
-                    self.exits.push((t as u32, at));
-                }
+                x_lo = 0;
             }
         } else {
             for k in pos.get()..self.order.len() {
@@ -684,6 +789,26 @@ impl<'r> Regions<'r> {
             }
         }
         self.exits.clear();
+    }
+}
+
+/// What a group of [`Regions::each_in_turn`] calls before each of its threads.
+#[derive(Clone, Copy)]
+pub struct Turn<'a> {
+    block: &'a BlockRun<'a>,
+}
+
+impl Turn<'_> {
+    /// Thread `t` runs now: it is the block's running thread (for reports).
+    #[inline(always)]
+    pub fn enter(&self, t: usize) {
+        self.block.regions_set_current(t as u32);
+    }
+}
+
+impl std::fmt::Debug for Turn<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Turn").finish_non_exhaustive()
     }
 }
 
