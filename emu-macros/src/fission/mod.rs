@@ -1616,14 +1616,13 @@ impl Program {
         if !hoisted_here && !self.lane_loop {
             if let Some((proof, proved)) = self.range_region(thread) {
                 let fast = thread_fn(&thread_code(&proved), &saves);
-                let grouped = match (&narrowed, &io) {
-                    (None, Some(io)) => self.interleaved(&proved, io, &fast, rb),
-                    _ => None,
-                };
-                let grouped = match (&narrowed, grouped) {
-                    (None, None) => self.in_turn(&proved, &restores, &saves, &fast, g),
-                    (_, grouped) => grouped,
-                };
+                // A region over all its threads may run in groups: interleaved, or in turn.
+                let grouped = narrowed.is_none().then(|| {
+                    io.as_ref()
+                        .and_then(|io| self.interleaved(&proved, io, &fast, rb))
+                        .or_else(|| self.in_turn(&proved, &restores, &saves, &fast, g))
+                });
+                let grouped = grouped.flatten();
                 let run = match (&narrowed, grouped) {
                     (_, Some(group)) => group,
                     (Some((_, bound)), None) => quote!(#rb.each_below(#bound, #fast);),

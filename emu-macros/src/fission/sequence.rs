@@ -22,7 +22,7 @@ use syn::{Expr, Ident, Pat, Stmt};
 
 use super::interleave::{pure, pure_arg};
 use super::uniform::idents_of;
-use super::{path_name, private_call, Lives, Program};
+use super::{path_name, private_call, strip_parens, Lives, Program};
 
 /// Threads per call.
 pub(super) const TURN: usize = 8;
@@ -103,7 +103,7 @@ impl Program {
                 Some(l) => {
                     self.lives.get(n) == Some(&Lives::Uniform)
                         && !l.mutable
-                        && (shared.contains(n) || matches!(strip(&l.init), Expr::Cast(_) | Expr::Lit(_)))
+                        && (shared.contains(n) || matches!(strip_parens(&l.init), Expr::Cast(_) | Expr::Lit(_)))
                 }
                 None => self.params.contains(n),
             };
@@ -137,14 +137,6 @@ impl Program {
                 #scalar,
             );
         })
-    }
-}
-
-fn strip(e: &Expr) -> &Expr {
-    match e {
-        Expr::Paren(p) => strip(&p.expr),
-        Expr::Group(g) => strip(&g.expr),
-        e => e,
     }
 }
 

@@ -460,21 +460,8 @@ impl<'r> Regions<'r> {
                 let (y, z) = ((r % d.y as usize) as u32, (r / d.y as usize) as u32);
                 let mut x0 = 0;
                 while x0 + K <= bx {
-                    let base = self.ctx;
-                    let lanes = move || {
-                        let mut ts = [0usize; K];
-                        let mut ctxs = [base; K];
-                        for i in 0..K {
-                            ts[i] = r * bx + x0 + i;
-                            // SAFETY: `x0 + i < x0 + K <= bx <= u32::MAX`, so the sum does
-                            // not wrap. Said without wrapping, it lets the compiler see the
-                            // lanes' `x` as consecutive.
-                            let x = unsafe { (x0 as u32).unchecked_add(i as u32) };
-                            ctxs[i].thread_idx = Dim3::new(x, y, z);
-                        }
-                        (ts, ctxs)
-                    };
-                    self.run_group(lanes, &mut group, &mut scalar);
+                    // SAFETY: `x0 + K <= bx`, the loop's condition.
+                    self.run_group(|| unsafe { self.row_lanes::<K>(r * bx + x0, x0, y, z) }, &mut group, &mut scalar);
                     x0 += K;
                 }
                 for x in x0..bx {
@@ -483,9 +470,7 @@ impl<'r> Regions<'r> {
                     let _ = scalar(t, ThreadCtx { thread_idx: Dim3::new(x as u32, y, z), ..self.ctx });
                 }
             }
-            if self.n > 0 {
-                self.block.regions_set_current((self.n - 1) as u32);
-            }
+            self.name_last();
             return;
         }
         // Another order (a seed, or threads gone): one thread at a time, in that order.
@@ -524,14 +509,8 @@ impl<'r> Regions<'r> {
             let (y, z) = ((r % d.y as usize) as u32, (r / d.y as usize) as u32);
             let mut x0 = 0;
             while x0 + K <= bx {
-                let mut ts = [0usize; K];
-                let mut ctxs = [self.ctx; K];
-                for i in 0..K {
-                    ts[i] = r * bx + x0 + i;
-                    // SAFETY: `x0 + i < x0 + K <= bx <= u32::MAX`: the sum does not wrap.
-                    let x = unsafe { (x0 as u32).unchecked_add(i as u32) };
-                    ctxs[i].thread_idx = Dim3::new(x, y, z);
-                }
+                // SAFETY: `x0 + K <= bx`, the loop's condition.
+                let (ts, ctxs) = unsafe { self.row_lanes::<K>(r * bx + x0, x0, y, z) };
                 group(&ts, &ctxs, &turn);
                 x0 += K;
             }
@@ -541,9 +520,37 @@ impl<'r> Regions<'r> {
                 let _ = scalar(t, ThreadCtx { thread_idx: Dim3::new(x as u32, y, z), ..self.ctx });
             }
         }
+        self.name_last();
+    }
+
+    /// After a dense walk: the block's last thread is named as running, as after `each`.
+    #[inline(always)]
+    fn name_last(&self) {
         if self.n > 0 {
             self.block.regions_set_current((self.n - 1) as u32);
         }
+    }
+
+    /// The threads `t0..t0 + K` of a group of a dense walk, at `x0..x0 + K` of row `(y, z)`,
+    /// and their indices.
+    ///
+    /// # Safety
+    ///
+    /// `x0 + K <= block_dim.x`.
+    #[inline(always)]
+    unsafe fn row_lanes<const K: usize>(&self, t0: usize, x0: usize, y: u32, z: u32) -> ([usize; K], [ThreadCtx; K]) {
+        debug_assert!(x0 + K <= self.ctx.block_dim.x as usize, "a run of lanes past its row");
+        let mut ts = [0usize; K];
+        let mut ctxs = [self.ctx; K];
+        for i in 0..K {
+            ts[i] = t0 + i;
+            // SAFETY: `x0 + i < x0 + K <= block_dim.x <= u32::MAX` (the caller's contract): the
+            // sum does not wrap. Said without wrapping, it lets the compiler see the lanes' `x`
+            // as consecutive.
+            let x = unsafe { (x0 as u32).unchecked_add(i as u32) };
+            ctxs[i].thread_idx = Dim3::new(x, y, z);
+        }
+        (ts, ctxs)
     }
 
     /// One group of [`Regions::each_group`], its threads and their indices made by `lanes`
