@@ -1037,7 +1037,7 @@ fn guarded_division(out: &mut [u32], d: u32, go: u32) {
 }
 
 /// Each thread's dot product of its tile row and column, in an 8x8 block: a range-proved
-/// region of one `for` loop over values kept per thread, which runs four threads at a time
+/// region of one `for` loop over values kept per thread, which runs eight threads (a row) at a time
 /// (`fission/interleave.rs`). An element of `u32::MAX` makes some threads' sums overflow.
 #[kernel]
 fn dot_rows(m: &[u32], out: &mut [u32]) {
