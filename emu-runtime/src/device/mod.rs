@@ -17,6 +17,8 @@ mod grid;
 pub(crate) mod print;
 pub mod intrinsics;
 pub mod math;
+#[doc(hidden)]
+pub mod part;
 mod shared;
 mod symbol;
 pub mod texture;

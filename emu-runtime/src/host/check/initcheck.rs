@@ -164,9 +164,19 @@ fn access<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, i: usize, kind: 
             was
         }
         Space::Shared => {
-            let shared = site.shared();
-            let start = view.raw_ptr() as usize + i * size - shared.base;
-            shared.init.check_and_mark(start, size, kind != Kind::Load) || kind == Kind::Store
+            let own = site.shared();
+            let address = view.raw_ptr() as usize + i * size;
+            // The block's own shared memory, or another block's of its cluster (a
+            // `map_shared_rank` view): that block's bits.
+            let shared = if address >= own.base && address + size <= own.base + own.size {
+                own
+            } else {
+                match site.shared_at(address) {
+                    Some((peer, _)) => peer,
+                    None => return,
+                }
+            };
+            shared.init.check_and_mark(address - shared.base, size, kind != Kind::Load) || kind == Kind::Store
         }
     };
     if !initialised {

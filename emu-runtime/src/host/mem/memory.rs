@@ -22,13 +22,14 @@ use crate::device::{DeviceCopy, Space};
 ///
 /// # Safety
 ///
-/// `p` must be valid for reads of a `T` and aligned for `T`, and the memory must only be
-/// written concurrently through [`store_relaxed`] or atomics.
+/// `p` must be valid for reads of a `T` and aligned for `T`, `T` must have no padding bytes
+/// (a [`DeviceCopy`] type, or a part of one: a field, an element of an array field), and the
+/// memory must only be written concurrently through [`store_relaxed`] or atomics.
 #[inline(always)]
-pub(crate) unsafe fn load_relaxed<T: DeviceCopy>(p: *const T) -> T {
+pub(crate) unsafe fn load_relaxed<T: Copy>(p: *const T) -> T {
     // SAFETY (all arms): `p` is valid and aligned for `T` (caller); each arm reinterprets it as
     // an atomic of exactly `T`'s size only when `T`'s alignment is at least the atomic's, and
-    // `T: DeviceCopy` has no padding, so every byte read is initialised.
+    // `T` has no padding (caller), so every byte read is initialised.
     unsafe {
         match size_of::<T>() {
             0 => core::ptr::read(p),
@@ -45,10 +46,11 @@ pub(crate) unsafe fn load_relaxed<T: DeviceCopy>(p: *const T) -> T {
 ///
 /// # Safety
 ///
-/// `p` must be valid for writes of a `T` and aligned for `T`, and the memory must only be
-/// accessed concurrently through [`load_relaxed`], [`store_relaxed`] or atomics.
+/// `p` must be valid for writes of a `T` and aligned for `T`, `T` must have no padding bytes
+/// (as for [`load_relaxed`]), and the memory must only be accessed concurrently through
+/// [`load_relaxed`], [`store_relaxed`] or atomics.
 #[inline(always)]
-pub(crate) unsafe fn store_relaxed<T: DeviceCopy>(p: *mut T, v: T) {
+pub(crate) unsafe fn store_relaxed<T: Copy>(p: *mut T, v: T) {
     // SAFETY: as in `load_relaxed`.
     unsafe {
         match size_of::<T>() {
@@ -281,7 +283,7 @@ macro_rules! word_loop {
 /// # Safety
 /// As [`load_relaxed`].
 #[inline]
-unsafe fn load_words<T: DeviceCopy>(p: *const T) -> T {
+unsafe fn load_words<T: Copy>(p: *const T) -> T {
     let mut out = MaybeUninit::<T>::uninit();
     let o = out.as_mut_ptr();
     let (size, align) = (size_of::<T>(), align_of::<T>());
@@ -301,7 +303,7 @@ unsafe fn load_words<T: DeviceCopy>(p: *const T) -> T {
 /// # Safety
 /// As [`store_relaxed`].
 #[inline]
-unsafe fn store_words<T: DeviceCopy>(p: *mut T, v: T) {
+unsafe fn store_words<T: Copy>(p: *mut T, v: T) {
     let s = &v as *const T;
     let (size, align) = (size_of::<T>(), align_of::<T>());
     if align >= 8 && size % 8 == 0 {
