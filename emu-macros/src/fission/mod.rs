@@ -1670,14 +1670,14 @@ impl Program {
                     let rt = rt();
                     let k = lane_k();
                     let chunk = quote!(#rt::LANE_CHUNK);
-                    // SAFETY (of the emitted `unsafe`): the proof showed every index of the
-                    // block, `first..first + threads`, in bounds of each view; a chunk's lanes
-                    // `c0..c0 + m` have the indices `first + c0..first + c0 + m`.
+                    // The proof showed every index of the block, `first..first + threads`, in
+                    // bounds of each view; a chunk's lanes `c0..c0 + m` have the indices
+                    // `first + c0..first + c0 + m` (`lane_load` and `lane_store` check it again).
                     // One buffer per view for the block, made (zeroed) once; each chunk loads
                     // its part of the views it reads.
                     let loads = loaded.iter().map(|v| {
                         let buf = lane_buf(v);
-                        quote!(unsafe { #rt::lane_load(&#v, __emu_at, &mut #buf, __emu_m) };)
+                        quote!(#rt::lane_load(&#v, __emu_at, &mut #buf, __emu_m);)
                     });
                     let fresh = loaded.iter().chain(written.iter().filter(|v| !loaded.contains(v))).map(|v| {
                         let buf = lane_buf(v);
@@ -2087,11 +2087,11 @@ impl InBounds<'_> {
                         *e = syn::parse_quote_spanned!(span=> unsafe { #buf.get(#k) });
                     }
                     (None, 3) => {
-                        // SAFETY: the launch proved every index of this block in bounds of
-                        // this view (`fission::Program::hoist`).
-                        *e = syn::parse_quote_spanned!(span=> unsafe {
+                        // The launch proved every index of this block in bounds of this view
+                        // (`fission::Program::hoist`); the accessor checks it again.
+                        *e = syn::parse_quote_spanned!(span=>
                             ::deviceemu::__private::load_in_bounds(#v, ::deviceemu::__private::Index::to_index(#i))
-                        });
+                        );
                     }
                     (vec, _) => {
                         if let Some(vec) = vec {
@@ -2112,10 +2112,10 @@ impl InBounds<'_> {
                             let (buf, k) = (lane_buf(&view), lane_k());
                             syn::parse_quote_spanned!(span=> #buf.set(#k, #x))
                         } else {
-                            // SAFETY: as for the load.
-                            syn::parse_quote_spanned!(span=> unsafe {
+                            // As for the load.
+                            syn::parse_quote_spanned!(span=>
                                 ::deviceemu::__private::store_in_bounds(#v, ::deviceemu::__private::Index::to_index(#i), #x)
-                            })
+                            )
                         };
                     }
                 }

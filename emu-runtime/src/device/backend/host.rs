@@ -196,6 +196,11 @@ pub(crate) fn check_index<T, K: ViewKind>(
     elem_size: usize,
     access: AccessKind,
 ) -> bool {
+    // A view of shared memory kept past its block (`host/mem/stamp.rs`).
+    if !view.is_live() {
+        hooks::stale(view, i, elem_size, access, Location::caller());
+        return false;
+    }
     // Only a cast view (`View::cast`) can start misaligned; the test is loop-invariant.
     if !view.is_aligned() {
         hooks::misaligned(view.meta(), K::SPACE, access, elem_size, i, view.raw_ptr() as usize, Location::caller());
@@ -214,6 +219,10 @@ pub(crate) fn check_index<T, K: ViewKind>(
 #[track_caller]
 #[must_use]
 pub(crate) fn check_row<T, K: ViewKind>(view: &View<T, K>, i: usize, elem_size: usize, access: AccessKind) -> bool {
+    if !view.is_live() {
+        hooks::stale(view, i, elem_size, access, Location::caller());
+        return false;
+    }
     if i >= view.len() {
         hooks::out_of_bounds::<K>(
             view.meta(),
@@ -263,6 +272,43 @@ pub(crate) fn store<T: DeviceCopy, K: Writable>(view: &View<T, K>, i: usize, val
     }
     // SAFETY: as in `load`; `K: Writable` views point into writable memory.
     unsafe { memory::store_relaxed(view.raw_ptr().add(i), value) }
+}
+
+/// A load of the `F` at byte `off` of element `i` of `view` (`v[i].x`, `__private::Part`): the
+/// element's index is checked as for [`load`] (a bad one is reported as an access of the part's
+/// size, and the load gives zero bits).
+///
+/// # Safety
+///
+/// `[off, off + size_of::<F>())` lies inside a `T` and is where a part of type `F` of every `T`
+/// is (a field, or an element of an array field): then `F` has no padding of its own (`T` has
+/// none) and the bits it finds are valid.
+#[inline(always)]
+#[track_caller]
+pub(crate) unsafe fn load_part<T: DeviceCopy, F: Copy, K: ViewKind>(view: &View<T, K>, i: usize, off: usize) -> F {
+    if !check_index(view, i, core::mem::size_of::<F>(), AccessKind::Read) {
+        // SAFETY: the all-zero `T` is valid (`DeviceCopy`), so its part is a valid `F`.
+        return unsafe { core::mem::zeroed() };
+    }
+    // SAFETY: `i < len`, so element `i` is valid for reads (the view's invariant) and the part
+    // lies inside it, aligned for `F` (the element is aligned for `T`, and the part's offset is
+    // the offset of an `F` inside a `T`); the part has no padding (the caller's contract).
+    unsafe { memory::load_relaxed((view.raw_ptr().add(i) as *const u8).add(off) as *const F) }
+}
+
+/// A store of the `F` at byte `off` of element `i` of `view` (`v[i].x = value`).
+///
+/// # Safety
+///
+/// As [`load_part`].
+#[inline(always)]
+#[track_caller]
+pub(crate) unsafe fn store_part<T: DeviceCopy, F: Copy, K: Writable>(view: &View<T, K>, i: usize, off: usize, value: F) {
+    if !check_index(view, i, core::mem::size_of::<F>(), AccessKind::Write) {
+        return;
+    }
+    // SAFETY: as in `load_part`; `K: Writable` views point into writable memory.
+    unsafe { memory::store_relaxed((view.raw_ptr().add(i) as *mut u8).add(off) as *mut F, value) }
 }
 
 #[inline(always)]

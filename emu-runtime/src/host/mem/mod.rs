@@ -14,4 +14,5 @@ pub(crate) mod buffer;
 pub(crate) mod memory;
 pub(crate) mod shared_mem;
 pub(crate) mod slice;
+pub(crate) mod stamp;
 pub(crate) mod symbol;

@@ -107,6 +107,29 @@ pub enum Finding {
         /// Its block.
         block: Dim3,
     },
+    /// An access through a view of shared memory kept past the end of the block that made it
+    /// (in a `static`, a `thread_local!`, a leaked box): the memory belongs to another block
+    /// now, or to nobody (memcheck; error 700).
+    StaleView {
+        /// Shared memory (global views cannot outlive their launch).
+        space: Space,
+        /// Read, write or atomic.
+        access: Access,
+        /// Size of the access in bytes.
+        size: usize,
+        /// The index used.
+        index: usize,
+        /// The view: its length and element type (its description may be gone with its block).
+        name: String,
+        /// The address the access would have touched.
+        address: usize,
+        /// Where the access is in the kernel's source.
+        at: SourceLocation,
+        /// The thread that made it.
+        thread: Dim3,
+        /// Its block.
+        block: Dim3,
+    },
     /// A panic in kernel code: `unwrap` on `None`, overflow in a debug build, `panic!` (719).
     Panic {
         /// The panic message.
@@ -286,7 +309,7 @@ impl Finding {
     /// The CUDA runtime error code a launch with this finding returns.
     pub fn code(&self) -> i32 {
         match self {
-            Finding::OutOfBounds { .. } => 700,
+            Finding::OutOfBounds { .. } | Finding::StaleView { .. } => 700,
             Finding::MisalignedAddress { .. } => 716,
             Finding::SharedMemoryExceeded { .. } => 701,
             Finding::LaunchTimeout { .. } => 702,
@@ -305,6 +328,7 @@ impl Finding {
     pub fn thread(&self) -> Dim3 {
         match self {
             Finding::OutOfBounds { thread, .. }
+            | Finding::StaleView { thread, .. }
             | Finding::MisalignedAddress { thread, .. }
             | Finding::Panic { thread, .. }
             | Finding::BarrierDivergence { thread, .. }
@@ -323,6 +347,7 @@ impl Finding {
     pub fn block(&self) -> Dim3 {
         match self {
             Finding::OutOfBounds { block, .. }
+            | Finding::StaleView { block, .. }
             | Finding::MisalignedAddress { block, .. }
             | Finding::Panic { block, .. }
             | Finding::BarrierDivergence { block, .. }
@@ -338,11 +363,12 @@ impl Finding {
     }
 
     /// A short name for the kind of bug, as `EMU_REPORT` writes it: `out_of_bounds`, `panic`,
-    /// `misaligned_address`, `barrier_divergence`, `uninitialized_access`, `race`, `invalid_warp_mask`,
+    /// `stale_view`, `misaligned_address`, `barrier_divergence`, `uninitialized_access`, `race`, `invalid_warp_mask`,
     /// `stack_overflow`, `shared_memory_exceeded`, `launch_timeout`, `grid_sync`, `device_runtime`.
     pub fn kind(&self) -> &'static str {
         match self {
             Finding::OutOfBounds { .. } => "out_of_bounds",
+            Finding::StaleView { .. } => "stale_view",
             Finding::MisalignedAddress { .. } => "misaligned_address",
             Finding::Panic { .. } => "panic",
             Finding::BarrierDivergence { .. } => "barrier_divergence",
@@ -361,6 +387,7 @@ impl Finding {
     pub fn location(&self) -> Option<&SourceLocation> {
         match self {
             Finding::OutOfBounds { at, .. }
+            | Finding::StaleView { at, .. }
             | Finding::MisalignedAddress { at, .. }
             | Finding::BarrierDivergence { at, .. }
             | Finding::UninitializedAccess { at, .. }
@@ -379,6 +406,7 @@ impl Finding {
     pub fn address(&self) -> Option<usize> {
         match self {
             Finding::OutOfBounds { address, .. }
+            | Finding::StaleView { address, .. }
             | Finding::MisalignedAddress { address, .. }
             | Finding::UninitializedAccess { address, .. } => Some(*address),
             _ => None,
@@ -446,6 +474,18 @@ impl Finding {
                         if *len == 1 { "" } else { "s" }
                     )
                 }
+            }
+            Finding::StaleView { space, access, size, index, name, address, at, thread, block } => {
+                let _ = writeln!(out, "{P} Invalid {space} {access} of size {size} bytes");
+                let _ = writeln!(out, "{P}     at {kernel} in {at}");
+                let _ = writeln!(out, "{P}     by thread {thread} in block {block}");
+                let _ = writeln!(out, "{P}     Address {address:#x} is out of bounds");
+                writeln!(
+                    out,
+                    "{P}     element {index} of {name}, a view of shared memory made by a block that has ended: \
+                     shared memory lives as long as its block, and a view kept past it (in a `static`, a \
+                     `thread_local!` or a leaked box) points to memory that another block, or nobody, owns now"
+                )
             }
             Finding::MisalignedAddress { space, access, size, index, name, address, at, thread, block } => {
                 let _ = writeln!(out, "{P} Invalid {space} {access} of size {size} bytes");

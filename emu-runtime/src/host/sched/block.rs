@@ -319,6 +319,8 @@ impl<'a> BlockRun<'a> {
     }
 
     fn reset(&self, block_linear: u64) {
+        // Views of shared memory the block before made are stale from here on.
+        self.arena.new_block();
         self.id.linear.set(block_linear);
         self.id.idx.set(self.launch.grid.unlinear(block_linear));
         // Slots are only written when a thread waits, fails, or exits other than where the
