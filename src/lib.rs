@@ -56,7 +56,7 @@ pub use emu_runtime::gpu;
 pub use emu_runtime::{
     get_last_error, peek_at_last_error, quietly, set_config, with_config, Access, BlockOrder, CheckAction, Checks, Config,
     copy_from_symbol, copy_from_symbol_at, copy_to_symbol, copy_to_symbol_at, DeviceBuffer, DeviceSlice, DeviceSliceMut, KernelArg,
-    KernelArgMut, Symbol, ExecPath, Schedule,
+    KernelArgMut, Symbol, ExecPath, Schedule, Tier,
     Target, Error, Finding, KernelInfo, LaunchConfig, LaunchReport, SourceLocation,
     DefaultStream, Event, HostBuffer, Stream, STICKY_CODES, device_count, device_synchronize, get_device, set_device,
     DeviceEvent, DeviceRuntime, DeviceStream,

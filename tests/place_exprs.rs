@@ -13,37 +13,50 @@ mod common;
 use deviceemu::prelude::*;
 use deviceemu::{with_config, Checks, Config, ExecPath};
 
+/// The struct: CUDA's `fA[i].v += ...`.
 #[derive(Clone, Copy, Default, Debug, PartialEq)]
 #[repr(C)]
 pub struct FourVector {
+    /// A field updated in place.
     pub v: f64,
+    /// Another.
     pub x: f64,
+    /// Another.
     pub y: f64,
+    /// Another.
     pub z: f64,
 }
 // SAFETY: four `f64`s: no padding, and all-zero is a valid value.
 unsafe impl DeviceCopy for FourVector {}
 
+/// A struct with an array inside.
 #[derive(Clone, Copy, Default, Debug, PartialEq)]
 #[repr(C)]
 pub struct Inner {
+    /// A scalar field.
     pub a: f32,
+    /// An array field.
     pub b: [f32; 3],
 }
 // SAFETY: four `f32`s: no padding, and all-zero is a valid value.
 unsafe impl DeviceCopy for Inner {}
 
+/// A tuple struct.
 #[derive(Clone, Copy, Default, Debug, PartialEq)]
 #[repr(C)]
 pub struct Pair(pub u32, pub f32);
 // SAFETY: a `u32` and an `f32`: no padding, and all-zero is a valid value.
 unsafe impl DeviceCopy for Pair {}
 
+/// Nested fields, an array and a tuple struct.
 #[derive(Clone, Copy, Default, Debug, PartialEq)]
 #[repr(C)]
 pub struct Outer {
+    /// A nested struct.
     pub inner: Inner,
+    /// An array field.
     pub m: [u32; 4],
+    /// A tuple-struct field.
     pub t: Pair,
 }
 // SAFETY: `Inner` (16 bytes), four `u32`s and a `Pair` (8 bytes), all 4-aligned: no padding,

@@ -20,6 +20,7 @@ pub use crate::host::{
     config::Checks,
     mem::shared_mem::SharedSite,
     sched::regions::{announce_general, last_path, last_proved, last_vectorised, launch_lanes, launch_regions, launch_regions_warps, Exchange, LaneCursor, Lanes, Regions, Turn},
+    sched::verify::{inject_fast_path_fault, Written},
 
 };
 #[cfg(not(target_arch = "nvptx64"))]
@@ -264,6 +265,23 @@ pub fn range_add<T: RangeInt>(a: Option<T>, b: Option<T>) -> Option<T> {
 pub fn view_aligned<T, K: ViewKind>(v: &View<T, K>) -> bool {
     v.is_aligned()
 }
+
+/// The bits of the fast-path tiers a region form's guards ask `Regions::tier` about
+/// (`EMU_TIERS_OFF`).
+#[cfg(not(target_arch = "nvptx64"))]
+pub const TIER_HOISTED: u32 = crate::host::config::Tier::Hoisted.bit();
+/// See [`TIER_HOISTED`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub const TIER_VECTOR: u32 = crate::host::config::Tier::Vector.bit();
+/// See [`TIER_HOISTED`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub const TIER_RANGES: u32 = crate::host::config::Tier::Ranges.bit();
+/// See [`TIER_HOISTED`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub const TIER_TURN: u32 = crate::host::config::Tier::Turn.bit();
+/// See [`TIER_HOISTED`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub const TIER_INTERLEAVE: u32 = crate::host::config::Tier::Interleave.bit();
 
 /// The fewest threads a vectorised barrier region stages (`fission/vector.rs`): below it the
 /// staging copies cost more than running the threads one by one.
@@ -1092,3 +1110,83 @@ pub trait WriteToStatic {
     fn __emu_write_to(&self) {}
 }
 impl<T: ?Sized> WriteToStatic for T {}
+
+#[cfg(all(test, not(target_arch = "nvptx64")))]
+mod tests {
+    //! The fast paths' accessors do not trust the proofs that chose them: an index outside the
+    //! view is caught in every build (these tests also run in release builds), never a raw
+    //! access past the memory.
+
+    use super::*;
+    use crate::device::ReadWrite;
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+
+    fn message(r: std::thread::Result<()>) -> String {
+        let e = r.expect_err("the access panics");
+        e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+    }
+
+    fn view(v: &mut [u32]) -> View<'_, u32, ReadWrite> {
+        // SAFETY: the view covers `v`, which outlives it; nothing else touches `v` meanwhile.
+        unsafe { View::from_raw_parts(v.as_mut_ptr(), v.len(), core::ptr::null()) }
+    }
+
+    #[test]
+    fn a_proved_access_out_of_bounds_takes_the_checked_path() {
+        let mut mem = vec![7u32; 16];
+        let v = view(&mut mem);
+        assert_eq!(load_in_bounds(&v, 3), 7);
+        store_in_bounds(&v, 3, 9);
+        assert_eq!(load_in_bounds(&v, 3), 9);
+        // Outside a kernel the checked path's report is a panic naming the index.
+        let m = message(catch_unwind(AssertUnwindSafe(|| {
+            load_in_bounds(&v, 1000);
+        })));
+        assert!(m.contains("index 1000 out of bounds"), "{m}");
+        let m = message(catch_unwind(AssertUnwindSafe(|| store_in_bounds(&v, 16, 1))));
+        assert!(m.contains("index 16 out of bounds"), "{m}");
+        assert!(mem.iter().all(|&x| x == 7 || x == 9));
+    }
+
+    #[test]
+    fn a_proved_row_access_out_of_bounds_takes_the_checked_path() {
+        let mut mem = [[1u32; 4]; 3];
+        // SAFETY: as in `view`.
+        let t: View<'_, [u32; 4], ReadWrite> = unsafe { View::from_raw_parts(mem.as_mut_ptr(), 3, core::ptr::null()) };
+        assert_eq!(load_row_in_bounds(&t, 2, 3), 1);
+        let m = message(catch_unwind(AssertUnwindSafe(|| store_row_in_bounds(&t, 3, 0, 5))));
+        assert!(m.contains("out of bounds"), "{m}");
+        let m = message(catch_unwind(AssertUnwindSafe(|| {
+            load_row_in_bounds(&t, 0, 4);
+        })));
+        assert!(m.contains("index 4 out of bounds"), "{m}");
+    }
+
+    #[test]
+    fn a_lane_chunk_outside_its_view_panics() {
+        let mut mem = vec![1u32; 100];
+        let v = view(&mut mem);
+        let mut b = LaneBuf::<u32, 64>::new();
+        lane_load(&v, 36, &mut b, 64);
+        // SAFETY: `lane_load` filled elements 0..64.
+        assert_eq!(unsafe { b.get(63) }, 1);
+        let m = message(catch_unwind(AssertUnwindSafe(|| lane_load(&v, 37, &mut b, 64))));
+        assert!(m.contains("a fast path's proof failed: elements 37..101 of a view of 100"), "{m}");
+        let m = message(catch_unwind(AssertUnwindSafe(|| lane_load(&v, 0, &mut b, 65))));
+        assert!(m.contains("proof failed"), "{m}");
+        // SAFETY: the buffer's 64 elements are loaded.
+        let m = message(catch_unwind(AssertUnwindSafe(|| unsafe { lane_store(&v, usize::MAX - 2, &b, 8) })));
+        assert!(m.contains("proof failed"), "{m}");
+    }
+
+    #[test]
+    fn a_snapshot_index_outside_the_copy_panics() {
+        let mut mem = vec![5u32; 8];
+        let s = Snapshot::of(&view(&mut mem));
+        assert_eq!(s.load(7), 5);
+        let m = message(catch_unwind(AssertUnwindSafe(|| {
+            s.load(8);
+        })));
+        assert!(m.contains("index out of bounds"), "{m}");
+    }
+}

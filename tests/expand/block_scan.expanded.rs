@@ -121,6 +121,7 @@ impl block_scan {
             ::deviceemu::__private::launch_regions(
                 __emu_info,
                 __emu_config,
+                &[::deviceemu::__private::Written::of("out", &out)],
                 move |__emu_rb| block_scan::__regions::<true>(__emu_rb, input, out),
                 move |__emu_ctx| block_scan::block_scan::<true>(__emu_ctx, input, out),
             )
@@ -128,6 +129,7 @@ impl block_scan {
             ::deviceemu::__private::launch_regions(
                 __emu_info,
                 __emu_config,
+                &[::deviceemu::__private::Written::of("out", &out)],
                 move |__emu_rb| block_scan::__regions::<false>(__emu_rb, input, out),
                 move |__emu_ctx| block_scan::block_scan::<false>(__emu_ctx, input, out),
             )
@@ -352,7 +354,8 @@ impl block_scan {
             };
             __emu_view
         };
-        if !__EMU_CHECKED && __emu_rb.in_index_order()
+        if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VECTOR)
+            && __emu_rb.in_index_order()
             && {
                 let __emu_hi: usize = ::core::cmp::min(usize::MAX, __emu_rb.threads());
                 __emu_hi == 0
@@ -411,14 +414,12 @@ impl block_scan {
                             __emu_m,
                             ::deviceemu::__private::LANE_CHUNK,
                         );
-                        unsafe {
-                            ::deviceemu::__private::lane_load(
-                                &input,
-                                __emu_vb_input_0_at + __emu_c0,
-                                &mut __emu_vb_input_0,
-                                __emu_m,
-                            )
-                        };
+                        ::deviceemu::__private::lane_load(
+                            &input,
+                            __emu_vb_input_0_at + __emu_c0,
+                            &mut __emu_vb_input_0,
+                            __emu_m,
+                        );
                         #[allow(unused_variables)]
                         for __emu_k in 0..__emu_m {
                             let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
@@ -460,7 +461,7 @@ impl block_scan {
                     },
                 );
         } else {
-            if !__EMU_CHECKED
+            if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_RANGES)
                 && (true && ::deviceemu::__private::view_aligned(&input)
                     && match (
                         ::deviceemu::__private::range_add(
@@ -523,22 +524,18 @@ impl block_scan {
                         let i = __emu_ctx.block_idx.x as usize * 256 + tid;
                         {
                             let __emu_value = if i < input.len() {
-                                unsafe {
-                                    ::deviceemu::__private::load_in_bounds(
-                                        &input,
-                                        ::deviceemu::__private::Index::to_index(i),
-                                    )
-                                }
+                                ::deviceemu::__private::load_in_bounds(
+                                    &input,
+                                    ::deviceemu::__private::Index::to_index(i),
+                                )
                             } else {
                                 0.0
                             };
-                            unsafe {
-                                ::deviceemu::__private::store_in_bounds(
-                                    &t,
-                                    ::deviceemu::__private::Index::to_index(tid),
-                                    __emu_value,
-                                )
-                            }
+                            ::deviceemu::__private::store_in_bounds(
+                                &t,
+                                ::deviceemu::__private::Index::to_index(tid),
+                                __emu_value,
+                            )
                         };
                         ::core::option::Option::None
                     });
@@ -570,7 +567,8 @@ impl block_scan {
         __emu_rb.barrier();
         let mut off = 1;
         while (off < 256) && __emu_rb.any_live() {
-            if !__EMU_CHECKED && __emu_rb.in_index_order()
+            if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VECTOR)
+                && __emu_rb.in_index_order()
                 && {
                     let __emu_hi: usize = ::core::cmp::min(
                         usize::MAX,
@@ -607,12 +605,10 @@ impl block_scan {
                                 let __emu_t = __emu_c0 + __emu_k;
                                 let tid = __emu_ctx.thread_idx.x as usize;
                                 let v = if tid >= off {
-                                    unsafe {
-                                        ::deviceemu::__private::load_in_bounds(
-                                            &t,
-                                            ::deviceemu::__private::Index::to_index(tid - off),
-                                        )
-                                    }
+                                    ::deviceemu::__private::load_in_bounds(
+                                        &t,
+                                        ::deviceemu::__private::Index::to_index(tid - off),
+                                    )
                                 } else {
                                     0.0
                                 };
@@ -646,7 +642,8 @@ impl block_scan {
                     });
             }
             __emu_rb.barrier();
-            if !__EMU_CHECKED && __emu_rb.in_index_order()
+            if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VECTOR)
+                && __emu_rb.in_index_order()
                 && {
                     let __emu_hi: usize = ::core::cmp::min(
                         usize::MAX,
@@ -675,14 +672,12 @@ impl block_scan {
                                 __emu_m,
                                 ::deviceemu::__private::LANE_CHUNK,
                             );
-                            unsafe {
-                                ::deviceemu::__private::lane_load(
-                                    &t,
-                                    __emu_vb_t_0_at + __emu_c0,
-                                    &mut __emu_vb_t_0,
-                                    __emu_m,
-                                )
-                            };
+                            ::deviceemu::__private::lane_load(
+                                &t,
+                                __emu_vb_t_0_at + __emu_c0,
+                                &mut __emu_vb_t_0,
+                                __emu_m,
+                            );
                             #[allow(unused_variables)]
                             for __emu_k in 0..__emu_m {
                                 let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
@@ -732,7 +727,7 @@ impl block_scan {
                         },
                     );
             } else {
-                if !__EMU_CHECKED
+                if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_RANGES)
                     && (true && ::deviceemu::__private::view_aligned(&t)
                         && match (
                             ::core::option::Option::Some(0 as usize),
@@ -782,20 +777,16 @@ impl block_scan {
                                 let __emu_value = v;
                                 let __emu_view = t;
                                 let __emu_index = tid;
-                                let mut __emu_old = unsafe {
-                                    ::deviceemu::__private::load_in_bounds(
-                                        &t,
-                                        ::deviceemu::__private::Index::to_index(__emu_index),
-                                    )
-                                };
+                                let mut __emu_old = ::deviceemu::__private::load_in_bounds(
+                                    &t,
+                                    ::deviceemu::__private::Index::to_index(__emu_index),
+                                );
                                 __emu_old += __emu_value;
-                                unsafe {
-                                    ::deviceemu::__private::store_in_bounds(
-                                        &t,
-                                        ::deviceemu::__private::Index::to_index(__emu_index),
-                                        __emu_old,
-                                    )
-                                }
+                                ::deviceemu::__private::store_in_bounds(
+                                    &t,
+                                    ::deviceemu::__private::Index::to_index(__emu_index),
+                                    __emu_old,
+                                )
                             };
                             ::core::option::Option::None
                         });
@@ -832,7 +823,8 @@ impl block_scan {
             __emu_rb.barrier();
             off *= 2;
         }
-        if !__EMU_CHECKED && __emu_rb.in_index_order()
+        if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VECTOR)
+            && __emu_rb.in_index_order()
             && {
                 let __emu_hi: usize = ::core::cmp::min(usize::MAX, __emu_rb.threads());
                 __emu_hi == 0
@@ -892,14 +884,12 @@ impl block_scan {
                             __emu_m,
                             ::deviceemu::__private::LANE_CHUNK,
                         );
-                        unsafe {
-                            ::deviceemu::__private::lane_load(
-                                &t,
-                                __emu_vb_t_0_at + __emu_c0,
-                                &mut __emu_vb_t_0,
-                                __emu_m,
-                            )
-                        };
+                        ::deviceemu::__private::lane_load(
+                            &t,
+                            __emu_vb_t_0_at + __emu_c0,
+                            &mut __emu_vb_t_0,
+                            __emu_m,
+                        );
                         #[allow(unused_variables)]
                         for __emu_k in 0..__emu_m {
                             let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
@@ -943,7 +933,7 @@ impl block_scan {
                     },
                 );
         } else {
-            if !__EMU_CHECKED
+            if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_RANGES)
                 && (true && ::deviceemu::__private::view_aligned(&t)
                     && match (
                         ::core::option::Option::Some(0 as usize),
@@ -1006,19 +996,15 @@ impl block_scan {
                         let i = __emu_ctx.block_idx.x as usize * 256 + tid;
                         if i < out.len() {
                             {
-                                let __emu_value = unsafe {
-                                    ::deviceemu::__private::load_in_bounds(
-                                        &t,
-                                        ::deviceemu::__private::Index::to_index(tid),
-                                    )
-                                };
-                                unsafe {
-                                    ::deviceemu::__private::store_in_bounds(
-                                        &out,
-                                        ::deviceemu::__private::Index::to_index(i),
-                                        __emu_value,
-                                    )
-                                }
+                                let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                    &t,
+                                    ::deviceemu::__private::Index::to_index(tid),
+                                );
+                                ::deviceemu::__private::store_in_bounds(
+                                    &out,
+                                    ::deviceemu::__private::Index::to_index(i),
+                                    __emu_value,
+                                )
                             };
                         }
                         ::core::option::Option::None

@@ -65,6 +65,62 @@ pub enum ExecPath {
     Auto,
     /// Always the per-thread form: fibers and state machines, one GPU thread at a time.
     General,
+    /// Both, to check the fast forms: a launch of a kernel with a fast form runs on it, then
+    /// again on the general path from a copy of the memory it started with (blocks in order,
+    /// for both), and the two runs' memory, return codes and findings are compared; a
+    /// difference fails the launch with a report that names the kernel and the first differing
+    /// element (`sched/regions.rs`, `verify`). The general run's results are kept.
+    Verify,
+}
+
+/// A fast-path tier of `#[kernel]`'s region forms (`emu-macros/src/fission/`), which
+/// `EMU_TIERS_OFF` (or [`Config::tiers_off`]) can turn off one at a time, to find which one is
+/// wrong when a kernel's results differ between `EMU_PATH=auto` and `general`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tier {
+    /// Barrier regions: each stretch of a kernel between barriers runs as a loop over the
+    /// block's threads (off: barrier kernels take the general path).
+    Regions,
+    /// Lane loops: a barrier-free kernel runs as a loop over the block's threads.
+    Lanes,
+    /// Warp shuffles and votes handed over between regions.
+    Shuffles,
+    /// Checks hoisted out of a region or lane loop whose indices are proved in bounds for the
+    /// whole block.
+    Hoisted,
+    /// Vectorised regions and lane loops (elements staged in local arrays).
+    Vector,
+    /// Regions whose accesses are proved in bounds from their indices' ranges.
+    Ranges,
+    /// Proved straight-line regions run several threads per call, in turn.
+    Turn,
+    /// Proved loop regions run groups of threads interleaved, reading copies of shared arrays.
+    Interleave,
+}
+
+impl Tier {
+    /// Every tier, in the order `EMU_TIERS_OFF` lists them.
+    pub const ALL: [Tier; 8] =
+        [Tier::Regions, Tier::Lanes, Tier::Shuffles, Tier::Hoisted, Tier::Vector, Tier::Ranges, Tier::Turn, Tier::Interleave];
+
+    /// The tier's name in `EMU_TIERS_OFF`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Regions => "regions",
+            Tier::Lanes => "lanes",
+            Tier::Shuffles => "shuffles",
+            Tier::Hoisted => "hoisted",
+            Tier::Vector => "vector",
+            Tier::Ranges => "ranges",
+            Tier::Turn => "turn",
+            Tier::Interleave => "interleave",
+        }
+    }
+
+    /// The tier's bit in a set of tiers.
+    pub const fn bit(self) -> u32 {
+        1 << self as u32
+    }
 }
 
 /// Where launches run.
@@ -205,6 +261,8 @@ pub struct Config {
     launch_blocking: bool,
     default_stream: DefaultStream,
     path: ExecPath,
+    /// The fast-path tiers turned off ([`Tier::bit`]s, `EMU_TIERS_OFF`).
+    tiers_off: u32,
     verbose: bool,
     device_runtime: DeviceRuntime,
     pending_launch_limit: usize,
@@ -229,6 +287,7 @@ impl Default for Config {
             launch_blocking: false,
             default_stream: DefaultStream::Legacy,
             path: ExecPath::Auto,
+            tiers_off: 0,
             verbose: false,
             device_runtime: DeviceRuntime::Cdp2,
             pending_launch_limit: 2048,
@@ -306,8 +365,22 @@ impl Config {
             c.path = match v.trim() {
                 "auto" => ExecPath::Auto,
                 "general" => ExecPath::General,
-                _ => return Err(invalid("EMU_PATH", v, "`auto`, `general`")),
+                "verify" => ExecPath::Verify,
+                _ => return Err(invalid("EMU_PATH", v, "`auto`, `general`, `verify`")),
             };
+        }
+        if let Some(v) = var("EMU_TIERS_OFF") {
+            const VALID: &str =
+                "a comma list of `regions`, `lanes`, `shuffles`, `hoisted`, `vector`, `ranges`, `turn`, `interleave`, or `none`";
+            let mut off = 0;
+            for name in v.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                match Tier::ALL.iter().find(|t| t.name() == name) {
+                    Some(t) => off |= t.bit(),
+                    None if name == "none" => {}
+                    None => return Err(invalid("EMU_TIERS_OFF", v.clone(), VALID)),
+                }
+            }
+            c.tiers_off = off;
         }
         if let Some(v) = var("EMU_VERBOSE") {
             c.verbose = match v.trim() {
@@ -455,6 +528,20 @@ impl Config {
     /// Which host form of kernels launches run.
     pub fn get_path(&self) -> ExecPath {
         self.path
+    }
+    /// Turns the fast-path tier `tier` off (`EMU_TIERS_OFF`), leaving the others on.
+    pub fn tier_off(mut self, tier: Tier) -> Self {
+        self.tiers_off |= tier.bit();
+        self
+    }
+    /// Sets the fast-path tiers turned off to exactly `tiers`.
+    pub fn tiers_off(mut self, tiers: &[Tier]) -> Self {
+        self.tiers_off = tiers.iter().fold(0, |m, t| m | t.bit());
+        self
+    }
+    /// Whether the fast-path tier `tier` is on.
+    pub fn get_tier(&self, tier: Tier) -> bool {
+        self.tiers_off & tier.bit() == 0
     }
     /// Whether each launch prints the path it takes to stderr (`EMU_VERBOSE=1`).
     pub fn verbose(mut self, on: bool) -> Self {

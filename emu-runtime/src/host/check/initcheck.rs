@@ -67,6 +67,16 @@ impl InitBits {
         Ok(InitBits { words })
     }
 
+    /// A copy of the bits (`EMU_PATH=verify` puts them back between its two runs).
+    pub(crate) fn snapshot(&self) -> Vec<u64> {
+        self.words.iter().map(|w| w.load(Relaxed)).collect()
+    }
+
+    /// Sets the bits to a [`InitBits::snapshot`] of them.
+    pub(crate) fn restore(&self, bits: &[u64]) {
+        self.words.iter().zip(bits).for_each(|(w, &b)| w.store(b, Relaxed));
+    }
+
     pub(crate) fn is_set(&self, i: usize) -> bool {
         self.words[i / 64].load(Relaxed) & (1 << (i % 64)) != 0
     }

@@ -367,6 +367,11 @@ impl GridRt {
     }
 }
 
+/// Whether the next launch on this host thread is a child grid (a device-side launch's job).
+pub(crate) fn launching_child() -> bool {
+    NEXT_PARENT.with(|p| p.borrow().is_some())
+}
+
 thread_local! {
     /// The parent of the grid the next `run` on this host thread makes (set around a child's
     /// job, taken by `GridRt::new`).

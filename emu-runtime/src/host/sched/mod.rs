@@ -14,6 +14,7 @@
 //! | `overflow`  | turning a fiber's stack overflow into a report |
 //! | `panics`    | capturing kernel panics for reports |
 //! | `regions`   | a block run as barrier regions: each a loop over its threads (`#[kernel]`'s fast form) |
+//! | `verify`    | `EMU_PATH=verify`: a launch on its fast form and on the general path, compared |
 //! | `progress`  | progress points in loops (spinning threads yield) and the watchdog |
 //! | `devrt`     | the device runtime: device-side launches, their queues, streams, events and limits |
 //! | `debugger`  | functions gdb/lldb call to name the GPU thread at a breakpoint |
@@ -32,4 +33,5 @@ pub(crate) mod panics;
 pub(crate) mod progress;
 pub(crate) mod regions;
 pub(crate) mod task;
+pub(crate) mod verify;
 pub(crate) mod warp;
