@@ -163,7 +163,7 @@ bound_impls!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
 #[track_caller]
 pub fn load_in_bounds<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, i: usize) -> T {
     if i >= v.len() || !v.is_live() {
-        return v.load(i);
+        return unproved_load(v, i);
     }
     // SAFETY: `i < len` (checked above), and a live view's pointer is valid for `len` elements
     // (the invariant of `View::from_raw_parts`).
@@ -177,7 +177,7 @@ pub fn load_in_bounds<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, i: usize) -> T
 #[track_caller]
 pub fn store_in_bounds<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usize, value: T) {
     if i >= v.len() || !v.is_live() {
-        return v.store(i, value);
+        return unproved_store(v, i, value);
     }
     // SAFETY: as in `load_in_bounds`; `K: Writable` views point into writable memory.
     unsafe { crate::host::mem::memory::store_relaxed(v.raw_ptr().add(i), value) }
@@ -190,7 +190,7 @@ pub fn store_in_bounds<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usize, val
 #[track_caller]
 pub fn load_row_in_bounds<T: DeviceCopy, const N: usize, K: ViewKind>(t: &View<[T; N], K>, r: usize, c: usize) -> T {
     if r >= t.len() || c >= N || !t.is_live() {
-        return t.row(r).load(c);
+        return unproved_load(&t.row(r), c);
     }
     // SAFETY: row `r` is inside the view and element `c` inside the row (checked above); the
     // rows are `[T; N]`, laid out as `N` consecutive `T`s.
@@ -204,10 +204,29 @@ pub fn load_row_in_bounds<T: DeviceCopy, const N: usize, K: ViewKind>(t: &View<[
 #[track_caller]
 pub fn store_row_in_bounds<T: DeviceCopy, const N: usize, K: Writable>(t: &View<[T; N], K>, r: usize, c: usize, value: T) {
     if r >= t.len() || c >= N || !t.is_live() {
-        return t.row_for(r, crate::device::backend::AccessKind::Write).store(c, value);
+        return unproved_store(&t.row_for(r, crate::device::backend::AccessKind::Write), c, value);
     }
     // SAFETY: as in `load_row_in_bounds`; `K: Writable` views point into writable memory.
     unsafe { crate::host::mem::memory::store_relaxed(t.raw_ptr().add(r).cast::<T>().add(c), value) }
+}
+
+/// A proved access whose index or view failed the check: the checked access, which reports
+/// it (kept out of line, so the proved path stays small enough to inline).
+#[cfg(not(target_arch = "nvptx64"))]
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn unproved_load<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, i: usize) -> T {
+    v.load(i)
+}
+
+/// See [`unproved_load`].
+#[cfg(not(target_arch = "nvptx64"))]
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn unproved_store<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usize, value: T) {
+    v.store(i, value)
 }
 
 /// The length of a row of `t` (`N`), for a region's proof.
