@@ -138,4 +138,12 @@ pub mod prelude {
 pub mod __private {
     pub use emu_macros::launch_impl;
     pub use emu_runtime::__private::*;
+    /// What `launch!` calls on an argument written as a name (`src/launch_arg.rs`).
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub mod launch_arg {
+        pub use crate::launch_arg::{ByCopy, ByValue, Reborrow};
+    }
 }
+
+#[cfg(not(target_arch = "nvptx64"))]
+mod launch_arg;
