@@ -57,3 +57,97 @@ fn parameters_with_a_leading_underscore() {
     launch!(unused_params<<<1, 4>>>(&x, 0, &mut out, &mut scratch)).unwrap();
     assert_eq!(out.to_vec().unwrap(), [0.0, 1.0, 2.0, 3.0]);
 }
+
+/// A port's double-precision math (CUDA's `exp`, `log`, `pow`, `sin`, ... on `double`), one
+/// function per column, through `deviceemu::math`.
+#[kernel]
+fn f64_math(x: &[f64], y: &[f64], out: &mut [f64]) {
+    use deviceemu::math::*;
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < x.len() {
+        let (a, b) = (x[i], y[i]);
+        let (s, c) = sincos(a);
+        let r = [
+            exp(a),
+            exp2(a),
+            exp10(a),
+            expm1(a),
+            log(a),
+            log2(a),
+            log10(a),
+            log1p(a),
+            sqrt(a),
+            rsqrt(a),
+            cbrt(a),
+            pow(a, b),
+            sin(a),
+            cos(a),
+            tan(a),
+            s,
+            c,
+            asin(a),
+            acos(a),
+            atan(a),
+            atan2(a, b),
+            sinh(a),
+            cosh(a),
+            tanh(a),
+            asinh(a),
+            acosh(a),
+            atanh(a),
+            hypot(a, b),
+            fma(a, b, a),
+            fmin(a, b),
+            fmax(a, b),
+            floor(a),
+            ceil(a),
+            trunc(a),
+            round(a),
+            fabs(a),
+            fmod(a, b),
+            remainder(a, b),
+            copysign(a, b),
+            erf(a),
+            erfc(a),
+            lgamma(a),
+            tgamma(a),
+        ];
+        let mut k = 0;
+        while k < F64_FUNCTIONS {
+            out[i * F64_FUNCTIONS + k] = r[k];
+            k += 1;
+        }
+    }
+}
+
+/// Columns of `f64_math`.
+const F64_FUNCTIONS: usize = 43;
+
+#[test]
+fn double_precision_math_runs_in_kernels() {
+    use deviceemu::math::*;
+    let xs: Vec<f64> = (0..256).map(|i| (i as f64 - 128.0) * 0.173 + 1e-3).collect();
+    let ys: Vec<f64> = (0..256).map(|i| (i as f64 % 17.0) - 8.5).collect();
+    let x = DeviceBuffer::from_slice(&xs).unwrap();
+    let y = DeviceBuffer::from_slice(&ys).unwrap();
+    let mut out = DeviceBuffer::<f64>::zeroed(xs.len() * F64_FUNCTIONS).unwrap();
+    launch!(f64_math<<<4, 64>>>(&x, &y, &mut out)).unwrap();
+    let got = out.to_vec().unwrap();
+    for (i, (&a, &b)) in xs.iter().zip(&ys).enumerate() {
+        let row = &got[i * F64_FUNCTIONS..(i + 1) * F64_FUNCTIONS];
+        assert_eq!(row[0].to_bits(), exp(a).to_bits());
+        assert_eq!(row[11].to_bits(), pow(a, b).to_bits());
+        assert_eq!(row[12].to_bits(), sin(a).to_bits());
+        assert_eq!(row[15].to_bits(), sin(a).to_bits());
+        assert_eq!(row[37].to_bits(), remainder(a, b).to_bits());
+        assert_eq!(row[42].to_bits(), tgamma(a).to_bits());
+        // Close to the host's own functions where those are defined.
+        if a > 0.0 {
+            assert!((row[4] - a.ln()).abs() <= 1e-15 * a.ln().abs().max(1.0), "log({a})");
+        } else {
+            assert_eq!(row[4].to_bits(), 0x7fff_ffff_ffff_ffff, "log({a}) is the canonical NaN");
+        }
+        assert!((row[12] - a.sin()).abs() <= 1e-15, "sin({a})");
+        assert_eq!(row[28], a.mul_add(b, a));
+    }
+}

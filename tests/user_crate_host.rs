@@ -12,6 +12,7 @@ pub const TILE: usize = 16;
 mod kernels;
 
 #[path = "user_crate/src/ported.rs"]
+#[allow(unreachable_pub)] // pub for the fixture crate, whose root exports it
 mod ported;
 
 fn emulated<R>(f: impl FnOnce() -> R) -> R {
