@@ -36,7 +36,7 @@ pub use emu_runtime::device::{
     reduce_or_sync, reduce_xor_sync, shfl_down_sync, shfl_down_sync_width, shfl_sync, shfl_sync_width, shfl_up_sync,
     shfl_up_sync_width, shfl_xor_sync, shfl_xor_sync_width, sync_threads, sync_threads_and, sync_threads_count,
     sync_threads_or, sync_warp, thread_fence, thread_fence_block, thread_idx, warp_size, AtomicAdd, AtomicBitwise,
-    AnyBitPattern, AtomicCas, AtomicExch, AtomicIncDec, AtomicLoadStore, AtomicMinMax, AtomicSub, Constant, DeviceCopy, DeviceGlobal,
+    AnyBitPattern, AtomicCas, AtomicExch, AtomicIncDec, AtomicLoadStore, AtomicMinMax, AtomicSub, Constant, DeviceCopy, DeviceGlobal, DevicePtr, device_free, device_malloc,
     Dim3, Global, GlobalMut,
     Scope, Shared, Space, View, WarpReduce, WarpShuffle, FULL_MASK,
 };
@@ -59,7 +59,7 @@ pub use emu_runtime::{
     KernelArgMut, Symbol, ExecPath, Schedule,
     Target, Error, Finding, KernelInfo, LaunchConfig, LaunchReport, SourceLocation,
     DefaultStream, Event, HostBuffer, Stream, STICKY_CODES, device_count, device_synchronize, get_device, set_device,
-    DeviceEvent, DeviceRuntime, DeviceStream,
+    DeviceEvent, DeviceRuntime, DeviceStream, device_heap_leaks, malloc_heap_size, set_malloc_heap_size, HeapLeak,
 };
 /// The device runtime in a kernel on the GPU (`launch!` in a kernel, device streams and
 /// events, the thread's last error), as calls of CUDA's `libcudadevrt`.
@@ -119,6 +119,7 @@ pub mod prelude {
         shfl_down_sync_width, shfl_sync, shfl_sync_width, shfl_up_sync, shfl_up_sync_width, shfl_xor_sync,
         shfl_xor_sync_width, sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, sync_warp, thread_fence,
         thread_fence_block, thread_idx, this_cluster, this_grid, warp_size, DeviceCopy, Dim3, Global, GlobalMut, Scope, Shared, WarpReduce,
+        device_free, device_malloc, DevicePtr,
         WarpShuffle, FULL_MASK,
     };
     #[cfg(not(target_arch = "nvptx64"))]

@@ -151,3 +151,141 @@ fn double_precision_math_runs_in_kernels() {
         assert_eq!(row[28], a.mul_add(b, a));
     }
 }
+
+/// CUDA's per-thread scratch: `int* s = (int*)malloc(k * sizeof(int)); ... free(s);`, and a
+/// block-wide buffer that thread 0 allocates and shares through shared memory.
+#[kernel]
+fn heap_scratch(k: u32, out: &mut [u32], failed: &mut [u32]) {
+    let t = thread_idx().x;
+    let i = block_idx().x * block_dim().x + t;
+    let shared = shared_array![DevicePtr<u32>; 1];
+    if t == 0 {
+        match device_malloc::<u32>(block_dim().x as usize) {
+            Some(p) => shared[0] = p,
+            None => shared[0] = DevicePtr::null(),
+        }
+    }
+    sync_threads();
+    let Some(p) = device_malloc::<u32>(k as usize) else {
+        failed[i] = 1;
+        return;
+    };
+    let s: GlobalMut<u32> = p.view();
+    let mut j = 0;
+    while j < k {
+        s[j] = i * j;
+        j += 1;
+    }
+    let mut sum = 0u32;
+    j = 0;
+    while j < k {
+        sum = sum.wrapping_add(s[j]);
+        j += 1;
+    }
+    device_free(p);
+    let block_buf = shared[0];
+    if !block_buf.is_null() {
+        block_buf.store(t as usize, sum);
+    }
+    sync_threads();
+    if !block_buf.is_null() {
+        out[i] = block_buf.load((block_dim().x - 1 - t) as usize);
+    }
+    sync_threads();
+    if t == 0 && !block_buf.is_null() {
+        device_free(block_buf);
+    }
+}
+
+/// Writes one element past its allocation.
+#[kernel]
+fn heap_overflow(out: &mut [u32]) {
+    if let Some(p) = device_malloc::<u32>(4) {
+        let v: GlobalMut<u32> = p.view();
+        v[4] = 1; // @HEAP_OOB
+        out[0] = v[0];
+        device_free(p);
+    }
+}
+
+/// Reads a block after freeing it.
+#[kernel]
+fn heap_use_after_free(out: &mut [u32]) {
+    if let Some(p) = device_malloc::<u32>(4) {
+        device_free(p); // @HEAP_FREE
+        out[0] = p.load(0); // @HEAP_UAF
+    }
+}
+
+/// Allocates and never frees (`keep` receives the pointers).
+#[kernel]
+fn heap_leak(keep: &mut [DevicePtr<f64>]) {
+    let i = thread_idx().x as usize;
+    if let Some(p) = device_malloc::<f64>(3) {
+        keep[i] = p;
+    }
+}
+
+fn line_of(marker: &str) -> usize {
+    include_str!("port.rs")
+        .lines()
+        .position(|l| l.contains(marker) && !l.contains("line_of"))
+        .unwrap()
+        + 1
+}
+
+#[test]
+fn device_malloc_and_free_in_a_kernel() {
+    let (n, b, k) = (4u32, 64u32, 8u32);
+    let mut out = DeviceBuffer::<u32>::zeroed((n * b) as usize).unwrap();
+    let mut failed = DeviceBuffer::<u32>::zeroed((n * b) as usize).unwrap();
+    launch!(heap_scratch<<<n, b>>>(k, &mut out, &mut failed)).unwrap();
+    assert!(failed.to_vec().unwrap().iter().all(|&f| f == 0));
+    let got = out.to_vec().unwrap();
+    let sum = |i: u32| (0..k).map(|j| i * j).fold(0u32, u32::wrapping_add);
+    for blk in 0..n {
+        for t in 0..b {
+            assert_eq!(got[(blk * b + t) as usize], sum(blk * b + (b - 1 - t)), "block {blk} thread {t}");
+        }
+    }
+}
+
+#[test]
+fn device_heap_out_of_bounds_use_after_free_and_leaks_are_reported() {
+    let mut out = DeviceBuffer::<u32>::zeroed(1).unwrap();
+    let err = deviceemu::quietly(|| launch!(heap_overflow<<<1, 1>>>(&mut out))).unwrap_err();
+    assert_eq!(err.code(), 700, "{err}");
+    let text = err.to_string();
+    assert!(text.contains("Invalid __global__ write of size 4 bytes"), "{text}");
+    assert!(text.contains(&format!("tests/port.rs:{}:", line_of("@HEAP_OOB"))), "{text}");
+    assert!(
+        text.contains("device_malloc at tests/port.rs"),
+        "the block is named by its allocation: {text}"
+    );
+
+    let err = deviceemu::quietly(|| launch!(heap_use_after_free<<<1, 1>>>(&mut out))).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("use after free"), "{text}");
+    assert!(
+        text.contains(&format!("freed at tests/port.rs:{}:", line_of("@HEAP_FREE"))),
+        "{text}"
+    );
+    assert!(text.contains(&format!("tests/port.rs:{}:", line_of("@HEAP_UAF"))), "{text}");
+
+    let mut keep = DeviceBuffer::<DevicePtr<f64>>::zeroed(2).unwrap();
+    launch!(heap_leak<<<1, 2>>>(&mut keep)).unwrap();
+    let kept = keep.to_vec().unwrap();
+    let leaks = deviceemu::device_heap_leaks();
+    for p in &kept {
+        assert!(!p.is_null());
+        let leak = leaks
+            .iter()
+            .find(|l| format!("{:?}", p).contains(&format!("{:#x}", l.address)))
+            .expect("listed as a leak");
+        assert_eq!(leak.bytes, 24);
+        assert!(leak.to_string().contains("by thread ("), "{leak}");
+    }
+    // The heap's size is fixed once it is in use, as CUDA's.
+    assert!(deviceemu::set_malloc_heap_size(1 << 20).is_err());
+    assert_eq!(deviceemu::malloc_heap_size(), 8 << 20);
+}

@@ -383,6 +383,17 @@ pub(crate) fn launch_on(
     })
 }
 
+/// `cudaDeviceSetLimit(cudaLimitMallocHeapSize, bytes)` on the current device's context: the
+/// size of the heap that kernels' `device_malloc` (CUDA's `malloc`) allocates from.
+pub(crate) fn set_malloc_heap_size(bytes: usize) -> Result<(), Error> {
+    let gpu = gpu_of(crate::host::devices::current())?;
+    gpu.bind()?;
+    // SAFETY: plain driver call on the context just bound to this thread.
+    unsafe { sys::cuCtxSetLimit(sys::CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE, bytes) }
+        .result()
+        .map_err(|e| driver_error(e, &format!("setting the device heap's size to {bytes} bytes")))
+}
+
 /// The start of the line that deviceemu-build adds to a file's PTX for each kernel it left
 /// out (`deviceemu_build::LEFT_OUT`).
 const LEFT_OUT: &str = "// deviceemu: left out: ";
