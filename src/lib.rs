@@ -29,7 +29,7 @@
 //! yet.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 
-pub use emu_macros::{constant, device, device_global, kernel};
+pub use emu_macros::{constant, device, device_global, kernel, DeviceCopy};
 pub use emu_runtime::device::{
     active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, dynamic_shared, grid_dim, lane_id,
     match_all_sync, match_any_sync, reduce_add_sync, reduce_and_sync, reduce_max_sync, reduce_min_sync,

@@ -289,3 +289,54 @@ fn device_heap_out_of_bounds_use_after_free_and_leaks_are_reported() {
     assert!(deviceemu::set_malloc_heap_size(1 << 20).is_err());
     assert_eq!(deviceemu::malloc_heap_size(), 8 << 20);
 }
+
+/// CUDA's `struct Particle { char alive; float x; double t; }` with its padding written as
+/// fields, as `#[derive(DeviceCopy)]` asks (tests/ui/derive_device_copy_padding.rs is the
+/// version it rejects).
+#[derive(Clone, Copy, Debug, PartialEq, DeviceCopy)]
+#[repr(C)]
+struct Particle {
+    alive: u8,
+    _pad0: [u8; 3],
+    x: f32,
+    t: f64,
+}
+
+/// Advances every live particle.
+#[kernel]
+fn advance(ps: &mut [Particle], dt: f64) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < ps.len() && ps[i].alive != 0 {
+        let mut p = ps[i];
+        p.t += dt;
+        p.x += 1.0;
+        ps[i] = p;
+    }
+}
+
+#[test]
+fn a_padded_struct_derives_device_copy_with_its_padding_as_fields() {
+    let start: Vec<Particle> = (0..40)
+        .map(|i| Particle {
+            alive: (i % 2) as u8,
+            _pad0: [0; 3],
+            x: i as f32,
+            t: 0.5,
+        })
+        .collect();
+    let mut ps = DeviceBuffer::from_slice(&start).unwrap();
+    launch!(advance<<<2, 32>>>(&mut ps, 0.25)).unwrap();
+    let got = ps.to_vec().unwrap();
+    for (a, b) in start.iter().zip(&got) {
+        let want = if a.alive != 0 {
+            Particle {
+                x: a.x + 1.0,
+                t: 0.75,
+                ..*a
+            }
+        } else {
+            *a
+        };
+        assert_eq!(*b, want);
+    }
+}
