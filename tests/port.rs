@@ -340,3 +340,47 @@ fn a_padded_struct_derives_device_copy_with_its_padding_as_fields() {
         assert_eq!(*b, want);
     }
 }
+
+/// CUDA's `const float* bias` that the host sets to `NULL` when the model has none: a
+/// zero-length buffer stands for null, and `bias.is_empty()` is the kernel's `bias != NULL`
+/// (docs/porting-notes.md, "Null pointers").
+#[kernel]
+fn add_optional_bias(x: &mut [f32], bias: &[f32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < x.len() {
+        let b = if bias.is_empty() { 0.0 } else { bias[i % bias.len()] };
+        x[i] += b;
+    }
+}
+
+#[test]
+fn a_null_pointer_is_a_zero_length_buffer() {
+    let mut x = DeviceBuffer::from_slice(&[1.0f32; 8]).unwrap();
+    let no_bias = DeviceBuffer::<f32>::zeroed(0).unwrap();
+    launch!(add_optional_bias<<<1, 32>>>(&mut x, &no_bias)).unwrap();
+    assert_eq!(x.to_vec().unwrap(), [1.0; 8]);
+    let bias = DeviceBuffer::from_slice(&[0.5f32, 1.5]).unwrap();
+    launch!(add_optional_bias<<<1, 32>>>(&mut x, &bias)).unwrap();
+    assert_eq!(x.to_vec().unwrap()[..2], [1.5, 2.5]);
+}
+
+/// CUDA's texture reference `texture<float, 1, cudaReadModeElementType> tex_ref;` read with
+/// `tex1Dfetch(tex_ref, i)`, ported to a texture object parameter (docs/porting-notes.md,
+/// "Texture references").
+#[kernel]
+fn gather_through_texture(tex_ref: Texture<f32>, idx: &[i32], out: &mut [f32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < out.len() {
+        out[i] = tex_ref.fetch(idx[i]);
+    }
+}
+
+#[test]
+fn a_texture_reference_becomes_a_texture_object_parameter() {
+    let table = DeviceBuffer::from_slice(&[10.0f32, 20.0, 30.0, 40.0]).unwrap();
+    let tex = deviceemu::TextureObject::linear(&table, TextureDesc::new()).unwrap();
+    let idx = DeviceBuffer::from_slice(&[3i32, 0, 2, 1]).unwrap();
+    let mut out = DeviceBuffer::<f32>::zeroed(4).unwrap();
+    launch!(gather_through_texture<<<1, 32>>>(tex.texture(), &idx, &mut out)).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [40.0, 10.0, 30.0, 20.0]);
+}
