@@ -57,6 +57,20 @@ fn functions() -> Vec<(&'static str, Func, u32, u32)> {
         ("truncf", One(math::truncf, libm::trunc, (-1e7, 1e7)), 0, 0),
         ("fmodf", Two(math::fmodf, libm::fmod, (-1e6, 1e6), (-100.0, 100.0)), 0, 0),
         ("copysignf", Two(math::copysignf, libm::copysign, (-10.0, 10.0), (-10.0, 10.0)), 0, 0),
+        // libdevice's, translated (math::cuda): within CUDA's bounds. (`cuda::lgammaf` is not
+        // here: the random half of the inputs reaches its negative zeros, where CUDA states no
+        // bound and it is 196 ulp from the correctly rounded value at x = -2.4616075.)
+        ("cuda::logf", One(math::cuda::logf, libm::log, (0.0, 1000.0)), 1, 1),
+        ("cuda::log2f", One(math::cuda::log2f, libm::log2, (0.0, 1000.0)), 1, 1),
+        ("cuda::log10f", One(math::cuda::log10f, libm::log10, (0.0, 1000.0)), 2, 2),
+        ("cuda::log1pf", One(math::cuda::log1pf, libm::log1p, (-1.0, 1000.0)), 1, 1),
+        ("cuda::atanf", One(math::cuda::atanf, libm::atan, (-100.0, 100.0)), 2, 2),
+        ("cuda::atan2f", Two(math::cuda::atan2f, libm::atan2, (-10.0, 10.0), (-10.0, 10.0)), 3, 3),
+        ("cuda::atanhf", One(math::cuda::atanhf, libm::atanh, (-1.0, 1.0)), 3, 3),
+        ("cuda::powf", Two(math::cuda::powf, libm::pow, (0.0, 100.0), (-40.0, 40.0)), 4, 4),
+        ("cuda::sinf", One(math::cuda::sinf, libm::sin, (-100.0, 100.0)), 2, 2),
+        ("cuda::cosf", One(math::cuda::cosf, libm::cos, (-100.0, 100.0)), 2, 2),
+        ("cuda::tanf", One(math::cuda::tanf, libm::tan, (-100.0, 100.0)), 4, 4),
         ("asinhf", One(math::asinhf, libm::asinh, (-100.0, 100.0)), 3, 1),
         ("acoshf", One(math::acoshf, libm::acosh, (1.0, 100.0)), 4, 1),
         ("atanhf", One(math::atanhf, libm::atanh, (-1.0, 1.0)), 3, 1),

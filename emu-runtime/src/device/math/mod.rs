@@ -43,6 +43,38 @@ mod accuracy_tests;
 mod f64;
 pub use self::f64::*;
 
+mod libdevice;
+
+/// The functions of [`super::math`](self) translated from CUDA's libdevice
+/// (`tools/libdevice/translate.py`): the same operations as nvcc's, so the same bits as CUDA
+/// C calling them (measured on the H200: FP.md). NaN results as libdevice computes them.
+pub mod cuda {
+    macro_rules! wrap {
+        ($($name:ident($($a:ident),*) = $nv:ident;)*) => {$(
+            #[doc = concat!("CUDA's `", stringify!($name), "`, as libdevice computes it.")]
+            #[inline]
+            #[must_use]
+            pub fn $name($($a: f32),*) -> f32 {
+                super::libdevice::$nv($($a),*)
+            }
+        )*};
+    }
+    wrap! {
+        logf(x) = nv_logf;
+        log2f(x) = nv_log2f;
+        log10f(x) = nv_log10f;
+        log1pf(x) = nv_log1pf;
+        atanf(x) = nv_atanf;
+        atan2f(y, x) = nv_atan2f;
+        atanhf(x) = nv_atanhf;
+        powf(x, y) = nv_powf;
+        lgammaf(x) = nv_lgammaf;
+        sinf(x) = nv_sinf;
+        cosf(x) = nv_cosf;
+        tanf(x) = nv_tanf;
+    }
+}
+
 #[inline(always)]
 fn canon(x: f32) -> f32 {
     if x.is_nan() {
