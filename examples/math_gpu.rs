@@ -73,11 +73,56 @@ pub const F32_2: &[&str] = &[
 ];
 /// One-argument f64 functions.
 pub const F64_1: &[&str] = &[
-    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "exp", "exp2", "exp10", "expm1", "log",
-    "log2", "log10", "log1p", "sqrt", "rsqrt", "cbrt", "erf", "erfc", "lgamma", "tgamma", "fabs", "floor", "ceil", "round", "trunc",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "exp",
+    "exp2",
+    "exp10",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sqrt",
+    "rsqrt",
+    "cbrt",
+    "erf",
+    "erfc",
+    "lgamma",
+    "tgamma",
+    "fabs",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "cuda::exp",
+    "cuda::exp2",
+    "cuda::exp10",
+    "cuda::expm1",
+    "cuda::sinh",
 ];
 /// Two-argument f64 functions.
-pub const F64_2: &[&str] = &["atan2", "pow", "hypot", "fmin", "fmax", "fmod", "remainder", "copysign"];
+pub const F64_2: &[&str] = &[
+    "atan2",
+    "pow",
+    "hypot",
+    "fmin",
+    "fmax",
+    "fmod",
+    "remainder",
+    "copysign",
+    "cuda::atan2",
+];
 
 #[inline(always)]
 fn f32_1(op: u32, x: f32) -> f32 {
@@ -177,7 +222,12 @@ fn f64_1(op: u32, x: f64) -> f64 {
         28 => floor(x),
         29 => ceil(x),
         30 => round(x),
-        _ => trunc(x),
+        31 => trunc(x),
+        32 => cuda::exp(x),
+        33 => cuda::exp2(x),
+        34 => cuda::exp10(x),
+        35 => cuda::expm1(x),
+        _ => cuda::sinh(x),
     }
 }
 
@@ -191,7 +241,8 @@ fn f64_2(op: u32, x: f64, y: f64) -> f64 {
         4 => fmax(x, y),
         5 => fmod(x, y),
         6 => remainder(x, y),
-        _ => copysign(x, y),
+        7 => copysign(x, y),
+        _ => cuda::atan2(x, y),
     }
 }
 

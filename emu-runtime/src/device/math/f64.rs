@@ -109,11 +109,12 @@ pub fn fma(x: f64, y: f64, z: f64) -> f64 {
     canon(libm::fma(x, y, z))
 }
 
-/// Absolute value of `x` (clears the sign bit, as on the device).
+/// Absolute value of `x` (clears the sign bit); NaN gives `0x7fffffffffffffff` (the H200's
+/// `abs.f64` keeps a NaN's sign and quiets it, which the host would not: probe p16).
 #[inline]
 #[must_use]
 pub fn fabs(x: f64) -> f64 {
-    f64::from_bits(x.to_bits() & 0x7fff_ffff_ffff_ffff)
+    canon(f64::from_bits(x.to_bits() & 0x7fff_ffff_ffff_ffff))
 }
 
 /// `x` with the sign of `y` (bit operation, as on the device).

@@ -47,7 +47,9 @@ mod libdevice;
 
 /// The functions of [`super::math`](self) translated from CUDA's libdevice
 /// (`tools/libdevice/translate.py`): the same operations as nvcc's, so the same bits as CUDA
-/// C calling them (measured on the H200: FP.md). NaN results as libdevice computes them.
+/// C calling them (measured on the H200: FP.md). NaN results are canonical, `0x7fffffff` (the
+/// device's, so f32 results are libdevice's bits) and `0x7fffffffffffffff` (libdevice's f64
+/// NaNs carry payloads the host would not reproduce).
 pub mod cuda {
     macro_rules! wrap {
         ($($name:ident($($a:ident),*) = $nv:ident;)*) => {$(
@@ -55,7 +57,7 @@ pub mod cuda {
             #[inline]
             #[must_use]
             pub fn $name($($a: f32),*) -> f32 {
-                super::libdevice::$nv($($a),*)
+                super::canon(super::libdevice::$nv($($a),*))
             }
         )*};
     }
@@ -72,6 +74,25 @@ pub mod cuda {
         sinf(x) = nv_sinf;
         cosf(x) = nv_cosf;
         tanf(x) = nv_tanf;
+    }
+    macro_rules! wrap64 {
+        ($($name:ident($($a:ident),*) = $nv:ident;)*) => {$(
+            #[doc = concat!("CUDA's `", stringify!($name), "` (f64), as libdevice computes it.")]
+            #[inline]
+            #[must_use]
+            pub fn $name($($a: f64),*) -> f64 {
+                let r = super::libdevice::$nv($($a),*);
+                if r.is_nan() { f64::from_bits(0x7fff_ffff_ffff_ffff) } else { r }
+            }
+        )*};
+    }
+    wrap64! {
+        exp(x) = nv_exp;
+        exp2(x) = nv_exp2;
+        exp10(x) = nv_exp10;
+        expm1(x) = nv_expm1;
+        sinh(x) = nv_sinh;
+        atan2(y, x) = nv_atan2;
     }
 }
 
