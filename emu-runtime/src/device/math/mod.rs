@@ -2,11 +2,12 @@
 //! names them) that give the same bits emulated and on the GPU.
 //!
 //! Each function is one implementation, compiled for both targets: the [`libm`] crate's
-//! (a port of musl's), or exact bit-level code for the functions that have one right answer.
-//! On the GPU they therefore compute the same bits as in the emulator, but **not** the bits of
-//! CUDA's own `sinf` (libdevice): a kernel that must match CUDA C code calling `sinf` bit for
-//! bit cannot, since NVIDIA's implementation differs. Two details make the results identical
-//! on both targets:
+//! (a port of musl's), exact bit-level code for the functions that have one right answer, or
+//! libdevice's own, translated ([`cuda`]: `sinf`, `cosf`, `tanf`, `logf`, `log2f`, `log10f`,
+//! `log1pf`, `atan2f`, `lgammaf`, and f64 `exp`, `exp2`, `exp10`, `expm1`, `sinh`, `atan2`,
+//! which therefore give CUDA C's bits, measured on every f32 input). On the GPU every function
+//! computes the same bits as in the emulator; the libm ones are **not** CUDA's (FP.md has the
+//! counts). Two details make the results identical on both targets:
 //!
 //! * a NaN result is always the canonical NaN `0x7fffffff` (the device's arithmetic produces it,
 //!   the host's would keep payloads);
@@ -21,10 +22,10 @@
 //! | function | here | CUDA |   | function | here | CUDA |
 //! |---|---|---|---|---|---|---|
 //! | `sinf` `cosf` | 1 | 2 |  | `expf` `exp2f` | 1 | 2 |
-//! | `tanf` | 1 | 4 |  | `exp10f` | 0 | 2 |
+//! | `tanf` | 3 | 4 |  | `exp10f` | 0 | 2 |
 //! | `asinf` `acosf` | 1 | 2 |  | `expm1f` | 1 | 1 |
 //! | `atanf` | 1 | 2 |  | `logf` `log2f` | 1 | 1 |
-//! | `atan2f` | 1 | 3 |  | `log10f` | 1 | 2 |
+//! | `atan2f` | 2 | 3 |  | `log10f` | 2 | 2 |
 //! | `sinhf` | 2 | 3 |  | `log1pf` | 1 | 1 |
 //! | `coshf` | 1 | 2 |  | `powf` | 1 | 4 |
 //! | `tanhf` | 2 | 2 |  | `cbrtf` | 0 | 1 |
@@ -45,7 +46,12 @@ pub use self::f64::*;
 
 mod libdevice;
 
-/// The functions of [`super::math`](self) translated from CUDA's libdevice
+/// The functions of [`super::math`](self) translated from CUDA's libdevice. Those whose
+/// emulation is exact are also `deviceemu::math`'s own (`sinf`, `cosf`, `tanf`, `logf`,
+/// `log2f`, `log10f`, `log1pf`, `atan2f`, `lgammaf`; f64 `exp`, `exp2`, `exp10`, `expm1`,
+/// `sinh`, `atan2`); `atanf`, `atanhf` and `powf` divide through the hardware reciprocal, which
+/// the emulator models within one ulp, so they are here only.
+///
 /// (`tools/libdevice/translate.py`): the same operations as nvcc's, so the same bits as CUDA
 /// C calling them (measured on the H200: FP.md). NaN results are canonical, `0x7fffffff` (the
 /// device's, so f32 results are libdevice's bits) and `0x7fffffffffffffff` (libdevice's f64
@@ -128,9 +134,6 @@ macro_rules! libm2 {
 }
 
 libm1! {
-    sinf: "Sine of `x` (radians)";
-    cosf: "Cosine of `x` (radians)";
-    tanf: "Tangent of `x` (radians)";
     asinf: "Arcsine of `x`";
     acosf: "Arccosine of `x`";
     atanf: "Arctangent of `x`";
@@ -140,10 +143,6 @@ libm1! {
     expf: "`e^x`";
     exp2f: "`2^x`";
     expm1f: "`e^x - 1`, accurate near zero";
-    logf: "Natural logarithm of `x`";
-    log2f: "Base-2 logarithm of `x`";
-    log10f: "Base-10 logarithm of `x`";
-    log1pf: "`ln(1 + x)`, accurate near zero";
     cbrtf: "Cube root of `x`";
     erff: "Error function of `x`";
     erfcf: "Complementary error function `1 - erf(x)`";
@@ -171,14 +170,7 @@ via_f64! {
     atanhf = atanh: "Inverse hyperbolic tangent of `x`";
 }
 
-/// Natural logarithm of the absolute value of the gamma function of `x`: the `libm` crate's f64
-/// `lgamma` rounded to f32 (its f32 `lgammaf` is off by up to 86 ulp near the function's
-/// negative zeros); NaN results are `0x7fffffff`.
-#[inline]
-#[must_use]
-pub fn lgammaf(x: f32) -> f32 {
-    canon(libm::lgamma_r(x as f64).0 as f32)
-}
+pub use self::cuda::{atan2f, cosf, lgammaf, log10f, log1pf, log2f, logf, sinf, tanf};
 
 /// `1 / sqrt(x)`: the correctly rounded square root, then the correctly rounded reciprocal (two
 /// roundings; within 1 ulp, CUDA's bound 2). NaN results are `0x7fffffff`.
@@ -197,7 +189,6 @@ pub fn sincosf(x: f32) -> (f32, f32) {
 
 libm2! {
     remainderf: "IEEE remainder of `x / y` (`x - n*y`, `n` the integer nearest `x / y`), exact";
-    atan2f: "Arctangent of `y / x` using the signs of both to pick the quadrant (argument order `(y, x)` as in C)";
     powf: "`x^y`";
     hypotf: "`sqrt(x^2 + y^2)` without undue overflow";
     fmodf: "Remainder of `x / y` with the sign of `x`, exact";
