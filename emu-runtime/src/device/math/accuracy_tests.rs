@@ -56,12 +56,7 @@ fn functions() -> Vec<(&'static str, Func, u32, u32)> {
         ("roundf", One(math::roundf, libm::round, (-1e7, 1e7)), 0, 0),
         ("truncf", One(math::truncf, libm::trunc, (-1e7, 1e7)), 0, 0),
         ("fmodf", Two(math::fmodf, libm::fmod, (-1e6, 1e6), (-100.0, 100.0)), 0, 0),
-        (
-            "copysignf",
-            Two(math::copysignf, libm::copysign, (-10.0, 10.0), (-10.0, 10.0)),
-            0,
-            0,
-        ),
+        ("copysignf", Two(math::copysignf, libm::copysign, (-10.0, 10.0), (-10.0, 10.0)), 0, 0),
         // libdevice's, translated (math::cuda): within CUDA's bounds. (`lgammaf`, libdevice's
         // too, is not here: the random half of the inputs reaches its negative zeros, where
         // CUDA states no bound and it is 196 ulp from the correctly rounded value at
@@ -73,12 +68,7 @@ fn functions() -> Vec<(&'static str, Func, u32, u32)> {
         ("acoshf", One(math::acoshf, libm::acosh, (1.0, 100.0)), 4, 1),
         ("atanhf", One(math::atanhf, libm::atanh, (-1.0, 1.0)), 3, 1),
         ("rsqrtf", One(math::rsqrtf, |x| 1.0 / libm::sqrt(x), (0.0, 1e6)), 2, 1),
-        (
-            "remainderf",
-            Two(math::remainderf, libm::remainder, (-1e6, 1e6), (-100.0, 100.0)),
-            0,
-            0,
-        ),
+        ("remainderf", Two(math::remainderf, libm::remainder, (-1e6, 1e6), (-100.0, 100.0)), 0, 0),
         ("tgammaf", One(math::tgammaf, libm::tgamma, (-10.0, 35.0)), 5, 1),
     ]
 }
@@ -135,10 +125,7 @@ fn merge(a: Stat, b: Stat) -> Stat {
 
 fn measure_one(got: f32, exact: f64, x: f32, y: f32) -> Stat {
     let cr = exact as f32;
-    let mut s = Stat {
-        worst: (x, y),
-        ..Stat::default()
-    };
+    let mut s = Stat { worst: (x, y), ..Stat::default() };
     if exact.is_nan() || got.is_nan() {
         s.class = (exact.is_nan() != got.is_nan()) as u64;
         return s;
@@ -183,11 +170,7 @@ fn run(n: u64) -> Vec<String> {
             s.max_ulps,
             s.max_err,
             s.worst.0,
-            if matches!(f, Func::Two(..)) {
-                format!(", `{:e}`", s.worst.1)
-            } else {
-                String::new()
-            }
+            if matches!(f, Func::Two(..)) { format!(", `{:e}`", s.worst.1) } else { String::new() }
         );
         if s.max_ulps > ours as u64 || s.class > 0 {
             failures.push(format!("{name}: {} ulp (bound {ours}), {} NaN disagreements", s.max_ulps, s.class));
