@@ -14,6 +14,7 @@ pub(crate) mod copy;
 pub mod devrt;
 mod dim;
 mod grid;
+mod heap;
 pub(crate) mod print;
 pub mod intrinsics;
 pub mod math;
@@ -37,6 +38,7 @@ pub use copy::{AnyBitPattern, DeviceCopy};
 pub use symbol::{Constant, ConstantIsWritable, DeviceGlobal, SymbolDef};
 pub use dim::Dim3;
 pub use grid::{this_grid, GridGroup};
+pub use heap::{device_free, device_malloc, DevicePtr};
 pub use cluster::{this_cluster, ClusterGroup};
 pub use shared::dynamic_shared;
 pub use warp::{

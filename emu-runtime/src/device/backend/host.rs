@@ -360,3 +360,30 @@ half_atomic_add!(half::f16, core::sync::atomic::AtomicU16, u16, false, |v| v.to_
 half_atomic_add!(half::bf16, core::sync::atomic::AtomicU16, u16, true, |v| v.to_bits(), |w| half::bf16::from_bits(w));
 half_atomic_add!(crate::device::intrinsics::Half2, core::sync::atomic::AtomicU32, u32, false, |v| v.to_bits(), |w| crate::device::intrinsics::Half2::from_bits(w));
 half_atomic_add!(crate::device::intrinsics::Bfloat162, core::sync::atomic::AtomicU32, u32, true, |v| v.to_bits(), |w| crate::device::intrinsics::Bfloat162::from_bits(w));
+
+/// The running GPU thread and its block, when kernel code calls (for the heap's reports).
+fn heap_caller() -> Option<(Dim3, Dim3)> {
+    context::current().map(|_| (context::thread_idx(), context::block_idx()))
+}
+
+/// `device_malloc` on the host: a block of the emulator's heap (`host::mem::heap`).
+#[inline]
+pub(crate) fn heap_alloc(bytes: usize, align: usize, at: &'static Location<'static>) -> Option<(u64, u64)> {
+    crate::host::mem::heap::alloc(bytes, align, at, heap_caller())
+}
+
+/// `device_free` on the host.
+#[inline]
+pub(crate) fn heap_free(addr: u64, id: u64, at: &'static Location<'static>) {
+    crate::host::mem::heap::free(addr, id, at, heap_caller())
+}
+
+/// The description of the live heap block at `addr` (null for null); a use after free, or an
+/// address that is no block, panics with the sites.
+#[inline]
+pub(crate) fn heap_meta(addr: u64, id: u64, at: &'static Location<'static>) -> MetaPtr {
+    if addr == 0 {
+        return std::ptr::null();
+    }
+    crate::host::mem::heap::meta(addr, id, at, heap_caller())
+}

@@ -1274,3 +1274,31 @@ pub(crate) fn tile_collective(op: TileOp, warps: u32, bits: u64, _wide: bool, sr
         }
     }
 }
+
+// CUDA's device heap: the PTX declares these as `.extern .func`, which ptxas and the driver
+// resolve to the heap whose size `cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE)` sets.
+extern "C" {
+    fn malloc(size: usize) -> *mut u8;
+    fn free(p: *mut u8);
+}
+
+/// `malloc(bytes)` (16-byte aligned, CUDA's guarantee): the address, and 0 as the serial.
+#[inline(always)]
+pub(crate) fn heap_alloc(bytes: usize, _align: usize, _at: &'static core::panic::Location<'static>) -> Option<(u64, u64)> {
+    // SAFETY: CUDA's device `malloc` may be called with any size; it returns null when the
+    // heap has no room.
+    let p = unsafe { malloc(bytes.max(1)) };
+    (!p.is_null()).then_some((p as u64, 0))
+}
+
+/// `free(addr)`.
+#[inline(always)]
+pub(crate) fn heap_free(addr: u64, _id: u64, _at: &'static core::panic::Location<'static>) {
+    // SAFETY: `addr` came from `malloc` (a `DevicePtr` is made only by `heap_alloc`, or copied
+    // from memory that held one); a double free is the program's bug, as in CUDA C.
+    unsafe { free(addr as *mut u8) }
+}
+
+/// Views of heap blocks carry no description on the GPU.
+#[inline(always)]
+pub(crate) fn heap_meta(_addr: u64, _id: u64, _at: &'static core::panic::Location<'static>) -> MetaPtr {}

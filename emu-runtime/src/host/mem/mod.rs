@@ -8,9 +8,11 @@
 //! | `memory`     | relaxed atomic element accesses, bounds reports, `atomic_add` |
 //! | `atomic`     | the other atomics (sub, min/max, exch, and/or/xor, cas, inc/dec) |
 //! | `shared_mem` | per-block shared-memory arenas |
+//! | `heap`       | the device heap of `device_malloc`/`device_free`: limit, checks, leaks |
 
 pub(crate) mod atomic;
 pub(crate) mod buffer;
+pub(crate) mod heap;
 pub(crate) mod memory;
 pub(crate) mod shared_mem;
 pub(crate) mod slice;
