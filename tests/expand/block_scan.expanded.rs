@@ -157,17 +157,17 @@ impl block_scan {
             return r;
         }
         let __emu_checks = ::deviceemu::__private::launch_checks();
-        let __emu_meta_input = ::deviceemu::__private::meta(
+        let __emu_meta_pinput = ::deviceemu::__private::meta(
             "input",
             &input,
             __emu_checks,
         );
         let input = unsafe {
-            ::deviceemu::__private::global(&input, &__emu_meta_input)
+            ::deviceemu::__private::global(&input, &__emu_meta_pinput)
         }?;
-        let __emu_meta_out = ::deviceemu::__private::meta("out", &out, __emu_checks);
+        let __emu_meta_pout = ::deviceemu::__private::meta("out", &out, __emu_checks);
         let out = unsafe {
-            ::deviceemu::__private::global_mut(&mut out, &__emu_meta_out)
+            ::deviceemu::__private::global_mut(&mut out, &__emu_meta_pout)
         }?;
         block_scan::__run_views(__emu_config, __emu_checks, input, out)
     }

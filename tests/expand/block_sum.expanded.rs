@@ -154,11 +154,11 @@ impl block_sum {
             return r;
         }
         let __emu_checks = ::deviceemu::__private::launch_checks();
-        let __emu_meta_x = ::deviceemu::__private::meta("x", &x, __emu_checks);
-        let x = unsafe { ::deviceemu::__private::global(&x, &__emu_meta_x) }?;
-        let __emu_meta_sums = ::deviceemu::__private::meta("sums", &sums, __emu_checks);
+        let __emu_meta_px = ::deviceemu::__private::meta("x", &x, __emu_checks);
+        let x = unsafe { ::deviceemu::__private::global(&x, &__emu_meta_px) }?;
+        let __emu_meta_psums = ::deviceemu::__private::meta("sums", &sums, __emu_checks);
         let sums = unsafe {
-            ::deviceemu::__private::global_mut(&mut sums, &__emu_meta_sums)
+            ::deviceemu::__private::global_mut(&mut sums, &__emu_meta_psums)
         }?;
         block_sum::__run_views(__emu_config, __emu_checks, x, sums)
     }
@@ -1120,8 +1120,8 @@ impl on_host {
             return r;
         }
         let __emu_checks = ::deviceemu::__private::launch_checks();
-        let __emu_meta_y = ::deviceemu::__private::meta("y", &y, __emu_checks);
-        let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_y) }?;
+        let __emu_meta_py = ::deviceemu::__private::meta("y", &y, __emu_checks);
+        let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_py) }?;
         on_host::__run_views(__emu_config, __emu_checks, y)
     }
 }

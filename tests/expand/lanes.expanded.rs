@@ -161,10 +161,10 @@ impl scale {
             return r;
         }
         let __emu_checks = ::deviceemu::__private::launch_checks();
-        let __emu_meta_x = ::deviceemu::__private::meta("x", &x, __emu_checks);
-        let x = unsafe { ::deviceemu::__private::global(&x, &__emu_meta_x) }?;
-        let __emu_meta_y = ::deviceemu::__private::meta("y", &y, __emu_checks);
-        let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_y) }?;
+        let __emu_meta_px = ::deviceemu::__private::meta("x", &x, __emu_checks);
+        let x = unsafe { ::deviceemu::__private::global(&x, &__emu_meta_px) }?;
+        let __emu_meta_py = ::deviceemu::__private::meta("y", &y, __emu_checks);
+        let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_py) }?;
         scale::__run_views(__emu_config, __emu_checks, a, x, y)
     }
 }
@@ -691,10 +691,10 @@ impl clamp_some {
             return r;
         }
         let __emu_checks = ::deviceemu::__private::launch_checks();
-        let __emu_meta_x = ::deviceemu::__private::meta("x", &x, __emu_checks);
-        let x = unsafe { ::deviceemu::__private::global(&x, &__emu_meta_x) }?;
-        let __emu_meta_y = ::deviceemu::__private::meta("y", &y, __emu_checks);
-        let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_y) }?;
+        let __emu_meta_px = ::deviceemu::__private::meta("x", &x, __emu_checks);
+        let x = unsafe { ::deviceemu::__private::global(&x, &__emu_meta_px) }?;
+        let __emu_meta_py = ::deviceemu::__private::meta("y", &y, __emu_checks);
+        let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_py) }?;
         clamp_some::__run_views(__emu_config, __emu_checks, x, y)
     }
 }

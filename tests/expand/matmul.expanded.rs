@@ -185,12 +185,12 @@ impl matmul {
             return r;
         }
         let __emu_checks = ::deviceemu::__private::launch_checks();
-        let __emu_meta_a = ::deviceemu::__private::meta("a", &a, __emu_checks);
-        let a = unsafe { ::deviceemu::__private::global(&a, &__emu_meta_a) }?;
-        let __emu_meta_b = ::deviceemu::__private::meta("b", &b, __emu_checks);
-        let b = unsafe { ::deviceemu::__private::global(&b, &__emu_meta_b) }?;
-        let __emu_meta_c = ::deviceemu::__private::meta("c", &c, __emu_checks);
-        let c = unsafe { ::deviceemu::__private::global_mut(&mut c, &__emu_meta_c) }?;
+        let __emu_meta_pa = ::deviceemu::__private::meta("a", &a, __emu_checks);
+        let a = unsafe { ::deviceemu::__private::global(&a, &__emu_meta_pa) }?;
+        let __emu_meta_pb = ::deviceemu::__private::meta("b", &b, __emu_checks);
+        let b = unsafe { ::deviceemu::__private::global(&b, &__emu_meta_pb) }?;
+        let __emu_meta_pc = ::deviceemu::__private::meta("c", &c, __emu_checks);
+        let c = unsafe { ::deviceemu::__private::global_mut(&mut c, &__emu_meta_pc) }?;
         matmul::__run_views(__emu_config, __emu_checks, a, b, c, inner, cols)
     }
 }
