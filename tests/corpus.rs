@@ -48,4 +48,5 @@ macro_rules! corpus_tests {
 corpus_tests! {
     shoc_reduce shoc_scan_reduce shoc_scan_bottom shoc_stencil2d shoc_sort_blocks shoc_sort_offsets
     shoc_sort_reorder shoc_sort_scan shoc_sort_add_uniform shoc_triad
+    parboil_sgemm parboil_stencil parboil_histo_prescan parboil_histo_main parboil_mri_q
 }

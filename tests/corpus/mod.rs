@@ -29,7 +29,7 @@
 //!   write), marked `Volta:`.
 //!
 //! Each kernel's module cites its source: repository, commit and file.
-#![allow(dead_code, unreachable_pub, clippy::all, non_snake_case, unused_parens, unused_assignments, unused_mut, unused_variables)]
+#![allow(dead_code, unreachable_pub, clippy::all, non_snake_case, unused_parens, unused_assignments, unused_mut, unused_variables, non_upper_case_globals)]
 
 pub mod cub;
 pub mod parboil;
