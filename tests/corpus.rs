@@ -49,4 +49,7 @@ corpus_tests! {
     shoc_reduce shoc_scan_reduce shoc_scan_bottom shoc_stencil2d shoc_sort_blocks shoc_sort_offsets
     shoc_sort_reorder shoc_sort_scan shoc_sort_add_uniform shoc_triad
     parboil_sgemm parboil_stencil parboil_histo_prescan parboil_histo_main parboil_mri_q
+    samples_reduce0 samples_reduce1 samples_reduce2 samples_reduce3 samples_reduce4 samples_reduce6
+    samples_transpose_coalesced samples_transpose_nbc samples_matrix_mul samples_conv_rows samples_conv_cols
+    samples_histogram256 samples_merge_histogram256 samples_bitonic_sort samples_scan_exclusive samples_uniform_update
 }
