@@ -53,4 +53,5 @@ corpus_tests! {
     samples_transpose_coalesced samples_transpose_nbc samples_matrix_mul samples_conv_rows samples_conv_cols
     samples_histogram256 samples_merge_histogram256 samples_bitonic_sort samples_scan_exclusive samples_uniform_update
     cub_block_reduce cub_block_scan
+    polybench_gemm polybench_conv2d polybench_jacobi2d
 }
