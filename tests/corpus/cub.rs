@@ -276,7 +276,7 @@ impl BlockReduce {
     fn make(size: Size) -> Box<dyn Case> {
         let tiles = match size {
             Size::Test => 16,
-            Size::Bench => 2048,
+            Size::Bench => 256,
         };
         // The example's input: i % 17.
         let x: Vec<i32> = (0..tiles * TILE as usize).map(|i| (i % 17) as i32).collect();
@@ -475,7 +475,7 @@ impl BlockScan {
     fn make(size: Size) -> Box<dyn Case> {
         let tiles = match size {
             Size::Test => 16,
-            Size::Bench => 1024,
+            Size::Bench => 64,
         };
         let x: Vec<i32> = Rng::new(50).u32s(tiles * TILE as usize, 100).into_iter().map(|v| v as i32).collect();
         Box::new(BlockScan {

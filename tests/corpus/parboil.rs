@@ -72,7 +72,7 @@ impl Sgemm {
     fn make(size: Size) -> Box<dyn Case> {
         let (m, n, k) = match size {
             Size::Test => (256, 64, 64),
-            Size::Bench => (512, 256, 256),
+            Size::Bench => (256, 128, 128),
         };
         let mut r = Rng::new(20);
         // A is m x k column-major (lda = m); B is k x n stored transposed (ldb = n).
@@ -849,7 +849,7 @@ impl MriQ {
     fn make(size: Size) -> Box<dyn Case> {
         let (num_k, num_x) = match size {
             Size::Test => (64, 256),
-            Size::Bench => (512, 4096),
+            Size::Bench => (256, 2048),
         };
         let mut r = Rng::new(24);
         let k: Vec<kValues> = (0..num_k).map(|_| kValues { Kx: r.f32(), Ky: r.f32(), Kz: r.f32(), PhiMag: r.f32() }).collect();

@@ -23,9 +23,9 @@ const DIM_THREAD_BLOCK_Y: u32 = 8;
 // ---------------------------------------------------------------------------------------------
 // CUDA/GEMM/gemm.cu: gemm_kernel (ALPHA 32412, BETA 2123).
 
-const NI: i32 = 256;
-const NJ: i32 = 256;
-const NK: i32 = 256;
+const NI: i32 = 128;
+const NJ: i32 = 128;
+const NK: i32 = 128;
 const ALPHA: f32 = 32412.0f32;
 const BETA: f32 = 2123.0f32;
 
@@ -103,8 +103,8 @@ impl Case for Gemm {
 // ---------------------------------------------------------------------------------------------
 // CUDA/2DCONV/2DConvolution.cu: convolution2D_kernel.
 
-const CONV_NI: i32 = 2048;
-const CONV_NJ: i32 = 2048;
+const CONV_NI: i32 = 512;
+const CONV_NJ: i32 = 512;
 
 #[kernel]
 pub fn polybench_conv2d(ni: i32, nj: i32, A: &[f32], B: &mut [f32]) {

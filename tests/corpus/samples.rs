@@ -38,6 +38,8 @@ pub fn entries() -> Vec<Entry> {
 
 /// `blockSize`, the template argument of reduce4 and reduce6.
 const blockSize: u32 = 256;
+/// `nIsPow2`, the template argument of reduce6.
+const nIsPow2: bool = true;
 
 #[kernel]
 pub fn samples_reduce0(g_idata: &[f32], g_odata: &mut [f32], n: u32) {
@@ -228,8 +230,6 @@ pub fn samples_reduce4(g_idata: &[f32], g_odata: &mut [f32], n: u32) {
 
 #[kernel]
 pub fn samples_reduce6(g_idata: &[f32], g_odata: &mut [f32], n: u32) {
-    /// `nIsPow2`, the template argument.
-    const nIsPow2: bool = true;
     // Handle to thread block group
     let cta = cg::this_thread_block();
     let sdata = dynamic_shared::<f32>();
@@ -352,9 +352,11 @@ struct Reduce {
 
 impl Reduce {
     fn make(size: Size, which: u32) -> Box<dyn Case> {
-        let n: usize = match size {
-            Size::Test => 16 * 1024,
-            Size::Bench => 1 << 20,
+        let n: usize = match (size, which) {
+            (Size::Test, _) => 16 * 1024,
+            (Size::Bench, 0..=2) => 1 << 15,
+            (Size::Bench, 3 | 4) => 1 << 16,
+            (Size::Bench, _) => 1 << 20,
         };
         let blocks = match which {
             0..=2 => n / 256,
@@ -523,7 +525,7 @@ impl Transpose {
     fn make(size: Size, nbc: bool) -> Box<dyn Case> {
         let (w, h) = match size {
             Size::Test => (128, 64),
-            Size::Bench => (1024, 1024),
+            Size::Bench => (256, 256),
         };
         let x = Rng::new(40).f32s(w * h);
         Box::new(Transpose { nbc, dx: DeviceBuffer::from_slice(&x).unwrap(), dout: DeviceBuffer::zeroed(w * h).unwrap(), x, w, h, want: vec![0.0; w * h] })
@@ -646,8 +648,8 @@ impl MatrixMul {
     fn make(size: Size) -> Box<dyn Case> {
         let dims = match size {
             Size::Test => (64, 64, 64),
-            // The sample's dimsA = 320 x 320, dimsB = 640 x 320.
-            Size::Bench => (320, 320, 640),
+            // The sample's dimsA is 320 x 320 (dimsB 640 x 320: half as wide here).
+            Size::Bench => (320, 320, 320),
         };
         let (ha, wa, wb) = dims;
         let mut r = Rng::new(41);
@@ -808,7 +810,7 @@ impl Conv {
     fn make(size: Size, rows: bool) -> Box<dyn Case> {
         let (w, h) = match size {
             Size::Test => (256, 128),
-            Size::Bench => (1024, 1024),
+            Size::Bench => (512, 256),
         };
         let mut r = Rng::new(42);
         let x = r.f32s(w * h);
@@ -940,7 +942,7 @@ impl Histogram256 {
     fn make(size: Size) -> Box<dyn Case> {
         let n = match size {
             Size::Test => 240 * 192 * 2,
-            Size::Bench => 1 << 20,
+            Size::Bench => 1 << 19,
         };
         let data = Rng::new(43).u32s(n, u32::MAX);
         let len = (PARTIAL_HISTOGRAM256_COUNT * HISTOGRAM256_BIN_COUNT) as usize;
@@ -1008,7 +1010,7 @@ impl MergeHistogram256 {
     fn make(size: Size) -> Box<dyn Case> {
         let count = match size {
             Size::Test => 240,
-            Size::Bench => 4096,
+            Size::Bench => 1024,
         };
         let partial = Rng::new(44).u32s(count as usize * 256, 1 << 16);
         Box::new(MergeHistogram256 { dpartial: DeviceBuffer::from_slice(&partial).unwrap(), dhist: DeviceBuffer::zeroed(256).unwrap(), want: vec![0; 256], partial, count })
@@ -1115,7 +1117,7 @@ impl Bitonic {
     fn make(size: Size) -> Box<dyn Case> {
         let n = match size {
             Size::Test => 8 * 1024,
-            Size::Bench => 256 * 1024,
+            Size::Bench => 8 * 1024,
         };
         let mut r = Rng::new(45);
         // Few distinct keys, so that equal keys meet and the values show the network's order.
@@ -1273,7 +1275,7 @@ impl ScanExclusive {
     fn make(size: Size) -> Box<dyn Case> {
         let n = match size {
             Size::Test => 8 * 1024,
-            Size::Bench => 256 * 1024,
+            Size::Bench => 64 * 1024,
         };
         let x = Rng::new(46).u32s(n, 1 << 20);
         Box::new(ScanExclusive { dx: DeviceBuffer::from_slice(&to_u4(&x)).unwrap(), dout: DeviceBuffer::zeroed(n / 4).unwrap(), want: vec![0; n], x })
@@ -1333,7 +1335,7 @@ impl UniformUpdate {
     fn make(size: Size) -> Box<dyn Case> {
         let n = match size {
             Size::Test => 8 * 1024,
-            Size::Bench => 1024 * 1024,
+            Size::Bench => 256 * 1024,
         };
         let mut r = Rng::new(47);
         let x = r.u32s(n, 1 << 20);

@@ -141,7 +141,7 @@ impl Reduce {
     fn make(size: Size) -> Box<dyn Case> {
         let (blocks, n) = match size {
             Size::Test => (16, 16 * 512 * 4),
-            Size::Bench => (64, 1 << 22),
+            Size::Bench => (64, 1 << 21),
         };
         let x = Rng::new(1).f32s(n);
         Box::new(Reduce {
@@ -315,7 +315,7 @@ impl ScanReduce {
     fn make(size: Size) -> Box<dyn Case> {
         let (blocks, n) = match size {
             Size::Test => (16, 16 * 1024 + 36),
-            Size::Bench => (64, 1 << 22),
+            Size::Bench => (64, 1 << 21),
         };
         let x = Rng::new(2).f32s(n);
         Box::new(ScanReduce {
@@ -509,7 +509,7 @@ impl BottomScan {
     fn make(size: Size) -> Box<dyn Case> {
         let (blocks, n) = match size {
             Size::Test => (8, 8 * 4096 + 1000),
-            Size::Bench => (64, 1 << 21),
+            Size::Bench => (64, 1 << 17),
         };
         let x = Rng::new(3).f32s(n);
         // The block sums `reduce` and `scan_single_block` would give: an exclusive scan of
@@ -962,7 +962,7 @@ impl SortBlocks {
     fn make(size: Size) -> Box<dyn Case> {
         let n = match size {
             Size::Test => 8 * 512,
-            Size::Bench => 128 * 512,
+            Size::Bench => 32 * 512,
         };
         let mut r = Rng::new(5);
         let keys = r.u32s(n, u32::MAX);
@@ -1387,7 +1387,7 @@ impl SortScan {
     fn make(size: Size) -> Box<dyn Case> {
         let n = match size {
             Size::Test => 5 * 1024 - 6,
-            Size::Bench => 256 * 1024,
+            Size::Bench => 64 * 1024,
         };
         let x = Rng::new(8).u32s(n, 1000);
         let blocks = n.div_ceil(1024);
@@ -1514,7 +1514,7 @@ impl Triad {
     fn make(size: Size) -> Box<dyn Case> {
         let n = match size {
             Size::Test => 128 * 64,
-            Size::Bench => 1 << 22,
+            Size::Bench => 1 << 20,
         };
         let mut r = Rng::new(10);
         let (a, b) = (r.f32s(n), r.f32s(n));
