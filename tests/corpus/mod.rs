@@ -19,6 +19,11 @@
 //!   (`i < 4 && address < n`) is the `while` loop it means; `while` stays `while`.
 //! - `int` is `i32`, `unsigned`/`uint` is `u32`, and indices keep their type (deviceemu takes
 //!   any integer index). `uint4`, `uint2`, `float4`, `uchar4` are the structs of [`vec`].
+//! - A declaration without an initialiser (`uint4 key;`, `float a;`) is `let key: Uint4;` where
+//!   the whole value is assigned before any use, and `Uint4::default()` where the original
+//!   assigns it field by field (Rust has no partly initialised values); a chained assignment
+//!   (`sdata[tid] = mySum = mySum + x`) is two statements; a parameter the body assigns is
+//!   rebound `let mut n = n;`; `__shared__ T x;` is `shared_array![T; 1]`, used as `x[0]`.
 //! - `extern __shared__` arrays are `dynamic_shared::<T>()` with the launch's shared bytes;
 //!   `volatile` shared pointers are plain views (every access of a view is a memory access).
 //! - What deviceemu cannot express is written the closest legal way, with a comment marked
