@@ -19,10 +19,10 @@
 #define DK(x) do { CUresult r_ = (x); if (r_ != CUDA_SUCCESS) { const char* s_; cuGetErrorName(r_, &s_); \
   printf("FATAL %s (%d: %s) at %s:%d\n", #x, (int)r_, s_, __FILE__, __LINE__); exit(1); } } while (0)
 
-static const char* F32_1[] = {"sinf", "cosf", "tanf", "asinf", "acosf", "atanf", "sinhf", "coshf", "tanhf", "asinhf", "acoshf", "atanhf", "expf", "exp2f", "exp10f", "expm1f", "logf", "log2f", "log10f", "log1pf", "sqrtf", "rsqrtf", "cbrtf", "erff", "erfcf", "lgammaf", "tgammaf", "fabsf", "floorf", "ceilf", "roundf", "truncf", "cuda::logf", "cuda::log2f", "cuda::log10f", "cuda::log1pf", "cuda::atanf", "cuda::atanhf", "cuda::lgammaf", "cuda::sinf", "cuda::cosf", "cuda::tanf"};
-static const char* F32_2[] = {"atan2f", "powf", "hypotf", "fminf", "fmaxf", "fmodf", "remainderf", "copysignf", "cuda::atan2f", "cuda::powf"};
-static const char* F64_1[] = {"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "cbrt", "erf", "erfc", "lgamma", "tgamma", "fabs", "floor", "ceil", "round", "trunc", "cuda::exp", "cuda::exp2", "cuda::exp10", "cuda::expm1", "cuda::sinh"};
-static const char* F64_2[] = {"atan2", "pow", "hypot", "fmin", "fmax", "fmod", "remainder", "copysign", "cuda::atan2"};
+static const char* F32_1[] = {"sinf", "cosf", "tanf", "asinf", "acosf", "atanf", "sinhf", "coshf", "tanhf", "asinhf", "acoshf", "atanhf", "expf", "exp2f", "exp10f", "expm1f", "logf", "log2f", "log10f", "log1pf", "sqrtf", "rsqrtf", "cbrtf", "erff", "erfcf", "lgammaf", "tgammaf", "fabsf", "floorf", "ceilf", "roundf", "truncf"};
+static const char* F32_2[] = {"atan2f", "powf", "hypotf", "fminf", "fmaxf", "fmodf", "remainderf", "copysignf"};
+static const char* F64_1[] = {"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "cbrt", "erf", "erfc", "lgamma", "tgamma", "fabs", "floor", "ceil", "round", "trunc"};
+static const char* F64_2[] = {"atan2", "pow", "hypot", "fmin", "fmax", "fmod", "remainder", "copysign"};
 
 __device__ float c_f32_1(int op, float x) {
   switch (op) {

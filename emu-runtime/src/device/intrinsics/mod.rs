@@ -54,7 +54,6 @@ mod tests;
 
 pub use arith::*;
 pub use convert::*;
-pub(crate) use fast::rcp_approx_ftz;
 pub use fast::{
     cosf_fast, exp10f_fast, expf_fast, fdividef, log10f_fast, log2f_fast, logf_fast, powf_fast, sinf_fast,
     tanf_fast,

@@ -26,11 +26,11 @@ fn functions() -> Vec<(&'static str, Func, u32, u32)> {
     vec![
         ("sinf", One(math::sinf, libm::sin, (-100.0, 100.0)), 2, 1),
         ("cosf", One(math::cosf, libm::cos, (-100.0, 100.0)), 2, 1),
-        ("tanf", One(math::tanf, libm::tan, (-100.0, 100.0)), 4, 3),
+        ("tanf", One(math::tanf, libm::tan, (-100.0, 100.0)), 4, 1),
         ("asinf", One(math::asinf, libm::asin, (-1.0, 1.0)), 2, 1),
         ("acosf", One(math::acosf, libm::acos, (-1.0, 1.0)), 2, 1),
         ("atanf", One(math::atanf, libm::atan, (-100.0, 100.0)), 2, 1),
-        ("atan2f", Two(math::atan2f, libm::atan2, (-10.0, 10.0), (-10.0, 10.0)), 3, 2),
+        ("atan2f", Two(math::atan2f, libm::atan2, (-10.0, 10.0), (-10.0, 10.0)), 3, 1),
         ("sinhf", One(math::sinhf, libm::sinh, (-90.0, 90.0)), 3, 2),
         ("coshf", One(math::coshf, libm::cosh, (-90.0, 90.0)), 2, 1),
         ("tanhf", One(math::tanhf, libm::tanh, (-10.0, 10.0)), 2, 2),
@@ -40,7 +40,7 @@ fn functions() -> Vec<(&'static str, Func, u32, u32)> {
         ("expm1f", One(math::expm1f, libm::expm1, (-20.0, 89.0)), 1, 1),
         ("logf", One(math::logf, libm::log, (0.0, 1000.0)), 1, 1),
         ("log2f", One(math::log2f, libm::log2, (0.0, 1000.0)), 1, 1),
-        ("log10f", One(math::log10f, libm::log10, (0.0, 1000.0)), 2, 2),
+        ("log10f", One(math::log10f, libm::log10, (0.0, 1000.0)), 2, 1),
         ("log1pf", One(math::log1pf, libm::log1p, (-1.0, 1000.0)), 1, 1),
         ("powf", Two(math::powf, libm::pow, (0.0, 100.0), (-40.0, 40.0)), 4, 1),
         ("sqrtf", One(math::sqrtf, libm::sqrt, (0.0, 1e6)), 0, 0),
@@ -57,19 +57,13 @@ fn functions() -> Vec<(&'static str, Func, u32, u32)> {
         ("truncf", One(math::truncf, libm::trunc, (-1e7, 1e7)), 0, 0),
         ("fmodf", Two(math::fmodf, libm::fmod, (-1e6, 1e6), (-100.0, 100.0)), 0, 0),
         ("copysignf", Two(math::copysignf, libm::copysign, (-10.0, 10.0), (-10.0, 10.0)), 0, 0),
-        // libdevice's, translated (math::cuda): within CUDA's bounds. (`lgammaf`, libdevice's
-        // too, is not here: the random half of the inputs reaches its negative zeros, where
-        // CUDA states no bound and it is 196 ulp from the correctly rounded value at
-        // x = -2.4616075.)
-        ("cuda::atanf", One(math::cuda::atanf, libm::atan, (-100.0, 100.0)), 2, 2),
-        ("cuda::atanhf", One(math::cuda::atanhf, libm::atanh, (-1.0, 1.0)), 3, 3),
-        ("cuda::powf", Two(math::cuda::powf, libm::pow, (0.0, 100.0), (-40.0, 40.0)), 4, 4),
         ("asinhf", One(math::asinhf, libm::asinh, (-100.0, 100.0)), 3, 1),
         ("acoshf", One(math::acoshf, libm::acosh, (1.0, 100.0)), 4, 1),
         ("atanhf", One(math::atanhf, libm::atanh, (-1.0, 1.0)), 3, 1),
         ("rsqrtf", One(math::rsqrtf, |x| 1.0 / libm::sqrt(x), (0.0, 1e6)), 2, 1),
         ("remainderf", Two(math::remainderf, libm::remainder, (-1e6, 1e6), (-100.0, 100.0)), 0, 0),
         ("tgammaf", One(math::tgammaf, libm::tgamma, (-10.0, 35.0)), 5, 1),
+        ("lgammaf", One(math::lgammaf, |x| libm::lgamma_r(x).0, (-20.0, 1e4)), 6, 1),
     ]
 }
 
@@ -177,41 +171,6 @@ fn run(n: u64) -> Vec<String> {
         }
     }
     failures
-}
-
-/// libdevice's f64 functions, translated (math::cuda): within 2 f64 ulp of the `libm` crate's
-/// (both are within about 1 ulp of the real value) on 10^5 inputs each.
-#[test]
-fn cuda_f64_functions_are_close_to_libm() {
-    let fs: [(&str, fn(f64) -> f64, fn(f64) -> f64, f64); 5] = [
-        ("exp", math::cuda::exp, libm::exp, 700.0),
-        ("exp2", math::cuda::exp2, libm::exp2, 1000.0),
-        ("exp10", math::cuda::exp10, |x| 10f64.powf(x), 300.0), // libm::exp10 is off by up to 3 ulp
-        ("expm1", math::cuda::expm1, libm::expm1, 700.0),
-        ("sinh", math::cuda::sinh, libm::sinh, 700.0),
-    ];
-    let key = |x: f64| {
-        if x.to_bits() >> 63 != 0 {
-            -((x.to_bits() & !(1 << 63)) as i128)
-        } else {
-            x.to_bits() as i128
-        }
-    };
-    for (name, ours, theirs, r) in fs {
-        for i in 0..100_000u64 {
-            let x = (mix64(i ^ 0xf64) >> 11) as f64 / (1u64 << 53) as f64 * 2.0 * r - r;
-            let (a, b) = (ours(x), theirs(x));
-            assert!(
-                a.is_nan() == b.is_nan() && (a.is_nan() || (key(a) - key(b)).abs() <= 2),
-                "{name}({x:e}): {a:e} vs {b:e}"
-            );
-        }
-    }
-    for i in 0..100_000u64 {
-        let (y, x) = ((mix64(i) >> 11) as f64 / 1e13 - 400.0, (mix64(i + 7) >> 11) as f64 / 1e13 - 400.0);
-        let (a, b) = (math::cuda::atan2(y, x), libm::atan2(y, x));
-        assert!((key(a) - key(b)).abs() <= 2, "atan2({y:e}, {x:e}): {a:e} vs {b:e}");
-    }
 }
 
 #[test]

@@ -1,10 +1,8 @@
 //! The f64 functions of CUDA's math API (`exp`, `log`, `sin`, `pow`, ...), as [`super`]'s f32
 //! functions are made: the `libm` crate's (a port of musl's) on both targets, NaN results
-//! canonical (`0x7fffffffffffffff`), and the exact functions written out. On the GPU they
-//! compute the same bits as in the emulator (compiled from the same source to PTX's IEEE f64
-//! operations), but not the bits of CUDA's libdevice (FP.md, "`deviceemu::math`"), except
-//! `exp`, `exp2`, `exp10`, `expm1`, `sinh` and `atan2`, which are libdevice's own
-//! ([`super::cuda`]).
+//! canonical (`0x7fffffffffffffff`, the device's), and the exact functions written out. On the
+//! GPU they compute the same bits as in the emulator (compiled from the same source to PTX's
+//! IEEE f64 operations), but not the bits of CUDA's libdevice (FP.md, "`deviceemu::math`").
 
 #[inline(always)]
 fn canon(x: f64) -> f64 {
@@ -44,11 +42,16 @@ libm1! {
     asin: "Arcsine of `x`";
     acos: "Arccosine of `x`";
     atan: "Arctangent of `x`";
+    sinh: "Hyperbolic sine of `x`";
     cosh: "Hyperbolic cosine of `x`";
     tanh: "Hyperbolic tangent of `x`";
     asinh: "Inverse hyperbolic sine of `x`";
     acosh: "Inverse hyperbolic cosine of `x`";
     atanh: "Inverse hyperbolic tangent of `x`";
+    exp: "`e^x`";
+    exp2: "`2^x`";
+    exp10: "`10^x`";
+    expm1: "`e^x - 1`, accurate near zero";
     log: "Natural logarithm of `x`";
     log2: "Base-2 logarithm of `x`";
     log10: "Base-10 logarithm of `x`";
@@ -60,13 +63,12 @@ libm1! {
 }
 
 libm2! {
+    atan2: "Arctangent of `y / x` using the signs of both to pick the quadrant (argument order `(y, x)` as in C)";
     pow: "`x^y`";
     hypot: "`sqrt(x^2 + y^2)` without undue overflow";
     fmod: "Remainder of `x / y` with the sign of `x`, exact";
     remainder: "IEEE remainder of `x / y` (`x - n*y`, `n` the integer nearest `x / y`), exact";
 }
-
-pub use super::cuda::{atan2, exp, exp10, exp2, expm1, sinh};
 
 /// Natural logarithm of the absolute value of the gamma function of `x` (the `libm` crate's
 /// `lgamma`; NaN results are `0x7fffffffffffffff`).

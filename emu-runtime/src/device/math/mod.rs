@@ -2,12 +2,11 @@
 //! names them) that give the same bits emulated and on the GPU.
 //!
 //! Each function is one implementation, compiled for both targets: the [`libm`] crate's
-//! (a port of musl's), exact bit-level code for the functions that have one right answer, or
-//! libdevice's own, translated ([`cuda`]: `sinf`, `cosf`, `tanf`, `logf`, `log2f`, `log10f`,
-//! `log1pf`, `atan2f`, `lgammaf`, and f64 `exp`, `exp2`, `exp10`, `expm1`, `sinh`, `atan2`,
-//! which therefore give CUDA C's bits, measured on every f32 input). On the GPU every function
-//! computes the same bits as in the emulator; the libm ones are **not** CUDA's (FP.md has the
-//! counts). Two details make the results identical on both targets:
+//! (a port of musl's), or exact bit-level code for the functions that have one right answer.
+//! On the GPU they therefore compute the same bits as in the emulator, but **not** the bits of
+//! CUDA's own `sinf` (libdevice): a kernel that must match CUDA C code calling `sinf` bit for
+//! bit cannot, since NVIDIA's implementation differs. Two details make the results identical
+//! on both targets:
 //!
 //! * a NaN result is always the canonical NaN `0x7fffffff` (the device's arithmetic produces it,
 //!   the host's would keep payloads);
@@ -22,10 +21,10 @@
 //! | function | here | CUDA |   | function | here | CUDA |
 //! |---|---|---|---|---|---|---|
 //! | `sinf` `cosf` | 1 | 2 |  | `expf` `exp2f` | 1 | 2 |
-//! | `tanf` | 3 | 4 |  | `exp10f` | 0 | 2 |
+//! | `tanf` | 1 | 4 |  | `exp10f` | 0 | 2 |
 //! | `asinf` `acosf` | 1 | 2 |  | `expm1f` | 1 | 1 |
 //! | `atanf` | 1 | 2 |  | `logf` `log2f` | 1 | 1 |
-//! | `atan2f` | 2 | 3 |  | `log10f` | 2 | 2 |
+//! | `atan2f` | 1 | 3 |  | `log10f` | 1 | 2 |
 //! | `sinhf` | 2 | 3 |  | `log1pf` | 1 | 1 |
 //! | `coshf` | 1 | 2 |  | `powf` | 1 | 4 |
 //! | `tanhf` | 2 | 2 |  | `cbrtf` | 0 | 1 |
@@ -43,64 +42,6 @@ mod accuracy_tests;
 
 mod f64;
 pub use self::f64::*;
-
-mod libdevice;
-
-/// The functions of [`super::math`](self) translated from CUDA's libdevice. Those whose
-/// emulation is exact are also `deviceemu::math`'s own (`sinf`, `cosf`, `tanf`, `logf`,
-/// `log2f`, `log10f`, `log1pf`, `atan2f`, `lgammaf`; f64 `exp`, `exp2`, `exp10`, `expm1`,
-/// `sinh`, `atan2`); `atanf`, `atanhf` and `powf` divide through the hardware reciprocal, which
-/// the emulator models within one ulp, so they are here only.
-///
-/// (`tools/libdevice/translate.py`): the same operations as nvcc's, so the same bits as CUDA
-/// C calling them (measured on the H200: FP.md). NaN results are canonical, `0x7fffffff` (the
-/// device's, so f32 results are libdevice's bits) and `0x7fffffffffffffff` (libdevice's f64
-/// NaNs carry payloads the host would not reproduce).
-pub mod cuda {
-    macro_rules! wrap {
-        ($($name:ident($($a:ident),*) = $nv:ident;)*) => {$(
-            #[doc = concat!("CUDA's `", stringify!($name), "`, as libdevice computes it.")]
-            #[inline]
-            #[must_use]
-            pub fn $name($($a: f32),*) -> f32 {
-                super::canon(super::libdevice::$nv($($a),*))
-            }
-        )*};
-    }
-    wrap! {
-        logf(x) = nv_logf;
-        log2f(x) = nv_log2f;
-        log10f(x) = nv_log10f;
-        log1pf(x) = nv_log1pf;
-        atanf(x) = nv_atanf;
-        atan2f(y, x) = nv_atan2f;
-        atanhf(x) = nv_atanhf;
-        powf(x, y) = nv_powf;
-        lgammaf(x) = nv_lgammaf;
-        sinf(x) = nv_sinf;
-        cosf(x) = nv_cosf;
-        tanf(x) = nv_tanf;
-    }
-    macro_rules! wrap64 {
-        ($($name:ident($($a:ident),*) = $nv:ident;)*) => {$(
-            #[doc = concat!("CUDA's `", stringify!($name), "` (f64), as libdevice computes it.")]
-            #[inline]
-            #[must_use]
-            pub fn $name($($a: f64),*) -> f64 {
-                let r = super::libdevice::$nv($($a),*);
-                if r.is_nan() { f64::from_bits(0x7fff_ffff_ffff_ffff) } else { r }
-            }
-        )*};
-    }
-    wrap64! {
-        exp(x) = nv_exp;
-        exp2(x) = nv_exp2;
-        exp10(x) = nv_exp10;
-        expm1(x) = nv_expm1;
-        sinh(x) = nv_sinh;
-        atan2(y, x) = nv_atan2;
-    }
-}
 
 #[inline(always)]
 fn canon(x: f32) -> f32 {
@@ -134,6 +75,9 @@ macro_rules! libm2 {
 }
 
 libm1! {
+    sinf: "Sine of `x` (radians)";
+    cosf: "Cosine of `x` (radians)";
+    tanf: "Tangent of `x` (radians)";
     asinf: "Arcsine of `x`";
     acosf: "Arccosine of `x`";
     atanf: "Arctangent of `x`";
@@ -143,6 +87,10 @@ libm1! {
     expf: "`e^x`";
     exp2f: "`2^x`";
     expm1f: "`e^x - 1`, accurate near zero";
+    logf: "Natural logarithm of `x`";
+    log2f: "Base-2 logarithm of `x`";
+    log10f: "Base-10 logarithm of `x`";
+    log1pf: "`ln(1 + x)`, accurate near zero";
     cbrtf: "Cube root of `x`";
     erff: "Error function of `x`";
     erfcf: "Complementary error function `1 - erf(x)`";
@@ -170,7 +118,14 @@ via_f64! {
     atanhf = atanh: "Inverse hyperbolic tangent of `x`";
 }
 
-pub use self::cuda::{atan2f, cosf, lgammaf, log10f, log1pf, log2f, logf, sinf, tanf};
+/// Natural logarithm of the absolute value of the gamma function of `x`: the `libm` crate's f64
+/// `lgamma` rounded to f32 (its f32 `lgammaf` is off by up to 86 ulp near the function's
+/// negative zeros); NaN results are `0x7fffffff`.
+#[inline]
+#[must_use]
+pub fn lgammaf(x: f32) -> f32 {
+    canon(libm::lgamma_r(x as f64).0 as f32)
+}
 
 /// `1 / sqrt(x)`: the correctly rounded square root, then the correctly rounded reciprocal (two
 /// roundings; within 1 ulp, CUDA's bound 2). NaN results are `0x7fffffff`.
@@ -189,6 +144,7 @@ pub fn sincosf(x: f32) -> (f32, f32) {
 
 libm2! {
     remainderf: "IEEE remainder of `x / y` (`x - n*y`, `n` the integer nearest `x / y`), exact";
+    atan2f: "Arctangent of `y / x` using the signs of both to pick the quadrant (argument order `(y, x)` as in C)";
     powf: "`x^y`";
     hypotf: "`sqrt(x^2 + y^2)` without undue overflow";
     fmodf: "Remainder of `x / y` with the sign of `x`, exact";
