@@ -35,6 +35,33 @@
 //! A failure (out-of-bounds access, panic, stack overflow, deadlock) marks the block failed:
 //! no new thread starts, and every suspended thread is resumed with `Resume::Abort`, which
 //! unwinds it. A block never ends while one of its threads is suspended.
+//!
+//! # Stopping a thread without aborting the process
+//!
+//! A thread is *being stopped* while it unwinds (a fault, a panic, an abort of its failed
+//! block: [`Stop::Unwinding`], confirmed by `std::thread::panicking()`) and while the
+//! scheduler drops the future of a waiting thread of a failed block ([`Stop::Dropping`]). Its
+//! `Drop` code still runs, and may reach the device API. Unwinding a second time out of a
+//! `Drop` that runs during unwinding aborts the process, and suspending a fiber in the middle
+//! of an unwind would hand its panic count to the next fiber, so while a thread is being
+//! stopped:
+//!
+//! * barriers (`sync_threads` and its forms, grid and cluster syncs) return at once, with the
+//!   value a block of that one thread would give; warp collectives return the calling lane's
+//!   own result, as if the mask named only it; progress points never yield; device-side
+//!   launches and `device_synchronize` return an error without running anything. Nothing is
+//!   reported: the thread's stop is (its fault, panic or its block's failure).
+//! * a further fault only counts (the access does nothing, a load gives zero), and the thread
+//!   runs on to the end of its unwind.
+//! * a failure that would unwind it (a bad warp mask, the watchdog, a misaligned access, a
+//!   host failure) is recorded, and the thread is *abandoned*: its fiber is suspended for
+//!   good and reset ([`Suspend::Abandoned`]), its stack reused, the rest of its `Drop` code
+//!   never run (its future, if it has one, is forgotten, not dropped). A thread abandoned in
+//!   the middle of an unwind leaves the host thread's panic count raised: later
+//!   `std::thread::panicking()` calls on that worker say `true` (the scheduler's own checks
+//!   use [`Stop`], not that count).
+//!
+//! What Rust itself aborts on remains: a `Drop` that panics while its thread unwinds.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
@@ -104,6 +131,20 @@ pub(crate) struct Slot {
     /// Whether the thread made a faulting access (memcheck): it stops at its next barrier,
     /// warp collective or progress point, and its later faults and findings are dropped.
     faulted: Cell<bool>,
+    /// Whether the thread is being stopped (see the module's doc).
+    stop: Cell<Stop>,
+}
+
+/// How a thread is being stopped (the module's doc, "Stopping a thread").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// It is not.
+    No,
+    /// It unwinds (the runtime stopped it, or it panicked): while `std::thread::panicking()`
+    /// says so (a kernel that catches its own panic runs on normally).
+    Unwinding,
+    /// The scheduler drops its future (its block failed while it waited).
+    Dropping,
 }
 
 impl Slot {
@@ -116,6 +157,7 @@ impl Slot {
             predicate: Cell::new(false),
             parked: Cell::new(false),
             faulted: Cell::new(false),
+            stop: Cell::new(Stop::No),
         }
     }
 }
@@ -328,6 +370,7 @@ impl<'a> BlockRun<'a> {
             for s in self.slots.iter() {
                 s.state.set(State::NotStarted);
                 s.faulted.set(false);
+                s.stop.set(Stop::No);
             }
             self.faults.set(0);
             self.warps.gathered.iter().for_each(|g| g.set(0));
@@ -728,7 +771,10 @@ impl<'a> BlockRun<'a> {
                     // No runner to poll it with (the block has failed): drop its future here.
                     self.barrier.release_pos.set(k + 1);
                     if let Threads::Tasks(tasks) = &self.threads {
-                        let _ = panic::catch_unwind(AssertUnwindSafe(|| tasks.discard(t as usize)));
+                        self.current.set(t);
+                        self.dropping(t, || {
+                            let _ = panic::catch_unwind(AssertUnwindSafe(|| tasks.discard(t as usize)));
+                        });
                     }
                     self.slots[t as usize].state.set(State::Failed);
                     continue;
@@ -793,6 +839,7 @@ impl<'a> BlockRun<'a> {
                 self.slots[t].parked.set(true);
             }
             Resumed::Yield(Suspend::Idle) => self.fibers.idle.borrow_mut().push(f),
+            Resumed::Yield(Suspend::Abandoned) => self.abandoned(f),
             Resumed::Return(end) => self.finished(f, end),
         }
     }
@@ -844,7 +891,7 @@ impl<'a> BlockRun<'a> {
         self.stop_if_faulted();
         self.record(finding);
         self.failed.set(true);
-        panic::resume_unwind(Box::new(KernelAbort))
+        self.unwind(KernelAbort)
     }
 
     /// Whether thread `t` made a faulting access in this block (memcheck).
@@ -857,8 +904,9 @@ impl<'a> BlockRun<'a> {
     /// there, and the block goes on.
     #[inline(always)]
     pub(crate) fn stop_if_faulted(&self) {
-        if self.slots[self.current.get() as usize].faulted.get() {
-            stop_faulted();
+        let s = &self.slots[self.current.get() as usize];
+        if s.faulted.get() && s.stop.get() == Stop::No {
+            self.stop_faulted();
         }
     }
 
@@ -881,8 +929,9 @@ impl<'a> BlockRun<'a> {
     /// `UNWIND_LIMIT` faults.
     fn after_fault(&self) {
         // (A block run as barrier regions catches the stop in its region loop, `regions.rs`.)
-        if self.launch.stop_at_fault() {
-            stop_faulted();
+        // A thread being stopped runs on to the end of its stop.
+        if !self.stopping() && self.launch.stop_at_fault() {
+            self.stop_faulted();
         }
     }
 
@@ -1031,7 +1080,7 @@ impl<'a> BlockRun<'a> {
             self.current.set(t as u32);
             let parks = self.fibers.parks.get();
             if self.failed.get() {
-                tasks.discard(t);
+                self.dropping(t as u32, || tasks.discard(t));
                 s.state.set(State::Failed);
             } else if let Poll::Ready(at) = tasks.poll(t) {
                 self.ended(s, at);
@@ -1261,7 +1310,9 @@ fn task_runner(block: &BlockRun<'_>, y: &Suspender<'_>) -> RunnerEnd {
         // The future panicked (or was unwound by an abort) inside its poll: drop what is
         // left of it.
         |t| {
-            let _ = panic::catch_unwind(AssertUnwindSafe(|| tasks.discard(t)));
+            block.dropping(t as u32, || {
+                let _ = panic::catch_unwind(AssertUnwindSafe(|| tasks.discard(t)));
+            });
         },
     )
 }
@@ -1272,9 +1323,7 @@ pub(crate) fn arrive(block: &BlockRun<'_>, op: BarrierOp, predicate: bool, at: &
     let t = block.current.get();
     let slot = &block.slots[t as usize];
     // A thread that faulted stops here (memcheck).
-    if slot.faulted.get() {
-        stop_faulted();
-    }
+    block.stop_if_faulted();
     block.dirty.set(true);
     slot.state.set(State::Waiting);
     slot.at.set(Some(at));
@@ -1287,6 +1336,13 @@ pub(crate) fn arrive(block: &BlockRun<'_>, op: BarrierOp, predicate: bool, at: &
 /// suspend its fiber until the scheduler releases (or aborts) it.
 pub(crate) fn barrier(op: BarrierOp, predicate: bool, at: &'static Location<'static>) -> u32 {
     let block = context::block_for("sync_threads");
+    if block.stopping() {
+        // What a block of this one thread would give (the module's doc, "Stopping a thread").
+        return match op {
+            BarrierOp::Sync | BarrierOp::Grid | BarrierOp::Cluster => 0,
+            BarrierOp::Count | BarrierOp::And | BarrierOp::Or => predicate as u32,
+        };
+    }
     arrive(block, op, predicate, at);
     block.park();
     block.slots[block.current.get() as usize].state.set(State::Running);
@@ -1346,6 +1402,7 @@ impl BlockRun<'_> {
     /// Suspends the running thread's fiber until the scheduler resumes it; unwinds the thread
     /// if it is resumed with `Abort`. Its slot must already say what it waits for.
     pub(crate) fn park(&self) {
+        debug_assert!(!self.stopping(), "a thread being stopped never waits");
         self.fibers.parks.set(self.fibers.parks.get().wrapping_add(1));
         let y = self.fibers.yielder.get();
         // SAFETY: `yielder` belongs to the fiber running this code: the runner sets it when
@@ -1354,7 +1411,86 @@ impl BlockRun<'_> {
         let resume = unsafe { &*y }.suspend(Suspend::Barrier);
         self.fibers.yielder.set(y);
         if resume == Resume::Abort {
-            panic::resume_unwind(Box::new(KernelAbort))
+            self.unwind(KernelAbort)
+        }
+    }
+
+    /// Whether the running thread is being stopped (the module's doc, "Stopping a thread"):
+    /// then it must not wait, and must not be unwound again.
+    #[inline]
+    pub(crate) fn stopping(&self) -> bool {
+        match self.slots[self.current.get() as usize].stop.get() {
+            Stop::No => false,
+            Stop::Unwinding => std::thread::panicking(),
+            Stop::Dropping => true,
+        }
+    }
+
+    /// The running thread panicked (the panic hook): it unwinds from now on.
+    pub(crate) fn panicking_now(&self) {
+        self.slots[self.current.get() as usize].stop.set(Stop::Unwinding);
+        self.dirty.set(true);
+    }
+
+    /// Unwinds the running thread with `payload`; a thread already being stopped is
+    /// abandoned instead (its `Drop` code reached a failure: unwinding again would abort).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn unwind<P: Any + Send>(&self, payload: P) -> ! {
+        if self.stopping() {
+            self.abandon_running();
+        }
+        self.slots[self.current.get() as usize].stop.set(Stop::Unwinding);
+        self.dirty.set(true);
+        panic::resume_unwind(Box::new(payload))
+    }
+
+    /// Stops the running thread, which made a faulting access: unwinds it to its runner, which
+    /// records it as exited (`thread_unwound`).
+    #[cold]
+    #[inline(never)]
+    fn stop_faulted(&self) -> ! {
+        self.unwind(panics::ThreadStop)
+    }
+
+    /// Runs `f`, which drops thread `t`'s future, with `t` marked as being stopped.
+    fn dropping(&self, t: u32, f: impl FnOnce()) {
+        let s = &self.slots[t as usize];
+        let before = s.stop.replace(Stop::Dropping);
+        self.dirty.set(true);
+        f();
+        s.stop.set(before);
+    }
+
+    /// Suspends the running thread's fiber for good: it was being stopped and failed again.
+    /// The scheduler marks it failed and resets the fiber (`abandoned`).
+    #[cold]
+    fn abandon_running(&self) -> ! {
+        // SAFETY: as in `park`: the yielder of the fiber running this code.
+        let y = unsafe { &*self.fibers.yielder.get() };
+        if let Suspender::Direct = y {
+            // No fiber to leave (a direct runner, miri): nothing else can end this thread.
+            eprintln!("deviceemu: a GPU thread failed while it was being stopped, on a runner without a fiber; aborting");
+            std::process::abort();
+        }
+        loop {
+            let _ = y.suspend(Suspend::Abandoned);
+        }
+    }
+
+    /// Settles a fiber whose thread was abandoned (`abandon_running`): the thread failed, its
+    /// future (if any) is forgotten, and its stack reused.
+    #[cold]
+    fn abandoned(&self, f: Fiber) {
+        let t = self.current.get();
+        if let Threads::Tasks(tasks) = &self.threads {
+            tasks.abandon(t as usize);
+        }
+        self.slots[t as usize].state.set(State::Failed);
+        self.failed.set(true);
+        self.fibers.yielder.set(std::ptr::null());
+        if let Some(stack) = f.abandon() {
+            fiber::give_back(stack);
         }
     }
 }
@@ -1386,13 +1522,6 @@ pub(crate) fn map_shared_rank<'v, T: crate::device::DeviceCopy>(
     block.fail(Finding::Panic { message: problem, at: Some(crate::host::report::SourceLocation::from(at)), thread: block.thread(), block: block.block_idx() })
 }
 
-/// Stops the running thread, which made a faulting access: unwinds it to its runner, which
-/// records it as exited (`thread_unwound`).
-#[cold]
-#[inline(never)]
-fn stop_faulted() -> ! {
-    panic::resume_unwind(Box::new(panics::ThreadStop))
-}
 
 /// Deterministic Fisher–Yates shuffle keyed by (seed, block, generation).
 pub(crate) fn shuffle<T>(v: &mut [T], seed: u64, block: u64, generation: u32) {

@@ -35,6 +35,9 @@ pub(crate) enum Suspend {
     Barrier,
     /// The runner found no thread left to start; it can be reused for the next block.
     Idle,
+    /// The running thread, which was being stopped, failed again (`block.rs`, "Stopping a
+    /// thread"): the fiber is never resumed, and is reset with [`Fiber::abandon`].
+    Abandoned,
 }
 
 /// What the scheduler says when it resumes a fiber.
@@ -115,6 +118,24 @@ impl Fiber {
     pub(crate) fn into_stack(self) -> Option<FiberStack> {
         match self {
             Fiber::Co(c) => Some(c.into_stack()),
+            Fiber::Os(_) | Fiber::Direct => None,
+        }
+    }
+
+    /// Gives up a fiber suspended with [`Suspend::Abandoned`] without running anything more on
+    /// it: a coroutine is reset (the values on its stack are forgotten, not dropped) and its
+    /// stack returned for reuse; an OS fiber's thread stays parked for good (`OsFiber`'s drop).
+    pub(crate) fn abandon(self) -> Option<FiberStack> {
+        match self {
+            Fiber::Co(mut c) => {
+                // SAFETY: the coroutine is suspended for good in the middle of its thread's
+                // stop; nothing outside the stack points into it (the scheduler reset its
+                // yielder pointer, the overflow handler is disarmed, the thread's future is
+                // forgotten by `TaskTable::abandon`), so forgetting its frames leaks what they
+                // own and nothing reads them again.
+                unsafe { c.force_reset() };
+                Some(c.into_stack())
+            }
             Fiber::Os(_) | Fiber::Direct => None,
         }
     }

@@ -285,7 +285,7 @@ impl LaunchShared {
 #[inline(never)]
 pub(crate) fn host_failure_in_kernel(block: &BlockRun<'_>, e: Error) -> ! {
     block.launch().host_failure(e);
-    std::panic::resume_unwind(Box::new(panics::KernelAbort))
+    block.unwind(panics::KernelAbort)
 }
 
 

@@ -157,6 +157,9 @@ enum Step {
 /// `at`. Stops the thread (unwinding it) if the launch timed out.
 fn step(block: &BlockRun<'_>, at: &'static Location<'static>) -> Step {
     block.stop_if_faulted();
+    // A thread being stopped never yields (`block.rs`, "Stopping a thread"); the watchdog
+    // still watches it, and abandons it if its `Drop` code spins.
+    let stopping = block.stopping();
     let launch = block.launch();
     let limit = launch.config.get_timeout();
     let p = block.progress();
@@ -185,7 +188,7 @@ fn step(block: &BlockRun<'_>, at: &'static Location<'static>) -> Step {
         }
     }
     // In a cooperative launch the block's driver gives the other blocks a turn instead.
-    if block.others_can_run() || launch.cooperative {
+    if !stopping && (block.others_can_run() || launch.cooperative) {
         return Step::Yield;
     }
     // Nothing else of this block can run. The thread may spin on something another block or
