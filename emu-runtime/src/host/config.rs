@@ -24,6 +24,8 @@
 //! | `EMU_LAUNCH_BLOCKING` | `0`, `1`: every launch waits for its kernel and returns its fault, as `CUDA_LAUNCH_BLOCKING=1` | `0` |
 //! | `EMU_DEVICE_RUNTIME` | `cdp2` (sm_90: no device-side `device_synchronize`), `cdp1` (the legacy device runtime, with it and a 24-level nesting limit) | `cdp2` |
 //! | `EMU_PENDING_LAUNCH_LIMIT` | device-side launches that may be pending (`cudaLimitDevRuntimePendingLaunchCount`) | `2048` |
+//! | `EMU_TIMEOUT`    | seconds without progress before the watchdog stops a launch (702); `0`: off | `60` |
+//! | `EMU_LAUNCH_TIMEOUT` | seconds a launch may run in all before it is stopped (702), busy or not; `0`: off | `86400` (a day) |
 //! | `EMU_DEFAULT_STREAM` | `legacy`, `per-thread` (each host thread gets its own default stream, as nvcc's `--default-stream per-thread`) | `legacy` |
 //!
 //! Process-wide, read from the environment only (see `report.rs`): `EMU_LOG_FILE`,
@@ -199,6 +201,8 @@ pub struct Config {
     schedule: Schedule,
     /// The watchdog's limit (`EMU_TIMEOUT`); zero turns it off.
     timeout: std::time::Duration,
+    /// The launches' wall-clock bound (`EMU_LAUNCH_TIMEOUT`); zero turns it off.
+    launch_timeout: std::time::Duration,
     print_limit: usize,
     check_action: CheckAction,
     sticky_errors: bool,
@@ -223,6 +227,7 @@ impl Default for Config {
             target_chosen: false,
             schedule: Schedule::Fibers,
             timeout: DEFAULT_TIMEOUT,
+            launch_timeout: DEFAULT_LAUNCH_TIMEOUT,
             print_limit: 20,
             check_action: CheckAction::Error,
             sticky_errors: false,
@@ -289,6 +294,11 @@ impl Config {
         if let Some(v) = var("EMU_TIMEOUT") {
             c.timeout = parse_timeout(&v).ok_or_else(|| {
                 invalid("EMU_TIMEOUT", v, "seconds without progress before a launch is stopped, e.g. `EMU_TIMEOUT=10` or `2.5`; `0` turns the watchdog off")
+            })?;
+        }
+        if let Some(v) = var("EMU_LAUNCH_TIMEOUT") {
+            c.launch_timeout = parse_timeout(&v).ok_or_else(|| {
+                invalid("EMU_LAUNCH_TIMEOUT", v, "seconds a launch may run in all, e.g. `EMU_LAUNCH_TIMEOUT=3600`; `0` turns the bound off")
             })?;
         }
         if let Some(v) = var("EMU_SCHEDULE") {
@@ -372,6 +382,21 @@ impl Config {
     /// The watchdog's limit (zero: off).
     pub fn get_timeout(&self) -> std::time::Duration {
         self.timeout
+    }
+
+    /// The wall-clock bound of a launch: one that runs longer is stopped with error 702 at
+    /// its next progress point or barrier even though its threads look busy (they write
+    /// memory or exit, which is progress for [`timeout`](Self::timeout)'s watchdog)
+    /// (`EMU_LAUNCH_TIMEOUT`, in seconds; default 24 hours, which no legitimate emulated launch
+    /// is expected to reach). `Duration::ZERO` turns it off.
+    pub fn launch_timeout(mut self, limit: std::time::Duration) -> Self {
+        self.launch_timeout = limit;
+        self
+    }
+
+    /// The wall-clock bound of a launch (zero: off).
+    pub fn get_launch_timeout(&self) -> std::time::Duration {
+        self.launch_timeout
     }
 
     /// How many findings a report prints in full (the summary counts all); 0 prints all.
@@ -680,7 +705,10 @@ mod tests {
 /// barriers and ends blocks far more often) never meets it.
 pub(crate) const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// `EMU_TIMEOUT`: seconds, fractional allowed; `0` is off.
+/// The default wall-clock bound of a launch (`EMU_LAUNCH_TIMEOUT`): a day.
+pub(crate) const DEFAULT_LAUNCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// `EMU_TIMEOUT` and `EMU_LAUNCH_TIMEOUT`: seconds, fractional allowed; `0` is off.
 fn parse_timeout(v: &str) -> Option<std::time::Duration> {
     let secs: f64 = v.trim().trim_end_matches('s').parse().ok()?;
     (secs.is_finite() && secs >= 0.0 && secs < 1e9).then(|| std::time::Duration::from_secs_f64(secs))

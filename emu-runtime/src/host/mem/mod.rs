@@ -8,9 +8,11 @@
 //! | `memory`     | relaxed atomic element accesses, bounds reports, `atomic_add` |
 //! | `atomic`     | the other atomics (sub, min/max, exch, and/or/xor, cas, inc/dec) |
 //! | `shared_mem` | per-block shared-memory arenas |
+//! | `fingerprint` | the device memory kernels can write, hashed for the watchdog |
 
 pub(crate) mod atomic;
 pub(crate) mod buffer;
+pub(crate) mod fingerprint;
 pub(crate) mod memory;
 pub(crate) mod shared_mem;
 pub(crate) mod slice;

@@ -226,7 +226,11 @@ pub enum Finding {
         block: Dim3,
         /// The watchdog's limit, in seconds.
         seconds: f64,
-        /// One line per group of live threads of the block: what they do and where.
+        /// The setting that limit comes from: `EMU_TIMEOUT` (no progress for that long) or
+        /// `EMU_LAUNCH_TIMEOUT` (the launch's wall-clock bound).
+        limit: &'static str,
+        /// One line per group of live threads of the block (what they do and where), then
+        /// what the watchdog saw.
         groups: Vec<String>,
     },
     /// A `this_grid().sync()` that can never complete (error 719): in a launch that is not
@@ -539,20 +543,18 @@ impl Finding {
                     stack_size / 1024
                 )
             }
-            Finding::LaunchTimeout { at, thread, block, seconds, groups } => {
-                let _ = writeln!(out, "{P} Launch timeout: no progress for {seconds} s (EMU_TIMEOUT)");
-                let _ = writeln!(out, "{P}     at {kernel} in {at}");
-                let _ = writeln!(out, "{P}     by thread {thread} in block {block}");
-                for g in groups {
-                    let _ = writeln!(out, "{P}     {g}");
+            Finding::LaunchTimeout { at, thread, block, seconds, limit, groups } => {
+                if *limit == "EMU_LAUNCH_TIMEOUT" {
+                    let _ = writeln!(out, "{P} Launch timeout: the launch ran for {seconds} s ({limit})");
+                } else {
+                    let _ = writeln!(out, "{P} Launch timeout: no progress for {seconds} s ({limit})");
                 }
-                writeln!(
-                    out,
-                    "{P}     no thread of the launch exited or passed a barrier or warp collective, and no block \
-                     ended, for {seconds} s; a spin-wait whose flag nothing sets hangs on a GPU too. \
-                     Raise EMU_TIMEOUT (or Config::timeout) if the work is legitimately this long; 0 turns the \
-                     watchdog off"
-                )
+                let _ = writeln!(out, "{P}     at {kernel} in {at}");
+                let _ = write!(out, "{P}     by thread {thread} in block {block}");
+                for g in groups {
+                    let _ = write!(out, "\n{P}     {g}");
+                }
+                writeln!(out)
             }
             Finding::GridSync { at, thread, block, problem } => {
                 let _ = writeln!(out, "{P} Grid sync error: {problem}");

@@ -84,7 +84,7 @@ use crate::host::sched::warp::{self, Arrival, Warps};
 use crate::host::check::{synccheck, SharedShadows, Site};
 use crate::host::config::Checks;
 use crate::host::sched::{context, overflow};
-use crate::host::sched::progress::BlockProgress;
+use crate::host::sched::progress::{self, BlockProgress};
 
 /// Where a block stopped when [`BlockRun::drive`] returned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -499,6 +499,24 @@ impl<'a> BlockRun<'a> {
         self.failed.set(true);
     }
 
+    /// Fails the block, whose threads wait at a grid or cluster sync that the watchdog found
+    /// can never complete (`launch.rs::run_group`), with a timeout report saying `why`; the
+    /// next [`drive`](Self::drive) unwinds them.
+    pub(crate) fn fail_stuck_group(&self, why: String) {
+        if let Some(first) = self.waiting_now().first() {
+            let t = first.get();
+            let at = self.slots[t as usize].at.get().unwrap_or(Location::caller());
+            let mut f = progress::report(self, t, at, progress::Stuck::NoProgress);
+            if let Finding::LaunchTimeout { groups, .. } = &mut f {
+                if let Some(last) = groups.last_mut() {
+                    *last = why;
+                }
+            }
+            self.record(f);
+        }
+        self.failed.set(true);
+    }
+
     /// Fails the block (a cooperative launch that stops early): the next
     /// [`drive`](Self::drive) unwinds its waiting threads.
     pub(crate) fn abort(&self) {
@@ -525,6 +543,9 @@ impl<'a> BlockRun<'a> {
                 self.start(f);
             }
             if !self.warps.ready.borrow().is_empty() {
+                if self.progress.pass() && !self.failed.get() && progress::watch_passes(self) {
+                    self.failed.set(true);
+                }
                 self.resume_ready();
                 continue;
             }
@@ -576,6 +597,11 @@ impl<'a> BlockRun<'a> {
                         continue;
                     }
                 }
+            }
+            // Passing barriers is not progress by itself: the watchdog looks now and then.
+            if self.progress.pass() && progress::watch_passes(self) {
+                self.failed.set(true);
+                continue;
             }
             let op = self.first_site_op();
             let clustered = op == BarrierOp::Cluster && self.launch.kernel.cluster[0] != 0;
@@ -715,7 +741,6 @@ impl<'a> BlockRun<'a> {
             });
         }
         self.barrier.generation.set(self.barrier.generation.get() + 1);
-        self.progress.event();
         self.resume_waiting();
     }
 
@@ -1389,12 +1414,21 @@ impl BlockRun<'_> {
         self.progress.new_turn();
         true
     }
-    /// A barrier completed: the generation moves on, which is progress.
-    pub(crate) fn regions_released(&self) -> u32 {
+    /// The barrier at `at` completed: the generation moves on, and now and then the watchdog
+    /// looks (passing barriers is not progress by itself, `progress.rs`).
+    #[inline(always)]
+    pub(crate) fn regions_released(&self, at: &'static Location<'static>) -> u32 {
         let g = self.barrier.generation.get() + 1;
         self.barrier.generation.set(g);
-        self.progress.event();
+        if self.progress.pass() {
+            progress::watch_region_barrier(self, at);
+        }
         g
+    }
+
+    /// Records the watchdog's report, made from the scheduler (`progress::watch_passes`).
+    pub(crate) fn record_stuck(&self, f: Finding) {
+        self.record(f);
     }
 }
 

@@ -489,7 +489,6 @@ fn try_complete(block: &BlockRun<'_>, warp: Warp, mask: u32, current: Option<u32
         return try_complete_tile(block, warp, kind, first.arg >> 16, current);
     }
     gathered.set(gathered.get() & !participants);
-    block.progress().event();
     if op == Some(WarpOp::Sync) {
         block.warp_synced(warp.base);
     }
@@ -564,7 +563,6 @@ fn try_complete_tile(block: &BlockRun<'_>, warp: Warp, kind: TileOp, warps: u32,
             values[(wp.base + l - tile_base) as usize] = Some(block.arrival(wp.base + l).get().value);
         }
     }
-    block.progress().event();
     if kind == TileOp::Shfl {
         varying_tile_source(block, first, warps, tile_base);
     }
