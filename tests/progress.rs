@@ -557,3 +557,55 @@ fn the_wall_clock_bound_stops_a_launch_that_looks_busy() {
     assert_has(&report, "Launch timeout: the launch ran for 1 s (EMU_LAUNCH_TIMEOUT)");
     assert_has(&report, &format!("waiting at the barrier at tests/progress.rs:{line}"));
 }
+
+/// Thread 3 of block 1 sleeps for an hour; the others wait at the barrier after it.
+#[kernel]
+fn sleeper(out: &mut [u32]) {
+    let t = thread_idx().x;
+    if t == 3 && block_idx().x == 1 {
+        std::thread::sleep(Duration::from_secs(3600)); // sleeper
+    }
+    sync_threads(); // sleeper-barrier
+    out[(block_idx().x * block_dim().x + t) as usize] = 1;
+}
+
+/// The same in a kernel without barriers.
+#[kernel]
+fn plain_sleeper(out: &mut [u32]) {
+    let t = thread_idx().x;
+    if t == 3 && block_idx().x == 1 {
+        std::thread::sleep(Duration::from_secs(3600));
+    }
+    out[(block_idx().x * block_dim().x + t) as usize] = 1;
+}
+
+#[test]
+fn a_thread_asleep_in_a_system_call_is_stopped() {
+    let barrier = marked_line(SOURCE, "// sleeper-barrier");
+    for config in [Config::default(), Config::default().blocks(BlockOrder::Serial).seed(9), Config::default().schedule(Schedule::Threads)] {
+        let seeded = config.get_seed().is_some();
+        let (a, b) = on_new_thread(60, move || {
+            with_config(config.timeout(Duration::from_millis(500)), || {
+                let mut out = DeviceBuffer::<u32>::zeroed(4 * 32).unwrap();
+                let started = Instant::now();
+                let a = launch!(sleeper<<<4, 32>>>(&mut out)).unwrap_err();
+                assert_stopped(&a, started);
+                next_launch_works();
+                let started = Instant::now();
+                let b = launch!(plain_sleeper<<<4, 32>>>(&mut out)).unwrap_err();
+                assert_stopped(&b, started);
+                next_launch_works();
+                (a.to_string(), b.to_string())
+            })
+        });
+        assert_has(&a, "by thread (3,0,0) in block (1,0,0)");
+        assert_has(&a, "thread (3,0,0) blocked in a system call");
+        if !seeded {
+            // In index order, threads 0 to 2 ran first and wait at the barrier.
+            assert_has(&a, &format!("threads (0,0,0) to (2,0,0) waiting at the barrier at tests/progress.rs:{barrier}"));
+        }
+        assert_has(&b, "by thread (3,0,0) in block (1,0,0)");
+        // No barrier behind it: the report names the kernel.
+        assert_has(&b, "thread (3,0,0) blocked in a system call since it started or was last resumed, at tests/progress.rs:");
+    }
+}

@@ -83,7 +83,7 @@ use std::task::Poll;
 use crate::host::sched::warp::{self, Arrival, Warps};
 use crate::host::check::{synccheck, SharedShadows, Site};
 use crate::host::config::Checks;
-use crate::host::sched::{context, overflow};
+use crate::host::sched::{context, overflow, stuck};
 use crate::host::sched::progress::{self, BlockProgress};
 
 /// Where a block stopped when [`BlockRun::drive`] returned.
@@ -451,6 +451,7 @@ impl<'a> BlockRun<'a> {
     /// other blocks can run.
     pub(crate) fn drive(&self) -> Drive {
         context::enter(self);
+        stuck::limit(self.launch.config.get_timeout());
         self.progress.new_turn();
         let d = self.drive_loop();
         context::leave();
@@ -506,7 +507,7 @@ impl<'a> BlockRun<'a> {
         if let Some(first) = self.waiting_now().first() {
             let t = first.get();
             let at = self.slots[t as usize].at.get().unwrap_or(Location::caller());
-            let mut f = progress::report(self, t, at, progress::Stuck::NoProgress);
+            let mut f = progress::report(self, t, crate::host::report::SourceLocation::from(at), progress::Stuck::NoProgress);
             if let Finding::LaunchTimeout { groups, .. } = &mut f {
                 if let Some(last) = groups.last_mut() {
                     *last = why;
@@ -706,6 +707,7 @@ impl<'a> BlockRun<'a> {
         if fiber::direct_runners() {
             return Ok(Fiber::Direct);
         }
+        let limit = self.launch.config.get_timeout();
         // SAFETY (both arms): the fiber borrows `self` (boxed, so it does not move) and the
         // runner function, which lives as long as `self`. Every fiber is driven to completion
         // before `self` is dropped: threads are resumed until they exit or unwind (`run`), and
@@ -715,10 +717,23 @@ impl<'a> BlockRun<'a> {
             let t = if self.starts.seeded { self.starts.order.borrow().get(i).copied().unwrap_or(0) as usize } else { i };
             let name = format!("b{}t{}", self.id.linear.get(), t);
             let size = self.launch.config.get_stack_size();
-            return unsafe { fiber::spawn_os(name, size, move || context::enter(self), body) };
+            let wake = move || {
+                context::enter(self);
+                stuck::limit(limit);
+            };
+            return unsafe { fiber::spawn_os(name, size, wake, body) };
         }
         let stack = fiber::take_stack(self.launch.config.get_stack_size())?;
         Ok(Fiber::Co(unsafe { Coroutine::with_stack_unchecked(stack, move |y, _| body(&Suspender::Co(y))) }))
+    }
+
+    /// A coroutine fiber is about to run on this host thread: the monitor of blocked threads
+    /// watches it (`stuck.rs`). An OS fiber's own thread is watched instead.
+    #[inline(always)]
+    fn stuck_enter(&self) {
+        if !self.fibers.os_threads {
+            stuck::enter();
+        }
     }
 
     /// Whether threads wait by blocking their fiber (`EMU_SCHEDULE=threads`), so that awaited
@@ -822,7 +837,9 @@ impl<'a> BlockRun<'a> {
         }
         // Armed exactly while the fiber runs; it does not move in between (`overflow::arm`).
         overflow::arm(&f);
+        self.stuck_enter();
         let r = f.resume(Resume::Continue);
+        stuck::leave();
         overflow::disarm();
         self.settle(f, r);
     }
@@ -837,7 +854,9 @@ impl<'a> BlockRun<'a> {
         let f = fibers[t as usize].as_mut().expect("a waiting thread has a fiber");
         // Armed exactly while the fiber runs, in place in `fibers` (`overflow::arm`).
         overflow::arm(f);
+        self.stuck_enter();
         let r = f.resume(input);
+        stuck::leave();
         overflow::disarm();
         // The common case: the thread went on to its next barrier on the same fiber. (A
         // runner of a state-machine kernel may instead have gone on to poll other threads and
@@ -873,6 +892,23 @@ impl<'a> BlockRun<'a> {
         match end {
             RunnerEnd::Done => {}
             RunnerEnd::Aborted => self.failed.set(true),
+            RunnerEnd::Blocked => {
+                let t = self.current.get();
+                if let Threads::Tasks(tasks) = &self.threads {
+                    tasks.abandon(t as usize);
+                }
+                let s = &self.slots[t as usize];
+                s.state.set(State::Failed);
+                self.dirty.set(true);
+                let k = self.launch.kernel;
+                let at = s.at.get().map_or_else(
+                    || crate::host::report::SourceLocation { file: k.file.to_owned(), line: k.line, column: 1 },
+                    crate::host::report::SourceLocation::from,
+                );
+                self.record(progress::report(self, t, at, progress::Stuck::Blocked));
+                self.launch.progress.stop_launch();
+                self.failed.set(true);
+            }
             RunnerEnd::StackOverflow => {
                 let t = self.current.get();
                 if let Threads::Tasks(tasks) = &self.threads {

@@ -400,7 +400,8 @@ fn on_devrt_thread<R: Send>(config: Config, f: impl FnOnce() -> R + Send) -> R {
                 }
             });
         match h {
-            Ok(h) => match h.join() {
+            // The emulator's own wait: not a blocked GPU thread (`stuck.rs`).
+            Ok(h) => match crate::host::sched::stuck::paused(|| h.join()) {
                 Ok(r) => r,
                 Err(p) => std::panic::resume_unwind(p),
             },

@@ -58,6 +58,9 @@ pub(crate) enum RunnerEnd {
     Aborted,
     /// The running thread overflowed the stack (set up by the trap handler in `overflow`).
     StackOverflow,
+    /// The running thread was blocked in a system call for `EMU_TIMEOUT` and abandoned there
+    /// (the monitor of `stuck.rs`, through the same trap handler).
+    Blocked,
 }
 
 /// What a fiber did when resumed.
@@ -168,7 +171,10 @@ impl Suspender<'_> {
         match self {
             Suspender::Co(y) => y.suspend(s),
             Suspender::Os(link, wake) => {
+                // Waiting for the baton is the emulator's wait, not the GPU thread's.
+                crate::host::sched::stuck::leave();
                 let r = link.suspend(s);
+                crate::host::sched::stuck::enter();
                 wake();
                 r
             }
@@ -200,7 +206,10 @@ where
     Ok(Fiber::Os(unsafe {
         OsFiber::spawn(name, Some(stack), move |link| {
             wake();
-            body(&Suspender::Os(link, &wake))
+            crate::host::sched::stuck::enter();
+            let end = body(&Suspender::Os(link, &wake));
+            crate::host::sched::stuck::leave();
+            end
         })
     }?))
 }

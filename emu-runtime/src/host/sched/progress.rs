@@ -45,8 +45,11 @@
 //! long always did; and a spin that writes a changing value (a counter of its attempts) looks
 //! busy forever. For the second, the launch's *wall-clock bound* (`EMU_LAUNCH_TIMEOUT`, default
 //! 24 hours, [`Config::launch_timeout`]) stops any launch that runs longer, at its next progress
-//! point or barrier. Loops in functions without `#[device]` have no progress points: they can
-//! neither yield nor be stopped.
+//! point or barrier; and a GPU thread that reaches no scheduling point at all for `EMU_TIMEOUT`
+//! seconds because it is blocked in a system call (`std::thread::sleep`, a lock) is stopped by
+//! the monitor of `stuck.rs`. Loops in functions without `#[device]` have no progress points:
+//! they can neither yield nor be stopped, except by that monitor while blocked in a system
+//! call.
 //!
 //! [`Config::timeout`]: crate::Config::timeout
 //! [`Config::launch_timeout`]: crate::Config::launch_timeout
@@ -104,6 +107,12 @@ impl LaunchProgress {
     /// wait for it are not stuck.
     pub(crate) fn grid_turn(&self) {
         self.grid_turns.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A block of the launch timed out: the others stop at their next progress point or
+    /// barrier, and no new block starts.
+    pub(crate) fn stop_launch(&self) {
+        self.timed_out.store(true, Ordering::Relaxed);
     }
 
     /// Whether a block of the launch timed out.
@@ -219,6 +228,8 @@ pub(crate) enum Stuck {
     NoProgress,
     /// The launch ran past `EMU_LAUNCH_TIMEOUT`.
     WallClock,
+    /// A thread was blocked in a system call for `EMU_TIMEOUT` seconds (`stuck.rs`).
+    Blocked,
 }
 
 /// The watchdog's look at `block` at `now`: whether it is stuck (the module's doc).
@@ -310,7 +321,7 @@ fn step(block: &BlockRun<'_>, at: &'static Location<'static>) -> Step {
     }
     let now = Instant::now();
     if let Some(why) = stuck(block, now) {
-        launch.progress.timed_out.store(true, Ordering::Relaxed);
+        launch.progress.stop_launch();
         timeout(block, at, why);
     }
     // In a cooperative launch the block's driver gives the other blocks a turn instead.
@@ -343,11 +354,11 @@ pub(crate) fn watch_passes(block: &BlockRun<'_>) -> bool {
     let launch = block.launch();
     let why = if launch.progress.timed_out() { Some(Stuck::NoProgress) } else { stuck(block, Instant::now()) };
     let Some(why) = why else { return false };
-    launch.progress.timed_out.store(true, Ordering::Relaxed);
+    launch.progress.stop_launch();
     let first = (0..block.slots.len() as u32).find(|&t| matches!(block.state_of(t), State::Waiting | State::WarpWaiting | State::Ready));
     let t = first.unwrap_or(block.current());
     let at = block.slots[t as usize].at.get().unwrap_or(Location::caller());
-    block.record_stuck(report(block, t, at, why));
+    block.record_stuck(report(block, t, SourceLocation::from(at), why));
     true
 }
 
@@ -359,7 +370,7 @@ pub(crate) fn watch_region_barrier(block: &BlockRun<'_>, at: &'static Location<'
         timeout(block, at, Stuck::NoProgress);
     }
     if let Some(why) = stuck(block, Instant::now()) {
-        launch.progress.timed_out.store(true, Ordering::Relaxed);
+        launch.progress.stop_launch();
         timeout(block, at, why);
     }
 }
@@ -435,13 +446,13 @@ impl std::future::Future for ProgressAwait {
 /// live thread of the block.
 #[cold]
 fn timeout(block: &BlockRun<'_>, at: &'static Location<'static>, why: Stuck) -> ! {
-    block.fail(report(block, block.current(), at, why))
+    block.fail(report(block, block.current(), SourceLocation::from(at), why))
 }
 
 /// The timeout report of `block`, by thread `me` at `at`: every live thread's state and line,
 /// grouped as ranges, and what the watchdog saw.
 #[cold]
-pub(crate) fn report(block: &BlockRun<'_>, me: u32, at: &'static Location<'static>, why: Stuck) -> Finding {
+pub(crate) fn report(block: &BlockRun<'_>, me: u32, at: SourceLocation, why: Stuck) -> Finding {
     let launch = block.launch();
     let running = block.current();
     let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
@@ -449,7 +460,10 @@ pub(crate) fn report(block: &BlockRun<'_>, me: u32, at: &'static Location<'stati
         let slot = &block.slots[t as usize];
         let place = |l: Option<&'static Location<'static>>| l.map(SourceLocation::from).map_or("?".to_owned(), |l| format!("{}:{}", l.file, l.line));
         let what = match block.state_of(t) {
-            _ if t == me && t == running => format!("spinning at {}", place(Some(at))),
+            _ if t == me && t == running && why == Stuck::Blocked => {
+                format!("blocked in a system call since it started or was last resumed, at {}:{}", at.file, at.line)
+            }
+            _ if t == me && t == running => format!("spinning at {}:{}", at.file, at.line),
             State::Spinning => format!("spinning at {}", place(slot.at.get())),
             State::Waiting => match slot.op.get() {
                 BarrierOp::Grid => format!("waiting at the grid sync at {}", place(slot.at.get())),
@@ -469,7 +483,7 @@ pub(crate) fn report(block: &BlockRun<'_>, me: u32, at: &'static Location<'stati
     let mut groups: Vec<String> = groups.into_iter().map(|(what, ts)| format!("{} {what}", thread_ranges(launch.block, &ts))).collect();
     let seconds = match why {
         Stuck::WallClock => launch.config.get_launch_timeout().as_secs_f64(),
-        Stuck::NoProgress => launch.config.get_timeout().as_secs_f64(),
+        Stuck::NoProgress | Stuck::Blocked => launch.config.get_timeout().as_secs_f64(),
     };
     groups.push(match why {
         Stuck::NoProgress => format!(
@@ -483,9 +497,15 @@ pub(crate) fn report(block: &BlockRun<'_>, me: u32, at: &'static Location<'stati
              EMU_LAUNCH_TIMEOUT (or Config::launch_timeout) if the work is legitimately this long; 0 turns the \
              bound off"
         ),
+        Stuck::Blocked => format!(
+            "the thread reached no barrier, warp collective, progress point or end for {seconds} s, and used no \
+             processor time meanwhile: it is blocked in a system call (std::thread::sleep, a lock, I/O), which no \
+             GPU thread can do; it was abandoned there without running its destructors. Raise EMU_TIMEOUT (or \
+             Config::timeout) if the wait is legitimately this long; 0 turns the watchdog off"
+        ),
     });
     Finding::LaunchTimeout {
-        at: SourceLocation::from(at),
+        at,
         thread: launch.thread_index(me),
         block: block.block_idx(),
         seconds,
