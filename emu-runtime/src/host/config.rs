@@ -247,8 +247,9 @@ impl Config {
     /// Returns [`Error::InvalidSetting`] naming the variable and the valid values when one has
     /// a value deviceemu does not know.
     pub fn from_env() -> Result<Config, Error> {
+        check_process_settings()?;
         let mut c = Config::default();
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let var = env_var;
         if let Some(v) = var("EMU_BLOCKS") {
             c.blocks = match v.trim() {
                 "parallel" => BlockOrder::Parallel,
@@ -609,6 +610,84 @@ fn parse_checks(v: &str) -> Result<Checks, Error> {
     Ok(c)
 }
 
+/// An `EMU_*` variable's value, if set and not blank.
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// Most emulated devices `EMU_DEVICES` may ask for.
+pub(crate) const MAX_DEVICES: u32 = 16;
+
+/// The process-wide settings, which only the environment sets (`EMU_DEVICES`,
+/// `EMU_ERROR_EXITCODE`, `EMU_RACECHECK_SHADOW`, `EMU_LOG_FILE`, `EMU_REPORT`), checked once:
+/// a bad value is the error of every launch, as a bad value of the other settings is. Their
+/// readers (`devices.rs`, `report/findings.rs`, racecheck) parse them with the functions below.
+pub(crate) fn process_settings() -> Result<(), Error> {
+    static CHECKED: OnceLock<Result<(), Error>> = OnceLock::new();
+    CHECKED.get_or_init(check_process_settings).clone()
+}
+
+fn check_process_settings() -> Result<(), Error> {
+    if let Some(v) = env_var("EMU_DEVICES") {
+        parse_devices(&v).ok_or_else(|| invalid("EMU_DEVICES", v, "a device count from 1 to 16, e.g. `EMU_DEVICES=2`"))?;
+    }
+    if let Some(v) = env_var("EMU_ERROR_EXITCODE") {
+        parse_exit_code(&v).ok_or_else(|| {
+            invalid("EMU_ERROR_EXITCODE", v, "an exit status from 0 to 255, e.g. `EMU_ERROR_EXITCODE=1` (a process exits with its low 8 bits only)")
+        })?;
+    }
+    if let Some(v) = env_var("EMU_RACECHECK_SHADOW") {
+        parse_bytes(&v).ok_or_else(|| invalid("EMU_RACECHECK_SHADOW", v, "a size in bytes with an optional K, M or G suffix, e.g. `EMU_RACECHECK_SHADOW=4G`"))?;
+    }
+    for name in ["EMU_LOG_FILE", "EMU_REPORT"] {
+        if let Some(v) = env_var(name) {
+            if !creatable(&v) {
+                return Err(invalid(name, v, "a path to a file in a directory that exists, e.g. `report.txt`"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `EMU_DEVICES`: 1 to [`MAX_DEVICES`]; `None` for anything else. Unset is 1.
+pub(crate) fn devices_setting() -> u32 {
+    env_var("EMU_DEVICES").and_then(|v| parse_devices(&v)).unwrap_or(1)
+}
+
+fn parse_devices(v: &str) -> Option<u32> {
+    v.trim().parse::<u32>().ok().filter(|n| (1..=MAX_DEVICES).contains(n))
+}
+
+/// `EMU_ERROR_EXITCODE`: an exit status, 0 to 255.
+pub(crate) fn parse_exit_code(v: &str) -> Option<i32> {
+    v.trim().parse::<i32>().ok().filter(|n| (0..=255).contains(n))
+}
+
+/// A size in bytes with an optional `K`, `M` or `G` suffix (`EMU_RACECHECK_SHADOW`).
+pub(crate) fn parse_bytes(v: &str) -> Option<usize> {
+    let v = v.trim();
+    let (num, shift) = match v.chars().last()? {
+        'k' | 'K' => (&v[..v.len() - 1], 10),
+        'm' | 'M' => (&v[..v.len() - 1], 20),
+        'g' | 'G' => (&v[..v.len() - 1], 30),
+        _ => (v, 0),
+    };
+    num.trim().parse::<usize>().ok()?.checked_mul(1 << shift)
+}
+
+/// Whether a file could be created at `path`: its directory exists (the file itself is
+/// created by the first report).
+fn creatable(path: &str) -> bool {
+    let p = std::path::Path::new(path.trim());
+    if p.is_dir() {
+        return false;
+    }
+    match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.is_dir(),
+        _ => true,
+    }
+}
+
 fn parse_size(v: &str) -> Option<usize> {
     let v = v.trim();
     let (num, mul) = match v.chars().last()? {
@@ -647,8 +726,10 @@ pub fn with_config<R>(config: Config, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// The configuration in force for a launch from this host thread.
+/// The configuration in force for a launch from this host thread. The process-wide settings
+/// are checked first, also under a configuration set in code.
 pub(crate) fn effective() -> Result<Config, Error> {
+    process_settings()?;
     match set_in_code() {
         Some(c) => Ok(c),
         None => from_env_once(),

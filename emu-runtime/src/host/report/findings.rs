@@ -743,13 +743,9 @@ fn create(variable: &str, path: &str) -> Option<Mutex<File>> {
 fn outputs() -> &'static Outputs {
     static OUT: OnceLock<Outputs> = OnceLock::new();
     OUT.get_or_init(|| {
-        let exit_code = env("EMU_ERROR_EXITCODE").and_then(|v| match v.trim().parse::<i32>() {
-            Ok(n) => Some(n),
-            Err(_) => {
-                eprintln!("deviceemu: EMU_ERROR_EXITCODE={v:?} is not an integer; ignored");
-                None
-            }
-        });
+        // A bad value was refused by every launch (`config::process_settings`): no report
+        // reaches here with one.
+        let exit_code = env("EMU_ERROR_EXITCODE").and_then(|v| v.trim().parse::<i32>().ok().filter(|n| (0..=255).contains(n)));
         let json_path = env("EMU_REPORT");
         Outputs {
             log: env("EMU_LOG_FILE").and_then(|p| create("EMU_LOG_FILE", &p)),
