@@ -189,6 +189,12 @@ pub enum Finding {
         element: String,
         /// How many such hazards the block had between these lines.
         count: usize,
+        /// Whether it is a *warp-synchronous* hazard: volatile accesses (which are atomics, so
+        /// never a data race) of lanes of one warp that no `sync_warp`, barrier or fence
+        /// orders, as pre-Volta code that counts on a warp's lanes running in lockstep makes
+        /// them. compute-sanitizer's racecheck reports these as warnings; deviceemu reports
+        /// them as hazards, headed `Warning: (Warp Level Programming)`.
+        warp_synchronous: bool,
     },
     /// A warp collective whose mask does not name the calling lane (synccheck; error 719).
     InvalidWarpMask {
@@ -504,6 +510,31 @@ impl Finding {
                 let _ = writeln!(out, "{P}     element {index} of {name} ({len} elements): {source}");
                 if *count > 1 {
                     writeln!(out, "{P}     {count} such accesses by this block at this line; only the first is shown")
+                } else {
+                    Ok(())
+                }
+            }
+            Finding::Race { first, first_at, first_thread, second, second_at, thread, block, name, element, count, warp_synchronous: true, .. } => {
+                let kind = match (first, second) {
+                    (Access::Write, Access::Write) => "WAW",
+                    (Access::Write, _) => "RAW",
+                    _ => "WAR",
+                };
+                let _ = writeln!(
+                    out,
+                    "{P} Warning: (Warp Level Programming) Potential {kind} hazard between {} access at {first_at} and {} access at {second_at}",
+                    title(*first),
+                    title(*second)
+                );
+                let _ = writeln!(out, "{P}     in {kernel}, on {element} of {name}");
+                let _ = writeln!(
+                    out,
+                    "{P}     by thread {first_thread} and thread {thread} of one warp in block {block}: their volatile accesses \
+                     are ordered only if the warp's lanes run in lockstep, which they need not since Volta; put \
+                     sync_warp(mask) between them"
+                );
+                if *count > 1 {
+                    writeln!(out, "{P}     {count} such hazards in this block between these lines; only the first is shown")
                 } else {
                     Ok(())
                 }

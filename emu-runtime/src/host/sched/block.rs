@@ -527,6 +527,7 @@ impl<'a> BlockRun<'a> {
     /// Records the block's end in the launch: its findings and fault count.
     pub(crate) fn finish(&self) {
         warp::flush_misuse(self);
+        crate::host::check::on_block_end(self);
         let block_linear = self.id.linear.get();
         self.launch.progress.block_done();
         // The faults themselves (built reports are among the findings, counted there).
