@@ -558,8 +558,9 @@ fn the_wall_clock_bound_stops_a_launch_that_looks_busy() {
     assert_has(&report, &format!("waiting at the barrier at tests/progress.rs:{line}"));
 }
 
-/// Thread 3 of block 1 sleeps for an hour; the others wait at the barrier after it.
-#[kernel]
+/// Thread 3 of block 1 sleeps for an hour; the others wait at the barrier after it (host code:
+/// no PTX).
+#[kernel(host_only)]
 fn sleeper(out: &mut [u32]) {
     let t = thread_idx().x;
     if t == 3 && block_idx().x == 1 {
@@ -570,7 +571,7 @@ fn sleeper(out: &mut [u32]) {
 }
 
 /// The same in a kernel without barriers.
-#[kernel]
+#[kernel(host_only)]
 fn plain_sleeper(out: &mut [u32]) {
     let t = thread_idx().x;
     if t == 3 && block_idx().x == 1 {

@@ -2,8 +2,9 @@
 //! panicking one and the waiting threads of a failed block are stopped by unwinding, and a
 //! `Drop` that reaches a barrier, a warp collective, a grid or cluster sync, a progress point
 //! or a device-side launch while its thread is being stopped gets an answer at once instead of
-//! unwinding a second time (`host/sched/stopping.rs`). Each launch here returns its error
-//! with its report, and the next launch works.
+//! unwinding a second time (`host/sched/block.rs`, "Stopping a thread"). Each launch here
+//! returns its error with its report, and the next launch works. The kernels with guards are
+//! `host_only`: their guard types are host code.
 
 mod common;
 
@@ -52,7 +53,7 @@ impl Drop for EverythingOnDrop {
 
 /// The kernel: an ordinary out-of-bounds write by thread 5 while every thread holds a
 /// guard that syncs when dropped.
-#[kernel]
+#[kernel(host_only)]
 fn guarded(y: &mut [u32]) {
     let t = thread_idx().x as usize;
     let _g = SyncOnDrop;
@@ -64,7 +65,7 @@ fn guarded(y: &mut [u32]) {
 }
 
 /// The same with a kernel panic.
-#[kernel]
+#[kernel(host_only)]
 fn guarded_panic(y: &mut [u32]) {
     let t = thread_idx().x as usize;
     let _g = SyncOnDrop;
@@ -75,10 +76,10 @@ fn guarded_panic(y: &mut [u32]) {
     y[t] = 1;
 }
 
-/// Every wait in the guard, the guard in a `#[device]` helper (blocking barriers, fibers).
+/// A fault and a barrier in a `#[device]` helper (a blocking barrier: the waiting threads are
+/// parked on fibers), under a guard that calls every kind of wait.
 #[device]
-fn helper_with_guard(y: GlobalMut<u32>, t: u32) {
-    let _g = EverythingOnDrop(t);
+fn fault_then_sync(y: GlobalMut<u32>, t: u32) {
     if t == 40 {
         y.atomic_add(1000, 1);
     }
@@ -86,14 +87,16 @@ fn helper_with_guard(y: GlobalMut<u32>, t: u32) {
     y.atomic_add(t as usize, 1);
 }
 
-#[kernel]
+#[kernel(host_only)]
 fn guarded_in_helper(y: &mut [u32]) {
-    helper_with_guard(y, thread_idx().x); // @helper-oob (helpers report their caller's line)
+    let t = thread_idx().x;
+    let _g = EverythingOnDrop(t);
+    fault_then_sync(y, t); // @helper-oob (helpers report their caller's line)
 }
 
 /// The failed block's waiting threads are unwound (fibers) or dropped (futures) while their
 /// guards are alive: thread 0 faults after the others wait at the barrier.
-#[kernel]
+#[kernel(host_only)]
 fn late_fault(y: &mut [u32]) {
     let t = thread_idx().x as usize;
     let _g = EverythingOnDrop(t as u32);
@@ -212,7 +215,7 @@ impl Drop for FailOnDrop {
     }
 }
 
-#[kernel]
+#[kernel(host_only)]
 fn fails_while_stopping(how: u32, y: &mut [u32]) {
     let t = thread_idx().x as usize;
     let _g = FailOnDrop { t, how };
@@ -257,7 +260,7 @@ impl Drop for GridSyncOnDrop {
     }
 }
 
-#[kernel]
+#[kernel(host_only)]
 fn grid_guarded(y: &mut [u32]) {
     let t = (block_idx().x * block_dim().x + thread_idx().x) as usize;
     let _g = GridSyncOnDrop;

@@ -310,6 +310,8 @@ enum Step {
 /// The watchdog's look and the yield decision for the running thread of `block`, spinning at
 /// `at`. Stops the thread (unwinding it) if the launch timed out.
 fn step(block: &BlockRun<'_>, at: &'static Location<'static>) -> Step {
+    // Not blocked in a system call (`stuck.rs`), even while it backs off with sleeps below.
+    crate::host::sched::stuck::beat();
     block.stop_if_faulted();
     // A thread being stopped never yields (`block.rs`, "Stopping a thread"); the watchdog
     // still watches it, and abandons it if its `Drop` code spins.

@@ -9,7 +9,8 @@
 //!
 //! **Algorithm.** Every host thread that runs GPU threads is registered here ([`Worker`]):
 //! while a fiber runs on it (`BlockRun::start`/`resume`, and an `EMU_SCHEDULE=threads` fiber's
-//! own thread while it holds the baton) it is *running*, and each resumption bumps its count.
+//! own thread while it holds the baton) it is *running*, and each resumption and each progress
+//! point's slow path (every 64 iterations of a loop) bumps its count.
 //! A monitor thread (started by the first launch) looks every [`TICK`]: a running worker whose
 //! count has not changed for the launch's `EMU_TIMEOUT` and whose CPU time
 //! (`pthread_getcpuclockid`) grew by less than a fiftieth of that time is *blocked* (a thread
@@ -118,9 +119,19 @@ pub(crate) fn limit(limit: Duration) {
 pub(crate) fn enter() {
     if supported() {
         let _ = ME.try_with(|m| {
-            m.0.resumptions.fetch_add(1, Relaxed);
+            // Only this thread writes it: no locked instruction.
+            m.0.resumptions.store(m.0.resumptions.load(Relaxed).wrapping_add(1), Relaxed);
             m.0.running.store(true, Relaxed);
         });
+    }
+}
+
+/// The running fiber reached a progress point: it is not blocked, whatever its processor time
+/// (a lone spinner backs off with short sleeps, `progress.rs`).
+#[inline(always)]
+pub(crate) fn beat() {
+    if supported() {
+        let _ = ME.try_with(|m| m.0.resumptions.store(m.0.resumptions.load(Relaxed).wrapping_add(1), Relaxed));
     }
 }
 
