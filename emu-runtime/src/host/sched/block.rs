@@ -53,13 +53,14 @@
 //!   reported: the thread's stop is (its fault, panic or its block's failure).
 //! * a further fault only counts (the access does nothing, a load gives zero), and the thread
 //!   runs on to the end of its unwind.
-//! * a failure that would unwind it (a bad warp mask, the watchdog, a misaligned access, a
-//!   host failure) is recorded, and the thread is *abandoned*: its fiber is suspended for
-//!   good and reset ([`Suspend::Abandoned`]), its stack reused, the rest of its `Drop` code
-//!   never run (its future, if it has one, is forgotten, not dropped). A thread abandoned in
-//!   the middle of an unwind leaves the host thread's panic count raised: later
+//! * a failure that would unwind it (the watchdog, a misaligned access, a host failure) while
+//!   it unwinds is recorded, and the thread is *abandoned*: its fiber is suspended for good
+//!   and reset ([`Suspend::Abandoned`]), its stack reused, the rest of its `Drop` code never
+//!   run (its future, if it has one, is forgotten, not dropped). A thread abandoned in the
+//!   middle of an unwind leaves the host thread's panic count raised: later
 //!   `std::thread::panicking()` calls on that worker say `true` (the scheduler's own checks
-//!   use [`Stop`], not that count).
+//!   use [`Stop`], not that count). While its future is only being dropped (not unwinding),
+//!   such a failure unwinds out of the drop as usual: a `catch_unwind` waits there.
 //!
 //! What Rust itself aborts on remains: a `Drop` that panics while its thread unwinds.
 
@@ -813,9 +814,12 @@ impl<'a> BlockRun<'a> {
                     self.barrier.release_pos.set(k + 1);
                     if let Threads::Tasks(tasks) = &self.threads {
                         self.current.set(t);
+                        // On the scheduler's stack: no fiber's yielder applies.
+                        let y = self.fibers.yielder.replace(std::ptr::null());
                         self.dropping(t, || {
                             let _ = panic::catch_unwind(AssertUnwindSafe(|| tasks.discard(t as usize)));
                         });
+                        self.fibers.yielder.set(y);
                     }
                     self.slots[t as usize].state.set(State::Failed);
                     continue;
@@ -1508,7 +1512,9 @@ impl BlockRun<'_> {
     #[cold]
     #[inline(never)]
     pub(crate) fn unwind<P: Any + Send>(&self, payload: P) -> ! {
-        if self.stopping() {
+        // Unwinding out of a `Drop` run by an unwind aborts; out of a future being dropped (a
+        // plain drop, inside a `catch_unwind`) it does not.
+        if self.stopping() && std::thread::panicking() {
             self.abandon_running();
         }
         self.slots[self.current.get() as usize].stop.set(Stop::Unwinding);
@@ -1537,13 +1543,16 @@ impl BlockRun<'_> {
     /// The scheduler marks it failed and resets the fiber (`abandoned`).
     #[cold]
     fn abandon_running(&self) -> ! {
-        // SAFETY: as in `park`: the yielder of the fiber running this code.
-        let y = unsafe { &*self.fibers.yielder.get() };
-        if let Suspender::Direct = y {
-            // No fiber to leave (a direct runner, miri): nothing else can end this thread.
-            eprintln!("deviceemu: a GPU thread failed while it was being stopped, on a runner without a fiber; aborting");
+        let y = self.fibers.yielder.get();
+        // SAFETY: as in `park`: a non-null yielder is the one of the fiber running this code
+        // (it is null while the scheduler runs a thread's drop on its own stack).
+        let y = unsafe { y.as_ref() };
+        let Some(y) = y.filter(|y| !matches!(y, Suspender::Direct)) else {
+            // No fiber to leave (a direct runner under miri, or a drop run by the scheduler whose
+            // own `Drop` panicked and then failed again): nothing else can end this thread.
+            eprintln!("deviceemu: a GPU thread failed again while it was unwinding, with no fiber to leave; aborting");
             std::process::abort();
-        }
+        };
         loop {
             let _ = y.suspend(Suspend::Abandoned);
         }
