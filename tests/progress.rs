@@ -610,3 +610,34 @@ fn a_thread_asleep_in_a_system_call_is_stopped() {
         assert_has(&b, "thread (3,0,0) blocked in a system call since it started or was last resumed, at tests/progress.rs:");
     }
 }
+
+/// A block-uniform loop of barriers that never ends: the region form runs it (no load in its
+/// condition), and its barriers are where the watchdog looks.
+#[kernel]
+fn uniform_barrier_loop(n: u32, out: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    let mut k = n;
+    while k > 0 {
+        sync_threads(); // uniform-loop
+        k = k.max(1);
+    }
+    out[t] = 1;
+}
+
+#[test]
+fn a_uniform_loop_of_barriers_is_stopped_on_every_path() {
+    let line = marked_line(SOURCE, "// uniform-loop");
+    for config in [Config::default(), Config::default().path(deviceemu::ExecPath::General)] {
+        let report = on_new_thread(60, move || {
+            with_config(watchdog_2(config), || {
+                let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+                let started = Instant::now();
+                let e = launch!(uniform_barrier_loop<<<2, 64>>>(1, &mut out)).unwrap_err();
+                assert_stopped(&e, started);
+                next_launch_works();
+                e.to_string()
+            })
+        });
+        assert_has(&report, &format!("tests/progress.rs:{line}"));
+    }
+}
