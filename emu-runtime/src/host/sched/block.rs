@@ -242,6 +242,9 @@ pub(crate) struct BlockRun<'a> {
     /// Faulting threads of this block, counted (not stored) in the launch's findings when the
     /// block ends.
     faults: Cell<u64>,
+    /// Whether a thread of this block has been stopped ([`Stop`] other than `No` in a slot):
+    /// until then, [`stopping`](Self::stopping) is one load.
+    any_stop: Cell<bool>,
 }
 
 impl<'a> BlockRun<'a> {
@@ -274,6 +277,7 @@ impl<'a> BlockRun<'a> {
             findings: Findings::default(),
             progress: BlockProgress::default(),
             faults: Cell::new(0),
+            any_stop: Cell::new(false),
         }))
     }
 
@@ -373,6 +377,7 @@ impl<'a> BlockRun<'a> {
                 s.faulted.set(false);
                 s.stop.set(Stop::No);
             }
+            self.any_stop.set(false);
             self.faults.set(0);
             self.warps.gathered.iter().for_each(|g| g.set(0));
         }
@@ -452,9 +457,15 @@ impl<'a> BlockRun<'a> {
     /// other blocks can run.
     pub(crate) fn drive(&self) -> Drive {
         context::enter(self);
-        stuck::limit(self.launch.config.get_timeout());
+        // The monitor of blocked threads watches this host thread while it drives the block
+        // (`stuck.rs`); an OS fiber's own thread is watched instead.
+        if !self.fibers.os_threads {
+            stuck::limit(self.launch.config.get_timeout());
+            stuck::enter();
+        }
         self.progress.new_turn();
         let d = self.drive_loop();
+        stuck::leave();
         context::leave();
         overflow::disarm();
         d
@@ -634,6 +645,7 @@ impl<'a> BlockRun<'a> {
     /// the seed's order (or aborts them once the block has failed). Those may complete more
     /// collectives, and are resumed by the next call.
     fn resume_ready(&self) {
+        stuck::beat();
         let mut ready = std::mem::take(&mut *self.warps.ready.borrow_mut());
         if let Some(seed) = self.launch.config.get_seed() {
             // Keyed apart from the barrier generations (small numbers) and the start order.
@@ -729,15 +741,6 @@ impl<'a> BlockRun<'a> {
         Ok(Fiber::Co(unsafe { Coroutine::with_stack_unchecked(stack, move |y, _| body(&Suspender::Co(y))) }))
     }
 
-    /// A coroutine fiber is about to run on this host thread: the monitor of blocked threads
-    /// watches it (`stuck.rs`). An OS fiber's own thread is watched instead.
-    #[inline(always)]
-    fn stuck_enter(&self) {
-        if !self.fibers.os_threads {
-            stuck::enter();
-        }
-    }
-
     /// Whether threads wait by blocking their fiber (`EMU_SCHEDULE=threads`), so that awaited
     /// barriers and collectives must block too.
     pub(crate) fn blocking_waits(&self) -> bool {
@@ -758,6 +761,8 @@ impl<'a> BlockRun<'a> {
             });
         }
         self.barrier.generation.set(self.barrier.generation.get() + 1);
+        // A heartbeat for the monitor of blocked threads (`stuck.rs`).
+        stuck::beat();
         self.resume_waiting();
     }
 
@@ -842,9 +847,7 @@ impl<'a> BlockRun<'a> {
         }
         // Armed exactly while the fiber runs; it does not move in between (`overflow::arm`).
         overflow::arm(&f);
-        self.stuck_enter();
         let r = f.resume(Resume::Continue);
-        stuck::leave();
         overflow::disarm();
         self.settle(f, r);
     }
@@ -859,9 +862,7 @@ impl<'a> BlockRun<'a> {
         let f = fibers[t as usize].as_mut().expect("a waiting thread has a fiber");
         // Armed exactly while the fiber runs, in place in `fibers` (`overflow::arm`).
         overflow::arm(f);
-        self.stuck_enter();
         let r = f.resume(input);
-        stuck::leave();
         overflow::disarm();
         // The common case: the thread went on to its next barrier on the same fiber. (A
         // runner of a state-machine kernel may instead have gone on to poll other threads and
@@ -1450,6 +1451,7 @@ impl BlockRun<'_> {
         }
         self.finish();
         self.reset(next);
+        stuck::beat();
         // What `drive` does on entry: `block_idx()` in helpers and macros reads it.
         context::enter(self);
         self.progress.new_turn();
@@ -1492,8 +1494,14 @@ impl BlockRun<'_> {
 
     /// Whether the running thread is being stopped (the module's doc, "Stopping a thread"):
     /// then it must not wait, and must not be unwound again.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn stopping(&self) -> bool {
+        self.any_stop.get() && self.stopping_slow()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn stopping_slow(&self) -> bool {
         match self.slots[self.current.get() as usize].stop.get() {
             Stop::No => false,
             Stop::Unwinding => std::thread::panicking(),
@@ -1504,6 +1512,7 @@ impl BlockRun<'_> {
     /// The running thread panicked (the panic hook): it unwinds from now on.
     pub(crate) fn panicking_now(&self) {
         self.slots[self.current.get() as usize].stop.set(Stop::Unwinding);
+        self.any_stop.set(true);
         self.dirty.set(true);
     }
 
@@ -1518,6 +1527,7 @@ impl BlockRun<'_> {
             self.abandon_running();
         }
         self.slots[self.current.get() as usize].stop.set(Stop::Unwinding);
+        self.any_stop.set(true);
         self.dirty.set(true);
         panic::resume_unwind(Box::new(payload))
     }
@@ -1534,6 +1544,7 @@ impl BlockRun<'_> {
     fn dropping(&self, t: u32, f: impl FnOnce()) {
         let s = &self.slots[t as usize];
         let before = s.stop.replace(Stop::Dropping);
+        self.any_stop.set(true);
         self.dirty.set(true);
         f();
         s.stop.set(before);

@@ -8,9 +8,11 @@
 //! with it: the launch would never return.
 //!
 //! **Algorithm.** Every host thread that runs GPU threads is registered here ([`Worker`]):
-//! while a fiber runs on it (`BlockRun::start`/`resume`, and an `EMU_SCHEDULE=threads` fiber's
-//! own thread while it holds the baton) it is *running*, and each resumption and each progress
-//! point's slow path (every 64 iterations of a loop) bumps its count.
+//! while it drives a block (`BlockRun::drive`; an `EMU_SCHEDULE=threads` fiber's own thread
+//! while it holds the baton) it is *running*, and each block it starts, barrier it releases,
+//! round of completed collectives it resumes and progress point's slow path (every 64
+//! iterations of a loop) bumps its count: a thread blocked in a system call stops all of them
+//! for its block, which runs on that host thread.
 //! A monitor thread (started by the first launch) looks every [`TICK`]: a running worker whose
 //! count has not changed for the launch's `EMU_TIMEOUT` and whose CPU time
 //! (`pthread_getcpuclockid`) grew by less than a fiftieth of that time is *blocked* (a thread
@@ -114,38 +116,47 @@ pub(crate) fn limit(limit: Duration) {
     let _ = ME.try_with(|m| m.0.limit_ns.store(ns, Relaxed));
 }
 
-/// A fiber is about to run on the calling thread.
+/// The calling thread's worker, if it registered ([`limit`] registers it): one load of a
+/// const-initialised thread-local on the hot path.
+#[inline(always)]
+fn me() -> Option<&'static Worker> {
+    let p = ME_RAW.with(|m| m.get());
+    // SAFETY: a non-null `ME_RAW` points into the `Arc` this thread's registration holds, which
+    // clears it before it lets go; the reference is used at once, on this thread.
+    unsafe { p.as_ref() }
+}
+
+/// The calling thread starts driving a block (or an OS fiber's thread takes the baton).
 #[inline(always)]
 pub(crate) fn enter() {
-    if supported() {
-        let _ = ME.try_with(|m| {
-            // Only this thread writes it: no locked instruction.
-            m.0.resumptions.store(m.0.resumptions.load(Relaxed).wrapping_add(1), Relaxed);
-            m.0.running.store(true, Relaxed);
-        });
+    if let Some(w) = me() {
+        // Only this thread writes it: no locked instruction.
+        w.resumptions.store(w.resumptions.load(Relaxed).wrapping_add(1), Relaxed);
+        w.running.store(true, Relaxed);
     }
 }
 
-/// The running fiber reached a progress point: it is not blocked, whatever its processor time
-/// (a lone spinner backs off with short sleeps, `progress.rs`).
+/// The calling thread's block moved on (a barrier released, collectives completed, a block of a
+/// span begun) or its running fiber reached a progress point: it is not blocked, whatever its
+/// processor time (a lone spinner backs off with short sleeps, `progress.rs`).
 #[inline(always)]
 pub(crate) fn beat() {
-    if supported() {
-        let _ = ME.try_with(|m| m.0.resumptions.store(m.0.resumptions.load(Relaxed).wrapping_add(1), Relaxed));
+    if let Some(w) = me() {
+        w.resumptions.store(w.resumptions.load(Relaxed).wrapping_add(1), Relaxed);
     }
 }
 
-/// The fiber stopped running on the calling thread (or waits for the emulator itself).
+/// The calling thread stops driving its block (or waits for the emulator itself).
 #[inline(always)]
 pub(crate) fn leave() {
-    if supported() {
-        let _ = ME.try_with(|m| m.0.running.store(false, Relaxed));
+    if let Some(w) = me() {
+        w.running.store(false, Relaxed);
     }
 }
 
 /// Runs `f`, a wait of the emulator's own inside a running kernel, without monitoring.
 pub(crate) fn paused<R>(f: impl FnOnce() -> R) -> R {
-    let was = supported() && ME.try_with(|m| m.0.running.swap(false, Relaxed)).unwrap_or(false);
+    let was = me().is_some_and(|w| w.running.swap(false, Relaxed));
     let r = f();
     if was {
         enter();
