@@ -562,6 +562,9 @@ pub(crate) fn run<'t>(
     fits_clusters(kernel, &cfg, cooperative)?;
     panics::install();
     overflow::install();
+    if !config.get_timeout().is_zero() {
+        crate::host::sched::stuck::start_monitor();
+    }
 
     crate::host::sched::debugger::keep();
     static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);

@@ -34,7 +34,8 @@
 //! panic count raised (`block.rs`, "Stopping a thread"). A system call that legitimately blocks
 //! for longer than `EMU_TIMEOUT` (reading a pipe nobody writes yet) is taken for a hang. The
 //! emulator's own waits inside a kernel (a cdp1 `device_synchronize()` running the children)
-//! pause the monitoring.
+//! pause the monitoring. Under a debugger (a traced process) there is no monitor: the debugger
+//! pauses threads at will, and interrupts a blocked one itself.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -170,13 +171,39 @@ fn supported() -> bool {
     cfg!(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"), not(miri)))
 }
 
-/// Starts the monitor thread, once.
-fn start_monitor() {
+/// Starts the monitor thread, once, and waits until it runs: a launch starts it before its
+/// blocks do (`launch.rs::run`), so that no thread is being created while kernel code runs (a
+/// debugger evaluating a breakpoint's condition then loses track of it).
+pub(crate) fn start_monitor() {
+    if !supported() {
+        return;
+    }
     static STARTED: OnceLock<()> = OnceLock::new();
     STARTED.get_or_init(|| {
+        if traced() {
+            // Under gdb or lldb: a debugger pauses threads at will, and a thread of ours beside
+            // the kernel's makes gdb lose the thread whose breakpoint condition it evaluates
+            // (`emu-break`: "Couldn't get registers").
+            return;
+        }
         crate::host::sched::overflow::install_blocked();
-        let _ = std::thread::Builder::new().name("deviceemu-monitor".into()).stack_size(64 * 1024).spawn(monitor);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let spawned = std::thread::Builder::new().name("deviceemu-monitor".into()).stack_size(64 * 1024).spawn(move || {
+            let _ = tx.send(());
+            monitor()
+        });
+        if spawned.is_ok() {
+            let _ = rx.recv();
+        }
     });
+}
+
+/// Whether a debugger traces the process (`TracerPid` in `/proc/self/status`).
+fn traced() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("TracerPid:").map(|v| v.trim() != "0")))
+        .unwrap_or(false)
 }
 
 /// What the monitor remembers of a worker.
