@@ -47,7 +47,7 @@ impl Drop for EverythingOnDrop {
         while spins < 1000 {
             spins += 1;
         }
-        std::hint::black_box((n, any, v, spins));
+        core::hint::black_box((n, any, v, spins));
     }
 }
 
@@ -105,10 +105,10 @@ fn late_fault(y: &mut [u32]) {
         while spins < 10_000 {
             spins += 1;
         }
-        std::hint::black_box(spins);
+        core::hint::black_box(spins);
         let i = 1000 + t;
         let v = y[i]; // @late-oob
-        std::hint::black_box(v);
+        core::hint::black_box(v);
     }
     sync_threads();
     y[t] = 1;
@@ -191,7 +191,7 @@ fn spin_forever() {
     let mut n = 0u64;
     loop {
         n = n.wrapping_add(1);
-        std::hint::black_box(n);
+        core::hint::black_box(n);
     }
 }
 
