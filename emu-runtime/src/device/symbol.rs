@@ -238,6 +238,8 @@ impl<D: SymbolDef> DeviceGlobal<D> {
         let race = crate::host::sched::hooks::racecheck_on();
         let g = core::mem::align_of::<D::Value>();
         let meta = self.metas[race as usize].get_or_init(|| {
+            // The watchdog tells writes from spins by this memory (`host/mem/fingerprint.rs`).
+            crate::host::mem::fingerprint::register(self.cell.get() as usize, core::mem::size_of::<D::Value>());
             crate::host::check::memcheck::StaticMeta::new(D::NAME, self.cell.get() as usize, core::mem::size_of::<D::Value>(), g, race)
         });
         meta.as_ptr()

@@ -24,6 +24,8 @@
 //! | `EMU_LAUNCH_BLOCKING` | `0`, `1`: every launch waits for its kernel and returns its fault, as `CUDA_LAUNCH_BLOCKING=1` | `0` |
 //! | `EMU_DEVICE_RUNTIME` | `cdp2` (sm_90: no device-side `device_synchronize`), `cdp1` (the legacy device runtime, with it and a 24-level nesting limit) | `cdp2` |
 //! | `EMU_PENDING_LAUNCH_LIMIT` | device-side launches that may be pending (`cudaLimitDevRuntimePendingLaunchCount`) | `2048` |
+//! | `EMU_TIMEOUT`    | seconds without progress before the watchdog stops a launch (702); `0`: off | `60` |
+//! | `EMU_LAUNCH_TIMEOUT` | seconds a launch may run in all before it is stopped (702), busy or not; `0`: off | `86400` (a day) |
 //! | `EMU_DEFAULT_STREAM` | `legacy`, `per-thread` (each host thread gets its own default stream, as nvcc's `--default-stream per-thread`) | `legacy` |
 //!
 //! Process-wide, read from the environment only (see `report.rs`): `EMU_LOG_FILE`,
@@ -255,6 +257,8 @@ pub struct Config {
     schedule: Schedule,
     /// The watchdog's limit (`EMU_TIMEOUT`); zero turns it off.
     timeout: std::time::Duration,
+    /// The launches' wall-clock bound (`EMU_LAUNCH_TIMEOUT`); zero turns it off.
+    launch_timeout: std::time::Duration,
     print_limit: usize,
     check_action: CheckAction,
     sticky_errors: bool,
@@ -281,6 +285,7 @@ impl Default for Config {
             target_chosen: false,
             schedule: Schedule::Fibers,
             timeout: DEFAULT_TIMEOUT,
+            launch_timeout: DEFAULT_LAUNCH_TIMEOUT,
             print_limit: 20,
             check_action: CheckAction::Error,
             sticky_errors: false,
@@ -301,8 +306,9 @@ impl Config {
     /// Returns [`Error::InvalidSetting`] naming the variable and the valid values when one has
     /// a value deviceemu does not know.
     pub fn from_env() -> Result<Config, Error> {
+        check_process_settings()?;
         let mut c = Config::default();
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let var = env_var;
         if let Some(v) = var("EMU_BLOCKS") {
             c.blocks = match v.trim() {
                 "parallel" => BlockOrder::Parallel,
@@ -348,6 +354,11 @@ impl Config {
         if let Some(v) = var("EMU_TIMEOUT") {
             c.timeout = parse_timeout(&v).ok_or_else(|| {
                 invalid("EMU_TIMEOUT", v, "seconds without progress before a launch is stopped, e.g. `EMU_TIMEOUT=10` or `2.5`; `0` turns the watchdog off")
+            })?;
+        }
+        if let Some(v) = var("EMU_LAUNCH_TIMEOUT") {
+            c.launch_timeout = parse_timeout(&v).ok_or_else(|| {
+                invalid("EMU_LAUNCH_TIMEOUT", v, "seconds a launch may run in all, e.g. `EMU_LAUNCH_TIMEOUT=3600`; `0` turns the bound off")
             })?;
         }
         if let Some(v) = var("EMU_SCHEDULE") {
@@ -445,6 +456,21 @@ impl Config {
     /// The watchdog's limit (zero: off).
     pub fn get_timeout(&self) -> std::time::Duration {
         self.timeout
+    }
+
+    /// The wall-clock bound of a launch: one that runs longer is stopped with error 702 at
+    /// its next progress point or barrier even though its threads look busy (they write
+    /// memory or exit, which is progress for [`timeout`](Self::timeout)'s watchdog)
+    /// (`EMU_LAUNCH_TIMEOUT`, in seconds; default 24 hours, which no legitimate emulated launch
+    /// is expected to reach). `Duration::ZERO` turns it off.
+    pub fn launch_timeout(mut self, limit: std::time::Duration) -> Self {
+        self.launch_timeout = limit;
+        self
+    }
+
+    /// The wall-clock bound of a launch (zero: off).
+    pub fn get_launch_timeout(&self) -> std::time::Duration {
+        self.launch_timeout
     }
 
     /// How many findings a report prints in full (the summary counts all); 0 prints all.
@@ -671,6 +697,84 @@ fn parse_checks(v: &str) -> Result<Checks, Error> {
     Ok(c)
 }
 
+/// An `EMU_*` variable's value, if set and not blank.
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// Most emulated devices `EMU_DEVICES` may ask for.
+pub(crate) const MAX_DEVICES: u32 = 16;
+
+/// The process-wide settings, which only the environment sets (`EMU_DEVICES`,
+/// `EMU_ERROR_EXITCODE`, `EMU_RACECHECK_SHADOW`, `EMU_LOG_FILE`, `EMU_REPORT`), checked once:
+/// a bad value is the error of every launch, as a bad value of the other settings is. Their
+/// readers (`devices.rs`, `report/findings.rs`, racecheck) parse them with the functions below.
+pub(crate) fn process_settings() -> Result<(), Error> {
+    static CHECKED: OnceLock<Result<(), Error>> = OnceLock::new();
+    CHECKED.get_or_init(check_process_settings).clone()
+}
+
+fn check_process_settings() -> Result<(), Error> {
+    if let Some(v) = env_var("EMU_DEVICES") {
+        parse_devices(&v).ok_or_else(|| invalid("EMU_DEVICES", v, "a device count from 1 to 16, e.g. `EMU_DEVICES=2`"))?;
+    }
+    if let Some(v) = env_var("EMU_ERROR_EXITCODE") {
+        parse_exit_code(&v).ok_or_else(|| {
+            invalid("EMU_ERROR_EXITCODE", v, "an exit status from 0 to 255, e.g. `EMU_ERROR_EXITCODE=1` (a process exits with its low 8 bits only)")
+        })?;
+    }
+    if let Some(v) = env_var("EMU_RACECHECK_SHADOW") {
+        parse_bytes(&v).ok_or_else(|| invalid("EMU_RACECHECK_SHADOW", v, "a size in bytes with an optional K, M or G suffix, e.g. `EMU_RACECHECK_SHADOW=4G`"))?;
+    }
+    for name in ["EMU_LOG_FILE", "EMU_REPORT"] {
+        if let Some(v) = env_var(name) {
+            if !creatable(&v) {
+                return Err(invalid(name, v, "a path to a file in a directory that exists, e.g. `report.txt`"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `EMU_DEVICES`: 1 to [`MAX_DEVICES`]; `None` for anything else. Unset is 1.
+pub(crate) fn devices_setting() -> u32 {
+    env_var("EMU_DEVICES").and_then(|v| parse_devices(&v)).unwrap_or(1)
+}
+
+fn parse_devices(v: &str) -> Option<u32> {
+    v.trim().parse::<u32>().ok().filter(|n| (1..=MAX_DEVICES).contains(n))
+}
+
+/// `EMU_ERROR_EXITCODE`: an exit status, 0 to 255.
+pub(crate) fn parse_exit_code(v: &str) -> Option<i32> {
+    v.trim().parse::<i32>().ok().filter(|n| (0..=255).contains(n))
+}
+
+/// A size in bytes with an optional `K`, `M` or `G` suffix (`EMU_RACECHECK_SHADOW`).
+pub(crate) fn parse_bytes(v: &str) -> Option<usize> {
+    let v = v.trim();
+    let (num, shift) = match v.chars().last()? {
+        'k' | 'K' => (&v[..v.len() - 1], 10),
+        'm' | 'M' => (&v[..v.len() - 1], 20),
+        'g' | 'G' => (&v[..v.len() - 1], 30),
+        _ => (v, 0),
+    };
+    num.trim().parse::<usize>().ok()?.checked_mul(1 << shift)
+}
+
+/// Whether a file could be created at `path`: its directory exists (the file itself is
+/// created by the first report).
+fn creatable(path: &str) -> bool {
+    let p = std::path::Path::new(path.trim());
+    if p.is_dir() {
+        return false;
+    }
+    match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.is_dir(),
+        _ => true,
+    }
+}
+
 fn parse_size(v: &str) -> Option<usize> {
     let v = v.trim();
     let (num, mul) = match v.chars().last()? {
@@ -709,8 +813,10 @@ pub fn with_config<R>(config: Config, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// The configuration in force for a launch from this host thread.
+/// The configuration in force for a launch from this host thread. The process-wide settings
+/// are checked first, also under a configuration set in code.
 pub(crate) fn effective() -> Result<Config, Error> {
+    process_settings()?;
     match set_in_code() {
         Some(c) => Ok(c),
         None => from_env_once(),
@@ -767,7 +873,10 @@ mod tests {
 /// barriers and ends blocks far more often) never meets it.
 pub(crate) const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// `EMU_TIMEOUT`: seconds, fractional allowed; `0` is off.
+/// The default wall-clock bound of a launch (`EMU_LAUNCH_TIMEOUT`): a day.
+pub(crate) const DEFAULT_LAUNCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// `EMU_TIMEOUT` and `EMU_LAUNCH_TIMEOUT`: seconds, fractional allowed; `0` is off.
 fn parse_timeout(v: &str) -> Option<std::time::Duration> {
     let secs: f64 = v.trim().trim_end_matches('s').parse().ok()?;
     (secs.is_finite() && secs >= 0.0 && secs < 1e9).then(|| std::time::Duration::from_secs_f64(secs))

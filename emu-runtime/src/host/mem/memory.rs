@@ -473,7 +473,7 @@ mod tests {
         for (r, row) in rows.iter().enumerate() {
             for (c, &x) in row.iter().enumerate() {
                 // SAFETY: `r < 5 = s.len()`, `c < 4`.
-                assert_eq!(unsafe { s.load_row(r, c) }.to_bits(), x.to_bits());
+                assert_eq!(s.load_row(r, c).to_bits(), x.to_bits());
             }
         }
         let mut words = vec![0u32; 9];
@@ -482,11 +482,39 @@ mod tests {
         let w = unsafe { View::<u32, SharedMem>::from_raw_parts(words.as_mut_ptr(), 9, std::ptr::null()) };
         let s = Snapshot::of(&w);
         // SAFETY: `i < 9 = s.len()`.
-        assert!((0..9).all(|i| unsafe { s.load(i) } == i as u32 * 3));
+        assert!((0..9).all(|i| s.load(i) == i as u32 * 3));
         // One byte past an aligned `u32`: misaligned; the copy reads nothing.
         // SAFETY: the pointer is in the allocation, the view is never accessed (its length is
         // taken, and `Snapshot::of` checks alignment before reading).
         let odd = unsafe { View::<u32, SharedMem>::from_raw_parts(words.as_mut_ptr().cast::<u8>().add(1).cast::<u32>(), 4, std::ptr::null()) };
         assert!(Snapshot::of(&odd).is_empty());
     }
+}
+
+/// Folds the `len` bytes at `p` into the hash `h` (the watchdog's fingerprint of device
+/// memory, `fingerprint.rs`): relaxed atomic loads, eight bytes at a time where aligned.
+///
+/// # Safety
+///
+/// `p` must be valid for reads of `len` bytes, written concurrently only through
+/// [`store_relaxed`], [`copy_to_device`] or atomics.
+pub(crate) unsafe fn fingerprint(p: *const u8, len: usize, mut h: u64) -> u64 {
+    let mix = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(0x517C_C1B7_2722_0A95);
+    let head = p.align_offset(8).min(len);
+    let words = (len - head) / 8;
+    // SAFETY (all three loops): every address read lies in `p..p + len` (caller), with the
+    // atomic's alignment: bytes anywhere, words from the first 8-aligned address on.
+    unsafe {
+        for i in 0..head {
+            h = mix(h, u64::from((*(p.add(i) as *const AtomicU8)).load(Relaxed)));
+        }
+        let w = p.add(head) as *const AtomicU64;
+        for i in 0..words {
+            h = mix(h, (*w.add(i)).load(Relaxed));
+        }
+        for i in head + words * 8..len {
+            h = mix(h, u64::from((*(p.add(i) as *const AtomicU8)).load(Relaxed)));
+        }
+    }
+    mix(h, len as u64)
 }

@@ -825,7 +825,7 @@ impl<'r> Regions<'r> {
         if !self.exits.is_empty() {
             self.judge_exits(Location::caller());
         }
-        let g = self.block.regions_released();
+        let g = self.block.regions_released(Location::caller());
         if let Some(seed) = self.seed {
             block::shuffle(&mut self.order, seed, self.block.linear_index(), g);
         }
