@@ -89,7 +89,7 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
         let names: Vec<String> = params.iter().map(|p| p.name.to_string()).collect();
         let buffers: Vec<String> =
             params.iter().filter(|p| matches!(p.kind, ParamKind::Buffer { .. })).map(|p| p.name.to_string()).collect();
-        crate::fission::lower(&b, &names, &buffers, &ctx)
+        crate::fission::lower(&b, &names, &buffers, &scalars(&params), &ctx)
     };
     let state_machine = crate::host_body::host_body(&mut host_block, &ctx, item.sig.unsafety.is_none()) > 0;
     // Loops yield to the block's other threads and answer the watchdog (`progress.rs`).

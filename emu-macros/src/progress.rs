@@ -125,12 +125,12 @@ fn awaits_in(body: &Block) -> bool {
 /// immutable `let` of a bounded value or the variable of a `for` over a bounded range (a
 /// fixpoint over the function's body). A name bound any other way (a pattern, a closure
 /// parameter, `let mut`) is not.
-struct Bounded {
+pub(crate) struct Bounded {
     names: HashSet<String>,
 }
 
 impl Bounded {
-    fn of(block: &Block, scalars: &[String]) -> Bounded {
+    pub(crate) fn of(block: &Block, scalars: &[String]) -> Bounded {
         let mut found = Bindings::default();
         syn::visit::Visit::visit_block(&mut found, block);
         let mut b = Bounded { names: scalars.iter().filter(|s| !found.other.contains(*s)).cloned().collect() };
@@ -152,7 +152,7 @@ impl Bounded {
 
     /// Whether a `for` over `e` runs a bounded number of times: a range with both bounds
     /// bounded, through `step_by`, `rev`, `skip`, or any range with a bounded `take`.
-    fn range(&self, e: &Expr) -> bool {
+    pub(crate) fn range(&self, e: &Expr) -> bool {
         match e {
             Expr::Range(r) => r.start.as_deref().is_none_or(|s| self.value(s)) && r.end.as_deref().is_some_and(|s| self.value(s)),
             Expr::Paren(p) => self.range(&p.expr),

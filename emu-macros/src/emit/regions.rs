@@ -61,6 +61,10 @@ pub(super) fn launch_call(l: &Lowered, k: &Kernel, fission: &Fission, checked: b
     let args: Vec<_> = l.params.iter().map(|p| &p.name).collect();
     let regions = name_ident();
     let per_thread = quote!(#name::#name::<#checked>(#ctx, #(#args),*));
+    // A kernel whose barriers fission found only after normalising (`cta.sync()`) has a plain
+    // per-thread form, whose barriers block its fiber: the general path polls it as a future
+    // that runs the thread at its first poll.
+    let per_thread = if k.state_machine || fission.kind == Kind::Lanes { per_thread } else { quote!(async move { #per_thread }) };
     let block = quote!(#name::#regions::<#checked>(#rb, #(#args),*));
     // The writable buffers, which `EMU_PATH=verify` compares between the two paths.
     let written = l.params.iter().filter(|p| matches!(p.kind, ParamKind::Buffer { writable: true, .. })).map(|p| {

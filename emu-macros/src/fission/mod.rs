@@ -44,6 +44,7 @@
 //! stays in the code, so the hint is only an optimisation.
 
 mod interleave;
+mod normalise;
 mod ranges;
 mod sequence;
 mod uniform;
@@ -93,18 +94,40 @@ fn rt() -> TokenStream {
 
 /// The region form of a kernel whose host body (indices read from `ctx`, barriers as written)
 /// is `block`, or why it has none. `params` are its parameters' names.
-pub(crate) fn lower(block: &Block, params: &[String], buffers: &[String], ctx: &Ident) -> Result<Fission, String> {
+pub(crate) fn lower(block: &Block, params: &[String], buffers: &[String], scalars: &[String], ctx: &Ident) -> Result<Fission, String> {
+    // The `for` loops the per-thread forms leave without a progress point (`progress.rs`):
+    // the only ones region code may run, whose trip count no other thread can change.
+    let bounded = crate::progress::Bounded::of(block, scalars);
+    BOUNDED.with(|b| *b.borrow_mut() = Some(bounded));
+    let r = lower_bounded(block, params, buffers, ctx);
+    BOUNDED.with(|b| *b.borrow_mut() = None);
+    r
+}
+
+thread_local! {
+    /// The bounded names of the kernel being lowered (`crate::progress::Bounded`).
+    static BOUNDED: std::cell::RefCell<Option<crate::progress::Bounded>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Whether a `for` over `e` in region code has a trip count fixed for the block.
+fn bounded_range(e: &Expr) -> bool {
+    BOUNDED.with(|b| b.borrow().as_ref().is_some_and(|b| b.range(e)))
+}
+
+fn lower_bounded(block: &Block, params: &[String], buffers: &[String], ctx: &Ident) -> Result<Fission, String> {
     SHUFFLES.with(|k| k.set(0));
-    let mut stmts = block.stmts.clone();
+    WARP_SYNCS.with(|k| k.set(0));
+    let (items, mut stmts) = normalise::normalise(block.stmts.clone(), ctx);
     unshadow(&mut stmts, &mut HashSet::new(), &mut 0);
     let nodes = nodes(&stmts)?;
     let mut p = Program::new(params, ctx);
     p.shuffles = SHUFFLES.with(std::cell::Cell::get);
-    if p.shuffles > 0 && returns_in(&stmts) {
+    p.warp_syncs = WARP_SYNCS.with(std::cell::Cell::get);
+    if p.warp_points() > 0 && returns_in(&stmts) {
         // A lane that left would hand nothing over; the general path judges that.
         return Err("a `return` in a kernel with warp collectives".into());
     }
-    if p.shuffles > 0 && stmts.iter().any(|s| idents_of(s).iter().any(|i| i.starts_with("atomic"))) {
+    if p.warp_points() > 0 && stmts.iter().any(|s| idents_of(s).iter().any(|i| i.starts_with("atomic"))) {
         // Atomics see the order threads run in, and the region form runs every thread to a
         // collective before any goes on, where the general path resumes the lane that
         // completes it first: keep the general path's order.
@@ -123,7 +146,8 @@ pub(crate) fn lower(block: &Block, params: &[String], buffers: &[String], ctx: &
         outer: None,
     };
     let body = p.emit(&nodes, &g);
-    Ok(Fission { kind, body, warps: p.shuffles > 0 })
+    let body = quote!(#(#items)* #body);
+    Ok(Fission { kind, body, warps: p.warp_points() > 0 })
 }
 
 // ---------------------------------------------------------------- structure
@@ -205,6 +229,13 @@ fn nodes(stmts: &[Stmt]) -> Result<Vec<Node>, String> {
         if let Some(span) = barrier_stmt(s) {
             flush(&mut run, &mut out);
             out.push(Node::Barrier(span, false));
+            continue;
+        }
+        if let Some(span) = warp_sync_stmt(s) {
+            // `sync_warp(FULL_MASK)`: a hand-over point with nothing handed over.
+            WARP_SYNCS.with(|k| k.set(k.get() + 1));
+            flush(&mut run, &mut out);
+            out.push(Node::Barrier(span, true));
             continue;
         }
         if let Some((put, take, span)) = warp_shuffle(s) {
@@ -478,6 +509,19 @@ fn split_tuple_lets(stmts: &[Stmt]) -> Vec<Stmt> {
 thread_local! {
     /// The lowered warp shuffles of the kernel being lowered, numbered in program order.
     static SHUFFLES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// The full-mask `sync_warp`s of the kernel being lowered (`warp_sync_stmt`).
+    static WARP_SYNCS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether `s` is `sync_warp(m);` with `m` the full mask: every lane of the warp meets there,
+/// so it is a region boundary as a lowered shuffle's hand-over is (every thread of the block
+/// runs to it before any goes on, a schedule CUDA allows), with nothing handed over.
+fn warp_sync_stmt(s: &Stmt) -> Option<Span> {
+    let Stmt::Expr(Expr::Call(c), _) = s else { return None };
+    let Expr::Path(p) = &*c.func else { return None };
+    let last = p.path.segments.last()?;
+    (p.qself.is_none() && last.ident == "sync_warp" && last.arguments.is_none() && c.args.len() == 1 && full_mask(&c.args[0]))
+        .then(|| c.span())
 }
 
 /// The exchange of lowered shuffle `n` (`__private::Exchange`, one per block).
@@ -565,8 +609,16 @@ fn warp_bound(cond: &Expr) -> Option<(String, u64)> {
         return None;
     }
     let name = path_name(&b.left)?;
-    let Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) = strip_parens(&b.right) else { return None };
-    let v = i.base10_parse::<u64>().ok()?;
+    // `warp_size()` is 32 wherever the warp form runs (`launch_regions_warps` checks it).
+    let v = match strip_parens(&b.right) {
+        Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<u64>().ok()?,
+        Expr::Call(c)
+            if c.args.is_empty() && matches!(&*c.func, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("warp_size")) =>
+        {
+            32
+        }
+        _ => return None,
+    };
     (v > 0 && v % 32 == 0 && v <= 1024).then_some((name, v))
 }
 
@@ -629,6 +681,84 @@ impl Checker {
     }
 }
 
+/// Whether a `while cond { body }` ends on the thread's own arithmetic: its condition reads
+/// no memory and calls nothing, and every name it depends on (through the body's assignments
+/// and `let`s, transitively) is assigned only pure values (no load, no call), never borrowed
+/// mutably, captured by a closure or named in a macro. A loop that waits for a value another
+/// thread stores must load it, so such a loop cannot spin on another thread.
+fn local_termination(cond: &Expr, body: &Block) -> bool {
+    if !pure_expr(cond) {
+        return false;
+    }
+    let mut deps: HashSet<String> = uniform::idents_of(&Stmt::Expr(cond.clone(), None));
+    loop {
+        let mut f = Deps { deps: &deps, add: HashSet::new(), ok: true };
+        f.visit_block(body);
+        if !f.ok {
+            return false;
+        }
+        let before = deps.len();
+        deps.extend(f.add);
+        if deps.len() == before {
+            return true;
+        }
+    }
+}
+
+/// The values `local_termination`'s names are given in a loop body.
+struct Deps<'a> {
+    deps: &'a HashSet<String>,
+    add: HashSet<String>,
+    ok: bool,
+}
+
+impl Deps<'_> {
+    fn given(&mut self, target: Option<String>, value: &Expr) {
+        if target.is_some_and(|t| self.deps.contains(&t)) {
+            self.ok &= pure_expr(value);
+            self.add.extend(uniform::idents_of(&Stmt::Expr(value.clone(), None)));
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Deps<'_> {
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        let names = pat_names(&l.pat);
+        if names.iter().any(|n| self.deps.contains(n)) {
+            match (&l.init, local_name(&l.pat)) {
+                (Some(init), Some(n)) if init.diverge.is_none() => self.given(Some(n), &init.expr),
+                (None, Some(_)) => {}
+                _ => self.ok = false,
+            }
+        }
+        syn::visit::visit_local(self, l);
+    }
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        let touches = |e: &Expr| uniform::idents_of(&Stmt::Expr(e.clone(), None)).iter().any(|n| self.deps.contains(n));
+        match e {
+            Expr::Assign(a) => match path_name(&a.left) {
+                Some(n) => self.given(Some(n), &a.right),
+                None => self.ok &= !touches(&a.left),
+            },
+            Expr::Binary(b) if is_assign(&b.op) => match path_name(&b.left) {
+                Some(n) => self.given(Some(n), &b.right),
+                None => self.ok &= !touches(&b.left),
+            },
+            Expr::Reference(r) if r.mutability.is_some() => self.ok &= !touches(&r.expr),
+            Expr::MethodCall(m) if !uniform::PURE_METHODS.iter().any(|p| m.method == p) => self.ok &= !touches(&m.receiver),
+            Expr::Closure(_) | Expr::Macro(_) => self.ok &= !touches(e),
+            _ => {}
+        }
+        syn::visit::visit_expr(self, e);
+    }
+    fn visit_stmt(&mut self, s: &'ast Stmt) {
+        if let Stmt::Macro(_) = s {
+            self.ok &= !uniform::idents_of(s).iter().any(|n| self.deps.contains(n));
+        }
+        syn::visit::visit_stmt(self, s);
+    }
+}
+
 fn range_like(e: &Expr) -> bool {
     match e {
         Expr::Range(r) => r.end.is_some(),
@@ -645,11 +775,23 @@ impl<'ast> Visit<'ast> for Checker {
             return;
         }
         match e {
+            Expr::While(w) if w.label.is_none() && local_termination(&w.cond, &w.body) => {
+                // It ends on the thread's own arithmetic (a grid-stride loop): no other
+                // thread can keep it going.
+                self.visit_expr(&w.cond);
+                self.inner += 1;
+                self.visit_block(&w.body);
+                self.inner -= 1;
+                return;
+            }
             Expr::While(_) | Expr::Loop(_) => return self.fail("a `while` or `loop` that may spin"),
             Expr::Async(_) | Expr::Await(_) => return self.fail("`async` code"),
             Expr::ForLoop(f) => {
                 if !range_like(&f.expr) {
                     return self.fail("a `for` loop over something other than a range");
+                }
+                if !bounded_range(&f.expr) {
+                    return self.fail("a `for` loop in region code whose bounds are not block-uniform");
                 }
                 if f.label.is_some() {
                     return self.fail("a labelled loop");
@@ -760,6 +902,8 @@ struct Program {
     lane_loop: bool,
     /// How many warp shuffles the body has lowered (`warp_shuffle`).
     shuffles: usize,
+    /// How many full-mask `sync_warp`s are region boundaries (`warp_sync_stmt`).
+    warp_syncs: usize,
 }
 
 impl Program {
@@ -783,7 +927,13 @@ impl Program {
             mentioned: HashSet::new(),
             lane_loop: false,
             shuffles: 0,
+            warp_syncs: 0,
         }
+    }
+
+    /// The warp-level region boundaries: lowered shuffles and full-mask `sync_warp`s.
+    fn warp_points(&self) -> usize {
+        self.shuffles + self.warp_syncs
     }
 
     fn bind(&mut self, name: String) -> Result<(), String> {
@@ -1067,7 +1217,7 @@ impl Program {
         // A kernel with lowered shuffles runs every thread to each shuffle before any goes
         // on: a schedule CUDA allows, not the general path's (README, "Which path a kernel
         // takes"), so the seams that keep the general path's order do not apply.
-        if self.shuffles == 0 {
+        if self.warp_points() == 0 {
             self.check_seams(nodes, &mut false)?;
         }
         Ok(())

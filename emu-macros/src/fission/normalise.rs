@@ -1,0 +1,480 @@
+//! Normalisation: the pass that runs before region formation (`fission::lower`) and turns the
+//! surface forms ported CUDA code takes into the small core fission reads. Each rewrite keeps
+//! the body's meaning for every thread; a form it cannot rewrite safely is left as written,
+//! and fission then declines it with its reason, as before. Only the region form sees the
+//! result: the per-thread (general) forms keep the body as written, and `EMU_PATH=verify`
+//! compares the two.
+//!
+//! In order:
+//!
+//! 1. **Items hoisted** (`hoist_items`): `const`, `static`, `fn`, `use`, `struct`, `enum` and
+//!    `type` items of statement lists (at any depth of statement-level blocks) move out of the
+//!    body and are emitted first in the region form. An item cannot capture a local, and an
+//!    item of a block is visible in the whole block, so moving it out changes nothing, unless
+//!    two items share a name or a `let` binds it (a `const` in a pattern): then nothing moves.
+//! 2. **Cooperative groups' block handle** (`block_handles`): for an immutable
+//!    `let cta = cg::this_thread_block();`, `cta.sync()` is `sync_threads()` (what
+//!    `ThreadBlock::sync` calls), and `thread_rank()`, `size()`, `num_threads()`,
+//!    `group_index()`, `thread_index()`, `dim_threads()` are the index arithmetic they compute,
+//!    read from the thread's context. The `let` goes when no other mention is left; a handle
+//!    passed on (`tiled_partition(&cta)`, a helper) keeps it, and the call keeps the general
+//!    path.
+//! 3. **Pattern `let`s** (`split_lets`): `let (a, b): (T, U) = (x, y);` is `let a: T = x;
+//!    let b: U = y;` (each element may not read a name an earlier one binds);
+//!    `let (a, b) = e;` is `let t = e; let a = t.0; let b = t.1;`; `let (a, b): (T, U);` is
+//!    `let a: T; let b: U;`.
+//! 4. **`let` without a value** (`initialise_lets`): `let x: T;` followed, with no mention of
+//!    `x` between, by the statement `x = e;` in the same list is `let x: T = e;` there. Where
+//!    the first assignment is elsewhere (in a loop, a branch) and `T` is a primitive type, it is
+//!    `let mut x: T = Default::default();`: the compiler's definite-initialisation check on the
+//!    body as written guarantees that no thread reads that value.
+//!
+//! Alpha-renaming of shadowed names (`unshadow`) follows, in `fission/mod.rs`.
+
+use std::collections::HashSet;
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote_spanned;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+use syn::{Expr, Ident, Item, Pat, Stmt};
+
+use super::uniform::idents_of;
+use super::{local_name, path_name, PRIMITIVES};
+
+/// Normalises a kernel body: returns the hoisted items and the statements.
+pub(super) fn normalise(mut stmts: Vec<Stmt>, ctx: &Ident) -> (Vec<Stmt>, Vec<Stmt>) {
+    let items = hoist_items(&mut stmts);
+    block_handles(&mut stmts, ctx);
+    let mut fresh = 0usize;
+    each_list(&mut stmts, &mut |list| split_lets(list, &mut fresh));
+    each_list(&mut stmts, &mut initialise_lets);
+    (items, stmts)
+}
+
+/// Applies `f` to `stmts` and to every statement list nested in statement-level blocks
+/// (`if`, `while`, `for`, `loop`, plain and `unsafe` blocks), outer lists first.
+fn each_list(stmts: &mut Vec<Stmt>, f: &mut dyn FnMut(&mut Vec<Stmt>)) {
+    f(stmts);
+    for s in stmts.iter_mut() {
+        let Stmt::Expr(e, _) = s else { continue };
+        nested_lists(e, f);
+    }
+}
+
+fn nested_lists(e: &mut Expr, f: &mut dyn FnMut(&mut Vec<Stmt>)) {
+    match e {
+        Expr::If(i) => {
+            each_list(&mut i.then_branch.stmts, f);
+            if let Some((_, e)) = &mut i.else_branch {
+                nested_lists(e, f);
+            }
+        }
+        Expr::While(w) => each_list(&mut w.body.stmts, f),
+        Expr::ForLoop(l) => each_list(&mut l.body.stmts, f),
+        Expr::Loop(l) => each_list(&mut l.body.stmts, f),
+        Expr::Block(b) => each_list(&mut b.block.stmts, f),
+        Expr::Unsafe(u) => each_list(&mut u.block.stmts, f),
+        _ => {}
+    }
+}
+
+// ---------------------------------------------------------------- 1. items
+
+/// The item's name, if it is one that may move.
+fn movable_item(i: &Item) -> Option<String> {
+    match i {
+        Item::Const(c) => Some(c.ident.to_string()),
+        Item::Static(s) if matches!(s.mutability, syn::StaticMutability::None) => Some(s.ident.to_string()),
+        Item::Fn(f) => Some(f.sig.ident.to_string()),
+        Item::Struct(s) => Some(s.ident.to_string()),
+        Item::Enum(e) => Some(e.ident.to_string()),
+        Item::Type(t) => Some(t.ident.to_string()),
+        Item::Use(_) => Some(String::new()),
+        _ => None,
+    }
+}
+
+/// Moves the movable items out of the body's statement lists (see the module documentation).
+fn hoist_items(stmts: &mut Vec<Stmt>) -> Vec<Stmt> {
+    // First, whether it is safe: no two items of one name, no `let` binding an item's name,
+    // and only movable items.
+    let mut names = Vec::new();
+    let mut ok = true;
+    each_list(stmts, &mut |list| {
+        for s in list.iter() {
+            if let Stmt::Item(i) = s {
+                match movable_item(i) {
+                    Some(n) => names.push(n),
+                    None => ok = false,
+                }
+            }
+        }
+    });
+    let named: Vec<&String> = names.iter().filter(|n| !n.is_empty()).collect();
+    let unique: HashSet<&&String> = named.iter().collect();
+    if !ok || names.is_empty() || unique.len() != named.len() {
+        return Vec::new();
+    }
+    let mut bound = super::Bound(HashSet::new());
+    stmts.iter().for_each(|s| bound.visit_stmt(s));
+    if named.iter().any(|n| bound.0.contains(*n)) {
+        return Vec::new();
+    }
+    let mut items = Vec::new();
+    each_list(stmts, &mut |list| {
+        let (moved, kept): (Vec<Stmt>, Vec<Stmt>) = std::mem::take(list).into_iter().partition(|s| matches!(s, Stmt::Item(_)));
+        items.extend(moved);
+        *list = kept;
+    });
+    items
+}
+
+// ---------------------------------------------------------------- 2. block handles
+
+/// Whether `e` is a call of `this_thread_block()` (any path ending so, no arguments).
+fn is_block_handle_call(e: &Expr) -> bool {
+    let Expr::Call(c) = e else { return false };
+    let Expr::Path(p) = &*c.func else { return false };
+    p.qself.is_none()
+        && c.args.is_empty()
+        && p.path.segments.last().is_some_and(|s| s.ident == "this_thread_block" && s.arguments.is_none())
+}
+
+/// Rewrites the uses of immutable block handles (see the module documentation).
+fn block_handles(stmts: &mut Vec<Stmt>, ctx: &Ident) {
+    each_list(stmts, &mut |list| {
+        let mut k = 0;
+        while k < list.len() {
+            let handle = match &list[k] {
+                Stmt::Local(l) if l.init.as_ref().is_some_and(|i| i.diverge.is_none() && is_block_handle_call(&i.expr)) => {
+                    match &l.pat {
+                        Pat::Ident(pi) if pi.mutability.is_none() && pi.by_ref.is_none() && pi.subpat.is_none() => Some(pi.ident.to_string()),
+                        Pat::Type(pt) => match &*pt.pat {
+                            Pat::Ident(pi) if pi.mutability.is_none() && pi.by_ref.is_none() && pi.subpat.is_none() => {
+                                Some(pi.ident.to_string())
+                            }
+                            _ => None,
+                        },
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            if let Some(name) = handle {
+                let mut r = Handle { name: name.clone(), ctx: ctx.clone(), shadowed: false };
+                for s in &mut list[k + 1..] {
+                    r.visit_stmt_mut(s);
+                }
+                let left = list[k + 1..].iter().any(|s| idents_of(s).contains(&name));
+                if !left {
+                    list.remove(k);
+                    continue;
+                }
+            }
+            k += 1;
+        }
+    });
+}
+
+/// Rewrites `h.sync()` and `h.thread_rank()` (and the other index methods) of handle `h`.
+struct Handle {
+    name: String,
+    ctx: Ident,
+    /// Set once a `let` rebinds the name: later mentions are another value.
+    shadowed: bool,
+}
+
+impl Handle {
+    fn rewrite(&self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        if path_name(&m.receiver).as_deref() != Some(self.name.as_str()) || !m.args.is_empty() || m.turbofish.is_some() {
+            return None;
+        }
+        let span = m.span();
+        let c = Ident::new(&self.ctx.to_string(), self.ctx.span().located_at(span));
+        let e: TokenStream = match m.method.to_string().as_str() {
+            "sync" => quote_spanned!(span=> sync_threads()),
+            "thread_rank" => quote_spanned!(span=> (#c.thread_idx.x + #c.block_dim.x * (#c.thread_idx.y + #c.block_dim.y * #c.thread_idx.z))),
+            "size" | "num_threads" => quote_spanned!(span=> (#c.block_dim.x * #c.block_dim.y * #c.block_dim.z)),
+            "group_index" => quote_spanned!(span=> #c.block_idx),
+            "thread_index" => quote_spanned!(span=> #c.thread_idx),
+            "dim_threads" => quote_spanned!(span=> #c.block_dim),
+            _ => return None,
+        };
+        syn::parse2(e).ok()
+    }
+}
+
+impl VisitMut for Handle {
+    fn visit_stmt_mut(&mut self, s: &mut Stmt) {
+        if self.shadowed {
+            return;
+        }
+        syn::visit_mut::visit_stmt_mut(self, s);
+        if let Stmt::Local(l) = s {
+            if super::pat_names(&l.pat).contains(&self.name) {
+                self.shadowed = true;
+            }
+        }
+    }
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if self.shadowed {
+            return;
+        }
+        if let Expr::Closure(c) = e {
+            if c.inputs.iter().any(|p| super::pat_names(p).contains(&self.name)) {
+                return;
+            }
+        }
+        if let Expr::MethodCall(m) = e {
+            if let Some(new) = self.rewrite(m) {
+                *e = new;
+                return;
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+    }
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        // A rebinding inside a block ends at the block's end.
+        let outer = self.shadowed;
+        syn::visit_mut::visit_block_mut(self, b);
+        self.shadowed = outer;
+    }
+    fn visit_item_mut(&mut self, _: &mut Item) {}
+}
+
+// ---------------------------------------------------------------- 3. pattern lets
+
+/// The simple names of a tuple pattern's elements (`a`, `mut a`), or `None`.
+fn tuple_names(pt: &syn::PatTuple) -> Option<Vec<&syn::PatIdent>> {
+    pt.elems
+        .iter()
+        .map(|p| match p {
+            Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => Some(pi),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Splits the tuple `let`s of one statement list (see the module documentation).
+fn split_lets(list: &mut Vec<Stmt>, fresh: &mut usize) {
+    let mut out = Vec::with_capacity(list.len());
+    for s in std::mem::take(list) {
+        match split_let(&s, fresh) {
+            Some(v) => out.extend(v),
+            None => out.push(s),
+        }
+    }
+    *list = out;
+}
+
+fn split_let(s: &Stmt, fresh: &mut usize) -> Option<Vec<Stmt>> {
+    let Stmt::Local(l) = s else { return None };
+    if !l.attrs.is_empty() {
+        return None;
+    }
+    // The pattern and the element types, if written.
+    let (pt, types): (&syn::PatTuple, Option<Vec<&syn::Type>>) = match &l.pat {
+        Pat::Tuple(pt) => (pt, None),
+        Pat::Type(ty) => match (&*ty.pat, &*ty.ty) {
+            (Pat::Tuple(pt), syn::Type::Tuple(tt)) if tt.elems.len() == pt.elems.len() => (pt, Some(tt.elems.iter().collect())),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let names = tuple_names(pt)?;
+    if names.is_empty() {
+        return None;
+    }
+    let span = l.span();
+    let typed = |k: usize| -> TokenStream {
+        let p = names[k];
+        match &types {
+            Some(t) => {
+                let t = t[k];
+                quote_spanned!(p.span()=> #p: #t)
+            }
+            None => quote_spanned!(p.span()=> #p),
+        }
+    };
+    let mut out = Vec::new();
+    match &l.init {
+        None => {
+            for k in 0..names.len() {
+                let p = typed(k);
+                out.push(syn::parse_quote_spanned!(span=> let #p;));
+            }
+        }
+        Some(init) if init.diverge.is_some() => return None,
+        Some(init) => match &*init.expr {
+            Expr::Tuple(et) if et.elems.len() == names.len() => {
+                // In order, an element may not read a name an earlier one binds.
+                let bound: Vec<String> = names.iter().map(|p| p.ident.to_string()).collect();
+                let independent = et.elems.iter().enumerate().all(|(j, e)| {
+                    let ids = idents_of(e);
+                    bound[..j].iter().all(|n| !ids.contains(n))
+                });
+                if !independent {
+                    return None;
+                }
+                for (k, e) in et.elems.iter().enumerate() {
+                    let p = typed(k);
+                    out.push(syn::parse_quote_spanned!(span=> let #p = #e;));
+                }
+            }
+            e => {
+                let t = Ident::new(&format!("__emu_tuple_{fresh}"), Span::mixed_site());
+                *fresh += 1;
+                out.push(syn::parse_quote_spanned!(span=> let #t = #e;));
+                for k in 0..names.len() {
+                    let p = typed(k);
+                    let i = syn::Index::from(k);
+                    out.push(syn::parse_quote_spanned!(span=> let #p = #t.#i;));
+                }
+            }
+        },
+    }
+    Some(out)
+}
+
+// ---------------------------------------------------------------- 4. lets without a value
+
+/// Gives each `let` without a value of one statement list its value (see the module
+/// documentation).
+fn initialise_lets(list: &mut Vec<Stmt>) {
+    let mut k = 0;
+    while k < list.len() {
+        let Stmt::Local(l) = &list[k] else {
+            k += 1;
+            continue;
+        };
+        if l.init.is_some() {
+            k += 1;
+            continue;
+        }
+        let Some(name) = local_name(&l.pat) else {
+            k += 1;
+            continue;
+        };
+        let (pi, ty) = match &l.pat {
+            Pat::Ident(pi) => (pi.clone(), None),
+            Pat::Type(pt) => match &*pt.pat {
+                Pat::Ident(pi) => (pi.clone(), Some((*pt.ty).clone())),
+                _ => {
+                    k += 1;
+                    continue;
+                }
+            },
+            _ => {
+                k += 1;
+                continue;
+            }
+        };
+        if pi.by_ref.is_some() || pi.subpat.is_some() {
+            k += 1;
+            continue;
+        }
+        let attrs = l.attrs.clone();
+        let span = l.span();
+        let first = list[k + 1..].iter().position(|s| idents_of(s).contains(&name)).map(|j| j + k + 1);
+        let merged = first.and_then(|j| match &list[j] {
+            Stmt::Expr(Expr::Assign(a), Some(_)) if path_name(&a.left).as_deref() == Some(name.as_str()) && !idents_of_expr(&a.right).contains(&name) => {
+                Some((j, (*a.right).clone()))
+            }
+            _ => None,
+        });
+        let pat = match &ty {
+            Some(t) => quote_spanned!(pi.span()=> #pi: #t),
+            None => quote_spanned!(pi.span()=> #pi),
+        };
+        if let Some((j, value)) = merged {
+            list[j] = syn::parse_quote_spanned!(span=> #(#attrs)* let #pat = #value;);
+            list.remove(k);
+            continue;
+        }
+        let primitive = match &ty {
+            Some(syn::Type::Path(tp)) => tp.qself.is_none() && tp.path.get_ident().is_some_and(|i| PRIMITIVES.iter().any(|p| i == p)),
+            _ => false,
+        };
+        if primitive {
+            let ident = &pi.ident;
+            let t = ty.as_ref().map(|t| quote_spanned!(span=> #t)).unwrap_or_default();
+            list[k] = syn::parse_quote_spanned!(span=> #(#attrs)* let mut #ident: #t = <#t as ::core::default::Default>::default(););
+        }
+        k += 1;
+    }
+}
+
+fn idents_of_expr(e: &Expr) -> HashSet<String> {
+    idents_of(&Stmt::Expr(e.clone(), None))
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    fn norm(body: TokenStream) -> String {
+        let b: syn::Block = syn::parse2(quote!({ #body })).unwrap();
+        let ctx = Ident::new("ctx", Span::call_site());
+        let (items, stmts) = normalise(b.stmts, &ctx);
+        let s = quote!(#(#items)* #(#stmts)*).to_string();
+        s
+    }
+
+    use super::*;
+
+    #[test]
+    fn a_let_without_a_value_takes_its_first_assignment() {
+        let s = norm(quote! { let a: f32; let b = 1; a = b + 1; use_it(a); });
+        assert_eq!(s, quote! { let b = 1; let a: f32 = b + 1; use_it(a); }.to_string());
+    }
+
+    #[test]
+    fn a_let_assigned_in_a_loop_gets_a_default_for_primitives_only() {
+        let s = norm(quote! { let mut a: f32; for j in 0..4 { a = x[j]; } let k: Uint4; for j in 0..4 { k = y; } });
+        assert!(s.contains("let mut a : f32 = < f32 as :: core :: default :: Default > :: default ()"), "{s}");
+        assert!(s.contains("let k : Uint4 ;"), "{s}");
+    }
+
+    #[test]
+    fn a_value_read_by_its_own_assignment_is_not_merged() {
+        let s = norm(quote! { let a: Foo; a = a; });
+        assert!(s.starts_with("let a : Foo ;"), "{s}");
+    }
+
+    #[test]
+    fn tuple_lets_split() {
+        let s = norm(quote! { let (mut a, b): (f32, u32) = (0.0, 1); let (c, d) = f(); let (e, g): (f32, f32); e = 1.0; g = 2.0; });
+        assert!(s.contains("let mut a : f32 = 0.0 ; let b : u32 = 1 ;"), "{s}");
+        assert!(s.contains("= f () ; let c = __emu_tuple_0 . 0 ; let d = __emu_tuple_0 . 1 ;"), "{s}");
+        assert!(s.contains("let e : f32 = 1.0 ; let g : f32 = 2.0 ;"), "{s}");
+        // A swap reads a name an earlier element binds: kept.
+        let s = norm(quote! { let (a, b) = (b, a); });
+        assert_eq!(s, quote! { let (a, b) = (b, a); }.to_string());
+    }
+
+    #[test]
+    fn block_handles_become_barriers_and_indices() {
+        let s = norm(quote! { let cta = cg::this_thread_block(); x(); cta.sync(); if cta.thread_rank() == 0 { y(); } });
+        assert!(!s.contains("this_thread_block"), "{s}");
+        assert!(s.contains("sync_threads ()"), "{s}");
+        assert!(s.contains("ctx . thread_idx . x + ctx . block_dim . x"), "{s}");
+        // Passed on: the handle stays (and keeps the general path).
+        let s = norm(quote! { let cta = cg::this_thread_block(); cta.sync(); let t = cg::tiled_partition::<32>(&cta); });
+        assert!(s.contains("let cta = cg :: this_thread_block ()"), "{s}");
+        assert!(s.contains("sync_threads ()"), "{s}");
+        // A method it does not know keeps the handle.
+        let s = norm(quote! { let cta = cg::this_thread_block(); cta.barrier_wait(); });
+        assert!(s.contains("cta . barrier_wait ()"), "{s}");
+        assert!(s.contains("this_thread_block"), "{s}");
+    }
+
+    #[test]
+    fn items_are_hoisted_unless_names_collide() {
+        let s = norm(quote! { let a = 1; if a > 0 { const N: i32 = 4; b(N); } });
+        assert!(s.starts_with("const N : i32 = 4 ;"), "{s}");
+        let s = norm(quote! { if c { const N: i32 = 4; b(N); } else { const N: i32 = 5; b(N); } });
+        assert!(s.starts_with("if c"), "{s}");
+    }
+}
