@@ -643,6 +643,14 @@ fn allowed_call(p: &syn::Path) -> bool {
         // around it (judged on its own).
         return true;
     }
+    if MATH.contains(&last) && (segs.len() == 1 || segs[segs.len() - 2] == "math") {
+        // `deviceemu::math`'s functions (imported, or by path): pure arithmetic.
+        return true;
+    }
+    if segs.len() == 2 && last == "default" && segs[0].starts_with(|c: char| c.is_uppercase()) {
+        // `Uint4::default()`: a type's `Default`, by convention a pure value.
+        return true;
+    }
     if segs.len() == 1 {
         return matches!(
             last,
@@ -657,6 +665,16 @@ fn allowed_call(p: &syn::Path) -> bool {
             | "i128" | "isize" | "bool" | "Dim3" | "Some" | "Ok"
     )
 }
+
+/// `deviceemu::math`'s functions (and the CUDA names a port imports from it): pure.
+const MATH: [&str; 79] = [
+    "sinf", "cosf", "tanf", "asinf", "acosf", "atanf", "sinhf", "coshf", "tanhf", "asinh", "acosh", "atanh", "cbrtf", "erfcf",
+    "erff", "exp2f", "expf", "expm1f", "log10f", "log1pf", "log2f", "logf", "tgammaf", "ceilf", "copysignf", "exp10f", "fabsf",
+    "floorf", "fmaf", "fmaxf", "fminf", "lgammaf", "roundf", "rsqrtf", "sincosf", "sqrtf", "truncf", "powf", "atan2f", "fmodf",
+    "hypotf", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "exp2", "exp10", "expm1", "log",
+    "log2", "log10", "log1p", "cbrt", "erf", "ceil", "copysign", "fabs", "floor", "fma", "fmax", "fmin", "lgamma", "round",
+    "rsqrt", "sincos", "sqrt", "trunc", "asinhf", "acoshf", "atanhf", "pow", "atan2", "fmod",
+];
 
 /// Macros region code may use: printing and assertions (no loops that wait, no barriers).
 const MACROS: [&str; 16] = [

@@ -26,7 +26,7 @@
 //! 4. **`let` without a value** (`initialise_lets`): `let x: T;` followed, with no mention of
 //!    `x` between, by the statement `x = e;` in the same list is `let x: T = e;` there. Where
 //!    the first assignment is elsewhere (in a loop, a branch) and `T` is a primitive type, it is
-//!    `let mut x: T = Default::default();`: the compiler's definite-initialisation check on the
+//!    `let mut x: T = 0 as T;` (`false` for `bool`): the compiler's definite-initialisation check on the
 //!    body as written guarantees that no thread reads that value.
 //!
 //! Alpha-renaming of shadowed names (`unshadow`) follows, in `fission/mod.rs`.
@@ -400,7 +400,12 @@ fn initialise_lets(list: &mut Vec<Stmt>) {
         if primitive {
             let ident = &pi.ident;
             let t = ty.as_ref().map(|t| quote_spanned!(span=> #t)).unwrap_or_default();
-            list[k] = syn::parse_quote_spanned!(span=> #(#attrs)* let mut #ident: #t = <#t as ::core::default::Default>::default(););
+            let zero = if matches!(&ty, Some(syn::Type::Path(tp)) if tp.path.is_ident("bool")) {
+                quote_spanned!(span=> false)
+            } else {
+                quote_spanned!(span=> 0 as #t)
+            };
+            list[k] = syn::parse_quote_spanned!(span=> #(#attrs)* let mut #ident: #t = #zero;);
         }
         k += 1;
     }
@@ -433,7 +438,7 @@ mod tests {
     #[test]
     fn a_let_assigned_in_a_loop_gets_a_default_for_primitives_only() {
         let s = norm(quote! { let mut a: f32; for j in 0..4 { a = x[j]; } let k: Uint4; for j in 0..4 { k = y; } });
-        assert!(s.contains("let mut a : f32 = < f32 as :: core :: default :: Default > :: default ()"), "{s}");
+        assert!(s.contains("let mut a : f32 = 0 as f32 ;"), "{s}");
         assert!(s.contains("let k : Uint4 ;"), "{s}");
     }
 

@@ -1,0 +1,369 @@
+//! Loop fission on the surface forms ported CUDA code takes (`emu-macros/src/fission/normalise.rs`,
+//! issue 26), and the hazards of deep fission named by PoCL's kernel compiler documentation and
+//! Meyer et al., "Barrier-aware loop fission" hazards (IWOCL 2023): barriers in loops whose
+//! trip count is uniform only at run time, barriers under conditions fission cannot prove
+//! uniform, threads that exit before a barrier, `break` out of a loop with barriers, and `for`
+//! loops with per-thread bounds in region code.
+//!
+//! Each kernel runs on its default path and on the general path (`EMU_PATH=general`), and
+//! both must agree with a plain Rust loop; each test also pins the path the default launch
+//! takes, so that a hazard that should keep the general path fails here if fission ever
+//! takes it.
+
+use deviceemu::__private::last_path;
+use deviceemu::prelude::*;
+use deviceemu::{cg, with_config, Config, ExecPath};
+
+/// Runs `launch` on the default path (returning that path and the output) and on the general
+/// path, and checks both outputs against `want`.
+fn both_paths<T: PartialEq + std::fmt::Debug>(want: &[T], mut launch: impl FnMut() -> Vec<T>) -> &'static str {
+    let fast = launch();
+    let path = last_path();
+    let base = Config::from_env().unwrap();
+    let general = with_config(base.path(ExecPath::General), &mut launch);
+    assert_eq!(general, want, "the general path disagrees with the plain loop");
+    assert_eq!(fast, want, "the default path ({path}) disagrees with the plain loop");
+    path
+}
+
+fn inputs(n: usize) -> Vec<f32> {
+    (0..n).map(|i| ((i * 7919) % 61) as f32 - 30.0).collect()
+}
+
+/// A plain block tree sum of 256-element blocks (the kernels' order of additions).
+fn tree_sums(x: &[f32], block: usize) -> Vec<f32> {
+    x.chunks(block)
+        .map(|c| {
+            let mut t = c.to_vec();
+            t.resize(block, 0.0);
+            let mut s = block / 2;
+            while s > 0 {
+                for i in 0..s {
+                    t[i] += t[i + s];
+                }
+                s /= 2;
+            }
+            t[0]
+        })
+        .collect()
+}
+
+// ------------------------------------------------------------------ normalised forms
+
+/// cuda-samples' style: a cooperative-groups block handle, `cta.sync()`, `thread_rank()`, a
+/// `const` inside the body, a `let` without a value and a tuple `let`.
+#[kernel]
+fn cg_reduce(input: &[f32], out: &mut [f32]) {
+    const B: u32 = 256;
+    let cta = cg::this_thread_block();
+    let sdata = shared_array![f32; 256];
+    let tid: u32;
+    tid = cta.thread_rank();
+    let (i, n): (u32, u32) = (block_idx().x * B + tid, input.len() as u32);
+    sdata[tid] = if i < n { input[i] } else { 0.0 };
+    cta.sync();
+    let mut s = B / 2;
+    while s > 0 {
+        if tid < s {
+            sdata[tid] += sdata[tid + s];
+        }
+        cta.sync();
+        s >>= 1;
+    }
+    if tid == 0 {
+        out[block_idx().x] = sdata[0];
+    }
+}
+
+#[test]
+fn a_cooperative_groups_reduction_takes_regions() {
+    let x = inputs(256 * 6 + 17);
+    let want = tree_sums(&x, 256);
+    let input = DeviceBuffer::from_slice(&x).unwrap();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(want.len()).unwrap();
+        launch!(cg_reduce<<<want.len() as u32, 256>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+}
+
+/// A grid-stride `while` (it ends on the thread's own arithmetic), shadowing, and a
+/// full-mask `sync_warp` between a warp's reads and writes (the Volta form of a
+/// warp-synchronous tail).
+#[kernel]
+fn grid_stride_warp_tail(input: &[f32], out: &mut [f32]) {
+    let sdata = shared_array![f32; 64];
+    let tid = thread_idx().x as usize;
+    let stride = (grid_dim().x * block_dim().x) as usize;
+    let mut i = block_idx().x as usize * 64 + tid;
+    let mut sum = 0.0f32;
+    while i < input.len() {
+        sum += input[i];
+        i += stride;
+    }
+    let sum = sum * 1.0;
+    sdata[tid] = sum;
+    sync_threads();
+    if tid < 32 {
+        let mut v = sdata[tid];
+        v += sdata[tid + 32];
+        sync_warp(FULL_MASK);
+        sdata[tid] = v;
+        sync_warp(FULL_MASK);
+        v += sdata[tid + 16];
+        sync_warp(FULL_MASK);
+        sdata[tid] = v;
+        sync_warp(FULL_MASK);
+    }
+    sync_threads();
+    if tid == 0 {
+        let mut t = 0.0f32;
+        for k in 0..16 {
+            t += sdata[k];
+        }
+        out[block_idx().x as usize] = t;
+    }
+}
+
+#[test]
+fn a_grid_stride_loop_and_a_warp_tail_take_regions() {
+    let x = inputs(64 * 4 * 3 + 5);
+    let blocks = 4usize;
+    let mut want = vec![0.0f32; blocks];
+    for (b, w) in want.iter_mut().enumerate() {
+        let mut s = [0.0f32; 64];
+        for (t, st) in s.iter_mut().enumerate() {
+            let mut i = b * 64 + t;
+            while i < x.len() {
+                *st += x[i];
+                i += blocks * 64;
+            }
+        }
+        let mut v: Vec<f32> = (0..32).map(|t| s[t] + s[t + 32]).collect();
+        v = (0..32).map(|t| v[t] + if t < 16 { v[t + 16] } else { s[t + 16] }).collect();
+        *w = v[..16].iter().fold(0.0, |a, b| a + b);
+    }
+    let input = DeviceBuffer::from_slice(&x).unwrap();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(blocks).unwrap();
+        launch!(grid_stride_warp_tail<<<blocks as u32, 64>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+}
+
+// ------------------------------------------------------------------ hazards
+
+/// Hazard: a loop with a barrier whose condition reads shared memory. Every thread reads the
+/// same value (thread 0 wrote it before a barrier), so the loop is legal, but only at run
+/// time: fission cannot prove it uniform and must keep the general path.
+#[kernel]
+fn loop_on_shared_flag(out: &mut [u32], rounds: u32) {
+    let left = shared_array![u32; 1];
+    let acc = shared_array![u32; 64];
+    let tid = thread_idx().x as usize;
+    acc[tid] = 0;
+    if tid == 0 {
+        left[0] = rounds;
+    }
+    sync_threads();
+    while left[0] > 0 {
+        acc[tid] += tid as u32 + left[0];
+        sync_threads();
+        if tid == 0 {
+            left[0] -= 1;
+        }
+        sync_threads();
+    }
+    out[block_idx().x as usize * 64 + tid] = acc[tid];
+}
+
+#[test]
+fn hazard_a_loop_uniform_only_at_run_time_keeps_the_general_path() {
+    let want: Vec<u32> = (0..2).flat_map(|_| (0..64u32).map(|t| (1..=5).map(|l| t + l).sum())).collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        launch!(loop_on_shared_flag<<<2, 64>>>(&mut out, 5)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
+}
+
+/// Hazard: a barrier under a condition that depends on the thread (`tid < block_dim().x`,
+/// true for all of them): legal, but not provably uniform.
+#[kernel]
+fn barrier_under_thread_condition(out: &mut [u32]) {
+    let t = shared_array![u32; 32];
+    let tid = thread_idx().x as usize;
+    t[tid] = tid as u32 * 2;
+    if tid < block_dim().x as usize {
+        sync_threads();
+    }
+    out[tid] = t[(tid + 1) % 32];
+}
+
+#[test]
+fn hazard_a_barrier_under_a_thread_condition_keeps_the_general_path() {
+    let want: Vec<u32> = (0..32u32).map(|t| ((t + 1) % 32) * 2).collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
+        launch!(barrier_under_thread_condition<<<1, 32>>>(&mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
+}
+
+/// Hazard: a loop with barriers whose trip count is computed per thread but equal for all
+/// (`(n - tid + 63) / 64` rounds with `n` a multiple of 64): each thread enters it the same
+/// number of times only at run time.
+#[kernel]
+fn per_thread_trip_count(input: &[u32], out: &mut [u32]) {
+    let t = shared_array![u32; 64];
+    let tid = thread_idx().x as usize;
+    let mut i = tid;
+    let mut sum = 0u32;
+    while i < input.len() {
+        t[tid] = input[i];
+        sync_threads();
+        sum += t[(tid + 1) % 64];
+        sync_threads();
+        i += 64;
+    }
+    out[tid] = sum;
+}
+
+#[test]
+fn hazard_a_barrier_loop_with_a_per_thread_trip_count_keeps_the_general_path() {
+    let x: Vec<u32> = (0..256u32).map(|i| i * 3 + 1).collect();
+    let want: Vec<u32> = (0..64usize).map(|t| (0..4).map(|r| x[r * 64 + (t + 1) % 64]).sum()).collect();
+    let input = DeviceBuffer::from_slice(&x).unwrap();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        launch!(per_thread_trip_count<<<1, 64>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
+}
+
+/// Hazard: threads that exit before a barrier (legal since Volta: they count as arrived) and
+/// a region whose per-thread values live across the barrier. Fission may run it, as long as
+/// the exited threads run nothing after their `return`.
+#[kernel]
+fn early_exit_before_barrier(out: &mut [u32], live: u32) {
+    let t = shared_array![u32; 64];
+    let tid = thread_idx().x as usize;
+    t[tid] = 1000;
+    sync_threads();
+    if tid as u32 >= live {
+        return;
+    }
+    let mine = tid as u32 * 5;
+    t[tid] = mine;
+    sync_threads();
+    out[tid] = mine + t[(tid + 1) % 64];
+}
+
+#[test]
+fn hazard_threads_that_exit_before_a_barrier_stay_exited() {
+    let live = 40usize;
+    let want: Vec<u32> =
+        (0..64usize).map(|t| if t < live { t as u32 * 5 + if t + 1 < live { (t as u32 + 1) * 5 } else { 1000 } } else { 0 }).collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        launch!(early_exit_before_barrier<<<1, 64>>>(&mut out, live as u32)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert!(["regions", "general"].contains(&path), "{path}");
+}
+
+/// Hazard: `break` out of a loop with barriers (uniform here: every thread reads the same
+/// shared value). Fission does not turn it into exit masks: the general path keeps it.
+#[kernel]
+fn break_out_of_barrier_loop(out: &mut [u32]) {
+    let t = shared_array![u32; 32];
+    let tid = thread_idx().x as usize;
+    let mut k = 0u32;
+    t[tid] = 0;
+    sync_threads();
+    for r in 0..10u32 {
+        if tid == 0 {
+            t[0] = r;
+        }
+        sync_threads();
+        if t[0] == 3 {
+            break;
+        }
+        k += t[0];
+        sync_threads();
+    }
+    out[tid] = k;
+}
+
+#[test]
+fn hazard_break_out_of_a_barrier_loop_keeps_the_general_path() {
+    let want = vec![3u32; 32];
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
+        launch!(break_out_of_barrier_loop<<<1, 32>>>(&mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
+}
+
+/// Issue 25's left-over: a `for` loop in region code whose bounds differ per thread
+/// (`0..tid`) keeps the general path, whose per-thread form gives it a progress point.
+#[kernel]
+fn per_thread_for_bound(out: &mut [u32]) {
+    let t = shared_array![u32; 32];
+    let tid = thread_idx().x as usize;
+    let mut s = 0u32;
+    for j in 0..tid {
+        s += j as u32;
+    }
+    t[tid] = s;
+    sync_threads();
+    out[tid] = t[31 - tid];
+}
+
+#[test]
+fn a_for_loop_with_per_thread_bounds_keeps_the_general_path() {
+    let want: Vec<u32> = (0..32u32).map(|t| (0..31 - t).sum()).collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
+        launch!(per_thread_for_bound<<<1, 32>>>(&mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
+}
+
+/// A `while` that spins on memory another thread writes is never region code.
+#[kernel]
+fn spin_on_flag(flag: &mut [u32], out: &mut [u32]) {
+    let tid = thread_idx().x as usize;
+    if tid == 1 {
+        flag[0] = 1;
+    }
+    let mut seen = 0u32;
+    if tid == 0 {
+        let mut v = flag.atomic_add(0, 0);
+        while v == 0 {
+            v = flag.atomic_add(0, 0);
+        }
+        seen = v;
+    }
+    out[tid] = seen;
+}
+
+#[test]
+fn a_while_that_waits_on_memory_keeps_the_general_path() {
+    let mut want = vec![0u32; 32];
+    want[0] = 1;
+    let path = both_paths(&want, || {
+        let mut flag = DeviceBuffer::<u32>::zeroed(1).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
+        launch!(spin_on_flag<<<1, 32>>>(&mut flag, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
+}
