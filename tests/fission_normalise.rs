@@ -367,3 +367,165 @@ fn a_while_that_waits_on_memory_keeps_the_general_path() {
     });
     assert_eq!(path, "general");
 }
+
+// ------------------------------------------------------------------ helpers
+
+/// A pure helper: it publishes that it does not wait, so its callers keep their region form.
+#[device]
+fn scaled(x: f32, k: f32) -> f32 {
+    let mut s = 0.0f32;
+    for j in 0..4 {
+        s += x * k + j as f32;
+    }
+    s
+}
+
+/// A helper with a barrier: its callers take the general path.
+#[device]
+fn staged(t: Shared<f32>, tid: usize, v: f32) -> f32 {
+    t[tid] = v;
+    sync_threads();
+    t[(tid + 1) % 32]
+}
+
+/// A helper that reads a view and calls a pure helper.
+#[device]
+fn load_scaled(x: &[f32], i: usize) -> f32 {
+    if i < x.len() { scaled(x[i], 0.5) } else { 0.0 }
+}
+
+#[kernel]
+fn calls_pure_helpers(x: &[f32], out: &mut [f32]) {
+    let t = shared_array![f32; 32];
+    let tid = thread_idx().x as usize;
+    t[tid] = load_scaled(x, tid);
+    sync_threads();
+    out[tid] = scaled(t[(tid + 1) % 32], 2.0);
+}
+
+#[kernel]
+fn calls_a_waiting_helper(x: &[f32], out: &mut [f32]) {
+    let t = shared_array![f32; 32];
+    let tid = thread_idx().x as usize;
+    let v = scaled(x[tid], 1.0);
+    out[tid] = staged(t, tid, v);
+}
+
+/// Defined after its caller: not yet classified when the kernel is expanded.
+#[kernel]
+fn calls_a_later_helper(x: &[f32], out: &mut [f32]) {
+    let tid = thread_idx().x as usize;
+    sync_threads();
+    out[tid] = later(x[tid]);
+}
+
+#[device]
+fn later(v: f32) -> f32 {
+    v + 1.0
+}
+
+mod elsewhere {
+    use deviceemu::prelude::*;
+    /// A helper of another module, imported by name where it is called.
+    #[device]
+    pub(crate) fn twice(v: f32) -> f32 {
+        v * 2.0
+    }
+}
+
+mod caller {
+    use super::elsewhere::twice;
+    use deviceemu::prelude::*;
+    /// Its helper's macro is not in textual scope: the import says "may wait".
+    #[kernel]
+    pub(crate) fn calls_an_imported_helper(x: &[f32], out: &mut [f32]) {
+        let tid = thread_idx().x as usize;
+        sync_threads();
+        out[tid] = twice(x[tid]);
+    }
+}
+
+mod caller_glob {
+    use super::elsewhere::*;
+    use deviceemu::prelude::*;
+    /// The same through a glob import of the helper's module (its private `use` of the
+    /// macro does not travel to a sibling): "may wait".
+    #[kernel]
+    pub(crate) fn calls_a_glob_imported_helper(x: &[f32], out: &mut [f32]) {
+        let tid = thread_idx().x as usize;
+        sync_threads();
+        out[tid] = twice(x[tid]);
+    }
+}
+
+mod child {
+    use super::*;
+    /// A module inside the helpers' one, with a glob import of it: the macros are in scope.
+    #[kernel]
+    pub(crate) fn calls_a_parent_helper(x: &[f32], out: &mut [f32]) {
+        let tid = thread_idx().x as usize;
+        sync_threads();
+        out[tid] = scaled(x[tid], 3.0);
+    }
+}
+
+fn scaled_ref(x: f32, k: f32) -> f32 {
+    let mut s = 0.0f32;
+    for j in 0..4 {
+        s += x * k + j as f32;
+    }
+    s
+}
+
+#[test]
+fn helpers_that_do_not_wait_keep_the_region_form() {
+    let x = inputs(32);
+    let input = DeviceBuffer::from_slice(&x).unwrap();
+    let want: Vec<f32> = (0..32).map(|t| scaled_ref(scaled_ref(x[(t + 1) % 32], 0.5), 2.0)).collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(32).unwrap();
+        launch!(calls_pure_helpers<<<1, 32>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+    let want: Vec<f32> = (0..32).map(|t| scaled_ref(x[t], 3.0)).collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(32).unwrap();
+        launch!(child::calls_a_parent_helper<<<1, 32>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+}
+
+#[test]
+fn helpers_that_wait_or_are_not_known_keep_the_general_path() {
+    let x = inputs(32);
+    let input = DeviceBuffer::from_slice(&x).unwrap();
+    let want: Vec<f32> = (0..32).map(|t| scaled_ref(x[(t + 1) % 32], 1.0)).collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(32).unwrap();
+        launch!(calls_a_waiting_helper<<<1, 32>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
+    let want: Vec<f32> = x.iter().map(|v| v + 1.0).collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(32).unwrap();
+        launch!(calls_a_later_helper<<<1, 32>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
+    let want: Vec<f32> = x.iter().map(|v| v * 2.0).collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(32).unwrap();
+        launch!(caller::calls_an_imported_helper<<<1, 32>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(32).unwrap();
+        launch!(caller_glob::calls_a_glob_imported_helper<<<1, 32>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
+}

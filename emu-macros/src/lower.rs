@@ -58,6 +58,8 @@ pub(crate) struct Device {
     pub(crate) calls_barrier: bool,
     /// Whether the rewritten body accesses views (it then asks whether accesses are checked).
     pub(crate) accesses: bool,
+    /// The macro that says whether it may wait (`fission/helpers.rs`).
+    pub(crate) waits: Option<proc_macro2::TokenStream>,
 }
 
 /// Lowers a validated kernel.
@@ -109,12 +111,16 @@ pub(crate) fn device(mut item: ItemFn, params: Vec<Param>) -> Lowered {
     finder.visit_block(&item.block);
     let views = params.iter().map(|p| (p.name.to_string(), !matches!(p.kind, ParamKind::Scalar)));
     let (errors, accesses) = rewrite_block(&mut item.block, views.collect(), false, &item.sig.ident.to_string());
+    // Whether it may wait, published for the kernels that call it (`fission/helpers.rs`); not
+    // for a method (a `macro_rules!` cannot sit in an `impl`).
+    let method = item.sig.inputs.iter().any(|a| matches!(a, syn::FnArg::Receiver(_)));
+    let waits = (!method).then(|| crate::fission::helpers::classify(&item.sig.ident.to_string(), &item.block, &scalars(&params)));
     // Loops yield to the block's other threads and answer the watchdog (`progress.rs`); a
     // `const fn` cannot call the runtime.
     if item.sig.constness.is_none() {
         crate::progress::instrument_loops(&mut item.block, false, &scalars(&params));
     }
-    let role = Role::Device(Device { calls_barrier: finder.found, accesses });
+    let role = Role::Device(Device { calls_barrier: finder.found, accesses, waits });
     Lowered { item, params, errors, role }
 }
 

@@ -1209,3 +1209,16 @@ mod tests {
         assert!(m.contains("index out of bounds"), "{m}");
     }
 }
+
+/// What a kernel's launcher asks of a `#[device]` helper it calls from region code when the
+/// helper's own `__emu_waits_NAME!()` (emitted next to it, `emu-macros/src/fission/helpers.rs`)
+/// is not in textual scope: it may wait, so the launch takes the general path.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __emu_helper_may_wait {
+    () => {
+        true
+    };
+}
+#[doc(hidden)]
+pub use crate::__emu_helper_may_wait as helper_may_wait;

@@ -1,4 +1,13 @@
 use deviceemu::prelude::*;
+#[doc(hidden)]
+#[allow(unused_macros)]
+macro_rules! __emu_waits_dot3 {
+    () => {
+        false
+    };
+}
+#[allow(unused_imports)]
+use __emu_waits_dot3;
 #[allow(unused_mut)]
 fn dot3(a: Global<f32>, b: Global<f32>, i: usize) -> f32 {
     #[allow(non_snake_case, unused_variables)]
@@ -10,6 +19,15 @@ fn dot3(a: Global<f32>, b: Global<f32>, i: usize) -> f32 {
         + (|| ::deviceemu::__private::load(__EMU_CHECKED, &a, i + 2))()
             * (|| ::deviceemu::__private::load(__EMU_CHECKED, &b, i + 2))()
 }
+#[doc(hidden)]
+#[allow(unused_macros)]
+macro_rules! __emu_waits_store_then_sync {
+    () => {
+        true
+    };
+}
+#[allow(unused_imports)]
+use __emu_waits_store_then_sync;
 #[allow(unused_mut)]
 #[track_caller]
 fn store_then_sync(t: Shared<u32>, (out, i): (GlobalMut<u32>, usize)) {
@@ -42,10 +60,28 @@ fn store_then_sync(t: Shared<u32>, (out, i): (GlobalMut<u32>, usize)) {
         ))()
     };
 }
+#[doc(hidden)]
+#[allow(unused_macros)]
+macro_rules! __emu_waits_twice {
+    () => {
+        false
+    };
+}
+#[allow(unused_imports)]
+use __emu_waits_twice;
 #[allow(unused_mut)]
 const fn twice(x: u32) -> u32 {
     2 * x
 }
+#[doc(hidden)]
+#[allow(unused_macros)]
+macro_rules! __emu_waits_axpy_at {
+    () => {
+        false
+    };
+}
+#[allow(unused_imports)]
+use __emu_waits_axpy_at;
 #[allow(unused_mut)]
 fn axpy_at(
     a: f32,

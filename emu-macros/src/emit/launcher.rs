@@ -185,7 +185,18 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
     let view_params: Vec<_> = l.params.iter().map(view_param).collect();
     let launch_fn = if k.state_machine { quote!(#rt::launch_tasks) } else { quote!(#rt::launch) };
     let (checked_launch, plain_launch) = match &k.fission {
-        Ok(fission) => (super::regions::launch_call(l, k, fission, true), super::regions::launch_call(l, k, fission, false)),
+        Ok(fission) => {
+            // Region code that calls `#[device]` helpers: each helper's published answer
+            // decides, at compile time, between the region form and the general path.
+            let general = |body: &TokenStream| {
+                let (body, rt, launch_fn, ctx) = (body.clone(), rt.clone(), launch_fn.clone(), ctx.clone());
+                move |why: String| quote!({ #rt::announce_general(__emu_info, #why); #launch_fn(__emu_info, __emu_config, move |#ctx| #body) })
+            };
+            (
+                crate::fission::helpers::choose(&fission.helpers, super::regions::launch_call(l, k, fission, true), general(&checked)),
+                crate::fission::helpers::choose(&fission.helpers, super::regions::launch_call(l, k, fission, false), general(&plain)),
+            )
+        }
         Err(why) => {
             (
                 quote!({ #rt::announce_general(__emu_info, #why); #launch_fn(__emu_info, __emu_config, move |#ctx| #checked) }),

@@ -69,7 +69,8 @@ fn kernel(l: &Lowered, k: &Kernel) -> TokenStream {
     let regions = regions::emit(l, k);
     let ptx = (!k.attr.host_only).then(|| ptx::emit(l, k));
     let devrt = (!k.attr.host_only).then(|| devrt::emit(l));
-    quote!(#launcher #host #regions #ptx #devrt)
+    let helpers = k.fission.as_ref().map(|f| crate::fission::helpers::fallbacks(&l.item.sig.ident, &f.helpers)).unwrap_or_default();
+    quote!(#launcher #host #regions #ptx #devrt #helpers)
 }
 
 /// A helper: the function with its body rewritten; it asks once per call whether accesses
@@ -92,7 +93,8 @@ fn device(l: &Lowered, d: &Device) -> TokenStream {
     if d.calls_barrier && !f.attrs.iter().any(|a| a.path().is_ident("track_caller")) {
         f.attrs.push(syn::parse_quote!(#[track_caller]));
     }
-    quote!(#f)
+    let waits = &d.waits;
+    quote!(#waits #f)
 }
 
 /// What to emit when the item or the signature is invalid: the errors and the item as

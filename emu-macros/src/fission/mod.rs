@@ -43,6 +43,7 @@
 //! run over the threads below `bound` (or `bound + 1`) only (`Regions::each_below`); the `if`
 //! stays in the code, so the hint is only an optimisation.
 
+pub(crate) mod helpers;
 mod interleave;
 mod normalise;
 mod ranges;
@@ -76,6 +77,9 @@ pub(crate) struct Fission {
     pub(crate) body: TokenStream,
     /// Whether the form has lowered warp shuffles (`__private::launch_regions_warps`).
     pub(crate) warps: bool,
+    /// The `#[device]` helpers region code calls, in order: the launcher takes the region
+    /// form only where each one's `__emu_waits_NAME!()` is `false` (`helpers.rs`).
+    pub(crate) helpers: Vec<String>,
 }
 
 /// The names the generated code uses.
@@ -117,6 +121,7 @@ fn bounded_range(e: &Expr) -> bool {
 fn lower_bounded(block: &Block, params: &[String], buffers: &[String], ctx: &Ident) -> Result<Fission, String> {
     SHUFFLES.with(|k| k.set(0));
     WARP_SYNCS.with(|k| k.set(0));
+    helpers::reset_called();
     let (items, mut stmts) = normalise::normalise(block.stmts.clone(), ctx);
     unshadow(&mut stmts, &mut HashSet::new(), &mut 0);
     let nodes = nodes(&stmts)?;
@@ -147,7 +152,7 @@ fn lower_bounded(block: &Block, params: &[String], buffers: &[String], ctx: &Ide
     };
     let body = p.emit(&nodes, &g);
     let body = quote!(#(#items)* #body);
-    Ok(Fission { kind, body, warps: p.warp_points() > 0 })
+    Ok(Fission { kind, body, warps: p.warp_points() > 0, helpers: helpers::take_called() })
 }
 
 // ---------------------------------------------------------------- structure
@@ -689,6 +694,9 @@ struct Checker {
     error: Option<String>,
     /// Closures the kernel binds at statement level (region code may call them).
     closures: HashSet<String>,
+    /// Checking a `#[device]` helper's body (`helpers::classify`): every `while` and `loop`
+    /// of a helper has a progress point, which must not run in region code.
+    helper_mode: bool,
 }
 
 impl Checker {
@@ -793,7 +801,7 @@ impl<'ast> Visit<'ast> for Checker {
             return;
         }
         match e {
-            Expr::While(w) if w.label.is_none() && local_termination(&w.cond, &w.body) => {
+            Expr::While(w) if w.label.is_none() && !self.helper_mode && local_termination(&w.cond, &w.body) => {
                 // It ends on the thread's own arithmetic (a grid-stride loop): no other
                 // thread can keep it going.
                 self.visit_expr(&w.cond);
@@ -832,8 +840,24 @@ impl<'ast> Visit<'ast> for Checker {
             Expr::Call(c) => {
                 match &*c.func {
                     Expr::Path(p) if p.qself.is_none() && allowed_call(&p.path) => {}
+                    // A closure called where it is written (`(|| ..)()`, the helpers' rewritten
+                    // accesses): its body is checked as part of this expression.
+                    f if matches!(strip_parens(f), Expr::Closure(_)) => {}
                     // A closure bound in the kernel (its body is checked where it is written).
                     Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.closures.contains(&i.to_string())) => {}
+                    // A `#[device]` helper expanded earlier in this crate: its published
+                    // `__emu_waits_NAME!()` decides at compile time (`helpers.rs`).
+                    Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| helpers::known(&i.to_string())) => {
+                        let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                        if self.helper_mode {
+                            // A helper calling a helper: its classification, now.
+                            if helpers::waits(&name) {
+                                return self.fail(format!("a call of `{name}`, which may wait or spin (a helper)"));
+                            }
+                        } else {
+                            helpers::called(&name);
+                        }
+                    }
                     f => {
                         let name = quote!(#f).to_string().replace(' ', "");
                         return self.fail(format!("a call of `{name}`, which may wait or spin (a helper)"));
@@ -1134,7 +1158,7 @@ impl Program {
         for n in nodes {
             match n {
                 Node::Run(stmts, _) => {
-                    let mut c = Checker { inner: 0, error: None, closures: self.closures.clone() };
+                    let mut c = Checker { inner: 0, error: None, closures: self.closures.clone(), helper_mode: false };
                     stmts.iter().for_each(|s| c.visit_stmt(s));
                     if let Some(e) = c.error {
                         return Err(e);
@@ -1142,7 +1166,7 @@ impl Program {
                 }
                 Node::Barrier(..) => {}
                 Node::While { cond, body, .. } | Node::For { expr: cond, body, .. } => {
-                    let mut c = Checker { inner: 0, error: None, closures: self.closures.clone() };
+                    let mut c = Checker { inner: 0, error: None, closures: self.closures.clone(), helper_mode: false };
                     c.visit_expr(cond);
                     if let Some(e) = c.error {
                         return Err(e);
@@ -1150,7 +1174,7 @@ impl Program {
                     self.check_code(body)?;
                 }
                 Node::If { cond, then, otherwise, .. } => {
-                    let mut c = Checker { inner: 0, error: None, closures: self.closures.clone() };
+                    let mut c = Checker { inner: 0, error: None, closures: self.closures.clone(), helper_mode: false };
                     c.visit_expr(cond);
                     if let Some(e) = c.error {
                         return Err(e);
