@@ -19,7 +19,7 @@ pub use crate::host::{
     sched::devrt::{device_launch, DeviceArg, DeviceArgMut, DeviceStream},
     config::Checks,
     mem::shared_mem::SharedSite,
-    sched::regions::{announce_general, last_path, last_proved, last_vectorised, launch_lanes, launch_regions, launch_regions_warps, Exchange, LaneCursor, Lanes, Regions, Turn},
+    sched::regions::{announce_general, last_path, last_proved, last_vectorised, launch_lanes, launch_regions, launch_regions_warps, region_progress_point, Exchange, LaneCursor, Lanes, Regions, Turn},
     sched::verify::{inject_fast_path_fault, Written},
 
 };

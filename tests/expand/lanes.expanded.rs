@@ -231,7 +231,7 @@ impl scale {
         clippy::needless_return,
         clippy::too_many_arguments
     )]
-    #[allow(unused_variables, unused_assignments, clippy::never_loop)]
+    #[allow(unused_variables, unused_assignments, non_snake_case, clippy::never_loop)]
     #[inline]
     pub fn __regions<'__emu_launch, const __EMU_CHECKED: bool>(
         __emu_rb: &mut ::deviceemu::__private::Regions<'_>,
@@ -758,7 +758,7 @@ impl clamp_some {
         clippy::needless_return,
         clippy::too_many_arguments
     )]
-    #[allow(unused_variables, unused_assignments, clippy::never_loop)]
+    #[allow(unused_variables, unused_assignments, non_snake_case, clippy::never_loop)]
     #[inline]
     pub fn __regions<'__emu_launch, const __EMU_CHECKED: bool>(
         __emu_rb: &mut ::deviceemu::__private::Regions<'_>,

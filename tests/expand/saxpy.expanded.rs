@@ -244,7 +244,7 @@ impl saxpy {
         clippy::needless_return,
         clippy::too_many_arguments
     )]
-    #[allow(unused_variables, unused_assignments, clippy::never_loop)]
+    #[allow(unused_variables, unused_assignments, non_snake_case, clippy::never_loop)]
     #[inline]
     pub fn __regions<'__emu_launch, const __EMU_CHECKED: bool>(
         __emu_rb: &mut ::deviceemu::__private::Regions<'_>,

@@ -41,7 +41,7 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
             #[doc = #doc]
             #[doc(hidden)]
             #allows
-            #[allow(unused_variables, unused_assignments, clippy::never_loop)]
+            #[allow(unused_variables, unused_assignments, non_snake_case, clippy::never_loop)]
             #[inline]
             #vis fn #regions<#lt, const #checked: bool>(#rb: &mut #rt::Regions<'_>, #(#params),*) {
                 #(#checks)*

@@ -28,7 +28,7 @@
 //!
 //! The record is per compilation (a proc-macro process compiles one crate), and a helper
 //! expanded after the kernel is not in it yet: the kernel then treats the call as before, as
-//! one that may wait. What it cannot see: a kernel in a module inside the helper's that binds
+//! one that may wait. So does a name two helpers share. What it cannot see: a kernel in a module inside the helper's that binds
 //! another function of the helper's name (`use other::foo;`) is classified by the outer
 //! helper's macro.
 
@@ -41,8 +41,9 @@ use quote::quote;
 use syn::visit::Visit;
 use syn::{Block, Ident};
 
-/// The helpers expanded so far in this compilation, and whether each may wait.
-static HELPERS: Mutex<Option<HashMap<String, bool>>> = Mutex::new(None);
+/// The helpers expanded so far in this compilation, and whether each may wait (`None`: two
+/// helpers of that name, whose macros a call cannot tell apart).
+static HELPERS: Mutex<Option<HashMap<String, Option<bool>>>> = Mutex::new(None);
 
 thread_local! {
     /// The recorded helpers the kernel being lowered calls from region code.
@@ -51,12 +52,12 @@ thread_local! {
 
 /// Whether `name` is a helper expanded earlier in this compilation.
 pub(super) fn known(name: &str) -> bool {
-    HELPERS.lock().map(|h| h.as_ref().is_some_and(|h| h.contains_key(name))).unwrap_or(false)
+    HELPERS.lock().map(|h| h.as_ref().is_some_and(|h| h.get(name).is_some_and(Option::is_some))).unwrap_or(false)
 }
 
 /// Whether the recorded helper `name` may wait (unknown: yes).
 pub(super) fn waits(name: &str) -> bool {
-    HELPERS.lock().map(|h| h.as_ref().and_then(|h| h.get(name).copied()).unwrap_or(true)).unwrap_or(true)
+    HELPERS.lock().map(|h| h.as_ref().and_then(|h| h.get(name).copied().flatten()).unwrap_or(true)).unwrap_or(true)
 }
 
 pub(super) fn reset_called() {
@@ -95,7 +96,12 @@ pub(crate) fn classify(name: &str, block: &Block, scalars: &[String]) -> TokenSt
         c.error.is_some()
     };
     if let Ok(mut h) = HELPERS.lock() {
-        h.get_or_insert_with(HashMap::new).insert(name.to_string(), waits);
+        // A second helper of the name (another module's): a kernel cannot tell which one its
+        // macro is, and a macro-expanded `macro_rules!` may not shadow another where it is
+        // used (E0659), so calls of that name count as waiting from now on.
+        let h = h.get_or_insert_with(HashMap::new);
+        let entry = if h.contains_key(name) { None } else { Some(waits) };
+        h.insert(name.to_string(), entry);
     }
     let m = macro_name(name);
     quote! {

@@ -124,6 +124,7 @@ fn lower_bounded(block: &Block, params: &[String], buffers: &[String], ctx: &Ide
     helpers::reset_called();
     let (items, mut stmts) = normalise::normalise(block.stmts.clone(), ctx);
     unshadow(&mut stmts, &mut HashSet::new(), &mut 0);
+    stmts.iter_mut().for_each(|s| RegionLoops.visit_stmt_mut(s));
     let nodes = nodes(&stmts)?;
     let mut p = Program::new(params, ctx);
     p.shuffles = SHUFFLES.with(std::cell::Cell::get);
@@ -372,7 +373,9 @@ fn unshadow(stmts: &mut [Stmt], seen: &mut HashSet<String>, fresh: &mut usize) {
                 // shadowing, which keeps the general path.
                 let inline = rest.iter().any(|s| names_inline(s, &name));
                 if seen.contains(&name) && !inline {
-                    let new = format!("__emu_{name}_{fresh}");
+                    // `__emu_v_0`, not `__emu___emu_v_0_1` when a renamed name is shadowed again.
+                    let base = name.strip_prefix("__emu_").map_or(name.as_str(), |b| b.trim_end_matches(|c: char| c.is_ascii_digit()).trim_end_matches('_'));
+                    let new = format!("__emu_{base}_{fresh}");
                     *fresh += 1;
                     let mut r = Rename { from: name, to: new.clone() };
                     r.visit_pat_mut(&mut l.pat);
@@ -705,6 +708,35 @@ impl Checker {
             self.error = Some(why.into());
         }
     }
+}
+
+/// Puts a region progress point (`__private::region_progress_point`, which never yields) at
+/// the head of every `while` without barriers or collectives: region code may run those that
+/// end on the thread's own arithmetic (`local_termination`), and a thread whose faulting load
+/// gave a zero, or whose loop never ends, must still stop there, as at the general path's
+/// progress point. Closures and nested items are left alone (their loops keep the general
+/// path, as the check does not look inside a closure's `while` differently).
+struct RegionLoops;
+
+impl VisitMut for RegionLoops {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        syn::visit_mut::visit_expr_mut(self, e);
+        let Expr::While(w) = e else { return };
+        if waits_in_expr(&Expr::While(w.clone())) {
+            return;
+        }
+        let span = w.while_token.span;
+        let counter = Ident::new("__emu_spins", Span::mixed_site());
+        let rt = quote_spanned!(span=> ::deviceemu::__private);
+        w.body.stmts.insert(0, syn::parse_quote_spanned!(span=> if #rt::progress_due(&mut #counter) { #rt::region_progress_point(); }));
+        let inner = e.clone();
+        *e = syn::parse_quote_spanned!(span=> {
+            #[allow(unused_mut)]
+            let mut #counter: u32 = 0;
+            #inner
+        });
+    }
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
 /// Whether a `while cond { body }` ends on the thread's own arithmetic: its condition reads

@@ -137,6 +137,24 @@ fn announce(kernel: &KernelInfo, taken: Taken) {
     }
 }
 
+/// A progress point in region code: the head of a `while` that fission runs between barriers
+/// (a loop that ends on the thread's own arithmetic, `emu-macros/src/fission/mod.rs`,
+/// `local_termination`), every few passes ([`crate::__private::progress_due`]). It never
+/// yields (the region runs the block's threads one after another): a thread that faulted
+/// stops here, as at a progress point of the general path (a loop on the zero its faulting
+/// load gave would not end), and the watchdog looks at the block as at a region barrier, so a
+/// loop that never ends is stopped with 702 as on the general path.
+#[doc(hidden)]
+#[track_caller]
+#[inline(never)]
+pub fn region_progress_point() {
+    let at = Location::caller();
+    let Some(block) = crate::host::sched::context::current() else { return };
+    crate::host::sched::stuck::beat();
+    block.stop_if_faulted();
+    crate::host::sched::progress::watch_region_barrier(block, at);
+}
+
 /// Prints the path of a launch of a kernel that has only the general form (`EMU_VERBOSE=1`).
 #[doc(hidden)]
 pub fn announce_general(kernel: &'static KernelInfo, why: &'static str) {
