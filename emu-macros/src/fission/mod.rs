@@ -13,14 +13,23 @@
 //! else keeps today's forms and the general path, with the reason kept for `EMU_VERBOSE`:
 //!
 //! * a barrier anywhere else (under an `if`, in a closure, a macro, a helper), another
-//!   barrier form (`sync_threads_count` and friends), or a warp collective;
-//! * a `while` or `loop` in region code (it may spin on a flag another thread sets, which needs
-//!   the general path's independent progress), or a `for` over something other than a range;
-//! * a call of a function that is not a known pure one (a `#[device]` helper may wait or
-//!   spin), an unknown macro, a nested item, `async`, labelled `break`/`continue`, or
-//!   `break`/`continue` out of a loop with barriers;
-//! * a name bound twice at statement level, or a statement-level `let` that is not a plain
-//!   name with a value;
+//!   barrier form (`sync_threads_count` and friends), or a warp collective other than a
+//!   full-mask shuffle, vote or `sync_warp` at statement level;
+//! * a `loop`, or a `while` in region code whose end depends on memory or calls (it may spin
+//!   on a flag another thread sets, which needs the general path's independent progress; a
+//!   `while` that ends on the thread's own arithmetic, a grid-stride loop, is region code, with
+//!   a region progress point at its head: `local_termination`, `RegionLoops`), a `for` over
+//!   something other than a range, or over a range whose bounds are not block-uniform (the
+//!   per-thread form gives such a loop a progress point, `progress.rs`);
+//! * a call of a function that is not a known pure one (`deviceemu::math`'s, `core`'s, a
+//!   type's `default()`), unless it is a `#[device]` helper expanded earlier that publishes that
+//!   it does not wait (`helpers.rs`: the launcher then checks that at compile time); an
+//!   unknown macro, `async`, labelled `break`/`continue`, or `break`/`continue` out of a loop
+//!   with barriers;
+//! * what normalisation (`normalise.rs`: items hoisted, cooperative groups' block handle,
+//!   tuple `let`s, `let`s without a value) and alpha-renaming (`unshadow`) leave of a name
+//!   bound twice at statement level, or of a statement-level `let` that is not a plain name
+//!   with a value;
 //! * thread code right before and right inside a loop with barriers (or at its end and right
 //!   after it, or before and after it): those stretches are one region on the general path,
 //!   and running them as two loops would change which thread runs when.
