@@ -77,7 +77,7 @@ class EmuWhere(gdb.Command):
         super().__init__("emu-where", gdb.COMMAND_STATUS)
 
     def invoke(self, arg, from_tty):
-        print(_call_c("(char *)deviceemu_where()").string())
+        print(_call_c("(char *)deviceemu_where()").string().split("\0")[0])
 
 
 class EmuThreads(gdb.Command):
@@ -87,7 +87,7 @@ class EmuThreads(gdb.Command):
         super().__init__("emu-threads", gdb.COMMAND_STATUS)
 
     def invoke(self, arg, from_tty):
-        print(_call_c("(char *)deviceemu_block_threads()").string(), end="")
+        print(_call_c("(char *)deviceemu_block_threads()").string().split("\0")[0], end="")
 
 
 class _NamedThreadBreakpoint(gdb.Breakpoint):
