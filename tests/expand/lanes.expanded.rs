@@ -196,6 +196,7 @@ impl scale {
                 };
             }
         };
+        ::deviceemu::__private::keep_ctx(&__emu_ctx);
         ::deviceemu::__private::exit_here()
     }
 }
@@ -679,6 +680,7 @@ impl clamp_some {
                 }
             }
         };
+        ::deviceemu::__private::keep_ctx(&__emu_ctx);
         ::deviceemu::__private::exit_here()
     }
 }
