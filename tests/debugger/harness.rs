@@ -215,7 +215,8 @@ pub(crate) fn run_limited(mut cmd: Command, limit: Duration) -> std::io::Result<
         }
         std::thread::sleep(Duration::from_millis(50));
     };
-    let mut killed = Vec::new();
+    note_descendants(root, &mut seen);
+    let killed: Vec<u32> = seen.iter().filter(|&&(p, start)| start_time(p) == Some(start)).map(|&(p, _)| p).collect();
     // SAFETY: `kill` has no memory-safety preconditions; the group is the one `process_group(0)`
     // made for the child, whose id is its pid.
     unsafe { libc::kill(-(root as i32), libc::SIGKILL) };
@@ -223,7 +224,6 @@ pub(crate) fn run_limited(mut cmd: Command, limit: Duration) -> std::io::Result<
         if start_time(pid) == Some(start) {
             // SAFETY: as above; the start time shows the pid is still the process noted.
             unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-            killed.push(pid);
         }
     }
     let _ = child.wait();
@@ -285,7 +285,7 @@ pub(crate) fn ready(dbg: Debugger) -> Result<(), Skip> {
 /// The probe of [`ready`]: one session that stops at the probe kernel's marked line and prints
 /// a local from Python.
 fn probe(dbg: Debugger) -> Result<(), String> {
-    let line = crate::marker_line("// PROBE LINE");
+    let line = crate::line("// PROBE LINE");
     let py = "print('deviceemu-probe', 6 * 7)";
     let cmds = match dbg {
         Debugger::Gdb => vec![
@@ -341,7 +341,8 @@ pub(crate) fn command(dbg: Debugger, debuggee: &str, commands: &[&str], env: &[(
     let mut c = Command::new(dbg.name());
     match dbg {
         Debugger::Gdb => {
-            c.args(["-q", "-batch", "-nx", "-ex", "set pagination off"]);
+            // Every session proves that nothing calls a function in the program.
+            c.args(["-q", "-batch", "-nx", "-ex", "set pagination off", "-ex", "set may-call-functions off"]);
             if helpers {
                 c.args(["-ex", &format!("source {}", script(dbg))]);
             }

@@ -550,7 +550,6 @@ pub(crate) fn run<'t>(
     panics::install();
     overflow::install();
 
-    crate::host::sched::debugger::keep();
     static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     let shared = LaunchShared {
         kernel,

@@ -16,7 +16,7 @@
 //! | `regions`   | a block run as barrier regions: each a loop over its threads (`#[kernel]`'s fast form) |
 //! | `progress`  | progress points in loops (spinning threads yield) and the watchdog |
 //! | `devrt`     | the device runtime: device-side launches, their queues, streams, events and limits |
-//! | `debugger`  | functions gdb/lldb call to name the GPU thread at a breakpoint |
+//! | `debugger`  | what gdb/lldb read to name the GPU thread at a breakpoint: the blocks host threads run |
 
 pub(crate) mod barrier;
 pub(crate) mod block;
