@@ -48,6 +48,7 @@ const TESTS: &[(&str, harness::TestFn)] = &[
     ("lldb_stops_in_the_chosen_gpu_thread", lldb_stops_in_the_chosen_gpu_thread),
     ("lldb_emu_break_matches_all_three_dimensions", lldb_emu_break_matches_all_three_dimensions),
     ("lldb_emu_break_in_a_device_helper", lldb_emu_break_in_a_device_helper),
+    ("lldb_emu_break_is_enabled_only_while_its_block_runs", lldb_emu_break_is_enabled_only_while_its_block_runs),
     ("lldb_shows_lanes_waiting_in_warp_collectives", lldb_shows_lanes_waiting_in_warp_collectives),
     ("lldb_emu_next_steps_over_the_barrier_in_the_same_gpu_thread", lldb_emu_next_steps_over_the_barrier_in_the_same_gpu_thread),
     ("lldb_emu_next_and_emu_step_keep_the_gpu_thread_in_a_2d_stencil", lldb_emu_next_and_emu_step_keep_the_gpu_thread_in_a_2d_stencil),
@@ -763,6 +764,28 @@ fn lldb_emu_break_in_a_device_helper() -> Result<(), Skip> {
     assert_wheres(&text, "kernel stencil_2d, block (1,1,0), thread (3,2,0)", 1);
     assert!(text.contains("five_point"), "lldb output:\n{text}");
     assert!(text.contains("(x = 3, y = 2, z = 0)") && text.contains("gx = 11") && text.contains("gy = 10"), "lldb output:\n{text}");
+    Ok(())
+}
+
+/// lldb stops at every hit of a breakpoint's line, whatever the condition: before `run`,
+/// emu-break asks the program to report when a host thread starts a block of the breakpoint
+/// (`DEVICEEMU_WATCH_BLOCKS`), and keeps the breakpoint enabled only while one runs. Block 0's
+/// 64 threads pass the histogram's loop 4 times each before block 1 starts: none of those
+/// 256 hits stops lldb. An emu-break made while the program runs is not gated, and stops too.
+fn lldb_emu_break_is_enabled_only_while_its_block_runs() -> Result<(), Skip> {
+    let brk = format!("emu-break {} 3 1", at("// HIST BIN"));
+    let later = format!("emu-break {} 5 2", at("// HIST ADD"));
+    let text = lldb("histogram", &[&brk, "run", "emu-where", "breakpoint list 1", "breakpoint delete 1", &later, "continue", "emu-where"], &[])?;
+    let w = wheres(&text);
+    assert_eq!(w, ["kernel histogram_16, block (1,0,0), thread (3,0,0)", "kernel histogram_16, block (2,0,0), thread (5,0,0)"], "lldb output:\n{text}");
+    assert!(text.contains("enabled while such a block runs"), "lldb output:\n{text}");
+    let hits: usize = text
+        .lines()
+        .find(|l| l.starts_with("1: file = ") && l.contains("hit count = "))
+        .and_then(|l| l.rsplit("hit count = ").next()?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no hit count in lldb output:\n{text}"));
+    // Threads 0..=2 of block 1, four turns each, then thread 3's first.
+    assert!(hits <= 13, "the breakpoint was hit {hits} times; lldb output:\n{text}");
     Ok(())
 }
 

@@ -121,6 +121,7 @@ pub(crate) fn main(tests: &[(&'static str, TestFn)], debuggees: &[(&'static str,
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some((name, f)) = chosen.get(i) else { break };
+                let t0 = Instant::now();
                 let outcome = match panic::catch_unwind(AssertUnwindSafe(f)) {
                     Ok(Ok(())) => Outcome::Passed,
                     Ok(Err(Skip(why))) => Outcome::Skipped(why),
@@ -132,7 +133,7 @@ pub(crate) fn main(tests: &[(&'static str, TestFn)], debuggees: &[(&'static str,
                     Outcome::Skipped(why) => format!("SKIPPED: {why}"),
                 };
                 let mut r = results.lock().unwrap();
-                println!("test {name} ... {word}");
+                println!("test {name} ... {word} ({:.1} s)", t0.elapsed().as_secs_f64());
                 r.push((name, outcome));
             });
         }

@@ -139,8 +139,12 @@ def _kernel_frame(frame):
     """(frame, thread_idx, block_idx) of the nearest kernel frame at or above `frame`, or None."""
     thread = frame.GetThread()
     start = frame.GetFrameID()
-    for i in range(start, min(thread.GetNumFrames(), start + _MAX_DEPTH)):
+    # Not thread.GetNumFrames(): it unwinds the whole stack, which a breakpoint decision on
+    # every hit cannot afford.
+    for i in range(start, start + _MAX_DEPTH):
         f = thread.GetFrameAtIndex(i)
+        if not f.IsValid():
+            return None
         c = _ctx_of(f)
         if c is not None:
             return f, c[0], c[1]
@@ -451,6 +455,66 @@ def _prune_adjacent(target, bps):
                 off.add(b)
 
 
+# emu-break breakpoints gated by DEVICEEMU_WATCH_BLOCKS (see emu-runtime's debugger.rs): id ->
+# block pattern; and (process id, OS thread id) -> the watched block that host thread runs.
+_GATED = {}
+_RUNNING = {}
+_WATCH = "deviceemu_watched_block"
+
+
+def _gate(target, bp, block):
+    """Keeps `bp` disabled except while a block matching `block` runs, when the program is yet
+    to start (it reads DEVICEEMU_WATCH_BLOCKS when it starts) and has the hook: the debugger
+    then stops once per watched block instead of at every hit of the line in other blocks
+    (lldb takes ~0.2 s per stop when a block's 256 threads are OS threads). Returns whether it
+    did."""
+    process = target.GetProcess()
+    if block is None or (process.IsValid() and process.GetState() not in (lldb.eStateInvalid, lldb.eStateExited, lldb.eStateDetached, lldb.eStateUnloaded)):
+        return False
+    if not target.FindFunctions(_WATCH).GetSize():
+        return False
+    _GATED[bp.GetID()] = list(block)
+    patterns = ";".join(",".join([str(c) for c in b] + ["*"] * (3 - len(b))) for b in _GATED.values())
+    # (lldb 14 has no SBTarget.SetEnvironment.)
+    interp, ro = target.GetDebugger().GetCommandInterpreter(), lldb.SBCommandReturnObject()
+    interp.HandleCommand("settings remove target.env-vars DEVICEEMU_WATCH_BLOCKS", ro)
+    interp.HandleCommand("settings append target.env-vars DEVICEEMU_WATCH_BLOCKS=%s" % patterns, ro)
+    if not ro.Succeeded():
+        _GATED.pop(bp.GetID(), None)
+        return False
+    if not any(target.GetBreakpointAtIndex(i).MatchesName(_WATCH) for i in range(target.GetNumBreakpoints())):
+        watch = target.BreakpointCreateByName(_WATCH)
+        watch.AddName(_WATCH)
+        watch.SetScriptCallbackFunction("deviceemu.emu_watch_stop")
+    bp.SetEnabled(False)
+    return True
+
+
+def emu_watch_stop(frame, bp_loc, internal_dict):
+    """Callback of the hook the runtime calls when a host thread starts a watched block (or
+    the first block after one): enables the gated breakpoints of the blocks that run, disables
+    the others. Never stops; on an error it enables them all (a stop too many, never one too
+    few)."""
+    thread = frame.GetThread()
+    process = thread.GetProcess()
+    target = process.GetTarget()
+    try:
+        b = [frame.FindVariable(n).GetValueAsUnsigned() for n in ("bx", "by", "bz", "entered")]
+        _RUNNING[(process.GetProcessID(), thread.GetThreadID())] = tuple(b[:3]) if b[3] else None
+        pid = process.GetProcessID()
+        running = [blk for (p, _), blk in _RUNNING.items() if p == pid and blk is not None]
+        for bid, pattern in _GATED.items():
+            bp = target.FindBreakpointByID(bid)
+            if bp.IsValid():
+                bp.SetEnabled(any(common.matches(pattern, blk) for blk in running))
+    except Exception:
+        for bid in _GATED:
+            bp = target.FindBreakpointByID(bid)
+            if bp.IsValid():
+                bp.SetEnabled(True)
+    return False
+
+
 def _show(parts):
     return "(%s)" % ",".join([str(p) for p in parts] + ["*"] * (3 - len(parts)))
 
@@ -462,9 +526,14 @@ def emu_break(debugger, command, result):
     if ":" not in loc:
         raise common.DebuggerError(usage)
     filename, line = loc.rsplit(":", 1)
-    bp = _set(debugger.GetSelectedTarget(), filename, int(line), thread, block)
-    _prune_adjacent(debugger.GetSelectedTarget(), [bp])
-    result.PutCString("Breakpoint %d: %s in GPU thread %s of block %s (%d locations)" % (bp.GetID(), loc, _show(thread), _show(block or []), bp.GetNumLocations()))
+    target = debugger.GetSelectedTarget()
+    bp = _set(target, filename, int(line), thread, block)
+    _prune_adjacent(target, [bp])
+    gated = _gate(target, bp, block)
+    result.PutCString(
+        "Breakpoint %d: %s in GPU thread %s of block %s (%d locations%s)"
+        % (bp.GetID(), loc, _show(thread), _show(block or []), bp.GetNumLocations(), "; enabled while such a block runs" if gated else "")
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -321,6 +321,7 @@ impl<'a> BlockRun<'a> {
     fn reset(&self, block_linear: u64) {
         self.id.linear.set(block_linear);
         self.id.idx.set(self.launch.grid.unlinear(block_linear));
+        crate::host::sched::debugger::block_starts(self.id.idx.get());
         // Slots are only written when a thread waits, fails, or exits other than where the
         // block's first exit did before the first barrier; a block that wrote none (every
         // block of a barrier-free kernel) leaves nothing to reset.

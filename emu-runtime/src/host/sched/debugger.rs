@@ -34,6 +34,16 @@
 //! written per GPU thread. Records are never freed (a free one is reused), so a debugger that
 //! walks the list while the program runs never reads freed memory.
 //!
+//! **Watched blocks.** A conditional breakpoint costs the debugger a stop at every hit, in
+//! every GPU thread; lldb takes about 0.2 s per stop when a block's threads are OS threads
+//! (`EMU_SCHEDULE=threads`). When the program starts with `DEVICEEMU_WATCH_BLOCKS` set (the
+//! lldb script sets it for `emu-break`'s block before `run`: `1,*,*;0,2,*`, one pattern per
+//! breakpoint, `*` for any), a host thread calls [`deviceemu_watched_block`] when it starts a
+//! block that matches a pattern, and when it starts the first block after one that did: the
+//! script breaks there (a stop per watched block, not per hit) and keeps the line breakpoint
+//! enabled only while a watched block runs. Without the variable, starting a block costs one
+//! load and a branch.
+//!
 //! **Layout.** [`HOST_THREADS_VERSION`] names the layout of the two records below; a script
 //! refuses a program whose version it does not know. `BlockRun` and what it points to are read
 //! by field name, so their layout may change freely.
@@ -146,6 +156,61 @@ pub(crate) fn running(block: *const BlockRun<'_>) {
     let _ = MINE.try_with(|c| c.0.block.store(block.cast::<BlockRun<'static>>().cast_mut(), Ordering::Relaxed));
 }
 
+/// A block pattern: each component, or `u32::MAX` for any.
+type Pattern = [u32; 3];
+
+/// The patterns of `DEVICEEMU_WATCH_BLOCKS`, read once; `None` without the variable.
+fn watched() -> Option<&'static [Pattern]> {
+    static WATCHED: std::sync::OnceLock<Option<Box<[Pattern]>>> = std::sync::OnceLock::new();
+    WATCHED.get_or_init(|| std::env::var("DEVICEEMU_WATCH_BLOCKS").ok().map(|v| parse_patterns(&v))).as_deref()
+}
+
+/// `1,*,*;0,2` -> `[[1, MAX, MAX], [0, 2, MAX]]` (a component that does not parse matches any).
+fn parse_patterns(v: &str) -> Box<[Pattern]> {
+    v.split(';')
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| {
+            let mut out = [u32::MAX; 3];
+            for (o, c) in out.iter_mut().zip(p.split(',')) {
+                *o = c.trim().parse().unwrap_or(u32::MAX);
+            }
+            out
+        })
+        .collect()
+}
+
+thread_local! {
+    /// Whether the block this host thread started last was watched.
+    static IN_WATCHED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// A host thread starts block `idx`: tells a debugger that watches blocks (see the module doc).
+#[inline(always)]
+pub(crate) fn block_starts(idx: crate::device::Dim3) {
+    if let Some(patterns) = watched() {
+        block_starts_watched(patterns, idx);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn block_starts_watched(patterns: &[Pattern], idx: crate::device::Dim3) {
+    let hit = patterns.iter().any(|p| [idx.x, idx.y, idx.z].iter().zip(p).all(|(c, w)| *w == u32::MAX || c == w));
+    let was = IN_WATCHED.with(|c| c.replace(hit));
+    if hit || was {
+        deviceemu_watched_block(idx.x, idx.y, idx.z, hit as u32);
+    }
+}
+
+/// Called when this host thread starts block `(bx, by, bz)`, which a pattern of
+/// `DEVICEEMU_WATCH_BLOCKS` matches (`entered` = 1), or the first block after such a one
+/// (`entered` = 0): a debugger breaks here. It does nothing.
+#[no_mangle]
+#[inline(never)]
+pub extern "C" fn deviceemu_watched_block(bx: u32, by: u32, bz: u32, entered: u32) {
+    std::hint::black_box((bx, by, bz, entered));
+}
+
 /// The line `emu-where` prints for the GPU thread running on this host thread (the scripts
 /// build the same text from memory), with who launched its grid when it is a child grid.
 #[cfg(not(target_arch = "nvptx64"))]
@@ -185,6 +250,12 @@ mod tests {
         .join()
         .unwrap();
         assert!(!listed(tid), "the record of an ended thread is still claimed");
+    }
+
+    #[test]
+    fn watch_patterns_parse() {
+        assert_eq!(&*parse_patterns("1,*,*;0,2"), &[[1, u32::MAX, u32::MAX], [0, 2, u32::MAX]]);
+        assert_eq!(&*parse_patterns(""), &[] as &[Pattern]);
     }
 
     /// `tools/deviceemu_common.py` names each warp collective by its `WarpOp` as `Debug` spells
