@@ -15,6 +15,8 @@
 mod common;
 #[path = "debugger/harness.rs"]
 mod harness;
+#[path = "debugger/transcripts.rs"]
+mod transcripts;
 
 use deviceemu::prelude::*;
 use harness::{Debugger, Skip};
@@ -60,6 +62,8 @@ const TESTS: &[(&str, harness::TestFn)] = &[
     ("lldb_emu_focus_with_fibers_says_why_not", lldb_emu_focus_with_fibers_says_why_not),
     ("lldb_emu_focus_reaches_a_gpu_thread_on_another_host_thread", lldb_emu_focus_reaches_a_gpu_thread_on_another_host_thread),
     ("lldb_emu_focus_with_emu_schedule_threads", lldb_emu_focus_with_emu_schedule_threads),
+    ("transcripts_of_the_readme_match_a_fresh_run", transcripts_of_the_readme_match_a_fresh_run),
+    ("transcripts_of_debugging_md_match_a_fresh_run", transcripts_of_debugging_md_match_a_fresh_run),
 ];
 
 /// The programs the debuggers run (`--debuggee NAME`).
@@ -882,4 +886,131 @@ fn lldb_emu_focus_with_emu_schedule_threads() -> Result<(), Skip> {
     check_focus_threads(&text);
     assert!(text.contains("tid = 7"), "lldb output:\n{text}");
     Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The documents' transcripts (`debugger/transcripts.rs`)
+
+use transcripts::Session;
+
+const SERIAL: &[(&str, &str)] = &[("EMU_BLOCKS", "serial")];
+const SERIAL_THREADS: &[(&str, &str)] = &[("EMU_SCHEDULE", "threads"), ("EMU_BLOCKS", "serial")];
+
+/// README.md, "Debugging with gdb and lldb".
+const README: &[Session] = &[
+    Session {
+        id: "readme-gdb",
+        debugger: Some(Debugger::Gdb),
+        example: "saxpy",
+        args: &[],
+        env: SERIAL,
+        commands: &[
+            "set may-call-functions off",
+            "source tools/gdb/deviceemu.py",
+            "emu-break saxpy.rs:22 3 1",
+            "run",
+            "emu-where",
+            "emu-threads",
+            "emu-next",
+            "emu-where",
+            "p s",
+        ],
+    },
+    Session {
+        id: "readme-gdb-plain",
+        debugger: Some(Debugger::Gdb),
+        example: "saxpy",
+        args: &[],
+        env: SERIAL,
+        commands: &[
+            "set may-call-functions off",
+            "break saxpy.rs:22 if __emu_ctx.thread_idx.x == 3 && __emu_ctx.block_idx.x == 1",
+            "run",
+            "p __emu_ctx.thread_idx",
+            "p __emu_ctx.block_idx",
+            "p s",
+        ],
+    },
+    Session {
+        id: "readme-lldb",
+        debugger: Some(Debugger::Lldb),
+        example: "saxpy",
+        args: &[],
+        env: SERIAL,
+        commands: &[
+            "command script import tools/lldb/deviceemu.py",
+            "emu-break saxpy.rs:22 3 1",
+            "run",
+            "emu-where",
+            "emu-next",
+            "emu-where",
+            "frame variable tid s",
+        ],
+    },
+    Session {
+        id: "readme-gdb-threads",
+        debugger: Some(Debugger::Gdb),
+        example: "saxpy",
+        args: &[],
+        env: SERIAL_THREADS,
+        commands: &[
+            "set may-call-functions off",
+            "source tools/gdb/deviceemu.py",
+            "emu-break saxpy.rs:22 3 1",
+            "run",
+            "emu-threads",
+            "emu-focus (1,0,0) (4,0,0)",
+            "emu-where",
+            "p tid",
+        ],
+    },
+];
+
+/// DEBUGGING.md, the walk-through on examples/blur.rs, and emu-where in a child grid.
+const DEBUGGING: &[Session] = &[
+    Session { id: "blur-report", debugger: None, example: "blur", args: &[], env: &[("EMU_PRINT_LIMIT", "2")], commands: &[] },
+    Session {
+        id: "blur-break",
+        debugger: Some(Debugger::Gdb),
+        example: "blur",
+        args: &[],
+        env: SERIAL,
+        commands: &["source tools/gdb/deviceemu.py", "emu-break blur.rs:29 0,15 0,2", "run", "emu-threads", "p x", "p y", "emu-next", "p idx"],
+    },
+    Session {
+        id: "blur-inspect",
+        debugger: Some(Debugger::Gdb),
+        example: "blur",
+        args: &[],
+        env: SERIAL,
+        commands: &[
+            "source tools/gdb/deviceemu.py",
+            "emu-break blur.rs:30 0,15 0,2",
+            "run",
+            "emu-where",
+            "info locals",
+            "p width",
+            "p pitch",
+            "p output.len",
+            "p y * pitch + x",
+            "p y * width + x",
+        ],
+    },
+    Session { id: "blur-fixed", debugger: None, example: "blur", args: &["fixed"], env: &[], commands: &[] },
+    Session {
+        id: "quicksort-where",
+        debugger: Some(Debugger::Gdb),
+        example: "cdp_quicksort",
+        args: &["2000"],
+        env: SERIAL,
+        commands: &["source tools/gdb/deviceemu.py", "break cdp_quicksort.rs:46 if depth == 2", "run", "emu-where"],
+    },
+];
+
+fn transcripts_of_the_readme_match_a_fresh_run() -> Result<(), Skip> {
+    transcripts::check("README.md", README)
+}
+
+fn transcripts_of_debugging_md_match_a_fresh_run() -> Result<(), Skip> {
+    transcripts::check("DEBUGGING.md", DEBUGGING)
 }

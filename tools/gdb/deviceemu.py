@@ -194,10 +194,7 @@ def _read_block(addr):
             continue
         if p not in cache:
             if loc_t is None:
-                # The `&Location` inside `Option<&Location>` (a lookup by name finds the
-                # module `core::panic::location::Location` first).
-                opt = _cell(b["slots"]["data_ptr"].dereference()["at"]).type.strip_typedefs()
-                loc_t = [f for f in opt.fields() if f.name == "Some"][0].type.fields()[0].type
+                loc_t = _location_pointer(b)
             loc = gdb.Value(p).cast(loc_t).dereference()
             file_field = "filename" if "filename" in [f.name for f in loc.type.fields()] else "file"
             cache[p] = "%s:%d:%d" % (_str(loc[file_field]), int(loc["line"]), int(loc["col"]))
@@ -232,6 +229,29 @@ def _read_block(addr):
         started=started,
         launched_by=_str(launch["devrt"]["launched_by"]),
     )
+
+
+def _location_pointer(b):
+    """The type `*const core::panic::location::Location` (a lookup by name may find the
+    module of that name instead; a program's debug information may lack `Option<&Location>`'s
+    `Some`)."""
+    try:
+        t = gdb.lookup_type("core::panic::location::Location")
+        if t.strip_typedefs().code == gdb.TYPE_CODE_STRUCT:
+            return t.pointer()
+    except gdb.error:
+        pass
+    try:
+        for f in gdb.lookup_type("emu_runtime::host::sched::devrt::Parent").fields():
+            if f.name == "at":
+                return f.type
+    except gdb.error:
+        pass
+    opt = _cell(b["slots"]["data_ptr"].dereference()["at"]).type.strip_typedefs()
+    for f in opt.fields():
+        if f.name == "Some":
+            return f.type.fields()[0].type
+    raise common.DebuggerError("deviceemu: no type core::panic::location::Location in the program")
 
 
 def _warp_op(v):
