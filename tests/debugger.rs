@@ -32,6 +32,7 @@ const TESTS: &[(&str, harness::TestFn)] = &[
     ("gdb_plain_break_if_on_emu_ctx_stops_in_the_chosen_gpu_thread", gdb_plain_break_if_on_emu_ctx_stops_in_the_chosen_gpu_thread),
     ("gdb_emu_break_matches_all_three_dimensions", gdb_emu_break_matches_all_three_dimensions),
     ("gdb_emu_break_in_a_device_helper", gdb_emu_break_in_a_device_helper),
+    ("gdb_emu_break_is_enabled_only_while_its_block_runs", gdb_emu_break_is_enabled_only_while_its_block_runs),
     ("gdb_shows_lanes_waiting_in_warp_collectives", gdb_shows_lanes_waiting_in_warp_collectives),
     ("gdb_emu_next_steps_over_the_barrier_in_the_same_gpu_thread", gdb_emu_next_steps_over_the_barrier_in_the_same_gpu_thread),
     ("gdb_emu_next_and_emu_step_keep_the_gpu_thread_in_a_2d_stencil", gdb_emu_next_and_emu_step_keep_the_gpu_thread_in_a_2d_stencil),
@@ -462,6 +463,27 @@ fn gdb_emu_break_in_a_device_helper() -> Result<(), Skip> {
     assert!(text.contains("five_point"), "gdb output:\n{text}");
     // (`tx` and `ty` are not used after the barrier: the state machine does not keep them.)
     assert!(text.contains("{x: 3, y: 2, z: 0}") && text.contains("= 11") && text.contains("= 10"), "gdb output:\n{text}");
+    Ok(())
+}
+
+/// As in lldb (`lldb_emu_break_is_enabled_only_while_its_block_runs`): before `run`, emu-break
+/// asks the program to report the starts of its blocks and is enabled only while one runs, so
+/// gdb does not stop at the 256 hits of the histogram's loop in block 0.
+fn gdb_emu_break_is_enabled_only_while_its_block_runs() -> Result<(), Skip> {
+    let brk = format!("emu-break {} 3 1", at("// HIST BIN"));
+    let later = format!("emu-break {} 5 2", at("// HIST ADD"));
+    let count = "python print('decisions', _GpuThreadBreakpoint.decisions)";
+    let text = gdb("histogram", &[&brk, "run", "emu-where", count, "delete 1", &later, "continue", "emu-where"], &[])?;
+    let w = wheres(&text);
+    assert_eq!(w, ["kernel histogram_16, block (1,0,0), thread (3,0,0)", "kernel histogram_16, block (2,0,0), thread (5,0,0)"], "gdb output:\n{text}");
+    assert!(text.contains("(enabled while such a block runs)"), "gdb output:\n{text}");
+    let decided: usize = text
+        .lines()
+        .find_map(|l| l.strip_prefix("decisions "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no count in gdb output:\n{text}"));
+    // Threads 0..=2 of block 1, four turns each, then thread 3's first.
+    assert!(decided <= 13, "{decided} hits were decided; gdb output:\n{text}");
     Ok(())
 }
 

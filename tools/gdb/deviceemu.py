@@ -349,11 +349,15 @@ class _GpuThreadBreakpoint(gdb.Breakpoint):
     stop() from the kernel frame's `__emu_ctx` (walking up from a helper's frame), without a
     call into the program. An error in the decision means no stop."""
 
+    # How many hits were decided (tests: the watched blocks keep it small).
+    decisions = 0
+
     def __init__(self, spec, thread, block, internal=False):
         super().__init__(spec, internal=internal)
         self.want_thread, self.want_block = thread, block
 
     def stop(self):
+        _GpuThreadBreakpoint.decisions += 1
         try:
             found = _kernel_frame(gdb.newest_frame())
             if found is None:
@@ -390,6 +394,62 @@ class _ReturnBreakpoint(gdb.Breakpoint):
             return False
 
 
+# emu-break breakpoints gated by DEVICEEMU_WATCH_BLOCKS (see emu-runtime's debugger.rs): number
+# -> block pattern; and OS thread id -> the watched block that host thread runs.
+_GATED = {}
+_RUNNING = {}
+_WATCH = "deviceemu_watched_block"
+_WATCH_BP = []
+
+
+def _gate(bp, block):
+    """Keeps `bp` disabled except while a block matching `block` runs, when the program is yet
+    to start (it reads DEVICEEMU_WATCH_BLOCKS when it starts) and has the hook: gdb then stops
+    at the hook once per watched block (its commands update the breakpoints and continue)
+    instead of at every hit of the line in other blocks. Returns whether it did."""
+    if block is None or gdb.selected_inferior().pid != 0:
+        return False
+    try:
+        gdb.execute("info address %s" % _WATCH, to_string=True)
+    except gdb.error:
+        return False
+    _GATED[bp.number] = list(block)
+    patterns = ";".join(",".join([str(c) for c in b] + ["*"] * (3 - len(b))) for b in _GATED.values())
+    gdb.execute("set environment DEVICEEMU_WATCH_BLOCKS %s" % patterns, to_string=True)
+    if not any(w.is_valid() for w in _WATCH_BP):
+        w = gdb.Breakpoint(_WATCH, internal=True)
+        w.commands = "silent\npython _watch_update()\ncontinue"
+        _WATCH_BP[:] = [w]
+    bp.enabled = False
+    return True
+
+
+def _watch_update():
+    """At the hook the runtime calls when a host thread starts a watched block (or the first
+    block after one): enables the gated breakpoints of the blocks that run, disables the
+    others; on an error it enables them all (a stop too many, never one too few)."""
+    try:
+        f = gdb.selected_frame()
+        b = [int(f.read_var(n)) for n in ("bx", "by", "bz", "entered")]
+        _RUNNING[(gdb.selected_inferior().pid, gdb.selected_thread().ptid[1])] = tuple(b[:3]) if b[3] else None
+        pid = gdb.selected_inferior().pid
+        running = [blk for (p, _), blk in _RUNNING.items() if p == pid and blk is not None]
+        on = lambda pattern: any(common.matches(pattern, blk) for blk in running)
+    except Exception:
+        on = lambda pattern: True
+    for bp in gdb.breakpoints():
+        if bp.number in _GATED:
+            bp.enabled = on(_GATED[bp.number])
+
+
+def _at_watch_hook():
+    try:
+        t = gdb.selected_thread()
+        return t is not None and t.is_valid() and gdb.newest_frame().name() in (_WATCH, "emu_runtime::host::sched::debugger::" + _WATCH)
+    except gdb.error:
+        return False
+
+
 def _show(parts):
     return "(%s)" % ",".join([str(p) for p in parts] + ["*"] * (3 - len(parts)))
 
@@ -404,7 +464,11 @@ class EmuBreak(gdb.Command):
     def invoke(self, arg, from_tty):
         loc, thread, block = common.parse_break(arg, "usage: emu-break LOCATION TX[,TY[,TZ]] [BX[,BY[,BZ]]]")
         bp = _GpuThreadBreakpoint(loc, thread, block)
-        print("Breakpoint %d: %s in GPU thread %s of block %s" % (bp.number, loc, _show(thread), _show(block or [])))
+        gated = _gate(bp, block)
+        print(
+            "Breakpoint %d: %s in GPU thread %s of block %s%s"
+            % (bp.number, loc, _show(thread), _show(block or []), " (enabled while such a block runs)" if gated else "")
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -554,6 +618,11 @@ def _step(into, from_tty):
                 bps.append(ret)
         before = _function_block(frame).start
         gdb.execute("continue", from_tty)
+        # A stop at the watched-block hook: do what its commands would (their `continue` would
+        # only run after this command), and go on.
+        while _at_watch_hook():
+            _watch_update()
+            gdb.execute("continue", from_tty)
         if ret is not None and ret.is_valid() and ret.hit_count > 0:
             print("[GPU thread %s of block %s returned from its kernel function: it exited]" % (common.dim(thread), common.dim(block)))
         # Like `next` and `step`, show where it stopped: the line, or the frame when it is
