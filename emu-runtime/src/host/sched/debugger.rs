@@ -35,9 +35,9 @@
 //! walks the list while the program runs never reads freed memory.
 //!
 //! **Watched blocks.** A conditional breakpoint costs the debugger a stop at every hit, in
-//! every GPU thread; lldb takes about 0.2 s per stop when a block's threads are OS threads
-//! (`EMU_SCHEDULE=threads`). When the program starts with `DEVICEEMU_WATCH_BLOCKS` set (the
-//! lldb script sets it for `emu-break`'s block before `run`: `1,*,*;0,2,*`, one pattern per
+//! every GPU thread (lldb takes about 0.2 s per stop when a block's threads are OS threads,
+//! `EMU_SCHEDULE=threads`). When the program starts with `DEVICEEMU_WATCH_BLOCKS` set (the
+//! scripts set it for `emu-break`'s block before `run`: `1,*,*;0,2,*`, one pattern per
 //! breakpoint, `*` for any), a host thread calls [`deviceemu_watched_block`] when it starts a
 //! block that matches a pattern, and when it starts the first block after one that did: the
 //! script breaks there (a stop per watched block, not per hit) and keeps the line breakpoint
