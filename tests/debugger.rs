@@ -59,7 +59,9 @@ const TESTS: &[(&str, harness::TestFn)] = &[
     ("lldb_emu_next_keeps_the_gpu_thread_in_a_histogram", lldb_emu_next_keeps_the_gpu_thread_in_a_histogram),
     ("lldb_emu_next_in_a_histogram_with_emu_schedule_threads", lldb_emu_next_in_a_histogram_with_emu_schedule_threads),
     ("lldb_emu_next_keeps_the_gpu_thread_in_a_3d_block", lldb_emu_next_keeps_the_gpu_thread_in_a_3d_block),
+    ("lldb_emu_next_in_a_3d_block_with_emu_schedule_threads", lldb_emu_next_in_a_3d_block_with_emu_schedule_threads),
     ("lldb_emu_next_over_a_warp_collective", lldb_emu_next_over_a_warp_collective),
+    ("lldb_emu_next_over_a_warp_collective_with_emu_schedule_threads", lldb_emu_next_over_a_warp_collective_with_emu_schedule_threads),
     ("lldb_emu_focus_with_fibers_says_why_not", lldb_emu_focus_with_fibers_says_why_not),
     ("lldb_emu_focus_reaches_a_gpu_thread_on_another_host_thread", lldb_emu_focus_reaches_a_gpu_thread_on_another_host_thread),
     ("lldb_emu_focus_with_emu_schedule_threads", lldb_emu_focus_with_emu_schedule_threads),
@@ -874,6 +876,20 @@ fn lldb_emu_next_keeps_the_gpu_thread_in_a_3d_block() -> Result<(), Skip> {
     let brk = format!("emu-break {} 1,1,2 1,0,1", at("// 3D MINE"));
     let text = lldb("block_3d", &block_3d_commands(&brk), &[])?;
     check_block_3d(&text);
+    Ok(())
+}
+
+fn lldb_emu_next_in_a_3d_block_with_emu_schedule_threads() -> Result<(), Skip> {
+    let brk = format!("emu-break {} 1,1,2 1,0,1", at("// 3D MINE"));
+    let text = lldb("block_3d", &block_3d_commands(&brk), THREADS)?;
+    check_block_3d(&text);
+    Ok(())
+}
+
+fn lldb_emu_next_over_a_warp_collective_with_emu_schedule_threads() -> Result<(), Skip> {
+    let brk = format!("emu-break {} 5 0", at("// WARP BREAK"));
+    let text = lldb("warp_ops", &warp_next_commands(&brk), THREADS)?;
+    check_warp_next(&text);
     Ok(())
 }
 

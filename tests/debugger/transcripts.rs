@@ -105,7 +105,10 @@ pub(crate) fn run(s: &Session) -> Result<String, Skip> {
         None => Command::new(&bin),
         Some(Debugger::Gdb) => {
             let mut c = Command::new("gdb");
+            // As every gdb session of the tests: nothing may call into the program (shown in a
+            // transcript only where its commands say so).
             c.args(["-q", "-batch", "-nx", "-ex", "set pagination off", "-ex", "set width 0", "-ex", "set height 0"]);
+            c.args(["-ex", "set may-call-functions off"]);
             for cmd in s.commands {
                 c.args(["-ex", &format!("echo (gdb) {}\\n", cmd.replace('\\', "\\\\")), "-ex", cmd]);
             }

@@ -505,7 +505,7 @@ def _function_lines(frame):
 
 
 def _called_user_functions(frame):
-    """Entry addresses of the program's own functions that the frame's current line calls."""
+    """The program's own functions (symbols) that the frame's current line calls."""
     sal = frame.find_sal()
     if sal.symtab is None:
         return []

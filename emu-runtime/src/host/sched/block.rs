@@ -199,6 +199,9 @@ pub(crate) struct BlockRun<'a> {
     /// Faulting threads of this block, counted (not stored) in the launch's findings when the
     /// block ends.
     faults: Cell<u64>,
+    /// The blocks a debugger watches (`DEVICEEMU_WATCH_BLOCKS`, `debugger.rs`), read when the
+    /// runner is made: starting a block costs a load and a branch without them.
+    watched: Option<&'static [[u32; 3]]>,
 }
 
 impl<'a> BlockRun<'a> {
@@ -231,6 +234,7 @@ impl<'a> BlockRun<'a> {
             findings: Findings::default(),
             progress: BlockProgress::default(),
             faults: Cell::new(0),
+            watched: crate::host::sched::debugger::watched(),
         }))
     }
 
@@ -321,7 +325,9 @@ impl<'a> BlockRun<'a> {
     fn reset(&self, block_linear: u64) {
         self.id.linear.set(block_linear);
         self.id.idx.set(self.launch.grid.unlinear(block_linear));
-        crate::host::sched::debugger::block_starts(self.id.idx.get());
+        if let Some(patterns) = self.watched {
+            crate::host::sched::debugger::block_starts_watched(patterns, self.id.idx.get());
+        }
         // Slots are only written when a thread waits, fails, or exits other than where the
         // block's first exit did before the first barrier; a block that wrote none (every
         // block of a barrier-free kernel) leaves nothing to reset.

@@ -91,30 +91,38 @@ struct Claim(&'static HostThread);
 
 impl Drop for Claim {
     fn drop(&mut self) {
+        // A thread-local destructor that runs later must not use the record (it may be
+        // someone else's by then).
+        let _ = MINE.try_with(|m| m.set(ptr::null()));
         self.0.block.store(ptr::null_mut(), Ordering::Relaxed);
         self.0.tid.store(0, Ordering::Release);
     }
 }
 
 thread_local! {
-    static MINE: Claim = Claim(claim());
+    /// This thread's record, null until it first enters a block (a plain thread-local: reading
+    /// it costs a load).
+    static MINE: std::cell::Cell<*const HostThread> = const { std::cell::Cell::new(ptr::null()) };
+    /// Frees the record when the thread ends.
+    static CLAIM: std::cell::RefCell<Option<Claim>> = const { std::cell::RefCell::new(None) };
 }
 
 /// The id debuggers know this OS thread by.
 fn os_tid() -> u64 {
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", not(miri)))]
     {
         // SAFETY: `gettid` takes no arguments and cannot fail.
         (unsafe { libc::syscall(libc::SYS_gettid) }) as u64
     }
-    #[cfg(target_os = "macos")]
+    #[cfg(all(target_os = "macos", not(miri)))]
     {
         let mut id = 0u64;
         // SAFETY: a null thread means the calling thread; `id` is a valid place for the result.
         unsafe { libc::pthread_threadid_np(0, &mut id) };
         id
     }
-    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    // (Under miri, which has no `gettid`, records carry no id: no debugger reads them.)
+    #[cfg(any(miri, not(any(target_os = "linux", target_os = "macos"))))]
     {
         0
     }
@@ -152,15 +160,41 @@ fn claim() -> &'static HostThread {
 /// Notes in this host thread's record that it runs `block` (null: none), for debuggers.
 #[inline(always)]
 pub(crate) fn running(block: *const BlockRun<'_>) {
-    // A thread that enters a block while its thread-locals are being destroyed is not listed.
-    let _ = MINE.try_with(|c| c.0.block.store(block.cast::<BlockRun<'static>>().cast_mut(), Ordering::Relaxed));
+    let mut mine = MINE.with(std::cell::Cell::get);
+    if mine.is_null() {
+        mine = first_claim();
+        if mine.is_null() {
+            return;
+        }
+    }
+    // SAFETY: records are leaked boxes, never freed (see `claim`).
+    unsafe { &*mine }.block.store(block.cast::<BlockRun<'static>>().cast_mut(), Ordering::Relaxed);
+}
+
+/// Claims this thread's record and arranges for it to be freed when the thread ends; null
+/// when the thread's thread-locals are being destroyed (it is then not listed).
+#[cold]
+#[inline(never)]
+fn first_claim() -> *const HostThread {
+    let r = claim();
+    match CLAIM.try_with(|c| *c.borrow_mut() = Some(Claim(r))) {
+        Ok(()) => {
+            MINE.with(|m| m.set(r));
+            r
+        }
+        Err(_) => {
+            // Give the record back at once.
+            drop(Claim(r));
+            ptr::null()
+        }
+    }
 }
 
 /// A block pattern: each component, or `u32::MAX` for any.
 type Pattern = [u32; 3];
 
 /// The patterns of `DEVICEEMU_WATCH_BLOCKS`, read once; `None` without the variable.
-fn watched() -> Option<&'static [Pattern]> {
+pub(crate) fn watched() -> Option<&'static [Pattern]> {
     static WATCHED: std::sync::OnceLock<Option<Box<[Pattern]>>> = std::sync::OnceLock::new();
     WATCHED.get_or_init(|| std::env::var("DEVICEEMU_WATCH_BLOCKS").ok().map(|v| parse_patterns(&v))).as_deref()
 }
@@ -184,17 +218,11 @@ thread_local! {
     static IN_WATCHED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// A host thread starts block `idx`: tells a debugger that watches blocks (see the module doc).
-#[inline(always)]
-pub(crate) fn block_starts(idx: crate::device::Dim3) {
-    if let Some(patterns) = watched() {
-        block_starts_watched(patterns, idx);
-    }
-}
-
+/// A host thread starts block `idx` while a debugger watches `patterns` ([`watched`]): tells
+/// the debugger when it matters (see the module doc).
 #[cold]
 #[inline(never)]
-fn block_starts_watched(patterns: &[Pattern], idx: crate::device::Dim3) {
+pub(crate) fn block_starts_watched(patterns: &[Pattern], idx: crate::device::Dim3) {
     let hit = patterns.iter().any(|p| [idx.x, idx.y, idx.z].iter().zip(p).all(|(c, w)| *w == u32::MAX || c == w));
     let was = IN_WATCHED.with(|c| c.replace(hit));
     if hit || was {

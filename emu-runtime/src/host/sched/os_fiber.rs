@@ -77,17 +77,17 @@ pub(crate) fn set_thread_name(name: &str) {
     let mut buf = [0u8; 16];
     let n = name.len().min(15);
     buf[..n].copy_from_slice(&name.as_bytes()[..n]);
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", not(miri)))]
     // SAFETY: `buf` is NUL-terminated and outlives the call; PR_SET_NAME names the calling thread.
     unsafe {
         libc::prctl(libc::PR_SET_NAME, buf.as_ptr() as libc::c_ulong, 0, 0, 0);
     }
-    #[cfg(target_os = "macos")]
+    #[cfg(all(target_os = "macos", not(miri)))]
     // SAFETY: as above; macOS names the calling thread.
     unsafe {
         libc::pthread_setname_np(buf.as_ptr().cast());
     }
-    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    #[cfg(any(miri, not(any(target_os = "linux", target_os = "macos"))))]
     let _ = buf;
 }
 
