@@ -29,14 +29,14 @@
 //! yet.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 
-pub use emu_macros::{constant, device, device_global, kernel};
+pub use emu_macros::{constant, device, device_global, kernel, DeviceCopy};
 pub use emu_runtime::device::{
     active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, dynamic_shared, grid_dim, lane_id,
     match_all_sync, match_any_sync, reduce_add_sync, reduce_and_sync, reduce_max_sync, reduce_min_sync,
     reduce_or_sync, reduce_xor_sync, shfl_down_sync, shfl_down_sync_width, shfl_sync, shfl_sync_width, shfl_up_sync,
     shfl_up_sync_width, shfl_xor_sync, shfl_xor_sync_width, sync_threads, sync_threads_and, sync_threads_count,
     sync_threads_or, sync_warp, thread_fence, thread_fence_block, thread_idx, warp_size, AtomicAdd, AtomicBitwise,
-    AnyBitPattern, AtomicCas, AtomicExch, AtomicIncDec, AtomicLoadStore, AtomicMinMax, AtomicSub, Constant, DeviceCopy, DeviceGlobal,
+    AnyBitPattern, AtomicCas, AtomicExch, AtomicIncDec, AtomicLoadStore, AtomicMinMax, AtomicSub, Constant, DeviceCopy, DeviceGlobal, DevicePtr, device_free, device_malloc,
     Dim3, Global, GlobalMut,
     Scope, Shared, Space, View, WarpReduce, WarpShuffle, FULL_MASK,
 };
@@ -56,10 +56,10 @@ pub use emu_runtime::gpu;
 pub use emu_runtime::{
     get_last_error, peek_at_last_error, quietly, set_config, with_config, Access, BlockOrder, CheckAction, Checks, Config,
     copy_from_symbol, copy_from_symbol_at, copy_to_symbol, copy_to_symbol_at, DeviceBuffer, DeviceSlice, DeviceSliceMut, KernelArg,
-    KernelArgMut, Symbol, ExecPath, Schedule,
+    KernelArgMut, Symbol, ExecPath, Schedule, Tier,
     Target, Error, Finding, KernelInfo, LaunchConfig, LaunchReport, SourceLocation,
     DefaultStream, Event, HostBuffer, Stream, STICKY_CODES, device_count, device_synchronize, get_device, set_device,
-    DeviceEvent, DeviceRuntime, DeviceStream,
+    DeviceEvent, DeviceRuntime, DeviceStream, device_heap_leaks, malloc_heap_size, set_malloc_heap_size, HeapLeak,
 };
 /// The device runtime in a kernel on the GPU (`launch!` in a kernel, device streams and
 /// events, the thread's last error), as calls of CUDA's `libcudadevrt`.
@@ -119,6 +119,7 @@ pub mod prelude {
         shfl_down_sync_width, shfl_sync, shfl_sync_width, shfl_up_sync, shfl_up_sync_width, shfl_xor_sync,
         shfl_xor_sync_width, sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, sync_warp, thread_fence,
         thread_fence_block, thread_idx, this_cluster, this_grid, warp_size, DeviceCopy, Dim3, Global, GlobalMut, Scope, Shared, WarpReduce,
+        device_free, device_malloc, DevicePtr,
         WarpShuffle, FULL_MASK,
     };
     #[cfg(not(target_arch = "nvptx64"))]
@@ -138,4 +139,12 @@ pub mod prelude {
 pub mod __private {
     pub use emu_macros::launch_impl;
     pub use emu_runtime::__private::*;
+    /// What `launch!` calls on an argument written as a name (`src/launch_arg.rs`).
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub mod launch_arg {
+        pub use crate::launch_arg::{ByCopy, ByValue, Reborrow};
+    }
 }
+
+#[cfg(not(target_arch = "nvptx64"))]
+mod launch_arg;

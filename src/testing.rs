@@ -10,10 +10,18 @@
 //! | warp size    | 32, 1 ([`Model::warp_size_32_only`] for kernels that need 32); runs with warps of 1 stay in the emulator, also under `EMU_TARGET=gpu` | `EMU_WARP_SIZE` |
 //! | schedule     | fibers, threads (threads under the first block order and seed only: it is slow) | `EMU_SCHEDULE` |
 //! | checkers     | all of them                             | `EMU_CHECK`      |
+//! | host path    | the fast form with the checkers above; then once the fast form with none, and once `verify` with none and once with each checker set | `EMU_PATH` |
+//!
+//! The fast forms (`#[kernel]`'s loop fission) run without the per-access checkers: the
+//! runs with every checker take the general path for most kernels, so the matrix adds one run of
+//! the fast form as a plain `cargo test` or `cargo run` takes it (no optional checker), and
+//! two `EMU_PATH=verify` runs, which compare the fast form with the general path
+//! ([`ExecPath::Verify`]). These extra runs take the first block order, seed, warp size and
+//! schedule.
 //!
 //! A variable that is set pins its dimension to its value (for warp size and schedule,
 //! when the test allows that value; else a note is printed), so the replay line printed on
-//! failure (`EMU_SEED=7 EMU_BLOCKS=serial EMU_WARP_SIZE=1 EMU_SCHEDULE=fibers EMU_CHECK=all
+//! failure (`EMU_SEED=7 EMU_BLOCKS=serial EMU_WARP_SIZE=1 EMU_SCHEDULE=fibers EMU_CHECK=all EMU_PATH=auto
 //! cargo test ...`) runs exactly the failing combination. Every other setting (stack size,
 //! `EMU_PRINT_LIMIT`, `EMU_CHECK_ACTION`, ...) comes from the environment as usual.
 //!
@@ -51,7 +59,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use proptest::strategy::Strategy;
 use proptest::test_runner::{Config as ProptestConfig, TestCaseError, TestError, TestRunner};
 
-use crate::{quietly, with_config, BlockOrder, Checks, Config, Schedule, Target};
+use crate::{quietly, with_config, BlockOrder, Checks, Config, ExecPath, Schedule, Target};
 
 /// Runs `f` under every default combination of settings ([`Model::new`]); see the module
 /// docs.
@@ -74,6 +82,7 @@ pub struct Model {
     warp_sizes: Vec<u32>,
     schedules: Vec<Schedule>,
     checks: Vec<Checks>,
+    paths: bool,
     cases: Option<u32>,
     persist: bool,
 }
@@ -116,6 +125,7 @@ impl Model {
             warp_sizes: vec![32, 1],
             schedules: vec![Schedule::Fibers, Schedule::Threads],
             checks: vec![Checks::all()],
+            paths: true,
             cases: None,
             persist: true,
         }
@@ -155,6 +165,12 @@ impl Model {
         self.checks = checks.to_vec();
         self
     }
+    /// Whether the matrix adds the host-path runs (the fast form without checkers, and
+    /// `EMU_PATH=verify`, see the module docs); on by default.
+    pub fn host_paths(mut self, on: bool) -> Self {
+        self.paths = on;
+        self
+    }
     /// The other settings (stack size, shared memory limit, ...) every run starts from; the
     /// matrix's dimensions are set over them. Default: [`Config::from_env`].
     pub fn base(mut self, config: Config) -> Self {
@@ -182,6 +198,7 @@ impl Model {
         let warps = pin("EMU_WARP_SIZE", env_set("EMU_WARP_SIZE").then(|| env.get_warp_size()), &self.warp_sizes);
         let schedules = pin("EMU_SCHEDULE", env_set("EMU_SCHEDULE").then(|| env.get_schedule()), &self.schedules);
         let checks = if env_set("EMU_CHECK") { vec![env.get_checks()] } else { self.checks.clone() };
+        let pinned_path = env_set("EMU_PATH").then(|| env.get_path());
         let mut out = Vec::new();
         for &schedule in &schedules {
             // One OS thread per GPU thread is slow: unless it is all that runs, threads get
@@ -192,6 +209,7 @@ impl Model {
                     for &w in &warps {
                         for &c in &checks {
                             let mut config = self.base.clone().blocks(b).warp_size(w).schedule(schedule).checks(c);
+                            config = config.path(pinned_path.unwrap_or(ExecPath::Auto));
                             // Warps of one lane are the legacy emulator's semantics: a GPU's
                             // warps have 32 lanes, so those runs stay in the emulator.
                             if w != 32 {
@@ -202,6 +220,26 @@ impl Model {
                                 None => config.no_seed(),
                             });
                         }
+                    }
+                }
+            }
+        }
+        // The host paths: the fast form unchecked, and verify without and with the checkers,
+        // under the first combination of the other dimensions.
+        if self.paths && pinned_path.is_none() {
+            if let Some(first) = out.first().cloned() {
+                // The fast form as a plain run takes it (no optional checker), then verify
+                // without checkers and with each checker set of the test (with `EMU_CHECK`
+                // set, with those only).
+                let mut extra = Vec::new();
+                if !env_set("EMU_CHECK") {
+                    extra.push(first.clone().path(ExecPath::Auto).checks(Checks::none()));
+                    extra.push(first.clone().path(ExecPath::Verify).checks(Checks::none()));
+                }
+                extra.extend(checks.iter().map(|&c| first.clone().path(ExecPath::Verify).checks(c)));
+                for e in extra {
+                    if !out.contains(&e) {
+                        out.push(e);
                     }
                 }
             }
@@ -226,7 +264,12 @@ impl Model {
         for (i, config) in configs.iter().enumerate() {
             let mut run = || with_config(config.clone(), || f(config));
             if let Err(panic) = catch_unwind(AssertUnwindSafe(|| quietly(&mut run))) {
-                eprintln!("deviceemu::testing: run {} of {} failed; again with reports on:", i + 1, configs.len());
+                eprintln!(
+                    "deviceemu::testing: run {} of {} failed ({}); again with reports on:",
+                    i + 1,
+                    configs.len(),
+                    path_words(config)
+                );
                 let _ = catch_unwind(AssertUnwindSafe(&mut run));
                 eprintln!("deviceemu::testing: replay the failing settings with\n    {}", replay_line(config));
                 resume_unwind(panic);
@@ -290,6 +333,15 @@ impl Model {
     }
 }
 
+/// Which host path a run took, for the failure message.
+fn path_words(config: &Config) -> &'static str {
+    match config.get_path() {
+        ExecPath::Auto => "the fast form where the kernel has one",
+        ExecPath::General => "the general path",
+        ExecPath::Verify => "EMU_PATH=verify: the fast form compared with the general path",
+    }
+}
+
 /// The environment variables that select `config`'s matrix dimensions, followed by the
 /// `cargo test` command for the running test, e.g. `EMU_SEED=7 EMU_BLOCKS=serial
 /// EMU_WARP_SIZE=1 EMU_SCHEDULE=fibers EMU_CHECK=all cargo test --test warps votes -- --exact`.
@@ -323,8 +375,13 @@ pub fn replay_line(config: &Config) -> String {
     if let Some(test) = std::thread::current().name().filter(|n| *n != "main") {
         cmd.push_str(&format!(" {test} -- --exact"));
     }
+    let path = match config.get_path() {
+        ExecPath::Auto => "auto",
+        ExecPath::General => "general",
+        ExecPath::Verify => "verify",
+    };
     format!(
-        "EMU_SEED={seed} EMU_BLOCKS={blocks} EMU_WARP_SIZE={} EMU_SCHEDULE={schedule} EMU_CHECK={checks} {cmd}",
+        "EMU_SEED={seed} EMU_BLOCKS={blocks} EMU_WARP_SIZE={} EMU_SCHEDULE={schedule} EMU_CHECK={checks} EMU_PATH={path} {cmd}",
         config.get_warp_size()
     )
 }

@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use deviceemu::prelude::*;
 use deviceemu::testing::strategies::{block_dim, f32_buffer, grid_dim, shape_1d, special_f32};
 use deviceemu::testing::{model, replay_line, Model};
-use deviceemu::{BlockOrder, Checks, Config, Schedule};
+use deviceemu::{BlockOrder, Checks, Config, ExecPath, Schedule};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
@@ -52,8 +52,8 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-fn key(c: &Config) -> (BlockOrder, Option<u64>, u32, Schedule, bool) {
-    (c.get_blocks(), c.get_seed(), c.get_warp_size(), c.get_schedule(), c.get_checks() == Checks::all())
+fn key(c: &Config) -> (BlockOrder, Option<u64>, u32, Schedule, bool, ExecPath) {
+    (c.get_blocks(), c.get_seed(), c.get_warp_size(), c.get_schedule(), c.get_checks() == Checks::all(), c.get_path())
 }
 
 /// The warp-size test of the children: fails under warp size 1 only.
@@ -97,23 +97,47 @@ fn the_default_matrix_covers_every_dimension() {
     let got: Vec<String> = stderr(&o).lines().filter(|l| l.starts_with("CONFIG")).map(str::to_owned).collect();
     let set: HashSet<&String> = got.iter().collect();
     assert_eq!(set.len(), got.len(), "no combination twice: {got:#?}");
-    // Fibers: 2 block orders x 3 thread orders x 2 warp sizes; threads: 2 warp sizes.
-    assert_eq!(got.len(), 14, "{got:#?}");
+    // Fibers: 2 block orders x 3 thread orders x 2 warp sizes; threads: 2 warp sizes; all with
+    // every checker, on the fast form where there is one. Then the host paths: the fast form
+    // with no checker, and verify with none and with all.
+    assert_eq!(got.len(), 17, "{got:#?}");
     for needle in ["Parallel", "Serial", "None", "Some(1)", "Some(7)", " 32,", " 1,", "Fibers", "Threads"] {
         assert!(got.iter().any(|l| l.contains(needle)), "{needle} missing from {got:#?}");
     }
-    assert!(got.iter().all(|l| l.ends_with("true)")), "every checker on: {got:#?}");
+    assert!(got[..14].iter().all(|l| l.ends_with("true, Auto)")), "every checker on: {got:#?}");
+    assert_eq!(
+        got[14..],
+        [
+            "CONFIG (Parallel, None, 32, Fibers, false, Auto)",
+            "CONFIG (Parallel, None, 32, Fibers, false, Verify)",
+            "CONFIG (Parallel, None, 32, Fibers, true, Verify)",
+        ]
+    );
 }
 
 #[test]
 fn a_set_variable_pins_its_dimension() {
     let o = child("child_configs", &[("EMU_SEED", "5"), ("EMU_BLOCKS", "serial"), ("EMU_WARP_SIZE", "1")]);
     let got: Vec<String> = stderr(&o).lines().filter(|l| l.starts_with("CONFIG")).map(str::to_owned).collect();
-    assert_eq!(got, ["CONFIG (Serial, Some(5), 1, Fibers, true)", "CONFIG (Serial, Some(5), 1, Threads, true)"]);
+    assert_eq!(
+        got,
+        [
+            "CONFIG (Serial, Some(5), 1, Fibers, true, Auto)",
+            "CONFIG (Serial, Some(5), 1, Threads, true, Auto)",
+            "CONFIG (Serial, Some(5), 1, Fibers, false, Auto)",
+            "CONFIG (Serial, Some(5), 1, Fibers, false, Verify)",
+            "CONFIG (Serial, Some(5), 1, Fibers, true, Verify)",
+        ]
+    );
     let o = child("child_configs", &[("EMU_SCHEDULE", "threads"), ("EMU_CHECK", "racecheck")]);
     let got: Vec<String> = stderr(&o).lines().filter(|l| l.starts_with("CONFIG")).map(str::to_owned).collect();
-    assert_eq!(got.len(), 12, "threads alone get the whole matrix: {got:#?}");
-    assert!(got.iter().all(|l| l.contains("Threads") && l.ends_with("false)")), "{got:#?}");
+    assert_eq!(got.len(), 13, "threads alone get the whole matrix, and one verify run: {got:#?}");
+    assert!(got.iter().all(|l| l.contains("Threads") && l.contains("false")), "{got:#?}");
+    assert!(got[12].ends_with("Verify)"), "{got:#?}");
+    let o = child("child_configs", &[("EMU_PATH", "general")]);
+    let got: Vec<String> = stderr(&o).lines().filter(|l| l.starts_with("CONFIG")).map(str::to_owned).collect();
+    assert_eq!(got.len(), 14, "a pinned path: no extra runs: {got:#?}");
+    assert!(got.iter().all(|l| l.ends_with("General)")), "{got:#?}");
 }
 
 #[test]
@@ -128,14 +152,14 @@ fn a_failure_prints_the_line_that_replays_it_and_the_line_does() {
         .trim()
         .to_owned();
     assert!(
-        line.starts_with("EMU_SEED=none EMU_BLOCKS=parallel EMU_WARP_SIZE=1 EMU_SCHEDULE=fibers EMU_CHECK=all cargo test --test model child_warp_size -- --exact"),
+        line.starts_with("EMU_SEED=none EMU_BLOCKS=parallel EMU_WARP_SIZE=1 EMU_SCHEDULE=fibers EMU_CHECK=all EMU_PATH=auto cargo test --test model child_warp_size -- --exact"),
         "{line}"
     );
     assert!(err.contains("a warp of fewer than 32 threads"), "{err}");
     // Run the printed settings: they select one combination, which fails again; the same
     // settings with warps of 32 pass.
     let vars: Vec<(&str, &str)> = line.split(' ').take_while(|w| w.starts_with("EMU_")).map(|w| w.split_once('=').unwrap()).collect();
-    assert_eq!(vars.len(), 5);
+    assert_eq!(vars.len(), 6);
     let again = child("child_warp_size", &vars);
     assert!(!again.status.success());
     assert!(stderr(&again).contains("run 1 of 1 failed"), "{}", stderr(&again));
@@ -172,7 +196,7 @@ fn model_runs_the_closure_once_per_combination_under_it() {
 fn replay_line_names_every_dimension() {
     let c = Config::default().seed(5).blocks(BlockOrder::Serial).warp_size(1).checks(Checks::all());
     let line = replay_line(&c);
-    assert!(line.starts_with("EMU_SEED=5 EMU_BLOCKS=serial EMU_WARP_SIZE=1 EMU_SCHEDULE=fibers EMU_CHECK=all cargo test"), "{line}");
+    assert!(line.starts_with("EMU_SEED=5 EMU_BLOCKS=serial EMU_WARP_SIZE=1 EMU_SCHEDULE=fibers EMU_CHECK=all EMU_PATH=auto cargo test"), "{line}");
     let c = Config::default().checks(Checks { racecheck: true, ..Checks::default() }).schedule(Schedule::Threads);
     assert!(replay_line(&c).starts_with("EMU_SEED=none EMU_BLOCKS=parallel EMU_WARP_SIZE=32 EMU_SCHEDULE=threads EMU_CHECK=memcheck,racecheck,synccheck "));
 }

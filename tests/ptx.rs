@@ -182,6 +182,62 @@ fn a_user_crate_with_a_host_only_kernel_still_gets_ptx_for_the_others() {
     }
 }
 
+/// The fixture's ported module (issue 30, items 12-14): `use crate::*` is followed to the
+/// crate root (its prelude import and `TILE`), `impl P { fn bump }` goes along with `P`, and
+/// the kernel that calls `f64::exp` is the only one left out; its PTX carries the build
+/// warning for the launch to report (801, not the driver's 500).
+#[test]
+fn a_ported_module_with_use_crate_and_methods_gets_ptx() {
+    let Some(ptx_dir) = option_env!("DEVICEEMU_PTX_DIR").map(PathBuf::from) else {
+        skipped("ptxas", "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)");
+        return;
+    };
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let fixture = root.join("tests/user_crate");
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("user-crate-ported-ptx");
+    std::fs::create_dir_all(&out).unwrap();
+    if !out.join("target").exists() {
+        std::os::unix::fs::symlink(ptx_dir.join("target"), out.join("target")).unwrap();
+    }
+    let left_out = deviceemu_build::build_with(&fixture, &root, &out, &[PathBuf::from("src/ported.rs")], false)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = left_out.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["std_exp"], "{left_out:?}");
+    let ptx_file = out.join("src_ported_rs.ptx");
+    let text = std::fs::read_to_string(&ptx_file).unwrap();
+    assert!(text.contains(".entry step(") && text.contains(".entry tile_index("), "{text}");
+    let marker = format!("{}std_exp {}", deviceemu_build::LEFT_OUT, left_out[0]);
+    assert!(text.contains(&marker), "the PTX carries the warning: {marker}");
+    if let Some(ptxas) = ptxas() {
+        let out = Command::new(&ptxas).args(["-arch=sm_90", "-o", "/dev/null"]).arg(&ptx_file).output().expect("ptxas runs");
+        assert!(out.status.success(), "ptxas rejected the PTX:\n{}", String::from_utf8_lossy(&out.stderr));
+    }
+    // A file whose every kernel is left out still gets a module (no entries), which ptxas
+    // accepts, so that each launch can say why.
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("all-left-out");
+    std::fs::create_dir_all(tmp.join("src")).unwrap();
+    std::fs::write(tmp.join("Cargo.toml"), "[package]\nname = \"all-left-out\"\nversion = \"0.0.0\"\n").unwrap();
+    std::fs::write(
+        tmp.join("src/k.rs"),
+        "use deviceemu::prelude::*;\n#[kernel] pub fn e(x: &mut [f64]) { x[0] = x[0].exp(); }\n",
+    )
+    .unwrap();
+    let out = tmp.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    if !out.join("target").exists() {
+        std::os::unix::fs::symlink(ptx_dir.join("target"), out.join("target")).unwrap();
+    }
+    let left_out = deviceemu_build::build_with(&tmp, &root, &out, &[PathBuf::from("src/k.rs")], false).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(left_out.len(), 1, "{left_out:?}");
+    let ptx_file = out.join("src_k_rs.ptx");
+    let text = std::fs::read_to_string(&ptx_file).unwrap();
+    assert!(text.contains(&format!("{}e ", deviceemu_build::LEFT_OUT)) && !text.contains(".entry"), "{text}");
+    if let Some(ptxas) = ptxas() {
+        let out = Command::new(&ptxas).args(["-arch=sm_90", "-o", "/dev/null"]).arg(&ptx_file).output().expect("ptxas runs");
+        assert!(out.status.success(), "ptxas rejected the empty module:\n{}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
 /// A kernel that calls a plain function which cannot compile for the GPU is left out with a
 /// message saying `#[device]` is needed, and the file's other kernel is built.
 #[test]

@@ -11,6 +11,10 @@ pub const TILE: usize = 16;
 #[path = "user_crate/src/kernels.rs"]
 mod kernels;
 
+#[path = "user_crate/src/ported.rs"]
+#[allow(unreachable_pub)] // pub for the fixture crate, whose root exports it
+mod ported;
+
 fn emulated<R>(f: impl FnOnce() -> R) -> R {
     // In a `gpu` build these kernels have no PTX: the fixture's own build.rs is not run here.
     deviceemu::with_config(Config::default().target(Target::Emulator), f)
@@ -40,5 +44,23 @@ fn the_fixture_kernels_run_in_the_emulator() {
         assert_eq!(y.to_vec().unwrap()[15], xs[0]);
         let mut ids = DeviceBuffer::<u32>::zeroed(8).unwrap();
         launch!(kernels::host_thread_ids<<<1, 8>>>(&mut ids)).unwrap();
+    });
+}
+
+/// The ported module (`use crate::*`, a method in an `impl` block, `f64::exp`) runs in the
+/// emulator as written.
+#[test]
+fn the_ported_kernels_run_in_the_emulator() {
+    emulated(|| {
+        let mut v = DeviceBuffer::from_slice(&[ported::P { x: 1.0, v: 2.0 }; 5]).unwrap();
+        launch!(ported::step<<<1, 32>>>(&mut v, 0.5)).unwrap();
+        assert!(v.to_vec().unwrap().iter().all(|p| *p == ported::P { x: 2.0, v: 2.0 }));
+        let mut out = DeviceBuffer::<u32>::zeroed(40).unwrap();
+        launch!(ported::tile_index<<<2, 32>>>(&mut out)).unwrap();
+        assert_eq!(out.to_vec().unwrap()[33], 2);
+        let x = DeviceBuffer::from_slice(&[0.0f64, 1.0]).unwrap();
+        let mut y = DeviceBuffer::<f64>::zeroed(2).unwrap();
+        launch!(ported::std_exp<<<1, 2>>>(&x, &mut y)).unwrap();
+        assert_eq!(y.to_vec().unwrap(), [1.0, 1f64.exp()]);
     });
 }

@@ -114,22 +114,39 @@ fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
             ::core::result::Result::<(), #krate::Error>::Ok(())
         }});
     }
+    let args: Vec<TokenStream> = args.iter().map(|a| host_arg(a)).collect();
     let args = args.iter();
+    let uses = quote!(#[allow(unused_imports)] use #krate::__private::launch_arg::{ByCopy as _, ByValue as _, Reborrow as _};);
     if let Some(stream) = stream {
-        return Ok(quote! {
+        return Ok(quote! {{
+            #uses
             #kernel::__launch_on(
                 #stream,
                 #krate::__private::LaunchConfig::new(#grid, #block, #shared),
                 #(#args),*
             )
-        });
+        }});
     }
-    Ok(quote! {
+    Ok(quote! {{
+        #uses
         #kernel::__launch(
             #krate::__private::LaunchConfig::new(#grid, #block, #shared),
             #(#args),*
         )
-    })
+    }})
+}
+
+/// A host launch's argument: one written as a name or a field (`d_data`, `s.buf`) goes
+/// through `__emu_arg()` (the facade's `launch_arg`), which reborrows a `&mut DeviceBuffer`
+/// instead of moving it into the launcher's generic parameter, so that the same variable can
+/// be passed again (a launch in a loop, as CUDA passes a pointer); other expressions as
+/// written.
+fn host_arg(a: &Expr) -> TokenStream {
+    match a {
+        Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => quote!(#a.__emu_arg()),
+        Expr::Field(_) => quote!((#a).__emu_arg()),
+        _ => quote!(#a),
+    }
 }
 
 /// The buffer an argument passes, and whether writably: `&b` / `&mut b`, `b.slice(..)` /

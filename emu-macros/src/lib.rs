@@ -23,6 +23,7 @@
 
 use proc_macro::TokenStream;
 
+mod derive;
 mod emit;
 mod fission;
 mod host_body;
@@ -35,6 +36,15 @@ mod symbol;
 #[cfg(test)]
 mod snapshots;
 mod validate;
+
+/// `#[derive(DeviceCopy)]` for a `#[repr(C)]` struct: implements `DeviceCopy` after checking
+/// at compile time that every field is `DeviceCopy` and that the layout has no padding (a
+/// CUDA struct's padding is written as a field, `_pad: [u8; 3]`); the error names the fields
+/// around the gap.
+#[proc_macro_derive(DeviceCopy)]
+pub fn derive_device_copy(item: TokenStream) -> TokenStream {
+    derive::expand(item.into()).into()
+}
 
 /// Marks a function as a kernel, launched with `launch!(name<<<grid, block>>>(args))`.
 ///

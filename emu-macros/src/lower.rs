@@ -93,7 +93,7 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
     };
     let state_machine = crate::host_body::host_body(&mut host_block, &ctx, item.sig.unsafety.is_none()) > 0;
     // Loops yield to the block's other threads and answer the watchdog (`progress.rs`).
-    crate::progress::instrument_loops(&mut host_block, state_machine);
+    crate::progress::instrument_loops(&mut host_block, state_machine, &scalars(&params));
     let role = Role::Kernel(Kernel { attr, docs, host_block, state_machine, ctx, fission });
     Lowered { item, params, errors, role }
 }
@@ -112,10 +112,16 @@ pub(crate) fn device(mut item: ItemFn, params: Vec<Param>) -> Lowered {
     // Loops yield to the block's other threads and answer the watchdog (`progress.rs`); a
     // `const fn` cannot call the runtime.
     if item.sig.constness.is_none() {
-        crate::progress::instrument_loops(&mut item.block, false);
+        crate::progress::instrument_loops(&mut item.block, false, &scalars(&params));
     }
     let role = Role::Device(Device { calls_barrier: finder.found, accesses });
     Lowered { item, params, errors, role }
+}
+
+/// The immutable scalar parameters: loops bounded by them need no progress point
+/// (`progress.rs`).
+fn scalars(params: &[Param]) -> Vec<String> {
+    params.iter().filter(|p| !p.mutable && matches!(p.kind, ParamKind::Scalar)).map(|p| p.name.to_string()).collect()
 }
 
 /// A helper's `&[T]` / `&mut [T]` parameter types (in tuples too) become the views a kernel

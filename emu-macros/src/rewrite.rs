@@ -256,6 +256,9 @@ impl Rewriter {
             Expr::MethodCall(m) if (m.method == "row" || m.method == "cast") && self.shape_of(&m.receiver) == Shape::View => {
                 Shape::View
             }
+            // `cluster.map_shared_rank(&tile, rank)`: the same array in another block of the
+            // cluster (distributed shared memory).
+            Expr::MethodCall(m) if m.method == "map_shared_rank" && m.args.len() == 2 => Shape::View,
             // `HITS.view()`: a `#[device_global]` static (an upper-case path).
             Expr::MethodCall(m) if m.method == "view" && m.args.is_empty() && is_static_path(&m.receiver) => Shape::View,
             Expr::Paren(p) => self.shape_of(&p.expr),
@@ -318,6 +321,72 @@ impl Rewriter {
             Expr::Field(_) | Expr::MethodCall(_) | Expr::Call(_) => false,
             _ => false,
         }
+    }
+
+    /// Whether `e` is a place inside an element of a view, below the element itself: a field,
+    /// a tuple field or an element of an array field of `v[i]` (`v[i].a.b`, `v[i].0`,
+    /// `v[i].m[k]`), at any depth.
+    fn is_part_place(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Paren(p) => self.is_part_place(&p.expr),
+            Expr::Group(g) => self.is_part_place(&g.expr),
+            Expr::Field(f) => self.is_elem_place(&f.base),
+            Expr::Index(ix) => !self.is_view_place(e) && self.is_part_place(&ix.expr),
+            _ => false,
+        }
+    }
+
+    /// Whether `e` is an element of a view (`v[i]`, `t[r][c]`) or a place inside one.
+    fn is_elem_place(&self, e: &Expr) -> bool {
+        self.is_view_place(e) || self.is_part_place(e)
+    }
+
+    /// For a place `e` in an element of a view (see [`Self::is_elem_place`]): the view, the
+    /// element's index, and the projection from the element (`__emu_e`, a `&mut T`) to the
+    /// part, all rewritten; inner indices go through `Index::to_index`, so that a part's
+    /// arrays take every integer type as views do.
+    fn split_part(&mut self, e: &mut Expr) -> (TokenStream, TokenStream, TokenStream) {
+        let mut root = None;
+        let proj = self.projection(e, &mut root);
+        let (view, index) = root.expect("a part place has an element at its root");
+        (view, index, proj)
+    }
+
+    fn projection(&mut self, e: &mut Expr, root: &mut Option<(TokenStream, TokenStream)>) -> TokenStream {
+        if self.is_view_place(e) {
+            *root = Some(self.split_place(e));
+            let elem = part_elem();
+            return quote!((*#elem));
+        }
+        match e {
+            Expr::Paren(p) => {
+                let inner = self.projection(&mut p.expr, root);
+                quote!((#inner))
+            }
+            Expr::Group(g) => self.projection(&mut g.expr, root),
+            Expr::Field(f) => {
+                let base = self.projection(&mut f.base, root);
+                let member = &f.member;
+                let dot = &f.dot_token;
+                quote!(#base #dot #member)
+            }
+            Expr::Index(ix) => {
+                let base = self.projection(&mut ix.expr, root);
+                self.visit_expr_mut(&mut ix.index);
+                let index = &ix.index;
+                let r = rt(index.span());
+                quote_spanned!(ix.bracket_token.span.join()=> #base[#r::Index::to_index(#index)])
+            }
+            _ => unreachable!("projection is only called on places in elements"),
+        }
+    }
+
+    /// `part(&view, index, |__emu_e| &mut projection)` for a place in an element.
+    fn part_of(&mut self, e: &mut Expr, span: Span) -> TokenStream {
+        let (view, index, proj) = self.split_part(e);
+        let r = rt(span);
+        let elem = part_elem();
+        quote_spanned!(span=> #r::part(&#view, #index, |#elem| &mut #proj))
     }
 
     /// For a view place `base[i]`, returns the view expression (with `row` calls for inner
@@ -583,6 +652,226 @@ impl Rewriter {
     }
 }
 
+/// The local a part's projection closure takes: the element, as a `&mut T`.
+fn part_elem() -> syn::Ident {
+    syn::Ident::new("__emu_e", Span::mixed_site())
+}
+
+/// Methods of the primitive numbers that take `self` by value, which a call on an element
+/// (`x[i].sqrt()`) reads as a copy of it: `val(load(..)).sqrt()`. `val` only derefs, so a
+/// user's method of one of these names that takes `&mut self` is a compile error, never a
+/// write to a copy that is thrown away; every other method call on an element goes through a
+/// [`PartMut`](::deviceemu::__private::PartMut), which writes the element back when the method
+/// borrowed it mutably.
+const BY_VALUE_METHODS: [&str; 44] = [
+    "abs", "sqrt", "cbrt", "mul_add", "exp", "exp2", "exp_m1", "ln", "ln_1p", "log", "log2", "log10", "sin", "cos", "tan",
+    "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "floor", "ceil", "round", "trunc", "fract", "signum",
+    "powi", "powf", "recip", "hypot", "min", "max", "clamp", "copysign", "to_bits", "is_nan", "is_finite",
+    "count_ones", "leading_zeros", "trailing_zeros", "pow", "rem_euclid",
+];
+
+/// The rewriting of places inside elements (`v[i].x`, `v[i].m[k]`), method calls on elements,
+/// and `&mut` borrows of elements passed to functions (`device/part.rs`).
+impl Rewriter {
+    /// `v[i].a.b` (read) → `part(&v, i, |e| &mut e.a.b).load(checked)`.
+    fn rewrite_part_load(&mut self, e: &mut Expr) {
+        let span = e.span();
+        let part = self.part_of(e, span);
+        let c = checked();
+        let call = self.pinned(span, quote_spanned!(span=> #part.load(#c)));
+        *e = syn::parse_quote_spanned!(span=> #call);
+        self.changed = true;
+        self.accessed = true;
+    }
+
+    /// `v[i].a.b = value` → `{ let x = value; part(..).store(checked, x) }`.
+    fn rewrite_part_store(&mut self, e: &mut Expr) {
+        let Expr::Assign(a) = e else { return };
+        self.visit_expr_mut(&mut a.right);
+        let span = a.left.span();
+        self.row_write = true;
+        let part = self.part_of(&mut a.left, span);
+        self.row_write = false;
+        let value = &a.right;
+        let v = syn::Ident::new("__emu_value", Span::mixed_site());
+        let c = checked();
+        let call = self.pinned(span, quote_spanned!(span=> #part.store(#c, #v)));
+        *e = syn::parse_quote_spanned!(span=> { let #v = #value; #call });
+        self.changed = true;
+        self.accessed = true;
+    }
+
+    /// `v[i].a.b op= value` → the part read, `op=` and written back, each operand evaluated
+    /// once.
+    fn rewrite_part_compound(&mut self, e: &mut Expr) {
+        let Expr::Binary(b) = e else { return };
+        self.visit_expr_mut(&mut b.right);
+        let span = b.left.span();
+        self.row_write = true;
+        let part = self.part_of(&mut b.left, span);
+        self.row_write = false;
+        let (value, op) = (&b.right, &b.op);
+        let (v, p, old) = (
+            syn::Ident::new("__emu_value", Span::mixed_site()),
+            syn::Ident::new("__emu_part", Span::mixed_site()),
+            syn::Ident::new("__emu_old", Span::mixed_site()),
+        );
+        let c = checked();
+        let part = self.pinned(span, part);
+        let load = self.pinned(span, quote_spanned!(span=> #p.load(#c)));
+        let store = self.pinned(span, quote_spanned!(span=> #p.store(#c, #old)));
+        *e = syn::parse_quote_spanned!(span=> {
+            let #v = #value;
+            let #p = #part;
+            let mut #old = #load;
+            #old #op #v;
+            #store
+        });
+        self.changed = true;
+        self.accessed = true;
+    }
+
+    /// A method call on an element or a part of one. Atomic and volatile methods on a row of
+    /// an array of arrays (`t[r].atomic_add(c, 1)`) are the row view's. The primitive numbers'
+    /// by-value methods read a copy ([`BY_VALUE_METHODS`]). Any other method gets the part
+    /// through a `PartMut`, written back after the call if the method borrowed it mutably:
+    /// `{ let mut g = part(..).guard(checked, true); let r = (*g).m(args); PartMut::finish(g); r }`.
+    fn rewrite_method_on_place(&mut self, e: &mut Expr) {
+        let Expr::MethodCall(m) = e else { return };
+        let name = m.method.to_string();
+        let span = m.receiver.span();
+        let r = rt(span);
+        if (name.starts_with("atomic_") || name.starts_with("volatile_")) && self.is_view_place(&m.receiver) {
+            let (view, index) = self.split_place(&mut m.receiver);
+            *m.receiver = syn::parse_quote_spanned!(span=> #r::row(&#view, #index));
+            for a in m.args.iter_mut() {
+                self.visit_expr_mut(a);
+            }
+            self.changed = true;
+            return;
+        }
+        if BY_VALUE_METHODS.contains(&name.as_str()) {
+            self.visit_expr_mut(&mut m.receiver);
+            let recv = &m.receiver;
+            *m.receiver = syn::parse_quote_spanned!(span=> #r::val(#recv));
+            for a in m.args.iter_mut() {
+                self.visit_expr_mut(a);
+            }
+            self.changed = true;
+            return;
+        }
+        let part = self.part_of(&mut m.receiver, span);
+        let g = syn::Ident::new("__emu_guard", Span::mixed_site().located_at(span));
+        *m.receiver = syn::parse_quote_spanned!(span=> (*#g));
+        let c = checked();
+        let guard = self.pinned(span, quote_spanned!(span=> #part.guard(#c, true)));
+        let finish = self.pinned(span, quote_spanned!(span=> #r::PartMut::finish(#g)));
+        // The arguments (and their own `&mut` borrows of elements) are rewritten inside.
+        let mut call = Expr::MethodCall(m.clone());
+        self.visit_expr_mut(&mut call);
+        let ret = syn::Ident::new("__emu_ret", Span::mixed_site());
+        *e = syn::parse_quote_spanned!(span=> {
+            #[allow(unused_mut)]
+            let mut #g = #guard;
+            let #ret = #call;
+            #finish;
+            #ret
+        });
+        self.changed = true;
+        self.accessed = true;
+    }
+
+    /// Whether `a` is `&mut` of an element or of a part of one.
+    fn is_mut_borrow_of_place(&self, a: &Expr) -> bool {
+        matches!(a, Expr::Reference(r) if r.mutability.is_some() && self.is_elem_place(&r.expr))
+    }
+
+    /// A call (of a function or a method) with `&mut` borrows of elements among its arguments
+    /// (`swap(&mut v[i], &mut v[j])`, `bump(&mut v[i].a)`): each is a `PartMut` made before the
+    /// call and written back after it, so that what the callee writes through the reference
+    /// reaches memory, as on a GPU. `e`'s other parts are rewritten as usual.
+    fn rewrite_mut_args(&mut self, e: &mut Expr) {
+        let span = e.span();
+        let args = match e {
+            Expr::Call(c) => &mut c.args,
+            Expr::MethodCall(m) => &mut m.args,
+            _ => return,
+        };
+        let mut guards = Vec::new();
+        let indices: Vec<usize> = args.iter().enumerate().filter(|(_, a)| self.is_mut_borrow_of_place(a)).map(|(k, _)| k).collect();
+        for k in indices {
+            let arg = args.iter_mut().nth(k).expect("an argument");
+            let Expr::Reference(rf) = arg else { continue };
+            let aspan = rf.span();
+            let part = self.part_of(&mut rf.expr, aspan);
+            let g = quote::format_ident!("__emu_arg{}", guards.len(), span = Span::mixed_site().located_at(aspan));
+            let c = checked();
+            // The callee may only write: its read of the copy is not a read of memory that
+            // initcheck or racecheck should see.
+            let guard = self.pinned(aspan, quote_spanned!(aspan=> #part.guard(#c, false)));
+            *arg = syn::parse_quote_spanned!(aspan=> &mut *#g);
+            guards.push((g, guard, aspan));
+        }
+        // The call itself, its receiver and other arguments included.
+        match &mut *e {
+            Expr::Call(c) => self.visit_call(c),
+            Expr::MethodCall(m) if self.is_elem_place(&m.receiver) => self.rewrite_method_on_place(e),
+            other => visit_mut::visit_expr_mut(self, other),
+        }
+        let call = &*e;
+        let ret = syn::Ident::new("__emu_ret", Span::mixed_site());
+        let lets = guards.iter().map(|(g, guard, aspan)| quote_spanned!(*aspan=> let mut #g = #guard;));
+        let finishes = guards.iter().map(|(g, _, aspan)| {
+            let r = rt(*aspan);
+            self.pinned(*aspan, quote_spanned!(*aspan=> #r::PartMut::finish(#g)))
+        });
+        *e = syn::parse_quote_spanned!(span=> {
+            #(#lets)*
+            let #ret = #call;
+            #(#finishes;)*
+            #ret
+        });
+        self.changed = true;
+        self.accessed = true;
+    }
+
+    /// A call's arguments: a view passed to a function goes through `pass`, which is the view
+    /// itself where the parameter is a view (a `#[device]` helper's) and, where it is
+    /// something else (a plain helper's `&[T]`), an error saying to add `#[device]`.
+    fn visit_call(&mut self, c: &mut syn::ExprCall) {
+        if passes_views(c) && !self.calls_a_local(c) {
+            for arg in c.args.iter_mut() {
+                if self.shape_of(arg) == Shape::View {
+                    let span = arg.span();
+                    let r = rt(span);
+                    *arg = syn::parse_quote_spanned!(span=> #r::pass(#arg));
+                }
+            }
+        }
+        visit_mut::visit_expr_call_mut(self, c);
+    }
+
+    /// `&mut v[i]` anywhere but as an argument of a call: a reference into device memory kept
+    /// past one call cannot write through. An error that says what to write instead, and an
+    /// expression of the same type (a reference to a copy), so that no second error follows.
+    fn refuse_mut_borrow(&mut self, e: &mut Expr) {
+        let Expr::Reference(rf) = e else { return };
+        self.errors.push(syn::Error::new_spanned(
+            &*rf,
+            "a `&mut` reference into device memory can only be passed straight to a function or method \
+             (`f(&mut v[i])`, `v[i].bump()`), which writes the element back when the call returns; \
+             to change an element over several statements, copy it, change the copy and store it \
+             (`let mut e = v[i]; e.x += 1.0; v[i] = e;`), or write its fields in place (`v[i].x += 1.0`)",
+        ));
+        let span = rf.span();
+        let part = self.part_of(&mut rf.expr, span);
+        let c = checked();
+        *e = syn::parse_quote_spanned!(span=> &mut #part.load(#c));
+        self.changed = true;
+        self.accessed = true;
+    }
+}
+
 /// Writes to statics.
 impl Rewriter {
     /// The static a place is rooted in (`SCALE` of `SCALE[i]`, `P` of `P.x`), when it names
@@ -659,25 +948,14 @@ impl VisitMut for Rewriter {
             Expr::Assign(a) if self.is_view_place(&a.left) => self.rewrite_store(e),
             Expr::Binary(b) if compound_op(&b.op) && self.is_view_place(&b.left) => self.rewrite_compound(e),
             Expr::Index(_) if self.is_view_place(e) => self.rewrite_load(e),
-            Expr::Reference(r) if r.mutability.is_some() && self.is_view_place(&r.expr) => {
-                self.errors.push(syn::Error::new_spanned(
-                    &*r,
-                    "cannot borrow an element of device memory mutably: assign it instead (`v[i] = x`, `v[i] += x`)",
-                ));
-            }
-            Expr::Call(c) if passes_views(c) && !self.calls_a_local(c) => {
-                // A view passed to a function goes through `pass`, which is the view itself
-                // where the parameter is a view (a `#[device]` helper's) and, where it is
-                // something else (a plain helper's `&[T]`), an error saying to add `#[device]`.
-                for arg in c.args.iter_mut() {
-                    if self.shape_of(arg) == Shape::View {
-                        let span = arg.span();
-                        let r = rt(span);
-                        *arg = syn::parse_quote_spanned!(span=> #r::pass(#arg));
-                    }
-                }
-                visit_mut::visit_expr_call_mut(self, c);
-            }
+            Expr::Assign(a) if self.is_part_place(&a.left) => self.rewrite_part_store(e),
+            Expr::Binary(b) if compound_op(&b.op) && self.is_part_place(&b.left) => self.rewrite_part_compound(e),
+            Expr::Field(_) | Expr::Index(_) if self.is_part_place(e) => self.rewrite_part_load(e),
+            Expr::Call(c) if c.args.iter().any(|a| self.is_mut_borrow_of_place(a)) => self.rewrite_mut_args(e),
+            Expr::MethodCall(m) if m.args.iter().any(|a| self.is_mut_borrow_of_place(a)) => self.rewrite_mut_args(e),
+            Expr::MethodCall(m) if self.is_elem_place(&m.receiver) => self.rewrite_method_on_place(e),
+            Expr::Reference(r) if r.mutability.is_some() && self.is_elem_place(&r.expr) => self.refuse_mut_borrow(e),
+            Expr::Call(c) => self.visit_call(c),
             Expr::Closure(c) => {
                 self.closure_depth += 1;
                 self.with_scope(|s| {

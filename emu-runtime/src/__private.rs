@@ -8,6 +8,7 @@ pub use crate::device::backend::{
 #[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::check::memcheck::{MetaPtr, ViewMeta};
 pub use crate::device::backend::BarrierOp;
+pub use crate::device::part::{part, part_offset, val, FinishKind, Part, PartMut, Val};
 pub use crate::device::{Constant, DeviceCopy, DeviceGlobal, Dim3, Global, GlobalMut, Shared, SymbolDef, View, ViewKind, Writable};
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -19,6 +20,7 @@ pub use crate::host::{
     config::Checks,
     mem::shared_mem::SharedSite,
     sched::regions::{announce_general, last_path, last_proved, last_vectorised, launch_lanes, launch_regions, launch_regions_warps, Exchange, LaneCursor, Lanes, Regions, Turn},
+    sched::verify::{inject_fast_path_fault, Written},
 
 };
 #[cfg(not(target_arch = "nvptx64"))]
@@ -147,61 +149,84 @@ macro_rules! bound_impls {
 #[cfg(not(target_arch = "nvptx64"))]
 bound_impls!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
 
-/// `v[i]` in a lane loop whose indices the launch proved in bounds for the whole block
-/// (`emu-macros/src/fission/`): the relaxed atomic load `load` makes, without its check, so a
-/// racy kernel is still no undefined behaviour.
+/// `v[i]` in a region or lane loop whose indices the launch proved in bounds
+/// (`emu-macros/src/fission/`): the relaxed atomic load `load` makes, so a racy kernel is
+/// still no undefined behaviour.
 ///
-/// # Safety
-///
-/// `i < v.len()`.
+/// The proof is not trusted: the index is checked here too, in every build, and a view of
+/// shared memory kept past its block is refused (`host/mem/stamp.rs`). Where the proof holds
+/// the check is one well-predicted comparison, which the compiler drops where it can see the
+/// proof's bound; where it does not (a bug in the proof), the access takes the checked path,
+/// which reports the index as the general path would.
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
-pub unsafe fn load_in_bounds<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, i: usize) -> T {
-    debug_assert!(i < v.len());
-    // SAFETY: `i < len` (the caller's contract), and a view's pointer is valid for `len`
-    // elements while it is in use (the invariant of `View::from_raw_parts`).
+#[track_caller]
+pub fn load_in_bounds<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, i: usize) -> T {
+    if i >= v.len() || !v.is_live() {
+        return unproved_load(v, i);
+    }
+    // SAFETY: `i < len` (checked above), and a live view's pointer is valid for `len` elements
+    // (the invariant of `View::from_raw_parts`).
     unsafe { crate::host::mem::memory::load_relaxed(v.raw_ptr().add(i)) }
 }
 
-/// `v[i] = value` in a lane loop whose indices were proved in bounds (see [`load_in_bounds`]).
-///
-/// # Safety
-///
-/// `i < v.len()`.
+/// `v[i] = value` in a region or lane loop whose indices were proved in bounds (checked
+/// here too, see [`load_in_bounds`]).
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
-pub unsafe fn store_in_bounds<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usize, value: T) {
-    debug_assert!(i < v.len());
+#[track_caller]
+pub fn store_in_bounds<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usize, value: T) {
+    if i >= v.len() || !v.is_live() {
+        return unproved_store(v, i, value);
+    }
     // SAFETY: as in `load_in_bounds`; `K: Writable` views point into writable memory.
     unsafe { crate::host::mem::memory::store_relaxed(v.raw_ptr().add(i), value) }
 }
 
-/// `t[r][c]` in a region whose indices were proved in bounds (`fission/ranges.rs`).
-///
-/// # Safety
-///
-/// `r < t.len()` and `c < N`.
+/// `t[r][c]` in a region whose indices were proved in bounds (`fission/ranges.rs`; checked
+/// here too, see [`load_in_bounds`]).
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
-pub unsafe fn load_row_in_bounds<T: DeviceCopy, const N: usize, K: ViewKind>(t: &View<[T; N], K>, r: usize, c: usize) -> T {
-    debug_assert!(r < t.len() && c < N);
-    // SAFETY: row `r` is inside the view and element `c` inside the row (the caller's
-    // contract); the rows are `[T; N]`, laid out as `N` consecutive `T`s.
+#[track_caller]
+pub fn load_row_in_bounds<T: DeviceCopy, const N: usize, K: ViewKind>(t: &View<[T; N], K>, r: usize, c: usize) -> T {
+    if r >= t.len() || c >= N || !t.is_live() {
+        return unproved_load(&t.row(r), c);
+    }
+    // SAFETY: row `r` is inside the view and element `c` inside the row (checked above); the
+    // rows are `[T; N]`, laid out as `N` consecutive `T`s.
     unsafe { crate::host::mem::memory::load_relaxed(t.raw_ptr().add(r).cast::<T>().add(c)) }
 }
 
-/// `t[r][c] = value` in a region whose indices were proved in bounds (see
-/// [`load_row_in_bounds`]).
-///
-/// # Safety
-///
-/// `r < t.len()` and `c < N`.
+/// `t[r][c] = value` in a region whose indices were proved in bounds (checked here too, see
+/// [`load_in_bounds`]).
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
-pub unsafe fn store_row_in_bounds<T: DeviceCopy, const N: usize, K: Writable>(t: &View<[T; N], K>, r: usize, c: usize, value: T) {
-    debug_assert!(r < t.len() && c < N);
+#[track_caller]
+pub fn store_row_in_bounds<T: DeviceCopy, const N: usize, K: Writable>(t: &View<[T; N], K>, r: usize, c: usize, value: T) {
+    if r >= t.len() || c >= N || !t.is_live() {
+        return unproved_store(&t.row_for(r, crate::device::backend::AccessKind::Write), c, value);
+    }
     // SAFETY: as in `load_row_in_bounds`; `K: Writable` views point into writable memory.
     unsafe { crate::host::mem::memory::store_relaxed(t.raw_ptr().add(r).cast::<T>().add(c), value) }
+}
+
+/// A proved access whose index or view failed the check: the checked access, which reports
+/// it (kept out of line, so the proved path stays small enough to inline).
+#[cfg(not(target_arch = "nvptx64"))]
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn unproved_load<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, i: usize) -> T {
+    v.load(i)
+}
+
+/// See [`unproved_load`].
+#[cfg(not(target_arch = "nvptx64"))]
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn unproved_store<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usize, value: T) {
+    v.store(i, value)
 }
 
 /// The length of a row of `t` (`N`), for a region's proof.
@@ -260,6 +285,23 @@ pub fn view_aligned<T, K: ViewKind>(v: &View<T, K>) -> bool {
     v.is_aligned()
 }
 
+/// The bits of the fast-path tiers a region form's guards ask `Regions::tier` about
+/// (`EMU_TIERS_OFF`).
+#[cfg(not(target_arch = "nvptx64"))]
+pub const TIER_HOISTED: u32 = crate::host::config::Tier::Hoisted.bit();
+/// See [`TIER_HOISTED`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub const TIER_VECTOR: u32 = crate::host::config::Tier::Vector.bit();
+/// See [`TIER_HOISTED`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub const TIER_RANGES: u32 = crate::host::config::Tier::Ranges.bit();
+/// See [`TIER_HOISTED`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub const TIER_TURN: u32 = crate::host::config::Tier::Turn.bit();
+/// See [`TIER_HOISTED`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub const TIER_INTERLEAVE: u32 = crate::host::config::Tier::Interleave.bit();
+
 /// The fewest threads a vectorised barrier region stages (`fission/vector.rs`): below it the
 /// staging copies cost more than running the threads one by one.
 #[cfg(not(target_arch = "nvptx64"))]
@@ -310,10 +352,12 @@ impl<T: DeviceCopy, const C: usize> LaneBuf<T, C> {
     ///
     /// # Safety
     ///
-    /// `k < C`, and element `k` was loaded ([`lane_load`]) or set since the buffer was made.
+    /// Element `k` was loaded ([`lane_load`]) or set since the buffer was made (`k < C` is
+    /// checked). This is not a proof about values but the shape of the code `#[kernel]` emits:
+    /// a chunk loads every view it reads before its lanes run.
     #[inline(always)]
     pub unsafe fn get(&self, k: usize) -> T {
-        debug_assert!(k < C);
+        assert!(k < C);
         // SAFETY: `k < C` is inside the array, and initialised (the caller's contract).
         unsafe { self.ptr().add(k).read() }
     }
@@ -331,30 +375,61 @@ impl<T: DeviceCopy, const C: usize> LaneBuf<T, C> {
 /// vectorised lane loop (see
 /// [`copy_from_device`](crate::host::mem::memory) for why it keeps racy kernels defined).
 ///
-/// # Safety
-///
-/// `start + m <= v.len()` and `m <= C`.
+/// The range is the lane loop's proof, checked here in every build: a range outside the view
+/// (a bug in the proof) panics, and a view of shared memory kept past its block is refused.
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
-pub unsafe fn lane_load<T: DeviceCopy, K: ViewKind, const C: usize>(v: &View<T, K>, start: usize, b: &mut LaneBuf<T, C>, m: usize) {
-    debug_assert!(m <= C && start + m <= v.len());
-    // SAFETY: `[start, start + m)` lies inside the view (the caller's contract), whose pointer
-    // is valid for `len` elements while it is in use; `m <= C` elements fit the buffer.
+#[track_caller]
+pub fn lane_load<T: DeviceCopy, K: ViewKind, const C: usize>(v: &View<T, K>, start: usize, b: &mut LaneBuf<T, C>, m: usize) {
+    lane_range(v, start, m, C);
+    // SAFETY: `[start, start + m)` lies inside the live view (checked above), whose pointer is
+    // valid for `len` elements; `m <= C` elements fit the buffer.
     unsafe { crate::host::mem::memory::copy_from_device(v.raw_ptr().add(start), b.ptr_mut(), m) };
 }
 
-/// Writes a chunk's elements back: `v[start + k] = b.get(k)` for `k < m`.
+/// Writes a chunk's elements back: `v[start + k] = b.get(k)` for `k < m` (the range checked
+/// as in [`lane_load`]).
 ///
 /// # Safety
 ///
-/// As [`lane_load`], and the first `m` elements of `b` were loaded or set.
+/// The first `m` elements of `b` were loaded or set (see [`LaneBuf::get`]).
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
+#[track_caller]
 pub unsafe fn lane_store<T: DeviceCopy, K: Writable, const C: usize>(v: &View<T, K>, start: usize, b: &LaneBuf<T, C>, m: usize) {
-    debug_assert!(m <= C && start + m <= v.len());
+    lane_range(v, start, m, C);
     // SAFETY: as in `lane_load`; `K: Writable` views point into writable memory; the elements
     // read are initialised (the caller's contract).
     unsafe { crate::host::mem::memory::copy_to_device(v.raw_ptr().add(start), b.ptr(), m) };
+}
+
+/// The check of a chunk's range: `m <= cap` elements from `start`, inside a live view.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+fn lane_range<T, K: ViewKind>(v: &View<T, K>, start: usize, m: usize, cap: usize) {
+    if m > cap || start.checked_add(m).is_none_or(|end| end > v.len()) || !v.is_live() {
+        proof_failed(v, start, m);
+    }
+}
+
+/// A fast path's range is not inside its view: a view kept past its block (reported as the
+/// general path reports it, by a checked access of the range's first element), or a bug in the
+/// proof (a panic, which the launch reports at the kernel's line).
+#[cfg(not(target_arch = "nvptx64"))]
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn proof_failed<T, K: ViewKind>(v: &View<T, K>, start: usize, m: usize) -> ! {
+    if !v.is_live() {
+        let _ = crate::device::backend::check_index(v, start, core::mem::size_of::<T>(), crate::device::backend::AccessKind::Read);
+    }
+    panic!(
+        "deviceemu: a fast path's proof failed: elements {start}..{} of a view of {} (a bug in deviceemu; \
+         EMU_PATH=general runs the kernel without it)",
+        start.saturating_add(m),
+        v.len()
+    )
 }
 
 /// A private copy of a shared array, taken when an interleaved region starts
@@ -383,7 +458,8 @@ impl<T: DeviceCopy> Snapshot<T> {
     /// a view; the region's proof, which checks alignment, never takes a copy of one).
     #[inline(always)]
     pub fn of<K: ViewKind>(v: &View<T, K>) -> Self {
-        let n = if v.is_aligned() { v.len() } else { 0 };
+        // A view kept past its block copies nothing (its region's checked accesses report it).
+        let n = if v.is_aligned() && v.is_live() { v.len() } else { 0 };
         let mut vals = Vec::with_capacity(n);
         // SAFETY: the view's pointer is valid for `len` elements while it is in use, aligned
         // (checked above), and written concurrently only by relaxed accesses, copies and
@@ -409,31 +485,20 @@ impl<T: DeviceCopy> Snapshot<T> {
         self.vals.is_empty()
     }
 
-    /// Element `i` of the copy.
-    ///
-    /// # Safety
-    ///
-    /// `i < self.len()`.
+    /// Element `i` of the copy (checked: a bad index is a bug in the region's proof, and
+    /// panics).
     #[inline(always)]
-    pub unsafe fn load(&self, i: usize) -> T {
-        debug_assert!(i < self.vals.len());
-        // SAFETY: `i < len` (the caller's contract).
-        unsafe { *self.vals.get_unchecked(i) }
+    pub fn load(&self, i: usize) -> T {
+        self.vals[i]
     }
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
 impl<T: DeviceCopy, const N: usize> Snapshot<[T; N]> {
-    /// Element `c` of row `r` of the copy.
-    ///
-    /// # Safety
-    ///
-    /// `r < self.len()` and `c < N`.
+    /// Element `c` of row `r` of the copy (checked, as [`Snapshot::load`]).
     #[inline(always)]
-    pub unsafe fn load_row(&self, r: usize, c: usize) -> T {
-        debug_assert!(r < self.vals.len() && c < N);
-        // SAFETY: `r < len` and `c < N` (the caller's contract).
-        unsafe { *self.vals.get_unchecked(r).get_unchecked(c) }
+    pub fn load_row(&self, r: usize, c: usize) -> T {
+        self.vals[r][c]
     }
 }
 
@@ -1074,3 +1139,83 @@ pub trait WriteToStatic {
     fn __emu_write_to(&self) {}
 }
 impl<T: ?Sized> WriteToStatic for T {}
+
+#[cfg(all(test, not(target_arch = "nvptx64")))]
+mod tests {
+    //! The fast paths' accessors do not trust the proofs that chose them: an index outside the
+    //! view is caught in every build (these tests also run in release builds), never a raw
+    //! access past the memory.
+
+    use super::*;
+    use crate::device::ReadWrite;
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+
+    fn message(r: std::thread::Result<()>) -> String {
+        let e = r.expect_err("the access panics");
+        e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+    }
+
+    fn view(v: &mut [u32]) -> View<'_, u32, ReadWrite> {
+        // SAFETY: the view covers `v`, which outlives it; nothing else touches `v` meanwhile.
+        unsafe { View::from_raw_parts(v.as_mut_ptr(), v.len(), core::ptr::null()) }
+    }
+
+    #[test]
+    fn a_proved_access_out_of_bounds_takes_the_checked_path() {
+        let mut mem = vec![7u32; 16];
+        let v = view(&mut mem);
+        assert_eq!(load_in_bounds(&v, 3), 7);
+        store_in_bounds(&v, 3, 9);
+        assert_eq!(load_in_bounds(&v, 3), 9);
+        // Outside a kernel the checked path's report is a panic naming the index.
+        let m = message(catch_unwind(AssertUnwindSafe(|| {
+            load_in_bounds(&v, 1000);
+        })));
+        assert!(m.contains("index 1000 out of bounds"), "{m}");
+        let m = message(catch_unwind(AssertUnwindSafe(|| store_in_bounds(&v, 16, 1))));
+        assert!(m.contains("index 16 out of bounds"), "{m}");
+        assert!(mem.iter().all(|&x| x == 7 || x == 9));
+    }
+
+    #[test]
+    fn a_proved_row_access_out_of_bounds_takes_the_checked_path() {
+        let mut mem = [[1u32; 4]; 3];
+        // SAFETY: as in `view`.
+        let t: View<'_, [u32; 4], ReadWrite> = unsafe { View::from_raw_parts(mem.as_mut_ptr(), 3, core::ptr::null()) };
+        assert_eq!(load_row_in_bounds(&t, 2, 3), 1);
+        let m = message(catch_unwind(AssertUnwindSafe(|| store_row_in_bounds(&t, 3, 0, 5))));
+        assert!(m.contains("out of bounds"), "{m}");
+        let m = message(catch_unwind(AssertUnwindSafe(|| {
+            load_row_in_bounds(&t, 0, 4);
+        })));
+        assert!(m.contains("index 4 out of bounds"), "{m}");
+    }
+
+    #[test]
+    fn a_lane_chunk_outside_its_view_panics() {
+        let mut mem = vec![1u32; 100];
+        let v = view(&mut mem);
+        let mut b = LaneBuf::<u32, 64>::new();
+        lane_load(&v, 36, &mut b, 64);
+        // SAFETY: `lane_load` filled elements 0..64.
+        assert_eq!(unsafe { b.get(63) }, 1);
+        let m = message(catch_unwind(AssertUnwindSafe(|| lane_load(&v, 37, &mut b, 64))));
+        assert!(m.contains("a fast path's proof failed: elements 37..101 of a view of 100"), "{m}");
+        let m = message(catch_unwind(AssertUnwindSafe(|| lane_load(&v, 0, &mut b, 65))));
+        assert!(m.contains("proof failed"), "{m}");
+        // SAFETY: the buffer's 64 elements are loaded.
+        let m = message(catch_unwind(AssertUnwindSafe(|| unsafe { lane_store(&v, usize::MAX - 2, &b, 8) })));
+        assert!(m.contains("proof failed"), "{m}");
+    }
+
+    #[test]
+    fn a_snapshot_index_outside_the_copy_panics() {
+        let mut mem = vec![5u32; 8];
+        let s = Snapshot::of(&view(&mut mem));
+        assert_eq!(s.load(7), 5);
+        let m = message(catch_unwind(AssertUnwindSafe(|| {
+            s.load(8);
+        })));
+        assert!(m.contains("index out of bounds"), "{m}");
+    }
+}

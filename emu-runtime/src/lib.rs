@@ -26,9 +26,10 @@ pub mod gpu;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use host::{
     mem::buffer::DeviceBuffer,
+    mem::heap::{device_heap_leaks, malloc_heap_size, set_malloc_heap_size, HeapLeak},
     mem::slice::{DeviceSlice, DeviceSliceMut, KernelArg, KernelArgMut},
     mem::symbol::{copy_from_symbol, copy_from_symbol_at, copy_to_symbol, copy_to_symbol_at, Symbol},
-    config::{BlockOrder, CheckAction, Checks, Config, ExecPath, Schedule, Target},
+    config::{BlockOrder, CheckAction, Checks, Config, ExecPath, Schedule, Target, Tier},
     report::error::Error,
     sched::launch::{KernelInfo, LaunchConfig},
     report::last_error::{get_last_error, peek_at_last_error},

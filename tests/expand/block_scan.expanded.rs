@@ -121,6 +121,7 @@ impl block_scan {
             ::deviceemu::__private::launch_regions(
                 __emu_info,
                 __emu_config,
+                &[::deviceemu::__private::Written::of("out", &out)],
                 move |__emu_rb| block_scan::__regions::<true>(__emu_rb, input, out),
                 move |__emu_ctx| block_scan::block_scan::<true>(__emu_ctx, input, out),
             )
@@ -128,6 +129,7 @@ impl block_scan {
             ::deviceemu::__private::launch_regions(
                 __emu_info,
                 __emu_config,
+                &[::deviceemu::__private::Written::of("out", &out)],
                 move |__emu_rb| block_scan::__regions::<false>(__emu_rb, input, out),
                 move |__emu_ctx| block_scan::block_scan::<false>(__emu_ctx, input, out),
             )
@@ -155,17 +157,17 @@ impl block_scan {
             return r;
         }
         let __emu_checks = ::deviceemu::__private::launch_checks();
-        let __emu_meta_input = ::deviceemu::__private::meta(
+        let __emu_meta_pinput = ::deviceemu::__private::meta(
             "input",
             &input,
             __emu_checks,
         );
         let input = unsafe {
-            ::deviceemu::__private::global(&input, &__emu_meta_input)
+            ::deviceemu::__private::global(&input, &__emu_meta_pinput)
         }?;
-        let __emu_meta_out = ::deviceemu::__private::meta("out", &out, __emu_checks);
+        let __emu_meta_pout = ::deviceemu::__private::meta("out", &out, __emu_checks);
         let out = unsafe {
-            ::deviceemu::__private::global_mut(&mut out, &__emu_meta_out)
+            ::deviceemu::__private::global_mut(&mut out, &__emu_meta_pout)
         }?;
         block_scan::__run_views(__emu_config, __emu_checks, input, out)
     }
@@ -353,7 +355,8 @@ impl block_scan {
             };
             __emu_view
         };
-        if !__EMU_CHECKED && __emu_rb.in_index_order()
+        if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VECTOR)
+            && __emu_rb.in_index_order()
             && {
                 let __emu_hi: usize = ::core::cmp::min(usize::MAX, __emu_rb.threads());
                 __emu_hi == 0
@@ -412,14 +415,12 @@ impl block_scan {
                             __emu_m,
                             ::deviceemu::__private::LANE_CHUNK,
                         );
-                        unsafe {
-                            ::deviceemu::__private::lane_load(
-                                &input,
-                                __emu_vb_input_0_at + __emu_c0,
-                                &mut __emu_vb_input_0,
-                                __emu_m,
-                            )
-                        };
+                        ::deviceemu::__private::lane_load(
+                            &input,
+                            __emu_vb_input_0_at + __emu_c0,
+                            &mut __emu_vb_input_0,
+                            __emu_m,
+                        );
                         #[allow(unused_variables)]
                         for __emu_k in 0..__emu_m {
                             let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
@@ -461,7 +462,7 @@ impl block_scan {
                     },
                 );
         } else {
-            if !__EMU_CHECKED
+            if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_RANGES)
                 && (true && ::deviceemu::__private::view_aligned(&input)
                     && match (
                         ::deviceemu::__private::range_add(
@@ -524,22 +525,18 @@ impl block_scan {
                         let i = __emu_ctx.block_idx.x as usize * 256 + tid;
                         {
                             let __emu_value = if i < input.len() {
-                                unsafe {
-                                    ::deviceemu::__private::load_in_bounds(
-                                        &input,
-                                        ::deviceemu::__private::Index::to_index(i),
-                                    )
-                                }
+                                ::deviceemu::__private::load_in_bounds(
+                                    &input,
+                                    ::deviceemu::__private::Index::to_index(i),
+                                )
                             } else {
                                 0.0
                             };
-                            unsafe {
-                                ::deviceemu::__private::store_in_bounds(
-                                    &t,
-                                    ::deviceemu::__private::Index::to_index(tid),
-                                    __emu_value,
-                                )
-                            }
+                            ::deviceemu::__private::store_in_bounds(
+                                &t,
+                                ::deviceemu::__private::Index::to_index(tid),
+                                __emu_value,
+                            )
                         };
                         ::core::option::Option::None
                     });
@@ -571,7 +568,8 @@ impl block_scan {
         __emu_rb.barrier();
         let mut off = 1;
         while (off < 256) && __emu_rb.any_live() {
-            if !__EMU_CHECKED && __emu_rb.in_index_order()
+            if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VECTOR)
+                && __emu_rb.in_index_order()
                 && {
                     let __emu_hi: usize = ::core::cmp::min(
                         usize::MAX,
@@ -608,12 +606,10 @@ impl block_scan {
                                 let __emu_t = __emu_c0 + __emu_k;
                                 let tid = __emu_ctx.thread_idx.x as usize;
                                 let v = if tid >= off {
-                                    unsafe {
-                                        ::deviceemu::__private::load_in_bounds(
-                                            &t,
-                                            ::deviceemu::__private::Index::to_index(tid - off),
-                                        )
-                                    }
+                                    ::deviceemu::__private::load_in_bounds(
+                                        &t,
+                                        ::deviceemu::__private::Index::to_index(tid - off),
+                                    )
                                 } else {
                                     0.0
                                 };
@@ -647,7 +643,8 @@ impl block_scan {
                     });
             }
             __emu_rb.barrier();
-            if !__EMU_CHECKED && __emu_rb.in_index_order()
+            if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VECTOR)
+                && __emu_rb.in_index_order()
                 && {
                     let __emu_hi: usize = ::core::cmp::min(
                         usize::MAX,
@@ -676,14 +673,12 @@ impl block_scan {
                                 __emu_m,
                                 ::deviceemu::__private::LANE_CHUNK,
                             );
-                            unsafe {
-                                ::deviceemu::__private::lane_load(
-                                    &t,
-                                    __emu_vb_t_0_at + __emu_c0,
-                                    &mut __emu_vb_t_0,
-                                    __emu_m,
-                                )
-                            };
+                            ::deviceemu::__private::lane_load(
+                                &t,
+                                __emu_vb_t_0_at + __emu_c0,
+                                &mut __emu_vb_t_0,
+                                __emu_m,
+                            );
                             #[allow(unused_variables)]
                             for __emu_k in 0..__emu_m {
                                 let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
@@ -733,7 +728,7 @@ impl block_scan {
                         },
                     );
             } else {
-                if !__EMU_CHECKED
+                if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_RANGES)
                     && (true && ::deviceemu::__private::view_aligned(&t)
                         && match (
                             ::core::option::Option::Some(0 as usize),
@@ -783,20 +778,16 @@ impl block_scan {
                                 let __emu_value = v;
                                 let __emu_view = t;
                                 let __emu_index = tid;
-                                let mut __emu_old = unsafe {
-                                    ::deviceemu::__private::load_in_bounds(
-                                        &t,
-                                        ::deviceemu::__private::Index::to_index(__emu_index),
-                                    )
-                                };
+                                let mut __emu_old = ::deviceemu::__private::load_in_bounds(
+                                    &t,
+                                    ::deviceemu::__private::Index::to_index(__emu_index),
+                                );
                                 __emu_old += __emu_value;
-                                unsafe {
-                                    ::deviceemu::__private::store_in_bounds(
-                                        &t,
-                                        ::deviceemu::__private::Index::to_index(__emu_index),
-                                        __emu_old,
-                                    )
-                                }
+                                ::deviceemu::__private::store_in_bounds(
+                                    &t,
+                                    ::deviceemu::__private::Index::to_index(__emu_index),
+                                    __emu_old,
+                                )
                             };
                             ::core::option::Option::None
                         });
@@ -833,7 +824,8 @@ impl block_scan {
             __emu_rb.barrier();
             off *= 2;
         }
-        if !__EMU_CHECKED && __emu_rb.in_index_order()
+        if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VECTOR)
+            && __emu_rb.in_index_order()
             && {
                 let __emu_hi: usize = ::core::cmp::min(usize::MAX, __emu_rb.threads());
                 __emu_hi == 0
@@ -893,14 +885,12 @@ impl block_scan {
                             __emu_m,
                             ::deviceemu::__private::LANE_CHUNK,
                         );
-                        unsafe {
-                            ::deviceemu::__private::lane_load(
-                                &t,
-                                __emu_vb_t_0_at + __emu_c0,
-                                &mut __emu_vb_t_0,
-                                __emu_m,
-                            )
-                        };
+                        ::deviceemu::__private::lane_load(
+                            &t,
+                            __emu_vb_t_0_at + __emu_c0,
+                            &mut __emu_vb_t_0,
+                            __emu_m,
+                        );
                         #[allow(unused_variables)]
                         for __emu_k in 0..__emu_m {
                             let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
@@ -944,7 +934,7 @@ impl block_scan {
                     },
                 );
         } else {
-            if !__EMU_CHECKED
+            if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_RANGES)
                 && (true && ::deviceemu::__private::view_aligned(&t)
                     && match (
                         ::core::option::Option::Some(0 as usize),
@@ -1007,19 +997,15 @@ impl block_scan {
                         let i = __emu_ctx.block_idx.x as usize * 256 + tid;
                         if i < out.len() {
                             {
-                                let __emu_value = unsafe {
-                                    ::deviceemu::__private::load_in_bounds(
-                                        &t,
-                                        ::deviceemu::__private::Index::to_index(tid),
-                                    )
-                                };
-                                unsafe {
-                                    ::deviceemu::__private::store_in_bounds(
-                                        &out,
-                                        ::deviceemu::__private::Index::to_index(i),
-                                        __emu_value,
-                                    )
-                                }
+                                let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                    &t,
+                                    ::deviceemu::__private::Index::to_index(tid),
+                                );
+                                ::deviceemu::__private::store_in_bounds(
+                                    &out,
+                                    ::deviceemu::__private::Index::to_index(i),
+                                    __emu_value,
+                                )
                             };
                         }
                         ::core::option::Option::None

@@ -118,6 +118,7 @@ impl block_sum {
             ::deviceemu::__private::launch_regions(
                 __emu_info,
                 __emu_config,
+                &[::deviceemu::__private::Written::of("sums", &sums)],
                 move |__emu_rb| block_sum::__regions::<true>(__emu_rb, x, sums),
                 move |__emu_ctx| block_sum::block_sum::<true>(__emu_ctx, x, sums),
             )
@@ -125,6 +126,7 @@ impl block_sum {
             ::deviceemu::__private::launch_regions(
                 __emu_info,
                 __emu_config,
+                &[::deviceemu::__private::Written::of("sums", &sums)],
                 move |__emu_rb| block_sum::__regions::<false>(__emu_rb, x, sums),
                 move |__emu_ctx| block_sum::block_sum::<false>(__emu_ctx, x, sums),
             )
@@ -152,11 +154,11 @@ impl block_sum {
             return r;
         }
         let __emu_checks = ::deviceemu::__private::launch_checks();
-        let __emu_meta_x = ::deviceemu::__private::meta("x", &x, __emu_checks);
-        let x = unsafe { ::deviceemu::__private::global(&x, &__emu_meta_x) }?;
-        let __emu_meta_sums = ::deviceemu::__private::meta("sums", &sums, __emu_checks);
+        let __emu_meta_px = ::deviceemu::__private::meta("x", &x, __emu_checks);
+        let x = unsafe { ::deviceemu::__private::global(&x, &__emu_meta_px) }?;
+        let __emu_meta_psums = ::deviceemu::__private::meta("sums", &sums, __emu_checks);
         let sums = unsafe {
-            ::deviceemu::__private::global_mut(&mut sums, &__emu_meta_sums)
+            ::deviceemu::__private::global_mut(&mut sums, &__emu_meta_psums)
         }?;
         block_sum::__run_views(__emu_config, __emu_checks, x, sums)
     }
@@ -337,7 +339,8 @@ impl block_sum {
             };
             __emu_view
         };
-        if !__EMU_CHECKED && __emu_rb.in_index_order()
+        if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VECTOR)
+            && __emu_rb.in_index_order()
             && {
                 let __emu_hi: usize = ::core::cmp::min(usize::MAX, __emu_rb.threads());
                 __emu_hi == 0
@@ -396,14 +399,12 @@ impl block_sum {
                             __emu_m,
                             ::deviceemu::__private::LANE_CHUNK,
                         );
-                        unsafe {
-                            ::deviceemu::__private::lane_load(
-                                &x,
-                                __emu_vb_x_0_at + __emu_c0,
-                                &mut __emu_vb_x_0,
-                                __emu_m,
-                            )
-                        };
+                        ::deviceemu::__private::lane_load(
+                            &x,
+                            __emu_vb_x_0_at + __emu_c0,
+                            &mut __emu_vb_x_0,
+                            __emu_m,
+                        );
                         #[allow(unused_variables)]
                         for __emu_k in 0..__emu_m {
                             let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
@@ -443,7 +444,7 @@ impl block_sum {
                     },
                 );
         } else {
-            if !__EMU_CHECKED
+            if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_RANGES)
                 && (true && ::deviceemu::__private::view_aligned(&x)
                     && match (
                         ::deviceemu::__private::range_add(
@@ -506,22 +507,18 @@ impl block_sum {
                         let i = __emu_ctx.block_idx.x as usize * 256 + tid;
                         {
                             let __emu_value = if i < x.len() {
-                                unsafe {
-                                    ::deviceemu::__private::load_in_bounds(
-                                        &x,
-                                        ::deviceemu::__private::Index::to_index(i),
-                                    )
-                                }
+                                ::deviceemu::__private::load_in_bounds(
+                                    &x,
+                                    ::deviceemu::__private::Index::to_index(i),
+                                )
                             } else {
                                 0.0
                             };
-                            unsafe {
-                                ::deviceemu::__private::store_in_bounds(
-                                    &t,
-                                    ::deviceemu::__private::Index::to_index(tid),
-                                    __emu_value,
-                                )
-                            }
+                            ::deviceemu::__private::store_in_bounds(
+                                &t,
+                                ::deviceemu::__private::Index::to_index(tid),
+                                __emu_value,
+                            )
                         };
                         ::core::option::Option::None
                     });
@@ -553,7 +550,8 @@ impl block_sum {
         __emu_rb.barrier();
         let mut s = 128;
         while (s > 0) && __emu_rb.any_live() {
-            if !__EMU_CHECKED && __emu_rb.in_index_order()
+            if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VECTOR)
+                && __emu_rb.in_index_order()
                 && {
                     let __emu_hi: usize = ::core::cmp::min(
                         ::deviceemu::__private::region_bound(s),
@@ -601,22 +599,18 @@ impl block_sum {
                                 __emu_m,
                                 ::deviceemu::__private::LANE_CHUNK,
                             );
-                            unsafe {
-                                ::deviceemu::__private::lane_load(
-                                    &t,
-                                    __emu_vb_t_0_at + __emu_c0,
-                                    &mut __emu_vb_t_0,
-                                    __emu_m,
-                                )
-                            };
-                            unsafe {
-                                ::deviceemu::__private::lane_load(
-                                    &t,
-                                    __emu_vb_t_1_at + __emu_c0,
-                                    &mut __emu_vb_t_1,
-                                    __emu_m,
-                                )
-                            };
+                            ::deviceemu::__private::lane_load(
+                                &t,
+                                __emu_vb_t_0_at + __emu_c0,
+                                &mut __emu_vb_t_0,
+                                __emu_m,
+                            );
+                            ::deviceemu::__private::lane_load(
+                                &t,
+                                __emu_vb_t_1_at + __emu_c0,
+                                &mut __emu_vb_t_1,
+                                __emu_m,
+                            );
                             #[allow(unused_variables)]
                             for __emu_k in 0..__emu_m {
                                 let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
@@ -670,7 +664,7 @@ impl block_sum {
                         },
                     );
             } else {
-                if !__EMU_CHECKED
+                if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_HOISTED)
                     && {
                         let __emu_hi: usize = ::core::cmp::min(
                             ::deviceemu::__private::region_bound(s),
@@ -702,28 +696,22 @@ impl block_sum {
                                 let tid = __emu_ctx.thread_idx.x as usize;
                                 if tid < s {
                                     {
-                                        let __emu_value = unsafe {
-                                            ::deviceemu::__private::load_in_bounds(
-                                                &t,
-                                                ::deviceemu::__private::Index::to_index(tid + s),
-                                            )
-                                        };
+                                        let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                            &t,
+                                            ::deviceemu::__private::Index::to_index(tid + s),
+                                        );
                                         let __emu_view = t;
                                         let __emu_index = tid;
-                                        let mut __emu_old = unsafe {
-                                            ::deviceemu::__private::load_in_bounds(
-                                                &__emu_view,
-                                                ::deviceemu::__private::Index::to_index(__emu_index),
-                                            )
-                                        };
+                                        let mut __emu_old = ::deviceemu::__private::load_in_bounds(
+                                            &__emu_view,
+                                            ::deviceemu::__private::Index::to_index(__emu_index),
+                                        );
                                         __emu_old += __emu_value;
-                                        unsafe {
-                                            ::deviceemu::__private::store_in_bounds(
-                                                &__emu_view,
-                                                ::deviceemu::__private::Index::to_index(__emu_index),
-                                                __emu_old,
-                                            )
-                                        }
+                                        ::deviceemu::__private::store_in_bounds(
+                                            &__emu_view,
+                                            ::deviceemu::__private::Index::to_index(__emu_index),
+                                            __emu_old,
+                                        )
                                     };
                                 }
                                 ::core::option::Option::None
@@ -769,7 +757,7 @@ impl block_sum {
             __emu_rb.barrier();
             s /= 2;
         }
-        if !__EMU_CHECKED
+        if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_HOISTED)
             && {
                 let __emu_hi: usize = ::core::cmp::min(
                     ::deviceemu::__private::region_bound(0).saturating_add(1),
@@ -794,21 +782,17 @@ impl block_sum {
                         let tid = __emu_ctx.thread_idx.x as usize;
                         if tid == 0 {
                             {
-                                let __emu_value = unsafe {
-                                    ::deviceemu::__private::load_in_bounds(
-                                        &t,
-                                        ::deviceemu::__private::Index::to_index(0),
-                                    )
-                                };
-                                unsafe {
-                                    ::deviceemu::__private::store_in_bounds(
-                                        &sums,
-                                        ::deviceemu::__private::Index::to_index(
-                                            __emu_ctx.block_idx.x as usize,
-                                        ),
-                                        __emu_value,
-                                    )
-                                }
+                                let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                    &t,
+                                    ::deviceemu::__private::Index::to_index(0),
+                                );
+                                ::deviceemu::__private::store_in_bounds(
+                                    &sums,
+                                    ::deviceemu::__private::Index::to_index(
+                                        __emu_ctx.block_idx.x as usize,
+                                    ),
+                                    __emu_value,
+                                )
                             };
                         }
                         ::core::option::Option::None
@@ -1137,8 +1121,8 @@ impl on_host {
             return r;
         }
         let __emu_checks = ::deviceemu::__private::launch_checks();
-        let __emu_meta_y = ::deviceemu::__private::meta("y", &y, __emu_checks);
-        let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_y) }?;
+        let __emu_meta_py = ::deviceemu::__private::meta("y", &y, __emu_checks);
+        let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_py) }?;
         on_host::__run_views(__emu_config, __emu_checks, y)
     }
 }

@@ -123,6 +123,7 @@ impl scale {
             ::deviceemu::__private::launch_lanes(
                 __emu_info,
                 __emu_config,
+                &[::deviceemu::__private::Written::of("y", &y)],
                 move |__emu_rb| scale::__regions::<true>(__emu_rb, a, x, y),
                 move |__emu_ctx| scale::scale::<true>(__emu_ctx, a, x, y),
             )
@@ -130,6 +131,7 @@ impl scale {
             ::deviceemu::__private::launch_lanes(
                 __emu_info,
                 __emu_config,
+                &[::deviceemu::__private::Written::of("y", &y)],
                 move |__emu_rb| scale::__regions::<false>(__emu_rb, a, x, y),
                 move |__emu_ctx| scale::scale::<false>(__emu_ctx, a, x, y),
             )
@@ -159,10 +161,10 @@ impl scale {
             return r;
         }
         let __emu_checks = ::deviceemu::__private::launch_checks();
-        let __emu_meta_x = ::deviceemu::__private::meta("x", &x, __emu_checks);
-        let x = unsafe { ::deviceemu::__private::global(&x, &__emu_meta_x) }?;
-        let __emu_meta_y = ::deviceemu::__private::meta("y", &y, __emu_checks);
-        let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_y) }?;
+        let __emu_meta_px = ::deviceemu::__private::meta("x", &x, __emu_checks);
+        let x = unsafe { ::deviceemu::__private::global(&x, &__emu_meta_px) }?;
+        let __emu_meta_py = ::deviceemu::__private::meta("y", &y, __emu_checks);
+        let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_py) }?;
         scale::__run_views(__emu_config, __emu_checks, a, x, y)
     }
 }
@@ -241,7 +243,8 @@ impl scale {
         const _: () = ::deviceemu::__private::assert_kernel_scalar::<f32>();
         #[allow(unused_variables)]
         let __emu_ctx = __emu_rb.block_ctx();
-        if __emu_rb.in_index_order()
+        if __emu_rb.tier(::deviceemu::__private::TIER_VECTOR)
+            && __emu_rb.in_index_order()
             && {
                 let __emu_base = __emu_ctx.block_idx.x * __emu_ctx.block_dim.x;
                 match ::deviceemu::__private::lane_last(__emu_base, __emu_rb.threads()) {
@@ -286,14 +289,12 @@ impl scale {
                             ::deviceemu::__private::LANE_CHUNK,
                         );
                         let __emu_at = __emu_first + __emu_c0;
-                        unsafe {
-                            ::deviceemu::__private::lane_load(
-                                &x,
-                                __emu_at,
-                                &mut __emu_lane_x,
-                                __emu_m,
-                            )
-                        };
+                        ::deviceemu::__private::lane_load(
+                            &x,
+                            __emu_at,
+                            &mut __emu_lane_x,
+                            __emu_m,
+                        );
                         for __emu_k in 0..__emu_m {
                             let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
                             let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
@@ -356,46 +357,92 @@ impl scale {
                             if i < y.len() {
                                 {
                                     let __emu_value = a
-                                        * unsafe {
-                                            ::deviceemu::__private::load_in_bounds(
-                                                &x,
-                                                ::deviceemu::__private::Index::to_index(i),
-                                            )
-                                        };
-                                    unsafe {
-                                        ::deviceemu::__private::store_in_bounds(
-                                            &y,
+                                        * ::deviceemu::__private::load_in_bounds(
+                                            &x,
                                             ::deviceemu::__private::Index::to_index(i),
-                                            __emu_value,
-                                        )
-                                    }
+                                        );
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &y,
+                                        ::deviceemu::__private::Index::to_index(i),
+                                        __emu_value,
+                                    )
                                 };
                             }
                         }
                     },
                 );
         } else {
-            __emu_rb
-                .each(|
-                    __emu_t: usize,
-                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                    let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
-                        + __emu_ctx.thread_idx.x) as usize;
-                    if i < y.len() {
-                        {
-                            let __emu_value = a
-                                * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
-                            ::deviceemu::__private::store(
-                                __EMU_CHECKED,
-                                &y,
-                                i,
-                                __emu_value,
-                            )
-                        };
+            if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_HOISTED)
+                && __emu_rb.in_index_order()
+                && {
+                    let __emu_base = __emu_ctx.block_idx.x * __emu_ctx.block_dim.x;
+                    match ::deviceemu::__private::lane_last(
+                        __emu_base,
+                        __emu_rb.threads(),
+                    ) {
+                        ::core::option::Option::Some(__emu_last) => {
+                            let (__emu_fi, __emu_li) = (
+                                ((__emu_base) as usize),
+                                ((__emu_last) as usize),
+                            );
+                            __emu_li < (y.len())
+                                && ::deviceemu::__private::Index::to_index(__emu_fi)
+                                    <= ::deviceemu::__private::Index::to_index(__emu_li)
+                                && ::deviceemu::__private::Index::to_index(__emu_li)
+                                    < x.len()
+                                && ::deviceemu::__private::Index::to_index(__emu_li)
+                                    < y.len()
+                        }
+                        ::core::option::Option::None => false,
                     }
-                    ::core::option::Option::None
-                });
+                }
+            {
+                __emu_rb
+                    .each(|
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                            + __emu_ctx.thread_idx.x) as usize;
+                        if i < y.len() {
+                            {
+                                let __emu_value = a
+                                    * ::deviceemu::__private::load_in_bounds(
+                                        &x,
+                                        ::deviceemu::__private::Index::to_index(i),
+                                    );
+                                ::deviceemu::__private::store_in_bounds(
+                                    &y,
+                                    ::deviceemu::__private::Index::to_index(i),
+                                    __emu_value,
+                                )
+                            };
+                        }
+                        ::core::option::Option::None
+                    });
+            } else {
+                __emu_rb
+                    .each(|
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                            + __emu_ctx.thread_idx.x) as usize;
+                        if i < y.len() {
+                            {
+                                let __emu_value = a
+                                    * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
+                                ::deviceemu::__private::store(
+                                    __EMU_CHECKED,
+                                    &y,
+                                    i,
+                                    __emu_value,
+                                )
+                            };
+                        }
+                        ::core::option::Option::None
+                    });
+            }
         }
     }
 }
@@ -609,6 +656,7 @@ impl clamp_some {
             ::deviceemu::__private::launch_lanes(
                 __emu_info,
                 __emu_config,
+                &[::deviceemu::__private::Written::of("y", &y)],
                 move |__emu_rb| clamp_some::__regions::<true>(__emu_rb, x, y),
                 move |__emu_ctx| clamp_some::clamp_some::<true>(__emu_ctx, x, y),
             )
@@ -616,6 +664,7 @@ impl clamp_some {
             ::deviceemu::__private::launch_lanes(
                 __emu_info,
                 __emu_config,
+                &[::deviceemu::__private::Written::of("y", &y)],
                 move |__emu_rb| clamp_some::__regions::<false>(__emu_rb, x, y),
                 move |__emu_ctx| clamp_some::clamp_some::<false>(__emu_ctx, x, y),
             )
@@ -643,10 +692,10 @@ impl clamp_some {
             return r;
         }
         let __emu_checks = ::deviceemu::__private::launch_checks();
-        let __emu_meta_x = ::deviceemu::__private::meta("x", &x, __emu_checks);
-        let x = unsafe { ::deviceemu::__private::global(&x, &__emu_meta_x) }?;
-        let __emu_meta_y = ::deviceemu::__private::meta("y", &y, __emu_checks);
-        let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_y) }?;
+        let __emu_meta_px = ::deviceemu::__private::meta("x", &x, __emu_checks);
+        let x = unsafe { ::deviceemu::__private::global(&x, &__emu_meta_px) }?;
+        let __emu_meta_py = ::deviceemu::__private::meta("y", &y, __emu_checks);
+        let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_py) }?;
         clamp_some::__run_views(__emu_config, __emu_checks, x, y)
     }
 }
@@ -720,7 +769,8 @@ impl clamp_some {
     ) {
         #[allow(unused_variables)]
         let __emu_ctx = __emu_rb.block_ctx();
-        if !__EMU_CHECKED && __emu_rb.in_index_order()
+        if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_HOISTED)
+            && __emu_rb.in_index_order()
             && {
                 let __emu_base = __emu_ctx.block_idx.x * __emu_ctx.block_dim.x;
                 match ::deviceemu::__private::lane_last(__emu_base, __emu_rb.threads()) {
@@ -749,22 +799,18 @@ impl clamp_some {
                     let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
                         + __emu_ctx.thread_idx.x) as usize;
                     if i < y.len() {
-                        if unsafe {
-                            ::deviceemu::__private::load_in_bounds(
-                                &x,
-                                ::deviceemu::__private::Index::to_index(i),
-                            )
-                        } > 100
+                        if ::deviceemu::__private::load_in_bounds(
+                            &x,
+                            ::deviceemu::__private::Index::to_index(i),
+                        ) > 100
                         {
                             {
                                 let __emu_value = 100;
-                                unsafe {
-                                    ::deviceemu::__private::store_in_bounds(
-                                        &y,
-                                        ::deviceemu::__private::Index::to_index(i),
-                                        __emu_value,
-                                    )
-                                }
+                                ::deviceemu::__private::store_in_bounds(
+                                    &y,
+                                    ::deviceemu::__private::Index::to_index(i),
+                                    __emu_value,
+                                )
                             };
                         }
                     }

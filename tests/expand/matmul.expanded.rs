@@ -139,6 +139,7 @@ impl matmul {
             ::deviceemu::__private::launch_regions(
                 __emu_info,
                 __emu_config,
+                &[::deviceemu::__private::Written::of("c", &c)],
                 move |__emu_rb| matmul::__regions::<
                     true,
                 >(__emu_rb, a, b, c, inner, cols),
@@ -148,6 +149,7 @@ impl matmul {
             ::deviceemu::__private::launch_regions(
                 __emu_info,
                 __emu_config,
+                &[::deviceemu::__private::Written::of("c", &c)],
                 move |__emu_rb| matmul::__regions::<
                     false,
                 >(__emu_rb, a, b, c, inner, cols),
@@ -183,12 +185,12 @@ impl matmul {
             return r;
         }
         let __emu_checks = ::deviceemu::__private::launch_checks();
-        let __emu_meta_a = ::deviceemu::__private::meta("a", &a, __emu_checks);
-        let a = unsafe { ::deviceemu::__private::global(&a, &__emu_meta_a) }?;
-        let __emu_meta_b = ::deviceemu::__private::meta("b", &b, __emu_checks);
-        let b = unsafe { ::deviceemu::__private::global(&b, &__emu_meta_b) }?;
-        let __emu_meta_c = ::deviceemu::__private::meta("c", &c, __emu_checks);
-        let c = unsafe { ::deviceemu::__private::global_mut(&mut c, &__emu_meta_c) }?;
+        let __emu_meta_pa = ::deviceemu::__private::meta("a", &a, __emu_checks);
+        let a = unsafe { ::deviceemu::__private::global(&a, &__emu_meta_pa) }?;
+        let __emu_meta_pb = ::deviceemu::__private::meta("b", &b, __emu_checks);
+        let b = unsafe { ::deviceemu::__private::global(&b, &__emu_meta_pb) }?;
+        let __emu_meta_pc = ::deviceemu::__private::meta("c", &c, __emu_checks);
+        let c = unsafe { ::deviceemu::__private::global_mut(&mut c, &__emu_meta_pc) }?;
         matmul::__run_views(__emu_config, __emu_checks, a, b, c, inner, cols)
     }
 }
@@ -448,7 +450,8 @@ impl matmul {
         };
         let kk = inner as usize;
         let nn = cols as usize;
-        if !__EMU_CHECKED && __emu_rb.in_index_order()
+        if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VECTOR)
+            && __emu_rb.in_index_order()
             && {
                 let __emu_hi: usize = ::core::cmp::min(usize::MAX, __emu_rb.threads());
                 __emu_hi == 0 || (__emu_hi >= ::deviceemu::__private::VECTOR_MIN)
@@ -506,7 +509,7 @@ impl matmul {
             if !__emu_rb.any_live() {
                 break;
             }
-            if !__EMU_CHECKED
+            if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_RANGES)
                 && (true && ::deviceemu::__private::view_aligned(&a)
                     && match (
                         ::deviceemu::__private::range_add(
@@ -696,71 +699,105 @@ impl matmul {
                     })
             {
                 __emu_rb.note_proved();
-                __emu_rb
-                    .each_in_turn::<
-                        8usize,
-                        _,
-                        _,
-                    >(
-                        |
-                            __emu_ts: &[usize; 8usize],
-                            __emu_ctxs: &[::deviceemu::__private::ThreadCtx; 8usize],
-                            __emu_turn: &::deviceemu::__private::Turn<'_>|
-                        {
-                            let a = a;
-                            let b = b;
-                            let kk = kk;
-                            let nn = nn;
-                            let ta = ta;
-                            let tb = tb;
-                            for __emu_lane in 0..8usize {
-                                let __emu_t: usize = __emu_ts[__emu_lane];
-                                #[allow(unused_variables)]
-                                let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[__emu_lane];
-                                __emu_turn.enter(__emu_t);
-                                let tx = __emu_ctx.thread_idx.x as usize;
-                                let ty = __emu_ctx.thread_idx.y as usize;
-                                let row = __emu_ctx.block_idx.y as usize * 16 + ty;
-                                let col = __emu_ctx.block_idx.x as usize * 16 + tx;
-                                {
-                                    let __emu_value = unsafe {
-                                        ::deviceemu::__private::load_in_bounds(
+                if __emu_rb.tier(::deviceemu::__private::TIER_TURN) {
+                    __emu_rb
+                        .each_in_turn::<
+                            8usize,
+                            _,
+                            _,
+                        >(
+                            |
+                                __emu_ts: &[usize; 8usize],
+                                __emu_ctxs: &[::deviceemu::__private::ThreadCtx; 8usize],
+                                __emu_turn: &::deviceemu::__private::Turn<'_>|
+                            {
+                                let a = a;
+                                let b = b;
+                                let kk = kk;
+                                let nn = nn;
+                                let ta = ta;
+                                let tb = tb;
+                                for __emu_lane in 0..8usize {
+                                    let __emu_t: usize = __emu_ts[__emu_lane];
+                                    #[allow(unused_variables)]
+                                    let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[__emu_lane];
+                                    __emu_turn.enter(__emu_t);
+                                    let tx = __emu_ctx.thread_idx.x as usize;
+                                    let ty = __emu_ctx.thread_idx.y as usize;
+                                    let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                    let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load_in_bounds(
                                             &a,
                                             ::deviceemu::__private::Index::to_index(
                                                 row * kk + t * 16 + tx,
                                             ),
-                                        )
-                                    };
-                                    unsafe {
+                                        );
                                         ::deviceemu::__private::store_row_in_bounds(
                                             &ta,
                                             ::deviceemu::__private::Index::to_index(ty),
                                             ::deviceemu::__private::Index::to_index(tx),
                                             __emu_value,
                                         )
-                                    }
-                                };
-                                {
-                                    let __emu_value = unsafe {
-                                        ::deviceemu::__private::load_in_bounds(
+                                    };
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load_in_bounds(
                                             &b,
                                             ::deviceemu::__private::Index::to_index(
                                                 (t * 16 + ty) * nn + col,
                                             ),
-                                        )
-                                    };
-                                    unsafe {
+                                        );
                                         ::deviceemu::__private::store_row_in_bounds(
                                             &tb,
                                             ::deviceemu::__private::Index::to_index(ty),
                                             ::deviceemu::__private::Index::to_index(tx),
                                             __emu_value,
                                         )
-                                    }
+                                    };
+                                }
+                            },
+                            |
+                                __emu_t: usize,
+                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                let tx = __emu_ctx.thread_idx.x as usize;
+                                let ty = __emu_ctx.thread_idx.y as usize;
+                                let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                                {
+                                    let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                        &a,
+                                        ::deviceemu::__private::Index::to_index(
+                                            row * kk + t * 16 + tx,
+                                        ),
+                                    );
+                                    ::deviceemu::__private::store_row_in_bounds(
+                                        &ta,
+                                        ::deviceemu::__private::Index::to_index(ty),
+                                        ::deviceemu::__private::Index::to_index(tx),
+                                        __emu_value,
+                                    )
                                 };
-                            }
-                        },
-                        |
+                                {
+                                    let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                        &b,
+                                        ::deviceemu::__private::Index::to_index(
+                                            (t * 16 + ty) * nn + col,
+                                        ),
+                                    );
+                                    ::deviceemu::__private::store_row_in_bounds(
+                                        &tb,
+                                        ::deviceemu::__private::Index::to_index(ty),
+                                        ::deviceemu::__private::Index::to_index(tx),
+                                        __emu_value,
+                                    )
+                                };
+                                ::core::option::Option::None
+                            },
+                        );
+                } else {
+                    __emu_rb
+                        .each(|
                             __emu_t: usize,
                             __emu_ctx: ::deviceemu::__private::ThreadCtx,
                         | -> ::core::option::Option<::deviceemu::__private::Exit> {
@@ -769,44 +806,36 @@ impl matmul {
                             let row = __emu_ctx.block_idx.y as usize * 16 + ty;
                             let col = __emu_ctx.block_idx.x as usize * 16 + tx;
                             {
-                                let __emu_value = unsafe {
-                                    ::deviceemu::__private::load_in_bounds(
-                                        &a,
-                                        ::deviceemu::__private::Index::to_index(
-                                            row * kk + t * 16 + tx,
-                                        ),
-                                    )
-                                };
-                                unsafe {
-                                    ::deviceemu::__private::store_row_in_bounds(
-                                        &ta,
-                                        ::deviceemu::__private::Index::to_index(ty),
-                                        ::deviceemu::__private::Index::to_index(tx),
-                                        __emu_value,
-                                    )
-                                }
+                                let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                    &a,
+                                    ::deviceemu::__private::Index::to_index(
+                                        row * kk + t * 16 + tx,
+                                    ),
+                                );
+                                ::deviceemu::__private::store_row_in_bounds(
+                                    &ta,
+                                    ::deviceemu::__private::Index::to_index(ty),
+                                    ::deviceemu::__private::Index::to_index(tx),
+                                    __emu_value,
+                                )
                             };
                             {
-                                let __emu_value = unsafe {
-                                    ::deviceemu::__private::load_in_bounds(
-                                        &b,
-                                        ::deviceemu::__private::Index::to_index(
-                                            (t * 16 + ty) * nn + col,
-                                        ),
-                                    )
-                                };
-                                unsafe {
-                                    ::deviceemu::__private::store_row_in_bounds(
-                                        &tb,
-                                        ::deviceemu::__private::Index::to_index(ty),
-                                        ::deviceemu::__private::Index::to_index(tx),
-                                        __emu_value,
-                                    )
-                                }
+                                let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                    &b,
+                                    ::deviceemu::__private::Index::to_index(
+                                        (t * 16 + ty) * nn + col,
+                                    ),
+                                );
+                                ::deviceemu::__private::store_row_in_bounds(
+                                    &tb,
+                                    ::deviceemu::__private::Index::to_index(ty),
+                                    ::deviceemu::__private::Index::to_index(tx),
+                                    __emu_value,
+                                )
                             };
                             ::core::option::Option::None
-                        },
-                    );
+                        });
+                }
             } else {
                 __emu_rb
                     .each(|
@@ -847,7 +876,7 @@ impl matmul {
                     });
             }
             __emu_rb.barrier();
-            if !__EMU_CHECKED
+            if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_RANGES)
                 && (true && ::deviceemu::__private::view_aligned(&ta)
                     && match (
                         ::core::option::Option::Some(0 as usize),
@@ -923,55 +952,82 @@ impl matmul {
                     })
             {
                 __emu_rb.note_proved();
-                let __emu_snap_ta = ::deviceemu::__private::Snapshot::of(&ta);
-                let __emu_snap_tb = ::deviceemu::__private::Snapshot::of(&tb);
-                __emu_rb
-                    .each_group::<
-                        8usize,
-                        _,
-                        _,
-                    >(
-                        |
-                            __emu_ts: &[usize; 8usize],
-                            __emu_ctxs: &[::deviceemu::__private::ThreadCtx; 8usize]|
-                        {
-                            let tx: [_; 8usize] = ::core::array::from_fn(|
-                                __emu_i: usize|
-                            __emu_ctxs[__emu_i].thread_idx.x as usize);
-                            let ty: [_; 8usize] = ::core::array::from_fn(|
-                                __emu_i: usize|
-                            __emu_ctxs[__emu_i].thread_idx.y as usize);
-                            let row: [_; 8usize] = ::core::array::from_fn(|
-                                __emu_i: usize|
-                            __emu_ctxs[__emu_i].block_idx.y as usize * 16 + ty[__emu_i]);
-                            #[allow(unused_mut)]
-                            let mut acc: [_; 8usize] = ::core::array::from_fn(|
-                                __emu_i: usize|
-                            __emu_lanes_acc.get(__emu_ts[__emu_i]));
-                            for j in 0..16 {
-                                for __emu_i in 0..8usize {
-                                    acc[__emu_i]
-                                        += unsafe {
-                                            __emu_snap_ta
+                if __emu_rb.tier(::deviceemu::__private::TIER_INTERLEAVE) {
+                    let __emu_snap_ta = ::deviceemu::__private::Snapshot::of(&ta);
+                    let __emu_snap_tb = ::deviceemu::__private::Snapshot::of(&tb);
+                    __emu_rb
+                        .each_group::<
+                            8usize,
+                            _,
+                            _,
+                        >(
+                            |
+                                __emu_ts: &[usize; 8usize],
+                                __emu_ctxs: &[::deviceemu::__private::ThreadCtx; 8usize]|
+                            {
+                                let tx: [_; 8usize] = ::core::array::from_fn(|
+                                    __emu_i: usize|
+                                __emu_ctxs[__emu_i].thread_idx.x as usize);
+                                let ty: [_; 8usize] = ::core::array::from_fn(|
+                                    __emu_i: usize|
+                                __emu_ctxs[__emu_i].thread_idx.y as usize);
+                                let row: [_; 8usize] = ::core::array::from_fn(|
+                                    __emu_i: usize|
+                                {
+                                    __emu_ctxs[__emu_i].block_idx.y as usize * 16 + ty[__emu_i]
+                                });
+                                #[allow(unused_mut)]
+                                let mut acc: [_; 8usize] = ::core::array::from_fn(|
+                                    __emu_i: usize|
+                                __emu_lanes_acc.get(__emu_ts[__emu_i]));
+                                for j in 0..16 {
+                                    for __emu_i in 0..8usize {
+                                        acc[__emu_i]
+                                            += __emu_snap_ta
                                                 .load_row(
                                                     ::deviceemu::__private::Index::to_index(ty[__emu_i]),
                                                     ::deviceemu::__private::Index::to_index(j),
                                                 )
-                                        }
-                                            * unsafe {
-                                                __emu_snap_tb
+                                                * __emu_snap_tb
                                                     .load_row(
                                                         ::deviceemu::__private::Index::to_index(j),
                                                         ::deviceemu::__private::Index::to_index(tx[__emu_i]),
-                                                    )
-                                            };
+                                                    );
+                                    }
                                 }
-                            }
-                            for __emu_i in 0..8usize {
-                                __emu_lanes_acc.put(__emu_ts[__emu_i], acc[__emu_i]);
-                            }
-                        },
-                        |
+                                for __emu_i in 0..8usize {
+                                    __emu_lanes_acc.put(__emu_ts[__emu_i], acc[__emu_i]);
+                                }
+                            },
+                            |
+                                __emu_t: usize,
+                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                let tx = __emu_ctx.thread_idx.x as usize;
+                                let ty = __emu_ctx.thread_idx.y as usize;
+                                let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                #[allow(unused_mut)]
+                                let mut acc = __emu_lanes_acc.take(__emu_t);
+                                for j in 0..16 {
+                                    acc
+                                        += ::deviceemu::__private::load_row_in_bounds(
+                                            &ta,
+                                            ::deviceemu::__private::Index::to_index(ty),
+                                            ::deviceemu::__private::Index::to_index(j),
+                                        )
+                                            * ::deviceemu::__private::load_row_in_bounds(
+                                                &tb,
+                                                ::deviceemu::__private::Index::to_index(j),
+                                                ::deviceemu::__private::Index::to_index(tx),
+                                            );
+                                }
+                                __emu_lanes_acc.put(__emu_t, acc);
+                                ::core::option::Option::None
+                            },
+                        );
+                } else {
+                    __emu_rb
+                        .each(|
                             __emu_t: usize,
                             __emu_ctx: ::deviceemu::__private::ThreadCtx,
                         | -> ::core::option::Option<::deviceemu::__private::Exit> {
@@ -982,25 +1038,21 @@ impl matmul {
                             let mut acc = __emu_lanes_acc.take(__emu_t);
                             for j in 0..16 {
                                 acc
-                                    += unsafe {
-                                        ::deviceemu::__private::load_row_in_bounds(
-                                            &ta,
-                                            ::deviceemu::__private::Index::to_index(ty),
+                                    += ::deviceemu::__private::load_row_in_bounds(
+                                        &ta,
+                                        ::deviceemu::__private::Index::to_index(ty),
+                                        ::deviceemu::__private::Index::to_index(j),
+                                    )
+                                        * ::deviceemu::__private::load_row_in_bounds(
+                                            &tb,
                                             ::deviceemu::__private::Index::to_index(j),
-                                        )
-                                    }
-                                        * unsafe {
-                                            ::deviceemu::__private::load_row_in_bounds(
-                                                &tb,
-                                                ::deviceemu::__private::Index::to_index(j),
-                                                ::deviceemu::__private::Index::to_index(tx),
-                                            )
-                                        };
+                                            ::deviceemu::__private::Index::to_index(tx),
+                                        );
                             }
                             __emu_lanes_acc.put(__emu_t, acc);
                             ::core::option::Option::None
-                        },
-                    );
+                        });
+                }
             } else {
                 __emu_rb
                     .each(|
@@ -1031,7 +1083,7 @@ impl matmul {
             }
             __emu_rb.barrier();
         }
-        if !__EMU_CHECKED
+        if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_RANGES)
             && (true && ::deviceemu::__private::view_aligned(&c)
                 && match (
                     ::deviceemu::__private::range_add(
@@ -1098,24 +1150,45 @@ impl matmul {
                 })
         {
             __emu_rb.note_proved();
-            __emu_rb
-                .each_in_turn::<
-                    8usize,
-                    _,
-                    _,
-                >(
-                    |
-                        __emu_ts: &[usize; 8usize],
-                        __emu_ctxs: &[::deviceemu::__private::ThreadCtx; 8usize],
-                        __emu_turn: &::deviceemu::__private::Turn<'_>|
-                    {
-                        let c = c;
-                        let nn = nn;
-                        for __emu_lane in 0..8usize {
-                            let __emu_t: usize = __emu_ts[__emu_lane];
-                            #[allow(unused_variables)]
-                            let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[__emu_lane];
-                            __emu_turn.enter(__emu_t);
+            if __emu_rb.tier(::deviceemu::__private::TIER_TURN) {
+                __emu_rb
+                    .each_in_turn::<
+                        8usize,
+                        _,
+                        _,
+                    >(
+                        |
+                            __emu_ts: &[usize; 8usize],
+                            __emu_ctxs: &[::deviceemu::__private::ThreadCtx; 8usize],
+                            __emu_turn: &::deviceemu::__private::Turn<'_>|
+                        {
+                            let c = c;
+                            let nn = nn;
+                            for __emu_lane in 0..8usize {
+                                let __emu_t: usize = __emu_ts[__emu_lane];
+                                #[allow(unused_variables)]
+                                let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[__emu_lane];
+                                __emu_turn.enter(__emu_t);
+                                let tx = __emu_ctx.thread_idx.x as usize;
+                                let ty = __emu_ctx.thread_idx.y as usize;
+                                let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                                #[allow(unused_mut)]
+                                let mut acc = __emu_lanes_acc.take(__emu_t);
+                                {
+                                    let __emu_value = acc;
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &c,
+                                        ::deviceemu::__private::Index::to_index(row * nn + col),
+                                        __emu_value,
+                                    )
+                                };
+                            }
+                        },
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
                             let tx = __emu_ctx.thread_idx.x as usize;
                             let ty = __emu_ctx.thread_idx.y as usize;
                             let row = __emu_ctx.block_idx.y as usize * 16 + ty;
@@ -1124,17 +1197,18 @@ impl matmul {
                             let mut acc = __emu_lanes_acc.take(__emu_t);
                             {
                                 let __emu_value = acc;
-                                unsafe {
-                                    ::deviceemu::__private::store_in_bounds(
-                                        &c,
-                                        ::deviceemu::__private::Index::to_index(row * nn + col),
-                                        __emu_value,
-                                    )
-                                }
+                                ::deviceemu::__private::store_in_bounds(
+                                    &c,
+                                    ::deviceemu::__private::Index::to_index(row * nn + col),
+                                    __emu_value,
+                                )
                             };
-                        }
-                    },
-                    |
+                            ::core::option::Option::None
+                        },
+                    );
+            } else {
+                __emu_rb
+                    .each(|
                         __emu_t: usize,
                         __emu_ctx: ::deviceemu::__private::ThreadCtx,
                     | -> ::core::option::Option<::deviceemu::__private::Exit> {
@@ -1146,17 +1220,15 @@ impl matmul {
                         let mut acc = __emu_lanes_acc.take(__emu_t);
                         {
                             let __emu_value = acc;
-                            unsafe {
-                                ::deviceemu::__private::store_in_bounds(
-                                    &c,
-                                    ::deviceemu::__private::Index::to_index(row * nn + col),
-                                    __emu_value,
-                                )
-                            }
+                            ::deviceemu::__private::store_in_bounds(
+                                &c,
+                                ::deviceemu::__private::Index::to_index(row * nn + col),
+                                __emu_value,
+                            )
                         };
                         ::core::option::Option::None
-                    },
-                );
+                    });
+            }
         } else {
             __emu_rb
                 .each(|

@@ -123,6 +123,7 @@ impl saxpy {
             ::deviceemu::__private::launch_lanes(
                 __emu_info,
                 __emu_config,
+                &[::deviceemu::__private::Written::of("y", &y)],
                 move |__emu_rb| saxpy::__regions::<true>(__emu_rb, a, x, y),
                 move |__emu_ctx| saxpy::saxpy::<true>(__emu_ctx, a, x, y),
             )
@@ -130,6 +131,7 @@ impl saxpy {
             ::deviceemu::__private::launch_lanes(
                 __emu_info,
                 __emu_config,
+                &[::deviceemu::__private::Written::of("y", &y)],
                 move |__emu_rb| saxpy::__regions::<false>(__emu_rb, a, x, y),
                 move |__emu_ctx| saxpy::saxpy::<false>(__emu_ctx, a, x, y),
             )
@@ -159,10 +161,10 @@ impl saxpy {
             return r;
         }
         let __emu_checks = ::deviceemu::__private::launch_checks();
-        let __emu_meta_x = ::deviceemu::__private::meta("x", &x, __emu_checks);
-        let x = unsafe { ::deviceemu::__private::global(&x, &__emu_meta_x) }?;
-        let __emu_meta_y = ::deviceemu::__private::meta("y", &y, __emu_checks);
-        let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_y) }?;
+        let __emu_meta_px = ::deviceemu::__private::meta("x", &x, __emu_checks);
+        let x = unsafe { ::deviceemu::__private::global(&x, &__emu_meta_px) }?;
+        let __emu_meta_py = ::deviceemu::__private::meta("y", &y, __emu_checks);
+        let y = unsafe { ::deviceemu::__private::global_mut(&mut y, &__emu_meta_py) }?;
         saxpy::__run_views(__emu_config, __emu_checks, a, x, y)
     }
 }
@@ -254,7 +256,8 @@ impl saxpy {
         const _: () = ::deviceemu::__private::assert_kernel_scalar::<f32>();
         #[allow(unused_variables)]
         let __emu_ctx = __emu_rb.block_ctx();
-        if __emu_rb.in_index_order()
+        if __emu_rb.tier(::deviceemu::__private::TIER_VECTOR)
+            && __emu_rb.in_index_order()
             && {
                 let __emu_base = __emu_ctx.block_idx.x * __emu_ctx.block_dim.x;
                 match ::deviceemu::__private::lane_last(__emu_base, __emu_rb.threads()) {
@@ -299,22 +302,18 @@ impl saxpy {
                             ::deviceemu::__private::LANE_CHUNK,
                         );
                         let __emu_at = __emu_first + __emu_c0;
-                        unsafe {
-                            ::deviceemu::__private::lane_load(
-                                &x,
-                                __emu_at,
-                                &mut __emu_lane_x,
-                                __emu_m,
-                            )
-                        };
-                        unsafe {
-                            ::deviceemu::__private::lane_load(
-                                &y,
-                                __emu_at,
-                                &mut __emu_lane_y,
-                                __emu_m,
-                            )
-                        };
+                        ::deviceemu::__private::lane_load(
+                            &x,
+                            __emu_at,
+                            &mut __emu_lane_x,
+                            __emu_m,
+                        );
+                        ::deviceemu::__private::lane_load(
+                            &y,
+                            __emu_at,
+                            &mut __emu_lane_y,
+                            __emu_m,
+                        );
                         for __emu_k in 0..__emu_m {
                             let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
                             let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
@@ -396,63 +395,114 @@ impl saxpy {
                             if i < y.len() {
                                 {
                                     let __emu_value = a
-                                        * unsafe {
-                                            ::deviceemu::__private::load_in_bounds(
-                                                &x,
-                                                ::deviceemu::__private::Index::to_index(i),
-                                            )
-                                        };
+                                        * ::deviceemu::__private::load_in_bounds(
+                                            &x,
+                                            ::deviceemu::__private::Index::to_index(i),
+                                        );
                                     let __emu_view = y;
                                     let __emu_index = i;
-                                    let mut __emu_old = unsafe {
-                                        ::deviceemu::__private::load_in_bounds(
-                                            &__emu_view,
-                                            ::deviceemu::__private::Index::to_index(__emu_index),
-                                        )
-                                    };
+                                    let mut __emu_old = ::deviceemu::__private::load_in_bounds(
+                                        &__emu_view,
+                                        ::deviceemu::__private::Index::to_index(__emu_index),
+                                    );
                                     __emu_old += __emu_value;
-                                    unsafe {
-                                        ::deviceemu::__private::store_in_bounds(
-                                            &__emu_view,
-                                            ::deviceemu::__private::Index::to_index(__emu_index),
-                                            __emu_old,
-                                        )
-                                    }
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &__emu_view,
+                                        ::deviceemu::__private::Index::to_index(__emu_index),
+                                        __emu_old,
+                                    )
                                 };
                             }
                         }
                     },
                 );
         } else {
-            __emu_rb
-                .each(|
-                    __emu_t: usize,
-                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                    let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
-                        + __emu_ctx.thread_idx.x) as usize;
-                    if i < y.len() {
-                        {
-                            let __emu_value = a
-                                * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
-                            let __emu_view = y;
-                            let __emu_index = i;
-                            let mut __emu_old = ::deviceemu::__private::load(
-                                __EMU_CHECKED,
-                                &__emu_view,
-                                __emu_index,
+            if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_HOISTED)
+                && __emu_rb.in_index_order()
+                && {
+                    let __emu_base = __emu_ctx.block_idx.x * __emu_ctx.block_dim.x;
+                    match ::deviceemu::__private::lane_last(
+                        __emu_base,
+                        __emu_rb.threads(),
+                    ) {
+                        ::core::option::Option::Some(__emu_last) => {
+                            let (__emu_fi, __emu_li) = (
+                                ((__emu_base) as usize),
+                                ((__emu_last) as usize),
                             );
-                            __emu_old += __emu_value;
-                            ::deviceemu::__private::store(
-                                __EMU_CHECKED,
-                                &__emu_view,
-                                __emu_index,
-                                __emu_old,
-                            )
-                        };
+                            __emu_li < (y.len())
+                                && ::deviceemu::__private::Index::to_index(__emu_fi)
+                                    <= ::deviceemu::__private::Index::to_index(__emu_li)
+                                && ::deviceemu::__private::Index::to_index(__emu_li)
+                                    < x.len()
+                                && ::deviceemu::__private::Index::to_index(__emu_li)
+                                    < y.len()
+                        }
+                        ::core::option::Option::None => false,
                     }
-                    ::core::option::Option::None
-                });
+                }
+            {
+                __emu_rb
+                    .each(|
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                            + __emu_ctx.thread_idx.x) as usize;
+                        if i < y.len() {
+                            {
+                                let __emu_value = a
+                                    * ::deviceemu::__private::load_in_bounds(
+                                        &x,
+                                        ::deviceemu::__private::Index::to_index(i),
+                                    );
+                                let __emu_view = y;
+                                let __emu_index = i;
+                                let mut __emu_old = ::deviceemu::__private::load_in_bounds(
+                                    &__emu_view,
+                                    ::deviceemu::__private::Index::to_index(__emu_index),
+                                );
+                                __emu_old += __emu_value;
+                                ::deviceemu::__private::store_in_bounds(
+                                    &__emu_view,
+                                    ::deviceemu::__private::Index::to_index(__emu_index),
+                                    __emu_old,
+                                )
+                            };
+                        }
+                        ::core::option::Option::None
+                    });
+            } else {
+                __emu_rb
+                    .each(|
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                            + __emu_ctx.thread_idx.x) as usize;
+                        if i < y.len() {
+                            {
+                                let __emu_value = a
+                                    * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
+                                let __emu_view = y;
+                                let __emu_index = i;
+                                let mut __emu_old = ::deviceemu::__private::load(
+                                    __EMU_CHECKED,
+                                    &__emu_view,
+                                    __emu_index,
+                                );
+                                __emu_old += __emu_value;
+                                ::deviceemu::__private::store(
+                                    __EMU_CHECKED,
+                                    &__emu_view,
+                                    __emu_index,
+                                    __emu_old,
+                                )
+                            };
+                        }
+                        ::core::option::Option::None
+                    });
+            }
         }
     }
 }

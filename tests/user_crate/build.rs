@@ -1,4 +1,4 @@
-// The README's build.rs, unchanged.
+// The README's build.rs, with the fixture's second kernel file.
 fn main() {
-    deviceemu_build::kernels(&["src/kernels.rs"]).unwrap_or_else(|e| panic!("{e}"));
+    deviceemu_build::kernels(&["src/kernels.rs", "src/ported.rs"]).unwrap_or_else(|e| panic!("{e}"));
 }

@@ -81,7 +81,7 @@ fn gpu_arg(p: &Param) -> TokenStream {
 fn view_setup(p: &Param) -> Option<TokenStream> {
     let (rt, name) = (rt(), &p.name);
     let ParamKind::Buffer { writable, .. } = &p.kind else { return None };
-    let meta = format_ident!("__emu_meta_{}", name);
+    let meta = format_ident!("__emu_meta_p{}", name);
     let pstr = name.to_string();
     let make = match writable {
         false => quote!(global(&#name, &#meta)),

@@ -14,6 +14,7 @@ use super::host::{fn_allows, fn_param, scalar_check};
 use super::{launch_lifetime, rt};
 use crate::fission::{Fission, Kind};
 use crate::lower::{Kernel, Lowered};
+use crate::validate::ParamKind;
 
 /// The name of the region form, an associated function of the launcher struct.
 fn name() -> syn::Ident {
@@ -61,12 +62,18 @@ pub(super) fn launch_call(l: &Lowered, k: &Kernel, fission: &Fission, checked: b
     let regions = name_ident();
     let per_thread = quote!(#name::#name::<#checked>(#ctx, #(#args),*));
     let block = quote!(#name::#regions::<#checked>(#rb, #(#args),*));
+    // The writable buffers, which `EMU_PATH=verify` compares between the two paths.
+    let written = l.params.iter().filter(|p| matches!(p.kind, ParamKind::Buffer { writable: true, .. })).map(|p| {
+        let (n, s) = (&p.name, p.name.to_string());
+        quote!(#rt::Written::of(#s, &#n))
+    });
+    let written = quote!(&[#(#written),*]);
     match fission.kind {
         Kind::Regions if fission.warps => {
-            quote!(#rt::launch_regions_warps(__emu_info, __emu_config, move |#rb| #block, move |#ctx| #per_thread))
+            quote!(#rt::launch_regions_warps(__emu_info, __emu_config, #written, move |#rb| #block, move |#ctx| #per_thread))
         }
-        Kind::Regions => quote!(#rt::launch_regions(__emu_info, __emu_config, move |#rb| #block, move |#ctx| #per_thread)),
-        Kind::Lanes => quote!(#rt::launch_lanes(__emu_info, __emu_config, move |#rb| #block, move |#ctx| #per_thread)),
+        Kind::Regions => quote!(#rt::launch_regions(__emu_info, __emu_config, #written, move |#rb| #block, move |#ctx| #per_thread)),
+        Kind::Lanes => quote!(#rt::launch_lanes(__emu_info, __emu_config, #written, move |#rb| #block, move |#ctx| #per_thread)),
     }
 }
 

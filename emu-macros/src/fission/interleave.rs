@@ -84,8 +84,7 @@ struct Snapshots<'a> {
 impl VisitMut for Snapshots<'_> {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         syn::visit_mut::visit_expr_mut(self, e);
-        let Expr::Unsafe(u) = e else { return };
-        let [Stmt::Expr(Expr::Call(c), None)] = u.block.stmts.as_slice() else { return };
+        let Expr::Call(c) = e else { return };
         let method = match private_call(c).as_deref() {
             Some("load_in_bounds") => "load",
             Some("load_row_in_bounds") => "load_row",
@@ -102,9 +101,9 @@ impl VisitMut for Snapshots<'_> {
         }
         let method = Ident::new(method, Span::call_site());
         let args = c.args.iter().skip(1);
-        // SAFETY (of the code made): the copy has the array's length (the region's proof
-        // checked the array aligned), and the proof put the indices in the array's bounds.
-        *e = syn::parse_quote!(unsafe { #snap.#method(#(#args),*) });
+        // The copy has the array's length (the region's proof checked the array aligned), and
+        // the proof put the indices in the array's bounds (`Snapshot` checks them again).
+        *e = syn::parse_quote!(#snap.#method(#(#args),*));
     }
 }
 
@@ -129,8 +128,8 @@ pub(super) fn pure(e: &Expr, mutable: &HashSet<String>) -> bool {
         Expr::Binary(b) => pure(&b.left, mutable) && pure(&b.right, mutable),
         Expr::Assign(a) => path_name(&a.left).is_some_and(|n| mutable.contains(&n)) && pure(&a.right, mutable),
         Expr::MethodCall(m) => FLOAT_METHODS.iter().any(|f| m.method == f) && pure(&m.receiver, mutable) && m.args.iter().all(|a| pure(a, mutable)),
-        // The loads `ranges.rs` proved (an `unsafe` block around one call).
-        Expr::Unsafe(u) => matches!(u.block.stmts.as_slice(), [Stmt::Expr(Expr::Call(c), None)] if proved_load(c) && c.args.iter().all(|a| pure_arg(a, mutable))),
+        // The loads `ranges.rs` proved.
+        Expr::Call(c) => proved_load(c) && c.args.iter().all(|a| pure_arg(a, mutable)),
         _ => false,
     }
 }

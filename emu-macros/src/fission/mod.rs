@@ -1603,7 +1603,7 @@ impl Program {
             if let Some((proof, hoisted)) = self.hoist_region(thread, tid, bound, g) {
                 let fast = thread_fn(&thread_code(&hoisted), &saves);
                 call = quote! {
-                    if !#checked && #proof {
+                    if !#checked && #rb.tier(::deviceemu::__private::TIER_HOISTED) && #proof {
                         #rb.each_below(#bound, #fast);
                     } else {
                         #call
@@ -1620,16 +1620,27 @@ impl Program {
                 let grouped = narrowed.is_none().then(|| {
                     io.as_ref()
                         .and_then(|io| self.interleaved(&proved, io, &fast, rb))
-                        .or_else(|| self.in_turn(&proved, &restores, &saves, &fast, g))
+                        .map(|group| (quote::format_ident!("TIER_INTERLEAVE"), group))
+                        .or_else(|| self.in_turn(&proved, &restores, &saves, &fast, g).map(|group| (quote::format_ident!("TIER_TURN"), group)))
                 });
                 let grouped = grouped.flatten();
-                let run = match (&narrowed, grouped) {
-                    (_, Some(group)) => group,
-                    (Some((_, bound)), None) => quote!(#rb.each_below(#bound, #fast);),
-                    (None, None) => quote!(#rb.each(#fast);),
+                let plain = match &narrowed {
+                    Some((_, bound)) => quote!(#rb.each_below(#bound, #fast);),
+                    None => quote!(#rb.each(#fast);),
+                };
+                let run = match grouped {
+                    // Interleaved groups or threads in turn, each a tier of its own.
+                    Some((tier, group)) => quote! {
+                        if #rb.tier(::deviceemu::__private::#tier) {
+                            #group
+                        } else {
+                            #plain
+                        }
+                    },
+                    None => plain,
                 };
                 call = quote! {
-                    if !#checked && #proof {
+                    if !#checked && #rb.tier(::deviceemu::__private::TIER_RANGES) && #proof {
                         #rb.note_proved();
                         #run
                     } else {
@@ -1645,7 +1656,7 @@ impl Program {
             let found = vector_restores.and_then(|v| self.vector_region(thread, &v, &saves, bound, g));
             if let Some((proof, fast)) = found {
                 call = quote! {
-                    if !#checked && #rb.in_index_order() && #proof {
+                    if !#checked && #rb.tier(::deviceemu::__private::TIER_VECTOR) && #rb.in_index_order() && #proof {
                         #fast
                     } else {
                         #call
@@ -1658,10 +1669,8 @@ impl Program {
             if let Some(Hoisted { proof, stmts, vector }) = self.hoist(thread, g) {
                 let code = thread_code(&stmts);
                 let fast_fn = thread_fn(&code, &TokenStream::new());
-                let mut fast = quote!(#rb.each(#fast_fn););
-                // The checked copy takes the vectorised form (with its per-chunk checks), not
-                // the plain hoisted one, whose accesses are unchecked.
-                let mut guard = quote!(!#checked &&);
+                let plain_fast = quote!(#rb.each(#fast_fn););
+                let mut vector_fast = None;
                 // Values restored from earlier regions live in per-thread slots; a lane loop has
                 // none (it has one region), and the vectorised form relies on that.
                 if let Some(Vectorised { first, stmts, loaded, written, sites }) = vector.filter(|_| restores.is_empty()) {
@@ -1670,14 +1679,14 @@ impl Program {
                     let rt = rt();
                     let k = lane_k();
                     let chunk = quote!(#rt::LANE_CHUNK);
-                    // SAFETY (of the emitted `unsafe`): the proof showed every index of the
-                    // block, `first..first + threads`, in bounds of each view; a chunk's lanes
-                    // `c0..c0 + m` have the indices `first + c0..first + c0 + m`.
+                    // The proof showed every index of the block, `first..first + threads`, in
+                    // bounds of each view; a chunk's lanes `c0..c0 + m` have the indices
+                    // `first + c0..first + c0 + m` (`lane_load` and `lane_store` check it again).
                     // One buffer per view for the block, made (zeroed) once; each chunk loads
                     // its part of the views it reads.
                     let loads = loaded.iter().map(|v| {
                         let buf = lane_buf(v);
-                        quote!(unsafe { #rt::lane_load(&#v, __emu_at, &mut #buf, __emu_m) };)
+                        quote!(#rt::lane_load(&#v, __emu_at, &mut #buf, __emu_m);)
                     });
                     let fresh = loaded.iter().chain(written.iter().filter(|v| !loaded.contains(v))).map(|v| {
                         let buf = lane_buf(v);
@@ -1701,8 +1710,7 @@ impl Program {
                     // A chunk that panics runs again lane by lane; in the checked copy through
                     // the checked per-thread code, so that its lanes' accesses are checked.
                     let checked_fn = thread_fn(&thread_code(thread), &TokenStream::new());
-                    guard = TokenStream::new();
-                    fast = quote! {
+                    vector_fast = Some(quote! {
                         let __emu_first = #rt::Index::to_index(#first);
                         #(#fresh)*
                         #rb.each_chunk(
@@ -1729,15 +1737,26 @@ impl Program {
                                 }
                             },
                         );
-                    };
+                    });
                 }
+                // The plain hoisted form runs unchecked accesses, so the checked copy takes
+                // the vectorised form (with its per-chunk checks) or the per-thread one.
                 call = quote! {
-                    if #guard #rb.in_index_order() && #proof {
-                        #fast
+                    if !#checked && #rb.tier(::deviceemu::__private::TIER_HOISTED) && #rb.in_index_order() && #proof {
+                        #plain_fast
                     } else {
                         #call
                     }
                 };
+                if let Some(vector_fast) = vector_fast {
+                    call = quote! {
+                        if #rb.tier(::deviceemu::__private::TIER_VECTOR) && #rb.in_index_order() && #proof {
+                            #vector_fast
+                        } else {
+                            #call
+                        }
+                    };
+                }
             }
         }
         // A region that hands a value to a shuffle first forgets the last round's: a thread
@@ -2087,11 +2106,11 @@ impl InBounds<'_> {
                         *e = syn::parse_quote_spanned!(span=> unsafe { #buf.get(#k) });
                     }
                     (None, 3) => {
-                        // SAFETY: the launch proved every index of this block in bounds of
-                        // this view (`fission::Program::hoist`).
-                        *e = syn::parse_quote_spanned!(span=> unsafe {
+                        // The launch proved every index of this block in bounds of this view
+                        // (`fission::Program::hoist`); the accessor checks it again.
+                        *e = syn::parse_quote_spanned!(span=>
                             ::deviceemu::__private::load_in_bounds(#v, ::deviceemu::__private::Index::to_index(#i))
-                        });
+                        );
                     }
                     (vec, _) => {
                         if let Some(vec) = vec {
@@ -2112,10 +2131,10 @@ impl InBounds<'_> {
                             let (buf, k) = (lane_buf(&view), lane_k());
                             syn::parse_quote_spanned!(span=> #buf.set(#k, #x))
                         } else {
-                            // SAFETY: as for the load.
-                            syn::parse_quote_spanned!(span=> unsafe {
+                            // As for the load.
+                            syn::parse_quote_spanned!(span=>
                                 ::deviceemu::__private::store_in_bounds(#v, ::deviceemu::__private::Index::to_index(#i), #x)
-                            })
+                            )
                         };
                     }
                 }

@@ -170,11 +170,11 @@ impl Ranges<'_> {
         if let Some(v) = self.view_of(&view_ref.expr) {
             let check = Self::below(&ir, quote!(#v.len()));
             self.checks.push(quote!(&& #r::view_aligned(&#v) #check));
-            // SAFETY (of the emitted `unsafe`): the region's proof showed every value of
-            // this index, for every thread and loop pass, below the view's length.
+            // The region's proof showed every value of this index, for every thread and loop
+            // pass, below the view's length; the accessors check it again.
             *e = match value {
-                Some(x) => syn::parse_quote_spanned!(span=> unsafe { #r::store_in_bounds(&#v, #r::Index::to_index(#index), #x) }),
-                None => syn::parse_quote_spanned!(span=> unsafe { #r::load_in_bounds(&#v, #r::Index::to_index(#index)) }),
+                Some(x) => syn::parse_quote_spanned!(span=> ::deviceemu::__private::store_in_bounds(&#v, #r::Index::to_index(#index), #x)),
+                None => syn::parse_quote_spanned!(span=> ::deviceemu::__private::load_in_bounds(&#v, #r::Index::to_index(#index))),
             };
             return true;
         }
@@ -199,15 +199,15 @@ impl Ranges<'_> {
         let rows = Self::below(&rr, quote!(#t.len()));
         let cols = Self::below(&ir, quote!(#r::row_len(&#t)));
         self.checks.push(quote!(&& #r::view_aligned(&#t) #rows #cols));
-        // SAFETY (of the emitted `unsafe`): the proof showed every row index below the rows
-        // and every column index below a row's length.
+        // The proof showed every row index below the rows and every column index below a
+        // row's length; the accessors check it again.
         *e = match value {
-            Some(x) => syn::parse_quote_spanned!(span=> unsafe {
-                #r::store_row_in_bounds(&#t, #r::Index::to_index(#row), #r::Index::to_index(#index), #x)
-            }),
-            None => syn::parse_quote_spanned!(span=> unsafe {
-                #r::load_row_in_bounds(&#t, #r::Index::to_index(#row), #r::Index::to_index(#index))
-            }),
+            Some(x) => syn::parse_quote_spanned!(span=>
+                ::deviceemu::__private::store_row_in_bounds(&#t, #r::Index::to_index(#row), #r::Index::to_index(#index), #x)
+            ),
+            None => syn::parse_quote_spanned!(span=>
+                ::deviceemu::__private::load_row_in_bounds(&#t, #r::Index::to_index(#row), #r::Index::to_index(#index))
+            ),
         };
         true
     }

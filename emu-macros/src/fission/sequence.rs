@@ -28,16 +28,16 @@ use super::{path_name, private_call, strip_parens, Lives, Program};
 pub(super) const TURN: usize = 8;
 
 /// Whether `s` is a proved store as `ranges.rs` writes it:
-/// `{ let __emu_value = v; unsafe { store_in_bounds(&view, i.., __emu_value) } }`, with `v`
-/// and the indices pure.
+/// `{ let __emu_value = v; store_in_bounds(&view, i.., __emu_value) }`, with `v` and the
+/// indices pure.
 fn proved_store(e: &Expr, mutable: &HashSet<String>) -> bool {
     let Expr::Block(b) = e else { return false };
-    let [Stmt::Local(l), Stmt::Expr(Expr::Unsafe(u), _)] = b.block.stmts.as_slice() else { return false };
+    let [Stmt::Local(l), Stmt::Expr(store, _)] = b.block.stmts.as_slice() else { return false };
+    let Expr::Call(c) = strip_parens(store) else { return false };
     let Some(init) = &l.init else { return false };
     if init.diverge.is_some() || !pure(&init.expr, mutable) {
         return false;
     }
-    let [Stmt::Expr(Expr::Call(c), None)] = u.block.stmts.as_slice() else { return false };
     if !matches!(private_call(c).as_deref(), Some("store_in_bounds" | "store_row_in_bounds")) {
         return false;
     }

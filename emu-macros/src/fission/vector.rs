@@ -276,11 +276,11 @@ impl Rewrite<'_> {
                 (Some(w), Some(lo)) if !store => {
                     let (v, i, span) = (&c.args[1], c.args[2].clone(), c.span());
                     self.gathers.push((view, w, lo.clone()));
-                    // SAFETY: the proof showed `tid - w` in bounds of this view for every lane
-                    // the guard lets in.
-                    *e = syn::parse_quote_spanned!(span=> unsafe {
+                    // The proof showed `tid - w` in bounds of this view for every lane the
+                    // guard lets in; the accessor checks it again.
+                    *e = syn::parse_quote_spanned!(span=>
                         ::deviceemu::__private::load_in_bounds(#v, ::deviceemu::__private::Index::to_index(#i))
-                    });
+                    );
                 }
                 _ => self.ok = false,
             }
@@ -296,10 +296,10 @@ impl Rewrite<'_> {
             Form::Uniform(u) => {
                 let v = &c.args[1];
                 self.uniform_loads.push((view, u.clone()));
-                // SAFETY: the proof showed `u` in bounds of this view.
-                *e = syn::parse_quote_spanned!(span=> unsafe {
+                // The proof showed `u` in bounds of this view; the accessor checks it again.
+                *e = syn::parse_quote_spanned!(span=>
                     ::deviceemu::__private::load_in_bounds(#v, ::deviceemu::__private::Index::to_index(#u))
-                });
+                );
                 return;
             }
         };
@@ -620,11 +620,12 @@ impl Program {
             let buf = &s.buf;
             quote!(let mut #buf = #r::LaneBuf::<_, { #r::LANE_CHUNK }>::new();)
         });
-        // SAFETY (of the emitted `unsafe`): the proof showed each form's range `[start, start +
-        // hi)` in bounds of its view; a chunk's lanes `c0..c0 + m` lie below `hi`.
+        // The proof showed each form's range `[start, start + hi)` in bounds of its view; a
+        // chunk's lanes `c0..c0 + m` lie below `hi` (`lane_load` and `lane_store` check it
+        // again).
         let loads = rw.staged.iter().filter(|s| s.loaded).map(|s| {
             let (v, buf, start) = (&s.view, &s.buf, start_of(&s.buf));
-            quote!(unsafe { #r::lane_load(&#v, #start + __emu_c0, &mut #buf, __emu_m) };)
+            quote!(#r::lane_load(&#v, #start + __emu_c0, &mut #buf, __emu_m);)
         });
         // SAFETY (of the stores): a stored form is loaded first or stored by every lane, so
         // its elements `0..m` are initialised.

@@ -3,7 +3,9 @@
 /// A plain-data type that can be stored in global or shared memory and passed to kernels.
 ///
 /// Implemented for the integer and float primitives, `bool`, and arrays of `DeviceCopy` types.
-/// Implement it for your own `#[repr(C)]` structs of such fields.
+/// For your own `#[repr(C)]` structs of such fields, `#[derive(DeviceCopy)]` implements it after
+/// checking at compile time that the struct has no padding (write a CUDA struct's padding as a
+/// field, `_pad: [u8; 3]`); or implement it by hand (`unsafe impl`) after checking the rules below.
 ///
 /// # Safety
 ///

@@ -14,9 +14,12 @@ pub(crate) mod copy;
 pub mod devrt;
 mod dim;
 mod grid;
+mod heap;
 pub(crate) mod print;
 pub mod intrinsics;
 pub mod math;
+#[doc(hidden)]
+pub mod part;
 mod shared;
 mod symbol;
 pub mod texture;
@@ -35,6 +38,7 @@ pub use copy::{AnyBitPattern, DeviceCopy};
 pub use symbol::{Constant, ConstantIsWritable, DeviceGlobal, SymbolDef};
 pub use dim::Dim3;
 pub use grid::{this_grid, GridGroup};
+pub use heap::{device_free, device_malloc, DevicePtr};
 pub use cluster::{this_cluster, ClusterGroup};
 pub use shared::dynamic_shared;
 pub use warp::{

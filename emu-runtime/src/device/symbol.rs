@@ -234,9 +234,12 @@ impl<E: DeviceCopy, const N: usize, D: SymbolDef<Value = [E; N]>> DeviceGlobal<D
 impl<D: SymbolDef> DeviceGlobal<D> {
     /// The description for the running launch: with racecheck's shadow when it checks races.
     fn meta(&self) -> crate::device::backend::MetaPtr {
+        crate::host::sched::verify::note_static(D::NAME, self.cell.get() as usize, core::mem::size_of::<D::Value>());
         let race = crate::host::sched::hooks::racecheck_on();
         let g = core::mem::align_of::<D::Value>();
         let meta = self.metas[race as usize].get_or_init(|| {
+            // The watchdog tells writes from spins by this memory (`host/mem/fingerprint.rs`).
+            crate::host::mem::fingerprint::register(self.cell.get() as usize, core::mem::size_of::<D::Value>());
             crate::host::check::memcheck::StaticMeta::new(D::NAME, self.cell.get() as usize, core::mem::size_of::<D::Value>(), g, race)
         });
         meta.as_ptr()

@@ -93,6 +93,10 @@ pub struct View<'l, T, K> {
     ptr: *mut T,
     len: usize,
     meta: backend::MetaPtr,
+    /// On the host, for a view of shared memory: the arena and block it was made in
+    /// (`host/mem/stamp.rs`), checked before every access; 0 (always live) for global memory.
+    #[cfg(not(target_arch = "nvptx64"))]
+    stamp: u64,
     /// The launch (or the borrow of the memory) the view lives in; `K` is its kind.
     kind: PhantomData<(&'l (), K)>,
 }
@@ -146,7 +150,62 @@ impl<'l, T, K: ViewKind> View<'l, T, K> {
     /// checkers write through its shadow pointers at the view's indices).
     #[doc(hidden)]
     pub unsafe fn from_raw_parts(ptr: *mut T, len: usize, meta: backend::MetaPtr) -> Self {
-        View { ptr, len, meta, kind: PhantomData }
+        View {
+            ptr,
+            len,
+            meta,
+            #[cfg(not(target_arch = "nvptx64"))]
+            stamp: 0,
+            kind: PhantomData,
+        }
+    }
+
+    /// [`View::from_raw_parts`] for a view of a shared arena: `stamp` is the arena's now
+    /// (`host/mem/stamp.rs`).
+    ///
+    /// # Safety
+    ///
+    /// As [`View::from_raw_parts`], for as long as `stamp` is live.
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub(crate) unsafe fn from_raw_parts_stamped(ptr: *mut T, len: usize, meta: backend::MetaPtr, stamp: u64) -> Self {
+        View { ptr, len, meta, stamp, kind: PhantomData }
+    }
+
+    /// This view's memory, `len` elements of `U` from `ptr`: a part of it (`row`, `cast`),
+    /// with its stamp.
+    ///
+    /// # Safety
+    ///
+    /// `[ptr, ptr + len)` lies inside this view's memory, aligned for `U` (or only reached
+    /// through checked accesses, which report a misaligned view), and `U` and `T` are valid
+    /// for each other's bits where they overlap.
+    #[inline(always)]
+    pub(crate) unsafe fn sub<U>(&self, ptr: *mut U, len: usize) -> View<'l, U, K> {
+        View {
+            ptr,
+            len,
+            meta: self.meta,
+            #[cfg(not(target_arch = "nvptx64"))]
+            stamp: self.stamp,
+            kind: PhantomData,
+        }
+    }
+
+    /// Whether the view may be used: on the host, a view of shared memory kept past the block
+    /// that made it may not (`host/mem/stamp.rs`); every other view may.
+    #[inline(always)]
+    pub(crate) fn is_live(&self) -> bool {
+        #[cfg(not(target_arch = "nvptx64"))]
+        return K::SPACE != Space::Shared || crate::host::mem::stamp::live(self.stamp);
+        #[cfg(target_arch = "nvptx64")]
+        return true;
+    }
+
+    /// The view's stamp (host).
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[inline(always)]
+    pub(crate) fn stamp(&self) -> u64 {
+        self.stamp
     }
 
     /// The number of elements.
@@ -233,7 +292,7 @@ impl<'l, T: AnyBitPattern, K: ViewKind> View<'l, T, K> {
         // view leave valid values for the other; `meta` describes the same allocation. An
         // access through a start misaligned for `U` is reported before it touches memory
         // (`check_index`).
-        unsafe { View::from_raw_parts(self.ptr as *mut U, len, self.meta) }
+        unsafe { self.sub(self.ptr as *mut U, len) }
     }
 }
 
@@ -254,10 +313,10 @@ impl<'l, T: DeviceCopy, const N: usize, K: ViewKind> View<'l, [T; N], K> {
             // Reported; the faulting thread goes on with an empty row (its accesses fault
             // again, and are dropped).
             // SAFETY: no element of an empty view is ever accessed.
-            return unsafe { View::from_raw_parts(self.ptr as *mut T, 0, self.meta) };
+            return unsafe { self.sub(self.ptr as *mut T, 0) };
         }
         // SAFETY: `i < len`, so row `i` lies inside the memory this view covers, and its `N`
         // elements of `T` are exactly that row.
-        unsafe { View::from_raw_parts(self.ptr.add(i) as *mut T, N, self.meta) }
+        unsafe { self.sub(self.ptr.add(i) as *mut T, N) }
     }
 }

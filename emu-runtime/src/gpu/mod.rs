@@ -85,6 +85,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_left_out_kernel_says_why() {
+        let ptx = ".version 7.8\n.target sm_90\n// deviceemu: left out: uses_f64 deviceemu: `uses_f64` in src/k.rs cannot \
+                   be compiled for the GPU and was left out of its PTX (...): error[E0599]: no method named `exp`\n";
+        let why = left_out(ptx, "uses_f64").unwrap();
+        assert!(why.starts_with("kernel `uses_f64` was left out of the PTX"), "{why}");
+        assert!(why.ends_with("The build said: `uses_f64` in src/k.rs cannot be compiled for the GPU and was left out of its PTX (...): error[E0599]: no method named `exp`"), "{why}");
+        assert_eq!(left_out(ptx, "uses"), None);
+        assert_eq!(left_out(ptx, "other"), None);
+    }
+
+    #[test]
     fn driver_codes_map_to_cuda_numbers() {
         let e = map_driver_error(700, "CUDA_ERROR_ILLEGAL_ADDRESS".into(), "an illegal memory access", "running kernel `k`");
         assert_eq!(e.code(), 700);
@@ -169,6 +180,9 @@ impl Gpu {
         let key = (ptx.as_ptr() as usize, kernel.name);
         if let Some(f) = self.functions.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
             return Ok(f.clone());
+        }
+        if let Some(why) = left_out(ptx, kernel.name) {
+            return Err(Error::NotSupported { message: why });
         }
         let module = self.module(ptx)?;
         let f = module
@@ -367,6 +381,36 @@ pub(crate) fn launch_on(
         unsafe { launch_raw(f.cu_function(), &cfg, LaunchKind::of(kernel, false), stream, params) }
             .map_err(|e| driver_error(e, &format!("launching kernel `{}`", kernel.name)))
     })
+}
+
+/// `cudaDeviceSetLimit(cudaLimitMallocHeapSize, bytes)` on the current device's context: the
+/// size of the heap that kernels' `device_malloc` (CUDA's `malloc`) allocates from.
+pub(crate) fn set_malloc_heap_size(bytes: usize) -> Result<(), Error> {
+    let gpu = gpu_of(crate::host::devices::current())?;
+    gpu.bind()?;
+    // SAFETY: plain driver call on the context just bound to this thread.
+    unsafe { sys::cuCtxSetLimit(sys::CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE, bytes) }
+        .result()
+        .map_err(|e| driver_error(e, &format!("setting the device heap's size to {bytes} bytes")))
+}
+
+/// The start of the line that deviceemu-build adds to a file's PTX for each kernel it left
+/// out (`deviceemu_build::LEFT_OUT`).
+const LEFT_OUT: &str = "// deviceemu: left out: ";
+
+/// Why `kernel` is not in `ptx`, when deviceemu-build left it out: the build warning's words,
+/// which the PTX carries (`// deviceemu: left out: NAME WARNING`). Looked up before the
+/// module is loaded (a cached function skips it), so that the launch fails with this reason
+/// (801) rather than the driver's 500, `named symbol not found`.
+pub(crate) fn left_out(ptx: &str, kernel: &str) -> Option<String> {
+    let marker = format!("{LEFT_OUT}{kernel} ");
+    let at = ptx.find(&marker)?;
+    let line = ptx[at + marker.len()..].lines().next().unwrap_or("");
+    let why = line.strip_prefix("deviceemu: ").unwrap_or(line);
+    Some(format!(
+        "kernel `{kernel}` was left out of the PTX when its crate was built, so it cannot run on the GPU (it runs in \
+         the emulator: EMU_TARGET=emulator). The build said: {why}"
+    ))
 }
 
 /// Checks the launch, finds the kernel, builds its parameter list and hands them to `run`.

@@ -24,6 +24,8 @@
 //! | `EMU_LAUNCH_BLOCKING` | `0`, `1`: every launch waits for its kernel and returns its fault, as `CUDA_LAUNCH_BLOCKING=1` | `0` |
 //! | `EMU_DEVICE_RUNTIME` | `cdp2` (sm_90: no device-side `device_synchronize`), `cdp1` (the legacy device runtime, with it and a 24-level nesting limit) | `cdp2` |
 //! | `EMU_PENDING_LAUNCH_LIMIT` | device-side launches that may be pending (`cudaLimitDevRuntimePendingLaunchCount`) | `2048` |
+//! | `EMU_TIMEOUT`    | seconds without progress before the watchdog stops a launch (702); `0`: off | `60` |
+//! | `EMU_LAUNCH_TIMEOUT` | seconds a launch may run in all before it is stopped (702), busy or not; `0`: off | `86400` (a day) |
 //! | `EMU_DEFAULT_STREAM` | `legacy`, `per-thread` (each host thread gets its own default stream, as nvcc's `--default-stream per-thread`) | `legacy` |
 //!
 //! Process-wide, read from the environment only (see `report.rs`): `EMU_LOG_FILE`,
@@ -65,6 +67,62 @@ pub enum ExecPath {
     Auto,
     /// Always the per-thread form: fibers and state machines, one GPU thread at a time.
     General,
+    /// Both, to check the fast forms: a launch of a kernel with a fast form runs on it, then
+    /// again on the general path from a copy of the memory it started with (blocks in order,
+    /// for both), and the two runs' memory, return codes and findings are compared; a
+    /// difference fails the launch with a report that names the kernel and the first differing
+    /// element (`sched/regions.rs`, `verify`). The general run's results are kept.
+    Verify,
+}
+
+/// A fast-path tier of `#[kernel]`'s region forms (`emu-macros/src/fission/`), which
+/// `EMU_TIERS_OFF` (or [`Config::tiers_off`]) can turn off one at a time, to find which one is
+/// wrong when a kernel's results differ between `EMU_PATH=auto` and `general`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tier {
+    /// Barrier regions: each stretch of a kernel between barriers runs as a loop over the
+    /// block's threads (off: barrier kernels take the general path).
+    Regions,
+    /// Lane loops: a barrier-free kernel runs as a loop over the block's threads.
+    Lanes,
+    /// Warp shuffles and votes handed over between regions.
+    Shuffles,
+    /// Checks hoisted out of a region or lane loop whose indices are proved in bounds for the
+    /// whole block.
+    Hoisted,
+    /// Vectorised regions and lane loops (elements staged in local arrays).
+    Vector,
+    /// Regions whose accesses are proved in bounds from their indices' ranges.
+    Ranges,
+    /// Proved straight-line regions run several threads per call, in turn.
+    Turn,
+    /// Proved loop regions run groups of threads interleaved, reading copies of shared arrays.
+    Interleave,
+}
+
+impl Tier {
+    /// Every tier, in the order `EMU_TIERS_OFF` lists them.
+    pub const ALL: [Tier; 8] =
+        [Tier::Regions, Tier::Lanes, Tier::Shuffles, Tier::Hoisted, Tier::Vector, Tier::Ranges, Tier::Turn, Tier::Interleave];
+
+    /// The tier's name in `EMU_TIERS_OFF`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Regions => "regions",
+            Tier::Lanes => "lanes",
+            Tier::Shuffles => "shuffles",
+            Tier::Hoisted => "hoisted",
+            Tier::Vector => "vector",
+            Tier::Ranges => "ranges",
+            Tier::Turn => "turn",
+            Tier::Interleave => "interleave",
+        }
+    }
+
+    /// The tier's bit in a set of tiers.
+    pub const fn bit(self) -> u32 {
+        1 << self as u32
+    }
 }
 
 /// Where launches run.
@@ -204,12 +262,16 @@ pub struct Config {
     schedule: Schedule,
     /// The watchdog's limit (`EMU_TIMEOUT`); zero turns it off.
     timeout: std::time::Duration,
+    /// The launches' wall-clock bound (`EMU_LAUNCH_TIMEOUT`); zero turns it off.
+    launch_timeout: std::time::Duration,
     print_limit: usize,
     check_action: CheckAction,
     sticky_errors: bool,
     launch_blocking: bool,
     default_stream: DefaultStream,
     path: ExecPath,
+    /// The fast-path tiers turned off ([`Tier::bit`]s, `EMU_TIERS_OFF`).
+    tiers_off: u32,
     verbose: bool,
     device_runtime: DeviceRuntime,
     pending_launch_limit: usize,
@@ -228,12 +290,14 @@ impl Default for Config {
             target_chosen: false,
             schedule: Schedule::Fibers,
             timeout: DEFAULT_TIMEOUT,
+            launch_timeout: DEFAULT_LAUNCH_TIMEOUT,
             print_limit: 20,
             check_action: CheckAction::Error,
             sticky_errors: false,
             launch_blocking: false,
             default_stream: DefaultStream::Legacy,
             path: ExecPath::Auto,
+            tiers_off: 0,
             verbose: false,
             device_runtime: DeviceRuntime::Cdp2,
             pending_launch_limit: 2048,
@@ -247,8 +311,9 @@ impl Config {
     /// Returns [`Error::InvalidSetting`] naming the variable and the valid values when one has
     /// a value deviceemu does not know.
     pub fn from_env() -> Result<Config, Error> {
+        check_process_settings()?;
         let mut c = Config::default();
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let var = env_var;
         if let Some(v) = var("EMU_BLOCKS") {
             c.blocks = match v.trim() {
                 "parallel" => BlockOrder::Parallel,
@@ -296,6 +361,11 @@ impl Config {
                 invalid("EMU_TIMEOUT", v, "seconds without progress before a launch is stopped, e.g. `EMU_TIMEOUT=10` or `2.5`; `0` turns the watchdog off")
             })?;
         }
+        if let Some(v) = var("EMU_LAUNCH_TIMEOUT") {
+            c.launch_timeout = parse_timeout(&v).ok_or_else(|| {
+                invalid("EMU_LAUNCH_TIMEOUT", v, "seconds a launch may run in all, e.g. `EMU_LAUNCH_TIMEOUT=3600`; `0` turns the bound off")
+            })?;
+        }
         if let Some(v) = var("EMU_SCHEDULE") {
             c.schedule = match v.trim() {
                 "fibers" => Schedule::Fibers,
@@ -311,8 +381,22 @@ impl Config {
             c.path = match v.trim() {
                 "auto" => ExecPath::Auto,
                 "general" => ExecPath::General,
-                _ => return Err(invalid("EMU_PATH", v, "`auto`, `general`")),
+                "verify" => ExecPath::Verify,
+                _ => return Err(invalid("EMU_PATH", v, "`auto`, `general`, `verify`")),
             };
+        }
+        if let Some(v) = var("EMU_TIERS_OFF") {
+            const VALID: &str =
+                "a comma list of `regions`, `lanes`, `shuffles`, `hoisted`, `vector`, `ranges`, `turn`, `interleave`, or `none`";
+            let mut off = 0;
+            for name in v.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                match Tier::ALL.iter().find(|t| t.name() == name) {
+                    Some(t) => off |= t.bit(),
+                    None if name == "none" => {}
+                    None => return Err(invalid("EMU_TIERS_OFF", v.clone(), VALID)),
+                }
+            }
+            c.tiers_off = off;
         }
         if let Some(v) = var("EMU_VERBOSE") {
             c.verbose = match v.trim() {
@@ -377,6 +461,21 @@ impl Config {
     /// The watchdog's limit (zero: off).
     pub fn get_timeout(&self) -> std::time::Duration {
         self.timeout
+    }
+
+    /// The wall-clock bound of a launch: one that runs longer is stopped with error 702 at
+    /// its next progress point or barrier even though its threads look busy (they write
+    /// memory or exit, which is progress for [`timeout`](Self::timeout)'s watchdog)
+    /// (`EMU_LAUNCH_TIMEOUT`, in seconds; default 24 hours, which no legitimate emulated launch
+    /// is expected to reach). `Duration::ZERO` turns it off.
+    pub fn launch_timeout(mut self, limit: std::time::Duration) -> Self {
+        self.launch_timeout = limit;
+        self
+    }
+
+    /// The wall-clock bound of a launch (zero: off).
+    pub fn get_launch_timeout(&self) -> std::time::Duration {
+        self.launch_timeout
     }
 
     /// How many findings a report prints in full (the summary counts all); 0 prints all.
@@ -460,6 +559,20 @@ impl Config {
     /// Which host form of kernels launches run.
     pub fn get_path(&self) -> ExecPath {
         self.path
+    }
+    /// Turns the fast-path tier `tier` off (`EMU_TIERS_OFF`), leaving the others on.
+    pub fn tier_off(mut self, tier: Tier) -> Self {
+        self.tiers_off |= tier.bit();
+        self
+    }
+    /// Sets the fast-path tiers turned off to exactly `tiers`.
+    pub fn tiers_off(mut self, tiers: &[Tier]) -> Self {
+        self.tiers_off = tiers.iter().fold(0, |m, t| m | t.bit());
+        self
+    }
+    /// Whether the fast-path tier `tier` is on.
+    pub fn get_tier(&self, tier: Tier) -> bool {
+        self.tiers_off & tier.bit() == 0
     }
     /// Whether each launch prints the path it takes to stderr (`EMU_VERBOSE=1`).
     pub fn verbose(mut self, on: bool) -> Self {
@@ -593,6 +706,84 @@ fn parse_checks(v: &str) -> Result<Checks, Error> {
     Ok(c)
 }
 
+/// An `EMU_*` variable's value, if set and not blank.
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// Most emulated devices `EMU_DEVICES` may ask for.
+pub(crate) const MAX_DEVICES: u32 = 16;
+
+/// The process-wide settings, which only the environment sets (`EMU_DEVICES`,
+/// `EMU_ERROR_EXITCODE`, `EMU_RACECHECK_SHADOW`, `EMU_LOG_FILE`, `EMU_REPORT`), checked once:
+/// a bad value is the error of every launch, as a bad value of the other settings is. Their
+/// readers (`devices.rs`, `report/findings.rs`, racecheck) parse them with the functions below.
+pub(crate) fn process_settings() -> Result<(), Error> {
+    static CHECKED: OnceLock<Result<(), Error>> = OnceLock::new();
+    CHECKED.get_or_init(check_process_settings).clone()
+}
+
+fn check_process_settings() -> Result<(), Error> {
+    if let Some(v) = env_var("EMU_DEVICES") {
+        parse_devices(&v).ok_or_else(|| invalid("EMU_DEVICES", v, "a device count from 1 to 16, e.g. `EMU_DEVICES=2`"))?;
+    }
+    if let Some(v) = env_var("EMU_ERROR_EXITCODE") {
+        parse_exit_code(&v).ok_or_else(|| {
+            invalid("EMU_ERROR_EXITCODE", v, "an exit status from 0 to 255, e.g. `EMU_ERROR_EXITCODE=1` (a process exits with its low 8 bits only)")
+        })?;
+    }
+    if let Some(v) = env_var("EMU_RACECHECK_SHADOW") {
+        parse_bytes(&v).ok_or_else(|| invalid("EMU_RACECHECK_SHADOW", v, "a size in bytes with an optional K, M or G suffix, e.g. `EMU_RACECHECK_SHADOW=4G`"))?;
+    }
+    for name in ["EMU_LOG_FILE", "EMU_REPORT"] {
+        if let Some(v) = env_var(name) {
+            if !creatable(&v) {
+                return Err(invalid(name, v, "a path to a file in a directory that exists, e.g. `report.txt`"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `EMU_DEVICES`: 1 to [`MAX_DEVICES`]; `None` for anything else. Unset is 1.
+pub(crate) fn devices_setting() -> u32 {
+    env_var("EMU_DEVICES").and_then(|v| parse_devices(&v)).unwrap_or(1)
+}
+
+fn parse_devices(v: &str) -> Option<u32> {
+    v.trim().parse::<u32>().ok().filter(|n| (1..=MAX_DEVICES).contains(n))
+}
+
+/// `EMU_ERROR_EXITCODE`: an exit status, 0 to 255.
+pub(crate) fn parse_exit_code(v: &str) -> Option<i32> {
+    v.trim().parse::<i32>().ok().filter(|n| (0..=255).contains(n))
+}
+
+/// A size in bytes with an optional `K`, `M` or `G` suffix (`EMU_RACECHECK_SHADOW`).
+pub(crate) fn parse_bytes(v: &str) -> Option<usize> {
+    let v = v.trim();
+    let (num, shift) = match v.chars().last()? {
+        'k' | 'K' => (&v[..v.len() - 1], 10),
+        'm' | 'M' => (&v[..v.len() - 1], 20),
+        'g' | 'G' => (&v[..v.len() - 1], 30),
+        _ => (v, 0),
+    };
+    num.trim().parse::<usize>().ok()?.checked_mul(1 << shift)
+}
+
+/// Whether a file could be created at `path`: its directory exists (the file itself is
+/// created by the first report).
+fn creatable(path: &str) -> bool {
+    let p = std::path::Path::new(path.trim());
+    if p.is_dir() {
+        return false;
+    }
+    match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.is_dir(),
+        _ => true,
+    }
+}
+
 fn parse_size(v: &str) -> Option<usize> {
     let v = v.trim();
     let (num, mul) = match v.chars().last()? {
@@ -631,8 +822,10 @@ pub fn with_config<R>(config: Config, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// The configuration in force for a launch from this host thread.
+/// The configuration in force for a launch from this host thread. The process-wide settings
+/// are checked first, also under a configuration set in code.
 pub(crate) fn effective() -> Result<Config, Error> {
+    process_settings()?;
     match set_in_code() {
         Some(c) => Ok(c),
         None => from_env_once(),
@@ -689,7 +882,10 @@ mod tests {
 /// barriers and ends blocks far more often) never meets it.
 pub(crate) const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// `EMU_TIMEOUT`: seconds, fractional allowed; `0` is off.
+/// The default wall-clock bound of a launch (`EMU_LAUNCH_TIMEOUT`): a day.
+pub(crate) const DEFAULT_LAUNCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// `EMU_TIMEOUT` and `EMU_LAUNCH_TIMEOUT`: seconds, fractional allowed; `0` is off.
 fn parse_timeout(v: &str) -> Option<std::time::Duration> {
     let secs: f64 = v.trim().trim_end_matches('s').parse().ok()?;
     (secs.is_finite() && secs >= 0.0 && secs < 1e9).then(|| std::time::Duration::from_secs_f64(secs))

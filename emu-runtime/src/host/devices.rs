@@ -15,8 +15,7 @@ use std::time::Instant;
 use crate::host::report::error::Error;
 use crate::host::report::last_error;
 
-/// Most emulated devices `EMU_DEVICES` may ask for.
-const MAX_DEVICES: u32 = 16;
+use crate::host::config::MAX_DEVICES;
 
 /// The completion of one queued item (a kernel, a copy, an event record): waited on by the
 /// host and by later items, and stamped with the time it completed (events read it).
@@ -177,21 +176,11 @@ fn states() -> &'static [DeviceState] {
 }
 
 /// How many devices the emulator has: `EMU_DEVICES` (1 to 16, default 1), read once per process.
+/// A bad value is refused by every launch and by [`device_count`] and [`set_device`]
+/// (`config::process_settings`); meanwhile the emulator has one device.
 pub(crate) fn count() -> u32 {
     static COUNT: OnceLock<u32> = OnceLock::new();
-    *COUNT.get_or_init(|| {
-        let v = std::env::var("EMU_DEVICES").ok().filter(|v| !v.trim().is_empty());
-        match v {
-            None => 1,
-            Some(v) => match v.trim().parse::<u32>() {
-                Ok(n) if (1..=MAX_DEVICES).contains(&n) => n,
-                _ => {
-                    eprintln!("deviceemu: EMU_DEVICES={v} is not a device count from 1 to {MAX_DEVICES}; emulating 1 device");
-                    1
-                }
-            },
-        }
-    })
+    *COUNT.get_or_init(crate::host::config::devices_setting)
 }
 
 thread_local! {
@@ -216,6 +205,10 @@ pub(crate) fn state(d: u32) -> &'static DeviceState {
 /// The number of devices (`cudaGetDeviceCount`): `EMU_DEVICES` emulated sm_90 devices
 /// (default 1), or with the GPU as target, the real ones.
 pub fn device_count() -> Result<u32, Error> {
+    if let Err(e) = crate::host::config::process_settings() {
+        last_error::record(&e);
+        return Err(e);
+    }
     #[cfg(feature = "gpu")]
     if crate::host::config::effective()?.get_target() == crate::host::config::Target::Gpu {
         return crate::gpu::device_count();

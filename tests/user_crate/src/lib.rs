@@ -5,3 +5,4 @@ use deviceemu::prelude::*;
 pub const TILE: usize = 16;
 
 pub mod kernels;
+pub mod ported;

@@ -196,6 +196,11 @@ pub(crate) fn check_index<T, K: ViewKind>(
     elem_size: usize,
     access: AccessKind,
 ) -> bool {
+    // A view of shared memory kept past its block (`host/mem/stamp.rs`).
+    if !view.is_live() {
+        hooks::stale(view, i, elem_size, access, Location::caller());
+        return false;
+    }
     // Only a cast view (`View::cast`) can start misaligned; the test is loop-invariant.
     if !view.is_aligned() {
         hooks::misaligned(view.meta(), K::SPACE, access, elem_size, i, view.raw_ptr() as usize, Location::caller());
@@ -214,6 +219,10 @@ pub(crate) fn check_index<T, K: ViewKind>(
 #[track_caller]
 #[must_use]
 pub(crate) fn check_row<T, K: ViewKind>(view: &View<T, K>, i: usize, elem_size: usize, access: AccessKind) -> bool {
+    if !view.is_live() {
+        hooks::stale(view, i, elem_size, access, Location::caller());
+        return false;
+    }
     if i >= view.len() {
         hooks::out_of_bounds::<K>(
             view.meta(),
@@ -265,6 +274,43 @@ pub(crate) fn store<T: DeviceCopy, K: Writable>(view: &View<T, K>, i: usize, val
     unsafe { memory::store_relaxed(view.raw_ptr().add(i), value) }
 }
 
+/// A load of the `F` at byte `off` of element `i` of `view` (`v[i].x`, `__private::Part`): the
+/// element's index is checked as for [`load`] (a bad one is reported as an access of the part's
+/// size, and the load gives zero bits).
+///
+/// # Safety
+///
+/// `[off, off + size_of::<F>())` lies inside a `T` and is where a part of type `F` of every `T`
+/// is (a field, or an element of an array field): then `F` has no padding of its own (`T` has
+/// none) and the bits it finds are valid.
+#[inline(always)]
+#[track_caller]
+pub(crate) unsafe fn load_part<T: DeviceCopy, F: Copy, K: ViewKind>(view: &View<T, K>, i: usize, off: usize) -> F {
+    if !check_index(view, i, core::mem::size_of::<F>(), AccessKind::Read) {
+        // SAFETY: the all-zero `T` is valid (`DeviceCopy`), so its part is a valid `F`.
+        return unsafe { core::mem::zeroed() };
+    }
+    // SAFETY: `i < len`, so element `i` is valid for reads (the view's invariant) and the part
+    // lies inside it, aligned for `F` (the element is aligned for `T`, and the part's offset is
+    // the offset of an `F` inside a `T`); the part has no padding (the caller's contract).
+    unsafe { memory::load_relaxed((view.raw_ptr().add(i) as *const u8).add(off) as *const F) }
+}
+
+/// A store of the `F` at byte `off` of element `i` of `view` (`v[i].x = value`).
+///
+/// # Safety
+///
+/// As [`load_part`].
+#[inline(always)]
+#[track_caller]
+pub(crate) unsafe fn store_part<T: DeviceCopy, F: Copy, K: Writable>(view: &View<T, K>, i: usize, off: usize, value: F) {
+    if !check_index(view, i, core::mem::size_of::<F>(), AccessKind::Write) {
+        return;
+    }
+    // SAFETY: as in `load_part`; `K: Writable` views point into writable memory.
+    unsafe { memory::store_relaxed((view.raw_ptr().add(i) as *mut u8).add(off) as *mut F, value) }
+}
+
 #[inline(always)]
 #[track_caller]
 pub(crate) fn shared_array<T: DeviceCopy, const N: usize>(
@@ -314,3 +360,30 @@ half_atomic_add!(half::f16, core::sync::atomic::AtomicU16, u16, false, |v| v.to_
 half_atomic_add!(half::bf16, core::sync::atomic::AtomicU16, u16, true, |v| v.to_bits(), |w| half::bf16::from_bits(w));
 half_atomic_add!(crate::device::intrinsics::Half2, core::sync::atomic::AtomicU32, u32, false, |v| v.to_bits(), |w| crate::device::intrinsics::Half2::from_bits(w));
 half_atomic_add!(crate::device::intrinsics::Bfloat162, core::sync::atomic::AtomicU32, u32, true, |v| v.to_bits(), |w| crate::device::intrinsics::Bfloat162::from_bits(w));
+
+/// The running GPU thread and its block, when kernel code calls (for the heap's reports).
+fn heap_caller() -> Option<(Dim3, Dim3)> {
+    context::current().map(|_| (context::thread_idx(), context::block_idx()))
+}
+
+/// `device_malloc` on the host: a block of the emulator's heap (`host::mem::heap`).
+#[inline]
+pub(crate) fn heap_alloc(bytes: usize, align: usize, at: &'static Location<'static>) -> Option<(u64, u64)> {
+    crate::host::mem::heap::alloc(bytes, align, at, heap_caller())
+}
+
+/// `device_free` on the host.
+#[inline]
+pub(crate) fn heap_free(addr: u64, id: u64, at: &'static Location<'static>) {
+    crate::host::mem::heap::free(addr, id, at, heap_caller())
+}
+
+/// The description of the live heap block at `addr` (null for null); a use after free, or an
+/// address that is no block, panics with the sites.
+#[inline]
+pub(crate) fn heap_meta(addr: u64, id: u64, at: &'static Location<'static>) -> MetaPtr {
+    if addr == 0 {
+        return std::ptr::null();
+    }
+    crate::host::mem::heap::meta(addr, id, at, heap_caller())
+}

@@ -380,6 +380,54 @@ pub(crate) fn store<T: DeviceCopy, K: Writable>(view: &View<T, K>, i: usize, val
     unsafe { view.raw_ptr().add(i).write(value) }
 }
 
+/// A load of the `F` at byte `off` of element `i` (`v[i].x`, `__private::Part`).
+///
+/// # Safety
+///
+/// `[off, off + size_of::<F>())` is where a part of type `F` of every `T` lies (a field, or
+/// an element of an array field), so `F` has no padding and is aligned there.
+#[inline(always)]
+pub(crate) unsafe fn load_part<T: DeviceCopy, F: Copy, K: ViewKind>(view: &View<T, K>, i: usize, off: usize) -> F {
+    if K::SPACE == Space::Shared {
+        let j = i as u32;
+        check32(j, view.len() as u32);
+        let a = shared_addr(view, j).wrapping_add(off as u32);
+        // SAFETY: `j < len`: the part lies inside element `j` of the view's shared memory.
+        if is_cluster(view.raw_ptr()) {
+            return unsafe { shared_load::<F, true>(a) };
+        }
+        // SAFETY: as above.
+        return unsafe { shared_load::<F, false>(a) };
+    }
+    check(i, view.len());
+    // SAFETY: `i < len` (checked above unless the user opted out), and the part lies inside
+    // element `i` (the caller's contract).
+    unsafe { ((view.raw_ptr().add(i) as *const u8).add(off) as *const F).read() }
+}
+
+/// A store of the `F` at byte `off` of element `i` (`v[i].x = value`).
+///
+/// # Safety
+///
+/// As [`load_part`].
+#[inline(always)]
+pub(crate) unsafe fn store_part<T: DeviceCopy, F: Copy, K: Writable>(view: &View<T, K>, i: usize, off: usize, value: F) {
+    if K::SPACE == Space::Shared {
+        let j = i as u32;
+        check32(j, view.len() as u32);
+        let a = shared_addr(view, j).wrapping_add(off as u32);
+        if is_cluster(view.raw_ptr()) {
+            // SAFETY: as in `load_part`.
+            return unsafe { shared_store::<F, true>(a, value) };
+        }
+        // SAFETY: as in `load_part`.
+        return unsafe { shared_store::<F, false>(a, value) };
+    }
+    check(i, view.len());
+    // SAFETY: as in `load_part`.
+    unsafe { ((view.raw_ptr().add(i) as *mut u8).add(off) as *mut F).write(value) }
+}
+
 /// The `.shared`-window address of element `i` of a shared view.
 #[inline(always)]
 fn shared_addr<T, K: ViewKind>(view: &View<T, K>, i: u32) -> u32 {
@@ -427,12 +475,13 @@ fn is_cluster<T>(p: *const T) -> bool {
 ///
 /// # Safety
 ///
-/// `a` must be the `.shared` address of a `T`.
+/// `a` must be the `.shared` address of a `T`, and `T` must have no padding (a `DeviceCopy`
+/// type, or a part of one).
 #[inline(always)]
-unsafe fn shared_load<T: DeviceCopy, const C: bool>(a: u32) -> T {
+unsafe fn shared_load<T: Copy, const C: bool>(a: u32) -> T {
     use core::mem::{align_of, size_of, transmute_copy, MaybeUninit};
     // SAFETY (all arms): the loaded word has exactly `T`'s size, or is one of `T`'s aligned
-    // words; `T: DeviceCopy` has no padding.
+    // words; `T` has no padding (the caller's contract).
     unsafe {
         match size_of::<T>() {
             0 => MaybeUninit::<T>::zeroed().assume_init(),
@@ -462,9 +511,9 @@ unsafe fn shared_load<T: DeviceCopy, const C: bool>(a: u32) -> T {
 ///
 /// # Safety
 ///
-/// `a` must be the `.shared` address of a `T`.
+/// `a` must be the `.shared` address of a `T`, and `T` must have no padding.
 #[inline(always)]
-unsafe fn shared_store<T: DeviceCopy, const C: bool>(a: u32, v: T) {
+unsafe fn shared_store<T: Copy, const C: bool>(a: u32, v: T) {
     use core::mem::{align_of, size_of, transmute_copy};
     // SAFETY: as in `shared_load`.
     unsafe {
@@ -1225,3 +1274,31 @@ pub(crate) fn tile_collective(op: TileOp, warps: u32, bits: u64, _wide: bool, sr
         }
     }
 }
+
+// CUDA's device heap: the PTX declares these as `.extern .func`, which ptxas and the driver
+// resolve to the heap whose size `cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE)` sets.
+extern "C" {
+    fn malloc(size: usize) -> *mut u8;
+    fn free(p: *mut u8);
+}
+
+/// `malloc(bytes)` (16-byte aligned, CUDA's guarantee): the address, and 0 as the serial.
+#[inline(always)]
+pub(crate) fn heap_alloc(bytes: usize, _align: usize, _at: &'static core::panic::Location<'static>) -> Option<(u64, u64)> {
+    // SAFETY: CUDA's device `malloc` may be called with any size; it returns null when the
+    // heap has no room.
+    let p = unsafe { malloc(bytes.max(1)) };
+    (!p.is_null()).then_some((p as u64, 0))
+}
+
+/// `free(addr)`.
+#[inline(always)]
+pub(crate) fn heap_free(addr: u64, _id: u64, _at: &'static core::panic::Location<'static>) {
+    // SAFETY: `addr` came from `malloc` (a `DevicePtr` is made only by `heap_alloc`, or copied
+    // from memory that held one); a double free is the program's bug, as in CUDA C.
+    unsafe { free(addr as *mut u8) }
+}
+
+/// Views of heap blocks carry no description on the GPU.
+#[inline(always)]
+pub(crate) fn heap_meta(_addr: u64, _id: u64, _at: &'static core::panic::Location<'static>) -> MetaPtr {}

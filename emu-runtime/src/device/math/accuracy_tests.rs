@@ -57,6 +57,13 @@ fn functions() -> Vec<(&'static str, Func, u32, u32)> {
         ("truncf", One(math::truncf, libm::trunc, (-1e7, 1e7)), 0, 0),
         ("fmodf", Two(math::fmodf, libm::fmod, (-1e6, 1e6), (-100.0, 100.0)), 0, 0),
         ("copysignf", Two(math::copysignf, libm::copysign, (-10.0, 10.0), (-10.0, 10.0)), 0, 0),
+        ("asinhf", One(math::asinhf, libm::asinh, (-100.0, 100.0)), 3, 1),
+        ("acoshf", One(math::acoshf, libm::acosh, (1.0, 100.0)), 4, 1),
+        ("atanhf", One(math::atanhf, libm::atanh, (-1.0, 1.0)), 3, 1),
+        ("rsqrtf", One(math::rsqrtf, |x| 1.0 / libm::sqrt(x), (0.0, 1e6)), 2, 1),
+        ("remainderf", Two(math::remainderf, libm::remainder, (-1e6, 1e6), (-100.0, 100.0)), 0, 0),
+        ("tgammaf", One(math::tgammaf, libm::tgamma, (-10.0, 35.0)), 5, 1),
+        ("lgammaf", One(math::lgammaf, |x| libm::lgamma_r(x).0, (-20.0, 1e4)), 6, 1),
     ]
 }
 

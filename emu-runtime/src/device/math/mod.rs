@@ -1,5 +1,5 @@
-//! f32 math functions (`sinf`, `expf`, `powf`, ...) that give the same bits emulated and on the
-//! GPU.
+//! f32 and f64 math functions (`sinf`, `expf`, `powf`, ...; `sin`, `exp`, `pow`, ... as CUDA
+//! names them) that give the same bits emulated and on the GPU.
 //!
 //! Each function is one implementation, compiled for both targets: the [`libm`] crate's
 //! (a port of musl's), or exact bit-level code for the functions that have one right answer.
@@ -39,6 +39,9 @@
 
 #[cfg(all(test, not(target_arch = "nvptx64")))]
 mod accuracy_tests;
+
+mod f64;
+pub use self::f64::*;
 
 #[inline(always)]
 fn canon(x: f32) -> f32 {
@@ -93,7 +96,54 @@ libm1! {
     erfcf: "Complementary error function `1 - erf(x)`";
 }
 
+libm1! {
+    tgammaf: "Gamma function of `x`";
+}
+
+macro_rules! via_f64 {
+    ($($name:ident = $f64:ident: $doc:literal;)*) => {$(
+        #[doc = concat!($doc, ": the `libm` crate's f64 `", stringify!($f64), "` rounded to f32 (its f32 version is off by up to \
+                         2 ulp, and `acoshf` is not NaN for `-2 < x <= -1`); NaN results are `0x7fffffff`.")]
+        #[inline]
+        #[must_use]
+        pub fn $name(x: f32) -> f32 {
+            canon(libm::$f64(x as f64) as f32)
+        }
+    )*};
+}
+
+via_f64! {
+    asinhf = asinh: "Inverse hyperbolic sine of `x`";
+    acoshf = acosh: "Inverse hyperbolic cosine of `x`";
+    atanhf = atanh: "Inverse hyperbolic tangent of `x`";
+}
+
+/// Natural logarithm of the absolute value of the gamma function of `x`: the `libm` crate's f64
+/// `lgamma` rounded to f32 (its f32 `lgammaf` is off by up to 86 ulp near the function's
+/// negative zeros); NaN results are `0x7fffffff`.
+#[inline]
+#[must_use]
+pub fn lgammaf(x: f32) -> f32 {
+    canon(libm::lgamma_r(x as f64).0 as f32)
+}
+
+/// `1 / sqrt(x)`: the correctly rounded square root, then the correctly rounded reciprocal (two
+/// roundings; within 1 ulp, CUDA's bound 2). NaN results are `0x7fffffff`.
+#[inline]
+#[must_use]
+pub fn rsqrtf(x: f32) -> f32 {
+    canon(1.0 / libm::sqrtf(x))
+}
+
+/// Sine and cosine of `x` (radians): `(sinf(x), cosf(x))`, as CUDA's `sincosf(x, &s, &c)`.
+#[inline]
+#[must_use]
+pub fn sincosf(x: f32) -> (f32, f32) {
+    (sinf(x), cosf(x))
+}
+
 libm2! {
+    remainderf: "IEEE remainder of `x / y` (`x - n*y`, `n` the integer nearest `x / y`), exact";
     atan2f: "Arctangent of `y / x` using the signs of both to pick the quadrant (argument order `(y, x)` as in C)";
     powf: "`x^y`";
     hypotf: "`sqrt(x^2 + y^2)` without undue overflow";

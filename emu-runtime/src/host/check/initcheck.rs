@@ -11,7 +11,9 @@
 //!
 //! Shadow bits, one per element of a global buffer (per alignment unit of its element type, so
 //! that `t[r][c]` of an array element counts apart) and one per byte of a block's shared
-//! memory:
+//! memory; and, for a unit of a global buffer written only in part through a `View::cast` (a
+//! byte of a `u32`), the mask of its bytes written, in a side table ([`InitBits`]), so that a
+//! read of the whole unit is reported until every byte has been written:
 //!
 //! * A buffer from `uninit` starts with every bit clear; `from_slice`, `zeroed` and
 //!   `copy_from_slice` leave no shadow at all (everything is initialised). A block's shared
@@ -53,6 +55,9 @@ use crate::host::report::{Access, Finding, SourceLocation};
 #[derive(Debug)]
 pub(crate) struct InitBits {
     words: Box<[AtomicU64]>,
+    /// Units written in part (through a cast view): their written bytes, one bit each (units
+    /// are at most 16 bytes). A unit leaves the table when its last byte is written.
+    partial: std::sync::Mutex<std::collections::HashMap<usize, u16>>,
 }
 
 impl InitBits {
@@ -64,7 +69,49 @@ impl InitBits {
             || format!("initcheck's shadow bits of a buffer of {len} elements (DeviceBuffer::uninit)"),
             "use a smaller buffer, or DeviceBuffer::zeroed (which needs no shadow)",
         )?;
-        Ok(InitBits { words })
+        Ok(InitBits { words, partial: Default::default() })
+    }
+
+    /// An access of `size` bytes at byte offset `offset` of a buffer of `granule`-byte units,
+    /// which does not cover whole units (a cast view's): whether every byte it reads was
+    /// written, and, for a write, records its bytes (a unit whose bytes are all written gets
+    /// its bit).
+    fn partial_access(&self, offset: usize, size: usize, granule: usize, write: bool) -> bool {
+        let g = granule.clamp(1, 16);
+        let mut partial = self.partial.lock().unwrap_or_else(|e| e.into_inner());
+        let mut all = true;
+        let mut b = offset;
+        while b < offset + size {
+            let u = b / g;
+            let lo = b - u * g;
+            let hi = (offset + size - u * g).min(g);
+            let mask = ((1u32 << hi) - (1u32 << lo)) as u16;
+            if !self.is_set(u) {
+                let had = partial.get(&u).copied().unwrap_or(0);
+                all &= had & mask == mask;
+                if write {
+                    let now = had | mask;
+                    if u32::from(now) == (1u32 << g) - 1 {
+                        partial.remove(&u);
+                        self.set(u);
+                    } else {
+                        partial.insert(u, now);
+                    }
+                }
+            }
+            b = u * g + hi;
+        }
+        all
+    }
+
+    /// A copy of the bits (`EMU_PATH=verify` puts them back between its two runs).
+    pub(crate) fn snapshot(&self) -> Vec<u64> {
+        self.words.iter().map(|w| w.load(Relaxed)).collect()
+    }
+
+    /// Sets the bits to a [`InitBits::snapshot`] of them.
+    pub(crate) fn restore(&self, bits: &[u64]) {
+        self.words.iter().zip(bits).for_each(|(w, &b)| w.store(b, Relaxed));
     }
 
     pub(crate) fn is_set(&self, i: usize) -> bool {
@@ -156,17 +203,35 @@ fn access<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, i: usize, kind: 
             let meta = unsafe { &*view.meta() };
             // SAFETY: as above: the buffer (and its shadow) is borrowed by the launch.
             let Some(bits) = (unsafe { meta.init.as_ref() }) else { return };
-            let units = meta.granules(view.raw_ptr() as usize + i * size, size);
-            let was = kind == Kind::Store || units.clone().all(|u| bits.is_set(u));
-            if kind != Kind::Load {
-                units.for_each(|u| bits.set(u));
+            let address = view.raw_ptr() as usize + i * size;
+            let g = meta.granule.max(1);
+            if (address - meta.base) % g != 0 || size % g != 0 {
+                // Part of a unit (a cast view): byte by byte.
+                let was = bits.partial_access(address - meta.base, size, g, kind != Kind::Load);
+                was || kind == Kind::Store
+            } else {
+                let units = meta.granules(address, size);
+                let was = kind == Kind::Store || units.clone().all(|u| bits.is_set(u));
+                if kind != Kind::Load {
+                    units.for_each(|u| bits.set(u));
+                }
+                was
             }
-            was
         }
         Space::Shared => {
-            let shared = site.shared();
-            let start = view.raw_ptr() as usize + i * size - shared.base;
-            shared.init.check_and_mark(start, size, kind != Kind::Load) || kind == Kind::Store
+            let own = site.shared();
+            let address = view.raw_ptr() as usize + i * size;
+            // The block's own shared memory, or another block's of its cluster (a
+            // `map_shared_rank` view): that block's bits.
+            let shared = if address >= own.base && address + size <= own.base + own.size {
+                own
+            } else {
+                match site.shared_at(address) {
+                    Some((peer, _)) => peer,
+                    None => return,
+                }
+            };
+            shared.init.check_and_mark(address - shared.base, size, kind != Kind::Load) || kind == Kind::Store
         }
     };
     if !initialised {

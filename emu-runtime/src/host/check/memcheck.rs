@@ -261,6 +261,44 @@ pub(crate) fn misaligned<S: Site + ?Sized>(
     })
 }
 
+/// memcheck's report of an access of element `index` (of `size` bytes) through a view of
+/// shared memory whose block has ended (its stamp is stale, `mem/stamp.rs`): counted and
+/// reported as a fault; the caller skips the access. `what` describes the view without its
+/// description, which may be gone with its arena. Outside a kernel it is a panic.
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn stale<S: Site + ?Sized>(
+    site: Option<&S>,
+    space: Space,
+    access: Access,
+    size: usize,
+    index: usize,
+    what: String,
+    address: usize,
+    at: &'static Location<'static>,
+) {
+    let Some(ctx) = site else {
+        panic!("{what}, a view of shared memory, was used at {at} after the block that made it ended");
+    };
+    match ctx.fault() {
+        Fault::Repeat => return,
+        Fault::Report => ctx.keep_fault(Finding::StaleView {
+            space,
+            access,
+            size,
+            index,
+            name: what,
+            address,
+            at: SourceLocation::from(at),
+            thread: ctx.thread(),
+            block: ctx.block_idx(),
+        }),
+        Fault::Count => {}
+    }
+    ctx.after_fault();
+}
+
 /// The description of a `#[device_global]` static, made once and kept for the whole program
 /// (views of the static point to it from any launch).
 #[derive(Debug)]

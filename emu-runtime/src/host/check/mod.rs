@@ -130,6 +130,15 @@ pub(crate) fn on_access<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, i:
     }
 }
 
+/// The running block of `site` ends: racecheck reports its warp-synchronous hazards that no
+/// retry cleared.
+#[inline(always)]
+pub(crate) fn on_block_end<S: Site>(site: &S) {
+    if site.checks().racecheck {
+        racecheck::on_block_end(site);
+    }
+}
+
 /// The checks of one access site of a chunk of a vectorised lane loop: lane `k < m`, thread
 /// `c0 + k` of the running block of `site`, reads (`write` false) or writes element `start + k`
 /// of `view` (in bounds) at `at`. Each checker decides its common case for the chunk at once;

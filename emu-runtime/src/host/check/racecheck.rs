@@ -63,8 +63,9 @@
 //!   access, and only when some thread acquired something). A location's release clock
 //!   (`SyncClock`) is kept only for the atomic locations, in a side table of the buffer's (or the
 //!   block's shared memory's) shadow.
-//! * **Shadow records.** Each alignment unit of the element type (each element, for scalars)
-//!   of the block's shared memory and of a global buffer keeps its last plain write, up to two plain
+//! * **Shadow records.** Each byte of the block's shared memory (a `View::cast` may make views
+//!   of one array overlap in any way) and each alignment unit of a global buffer's element type
+//!   (each element, for scalars) keeps its last plain write, up to two plain
 //!   reads and up to two atomic accesses by different threads that no later access has ordered.
 //!   An access is checked against the ones it conflicts with; the pair that races is reported
 //!   once per block and pair of lines, with a count.
@@ -104,6 +105,41 @@
 //!   order changes no verdict; with blocks run serially the reports are those of the general
 //!   path, word for word (`tests/racecheck_lanes.rs`).
 //!
+//! # Warp-synchronous hazards
+//!
+//! Volatile accesses are atomics (PTX's `ld.volatile`/`st.volatile` are relaxed at system
+//! scope), so two of them never race. Pre-Volta code went further and relied on a warp's lanes
+//! running in lockstep: the last warp of a reduction through a volatile pointer, each step
+//! reading another lane's cell while that lane writes it, with no `__syncwarp`. Since Volta the
+//! lanes need not run together, and compute-sanitizer's racecheck reports such pairs as
+//! `Warning: (Warp Level Programming) Potential RAW/WAR hazard` (tools/probes/RESULTS.md, probe
+//! 16). Here: two volatile accesses to one location by lanes of one warp of one block, at least
+//! one a write, that no barrier, `sync_warp` or acquired release orders, are a *warp hazard*,
+//! unless the write synchronises (its thread called `thread_fence*()` before it, or it is a
+//! release): the flag of a message-passing idiom. They are judged in the order the run made
+//! them, which is what tells a spin-wait from a lockstep assumption:
+//!
+//! * a read after another lane's write has read it (the emulator's reads see the latest
+//!   write): nothing to report;
+//! * a write after another lane's read is *pending*: if that lane reads the location again
+//!   (a spin that retries until it sees the write), the hazard is dropped; if not, it is
+//!   reported when the block ends (`on_block_end`);
+//! * two writes are reported at once.
+//!
+//! So the reduction is reported (in index order, lane 0 reads lane 16's cell before lane 16
+//! writes it, and never reads it again), and a lane spinning on another lane's flag, in either
+//! order, is not. A report is a `Finding::Race` with `warp_synchronous` set; it fails the launch
+//! as a race does unless `EMU_CHECK_ACTION=report` (compute-sanitizer's `--error-exitcode` counts
+//! its warnings too). Limits: the verdict depends on the order the lanes ran in (a seed that runs
+//! every reader after the writer it depends on sees no hazard); a lane that reads another lane's
+//! cell once, after that lane wrote it, is taken for one that synchronised.
+//!
+//! Writes of the same value (`found[0] = 1` by many threads) are races like any others: PTX's
+//! model makes them one, and the shadow keeps no values to tell them apart. compute-sanitizer
+//! drops them in shared memory (probe 16), and so does OpenCL's Oclgrind by default; here an
+//! atomic store (`atomic_store(.., Relaxed)`, or `volatile_store`) is the race-free way to
+//! write such a flag.
+//!
 //! # The same verdict for every `EMU_SEED`
 //!
 //! The checker judges the happens-before order, not the interleaving the emulator happened to
@@ -136,9 +172,10 @@
 //!   block.
 //! * A barrier is not a release fence: a relaxed atomic write after `sync_threads` publishes
 //!   only itself (write `thread_fence_block()` before it).
-//! * Shared memory is shadowed per alignment unit of the type it is accessed as: dynamic
-//!   shared memory accessed as two types of different alignments (`u8` and `u32` views of the
-//!   same bytes) is not checked across them.
+//! * Global memory is shadowed per alignment unit of the buffer's element type: a byte written
+//!   through a `u8` cast of a `u32` buffer is checked against every access of its word, and two
+//!   threads writing different bytes of one word through casts are reported although they do
+//!   not race (shared memory, shadowed byte by byte, tells them apart).
 //! * Memory: 16 bytes per touched record of a global buffer (per element for scalars); 36 bytes
 //!   more for each record whose concurrent reads or atomics go out of line (an element read by
 //!   several threads with no barrier between them), and about 40 bytes per interned state,
@@ -217,7 +254,19 @@ struct Stamp {
     kind: Kind,
     /// For atomics: their scope.
     scope: Scope,
+    /// A volatile access that does not synchronise ([`states::State::volatile`]).
+    volatile: bool,
     at: &'static Location<'static>,
+}
+
+/// What two accesses that nothing orders are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Hazard {
+    /// A data race.
+    Race,
+    /// Volatile accesses of lanes of one warp that no `sync_warp`, barrier or fence orders:
+    /// warp-synchronous code (a warning, as compute-sanitizer's racecheck gives it).
+    Warp,
 }
 
 /// The shadow of one byte of shared memory or one element of a global buffer.
@@ -255,27 +304,37 @@ impl Judge<'_> {
             && self.clocks.knows(me.thread as u32, p.block as u64, p.thread as u32, p.generation, p.clock, p.kind == Kind::AtomicWrite)
     }
 
-    /// Whether `p` and `me` race.
+    /// Whether `p` and `me` race, or are a warp-synchronous hazard.
     #[inline]
-    fn races(&self, p: &Stamp, me: &Stamp) -> bool {
+    fn races(&self, p: &Stamp, me: &Stamp) -> Option<Hazard> {
         if !(p.kind.writes() || me.kind.writes()) {
-            return false;
+            return None;
         }
         if p.kind.atomic() && me.kind.atomic() && (p.block == me.block || (clock::wide(p.scope) && clock::wide(me.scope))) {
-            return false;
+            // Atomics do not race. Volatile accesses are atomics, except between lanes of one
+            // warp that count on running in lockstep (pre-Volta warp-synchronous code).
+            let lanes = p.volatile
+                && me.volatile
+                && p.block == me.block
+                && p.thread != me.thread
+                && p.thread as u32 / self.warp_size == me.thread as u32 / self.warp_size;
+            return (lanes && !self.ordered(p, me)).then_some(Hazard::Warp);
         }
-        !self.ordered(p, me)
+        (!self.ordered(p, me)).then_some(Hazard::Race)
     }
 }
 
-/// Applies `me` to one record; returns the access it races with, if any (the lowest thread's,
-/// when several do).
-fn update(r: &mut Record, me: Stamp, v: &Judge<'_>) -> Option<Stamp> {
-    let mut hazard: Option<Stamp> = None;
+/// Applies `me` to one record; returns the access it races with, if any (a race before a
+/// warp hazard, the lowest thread's when several do).
+fn update(r: &mut Record, me: Stamp, v: &Judge<'_>) -> Option<(Stamp, Hazard)> {
+    let mut hazard: Option<(Stamp, Hazard)> = None;
     let mut consider = |p: Option<Stamp>| {
         if let Some(p) = p {
-            if v.races(&p, &me) && hazard.is_none_or(|h| (p.block, p.thread) < (h.block, h.thread)) {
-                hazard = Some(p);
+            if let Some(k) = v.races(&p, &me) {
+                let better = hazard.is_none_or(|(h, hk)| (k == Hazard::Race && hk == Hazard::Warp) || (k == hk && (p.block, p.thread) < (h.block, h.thread)));
+                if better {
+                    hazard = Some((p, k));
+                }
             }
         }
     };
@@ -330,6 +389,19 @@ pub(crate) struct SharedRaceShadow {
     clocks: RefCell<BlockClocks>,
     /// Release clocks of shared locations (by byte offset), for the block run `.0`.
     syncs: RefCell<(u64, HashMap<usize, SyncClock>)>,
+    /// The block's warp-synchronous hazards waiting to be confirmed: a volatile write of the
+    /// location (address) after the reading lane's unordered volatile read, kept until the
+    /// block ends unless that lane reads the location again (a spin that retries: see
+    /// [`warp_hazard`]).
+    pending: RefCell<HashMap<(usize, u16), Pending>>,
+}
+
+/// A warp-synchronous hazard waiting for the block's end ([`SharedRaceShadow::pending`]).
+#[derive(Debug)]
+struct Pending {
+    first: Stamp,
+    second: Stamp,
+    what: (String, usize, String),
 }
 
 impl cells::SideTable for SharedRaceShadow {
@@ -401,12 +473,14 @@ pub(crate) struct AtomicAccess {
     /// SeqCst: a fence of its scope first.
     pub(crate) seq_cst: bool,
     pub(crate) scope: Scope,
+    /// A volatile load or store (`volatile_load`, `volatile_store`).
+    pub(crate) volatile: bool,
 }
 
 impl AtomicAccess {
     /// A read-modify-write (`atomic_add` and friends): relaxed, at device scope.
     pub(crate) const RMW: AtomicAccess =
-        AtomicAccess { read: true, write: true, acquire: false, release: false, seq_cst: false, scope: Scope::Device };
+        AtomicAccess { read: true, write: true, acquire: false, release: false, seq_cst: false, scope: Scope::Device, volatile: false };
 
     /// An ordered or volatile load or store.
     pub(crate) fn ordered(a: crate::device::Ordered) -> Self {
@@ -418,6 +492,7 @@ impl AtomicAccess {
             release: matches!(a.order, Release | SeqCst),
             seq_cst: a.order == SeqCst,
             scope: a.scope,
+            volatile: a.volatile,
         }
     }
 }
@@ -441,7 +516,7 @@ fn me<S: Site>(block: &S, clocks: &mut BlockClocks) -> Me {
 
 /// The running thread's stamp for an access at `at`.
 #[inline(always)]
-fn stamp(me: Me, clocks: &BlockClocks, kind: Kind, scope: Scope, at: &'static Location<'static>) -> Stamp {
+fn stamp(me: Me, clocks: &BlockClocks, kind: Kind, scope: Scope, volatile: bool, at: &'static Location<'static>) -> Stamp {
     Stamp {
         block: me.block as u32,
         thread: me.thread as u16,
@@ -452,22 +527,41 @@ fn stamp(me: Me, clocks: &BlockClocks, kind: Kind, scope: Scope, at: &'static Lo
         cluster: clocks.cluster(me.thread),
         kind,
         scope,
+        volatile,
         at,
     }
 }
 
-/// Reports the race between `first` and the running thread's access `second`.
+/// Whether an access is a volatile one that does not synchronise: a volatile load, or a
+/// volatile store by a thread that has not fenced (a store after `thread_fence*()` publishes,
+/// as the flag of a message-passing idiom does).
+#[inline(always)]
+fn plain_volatile(atomic: Option<AtomicAccess>, clocks: &BlockClocks, me: Me) -> bool {
+    atomic.is_some_and(|a| a.volatile && !(a.write && (a.release || clocks.fenced(me.thread))))
+}
+
+/// Reports the race (or warp-synchronous hazard) between `first` and the running thread's
+/// access `second`.
 #[cold]
 #[inline(never)]
-fn report<S: Site>(block: &S, first: Stamp, second: Stamp, (name, index, element): (String, usize, String)) {
+fn report<S: Site>(block: &S, (first, hazard): (Stamp, Hazard), second: Stamp, (name, index, element): (String, usize, String)) {
+    let warp = hazard == Hazard::Warp;
+    // A warp hazard's accesses are volatile loads and stores: named as reads and writes.
+    let access = |k: Kind| match k {
+        Kind::AtomicRead if warp => Access::Read,
+        Kind::AtomicWrite if warp => Access::Write,
+        k => k.access(),
+    };
     block.note(Finding::Race {
-        first: first.kind.access(),
+        warp_synchronous: warp,
+        first: access(first.kind),
         first_at: SourceLocation::from(first.at),
         first_thread: block.thread_index(first.thread as u32),
         first_block: block.block_of(first.block as u64),
-        second: second.kind.access(),
+        second: access(second.kind),
         second_at: SourceLocation::from(second.at),
-        thread: block.thread(),
+        // The later access's thread (a warp hazard is reported when the block ends).
+        thread: block.thread_index(second.thread as u32),
         block: block.block_idx(),
         name,
         index,
@@ -504,8 +598,9 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
             clocks.fence(me, a.scope);
         }
     }
-    let mut s = stamp(me, &clocks, kind, scope, at);
-    let state = states::State { generation: s.generation, warp_epoch: s.warp_epoch, clock: s.clock, cluster: s.cluster, scope, at };
+    let volatile = plain_volatile(atomic, &clocks, me);
+    let mut s = stamp(me, &clocks, kind, scope, volatile, at);
+    let state = states::State { generation: s.generation, warp_epoch: s.warp_epoch, clock: s.clock, cluster: s.cluster, scope, volatile: s.volatile, at };
     s.state = match clocks.states.intern(state) {
         Some(id) => id,
         None => {
@@ -516,7 +611,7 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
     let me_cell = cells::cell(&s);
     let size = core::mem::size_of::<T>();
     let address = view.raw_ptr() as usize + i * size;
-    let mut hazard: Option<Stamp> = None;
+    let mut hazard: Option<(Stamp, Hazard)> = None;
     let mut failed = None;
     {
         let v = || Judge { clocks: &clocks, warp_size: block.warp_size(), cluster: false };
@@ -559,6 +654,9 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
         }
     }
     drop(clocks);
+    if s.volatile || hazard.is_some_and(|(_, k)| k == Hazard::Warp) {
+        hazard = warp_hazard(block, address, hazard, s, || (crate::host::check::memcheck::describe(meta), i, meta.element(address, size)));
+    }
     if let Some(h) = hazard {
         report(block, h, s, (crate::host::check::memcheck::describe(meta), i, meta.element(address, size)));
     }
@@ -604,8 +702,9 @@ fn shared<S: Site>(
             clocks.fence(me, a.scope);
         }
     }
-    let mut s = stamp(me, &clocks, kind, scope, at);
-    let state = states::State { generation: s.generation, warp_epoch: s.warp_epoch, clock: s.clock, cluster: s.cluster, scope, at };
+    let volatile = plain_volatile(atomic, &clocks, me);
+    let mut s = stamp(me, &clocks, kind, scope, volatile, at);
+    let state = states::State { generation: s.generation, warp_epoch: s.warp_epoch, clock: s.clock, cluster: s.cluster, scope, volatile: s.volatile, at };
     s.state = match clocks.states.intern(state) {
         Some(id) => id,
         None => {
@@ -614,7 +713,7 @@ fn shared<S: Site>(
         }
     };
     let me_cell = cells::cell(&s);
-    let mut hazard: Option<Stamp> = None;
+    let mut hazard: Option<(Stamp, Hazard)> = None;
     let mut failed = None;
     {
         if owner.touched.get() < start + size {
@@ -659,8 +758,58 @@ fn shared<S: Site>(
         }
     }
     drop(clocks);
+    if s.volatile || hazard.is_some_and(|(_, k)| k == Hazard::Warp) {
+        // Keyed by the record's address: the arena's, offset.
+        hazard = warp_hazard(block, owner as *const SharedRaceShadow as usize ^ (start << 1), hazard, s, &what);
+    }
     if let Some(h) = hazard {
         report(block, h, s, what());
+    }
+}
+
+/// The warp-synchronous part of an access `me` to the location keyed `at` (the module's doc,
+/// "Warp-synchronous hazards"): a volatile read confirms that its lane retries (it clears the
+/// hazard a write of another lane made pending against its earlier read), and a read after
+/// another lane's unordered write has observed it (the emulator's reads see the latest write);
+/// a write after another lane's unordered read is kept pending until the block ends. Returns
+/// what to report now: a data race, never a warp hazard.
+#[cold]
+#[inline(never)]
+fn warp_hazard<S: Site>(
+    block: &S,
+    at: usize,
+    hazard: Option<(Stamp, Hazard)>,
+    me: Stamp,
+    what: impl Fn() -> (String, usize, String),
+) -> Option<(Stamp, Hazard)> {
+    let race = block.shared().race;
+    let mut pending = race.pending.borrow_mut();
+    if !me.kind.writes() && !pending.is_empty() {
+        pending.remove(&(at, me.thread));
+    }
+    match hazard {
+        Some((first, Hazard::Warp)) => {
+            if me.kind.writes() && !first.kind.writes() {
+                pending.entry((at, first.thread)).or_insert_with(|| Pending { first, second: me, what: what() });
+            } else if me.kind.writes() {
+                // Two lanes' unordered volatile writes: nothing retries that.
+                drop(pending);
+                return Some((first, Hazard::Warp));
+            }
+            None
+        }
+        h => h,
+    }
+}
+
+/// The block ends: its warp-synchronous hazards still pending are reported (in the order of
+/// their lines).
+pub(crate) fn on_block_end<S: Site>(block: &S) {
+    let race = block.shared().race;
+    let mut pending: Vec<Pending> = race.pending.borrow_mut().drain().map(|(_, p)| p).collect();
+    pending.sort_by_key(|p| (p.first.thread, p.second.thread, p.first.at.line(), p.second.at.line()));
+    for p in pending {
+        report(block, (p.first, Hazard::Warp), p.second, p.what);
     }
 }
 
@@ -683,8 +832,9 @@ fn access<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
                     None => return,
                 }
             };
-            let granule = core::mem::align_of::<T>().min(size);
-            shared(block, arena, start, size, granule, kind, atomic, at, || {
+            // Byte by byte: a `View::cast` makes views of one array overlap in any way (a
+            // byte of a word), and shared memory keeps a record per byte anyway.
+            shared(block, arena, start, size, 1, kind, atomic, at, || {
                 // SAFETY: shared views point to descriptions kept by the block's arena.
                 let meta = unsafe { view.meta().as_ref() };
                 let address = view.raw_ptr() as usize + i * size;
@@ -736,7 +886,7 @@ fn fast_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, k
     let Some((clock, cluster, warp_epoch)) = clocks.current(serial, generation, block.warp_syncs(), thread) else { return false };
     let linear = clocks.block();
     let scope = if K::SPACE == crate::device::Space::Global { Scope::Device } else { Scope::Block };
-    let state = states::State { generation, warp_epoch, clock, cluster, scope, at };
+    let state = states::State { generation, warp_epoch, clock, cluster, scope, volatile: false, at };
     let Some(id) = clocks.states.intern(state) else { return false };
     let generations = clocks.states.generations();
     drop(clocks);
@@ -748,9 +898,24 @@ fn fast_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, k
             }
             let start = address - own.base;
             let Ok(mut records) = race.cells.try_borrow_mut() else { return false };
-            let Some([write, other]) = records.get_mut(start) else { return false };
-            if !cells::fast_with(generations, write, other, me, kind, generation) {
-                return false;
+            let Some(bytes) = records.get_mut(start..start + size) else { return false };
+            // Each byte's record (see `access`). Usually they are the same (one access of
+            // the same type wrote or read them all), and decided once; a record the fast path
+            // cannot decide sends the whole access to `access`, which applies it again to
+            // those already done (the thread's own access supersedes itself).
+            let first = bytes[0];
+            if bytes[1..].iter().all(|r| *r == first) {
+                let [mut write, mut other] = first;
+                if !cells::fast_with(generations, &mut write, &mut other, me, kind, generation) {
+                    return false;
+                }
+                bytes.iter_mut().for_each(|r| *r = [write, other]);
+            } else {
+                for [write, other] in bytes {
+                    if !cells::fast_with(generations, write, other, me, kind, generation) {
+                        return false;
+                    }
+                }
             }
             if race.touched.get() < start + size {
                 race.touched.set(start + size);
@@ -849,7 +1014,7 @@ fn fast_lanes<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, start: usiz
     clocks.enter(serial, generation, warp_syncs, last, || block.linear_index(), || block.warp_size(), |w| block.warp_epoch(w * block.warp_size()));
     let Some((clock, cluster, warp_epoch)) = clocks.current_lanes(serial, generation, warp_syncs, c0, n) else { return done };
     let linear = clocks.block();
-    let state = states::State { generation, warp_epoch, clock, cluster, scope: Scope::Device, at };
+    let state = states::State { generation, warp_epoch, clock, cluster, scope: Scope::Device, volatile: false, at };
     let Some(id) = clocks.states.intern(state) else { return done };
     let generations = clocks.states.generations();
     drop(clocks);

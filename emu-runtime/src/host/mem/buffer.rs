@@ -90,7 +90,10 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         } else {
             // Big buffers are mapped lazily: their zero pages cost nothing until touched.
             let p = crate::host::alloc::alloc_zeroed(layout) as *mut T;
-            NonNull::new(p).ok_or(Error::MemoryAllocation { bytes: layout.size() })?
+            let p = NonNull::new(p).ok_or(Error::MemoryAllocation { bytes: layout.size() })?;
+            // The watchdog tells writes from spins by this memory (`fingerprint.rs`).
+            crate::host::mem::fingerprint::register(p.as_ptr() as usize, layout.size());
+            p
         };
         Ok(Self::wrap(
             ptr,
@@ -412,6 +415,7 @@ impl<T: DeviceCopy> Drop for Storage<T> {
         }
         let layout = DeviceBuffer::<T>::layout(self.len).expect("layout was valid at allocation");
         if layout.size() != 0 {
+            crate::host::mem::fingerprint::forget(self.ptr.as_ptr() as usize);
             // SAFETY: allocated in `alloc_zeroed` with this layout; the last handle is gone.
             unsafe { crate::host::alloc::dealloc(self.ptr.as_ptr() as *mut u8, layout) };
         }

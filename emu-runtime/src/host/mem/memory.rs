@@ -22,13 +22,14 @@ use crate::device::{DeviceCopy, Space};
 ///
 /// # Safety
 ///
-/// `p` must be valid for reads of a `T` and aligned for `T`, and the memory must only be
-/// written concurrently through [`store_relaxed`] or atomics.
+/// `p` must be valid for reads of a `T` and aligned for `T`, `T` must have no padding bytes
+/// (a [`DeviceCopy`] type, or a part of one: a field, an element of an array field), and the
+/// memory must only be written concurrently through [`store_relaxed`] or atomics.
 #[inline(always)]
-pub(crate) unsafe fn load_relaxed<T: DeviceCopy>(p: *const T) -> T {
+pub(crate) unsafe fn load_relaxed<T: Copy>(p: *const T) -> T {
     // SAFETY (all arms): `p` is valid and aligned for `T` (caller); each arm reinterprets it as
     // an atomic of exactly `T`'s size only when `T`'s alignment is at least the atomic's, and
-    // `T: DeviceCopy` has no padding, so every byte read is initialised.
+    // `T` has no padding (caller), so every byte read is initialised.
     unsafe {
         match size_of::<T>() {
             0 => core::ptr::read(p),
@@ -45,10 +46,11 @@ pub(crate) unsafe fn load_relaxed<T: DeviceCopy>(p: *const T) -> T {
 ///
 /// # Safety
 ///
-/// `p` must be valid for writes of a `T` and aligned for `T`, and the memory must only be
-/// accessed concurrently through [`load_relaxed`], [`store_relaxed`] or atomics.
+/// `p` must be valid for writes of a `T` and aligned for `T`, `T` must have no padding bytes
+/// (as for [`load_relaxed`]), and the memory must only be accessed concurrently through
+/// [`load_relaxed`], [`store_relaxed`] or atomics.
 #[inline(always)]
-pub(crate) unsafe fn store_relaxed<T: DeviceCopy>(p: *mut T, v: T) {
+pub(crate) unsafe fn store_relaxed<T: Copy>(p: *mut T, v: T) {
     // SAFETY: as in `load_relaxed`.
     unsafe {
         match size_of::<T>() {
@@ -281,7 +283,7 @@ macro_rules! word_loop {
 /// # Safety
 /// As [`load_relaxed`].
 #[inline]
-unsafe fn load_words<T: DeviceCopy>(p: *const T) -> T {
+unsafe fn load_words<T: Copy>(p: *const T) -> T {
     let mut out = MaybeUninit::<T>::uninit();
     let o = out.as_mut_ptr();
     let (size, align) = (size_of::<T>(), align_of::<T>());
@@ -301,7 +303,7 @@ unsafe fn load_words<T: DeviceCopy>(p: *const T) -> T {
 /// # Safety
 /// As [`store_relaxed`].
 #[inline]
-unsafe fn store_words<T: DeviceCopy>(p: *mut T, v: T) {
+unsafe fn store_words<T: Copy>(p: *mut T, v: T) {
     let s = &v as *const T;
     let (size, align) = (size_of::<T>(), align_of::<T>());
     if align >= 8 && size % 8 == 0 {
@@ -471,7 +473,7 @@ mod tests {
         for (r, row) in rows.iter().enumerate() {
             for (c, &x) in row.iter().enumerate() {
                 // SAFETY: `r < 5 = s.len()`, `c < 4`.
-                assert_eq!(unsafe { s.load_row(r, c) }.to_bits(), x.to_bits());
+                assert_eq!(s.load_row(r, c).to_bits(), x.to_bits());
             }
         }
         let mut words = vec![0u32; 9];
@@ -480,11 +482,39 @@ mod tests {
         let w = unsafe { View::<u32, SharedMem>::from_raw_parts(words.as_mut_ptr(), 9, std::ptr::null()) };
         let s = Snapshot::of(&w);
         // SAFETY: `i < 9 = s.len()`.
-        assert!((0..9).all(|i| unsafe { s.load(i) } == i as u32 * 3));
+        assert!((0..9).all(|i| s.load(i) == i as u32 * 3));
         // One byte past an aligned `u32`: misaligned; the copy reads nothing.
         // SAFETY: the pointer is in the allocation, the view is never accessed (its length is
         // taken, and `Snapshot::of` checks alignment before reading).
         let odd = unsafe { View::<u32, SharedMem>::from_raw_parts(words.as_mut_ptr().cast::<u8>().add(1).cast::<u32>(), 4, std::ptr::null()) };
         assert!(Snapshot::of(&odd).is_empty());
     }
+}
+
+/// Folds the `len` bytes at `p` into the hash `h` (the watchdog's fingerprint of device
+/// memory, `fingerprint.rs`): relaxed atomic loads, eight bytes at a time where aligned.
+///
+/// # Safety
+///
+/// `p` must be valid for reads of `len` bytes, written concurrently only through
+/// [`store_relaxed`], [`copy_to_device`] or atomics.
+pub(crate) unsafe fn fingerprint(p: *const u8, len: usize, mut h: u64) -> u64 {
+    let mix = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(0x517C_C1B7_2722_0A95);
+    let head = p.align_offset(8).min(len);
+    let words = (len - head) / 8;
+    // SAFETY (all three loops): every address read lies in `p..p + len` (caller), with the
+    // atomic's alignment: bytes anywhere, words from the first 8-aligned address on.
+    unsafe {
+        for i in 0..head {
+            h = mix(h, u64::from((*(p.add(i) as *const AtomicU8)).load(Relaxed)));
+        }
+        let w = p.add(head) as *const AtomicU64;
+        for i in 0..words {
+            h = mix(h, (*w.add(i)).load(Relaxed));
+        }
+        for i in head + words * 8..len {
+            h = mix(h, u64::from((*(p.add(i) as *const AtomicU8)).load(Relaxed)));
+        }
+    }
+    mix(h, len as u64)
 }

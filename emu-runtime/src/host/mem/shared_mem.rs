@@ -17,6 +17,7 @@ use crate::host::check::initcheck::SharedInitBits;
 use crate::host::check::racecheck::SharedRaceShadow;
 use crate::host::check::memcheck::ViewMeta;
 use crate::host::report::error::Error;
+use crate::host::mem::stamp::Slot;
 
 /// The identity of one `shared_array!` call site (a `static` the macro declares).
 #[derive(Debug)]
@@ -75,6 +76,9 @@ pub(crate) struct SharedArena {
     init: SharedInitBits,
     /// racecheck's shadow of the arena.
     race: SharedRaceShadow,
+    /// The stamp of the arena's views (`stamp.rs`): it moves on with each block, and when the
+    /// arena goes.
+    slot: Slot,
 }
 
 const ARENA_ALIGN: usize = 128;
@@ -101,6 +105,11 @@ impl SharedArena {
         // SAFETY: `used <= size`, inside the allocation.
         unsafe { base.write_bytes(0, used) };
         let dynamic_meta = Box::new(ViewMeta::new("dynamic shared memory", None, base as usize, dynamic_bytes));
+        let Some(slot) = Slot::new() else {
+            // SAFETY: allocated above with this layout.
+            unsafe { std::alloc::dealloc(base, layout) };
+            return Err(host_alloc::error(what(), size, "run fewer blocks at once (more than 65,535 shared arenas are alive)"));
+        };
         Ok(SharedArena {
             base,
             layout,
@@ -112,7 +121,18 @@ impl SharedArena {
             dynamic_meta,
             init: SharedInitBits::default(),
             race: SharedRaceShadow::default(),
+            slot,
         })
+    }
+
+    /// A block starts in the arena: views made by the block before are stale from now on.
+    pub(crate) fn new_block(&self) {
+        self.slot.next_epoch();
+    }
+
+    /// The stamp of the views made now.
+    pub(crate) fn stamp(&self) -> u64 {
+        self.slot.stamp()
     }
 
     /// The address of the arena's first byte.
@@ -170,9 +190,11 @@ impl SharedArena {
             None => self.allocate(site, type_id, len, std::mem::size_of::<T>(), std::mem::align_of::<T>(), T::__EMU_DIMS)?,
         };
         // SAFETY: the region `[offset, offset + len * size)` lies inside the arena, is aligned
-        // for `T`, belongs to this site alone, and the arena outlives every block it serves.
-        // Shared memory is only touched by the worker's host thread.
-        Ok(unsafe { View::from_raw_parts(self.base.add(offset) as *mut T, len, meta) })
+        // for `T`, and belongs to this site alone while this block runs; every access through
+        // the view checks its stamp first (`View::is_live`), which goes stale when the next
+        // block starts here or the arena is dropped. Shared memory is only touched by the
+        // worker's host thread.
+        Ok(unsafe { View::from_raw_parts_stamped(self.base.add(offset) as *mut T, len, meta, self.stamp()) })
     }
 
     /// Carves the array of `site` (`len` elements of `size` bytes aligned to `align`) out of
@@ -216,6 +238,10 @@ impl SharedArena {
     /// array is carved out of this arena if its block has not evaluated its `shared_array!`
     /// yet. `None` if `view` is not shared memory of `from`, or the array does not fit here.
     pub(crate) fn mirror<T: DeviceCopy>(&self, from: &SharedArena, view: &Shared<'_, T>) -> Option<Shared<'static, T>> {
+        // A view kept from an earlier block is not a view of `from`'s block.
+        if view.stamp() != from.stamp() {
+            return None;
+        }
         let addr = (view.raw_ptr() as usize).checked_sub(from.base as usize)?;
         let size = std::mem::size_of::<T>();
         let span = view.len().checked_mul(size)?;
@@ -241,7 +267,7 @@ impl SharedArena {
         // one `view` covers in `from` (same site, type and length), so it is inside the arena and
         // aligned for `T`; the arena outlives the blocks of the launch, and it is only touched
         // by the host thread that drives the cluster's blocks.
-        Some(unsafe { View::from_raw_parts(self.base.add(offset) as *mut T, view.len(), meta) })
+        Some(unsafe { View::from_raw_parts_stamped(self.base.add(offset) as *mut T, view.len(), meta, self.stamp()) })
     }
 
     /// The view of the dynamic shared memory, as `T`s.
@@ -255,7 +281,7 @@ impl SharedArena {
             s => self.dynamic_bytes / s,
         };
         // SAFETY: the dynamic region is the arena's first `dynamic_bytes` bytes, 128-aligned.
-        unsafe { View::from_raw_parts(self.base as *mut T, len, &*self.dynamic_meta) }
+        unsafe { View::from_raw_parts_stamped(self.base as *mut T, len, &*self.dynamic_meta, self.stamp()) }
     }
 }
 

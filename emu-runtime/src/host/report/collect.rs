@@ -81,7 +81,7 @@ fn rank(f: &Finding) -> [(u32, u32, u32); 4] {
 /// so neither is earlier, and this names them the same whichever ran first.
 fn lower_first(f: Finding) -> Finding {
     match f {
-        Finding::Race { first, first_at, first_thread, first_block, second, second_at, thread, block, name, index, element, count }
+        Finding::Race { first, first_at, first_thread, first_block, second, second_at, thread, block, name, index, element, count, warp_synchronous }
             if (key(block), key(thread)) < (key(first_block), key(first_thread)) =>
         {
             Finding::Race {
@@ -97,6 +97,7 @@ fn lower_first(f: Finding) -> Finding {
                 index,
                 element,
                 count,
+                warp_synchronous,
             }
         }
         f => f,

@@ -127,6 +127,15 @@ pub enum Error {
         /// What deviceemu was doing, and the driver's description.
         message: String,
     },
+    /// `EMU_PATH=verify`: a kernel's fast form and its general path disagree (their memory,
+    /// return code or findings differ), which is a bug in deviceemu's fast form or a result
+    /// that depends on the order of racing threads (`cudaErrorUnknown`, 999).
+    VerifyMismatch {
+        /// The kernel.
+        kernel: String,
+        /// The first difference: the element, or the outcomes.
+        message: String,
+    },
     /// A kernel accessed memory out of bounds (`cudaErrorIllegalAddress`, 700).
     IllegalAddress(Arc<LaunchReport>),
     /// A kernel accessed memory through a misaligned address (a cast view; CUDA's
@@ -162,6 +171,7 @@ impl Error {
             Error::NotReady { .. } => 600,
             Error::InvalidResourceHandle { .. } => 400,
             Error::Driver { code, .. } => *code,
+            Error::VerifyMismatch { .. } => 999,
             Error::IllegalAddress(_) => 700,
             Error::MisalignedAddress(_) => 716,
             Error::LaunchOutOfResources(_) => 701,
@@ -256,6 +266,13 @@ impl fmt::Display for Error {
             Error::NotReady { message } => write!(f, "not ready: {message}"),
             Error::InvalidResourceHandle { message } => write!(f, "invalid resource handle: {message}"),
             Error::Driver { code, name, message } => write!(f, "CUDA error {code} ({name}): {message}"),
+            Error::VerifyMismatch { kernel, message } => write!(
+                f,
+                "EMU_PATH=verify: kernel `{kernel}`'s fast form and its general path disagree: {message}. \
+                 The general path's results are kept. Unless the kernel races (EMU_CHECK=racecheck finds that), \
+                 this is a bug in deviceemu's fast form: EMU_TIERS_OFF narrows it down to one tier, and \
+                 EMU_PATH=general runs the kernel without it"
+            ),
             Error::IllegalAddress(r)
             | Error::MisalignedAddress(r)
             | Error::LaunchOutOfResources(r)

@@ -107,6 +107,29 @@ pub enum Finding {
         /// Its block.
         block: Dim3,
     },
+    /// An access through a view of shared memory kept past the end of the block that made it
+    /// (in a `static`, a `thread_local!`, a leaked box): the memory belongs to another block
+    /// now, or to nobody (memcheck; error 700).
+    StaleView {
+        /// Shared memory (global views cannot outlive their launch).
+        space: Space,
+        /// Read, write or atomic.
+        access: Access,
+        /// Size of the access in bytes.
+        size: usize,
+        /// The index used.
+        index: usize,
+        /// The view: its length and element type (its description may be gone with its block).
+        name: String,
+        /// The address the access would have touched.
+        address: usize,
+        /// Where the access is in the kernel's source.
+        at: SourceLocation,
+        /// The thread that made it.
+        thread: Dim3,
+        /// Its block.
+        block: Dim3,
+    },
     /// A panic in kernel code: `unwrap` on `None`, overflow in a debug build, `panic!` (719).
     Panic {
         /// The panic message.
@@ -189,6 +212,12 @@ pub enum Finding {
         element: String,
         /// How many such hazards the block had between these lines.
         count: usize,
+        /// Whether it is a *warp-synchronous* hazard: volatile accesses (which are atomics, so
+        /// never a data race) of lanes of one warp that no `sync_warp`, barrier or fence
+        /// orders, as pre-Volta code that counts on a warp's lanes running in lockstep makes
+        /// them. compute-sanitizer's racecheck reports these as warnings; deviceemu reports
+        /// them as hazards, headed `Warning: (Warp Level Programming)`.
+        warp_synchronous: bool,
     },
     /// A warp collective whose mask does not name the calling lane (synccheck; error 719).
     InvalidWarpMask {
@@ -226,7 +255,11 @@ pub enum Finding {
         block: Dim3,
         /// The watchdog's limit, in seconds.
         seconds: f64,
-        /// One line per group of live threads of the block: what they do and where.
+        /// The setting that limit comes from: `EMU_TIMEOUT` (no progress for that long) or
+        /// `EMU_LAUNCH_TIMEOUT` (the launch's wall-clock bound).
+        limit: &'static str,
+        /// One line per group of live threads of the block (what they do and where), then
+        /// what the watchdog saw.
         groups: Vec<String>,
     },
     /// A `this_grid().sync()` that can never complete (error 719): in a launch that is not
@@ -286,7 +319,7 @@ impl Finding {
     /// The CUDA runtime error code a launch with this finding returns.
     pub fn code(&self) -> i32 {
         match self {
-            Finding::OutOfBounds { .. } => 700,
+            Finding::OutOfBounds { .. } | Finding::StaleView { .. } => 700,
             Finding::MisalignedAddress { .. } => 716,
             Finding::SharedMemoryExceeded { .. } => 701,
             Finding::LaunchTimeout { .. } => 702,
@@ -305,6 +338,7 @@ impl Finding {
     pub fn thread(&self) -> Dim3 {
         match self {
             Finding::OutOfBounds { thread, .. }
+            | Finding::StaleView { thread, .. }
             | Finding::MisalignedAddress { thread, .. }
             | Finding::Panic { thread, .. }
             | Finding::BarrierDivergence { thread, .. }
@@ -323,6 +357,7 @@ impl Finding {
     pub fn block(&self) -> Dim3 {
         match self {
             Finding::OutOfBounds { block, .. }
+            | Finding::StaleView { block, .. }
             | Finding::MisalignedAddress { block, .. }
             | Finding::Panic { block, .. }
             | Finding::BarrierDivergence { block, .. }
@@ -338,11 +373,12 @@ impl Finding {
     }
 
     /// A short name for the kind of bug, as `EMU_REPORT` writes it: `out_of_bounds`, `panic`,
-    /// `misaligned_address`, `barrier_divergence`, `uninitialized_access`, `race`, `invalid_warp_mask`,
+    /// `stale_view`, `misaligned_address`, `barrier_divergence`, `uninitialized_access`, `race`, `invalid_warp_mask`,
     /// `stack_overflow`, `shared_memory_exceeded`, `launch_timeout`, `grid_sync`, `device_runtime`.
     pub fn kind(&self) -> &'static str {
         match self {
             Finding::OutOfBounds { .. } => "out_of_bounds",
+            Finding::StaleView { .. } => "stale_view",
             Finding::MisalignedAddress { .. } => "misaligned_address",
             Finding::Panic { .. } => "panic",
             Finding::BarrierDivergence { .. } => "barrier_divergence",
@@ -361,6 +397,7 @@ impl Finding {
     pub fn location(&self) -> Option<&SourceLocation> {
         match self {
             Finding::OutOfBounds { at, .. }
+            | Finding::StaleView { at, .. }
             | Finding::MisalignedAddress { at, .. }
             | Finding::BarrierDivergence { at, .. }
             | Finding::UninitializedAccess { at, .. }
@@ -379,6 +416,7 @@ impl Finding {
     pub fn address(&self) -> Option<usize> {
         match self {
             Finding::OutOfBounds { address, .. }
+            | Finding::StaleView { address, .. }
             | Finding::MisalignedAddress { address, .. }
             | Finding::UninitializedAccess { address, .. } => Some(*address),
             _ => None,
@@ -447,6 +485,18 @@ impl Finding {
                     )
                 }
             }
+            Finding::StaleView { space, access, size, index, name, address, at, thread, block } => {
+                let _ = writeln!(out, "{P} Invalid {space} {access} of size {size} bytes");
+                let _ = writeln!(out, "{P}     at {kernel} in {at}");
+                let _ = writeln!(out, "{P}     by thread {thread} in block {block}");
+                let _ = writeln!(out, "{P}     Address {address:#x} is out of bounds");
+                writeln!(
+                    out,
+                    "{P}     element {index} of {name}, a view of shared memory made by a block that has ended: \
+                     shared memory lives as long as its block, and a view kept past it (in a `static`, a \
+                     `thread_local!` or a leaked box) points to memory that another block, or nobody, owns now"
+                )
+            }
             Finding::MisalignedAddress { space, access, size, index, name, address, at, thread, block } => {
                 let _ = writeln!(out, "{P} Invalid {space} {access} of size {size} bytes");
                 let _ = writeln!(out, "{P}     at {kernel} in {at}");
@@ -504,6 +554,31 @@ impl Finding {
                     Ok(())
                 }
             }
+            Finding::Race { first, first_at, first_thread, second, second_at, thread, block, name, element, count, warp_synchronous: true, .. } => {
+                let kind = match (first, second) {
+                    (Access::Write, Access::Write) => "WAW",
+                    (Access::Write, _) => "RAW",
+                    _ => "WAR",
+                };
+                let _ = writeln!(
+                    out,
+                    "{P} Warning: (Warp Level Programming) Potential {kind} hazard between {} access at {first_at} and {} access at {second_at}",
+                    title(*first),
+                    title(*second)
+                );
+                let _ = writeln!(out, "{P}     in {kernel}, on {element} of {name}");
+                let _ = writeln!(
+                    out,
+                    "{P}     by thread {first_thread} and thread {thread} of one warp in block {block}: their volatile accesses \
+                     are ordered only if the warp's lanes run in lockstep, which they need not since Volta; put \
+                     sync_warp(mask) between them"
+                );
+                if *count > 1 {
+                    writeln!(out, "{P}     {count} such hazards in this block between these lines; only the first is shown")
+                } else {
+                    Ok(())
+                }
+            }
             Finding::Race { first, first_at, first_thread, first_block, second, second_at, thread, block, name, element, count, .. } => {
                 let _ = writeln!(out, "{P} Race reported between {} access at {first_at} and {} access at {second_at}", title(*first), title(*second));
                 let _ = writeln!(out, "{P}     in {kernel}, on {element} of {name}");
@@ -539,20 +614,18 @@ impl Finding {
                     stack_size / 1024
                 )
             }
-            Finding::LaunchTimeout { at, thread, block, seconds, groups } => {
-                let _ = writeln!(out, "{P} Launch timeout: no progress for {seconds} s (EMU_TIMEOUT)");
-                let _ = writeln!(out, "{P}     at {kernel} in {at}");
-                let _ = writeln!(out, "{P}     by thread {thread} in block {block}");
-                for g in groups {
-                    let _ = writeln!(out, "{P}     {g}");
+            Finding::LaunchTimeout { at, thread, block, seconds, limit, groups } => {
+                if *limit == "EMU_LAUNCH_TIMEOUT" {
+                    let _ = writeln!(out, "{P} Launch timeout: the launch ran for {seconds} s ({limit})");
+                } else {
+                    let _ = writeln!(out, "{P} Launch timeout: no progress for {seconds} s ({limit})");
                 }
-                writeln!(
-                    out,
-                    "{P}     no thread of the launch exited or passed a barrier or warp collective, and no block \
-                     ended, for {seconds} s; a spin-wait whose flag nothing sets hangs on a GPU too. \
-                     Raise EMU_TIMEOUT (or Config::timeout) if the work is legitimately this long; 0 turns the \
-                     watchdog off"
-                )
+                let _ = writeln!(out, "{P}     at {kernel} in {at}");
+                let _ = write!(out, "{P}     by thread {thread} in block {block}");
+                for g in groups {
+                    let _ = write!(out, "\n{P}     {g}");
+                }
+                writeln!(out)
             }
             Finding::GridSync { at, thread, block, problem } => {
                 let _ = writeln!(out, "{P} Grid sync error: {problem}");
@@ -741,13 +814,9 @@ fn create(variable: &str, path: &str) -> Option<Mutex<File>> {
 fn outputs() -> &'static Outputs {
     static OUT: OnceLock<Outputs> = OnceLock::new();
     OUT.get_or_init(|| {
-        let exit_code = env("EMU_ERROR_EXITCODE").and_then(|v| match v.trim().parse::<i32>() {
-            Ok(n) => Some(n),
-            Err(_) => {
-                eprintln!("deviceemu: EMU_ERROR_EXITCODE={v:?} is not an integer; ignored");
-                None
-            }
-        });
+        // A bad value was refused by every launch (`config::process_settings`): no report
+        // reaches here with one.
+        let exit_code = env("EMU_ERROR_EXITCODE").and_then(|v| v.trim().parse::<i32>().ok().filter(|n| (0..=255).contains(n)));
         let json_path = env("EMU_REPORT");
         Outputs {
             log: env("EMU_LOG_FILE").and_then(|p| create("EMU_LOG_FILE", &p)),

@@ -35,6 +35,34 @@
 //! A failure (out-of-bounds access, panic, stack overflow, deadlock) marks the block failed:
 //! no new thread starts, and every suspended thread is resumed with `Resume::Abort`, which
 //! unwinds it. A block never ends while one of its threads is suspended.
+//!
+//! # Stopping a thread without aborting the process
+//!
+//! A thread is *being stopped* while it unwinds (a fault, a panic, an abort of its failed
+//! block: [`Stop::Unwinding`], confirmed by `std::thread::panicking()`) and while the
+//! scheduler drops the future of a waiting thread of a failed block ([`Stop::Dropping`]). Its
+//! `Drop` code still runs, and may reach the device API. Unwinding a second time out of a
+//! `Drop` that runs during unwinding aborts the process, and suspending a fiber in the middle
+//! of an unwind would hand its panic count to the next fiber, so while a thread is being
+//! stopped:
+//!
+//! * barriers (`sync_threads` and its forms, grid and cluster syncs) return at once, with the
+//!   value a block of that one thread would give; warp collectives return the calling lane's
+//!   own result, as if the mask named only it; progress points never yield; device-side
+//!   launches and `device_synchronize` return an error without running anything. Nothing is
+//!   reported: the thread's stop is (its fault, panic or its block's failure).
+//! * a further fault only counts (the access does nothing, a load gives zero), and the thread
+//!   runs on to the end of its unwind.
+//! * a failure that would unwind it (the watchdog, a misaligned access, a host failure) while
+//!   it unwinds is recorded, and the thread is *abandoned*: its fiber is suspended for good
+//!   and reset ([`Suspend::Abandoned`]), its stack reused, the rest of its `Drop` code never
+//!   run (its future, if it has one, is forgotten, not dropped). A thread abandoned in the
+//!   middle of an unwind leaves the host thread's panic count raised: later
+//!   `std::thread::panicking()` calls on that worker say `true` (the scheduler's own checks
+//!   use [`Stop`], not that count). While its future is only being dropped (not unwinding),
+//!   such a failure unwinds out of the drop as usual: a `catch_unwind` waits there.
+//!
+//! What Rust itself aborts on remains: a `Drop` that panics while its thread unwinds.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
@@ -56,8 +84,8 @@ use std::task::Poll;
 use crate::host::sched::warp::{self, Arrival, Warps};
 use crate::host::check::{synccheck, SharedShadows, Site};
 use crate::host::config::Checks;
-use crate::host::sched::{context, os_fiber, overflow};
-use crate::host::sched::progress::BlockProgress;
+use crate::host::sched::{context, os_fiber, overflow, stuck};
+use crate::host::sched::progress::{self, BlockProgress};
 
 /// Where a block stopped when [`BlockRun::drive`] returned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,6 +132,20 @@ pub(crate) struct Slot {
     /// Whether the thread made a faulting access (memcheck): it stops at its next barrier,
     /// warp collective or progress point, and its later faults and findings are dropped.
     faulted: Cell<bool>,
+    /// Whether the thread is being stopped (see the module's doc).
+    stop: Cell<Stop>,
+}
+
+/// How a thread is being stopped (the module's doc, "Stopping a thread").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// It is not.
+    No,
+    /// It unwinds (the runtime stopped it, or it panicked): while `std::thread::panicking()`
+    /// says so (a kernel that catches its own panic runs on normally).
+    Unwinding,
+    /// The scheduler drops its future (its block failed while it waited).
+    Dropping,
 }
 
 impl Slot {
@@ -116,6 +158,7 @@ impl Slot {
             predicate: Cell::new(false),
             parked: Cell::new(false),
             faulted: Cell::new(false),
+            stop: Cell::new(Stop::No),
         }
     }
 }
@@ -202,6 +245,9 @@ pub(crate) struct BlockRun<'a> {
     /// The blocks a debugger watches (`DEVICEEMU_WATCH_BLOCKS`, `debugger.rs`), read when the
     /// runner is made: starting a block costs a load and a branch without them.
     watched: Option<&'static [[u32; 3]]>,
+    /// Whether a thread of this block has been stopped ([`Stop`] other than `No` in a slot):
+    /// until then, [`stopping`](Self::stopping) is one load.
+    any_stop: Cell<bool>,
 }
 
 impl<'a> BlockRun<'a> {
@@ -235,6 +281,7 @@ impl<'a> BlockRun<'a> {
             progress: BlockProgress::default(),
             faults: Cell::new(0),
             watched: crate::host::sched::debugger::watched(),
+            any_stop: Cell::new(false),
         }))
     }
 
@@ -323,6 +370,8 @@ impl<'a> BlockRun<'a> {
     }
 
     fn reset(&self, block_linear: u64) {
+        // Views of shared memory the block before made are stale from here on.
+        self.arena.new_block();
         self.id.linear.set(block_linear);
         self.id.idx.set(self.launch.grid.unlinear(block_linear));
         if let Some(patterns) = self.watched {
@@ -335,7 +384,9 @@ impl<'a> BlockRun<'a> {
             for s in self.slots.iter() {
                 s.state.set(State::NotStarted);
                 s.faulted.set(false);
+                s.stop.set(Stop::No);
             }
+            self.any_stop.set(false);
             self.faults.set(0);
             self.warps.gathered.iter().for_each(|g| g.set(0));
         }
@@ -415,8 +466,15 @@ impl<'a> BlockRun<'a> {
     /// other blocks can run.
     pub(crate) fn drive(&self) -> Drive {
         context::enter(self);
+        // The monitor of blocked threads watches this host thread while it drives the block
+        // (`stuck.rs`); an OS fiber's own thread is watched instead.
+        if !self.fibers.os_threads {
+            stuck::limit(self.launch.config.get_timeout());
+            stuck::enter();
+        }
         self.progress.new_turn();
         let d = self.drive_loop();
+        stuck::leave();
         context::leave();
         overflow::disarm();
         d
@@ -463,6 +521,24 @@ impl<'a> BlockRun<'a> {
         self.failed.set(true);
     }
 
+    /// Fails the block, whose threads wait at a grid or cluster sync that the watchdog found
+    /// can never complete (`launch.rs::run_group`), with a timeout report saying `why`; the
+    /// next [`drive`](Self::drive) unwinds them.
+    pub(crate) fn fail_stuck_group(&self, why: String) {
+        if let Some(first) = self.waiting_now().first() {
+            let t = first.get();
+            let at = self.slots[t as usize].at.get().unwrap_or(Location::caller());
+            let mut f = progress::report(self, t, crate::host::report::SourceLocation::from(at), progress::Stuck::NoProgress);
+            if let Finding::LaunchTimeout { groups, .. } = &mut f {
+                if let Some(last) = groups.last_mut() {
+                    *last = why;
+                }
+            }
+            self.record(f);
+        }
+        self.failed.set(true);
+    }
+
     /// Fails the block (a cooperative launch that stops early): the next
     /// [`drive`](Self::drive) unwinds its waiting threads.
     pub(crate) fn abort(&self) {
@@ -472,6 +548,7 @@ impl<'a> BlockRun<'a> {
     /// Records the block's end in the launch: its findings and fault count.
     pub(crate) fn finish(&self) {
         warp::flush_misuse(self);
+        crate::host::check::on_block_end(self);
         let block_linear = self.id.linear.get();
         self.launch.progress.block_done();
         // The faults themselves (built reports are among the findings, counted there).
@@ -489,6 +566,9 @@ impl<'a> BlockRun<'a> {
                 self.start(f);
             }
             if !self.warps.ready.borrow().is_empty() {
+                if self.progress.pass() && !self.failed.get() && progress::watch_passes(self) {
+                    self.failed.set(true);
+                }
                 self.resume_ready();
                 continue;
             }
@@ -541,6 +621,11 @@ impl<'a> BlockRun<'a> {
                     }
                 }
             }
+            // Passing barriers is not progress by itself: the watchdog looks now and then.
+            if self.progress.pass() && progress::watch_passes(self) {
+                self.failed.set(true);
+                continue;
+            }
             let op = self.first_site_op();
             let clustered = op == BarrierOp::Cluster && self.launch.kernel.cluster[0] != 0;
             if clustered && !self.barrier.grid_go.replace(false) {
@@ -569,6 +654,7 @@ impl<'a> BlockRun<'a> {
     /// the seed's order (or aborts them once the block has failed). Those may complete more
     /// collectives, and are resumed by the next call.
     fn resume_ready(&self) {
+        stuck::beat();
         let mut ready = std::mem::take(&mut *self.warps.ready.borrow_mut());
         if let Some(seed) = self.launch.config.get_seed() {
             // Keyed apart from the barrier generations (small numbers) and the start order.
@@ -644,6 +730,7 @@ impl<'a> BlockRun<'a> {
         if fiber::direct_runners() {
             return Ok(Fiber::Direct);
         }
+        let limit = self.launch.config.get_timeout();
         // SAFETY (both arms): the fiber borrows `self` (boxed, so it does not move) and the
         // runner function, which lives as long as `self`. Every fiber is driven to completion
         // before `self` is dropped: threads are resumed until they exit or unwind (`run`), and
@@ -653,7 +740,11 @@ impl<'a> BlockRun<'a> {
             let t = if self.starts.seeded { self.starts.order.borrow().get(i).copied().unwrap_or(0) as usize } else { i };
             let name = format!("b{}t{}", self.id.linear.get(), t);
             let size = self.launch.config.get_stack_size();
-            return unsafe { fiber::spawn_os(name, size, move || context::enter(self), body) };
+            let wake = move || {
+                context::enter(self);
+                stuck::limit(limit);
+            };
+            return unsafe { fiber::spawn_os(name, size, wake, body) };
         }
         let stack = fiber::take_stack(self.launch.config.get_stack_size())?;
         Ok(Fiber::Co(unsafe { Coroutine::with_stack_unchecked(stack, move |y, _| body(&Suspender::Co(y))) }))
@@ -686,7 +777,8 @@ impl<'a> BlockRun<'a> {
             });
         }
         self.barrier.generation.set(self.barrier.generation.get() + 1);
-        self.progress.event();
+        // A heartbeat for the monitor of blocked threads (`stuck.rs`).
+        stuck::beat();
         self.resume_waiting();
     }
 
@@ -742,7 +834,13 @@ impl<'a> BlockRun<'a> {
                     // No runner to poll it with (the block has failed): drop its future here.
                     self.barrier.release_pos.set(k + 1);
                     if let Threads::Tasks(tasks) = &self.threads {
-                        let _ = panic::catch_unwind(AssertUnwindSafe(|| tasks.discard(t as usize)));
+                        self.current.set(t);
+                        // On the scheduler's stack: no fiber's yielder applies.
+                        let y = self.fibers.yielder.replace(std::ptr::null());
+                        self.dropping(t, || {
+                            let _ = panic::catch_unwind(AssertUnwindSafe(|| tasks.discard(t as usize)));
+                        });
+                        self.fibers.yielder.set(y);
                     }
                     self.slots[t as usize].state.set(State::Failed);
                     continue;
@@ -807,6 +905,7 @@ impl<'a> BlockRun<'a> {
                 self.slots[t].parked.set(true);
             }
             Resumed::Yield(Suspend::Idle) => self.fibers.idle.borrow_mut().push(f),
+            Resumed::Yield(Suspend::Abandoned) => self.abandoned(f),
             Resumed::Return(end) => self.finished(f, end),
         }
     }
@@ -815,6 +914,23 @@ impl<'a> BlockRun<'a> {
         match end {
             RunnerEnd::Done => {}
             RunnerEnd::Aborted => self.failed.set(true),
+            RunnerEnd::Blocked => {
+                let t = self.current.get();
+                if let Threads::Tasks(tasks) = &self.threads {
+                    tasks.abandon(t as usize);
+                }
+                let s = &self.slots[t as usize];
+                s.state.set(State::Failed);
+                self.dirty.set(true);
+                let k = self.launch.kernel;
+                let at = s.at.get().map_or_else(
+                    || crate::host::report::SourceLocation { file: k.file.to_owned(), line: k.line, column: 1 },
+                    crate::host::report::SourceLocation::from,
+                );
+                self.record(progress::report(self, t, at, progress::Stuck::Blocked));
+                self.launch.progress.stop_launch();
+                self.failed.set(true);
+            }
             RunnerEnd::StackOverflow => {
                 let t = self.current.get();
                 if let Threads::Tasks(tasks) = &self.threads {
@@ -858,7 +974,7 @@ impl<'a> BlockRun<'a> {
         self.stop_if_faulted();
         self.record(finding);
         self.failed.set(true);
-        panic::resume_unwind(Box::new(KernelAbort))
+        self.unwind(KernelAbort)
     }
 
     /// Whether thread `t` made a faulting access in this block (memcheck).
@@ -871,8 +987,9 @@ impl<'a> BlockRun<'a> {
     /// there, and the block goes on.
     #[inline(always)]
     pub(crate) fn stop_if_faulted(&self) {
-        if self.slots[self.current.get() as usize].faulted.get() {
-            stop_faulted();
+        let s = &self.slots[self.current.get() as usize];
+        if s.faulted.get() && s.stop.get() == Stop::No {
+            self.stop_faulted();
         }
     }
 
@@ -895,8 +1012,9 @@ impl<'a> BlockRun<'a> {
     /// `UNWIND_LIMIT` faults.
     fn after_fault(&self) {
         // (A block run as barrier regions catches the stop in its region loop, `regions.rs`.)
-        if self.launch.stop_at_fault() {
-            stop_faulted();
+        // A thread being stopped runs on to the end of its stop.
+        if !self.stopping() && self.launch.stop_at_fault() {
+            self.stop_faulted();
         }
     }
 
@@ -1040,7 +1158,7 @@ impl<'a> BlockRun<'a> {
             self.current.set(t as u32);
             let parks = self.fibers.parks.get();
             if self.failed.get() {
-                tasks.discard(t);
+                self.dropping(t as u32, || tasks.discard(t));
                 s.state.set(State::Failed);
             } else if let Poll::Ready(at) = tasks.poll(t) {
                 self.ended(s, at);
@@ -1276,7 +1394,9 @@ fn task_runner(block: &BlockRun<'_>, y: &Suspender<'_>) -> RunnerEnd {
         // The future panicked (or was unwound by an abort) inside its poll: drop what is
         // left of it.
         |t| {
-            let _ = panic::catch_unwind(AssertUnwindSafe(|| tasks.discard(t)));
+            block.dropping(t as u32, || {
+                let _ = panic::catch_unwind(AssertUnwindSafe(|| tasks.discard(t)));
+            });
         },
     )
 }
@@ -1287,9 +1407,7 @@ pub(crate) fn arrive(block: &BlockRun<'_>, op: BarrierOp, predicate: bool, at: &
     let t = block.current.get();
     let slot = &block.slots[t as usize];
     // A thread that faulted stops here (memcheck).
-    if slot.faulted.get() {
-        stop_faulted();
-    }
+    block.stop_if_faulted();
     block.dirty.set(true);
     slot.state.set(State::Waiting);
     slot.at.set(Some(at));
@@ -1302,6 +1420,13 @@ pub(crate) fn arrive(block: &BlockRun<'_>, op: BarrierOp, predicate: bool, at: &
 /// suspend its fiber until the scheduler releases (or aborts) it.
 pub(crate) fn barrier(op: BarrierOp, predicate: bool, at: &'static Location<'static>) -> u32 {
     let block = context::block_for("sync_threads");
+    if block.stopping() {
+        // What a block of this one thread would give (the module's doc, "Stopping a thread").
+        return match op {
+            BarrierOp::Sync | BarrierOp::Grid | BarrierOp::Cluster => 0,
+            BarrierOp::Count | BarrierOp::And | BarrierOp::Or => predicate as u32,
+        };
+    }
     arrive(block, op, predicate, at);
     block.park();
     block.slots[block.current.get() as usize].state.set(State::Running);
@@ -1343,17 +1468,27 @@ impl BlockRun<'_> {
         }
         self.finish();
         self.reset(next);
+        stuck::beat();
         // What `drive` does on entry: `block_idx()` in helpers and macros reads it.
         context::enter(self);
         self.progress.new_turn();
         true
     }
-    /// A barrier completed: the generation moves on, which is progress.
-    pub(crate) fn regions_released(&self) -> u32 {
+    /// The barrier at `at` completed: the generation moves on, and now and then the watchdog
+    /// looks (passing barriers is not progress by itself, `progress.rs`).
+    #[inline(always)]
+    pub(crate) fn regions_released(&self, at: &'static Location<'static>) -> u32 {
         let g = self.barrier.generation.get() + 1;
         self.barrier.generation.set(g);
-        self.progress.event();
+        if self.progress.pass() {
+            progress::watch_region_barrier(self, at);
+        }
         g
+    }
+
+    /// Records the watchdog's report, made from the scheduler (`progress::watch_passes`).
+    pub(crate) fn record_stuck(&self, f: Finding) {
+        self.record(f);
     }
 }
 
@@ -1361,6 +1496,7 @@ impl BlockRun<'_> {
     /// Suspends the running thread's fiber until the scheduler resumes it; unwinds the thread
     /// if it is resumed with `Abort`. Its slot must already say what it waits for.
     pub(crate) fn park(&self) {
+        debug_assert!(!self.stopping(), "a thread being stopped never waits");
         self.fibers.parks.set(self.fibers.parks.get().wrapping_add(1));
         let y = self.fibers.yielder.get();
         // SAFETY: `yielder` belongs to the fiber running this code: the runner sets it when
@@ -1369,7 +1505,100 @@ impl BlockRun<'_> {
         let resume = unsafe { &*y }.suspend(Suspend::Barrier);
         self.fibers.yielder.set(y);
         if resume == Resume::Abort {
-            panic::resume_unwind(Box::new(KernelAbort))
+            self.unwind(KernelAbort)
+        }
+    }
+
+    /// Whether the running thread is being stopped (the module's doc, "Stopping a thread"):
+    /// then it must not wait, and must not be unwound again.
+    #[inline(always)]
+    pub(crate) fn stopping(&self) -> bool {
+        self.any_stop.get() && self.stopping_slow()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn stopping_slow(&self) -> bool {
+        match self.slots[self.current.get() as usize].stop.get() {
+            Stop::No => false,
+            Stop::Unwinding => std::thread::panicking(),
+            Stop::Dropping => true,
+        }
+    }
+
+    /// The running thread panicked (the panic hook): it unwinds from now on.
+    pub(crate) fn panicking_now(&self) {
+        self.slots[self.current.get() as usize].stop.set(Stop::Unwinding);
+        self.any_stop.set(true);
+        self.dirty.set(true);
+    }
+
+    /// Unwinds the running thread with `payload`; a thread already being stopped is
+    /// abandoned instead (its `Drop` code reached a failure: unwinding again would abort).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn unwind<P: Any + Send>(&self, payload: P) -> ! {
+        // Unwinding out of a `Drop` run by an unwind aborts; out of a future being dropped (a
+        // plain drop, inside a `catch_unwind`) it does not.
+        if self.stopping() && std::thread::panicking() {
+            self.abandon_running();
+        }
+        self.slots[self.current.get() as usize].stop.set(Stop::Unwinding);
+        self.any_stop.set(true);
+        self.dirty.set(true);
+        panic::resume_unwind(Box::new(payload))
+    }
+
+    /// Stops the running thread, which made a faulting access: unwinds it to its runner, which
+    /// records it as exited (`thread_unwound`).
+    #[cold]
+    #[inline(never)]
+    fn stop_faulted(&self) -> ! {
+        self.unwind(panics::ThreadStop)
+    }
+
+    /// Runs `f`, which drops thread `t`'s future, with `t` marked as being stopped.
+    fn dropping(&self, t: u32, f: impl FnOnce()) {
+        let s = &self.slots[t as usize];
+        let before = s.stop.replace(Stop::Dropping);
+        self.any_stop.set(true);
+        self.dirty.set(true);
+        f();
+        s.stop.set(before);
+    }
+
+    /// Suspends the running thread's fiber for good: it was being stopped and failed again.
+    /// The scheduler marks it failed and resets the fiber (`abandoned`).
+    #[cold]
+    fn abandon_running(&self) -> ! {
+        let y = self.fibers.yielder.get();
+        // SAFETY: as in `park`: a non-null yielder is the one of the fiber running this code
+        // (it is null while the scheduler runs a thread's drop on its own stack).
+        let y = unsafe { y.as_ref() };
+        let Some(y) = y.filter(|y| !matches!(y, Suspender::Direct)) else {
+            // No fiber to leave (a direct runner under miri, or a drop run by the scheduler whose
+            // own `Drop` panicked and then failed again): nothing else can end this thread.
+            eprintln!("deviceemu: a GPU thread failed again while it was unwinding, with no fiber to leave; aborting");
+            std::process::abort();
+        };
+        loop {
+            let _ = y.suspend(Suspend::Abandoned);
+        }
+    }
+
+    /// Settles a fiber whose thread was abandoned (`abandon_running`): the thread failed, its
+    /// future (if any) is forgotten, and its stack reused.
+    #[cold]
+    fn abandoned(&self, f: Fiber) {
+        let t = self.current.get();
+        if let Threads::Tasks(tasks) = &self.threads {
+            tasks.abandon(t as usize);
+        }
+        self.slots[t as usize].state.set(State::Failed);
+        self.failed.set(true);
+        self.fibers.yielder.set(std::ptr::null());
+        if let Some(stack) = f.abandon() {
+            fiber::give_back(stack);
         }
     }
 }
@@ -1401,13 +1630,6 @@ pub(crate) fn map_shared_rank<'v, T: crate::device::DeviceCopy>(
     block.fail(Finding::Panic { message: problem, at: Some(crate::host::report::SourceLocation::from(at)), thread: block.thread(), block: block.block_idx() })
 }
 
-/// Stops the running thread, which made a faulting access: unwinds it to its runner, which
-/// records it as exited (`thread_unwound`).
-#[cold]
-#[inline(never)]
-fn stop_faulted() -> ! {
-    panic::resume_unwind(Box::new(panics::ThreadStop))
-}
 
 /// Deterministic Fisher–Yates shuffle keyed by (seed, block, generation).
 pub(crate) fn shuffle<T>(v: &mut [T], seed: u64, block: u64, generation: u32) {

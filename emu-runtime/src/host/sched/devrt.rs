@@ -373,6 +373,11 @@ impl GridRt {
     }
 }
 
+/// Whether the next launch on this host thread is a child grid (a device-side launch's job).
+pub(crate) fn launching_child() -> bool {
+    NEXT_PARENT.with(|p| p.borrow().is_some())
+}
+
 thread_local! {
     /// The parent of the grid the next `run` on this host thread makes (set around a child's
     /// job, taken by `GridRt::new`).
@@ -406,7 +411,8 @@ fn on_devrt_thread<R: Send>(config: Config, f: impl FnOnce() -> R + Send) -> R {
                 }
             });
         match h {
-            Ok(h) => match h.join() {
+            // The emulator's own wait: not a blocked GPU thread (`stuck.rs`).
+            Ok(h) => match crate::host::sched::stuck::paused(|| h.join()) {
                 Ok(r) => r,
                 Err(p) => std::panic::resume_unwind(p),
             },
@@ -632,7 +638,7 @@ pub fn device_launch<'l>(
             ),
         });
     };
-    let r = queue(b, kernel, cfg, stream, at, Box::new(job));
+    let r = if b.stopping() { Err(while_stopping(at, "device-side launch!")) } else { queue(b, kernel, cfg, stream, at, Box::new(job)) };
     if let Err(e) = &r {
         set_last_error(b, e.clone());
     }
@@ -713,6 +719,20 @@ fn queue<'l>(
     Ok(())
 }
 
+/// The error of a device-runtime call made by the `Drop` code of a GPU thread that is being
+/// stopped (`block.rs`, "Stopping a thread"): nothing is launched or waited for.
+#[cold]
+fn while_stopping(at: &'static Location<'static>, call: &str) -> Error {
+    Error::NotSupported {
+        message: format!(
+            "a {call} at {}:{} ran in the Drop code of a GPU thread that is being stopped (a fault, a panic or its \
+             block's failure): it does nothing",
+            at.file(),
+            at.line()
+        ),
+    }
+}
+
 #[cold]
 fn pending_exceeded(kernel: &'static KernelInfo, limit: usize, why: &str) -> Error {
     Error::LaunchPendingCountExceeded {
@@ -730,6 +750,7 @@ fn pending_exceeded(kernel: &'static KernelInfo, limit: usize, why: &str) -> Err
 pub(crate) fn device_synchronize_in_kernel(b: &BlockRun<'static>) -> Result<(), Error> {
     let at = Location::caller();
     let r = match b.launch().config.get_device_runtime() {
+        _ if b.stopping() => Err(while_stopping(at, "device_synchronize()")),
         DeviceRuntime::Cdp1 => flush_block(b, block_linear(b)),
         DeviceRuntime::Cdp2 => Err(misuse(
             b,

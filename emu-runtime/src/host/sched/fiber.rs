@@ -35,6 +35,9 @@ pub(crate) enum Suspend {
     Barrier,
     /// The runner found no thread left to start; it can be reused for the next block.
     Idle,
+    /// The running thread, which was being stopped, failed again (`block.rs`, "Stopping a
+    /// thread"): the fiber is never resumed, and is reset with [`Fiber::abandon`].
+    Abandoned,
 }
 
 /// What the scheduler says when it resumes a fiber.
@@ -55,6 +58,9 @@ pub(crate) enum RunnerEnd {
     Aborted,
     /// The running thread overflowed the stack (set up by the trap handler in `overflow`).
     StackOverflow,
+    /// The running thread was blocked in a system call for `EMU_TIMEOUT` and abandoned there
+    /// (the monitor of `stuck.rs`, through the same trap handler).
+    Blocked,
 }
 
 /// What a fiber did when resumed.
@@ -119,6 +125,24 @@ impl Fiber {
         }
     }
 
+    /// Gives up a fiber suspended with [`Suspend::Abandoned`] without running anything more on
+    /// it: a coroutine is reset (the values on its stack are forgotten, not dropped) and its
+    /// stack returned for reuse; an OS fiber's thread stays parked for good (`OsFiber`'s drop).
+    pub(crate) fn abandon(self) -> Option<FiberStack> {
+        match self {
+            Fiber::Co(mut c) => {
+                // SAFETY: the coroutine is suspended for good in the middle of its thread's
+                // stop; nothing outside the stack points into it (the scheduler reset its
+                // yielder pointer, the overflow handler is disarmed, the thread's future is
+                // forgotten by `TaskTable::abandon`), so forgetting its frames leaks what they
+                // own and nothing reads them again.
+                unsafe { c.force_reset() };
+                Some(c.into_stack())
+            }
+            Fiber::Os(_) | Fiber::Direct => None,
+        }
+    }
+
     /// The handler that turns a fault on the coroutine's guard page into its return.
     pub(crate) fn trap_handler(&self) -> Option<CoroutineTrapHandler<RunnerEnd>> {
         match self {
@@ -147,7 +171,10 @@ impl Suspender<'_> {
         match self {
             Suspender::Co(y) => y.suspend(s),
             Suspender::Os(link, wake) => {
+                // Waiting for the baton is the emulator's wait, not the GPU thread's.
+                crate::host::sched::stuck::leave();
                 let r = link.suspend(s);
+                crate::host::sched::stuck::enter();
                 wake();
                 r
             }
@@ -179,7 +206,10 @@ where
     Ok(Fiber::Os(unsafe {
         OsFiber::spawn(name, Some(stack), move |link| {
             wake();
-            body(&Suspender::Os(link, &wake))
+            crate::host::sched::stuck::enter();
+            let end = body(&Suspender::Os(link, &wake));
+            crate::host::sched::stuck::leave();
+            end
         })
     }?))
 }

@@ -170,6 +170,17 @@ pub(crate) fn out_of_bounds<K: ViewKind>(
 }
 
 
+/// memcheck's report of an access of element `index` (of `size` bytes) through a view of
+/// shared memory kept past its block; marks the running thread faulted (the caller skips the
+/// access).
+#[cold]
+#[inline(never)]
+pub(crate) fn stale<T, K: ViewKind>(view: &View<T, K>, index: usize, size: usize, access: Access, at: &'static Location<'static>) {
+    let what = format!("a view of {} `{}`", view.len(), core::any::type_name::<T>());
+    let address = (view.raw_ptr() as usize).wrapping_add(index.wrapping_mul(core::mem::size_of::<T>()));
+    memcheck::stale(context::current(), K::SPACE, access, size, index, what, address, at)
+}
+
 /// memcheck's report of an access of element `index` through a view whose start,
 /// `view_base`, is misaligned for its element type (a cast view); unwinds the running thread.
 #[cold]

@@ -285,7 +285,7 @@ impl LaunchShared {
 #[inline(never)]
 pub(crate) fn host_failure_in_kernel(block: &BlockRun<'_>, e: Error) -> ! {
     block.launch().host_failure(e);
-    std::panic::resume_unwind(Box::new(panics::KernelAbort))
+    block.unwind(panics::KernelAbort)
 }
 
 
@@ -441,9 +441,9 @@ fn run_group(shared: &LaunchShared, runs: &[Box<BlockRun<'_>>], members: &[u64],
     loop {
         for (r, st) in runs.iter().zip(state.iter_mut()) {
             if *st == Drive::Spinning {
-                let before = r.progress().events();
+                let before = (r.progress().events(), r.started_count());
                 *st = r.drive();
-                if r.progress().events() != before {
+                if (r.progress().events(), r.started_count()) != before {
                     shared.progress.grid_turn();
                 }
             }
@@ -452,6 +452,19 @@ fn run_group(shared: &LaunchShared, runs: &[Box<BlockRun<'_>>], members: &[u64],
             }
         }
         if shared.failed_on_host() {
+            break;
+        }
+        if shared.progress.timed_out() {
+            // The watchdog stopped a block (a spinning one, say) that the blocks waiting at
+            // the sync wait for: their sync can never complete.
+            let stuck: Vec<String> = (0..runs.len()).filter(|&b| state[b] != Drive::GridWait).take(4).map(|b| shared.grid.unlinear(members[b]).to_string()).collect();
+            for b in (0..runs.len()).filter(|&b| state[b] == Drive::GridWait) {
+                runs[b].fail_stuck_group(format!(
+                    "the {what} sync can never complete: the watchdog stopped the launch while block(s) {} of the \
+                     {what} had not reached it; on a GPU this hangs",
+                    stuck.join(", ")
+                ));
+            }
             break;
         }
         if state.contains(&Drive::Spinning) {
@@ -549,6 +562,9 @@ pub(crate) fn run<'t>(
     fits_clusters(kernel, &cfg, cooperative)?;
     panics::install();
     overflow::install();
+    if !config.get_timeout().is_zero() {
+        crate::host::sched::stuck::start_monitor();
+    }
 
     static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     let shared = LaunchShared {
@@ -562,7 +578,7 @@ pub(crate) fn run<'t>(
         config,
         stopped_at_fault: AtomicU64::new(0),
         cooperative,
-        progress: LaunchProgress::default(),
+        progress: LaunchProgress::new(),
         host_error: Mutex::new(None),
         host_failed: std::sync::atomic::AtomicBool::new(false),
         devrt: crate::host::sched::devrt::GridRt::new(),

@@ -14,7 +14,9 @@
 //! | `overflow`  | turning a fiber's stack overflow into a report |
 //! | `panics`    | capturing kernel panics for reports |
 //! | `regions`   | a block run as barrier regions: each a loop over its threads (`#[kernel]`'s fast form) |
+//! | `verify`    | `EMU_PATH=verify`: a launch on its fast form and on the general path, compared |
 //! | `progress`  | progress points in loops (spinning threads yield) and the watchdog |
+//! | `stuck`     | the monitor that stops a GPU thread blocked in a system call |
 //! | `devrt`     | the device runtime: device-side launches, their queues, streams, events and limits |
 //! | `debugger`  | what gdb/lldb read to name the GPU thread at a breakpoint: the blocks host threads run |
 
@@ -31,5 +33,7 @@ pub(crate) mod overflow;
 pub(crate) mod panics;
 pub(crate) mod progress;
 pub(crate) mod regions;
+pub(crate) mod stuck;
 pub(crate) mod task;
+pub(crate) mod verify;
 pub(crate) mod warp;

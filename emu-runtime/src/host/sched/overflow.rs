@@ -14,8 +14,14 @@
 //! coroutine stack of its own and arms the handler for it on that thread (`arm_trap`), so an
 //! overflow there is reported the same way.
 //!
+//! The same trap support ends a fiber whose GPU thread is blocked in a system call
+//! (`stuck.rs`): its monitor sends `SIGURG`, and the handler here makes the armed fiber return
+//! `RunnerEnd::Blocked` if the monitor asked for it and the interrupted instruction is a
+//! system call (`syscall` on x86-64, `svc #0` on AArch64, just before the program counter or,
+//! for a call the kernel restarts, at it); otherwise the call goes on.
+//!
 //! Limits: x86-64 and AArch64 Linux only (elsewhere an overflow stays a crash). Values on the
-//! overflowed fiber's stack are abandoned without running their destructors.
+//! overflowed (or blocked) fiber's stack are abandoned without running their destructors.
 
 use std::cell::Cell;
 
@@ -81,6 +87,80 @@ mod imp {
 
     static mut PREV_SEGV: MaybeUninit<libc::sigaction> = MaybeUninit::uninit();
     static mut PREV_BUS: MaybeUninit<libc::sigaction> = MaybeUninit::uninit();
+    static mut PREV_URG: MaybeUninit<libc::sigaction> = MaybeUninit::uninit();
+
+    /// Installs the handler of the monitor's `SIGURG` (`stuck.rs`), once.
+    pub(crate) fn install_blocked() {
+        static ONCE: Once = Once::new();
+        ONCE.call_once(|| {
+            // SAFETY: as in `install`.
+            unsafe {
+                let mut act: libc::sigaction = std::mem::zeroed();
+                act.sa_sigaction = blocked as *const () as usize;
+                act.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_RESTART;
+                libc::sigemptyset(&mut act.sa_mask);
+                libc::sigaction(libc::SIGURG, &act, (&raw mut PREV_URG).cast());
+            }
+        });
+    }
+
+    /// Whether the instruction at or just before `pc` is a system call (reading only inside
+    /// `pc`'s page, which holds the code being run).
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn at_system_call(uc: *mut libc::ucontext_t) -> bool {
+        // SAFETY: the kernel passes a valid ucontext; the bytes read lie in the page of the
+        // interrupted instruction, which is mapped and readable (code).
+        unsafe {
+            let pc = (*uc).uc_mcontext.gregs[libc::REG_RIP as usize] as usize;
+            let syscall = |p: usize| *(p as *const [u8; 2]) == [0x0f, 0x05];
+            (pc & 0xfff >= 2 && syscall(pc - 2)) || (pc & 0xfff <= 0xffe && syscall(pc))
+        }
+    }
+
+    #[cfg(target_arch = "aarch64")]
+    unsafe fn at_system_call(uc: *mut libc::ucontext_t) -> bool {
+        // SAFETY: as for x86-64.
+        unsafe {
+            let pc = (*uc).uc_mcontext.pc as usize;
+            let svc = |p: usize| (p as *const u32).read_unaligned() == 0xd400_0001;
+            (pc & 0xfff >= 4 && svc(pc - 4)) || (pc & 0xfff <= 0xffc && svc(pc))
+        }
+    }
+
+    /// The monitor's signal (`stuck.rs`): ends the armed fiber with `RunnerEnd::Blocked` if
+    /// the monitor marked this thread and it is in a system call.
+    extern "C" fn blocked(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+        let uc = ctx as *mut libc::ucontext_t;
+        let w = crate::host::sched::stuck::me_raw();
+        // SAFETY: `w` is this thread's registered worker, which lives until the thread ends;
+        // `ctx` comes from the kernel; the thread-locals read are const-initialised without
+        // destructors.
+        unsafe {
+            if !w.is_null() && (*w).stop.swap(false, std::sync::atomic::Ordering::Relaxed) {
+                if let Some(trap) = armed_trap() {
+                    if trap.stack_ptr_in_bounds(stack_pointer(uc)) && at_system_call(uc) {
+                        super::disarm();
+                        super::disarm_trap();
+                        redirect(uc, trap, RunnerEnd::Blocked);
+                        return;
+                    }
+                }
+                return;
+            }
+            // Not ours: the handler that was there before, if any.
+            let prev = &*(&raw const PREV_URG).cast::<libc::sigaction>();
+            if prev.sa_sigaction == libc::SIG_DFL || prev.sa_sigaction == libc::SIG_IGN {
+                return;
+            }
+            if prev.sa_flags & libc::SA_SIGINFO != 0 {
+                let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) = std::mem::transmute(prev.sa_sigaction);
+                f(sig, info, ctx);
+            } else {
+                let f: extern "C" fn(libc::c_int) = std::mem::transmute(prev.sa_sigaction);
+                f(sig);
+            }
+        }
+    }
 
     pub(crate) fn install() {
         static ONCE: Once = Once::new();
@@ -111,12 +191,12 @@ mod imp {
     }
 
     #[cfg(target_arch = "x86_64")]
-    unsafe fn redirect(uc: *mut libc::ucontext_t, trap: CoroutineTrapHandler<RunnerEnd>) {
-        // SAFETY: the caller checked that the fault is a stack overflow of the armed fiber, so
-        // its stack pointer is inside that fiber, as `setup_trap_handler` requires; we then
-        // update exactly the registers it names.
+    unsafe fn redirect(uc: *mut libc::ucontext_t, trap: CoroutineTrapHandler<RunnerEnd>, end: RunnerEnd) {
+        // SAFETY: the caller checked that the stack pointer is inside the armed fiber (a
+        // stack overflow of it, or it is blocked in a system call), as `setup_trap_handler`
+        // requires; we then update exactly the registers it names.
         unsafe {
-            let r = trap.setup_trap_handler(|| RunnerEnd::StackOverflow);
+            let r = trap.setup_trap_handler(move || end);
             let g = &mut (*uc).uc_mcontext.gregs;
             g[libc::REG_RIP as usize] = r.rip as i64;
             g[libc::REG_RSP as usize] = r.rsp as i64;
@@ -127,10 +207,10 @@ mod imp {
     }
 
     #[cfg(target_arch = "aarch64")]
-    unsafe fn redirect(uc: *mut libc::ucontext_t, trap: CoroutineTrapHandler<RunnerEnd>) {
+    unsafe fn redirect(uc: *mut libc::ucontext_t, trap: CoroutineTrapHandler<RunnerEnd>, end: RunnerEnd) {
         // SAFETY: as for x86-64.
         unsafe {
-            let r = trap.setup_trap_handler(|| RunnerEnd::StackOverflow);
+            let r = trap.setup_trap_handler(move || end);
             let m = &mut (*uc).uc_mcontext;
             m.pc = r.pc;
             m.sp = r.sp;
@@ -154,7 +234,7 @@ mod imp {
                 if trap.stack_ptr_in_bounds(addr) && trap.stack_ptr_in_bounds(sp) {
                     super::disarm();
                     super::disarm_trap();
-                    redirect(uc, trap);
+                    redirect(uc, trap, RunnerEnd::StackOverflow);
                     return;
                 }
             }
@@ -179,6 +259,7 @@ mod imp {
 #[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"), not(miri))))]
 mod imp {
     pub(crate) fn install() {}
+    pub(crate) fn install_blocked() {}
 }
 
-pub(crate) use imp::install;
+pub(crate) use imp::{install, install_blocked};

@@ -75,7 +75,9 @@ pub(crate) fn install() {
     INSTALLED.store(true, Release);
     panic::set_hook(Box::new(move |info: &PanicHookInfo<'_>| {
         let _in_place = &installed;
-        if context::current().is_some() {
+        if let Some(block) = context::current() {
+            // From here the thread unwinds: its `Drop` code must not wait (`block.rs`).
+            block.panicking_now();
             let message = message(info.payload());
             let at = info.location().map(SourceLocation::from);
             STASH.with(|s| *s.borrow_mut() = Some((message, at)));

@@ -44,13 +44,14 @@ use std::sync::OnceLock;
 use crate::__private::{Exit, ThreadCtx};
 use crate::device::Dim3;
 use crate::host::check::{synccheck, SharedShadows, Site};
-use crate::host::config::{self, Checks, ExecPath, Schedule};
+use crate::host::config::{self, Checks, ExecPath, Schedule, Tier};
 use crate::host::report::error::Error;
 use crate::host::report::{last_error, Finding};
 use crate::host::sched::block::{self, BlockRun, RunnerFn, Threads};
 use crate::host::sched::fiber::Suspender;
 use crate::host::sched::launch::{self, KernelInfo, LaunchConfig};
 use crate::host::sched::context;
+use crate::host::sched::verify::{self, Written};
 
 /// Whether a debugger traces this process (Linux: a non-zero `TracerPid`), read once.
 fn traced() -> bool {
@@ -105,12 +106,18 @@ fn choose(kernel: &KernelInfo, fast: Taken) -> Taken {
         set_last(Taken::General("invalid settings"));
         return Taken::General("invalid settings");
     };
+    let tier = match fast {
+        Taken::Regions => Tier::Regions,
+        _ => Tier::Lanes,
+    };
     let taken = if c.get_path() == ExecPath::General {
         Taken::General("EMU_PATH=general")
     } else if c.get_schedule() == Schedule::Threads {
         Taken::General("EMU_SCHEDULE=threads")
     } else if traced() {
         Taken::General("a debugger is attached")
+    } else if !c.get_tier(tier) {
+        Taken::General(if tier == Tier::Regions { "EMU_TIERS_OFF=regions" } else { "EMU_TIERS_OFF=lanes" })
     } else {
         fast
     };
@@ -143,7 +150,10 @@ pub fn announce_general(kernel: &'static KernelInfo, why: &'static str) {
 /// ([`Regions`]); `make` is the kernel's state machine, for the general path.
 ///
 /// This is what `launch!` calls for a kernel whose barriers are all structured.
-pub fn launch_regions<R, M, F>(kernel: &'static KernelInfo, cfg: LaunchConfig, regions: R, make: M) -> Result<(), Error>
+///
+/// `written` are the launch's writable buffers, which `EMU_PATH=verify` compares between the
+/// region form and the general path (`verify.rs`).
+pub fn launch_regions<R, M, F>(kernel: &'static KernelInfo, cfg: LaunchConfig, written: &[Written<'_>], regions: R, make: M) -> Result<(), Error>
 where
     R: Fn(&mut Regions<'_>) + Sync,
     M: Fn(ThreadCtx) -> F + Sync,
@@ -152,6 +162,22 @@ where
     if choose(kernel, Taken::Regions) != Taken::Regions {
         return launch::launch_tasks(kernel, cfg, make);
     }
+    if let Some(c) = verifying() {
+        return verify::verify(kernel.name, "barrier-region", &c, written, || run_regions(kernel, cfg, &regions), || {
+            launch::launch_tasks(kernel, cfg, make)
+        });
+    }
+    run_regions(kernel, cfg, &regions)
+}
+
+/// The configuration, when launches run under `EMU_PATH=verify` (child grids, which a
+/// device-side launch makes, are not run twice: their parent's launch is what is compared).
+fn verifying() -> Option<config::Config> {
+    config::effective().ok().filter(|c| c.get_path() == ExecPath::Verify && !crate::host::sched::devrt::launching_child())
+}
+
+/// The region form's run of a launch.
+fn run_regions(kernel: &'static KernelInfo, cfg: LaunchConfig, regions: &(dyn Fn(&mut Regions<'_>) + Sync)) -> Result<(), Error> {
     // `EMU_VERBOSE` also counts the regions that ran vectorised (`fission/vector.rs`).
     let verbose = config::effective().is_ok_and(|c| c.get_verbose());
     let (chunked, proved) = (AtomicUsize::new(0), AtomicUsize::new(0));
@@ -195,7 +221,13 @@ pub fn last_proved() -> usize {
 /// without a per-access checker (whose happens-before edges and reports come from the
 /// general path's collectives) and without `EMU_SEED` (which shuffles the order lanes resume
 /// in after a collective, on the general path); other launches take the general path.
-pub fn launch_regions_warps<R, M, F>(kernel: &'static KernelInfo, cfg: LaunchConfig, regions: R, make: M) -> Result<(), Error>
+pub fn launch_regions_warps<R, M, F>(
+    kernel: &'static KernelInfo,
+    cfg: LaunchConfig,
+    written: &[Written<'_>],
+    regions: R,
+    make: M,
+) -> Result<(), Error>
 where
     R: Fn(&mut Regions<'_>) + Sync,
     M: Fn(ThreadCtx) -> F + Sync,
@@ -204,9 +236,11 @@ where
     if let Ok(c) = config::effective() {
         let b = cfg.block;
         let whole_warps = b.y == 1 && b.z == 1 && b.x % 32 == 0 && c.get_warp_size() == 32;
-        if !whole_warps || crate::host::check::any(c.get_checks()) || c.get_seed().is_some() {
+        if !whole_warps || crate::host::check::any(c.get_checks()) || c.get_seed().is_some() || !c.get_tier(Tier::Shuffles) {
             let why = if !whole_warps {
                 "its warp collectives need 1-D blocks of whole warps of 32 in region form"
+            } else if !c.get_tier(Tier::Shuffles) {
+                "EMU_TIERS_OFF=shuffles"
             } else if c.get_seed().is_some() {
                 "EMU_SEED shuffles the lanes a warp collective resumes"
             } else {
@@ -216,7 +250,7 @@ where
             return launch::launch_tasks(kernel, cfg, make);
         }
     }
-    launch_regions(kernel, cfg, regions, make)
+    launch_regions(kernel, cfg, written, regions, make)
 }
 
 /// The values a block's threads hand to one warp shuffle or vote of a region kernel
@@ -296,7 +330,7 @@ impl<T> std::fmt::Debug for Exchange<T> {
 /// region); `body` is the per-thread form, for the general path.
 ///
 /// This is what `launch!` calls for a barrier-free kernel that `#[kernel]` found loop-safe.
-pub fn launch_lanes<R, B>(kernel: &'static KernelInfo, cfg: LaunchConfig, lanes: R, body: B) -> Result<(), Error>
+pub fn launch_lanes<R, B>(kernel: &'static KernelInfo, cfg: LaunchConfig, written: &[Written<'_>], lanes: R, body: B) -> Result<(), Error>
 where
     R: Fn(&mut Regions<'_>) + Sync,
     B: Fn(ThreadCtx) -> Exit + Sync,
@@ -304,10 +338,16 @@ where
     if choose(kernel, Taken::Lanes) != Taken::Lanes {
         return launch::launch(kernel, cfg, body);
     }
-    run_blocks(kernel, cfg, &|b: &BlockRun<'_>| {
-        let mut r = Regions::new(b);
-        lanes(&mut r);
-    })
+    let run = || {
+        run_blocks(kernel, cfg, &|b: &BlockRun<'_>| {
+            let mut r = Regions::new(b);
+            lanes(&mut r);
+        })
+    };
+    match verifying() {
+        Some(c) => verify::verify(kernel.name, "lane-loop", &c, written, run, || launch::launch(kernel, cfg, body)),
+        None => run(),
+    }
 }
 
 /// Runs every block by `block`, inside the call of its first thread on a runner fiber, so
@@ -356,9 +396,18 @@ pub struct Regions<'r> {
     chunked: Option<&'r AtomicUsize>,
     /// The launch's count of region runs with proved bounds, when `EMU_VERBOSE` asks for it.
     proved: Option<&'r AtomicUsize>,
+    /// The fast-path tiers turned off (`EMU_TIERS_OFF`, [`Tier::bit`]s).
+    tiers_off: u32,
 }
 
 impl<'r> Regions<'r> {
+    /// Whether the fast-path tier with bit `bit` ([`Tier::bit`], `__private::TIER_*`) is on:
+    /// each tier's guard in a region form asks it (`EMU_TIERS_OFF`).
+    #[inline(always)]
+    pub fn tier(&self, bit: u32) -> bool {
+        self.tiers_off & bit == 0
+    }
+
     fn new(block: &'r BlockRun<'r>) -> Self {
         let launch = block.launch();
         let n = launch.block.count() as usize;
@@ -375,6 +424,7 @@ impl<'r> Regions<'r> {
             order: start.unwrap_or_default(),
             exits: Vec::new(),
             seed: launch.config.get_seed(),
+            tiers_off: Tier::ALL.iter().filter(|t| !launch.config.get_tier(**t)).fold(0, |m, t| m | t.bit()),
             chunked: None,
             proved: None,
         }
@@ -775,7 +825,7 @@ impl<'r> Regions<'r> {
         if !self.exits.is_empty() {
             self.judge_exits(Location::caller());
         }
-        let g = self.block.regions_released();
+        let g = self.block.regions_released(Location::caller());
         if let Some(seed) = self.seed {
             block::shuffle(&mut self.order, seed, self.block.linear_index(), g);
         }

@@ -384,6 +384,9 @@ pub(crate) fn arrive(
     arg: u32,
     at: &'static Location<'static>,
 ) -> Option<u64> {
+    if block.stopping() {
+        return Some(alone(block, op, value, arg));
+    }
     // A thread that faulted stops here (memcheck).
     block.stop_if_faulted();
     if op == WarpOp::ActiveMask {
@@ -417,6 +420,22 @@ pub(crate) fn arrive(
     } else {
         block.warps.warp_waiting.set(block.warps.warp_waiting.get() + 1);
         None
+    }
+}
+
+/// What the calling lane of a thread being stopped gets (`block.rs`, "Stopping a thread"): its
+/// result of the collective as if the mask named only it, at once and without a report.
+#[cold]
+fn alone(block: &BlockRun<'_>, op: WarpOp, value: u64, arg: u32) -> u64 {
+    let lane = block.current() & (size_of_warps(block) - 1);
+    let own = Arrival { op, mask: 1 << lane, value, arg };
+    match op {
+        WarpOp::ActiveMask => 1 << lane,
+        WarpOp::MatchAll => u64::from(own.mask),
+        WarpOp::Tile(TileOp::Shfl) => value,
+        WarpOp::Tile(TileOp::Sync) => 0,
+        WarpOp::Tile(TileOp::Any | TileOp::All) => u64::from(value != 0),
+        _ => result(own, lane, 1 << lane, |_| value, size_of_warps(block)).0,
     }
 }
 
@@ -470,7 +489,6 @@ fn try_complete(block: &BlockRun<'_>, warp: Warp, mask: u32, current: Option<u32
         return try_complete_tile(block, warp, kind, first.arg >> 16, current);
     }
     gathered.set(gathered.get() & !participants);
-    block.progress().event();
     if op == Some(WarpOp::Sync) {
         block.warp_synced(warp.base);
     }
@@ -545,7 +563,6 @@ fn try_complete_tile(block: &BlockRun<'_>, warp: Warp, kind: TileOp, warps: u32,
             values[(wp.base + l - tile_base) as usize] = Some(block.arrival(wp.base + l).get().value);
         }
     }
-    block.progress().event();
     if kind == TileOp::Shfl {
         varying_tile_source(block, first, warps, tile_base);
     }

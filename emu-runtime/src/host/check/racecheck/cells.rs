@@ -24,7 +24,7 @@
 //! same verdicts.
 
 use super::states;
-use super::{update, Judge, Kind, Record, Stamp};
+use super::{update, Hazard, Judge, Kind, Record, Stamp};
 use crate::host::report::error::Error;
 
 const TAG_SHIFT: u32 = 61;
@@ -105,6 +105,7 @@ fn uncell(c: u64, me_block: u32) -> Option<Stamp> {
         cluster: st.cluster,
         kind,
         scope: st.scope,
+        volatile: st.volatile,
         at: st.at,
     })
 }
@@ -233,8 +234,8 @@ pub(super) trait SideTable {
 
 /// The general case: the record's cells read back as a [`Record`] (from the side table when
 /// they are out of line), updated by `update`, and stored back (out of line when more than one
-/// read or atomic access remains). Returns the access `me` races with, if any.
-pub(super) fn slow<T: SideTable>(table: &T, write: &mut u64, other: &mut u64, me: Stamp, v: &Judge<'_>) -> Result<Option<Stamp>, Error> {
+/// read or atomic access remains). Returns the access `me` races with, if any, and how.
+pub(super) fn slow<T: SideTable>(table: &T, write: &mut u64, other: &mut u64, me: Stamp, v: &Judge<'_>) -> Result<Option<(Stamp, Hazard)>, Error> {
     let mut r = Record { write: uncell(*write, me.block), ..Record::default() };
     let mut side = None;
     let out_of_line = (tag(*other) == TAG_SIDE).then_some(*other as u32);

@@ -430,6 +430,12 @@ impl BlockClocks {
         *c = c.saturating_add(1);
     }
 
+    /// Whether thread `t` has called a fence in this block run (its atomic writes since then
+    /// release what it knew at the fence).
+    pub(super) fn fenced(&self, t: u32) -> bool {
+        self.threads.get(t as usize).is_some_and(|t| t.fence.is_some())
+    }
+
     /// A fence of `scope` by the running thread: what its relaxed atomic reads read becomes
     /// known (from other blocks only for a device fence), and its next atomic write releases
     /// what it knows now.

@@ -343,24 +343,13 @@ pub(crate) fn states() -> usize {
 /// The budget: `EMU_RACECHECK_SHADOW`, or half the machine's memory.
 pub(super) fn budget() -> Result<usize, Error> {
     match std::env::var("EMU_RACECHECK_SHADOW") {
-        Ok(v) => parse_bytes(&v).ok_or(Error::InvalidSetting {
+        Ok(v) => crate::host::config::parse_bytes(&v).ok_or(Error::InvalidSetting {
             variable: "EMU_RACECHECK_SHADOW",
             value: v,
             valid: "a size in bytes with an optional K, M or G suffix, e.g. `EMU_RACECHECK_SHADOW=4G`",
         }),
         Err(_) => Ok(crate::host::alloc::physical_memory() / 2),
     }
-}
-
-fn parse_bytes(v: &str) -> Option<usize> {
-    let v = v.trim();
-    let (num, shift) = match v.chars().last()? {
-        'k' | 'K' => (&v[..v.len() - 1], 10),
-        'm' | 'M' => (&v[..v.len() - 1], 20),
-        'g' | 'G' => (&v[..v.len() - 1], 30),
-        _ => (v, 0),
-    };
-    num.trim().parse::<usize>().ok()?.checked_mul(1 << shift)
 }
 
 const HINT: &str = "run EMU_CHECK=racecheck on a smaller buffer, or raise EMU_RACECHECK_SHADOW";
@@ -889,6 +878,7 @@ impl Drop for GlobalRaceShadow {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::host::config::parse_bytes;
 
     #[test]
     fn sizes_parse() {

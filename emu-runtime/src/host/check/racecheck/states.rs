@@ -30,17 +30,20 @@ pub(super) struct State {
     /// Cluster syncs the thread called.
     pub(super) cluster: u32,
     pub(super) scope: Scope,
+    /// A volatile access that does not synchronise (not a write after a fence): two of them
+    /// by lanes of one warp that nothing orders are a warp-synchronous hazard (`racecheck.rs`).
+    pub(super) volatile: bool,
     pub(super) at: &'static Location<'static>,
 }
 
 impl State {
     /// The state packed in three words (exactly: two states with the same key are equal): the
-    /// location with the scope in its low bits (a `Location` is aligned to at least 4), the
-    /// generation and the cluster syncs, the clock and the warp epoch.
+    /// location with the scope and the volatile flag in its low bits (a `Location` is aligned
+    /// to at least 8), the generation and the cluster syncs, the clock and the warp epoch.
     #[inline(always)]
     fn key(&self) -> Key {
         [
-            self.at as *const Location<'static> as usize as u64 | self.scope as u64,
+            self.at as *const Location<'static> as usize as u64 | self.scope as u64 | (self.volatile as u64) << 2,
             (self.generation as u64) << 32 | self.cluster as u64,
             (self.clock as u64) << 32 | self.warp_epoch as u64,
         ]
@@ -48,7 +51,7 @@ impl State {
 }
 
 type Key = [u64; 3];
-const _: () = assert!(std::mem::align_of::<Location<'static>>() >= 4 && (Scope::System as u64) < 4);
+const _: () = assert!(std::mem::align_of::<Location<'static>>() >= 8 && (Scope::System as u64) < 4);
 
 /// Bits of a state index in a shadow cell.
 pub(super) const STATE_BITS: u32 = 24;
@@ -229,7 +232,7 @@ mod tests {
     #[test]
     fn interned_states_read_back() {
         let mut c = StateCache::default();
-        let a = State { generation: 3, warp_epoch: 1, clock: 7, cluster: 0, scope: Scope::Device, at: Location::caller() };
+        let a = State { generation: 3, warp_epoch: 1, clock: 7, cluster: 0, scope: Scope::Device, volatile: false, at: Location::caller() };
         let b = State { clock: 8, ..a };
         let (ia, ib) = (c.intern(a).unwrap(), c.intern(b).unwrap());
         assert_ne!(ia, ib);

@@ -1,0 +1,113 @@
+//! Stamps that tie a view of shared memory to the block that made it.
+//!
+//! A shared array lives as long as its block. Rust's lifetimes cannot say so for views made in
+//! any function (`dynamic_shared()` may be called from a plain helper), so a view of shared
+//! memory carries a *stamp*: the arena it points into and the arena's *epoch* when it was
+//! made. Each arena holds a slot in a table of epochs that is never freed; the epoch moves on
+//! when a block starts in the arena and when the arena is dropped, and every access through a
+//! shared view compares the two ([`live`]) before it touches memory. A view kept past its block
+//! (in a `static`, a `thread_local!`, a leaked box) is then reported at its next access as a
+//! stale access (error 700), instead of reading or writing the next block's shared memory or,
+//! after the launch, freed memory.
+//!
+//! A stamp is one `u64`: the slot in its top 16 bits, the epoch in the other 48 (2.8e14 blocks
+//! per slot before an epoch could repeat). Slot 0 is never handed out and its epoch stays 0, so
+//! the stamp 0, which every view of global memory carries, is always live. The check costs one
+//! load from a table that stays in cache and one comparison per shared access on the general
+//! path, and one per view and region run on the fast paths.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+
+/// How many arenas may be alive at once (workers, cooperative blocks, cluster blocks).
+const SLOTS: usize = 1 << 16;
+const EPOCH_BITS: u32 = 48;
+const EPOCH_MASK: u64 = (1 << EPOCH_BITS) - 1;
+
+/// The current epoch of each slot. Never freed: a stale view reads its slot's epoch here, and
+/// never its arena's memory.
+static EPOCHS: [AtomicU64; SLOTS] = [const { AtomicU64::new(0) }; SLOTS];
+
+/// Slots free for new arenas (slot 0 excepted), and the next never-used one.
+static FREE: Mutex<(Vec<u16>, u32)> = Mutex::new((Vec::new(), 1));
+
+/// Whether a view with stamp `stamp` may still be used: the stamp of global memory (0), or that
+/// of a shared arena whose block is still the one that made the view.
+#[inline(always)]
+pub(crate) fn live(stamp: u64) -> bool {
+    EPOCHS[(stamp >> EPOCH_BITS) as usize].load(Relaxed) == stamp & EPOCH_MASK
+}
+
+/// An arena's slot in the table of epochs: the stamp its views carry.
+#[derive(Debug)]
+pub(crate) struct Slot {
+    slot: u16,
+}
+
+impl Slot {
+    /// A free slot, its epoch moved on (views of its earlier arenas stay stale); `None` when
+    /// `SLOTS - 1` arenas are alive.
+    pub(crate) fn new() -> Option<Self> {
+        let slot = {
+            let mut free = FREE.lock().unwrap_or_else(|e| e.into_inner());
+            match free.0.pop() {
+                Some(s) => s,
+                None if (free.1 as usize) < SLOTS => {
+                    free.1 += 1;
+                    (free.1 - 1) as u16
+                }
+                None => return None,
+            }
+        };
+        let s = Slot { slot };
+        s.next_epoch();
+        Some(s)
+    }
+
+    /// The stamp of views made now.
+    #[inline(always)]
+    pub(crate) fn stamp(&self) -> u64 {
+        (self.slot as u64) << EPOCH_BITS | EPOCHS[self.slot as usize].load(Relaxed)
+    }
+
+    /// A new block starts in the arena: the views of the one before are stale.
+    #[inline]
+    pub(crate) fn next_epoch(&self) {
+        let e = &EPOCHS[self.slot as usize];
+        // Never 0 (a fresh slot's value), so that no stamp of a live arena looks like a view of
+        // an arena that was never made; wraps after 2^48 blocks.
+        let next = (e.load(Relaxed) + 1) & EPOCH_MASK;
+        e.store(next.max(1), Relaxed);
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        // The arena's memory goes: every view of it is stale from now on.
+        self.next_epoch();
+        FREE.lock().unwrap_or_else(|e| e.into_inner()).0.push(self.slot);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stamp_is_live_until_its_arena_moves_on() {
+        assert!(live(0), "global memory's stamp is always live");
+        let a = Slot::new().unwrap();
+        let s = a.stamp();
+        assert!(live(s));
+        a.next_epoch();
+        assert!(!live(s), "a view of the block before is stale");
+        let s2 = a.stamp();
+        assert!(live(s2));
+        drop(a);
+        assert!(!live(s2), "a view of a dropped arena is stale");
+        // A new arena in the same slot does not bring the old views back.
+        let b = Slot::new().unwrap();
+        assert!(!live(s) && !live(s2));
+        assert!(live(b.stamp()));
+    }
+}
