@@ -28,6 +28,7 @@ fn main() {
 /// The tests, started in this order.
 const TESTS: &[(&str, harness::TestFn)] = &[
     ("sessions_past_their_limit_are_killed_with_their_program", sessions_past_their_limit_are_killed_with_their_program),
+    ("broken_debuggers_make_their_tests_skip_or_fail_when_required", broken_debuggers_make_their_tests_skip_or_fail_when_required),
     ("gdb_stops_in_the_chosen_gpu_thread", gdb_stops_in_the_chosen_gpu_thread),
     ("gdb_plain_break_if_on_emu_ctx_stops_in_the_chosen_gpu_thread", gdb_plain_break_if_on_emu_ctx_stops_in_the_chosen_gpu_thread),
     ("gdb_emu_break_matches_all_three_dimensions", gdb_emu_break_matches_all_three_dimensions),
@@ -409,6 +410,58 @@ fn sessions_past_their_limit_are_killed_with_their_program() -> Result<(), Skip>
     for p in &ran.killed {
         assert_eq!(harness::start_time(*p), None, "process {p} is still alive");
     }
+    Ok(())
+}
+
+/// A debugger that hangs or fails (a fake `gdb` and `lldb` first on `PATH`: one that never
+/// answers, one that exits 1 with gdb's error of a machine where it cannot call into the
+/// program) makes its tests print `SKIPPED: <reason>` in their lines and the summary, within
+/// the time limits, and the run passes; under `DEVICEEMU_REQUIRE` the same tests fail. This
+/// binary runs itself with three tests chosen.
+fn broken_debuggers_make_their_tests_skip_or_fail_when_required() -> Result<(), Skip> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = std::env::temp_dir().join(format!("deviceemu-fake-debuggers-{}", std::process::id()));
+    let cases = [
+        ("hangs", "#!/bin/sh\nexec sleep 1000\n"),
+        ("fails", "#!/bin/sh\necho \"Couldn't write extended state status: Bad address.\" >&2\nexit 1\n"),
+    ];
+    for (case, body) in cases {
+        let bin = dir.join(case);
+        std::fs::create_dir_all(&bin).unwrap();
+        for name in ["gdb", "lldb"] {
+            let f = bin.join(name);
+            std::fs::write(&f, body).unwrap();
+            std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+        for require in ["", "gdb,lldb"] {
+            let mut c = std::process::Command::new(std::env::current_exe().unwrap());
+            c.arg("stops_in_the_chosen_gpu_thread").env("PATH", &path).env("DEVICEEMU_DEBUGGER_LIMIT", "5").env("DEVICEEMU_REQUIRE", require);
+            let t0 = std::time::Instant::now();
+            let ran = harness::run_limited(c, std::time::Duration::from_secs(90)).unwrap();
+            let took = t0.elapsed();
+            let text = &ran.text;
+            assert!(!ran.timed_out, "{case}, DEVICEEMU_REQUIRE={require:?}: the run hung; it printed:\n{text}");
+            // Each debugger's probe waits at most the limit (5 s), and lldb -P as long.
+            assert!(took.as_secs() < 60, "{case}: took {took:?}");
+            let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("test ") && l.contains("stops_in_the_chosen_gpu_thread")).collect();
+            assert_eq!(lines.len(), 3, "{case}: three tests chosen; output:\n{text}");
+            if require.is_empty() {
+                for l in &lines {
+                    assert!(l.contains("... SKIPPED: "), "{case}: {l:?} is not a skip; output:\n{text}");
+                }
+                assert!(text.contains("test result: ok. 0 passed; 0 failed; 3 skipped"), "{case}: output:\n{text}");
+                assert!(text.contains("\nskipped:\n"), "{case}: the summary lists no skips; output:\n{text}");
+            } else {
+                for l in &lines {
+                    assert!(l.contains("... FAILED"), "{case}, required: {l:?} did not fail; output:\n{text}");
+                }
+                assert!(text.contains("test result: FAILED. 0 passed; 3 failed"), "{case}: output:\n{text}");
+                assert!(text.contains("DEVICEEMU_REQUIRE=gdb,lldb names gdb"), "{case}: output:\n{text}");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
 

@@ -382,12 +382,16 @@ pub(crate) fn session(dbg: Debugger, debuggee: &str, commands: &[&str], env: &[(
 
 /// Debian's lldb 14 looks for its Python module in the wrong folder (`lldb -P` names
 /// /usr/lib/local/...), so `command script import` fails; the module is under
-/// /usr/lib/llvm-N/lib/python3.M/dist-packages. `None` when `lldb -P` is right.
+/// /usr/lib/llvm-N/lib/python3.M/dist-packages. `None` when `lldb -P` is right (or does not
+/// answer: it runs under a time limit too, so an lldb that hangs cannot hang the tests).
 pub(crate) fn lldb_python_dir() -> Option<PathBuf> {
     static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
     DIR.get_or_init(|| {
-        let said = Command::new("lldb").arg("-P").stdin(Stdio::null()).output().ok()?;
-        let said = PathBuf::from(String::from_utf8_lossy(&said.stdout).trim());
+        let mut c = Command::new("lldb");
+        c.arg("-P");
+        let said = run_limited(c, limit().min(Duration::from_secs(30))).ok().filter(|r| !r.timed_out)?;
+        // stdout and stderr come together: the folder is the line that is a path.
+        let said = PathBuf::from(said.text.lines().map(str::trim).find(|l| l.starts_with('/')).unwrap_or(""));
         if said.join("lldb/__init__.py").exists() {
             return None;
         }
