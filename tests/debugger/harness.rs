@@ -335,7 +335,7 @@ pub(crate) fn script(dbg: Debugger) -> &'static str {
 }
 
 /// The command line of a session of `dbg` on this binary's debuggee `debuggee`, which runs
-/// `commands` (then kills the program), with `EMU_BLOCKS=serial` and `env`; `helpers` loads
+/// `commands` (then kills the program), with `EMU_BLOCKS=serial`, fibers and `env`; `helpers` loads
 /// the deviceemu script first.
 pub(crate) fn command(dbg: Debugger, debuggee: &str, commands: &[&str], env: &[(&str, &str)], helpers: bool) -> Command {
     let exe = std::env::current_exe().unwrap();
@@ -366,7 +366,9 @@ pub(crate) fn command(dbg: Debugger, debuggee: &str, commands: &[&str], env: &[(
             c.args(["-o", "kill", "--"]);
         }
     }
-    c.arg(exe).args(["--debuggee", debuggee]).env("EMU_BLOCKS", "serial").envs(env.iter().copied());
+    // The schedule is the test's to choose (the fiber tests would fail under a suite-wide
+    // EMU_SCHEDULE=threads); other settings, such as CI's EMU_PATH=verify, pass through.
+    c.arg(exe).args(["--debuggee", debuggee]).env_remove("EMU_SCHEDULE").env("EMU_BLOCKS", "serial").envs(env.iter().copied());
     c
 }
 
