@@ -13,10 +13,11 @@
 //! ````
 //!
 //! The tests run every session of a document and compare each block with the fresh run, both
-//! normalised ([`normalise`]: addresses, process and thread ids, symbol hashes); with
-//! `DEVICEEMU_BLESS=1` they write the fresh runs into the documents instead. The sessions run
-//! the examples' binaries (`target/debug/examples/`), which `cargo test` builds; when one is
-//! missing or older than the sources, the test is skipped with a reason.
+//! normalised ([`normalise`]: addresses, process and thread ids, symbol hashes, breakpoint
+//! location numbers); with `DEVICEEMU_BLESS=1` they write the fresh runs into the documents
+//! instead. The sessions run the examples' binaries (`target/debug/examples/`), which `cargo
+//! test` builds; when one is missing or older than the sources, the test is skipped with a
+//! reason.
 //!
 //! A gdb session is `gdb -batch` with `echo (gdb) COMMAND` before each command, so that the
 //! transcript reads like an interactive session; gdb's start-up lines are left out. An lldb
@@ -204,6 +205,26 @@ pub(crate) fn normalise(text: &str) -> String {
                 if digits > 0 {
                     s.push('N');
                     rest = &rest[digits..];
+                }
+            }
+            s.push_str(rest);
+            l = s;
+        }
+        // The location number of a breakpoint's stop (`Breakpoint 1.2,`, lldb's `breakpoint
+        // 1.2`): builds number the kernel's copies differently (`cargo test --workspace` and
+        // `cargo test --test debugger` build the examples with different features).
+        for word in ["Breakpoint ", "breakpoint "] {
+            let mut s = String::new();
+            let mut rest = l.as_str();
+            while let Some(p) = rest.find(word) {
+                s.push_str(&rest[..p + word.len()]);
+                rest = &rest[p + word.len()..];
+                let major = rest.bytes().take_while(u8::is_ascii_digit).count();
+                let minor = rest[major..].strip_prefix('.').map_or(0, |r| r.bytes().take_while(u8::is_ascii_digit).count());
+                if major > 0 && minor > 0 {
+                    s.push_str(&rest[..major]);
+                    s.push_str(".L");
+                    rest = &rest[major + 1 + minor..];
                 }
             }
             s.push_str(rest);

@@ -108,8 +108,23 @@ def _offset(ty, name):
     raise common.DebuggerError("deviceemu: %s has no field %s" % (ty.GetName(), name))
 
 
-def _enum_names(target, name):
+def _find_type(target, name):
+    """The type named `name`. lldb 14's FindFirstType misses some types that FindTypes lists
+    (in the binary `cargo test --workspace` builds of tests/debugger.rs it found no
+    `...::block::State`, so emu-threads printed `?` for every state): FindTypes is the fallback."""
     ty = target.FindFirstType(name)
+    if ty.IsValid() and ty.GetByteSize() > 0:
+        return ty
+    found = target.FindTypes(name)
+    for i in range(found.GetSize()):
+        t = found.GetTypeAtIndex(i)
+        if t.IsValid() and t.GetByteSize() > 0:
+            return t
+    return ty
+
+
+def _enum_names(target, name):
+    ty = _find_type(target, name)
     members = ty.GetEnumMembers()
     return {members.GetTypeEnumMemberAtIndex(i).GetValueAsUnsigned(): members.GetTypeEnumMemberAtIndex(i).GetName() for i in range(members.GetSize())}
 
@@ -188,7 +203,7 @@ def _host_blocks(process):
 
 
 def _block_run(target, addr):
-    ty = target.FindFirstType(common.BLOCK_RUN)
+    ty = _find_type(target, common.BLOCK_RUN)
     if not ty.IsValid():
         raise common.DebuggerError("deviceemu: no type %s in the program" % common.BLOCK_RUN)
     return target.CreateValueFromAddress("block", lldb.SBAddress(addr, target), ty)
@@ -223,7 +238,7 @@ def _read_block(process, addr):
     names = _enum_names(target, common.STATE)
     raw = _read(process, slots_addr, size * n)
     states = [names.get(raw[i * size + state_off], "?") for i in range(n)]
-    loc_t = target.FindFirstType("core::panic::location::Location")
+    loc_t = _find_type(target, "core::panic::location::Location")
     file_field = "filename" if _has_field(loc_t, "filename") else "file"
     cache = {}
     ats = []
@@ -238,7 +253,7 @@ def _read_block(process, addr):
         ats.append(cache[p])
     arrivals = _child(_child(b, "warps"), "warp_arrivals")
     arr_addr, _ = _fat(arrivals)
-    arr_t = target.FindFirstType("emu_runtime::host::sched::warp::Arrival")
+    arr_t = _find_type(target, "emu_runtime::host::sched::warp::Arrival")
     arr_size, op_off = arr_t.GetByteSize(), _offset(arr_t, "op")
     ops, ops_cache = [], {}
     for t in range(n):
