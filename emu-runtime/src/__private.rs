@@ -925,9 +925,19 @@ pub type Exit = &'static Location<'static>;
 #[cfg(target_arch = "nvptx64")]
 pub type Exit = ();
 
+/// Keeps the `ThreadCtx` argument of a kernel's plain host form readable by a debugger on every
+/// line: `#[kernel]` calls it at the end of the body. Not `inline(always)`: in a debug build the
+/// call keeps the argument's address live, so it stays in a stack slot for the whole body (a
+/// kernel that never reads a built-in index would otherwise show `__emu_ctx` as optimized out
+/// after its first call); an optimised build inlines it to nothing.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline]
+pub fn keep_ctx(_ctx: &ThreadCtx) {}
+
 /// The running GPU thread exits here: `#[kernel]` returns this at each `return` and at the
-/// end of the body.
-#[inline(always)]
+/// end of the body. Not `inline(always)`: in a debug build its call is the code of the
+/// kernel's closing brace, so that stepping stops there as it does at the end of a function.
+#[inline]
 #[track_caller]
 pub fn exit_here() -> Exit {
     #[cfg(not(target_arch = "nvptx64"))]

@@ -192,6 +192,7 @@ impl block_scan {
         Output = ::deviceemu::__private::Exit,
     > + use<'__emu_launch, __EMU_CHECKED> {
         async move {
+            let _ = &__emu_ctx;
             {
                 let t = {
                     #[cfg(not(target_arch = "nvptx64"))]

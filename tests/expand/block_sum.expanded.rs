@@ -183,6 +183,7 @@ impl block_sum {
         Output = ::deviceemu::__private::Exit,
     > + use<'__emu_launch, __EMU_CHECKED> {
         async move {
+            let _ = &__emu_ctx;
             {
                 let t = {
                     #[cfg(not(target_arch = "nvptx64"))]
@@ -1170,6 +1171,7 @@ impl on_host {
                 )
             };
         };
+        ::deviceemu::__private::keep_ctx(&__emu_ctx);
         ::deviceemu::__private::exit_here()
     }
 }

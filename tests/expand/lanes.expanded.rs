@@ -198,6 +198,7 @@ impl scale {
                 };
             }
         };
+        ::deviceemu::__private::keep_ctx(&__emu_ctx);
         ::deviceemu::__private::exit_here()
     }
 }
@@ -739,6 +740,7 @@ impl clamp_some {
                 }
             }
         };
+        ::deviceemu::__private::keep_ctx(&__emu_ctx);
         ::deviceemu::__private::exit_here()
     }
 }

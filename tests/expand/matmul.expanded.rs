@@ -219,6 +219,7 @@ impl matmul {
         const _: () = ::deviceemu::__private::assert_kernel_scalar::<u32>();
         const _: () = ::deviceemu::__private::assert_kernel_scalar::<u32>();
         async move {
+            let _ = &__emu_ctx;
             {
                 let ta = {
                     #[cfg(not(target_arch = "nvptx64"))]

@@ -211,6 +211,7 @@ impl saxpy {
                 };
             }
         };
+        ::deviceemu::__private::keep_ctx(&__emu_ctx);
         ::deviceemu::__private::exit_here()
     }
 }
