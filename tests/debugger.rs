@@ -67,7 +67,7 @@ const TESTS: &[(&str, harness::TestFn)] = &[
     ("lldb_emu_focus_reaches_a_gpu_thread_on_another_host_thread", lldb_emu_focus_reaches_a_gpu_thread_on_another_host_thread),
     ("lldb_emu_focus_with_emu_schedule_threads", lldb_emu_focus_with_emu_schedule_threads),
     ("transcripts_are_compared_less_what_changes_between_builds", transcripts_are_compared_less_what_changes_between_builds),
-    ("transcripts_of_the_readme_match_a_fresh_run", transcripts_of_the_readme_match_a_fresh_run),
+    ("transcripts_of_the_guide_match_a_fresh_run", transcripts_of_the_guide_match_a_fresh_run),
     ("transcripts_of_debugging_md_match_a_fresh_run", transcripts_of_debugging_md_match_a_fresh_run),
 ];
 
@@ -988,10 +988,10 @@ use transcripts::Session;
 const SERIAL: &[(&str, &str)] = &[("EMU_BLOCKS", "serial")];
 const SERIAL_THREADS: &[(&str, &str)] = &[("EMU_SCHEDULE", "threads"), ("EMU_BLOCKS", "serial")];
 
-/// README.md, "Debugging with gdb and lldb".
-const README: &[Session] = &[
+/// docs/guide/debugging.md, the user guide's debugging chapter.
+const GUIDE: &[Session] = &[
     Session {
-        id: "readme-gdb",
+        id: "guide-gdb",
         debugger: Some(Debugger::Gdb),
         example: "saxpy",
         args: &[],
@@ -1111,8 +1111,8 @@ fn transcripts_are_compared_less_what_changes_between_builds() -> Result<(), Ski
     Ok(())
 }
 
-fn transcripts_of_the_readme_match_a_fresh_run() -> Result<(), Skip> {
-    transcripts::check("README.md", README)
+fn transcripts_of_the_guide_match_a_fresh_run() -> Result<(), Skip> {
+    transcripts::check("docs/guide/debugging.md", GUIDE)
 }
 
 fn transcripts_of_debugging_md_match_a_fresh_run() -> Result<(), Skip> {

@@ -1,4 +1,4 @@
-//! The transcripts of README.md's "Debugging with gdb and lldb" and of DEBUGGING.md: each is
+//! The transcripts of the user guide's debugging chapter (docs/guide/debugging.md) and of DEBUGGING.md: each is
 //! a real run, made here, of the session it shows.
 //!
 //! A transcript block in a document follows a marker line and is a `text` code block:
