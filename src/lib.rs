@@ -25,8 +25,26 @@
 //! # }
 //! ```
 //!
-//! See the README for settings (`EMU_*` variables), the barrier rule and what is not emulated
-//! yet.
+//! # The guide
+//!
+//! One chapter per topic; every Rust snippet in them is a doctest of this crate.
+//!
+//! 1. [Kernels](guide::kernels): parameters, built-ins, launches, errors, how a kernel runs
+//! 2. [Memory](guide::memory): buffers, slices, casts, constant memory, device globals,
+//!    shared memory, atomics, ordered loads, device `malloc`
+//! 3. [Warps and barriers](guide::warps)
+//! 4. [Progress and the watchdog](guide::progress)
+//! 5. [Streams, events and asynchronous errors](guide::streams)
+//! 6. [The device runtime](guide::device_runtime): kernels that launch kernels
+//! 7. [Cooperative groups, grid sync and clusters](guide::cooperative_groups)
+//! 8. [Textures](guide::textures)
+//! 9. [Floating point](guide::floating_point)
+//! 10. [Settings](guide::settings): every `EMU_*` variable, and which path a kernel takes
+//! 11. [Reports and the checkers](guide::reports)
+//! 12. [Testing kernels](guide::testing)
+//! 13. [Debugging with gdb and lldb](guide::debugging)
+//! 14. [On the GPU](guide::gpu)
+//! 15. [Troubleshooting and limits](guide::troubleshooting)
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 
 pub use emu_macros::{constant, device, device_global, kernel, DeviceCopy};
@@ -70,6 +88,46 @@ pub use emu_runtime::device::devrt::{
 
 #[cfg(all(feature = "testing", not(target_arch = "nvptx64")))]
 pub mod testing;
+
+/// The user guide (the files of `docs/guide/`), one module per chapter.
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod guide {
+    #[doc = include_str!("../docs/guide/kernels.md")]
+    pub mod kernels {}
+    #[doc = include_str!("../docs/guide/memory.md")]
+    pub mod memory {}
+    #[doc = include_str!("../docs/guide/warps.md")]
+    pub mod warps {}
+    #[doc = include_str!("../docs/guide/progress.md")]
+    pub mod progress {}
+    #[doc = include_str!("../docs/guide/streams.md")]
+    pub mod streams {}
+    #[doc = include_str!("../docs/guide/device-runtime.md")]
+    pub mod device_runtime {}
+    #[doc = include_str!("../docs/guide/cooperative-groups.md")]
+    pub mod cooperative_groups {}
+    #[doc = include_str!("../docs/guide/textures.md")]
+    pub mod textures {}
+    #[doc = include_str!("../docs/guide/floating-point.md")]
+    pub mod floating_point {}
+    #[doc = include_str!("../docs/guide/settings.md")]
+    pub mod settings {}
+    #[doc = include_str!("../docs/guide/reports.md")]
+    pub mod reports {}
+    #[doc = include_str!("../docs/guide/testing.md")]
+    pub mod testing {}
+    #[doc = include_str!("../docs/guide/debugging.md")]
+    pub mod debugging {}
+    #[doc = include_str!("../docs/guide/gpu.md")]
+    pub mod gpu {}
+    #[doc = include_str!("../docs/guide/troubleshooting.md")]
+    pub mod troubleshooting {}
+}
+
+/// The README's snippets, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 
 /// Launches a kernel and waits for it: `launch!(kernel<<<grid, block>>>(args))` or
 /// `launch!(kernel<<<grid, block, shared_bytes>>>(args))`; or queues it on a stream and returns

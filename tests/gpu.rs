@@ -68,6 +68,48 @@ fn the_default_target_is_the_gpu_when_there_is_one_else_the_emulator() {
     assert_eq!(Config::default().get_target(), want);
 }
 
+/// Re-run by [`the_no_gpu_notice_names_what_the_setting_chose`] with `EMU_TARGET` set: makes a
+/// buffer and launches under the environment's settings, then says how it went.
+#[test]
+fn notice_child_process_helper() {
+    if std::env::var_os(NOTICE_CHILD).is_none() {
+        return;
+    }
+    let r = DeviceBuffer::from_slice(&[1.0f32; 8]).and_then(|x| {
+        let mut y = DeviceBuffer::<f32>::zeroed(8)?;
+        launch!(scale<<<1, 8>>>(2.0, &x, &mut y))
+    });
+    println!("NOTICE-CHILD {}", r.map_or_else(|e| format!("code={}", e.code()), |()| "ok".into()));
+}
+
+const NOTICE_CHILD: &str = "DEVICEEMU_NOTICE_TEST_CHILD";
+
+/// Without a GPU, the notice that kernels run in the emulator is printed for `EMU_TARGET=auto`
+/// (and unset), which chose the emulator; not for `EMU_TARGET=gpu`, whose launch fails with 100
+/// (it used to print the `auto` notice before the setting was read), nor for `emulator`.
+#[test]
+fn the_no_gpu_notice_names_what_the_setting_chose() {
+    if deviceemu::gpu::available() {
+        skipped("no-gpu", "a GPU is present; the no-GPU notice did not run");
+        return;
+    }
+    let notice = "deviceemu: no CUDA driver or device found; kernels run in the emulator (EMU_TARGET=auto)";
+    for (target, want_notice, want_result) in
+        [(None, true, "ok"), (Some("auto"), true, "ok"), (Some("gpu"), false, "code=100"), (Some("emulator"), false, "ok")]
+    {
+        let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+        cmd.args(["notice_child_process_helper", "--exact", "--nocapture", "--test-threads=1"]).env(NOTICE_CHILD, "1");
+        match target {
+            Some(t) => cmd.env("EMU_TARGET", t),
+            None => cmd.env_remove("EMU_TARGET"),
+        };
+        let out = cmd.output().expect("the test binary runs");
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(stdout.contains(&format!("NOTICE-CHILD {want_result}")), "EMU_TARGET={target:?}: stdout:\n{stdout}\nstderr:\n{stderr}");
+        assert_eq!(stderr.matches(notice).count(), usize::from(want_notice), "EMU_TARGET={target:?}: stderr:\n{stderr}");
+    }
+}
+
 #[test]
 fn an_emulator_buffer_in_a_gpu_launch_is_a_clear_error() {
     let x = on(Target::Emulator, || DeviceBuffer::from_slice(&[1.0f32; 8]).unwrap());

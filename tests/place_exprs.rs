@@ -11,7 +11,7 @@
 mod common;
 
 use deviceemu::prelude::*;
-use deviceemu::{with_config, Checks, Config, ExecPath};
+use deviceemu::{with_config, Checks, Config, ExecPath, Target};
 
 /// The struct: CUDA's `fA[i].v += ...`.
 #[derive(Clone, Copy, Default, Debug, PartialEq)]
@@ -436,7 +436,8 @@ pub fn same_field(v: &mut [FourVector], out: &mut [f64]) {
 
 #[test]
 fn racecheck_sees_the_bytes_of_a_part() {
-    let racecheck = Config::from_env().unwrap().checks(Checks { racecheck: true, ..Checks::none() });
+    // The emulator's checkers (on a GPU, `EMU_TARGET=gpu`, these kernels run unchecked).
+    let racecheck = Config::from_env().unwrap().target(Target::Emulator).checks(Checks { racecheck: true, ..Checks::none() });
     with_config(racecheck.clone(), || {
         let mut v = DeviceBuffer::from_slice(&[FourVector::default(); 2]).unwrap();
         let mut out = DeviceBuffer::<f64>::zeroed(1).unwrap();
@@ -466,7 +467,7 @@ pub fn reads_unwritten_field(v: &mut [FourVector], out: &mut [f64]) {
 
 #[test]
 fn initcheck_sees_the_bytes_of_a_part() {
-    let initcheck = Config::from_env().unwrap().checks(Checks { initcheck: true, ..Checks::none() });
+    let initcheck = Config::from_env().unwrap().target(Target::Emulator).checks(Checks { initcheck: true, ..Checks::none() });
     with_config(initcheck, || {
         let mut v = DeviceBuffer::<FourVector>::uninit(1).unwrap();
         let mut out = DeviceBuffer::<f64>::zeroed(2).unwrap();
@@ -487,8 +488,10 @@ pub fn field_out_of_bounds(v: &mut [FourVector]) {
 
 #[test]
 fn a_part_out_of_bounds_is_reported_with_its_size() {
+    // The emulator's report (a GPU's bounds trap is error 719, without one).
+    let emulator = Config::from_env().unwrap().target(Target::Emulator);
     let mut v = DeviceBuffer::from_slice(&[FourVector::default(); 4]).unwrap();
-    let err = deviceemu::quietly(|| launch!(field_out_of_bounds<<<1, 4>>>(&mut v))).unwrap_err();
+    let err = with_config(emulator, || deviceemu::quietly(|| launch!(field_out_of_bounds<<<1, 4>>>(&mut v)))).unwrap_err();
     assert_eq!(err.code(), 700);
     let text = err.to_string();
     assert!(text.contains("Invalid __global__ write of size 8 bytes"), "{text}");

@@ -100,3 +100,69 @@ fn reports_are_the_same_and_nothing_hangs() {
     assert_has(&b, "Kernel panic: thread 9 on its own OS thread");
     assert_has(&b, "by thread (9,0,0) in block (0,0,0)");
 }
+
+/// What each GPU thread saw of its OS thread: (block, thread, OS thread id, OS thread name).
+static SEEN: std::sync::Mutex<Vec<(u32, u32, u64, String)>> = std::sync::Mutex::new(Vec::new());
+
+/// Notes the calling OS thread's id and name for GPU thread `t` of block `b` (Linux).
+fn note_os_thread(b: u32, t: u32) {
+    let tid = std::fs::read_link("/proc/thread-self").ok().and_then(|p| p.file_name()?.to_str()?.parse().ok()).unwrap_or(0);
+    let name = std::fs::read_to_string("/proc/thread-self/comm").unwrap_or_default().trim().to_owned();
+    SEEN.lock().unwrap().push((b, t, tid, name));
+}
+
+#[kernel(host_only)]
+fn names_with_barrier(out: &mut [u32]) {
+    let t = thread_idx().x;
+    let b = block_idx().x;
+    note_os_thread(b, t);
+    sync_threads();
+    note_os_thread(b, t);
+    out[(b * 64 + t) as usize] = t;
+}
+
+#[kernel(host_only)]
+fn names_without_barrier(out: &mut [u32]) {
+    let t = thread_idx().x;
+    let b = block_idx().x;
+    note_os_thread(b, t);
+    out[(b * 64 + t) as usize] = t;
+}
+
+/// Every live GPU thread is on an OS thread of its own, named `b<block>t<thread>` while it
+/// runs, and keeps it across a barrier; GPU threads that run to their end one after another
+/// share one (a launch starts as many OS threads as GPU threads wait at once, not one per GPU
+/// thread).
+#[cfg(target_os = "linux")]
+#[test]
+fn gpu_threads_that_wait_have_os_threads_of_their_own_and_the_others_share() {
+    let seen = on_new_thread(60, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(512).unwrap();
+        let config = threads(Config::default()).blocks(deviceemu::BlockOrder::Serial);
+        SEEN.lock().unwrap().clear();
+        with_config(config.clone(), || launch!(names_with_barrier<<<2, 64>>>(&mut out))).unwrap();
+        let with = std::mem::take(&mut *SEEN.lock().unwrap());
+        with_config(config, || launch!(names_without_barrier<<<8, 64>>>(&mut out))).unwrap();
+        let without = std::mem::take(&mut *SEEN.lock().unwrap());
+        (with, without)
+    });
+    let (with, without) = seen;
+    assert_eq!(with.len(), 2 * 2 * 64);
+    for (b, t, _, name) in with.iter().chain(&without) {
+        assert_eq!(name, &format!("b{b}t{t}"), "GPU thread {t} of block {b} ran on an OS thread named {name}");
+    }
+    for b in 0..2 {
+        let tids = |k: usize| -> Vec<u64> { with.iter().filter(|s| s.0 == b).skip(k * 64).take(64).map(|s| s.2).collect() };
+        let before = tids(0);
+        let distinct: std::collections::BTreeSet<_> = before.iter().collect();
+        assert_eq!(distinct.len(), 64, "the 64 waiting threads of block {b} shared OS threads");
+        // After the barrier, each thread is on the OS thread it waited on.
+        let mut after: Vec<(u32, u64)> = with.iter().filter(|s| s.0 == b).skip(64).map(|s| (s.1, s.2)).collect();
+        after.sort();
+        let mut first: Vec<(u32, u64)> = with.iter().filter(|s| s.0 == b).take(64).map(|s| (s.1, s.2)).collect();
+        first.sort();
+        assert_eq!(after, first, "a GPU thread of block {b} changed OS threads at the barrier");
+    }
+    let shared: std::collections::BTreeSet<_> = without.iter().map(|s| s.2).collect();
+    assert!(shared.len() <= 2, "512 GPU threads without a barrier ran on {} OS threads", shared.len());
+}

@@ -79,6 +79,23 @@ pub fn far_out_of_dynamic(out: &mut [u32]) {
     }
 }
 
+/// Puts the kept view in place of its own shared array, then reads and writes it in barrier
+/// regions (`tile[t]`, `t < 64`): whatever form the regions take, the access is reported. (A
+/// proved region's guard refuses any view but the running block's own: `shared_mem.rs`'s
+/// unit tests.)
+#[kernel]
+pub fn swap_in_kept(out: &mut [u32]) {
+    let mut tile = shared_array![u32; 64];
+    let t = thread_idx().x as usize;
+    if let Some(v) = STASH.with(|s| s.get()) {
+        tile = v;
+    }
+    sync_threads();
+    tile[t] = t as u32; // STALE SWAPPED WRITE
+    sync_threads();
+    out[t] = tile[63 - t];
+}
+
 fn paths() -> [Config; 2] {
     let base = Config::from_env().unwrap();
     [base.clone().path(ExecPath::Auto), base.path(ExecPath::General)]
@@ -157,4 +174,27 @@ fn a_stale_view_used_on_the_host_panics_instead_of_reading_freed_memory() {
     let msg = r.expect_err("a stale read on the host panics");
     let msg = msg.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(msg.contains("after the block that made it ended"), "{msg}");
+}
+
+#[test]
+fn a_stale_view_in_place_of_a_shared_array_is_reported_on_both_paths() {
+    let line = common::marked_line(include_str!("stale_views.rs"), "// STALE SWAPPED WRITE");
+    for config in paths() {
+        with_config(config.clone().blocks(BlockOrder::Serial), || {
+            let mut out = DeviceBuffer::<u32>::zeroed(128).unwrap();
+            launch!(keep<<<2, 64>>>(&mut out)).unwrap();
+            // Without a kept view the kernel is right on both paths.
+            let kept = STASH.with(|s| s.take()).expect("kept");
+            let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+            launch!(swap_in_kept<<<1, 64>>>(&mut out)).unwrap();
+            assert_eq!(out.to_vec().unwrap(), (0..64).rev().collect::<Vec<u32>>());
+            STASH.with(|s| s.set(Some(kept)));
+            let err = quietly(|| launch!(swap_in_kept<<<1, 64>>>(&mut out))).unwrap_err();
+            STASH.with(|s| s.set(None));
+            assert_eq!(err.code(), 700, "{config:?}");
+            let text = err.to_string();
+            assert!(text.contains("made by a block that has ended"), "{text}");
+            assert!(text.contains(&format!("stale_views.rs:{line}")), "{config:?}: {text}");
+        });
+    }
 }

@@ -153,20 +153,27 @@ bound_impls!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
 /// (`emu-macros/src/fission/`): the relaxed atomic load `load` makes, so a racy kernel is
 /// still no undefined behaviour.
 ///
-/// The proof is not trusted: the index is checked here too, in every build, and a view of
-/// shared memory kept past its block is refused (`host/mem/stamp.rs`). Where the proof holds
-/// the check is one well-predicted comparison, which the compiler drops where it can see the
-/// proof's bound; where it does not (a bug in the proof), the access takes the checked path,
-/// which reports the index as the general path would.
+/// The proof is not trusted: the index is checked here too, in every build. Where the proof
+/// holds the check is one well-predicted comparison, which the compiler drops where it can see
+/// the proof's bound; where it does not (a bug in the proof), the access takes the checked
+/// path, which reports the index as the general path would.
+///
+/// The view's liveness (`host/mem/stamp.rs`) is checked once per region run instead, by the
+/// region's guard: every guard that leads to these accessors asks [`view_aligned`] of each
+/// view they take, which holds only for global memory and for the shared memory of the block
+/// the region runs for. That memory can neither move on to another block nor be freed while
+/// the region runs (`mem::stamp::Running`), so the accesses need not look again.
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 #[track_caller]
 pub fn load_in_bounds<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, i: usize) -> T {
-    if i >= v.len() || !v.is_live() {
-        return unproved_load(v, i);
+    if i >= v.len() {
+        return unproved_load(*v, i);
     }
-    // SAFETY: `i < len` (checked above), and a live view's pointer is valid for `len` elements
-    // (the invariant of `View::from_raw_parts`).
+    // SAFETY: `i < len` (checked above), and a view's pointer is valid for `len` elements: a
+    // global view's while its launch runs (the only time a kernel has one), a shared view's
+    // always, since arena memory is never freed (`mem/shared_mem.rs`, `pool`). Whether a shared
+    // view is still its block's is the guard's question (`view_aligned`), not memory safety's.
     unsafe { crate::host::mem::memory::load_relaxed(v.raw_ptr().add(i)) }
 }
 
@@ -176,8 +183,8 @@ pub fn load_in_bounds<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, i: usize) -> T
 #[inline(always)]
 #[track_caller]
 pub fn store_in_bounds<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usize, value: T) {
-    if i >= v.len() || !v.is_live() {
-        return unproved_store(v, i, value);
+    if i >= v.len() {
+        return unproved_store(*v, i, value);
     }
     // SAFETY: as in `load_in_bounds`; `K: Writable` views point into writable memory.
     unsafe { crate::host::mem::memory::store_relaxed(v.raw_ptr().add(i), value) }
@@ -189,8 +196,8 @@ pub fn store_in_bounds<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usize, val
 #[inline(always)]
 #[track_caller]
 pub fn load_row_in_bounds<T: DeviceCopy, const N: usize, K: ViewKind>(t: &View<[T; N], K>, r: usize, c: usize) -> T {
-    if r >= t.len() || c >= N || !t.is_live() {
-        return unproved_load(&t.row(r), c);
+    if r >= t.len() || c >= N {
+        return unproved_load(t.row(r), c);
     }
     // SAFETY: row `r` is inside the view and element `c` inside the row (checked above); the
     // rows are `[T; N]`, laid out as `N` consecutive `T`s.
@@ -203,20 +210,22 @@ pub fn load_row_in_bounds<T: DeviceCopy, const N: usize, K: ViewKind>(t: &View<[
 #[inline(always)]
 #[track_caller]
 pub fn store_row_in_bounds<T: DeviceCopy, const N: usize, K: Writable>(t: &View<[T; N], K>, r: usize, c: usize, value: T) {
-    if r >= t.len() || c >= N || !t.is_live() {
-        return unproved_store(&t.row_for(r, crate::device::backend::AccessKind::Write), c, value);
+    if r >= t.len() || c >= N {
+        return unproved_store(t.row_for(r, crate::device::backend::AccessKind::Write), c, value);
     }
     // SAFETY: as in `load_row_in_bounds`; `K: Writable` views point into writable memory.
     unsafe { crate::host::mem::memory::store_relaxed(t.raw_ptr().add(r).cast::<T>().add(c), value) }
 }
 
 /// A proved access whose index or view failed the check: the checked access, which reports
-/// it (kept out of line, so the proved path stays small enough to inline).
+/// it (kept out of line, so the proved path stays small enough to inline). The view comes by
+/// value: a reference would let the call reach the caller's view, which the compiler must then
+/// load again after every access instead of keeping its pointer and length in registers.
 #[cfg(not(target_arch = "nvptx64"))]
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn unproved_load<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, i: usize) -> T {
+fn unproved_load<T: DeviceCopy, K: ViewKind>(v: View<T, K>, i: usize) -> T {
     v.load(i)
 }
 
@@ -225,7 +234,7 @@ fn unproved_load<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, i: usize) -> T {
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn unproved_store<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usize, value: T) {
+fn unproved_store<T: DeviceCopy, K: Writable>(v: View<T, K>, i: usize, value: T) {
     v.store(i, value)
 }
 
@@ -277,12 +286,16 @@ pub fn range_add<T: RangeInt>(a: Option<T>, b: Option<T>) -> Option<T> {
     a?.checked(b?)
 }
 
-/// Whether `v` starts aligned for `T`: part of a hoisted region's proof, since only the
-/// checked accesses report (and skip) a misaligned view (`View::cast`).
+/// Whether `v` starts aligned for `T` and is of global memory or of the shared memory of the
+/// block the region runs for: part of every proved region's guard (hoisted, range-proved and
+/// vectorised regions, and hoisted lane loops), since only the checked accesses report (and
+/// skip) a misaligned view (`View::cast`) or a view kept past its block (`mem/stamp.rs`).
+/// That check, once per view and region run, stands for the stamp check of each of the
+/// region's proved accesses ([`load_in_bounds`]); any other view takes the checked accesses.
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 pub fn view_aligned<T, K: ViewKind>(v: &View<T, K>) -> bool {
-    v.is_aligned()
+    v.is_aligned() && v.is_running_blocks()
 }
 
 /// The bits of the fast-path tiers a region form's guards ask `Regions::tier` about
@@ -376,14 +389,15 @@ impl<T: DeviceCopy, const C: usize> LaneBuf<T, C> {
 /// [`copy_from_device`](crate::host::mem::memory) for why it keeps racy kernels defined).
 ///
 /// The range is the lane loop's proof, checked here in every build: a range outside the view
-/// (a bug in the proof) panics, and a view of shared memory kept past its block is refused.
+/// (a bug in the proof) panics. A view of shared memory kept past its block never gets here:
+/// the guard's [`view_aligned`] refused it.
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 #[track_caller]
 pub fn lane_load<T: DeviceCopy, K: ViewKind, const C: usize>(v: &View<T, K>, start: usize, b: &mut LaneBuf<T, C>, m: usize) {
     lane_range(v, start, m, C);
-    // SAFETY: `[start, start + m)` lies inside the live view (checked above), whose pointer is
-    // valid for `len` elements; `m <= C` elements fit the buffer.
+    // SAFETY: `[start, start + m)` lies inside the view (checked above), whose pointer is
+    // valid as in `load_in_bounds`; `m <= C` elements fit the buffer.
     unsafe { crate::host::mem::memory::copy_from_device(v.raw_ptr().add(start), b.ptr_mut(), m) };
 }
 
@@ -403,13 +417,13 @@ pub unsafe fn lane_store<T: DeviceCopy, K: Writable, const C: usize>(v: &View<T,
     unsafe { crate::host::mem::memory::copy_to_device(v.raw_ptr().add(start), b.ptr(), m) };
 }
 
-/// The check of a chunk's range: `m <= cap` elements from `start`, inside a live view.
+/// The check of a chunk's range: `m <= cap` elements from `start`, inside the view.
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 #[track_caller]
 fn lane_range<T, K: ViewKind>(v: &View<T, K>, start: usize, m: usize, cap: usize) {
-    if m > cap || start.checked_add(m).is_none_or(|end| end > v.len()) || !v.is_live() {
-        proof_failed(v, start, m);
+    if m > cap || start.checked_add(m).is_none_or(|end| end > v.len()) {
+        proof_failed(*v, start, m);
     }
 }
 
@@ -420,9 +434,9 @@ fn lane_range<T, K: ViewKind>(v: &View<T, K>, start: usize, m: usize, cap: usize
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn proof_failed<T, K: ViewKind>(v: &View<T, K>, start: usize, m: usize) -> ! {
+fn proof_failed<T, K: ViewKind>(v: View<T, K>, start: usize, m: usize) -> ! {
     if !v.is_live() {
-        let _ = crate::device::backend::check_index(v, start, core::mem::size_of::<T>(), crate::device::backend::AccessKind::Read);
+        let _ = crate::device::backend::check_index(&v, start, core::mem::size_of::<T>(), crate::device::backend::AccessKind::Read);
     }
     panic!(
         "deviceemu: a fast path's proof failed: elements {start}..{} of a view of {} (a bug in deviceemu; \
@@ -911,9 +925,19 @@ pub type Exit = &'static Location<'static>;
 #[cfg(target_arch = "nvptx64")]
 pub type Exit = ();
 
+/// Keeps the `ThreadCtx` argument of a kernel's plain host form readable by a debugger on every
+/// line: `#[kernel]` calls it at the end of the body. Not `inline(always)`: in a debug build the
+/// call keeps the argument's address live, so it stays in a stack slot for the whole body (a
+/// kernel that never reads a built-in index would otherwise show `__emu_ctx` as optimized out
+/// after its first call); an optimised build inlines it to nothing.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline]
+pub fn keep_ctx(_ctx: &ThreadCtx) {}
+
 /// The running GPU thread exits here: `#[kernel]` returns this at each `return` and at the
-/// end of the body.
-#[inline(always)]
+/// end of the body. Not `inline(always)`: in a debug build its call is the code of the
+/// kernel's closing brace, so that stepping stops there as it does at the end of a function.
+#[inline]
 #[track_caller]
 pub fn exit_here() -> Exit {
     #[cfg(not(target_arch = "nvptx64"))]

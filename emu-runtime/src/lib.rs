@@ -11,10 +11,20 @@
 //!   shared-memory arenas, the bug checkers, reports, settings and device buffers.
 //!
 //! Users should depend on the `deviceemu` facade crate, which re-exports what is public here.
+//!
+//! This crate's docs are for its maintainers, and some of its public items' docs name the
+//! private engine they stand on (`host::...`): those links resolve under
+//! `cargo doc --document-private-items`, so they are allowed here.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
+#![allow(rustdoc::private_intra_doc_links)]
 #![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx, asm_experimental_arch))]
 
 pub mod device;
+
+/// The float intrinsics, at the crate's root as the `deviceemu` facade shows them (docs link
+/// to `crate::intrinsics::Half2`).
+#[doc(hidden)]
+pub use device::intrinsics;
 
 #[cfg(not(target_arch = "nvptx64"))]
 mod host;

@@ -192,6 +192,7 @@ impl block_scan {
         Output = ::deviceemu::__private::Exit,
     > + use<'__emu_launch, __EMU_CHECKED> {
         async move {
+            let _ = &__emu_ctx;
             {
                 let t = {
                     #[cfg(not(target_arch = "nvptx64"))]
@@ -516,51 +517,57 @@ impl block_scan {
             {
                 __emu_rb.note_proved();
                 __emu_rb
-                    .each(|
-                        __emu_t: usize,
-                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                        let tid = __emu_ctx.thread_idx.x as usize;
-                        let i = __emu_ctx.block_idx.x as usize * 256 + tid;
-                        {
-                            let __emu_value = if i < input.len() {
-                                ::deviceemu::__private::load_in_bounds(
-                                    &input,
-                                    ::deviceemu::__private::Index::to_index(i),
+                    .each({
+                        #[inline(always)]
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let tid = __emu_ctx.thread_idx.x as usize;
+                            let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                            {
+                                let __emu_value = if i < input.len() {
+                                    ::deviceemu::__private::load_in_bounds(
+                                        &input,
+                                        ::deviceemu::__private::Index::to_index(i),
+                                    )
+                                } else {
+                                    0.0
+                                };
+                                ::deviceemu::__private::store_in_bounds(
+                                    &t,
+                                    ::deviceemu::__private::Index::to_index(tid),
+                                    __emu_value,
                                 )
-                            } else {
-                                0.0
                             };
-                            ::deviceemu::__private::store_in_bounds(
-                                &t,
-                                ::deviceemu::__private::Index::to_index(tid),
-                                __emu_value,
-                            )
-                        };
-                        ::core::option::Option::None
+                            ::core::option::Option::None
+                        }
                     });
             } else {
                 __emu_rb
-                    .each(|
-                        __emu_t: usize,
-                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                        let tid = __emu_ctx.thread_idx.x as usize;
-                        let i = __emu_ctx.block_idx.x as usize * 256 + tid;
-                        {
-                            let __emu_value = if i < input.len() {
-                                ::deviceemu::__private::load(__EMU_CHECKED, &input, i)
-                            } else {
-                                0.0
+                    .each({
+                        #[inline(always)]
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let tid = __emu_ctx.thread_idx.x as usize;
+                            let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                            {
+                                let __emu_value = if i < input.len() {
+                                    ::deviceemu::__private::load(__EMU_CHECKED, &input, i)
+                                } else {
+                                    0.0
+                                };
+                                ::deviceemu::__private::store(
+                                    __EMU_CHECKED,
+                                    &t,
+                                    tid,
+                                    __emu_value,
+                                )
                             };
-                            ::deviceemu::__private::store(
-                                __EMU_CHECKED,
-                                &t,
-                                tid,
-                                __emu_value,
-                            )
-                        };
-                        ::core::option::Option::None
+                            ::core::option::Option::None
+                        }
                     });
             }
         }
@@ -627,18 +634,21 @@ impl block_scan {
                     );
             } else {
                 __emu_rb
-                    .each(|
-                        __emu_t: usize,
-                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                        let tid = __emu_ctx.thread_idx.x as usize;
-                        let v = if tid >= off {
-                            ::deviceemu::__private::load(__EMU_CHECKED, &t, tid - off)
-                        } else {
-                            0.0
-                        };
-                        __emu_lanes_v.put(__emu_t, v);
-                        ::core::option::Option::None
+                    .each({
+                        #[inline(always)]
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let tid = __emu_ctx.thread_idx.x as usize;
+                            let v = if tid >= off {
+                                ::deviceemu::__private::load(__EMU_CHECKED, &t, tid - off)
+                            } else {
+                                0.0
+                            };
+                            __emu_lanes_v.put(__emu_t, v);
+                            ::core::option::Option::None
+                        }
                     });
             }
             __emu_rb.barrier();
@@ -766,57 +776,63 @@ impl block_scan {
                 {
                     __emu_rb.note_proved();
                     __emu_rb
-                        .each(|
-                            __emu_t: usize,
-                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                            let tid = __emu_ctx.thread_idx.x as usize;
-                            #[allow(unused_mut)]
-                            let mut v = __emu_lanes_v.take(__emu_t);
-                            {
-                                let __emu_value = v;
-                                let __emu_view = t;
-                                let __emu_index = tid;
-                                let mut __emu_old = ::deviceemu::__private::load_in_bounds(
-                                    &t,
-                                    ::deviceemu::__private::Index::to_index(__emu_index),
-                                );
-                                __emu_old += __emu_value;
-                                ::deviceemu::__private::store_in_bounds(
-                                    &t,
-                                    ::deviceemu::__private::Index::to_index(__emu_index),
-                                    __emu_old,
-                                )
-                            };
-                            ::core::option::Option::None
+                        .each({
+                            #[inline(always)]
+                            |
+                                __emu_t: usize,
+                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                let tid = __emu_ctx.thread_idx.x as usize;
+                                #[allow(unused_mut)]
+                                let mut v = __emu_lanes_v.take(__emu_t);
+                                {
+                                    let __emu_value = v;
+                                    let __emu_view = t;
+                                    let __emu_index = tid;
+                                    let mut __emu_old = ::deviceemu::__private::load_in_bounds(
+                                        &t,
+                                        ::deviceemu::__private::Index::to_index(__emu_index),
+                                    );
+                                    __emu_old += __emu_value;
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &t,
+                                        ::deviceemu::__private::Index::to_index(__emu_index),
+                                        __emu_old,
+                                    )
+                                };
+                                ::core::option::Option::None
+                            }
                         });
                 } else {
                     __emu_rb
-                        .each(|
-                            __emu_t: usize,
-                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                            let tid = __emu_ctx.thread_idx.x as usize;
-                            #[allow(unused_mut)]
-                            let mut v = __emu_lanes_v.take(__emu_t);
-                            {
-                                let __emu_value = v;
-                                let __emu_view = t;
-                                let __emu_index = tid;
-                                let mut __emu_old = ::deviceemu::__private::load(
-                                    __EMU_CHECKED,
-                                    &__emu_view,
-                                    __emu_index,
-                                );
-                                __emu_old += __emu_value;
-                                ::deviceemu::__private::store(
-                                    __EMU_CHECKED,
-                                    &__emu_view,
-                                    __emu_index,
-                                    __emu_old,
-                                )
-                            };
-                            ::core::option::Option::None
+                        .each({
+                            #[inline(always)]
+                            |
+                                __emu_t: usize,
+                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                let tid = __emu_ctx.thread_idx.x as usize;
+                                #[allow(unused_mut)]
+                                let mut v = __emu_lanes_v.take(__emu_t);
+                                {
+                                    let __emu_value = v;
+                                    let __emu_view = t;
+                                    let __emu_index = tid;
+                                    let mut __emu_old = ::deviceemu::__private::load(
+                                        __EMU_CHECKED,
+                                        &__emu_view,
+                                        __emu_index,
+                                    );
+                                    __emu_old += __emu_value;
+                                    ::deviceemu::__private::store(
+                                        __EMU_CHECKED,
+                                        &__emu_view,
+                                        __emu_index,
+                                        __emu_old,
+                                    )
+                                };
+                                ::core::option::Option::None
+                            }
                         });
                 }
             }
@@ -988,51 +1004,57 @@ impl block_scan {
             {
                 __emu_rb.note_proved();
                 __emu_rb
-                    .each(|
-                        __emu_t: usize,
-                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                        let tid = __emu_ctx.thread_idx.x as usize;
-                        let i = __emu_ctx.block_idx.x as usize * 256 + tid;
-                        if i < out.len() {
-                            {
-                                let __emu_value = ::deviceemu::__private::load_in_bounds(
-                                    &t,
-                                    ::deviceemu::__private::Index::to_index(tid),
-                                );
-                                ::deviceemu::__private::store_in_bounds(
-                                    &out,
-                                    ::deviceemu::__private::Index::to_index(i),
-                                    __emu_value,
-                                )
-                            };
+                    .each({
+                        #[inline(always)]
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let tid = __emu_ctx.thread_idx.x as usize;
+                            let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                            if i < out.len() {
+                                {
+                                    let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                        &t,
+                                        ::deviceemu::__private::Index::to_index(tid),
+                                    );
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &out,
+                                        ::deviceemu::__private::Index::to_index(i),
+                                        __emu_value,
+                                    )
+                                };
+                            }
+                            ::core::option::Option::None
                         }
-                        ::core::option::Option::None
                     });
             } else {
                 __emu_rb
-                    .each(|
-                        __emu_t: usize,
-                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                        let tid = __emu_ctx.thread_idx.x as usize;
-                        let i = __emu_ctx.block_idx.x as usize * 256 + tid;
-                        if i < out.len() {
-                            {
-                                let __emu_value = ::deviceemu::__private::load(
-                                    __EMU_CHECKED,
-                                    &t,
-                                    tid,
-                                );
-                                ::deviceemu::__private::store(
-                                    __EMU_CHECKED,
-                                    &out,
-                                    i,
-                                    __emu_value,
-                                )
-                            };
+                    .each({
+                        #[inline(always)]
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let tid = __emu_ctx.thread_idx.x as usize;
+                            let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                            if i < out.len() {
+                                {
+                                    let __emu_value = ::deviceemu::__private::load(
+                                        __EMU_CHECKED,
+                                        &t,
+                                        tid,
+                                    );
+                                    ::deviceemu::__private::store(
+                                        __EMU_CHECKED,
+                                        &out,
+                                        i,
+                                        __emu_value,
+                                    )
+                                };
+                            }
+                            ::core::option::Option::None
                         }
-                        ::core::option::Option::None
                     });
             }
         }

@@ -183,6 +183,7 @@ impl block_sum {
         Output = ::deviceemu::__private::Exit,
     > + use<'__emu_launch, __EMU_CHECKED> {
         async move {
+            let _ = &__emu_ctx;
             {
                 let t = {
                     #[cfg(not(target_arch = "nvptx64"))]
@@ -498,51 +499,57 @@ impl block_sum {
             {
                 __emu_rb.note_proved();
                 __emu_rb
-                    .each(|
-                        __emu_t: usize,
-                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                        let tid = __emu_ctx.thread_idx.x as usize;
-                        let i = __emu_ctx.block_idx.x as usize * 256 + tid;
-                        {
-                            let __emu_value = if i < x.len() {
-                                ::deviceemu::__private::load_in_bounds(
-                                    &x,
-                                    ::deviceemu::__private::Index::to_index(i),
+                    .each({
+                        #[inline(always)]
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let tid = __emu_ctx.thread_idx.x as usize;
+                            let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                            {
+                                let __emu_value = if i < x.len() {
+                                    ::deviceemu::__private::load_in_bounds(
+                                        &x,
+                                        ::deviceemu::__private::Index::to_index(i),
+                                    )
+                                } else {
+                                    0.0
+                                };
+                                ::deviceemu::__private::store_in_bounds(
+                                    &t,
+                                    ::deviceemu::__private::Index::to_index(tid),
+                                    __emu_value,
                                 )
-                            } else {
-                                0.0
                             };
-                            ::deviceemu::__private::store_in_bounds(
-                                &t,
-                                ::deviceemu::__private::Index::to_index(tid),
-                                __emu_value,
-                            )
-                        };
-                        ::core::option::Option::None
+                            ::core::option::Option::None
+                        }
                     });
             } else {
                 __emu_rb
-                    .each(|
-                        __emu_t: usize,
-                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                        let tid = __emu_ctx.thread_idx.x as usize;
-                        let i = __emu_ctx.block_idx.x as usize * 256 + tid;
-                        {
-                            let __emu_value = if i < x.len() {
-                                ::deviceemu::__private::load(__EMU_CHECKED, &x, i)
-                            } else {
-                                0.0
+                    .each({
+                        #[inline(always)]
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let tid = __emu_ctx.thread_idx.x as usize;
+                            let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                            {
+                                let __emu_value = if i < x.len() {
+                                    ::deviceemu::__private::load(__EMU_CHECKED, &x, i)
+                                } else {
+                                    0.0
+                                };
+                                ::deviceemu::__private::store(
+                                    __EMU_CHECKED,
+                                    &t,
+                                    tid,
+                                    __emu_value,
+                                )
                             };
-                            ::deviceemu::__private::store(
-                                __EMU_CHECKED,
-                                &t,
-                                tid,
-                                __emu_value,
-                            )
-                        };
-                        ::core::option::Option::None
+                            ::core::option::Option::None
+                        }
                     });
             }
         }
@@ -688,67 +695,73 @@ impl block_sum {
                     __emu_rb
                         .each_below(
                             ::deviceemu::__private::region_bound(s),
-                            |
-                                __emu_t: usize,
-                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                                let tid = __emu_ctx.thread_idx.x as usize;
-                                if tid < s {
-                                    {
-                                        let __emu_value = ::deviceemu::__private::load_in_bounds(
-                                            &t,
-                                            ::deviceemu::__private::Index::to_index(tid + s),
-                                        );
-                                        let __emu_view = t;
-                                        let __emu_index = tid;
-                                        let mut __emu_old = ::deviceemu::__private::load_in_bounds(
-                                            &__emu_view,
-                                            ::deviceemu::__private::Index::to_index(__emu_index),
-                                        );
-                                        __emu_old += __emu_value;
-                                        ::deviceemu::__private::store_in_bounds(
-                                            &__emu_view,
-                                            ::deviceemu::__private::Index::to_index(__emu_index),
-                                            __emu_old,
-                                        )
-                                    };
+                            {
+                                #[inline(always)]
+                                |
+                                    __emu_t: usize,
+                                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                                | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                    let tid = __emu_ctx.thread_idx.x as usize;
+                                    if tid < s {
+                                        {
+                                            let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                                &t,
+                                                ::deviceemu::__private::Index::to_index(tid + s),
+                                            );
+                                            let __emu_view = t;
+                                            let __emu_index = tid;
+                                            let mut __emu_old = ::deviceemu::__private::load_in_bounds(
+                                                &__emu_view,
+                                                ::deviceemu::__private::Index::to_index(__emu_index),
+                                            );
+                                            __emu_old += __emu_value;
+                                            ::deviceemu::__private::store_in_bounds(
+                                                &__emu_view,
+                                                ::deviceemu::__private::Index::to_index(__emu_index),
+                                                __emu_old,
+                                            )
+                                        };
+                                    }
+                                    ::core::option::Option::None
                                 }
-                                ::core::option::Option::None
                             },
                         );
                 } else {
                     __emu_rb
                         .each_below(
                             ::deviceemu::__private::region_bound(s),
-                            |
-                                __emu_t: usize,
-                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                                let tid = __emu_ctx.thread_idx.x as usize;
-                                if tid < s {
-                                    {
-                                        let __emu_value = ::deviceemu::__private::load(
-                                            __EMU_CHECKED,
-                                            &t,
-                                            tid + s,
-                                        );
-                                        let __emu_view = t;
-                                        let __emu_index = tid;
-                                        let mut __emu_old = ::deviceemu::__private::load(
-                                            __EMU_CHECKED,
-                                            &__emu_view,
-                                            __emu_index,
-                                        );
-                                        __emu_old += __emu_value;
-                                        ::deviceemu::__private::store(
-                                            __EMU_CHECKED,
-                                            &__emu_view,
-                                            __emu_index,
-                                            __emu_old,
-                                        )
-                                    };
+                            {
+                                #[inline(always)]
+                                |
+                                    __emu_t: usize,
+                                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                                | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                    let tid = __emu_ctx.thread_idx.x as usize;
+                                    if tid < s {
+                                        {
+                                            let __emu_value = ::deviceemu::__private::load(
+                                                __EMU_CHECKED,
+                                                &t,
+                                                tid + s,
+                                            );
+                                            let __emu_view = t;
+                                            let __emu_index = tid;
+                                            let mut __emu_old = ::deviceemu::__private::load(
+                                                __EMU_CHECKED,
+                                                &__emu_view,
+                                                __emu_index,
+                                            );
+                                            __emu_old += __emu_value;
+                                            ::deviceemu::__private::store(
+                                                __EMU_CHECKED,
+                                                &__emu_view,
+                                                __emu_index,
+                                                __emu_old,
+                                            )
+                                        };
+                                    }
+                                    ::core::option::Option::None
                                 }
-                                ::core::option::Option::None
                             },
                         );
                 }
@@ -774,54 +787,60 @@ impl block_sum {
             __emu_rb
                 .each_below(
                     ::deviceemu::__private::region_bound(0).saturating_add(1),
-                    |
-                        __emu_t: usize,
-                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                        let tid = __emu_ctx.thread_idx.x as usize;
-                        if tid == 0 {
-                            {
-                                let __emu_value = ::deviceemu::__private::load_in_bounds(
-                                    &t,
-                                    ::deviceemu::__private::Index::to_index(0),
-                                );
-                                ::deviceemu::__private::store_in_bounds(
-                                    &sums,
-                                    ::deviceemu::__private::Index::to_index(
-                                        __emu_ctx.block_idx.x as usize,
-                                    ),
-                                    __emu_value,
-                                )
-                            };
+                    {
+                        #[inline(always)]
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let tid = __emu_ctx.thread_idx.x as usize;
+                            if tid == 0 {
+                                {
+                                    let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                        &t,
+                                        ::deviceemu::__private::Index::to_index(0),
+                                    );
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &sums,
+                                        ::deviceemu::__private::Index::to_index(
+                                            __emu_ctx.block_idx.x as usize,
+                                        ),
+                                        __emu_value,
+                                    )
+                                };
+                            }
+                            ::core::option::Option::None
                         }
-                        ::core::option::Option::None
                     },
                 );
         } else {
             __emu_rb
                 .each_below(
                     ::deviceemu::__private::region_bound(0).saturating_add(1),
-                    |
-                        __emu_t: usize,
-                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                        let tid = __emu_ctx.thread_idx.x as usize;
-                        if tid == 0 {
-                            {
-                                let __emu_value = ::deviceemu::__private::load(
-                                    __EMU_CHECKED,
-                                    &t,
-                                    0,
-                                );
-                                ::deviceemu::__private::store(
-                                    __EMU_CHECKED,
-                                    &sums,
-                                    __emu_ctx.block_idx.x as usize,
-                                    __emu_value,
-                                )
-                            };
+                    {
+                        #[inline(always)]
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let tid = __emu_ctx.thread_idx.x as usize;
+                            if tid == 0 {
+                                {
+                                    let __emu_value = ::deviceemu::__private::load(
+                                        __EMU_CHECKED,
+                                        &t,
+                                        0,
+                                    );
+                                    ::deviceemu::__private::store(
+                                        __EMU_CHECKED,
+                                        &sums,
+                                        __emu_ctx.block_idx.x as usize,
+                                        __emu_value,
+                                    )
+                                };
+                            }
+                            ::core::option::Option::None
                         }
-                        ::core::option::Option::None
                     },
                 );
         }
@@ -1152,6 +1171,7 @@ impl on_host {
                 )
             };
         };
+        ::deviceemu::__private::keep_ctx(&__emu_ctx);
         ::deviceemu::__private::exit_here()
     }
 }

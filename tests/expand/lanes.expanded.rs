@@ -198,6 +198,7 @@ impl scale {
                 };
             }
         };
+        ::deviceemu::__private::keep_ctx(&__emu_ctx);
         ::deviceemu::__private::exit_here()
     }
 }
@@ -255,8 +256,9 @@ impl scale {
                         __emu_li < (y.len())
                             && ::deviceemu::__private::Index::to_index(__emu_fi)
                                 <= ::deviceemu::__private::Index::to_index(__emu_li)
+                            && ::deviceemu::__private::view_aligned(&x)
                             && ::deviceemu::__private::Index::to_index(__emu_li)
-                                < x.len()
+                                < x.len() && ::deviceemu::__private::view_aligned(&y)
                             && ::deviceemu::__private::Index::to_index(__emu_li)
                                 < y.len()
                     }
@@ -330,25 +332,28 @@ impl scale {
                     },
                     |__emu_t: usize, __emu_ctx: ::deviceemu::__private::ThreadCtx| {
                         if __EMU_CHECKED {
-                            let _ = (|
-                                __emu_t: usize,
-                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                                let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
-                                    + __emu_ctx.thread_idx.x) as usize;
-                                if i < y.len() {
-                                    {
-                                        let __emu_value = a
-                                            * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
-                                        ::deviceemu::__private::store(
-                                            __EMU_CHECKED,
-                                            &y,
-                                            i,
-                                            __emu_value,
-                                        )
-                                    };
+                            let _ = ({
+                                #[inline(always)]
+                                |
+                                    __emu_t: usize,
+                                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                                | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                    let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                                        + __emu_ctx.thread_idx.x) as usize;
+                                    if i < y.len() {
+                                        {
+                                            let __emu_value = a
+                                                * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
+                                            ::deviceemu::__private::store(
+                                                __EMU_CHECKED,
+                                                &y,
+                                                i,
+                                                __emu_value,
+                                            )
+                                        };
+                                    }
+                                    ::core::option::Option::None
                                 }
-                                ::core::option::Option::None
                             })(__emu_t, __emu_ctx);
                         } else {
                             let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
@@ -387,8 +392,9 @@ impl scale {
                             __emu_li < (y.len())
                                 && ::deviceemu::__private::Index::to_index(__emu_fi)
                                     <= ::deviceemu::__private::Index::to_index(__emu_li)
+                                && ::deviceemu::__private::view_aligned(&x)
                                 && ::deviceemu::__private::Index::to_index(__emu_li)
-                                    < x.len()
+                                    < x.len() && ::deviceemu::__private::view_aligned(&y)
                                 && ::deviceemu::__private::Index::to_index(__emu_li)
                                     < y.len()
                         }
@@ -397,49 +403,55 @@ impl scale {
                 }
             {
                 __emu_rb
-                    .each(|
-                        __emu_t: usize,
-                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                        let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
-                            + __emu_ctx.thread_idx.x) as usize;
-                        if i < y.len() {
-                            {
-                                let __emu_value = a
-                                    * ::deviceemu::__private::load_in_bounds(
-                                        &x,
+                    .each({
+                        #[inline(always)]
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                                + __emu_ctx.thread_idx.x) as usize;
+                            if i < y.len() {
+                                {
+                                    let __emu_value = a
+                                        * ::deviceemu::__private::load_in_bounds(
+                                            &x,
+                                            ::deviceemu::__private::Index::to_index(i),
+                                        );
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &y,
                                         ::deviceemu::__private::Index::to_index(i),
-                                    );
-                                ::deviceemu::__private::store_in_bounds(
-                                    &y,
-                                    ::deviceemu::__private::Index::to_index(i),
-                                    __emu_value,
-                                )
-                            };
+                                        __emu_value,
+                                    )
+                                };
+                            }
+                            ::core::option::Option::None
                         }
-                        ::core::option::Option::None
                     });
             } else {
                 __emu_rb
-                    .each(|
-                        __emu_t: usize,
-                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                        let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
-                            + __emu_ctx.thread_idx.x) as usize;
-                        if i < y.len() {
-                            {
-                                let __emu_value = a
-                                    * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
-                                ::deviceemu::__private::store(
-                                    __EMU_CHECKED,
-                                    &y,
-                                    i,
-                                    __emu_value,
-                                )
-                            };
+                    .each({
+                        #[inline(always)]
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                                + __emu_ctx.thread_idx.x) as usize;
+                            if i < y.len() {
+                                {
+                                    let __emu_value = a
+                                        * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
+                                    ::deviceemu::__private::store(
+                                        __EMU_CHECKED,
+                                        &y,
+                                        i,
+                                        __emu_value,
+                                    )
+                                };
+                            }
+                            ::core::option::Option::None
                         }
-                        ::core::option::Option::None
                     });
             }
         }
@@ -728,6 +740,7 @@ impl clamp_some {
                 }
             }
         };
+        ::deviceemu::__private::keep_ctx(&__emu_ctx);
         ::deviceemu::__private::exit_here()
     }
 }
@@ -780,8 +793,9 @@ impl clamp_some {
                         __emu_li < (y.len())
                             && ::deviceemu::__private::Index::to_index(__emu_fi)
                                 <= ::deviceemu::__private::Index::to_index(__emu_li)
+                            && ::deviceemu::__private::view_aligned(&x)
                             && ::deviceemu::__private::Index::to_index(__emu_li)
-                                < x.len()
+                                < x.len() && ::deviceemu::__private::view_aligned(&y)
                             && ::deviceemu::__private::Index::to_index(__emu_li)
                                 < y.len()
                     }
@@ -790,52 +804,58 @@ impl clamp_some {
             }
         {
             __emu_rb
-                .each(|
-                    __emu_t: usize,
-                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                    let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
-                        + __emu_ctx.thread_idx.x) as usize;
-                    if i < y.len() {
-                        if ::deviceemu::__private::load_in_bounds(
-                            &x,
-                            ::deviceemu::__private::Index::to_index(i),
-                        ) > 100
-                        {
+                .each({
+                    #[inline(always)]
+                    |
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                            + __emu_ctx.thread_idx.x) as usize;
+                        if i < y.len() {
+                            if ::deviceemu::__private::load_in_bounds(
+                                &x,
+                                ::deviceemu::__private::Index::to_index(i),
+                            ) > 100
                             {
-                                let __emu_value = 100;
-                                ::deviceemu::__private::store_in_bounds(
-                                    &y,
-                                    ::deviceemu::__private::Index::to_index(i),
-                                    __emu_value,
-                                )
-                            };
+                                {
+                                    let __emu_value = 100;
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &y,
+                                        ::deviceemu::__private::Index::to_index(i),
+                                        __emu_value,
+                                    )
+                                };
+                            }
                         }
+                        ::core::option::Option::None
                     }
-                    ::core::option::Option::None
                 });
         } else {
             __emu_rb
-                .each(|
-                    __emu_t: usize,
-                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                    let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
-                        + __emu_ctx.thread_idx.x) as usize;
-                    if i < y.len() {
-                        if ::deviceemu::__private::load(__EMU_CHECKED, &x, i) > 100 {
-                            {
-                                let __emu_value = 100;
-                                ::deviceemu::__private::store(
-                                    __EMU_CHECKED,
-                                    &y,
-                                    i,
-                                    __emu_value,
-                                )
-                            };
+                .each({
+                    #[inline(always)]
+                    |
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                            + __emu_ctx.thread_idx.x) as usize;
+                        if i < y.len() {
+                            if ::deviceemu::__private::load(__EMU_CHECKED, &x, i) > 100 {
+                                {
+                                    let __emu_value = 100;
+                                    ::deviceemu::__private::store(
+                                        __EMU_CHECKED,
+                                        &y,
+                                        i,
+                                        __emu_value,
+                                    )
+                                };
+                            }
                         }
+                        ::core::option::Option::None
                     }
-                    ::core::option::Option::None
                 });
         }
     }

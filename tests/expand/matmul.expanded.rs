@@ -219,6 +219,7 @@ impl matmul {
         const _: () = ::deviceemu::__private::assert_kernel_scalar::<u32>();
         const _: () = ::deviceemu::__private::assert_kernel_scalar::<u32>();
         async move {
+            let _ = &__emu_ctx;
             {
                 let ta = {
                     #[cfg(not(target_arch = "nvptx64"))]
@@ -491,17 +492,20 @@ impl matmul {
                 );
         } else {
             __emu_rb
-                .each(|
-                    __emu_t: usize,
-                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                    let tx = __emu_ctx.thread_idx.x as usize;
-                    let ty = __emu_ctx.thread_idx.y as usize;
-                    let row = __emu_ctx.block_idx.y as usize * 16 + ty;
-                    let col = __emu_ctx.block_idx.x as usize * 16 + tx;
-                    let mut acc = 0.0f32;
-                    __emu_lanes_acc.put(__emu_t, acc);
-                    ::core::option::Option::None
+                .each({
+                    #[inline(always)]
+                    |
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let tx = __emu_ctx.thread_idx.x as usize;
+                        let ty = __emu_ctx.thread_idx.y as usize;
+                        let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                        let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                        let mut acc = 0.0f32;
+                        __emu_lanes_acc.put(__emu_t, acc);
+                        ::core::option::Option::None
+                    }
                 });
         }
         for t in 0..kk / 16 {
@@ -755,6 +759,52 @@ impl matmul {
                                     };
                                 }
                             },
+                            {
+                                #[inline(always)]
+                                |
+                                    __emu_t: usize,
+                                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                                | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                    let tx = __emu_ctx.thread_idx.x as usize;
+                                    let ty = __emu_ctx.thread_idx.y as usize;
+                                    let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                    let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                            &a,
+                                            ::deviceemu::__private::Index::to_index(
+                                                row * kk + t * 16 + tx,
+                                            ),
+                                        );
+                                        ::deviceemu::__private::store_row_in_bounds(
+                                            &ta,
+                                            ::deviceemu::__private::Index::to_index(ty),
+                                            ::deviceemu::__private::Index::to_index(tx),
+                                            __emu_value,
+                                        )
+                                    };
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                            &b,
+                                            ::deviceemu::__private::Index::to_index(
+                                                (t * 16 + ty) * nn + col,
+                                            ),
+                                        );
+                                        ::deviceemu::__private::store_row_in_bounds(
+                                            &tb,
+                                            ::deviceemu::__private::Index::to_index(ty),
+                                            ::deviceemu::__private::Index::to_index(tx),
+                                            __emu_value,
+                                        )
+                                    };
+                                    ::core::option::Option::None
+                                }
+                            },
+                        );
+                } else {
+                    __emu_rb
+                        .each({
+                            #[inline(always)]
                             |
                                 __emu_t: usize,
                                 __emu_ctx: ::deviceemu::__private::ThreadCtx,
@@ -792,11 +842,14 @@ impl matmul {
                                     )
                                 };
                                 ::core::option::Option::None
-                            },
-                        );
-                } else {
-                    __emu_rb
-                        .each(|
+                            }
+                        });
+                }
+            } else {
+                __emu_rb
+                    .each({
+                        #[inline(always)]
+                        |
                             __emu_t: usize,
                             __emu_ctx: ::deviceemu::__private::ThreadCtx,
                         | -> ::core::option::Option<::deviceemu::__private::Exit> {
@@ -805,73 +858,33 @@ impl matmul {
                             let row = __emu_ctx.block_idx.y as usize * 16 + ty;
                             let col = __emu_ctx.block_idx.x as usize * 16 + tx;
                             {
-                                let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                let __emu_value = ::deviceemu::__private::load(
+                                    __EMU_CHECKED,
                                     &a,
-                                    ::deviceemu::__private::Index::to_index(
-                                        row * kk + t * 16 + tx,
-                                    ),
+                                    row * kk + t * 16 + tx,
                                 );
-                                ::deviceemu::__private::store_row_in_bounds(
-                                    &ta,
-                                    ::deviceemu::__private::Index::to_index(ty),
-                                    ::deviceemu::__private::Index::to_index(tx),
+                                ::deviceemu::__private::store(
+                                    __EMU_CHECKED,
+                                    &::deviceemu::__private::row_write(&ta, ty),
+                                    tx,
                                     __emu_value,
                                 )
                             };
                             {
-                                let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                let __emu_value = ::deviceemu::__private::load(
+                                    __EMU_CHECKED,
                                     &b,
-                                    ::deviceemu::__private::Index::to_index(
-                                        (t * 16 + ty) * nn + col,
-                                    ),
+                                    (t * 16 + ty) * nn + col,
                                 );
-                                ::deviceemu::__private::store_row_in_bounds(
-                                    &tb,
-                                    ::deviceemu::__private::Index::to_index(ty),
-                                    ::deviceemu::__private::Index::to_index(tx),
+                                ::deviceemu::__private::store(
+                                    __EMU_CHECKED,
+                                    &::deviceemu::__private::row_write(&tb, ty),
+                                    tx,
                                     __emu_value,
                                 )
                             };
                             ::core::option::Option::None
-                        });
-                }
-            } else {
-                __emu_rb
-                    .each(|
-                        __emu_t: usize,
-                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                        let tx = __emu_ctx.thread_idx.x as usize;
-                        let ty = __emu_ctx.thread_idx.y as usize;
-                        let row = __emu_ctx.block_idx.y as usize * 16 + ty;
-                        let col = __emu_ctx.block_idx.x as usize * 16 + tx;
-                        {
-                            let __emu_value = ::deviceemu::__private::load(
-                                __EMU_CHECKED,
-                                &a,
-                                row * kk + t * 16 + tx,
-                            );
-                            ::deviceemu::__private::store(
-                                __EMU_CHECKED,
-                                &::deviceemu::__private::row_write(&ta, ty),
-                                tx,
-                                __emu_value,
-                            )
-                        };
-                        {
-                            let __emu_value = ::deviceemu::__private::load(
-                                __EMU_CHECKED,
-                                &b,
-                                (t * 16 + ty) * nn + col,
-                            );
-                            ::deviceemu::__private::store(
-                                __EMU_CHECKED,
-                                &::deviceemu::__private::row_write(&tb, ty),
-                                tx,
-                                __emu_value,
-                            )
-                        };
-                        ::core::option::Option::None
+                        }
                     });
             }
             __emu_rb.barrier();
@@ -998,6 +1011,39 @@ impl matmul {
                                     __emu_lanes_acc.put(__emu_ts[__emu_i], acc[__emu_i]);
                                 }
                             },
+                            {
+                                #[inline(always)]
+                                |
+                                    __emu_t: usize,
+                                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                                | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                    let tx = __emu_ctx.thread_idx.x as usize;
+                                    let ty = __emu_ctx.thread_idx.y as usize;
+                                    let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                    #[allow(unused_mut)]
+                                    let mut acc = __emu_lanes_acc.take(__emu_t);
+                                    for j in 0..16 {
+                                        acc
+                                            += ::deviceemu::__private::load_row_in_bounds(
+                                                &ta,
+                                                ::deviceemu::__private::Index::to_index(ty),
+                                                ::deviceemu::__private::Index::to_index(j),
+                                            )
+                                                * ::deviceemu::__private::load_row_in_bounds(
+                                                    &tb,
+                                                    ::deviceemu::__private::Index::to_index(j),
+                                                    ::deviceemu::__private::Index::to_index(tx),
+                                                );
+                                    }
+                                    __emu_lanes_acc.put(__emu_t, acc);
+                                    ::core::option::Option::None
+                                }
+                            },
+                        );
+                } else {
+                    __emu_rb
+                        .each({
+                            #[inline(always)]
                             |
                                 __emu_t: usize,
                                 __emu_ctx: ::deviceemu::__private::ThreadCtx,
@@ -1022,11 +1068,14 @@ impl matmul {
                                 }
                                 __emu_lanes_acc.put(__emu_t, acc);
                                 ::core::option::Option::None
-                            },
-                        );
-                } else {
-                    __emu_rb
-                        .each(|
+                            }
+                        });
+                }
+            } else {
+                __emu_rb
+                    .each({
+                        #[inline(always)]
+                        |
                             __emu_t: usize,
                             __emu_ctx: ::deviceemu::__private::ThreadCtx,
                         | -> ::core::option::Option<::deviceemu::__private::Exit> {
@@ -1037,47 +1086,20 @@ impl matmul {
                             let mut acc = __emu_lanes_acc.take(__emu_t);
                             for j in 0..16 {
                                 acc
-                                    += ::deviceemu::__private::load_row_in_bounds(
-                                        &ta,
-                                        ::deviceemu::__private::Index::to_index(ty),
-                                        ::deviceemu::__private::Index::to_index(j),
+                                    += ::deviceemu::__private::load(
+                                        __EMU_CHECKED,
+                                        &::deviceemu::__private::row(&ta, ty),
+                                        j,
                                     )
-                                        * ::deviceemu::__private::load_row_in_bounds(
-                                            &tb,
-                                            ::deviceemu::__private::Index::to_index(j),
-                                            ::deviceemu::__private::Index::to_index(tx),
+                                        * ::deviceemu::__private::load(
+                                            __EMU_CHECKED,
+                                            &::deviceemu::__private::row(&tb, j),
+                                            tx,
                                         );
                             }
                             __emu_lanes_acc.put(__emu_t, acc);
                             ::core::option::Option::None
-                        });
-                }
-            } else {
-                __emu_rb
-                    .each(|
-                        __emu_t: usize,
-                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                        let tx = __emu_ctx.thread_idx.x as usize;
-                        let ty = __emu_ctx.thread_idx.y as usize;
-                        let row = __emu_ctx.block_idx.y as usize * 16 + ty;
-                        #[allow(unused_mut)]
-                        let mut acc = __emu_lanes_acc.take(__emu_t);
-                        for j in 0..16 {
-                            acc
-                                += ::deviceemu::__private::load(
-                                    __EMU_CHECKED,
-                                    &::deviceemu::__private::row(&ta, ty),
-                                    j,
-                                )
-                                    * ::deviceemu::__private::load(
-                                        __EMU_CHECKED,
-                                        &::deviceemu::__private::row(&tb, j),
-                                        tx,
-                                    );
                         }
-                        __emu_lanes_acc.put(__emu_t, acc);
-                        ::core::option::Option::None
                     });
             }
             __emu_rb.barrier();
@@ -1184,6 +1206,34 @@ impl matmul {
                                 };
                             }
                         },
+                        {
+                            #[inline(always)]
+                            |
+                                __emu_t: usize,
+                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                let tx = __emu_ctx.thread_idx.x as usize;
+                                let ty = __emu_ctx.thread_idx.y as usize;
+                                let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                                #[allow(unused_mut)]
+                                let mut acc = __emu_lanes_acc.take(__emu_t);
+                                {
+                                    let __emu_value = acc;
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &c,
+                                        ::deviceemu::__private::Index::to_index(row * nn + col),
+                                        __emu_value,
+                                    )
+                                };
+                                ::core::option::Option::None
+                            }
+                        },
+                    );
+            } else {
+                __emu_rb
+                    .each({
+                        #[inline(always)]
                         |
                             __emu_t: usize,
                             __emu_ctx: ::deviceemu::__private::ThreadCtx,
@@ -1203,11 +1253,14 @@ impl matmul {
                                 )
                             };
                             ::core::option::Option::None
-                        },
-                    );
-            } else {
-                __emu_rb
-                    .each(|
+                        }
+                    });
+            }
+        } else {
+            __emu_rb
+                .each({
+                    #[inline(always)]
+                    |
                         __emu_t: usize,
                         __emu_ctx: ::deviceemu::__private::ThreadCtx,
                     | -> ::core::option::Option<::deviceemu::__private::Exit> {
@@ -1219,37 +1272,15 @@ impl matmul {
                         let mut acc = __emu_lanes_acc.take(__emu_t);
                         {
                             let __emu_value = acc;
-                            ::deviceemu::__private::store_in_bounds(
+                            ::deviceemu::__private::store(
+                                __EMU_CHECKED,
                                 &c,
-                                ::deviceemu::__private::Index::to_index(row * nn + col),
+                                row * nn + col,
                                 __emu_value,
                             )
                         };
                         ::core::option::Option::None
-                    });
-            }
-        } else {
-            __emu_rb
-                .each(|
-                    __emu_t: usize,
-                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                    let tx = __emu_ctx.thread_idx.x as usize;
-                    let ty = __emu_ctx.thread_idx.y as usize;
-                    let row = __emu_ctx.block_idx.y as usize * 16 + ty;
-                    let col = __emu_ctx.block_idx.x as usize * 16 + tx;
-                    #[allow(unused_mut)]
-                    let mut acc = __emu_lanes_acc.take(__emu_t);
-                    {
-                        let __emu_value = acc;
-                        ::deviceemu::__private::store(
-                            __EMU_CHECKED,
-                            &c,
-                            row * nn + col,
-                            __emu_value,
-                        )
-                    };
-                    ::core::option::Option::None
+                    }
                 });
         }
     }

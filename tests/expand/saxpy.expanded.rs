@@ -211,6 +211,7 @@ impl saxpy {
                 };
             }
         };
+        ::deviceemu::__private::keep_ctx(&__emu_ctx);
         ::deviceemu::__private::exit_here()
     }
 }
@@ -268,8 +269,9 @@ impl saxpy {
                         __emu_li < (y.len())
                             && ::deviceemu::__private::Index::to_index(__emu_fi)
                                 <= ::deviceemu::__private::Index::to_index(__emu_li)
+                            && ::deviceemu::__private::view_aligned(&x)
                             && ::deviceemu::__private::Index::to_index(__emu_li)
-                                < x.len()
+                                < x.len() && ::deviceemu::__private::view_aligned(&y)
                             && ::deviceemu::__private::Index::to_index(__emu_li)
                                 < y.len()
                     }
@@ -360,33 +362,36 @@ impl saxpy {
                     },
                     |__emu_t: usize, __emu_ctx: ::deviceemu::__private::ThreadCtx| {
                         if __EMU_CHECKED {
-                            let _ = (|
-                                __emu_t: usize,
-                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                                let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
-                                    + __emu_ctx.thread_idx.x) as usize;
-                                if i < y.len() {
-                                    {
-                                        let __emu_value = a
-                                            * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
-                                        let __emu_view = y;
-                                        let __emu_index = i;
-                                        let mut __emu_old = ::deviceemu::__private::load(
-                                            __EMU_CHECKED,
-                                            &__emu_view,
-                                            __emu_index,
-                                        );
-                                        __emu_old += __emu_value;
-                                        ::deviceemu::__private::store(
-                                            __EMU_CHECKED,
-                                            &__emu_view,
-                                            __emu_index,
-                                            __emu_old,
-                                        )
-                                    };
+                            let _ = ({
+                                #[inline(always)]
+                                |
+                                    __emu_t: usize,
+                                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                                | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                    let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                                        + __emu_ctx.thread_idx.x) as usize;
+                                    if i < y.len() {
+                                        {
+                                            let __emu_value = a
+                                                * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
+                                            let __emu_view = y;
+                                            let __emu_index = i;
+                                            let mut __emu_old = ::deviceemu::__private::load(
+                                                __EMU_CHECKED,
+                                                &__emu_view,
+                                                __emu_index,
+                                            );
+                                            __emu_old += __emu_value;
+                                            ::deviceemu::__private::store(
+                                                __EMU_CHECKED,
+                                                &__emu_view,
+                                                __emu_index,
+                                                __emu_old,
+                                            )
+                                        };
+                                    }
+                                    ::core::option::Option::None
                                 }
-                                ::core::option::Option::None
                             })(__emu_t, __emu_ctx);
                         } else {
                             let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
@@ -432,8 +437,9 @@ impl saxpy {
                             __emu_li < (y.len())
                                 && ::deviceemu::__private::Index::to_index(__emu_fi)
                                     <= ::deviceemu::__private::Index::to_index(__emu_li)
+                                && ::deviceemu::__private::view_aligned(&x)
                                 && ::deviceemu::__private::Index::to_index(__emu_li)
-                                    < x.len()
+                                    < x.len() && ::deviceemu::__private::view_aligned(&y)
                                 && ::deviceemu::__private::Index::to_index(__emu_li)
                                     < y.len()
                         }
@@ -442,64 +448,70 @@ impl saxpy {
                 }
             {
                 __emu_rb
-                    .each(|
-                        __emu_t: usize,
-                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                        let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
-                            + __emu_ctx.thread_idx.x) as usize;
-                        if i < y.len() {
-                            {
-                                let __emu_value = a
-                                    * ::deviceemu::__private::load_in_bounds(
-                                        &x,
-                                        ::deviceemu::__private::Index::to_index(i),
+                    .each({
+                        #[inline(always)]
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                                + __emu_ctx.thread_idx.x) as usize;
+                            if i < y.len() {
+                                {
+                                    let __emu_value = a
+                                        * ::deviceemu::__private::load_in_bounds(
+                                            &x,
+                                            ::deviceemu::__private::Index::to_index(i),
+                                        );
+                                    let __emu_view = y;
+                                    let __emu_index = i;
+                                    let mut __emu_old = ::deviceemu::__private::load_in_bounds(
+                                        &__emu_view,
+                                        ::deviceemu::__private::Index::to_index(__emu_index),
                                     );
-                                let __emu_view = y;
-                                let __emu_index = i;
-                                let mut __emu_old = ::deviceemu::__private::load_in_bounds(
-                                    &__emu_view,
-                                    ::deviceemu::__private::Index::to_index(__emu_index),
-                                );
-                                __emu_old += __emu_value;
-                                ::deviceemu::__private::store_in_bounds(
-                                    &__emu_view,
-                                    ::deviceemu::__private::Index::to_index(__emu_index),
-                                    __emu_old,
-                                )
-                            };
+                                    __emu_old += __emu_value;
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &__emu_view,
+                                        ::deviceemu::__private::Index::to_index(__emu_index),
+                                        __emu_old,
+                                    )
+                                };
+                            }
+                            ::core::option::Option::None
                         }
-                        ::core::option::Option::None
                     });
             } else {
                 __emu_rb
-                    .each(|
-                        __emu_t: usize,
-                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                        let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
-                            + __emu_ctx.thread_idx.x) as usize;
-                        if i < y.len() {
-                            {
-                                let __emu_value = a
-                                    * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
-                                let __emu_view = y;
-                                let __emu_index = i;
-                                let mut __emu_old = ::deviceemu::__private::load(
-                                    __EMU_CHECKED,
-                                    &__emu_view,
-                                    __emu_index,
-                                );
-                                __emu_old += __emu_value;
-                                ::deviceemu::__private::store(
-                                    __EMU_CHECKED,
-                                    &__emu_view,
-                                    __emu_index,
-                                    __emu_old,
-                                )
-                            };
+                    .each({
+                        #[inline(always)]
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                                + __emu_ctx.thread_idx.x) as usize;
+                            if i < y.len() {
+                                {
+                                    let __emu_value = a
+                                        * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
+                                    let __emu_view = y;
+                                    let __emu_index = i;
+                                    let mut __emu_old = ::deviceemu::__private::load(
+                                        __EMU_CHECKED,
+                                        &__emu_view,
+                                        __emu_index,
+                                    );
+                                    __emu_old += __emu_value;
+                                    ::deviceemu::__private::store(
+                                        __EMU_CHECKED,
+                                        &__emu_view,
+                                        __emu_index,
+                                        __emu_old,
+                                    )
+                                };
+                            }
+                            ::core::option::Option::None
                         }
-                        ::core::option::Option::None
                     });
             }
         }

@@ -57,12 +57,19 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
     let checked = crate::rewrite::checked();
     let (block, exit, allows) = (&k.host_block, exit(l), fn_allows());
     let (ret, body) = if k.state_machine {
+        // `let _ = &ctx;` captures the whole `ThreadCtx` (the body alone would capture only the
+        // fields it reads, e.g. `__emu_ctx.thread_idx.x`), so that every frame of the thread's
+        // state machine holds all six of its coordinates under one name, `__emu_ctx`, as the
+        // plain form's argument does: debuggers read them there (tools/gdb, tools/lldb).
         (
             quote!(impl ::core::future::Future<Output = #rt::Exit> + use<#lt, #checked>),
-            quote!(async move { #block; #exit }),
+            quote!(async move { let _ = &#ctx; #block; #exit }),
         )
     } else {
-        (quote!(#rt::Exit), quote!(#block; #exit))
+        // The plain form's `ctx` argument, kept readable by debuggers to the end (`keep_ctx`).
+        let close = l.item.block.brace_token.span.close();
+        let keep = quote_spanned!(close=> #rt::keep_ctx(&#ctx));
+        (quote!(#rt::Exit), quote!(#block; #keep; #exit))
     };
     let direct = direct_call(l);
     let doc_form = doc_form(l, k);

@@ -1806,14 +1806,17 @@ impl Program {
         }
         // A thread's closure for `Regions::each`/`each_below` over `code`.
         let thread_fn = |code: &TokenStream, saves: &TokenStream| {
-            quote! {
+            // Inlined into the runner's loop over the threads (a block's tail expression is
+            // one of the places a closure may carry an attribute on stable Rust).
+            quote! {{
+                #[inline(always)]
                 |#t: usize, #ctx: ::deviceemu::__private::ThreadCtx| -> ::core::option::Option<::deviceemu::__private::Exit> {
                     #restores
                     #code
                     #saves
                     ::core::option::Option::None
                 }
-            }
+            }}
         };
         let checked = crate::rewrite::checked();
         // A region that only hands a per-thread local to a shuffle: one copy of the slots.
@@ -2497,7 +2500,9 @@ impl Program {
             None => e,
         };
         let (first_i, last_i) = (cast(quote!(__emu_base)), cast(quote!(__emu_last)));
-        let lens = v.views.iter().map(|view| quote!(&& ::deviceemu::__private::Index::to_index(__emu_li) < #view.len()));
+        let lens = v.views.iter().map(|view| {
+            quote!(&& ::deviceemu::__private::view_aligned(&#view) && ::deviceemu::__private::Index::to_index(__emu_li) < #view.len())
+        });
         let proof = quote! {{
             let __emu_base = #base;
             match ::deviceemu::__private::lane_last(__emu_base, #rb.threads()) {

@@ -201,6 +201,15 @@ impl<'l, T, K: ViewKind> View<'l, T, K> {
         return true;
     }
 
+    /// Whether the view is of global memory or of the shared memory of the block this host
+    /// thread runs the barrier regions of now (`host/mem/stamp.rs`, `Running`): such a view
+    /// stays live, and its memory allocated, until the region run ends.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[inline(always)]
+    pub(crate) fn is_running_blocks(&self) -> bool {
+        K::SPACE != Space::Shared || crate::host::mem::stamp::running(self.stamp)
+    }
+
     /// The view's stamp (host).
     #[cfg(not(target_arch = "nvptx64"))]
     #[inline(always)]

@@ -137,22 +137,27 @@ pub enum Target {
 impl Default for Target {
     /// `EMU_TARGET=auto`: the GPU when deviceemu is built with its `gpu` feature and a CUDA
     /// driver and device are found, the emulator otherwise (with the feature, a one-line
-    /// notice on stderr says so, once per process).
+    /// notice on stderr says so, once per process, when a setting that was left to `auto` is
+    /// used: [`Config::get_target`]).
     fn default() -> Self {
         #[cfg(feature = "gpu")]
         {
             static AUTO: std::sync::OnceLock<Target> = std::sync::OnceLock::new();
-            *AUTO.get_or_init(|| {
-                if crate::gpu::available() {
-                    Target::Gpu
-                } else {
-                    eprintln!("deviceemu: no CUDA driver or device found; kernels run in the emulator (EMU_TARGET=auto)");
-                    Target::Emulator
-                }
-            })
+            *AUTO.get_or_init(|| if crate::gpu::available() { Target::Gpu } else { Target::Emulator })
         }
         #[cfg(not(feature = "gpu"))]
         Target::Emulator
+    }
+}
+
+/// The notice that `EMU_TARGET=auto` found no GPU in a `gpu` build, once per process: printed
+/// when a setting left to `auto` is used, so never under `EMU_TARGET=gpu` or `emulator` (nor
+/// `Config::target`), whose launches do what they say.
+#[cfg(feature = "gpu")]
+fn auto_found_no_gpu() {
+    static SAID: std::sync::Once = std::sync::Once::new();
+    if Target::default() == Target::Emulator {
+        SAID.call_once(|| eprintln!("deviceemu: no CUDA driver or device found; kernels run in the emulator (EMU_TARGET=auto)"));
     }
 }
 
@@ -638,6 +643,10 @@ impl Config {
     }
     /// Where launches run.
     pub fn get_target(&self) -> Target {
+        #[cfg(feature = "gpu")]
+        if !self.target_chosen {
+            auto_found_no_gpu();
+        }
         self.target
     }
     /// Runs a block's GPU threads on fibers (the default) or one OS thread each

@@ -92,8 +92,11 @@ impl SharedArena {
         const HINT: &str = "lower Config::max_shared_bytes (the arena holds that many bytes, per worker thread)";
         host_alloc::check(what, size, HINT)?;
         let layout = Layout::from_size_align(size, ARENA_ALIGN).map_err(|_| host_alloc::error(what(), size, HINT))?;
-        // SAFETY: `layout` has a non-zero size.
-        let base = unsafe { std::alloc::alloc(layout) };
+        let base = match pool::take(layout) {
+            Some(base) => base,
+            // SAFETY: `layout` has a non-zero size.
+            None => unsafe { std::alloc::alloc(layout) },
+        };
         if base.is_null() {
             return Err(host_alloc::error(what(), size, HINT));
         }
@@ -106,8 +109,7 @@ impl SharedArena {
         unsafe { base.write_bytes(0, used) };
         let dynamic_meta = Box::new(ViewMeta::new("dynamic shared memory", None, base as usize, dynamic_bytes));
         let Some(slot) = Slot::new() else {
-            // SAFETY: allocated above with this layout.
-            unsafe { std::alloc::dealloc(base, layout) };
+            pool::give(base, layout);
             return Err(host_alloc::error(what(), size, "run fewer blocks at once (more than 65,535 shared arenas are alive)"));
         };
         Ok(SharedArena {
@@ -287,8 +289,75 @@ impl SharedArena {
 
 impl Drop for SharedArena {
     fn drop(&mut self) {
-        // SAFETY: allocated in `new` by `std::alloc::alloc` with this layout.
-        unsafe { std::alloc::dealloc(self.base, self.layout) };
+        pool::give(self.base, self.layout);
     }
 }
 
+/// Arena memory is never freed: a dropped arena's memory waits here for the next arena of the
+/// same layout (nearly all arenas have one: `Config::max_shared_bytes`).
+///
+/// So a view of shared memory always points into allocated memory, even kept past its block
+/// and its launch (a stale view, `stamp.rs`): the stamp check decides what is *reported*, and
+/// no access, checked or not, can touch freed memory. This is what lets the barrier regions'
+/// proved accesses check a view's stamp once per region run rather than per access
+/// (`__private::view_aligned`), and it closes the window between a check and its access that
+/// another launch's arena, dropped on another stream meanwhile, would leave open. The memory
+/// kept is at most what the most arenas ever alive at once used.
+mod pool {
+    use std::alloc::Layout;
+    use std::sync::Mutex;
+
+    /// Free arena memory (addresses, as `usize` for `Send`) with its layout.
+    static FREE: Mutex<Vec<(usize, Layout)>> = Mutex::new(Vec::new());
+
+    /// Memory of `layout` an arena dropped, if any.
+    pub(super) fn take(layout: Layout) -> Option<*mut u8> {
+        let mut free = FREE.lock().unwrap_or_else(|e| e.into_inner());
+        let i = free.iter().rposition(|&(_, l)| l == layout)?;
+        Some(free.swap_remove(i).0 as *mut u8)
+    }
+
+    /// Keeps `base`, allocated with `layout`, for a later arena (never freed).
+    pub(super) fn give(base: *mut u8, layout: Layout) {
+        FREE.lock().unwrap_or_else(|e| e.into_inner()).push((base as usize, layout));
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dropped_arenas_memory_stays_allocated_for_the_next_arena() {
+        // A layout no other test's arena has (other tests may run at once).
+        let (dynamic, limit) = (0, 40_000 + 16 * 7);
+        let a = SharedArena::new(dynamic, limit).unwrap();
+        let (base, stamp) = (a.base, a.stamp());
+        drop(a);
+        assert!(!crate::host::mem::stamp::live(stamp), "the dropped arena's views are stale");
+        // The memory was kept, not freed: the next arena of this layout gets it back.
+        let b = SharedArena::new(dynamic, limit).unwrap();
+        assert_eq!(b.base, base);
+        assert_ne!(b.stamp(), stamp);
+    }
+
+    #[test]
+    fn a_proved_regions_guard_takes_only_the_running_blocks_views() {
+        use crate::__private::view_aligned;
+        use crate::host::mem::stamp::Running;
+        let a = SharedArena::new(64, 1024).unwrap();
+        let v = a.dynamic::<u32>();
+        assert!(!view_aligned(&v), "no block runs on this thread");
+        {
+            let _running = Running::enter(a.stamp());
+            assert!(view_aligned(&v), "the running block's own view");
+            let other = SharedArena::new(64, 1024).unwrap();
+            assert!(!view_aligned(&other.dynamic::<u32>()), "another arena's view takes the checked accesses");
+        }
+        a.new_block();
+        let _running = Running::enter(a.stamp());
+        assert!(!view_aligned(&v), "a view of the block before is refused");
+        assert!(view_aligned(&a.dynamic::<u32>()));
+    }
+}

@@ -16,6 +16,7 @@
 //! load from a table that stays in cache and one comparison per shared access on the general
 //! path, and one per view and region run on the fast paths.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
@@ -31,11 +32,49 @@ static EPOCHS: [AtomicU64; SLOTS] = [const { AtomicU64::new(0) }; SLOTS];
 /// Slots free for new arenas (slot 0 excepted), and the next never-used one.
 static FREE: Mutex<(Vec<u16>, u32)> = Mutex::new((Vec::new(), 1));
 
+thread_local! {
+    /// The stamp of the block whose barrier regions this host thread runs now ([`Running`]),
+    /// or 0 (no shared view's stamp) when it runs none. While a block runs, its arena can
+    /// neither move on (the next block starts in it only after this one ends) nor be dropped
+    /// (its launch has not ended), so a view carrying this stamp is live without a look at the
+    /// table: the check in a region's accesses is one thread-local load and a comparison.
+    static RUNNING: Cell<u64> = const { Cell::new(0) };
+}
+
 /// Whether a view with stamp `stamp` may still be used: the stamp of global memory (0), or that
 /// of a shared arena whose block is still the one that made the view.
 #[inline(always)]
 pub(crate) fn live(stamp: u64) -> bool {
-    EPOCHS[(stamp >> EPOCH_BITS) as usize].load(Relaxed) == stamp & EPOCH_MASK
+    RUNNING.with(Cell::get) == stamp || EPOCHS[(stamp >> EPOCH_BITS) as usize].load(Relaxed) == stamp & EPOCH_MASK
+}
+
+/// Whether `stamp` is that of the block this host thread runs the barrier regions of now
+/// ([`Running`]): a region's guard asks it once per view and region run, and the region's
+/// accesses then need no look at the stamp.
+#[inline(always)]
+pub(crate) fn running(stamp: u64) -> bool {
+    RUNNING.with(Cell::get) == stamp
+}
+
+/// While alive, this host thread runs a block whose arena's views carry `stamp` (see
+/// [`RUNNING`]); the one it ran before (a child grid run inline, say) comes back on drop.
+///
+/// Made only by the region runner for the block it runs, on the thread that runs it, after
+/// the block's arena moved on to it and before the block ends.
+pub(crate) struct Running {
+    before: u64,
+}
+
+impl Running {
+    pub(crate) fn enter(stamp: u64) -> Running {
+        Running { before: RUNNING.with(|r| r.replace(stamp)) }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING.with(|r| r.set(self.before));
+    }
 }
 
 /// An arena's slot in the table of epochs: the stamp its views carry.
@@ -109,5 +148,27 @@ mod tests {
         let b = Slot::new().unwrap();
         assert!(!live(s) && !live(s2));
         assert!(live(b.stamp()));
+    }
+
+    #[test]
+    fn the_running_block_is_live_and_only_while_it_runs() {
+        let a = Slot::new().unwrap();
+        let s = a.stamp();
+        {
+            let _r = Running::enter(s);
+            assert!(live(s) && running(s));
+            // Nested (a child grid run inline): the inner block's stamp, then the outer's again.
+            let b = Slot::new().unwrap();
+            {
+                let _inner = Running::enter(b.stamp());
+                assert!(live(b.stamp()) && live(s));
+                assert!(running(b.stamp()) && !running(s), "only the inner block runs");
+            }
+            assert_eq!(RUNNING.with(Cell::get), s);
+        }
+        assert_eq!(RUNNING.with(Cell::get), 0, "nothing runs after the guard");
+        assert!(!running(s));
+        a.next_epoch();
+        assert!(!live(s), "the table still decides once the block is over");
     }
 }

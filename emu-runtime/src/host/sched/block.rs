@@ -84,7 +84,7 @@ use std::task::Poll;
 use crate::host::sched::warp::{self, Arrival, Warps};
 use crate::host::check::{synccheck, SharedShadows, Site};
 use crate::host::config::Checks;
-use crate::host::sched::{context, overflow, stuck};
+use crate::host::sched::{context, os_fiber, overflow, stuck};
 use crate::host::sched::progress::{self, BlockProgress};
 
 /// Where a block stopped when [`BlockRun::drive`] returned.
@@ -242,6 +242,9 @@ pub(crate) struct BlockRun<'a> {
     /// Faulting threads of this block, counted (not stored) in the launch's findings when the
     /// block ends.
     faults: Cell<u64>,
+    /// The blocks a debugger watches (`DEVICEEMU_WATCH_BLOCKS`, `debugger.rs`), read when the
+    /// runner is made: starting a block costs a load and a branch without them.
+    watched: Option<&'static [[u32; 3]]>,
     /// Whether a thread of this block has been stopped ([`Stop`] other than `No` in a slot):
     /// until then, [`stopping`](Self::stopping) is one load.
     any_stop: Cell<bool>,
@@ -277,6 +280,7 @@ impl<'a> BlockRun<'a> {
             findings: Findings::default(),
             progress: BlockProgress::default(),
             faults: Cell::new(0),
+            watched: crate::host::sched::debugger::watched(),
             any_stop: Cell::new(false),
         }))
     }
@@ -370,6 +374,9 @@ impl<'a> BlockRun<'a> {
         self.arena.new_block();
         self.id.linear.set(block_linear);
         self.id.idx.set(self.launch.grid.unlinear(block_linear));
+        if let Some(patterns) = self.watched {
+            crate::host::sched::debugger::block_starts_watched(patterns, self.id.idx.get());
+        }
         // Slots are only written when a thread waits, fails, or exits other than where the
         // block's first exit did before the first barrier; a block that wrote none (every
         // block of a barrier-free kernel) leaves nothing to reset.
@@ -743,6 +750,13 @@ impl<'a> BlockRun<'a> {
         Ok(Fiber::Co(unsafe { Coroutine::with_stack_unchecked(stack, move |y, _| body(&Suspender::Co(y))) }))
     }
 
+    /// Names this OS thread after thread `t` of the block (`EMU_SCHEDULE=threads`), as it starts
+    /// running it: debuggers list it as `b<block>t<thread>` (linear indices).
+    #[cold]
+    fn name_os_thread(&self, t: usize) {
+        os_fiber::set_thread_name(&format!("b{}t{}", self.id.linear.get(), t));
+    }
+
     /// Whether threads wait by blocking their fiber (`EMU_SCHEDULE=threads`), so that awaited
     /// barriers and collectives must block too.
     pub(crate) fn blocking_waits(&self) -> bool {
@@ -1018,18 +1032,16 @@ impl<'a> BlockRun<'a> {
     /// at an awaited barrier (`Pending`): a plain call of the kernel, or the first poll of the
     /// thread's future.
     #[inline(always)]
-    ///
-    /// With `ONE`, it starts a single thread (an OS-thread runner, `EMU_SCHEDULE=threads`).
-    fn run_threads<S: Fn(usize, ThreadCtx) -> Poll<Exit>, const ONE: bool>(&self, start: &S) {
+    fn run_threads<S: Fn(usize, ThreadCtx) -> Poll<Exit>>(&self, start: &S) {
         if self.failed.get() {
             return;
         }
         let index = self.launch.thread_indices();
         let b = self.launch.block;
         match (self.starts.seeded, b.y == 1 && b.z == 1) {
-            (false, true) => self.run_threads_in::<S, ONE>(start, |i| i, |t| Dim3::new(t as u32, 0, 0)),
-            (false, false) => self.run_threads_in::<S, ONE>(start, |i| i, |t| index[t]),
-            (true, _) => self.run_threads_in::<S, ONE>(start, |i| self.starts.order.borrow()[i] as usize, |t| index[t]),
+            (false, true) => self.run_threads_in(start, |i| i, |t| Dim3::new(t as u32, 0, 0)),
+            (false, false) => self.run_threads_in(start, |i| i, |t| index[t]),
+            (true, _) => self.run_threads_in(start, |i| self.starts.order.borrow()[i] as usize, |t| index[t]),
         }
     }
 
@@ -1037,7 +1049,7 @@ impl<'a> BlockRun<'a> {
     /// `threadIdx` (computed for 1-D blocks, so that the kernel's index arithmetic folds into
     /// the loop).
     #[inline(always)]
-    fn run_threads_in<S: Fn(usize, ThreadCtx) -> Poll<Exit>, const ONE: bool>(
+    fn run_threads_in<S: Fn(usize, ThreadCtx) -> Poll<Exit>>(
         &self,
         start: &S,
         order: impl Fn(usize) -> usize,
@@ -1056,9 +1068,6 @@ impl<'a> BlockRun<'a> {
             self.current.set(t as u32);
             if let Poll::Ready(at) = start(t, ThreadCtx { thread_idx: index(t), ..ctx }) {
                 self.ended(&slots[t], at);
-            }
-            if ONE {
-                return;
             }
         }
     }
@@ -1317,8 +1326,11 @@ impl Drop for BlockRun<'_> {
 /// is none left, then park as idle until there is more (or the launch ends). A thread that
 /// panics, or is unwound by an abort, ends the fiber after `unwound` cleaned up after it.
 ///
-/// With `EMU_SCHEDULE=threads` a runner is an OS thread named after the one GPU thread it
-/// runs: it starts one thread and ends with it instead of parking as idle.
+/// With `EMU_SCHEDULE=threads` a runner is an OS thread, named after the GPU thread it runs
+/// (`b<block>t<thread>`, renamed as it starts each one, `emu-idle` while idle): a GPU thread
+/// that waits keeps its OS thread, and the runners go on with the others on new or idle ones,
+/// as fibers do. So every live GPU thread has an OS thread of its own, and a launch starts
+/// about as many OS threads as GPU threads wait at once, not one per GPU thread.
 #[inline(never)]
 fn runner_loop(
     block: &BlockRun<'_>,
@@ -1334,15 +1346,11 @@ fn runner_loop(
             if !block.thread_unwound(payload) {
                 return RunnerEnd::Aborted;
             }
-            // A faulted thread stopped: go on with the others (an OS-thread runner ran only
-            // that one).
-            if block.fibers.os_threads {
-                return RunnerEnd::Done;
-            }
+            // A faulted thread stopped: go on with the others.
             continue;
         }
         if block.fibers.os_threads {
-            return RunnerEnd::Done;
+            os_fiber::set_thread_name("emu-idle");
         }
         match y.suspend(Suspend::Idle) {
             Resume::Continue => {}
@@ -1354,9 +1362,13 @@ fn runner_loop(
 /// The body of every runner fiber of a plain kernel: run threads as calls of `body`.
 pub(crate) fn runner<F: Fn(ThreadCtx) -> Exit>(block: &BlockRun<'_>, body: &F, y: &Suspender<'_>) -> RunnerEnd {
     if block.fibers.os_threads {
-        return runner_loop(block, y, || block.run_threads::<_, true>(&|_, ctx| Poll::Ready(body(ctx))), |_| {});
+        let start = |t: usize, ctx| {
+            block.name_os_thread(t);
+            Poll::Ready(body(ctx))
+        };
+        return runner_loop(block, y, || block.run_threads(&start), |_| {});
     }
-    runner_loop(block, y, || block.run_threads::<_, false>(&|_, ctx| Poll::Ready(body(ctx))), |_| {})
+    runner_loop(block, y, || block.run_threads(&|_, ctx| Poll::Ready(body(ctx))), |_| {})
 }
 
 /// The body of every runner fiber of a state-machine kernel: start threads as futures, and
@@ -1369,11 +1381,14 @@ fn task_runner(block: &BlockRun<'_>, y: &Suspender<'_>) -> RunnerEnd {
         y,
         || {
             if block.fibers.os_threads {
-                // Its waits block (`blocking_waits`): the thread runs to its end here.
-                block.run_threads::<_, true>(&|t, ctx| tasks.start(t, ctx));
+                // Its waits block (`blocking_waits`): each thread runs to its end here.
+                block.run_threads(&|t, ctx| {
+                    block.name_os_thread(t);
+                    tasks.start(t, ctx)
+                });
                 return;
             }
-            block.run_threads::<_, false>(&|t, ctx| tasks.start(t, ctx));
+            block.run_threads(&|t, ctx| tasks.start(t, ctx));
             block.poll_released(tasks);
         },
         // The future panicked (or was unwound by an abort) inside its poll: drop what is

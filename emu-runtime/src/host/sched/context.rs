@@ -6,7 +6,8 @@
 //! block which of its threads runs, so the scheduler does not touch a thread-local per GPU
 //! thread. A kernel's own body does not even do that: `#[kernel]` hands it its indices as a
 //! `ThreadCtx` argument. Outside a kernel the cells hold a sentinel and the built-ins panic
-//! with a message that says so.
+//! with a message that says so. [`enter`] and [`leave`] also tell debuggers which block this
+//! host thread runs (`debugger.rs`).
 
 use std::cell::Cell;
 use std::ptr;
@@ -68,6 +69,7 @@ builtin!(grid_dim, GRID_DIM);
 #[inline(always)]
 pub(crate) fn enter(block: &BlockRun<'_>) {
     BLOCK.with(|c| c.set((block as *const BlockRun<'_>).cast::<BlockRun<'static>>()));
+    crate::host::sched::debugger::running(block);
     BLOCK_IDX.with(|c| c.set(block.block_idx()));
     BLOCK_DIM.with(|c| c.set(block.launch().block));
     GRID_DIM.with(|c| c.set(block.launch().grid));
@@ -78,6 +80,7 @@ pub(crate) fn enter(block: &BlockRun<'_>) {
 #[inline(always)]
 pub(crate) fn leave() {
     BLOCK.with(|c| c.set(ptr::null()));
+    crate::host::sched::debugger::running(ptr::null());
     BLOCK_IDX.with(|c| c.set(OUTSIDE));
     BLOCK_DIM.with(|c| c.set(OUTSIDE));
     GRID_DIM.with(|c| c.set(OUTSIDE));

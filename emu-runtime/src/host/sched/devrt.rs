@@ -337,6 +337,10 @@ struct Queues {
 pub(crate) struct GridRt {
     /// Set for a child grid.
     pub(crate) parent: Option<Parent>,
+    /// The lines `emu-where` adds for a child grid, each after a newline and two spaces
+    /// ([`Parent::lines`]); empty for a host grid. Rendered once, so that a debugger reads
+    /// them from memory (`debugger.rs`).
+    pub(crate) launched_by: Box<str>,
     queues: Mutex<Queues>,
     /// Whether any child was queued (so that a grid without children pays one load).
     any: AtomicBool,
@@ -358,7 +362,9 @@ impl std::fmt::Debug for GridRt {
 impl GridRt {
     /// The state of a new grid: a child's when this host thread is running a child's job.
     pub(crate) fn new() -> GridRt {
-        GridRt { parent: NEXT_PARENT.with(|p| p.borrow_mut().take()), ..GridRt::default() }
+        let parent = NEXT_PARENT.with(|p| p.borrow_mut().take());
+        let launched_by = parent.as_ref().map_or_else(Box::default, |p| p.lines().iter().map(|l| format!("\n  {l}")).collect::<String>().into_boxed_str());
+        GridRt { parent, launched_by, ..GridRt::default() }
     }
 
     /// The nesting depth of the grid (host grid = 0).

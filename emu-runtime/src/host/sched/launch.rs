@@ -566,7 +566,6 @@ pub(crate) fn run<'t>(
         crate::host::sched::stuck::start_monitor();
     }
 
-    crate::host::sched::debugger::keep();
     static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     let shared = LaunchShared {
         kernel,

@@ -18,7 +18,7 @@
 //! | `progress`  | progress points in loops (spinning threads yield) and the watchdog |
 //! | `stuck`     | the monitor that stops a GPU thread blocked in a system call |
 //! | `devrt`     | the device runtime: device-side launches, their queues, streams, events and limits |
-//! | `debugger`  | functions gdb/lldb call to name the GPU thread at a breakpoint |
+//! | `debugger`  | what gdb/lldb read to name the GPU thread at a breakpoint: the blocks host threads run |
 
 pub(crate) mod barrier;
 pub(crate) mod block;

@@ -1,6 +1,7 @@
-//! Fibers backed by OS threads, for `EMU_SCHEDULE=threads`: each GPU thread gets a named OS
-//! thread (`b<block>t<thread>`, linear indices), so `info threads` in gdb lists every live GPU
-//! thread with its stack, as the old `-deviceemu` did.
+//! Fibers backed by OS threads, for `EMU_SCHEDULE=threads`: each live GPU thread is on a named
+//! OS thread (`b<block>t<thread>`, linear indices; a runner renames its thread as it starts each
+//! GPU thread, `block.rs`), so `info threads` in gdb lists every live GPU thread with its
+//! stack, as the old `-deviceemu` did.
 //!
 //! ```text
 //!   worker host thread                 OS fiber thread "b1t3"
@@ -68,6 +69,26 @@ impl Link {
             _ => None,
         })
     }
+}
+
+/// Renames the calling OS thread (Linux and macOS; debuggers show the name; at most 15 bytes
+/// are kept).
+pub(crate) fn set_thread_name(name: &str) {
+    let mut buf = [0u8; 16];
+    let n = name.len().min(15);
+    buf[..n].copy_from_slice(&name.as_bytes()[..n]);
+    #[cfg(all(target_os = "linux", not(miri)))]
+    // SAFETY: `buf` is NUL-terminated and outlives the call; PR_SET_NAME names the calling thread.
+    unsafe {
+        libc::prctl(libc::PR_SET_NAME, buf.as_ptr() as libc::c_ulong, 0, 0, 0);
+    }
+    #[cfg(all(target_os = "macos", not(miri)))]
+    // SAFETY: as above; macOS names the calling thread.
+    unsafe {
+        libc::pthread_setname_np(buf.as_ptr().cast());
+    }
+    #[cfg(any(miri, not(any(target_os = "linux", target_os = "macos"))))]
+    let _ = buf;
 }
 
 /// The OS thread's own stack: the GPU thread runs on the coroutine's; this one holds the

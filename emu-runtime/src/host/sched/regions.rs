@@ -375,7 +375,12 @@ fn run_blocks(kernel: &'static KernelInfo, cfg: LaunchConfig, block: &(dyn Fn(&B
         let b = context::block_for("barrier regions");
         // The blocks of the span, one after another on this fiber (`BlockRun::run_span`).
         loop {
-            block(b);
+            {
+                // The block's shared views are live until it ends (`mem/stamp.rs`): the guards
+                // of its proved regions ask that once per view (`__private::view_aligned`).
+                let _running = crate::host::mem::stamp::Running::enter(b.arena().stamp());
+                block(b);
+            }
             if !b.regions_next_block() {
                 break;
             }
