@@ -469,6 +469,19 @@ mod child {
     }
 }
 
+mod child_path {
+    use deviceemu::prelude::*;
+    /// A module inside the helpers' one that calls a helper by path, the way around rustc's
+    /// E0659 for `use super::scaled;` (troubleshooting guide): it compiles, and a path call
+    /// counts as one that may wait.
+    #[kernel]
+    pub(crate) fn calls_a_parent_helper_by_path(x: &[f32], out: &mut [f32]) {
+        let tid = thread_idx().x as usize;
+        sync_threads();
+        out[tid] = super::scaled(x[tid], 3.0);
+    }
+}
+
 fn scaled_ref(x: f32, k: f32) -> f32 {
     let mut s = 0.0f32;
     for j in 0..4 {
@@ -525,6 +538,13 @@ fn helpers_that_wait_or_are_not_known_keep_the_general_path() {
     let path = both_paths(&want, || {
         let mut out = DeviceBuffer::<f32>::zeroed(32).unwrap();
         launch!(caller_glob::calls_a_glob_imported_helper<<<1, 32>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
+    let want: Vec<f32> = (0..32).map(|t| scaled_ref(x[t], 3.0)).collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(32).unwrap();
+        launch!(child_path::calls_a_parent_helper_by_path<<<1, 32>>>(&input, &mut out)).unwrap();
         out.to_vec().unwrap()
     });
     assert_eq!(path, "general");
