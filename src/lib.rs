@@ -89,37 +89,62 @@ pub use emu_runtime::device::devrt::{
 #[cfg(all(feature = "testing", not(target_arch = "nvptx64")))]
 pub mod testing;
 
+/// Link definitions for the guide's chapters, ahead of each chapter's text: a chapter links to
+/// another as `[text][guide-settings]`, defined at its end as `settings.md` for readers of the
+/// files, and here as the chapter's module for rustdoc (the first definition of a label wins).
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! guide_links {
+    () => {
+        "[guide-kernels]: crate::guide::kernels\n[guide-memory]: crate::guide::memory\n[guide-warps]: crate::guide::warps\n[guide-progress]: crate::guide::progress\n[guide-streams]: crate::guide::streams\n[guide-device-runtime]: crate::guide::device_runtime\n[guide-cooperative-groups]: crate::guide::cooperative_groups\n[guide-textures]: crate::guide::textures\n[guide-floating-point]: crate::guide::floating_point\n[guide-settings]: crate::guide::settings\n[guide-reports]: crate::guide::reports\n[guide-testing]: crate::guide::testing\n[guide-debugging]: crate::guide::debugging\n[guide-gpu]: crate::guide::gpu\n[guide-troubleshooting]: crate::guide::troubleshooting"
+    };
+}
+
 /// The user guide (the files of `docs/guide/`), one module per chapter.
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod guide {
+    #[doc = guide_links!()]
     #[doc = include_str!("../docs/guide/kernels.md")]
     pub mod kernels {}
+    #[doc = guide_links!()]
     #[doc = include_str!("../docs/guide/memory.md")]
     pub mod memory {}
+    #[doc = guide_links!()]
     #[doc = include_str!("../docs/guide/warps.md")]
     pub mod warps {}
+    #[doc = guide_links!()]
     #[doc = include_str!("../docs/guide/progress.md")]
     pub mod progress {}
+    #[doc = guide_links!()]
     #[doc = include_str!("../docs/guide/streams.md")]
     pub mod streams {}
+    #[doc = guide_links!()]
     #[doc = include_str!("../docs/guide/device-runtime.md")]
     pub mod device_runtime {}
+    #[doc = guide_links!()]
     #[doc = include_str!("../docs/guide/cooperative-groups.md")]
     pub mod cooperative_groups {}
+    #[doc = guide_links!()]
     #[doc = include_str!("../docs/guide/textures.md")]
     pub mod textures {}
+    #[doc = guide_links!()]
     #[doc = include_str!("../docs/guide/floating-point.md")]
     pub mod floating_point {}
+    #[doc = guide_links!()]
     #[doc = include_str!("../docs/guide/settings.md")]
     pub mod settings {}
+    #[doc = guide_links!()]
     #[doc = include_str!("../docs/guide/reports.md")]
     pub mod reports {}
+    #[doc = guide_links!()]
     #[doc = include_str!("../docs/guide/testing.md")]
     pub mod testing {}
+    #[doc = guide_links!()]
     #[doc = include_str!("../docs/guide/debugging.md")]
     pub mod debugging {}
+    #[doc = guide_links!()]
     #[doc = include_str!("../docs/guide/gpu.md")]
     pub mod gpu {}
+    #[doc = guide_links!()]
     #[doc = include_str!("../docs/guide/troubleshooting.md")]
     pub mod troubleshooting {}
 }

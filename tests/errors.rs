@@ -712,7 +712,7 @@ fn return_after_barrier_in_loop(out: &mut [f32]) {
 }
 
 #[test]
-#[ignore = "KNOWN LIMITATION (README, synccheck.rs): a `return` placed after the barrier inside a loop, taken by some threads while others go round again, is reported although the hardware completes it"]
+#[ignore = "KNOWN LIMITATION (the guide's troubleshooting chapter, synccheck.rs): a `return` placed after the barrier inside a loop, taken by some threads while others go round again, is reported although the hardware completes it"]
 fn return_after_the_barrier_inside_a_loop_is_not_an_error() {
     let mut out = DeviceBuffer::<f32>::zeroed(1).unwrap();
     launch!(return_after_barrier_in_loop<<<1, 64>>>(&mut out)).unwrap_or_else(|e| panic!("false alarm:\n{e}"));

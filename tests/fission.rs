@@ -8,7 +8,7 @@ use deviceemu::{with_config, BlockOrder, Checks, Config, ExecPath};
 
 // ------------------------------------------------------------------ the corpus
 
-/// The README's block reduction: statement-level barriers and a uniform `while` tree.
+/// The guide's block reduction (docs/guide/kernels.md): statement-level barriers and a uniform `while` tree.
 #[kernel]
 fn block_sum(input: &[f32], partial: &mut [f32]) {
     let tile = shared_array![f32; 256];

@@ -1,5 +1,5 @@
-//! The README's example of the memory API ("Memory: slices, casts, constant memory and device
-//! globals"), as written there, with its results checked.
+//! The guide's example of the memory API (docs/guide/memory.md: slices, casts, constant memory
+//! and device globals), as written there, with its results checked.
 
 use deviceemu::prelude::*;
 
@@ -44,7 +44,7 @@ fn readme_memory_example() -> Result<(), deviceemu::Error> {
     let mut z = DeviceBuffer::<f32>::zeroed(100)?;
     z.slice_mut(10..20).copy_from_device(y.slice(1024..1034))?;
     let part: Vec<f32> = z.slice(10..20).to_vec()?;
-    // What the README does not show: the results.
+    // What the guide does not show: the results.
     // The slice's elements 0 and 1 have no left neighbours: not written.
     let v = 0.1f32 * 1.0 + 0.2 * 1.0 + 0.4 * 1.0 + 0.2 * 1.0 + 0.1 * 1.0;
     assert_eq!(part, [vec![0.0; 2], vec![v; 8]].concat());

@@ -90,7 +90,7 @@ fn saxpy_matches_cpu_bit_for_bit() -> Result<(), Error> {
 
 #[test]
 fn saxpy_contract_literals_infer() -> Result<(), Error> {
-    // `<<<3, 256>>>` with unsuffixed literals must infer (README, "The kernel API": the launch contract).
+    // `<<<3, 256>>>` with unsuffixed literals must infer (the guide's kernels chapter: the launch contract).
     let x = DeviceBuffer::from_slice(&vec![1.5f32; 700])?;
     let mut y = DeviceBuffer::from_slice(&vec![0.25f32; 700])?;
     launch!(saxpy<<<3, 256>>>(2.0, &x, &mut y))?;
@@ -123,7 +123,7 @@ fn grid_stride_loops_cover_every_element_once() -> Result<(), Error> {
 // Block reduction
 // ---------------------------------------------------------------------------------------------
 
-/// The contract's block reduction (README, "The kernel API").
+/// The contract's block reduction (the guide's kernels chapter).
 #[kernel]
 pub fn block_sum(input: &[f32], partial: &mut [f32]) {
     let mut tile = shared_array![f32; 256];

@@ -649,7 +649,7 @@ fn a_two_stream_pipeline_gives_the_serial_result() {
     }
 }
 
-// The README's example ("Streams, events and asynchronous errors"), as written there.
+// The guide's example (docs/guide/streams.md), as written there.
 #[kernel]
 fn scale(m: f32, y: &mut [f32]) {
     let i = thread_idx().x as usize;

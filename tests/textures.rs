@@ -57,7 +57,7 @@ fn reference_axis(c: f32, n: usize, mode: A, d: &TextureDesc) -> (Option<usize>,
 
 /// The H200 samples a 1-D texture as a 2-D one of height 1 at `y = 0`: with linear filtering,
 /// halfway between row 0 and row -1, which is row 0 again except in border mode, where it is
-/// the border colour (measured; README "Textures").
+/// the border colour (measured; the guide's textures chapter).
 fn reference_1d(texels: &[f32], d: &TextureDesc, x: f32) -> f32 {
     let get = |i: Option<usize>| i.map_or(d.border[0], |i| texels[i]);
     let (i0, i1, a) = reference_axis(x, texels.len(), d.address[0], d);

@@ -51,6 +51,106 @@
 //! recomputed as `thread_idx().x` cast to an integer type that holds it, `bound` uniform) is
 //! run over the threads below `bound` (or `bound + 1`) only (`Regions::each_below`); the `if`
 //! stays in the code, so the hint is only an optimisation.
+//!
+//! # Tiers
+//!
+//! The user-visible contract (which settings force which path, what `EMU_VERBOSE` prints) is
+//! in the guide's settings chapter (docs/guide/settings.md, "Which path a kernel takes").
+//!
+//! `#[kernel]` gives most kernels a second host form that runs a whole block at once
+//! (`emu-macros/src/fission/`, run by `emu-runtime/src/host/sched/regions.rs`):
+//!
+//! - **Barrier regions** for kernels whose `sync_threads()` calls are *structured*: statements of
+//!   the kernel body, or inside `while` and `for`-over-a-range loops whose condition or range is
+//!   block-uniform (built from constants, scalar parameters, `block_idx()`, `block_dim()`,
+//!   `grid_dim()`, view lengths and locals assigned only such values outside thread-dependent
+//!   code). Each stretch between two barriers is a loop over the block's threads; values that
+//!   live across a barrier are kept per thread, block-uniform ones once per block; a region that
+//!   is all `if tid < s { .. }` loops over the threads below `s` only, and when its accesses are
+//!   `v[tid]`, `v[tid + u]` or `v[u]` (`u` block-uniform) their bounds are proved once for the
+//!   region instead of checked one by one. The block reduction, tiled matrix products,
+//!   shared-memory stencils and block scans take it.
+//! - **Range-proved regions** (`emu-macros/src/fission/ranges.rs`): in a region that runs one
+//!   thread at a time, accesses whose indices are sums and products of the thread's indices
+//!   (`thread_idx().y as usize`), variables of `for j in a..b` loops with uniform bounds,
+//!   immutable locals bound to such expressions, and uniform values, 2-D rows included
+//!   (`ta[ty][j]`), are proved in bounds once per region run: each index's smallest and largest
+//!   values over the block's threads and the loops' passes, computed with checked arithmetic in
+//!   the index's own type, against the view's length. Then they run without their checks (still
+//!   relaxed accesses); otherwise, or under a checker, the region runs checked, and reports as
+//!   before. The proof evaluates only uniform terms that cannot panic. The tiled matrix product's
+//!   regions take it; `EMU_VERBOSE=1` prints how many region runs did. Such a region whose work
+//!   is one `for` loop of arithmetic on the thread's own values, reading memory the region does
+//!   not write (a dot product over shared tiles), runs eight threads at a time with the loop
+//!   outside (`fission/interleave.rs`): each thread's operations and their order are its own, so
+//!   the results are the same bit for bit, and the threads' dependent additions overlap. The
+//!   eight are consecutive threads of one row of the block, and its loads of shared arrays read a
+//!   copy taken when the region starts (nobody writes them during it), so the compiler merges
+//!   what the threads share and vectorises what they read side by side. A group that panics
+//!   runs again one thread at a time, and the report names the thread.
+//! - **Regions in turn** (`emu-macros/src/fission/sequence.rs`): a range-proved region of
+//!   straight-line code (`let`s, proved loads and stores, assignments to its own locals: a tile
+//!   load `ta[ty][tx] = a[row * k + t * 16 + tx]`) runs eight threads per call, each thread's
+//!   code whole and one after another in index order, as one at a time would; the uniform values
+//!   it reads are loaded once per eight threads instead of once per thread. A panic is reported
+//!   at the thread that raises it.
+//! - **Vectorised regions** (`emu-macros/src/fission/vector.rs`): a region of such a kernel
+//!   whose code is straight-line arithmetic over accesses `v[tid]`, `v[tid + u]` (`u`
+//!   block-uniform; `i = base + tid` counts too) and read-only `v[u]`, whose `if`s are `x < b`
+//!   with `x` such an index and `b` uniform, or `tid >= u` / `tid > u` selects whose branch may
+//!   read `v[tid - w]` of a view the region does not write (a scan's `if tid >= off { t[tid -
+//!   off] } else { 0.0 }`, a left neighbour's `if tid > 0 { t[tid - 1] }`), and which puts back
+//!   no per-thread value it took (values it binds may go to per-thread slots, and values of
+//!   earlier regions are copied out of theirs; a value read for the last time is not put back),
+//!   runs in chunks of 256 threads like a vectorised lane loop. At run time the region
+//!   must be in index order (no seed, nobody exited), every index in bounds, every `if` true for
+//!   its last thread (so for all), every guarded `v[tid - w]` in bounds for the lanes its guard
+//!   lets in (`w` no larger than the first of them), and on each view it writes no two index forms may overlap:
+//!   then no thread of the region reads or writes what another writes, and staging the loads
+//!   before the chunk and the stores after it cannot be told apart from running the threads one
+//!   by one. A region of fewer than 16 threads (the last steps of a tree) runs one thread at a
+//!   time, which costs less. Statements `if tid == c { .. }` (`c` uniform) at the end of such a
+//!   region, the halo loads of a stencil, run after the lanes by thread `c` alone, as written, when the proof
+//!   also shows that they store only at uniform indices outside the lanes' ranges and load what
+//!   the lanes write only at such indices. Otherwise the region runs as above. The block
+//!   reduction's staging region and tree steps, both regions of a shared-memory stencil, and
+//!   every region of a Hillis–Steele block scan take it. `EMU_VERBOSE=1` also prints how many region runs were vectorised.
+//! - **A lane loop** for barrier-free kernels (saxpy and most element-wise kernels): one loop over
+//!   the block's threads. When the body is `let i = base + thread_idx().x; if i < bound { .. }`
+//!   with only `v[i]` accesses of buffer parameters and arithmetic, the bounds checks are
+//!   proved once per block and left out of the loop (the accesses stay relaxed atomics). When,
+//!   in addition, the body has no `if` and every store is a statement of its own, the loop is
+//!   *vectorised*: for each chunk of 256 lanes the views it reads are copied into local arrays
+//!   with 16- or 32-byte moves written in assembly (which keep racy kernels defined, as the
+//!   relaxed atomics do: `host/mem/memory.rs`), the lanes run as plain arithmetic over those
+//!   arrays, which the compiler vectorises, and the views it writes are copied back. A chunk has
+//!   no effect before its end, so a lane that panics (an integer division by zero) makes the
+//!   chunk run again lane by lane, and the report names that lane.
+//! - **Warp shuffles in regions.** A full-mask shuffle (`shfl_sync`, `shfl_up_sync`,
+//!   `shfl_down_sync` or `shfl_xor_sync` with `FULL_MASK`, `0xffff_ffff`, `u32::MAX` or `!0`)
+//!   that is a statement's whole value (`let x = shfl..;`, `x = shfl..;`, `x += shfl..;`) where a
+//!   barrier could stand, or inside `if tid < 32` (any literal multiple of 32: whole warps, whose
+//!   regions then run over the threads below it), becomes a region boundary: each thread hands
+//!   its value over at the end of one region, and reads the lane the general path would read
+//!   (PTX's rule, `host/sched/warp.rs`; a lane that stopped at a fault takes no part, as there)
+//!   at the start of the next. Votes (`ballot_sync`, `all_sync`, `any_sync`) go the same way.
+//!   Such a kernel runs as regions for 1-D blocks of whole warps with a warp size of 32, no
+//!   per-access checker and no `EMU_SEED`; other launches take the general path (`EMU_VERBOSE`
+//!   says why), and so does a kernel with such a collective that uses atomics or `return`.
+//!   Every thread runs to each collective before any goes on, a schedule CUDA allows but not
+//!   the one the general path picks (which resumes first the lane that completes the
+//!   collective), so the two paths order a kernel's effects differently only where threads race
+//!   (or print); results are otherwise the same bit for bit (`tests/fission.rs`), and
+//!   racecheck, which runs such launches on the general path, sees the general path's.
+//!   NVIDIA-style warp-shuffle reductions take it.
+//!   Statement-level `let`s that shadow an earlier one (`let mut v` again inside `if tid < 32`)
+//!   are renamed for the region form.
+//! - **The general path** (one GPU thread at a time, fibers and state machines) for everything
+//!   else: barriers under thread-dependent conditions, in helpers, closures or macros, the
+//!   `_count`/`_and`/`_or` barriers, the other warp collectives (votes, `sync_warp`, partial
+//!   masks, shuffles inside expressions), `while` or `loop` in the code between
+//!   barriers that may spin on another thread (which needs independent progress), calls of
+//!   `#[device]` helpers that may wait (`helpers.rs`), `unsafe` and `host_only` kernels.
 
 pub(crate) mod helpers;
 mod interleave;
