@@ -106,6 +106,18 @@ fn racy_tree(out: &mut [u32]) {
     }
 }
 
+/// Thread 0 spins on a flag nothing sets while the others wait at the barrier after it (the
+/// watchdog stops it: error 702).
+#[kernel]
+fn unreleased(flag: &mut [u32], out: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    if t == 0 {
+        while flag.atomic_or(0, 0) == 0 {}
+    }
+    sync_threads();
+    out[t] = 1;
+}
+
 fn main() {
     let x = DeviceBuffer::from_slice(&vec![1.0f32; 1000]).unwrap();
     let mut y = DeviceBuffer::<f32>::zeroed(1000).unwrap();
@@ -139,6 +151,10 @@ fn main() {
     println!("uninit read -> {}", e.code());
     let e = deviceemu::with_config(checked, || launch!(racy_tree<<<1, 64>>>(&mut o))).unwrap_err();
     println!("race -> {}", e.code());
+    let mut flag = DeviceBuffer::<u32>::zeroed(1).unwrap();
+    let watched = deviceemu::Config::default().timeout(std::time::Duration::from_millis(500));
+    let e = deviceemu::with_config(watched, || launch!(unreleased<<<1, 64>>>(&mut flag, &mut o))).unwrap_err();
+    println!("hang -> {}", e.code());
     let r = launch!(early<<<1, 64>>>(&mut o, 64));
     println!("a correct launch after all of them: {:?}", r.is_ok());
 }

@@ -1,12 +1,13 @@
 //! The report excerpts of README.md and docs/guide/reports.md against a fresh run.
 //!
 //! An excerpt is a `text` code block after a marker line
-//! `<!-- report: examples/NAME; tests/doc_reports.rs checks it -->`. The test runs the example's
-//! binary (`target/debug/examples/NAME`, which `cargo test` builds) with no `EMU_*` variable set,
-//! and checks that the block's lines appear in its output in order, addresses normalised
-//! (`0x1234` -> `0x_`); a line `...` in the block stands for output left out. When the binary
-//! is missing (`cargo test --test doc_reports` alone does not build examples), the test says so
-//! and passes.
+//! `<!-- report: examples/NAME [EMU_X=v ..]; tests/doc_reports.rs checks it -->`. The test runs
+//! the example's binary (`target/debug/examples/NAME`, which `cargo test` builds) with only the
+//! `EMU_*` variables the marker names, and checks that the block's lines appear in its output in
+//! order, addresses normalised (`0x1234` -> `0x_`); a line `...` in the block stands for output
+//! left out. When the binary is missing (`cargo test --test doc_reports` alone does not build
+//! examples), the test says so and passes, unless `DEVICEEMU_REQUIRE` names `examples` (CI sets
+//! it): then it fails.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -42,14 +43,26 @@ fn normalise(line: &str) -> String {
     out.trim_end().to_owned()
 }
 
-/// The (example, block lines, line number) of each marked excerpt of a document.
-fn excerpts(doc: &str) -> Vec<(String, Vec<String>, usize)> {
+/// An excerpt: the example, the `EMU_*` settings it runs with, the block's lines, and the
+/// marker's line number.
+type Excerpt = (String, Vec<(String, String)>, Vec<String>, usize);
+
+/// Each marked excerpt of a document.
+fn excerpts(doc: &str) -> Vec<Excerpt> {
     let lines: Vec<&str> = doc.lines().collect();
     let mut found = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         if let Some(rest) = lines[i].trim().strip_prefix(MARKER) {
-            let name = rest.split(';').next().unwrap().to_owned();
+            let mut words = rest.split(';').next().unwrap().split_whitespace();
+            let name = words.next().unwrap().to_owned();
+            let env = words
+                .map(|w| {
+                    let (k, v) = w.split_once('=').unwrap_or_else(|| panic!("line {}: `{w}` is not EMU_X=value", i + 1));
+                    assert!(k.starts_with("EMU_"), "line {}: `{k}` is not an EMU_ setting", i + 1);
+                    (k.to_owned(), v.to_owned())
+                })
+                .collect();
             assert_eq!(lines.get(i + 1).map(|l| l.trim()), Some("```text"), "line {}: a marker must precede a ```text block", i + 1);
             let mut block = Vec::new();
             let mut j = i + 2;
@@ -57,7 +70,7 @@ fn excerpts(doc: &str) -> Vec<(String, Vec<String>, usize)> {
                 block.push(lines[j].to_owned());
                 j += 1;
             }
-            found.push((name, block, i + 1));
+            found.push((name, env, block, i + 1));
             i = j;
         }
         i += 1;
@@ -84,22 +97,29 @@ fn appears_in(block: &[String], output: &[String]) -> Result<(), String> {
 #[test]
 fn report_excerpts_match_a_fresh_run() {
     let mut checked = 0;
-    for doc_path in ["README.md", "docs/guide/reports.md"] {
+    // Each example runs once per set of settings; its excerpts are all checked against that run.
+    let mut runs = std::collections::HashMap::new();
+    let required = std::env::var("DEVICEEMU_REQUIRE").is_ok_and(|r| r.split(',').any(|w| w.trim() == "examples"));
+    for doc_path in ["README.md", "docs/guide/reports.md", "docs/guide/settings.md", "docs/guide/progress.md"] {
         let doc = std::fs::read_to_string(root().join(doc_path)).unwrap();
-        for (name, block, line) in excerpts(&doc) {
+        for (name, env, block, line) in excerpts(&doc) {
             let bin = example_binary(&name);
             if !bin.exists() {
+                assert!(!required, "{} is not built, and DEVICEEMU_REQUIRE names examples", bin.display());
                 eprintln!("SKIPPED: {} is not built (`cargo build --examples`)", bin.display());
                 return;
             }
-            let mut cmd = Command::new(&bin);
-            for (k, _) in std::env::vars() {
-                if k.starts_with("EMU_") {
-                    cmd.env_remove(k);
+            let text = runs.entry((name.clone(), env.clone())).or_insert_with(|| {
+                let mut cmd = Command::new(&bin);
+                for (k, _) in std::env::vars() {
+                    if k.starts_with("EMU_") {
+                        cmd.env_remove(k);
+                    }
                 }
-            }
-            let run = cmd.output().unwrap();
-            let text = String::from_utf8_lossy(&run.stderr).into_owned() + &String::from_utf8_lossy(&run.stdout);
+                cmd.envs(env);
+                let run = cmd.output().unwrap();
+                String::from_utf8_lossy(&run.stderr).into_owned() + &String::from_utf8_lossy(&run.stdout)
+            });
             let output: Vec<String> = text.lines().map(normalise).collect();
             if let Err(e) = appears_in(&block, &output) {
                 panic!("{doc_path}, the excerpt at line {line} (examples/{name}): {e}\nfresh run:\n{text}");
@@ -107,7 +127,7 @@ fn report_excerpts_match_a_fresh_run() {
             checked += 1;
         }
     }
-    assert!(checked >= 4, "the README's and reports.md's excerpts of examples/bugs are marked ({checked} found)");
+    assert!(checked >= 5, "the README's, reports.md's and settings.md's excerpts are marked ({checked} found)");
 }
 
 #[test]
