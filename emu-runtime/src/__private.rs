@@ -944,6 +944,12 @@ pub fn exit_here() -> Exit {
     return Location::caller();
 }
 
+/// `shared_scalar![T]`: the value held in the one-element shared array `view`.
+#[inline(always)]
+pub fn shared_scalar<T: DeviceCopy>(view: Shared<'_, T>) -> crate::device::SharedScalar<'_, T> {
+    crate::device::SharedScalar::new(view)
+}
+
 /// `shared_array![T; N]`.
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
