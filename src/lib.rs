@@ -45,6 +45,7 @@
 //! 13. [Debugging with gdb and lldb](guide::debugging)
 //! 14. [On the GPU](guide::gpu)
 //! 15. [Troubleshooting and limits](guide::troubleshooting)
+//! 16. [Porting from CUDA C++](guide::porting): each CUDA construct and its deviceemu form
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 
 pub use emu_macros::{constant, device, device_global, kernel, DeviceCopy};
@@ -122,6 +123,8 @@ pub mod guide {
     pub mod gpu {}
     #[doc = include_str!("../docs/guide/troubleshooting.md")]
     pub mod troubleshooting {}
+    #[doc = include_str!("../docs/guide/porting.md")]
+    pub mod porting {}
 }
 
 /// The README's snippets, run as doctests.
