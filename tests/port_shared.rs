@@ -10,6 +10,7 @@
 mod common;
 
 use common::{assert_has, marked_line};
+use deviceemu::__private::last_path;
 use deviceemu::prelude::*;
 use deviceemu::{with_config, Checks, Config, ExecPath};
 
@@ -19,13 +20,23 @@ fn line_of(marker: &str) -> usize {
 }
 
 /// Runs `launch` on the default path and on the general path, and checks both outputs
-/// against `want`.
-fn both_paths<T: PartialEq + std::fmt::Debug>(want: &[T], mut launch: impl FnMut() -> Vec<T>) {
+/// against `want`; returns the default launch's path.
+fn both_paths<T: PartialEq + std::fmt::Debug>(want: &[T], mut launch: impl FnMut() -> Vec<T>) -> &'static str {
     let fast = launch();
+    let path = last_path();
     let base = Config::from_env().unwrap();
     let general = with_config(base.path(ExecPath::General), &mut launch);
     assert_eq!(general, want, "the general path disagrees with the plain loop");
     assert_eq!(fast, want, "the default path disagrees with the plain loop");
+    path
+}
+
+/// Checks that the default launch took `want` (the fast path these kernels are meant to
+/// take), unless `EMU_PATH` chose a path for every launch.
+fn took(path: &str, want: &str) {
+    if std::env::var_os("EMU_PATH").is_none() {
+        assert_eq!(path, want);
+    }
 }
 
 fn inputs(n: usize) -> Vec<f32> {
@@ -71,11 +82,12 @@ fn a_shared_counter_counts_each_block() {
     let blocks = n.div_ceil(128);
     let want: Vec<i32> = x.chunks(128).map(|c| c.iter().filter(|&&v| v > 0.0).count() as i32).collect();
     let dx = DeviceBuffer::from_slice(&x).unwrap();
-    both_paths(&want, || {
+    let path = both_paths(&want, || {
         let mut out = DeviceBuffer::<i32>::zeroed(blocks).unwrap();
         launch!(count_positive<<<blocks as u32, 128>>>(&dx, &mut out)).unwrap();
         out.to_vec().unwrap()
     });
+    took(path, "regions");
 }
 
 /// A block picks its work items one at a time from a global counter, as persistent-thread
@@ -119,7 +131,7 @@ fn blocks_pick_work_items_through_a_shared_scalar() {
     let x = inputs(items * block);
     let want: Vec<f32> = x.iter().enumerate().map(|(i, &v)| 2.0 * v + (i / block) as f32).collect();
     let dx = DeviceBuffer::from_slice(&x).unwrap();
-    both_paths(&want, || {
+    let _ = both_paths(&want, || {
         let mut y = DeviceBuffer::<f32>::zeroed(items * block).unwrap();
         let mut counter = DeviceBuffer::<u32>::zeroed(1).unwrap();
         launch!(scale_items<<<4, block as u32>>>(&dx, &mut y, &mut counter, items as u32)).unwrap();
@@ -166,12 +178,13 @@ fn shared_scalars_take_the_element_types_atomics() {
     }
     let dx = DeviceBuffer::from_slice(&x).unwrap();
     let want: Vec<(i32, u32)> = want_best.into_iter().zip(want_at).collect();
-    both_paths(&want, || {
+    let path = both_paths(&want, || {
         let mut best = DeviceBuffer::<i32>::zeroed(4).unwrap();
         let mut at = DeviceBuffer::<u32>::zeroed(4).unwrap();
         launch!(block_argmax<<<4, 64>>>(&dx, &mut best, &mut at)).unwrap();
         best.to_vec().unwrap().into_iter().zip(at.to_vec().unwrap()).collect()
     });
+    took(path, "regions");
 }
 
 /// Two threads write the flag; with `sync`, a barrier separates the writes.
@@ -299,13 +312,14 @@ fn a_dynamic_buffer_split_into_f32_and_i32_parts() {
         want.push((tree(t), c.iter().filter(|&&v| v > 0.0).count() as i32));
     }
     let dx = DeviceBuffer::from_slice(&x).unwrap();
-    both_paths(&want, || {
+    let path = both_paths(&want, || {
         let mut sums = DeviceBuffer::<f32>::zeroed(blocks).unwrap();
         let mut counts = DeviceBuffer::<i32>::zeroed(blocks).unwrap();
         let bytes = b * (4 + 4);
         launch!(sum_and_count<<<blocks as u32, b as u32, bytes>>>(&dx, &mut sums, &mut counts)).unwrap();
         sums.to_vec().unwrap().into_iter().zip(counts.to_vec().unwrap()).collect()
     });
+    took(path, "regions");
 }
 
 /// Three parts of different alignments: 3 bytes, then `f64`s (at offset 8), then `u32`s.
@@ -330,11 +344,12 @@ fn three_parts_of_different_alignments_do_not_overlap() {
     let want: Vec<f64> = (0..n).map(|t| (t + 1) % n).map(|u| (u % 3) as f64 + u as f64 * 0.5 + (u * 1000) as f64).collect();
     // 3 bytes, 5 of padding, 24 of f64s, 12 of u32s.
     let bytes = 8 + 3 * 8 + 3 * 4;
-    both_paths(&want, || {
+    let path = both_paths(&want, || {
         let mut out = DeviceBuffer::<f64>::zeroed(n).unwrap();
         launch!(three_parts<<<1, n as u32, bytes>>>(&mut out)).unwrap();
         out.to_vec().unwrap()
     });
+    took(path, "regions");
 }
 
 /// Reads one element past the end of the first part (`vals[n]`, which in CUDA would read the

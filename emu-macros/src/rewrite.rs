@@ -187,23 +187,27 @@ impl Rewriter {
     /// rewritten as `shared_array![T; 1]` is (a `.shared` variable of its own on the GPU).
     fn rewrite_shared_scalar(&mut self, e: &mut Expr) {
         let Expr::Macro(m) = e else { return };
+        // The type, and the tokens after it (none, when it is written right).
         let parsed = syn::parse::Parser::parse2(
             |input: syn::parse::ParseStream<'_>| {
                 let ty: Type = input.parse()?;
-                Ok(ty)
+                let rest: TokenStream = input.parse()?;
+                Ok((ty, rest))
             },
             m.mac.tokens.clone(),
         );
         let span = m.span();
         let ty = match parsed {
-            Ok(ty) => ty,
-            Err(_) => {
+            Ok((ty, rest)) if rest.is_empty() => ty,
+            Ok((ty, rest)) => {
                 self.errors.push(syn::Error::new_spanned(
-                    &m.mac.tokens,
-                    "`shared_scalar!` takes one type: `shared_scalar![u32]` (for an array, use `shared_array![T; N]`)",
+                    &rest,
+                    "`shared_scalar!` takes one type and no length: `shared_scalar![u32]`; for an array, \
+                     use `shared_array![T; N]`",
                 ));
-                syn::parse_quote!(u8)
+                ty
             }
+            Err(_) => return, // the macro reports its own syntax errors
         };
         let mut array: Expr = syn::parse_quote_spanned!(span=> ::deviceemu::shared_array![#ty; 1]);
         self.rewrite_shared_array(&mut array);
@@ -891,6 +895,19 @@ impl Rewriter {
     /// itself where the parameter is a view (a `#[device]` helper's) and, where it is
     /// something else (a plain helper's `&[T]`), an error saying to add `#[device]`.
     fn visit_call(&mut self, c: &mut syn::ExprCall) {
+        // `dynamic_shared_parts::<P>(lens)` → the runtime's own path, which the barrier
+        // regions (`fission`) know makes no thread wait.
+        if let Expr::Path(p) = &mut *c.func {
+            let internal = p.path.segments.iter().any(|s| s.ident == "__private");
+            let last = p.path.segments.last().cloned().filter(|s| s.ident == "dynamic_shared_parts" && !internal);
+            if let Some(seg) = last {
+                let span = seg.ident.span();
+                let r = rt(span);
+                let args = &seg.arguments;
+                p.path = syn::parse_quote_spanned!(span=> #r::dynamic_shared_parts #args);
+                self.changed = true;
+            }
+        }
         if passes_views(c) && !self.calls_a_local(c) {
             for arg in c.args.iter_mut() {
                 if self.shape_of(arg) == Shape::View {
