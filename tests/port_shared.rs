@@ -187,6 +187,53 @@ fn shared_scalars_take_the_element_types_atomics() {
     took(path, "regions");
 }
 
+/// A block-wide buffer that thread 0 allocates and shares through a shared pointer:
+///
+/// ```c++
+/// __shared__ unsigned* buf;
+/// if (threadIdx.x == 0) buf = (unsigned*)malloc(blockDim.x * sizeof(unsigned));
+/// __syncthreads();
+/// if (buf) buf[threadIdx.x] = x[i];
+/// __syncthreads();
+/// if (buf) out[i] = buf[blockDim.x - 1 - threadIdx.x];
+/// __syncthreads();
+/// if (threadIdx.x == 0 && buf) free(buf);
+/// ```
+#[kernel]
+fn reverse_through_heap(x: &[u32], out: &mut [u32]) {
+    let buf = shared_scalar![DevicePtr<u32>];
+    let t = thread_idx().x;
+    let i = (block_idx().x * block_dim().x + t) as usize;
+    if t == 0 {
+        buf.store(device_malloc::<u32>(block_dim().x as usize).unwrap_or(DevicePtr::null()));
+    }
+    sync_threads();
+    let p = buf.load();
+    if !p.is_null() {
+        p.store(t as usize, x[i]);
+    }
+    sync_threads();
+    if !p.is_null() {
+        out[i] = p.load((block_dim().x - 1 - t) as usize);
+    }
+    sync_threads();
+    if t == 0 && !p.is_null() {
+        device_free(p);
+    }
+}
+
+#[test]
+fn a_shared_scalar_holds_a_device_malloc_pointer() {
+    let x: Vec<u32> = (0..128).collect();
+    let want: Vec<u32> = x.chunks(32).flat_map(|c| c.iter().rev().copied()).collect();
+    let dx = DeviceBuffer::from_slice(&x).unwrap();
+    let _ = both_paths(&want, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        launch!(reverse_through_heap<<<4, 32>>>(&dx, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+}
+
 /// Two threads write the flag; with `sync`, a barrier separates the writes.
 #[kernel]
 fn two_writers(out: &mut [u32], sync: bool) {
