@@ -228,7 +228,9 @@ fn part<T: DeviceCopy>(bytes: &Shared<'static, u8>, offset: &mut usize, n: usize
     // above), and `start` is aligned for `T` (its alignment divides both `start` and the
     // 16-byte aligned base). The part is the same memory `dynamic_shared::<T>()` would view
     // at that offset, in the same space and with the same description, so the checkers see it
-    // as that allocation; every access through it is bounds-checked against `n`.
+    // as that allocation; every access through it is bounds-checked against `n`. `bytes`
+    // itself is never read or written, so the bits a part sees are those other views of the
+    // dynamic memory (`dynamic_shared::<U>()`, other parts) leave, as for `dynamic_shared::<T>()`.
     Some(unsafe { bytes.sub(bytes.raw_ptr().add(start) as *mut T, n) })
 }
 
@@ -238,19 +240,20 @@ fn part<T: DeviceCopy>(bytes: &Shared<'static, u8>, offset: &mut usize, n: usize
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn parts_do_not_fit<P>(lens: &[usize], have: usize) -> ! {
+fn parts_do_not_fit<P>(lens: &[usize], have: usize, too_aligned: bool) -> ! {
     #[cfg(not(target_arch = "nvptx64"))]
     {
         panic!(
             "dynamic_shared_parts::<{}>({lens:?}): the parts do not fit in the launch's {have} bytes of dynamic shared \
              memory (each part starts aligned for its type, after the one before it); give at least their total, \
-             aligned, as launch!'s third parameter, `launch!(k<<<grid, block, bytes>>>(..))`",
-            core::any::type_name::<P>()
+             aligned, as launch!'s third parameter, `launch!(k<<<grid, block, bytes>>>(..))`{}",
+            core::any::type_name::<P>(),
+            if too_aligned { "; a part's type is aligned to more than 16 bytes, which dynamic shared memory is not" } else { "" }
         )
     }
     #[cfg(target_arch = "nvptx64")]
     {
-        let _ = (lens, have);
+        let _ = (lens, have, too_aligned);
         // SAFETY: `trap` aborts the kernel; the host sees a launch failure.
         unsafe { core::arch::nvptx::trap() }
     }
@@ -270,7 +273,7 @@ macro_rules! shared_parts {
                 $(
                     let $v = match part::<$t>(&bytes, &mut offset, lens[k]) {
                         Some(v) => v,
-                        None => parts_do_not_fit::<Self>(&lens, bytes.len()),
+                        None => parts_do_not_fit::<Self>(&lens, bytes.len(), core::mem::align_of::<$t>() > 16),
                     };
                     k += 1;
                 )+
