@@ -447,3 +447,25 @@ fn parts_that_do_not_fit_are_an_error() {
         assert_has(&text, &line);
     }
 }
+
+/// A type aligned to 32 bytes, more than dynamic shared memory's 16.
+#[derive(Clone, Copy, DeviceCopy)]
+#[repr(C, align(32))]
+struct Wide {
+    v: [f32; 8],
+}
+
+#[kernel]
+fn split_wide(out: &mut [f32]) {
+    let (a, w) = dynamic_shared_parts::<(f32, Wide)>([1, 1]);
+    a[0] = 1.0;
+    out[0] = w[0].v[0] + a[0];
+}
+
+#[test]
+fn a_part_aligned_to_more_than_16_bytes_is_an_error() {
+    let mut out = DeviceBuffer::<f32>::zeroed(1).unwrap();
+    let err = launch!(split_wide<<<1, 1, 256>>>(&mut out)).unwrap_err();
+    assert_eq!(err.code(), 719);
+    assert_has(&err.to_string(), "a part's type is aligned to more than 16 bytes");
+}
