@@ -45,18 +45,19 @@
 //! 13. [Debugging with gdb and lldb](guide::debugging)
 //! 14. [On the GPU](guide::gpu)
 //! 15. [Troubleshooting and limits](guide::troubleshooting)
+//! 16. [Porting from CUDA C++](guide::porting): each CUDA construct and its deviceemu form
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 
 pub use emu_macros::{constant, device, device_global, kernel, DeviceCopy};
 pub use emu_runtime::device::{
-    active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, dynamic_shared, grid_dim, lane_id,
+    active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, dynamic_shared, dynamic_shared_parts, grid_dim, lane_id,
     match_all_sync, match_any_sync, reduce_add_sync, reduce_and_sync, reduce_max_sync, reduce_min_sync,
     reduce_or_sync, reduce_xor_sync, shfl_down_sync, shfl_down_sync_width, shfl_sync, shfl_sync_width, shfl_up_sync,
     shfl_up_sync_width, shfl_xor_sync, shfl_xor_sync_width, sync_threads, sync_threads_and, sync_threads_count,
     sync_threads_or, sync_warp, thread_fence, thread_fence_block, thread_idx, warp_size, AtomicAdd, AtomicBitwise,
     AnyBitPattern, AtomicCas, AtomicExch, AtomicIncDec, AtomicLoadStore, AtomicMinMax, AtomicSub, Constant, DeviceCopy, DeviceGlobal, DevicePtr, device_free, device_malloc,
     Dim3, Global, GlobalMut,
-    Scope, Shared, Space, View, WarpReduce, WarpShuffle, FULL_MASK,
+    Scope, Shared, SharedParts, SharedScalar, Space, View, WarpReduce, WarpShuffle, FULL_MASK,
 };
 pub use emu_runtime::device::{cg, intrinsics, math};
 pub use emu_runtime::device::{this_cluster, this_grid, ClusterGroup, GridGroup};
@@ -65,7 +66,7 @@ pub use emu_runtime::device::{this_cluster, this_grid, ClusterGroup, GridGroup};
 pub use emu_runtime::device::texture;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use emu_runtime::{pitch_for, TextureObject};
-pub use emu_runtime::{kprint, kprintln, shared_array};
+pub use emu_runtime::{kprint, kprintln, shared_array, shared_scalar};
 
 /// The GPU side of launches (the `gpu` feature): `available()`, `last_kernel_ms()`.
 #[cfg(all(feature = "gpu", not(target_arch = "nvptx64")))]
@@ -147,6 +148,8 @@ pub mod guide {
     #[doc = guide_links!()]
     #[doc = include_str!("../docs/guide/troubleshooting.md")]
     pub mod troubleshooting {}
+    #[doc = include_str!("../docs/guide/porting.md")]
+    pub mod porting {}
 }
 
 /// The README's snippets, run as doctests.
@@ -197,11 +200,11 @@ macro_rules! launch_cooperative {
 pub mod prelude {
     pub use crate::{
         active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, constant, device, device_global, dynamic_shared,
-        grid_dim, kernel, kprint, kprintln, lane_id, match_all_sync, match_any_sync, reduce_add_sync, reduce_and_sync,
-        reduce_max_sync, reduce_min_sync, reduce_or_sync, reduce_xor_sync, shared_array, shfl_down_sync,
+        dynamic_shared_parts, grid_dim, kernel, kprint, kprintln, lane_id, match_all_sync, match_any_sync, reduce_add_sync, reduce_and_sync,
+        reduce_max_sync, reduce_min_sync, reduce_or_sync, reduce_xor_sync, shared_array, shared_scalar, shfl_down_sync,
         shfl_down_sync_width, shfl_sync, shfl_sync_width, shfl_up_sync, shfl_up_sync_width, shfl_xor_sync,
         shfl_xor_sync_width, sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, sync_warp, thread_fence,
-        thread_fence_block, thread_idx, this_cluster, this_grid, warp_size, DeviceCopy, Dim3, Global, GlobalMut, Scope, Shared, WarpReduce,
+        thread_fence_block, thread_idx, this_cluster, this_grid, warp_size, DeviceCopy, Dim3, Global, GlobalMut, Scope, Shared, SharedScalar, WarpReduce,
         device_free, device_malloc, DevicePtr,
         WarpShuffle, FULL_MASK,
     };

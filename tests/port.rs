@@ -343,7 +343,7 @@ fn a_padded_struct_derives_device_copy_with_its_padding_as_fields() {
 
 /// CUDA's `const float* bias` that the host sets to `NULL` when the model has none: a
 /// zero-length buffer stands for null, and `bias.is_empty()` is the kernel's `bias != NULL`
-/// (docs/porting-notes.md, "Null pointers").
+/// (the guide's "Porting from CUDA C++", docs/guide/porting.md, "Null pointers").
 #[kernel]
 fn add_optional_bias(x: &mut [f32], bias: &[f32]) {
     let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
@@ -365,7 +365,7 @@ fn a_null_pointer_is_a_zero_length_buffer() {
 }
 
 /// CUDA's texture reference `texture<float, 1, cudaReadModeElementType> tex_ref;` read with
-/// `tex1Dfetch(tex_ref, i)`, ported to a texture object parameter (docs/porting-notes.md,
+/// `tex1Dfetch(tex_ref, i)`, ported to a texture object parameter (docs/guide/porting.md,
 /// "Texture references").
 #[kernel]
 fn gather_through_texture(tex_ref: Texture<f32>, idx: &[i32], out: &mut [f32]) {

@@ -183,6 +183,39 @@ impl Rewriter {
         self.changed = true;
     }
 
+    /// `shared_scalar![T]` → `__private::shared_scalar(..)` of a one-element shared array,
+    /// rewritten as `shared_array![T; 1]` is (a `.shared` variable of its own on the GPU).
+    fn rewrite_shared_scalar(&mut self, e: &mut Expr) {
+        let Expr::Macro(m) = e else { return };
+        // The type, and the tokens after it (none, when it is written right).
+        let parsed = syn::parse::Parser::parse2(
+            |input: syn::parse::ParseStream<'_>| {
+                let ty: Type = input.parse()?;
+                let rest: TokenStream = input.parse()?;
+                Ok((ty, rest))
+            },
+            m.mac.tokens.clone(),
+        );
+        let span = m.span();
+        let ty = match parsed {
+            Ok((ty, rest)) if rest.is_empty() => ty,
+            Ok((ty, rest)) => {
+                self.errors.push(syn::Error::new_spanned(
+                    &rest,
+                    "`shared_scalar!` takes one type and no length: `shared_scalar![u32]`; for an array, \
+                     use `shared_array![T; N]`",
+                ));
+                ty
+            }
+            Err(_) => return, // the macro reports its own syntax errors
+        };
+        let mut array: Expr = syn::parse_quote_spanned!(span=> ::deviceemu::shared_array![#ty; 1]);
+        self.rewrite_shared_array(&mut array);
+        let r = rt(span);
+        *e = syn::parse_quote_spanned!(span=> #r::shared_scalar(#array));
+        self.changed = true;
+    }
+
     fn is_view(&self, name: &str) -> bool {
         for scope in self.scopes.iter().rev() {
             if let Some((_, v)) = scope.iter().rev().find(|(n, _)| n == name) {
@@ -245,6 +278,13 @@ impl Rewriter {
             Expr::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "shared_array") => Shape::View,
             Expr::Call(c) => match &*c.func {
                 Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "dynamic_shared") => Shape::View,
+                // `dynamic_shared_parts::<(A, B)>([n, m])`: a tuple of views, one per part.
+                Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "dynamic_shared_parts") => {
+                    match parts_count(p, c) {
+                        Some(k) => Shape::Tuple(vec![Shape::View; k]),
+                        None => Shape::Plain,
+                    }
+                }
                 Expr::Path(p)
                     if p.path.segments.last().is_some_and(|s| s.ident == "shared_array" || s.ident == "row")
                         && p.path.segments.iter().any(|s| s.ident == "__private") =>
@@ -423,7 +463,7 @@ impl Rewriter {
     }
 
     fn rewrite_macro(&mut self, mac: &mut syn::Macro) {
-        if mac.path.segments.last().is_some_and(|s| s.ident == "shared_array") {
+        if mac.path.segments.last().is_some_and(|s| s.ident == "shared_array" || s.ident == "shared_scalar") {
             return;
         }
         if is_device_launch(mac) {
@@ -561,10 +601,26 @@ fn compound_op(op: &BinOp) -> bool {
     )
 }
 
+/// The number of parts of `dynamic_shared_parts::<(A, B, ..)>([n, m, ..])`: the turbofish
+/// tuple's length, or else the length array's.
+fn parts_count(p: &syn::ExprPath, c: &syn::ExprCall) -> Option<usize> {
+    if let Some(seg) = p.path.segments.last() {
+        if let syn::PathArguments::AngleBracketed(a) = &seg.arguments {
+            if let Some(syn::GenericArgument::Type(Type::Tuple(t))) = a.args.first() {
+                return Some(t.elems.len());
+            }
+        }
+    }
+    match c.args.first() {
+        Some(Expr::Array(a)) => Some(a.elems.len()),
+        _ => None,
+    }
+}
+
 /// The binding `let name = shared_array![..]` (or `let mut name: T = ..`) initialises.
 fn shared_binding(pat: &syn::Pat, init: &Expr) -> Option<String> {
     let Expr::Macro(m) = init else { return None };
-    if !m.mac.path.segments.last().is_some_and(|s| s.ident == "shared_array") {
+    if !m.mac.path.segments.last().is_some_and(|s| s.ident == "shared_array" || s.ident == "shared_scalar") {
         return None;
     }
     match pat {
@@ -839,6 +895,19 @@ impl Rewriter {
     /// itself where the parameter is a view (a `#[device]` helper's) and, where it is
     /// something else (a plain helper's `&[T]`), an error saying to add `#[device]`.
     fn visit_call(&mut self, c: &mut syn::ExprCall) {
+        // `dynamic_shared_parts::<P>(lens)` → the runtime's own path, which the barrier
+        // regions (`fission`) know makes no thread wait.
+        if let Expr::Path(p) = &mut *c.func {
+            let internal = p.path.segments.iter().any(|s| s.ident == "__private");
+            let last = p.path.segments.last().cloned().filter(|s| s.ident == "dynamic_shared_parts" && !internal);
+            if let Some(seg) = last {
+                let span = seg.ident.span();
+                let r = rt(span);
+                let args = &seg.arguments;
+                p.path = syn::parse_quote_spanned!(span=> #r::dynamic_shared_parts #args);
+                self.changed = true;
+            }
+        }
         if passes_views(c) && !self.calls_a_local(c) {
             for arg in c.args.iter_mut() {
                 if self.shape_of(arg) == Shape::View {
@@ -1002,6 +1071,9 @@ impl VisitMut for Rewriter {
             }
             Expr::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "shared_array") => {
                 self.rewrite_shared_array(e)
+            }
+            Expr::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "shared_scalar") => {
+                self.rewrite_shared_scalar(e)
             }
             Expr::Macro(m) => self.rewrite_macro(&mut m.mac),
             Expr::Return(ret) if self.rewrite_returns && self.closure_depth == 0 => {

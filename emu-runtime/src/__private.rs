@@ -944,6 +944,19 @@ pub fn exit_here() -> Exit {
     return Location::caller();
 }
 
+/// `dynamic_shared_parts::<P>(lens)` in a kernel (the rewrite calls it by this path).
+#[inline(always)]
+#[track_caller]
+pub fn dynamic_shared_parts<P: crate::device::SharedParts>(lens: P::Lens) -> P::Views {
+    crate::device::dynamic_shared_parts::<P>(lens)
+}
+
+/// `shared_scalar![T]`: the value held in the one-element shared array `view`.
+#[inline(always)]
+pub fn shared_scalar<T: DeviceCopy>(view: Shared<'_, T>) -> crate::device::SharedScalar<'_, T> {
+    crate::device::SharedScalar::new(view)
+}
+
 /// `shared_array![T; N]`.
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]

@@ -40,7 +40,7 @@ pub use dim::Dim3;
 pub use grid::{this_grid, GridGroup};
 pub use heap::{device_free, device_malloc, DevicePtr};
 pub use cluster::{this_cluster, ClusterGroup};
-pub use shared::dynamic_shared;
+pub use shared::{dynamic_shared, dynamic_shared_parts, SharedParts, SharedScalar};
 pub use warp::{
     active_mask, all_sync, any_sync, ballot_sync, lane_id, match_all_sync, match_any_sync, reduce_add_sync,
     reduce_and_sync, reduce_max_sync, reduce_min_sync, reduce_or_sync, reduce_xor_sync, shfl_down_sync,
