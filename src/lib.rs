@@ -96,7 +96,7 @@ pub mod testing;
 #[cfg(not(target_arch = "nvptx64"))]
 macro_rules! guide_links {
     () => {
-        "[guide-kernels]: crate::guide::kernels\n[guide-memory]: crate::guide::memory\n[guide-warps]: crate::guide::warps\n[guide-progress]: crate::guide::progress\n[guide-streams]: crate::guide::streams\n[guide-device-runtime]: crate::guide::device_runtime\n[guide-cooperative-groups]: crate::guide::cooperative_groups\n[guide-textures]: crate::guide::textures\n[guide-floating-point]: crate::guide::floating_point\n[guide-settings]: crate::guide::settings\n[guide-reports]: crate::guide::reports\n[guide-testing]: crate::guide::testing\n[guide-debugging]: crate::guide::debugging\n[guide-gpu]: crate::guide::gpu\n[guide-troubleshooting]: crate::guide::troubleshooting"
+        "[guide-kernels]: crate::guide::kernels\n[guide-memory]: crate::guide::memory\n[guide-warps]: crate::guide::warps\n[guide-progress]: crate::guide::progress\n[guide-streams]: crate::guide::streams\n[guide-device-runtime]: crate::guide::device_runtime\n[guide-cooperative-groups]: crate::guide::cooperative_groups\n[guide-textures]: crate::guide::textures\n[guide-floating-point]: crate::guide::floating_point\n[guide-settings]: crate::guide::settings\n[guide-reports]: crate::guide::reports\n[guide-testing]: crate::guide::testing\n[guide-debugging]: crate::guide::debugging\n[guide-gpu]: crate::guide::gpu\n[guide-troubleshooting]: crate::guide::troubleshooting\n[guide-porting]: crate::guide::porting"
     };
 }
 
@@ -148,6 +148,7 @@ pub mod guide {
     #[doc = guide_links!()]
     #[doc = include_str!("../docs/guide/troubleshooting.md")]
     pub mod troubleshooting {}
+    #[doc = guide_links!()]
     #[doc = include_str!("../docs/guide/porting.md")]
     pub mod porting {}
 }
