@@ -12,7 +12,7 @@ mod common;
 use common::{assert_has, marked_line};
 use deviceemu::__private::last_path;
 use deviceemu::prelude::*;
-use deviceemu::{with_config, Checks, Config, ExecPath};
+use deviceemu::{with_config, AnyBitPattern, Checks, Config, ExecPath};
 
 /// The line of this file that ends with `marker`.
 fn line_of(marker: &str) -> usize {
@@ -454,6 +454,8 @@ fn parts_that_do_not_fit_are_an_error() {
 struct Wide {
     v: [f32; 8],
 }
+// SAFETY: eight f32s with no padding (32 bytes, aligned to 32): every bit pattern is valid.
+unsafe impl AnyBitPattern for Wide {}
 
 #[kernel]
 fn split_wide(out: &mut [f32]) {

@@ -56,9 +56,14 @@ macro_rules! shared_array {
 ///
 /// The view has `shared_bytes / size_of::<T>()` elements and is 16-byte aligned. Every thread
 /// of a block sees the same memory.
+///
+/// `T` is an [`AnyBitPattern`](crate::device::AnyBitPattern) type (integers, floats, arrays of
+/// them, or a struct that implements it): the buffer has no type of its own, and two calls with
+/// different types view the same bytes, so a `bool` written as a `u8` 2 would otherwise be read
+/// back as an invalid `bool`.
 #[inline(always)]
 #[track_caller]
-pub fn dynamic_shared<T: DeviceCopy>() -> Shared<'static, T> {
+pub fn dynamic_shared<T: crate::device::AnyBitPattern>() -> Shared<'static, T> {
     backend::dynamic_shared::<T>()
 }
 
@@ -196,7 +201,7 @@ mod parts_sealed {
 }
 
 /// The element types of a typed split of the dynamic shared memory: tuples of 2 to 4
-/// [`DeviceCopy`] types, `(f32, i32)`. See [`dynamic_shared_parts`].
+/// [`AnyBitPattern`](crate::device::AnyBitPattern) types, `(f32, i32)`. See [`dynamic_shared_parts`].
 pub trait SharedParts: parts_sealed::Sealed {
     /// The parts' lengths in elements, one per part: `[usize; K]`.
     type Lens;
@@ -211,7 +216,7 @@ pub trait SharedParts: parts_sealed::Sealed {
 /// moves `*offset` past it. `None` when the part does not fit in `bytes` (or its size
 /// overflows).
 #[inline(always)]
-fn part<T: DeviceCopy>(bytes: &Shared<'static, u8>, offset: &mut usize, n: usize) -> Option<Shared<'static, T>> {
+fn part<T: crate::device::AnyBitPattern>(bytes: &Shared<'static, u8>, offset: &mut usize, n: usize) -> Option<Shared<'static, T>> {
     let align = core::mem::align_of::<T>();
     // The dynamic memory starts 16-byte aligned (128 on the host), so an offset aligned for
     // `T` is an address aligned for `T` when `T` needs at most 16.
@@ -261,8 +266,8 @@ fn parts_do_not_fit<P>(lens: &[usize], have: usize, too_aligned: bool) -> ! {
 
 macro_rules! shared_parts {
     ($k:literal: $($t:ident $v:ident),+) => {
-        impl<$($t: DeviceCopy),+> parts_sealed::Sealed for ($($t,)+) {}
-        impl<$($t: DeviceCopy),+> SharedParts for ($($t,)+) {
+        impl<$($t: crate::device::AnyBitPattern),+> parts_sealed::Sealed for ($($t,)+) {}
+        impl<$($t: crate::device::AnyBitPattern),+> SharedParts for ($($t,)+) {
             type Lens = [usize; $k];
             type Views = ($(Shared<'static, $t>,)+);
             #[inline(always)]
