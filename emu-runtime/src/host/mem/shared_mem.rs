@@ -307,19 +307,27 @@ mod pool {
     use std::alloc::Layout;
     use std::sync::Mutex;
 
-    /// Free arena memory (addresses, as `usize` for `Send`) with its layout.
-    static FREE: Mutex<Vec<(usize, Layout)>> = Mutex::new(Vec::new());
+    /// Arena memory kept for a later arena. A pointer, not an address, so that the memory stays
+    /// reachable from this static (miri's leak check, and its provenance, follow pointers only).
+    struct Kept(*mut u8);
+
+    // SAFETY: `Kept` owns memory no arena uses (the pool hands it to one arena at a time), so
+    // it may move between threads.
+    unsafe impl Send for Kept {}
+
+    /// Free arena memory with its layout.
+    static FREE: Mutex<Vec<(Kept, Layout)>> = Mutex::new(Vec::new());
 
     /// Memory of `layout` an arena dropped, if any.
     pub(super) fn take(layout: Layout) -> Option<*mut u8> {
         let mut free = FREE.lock().unwrap_or_else(|e| e.into_inner());
-        let i = free.iter().rposition(|&(_, l)| l == layout)?;
-        Some(free.swap_remove(i).0 as *mut u8)
+        let i = free.iter().rposition(|(_, l)| *l == layout)?;
+        Some(free.swap_remove(i).0 .0)
     }
 
     /// Keeps `base`, allocated with `layout`, for a later arena (never freed).
     pub(super) fn give(base: *mut u8, layout: Layout) {
-        FREE.lock().unwrap_or_else(|e| e.into_inner()).push((base as usize, layout));
+        FREE.lock().unwrap_or_else(|e| e.into_inner()).push((Kept(base), layout));
     }
 }
 
