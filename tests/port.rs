@@ -13,9 +13,9 @@ fn scale_step(data: &mut [f32], n: u32) {
     }
 }
 
-/// A port's unused parameters keep their CUDA names with a leading underscore. (Until the
-/// launcher names its buffer descriptions without a double underscore, `__emu_meta__x`, the
-/// buffer parameters here draw a `non_snake_case` warning; issue 30, item 9.)
+/// A port's unused parameters keep their CUDA names with a leading underscore, and draw no
+/// warning about a generated name (the launcher's buffer descriptions are `__emu_meta_p_x`;
+/// issue 30, item 9).
 #[kernel]
 fn unused_params(_x: &[f32], _flags: u32, out: &mut [f32], _scratch: &mut [f32]) {
     let i = thread_idx().x;
@@ -383,4 +383,31 @@ fn a_texture_reference_becomes_a_texture_object_parameter() {
     let mut out = DeviceBuffer::<f32>::zeroed(4).unwrap();
     launch!(gather_through_texture<<<1, 32>>>(tex.texture(), &idx, &mut out)).unwrap();
     assert_eq!(out.to_vec().unwrap(), [40.0, 10.0, 30.0, 20.0]);
+}
+
+/// A closure defined before a barrier and called after it, as CUDA C's lambdas are (issue 30,
+/// item 10): a closure kept for each thread across a barrier sends the kernel to the general
+/// path (each region's copy of it would be a closure of another type), and it runs right.
+#[kernel]
+fn closure_across_barrier(x: &[f32], out: &mut [f32]) {
+    let t = shared_array![f32; 64];
+    let tid = thread_idx().x as usize;
+    let bias = tid as f32;
+    let scale = |v: f32| v * 2.0 + bias;
+    t[tid] = x[tid];
+    sync_threads();
+    out[tid] = scale(t[(tid + 1) % 64]);
+}
+
+#[test]
+fn a_closure_defined_before_a_barrier_is_called_after_it() {
+    let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.5).collect();
+    let want: Vec<f32> = (0..64).map(|i| x[(i + 1) % 64] * 2.0 + i as f32).collect();
+    let xb = DeviceBuffer::from_slice(&x).unwrap();
+    for path in [deviceemu::ExecPath::Auto, deviceemu::ExecPath::General] {
+        let mut out = DeviceBuffer::<f32>::zeroed(64).unwrap();
+        let config = deviceemu::Config::from_env().unwrap().path(path);
+        deviceemu::with_config(config, || launch!(closure_across_barrier<<<1, 64>>>(&xb, &mut out))).unwrap();
+        assert_eq!(out.to_vec().unwrap(), want, "{path:?}");
+    }
 }

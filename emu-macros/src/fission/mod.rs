@@ -1394,6 +1394,11 @@ impl Program {
             } else {
                 Lives::Local
             };
+            // A per-thread closure would be kept in a slot of its type for the next region,
+            // and each region's copy of its expression is a closure of another type.
+            if k == Lives::Lanes && matches!(l.init, Expr::Closure(_)) {
+                return Err(format!("a closure, `{}`, kept for each thread across a barrier", l.name));
+            }
             self.lives.insert(l.name.clone(), k);
         }
         self.uniform = uniform;
