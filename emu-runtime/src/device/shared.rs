@@ -125,14 +125,14 @@ impl<'l, T: DeviceCopy> SharedScalar<'l, T> {
     #[inline(always)]
     #[track_caller]
     pub fn load(&self) -> T {
-        crate::__private::load(checking(), &self.view, 0usize)
+        crate::__private::load(crate::__private::helper_checking(), &self.view, 0usize)
     }
 
     /// Writes the value (`x = value;`).
     #[inline(always)]
     #[track_caller]
     pub fn store(&self, value: T) {
-        crate::__private::store(checking(), &self.view, 0usize, value)
+        crate::__private::store(crate::__private::helper_checking(), &self.view, 0usize, value)
     }
 
     /// The one-element shared array that holds the value (to pass where a view is expected).
@@ -140,17 +140,6 @@ impl<'l, T: DeviceCopy> SharedScalar<'l, T> {
     pub fn view(&self) -> Shared<'l, T> {
         self.view
     }
-}
-
-/// Whether the running launch checks each access (initcheck, racecheck), as `#[device]`
-/// helpers ask: a scalar's reads and writes are then seen by the checkers as a one-element
-/// array's are.
-#[inline(always)]
-fn checking() -> bool {
-    #[cfg(not(target_arch = "nvptx64"))]
-    return crate::host::sched::context::checking();
-    #[cfg(target_arch = "nvptx64")]
-    return false;
 }
 
 macro_rules! scalar_atomics {
