@@ -720,10 +720,276 @@ impl matmul {
                                 let nn = nn;
                                 let ta = ta;
                                 let tb = tb;
-                                for __emu_lane in 0..8usize {
-                                    let __emu_t: usize = __emu_ts[__emu_lane];
+                                {
+                                    let __emu_t: usize = __emu_ts[0usize];
                                     #[allow(unused_variables)]
-                                    let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[__emu_lane];
+                                    let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[0usize];
+                                    __emu_turn.enter(__emu_t);
+                                    let tx = __emu_ctx.thread_idx.x as usize;
+                                    let ty = __emu_ctx.thread_idx.y as usize;
+                                    let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                    let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                            &a,
+                                            ::deviceemu::__private::Index::to_index(
+                                                row * kk + t * 16 + tx,
+                                            ),
+                                        );
+                                        ::deviceemu::__private::store_row_in_bounds(
+                                            &ta,
+                                            ::deviceemu::__private::Index::to_index(ty),
+                                            ::deviceemu::__private::Index::to_index(tx),
+                                            __emu_value,
+                                        )
+                                    };
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                            &b,
+                                            ::deviceemu::__private::Index::to_index(
+                                                (t * 16 + ty) * nn + col,
+                                            ),
+                                        );
+                                        ::deviceemu::__private::store_row_in_bounds(
+                                            &tb,
+                                            ::deviceemu::__private::Index::to_index(ty),
+                                            ::deviceemu::__private::Index::to_index(tx),
+                                            __emu_value,
+                                        )
+                                    };
+                                }
+                                {
+                                    let __emu_t: usize = __emu_ts[1usize];
+                                    #[allow(unused_variables)]
+                                    let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[1usize];
+                                    __emu_turn.enter(__emu_t);
+                                    let tx = __emu_ctx.thread_idx.x as usize;
+                                    let ty = __emu_ctx.thread_idx.y as usize;
+                                    let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                    let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                            &a,
+                                            ::deviceemu::__private::Index::to_index(
+                                                row * kk + t * 16 + tx,
+                                            ),
+                                        );
+                                        ::deviceemu::__private::store_row_in_bounds(
+                                            &ta,
+                                            ::deviceemu::__private::Index::to_index(ty),
+                                            ::deviceemu::__private::Index::to_index(tx),
+                                            __emu_value,
+                                        )
+                                    };
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                            &b,
+                                            ::deviceemu::__private::Index::to_index(
+                                                (t * 16 + ty) * nn + col,
+                                            ),
+                                        );
+                                        ::deviceemu::__private::store_row_in_bounds(
+                                            &tb,
+                                            ::deviceemu::__private::Index::to_index(ty),
+                                            ::deviceemu::__private::Index::to_index(tx),
+                                            __emu_value,
+                                        )
+                                    };
+                                }
+                                {
+                                    let __emu_t: usize = __emu_ts[2usize];
+                                    #[allow(unused_variables)]
+                                    let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[2usize];
+                                    __emu_turn.enter(__emu_t);
+                                    let tx = __emu_ctx.thread_idx.x as usize;
+                                    let ty = __emu_ctx.thread_idx.y as usize;
+                                    let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                    let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                            &a,
+                                            ::deviceemu::__private::Index::to_index(
+                                                row * kk + t * 16 + tx,
+                                            ),
+                                        );
+                                        ::deviceemu::__private::store_row_in_bounds(
+                                            &ta,
+                                            ::deviceemu::__private::Index::to_index(ty),
+                                            ::deviceemu::__private::Index::to_index(tx),
+                                            __emu_value,
+                                        )
+                                    };
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                            &b,
+                                            ::deviceemu::__private::Index::to_index(
+                                                (t * 16 + ty) * nn + col,
+                                            ),
+                                        );
+                                        ::deviceemu::__private::store_row_in_bounds(
+                                            &tb,
+                                            ::deviceemu::__private::Index::to_index(ty),
+                                            ::deviceemu::__private::Index::to_index(tx),
+                                            __emu_value,
+                                        )
+                                    };
+                                }
+                                {
+                                    let __emu_t: usize = __emu_ts[3usize];
+                                    #[allow(unused_variables)]
+                                    let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[3usize];
+                                    __emu_turn.enter(__emu_t);
+                                    let tx = __emu_ctx.thread_idx.x as usize;
+                                    let ty = __emu_ctx.thread_idx.y as usize;
+                                    let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                    let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                            &a,
+                                            ::deviceemu::__private::Index::to_index(
+                                                row * kk + t * 16 + tx,
+                                            ),
+                                        );
+                                        ::deviceemu::__private::store_row_in_bounds(
+                                            &ta,
+                                            ::deviceemu::__private::Index::to_index(ty),
+                                            ::deviceemu::__private::Index::to_index(tx),
+                                            __emu_value,
+                                        )
+                                    };
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                            &b,
+                                            ::deviceemu::__private::Index::to_index(
+                                                (t * 16 + ty) * nn + col,
+                                            ),
+                                        );
+                                        ::deviceemu::__private::store_row_in_bounds(
+                                            &tb,
+                                            ::deviceemu::__private::Index::to_index(ty),
+                                            ::deviceemu::__private::Index::to_index(tx),
+                                            __emu_value,
+                                        )
+                                    };
+                                }
+                                {
+                                    let __emu_t: usize = __emu_ts[4usize];
+                                    #[allow(unused_variables)]
+                                    let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[4usize];
+                                    __emu_turn.enter(__emu_t);
+                                    let tx = __emu_ctx.thread_idx.x as usize;
+                                    let ty = __emu_ctx.thread_idx.y as usize;
+                                    let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                    let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                            &a,
+                                            ::deviceemu::__private::Index::to_index(
+                                                row * kk + t * 16 + tx,
+                                            ),
+                                        );
+                                        ::deviceemu::__private::store_row_in_bounds(
+                                            &ta,
+                                            ::deviceemu::__private::Index::to_index(ty),
+                                            ::deviceemu::__private::Index::to_index(tx),
+                                            __emu_value,
+                                        )
+                                    };
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                            &b,
+                                            ::deviceemu::__private::Index::to_index(
+                                                (t * 16 + ty) * nn + col,
+                                            ),
+                                        );
+                                        ::deviceemu::__private::store_row_in_bounds(
+                                            &tb,
+                                            ::deviceemu::__private::Index::to_index(ty),
+                                            ::deviceemu::__private::Index::to_index(tx),
+                                            __emu_value,
+                                        )
+                                    };
+                                }
+                                {
+                                    let __emu_t: usize = __emu_ts[5usize];
+                                    #[allow(unused_variables)]
+                                    let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[5usize];
+                                    __emu_turn.enter(__emu_t);
+                                    let tx = __emu_ctx.thread_idx.x as usize;
+                                    let ty = __emu_ctx.thread_idx.y as usize;
+                                    let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                    let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                            &a,
+                                            ::deviceemu::__private::Index::to_index(
+                                                row * kk + t * 16 + tx,
+                                            ),
+                                        );
+                                        ::deviceemu::__private::store_row_in_bounds(
+                                            &ta,
+                                            ::deviceemu::__private::Index::to_index(ty),
+                                            ::deviceemu::__private::Index::to_index(tx),
+                                            __emu_value,
+                                        )
+                                    };
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                            &b,
+                                            ::deviceemu::__private::Index::to_index(
+                                                (t * 16 + ty) * nn + col,
+                                            ),
+                                        );
+                                        ::deviceemu::__private::store_row_in_bounds(
+                                            &tb,
+                                            ::deviceemu::__private::Index::to_index(ty),
+                                            ::deviceemu::__private::Index::to_index(tx),
+                                            __emu_value,
+                                        )
+                                    };
+                                }
+                                {
+                                    let __emu_t: usize = __emu_ts[6usize];
+                                    #[allow(unused_variables)]
+                                    let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[6usize];
+                                    __emu_turn.enter(__emu_t);
+                                    let tx = __emu_ctx.thread_idx.x as usize;
+                                    let ty = __emu_ctx.thread_idx.y as usize;
+                                    let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                    let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                            &a,
+                                            ::deviceemu::__private::Index::to_index(
+                                                row * kk + t * 16 + tx,
+                                            ),
+                                        );
+                                        ::deviceemu::__private::store_row_in_bounds(
+                                            &ta,
+                                            ::deviceemu::__private::Index::to_index(ty),
+                                            ::deviceemu::__private::Index::to_index(tx),
+                                            __emu_value,
+                                        )
+                                    };
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load_in_bounds(
+                                            &b,
+                                            ::deviceemu::__private::Index::to_index(
+                                                (t * 16 + ty) * nn + col,
+                                            ),
+                                        );
+                                        ::deviceemu::__private::store_row_in_bounds(
+                                            &tb,
+                                            ::deviceemu::__private::Index::to_index(ty),
+                                            ::deviceemu::__private::Index::to_index(tx),
+                                            __emu_value,
+                                        )
+                                    };
+                                }
+                                {
+                                    let __emu_t: usize = __emu_ts[7usize];
+                                    #[allow(unused_variables)]
+                                    let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[7usize];
                                     __emu_turn.enter(__emu_t);
                                     let tx = __emu_ctx.thread_idx.x as usize;
                                     let ty = __emu_ctx.thread_idx.y as usize;
@@ -1185,10 +1451,150 @@ impl matmul {
                         {
                             let c = c;
                             let nn = nn;
-                            for __emu_lane in 0..8usize {
-                                let __emu_t: usize = __emu_ts[__emu_lane];
+                            {
+                                let __emu_t: usize = __emu_ts[0usize];
                                 #[allow(unused_variables)]
-                                let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[__emu_lane];
+                                let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[0usize];
+                                __emu_turn.enter(__emu_t);
+                                let tx = __emu_ctx.thread_idx.x as usize;
+                                let ty = __emu_ctx.thread_idx.y as usize;
+                                let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                                #[allow(unused_mut)]
+                                let mut acc = __emu_lanes_acc.take(__emu_t);
+                                {
+                                    let __emu_value = acc;
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &c,
+                                        ::deviceemu::__private::Index::to_index(row * nn + col),
+                                        __emu_value,
+                                    )
+                                };
+                            }
+                            {
+                                let __emu_t: usize = __emu_ts[1usize];
+                                #[allow(unused_variables)]
+                                let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[1usize];
+                                __emu_turn.enter(__emu_t);
+                                let tx = __emu_ctx.thread_idx.x as usize;
+                                let ty = __emu_ctx.thread_idx.y as usize;
+                                let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                                #[allow(unused_mut)]
+                                let mut acc = __emu_lanes_acc.take(__emu_t);
+                                {
+                                    let __emu_value = acc;
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &c,
+                                        ::deviceemu::__private::Index::to_index(row * nn + col),
+                                        __emu_value,
+                                    )
+                                };
+                            }
+                            {
+                                let __emu_t: usize = __emu_ts[2usize];
+                                #[allow(unused_variables)]
+                                let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[2usize];
+                                __emu_turn.enter(__emu_t);
+                                let tx = __emu_ctx.thread_idx.x as usize;
+                                let ty = __emu_ctx.thread_idx.y as usize;
+                                let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                                #[allow(unused_mut)]
+                                let mut acc = __emu_lanes_acc.take(__emu_t);
+                                {
+                                    let __emu_value = acc;
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &c,
+                                        ::deviceemu::__private::Index::to_index(row * nn + col),
+                                        __emu_value,
+                                    )
+                                };
+                            }
+                            {
+                                let __emu_t: usize = __emu_ts[3usize];
+                                #[allow(unused_variables)]
+                                let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[3usize];
+                                __emu_turn.enter(__emu_t);
+                                let tx = __emu_ctx.thread_idx.x as usize;
+                                let ty = __emu_ctx.thread_idx.y as usize;
+                                let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                                #[allow(unused_mut)]
+                                let mut acc = __emu_lanes_acc.take(__emu_t);
+                                {
+                                    let __emu_value = acc;
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &c,
+                                        ::deviceemu::__private::Index::to_index(row * nn + col),
+                                        __emu_value,
+                                    )
+                                };
+                            }
+                            {
+                                let __emu_t: usize = __emu_ts[4usize];
+                                #[allow(unused_variables)]
+                                let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[4usize];
+                                __emu_turn.enter(__emu_t);
+                                let tx = __emu_ctx.thread_idx.x as usize;
+                                let ty = __emu_ctx.thread_idx.y as usize;
+                                let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                                #[allow(unused_mut)]
+                                let mut acc = __emu_lanes_acc.take(__emu_t);
+                                {
+                                    let __emu_value = acc;
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &c,
+                                        ::deviceemu::__private::Index::to_index(row * nn + col),
+                                        __emu_value,
+                                    )
+                                };
+                            }
+                            {
+                                let __emu_t: usize = __emu_ts[5usize];
+                                #[allow(unused_variables)]
+                                let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[5usize];
+                                __emu_turn.enter(__emu_t);
+                                let tx = __emu_ctx.thread_idx.x as usize;
+                                let ty = __emu_ctx.thread_idx.y as usize;
+                                let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                                #[allow(unused_mut)]
+                                let mut acc = __emu_lanes_acc.take(__emu_t);
+                                {
+                                    let __emu_value = acc;
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &c,
+                                        ::deviceemu::__private::Index::to_index(row * nn + col),
+                                        __emu_value,
+                                    )
+                                };
+                            }
+                            {
+                                let __emu_t: usize = __emu_ts[6usize];
+                                #[allow(unused_variables)]
+                                let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[6usize];
+                                __emu_turn.enter(__emu_t);
+                                let tx = __emu_ctx.thread_idx.x as usize;
+                                let ty = __emu_ctx.thread_idx.y as usize;
+                                let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                                let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                                #[allow(unused_mut)]
+                                let mut acc = __emu_lanes_acc.take(__emu_t);
+                                {
+                                    let __emu_value = acc;
+                                    ::deviceemu::__private::store_in_bounds(
+                                        &c,
+                                        ::deviceemu::__private::Index::to_index(row * nn + col),
+                                        __emu_value,
+                                    )
+                                };
+                            }
+                            {
+                                let __emu_t: usize = __emu_ts[7usize];
+                                #[allow(unused_variables)]
+                                let __emu_ctx: ::deviceemu::__private::ThreadCtx = __emu_ctxs[7usize];
                                 __emu_turn.enter(__emu_t);
                                 let tx = __emu_ctx.thread_idx.x as usize;
                                 let ty = __emu_ctx.thread_idx.y as usize;
