@@ -293,7 +293,8 @@ impl Rewriter {
                 }
                 _ => Shape::Plain,
             },
-            Expr::MethodCall(m) if (m.method == "row" || m.method == "cast") && self.shape_of(&m.receiver) == Shape::View => {
+            Expr::Reference(_) | Expr::Index(_) if self.subview(e).is_some() => Shape::View,
+            Expr::MethodCall(m) if (m.method == "row" || m.method == "cast" || m.method == "slice") && self.shape_of(&m.receiver) == Shape::View => {
                 Shape::View
             }
             // `cluster.map_shared_rank(&tile, rank)`: the same array in another block of the
@@ -345,7 +346,7 @@ impl Rewriter {
     /// Whether `e` is an index chain rooted at a view: `v[i]`, `t[r][c]`.
     fn is_view_place(&self, e: &Expr) -> bool {
         match e {
-            Expr::Index(ix) => self.is_view_root(&ix.expr),
+            Expr::Index(ix) => !matches!(strip_group(&ix.index), Expr::Range(_)) && self.is_view_root(&ix.expr),
             Expr::Paren(p) => self.is_view_place(&p.expr),
             _ => false,
         }
@@ -361,6 +362,32 @@ impl Rewriter {
             Expr::Field(_) | Expr::MethodCall(_) | Expr::Call(_) => false,
             _ => false,
         }
+    }
+
+    /// For `v[a..b]` (or `&v[a..b]`, `&mut v[a..]`, parenthesised) with `v` a view: `v` and
+    /// the range. Such an expression is the sub-view `v.slice(a..b)` (CUDA's `&v[a]`).
+    fn subview<'e>(&self, e: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
+        match e {
+            Expr::Paren(p) => self.subview(&p.expr),
+            Expr::Group(g) => self.subview(&g.expr),
+            Expr::Reference(r) => self.subview(&r.expr),
+            Expr::Index(ix) if matches!(strip_group(&ix.index), Expr::Range(_)) => {
+                let root = strip_group(&ix.expr);
+                let is_view = matches!(root, Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 && self.is_view(&p.path.segments[0].ident.to_string()));
+                is_view.then_some((&*ix.expr, &*ix.index))
+            }
+            _ => None,
+        }
+    }
+
+    /// `&v[a..b]` becomes `v.slice(a..b)` (its bounds rewritten first: they may read views).
+    fn rewrite_subview(&mut self, e: &mut Expr) {
+        let (view, range) = self.subview(e).map(|(v, r)| (v.clone(), r.clone())).expect("checked by the caller");
+        let mut range = range;
+        self.visit_expr_mut(&mut range);
+        let span = e.span();
+        *e = syn::parse_quote_spanned!(span=> #view.slice(#range));
+        self.changed = true;
     }
 
     /// Whether `e` is a place inside an element of a view, below the element itself: a field,
@@ -1006,6 +1033,7 @@ impl VisitMut for Rewriter {
 
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         match e {
+            Expr::Reference(_) | Expr::Index(_) if self.subview(e).is_some() => self.rewrite_subview(e),
             Expr::Assign(a) if self.static_root(&a.left).is_some() => {
                 let (root, span) = (self.static_root(&a.left).expect("checked"), a.left.span());
                 self.check_static_write(e, root, span)
@@ -1119,4 +1147,12 @@ pub(crate) fn rewrite_block(
     let mut r = Rewriter::new(views, kernel, prefix);
     r.visit_block_mut(block);
     (r.errors, r.accessed)
+}
+
+/// `e` without the invisible groups a `macro_rules!` expansion wraps around its fragments.
+fn strip_group(e: &Expr) -> &Expr {
+    match e {
+        Expr::Group(g) => strip_group(&g.expr),
+        _ => e,
+    }
 }

@@ -47,4 +47,4 @@ pub use warp::{
     shfl_down_sync_width, shfl_sync, shfl_sync_width, shfl_up_sync, shfl_up_sync_width, shfl_xor_sync,
     shfl_xor_sync_width, sync_warp, warp_size, WarpReduce, WarpShuffle, FULL_MASK,
 };
-pub use view::{Global, GlobalMut, ReadOnly, ReadWrite, Shared, SharedMem, Space, View, ViewKind, Writable};
+pub use view::{Global, GlobalMut, ReadOnly, ReadWrite, Shared, SharedMem, SliceRange, Space, View, ViewKind, Writable};

@@ -329,3 +329,115 @@ impl<'l, T: DeviceCopy, const N: usize, K: ViewKind> View<'l, [T; N], K> {
         unsafe { self.sub(self.ptr.add(i) as *mut T, N) }
     }
 }
+
+impl<'l, T, K: ViewKind> View<'l, T, K> {
+    /// The view of elements `range` of this one: CUDA's pointer arithmetic inside a kernel
+    /// (`&v[first]` handed to a device function, `const float* row = v + r * w;`). In a
+    /// kernel or `#[device]` function, `&v[a..b]`, `&v[a..]` and `&mut v[a..]` mean
+    /// `v.slice(a..b)` and `v.slice(a..)`; the range may be of any integer type.
+    ///
+    /// The sub-view is of the same kind (a read-only view stays read-only) and the checkers
+    /// see it as the same allocation: its element `j` is element `a + j` of this view, for
+    /// initcheck and racecheck too. Its accesses are checked against its own length, as a
+    /// Rust slice's are (CUDA checks a pointer only against the whole allocation). A range
+    /// past the end, or whose start is past its end, is reported where the sub-view is made,
+    /// as an out-of-bounds access of its first element past this view (memcheck's report,
+    /// error 700); the kernel then goes on with an empty view. On the GPU the sub-view is a
+    /// pointer and a length, and a bad range traps as a bad index does.
+    ///
+    /// ```ignore
+    /// #[device]
+    /// fn sum_run(p: Global<f32>) -> f32 {        // __device__ float sum_run(const float* p, int n)
+    ///     let mut s = 0.0;
+    ///     for j in 0..p.len() { s += p[j]; }
+    ///     s
+    /// }
+    /// // in the kernel: out[r] = sum_run(&v[r * w..(r + 1) * w]);
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn slice<R: SliceRange>(&self, range: R) -> View<'l, T, K> {
+        let (start, end) = range.bounds(self.len);
+        if !backend::check_slice(self, start, end) {
+            // Reported; the thread goes on with an empty view (its accesses fault again).
+            // SAFETY: no element of an empty view is ever accessed.
+            return unsafe { self.sub(self.ptr, 0) };
+        }
+        // SAFETY: `start <= end <= len` (checked above): elements `start..end` lie inside this
+        // view's memory, and `ptr + start` is at most one past its end.
+        unsafe { self.sub(self.ptr.add(start), end - start) }
+    }
+}
+
+/// A range of element indices for [`View::slice`]: `a..b`, `a..`, `..b`, `a..=b`, `..=b` or
+/// `..`, of any primitive integer type (a negative bound is out of range).
+pub trait SliceRange: slice_range::Sealed {
+    /// The range's `[start, end)` in a view of `len` elements (not yet checked).
+    #[doc(hidden)]
+    fn bounds(self, len: usize) -> (usize, usize);
+}
+
+mod slice_range {
+    pub trait Sealed {}
+    /// An integer bound of a range, as an index: a negative one or one too large for `usize`
+    /// is `usize::MAX` (out of range).
+    pub trait Bound: Copy {
+        fn index(self) -> usize;
+    }
+    macro_rules! bounds {
+        ($($t:ty),*) => {$(
+            impl Bound for $t {
+                #[inline(always)]
+                #[allow(unused_comparisons)]
+                fn index(self) -> usize {
+                    if self < 0 { usize::MAX } else { usize::try_from(self).unwrap_or(usize::MAX) }
+                }
+            }
+        )*};
+    }
+    bounds!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+    impl<I: Bound> Sealed for core::ops::Range<I> {}
+    impl<I: Bound> Sealed for core::ops::RangeFrom<I> {}
+    impl<I: Bound> Sealed for core::ops::RangeTo<I> {}
+    impl<I: Bound> Sealed for core::ops::RangeInclusive<I> {}
+    impl<I: Bound> Sealed for core::ops::RangeToInclusive<I> {}
+    impl Sealed for core::ops::RangeFull {}
+}
+use slice_range::Bound;
+
+impl<I: Bound> SliceRange for core::ops::Range<I> {
+    #[inline(always)]
+    fn bounds(self, _len: usize) -> (usize, usize) {
+        (self.start.index(), self.end.index())
+    }
+}
+impl<I: Bound> SliceRange for core::ops::RangeFrom<I> {
+    #[inline(always)]
+    fn bounds(self, len: usize) -> (usize, usize) {
+        (self.start.index(), len)
+    }
+}
+impl<I: Bound> SliceRange for core::ops::RangeTo<I> {
+    #[inline(always)]
+    fn bounds(self, _len: usize) -> (usize, usize) {
+        (0, self.end.index())
+    }
+}
+impl<I: Bound> SliceRange for core::ops::RangeInclusive<I> {
+    #[inline(always)]
+    fn bounds(self, _len: usize) -> (usize, usize) {
+        (self.start().index(), self.end().index().saturating_add(1))
+    }
+}
+impl<I: Bound> SliceRange for core::ops::RangeToInclusive<I> {
+    #[inline(always)]
+    fn bounds(self, _len: usize) -> (usize, usize) {
+        (0, self.end.index().saturating_add(1))
+    }
+}
+impl SliceRange for core::ops::RangeFull {
+    #[inline(always)]
+    fn bounds(self, len: usize) -> (usize, usize) {
+        (0, len)
+    }
+}

@@ -239,6 +239,22 @@ pub(crate) fn check_row<T, K: ViewKind>(view: &View<T, K>, i: usize, elem_size: 
     true
 }
 
+/// The check of a sub-view `start..end` of `view` (`View::slice`): a range past the end is
+/// reported as an access of the first element past the view (or of `start`, for a start past
+/// the end), a start past the end of the range as an access of element `start`.
+#[inline(always)]
+#[track_caller]
+#[must_use]
+pub(crate) fn check_slice<T, K: ViewKind>(view: &View<T, K>, start: usize, end: usize) -> bool {
+    if start <= end && end <= view.len() {
+        return true;
+    }
+    let first_bad = if end > view.len() { start.max(view.len()) } else { start };
+    // A stale view is reported as stale, a live one as out of bounds.
+    let _ = check_index(view, first_bad, core::mem::size_of::<T>(), AccessKind::Read);
+    false
+}
+
 /// initcheck's look at an atomic on element `i` (in bounds), when the launch checks.
 #[inline(always)]
 #[track_caller]

@@ -310,6 +310,19 @@ pub(crate) fn check_index<T, K: ViewKind>(view: &View<T, K>, i: usize, _elem_siz
     true
 }
 
+/// The check of a sub-view `start..end` of `view` (`View::slice`): a bad range traps.
+#[inline(always)]
+pub(crate) fn check_slice<T, K: ViewKind>(view: &View<T, K>, start: usize, end: usize) -> bool {
+    #[cfg(not(feature = "unchecked-gpu"))]
+    if start > end || end > view.len() {
+        // SAFETY: `trap` aborts the kernel; the host sees cudaErrorLaunchFailure.
+        unsafe { nvptx::trap() }
+    }
+    #[cfg(feature = "unchecked-gpu")]
+    let _ = (view, start, end);
+    true
+}
+
 /// The check of row `i` of an array of arrays (`t[i]` in `t[i][j]`).
 #[inline(always)]
 pub(crate) fn check_row<T, K: ViewKind>(view: &View<T, K>, i: usize, _elem_size: usize, _access: AccessKind) -> bool {
