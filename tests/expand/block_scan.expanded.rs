@@ -181,7 +181,10 @@ impl block_scan {
         unused_braces,
         unreachable_code,
         clippy::needless_return,
-        clippy::too_many_arguments
+        clippy::too_many_arguments,
+        clippy::redundant_closure_call,
+        clippy::needless_else,
+        clippy::if_same_then_else
     )]
     #[inline]
     pub fn block_scan<'__emu_launch, const __EMU_CHECKED: bool>(
@@ -318,7 +321,10 @@ impl block_scan {
         unused_braces,
         unreachable_code,
         clippy::needless_return,
-        clippy::too_many_arguments
+        clippy::too_many_arguments,
+        clippy::redundant_closure_call,
+        clippy::needless_else,
+        clippy::if_same_then_else
     )]
     #[allow(unused_variables, unused_assignments, non_snake_case, clippy::never_loop)]
     #[inline]
@@ -1088,7 +1094,10 @@ pub unsafe extern "ptx-kernel" fn __emu_entry_block_scan(
     unused_braces,
     unreachable_code,
     clippy::needless_return,
-    clippy::too_many_arguments
+    clippy::too_many_arguments,
+    clippy::redundant_closure_call,
+    clippy::needless_else,
+    clippy::if_same_then_else
 )]
 #[inline]
 pub fn block_scan<'__emu_launch>(

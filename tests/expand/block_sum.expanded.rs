@@ -172,7 +172,10 @@ impl block_sum {
         unused_braces,
         unreachable_code,
         clippy::needless_return,
-        clippy::too_many_arguments
+        clippy::too_many_arguments,
+        clippy::redundant_closure_call,
+        clippy::needless_else,
+        clippy::if_same_then_else
     )]
     #[inline]
     pub fn block_sum<'__emu_launch, const __EMU_CHECKED: bool>(
@@ -303,7 +306,10 @@ impl block_sum {
         unused_braces,
         unreachable_code,
         clippy::needless_return,
-        clippy::too_many_arguments
+        clippy::too_many_arguments,
+        clippy::redundant_closure_call,
+        clippy::needless_else,
+        clippy::if_same_then_else
     )]
     #[allow(unused_variables, unused_assignments, non_snake_case, clippy::never_loop)]
     #[inline]
@@ -873,7 +879,10 @@ pub unsafe extern "ptx-kernel" fn __emu_entry_block_sum(
     unused_braces,
     unreachable_code,
     clippy::needless_return,
-    clippy::too_many_arguments
+    clippy::too_many_arguments,
+    clippy::redundant_closure_call,
+    clippy::needless_else,
+    clippy::if_same_then_else
 )]
 #[inline]
 pub fn block_sum<'__emu_launch>(
@@ -1153,7 +1162,10 @@ impl on_host {
         unused_braces,
         unreachable_code,
         clippy::needless_return,
-        clippy::too_many_arguments
+        clippy::too_many_arguments,
+        clippy::redundant_closure_call,
+        clippy::needless_else,
+        clippy::if_same_then_else
     )]
     #[inline]
     fn on_host<'__emu_launch, const __EMU_CHECKED: bool>(

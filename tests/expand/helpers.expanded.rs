@@ -8,7 +8,7 @@ macro_rules! __emu_waits_dot3 {
 }
 #[allow(unused_imports)]
 use __emu_waits_dot3;
-#[allow(unused_mut)]
+#[allow(unused_mut, clippy::redundant_closure_call)]
 fn dot3(a: Global<f32>, b: Global<f32>, i: usize) -> f32 {
     #[allow(non_snake_case, unused_variables)]
     let __EMU_CHECKED: bool = ::deviceemu::__private::helper_checking();
@@ -28,7 +28,7 @@ macro_rules! __emu_waits_store_then_sync {
 }
 #[allow(unused_imports)]
 use __emu_waits_store_then_sync;
-#[allow(unused_mut)]
+#[allow(unused_mut, clippy::redundant_closure_call)]
 #[track_caller]
 fn store_then_sync(t: Shared<u32>, (out, i): (GlobalMut<u32>, usize)) {
     #[allow(non_snake_case, unused_variables)]
@@ -69,7 +69,7 @@ macro_rules! __emu_waits_twice {
 }
 #[allow(unused_imports)]
 use __emu_waits_twice;
-#[allow(unused_mut)]
+#[allow(unused_mut, clippy::redundant_closure_call)]
 const fn twice(x: u32) -> u32 {
     2 * x
 }
@@ -82,7 +82,7 @@ macro_rules! __emu_waits_axpy_at {
 }
 #[allow(unused_imports)]
 use __emu_waits_axpy_at;
-#[allow(unused_mut)]
+#[allow(unused_mut, clippy::redundant_closure_call)]
 fn axpy_at(
     a: f32,
     x: ::deviceemu::__private::Global<'_, f32>,

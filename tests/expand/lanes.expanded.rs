@@ -177,7 +177,10 @@ impl scale {
         unused_braces,
         unreachable_code,
         clippy::needless_return,
-        clippy::too_many_arguments
+        clippy::too_many_arguments,
+        clippy::redundant_closure_call,
+        clippy::needless_else,
+        clippy::if_same_then_else
     )]
     #[inline]
     pub fn scale<'__emu_launch, const __EMU_CHECKED: bool>(
@@ -230,7 +233,10 @@ impl scale {
         unused_braces,
         unreachable_code,
         clippy::needless_return,
-        clippy::too_many_arguments
+        clippy::too_many_arguments,
+        clippy::redundant_closure_call,
+        clippy::needless_else,
+        clippy::if_same_then_else
     )]
     #[allow(unused_variables, unused_assignments, non_snake_case, clippy::never_loop)]
     #[inline]
@@ -484,7 +490,10 @@ pub unsafe extern "ptx-kernel" fn __emu_entry_scale(
     unused_braces,
     unreachable_code,
     clippy::needless_return,
-    clippy::too_many_arguments
+    clippy::too_many_arguments,
+    clippy::redundant_closure_call,
+    clippy::needless_else,
+    clippy::if_same_then_else
 )]
 #[inline]
 pub fn scale<'__emu_launch>(
@@ -720,7 +729,10 @@ impl clamp_some {
         unused_braces,
         unreachable_code,
         clippy::needless_return,
-        clippy::too_many_arguments
+        clippy::too_many_arguments,
+        clippy::redundant_closure_call,
+        clippy::needless_else,
+        clippy::if_same_then_else
     )]
     #[inline]
     pub fn clamp_some<'__emu_launch, const __EMU_CHECKED: bool>(
@@ -769,7 +781,10 @@ impl clamp_some {
         unused_braces,
         unreachable_code,
         clippy::needless_return,
-        clippy::too_many_arguments
+        clippy::too_many_arguments,
+        clippy::redundant_closure_call,
+        clippy::needless_else,
+        clippy::if_same_then_else
     )]
     #[allow(unused_variables, unused_assignments, non_snake_case, clippy::never_loop)]
     #[inline]
@@ -887,7 +902,10 @@ pub unsafe extern "ptx-kernel" fn __emu_entry_clamp_some(
     unused_braces,
     unreachable_code,
     clippy::needless_return,
-    clippy::too_many_arguments
+    clippy::too_many_arguments,
+    clippy::redundant_closure_call,
+    clippy::needless_else,
+    clippy::if_same_then_else
 )]
 #[inline]
 pub fn clamp_some<'__emu_launch>(

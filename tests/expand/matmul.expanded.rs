@@ -203,7 +203,10 @@ impl matmul {
         unused_braces,
         unreachable_code,
         clippy::needless_return,
-        clippy::too_many_arguments
+        clippy::too_many_arguments,
+        clippy::redundant_closure_call,
+        clippy::needless_else,
+        clippy::if_same_then_else
     )]
     #[inline]
     pub fn matmul<'__emu_launch, const __EMU_CHECKED: bool>(
@@ -381,7 +384,10 @@ impl matmul {
         unused_braces,
         unreachable_code,
         clippy::needless_return,
-        clippy::too_many_arguments
+        clippy::too_many_arguments,
+        clippy::redundant_closure_call,
+        clippy::needless_else,
+        clippy::if_same_then_else
     )]
     #[allow(unused_variables, unused_assignments, non_snake_case, clippy::never_loop)]
     #[inline]
@@ -1724,7 +1730,10 @@ pub unsafe extern "ptx-kernel" fn __emu_entry_matmul(
     unused_braces,
     unreachable_code,
     clippy::needless_return,
-    clippy::too_many_arguments
+    clippy::too_many_arguments,
+    clippy::redundant_closure_call,
+    clippy::needless_else,
+    clippy::if_same_then_else
 )]
 #[inline]
 pub fn matmul<'__emu_launch>(

@@ -177,7 +177,10 @@ impl saxpy {
         unused_braces,
         unreachable_code,
         clippy::needless_return,
-        clippy::too_many_arguments
+        clippy::too_many_arguments,
+        clippy::redundant_closure_call,
+        clippy::needless_else,
+        clippy::if_same_then_else
     )]
     #[inline]
     pub fn saxpy<'__emu_launch, const __EMU_CHECKED: bool>(
@@ -243,7 +246,10 @@ impl saxpy {
         unused_braces,
         unreachable_code,
         clippy::needless_return,
-        clippy::too_many_arguments
+        clippy::too_many_arguments,
+        clippy::redundant_closure_call,
+        clippy::needless_else,
+        clippy::if_same_then_else
     )]
     #[allow(unused_variables, unused_assignments, non_snake_case, clippy::never_loop)]
     #[inline]
@@ -544,7 +550,10 @@ pub unsafe extern "ptx-kernel" fn __emu_entry_saxpy(
     unused_braces,
     unreachable_code,
     clippy::needless_return,
-    clippy::too_many_arguments
+    clippy::too_many_arguments,
+    clippy::redundant_closure_call,
+    clippy::needless_else,
+    clippy::if_same_then_else
 )]
 #[inline]
 pub fn saxpy<'__emu_launch>(

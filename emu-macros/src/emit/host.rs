@@ -44,7 +44,7 @@ pub(super) fn exit(l: &Lowered) -> TokenStream {
 
 /// The attributes both forms of the kernel function carry.
 pub(super) fn fn_allows() -> TokenStream {
-    quote!(#[allow(unused_mut, unused_braces, unreachable_code, clippy::needless_return, clippy::too_many_arguments)])
+    quote!(#[allow(unused_mut, unused_braces, unreachable_code, clippy::needless_return, clippy::too_many_arguments, clippy::redundant_closure_call, clippy::needless_else, clippy::if_same_then_else)])
 }
 
 /// Emits the host form.

@@ -89,7 +89,8 @@ fn device(l: &Lowered, d: &Device) -> TokenStream {
             },
         );
     }
-    f.attrs.push(syn::parse_quote!(#[allow(unused_mut)]));
+    // The accesses of a helper are closures called on the spot (`rewrite.rs`, `pinned`).
+    f.attrs.push(syn::parse_quote!(#[allow(unused_mut, clippy::redundant_closure_call)]));
     if d.calls_barrier && !f.attrs.iter().any(|a| a.path().is_ident("track_caller")) {
         f.attrs.push(syn::parse_quote!(#[track_caller]));
     }
