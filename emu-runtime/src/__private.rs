@@ -15,7 +15,8 @@ pub use crate::device::{Constant, DeviceCopy, DeviceGlobal, Dim3, Global, Global
 pub use crate::host::{
     mem::buffer::DeviceBuffer,
     mem::slice::{KernelArg, KernelArgMut},
-    sched::launch::{launch, launch_on_gpu, launch_tasks, GpuArg, KernelInfo, LaunchConfig},
+    launch_desc::{GpuArg, KernelInfo, LaunchConfig},
+    sched::launch::{launch, launch_on_gpu, launch_tasks},
     sched::devrt::{device_launch, DeviceArg, DeviceArgMut, DeviceStream},
     config::Checks,
     mem::shared_mem::SharedSite,

@@ -96,8 +96,6 @@ const KNOWN: &[(&str, &str)] = &[
     ("device::symbol", "host::sched"),
     ("device::texture", "host::texture"),
     ("device::view", "host::mem"),
-    // The launch description lives in the scheduler.
-    ("gpu", "host::sched"),
     // `Target::default()` asks whether a GPU is there.
     ("host::config", "gpu"),
     // memcheck's `ViewMeta` embeds initcheck's and racecheck's shadows.

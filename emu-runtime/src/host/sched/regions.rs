@@ -49,7 +49,8 @@ use crate::host::report::error::Error;
 use crate::host::report::{last_error, Finding};
 use crate::host::sched::block::{self, BlockRun, RunnerFn, Threads};
 use crate::host::sched::fiber::Suspender;
-use crate::host::sched::launch::{self, KernelInfo, LaunchConfig};
+use crate::host::launch_desc::{KernelInfo, LaunchConfig};
+use crate::host::sched::launch;
 use crate::host::sched::context;
 use crate::host::sched::verify::{self, Written};
 
