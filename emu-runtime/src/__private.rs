@@ -6,7 +6,7 @@ pub use crate::device::backend::{
     AtomicSubImpl,
 };
 #[cfg(not(target_arch = "nvptx64"))]
-pub use crate::host::check::memcheck::{MetaPtr, ViewMeta};
+pub use crate::host::check::view_meta::{MetaPtr, ViewMeta};
 pub use crate::device::backend::BarrierOp;
 pub use crate::device::part::{part, part_offset, val, FinishKind, Part, PartMut, Val};
 pub use crate::device::{Constant, DeviceCopy, DeviceGlobal, Dim3, Global, GlobalMut, Shared, SymbolDef, View, ViewKind, Writable};
@@ -988,7 +988,7 @@ pub unsafe fn global<'l, T: DeviceCopy, A: KernelArg<T>>(arg: &'l A, meta: &'l V
 /// The error of a checker shadow [`meta`] could not allocate (recorded as the last error).
 #[cfg(not(target_arch = "nvptx64"))]
 fn shadow_ok(meta: &ViewMeta) -> Result<(), crate::Error> {
-    match meta.race.as_deref().and_then(|r| r.error()) {
+    match crate::host::check::racecheck::shadow_of(meta).and_then(|r| r.error()) {
         Some(e) => {
             crate::host::report::last_error::record(e);
             Err(e.clone())
@@ -1027,10 +1027,10 @@ pub fn meta<T: DeviceCopy, A: KernelArg<T>>(name: &'static str, arg: &A, checks:
     let mut m = ViewMeta::new(name, None, buf.as_ptr() as usize, buf.bytes()).of::<T>();
     m.granule = core::mem::align_of::<T>();
     if checks.initcheck {
-        m.init = buf.init_bits();
+        crate::host::check::initcheck::attach(&mut m, buf.init_bits());
     }
     if checks.racecheck {
-        m.race = Some(Box::new(crate::host::check::racecheck::GlobalRaceShadow::new(buf.bytes() / m.granule, name)));
+        crate::host::check::racecheck::attach(&mut m);
     }
     m
 }

@@ -90,7 +90,8 @@ const KNOWN: &[(&str, &str)] = &[
     // Device files reaching the host engine around the backend interface.
     ("device::part", "host::sched"),
     ("device::symbol", "gpu"),
-    ("device::symbol", "host::check::memcheck"),
+    ("device::symbol", "host::check::racecheck"),
+    ("device::symbol", "host::check::view_meta"),
     ("device::symbol", "host::mem"),
     ("device::symbol", "host::report"),
     ("device::symbol", "host::sched"),
@@ -98,9 +99,6 @@ const KNOWN: &[(&str, &str)] = &[
     ("device::view", "host::mem"),
     // `Target::default()` asks whether a GPU is there.
     ("host::config", "gpu"),
-    // memcheck's `ViewMeta` embeds initcheck's and racecheck's shadows.
-    ("host::check::memcheck", "host::check::initcheck"),
-    ("host::check::memcheck", "host::check::racecheck"),
     // The scheduler's types (`Exit`, `ThreadCtx`) and the fast path's runtime in `__private`.
     ("host::mem", "__private"),
     ("host::sched", "__private"),

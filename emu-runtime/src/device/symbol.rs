@@ -184,7 +184,7 @@ pub struct DeviceGlobal<D: SymbolDef> {
     cell: UnsafeCell<D::Value>,
     /// Its description for launches without racecheck, and with it (with racecheck's shadow).
     #[cfg(not(target_arch = "nvptx64"))]
-    metas: [std::sync::OnceLock<crate::host::check::memcheck::StaticMeta>; 2],
+    metas: [std::sync::OnceLock<crate::host::check::view_meta::StaticMeta>; 2],
     /// The symbol's address on the GPU, once looked up.
     #[cfg(all(feature = "gpu", not(target_arch = "nvptx64")))]
     gpu_address: std::sync::OnceLock<u64>,
@@ -240,7 +240,11 @@ impl<D: SymbolDef> DeviceGlobal<D> {
         let meta = self.metas[race as usize].get_or_init(|| {
             // The watchdog tells writes from spins by this memory (`host/mem/fingerprint.rs`).
             crate::host::mem::fingerprint::register(self.cell.get() as usize, core::mem::size_of::<D::Value>());
-            crate::host::check::memcheck::StaticMeta::new(D::NAME, self.cell.get() as usize, core::mem::size_of::<D::Value>(), g, race)
+            crate::host::check::view_meta::StaticMeta::new(D::NAME, self.cell.get() as usize, core::mem::size_of::<D::Value>(), g, |m| {
+                if race {
+                    crate::host::check::racecheck::attach(m)
+                }
+            })
         });
         meta.as_ptr()
     }

@@ -22,7 +22,7 @@ use crate::host::sched::warp::WarpOp;
 use crate::host::mem::{memory, shared_mem};
 use crate::host::sched::{block, context, hooks, warp};
 
-pub(crate) use crate::host::check::memcheck::MetaPtr;
+pub(crate) use crate::host::check::view_meta::MetaPtr;
 pub(crate) use crate::host::report::Access as AccessKind;
 
 #[inline(always)]

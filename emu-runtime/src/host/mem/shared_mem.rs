@@ -15,7 +15,7 @@ use crate::device::{DeviceCopy, Shared, View};
 use crate::host::alloc as host_alloc;
 use crate::host::check::initcheck::SharedInitBits;
 use crate::host::check::racecheck::SharedRaceShadow;
-use crate::host::check::memcheck::ViewMeta;
+use crate::host::check::view_meta::ViewMeta;
 use crate::host::report::error::Error;
 use crate::host::mem::stamp::Slot;
 
