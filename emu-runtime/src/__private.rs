@@ -902,26 +902,8 @@ mod warp_awaits {
 #[cfg(not(target_arch = "nvptx64"))]
 pub use warp_awaits::*;
 
-/// The indices of the GPU thread a kernel function runs as: `#[kernel]` passes them to the
-/// host form of the kernel, and replaces `thread_idx()`, `block_idx()`, `block_dim()` and
-/// `grid_dim()` in the kernel's own body by these fields.
 #[cfg(not(target_arch = "nvptx64"))]
-#[derive(Clone, Copy, Debug)]
-pub struct ThreadCtx {
-    /// `threadIdx`.
-    pub thread_idx: Dim3,
-    /// `blockIdx`.
-    pub block_idx: Dim3,
-    /// `blockDim`.
-    pub block_dim: Dim3,
-    /// `gridDim`.
-    pub grid_dim: Dim3,
-}
-
-/// Where a GPU thread exited: what a kernel function returns (on the host, the position of
-/// the `return` or of the end of the body, for synccheck; nothing on the GPU).
-#[cfg(not(target_arch = "nvptx64"))]
-pub type Exit = &'static Location<'static>;
+pub use crate::host::sched::thread::{Exit, ThreadCtx};
 /// Where a GPU thread exited (nothing on the GPU).
 #[cfg(target_arch = "nvptx64")]
 pub type Exit = ();

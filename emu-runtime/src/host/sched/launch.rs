@@ -10,7 +10,7 @@ use crate::host::launch_desc::{GpuArg, KernelInfo, LaunchConfig};
 use crate::host::sched::block::{self, BlockRun, RunnerFn, Threads};
 use crate::host::sched::fiber::Suspender;
 use crate::host::sched::task::Tasks;
-use crate::__private::ThreadCtx;
+use crate::host::sched::thread::{Exit, ThreadCtx};
 use crate::host::config::{self, BlockOrder, Config};
 use crate::host::report::error::Error;
 use crate::host::report::{self, Finding, LaunchFindings};
@@ -435,7 +435,7 @@ fn run_group(shared: &LaunchShared, runs: &[Box<BlockRun<'_>>], members: &[u64],
 /// Runs `body` once per GPU thread of the grid `cfg` describes, and waits for all of them.
 ///
 /// This is what `launch!` calls through the launcher `#[kernel]` generates.
-pub fn launch<F: Fn(ThreadCtx) -> crate::__private::Exit + Sync>(kernel: &'static KernelInfo, cfg: LaunchConfig, body: F) -> Result<(), Error> {
+pub fn launch<F: Fn(ThreadCtx) -> Exit + Sync>(kernel: &'static KernelInfo, cfg: LaunchConfig, body: F) -> Result<(), Error> {
     let runner = |b: &BlockRun<'_>, y: &Suspender<'_>| block::runner(b, &body, y);
     let runner: &RunnerFn<'_> = &runner;
     let result = run(kernel, cfg, &|_| Threads::Calls(runner));
@@ -452,7 +452,7 @@ pub fn launch<F: Fn(ThreadCtx) -> crate::__private::Exit + Sync>(kernel: &'stati
 pub fn launch_tasks<M, F>(kernel: &'static KernelInfo, cfg: LaunchConfig, make: M) -> Result<(), Error>
 where
     M: Fn(ThreadCtx) -> F + Sync,
-    F: std::future::Future<Output = crate::__private::Exit>,
+    F: std::future::Future<Output = Exit>,
 {
     let result = run(kernel, cfg, &|threads| Threads::Tasks(Box::new(Tasks::new(&make, threads))));
     if let Err(e) = &result {
@@ -573,7 +573,7 @@ mod tests {
     use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
     use super::{launch_tasks, KernelInfo, LaunchConfig};
-    use crate::__private::{barrier_await, exit_here};
+    use crate::host::sched::task::BarrierAwait;
     use crate::device::backend::BarrierOp;
     use crate::host::config::{with_config, BlockOrder, Config};
     use crate::host::sched::fiber::DIRECT;
@@ -588,17 +588,17 @@ mod tests {
             launch_tasks(&TREE, LaunchConfig::new(1, n, 0), |ctx| async move {
                 let t = ctx.thread_idx.x as usize;
                 v[t].store(t as u32 + 1, Relaxed);
-                let evens = barrier_await(BarrierOp::Count, t % 2 == 0).await;
+                let evens = BarrierAwait::new(BarrierOp::Count, t % 2 == 0).await;
                 let mut s = ctx.block_dim.x as usize / 2;
                 while s > 0 {
                     if t < s {
                         v[t].fetch_add(v[t + s].load(Relaxed), Relaxed);
                     }
-                    barrier_await(BarrierOp::Sync, false).await;
+                    BarrierAwait::new(BarrierOp::Sync, false).await;
                     s /= 2;
                 }
                 seen[t].store(evens * 1000 + v[0].load(Relaxed), Relaxed);
-                exit_here()
+                core::panic::Location::caller()
             })
         })
     }

@@ -35,5 +35,6 @@ pub(crate) mod progress;
 pub(crate) mod regions;
 pub(crate) mod stuck;
 pub(crate) mod task;
+pub(crate) mod thread;
 pub(crate) mod verify;
 pub(crate) mod warp;

@@ -41,7 +41,7 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-use crate::__private::{Exit, ThreadCtx};
+use crate::host::sched::thread::{Exit, ThreadCtx};
 use crate::device::Dim3;
 use crate::host::check::{synccheck, SharedShadows, Site};
 use crate::host::config::{self, Checks, ExecPath, Schedule, Tier};
