@@ -37,6 +37,8 @@
 //! take the kernel's per-thread state machine (`launch_tasks`), so that stepping works as
 //! before. `EMU_VERBOSE=1` prints the path of every launch.
 
+pub(crate) mod fast;
+
 use std::panic::Location;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -743,7 +745,7 @@ impl<'r> Regions<'r> {
     }
 
     /// A vectorised lane loop: `vector(cursor, c0, m)` for each chunk of at most
-    /// [`LANE_CHUNK`](crate::__private::LANE_CHUNK) consecutive threads `c0..c0 + m`, in index
+    /// [`LANE_CHUNK`](fast::LANE_CHUNK) consecutive threads `c0..c0 + m`, in index
     /// order; `cursor.lane(t)` gives thread `t`'s indices.
     ///
     /// Only for a region that [`Regions::in_index_order`] allows and whose body the macro
@@ -778,7 +780,7 @@ impl<'r> Regions<'r> {
             c.fetch_add(1, Ordering::Relaxed);
         }
         let cursor = LaneCursor { ctx: self.ctx };
-        let chunk = crate::__private::LANE_CHUNK;
+        let chunk = fast::LANE_CHUNK;
         let n = self.n.min(bound);
         let mut c0 = 0;
         while c0 < n {
