@@ -99,9 +99,6 @@ const KNOWN: &[(&str, &str)] = &[
     ("device::view", "host::mem"),
     // `Target::default()` asks whether a GPU is there.
     ("host::config", "gpu"),
-    // The scheduler's types (`Exit`, `ThreadCtx`) and the fast path's runtime in `__private`.
-    ("host::mem", "__private"),
-    ("host::sched", "__private"),
 ];
 
 fn src_dir() -> PathBuf {

@@ -350,22 +350,4 @@ mod tests {
         assert_ne!(b.stamp(), stamp);
     }
 
-    #[test]
-    fn a_proved_regions_guard_takes_only_the_running_blocks_views() {
-        use crate::__private::view_aligned;
-        use crate::host::mem::stamp::Running;
-        let a = SharedArena::new(64, 1024).unwrap();
-        let v = a.dynamic::<u32>();
-        assert!(!view_aligned(&v), "no block runs on this thread");
-        {
-            let _running = Running::enter(a.stamp());
-            assert!(view_aligned(&v), "the running block's own view");
-            let other = SharedArena::new(64, 1024).unwrap();
-            assert!(!view_aligned(&other.dynamic::<u32>()), "another arena's view takes the checked accesses");
-        }
-        a.new_block();
-        let _running = Running::enter(a.stamp());
-        assert!(!view_aligned(&v), "a view of the block before is refused");
-        assert!(view_aligned(&a.dynamic::<u32>()));
-    }
 }
