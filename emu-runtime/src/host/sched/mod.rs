@@ -38,3 +38,4 @@ pub(crate) mod task;
 pub(crate) mod thread;
 pub(crate) mod verify;
 pub(crate) mod warp;
+pub(crate) mod warp_awaits;
