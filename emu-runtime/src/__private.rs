@@ -65,143 +65,14 @@ pub fn race_states() -> usize {
 use core::panic::Location;
 
 pub use crate::device::print::kprint_args;
+pub use crate::device::access::{helper_checking, load, range_add, range_mul, row, row_len, row_write, store, Index, RangeInt};
 #[cfg(target_arch = "nvptx64")]
 pub use crate::device::devrt::{DeviceArg, DeviceArgMut, DeviceStream, ParamBuffer};
-
-/// The integer types an index of device memory may have (`v[i]`, `t[r][c]`), as CUDA code
-/// writes them: every primitive integer. A non-negative index that fits in `usize` is that
-/// `usize`; a negative one becomes its two's complement (`i as isize as usize`, the address
-/// it would touch, below the view's start), and a value too large for `usize` becomes
-/// `usize::MAX`: both are out of bounds for every view, and the report of a negative index
-/// shows its value (`index -1 is before the start of ...`). For `usize` it is the identity.
-#[diagnostic::on_unimplemented(
-    message = "device memory cannot be indexed by `{Self}`",
-    label = "not a primitive integer",
-    note = "an index of a view is a primitive integer (`u32`, `i32`, `usize`, `i64`, ...)"
-)]
-pub trait Index: Copy {
-    /// The index as a `usize`.
-    fn to_index(self) -> usize;
-}
-
-impl Index for usize {
-    #[inline(always)]
-    fn to_index(self) -> usize {
-        self
-    }
-}
-
-macro_rules! index_impls {
-    (unsigned: $($u:ty),*; signed: $($s:ty),*) => {
-        $(impl Index for $u {
-            #[inline(always)]
-            fn to_index(self) -> usize {
-                // Lossless for the types narrower than `usize`; a `u128` (or a `u64` on a
-                // 32-bit target) too large for `usize` is out of bounds anyway.
-                usize::try_from(self).unwrap_or(usize::MAX)
-            }
-        })*
-        $(impl Index for $s {
-            #[inline(always)]
-            fn to_index(self) -> usize {
-                // Sign-extended: a negative index wraps below the view's start (at least
-                // `usize::MAX / 2 + 1`, past the end of every view); an `i128` beyond `isize`
-                // saturates.
-                match isize::try_from(self) {
-                    Ok(i) => i as usize,
-                    Err(_) if self < 0 => isize::MIN as usize,
-                    Err(_) => usize::MAX,
-                }
-            }
-        })*
-    };
-}
-
-index_impls!(unsigned: u8, u16, u32, u64, u128; signed: i8, i16, i32, i64, i128, isize);
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::sched::regions::fast::{
     region_bound, RegionBound, load_in_bounds, store_in_bounds, load_row_in_bounds, store_row_in_bounds, view_aligned, TIER_HOISTED, TIER_VECTOR, TIER_RANGES, TIER_TURN, TIER_INTERLEAVE, VECTOR_MIN, LANE_CHUNK, LaneBuf, lane_load, lane_store, Snapshot, xchg_put, xchg_down, xchg_up, xchg_xor, xchg_idx, xchg_ballot, xchg_all, xchg_any, lane_check, lane_checks, lane_last, LaneInt,
 };
-
-/// The length of a row of `t` (`N`), for a region's proof.
-#[inline(always)]
-pub fn row_len<T, const N: usize, K: ViewKind>(_t: &View<[T; N], K>) -> usize {
-    N
-}
-
-/// An integer a region's proof adds with overflow checked (`fission/ranges.rs`).
-pub trait RangeInt: Index {
-    /// `self + other`, or `None` on overflow.
-    fn checked(self, other: Self) -> Option<Self>;
-    /// `self * other`, or `None` on overflow or when either is below 0.
-    fn checked_mul_nonneg(self, other: Self) -> Option<Self>;
-}
-
-macro_rules! range_ints {
-    ($($t:ty),*) => {
-        $(impl RangeInt for $t {
-            #[inline(always)]
-            fn checked(self, other: Self) -> Option<Self> {
-                self.checked_add(other)
-            }
-            #[inline(always)]
-            #[allow(unused_comparisons)]
-            fn checked_mul_nonneg(self, other: Self) -> Option<Self> {
-                if self < 0 || other < 0 {
-                    return None;
-                }
-                self.checked_mul(other)
-            }
-        })*
-    };
-}
-
-range_ints!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
-
-/// The product of two ends of index ranges, `None` if either is, is below 0, or the product
-/// overflows.
-#[inline(always)]
-pub fn range_mul<T: RangeInt>(a: Option<T>, b: Option<T>) -> Option<T> {
-    a?.checked_mul_nonneg(b?)
-}
-
-/// The sum of two ends of index ranges, `None` if either is or the sum overflows.
-#[inline(always)]
-pub fn range_add<T: RangeInt>(a: Option<T>, b: Option<T>) -> Option<T> {
-    a?.checked(b?)
-}
-
-/// `v[i]` in a kernel. `checked` is a constant in a kernel's body (`#[kernel]` compiles the
-/// body with and without the checkers that watch each access, initcheck and racecheck), and
-/// asked once per call in a `#[device]` helper.
-#[inline(always)]
-#[track_caller]
-pub fn load<T: DeviceCopy, K: ViewKind, I: Index>(checked: bool, v: &View<T, K>, i: I) -> T {
-    let i = i.to_index();
-    let x = v.load(i);
-    #[cfg(not(target_arch = "nvptx64"))]
-    if checked {
-        crate::host::sched::hooks::on_load(v, i, Location::caller());
-    }
-    #[cfg(target_arch = "nvptx64")]
-    let _ = checked;
-    x
-}
-
-/// `v[i] = value` in a kernel (`checked` as for [`load`]).
-#[inline(always)]
-#[track_caller]
-pub fn store<T: DeviceCopy, K: Writable, I: Index>(checked: bool, v: &View<T, K>, i: I, value: T) {
-    let i = i.to_index();
-    v.store(i, value);
-    #[cfg(not(target_arch = "nvptx64"))]
-    if checked {
-        crate::host::sched::hooks::on_store(v, i, Location::caller());
-    }
-    #[cfg(target_arch = "nvptx64")]
-    let _ = checked;
-}
 
 /// The launch of a `#[kernel(host_only)]` kernel when its target is the GPU: an error that
 /// names the kernel (it has no PTX); `None` when the target is the emulator (or the settings
@@ -246,29 +117,6 @@ pub fn launch_checks() -> crate::host::config::Checks {
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn per_access(checks: crate::host::config::Checks) -> bool {
     crate::host::check::any(checks)
-}
-
-/// Whether the running kernel checks accesses: what a `#[device]` helper asks once per call.
-#[inline(always)]
-pub fn helper_checking() -> bool {
-    #[cfg(not(target_arch = "nvptx64"))]
-    return crate::host::sched::context::checking();
-    #[cfg(target_arch = "nvptx64")]
-    return false;
-}
-
-/// `v[i]` as the non-last index of `v[i][j]`.
-#[inline(always)]
-#[track_caller]
-pub fn row<'l, T: DeviceCopy, const N: usize, K: ViewKind, I: Index>(v: &View<'l, [T; N], K>, i: I) -> View<'l, T, K> {
-    v.row(i.to_index())
-}
-
-/// `v[i]` as the non-last index of `v[i][j] = x`: a bad `i` is reported as a write.
-#[inline(always)]
-#[track_caller]
-pub fn row_write<'l, T: DeviceCopy, const N: usize, K: ViewKind, I: Index>(v: &View<'l, [T; N], K>, i: I) -> View<'l, T, K> {
-    v.row_for(i.to_index(), crate::device::backend::AccessKind::Write)
 }
 
 /// `sync_threads()` (and its count/and/or forms, by `op`) in the body of a state-machine

@@ -83,20 +83,6 @@ const MUTUAL: &[(&str, &str)] = &[
 /// Edges the layers forbid that the tree still has (issue 27, not done yet). The test fails
 /// when one of them is gone, so that the list only shrinks.
 const KNOWN: &[(&str, &str)] = &[
-    // The macro ABI's index and shared-memory helpers, reached from device/ and the backend.
-    ("device::backend::host", "__private"),
-    ("device::part", "__private"),
-    ("device::shared", "__private"),
-    // Device files reaching the host engine around the backend interface.
-    ("device::part", "host::sched"),
-    ("device::symbol", "gpu"),
-    ("device::symbol", "host::check::racecheck"),
-    ("device::symbol", "host::check::view_meta"),
-    ("device::symbol", "host::mem"),
-    ("device::symbol", "host::report"),
-    ("device::symbol", "host::sched"),
-    ("device::texture", "host::texture"),
-    ("device::view", "host::mem"),
     // `Target::default()` asks whether a GPU is there.
     ("host::config", "gpu"),
 ];
