@@ -65,7 +65,22 @@ pub fn race_states() -> usize {
 use core::panic::Location;
 
 pub use crate::device::print::kprint_args;
-pub use crate::device::access::{helper_checking, load, range_add, range_mul, row, row_len, row_write, store, Index, RangeInt};
+pub use crate::device::access::{helper_checking, range_add, range_mul, row, row_len, row_write, Index, RangeInt};
+
+/// `v[i]` in a kernel (`device/access.rs`; a forward, so that a bad index's error names this
+/// path).
+#[inline(always)]
+#[track_caller]
+pub fn load<T: DeviceCopy, K: ViewKind, I: Index>(checked: bool, v: &View<T, K>, i: I) -> T {
+    crate::device::access::load(checked, v, i)
+}
+
+/// `v[i] = value` in a kernel (`device/access.rs`; a forward, as [`load`]).
+#[inline(always)]
+#[track_caller]
+pub fn store<T: DeviceCopy, K: Writable, I: Index>(checked: bool, v: &View<T, K>, i: I, value: T) {
+    crate::device::access::store(checked, v, i, value)
+}
 #[cfg(target_arch = "nvptx64")]
 pub use crate::device::devrt::{DeviceArg, DeviceArgMut, DeviceStream, ParamBuffer};
 
@@ -74,25 +89,8 @@ pub use crate::host::sched::regions::fast::{
     region_bound, RegionBound, load_in_bounds, store_in_bounds, load_row_in_bounds, store_row_in_bounds, view_aligned, TIER_HOISTED, TIER_VECTOR, TIER_RANGES, TIER_TURN, TIER_INTERLEAVE, VECTOR_MIN, LANE_CHUNK, LaneBuf, lane_load, lane_store, Snapshot, xchg_put, xchg_down, xchg_up, xchg_xor, xchg_idx, xchg_ballot, xchg_all, xchg_any, lane_check, lane_checks, lane_last, LaneInt,
 };
 
-/// The launch of a `#[kernel(host_only)]` kernel when its target is the GPU: an error that
-/// names the kernel (it has no PTX); `None` when the target is the emulator (or the settings
-/// are invalid, which the emulated launch then reports).
 #[cfg(not(target_arch = "nvptx64"))]
-pub fn host_only_on_gpu(kernel: &'static KernelInfo) -> Option<Result<(), crate::Error>> {
-    let config = crate::host::config::effective().ok()?;
-    if config.get_target() != crate::host::config::Target::Gpu {
-        return None;
-    }
-    let e = crate::Error::NotSupported {
-        message: format!(
-            "kernel `{}` is `#[kernel(host_only)]`: it has no PTX and runs on the emulator only; \
-             launch it with the emulator as the target (EMU_TARGET=emulator), or remove `host_only`",
-            kernel.name
-        ),
-    };
-    crate::host::report::last_error::record(&e);
-    Some(Err(e))
-}
+pub use crate::host::sched::launch::host_only_on_gpu;
 
 /// What the debugger command `emu-where` prints for the running GPU thread (for tests).
 #[cfg(not(target_arch = "nvptx64"))]
@@ -177,74 +175,8 @@ pub fn shared_array<T: DeviceCopy, const N: usize>(site: &'static SharedSite) ->
     crate::device::backend::shared_array::<T, N>(site)
 }
 
-/// A read-only view of a device buffer or slice, for a `&[T]` kernel parameter: the view
-/// lives as long as the borrows of the argument and of its description.
-///
-/// # Safety
-///
-/// `meta` must describe `arg`'s buffer: it is the value [`meta`] returned for this argument,
-/// unchanged (the checkers write through its shadow pointers at the view's addresses, sized
-/// for the whole buffer).
 #[cfg(not(target_arch = "nvptx64"))]
-pub unsafe fn global<'l, T: DeviceCopy, A: KernelArg<T>>(arg: &'l A, meta: &'l ViewMeta) -> Result<Global<'l, T>, crate::Error> {
-    shadow_ok(meta)?;
-    let (buf, start, len) = arg.parts();
-    // SAFETY: the buffer is borrowed for `'l` (through `arg`), so its memory is valid for its
-    // `len` elements for all of it, and `start + len` is inside them (a slice is checked when
-    // it is made); kernels access it only through views; `meta` describes it (the caller's
-    // contract).
-    Ok(unsafe { View::from_raw_parts(buf.raw()?.add(start), len, meta) })
-}
-
-/// The error of a checker shadow [`meta`] could not allocate (recorded as the last error).
-#[cfg(not(target_arch = "nvptx64"))]
-fn shadow_ok(meta: &ViewMeta) -> Result<(), crate::Error> {
-    match crate::host::check::racecheck::shadow_of(meta).and_then(|r| r.error()) {
-        Some(e) => {
-            crate::host::report::last_error::record(e);
-            Err(e.clone())
-        }
-        None => Ok(()),
-    }
-}
-
-/// A writable view of a device buffer or mutable slice, for a `&mut [T]` kernel parameter.
-///
-/// # Safety
-///
-/// As for [`global`]: `meta` is the value [`meta`] returned for `arg`, unchanged.
-#[cfg(not(target_arch = "nvptx64"))]
-pub unsafe fn global_mut<'l, T: DeviceCopy, A: KernelArgMut<T>>(
-    arg: &'l mut A,
-    meta: &'l ViewMeta,
-) -> Result<GlobalMut<'l, T>, crate::Error> {
-    shadow_ok(meta)?;
-    let (buf, start, len) = arg.parts_mut();
-    if meta.init.is_null() {
-        // Not checked by this launch: its writes are not tracked.
-        buf.mark_written(start, len, None);
-    }
-    // SAFETY: as in `global`; the `&mut` borrow keeps the host from touching it meanwhile.
-    Ok(unsafe { View::from_raw_parts(buf.raw()?.add(start), len, meta) })
-}
-
-/// The description of a buffer (or slice) parameter for reports: the whole buffer's.
-#[cfg(not(target_arch = "nvptx64"))]
-pub fn meta<T: DeviceCopy, A: KernelArg<T>>(name: &'static str, arg: &A, checks: crate::host::config::Checks) -> ViewMeta {
-    let buf = arg.parts().0;
-    // A synchronous launch waits for the queued work that uses the buffer (a queued launch's
-    // own handle does not wait).
-    buf.wait_all();
-    let mut m = ViewMeta::new(name, None, buf.as_ptr() as usize, buf.bytes()).of::<T>();
-    m.granule = core::mem::align_of::<T>();
-    if checks.initcheck {
-        crate::host::check::initcheck::attach(&mut m, buf.init_bits());
-    }
-    if checks.racecheck {
-        crate::host::check::racecheck::attach(&mut m);
-    }
-    m
-}
+pub use crate::host::mem::params::{global, global_mut, meta};
 
 #[cfg(target_arch = "nvptx64")]
 pub use crate::device::backend::shared_view;

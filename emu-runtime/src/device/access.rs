@@ -69,7 +69,7 @@ index_impls!(unsigned: u8, u16, u32, u64, u128; signed: i8, i16, i32, i64, i128,
 /// asked once per call in a `#[device]` helper.
 #[inline(always)]
 #[track_caller]
-pub fn load<T: DeviceCopy, K: ViewKind, I: Index>(checked: bool, v: &View<T, K>, i: I) -> T {
+pub(crate) fn load<T: DeviceCopy, K: ViewKind, I: Index>(checked: bool, v: &View<T, K>, i: I) -> T {
     let i = i.to_index();
     let x = v.load(i);
     #[cfg(not(target_arch = "nvptx64"))]
@@ -84,7 +84,7 @@ pub fn load<T: DeviceCopy, K: ViewKind, I: Index>(checked: bool, v: &View<T, K>,
 /// `v[i] = value` in a kernel (`checked` as for [`load`]).
 #[inline(always)]
 #[track_caller]
-pub fn store<T: DeviceCopy, K: Writable, I: Index>(checked: bool, v: &View<T, K>, i: I, value: T) {
+pub(crate) fn store<T: DeviceCopy, K: Writable, I: Index>(checked: bool, v: &View<T, K>, i: I, value: T) {
     let i = i.to_index();
     v.store(i, value);
     #[cfg(not(target_arch = "nvptx64"))]

@@ -18,6 +18,25 @@ use crate::host::report::last_error;
 use crate::host::sched::progress::LaunchProgress;
 use crate::host::sched::{overflow, panics};
 
+/// The launch of a `#[kernel(host_only)]` kernel when its target is the GPU: an error that
+/// names the kernel (it has no PTX); `None` when the target is the emulator (or the settings
+/// are invalid, which the emulated launch then reports).
+pub fn host_only_on_gpu(kernel: &'static KernelInfo) -> Option<Result<(), crate::Error>> {
+    let config = config::effective().ok()?;
+    if config.get_target() != config::Target::Gpu {
+        return None;
+    }
+    let e = crate::Error::NotSupported {
+        message: format!(
+            "kernel `{}` is `#[kernel(host_only)]`: it has no PTX and runs on the emulator only; \
+             launch it with the emulator as the target (EMU_TARGET=emulator), or remove `host_only`",
+            kernel.name
+        ),
+    };
+    crate::host::report::last_error::record(&e);
+    Some(Err(e))
+}
+
 /// Runs the launch on the GPU when the launch's target is the GPU; `None` when it is the
 /// emulator (always, without the `gpu` feature).
 #[doc(hidden)]
