@@ -395,6 +395,7 @@ pub(crate) fn heap_meta(addr: u64, id: u64, at: &'static Location<'static>) -> M
 
 pub(crate) use crate::host::check::view_meta::StaticMeta;
 pub(crate) use crate::host::mem::memory::{load_relaxed, store_relaxed};
+#[cfg(feature = "gpu")]
 pub(crate) use crate::host::report::error::Error;
 pub(crate) use crate::host::sched::hooks::{on_load, on_store};
 
