@@ -41,7 +41,7 @@ pub use host::{
     mem::symbol::{copy_from_symbol, copy_from_symbol_at, copy_to_symbol, copy_to_symbol_at, Symbol},
     config::{BlockOrder, CheckAction, Checks, Config, ExecPath, Schedule, Target, Tier},
     report::error::Error,
-    sched::launch::{KernelInfo, LaunchConfig},
+    launch_desc::{KernelInfo, LaunchConfig},
     report::last_error::{get_last_error, peek_at_last_error},
     report::findings::{quietly, Access, Finding, LaunchReport, SourceLocation},
     config::{set_config, with_config, DefaultStream, DeviceRuntime},

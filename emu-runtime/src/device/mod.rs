@@ -4,6 +4,7 @@
 //! it can compile for `nvptx64-nvidia-cuda` in `no_std`: the public functions are thin and
 //! forward to `backend`, the one place where the target is chosen.
 
+pub(crate) mod access;
 mod atomic;
 pub(crate) mod backend;
 mod builtins;

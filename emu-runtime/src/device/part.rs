@@ -85,7 +85,7 @@ impl<T, K: ViewKind, F> core::fmt::Debug for Part<'_, T, K, F> {
 /// element). The element's index is checked when the part is read or written.
 #[inline(always)]
 #[track_caller]
-pub fn part<'l, T: DeviceCopy, K: ViewKind, F: Copy, I: crate::__private::Index>(
+pub fn part<'l, T: DeviceCopy, K: ViewKind, F: Copy, I: super::access::Index>(
     view: &View<'l, T, K>,
     i: I,
     proj: impl FnOnce(&mut T) -> &mut F,
@@ -159,9 +159,9 @@ impl<'l, T: DeviceCopy, K: ViewKind, F: Copy> Part<'l, T, K, F> {
         };
         let at = core::panic::Location::caller();
         if write {
-            crate::host::sched::hooks::on_store(&sub, 0, at);
+            crate::device::backend::on_store(&sub, 0, at);
         } else {
-            crate::host::sched::hooks::on_load(&sub, 0, at);
+            crate::device::backend::on_load(&sub, 0, at);
         }
     }
 }

@@ -125,14 +125,14 @@ impl<'l, T: DeviceCopy> SharedScalar<'l, T> {
     #[inline(always)]
     #[track_caller]
     pub fn load(&self) -> T {
-        crate::__private::load(crate::__private::helper_checking(), &self.view, 0usize)
+        super::access::load(super::access::helper_checking(), &self.view, 0usize)
     }
 
     /// Writes the value (`x = value;`).
     #[inline(always)]
     #[track_caller]
     pub fn store(&self, value: T) {
-        crate::__private::store(crate::__private::helper_checking(), &self.view, 0usize, value)
+        super::access::store(super::access::helper_checking(), &self.view, 0usize, value)
     }
 
     /// The one-element shared array that holds the value (to pass where a view is expected).

@@ -168,8 +168,8 @@ impl<D: SymbolDef> Constant<D> {
 
     /// The symbol's GPU address, looked up once.
     #[cfg(feature = "gpu")]
-    pub(crate) fn gpu_address(&self) -> Result<u64, crate::Error> {
-        symbol_address::<D>(&self.gpu_address)
+    pub(crate) fn gpu_address(&self) -> Result<u64, crate::device::backend::Error> {
+        crate::device::backend::symbol_address::<D>(&self.gpu_address)
     }
 }
 
@@ -184,7 +184,7 @@ pub struct DeviceGlobal<D: SymbolDef> {
     cell: UnsafeCell<D::Value>,
     /// Its description for launches without racecheck, and with it (with racecheck's shadow).
     #[cfg(not(target_arch = "nvptx64"))]
-    metas: [std::sync::OnceLock<crate::host::check::memcheck::StaticMeta>; 2],
+    metas: [std::sync::OnceLock<crate::device::backend::StaticMeta>; 2],
     /// The symbol's address on the GPU, once looked up.
     #[cfg(all(feature = "gpu", not(target_arch = "nvptx64")))]
     gpu_address: std::sync::OnceLock<u64>,
@@ -234,57 +234,25 @@ impl<E: DeviceCopy, const N: usize, D: SymbolDef<Value = [E; N]>> DeviceGlobal<D
 impl<D: SymbolDef> DeviceGlobal<D> {
     /// The description for the running launch: with racecheck's shadow when it checks races.
     fn meta(&self) -> crate::device::backend::MetaPtr {
-        crate::host::sched::verify::note_static(D::NAME, self.cell.get() as usize, core::mem::size_of::<D::Value>());
-        let race = crate::host::sched::hooks::racecheck_on();
-        let g = core::mem::align_of::<D::Value>();
-        let meta = self.metas[race as usize].get_or_init(|| {
-            // The watchdog tells writes from spins by this memory (`host/mem/fingerprint.rs`).
-            crate::host::mem::fingerprint::register(self.cell.get() as usize, core::mem::size_of::<D::Value>());
-            crate::host::check::memcheck::StaticMeta::new(D::NAME, self.cell.get() as usize, core::mem::size_of::<D::Value>(), g, race)
-        });
-        meta.as_ptr()
+        crate::device::backend::static_meta::<D>(self.cell.get(), &self.metas)
     }
 
     /// Overwrites the value (`copy_to_symbol` in the emulator).
     pub(crate) fn write(&self, value: &D::Value) {
         // SAFETY: the static is valid and aligned for `D::Value`; concurrent kernel accesses go
         // through relaxed atomics as this store does.
-        unsafe { crate::host::mem::memory::store_relaxed(self.cell.get(), *value) }
+        unsafe { crate::device::backend::store_relaxed(self.cell.get(), *value) }
     }
 
     /// Reads the value (`copy_from_symbol` in the emulator).
     pub(crate) fn read(&self) -> D::Value {
         // SAFETY: as in `write`.
-        unsafe { crate::host::mem::memory::load_relaxed(self.cell.get()) }
+        unsafe { crate::device::backend::load_relaxed(self.cell.get()) }
     }
 
     /// The symbol's GPU address, looked up once.
     #[cfg(feature = "gpu")]
-    pub(crate) fn gpu_address(&self) -> Result<u64, crate::Error> {
-        symbol_address::<D>(&self.gpu_address)
+    pub(crate) fn gpu_address(&self) -> Result<u64, crate::device::backend::Error> {
+        crate::device::backend::symbol_address::<D>(&self.gpu_address)
     }
-}
-
-/// The GPU address of `D`'s variable, found once in its module.
-#[cfg(all(feature = "gpu", not(target_arch = "nvptx64")))]
-fn symbol_address<D: SymbolDef>(cell: &std::sync::OnceLock<u64>) -> Result<u64, crate::Error> {
-    if let Some(&a) = cell.get() {
-        return Ok(a);
-    }
-    let Some(ptx) = D::PTX else {
-        return Err(crate::Error::NotSupported {
-            message: format!(
-                "`{}` has no PTX: the file that declares it was not compiled for the GPU (a build.rs with \
-                 `deviceemu_build::kernels`, see the README's GPU section); or set EMU_TARGET=emulator",
-                D::NAME
-            ),
-        });
-    };
-    let (addr, bytes) = crate::gpu::copy::symbol(ptx, D::PTX_NAME)?;
-    if bytes < core::mem::size_of::<D::Value>() {
-        return Err(crate::Error::InvalidValue {
-            message: format!("`{}` has {bytes} bytes on the GPU, fewer than its type's {}", D::NAME, core::mem::size_of::<D::Value>()),
-        });
-    }
-    Ok(*cell.get_or_init(|| addr))
 }

@@ -196,7 +196,7 @@ impl<'l, T, K: ViewKind> View<'l, T, K> {
     #[inline(always)]
     pub(crate) fn is_live(&self) -> bool {
         #[cfg(not(target_arch = "nvptx64"))]
-        return K::SPACE != Space::Shared || crate::host::mem::stamp::live(self.stamp);
+        return K::SPACE != Space::Shared || backend::stamp_live(self.stamp);
         #[cfg(target_arch = "nvptx64")]
         return true;
     }
@@ -207,7 +207,7 @@ impl<'l, T, K: ViewKind> View<'l, T, K> {
     #[cfg(not(target_arch = "nvptx64"))]
     #[inline(always)]
     pub(crate) fn is_running_blocks(&self) -> bool {
-        K::SPACE != Space::Shared || crate::host::mem::stamp::running(self.stamp)
+        K::SPACE != Space::Shared || backend::stamp_running(self.stamp)
     }
 
     /// The view's stamp (host).

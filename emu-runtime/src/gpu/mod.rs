@@ -16,7 +16,7 @@ use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::{result, CudaContext, CudaFunction, CudaModule, CudaStream, DriverError};
 
 use crate::host::report::error::Error;
-use crate::host::sched::launch::{GpuArg, KernelInfo, LaunchConfig};
+use crate::host::launch_desc::{GpuArg, KernelInfo, LaunchConfig};
 
 pub(crate) mod copy;
 mod link;

@@ -48,7 +48,7 @@ use cudarc::driver::{result, sys};
 use crate::gpu::{driver_error, gpu_of};
 use crate::host::devices::{self, STICKY_CODES};
 use crate::host::report::error::Error;
-use crate::host::sched::launch::{GpuArg, KernelInfo, LaunchConfig};
+use crate::host::launch_desc::{GpuArg, KernelInfo, LaunchConfig};
 
 /// Most GPUs one process uses (devices past it are refused as invalid).
 pub(crate) const MAX_GPUS: usize = 16;

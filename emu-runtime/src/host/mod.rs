@@ -18,6 +18,7 @@
 pub(crate) mod check;
 pub(crate) mod config;
 pub(crate) mod devices;
+pub(crate) mod launch_desc;
 pub(crate) mod alloc;
 pub(crate) mod mem;
 pub(crate) mod report;

@@ -16,13 +16,14 @@ use core::panic::Location;
 
 use super::{BarrierOp, ReduxKind, ShflMode, TileOp, VoteOp};
 use crate::device::copy::DeviceCopy;
+use crate::device::SymbolDef;
 use crate::device::dim::Dim3;
 use crate::device::view::{Shared, View, ViewKind, Writable};
 use crate::host::sched::warp::WarpOp;
 use crate::host::mem::{memory, shared_mem};
 use crate::host::sched::{block, context, hooks, warp};
 
-pub(crate) use crate::host::check::memcheck::MetaPtr;
+pub(crate) use crate::host::check::view_meta::MetaPtr;
 pub(crate) use crate::host::report::Access as AccessKind;
 
 #[inline(always)]
@@ -123,7 +124,7 @@ pub(crate) fn warp_shfl(mode: ShflMode, mask: u32, bits: u64, _wide: bool, lane_
 #[inline(always)]
 fn tile_barrier() -> Shared<'static, u32> {
     static SITE: shared_mem::SharedSite = shared_mem::SharedSite::named("cg tile barrier", file!(), line!(), column!());
-    crate::__private::shared_array::<u32, 5>(&SITE)
+    shared_array::<u32, 5>(&SITE)
 }
 
 /// A collective of a multi-warp tile of `warps` warps (`cg::ThreadBlockTile<N>`, `N >= 64`):
@@ -402,4 +403,80 @@ pub(crate) fn heap_meta(addr: u64, id: u64, at: &'static Location<'static>) -> M
         return std::ptr::null();
     }
     crate::host::mem::heap::meta(addr, id, at, heap_caller())
+}
+
+// The host side of the device API's statics, textures and checked accesses: device/ reaches
+// the host engine only through this file (ARCHITECTURE.md, "The crates and the host engine's
+// folders").
+
+pub(crate) use crate::host::check::view_meta::StaticMeta;
+pub(crate) use crate::host::mem::memory::{load_relaxed, store_relaxed};
+#[cfg(feature = "gpu")]
+pub(crate) use crate::host::report::error::Error;
+pub(crate) use crate::host::sched::hooks::{on_load, on_store};
+
+/// Whether the running kernel checks accesses (`__private::helper_checking`).
+#[inline(always)]
+pub(crate) fn checking() -> bool {
+    context::checking()
+}
+
+/// Whether the shared memory a view's `stamp` names is still its block's (`mem/stamp.rs`).
+#[inline(always)]
+pub(crate) fn stamp_live(stamp: u64) -> bool {
+    crate::host::mem::stamp::live(stamp)
+}
+
+/// Whether the shared memory a view's `stamp` names is the running block's (`mem/stamp.rs`).
+#[inline(always)]
+pub(crate) fn stamp_running(stamp: u64) -> bool {
+    crate::host::mem::stamp::running(stamp)
+}
+
+/// The host side of texture reads (`device/texture/host.rs`).
+pub(crate) mod texture {
+    pub(crate) use crate::host::texture::{with, Read};
+}
+
+/// The description of a `#[device_global]` for the running launch (`DeviceGlobal::meta`): the
+/// value at `cell`, described once per kind of launch in `metas` (without racecheck, and with
+/// racecheck's shadow).
+pub(crate) fn static_meta<D: SymbolDef>(cell: *mut D::Value, metas: &[std::sync::OnceLock<StaticMeta>; 2]) -> MetaPtr {
+    crate::host::sched::verify::note_static(D::NAME, cell as usize, core::mem::size_of::<D::Value>());
+    let race = crate::host::sched::hooks::racecheck_on();
+    let g = core::mem::align_of::<D::Value>();
+    let meta = metas[race as usize].get_or_init(|| {
+        // The watchdog tells writes from spins by this memory (`host/mem/fingerprint.rs`).
+        crate::host::mem::fingerprint::register(cell as usize, core::mem::size_of::<D::Value>());
+        crate::host::check::view_meta::StaticMeta::new(D::NAME, cell as usize, core::mem::size_of::<D::Value>(), g, |m| {
+            if race {
+                crate::host::check::racecheck::attach(m)
+            }
+        })
+    });
+    meta.as_ptr()
+}
+
+/// The GPU address of `D`'s variable, found once in its module.
+#[cfg(feature = "gpu")]
+pub(crate) fn symbol_address<D: SymbolDef>(cell: &std::sync::OnceLock<u64>) -> Result<u64, Error> {
+    if let Some(&a) = cell.get() {
+        return Ok(a);
+    }
+    let Some(ptx) = D::PTX else {
+        return Err(Error::NotSupported {
+            message: format!(
+                "`{}` has no PTX: the file that declares it was not compiled for the GPU (a build.rs with \
+                 `deviceemu_build::kernels`, see the README's GPU section); or set EMU_TARGET=emulator",
+                D::NAME
+            ),
+        });
+    };
+    let (addr, bytes) = crate::gpu::copy::symbol(ptx, D::PTX_NAME)?;
+    if bytes < core::mem::size_of::<D::Value>() {
+        return Err(Error::InvalidValue {
+            message: format!("`{}` has {bytes} bytes on the GPU, fewer than its type's {}", D::NAME, core::mem::size_of::<D::Value>()),
+        });
+    }
+    Ok(*cell.get_or_init(|| addr))
 }

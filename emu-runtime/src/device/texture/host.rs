@@ -2,7 +2,7 @@
 //! sampler, and the sampler's result as the texture unit's four 32-bit lanes.
 
 use super::{sampler, Format, Lanes};
-use crate::host::texture::{with, Read};
+use crate::device::backend::texture::{with, Read};
 
 /// The lanes of a sample `v`: f32 bits, or for an element-type read of integer texels the
 /// integer the texture unit returns (`sampler::element_lane`).

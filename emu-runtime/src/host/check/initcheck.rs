@@ -47,8 +47,20 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::device::{Space, View, ViewKind};
+use crate::host::check::view_meta::ViewMeta;
 use crate::host::check::Site;
 use crate::host::report::{Access, Finding, SourceLocation};
+
+/// Attaches `bits`, the shadow of the allocation `meta` describes, to it.
+pub(crate) fn attach(meta: &mut ViewMeta, bits: *const InitBits) {
+    meta.init = bits.cast();
+}
+
+/// The shadow attached to `meta` (null: none; [`attach`] is the one writer of the slot).
+#[inline]
+pub(crate) fn bits(meta: &ViewMeta) -> *const InitBits {
+    meta.init.cast()
+}
 
 /// The shadow of a global buffer: one bit per alignment unit of its element type (per element
 /// for scalars), set once written.
@@ -202,7 +214,7 @@ fn access<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, i: usize, kind: 
             // SAFETY: the launch keeps the views' descriptions alive while its kernel runs.
             let meta = unsafe { &*view.meta() };
             // SAFETY: as above: the buffer (and its shadow) is borrowed by the launch.
-            let Some(bits) = (unsafe { meta.init.as_ref() }) else { return };
+            let Some(bits) = (unsafe { bits(meta).as_ref() }) else { return };
             let address = view.raw_ptr() as usize + i * size;
             let g = meta.granule.max(1);
             if (address - meta.base) % g != 0 || size % g != 0 {
@@ -244,7 +256,7 @@ fn access<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, i: usize, kind: 
 fn report<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind: Kind, at: &'static Location<'static>) {
     // SAFETY: views made by the launch or the arena have live descriptions.
     let meta = unsafe { view.meta().as_ref() };
-    let name = meta.map_or_else(|| "memory".to_owned(), crate::host::check::memcheck::describe);
+    let name = meta.map_or_else(|| "memory".to_owned(), crate::host::check::view_meta::describe);
     block.note(Finding::UninitializedAccess {
         space: K::SPACE,
         access: if kind == Kind::Atomic { Access::Atomic } else { Access::Read },
@@ -290,7 +302,7 @@ pub(crate) fn on_lanes<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, sta
         return;
     };
     // SAFETY: as above: the buffer (and its shadow) is borrowed by the launch.
-    let Some(bits) = (unsafe { meta.init.as_ref() }) else { return };
+    let Some(bits) = (unsafe { bits(meta).as_ref() }) else { return };
     let address = view.raw_ptr() as usize + start * size;
     if size == 0 || meta.granule != size || address < meta.base || (address - meta.base) % size != 0 {
         (0..m).for_each(slow);

@@ -25,126 +25,16 @@
 //! which every thread faults costs about what a clean one does, in bounded memory
 //! (`benches/failures.rs`).
 //!
-//! The description ([`ViewMeta`]) is made by the launcher for each buffer parameter and by the
-//! shared arena for each shared array; it also carries initcheck's and racecheck's shadows of
-//! the allocation, when those checkers are on.
+//! The description ([`ViewMeta`], `check/view_meta.rs`) is made by the launcher for each
+//! buffer parameter and by the shared arena for each shared array; initcheck and racecheck
+//! attach their shadows of the allocation to it, when those checkers are on.
 
 use core::panic::Location;
 
 use crate::device::Space;
+use crate::host::check::view_meta::{describe, ViewMeta};
 use crate::host::check::{Fault, Site};
 use crate::host::report::{Access, Finding, SourceLocation};
-
-/// What a view points into, for reports: the allocation's name, base address and size.
-#[doc(hidden)]
-#[derive(Debug)]
-pub struct ViewMeta {
-    /// The kernel parameter's name, or a description of the shared array.
-    pub name: &'static str,
-    /// Where a shared array was declared (`None` for kernel parameters).
-    pub declared_at: Option<(&'static str, u32)>,
-    /// Address of the allocation's first byte.
-    pub base: usize,
-    /// Size of the allocation in bytes.
-    pub bytes: usize,
-    /// The allocation's initcheck shadow when the launch checks it (null: not checked).
-    pub(crate) init: *const crate::host::check::initcheck::InitBits,
-    /// racecheck's shadow of a buffer for the launch, when it checks races.
-    pub(crate) race: Option<Box<crate::host::check::racecheck::GlobalRaceShadow>>,
-    /// The bytes each shadow record of a global buffer covers: the alignment of its element
-    /// type, so that the elements of arrays (`t[r][c]`) are told apart.
-    pub(crate) granule: usize,
-    /// The size of an element of the buffer or array (0: unknown, dynamic shared memory), and
-    /// the lengths of the arrays nested in it (`DeviceCopy::__EMU_DIMS`): what turns an
-    /// address into `t[2][1]`.
-    pub(crate) elem_size: usize,
-    pub(crate) dims: [usize; 3],
-    /// The `let` binding a shared array was declared with (`None`: not known).
-    pub(crate) binding: Option<&'static str>,
-}
-
-impl ViewMeta {
-    /// The shadow records (`granule`-byte units) that `size` bytes at `address` cover.
-    #[inline]
-    pub(crate) fn granules(&self, address: usize, size: usize) -> std::ops::Range<usize> {
-        let g = self.granule.max(1);
-        if g.is_power_of_two() {
-            let shift = g.trailing_zeros();
-            let first = (address - self.base) >> shift;
-            return first..first + ((size + g - 1) >> shift);
-        }
-        let first = (address - self.base) / g;
-        first..first + size.div_ceil(g)
-    }
-}
-
-impl ViewMeta {
-    /// The description of a buffer parameter or shared array, without an initcheck shadow.
-    pub(crate) fn new(name: &'static str, declared_at: Option<(&'static str, u32)>, base: usize, bytes: usize) -> Self {
-        ViewMeta {
-            name,
-            declared_at,
-            base,
-            bytes,
-            init: std::ptr::null(),
-            race: None,
-            granule: 1,
-            elem_size: 0,
-            dims: [0; 3],
-            binding: None,
-        }
-    }
-
-    /// The same, for elements of type `T`.
-    pub(crate) fn of<T: crate::device::DeviceCopy>(mut self) -> Self {
-        self.elem_size = std::mem::size_of::<T>();
-        self.dims = T::__EMU_DIMS;
-        self
-    }
-
-    /// The element that an access of `size` bytes at `address` touches, as the kernel indexes
-    /// it: `` `t[2][1]` `` (the name, then one index per array level the access lies in), or
-    /// `element 17` where the shape or the name is not known.
-    pub(crate) fn element(&self, address: usize, size: usize) -> String {
-        let offset = address.wrapping_sub(self.base);
-        let name = match self.declared_at {
-            None => Some(self.name),
-            Some(_) => self.binding,
-        };
-        let (Some(name), true) = (name, self.elem_size > 0) else {
-            return format!("element {}", offset / size.max(1));
-        };
-        let mut unit = self.elem_size;
-        let mut s = format!("`{name}[{}]", offset / unit);
-        let mut rest = offset % unit;
-        for &d in self.dims.iter().take_while(|&&d| d > 0) {
-            let sub = unit / d;
-            if sub < size.max(1) || sub == 0 {
-                break;
-            }
-            s += &format!("[{}]", rest / sub);
-            rest %= sub;
-            unit = sub;
-        }
-        s.push('`');
-        s
-    }
-}
-
-/// How reports name what a view points into.
-pub(crate) fn describe(meta: &ViewMeta) -> String {
-    match meta.declared_at {
-        Some((file, line)) => match meta.binding {
-            Some(b) => format!("__shared__ array declared at {file}:{line} (`{b}`)"),
-            None => format!("__shared__ array declared at {file}:{line}"),
-        },
-        None => format!("`{}`", meta.name),
-    }
-}
-
-/// How a view refers to its allocation's description (null when it has none).
-#[doc(hidden)]
-pub type MetaPtr = *const ViewMeta;
 
 /// Reports an out-of-bounds access by the running GPU thread and marks it faulted (the caller
 /// then skips the access; a load gives zero bits): an access of `size` bytes at index `index`
@@ -297,33 +187,4 @@ pub(crate) fn stale<S: Site + ?Sized>(
         Fault::Count => {}
     }
     ctx.after_fault();
-}
-
-/// The description of a `#[device_global]` static, made once and kept for the whole program
-/// (views of the static point to it from any launch).
-#[derive(Debug)]
-pub(crate) struct StaticMeta(ViewMeta);
-
-// SAFETY: a static's description has no initcheck shadow (its pointer is null, never
-// dereferenced); its racecheck shadow is records behind mutexes; the rest is plain data.
-unsafe impl Sync for StaticMeta {}
-// SAFETY: as above.
-unsafe impl Send for StaticMeta {}
-
-impl StaticMeta {
-    /// The description of `bytes` bytes at `base` named `name`, whose shadow records cover
-    /// `granule` bytes each; with racecheck's shadow when `race`.
-    pub(crate) fn new(name: &'static str, base: usize, bytes: usize, granule: usize, race: bool) -> Self {
-        let mut m = ViewMeta::new(name, None, base, bytes);
-        m.granule = granule.max(1);
-        if race {
-            m.race = Some(Box::new(crate::host::check::racecheck::GlobalRaceShadow::new(bytes / m.granule, name)));
-        }
-        StaticMeta(m)
-    }
-
-    /// The pointer views carry.
-    pub(crate) fn as_ptr(&self) -> MetaPtr {
-        &self.0
-    }
 }

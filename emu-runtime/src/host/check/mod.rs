@@ -19,6 +19,7 @@ use crate::host::config::Checks;
 use crate::host::report::Finding;
 
 pub(crate) mod memcheck;
+pub(crate) mod view_meta;
 
 pub(crate) mod initcheck;
 pub(crate) mod racecheck;

@@ -207,8 +207,20 @@ pub(crate) use clock::SyncClock;
 pub(crate) use global::{bytes as global_shadow_bytes, pooled as global_shadow_pool, reset_peak as reset_global_shadow_peak, states as interned_states, GlobalRaceShadow};
 
 use crate::device::{Scope, View, ViewKind};
+use crate::host::check::view_meta::{describe, ViewMeta};
 use crate::host::check::Site;
 use crate::host::report::{Access, Finding, SourceLocation};
+
+/// Attaches a new shadow of the allocation `meta` describes (one record per `granule` bytes).
+pub(crate) fn attach(meta: &mut ViewMeta) {
+    meta.race = Some(Box::new(GlobalRaceShadow::new(meta.bytes / meta.granule, meta.name)));
+}
+
+/// The shadow [`attach`] attached to `meta`, if any ([`attach`] is the one writer of the slot).
+#[inline]
+pub(crate) fn shadow_of(meta: &ViewMeta) -> Option<&GlobalRaceShadow> {
+    meta.race.as_deref().and_then(|r| r.downcast_ref())
+}
 
 /// What an access did, for the shadow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -587,7 +599,7 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
     // SAFETY: the launch keeps the views' descriptions (and their shadows) alive while its
     // kernel runs.
     let Some(meta) = (unsafe { view.meta().as_ref() }) else { return };
-    let Some(shadow) = meta.race.as_deref() else { return };
+    let Some(shadow) = shadow_of(meta) else { return };
     shadow.enter_launch(block.launch_serial());
     let race = block.shared().race;
     let mut clocks = race.clocks.borrow_mut();
@@ -655,10 +667,10 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
     }
     drop(clocks);
     if s.volatile || hazard.is_some_and(|(_, k)| k == Hazard::Warp) {
-        hazard = warp_hazard(block, address, hazard, s, || (crate::host::check::memcheck::describe(meta), i, meta.element(address, size)));
+        hazard = warp_hazard(block, address, hazard, s, || (describe(meta), i, meta.element(address, size)));
     }
     if let Some(h) = hazard {
-        report(block, h, s, (crate::host::check::memcheck::describe(meta), i, meta.element(address, size)));
+        report(block, h, s, (describe(meta), i, meta.element(address, size)));
     }
 }
 
@@ -839,7 +851,7 @@ fn access<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
                 let meta = unsafe { view.meta().as_ref() };
                 let address = view.raw_ptr() as usize + i * size;
                 match meta {
-                    Some(m) => (crate::host::check::memcheck::describe(m), i, m.element(address, size)),
+                    Some(m) => (describe(m), i, m.element(address, size)),
                     None => ("shared memory".to_owned(), i, format!("element {i}")),
                 }
             })
@@ -926,7 +938,7 @@ fn fast_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, k
             // SAFETY: the launch keeps the views' descriptions (and their shadows) alive while
             // its kernel runs.
             let Some(meta) = (unsafe { view.meta().as_ref() }) else { return true };
-            let Some(shadow) = meta.race.as_deref() else { return true };
+            let Some(shadow) = shadow_of(meta) else { return true };
             if !shadow.holds(block.launch_serial()) {
                 return false;
             }
@@ -998,7 +1010,7 @@ fn fast_lanes<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, start: usiz
     // SAFETY: the launch keeps the views' descriptions (and their shadows) alive while its
     // kernel runs.
     let Some(meta) = (unsafe { view.meta().as_ref() }) else { return [u64::MAX; LANES / 64] };
-    let Some(shadow) = meta.race.as_deref() else { return [u64::MAX; LANES / 64] };
+    let Some(shadow) = shadow_of(meta) else { return [u64::MAX; LANES / 64] };
     let address = view.raw_ptr() as usize + start * size;
     if meta.granule != size || address < meta.base || (address - meta.base) % size != 0 {
         return done;

@@ -34,7 +34,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, Once};
 
 use crate::device::Dim3;
-use crate::host::check::memcheck::ViewMeta;
+use crate::host::check::view_meta::ViewMeta;
 use crate::host::report::error::Error;
 use crate::host::report::findings::SourceLocation;
 

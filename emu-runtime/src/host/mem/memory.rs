@@ -459,36 +459,6 @@ mod tests {
         assert_eq!(device_add_f32(1.0, 2.0), 3.0);
     }
 
-    /// `__private::Snapshot` copies a view (rows of arrays too) and reads it back with its
-    /// unchecked loads; a misaligned view gives an empty copy (run under miri in CI).
-    #[test]
-    fn snapshots_copy_views_and_refuse_misaligned_ones() {
-        use crate::__private::Snapshot;
-        use crate::device::{SharedMem, View};
-        let mut rows: Vec<[f32; 4]> = (0..5).map(|r| [r as f32, r as f32 + 0.5, -(r as f32), 9.0]).collect();
-        // SAFETY: `rows` holds 5 aligned rows and outlives the view; nothing else touches it.
-        let v = unsafe { View::<[f32; 4], SharedMem>::from_raw_parts(rows.as_mut_ptr(), 5, std::ptr::null()) };
-        let s = Snapshot::of(&v);
-        assert_eq!(s.len(), 5);
-        for (r, row) in rows.iter().enumerate() {
-            for (c, &x) in row.iter().enumerate() {
-                // SAFETY: `r < 5 = s.len()`, `c < 4`.
-                assert_eq!(s.load_row(r, c).to_bits(), x.to_bits());
-            }
-        }
-        let mut words = vec![0u32; 9];
-        words.iter_mut().enumerate().for_each(|(i, w)| *w = i as u32 * 3);
-        // SAFETY: as above, 9 aligned words.
-        let w = unsafe { View::<u32, SharedMem>::from_raw_parts(words.as_mut_ptr(), 9, std::ptr::null()) };
-        let s = Snapshot::of(&w);
-        // SAFETY: `i < 9 = s.len()`.
-        assert!((0..9).all(|i| s.load(i) == i as u32 * 3));
-        // One byte past an aligned `u32`: misaligned; the copy reads nothing.
-        // SAFETY: the pointer is in the allocation, the view is never accessed (its length is
-        // taken, and `Snapshot::of` checks alignment before reading).
-        let odd = unsafe { View::<u32, SharedMem>::from_raw_parts(words.as_mut_ptr().cast::<u8>().add(1).cast::<u32>(), 4, std::ptr::null()) };
-        assert!(Snapshot::of(&odd).is_empty());
-    }
 }
 
 /// Folds the `len` bytes at `p` into the hash `h` (the watchdog's fingerprint of device

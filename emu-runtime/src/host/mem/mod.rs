@@ -17,6 +17,7 @@ pub(crate) mod buffer;
 pub(crate) mod fingerprint;
 pub(crate) mod heap;
 pub(crate) mod memory;
+pub(crate) mod params;
 pub(crate) mod shared_mem;
 pub(crate) mod slice;
 pub(crate) mod stamp;

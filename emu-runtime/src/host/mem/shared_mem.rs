@@ -15,7 +15,7 @@ use crate::device::{DeviceCopy, Shared, View};
 use crate::host::alloc as host_alloc;
 use crate::host::check::initcheck::SharedInitBits;
 use crate::host::check::racecheck::SharedRaceShadow;
-use crate::host::check::memcheck::ViewMeta;
+use crate::host::check::view_meta::ViewMeta;
 use crate::host::report::error::Error;
 use crate::host::mem::stamp::Slot;
 
@@ -350,22 +350,4 @@ mod tests {
         assert_ne!(b.stamp(), stamp);
     }
 
-    #[test]
-    fn a_proved_regions_guard_takes_only_the_running_blocks_views() {
-        use crate::__private::view_aligned;
-        use crate::host::mem::stamp::Running;
-        let a = SharedArena::new(64, 1024).unwrap();
-        let v = a.dynamic::<u32>();
-        assert!(!view_aligned(&v), "no block runs on this thread");
-        {
-            let _running = Running::enter(a.stamp());
-            assert!(view_aligned(&v), "the running block's own view");
-            let other = SharedArena::new(64, 1024).unwrap();
-            assert!(!view_aligned(&other.dynamic::<u32>()), "another arena's view takes the checked accesses");
-        }
-        a.new_block();
-        let _running = Running::enter(a.stamp());
-        assert!(!view_aligned(&v), "a view of the block before is refused");
-        assert!(view_aligned(&a.dynamic::<u32>()));
-    }
 }

@@ -18,6 +18,7 @@ use std::fmt;
 use std::ops::{Bound, Range, RangeBounds};
 
 use crate::device::DeviceCopy;
+use crate::host::launch_desc::GpuArg;
 use crate::host::mem::buffer::DeviceBuffer;
 use crate::host::report::error::Error;
 
@@ -392,6 +393,21 @@ impl<T: DeviceCopy> KernelArg<T> for &mut DeviceSliceMut<'_, T> {
 impl<T: DeviceCopy> KernelArgMut<T> for &mut DeviceSliceMut<'_, T> {
     fn parts_mut(&mut self) -> (&mut DeviceBuffer<T>, usize, usize) {
         (self.buf, self.start, self.len)
+    }
+}
+
+/// The constructors of a buffer or slice argument (the launch description,
+/// `host/launch_desc.rs`, names no buffer type).
+impl<'a> GpuArg<'a> {
+    /// A buffer argument.
+    pub fn buffer<T: DeviceCopy>(buf: &'a DeviceBuffer<T>) -> Self {
+        GpuArg::Buffer(buf.device_address())
+    }
+    /// A buffer or slice argument (`launch!`'s `&buf`, `buf.slice(a..b)`): the address of its
+    /// first element and its length.
+    pub fn slice<T: DeviceCopy, A: KernelArg<T>>(arg: &'a A) -> Self {
+        let (buf, start, len) = arg.parts();
+        GpuArg::Buffer(buf.device_address().map(|(p, _)| (p + (start * std::mem::size_of::<T>()) as u64, len)))
     }
 }
 

@@ -79,7 +79,7 @@ use crate::host::report::{Finding, Findings};
 use crate::host::sched::barrier::BarrierState;
 use crate::host::mem::shared_mem::SharedArena;
 use crate::host::sched::task::TaskTable;
-use crate::__private::{Exit, ThreadCtx};
+use crate::host::sched::thread::{Exit, ThreadCtx};
 use std::task::Poll;
 use crate::host::sched::warp::{self, Arrival, Warps};
 use crate::host::check::{synccheck, SharedShadows, Site};

@@ -86,7 +86,8 @@ use crate::host::report::error::Error;
 use crate::host::report::{Finding, SourceLocation};
 use crate::host::sched::block::BlockRun;
 use crate::host::sched::context;
-use crate::host::sched::launch::{self, KernelInfo, LaunchConfig, LaunchShared};
+use crate::host::launch_desc::{KernelInfo, LaunchConfig};
+use crate::host::sched::launch::{self, LaunchShared};
 
 /// The stack of a device-runtime thread: children nest on it (one `run` per level).
 pub(crate) const STACK: usize = 256 << 20;

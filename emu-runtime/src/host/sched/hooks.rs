@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use crate::device::{DeviceCopy, Ordered, Scope, Shared, Space, View, ViewKind};
 use crate::host::check::memcheck;
+use crate::host::check::view_meta::ViewMeta;
 use crate::host::check::{self, initcheck, racecheck};
 use crate::host::mem::shared_mem::SharedSite;
 use crate::host::report::{Access, Finding, SourceLocation};
@@ -157,7 +158,7 @@ fn checked_ordered<T, K: ViewKind>(view: &View<T, K>, i: usize, access: Ordered,
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn out_of_bounds<K: ViewKind>(
-    meta: *const memcheck::ViewMeta,
+    meta: *const ViewMeta,
     base: usize,
     len: usize,
     index: usize,
@@ -186,7 +187,7 @@ pub(crate) fn stale<T, K: ViewKind>(view: &View<T, K>, index: usize, size: usize
 #[cold]
 #[inline(never)]
 pub(crate) fn misaligned(
-    meta: *const memcheck::ViewMeta,
+    meta: *const ViewMeta,
     space: Space,
     access: Access,
     size: usize,

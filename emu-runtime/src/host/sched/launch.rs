@@ -6,10 +6,11 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use crate::device::Dim3;
+use crate::host::launch_desc::{GpuArg, KernelInfo, LaunchConfig};
 use crate::host::sched::block::{self, BlockRun, RunnerFn, Threads};
 use crate::host::sched::fiber::Suspender;
 use crate::host::sched::task::Tasks;
-use crate::__private::ThreadCtx;
+use crate::host::sched::thread::{Exit, ThreadCtx};
 use crate::host::config::{self, BlockOrder, Config};
 use crate::host::report::error::Error;
 use crate::host::report::{self, Finding, LaunchFindings};
@@ -17,78 +18,23 @@ use crate::host::report::last_error;
 use crate::host::sched::progress::LaunchProgress;
 use crate::host::sched::{overflow, panics};
 
-/// Static facts about a kernel, emitted by `#[kernel]`.
-#[derive(Debug)]
-pub struct KernelInfo {
-    /// The kernel's name.
-    pub name: &'static str,
-    /// The file that defines it.
-    pub file: &'static str,
-    /// The line of its `fn`.
-    pub line: u32,
-    /// The line of the closing brace of its body.
-    pub end_line: u32,
-    /// The most threads per block from `#[kernel(launch_bounds(N))]`, or 0 for none.
-    pub max_threads: u32,
-    /// The cluster shape from `#[kernel(cluster(X, Y, Z))]` (CUDA's `__cluster_dims__`), or
-    /// zeros for none (a cluster of one block).
-    pub cluster: [u32; 3],
-}
-
-impl KernelInfo {
-    /// The kernel's cluster shape, `(1, 1, 1)` when it has none.
-    pub(crate) fn cluster_dim(&self) -> Dim3 {
-        match self.cluster {
-            [0, _, _] => Dim3::new(1, 1, 1),
-            [x, y, z] => Dim3::new(x, y, z),
-        }
+/// The launch of a `#[kernel(host_only)]` kernel when its target is the GPU: an error that
+/// names the kernel (it has no PTX); `None` when the target is the emulator (or the settings
+/// are invalid, which the emulated launch then reports).
+pub fn host_only_on_gpu(kernel: &'static KernelInfo) -> Option<Result<(), crate::Error>> {
+    let config = config::effective().ok()?;
+    if config.get_target() != config::Target::Gpu {
+        return None;
     }
-}
-
-/// Grid and block sizes and dynamic shared bytes of one launch (`<<<grid, block, shared>>>`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LaunchConfig {
-    /// Blocks in the grid.
-    pub grid: Dim3,
-    /// Threads per block.
-    pub block: Dim3,
-    /// Dynamic shared memory per block, in bytes.
-    pub shared_bytes: usize,
-}
-
-impl LaunchConfig {
-    /// Builds a configuration; `grid` and `block` take `u32`, `(u32, u32)`, `(u32, u32, u32)`
-    /// or [`Dim3`].
-    pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>, shared_bytes: usize) -> Self {
-        LaunchConfig { grid: grid.into(), block: block.into(), shared_bytes }
-    }
-}
-
-/// A kernel argument as the GPU entry point takes it (built by `#[kernel]`'s launcher).
-#[doc(hidden)]
-#[derive(Debug)]
-pub enum GpuArg<'a> {
-    /// A scalar: the address of its value.
-    Scalar(*const std::ffi::c_void, std::marker::PhantomData<&'a ()>),
-    /// A buffer: device address and element count, or `None` for a buffer in emulator memory.
-    Buffer(Option<(u64, usize)>),
-}
-
-impl<'a> GpuArg<'a> {
-    /// A scalar argument.
-    pub fn scalar<T>(value: &'a T) -> Self {
-        GpuArg::Scalar(value as *const T as *const std::ffi::c_void, std::marker::PhantomData)
-    }
-    /// A buffer argument.
-    pub fn buffer<T: crate::device::DeviceCopy>(buf: &'a crate::host::mem::buffer::DeviceBuffer<T>) -> Self {
-        GpuArg::Buffer(buf.device_address())
-    }
-    /// A buffer or slice argument (`launch!`'s `&buf`, `buf.slice(a..b)`): the address of its
-    /// first element and its length.
-    pub fn slice<T: crate::device::DeviceCopy, A: crate::host::mem::slice::KernelArg<T>>(arg: &'a A) -> Self {
-        let (buf, start, len) = arg.parts();
-        GpuArg::Buffer(buf.device_address().map(|(p, _)| (p + (start * std::mem::size_of::<T>()) as u64, len)))
-    }
+    let e = crate::Error::NotSupported {
+        message: format!(
+            "kernel `{}` is `#[kernel(host_only)]`: it has no PTX and runs on the emulator only; \
+             launch it with the emulator as the target (EMU_TARGET=emulator), or remove `host_only`",
+            kernel.name
+        ),
+    };
+    crate::host::report::last_error::record(&e);
+    Some(Err(e))
 }
 
 /// Runs the launch on the GPU when the launch's target is the GPU; `None` when it is the
@@ -508,7 +454,7 @@ fn run_group(shared: &LaunchShared, runs: &[Box<BlockRun<'_>>], members: &[u64],
 /// Runs `body` once per GPU thread of the grid `cfg` describes, and waits for all of them.
 ///
 /// This is what `launch!` calls through the launcher `#[kernel]` generates.
-pub fn launch<F: Fn(ThreadCtx) -> crate::__private::Exit + Sync>(kernel: &'static KernelInfo, cfg: LaunchConfig, body: F) -> Result<(), Error> {
+pub fn launch<F: Fn(ThreadCtx) -> Exit + Sync>(kernel: &'static KernelInfo, cfg: LaunchConfig, body: F) -> Result<(), Error> {
     let runner = |b: &BlockRun<'_>, y: &Suspender<'_>| block::runner(b, &body, y);
     let runner: &RunnerFn<'_> = &runner;
     let result = run(kernel, cfg, &|_| Threads::Calls(runner));
@@ -525,7 +471,7 @@ pub fn launch<F: Fn(ThreadCtx) -> crate::__private::Exit + Sync>(kernel: &'stati
 pub fn launch_tasks<M, F>(kernel: &'static KernelInfo, cfg: LaunchConfig, make: M) -> Result<(), Error>
 where
     M: Fn(ThreadCtx) -> F + Sync,
-    F: std::future::Future<Output = crate::__private::Exit>,
+    F: std::future::Future<Output = Exit>,
 {
     let result = run(kernel, cfg, &|threads| Threads::Tasks(Box::new(Tasks::new(&make, threads))));
     if let Err(e) = &result {
@@ -646,7 +592,7 @@ mod tests {
     use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
     use super::{launch_tasks, KernelInfo, LaunchConfig};
-    use crate::__private::{barrier_await, exit_here};
+    use crate::host::sched::task::BarrierAwait;
     use crate::device::backend::BarrierOp;
     use crate::host::config::{with_config, BlockOrder, Config};
     use crate::host::sched::fiber::DIRECT;
@@ -661,17 +607,17 @@ mod tests {
             launch_tasks(&TREE, LaunchConfig::new(1, n, 0), |ctx| async move {
                 let t = ctx.thread_idx.x as usize;
                 v[t].store(t as u32 + 1, Relaxed);
-                let evens = barrier_await(BarrierOp::Count, t % 2 == 0).await;
+                let evens = BarrierAwait::new(BarrierOp::Count, t % 2 == 0).await;
                 let mut s = ctx.block_dim.x as usize / 2;
                 while s > 0 {
                     if t < s {
                         v[t].fetch_add(v[t + s].load(Relaxed), Relaxed);
                     }
-                    barrier_await(BarrierOp::Sync, false).await;
+                    BarrierAwait::new(BarrierOp::Sync, false).await;
                     s /= 2;
                 }
                 seen[t].store(evens * 1000 + v[0].load(Relaxed), Relaxed);
-                exit_here()
+                core::panic::Location::caller()
             })
         })
     }

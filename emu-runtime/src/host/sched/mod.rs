@@ -35,5 +35,7 @@ pub(crate) mod progress;
 pub(crate) mod regions;
 pub(crate) mod stuck;
 pub(crate) mod task;
+pub(crate) mod thread;
 pub(crate) mod verify;
 pub(crate) mod warp;
+pub(crate) mod warp_awaits;

@@ -27,7 +27,7 @@ use crate::device::backend::BarrierOp;
 use crate::host::sched::block::{self, State};
 use crate::host::sched::context;
 use crate::host::sched::warp::{self, WarpOp};
-use crate::__private::{Exit, ThreadCtx};
+use crate::host::sched::thread::{Exit, ThreadCtx};
 
 /// The futures of one block's threads, type-erased for the scheduler.
 pub(crate) trait TaskTable {
@@ -208,7 +208,7 @@ mod tests {
     use std::task::{Context, Poll};
 
     use super::{TaskTable, Tasks};
-    use crate::__private::{Exit, ThreadCtx};
+    use crate::host::sched::thread::{Exit, ThreadCtx};
     use crate::device::Dim3;
 
     thread_local! {

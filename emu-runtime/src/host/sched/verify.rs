@@ -23,7 +23,8 @@ use std::cell::Cell;
 use std::sync::Mutex;
 
 use crate::device::{DeviceCopy, View, Writable};
-use crate::host::check::memcheck::ViewMeta;
+use crate::host::check::initcheck;
+use crate::host::check::view_meta::ViewMeta;
 use crate::host::config::{self, BlockOrder, Config, ExecPath};
 use crate::host::report::error::Error;
 use crate::host::report::{quietly, Finding};
@@ -76,14 +77,14 @@ impl<'a> Written<'a> {
         // SAFETY: the launcher keeps the description alive while the launch runs.
         let meta = unsafe { self.meta.as_ref() }?;
         // SAFETY: as above: the buffer (and its shadow) is borrowed by the launch.
-        unsafe { meta.init.as_ref() }.map(|b| b.snapshot())
+        unsafe { initcheck::bits(meta).as_ref() }.map(|b| b.snapshot())
     }
 
     fn set_init_bits(&self, bits: &Option<Vec<u64>>) {
         // SAFETY: as in `init_bits`.
         if let (Some(meta), Some(bits)) = (unsafe { self.meta.as_ref() }, bits) {
             // SAFETY: as in `init_bits`.
-            if let Some(b) = unsafe { meta.init.as_ref() } {
+            if let Some(b) = unsafe { initcheck::bits(meta).as_ref() } {
                 b.restore(bits);
             }
         }

@@ -18,7 +18,7 @@ use crate::host::mem::buffer::DeviceBuffer;
 use crate::host::mem::slice::{KernelArg, KernelArgMut};
 use crate::host::report::error::Error;
 use crate::host::report::last_error;
-use crate::host::sched::launch::{KernelInfo, LaunchConfig};
+use crate::host::launch_desc::{KernelInfo, LaunchConfig};
 use crate::host::stream::Stream;
 
 /// A launch being queued on a stream.
@@ -151,7 +151,7 @@ pub fn launch_on_gpu_stream(
     ptx: Option<&'static str>,
     stream: &Stream,
     cfg: LaunchConfig,
-    args: &[crate::host::sched::launch::GpuArg<'_>],
+    args: &[crate::host::launch_desc::GpuArg<'_>],
 ) -> Option<Result<(), Error>> {
     #[cfg(feature = "gpu")]
     {

@@ -37,11 +37,13 @@
 //! take the kernel's per-thread state machine (`launch_tasks`), so that stepping works as
 //! before. `EMU_VERBOSE=1` prints the path of every launch.
 
+pub(crate) mod fast;
+
 use std::panic::Location;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-use crate::__private::{Exit, ThreadCtx};
+use crate::host::sched::thread::{Exit, ThreadCtx};
 use crate::device::Dim3;
 use crate::host::check::{synccheck, SharedShadows, Site};
 use crate::host::config::{self, Checks, ExecPath, Schedule, Tier};
@@ -49,7 +51,8 @@ use crate::host::report::error::Error;
 use crate::host::report::{last_error, Finding};
 use crate::host::sched::block::{self, BlockRun, RunnerFn, Threads};
 use crate::host::sched::fiber::Suspender;
-use crate::host::sched::launch::{self, KernelInfo, LaunchConfig};
+use crate::host::launch_desc::{KernelInfo, LaunchConfig};
+use crate::host::sched::launch;
 use crate::host::sched::context;
 use crate::host::sched::verify::{self, Written};
 
@@ -742,7 +745,7 @@ impl<'r> Regions<'r> {
     }
 
     /// A vectorised lane loop: `vector(cursor, c0, m)` for each chunk of at most
-    /// [`LANE_CHUNK`](crate::__private::LANE_CHUNK) consecutive threads `c0..c0 + m`, in index
+    /// [`LANE_CHUNK`](fast::LANE_CHUNK) consecutive threads `c0..c0 + m`, in index
     /// order; `cursor.lane(t)` gives thread `t`'s indices.
     ///
     /// Only for a region that [`Regions::in_index_order`] allows and whose body the macro
@@ -777,7 +780,7 @@ impl<'r> Regions<'r> {
             c.fetch_add(1, Ordering::Relaxed);
         }
         let cursor = LaneCursor { ctx: self.ctx };
-        let chunk = crate::__private::LANE_CHUNK;
+        let chunk = fast::LANE_CHUNK;
         let n = self.n.min(bound);
         let mut c0 = 0;
         while c0 < n {

@@ -1,0 +1,600 @@
+//! The fast paths' runtime: what the region and lane-loop forms of a kernel
+//! (`emu-macros/src/fission/`) call, through the macro ABI (`__private` re-exports every
+//! public item here at the same name): the proved accessors (`load_in_bounds` and friends,
+//! which check the index in every build), the tier bits, the vectorised lane loops' buffers
+//! (`LaneBuf`, `lane_load`, `lane_store`, `lane_check`), the interleaved regions' copies of
+//! shared arrays (`Snapshot`), and the lowered warp shuffles (`xchg_*`).
+//!
+//! Moved verbatim from `__private.rs` (issue 27); the `cfg` attributes came with it.
+
+use core::panic::Location;
+
+use super::Exchange;
+use crate::device::{DeviceCopy, View, ViewKind, Writable};
+
+/// A bound of `thread_idx().x` (`if tid < s`) as a `usize` for `Regions::each_below`:
+/// negative values are 0, values beyond `usize` are `usize::MAX`, so that the threads it skips
+/// are exactly those the comparison would leave out.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn region_bound<I: RegionBound>(bound: I) -> usize {
+    bound.to_bound()
+}
+
+/// Integers [`region_bound`] takes.
+#[cfg(not(target_arch = "nvptx64"))]
+pub trait RegionBound: Copy {
+    /// The bound, saturated into `usize`.
+    fn to_bound(self) -> usize;
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! bound_impls {
+    ($($t:ty),*) => {
+        $(impl RegionBound for $t {
+            #[inline(always)]
+            fn to_bound(self) -> usize {
+                #[allow(unused_comparisons)]
+                if self < 0 as $t { 0 } else { usize::try_from(self).unwrap_or(usize::MAX) }
+            }
+        })*
+    };
+}
+#[cfg(not(target_arch = "nvptx64"))]
+bound_impls!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+
+/// `v[i]` in a region or lane loop whose indices the launch proved in bounds
+/// (`emu-macros/src/fission/`): the relaxed atomic load `load` makes, so a racy kernel is
+/// still no undefined behaviour.
+///
+/// The proof is not trusted: the index is checked here too, in every build. Where the proof
+/// holds the check is one well-predicted comparison, which the compiler drops where it can see
+/// the proof's bound; where it does not (a bug in the proof), the launch ends with a panic
+/// that says so (`proof_failed`, reported at the kernel's line). The failure path diverges:
+/// an out-of-line call that returned into the region (the checked access, tried first) made
+/// the compiler keep the region's values in memory around every access, and doubled the tiled
+/// matmul's instructions (1.98e9 against 1.20e9 for `benches/throughput.rs`'s kernel on 1024 x
+/// 4096, callgrind, 2026-12-04).
+///
+/// The view's liveness (`host/mem/stamp.rs`) is checked once per region run instead, by the
+/// region's guard: every guard that leads to these accessors asks [`view_aligned`] of each
+/// view they take, which holds only for global memory and for the shared memory of the block
+/// the region runs for. That memory can neither move on to another block nor be freed while
+/// the region runs (`mem::stamp::Running`), so the accesses need not look again.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+pub fn load_in_bounds<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, i: usize) -> T {
+    if i >= v.len() {
+        proof_failed(*v, i, 1);
+    }
+    // SAFETY: `i < len` (checked above), and a view's pointer is valid for `len` elements: a
+    // global view's while its launch runs (the only time a kernel has one), a shared view's
+    // always, since arena memory is never freed (`mem/shared_mem.rs`, `pool`). Whether a shared
+    // view is still its block's is the guard's question (`view_aligned`), not memory safety's.
+    unsafe { crate::host::mem::memory::load_relaxed(v.raw_ptr().add(i)) }
+}
+
+/// `v[i] = value` in a region or lane loop whose indices were proved in bounds (checked
+/// here too, see [`load_in_bounds`]).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+pub fn store_in_bounds<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usize, value: T) {
+    if i >= v.len() {
+        proof_failed(*v, i, 1);
+    }
+    // SAFETY: as in `load_in_bounds`; `K: Writable` views point into writable memory.
+    unsafe { crate::host::mem::memory::store_relaxed(v.raw_ptr().add(i), value) }
+}
+
+/// `t[r][c]` in a region whose indices were proved in bounds (`fission/ranges.rs`; checked
+/// here too, see [`load_in_bounds`]).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+pub fn load_row_in_bounds<T: DeviceCopy, const N: usize, K: ViewKind>(t: &View<[T; N], K>, r: usize, c: usize) -> T {
+    if r >= t.len() || c >= N {
+        proof_failed_row(*t, r, c);
+    }
+    // SAFETY: row `r` is inside the view and element `c` inside the row (checked above); the
+    // rows are `[T; N]`, laid out as `N` consecutive `T`s.
+    unsafe { crate::host::mem::memory::load_relaxed(t.raw_ptr().add(r).cast::<T>().add(c)) }
+}
+
+/// `t[r][c] = value` in a region whose indices were proved in bounds (checked here too, see
+/// [`load_in_bounds`]).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+pub fn store_row_in_bounds<T: DeviceCopy, const N: usize, K: Writable>(t: &View<[T; N], K>, r: usize, c: usize, value: T) {
+    if r >= t.len() || c >= N {
+        proof_failed_row(*t, r, c);
+    }
+    // SAFETY: as in `load_row_in_bounds`; `K: Writable` views point into writable memory.
+    unsafe { crate::host::mem::memory::store_relaxed(t.raw_ptr().add(r).cast::<T>().add(c), value) }
+}
+
+/// [`proof_failed`] for element `c` of row `r` of an array of arrays.
+#[cfg(not(target_arch = "nvptx64"))]
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn proof_failed_row<T, const N: usize, K: ViewKind>(t: View<[T; N], K>, r: usize, c: usize) -> ! {
+    if r < t.len() {
+        panic!(
+            "deviceemu: a fast path's proof failed: element {c} of a row of {N} (a bug in deviceemu; \
+             EMU_PATH=general runs the kernel without it)"
+        );
+    }
+    proof_failed(t, r, 1)
+}
+
+/// Whether `v` starts aligned for `T` and is of global memory or of the shared memory of the
+/// block the region runs for: part of every proved region's guard (hoisted, range-proved and
+/// vectorised regions, and hoisted lane loops), since only the checked accesses report (and
+/// skip) a misaligned view (`View::cast`) or a view kept past its block (`mem/stamp.rs`).
+/// That check, once per view and region run, stands for the stamp check of each of the
+/// region's proved accesses ([`load_in_bounds`]); any other view takes the checked accesses.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn view_aligned<T, K: ViewKind>(v: &View<T, K>) -> bool {
+    v.is_aligned() && v.is_running_blocks()
+}
+
+/// The bits of the fast-path tiers a region form's guards ask `Regions::tier` about
+/// (`EMU_TIERS_OFF`).
+#[cfg(not(target_arch = "nvptx64"))]
+pub const TIER_HOISTED: u32 = crate::host::config::Tier::Hoisted.bit();
+/// See [`TIER_HOISTED`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub const TIER_VECTOR: u32 = crate::host::config::Tier::Vector.bit();
+/// See [`TIER_HOISTED`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub const TIER_RANGES: u32 = crate::host::config::Tier::Ranges.bit();
+/// See [`TIER_HOISTED`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub const TIER_TURN: u32 = crate::host::config::Tier::Turn.bit();
+/// See [`TIER_HOISTED`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub const TIER_INTERLEAVE: u32 = crate::host::config::Tier::Interleave.bit();
+
+/// The fewest threads a vectorised barrier region stages (`fission/vector.rs`): below it the
+/// staging copies cost more than running the threads one by one.
+#[cfg(not(target_arch = "nvptx64"))]
+pub const VECTOR_MIN: usize = 16;
+
+/// How many consecutive threads a vectorised lane loop stages at a time
+/// ([`Regions::each_chunk`]).
+#[cfg(not(target_arch = "nvptx64"))]
+pub const LANE_CHUNK: usize = 256;
+
+/// One view's elements for a chunk of lanes of a vectorised lane loop: lane `k` of the chunk
+/// reads and writes its `v[i]` as `get(k)` and `set(k, ..)`, so that the loop over the chunk
+/// is plain arithmetic over a local array, which LLVM vectorises. [`lane_load`] fills it from
+/// the view; [`lane_store`] writes it back. It starts uninitialised (clearing it would cost
+/// more than the kernel's arithmetic): only elements loaded or set may be read.
+#[cfg(not(target_arch = "nvptx64"))]
+pub struct LaneBuf<T, const C: usize> {
+    vals: core::mem::MaybeUninit<[T; C]>,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T, const C: usize> core::fmt::Debug for LaneBuf<T, C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("LaneBuf").field("lanes", &C).finish_non_exhaustive()
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T: DeviceCopy, const C: usize> LaneBuf<T, C> {
+    /// A buffer with no element initialised.
+    #[inline(always)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        LaneBuf { vals: core::mem::MaybeUninit::uninit() }
+    }
+
+    #[inline(always)]
+    fn ptr(&self) -> *const T {
+        self.vals.as_ptr() as *const T
+    }
+
+    #[inline(always)]
+    fn ptr_mut(&mut self) -> *mut T {
+        self.vals.as_mut_ptr() as *mut T
+    }
+
+    /// Lane `k`'s element.
+    ///
+    /// # Safety
+    ///
+    /// Element `k` was loaded ([`lane_load`]) or set since the buffer was made (`k < C` is
+    /// checked). This is not a proof about values but the shape of the code `#[kernel]` emits:
+    /// a chunk loads every view it reads before its lanes run.
+    #[inline(always)]
+    pub unsafe fn get(&self, k: usize) -> T {
+        assert!(k < C);
+        // SAFETY: `k < C` is inside the array, and initialised (the caller's contract).
+        unsafe { self.ptr().add(k).read() }
+    }
+
+    /// Sets lane `k`'s element.
+    #[inline(always)]
+    pub fn set(&mut self, k: usize, v: T) {
+        assert!(k < C);
+        // SAFETY: `k < C`: inside the array.
+        unsafe { self.ptr_mut().add(k).write(v) }
+    }
+}
+
+/// Fills the first `m` elements of `b` with `v[start..start + m]`, staged for a chunk of a
+/// vectorised lane loop (see
+/// [`copy_from_device`](crate::host::mem::memory) for why it keeps racy kernels defined).
+///
+/// The range is the lane loop's proof, checked here in every build: a range outside the view
+/// (a bug in the proof) panics. A view of shared memory kept past its block never gets here:
+/// the guard's [`view_aligned`] refused it.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+pub fn lane_load<T: DeviceCopy, K: ViewKind, const C: usize>(v: &View<T, K>, start: usize, b: &mut LaneBuf<T, C>, m: usize) {
+    lane_range(v, start, m, C);
+    // SAFETY: `[start, start + m)` lies inside the view (checked above), whose pointer is
+    // valid as in `load_in_bounds`; `m <= C` elements fit the buffer.
+    unsafe { crate::host::mem::memory::copy_from_device(v.raw_ptr().add(start), b.ptr_mut(), m) };
+}
+
+/// Writes a chunk's elements back: `v[start + k] = b.get(k)` for `k < m` (the range checked
+/// as in [`lane_load`]).
+///
+/// # Safety
+///
+/// The first `m` elements of `b` were loaded or set (see [`LaneBuf::get`]).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+pub unsafe fn lane_store<T: DeviceCopy, K: Writable, const C: usize>(v: &View<T, K>, start: usize, b: &LaneBuf<T, C>, m: usize) {
+    lane_range(v, start, m, C);
+    // SAFETY: as in `lane_load`; `K: Writable` views point into writable memory; the elements
+    // read are initialised (the caller's contract).
+    unsafe { crate::host::mem::memory::copy_to_device(v.raw_ptr().add(start), b.ptr(), m) };
+}
+
+/// The check of a chunk's range: `m <= cap` elements from `start`, inside the view.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+fn lane_range<T, K: ViewKind>(v: &View<T, K>, start: usize, m: usize, cap: usize) {
+    if m > cap || start.checked_add(m).is_none_or(|end| end > v.len()) {
+        proof_failed(*v, start, m);
+    }
+}
+
+/// A fast path's range is not inside its view: a view kept past its block (reported as the
+/// general path reports it, by a checked access of the range's first element), or a bug in the
+/// proof (a panic, which the launch reports at the kernel's line).
+#[cfg(not(target_arch = "nvptx64"))]
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn proof_failed<T, K: ViewKind>(v: View<T, K>, start: usize, m: usize) -> ! {
+    if !v.is_live() {
+        let _ = crate::device::backend::check_index(&v, start, core::mem::size_of::<T>(), crate::device::backend::AccessKind::Read);
+    }
+    panic!(
+        "deviceemu: a fast path's proof failed: elements {start}..{} of a view of {} (a bug in deviceemu; \
+         EMU_PATH=general runs the kernel without it)",
+        start.saturating_add(m),
+        v.len()
+    )
+}
+
+/// A private copy of a shared array, taken when an interleaved region starts
+/// (`fission/interleave.rs`): a region that only reads the array reads the copy, with plain
+/// loads the compiler may merge and vectorise, instead of relaxed loads of the array.
+///
+/// The copy reads what the region would: nobody writes the array while the region runs. The
+/// region writes no memory, the block's other threads run only in the region itself, and no
+/// other block reaches this block's shared memory except a cluster peer, which runs on the
+/// same host thread and only when this block waits (the region does not).
+#[cfg(not(target_arch = "nvptx64"))]
+pub struct Snapshot<T> {
+    vals: Vec<T>,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T> core::fmt::Debug for Snapshot<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Snapshot").field("len", &self.vals.len()).finish()
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T: DeviceCopy> Snapshot<T> {
+    /// A copy of `v`'s elements; empty when `v` is misaligned (a checked access reports such
+    /// a view; the region's proof, which checks alignment, never takes a copy of one).
+    #[inline(always)]
+    pub fn of<K: ViewKind>(v: &View<T, K>) -> Self {
+        // A view kept past its block copies nothing (its region's checked accesses report it).
+        let n = if v.is_aligned() && v.is_live() { v.len() } else { 0 };
+        let mut vals = Vec::with_capacity(n);
+        // SAFETY: the view's pointer is valid for `len` elements while it is in use, aligned
+        // (checked above), and written concurrently only by relaxed accesses, copies and
+        // atomics (the invariant of device memory); `vals` has room for `n` elements and is
+        // a different allocation. `copy_from_device` initialises all `n`, so `set_len` is
+        // sound.
+        unsafe {
+            crate::host::mem::memory::copy_from_device(v.raw_ptr(), vals.as_mut_ptr(), n);
+            vals.set_len(n);
+        }
+        Snapshot { vals }
+    }
+
+    /// How many elements the copy holds.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.vals.len()
+    }
+
+    /// Whether the copy is empty.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.vals.is_empty()
+    }
+
+    /// Element `i` of the copy (checked: a bad index is a bug in the region's proof, and
+    /// panics).
+    #[inline(always)]
+    pub fn load(&self, i: usize) -> T {
+        self.vals[i]
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T: DeviceCopy, const N: usize> Snapshot<[T; N]> {
+    /// Element `c` of row `r` of the copy (checked, as [`Snapshot::load`]).
+    #[inline(always)]
+    pub fn load_row(&self, r: usize, c: usize) -> T {
+        self.vals[r][c]
+    }
+}
+
+/// Thread `t` of a region kernel hands `v` to a lowered warp shuffle (`fission`).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_put<T: Copy>(x: &Exchange<T>, t: usize, v: T) {
+    x.put(t, v)
+}
+
+/// What thread `t`'s lowered `shfl_down_sync(FULL_MASK, _, delta)` returns.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_down<T: crate::device::WarpShuffle>(x: &Exchange<T>, t: usize, delta: u32) -> T {
+    x.read(t, crate::device::backend::ShflMode::Down, delta).unwrap_or_else(|| T::from_bits(0))
+}
+
+/// What thread `t`'s lowered `shfl_up_sync(FULL_MASK, _, delta)` returns.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_up<T: crate::device::WarpShuffle>(x: &Exchange<T>, t: usize, delta: u32) -> T {
+    x.read(t, crate::device::backend::ShflMode::Up, delta).unwrap_or_else(|| T::from_bits(0))
+}
+
+/// What thread `t`'s lowered `shfl_xor_sync(FULL_MASK, _, lane_mask)` returns.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_xor<T: crate::device::WarpShuffle>(x: &Exchange<T>, t: usize, lane_mask: u32) -> T {
+    x.read(t, crate::device::backend::ShflMode::Bfly, lane_mask).unwrap_or_else(|| T::from_bits(0))
+}
+
+/// What thread `t`'s lowered `shfl_sync(FULL_MASK, _, src_lane)` returns.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_idx<T: crate::device::WarpShuffle>(x: &Exchange<T>, t: usize, src_lane: u32) -> T {
+    x.read(t, crate::device::backend::ShflMode::Idx, src_lane).unwrap_or_else(|| T::from_bits(0))
+}
+
+/// What thread `t`'s lowered `ballot_sync(FULL_MASK, _)` returns.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_ballot(x: &Exchange<bool>, t: usize) -> u32 {
+    x.ballot(t).0
+}
+
+/// What thread `t`'s lowered `all_sync(FULL_MASK, _)` returns.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_all(x: &Exchange<bool>, t: usize) -> bool {
+    let (bits, present) = x.ballot(t);
+    bits == present
+}
+
+/// What thread `t`'s lowered `any_sync(FULL_MASK, _)` returns.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_any(x: &Exchange<bool>, t: usize) -> bool {
+    x.ballot(t).0 != 0
+}
+
+/// The checkers' look at one access site of a chunk of a vectorised lane loop, in a kernel's
+/// checked copy: lane `k < m` of the chunk (thread `c0 + k` of the running block) reads
+/// (`write` false) or writes element `start + k` of `v`, at the caller's line. initcheck and
+/// racecheck decide the common case for the whole chunk at once, and hand any lane they do not
+/// decide to their per-access checks, with that lane as the running thread, so the findings
+/// are those of the per-thread path.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+pub fn lane_check<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, start: usize, c0: usize, m: usize, write: bool) {
+    crate::host::sched::hooks::on_lanes(v, start, c0, m, write, Location::caller());
+}
+
+/// How many per-chunk checks ([`lane_check`]) the process made, and how many of their lanes
+/// went through a checker's per-access path (for tests: a clean lane loop decides every lane
+/// in the chunk's common case), counted from the first call of this function on.
+#[cfg(not(target_arch = "nvptx64"))]
+#[doc(hidden)]
+pub fn lane_checks() -> (u64, u64) {
+    crate::host::sched::hooks::lane_checks()
+}
+
+/// The last of `threads` consecutive indices that start at `base` (`base + threads - 1`),
+/// or `None` when that does not fit `base`'s type: a lane loop's proof that its index is
+/// affine in the thread index over the whole block.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn lane_last<I: LaneInt>(base: I, threads: usize) -> Option<I> {
+    base.plus(threads.checked_sub(1)?)
+}
+
+/// Integers [`lane_last`] takes.
+#[cfg(not(target_arch = "nvptx64"))]
+pub trait LaneInt: Copy {
+    /// `self + k`, if it fits.
+    fn plus(self, k: usize) -> Option<Self>;
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! lane_int_impls {
+    ($($t:ty),*) => {
+        $(impl LaneInt for $t {
+            #[inline(always)]
+            fn plus(self, k: usize) -> Option<Self> {
+                self.checked_add(<$t>::try_from(k).ok()?)
+            }
+        })*
+    };
+}
+#[cfg(not(target_arch = "nvptx64"))]
+lane_int_impls!(u16, u32, u64, u128, usize, i16, i32, i64, i128, isize);
+
+#[cfg(all(test, not(target_arch = "nvptx64")))]
+mod tests {
+    //! The fast paths' accessors do not trust the proofs that chose them: an index outside the
+    //! view is caught in every build (these tests also run in release builds), never a raw
+    //! access past the memory.
+
+    use super::*;
+    use crate::device::ReadWrite;
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+
+    fn message(r: std::thread::Result<()>) -> String {
+        let e = r.expect_err("the access panics");
+        e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+    }
+
+    fn view(v: &mut [u32]) -> View<'_, u32, ReadWrite> {
+        // SAFETY: the view covers `v`, which outlives it; nothing else touches `v` meanwhile.
+        unsafe { View::from_raw_parts(v.as_mut_ptr(), v.len(), core::ptr::null()) }
+    }
+
+    #[test]
+    fn a_proved_access_out_of_bounds_panics() {
+        let mut mem = vec![7u32; 16];
+        let v = view(&mut mem);
+        assert_eq!(load_in_bounds(&v, 3), 7);
+        store_in_bounds(&v, 3, 9);
+        assert_eq!(load_in_bounds(&v, 3), 9);
+        // A failed proof is a bug in deviceemu: a panic naming the index, no access.
+        let m = message(catch_unwind(AssertUnwindSafe(|| {
+            load_in_bounds(&v, 1000);
+        })));
+        assert!(m.contains("a fast path's proof failed: elements 1000..1001 of a view of 16"), "{m}");
+        let m = message(catch_unwind(AssertUnwindSafe(|| store_in_bounds(&v, 16, 1))));
+        assert!(m.contains("proof failed: elements 16..17"), "{m}");
+        assert!(mem.iter().all(|&x| x == 7 || x == 9));
+    }
+
+    #[test]
+    fn a_proved_row_access_out_of_bounds_panics() {
+        let mut mem = [[1u32; 4]; 3];
+        // SAFETY: as in `view`.
+        let t: View<'_, [u32; 4], ReadWrite> = unsafe { View::from_raw_parts(mem.as_mut_ptr(), 3, core::ptr::null()) };
+        assert_eq!(load_row_in_bounds(&t, 2, 3), 1);
+        let m = message(catch_unwind(AssertUnwindSafe(|| store_row_in_bounds(&t, 3, 0, 5))));
+        assert!(m.contains("proof failed: elements 3..4 of a view of 3"), "{m}");
+        let m = message(catch_unwind(AssertUnwindSafe(|| {
+            load_row_in_bounds(&t, 0, 4);
+        })));
+        assert!(m.contains("proof failed: element 4 of a row of 4"), "{m}");
+        assert_eq!(mem, [[1u32; 4]; 3]);
+    }
+
+    #[test]
+    fn a_lane_chunk_outside_its_view_panics() {
+        let mut mem = vec![1u32; 100];
+        let v = view(&mut mem);
+        let mut b = LaneBuf::<u32, 64>::new();
+        lane_load(&v, 36, &mut b, 64);
+        // SAFETY: `lane_load` filled elements 0..64.
+        assert_eq!(unsafe { b.get(63) }, 1);
+        let m = message(catch_unwind(AssertUnwindSafe(|| lane_load(&v, 37, &mut b, 64))));
+        assert!(m.contains("a fast path's proof failed: elements 37..101 of a view of 100"), "{m}");
+        let m = message(catch_unwind(AssertUnwindSafe(|| lane_load(&v, 0, &mut b, 65))));
+        assert!(m.contains("proof failed"), "{m}");
+        // SAFETY: the buffer's 64 elements are loaded.
+        let m = message(catch_unwind(AssertUnwindSafe(|| unsafe { lane_store(&v, usize::MAX - 2, &b, 8) })));
+        assert!(m.contains("proof failed"), "{m}");
+    }
+
+    #[test]
+    fn a_snapshot_index_outside_the_copy_panics() {
+        let mut mem = vec![5u32; 8];
+        let s = Snapshot::of(&view(&mut mem));
+        assert_eq!(s.load(7), 5);
+        let m = message(catch_unwind(AssertUnwindSafe(|| {
+            s.load(8);
+        })));
+        assert!(m.contains("index out of bounds"), "{m}");
+    }
+
+    /// `__private::Snapshot` copies a view (rows of arrays too) and reads it back with its
+    /// unchecked loads; a misaligned view gives an empty copy (run under miri in CI).
+    #[test]
+    fn snapshots_copy_views_and_refuse_misaligned_ones() {
+        use crate::device::{SharedMem, View};
+        let mut rows: Vec<[f32; 4]> = (0..5).map(|r| [r as f32, r as f32 + 0.5, -(r as f32), 9.0]).collect();
+        // SAFETY: `rows` holds 5 aligned rows and outlives the view; nothing else touches it.
+        let v = unsafe { View::<[f32; 4], SharedMem>::from_raw_parts(rows.as_mut_ptr(), 5, std::ptr::null()) };
+        let s = Snapshot::of(&v);
+        assert_eq!(s.len(), 5);
+        for (r, row) in rows.iter().enumerate() {
+            for (c, &x) in row.iter().enumerate() {
+                // SAFETY: `r < 5 = s.len()`, `c < 4`.
+                assert_eq!(s.load_row(r, c).to_bits(), x.to_bits());
+            }
+        }
+        let mut words = vec![0u32; 9];
+        words.iter_mut().enumerate().for_each(|(i, w)| *w = i as u32 * 3);
+        // SAFETY: as above, 9 aligned words.
+        let w = unsafe { View::<u32, SharedMem>::from_raw_parts(words.as_mut_ptr(), 9, std::ptr::null()) };
+        let s = Snapshot::of(&w);
+        // SAFETY: `i < 9 = s.len()`.
+        assert!((0..9).all(|i| s.load(i) == i as u32 * 3));
+        // One byte past an aligned `u32`: misaligned; the copy reads nothing.
+        // SAFETY: the pointer is in the allocation, the view is never accessed (its length is
+        // taken, and `Snapshot::of` checks alignment before reading).
+        let odd = unsafe { View::<u32, SharedMem>::from_raw_parts(words.as_mut_ptr().cast::<u8>().add(1).cast::<u32>(), 4, std::ptr::null()) };
+        assert!(Snapshot::of(&odd).is_empty());
+    }
+
+    #[test]
+    fn a_proved_regions_guard_takes_only_the_running_blocks_views() {
+        use crate::host::mem::shared_mem::SharedArena;
+        use crate::host::mem::stamp::Running;
+        let a = SharedArena::new(64, 1024).unwrap();
+        let v = a.dynamic::<u32>();
+        assert!(!view_aligned(&v), "no block runs on this thread");
+        {
+            let _running = Running::enter(a.stamp());
+            assert!(view_aligned(&v), "the running block's own view");
+            let other = SharedArena::new(64, 1024).unwrap();
+            assert!(!view_aligned(&other.dynamic::<u32>()), "another arena's view takes the checked accesses");
+        }
+        a.new_block();
+        let _running = Running::enter(a.stamp());
+        assert!(!view_aligned(&v), "a view of the block before is refused");
+        assert!(view_aligned(&a.dynamic::<u32>()));
+    }
+}
