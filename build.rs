@@ -25,9 +25,17 @@ fn main() {
     for dir in ["examples", "tests"] {
         println!("cargo:rerun-if-changed={dir}");
         let mut files = Vec::new();
-        // Example kernels may live in subfolders (`examples/fp_sweep/kernels.rs`); `tests/ui`
-        // holds trybuild cases that must not compile, so tests are scanned one level deep.
-        rs_files(&Path::new(&root).join(dir), dir == "examples", &mut files);
+        // Example kernels may live in subfolders (`examples/fp_sweep/kernels.rs`). Of `tests`,
+        // its top level (the separate test crates) and the integration-test binary's folders,
+        // `tests/it/` (not `tests/ui`, which holds trybuild cases that must not compile, nor
+        // the ported corpora, `tests/it/ported/corpus` and `tests/it/fp/fp_corpus`, whose
+        // kernels have no PTX).
+        if dir == "examples" {
+            rs_files(&Path::new(&root).join(dir), true, &mut files);
+        } else {
+            rs_files(&Path::new(&root).join(dir), false, &mut files);
+            rs_files(&Path::new(&root).join("tests/it"), true, &mut files);
+        }
         files.sort();
         for path in files {
             let has_kernels = path.extension().is_some_and(|e| e == "rs")
@@ -71,7 +79,8 @@ fn rs_files(dir: &Path, recurse: bool, out: &mut Vec<std::path::PathBuf>) {
     for e in entries.filter_map(Result::ok) {
         let p = e.path();
         if p.is_dir() {
-            if recurse {
+            let corpus = p.file_name().is_some_and(|n| n == "corpus" || n == "fp_corpus");
+            if recurse && !corpus {
                 rs_files(&p, true, out);
             }
         } else {

@@ -1,4 +1,4 @@
-//! The corpus of ported kernels (`tests/corpus/`, issue 26): each kernel on its default path
+//! The corpus of ported kernels (`tests/it/ported/corpus/`, issue 26): each kernel on its default path
 //! (`emulated`) against its serial Rust reference (`serial`, one thread, plain loops), timed in
 //! the same run, at the `Bench` sizes (about 1 to 50 ms per launch).
 //!
@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Bencher, Criterion, SamplingMode};
 
-#[path = "../tests/corpus/mod.rs"]
+#[path = "../tests/it/ported/corpus/mod.rs"]
 mod corpus;
 
 use corpus::Size;

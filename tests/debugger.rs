@@ -12,6 +12,7 @@
 //! Breakpoints name `tests/debugger.rs`: a bare `debugger.rs` also matches the runtime's
 //! `host/sched/debugger.rs`.
 
+#[path = "it/common/mod.rs"]
 mod common;
 #[path = "debugger/harness.rs"]
 mod harness;

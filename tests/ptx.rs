@@ -36,7 +36,7 @@ fn every_ptx_module_passes_ptxas() {
         .collect();
     files.sort();
     let names: Vec<String> = files.iter().map(|f| f.file_stem().unwrap().to_string_lossy().into_owned()).collect();
-    for expected in ["examples_saxpy_rs", "examples_blur_rs", "examples_reduction_rs", "examples_matmul_rs", "examples_histogram_rs", "examples_gpu_vs_emu_rs", "tests_results_rs", "tests_errors_rs", "tests_atomics_rs", "tests_atomics_ordered_rs", "examples_memory_api_kernels_rs", "tests_memory_api_rs", "tests_port_shared_rs"] {
+    for expected in ["examples_saxpy_rs", "examples_blur_rs", "examples_reduction_rs", "examples_matmul_rs", "examples_histogram_rs", "examples_gpu_vs_emu_rs", "tests_it_api_results_rs", "tests_it_api_errors_rs", "tests_it_memory_atomics_rs", "tests_it_memory_atomics_ordered_rs", "examples_memory_api_kernels_rs", "tests_it_memory_memory_api_rs", "tests_it_fission_port_shared_rs"] {
         assert!(names.iter().any(|n| n == expected), "no PTX for {expected}: the build script failed on it (see its warnings); have {names:?}");
     }
     let mut kernels = 0;
@@ -54,8 +54,8 @@ fn every_ptx_module_passes_ptxas() {
         }
         let out = cmd.arg(f).output().expect("ptxas runs");
         let err = String::from_utf8_lossy(&out.stderr);
-        if f.ends_with("tests_errors_rs.ptx") {
-            // tests/errors.rs has a kernel that asks for 64 KiB of static shared memory on
+        if f.ends_with("tests_it_api_errors_rs.ptx") {
+            // tests/it/api/errors.rs has a kernel that asks for 64 KiB of static shared memory on
             // purpose; ptxas must reject exactly that, as nvcc would.
             assert!(err.contains("Entry function 'too_much_shared' uses too much shared data"), "{}: {err}", f.display());
             assert_eq!(err.lines().filter(|l| l.contains("error")).count(), 1, "{}: {err}", f.display());
@@ -85,7 +85,7 @@ fn launch_bounds_remove_the_checks_of_the_reduction_tree() {
     assert_eq!(body.matches("trap;").count(), 1, "a bounds check is back in block_sum:\n{body}");
 }
 
-/// The ordered and volatile loads and stores of `tests/atomics_ordered.rs`'s `ptx_forms` are
+/// The ordered and volatile loads and stores of `tests/it/memory/atomics_ordered.rs`'s `ptx_forms` are
 /// their PTX instructions (global views through generic addresses, shared views in `.shared`),
 /// SeqCst as `fence.sc` then the acquire load or relaxed store (as libcu++ emits them), and the
 /// spin's acquire load stays inside its loop.
@@ -95,7 +95,7 @@ fn ordered_and_volatile_accesses_are_their_ptx_instructions() {
         skipped("ptxas", "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)");
         return;
     };
-    let text = std::fs::read_to_string(dir.join("tests_atomics_ordered_rs.ptx")).expect("the build script wrote the PTX of tests/atomics_ordered.rs");
+    let text = std::fs::read_to_string(dir.join("tests_it_memory_atomics_ordered_rs.ptx")).expect("the build script wrote the PTX of tests/it/memory/atomics_ordered.rs");
     let start = text.find(".entry ptx_forms(").expect("ptx_forms is in the module");
     let end = start + text[start..].find("\n}\n").expect("the entry ends");
     let body = &text[start..end];

@@ -7,6 +7,7 @@
 //! The tests of this file share process-wide counters (`__private::lane_checks`), so they run
 //! one at a time (`serial`).
 
+#[path = "it/common/mod.rs"]
 mod common;
 
 use common::{assert_has, assert_lacks, marked_line};

@@ -9,6 +9,9 @@
 
 use std::sync::Mutex;
 
+#[path = "it/kernels.rs"]
+mod kernels;
+use kernels::{block_sum, saxpy};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, Checks, Config};
 
@@ -41,34 +44,6 @@ fn with_budget<R>(budget: &str, f: impl FnOnce() -> R) -> R {
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
     std::env::remove_var("EMU_RACECHECK_SHADOW");
     r.unwrap_or_else(|p| std::panic::resume_unwind(p))
-}
-
-#[kernel]
-fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {
-    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
-    if i < y.len() {
-        y[i] = a * x[i] + y[i];
-    }
-}
-
-#[kernel]
-fn block_sum(input: &[f32], partial: &mut [f32]) {
-    let mut tile = shared_array![f32; 256];
-    let tid = thread_idx().x as usize;
-    let i = block_idx().x as usize * block_dim().x as usize + tid;
-    tile[tid] = if i < input.len() { input[i] } else { 0.0 };
-    sync_threads();
-    let mut s = block_dim().x as usize / 2;
-    while s > 0 {
-        if tid < s {
-            tile[tid] += tile[tid + s];
-        }
-        sync_threads();
-        s /= 2;
-    }
-    if tid == 0 {
-        partial[block_idx().x as usize] = tile[0];
-    }
 }
 
 /// Each thread reads its element and its neighbour's, with no barrier: every element is read

@@ -1,0 +1,10 @@
+mod checker_gaps;
+mod faults;
+mod initcheck;
+mod racecheck;
+mod racecheck_atomics;
+mod racecheck_dsmem;
+mod racecheck_reports;
+mod racecheck_warps;
+mod sanitizer;
+mod stale_views;

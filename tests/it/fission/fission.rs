@@ -1,0 +1,1624 @@
+//! Loop fission (`emu-macros/src/fission/`, `sched/regions.rs`): which kernels run as barrier
+//! regions or lane loops, and that those paths give the same results and the same reports as
+//! the general path (`EMU_PATH=general`) for every checker, seed and block order.
+
+use crate::kernels::{block_sum, saxpy};
+use deviceemu::__private::last_path;
+use deviceemu::prelude::*;
+use deviceemu::{with_config, BlockOrder, Checks, Config, ExecPath};
+
+// ------------------------------------------------------------------ the corpus
+
+/// Barrier-free with a compound assignment (the lane loop's checks are hoisted per block when
+/// the block's indices are proved in bounds).
+#[kernel]
+fn axpy_offset(a: f32, x: &[f32], y: &mut [f32], offset: u32) {
+    let i = offset as usize + (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < y.len() {
+        y[i] += a * x[i];
+    }
+}
+
+/// A value loaded before a barrier and used after it (a per-thread slot), an early exit
+/// before the first barrier (legal), and a rotation through shared memory.
+#[kernel]
+fn rotate(input: &[u32], out: &mut [u32], n: u32) {
+    let t = shared_array![u32; 64];
+    let tid = thread_idx().x as usize;
+    let g = block_idx().x as usize * 64 + tid;
+    if g >= n as usize {
+        return;
+    }
+    let mine = input[g];
+    t[tid] = mine * 3;
+    sync_threads();
+    // The last block's last live thread has no live neighbour (its slot is unwritten).
+    let other = if g + 1 < n as usize { t[(tid + 1) % 64] } else { 0 };
+    sync_threads();
+    out[g] = other + mine;
+}
+
+/// A `for` loop over a uniform range with barriers (the tiled shapes), a 2-D block.
+#[kernel]
+fn tiled_sum(m: &[f32], out: &mut [f32], tiles: u32) {
+    let tile = shared_array![[f32; 8]; 8];
+    let (tx, ty) = (thread_idx().x as usize, thread_idx().y as usize);
+    let row = block_idx().x as usize * 8 + ty;
+    let mut acc = 0.0f32;
+    for k in 0..tiles as usize {
+        tile[ty][tx] = m[row * tiles as usize * 8 + k * 8 + tx];
+        sync_threads();
+        for j in 0..8 {
+            acc += tile[ty][j];
+        }
+        sync_threads();
+    }
+    out[row * 8 + tx] = acc;
+}
+
+/// An unrolled tree under uniform `if`s on the block size, each holding a barrier.
+#[kernel]
+fn unrolled(input: &[u32], out: &mut [u32]) {
+    let t = shared_array![u32; 256];
+    let tid = thread_idx().x as usize;
+    let n = block_dim().x as usize;
+    t[tid] = input[block_idx().x as usize * n + tid];
+    sync_threads();
+    if n >= 256 {
+        if tid < 128 {
+            t[tid] += t[tid + 128];
+        }
+        sync_threads();
+    }
+    if n >= 128 {
+        if tid < 64 {
+            t[tid] += t[tid + 64];
+        }
+        sync_threads();
+    } else {
+        sync_threads();
+    }
+    if tid == 0 {
+        let mut sum = 0;
+        for k in 0..64.min(n) {
+            sum += t[k];
+        }
+        out[block_idx().x as usize] = sum;
+    }
+}
+
+/// Parameters shadowed by root-level locals (`let (w, h) = (w as usize, h as usize)`), and a
+/// swap that cannot be split into two `let`s (general path).
+#[kernel]
+fn shadows(out: &mut [u32], w: u32, h: u32) {
+    let t = shared_array![u32; 64];
+    let (w, h) = (w as usize, h as usize);
+    let tid = thread_idx().x as usize;
+    t[tid] = (tid * w + h) as u32;
+    sync_threads();
+    out[block_idx().x as usize * 64 + tid] = t[63 - tid];
+}
+
+#[kernel]
+fn swaps(out: &mut [u32], a: u32, b: u32) {
+    let (a, b) = (b, a);
+    let tid = thread_idx().x as usize;
+    sync_threads();
+    out[tid] = a * 100 + b;
+}
+
+/// A race after a barrier: thread `t` reads `s[t]` while thread `t - 1` writes it.
+#[kernel]
+fn racy(out: &mut [u32]) {
+    let s = shared_array![u32; 64];
+    let tid = thread_idx().x as usize;
+    s[tid] = tid as u32;
+    sync_threads();
+    s[(tid + 1) % 64] = s[tid] + 1;
+    sync_threads();
+    out[tid] = s[tid];
+}
+
+/// Half the threads write shared memory; every thread reads its own slot after the barrier
+/// (initcheck: the other half read memory nothing wrote).
+#[kernel]
+fn half_written(out: &mut [u32]) {
+    let s = shared_array![u32; 64];
+    let tid = thread_idx().x as usize;
+    if tid < 32 {
+        s[tid] = 7;
+    }
+    sync_threads();
+    out[block_idx().x as usize * 64 + tid] = s[tid];
+}
+
+/// Thread 7 leaves the loop after the barrier of its second iteration: the others wait at
+/// that barrier in the third (a skipped barrier).
+#[kernel]
+fn skips(out: &mut [u32]) {
+    let s = shared_array![u32; 64];
+    let tid = thread_idx().x as usize;
+    s[tid] = 0;
+    for k in 0..3u32 {
+        sync_threads();
+        s[tid] += k;
+        if tid == 7 && k == 1 {
+            return;
+        }
+    }
+    out[block_idx().x as usize * 64 + tid] = s[tid];
+}
+
+/// An out-of-bounds store after a barrier, by one thread.
+#[kernel]
+fn oob_after_barrier(out: &mut [u32]) {
+    let tid = thread_idx().x as usize;
+    let g = block_idx().x as usize * 64 + tid;
+    out[g] = 1;
+    sync_threads();
+    if tid == 5 {
+        out[g + 1000] = 2;
+    }
+}
+
+/// A panic in one thread between barriers.
+#[kernel]
+fn panics_between(out: &mut [u32]) {
+    let tid = thread_idx().x as usize;
+    let g = block_idx().x as usize * 64 + tid;
+    out[g] = 1;
+    sync_threads();
+    if tid == 3 {
+        panic!("thread {tid} gives up");
+    }
+    sync_threads();
+    out[g] = 2;
+}
+
+/// Barrier-free, with an out-of-bounds store by one thread of every fifth block.
+#[kernel]
+fn oob_in_some_blocks(out: &mut [u32]) {
+    let b = block_idx().x;
+    let i = (b * block_dim().x + thread_idx().x) as usize;
+    if b % 5 == 3 && thread_idx().x == 7 {
+        out[i + 1_000_000] = 1;
+    }
+    out[i] = b + 1;
+}
+
+/// A panic in one thread of every seventh block, between barriers.
+#[kernel]
+fn panics_in_some_blocks(out: &mut [u32]) {
+    let tid = thread_idx().x as usize;
+    let g = block_idx().x as usize * 32 + tid;
+    out[g] = 1;
+    sync_threads();
+    if tid == 3 && block_idx().x % 7 == 2 {
+        panic!("block {} gives up", block_idx().x);
+    }
+    sync_threads();
+    out[g] = 2;
+}
+
+/// A spin-wait: a `while` in region code keeps the general path (independent progress).
+#[kernel]
+fn spins(flag: &mut [u32], out: &mut [u32]) {
+    let tid = thread_idx().x as usize;
+    if tid == 0 {
+        sync_threads();
+        flag.atomic_store(0, 1, core::sync::atomic::Ordering::Release);
+    }
+    out[tid] = 1;
+}
+
+/// A loop whose condition varies by thread around a barrier keeps the general path.
+#[kernel]
+fn varying_loop(out: &mut [u32]) {
+    let tid = thread_idx().x as usize;
+    let mut k = tid % 2;
+    while k < 2 {
+        sync_threads();
+        k += 1;
+    }
+    out[tid] = k as u32;
+}
+
+/// A narrowed tree whose offset runs one past the tile at the first step: the hoisted
+/// region's proof fails there, and the checked region reports the read as the general path
+/// does; the later steps (in bounds) run hoisted.
+#[kernel]
+fn tree_past_the_tile(out: &mut [f32], extra: u32) {
+    let tile = shared_array![f32; 64];
+    let tid = thread_idx().x as usize;
+    tile[tid] = tid as f32;
+    sync_threads();
+    let mut s = block_dim().x as usize / 2;
+    while s > 0 {
+        let off = s + extra as usize;
+        if tid < s {
+            tile[tid] += tile[tid + off];
+        }
+        sync_threads();
+        s /= 2;
+    }
+    if tid == 0 {
+        out[block_idx().x as usize] = tile[0];
+    }
+}
+
+/// Vectorised lane loops (`__private::LaneBuf`) over elements of several sizes: 1 and 2 bytes
+/// (16-byte moves, with a byte tail), 8 bytes, and 12 bytes (per element).
+#[kernel]
+fn widen_u8(x: &[u8], y: &mut [u16], z: &mut [u8]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < y.len() {
+        y[i] = x[i] as u16 * 3 + y[i];
+        z[i] = x[i] / 2;
+    }
+}
+
+#[kernel]
+fn scale_f64(a: f64, x: &[f64], y: &mut [f64]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < y.len() {
+        y[i] = (a * x[i]).sqrt() + 0.5;
+    }
+}
+
+#[kernel]
+fn copy_triples(x: &[[u32; 3]], y: &mut [[u32; 3]]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < y.len() {
+        y[i] = x[i];
+    }
+}
+
+/// A store under a condition: not vectorised (a chunk would write back what a lane never
+/// wrote); the per-thread hoisted loop runs it.
+#[kernel]
+fn clamp_some(x: &[u32], y: &mut [u32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < y.len() {
+        if x[i] > 100 {
+            y[i] = 100;
+        }
+    }
+}
+
+/// An integer division that traps in one lane of a vectorised chunk.
+#[kernel]
+fn divide(x: &[u32], d: &[u32], y: &mut [u32]) {
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    if i < y.len() {
+        y[i] = x[i] / d[i];
+    }
+}
+
+// ------------------------------------------------------------------ running both paths
+
+/// What a launch left: the output and the report (or `Ok`).
+type Outcome = (Vec<u32>, Result<(), String>);
+
+fn run_u32(config: &Config, f: impl Fn() -> (Vec<u32>, Result<(), deviceemu::Error>)) -> Outcome {
+    with_config(config.clone().print_limit(0), || {
+        deviceemu::quietly(|| {
+            let (v, r) = f();
+            (v, r.map_err(|e| without_addresses(&e.to_string())))
+        })
+    })
+}
+
+/// A report with its host addresses (`0x7f..`, which differ between runs) blanked.
+fn without_addresses(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(k) = rest.find("0x") {
+        out.push_str(&rest[..k + 2]);
+        rest = rest[k + 2..].trim_start_matches(|c: char| c.is_ascii_hexdigit());
+        out.push('_');
+    }
+    out.push_str(rest);
+    out
+}
+
+fn configs() -> Vec<Config> {
+    let mut out = Vec::new();
+    for checks in [Checks::none(), Checks::all()] {
+        for seed in [None, Some(3), Some(11)] {
+            for blocks in [BlockOrder::Serial, BlockOrder::Parallel] {
+                let c = Config::default().checks(checks).blocks(blocks);
+                out.push(match seed {
+                    Some(s) => c.seed(s),
+                    None => c,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Runs `f` on both paths under every configuration and checks they agree; returns the
+/// outcome of the default configuration's fast path, and checks the fast path took `path`.
+fn both_paths(path: &str, f: impl Fn() -> (Vec<u32>, Result<(), deviceemu::Error>)) -> Outcome {
+    let mut first = None;
+    for c in configs() {
+        let general = run_u32(&c.clone().path(ExecPath::General), &f);
+        let fast = run_u32(&c.clone().path(ExecPath::Auto), || {
+            let r = f();
+            assert_eq!(last_path(), path, "{c:?}");
+            r
+        });
+        assert_eq!(fast.0, general.0, "results differ: {c:?}");
+        if fast.1 != general.1 {
+            let (a, b) = (format!("{:?}", fast.1), format!("{:?}", general.1));
+            let (a, b): (Vec<&str>, Vec<&str>) = (a.split("\\n").collect(), b.split("\\n").collect());
+            let k = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+            panic!("reports differ at line {k}: {c:?}\nfast:    {:?}\ngeneral: {:?}\nfast report: {}", a.get(k), b.get(k), a.join("\n"));
+        }
+        first.get_or_insert(fast);
+    }
+    first.expect("configurations")
+}
+
+fn bits(v: Vec<f32>) -> Vec<u32> {
+    v.into_iter().map(f32::to_bits).collect()
+}
+
+#[test]
+fn the_block_reduction_runs_as_regions_with_the_same_sums() {
+    let n: usize = 256 * 37 + 100;
+    let input: Vec<f32> = (0..n).map(|i| (i % 17) as f32 * 0.5).collect();
+    let (sums, r) = both_paths("regions", || {
+        let x = DeviceBuffer::from_slice(&input).unwrap();
+        let mut p = DeviceBuffer::<f32>::zeroed(n.div_ceil(256)).unwrap();
+        let r = launch!(block_sum<<<n.div_ceil(256) as u32, 256>>>(&x, &mut p));
+        (bits(p.to_vec().unwrap()), r)
+    });
+    r.unwrap();
+    let want: Vec<f32> = input.chunks(256).map(|c| c.iter().sum::<f32>()).collect();
+    let got: Vec<f32> = sums.into_iter().map(f32::from_bits).collect();
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g - w).abs() <= 1e-3 * w.abs().max(1.0), "{g} vs {w}");
+    }
+}
+
+#[test]
+fn saxpy_runs_as_a_lane_loop() {
+    let n = 1000;
+    let (y, r) = both_paths("lanes", || {
+        let x = DeviceBuffer::from_slice(&vec![1.5f32; n]).unwrap();
+        let mut y = DeviceBuffer::from_slice(&(0..n).map(|i| i as f32).collect::<Vec<_>>()).unwrap();
+        let r = launch!(saxpy<<<(n as u32).div_ceil(128), 128>>>(2.0, &x, &mut y));
+        (bits(y.to_vec().unwrap()), r)
+    });
+    r.unwrap();
+    assert_eq!(f32::from_bits(y[10]), 13.0);
+}
+
+#[test]
+fn hoisted_lane_loops_agree_and_still_report_out_of_bounds_accesses() {
+    // Blocks whose indices all pass the guard and fit both views (hoisted), a last block
+    // that is partly past `y` (per thread, guarded), and an `x` shorter than `y` (the proof
+    // fails; the per-thread loop reports the out-of-bounds read).
+    for (nx, ny, offset) in [(1000, 1000, 0u32), (1000, 1000, 37), (600, 1000, 0)] {
+        let (y, r) = both_paths("lanes", || {
+            let x = DeviceBuffer::from_slice(&(0..nx).map(|i| i as f32).collect::<Vec<_>>()).unwrap();
+            let mut y = DeviceBuffer::from_slice(&vec![1.0f32; ny]).unwrap();
+            let r = launch!(axpy_offset<<<(ny as u32).div_ceil(64), 64>>>(2.0, &x, &mut y, offset));
+            (bits(y.to_vec().unwrap()), r)
+        });
+        if nx < ny {
+            let report = r.unwrap_err();
+            assert!(report.contains("index 600 is past the end of `x`"), "{report}");
+        } else {
+            r.unwrap();
+            let o = offset as usize;
+            assert_eq!(f32::from_bits(y[o + 5]), 1.0 + 2.0 * (o + 5) as f32);
+            // Below the offset nothing is written (and `y[0]` gains `2 * x[0] = 0`).
+            assert_eq!(f32::from_bits(y[o.saturating_sub(1)]), 1.0);
+        }
+    }
+}
+
+#[test]
+fn values_across_barriers_and_early_exits() {
+    let n = 64 * 3 + 20;
+    let input: Vec<u32> = (0..n as u32).collect();
+    let (out, r) = both_paths("regions", || {
+        let x = DeviceBuffer::from_slice(&input).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(64 * 4).unwrap();
+        let r = launch!(rotate<<<4, 64>>>(&x, &mut o, n as u32));
+        (o.to_vec().unwrap(), r)
+    });
+    r.unwrap();
+    // The last block's threads past `n` exited before the barrier; the ones before them
+    // read a neighbour's slot that an exited thread never wrote (shared memory starts zeroed
+    // in a fresh arena, or keeps the previous block's value: the check is on the first blocks).
+    for g in 0..64 * 3 {
+        let next = (g / 64) * 64 + (g % 64 + 1) % 64;
+        assert_eq!(out[g], input[next] * 3 + input[g], "{g}");
+    }
+}
+
+#[test]
+fn a_uniform_for_loop_with_barriers_in_a_2d_block() {
+    let tiles = 3u32;
+    let rows = 16usize;
+    let m: Vec<f32> = (0..rows * 8 * tiles as usize).map(|i| (i % 5) as f32).collect();
+    let (out, r) = both_paths("regions", || {
+        let x = DeviceBuffer::from_slice(&m).unwrap();
+        let mut o = DeviceBuffer::<f32>::zeroed(rows * 8).unwrap();
+        let r = launch!(tiled_sum<<<(rows / 8) as u32, (8, 8)>>>(&x, &mut o, tiles));
+        (bits(o.to_vec().unwrap()), r)
+    });
+    r.unwrap();
+    for row in 0..rows {
+        let want: f32 = m[row * 8 * tiles as usize..(row + 1) * 8 * tiles as usize].iter().sum();
+        assert_eq!(f32::from_bits(out[row * 8]), want, "row {row}");
+    }
+}
+
+#[test]
+fn uniform_ifs_with_barriers() {
+    for threads in [256usize, 128, 64] {
+        let input: Vec<u32> = (0..threads as u32 * 3).collect();
+        let (out, r) = both_paths("regions", || {
+            let x = DeviceBuffer::from_slice(&input).unwrap();
+            let mut o = DeviceBuffer::<u32>::zeroed(3).unwrap();
+            let r = launch!(unrolled<<<3, threads as u32>>>(&x, &mut o));
+            (o.to_vec().unwrap(), r)
+        });
+        r.unwrap();
+        for b in 0..3 {
+            let want: u32 = input[b * threads..(b + 1) * threads].iter().sum();
+            assert_eq!(out[b], want, "{threads} threads, block {b}");
+        }
+    }
+}
+
+#[test]
+fn shadowed_parameters() {
+    let (out, r) = both_paths("regions", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        let r = launch!(shadows<<<2, 64>>>(&mut o, 3, 5));
+        (o.to_vec().unwrap(), r)
+    });
+    r.unwrap();
+    assert_eq!(out[0], 63 * 3 + 5);
+    let (out, r) = both_paths("general", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        let r = launch!(swaps<<<1, 64>>>(&mut o, 1, 2));
+        (o.to_vec().unwrap(), r)
+    });
+    r.unwrap();
+    assert_eq!(out[7], 201);
+}
+
+#[test]
+fn racecheck_finds_the_same_race_on_both_paths() {
+    let (_, r) = both_paths("regions", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        let r = launch!(racy<<<1, 64>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    // The default configuration has no racecheck; the checked ones were compared above.
+    r.unwrap();
+    let c = Config::default().checks(Checks::all()).blocks(BlockOrder::Serial);
+    let (_, fast) = run_u32(&c, || {
+        let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        let r = launch!(racy<<<1, 64>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    let report = fast.unwrap_err();
+    assert!(report.contains("hazard"), "{report}");
+}
+
+#[test]
+fn initcheck_finds_the_same_reads_on_both_paths() {
+    let _ = both_paths("regions", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        let r = launch!(half_written<<<2, 64>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    let c = Config::default().checks(Checks::all()).blocks(BlockOrder::Serial);
+    let (_, fast) = run_u32(&c, || {
+        let mut o = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        let r = launch!(half_written<<<2, 64>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    let report = fast.unwrap_err();
+    assert!(report.to_lowercase().contains("uninitialized") || report.to_lowercase().contains("uninitialised"), "{report}");
+}
+
+#[test]
+fn synccheck_reports_the_skipped_barrier_on_both_paths() {
+    let (_, r) = both_paths("regions", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        let r = launch!(skips<<<2, 64>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    let report = r.unwrap_err();
+    assert!(report.contains("skipped it and exited"), "{report}");
+}
+
+#[test]
+fn failures_name_the_same_thread_on_both_paths() {
+    let (_, r) = both_paths("regions", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        let r = launch!(oob_after_barrier<<<2, 64>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    let report = r.unwrap_err();
+    assert!(report.contains("thread (5,0,0)"), "{report}");
+    let (_, r) = both_paths("regions", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        let r = launch!(panics_between<<<2, 64>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    let report = r.unwrap_err();
+    assert!(report.contains("thread 3 gives up"), "{report}");
+}
+
+/// Runs of blocks on one fiber (`BlockRun::run_span`: with serial blocks the whole grid, in
+/// parallel up to 64 blocks a run): a block that faults or fails is reported as itself, and
+/// the blocks after it in the run still run, on both paths.
+#[test]
+fn blocks_that_fail_in_a_run_of_blocks_are_reported_one_by_one() {
+    const BLOCKS: u32 = 1024;
+    let (out, r) = both_paths("lanes", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(BLOCKS as usize * 32).unwrap();
+        let r = launch!(oob_in_some_blocks<<<BLOCKS, 32>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    // The faulting thread stops at its fault (memcheck); every other thread of every block,
+    // before and after it in the run, ran to its end.
+    let want = |i: u32| if (i / 32) % 5 == 3 && i % 32 == 7 { 0 } else { i / 32 + 1 };
+    let wrong: Vec<usize> = (0..BLOCKS * 32).filter(|&i| out[i as usize] != want(i)).map(|i| i as usize).take(8).collect();
+    assert!(wrong.is_empty(), "elements {wrong:?} are wrong");
+    let report = r.unwrap_err();
+    let faulty = (0..BLOCKS).filter(|b| b % 5 == 3).count();
+    assert!(report.contains(&format!("{faulty} errors")), "{report}");
+    assert!(report.contains("thread (7,0,0) in block (3,0,0)"), "{report}");
+    let (out, r) = both_paths("regions", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(BLOCKS as usize * 32).unwrap();
+        let r = launch!(panics_in_some_blocks<<<BLOCKS, 32>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    for b in 0..BLOCKS as usize {
+        let want = if b % 7 == 2 { 1 } else { 2 };
+        assert!(out[b * 32..b * 32 + 32].iter().all(|&v| v == want), "block {b}");
+    }
+    let report = r.unwrap_err();
+    assert!(report.contains("block 2 gives up"), "{report}");
+}
+
+#[test]
+fn spins_and_thread_varying_loops_keep_the_general_path() {
+    // A barrier under a condition (and a spin-wait shape) and a loop whose condition varies by
+    // thread: both on the general path, with its verdicts.
+    let (_, r) = both_paths("general", || {
+        let mut f = DeviceBuffer::<u32>::zeroed(1).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        let r = launch!(spins<<<1, 64>>>(&mut f, &mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    let _ = r;
+    let (_, r) = both_paths("general", || {
+        let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        let r = launch!(varying_loop<<<1, 64>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    let _ = r;
+}
+
+#[test]
+fn emu_schedule_threads_takes_the_general_path() {
+    let c = Config::default().schedule(deviceemu::Schedule::Threads).blocks(BlockOrder::Serial);
+    with_config(c, || {
+        let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        launch!(racy<<<1, 64>>>(&mut o)).unwrap();
+        assert_eq!(last_path(), "general");
+    });
+}
+
+#[test]
+fn vectorised_lane_loops_agree_for_every_element_size() {
+    // 300 threads per block: each block is a chunk of 256 lanes and one of 44, whose byte
+    // lengths (44, 88) leave tails that 16-byte moves do not cover.
+    let n = 300 * 3 + 17;
+    let blocks = (n as u32).div_ceil(300);
+    let x8: Vec<u8> = (0..n).map(|i| (i % 200) as u8).collect();
+    let (out, r) = both_paths("lanes", || {
+        let x = DeviceBuffer::from_slice(&x8).unwrap();
+        let mut y = DeviceBuffer::from_slice(&(0..n).map(|i| i as u16).collect::<Vec<_>>()).unwrap();
+        let mut z = DeviceBuffer::<u8>::zeroed(n).unwrap();
+        let r = launch!(widen_u8<<<blocks, 300>>>(&x, &mut y, &mut z));
+        let mut v: Vec<u32> = y.to_vec().unwrap().into_iter().map(u32::from).collect();
+        v.extend(z.to_vec().unwrap().into_iter().map(u32::from));
+        (v, r)
+    });
+    r.unwrap();
+    for i in [0, 255, 256, 299, 300, n - 1] {
+        assert_eq!(out[i], x8[i] as u32 * 3 + i as u32, "y[{i}]");
+        assert_eq!(out[n + i], x8[i] as u32 / 2, "z[{i}]");
+    }
+    let xs: Vec<f64> = (0..n).map(|i| i as f64 * 0.25).collect();
+    let (out, r) = both_paths("lanes", || {
+        let x = DeviceBuffer::from_slice(&xs).unwrap();
+        let mut y = DeviceBuffer::<f64>::zeroed(n).unwrap();
+        let r = launch!(scale_f64<<<blocks, 300>>>(3.0, &x, &mut y));
+        let v = y.to_vec().unwrap().into_iter().flat_map(|f| {
+            let b = f.to_bits();
+            [b as u32, (b >> 32) as u32]
+        });
+        (v.collect(), r)
+    });
+    r.unwrap();
+    let want = (3.0 * xs[777]).sqrt() + 0.5;
+    assert_eq!(u64::from(out[2 * 777]) | (u64::from(out[2 * 777 + 1]) << 32), want.to_bits());
+    let t: Vec<[u32; 3]> = (0..n as u32).map(|i| [i, i * 2, !i]).collect();
+    let (out, r) = both_paths("lanes", || {
+        let x = DeviceBuffer::from_slice(&t).unwrap();
+        let mut y = DeviceBuffer::<[u32; 3]>::zeroed(n).unwrap();
+        let r = launch!(copy_triples<<<blocks, 300>>>(&x, &mut y));
+        (y.to_vec().unwrap().into_iter().flatten().collect(), r)
+    });
+    r.unwrap();
+    assert_eq!(out, t.iter().flatten().copied().collect::<Vec<_>>());
+}
+
+#[test]
+fn a_conditional_store_writes_only_where_the_lane_stores() {
+    let n = 512;
+    let xs: Vec<u32> = (0..n as u32).map(|i| i * 7 % 300).collect();
+    let (out, r) = both_paths("lanes", || {
+        let x = DeviceBuffer::from_slice(&xs).unwrap();
+        let mut y = DeviceBuffer::from_slice(&vec![7u32; n]).unwrap();
+        let r = launch!(clamp_some<<<2, 256>>>(&x, &mut y));
+        (y.to_vec().unwrap(), r)
+    });
+    r.unwrap();
+    for (i, (&o, &x)) in out.iter().zip(&xs).enumerate() {
+        assert_eq!(o, if x > 100 { 100 } else { 7 }, "y[{i}]");
+    }
+}
+
+#[test]
+fn a_panic_in_a_vectorised_chunk_names_its_lane() {
+    // Lane 77 of block 1 divides by zero: the chunk is run again lane by lane, so the report
+    // names that thread, as the general path does, and the lanes before it wrote their values.
+    let n = 512;
+    let mut ds = vec![3u32; n];
+    ds[256 + 77] = 0;
+    let (out, r) = both_paths("lanes", || {
+        let x = DeviceBuffer::from_slice(&(0..n as u32).collect::<Vec<_>>()).unwrap();
+        let d = DeviceBuffer::from_slice(&ds).unwrap();
+        let mut y = DeviceBuffer::<u32>::zeroed(n).unwrap();
+        let r = launch!(divide<<<2, 256>>>(&x, &d, &mut y));
+        (y.to_vec().unwrap(), r)
+    });
+    let report = r.unwrap_err();
+    assert!(report.contains("thread (77,0,0)") && report.contains("block (1,0,0)"), "{report}");
+    assert!(report.contains("divide by zero"), "{report}");
+    assert_eq!(out[256 + 76], (256 + 76) / 3);
+}
+
+#[test]
+fn hoisted_tree_regions_agree_and_a_failed_proof_still_reports() {
+    // extra = 0: every step in bounds (hoisted); extra = 1: the first step reads `tile[64]`.
+    for extra in [0u32, 1] {
+        let (out, r) = both_paths("regions", || {
+            let mut o = DeviceBuffer::<f32>::zeroed(3).unwrap();
+            let r = launch!(tree_past_the_tile<<<3, 64>>>(&mut o, extra));
+            (bits(o.to_vec().unwrap()), r)
+        });
+        if extra == 0 {
+            r.unwrap();
+            assert_eq!(f32::from_bits(out[2]), (0..64).sum::<u32>() as f32);
+        } else {
+            let report = r.unwrap_err();
+            assert!(report.contains("tile") && report.contains("64"), "{report}");
+        }
+    }
+}
+
+// ------------------------------------------------------------------ vectorised regions
+
+/// A region's three offset loads of shared memory and a guarded store (vectorised), after a
+/// region that stages a global load into shared memory under `if i < len` (vectorised), with
+/// 1024 threads: four chunks of lanes per region.
+#[kernel]
+fn stencil_1024(input: &[u32], out: &mut [u32]) {
+    let t = shared_array![u32; 1026];
+    let tid = thread_idx().x as usize;
+    let i = block_idx().x as usize * 1024 + tid;
+    t[tid + 1] = if i < input.len() { input[i] } else { 0 };
+    sync_threads();
+    if i < out.len() {
+        out[i] = t[tid] + 2 * t[tid + 1] + 3 * t[tid + 2];
+    }
+}
+
+/// A racy shift: each thread copies its left neighbour's element, which the thread before
+/// it has just written. Run in index order (the regions' order without a seed) the first
+/// element spreads through the whole block; the region's forms `t[tid]` and `t[tid + 1]`
+/// overlap, so it must not be vectorised, while the regions around it are.
+#[kernel]
+fn shift_racy(out: &mut [u32]) {
+    let t = shared_array![u32; 257];
+    let tid = thread_idx().x as usize;
+    t[tid] = tid as u32 * 3 + 1;
+    sync_threads();
+    t[tid + 1] = t[tid];
+    sync_threads();
+    out[tid] = t[tid + 1];
+}
+
+/// A narrowed tree whose bound is not a multiple of the chunk (`s` from 300 down), and a
+/// division by zero in a vectorised region (lane 77 divides by `t[77] = 0`).
+#[kernel]
+fn tree_and_divide(out: &mut [u32], divisor_at: u32) {
+    let t = shared_array![u32; 600];
+    let d = shared_array![u32; 600];
+    let tid = thread_idx().x as usize;
+    t[tid] = tid as u32;
+    t[tid + 300] = 1000 + tid as u32;
+    d[tid] = if tid == divisor_at as usize { 0 } else { 1 };
+    sync_threads();
+    let mut s = 300;
+    while s > 0 {
+        if tid < s {
+            t[tid] += t[tid + s];
+        }
+        sync_threads();
+        s /= 2;
+    }
+    out[tid] = t[tid] / d[tid];
+}
+
+/// Runs `f` with `EMU_VERBOSE` on and returns how many region runs its last regions launch
+/// vectorised.
+fn vectorised_runs(f: impl FnOnce()) -> usize {
+    with_config(Config::default().verbose(true).blocks(BlockOrder::Serial), || {
+        f();
+        deviceemu::__private::last_vectorised()
+    })
+}
+
+#[test]
+fn vectorised_regions_agree_with_the_general_path() {
+    let n = 1024 * 3 + 200;
+    let input: Vec<u32> = (0..n as u32).map(|v| v.wrapping_mul(2654435761) >> 7).collect();
+    let run = || {
+        let x = DeviceBuffer::from_slice(&input).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(n).unwrap();
+        let r = launch!(stencil_1024<<<(n as u32).div_ceil(1024), 1024>>>(&x, &mut o));
+        (o.to_vec().unwrap(), r)
+    };
+    let (out, r) = both_paths("regions", run);
+    r.unwrap();
+    let at = |i: isize| if i < 0 || i as usize >= n { 0 } else { input[i as usize] };
+    for (i, &o) in out.iter().enumerate() {
+        // The halo of each block is zero: only its own elements are staged.
+        let b = (i / 1024 * 1024) as isize;
+        let (i, l, r) = (i as isize, i as isize - 1, i as isize + 1);
+        let left = if l < b { 0 } else { at(l) };
+        let right = if r >= b + 1024 { 0 } else { at(r) };
+        assert_eq!(o, left + 2 * at(i) + 3 * right, "element {i}");
+    }
+    // Both regions of the three full blocks ran vectorised; the last block's first region
+    // fails the proof (its last lanes are past `input`), its second too.
+    assert_eq!(vectorised_runs(|| drop(run())), 6);
+}
+
+#[test]
+fn overlapping_forms_keep_the_scalar_order() {
+    let run = || {
+        let mut o = DeviceBuffer::<u32>::zeroed(256).unwrap();
+        let r = launch!(shift_racy<<<1, 256>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    };
+    let (out, r) = both_paths("regions", run);
+    r.unwrap();
+    // In index order thread 0's value reaches every element.
+    assert_eq!(out, vec![1; 256]);
+    // The first and last regions are vectorised; the shift is not.
+    assert_eq!(vectorised_runs(|| drop(run())), 2);
+}
+
+#[test]
+fn a_vectorised_region_that_panics_reports_the_lane() {
+    for divisor_at in [600u32, 77] {
+        let run = || {
+            let mut o = DeviceBuffer::<u32>::zeroed(300).unwrap();
+            let r = launch!(tree_and_divide<<<1, 300>>>(&mut o, divisor_at));
+            (o.to_vec().unwrap(), r)
+        };
+        let (out, r) = both_paths("regions", run);
+        // Each step `s` adds `t[tid + s]` for `tid < s`; computed on the host in the same order.
+        let mut t: Vec<u32> = (0..300).chain(1000..1300).collect();
+        let mut s = 300;
+        while s > 0 {
+            for k in 0..s {
+                t[k] += t[k + s];
+            }
+            s /= 2;
+        }
+        if divisor_at == 600 {
+            r.unwrap();
+            assert_eq!(out, t[..300].to_vec());
+            // The tree's steps of 18 threads or more (`VECTOR_MIN`: 300, 150, 75, 37, 18; the
+            // last four run one by one) and the division; the staging region's `if tid ==
+            // divisor_at` keeps it scalar.
+            assert_eq!(vectorised_runs(|| drop(run())), 6);
+        } else {
+            let report = r.unwrap_err();
+            assert!(report.contains("divide by zero") && report.contains("by thread (77,0,0) in block (0,0,0)"), "{report}");
+        }
+    }
+}
+
+/// A Hillis–Steele scan of each block's 256 elements: each step reads its value under a lane
+/// condition (`if tid >= off { t[tid - off] }`) into a per-thread slot, which the next region
+/// adds and drops.
+#[kernel]
+fn hillis_steele(input: &[u32], out: &mut [u32]) {
+    let t = shared_array![u32; 256];
+    let tid = thread_idx().x as usize;
+    let i = block_idx().x as usize * 256 + tid;
+    t[tid] = if i < input.len() { input[i] } else { 0 };
+    sync_threads();
+    let mut off = 1;
+    while off < 256 {
+        let v = if tid >= off { t[tid - off] } else { 0 };
+        sync_threads();
+        t[tid] += v;
+        sync_threads();
+        off *= 2;
+    }
+    if i < out.len() {
+        out[i] = t[tid];
+    }
+}
+
+/// A neighbour read at a signed distance `w` under `tid > k`, with signed indices: in bounds,
+/// before the start (`w > k + 1`), or, for a negative `k` and `w`, past the end of the tile for
+/// every lane.
+#[kernel]
+fn left_neighbour(out: &mut [i32], k: i32, w: i32) {
+    let t = shared_array![i32; 128];
+    let tid = thread_idx().x as i32;
+    t[tid] = tid * 3;
+    sync_threads();
+    let v = if tid > k { t[tid - w] } else { -1 };
+    out[block_idx().x as usize * 128 + tid as usize] = v;
+}
+
+#[test]
+fn a_scan_runs_vectorised_through_lane_conditions_and_per_thread_values() {
+    let n = 256 * 3 + 100;
+    let input: Vec<u32> = (0..n as u32).map(|v| v.wrapping_mul(2654435761) >> 20).collect();
+    let run = || {
+        let x = DeviceBuffer::from_slice(&input).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(n).unwrap();
+        let r = launch!(hillis_steele<<<(n as u32).div_ceil(256), 256>>>(&x, &mut o));
+        (o.to_vec().unwrap(), r)
+    };
+    let (out, r) = both_paths("regions", run);
+    r.unwrap();
+    let want: Vec<u32> = input
+        .chunks(256)
+        .flat_map(|c| {
+            c.iter()
+                .scan(0, |acc, &v| {
+                    *acc += v;
+                    Some(*acc)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let wrong = (0..n).find(|&i| out[i] != want[i]);
+    assert!(wrong.is_none(), "element {wrong:?} differs");
+    // Each full block: its staging region, both regions of each of the eight steps, and the
+    // last region; the partial block's first and last regions fail the proof (`i < len`).
+    assert_eq!(vectorised_runs(|| drop(run())), 3 * 18 + 16);
+}
+
+#[test]
+fn a_guarded_read_below_the_lane_is_proved_or_left_to_the_checks() {
+    for (k, w, vectorised) in [(2, 3, 2), (0, 2, 1), (-1, -200, 1), (200, 5, 2)] {
+        let run = || {
+            let mut o = DeviceBuffer::<i32>::zeroed(256).unwrap();
+            let r = launch!(left_neighbour<<<2, 128>>>(&mut o, k, w));
+            (o.to_vec().unwrap().into_iter().map(|v| v as u32).collect(), r)
+        };
+        let (out, r) = both_paths("regions", run);
+        for (g, &o) in out.iter().enumerate() {
+            let tid = (g % 128) as i32;
+            let at = tid - w;
+            let want = if tid <= k {
+                -1
+            } else if (0..128).contains(&at) {
+                at * 3
+            } else {
+                0 // the faulting thread stops before its store
+            };
+            assert_eq!(o as i32, want, "k {k} w {w}: element {g}");
+        }
+        match (k, w) {
+            (0, 2) | (-1, -200) => assert!(r.unwrap_err().contains("out of bounds"), "k {k} w {w}"),
+            _ => r.unwrap(),
+        }
+        // Per block: the tile's region, and the neighbour's where the proof holds.
+        assert_eq!(vectorised_runs(|| drop(run())), 2 * vectorised, "k {k} w {w}");
+    }
+}
+
+/// A tiled matrix product in 2-D blocks of 16x16: 2-D shared tiles, a uniform `for` around
+/// two barriers, and an inner `for` over the tiles, all indices sums and products of thread
+/// indices, loop variables and uniform values.
+#[kernel]
+fn tiled_product(a: &[u32], b: &[u32], c: &mut [u32], inner: u32, cols: u32) {
+    let ta = shared_array![[u32; 16]; 16];
+    let tb = shared_array![[u32; 16]; 16];
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let row = block_idx().y as usize * 16 + ty;
+    let col = block_idx().x as usize * 16 + tx;
+    let kk = inner as usize;
+    let nn = cols as usize;
+    let mut acc = 0u32;
+    for t in 0..kk / 16 {
+        ta[ty][tx] = a[row * kk + t * 16 + tx];
+        tb[ty][tx] = b[(t * 16 + ty) * nn + col];
+        sync_threads();
+        for j in 0..16 {
+            acc += ta[ty][j] * tb[j][tx];
+        }
+        sync_threads();
+    }
+    c[row * nn + col] = acc;
+}
+
+/// A tile read back shifted by `s` rows, with signed indices: in bounds for `s == 0` only.
+#[kernel]
+fn shifted_tile(input: &[u32], out: &mut [u32], s: i32) {
+    let t = shared_array![[u32; 16]; 16];
+    let tx = thread_idx().x as i32;
+    let ty = thread_idx().y as i32;
+    let g = block_idx().x as i32 * 256 + ty * 16 + tx;
+    t[ty][tx] = input[g];
+    sync_threads();
+    out[g] = t[ty + s][tx];
+}
+
+/// A loop whose uniform bound divides by `d` under a uniform `if`: with `go == 0` and `d == 0`
+/// the kernel never divides, and neither may a proof of the loop's accesses.
+#[kernel]
+fn guarded_division(out: &mut [u32], d: u32, go: u32) {
+    let t = shared_array![u32; 64];
+    let tid = thread_idx().x as usize;
+    t[tid] = tid as u32;
+    sync_threads();
+    if go == 1 {
+        for j in 0..(64 / d) as usize {
+            out[tid] += t[j];
+        }
+    }
+}
+
+/// Each thread's dot product of its tile row and column, in an 8x8 block: a range-proved
+/// region of one `for` loop over values kept per thread, which runs eight threads (a row) at a time
+/// (`fission/interleave.rs`). An element of `u32::MAX` makes some threads' sums overflow.
+#[kernel]
+fn dot_rows(m: &[u32], out: &mut [u32]) {
+    let t = shared_array![[u32; 8]; 8];
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let mut acc = 0u32;
+    t[ty][tx] = m[ty * 8 + tx];
+    sync_threads();
+    for j in 0..8 {
+        acc += t[ty][j] * t[j][tx];
+    }
+    sync_threads();
+    out[ty * 8 + tx] = acc;
+}
+
+/// Each thread of a 12x4 block adds its input to the cell its predecessor in index order
+/// wrote in the same region, and writes the next cell: a race on a GPU, but on the emulator
+/// threads run in index order on both paths, so the cells hold prefix sums only if the
+/// straight-line region runs its threads in turn (`fission/sequence.rs`), eight at a time
+/// with four left over per row. A huge input makes one thread's sum overflow.
+#[kernel]
+fn chained_cells(input: &[u32], out: &mut [u32]) {
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let g = ty * 12 + tx;
+    let p = out[g];
+    out[g + 1] = p + input[g];
+    sync_threads();
+}
+
+#[test]
+fn a_region_in_turn_runs_its_threads_in_order_and_names_the_one_that_panics() {
+    for big in [false, true] {
+        let input: Vec<u32> = (0..48).map(|i| if big && i == 12 + 5 { u32::MAX } else { i as u32 + 1 }).collect();
+        let run = || {
+            let di = DeviceBuffer::from_slice(&input).unwrap();
+            let mut o = DeviceBuffer::<u32>::zeroed(49).unwrap();
+            let r = launch!(chained_cells<<<1, (12, 4)>>>(&di, &mut o));
+            (o.to_vec().unwrap(), r)
+        };
+        let (out, r) = both_paths("regions", run);
+        if big && cfg!(debug_assertions) {
+            // Thread (5,1,0), lane 5 of its row's first group, is the first whose sum overflows.
+            let report = r.unwrap_err();
+            assert!(report.contains("overflow") && report.contains("thread (5,1,0)"), "{report}");
+            // The threads before it in index order wrote their cells.
+            assert_eq!(out[17], (1..=17).sum::<u32>());
+        } else {
+            r.unwrap();
+            let mut want = 0u32;
+            for (k, &o) in out.iter().enumerate() {
+                assert_eq!(o, want, "cell {k}");
+                want = want.wrapping_add(input.get(k).copied().unwrap_or(0));
+            }
+        }
+    }
+    assert_eq!(proved_runs(|| {
+        let di = DeviceBuffer::from_slice(&[1u32; 48]).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(49).unwrap();
+        launch!(chained_cells<<<1, (12, 4)>>>(&di, &mut o)).unwrap();
+    }), 1);
+}
+
+/// Each thread's sum over a shared 12x4 tile's column, weighted by its own row: an
+/// interleaved region (eight threads at a time, four left over per row) reading its tile
+/// from a copy taken when the region starts.
+#[kernel]
+fn weighted_columns(m: &[u32], out: &mut [u32]) {
+    let t = shared_array![[u32; 12]; 4];
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let mut acc = 0u32;
+    t[ty][tx] = m[ty * 12 + tx];
+    sync_threads();
+    for j in 0..4 {
+        acc += t[j][tx] * (t[ty][j] + 1);
+    }
+    sync_threads();
+    out[ty * 12 + tx] = acc;
+}
+
+#[test]
+fn interleaved_groups_of_a_row_and_its_leftover_threads_agree() {
+    let m: Vec<u32> = (0..48).map(|i| (i * 7 % 11) as u32).collect();
+    let run = || {
+        let dm = DeviceBuffer::from_slice(&m).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(48).unwrap();
+        let r = launch!(weighted_columns<<<1, (12, 4)>>>(&dm, &mut o));
+        (o.to_vec().unwrap(), r)
+    };
+    let (out, r) = both_paths("regions", run);
+    r.unwrap();
+    for (g, &o) in out.iter().enumerate() {
+        let (ty, tx) = (g / 12, g % 12);
+        let want: u32 = (0..4).map(|j| m[j * 12 + tx] * (m[ty * 12 + j] + 1)).sum();
+        assert_eq!(o, want, "element {g}");
+    }
+}
+
+/// Runs `f` with `EMU_VERBOSE` on and returns how many region runs of its last regions launch
+/// had their bounds proved from their indices' ranges.
+fn proved_runs(f: impl FnOnce()) -> usize {
+    with_config(Config::default().verbose(true).blocks(BlockOrder::Serial), || {
+        f();
+        deviceemu::__private::last_proved()
+    })
+}
+
+#[test]
+fn a_tiled_product_has_its_bounds_proved_and_agrees() {
+    const N: usize = 32;
+    const K: usize = 48;
+    let a: Vec<u32> = (0..N * K).map(|i| (i % 13) as u32).collect();
+    let b: Vec<u32> = (0..K * N).map(|i| (i % 7) as u32).collect();
+    let run = || {
+        let (da, db) = (DeviceBuffer::from_slice(&a).unwrap(), DeviceBuffer::from_slice(&b).unwrap());
+        let mut dc = DeviceBuffer::<u32>::zeroed(N * N).unwrap();
+        let r = launch!(tiled_product<<<(2, 2), (16, 16)>>>(&da, &db, &mut dc, K as u32, N as u32));
+        (dc.to_vec().unwrap(), r)
+    };
+    let (out, r) = both_paths("regions", run);
+    r.unwrap();
+    for i in 0..N {
+        for j in 0..N {
+            let want: u32 = (0..K).map(|k| a[i * K + k] * b[k * N + j]).sum();
+            assert_eq!(out[i * N + j], want, "c[{i}][{j}]");
+        }
+    }
+    // Per block: both regions of each of the three tiles, and the last store.
+    assert_eq!(proved_runs(|| drop(run())), 4 * (3 * 2 + 1));
+}
+
+#[test]
+fn interleaved_threads_agree_and_a_panicking_group_names_its_thread() {
+    for big in [false, true] {
+        let m: Vec<u32> = (0..64).map(|i| if big && i == 2 * 8 + 3 { u32::MAX } else { (i % 5) as u32 + 1 }).collect();
+        let run = || {
+            let dm = DeviceBuffer::from_slice(&m).unwrap();
+            let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+            let r = launch!(dot_rows<<<1, (8, 8)>>>(&dm, &mut o));
+            (o.to_vec().unwrap(), r)
+        };
+        let (out, r) = both_paths("regions", run);
+        if big && cfg!(debug_assertions) {
+            // In index order thread (3,0,0) is the first whose sum overflows.
+            let report = r.unwrap_err();
+            assert!(report.contains("overflow") && report.contains("thread (3,0,0)"), "{report}");
+        } else {
+            r.unwrap();
+            for (g, &o) in out.iter().enumerate() {
+                let (ty, tx) = (g / 8, g % 8);
+                let want = (0..8).fold(0u32, |a, j| a.wrapping_add(m[ty * 8 + j].wrapping_mul(m[j * 8 + tx])));
+                assert_eq!(o, want, "element {g}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_range_proof_evaluates_nothing_the_kernel_may_not() {
+    for (d, go) in [(0u32, 0u32), (2, 1)] {
+        let run = || {
+            let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+            let r = launch!(guarded_division<<<1, 64>>>(&mut o, d, go));
+            (o.to_vec().unwrap(), r)
+        };
+        let (out, r) = both_paths("regions", run);
+        r.unwrap();
+        let want = if go == 1 { (0..64 / d).sum() } else { 0 };
+        assert!(out.iter().all(|&v| v == want), "d {d} go {go}: {out:?}");
+    }
+}
+
+#[test]
+fn a_range_proof_that_fails_leaves_the_checks_and_their_reports() {
+    let input: Vec<u32> = (0..512).map(|v| v * 3 + 1).collect();
+    for (s, proved) in [(0, 2), (1, 1), (-1, 1)] {
+        let run = || {
+            let x = DeviceBuffer::from_slice(&input).unwrap();
+            let mut o = DeviceBuffer::<u32>::zeroed(512).unwrap();
+            let r = launch!(shifted_tile<<<2, (16, 16)>>>(&x, &mut o, s));
+            (o.to_vec().unwrap(), r)
+        };
+        let (out, r) = both_paths("regions", run);
+        for (g, &o) in out.iter().enumerate() {
+            let (b, ty, tx) = (g / 256, (g % 256 / 16) as i32, g % 16);
+            let row = ty + s;
+            let want = if (0..16).contains(&row) { input[b * 256 + row as usize * 16 + tx] } else { 0 };
+            assert_eq!(o, want, "s {s}: element {g}");
+        }
+        if s == 0 {
+            r.unwrap();
+        } else {
+            assert!(r.unwrap_err().contains("out of bounds"), "s {s}");
+        }
+        // Per block: the first region, and the second where the proof holds.
+        assert_eq!(proved_runs(|| drop(run())), 2 * proved, "s {s}");
+    }
+}
+
+// ------------------------------------------------------------------ lowered warp shuffles
+
+/// A block sum through warp shuffles: each warp's tree with `shfl_down_sync`, the warps' sums
+/// through shared memory, and the first warp's butterfly with `shfl_xor_sync` under `if tid <
+/// 32` (whole warps), whose `v` and `offset` shadow the outer ones.
+#[kernel]
+fn warp_sums(input: &[u32], out: &mut [u32]) {
+    let sums = shared_array![u32; 8];
+    let tid = thread_idx().x as usize;
+    let i = block_idx().x as usize * 256 + tid;
+    let mut v = if i < input.len() { input[i] } else { 0 };
+    let mut offset = 16;
+    while offset > 0 {
+        v += shfl_down_sync(FULL_MASK, v, offset);
+        offset /= 2;
+    }
+    if lane_id() == 0 {
+        sums[tid / 32] = v;
+    }
+    sync_threads();
+    if tid < 32 {
+        let mut v = if tid < 8 { sums[tid] } else { 0 };
+        let mut offset = 16;
+        while offset > 0 {
+            v += shfl_xor_sync(FULL_MASK, v, offset);
+            offset /= 2;
+        }
+        if tid == 0 {
+            out[block_idx().x as usize] = v;
+        }
+    }
+}
+
+/// Each shuffle kind once, with a source lane that varies by lane and a delta past the warp
+/// (only its low five bits count).
+#[kernel]
+fn shuffle_kinds(out: &mut [u32]) {
+    let tid = thread_idx().x as usize;
+    let v = tid as u32 * 7 + 1;
+    let a = shfl_up_sync(FULL_MASK, v, 3);
+    let b = shfl_sync(FULL_MASK, v, (tid as u32) ^ 5);
+    let c = shfl_down_sync(0xffff_ffff, v, 40);
+    let d = shfl_xor_sync(u32::MAX, v, 17);
+    out[tid * 4] = a;
+    out[tid * 4 + 1] = b;
+    out[tid * 4 + 2] = c;
+    out[tid * 4 + 3] = d;
+}
+
+/// The three votes, with a predicate that varies by lane and one that holds in one lane only.
+#[kernel]
+fn votes(input: &[u32], out: &mut [u32]) {
+    let tid = thread_idx().x as usize;
+    let p = input[tid] % 3 == 0;
+    let b = ballot_sync(FULL_MASK, p);
+    let a = all_sync(FULL_MASK, input[tid] < 1000);
+    let y = any_sync(!0, p && tid % 32 == 5);
+    out[tid * 3] = b;
+    out[tid * 3 + 1] = a as u32;
+    out[tid * 3 + 2] = y as u32;
+}
+
+/// Lane 3 of each warp faults before the shuffle and the ballot: it takes no part, so lane 19
+/// reads 0 from it and the ballot leaves its bit clear, on both paths, with no report beyond
+/// the fault.
+#[kernel]
+fn fault_then_collectives(x: &[u32], out: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    let off = if t % 32 == 3 { 100 } else { 0 };
+    let v = x[t + off];
+    let w = shfl_xor_sync(FULL_MASK, v, 16);
+    let b = ballot_sync(FULL_MASK, v % 2 == 1);
+    out[t * 2] = w;
+    out[t * 2 + 1] = b;
+}
+
+/// Runs `f` on the general path and on the default one under every configuration: the
+/// outputs agree, and the default path takes the regions without a checker or seed, the
+/// general path with one (a lowered shuffle has no per-access checks, and the seed shuffles
+/// the lanes a collective resumes).
+fn warp_paths(f: impl Fn() -> (Vec<u32>, Result<(), deviceemu::Error>)) -> Outcome {
+    let mut first = None;
+    for c in configs() {
+        let general = run_u32(&c.clone().path(ExecPath::General), &f);
+        let want = if c.get_checks() == Checks::none() && c.get_seed().is_none() { "regions" } else { "general" };
+        let fast = run_u32(&c.clone().path(ExecPath::Auto), || {
+            let r = f();
+            assert_eq!(last_path(), want, "{c:?}");
+            r
+        });
+        assert_eq!(fast, general, "{c:?}");
+        first.get_or_insert(fast);
+    }
+    first.expect("configurations")
+}
+
+#[test]
+fn warp_shuffles_run_as_regions_with_the_same_sums() {
+    let n: usize = 256 * 9 + 77;
+    let input: Vec<u32> = (0..n as u32).map(|v| v.wrapping_mul(2654435761) >> 12).collect();
+    let (out, r) = warp_paths(|| {
+        let x = DeviceBuffer::from_slice(&input).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(n.div_ceil(256)).unwrap();
+        let r = launch!(warp_sums<<<n.div_ceil(256) as u32, 256>>>(&x, &mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    r.unwrap();
+    let want: Vec<u32> = input.chunks(256).map(|c| c.iter().sum()).collect();
+    assert_eq!(out, want);
+}
+
+#[test]
+fn each_lowered_shuffle_reads_the_lane_the_general_path_reads() {
+    let (out, r) = warp_paths(|| {
+        let mut o = DeviceBuffer::<u32>::zeroed(64 * 4).unwrap();
+        let r = launch!(shuffle_kinds<<<1, 64>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    r.unwrap();
+    let v = |t: usize| t as u32 * 7 + 1;
+    for t in 0..64 {
+        let (lane, base) = (t % 32, t - t % 32);
+        assert_eq!(out[t * 4], if lane >= 3 { v(t - 3) } else { v(t) }, "up, thread {t}");
+        assert_eq!(out[t * 4 + 1], v(base + ((t ^ 5) % 32)), "idx, thread {t}");
+        assert_eq!(out[t * 4 + 2], if lane + 8 < 32 { v(t + 8) } else { v(t) }, "down by 40 & 31, thread {t}");
+        assert_eq!(out[t * 4 + 3], v(base + (lane ^ 17)), "xor, thread {t}");
+    }
+}
+
+#[test]
+fn lowered_shuffles_need_whole_warps() {
+    // 48 threads: the second warp has 16 lanes, so the kernel runs on the general path.
+    let c = Config::default().blocks(BlockOrder::Serial);
+    with_config(c, || {
+        let mut o = DeviceBuffer::<u32>::zeroed(48 * 4).unwrap();
+        let _ = deviceemu::quietly(|| launch!(shuffle_kinds<<<1, 48>>>(&mut o)));
+        assert_eq!(last_path(), "general");
+    });
+}
+
+#[test]
+fn lowered_votes_agree_with_the_general_path() {
+    // Warp 1 has an element of 1000 or more (its `all_sync` is false); lane 5 of warp 0 holds
+    // a multiple of 3, that of warp 2 does not.
+    let input: Vec<u32> = (0..96u32)
+        .map(|t| {
+            if t == 40 {
+                1234
+            } else if t == 69 {
+                7
+            } else {
+                t * 5 + 1
+            }
+        })
+        .collect();
+    let (out, r) = warp_paths(|| {
+        let x = DeviceBuffer::from_slice(&input).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(96 * 3).unwrap();
+        let r = launch!(votes<<<1, 96>>>(&x, &mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    r.unwrap();
+    for w in 0..3 {
+        let lanes = &input[w * 32..w * 32 + 32];
+        let ballot = lanes.iter().enumerate().fold(0u32, |m, (l, v)| m | u32::from(v % 3 == 0) << l);
+        let all = lanes.iter().all(|&v| v < 1000);
+        let any = lanes[5] % 3 == 0;
+        for l in 0..32 {
+            let t = w * 32 + l;
+            assert_eq!(out[t * 3..t * 3 + 3], [ballot, all as u32, any as u32], "thread {t}");
+        }
+    }
+}
+
+#[test]
+fn a_lane_that_faults_before_a_lowered_shuffle_takes_no_part() {
+    let (out, r) = warp_paths(|| {
+        let x = DeviceBuffer::from_slice(&(0..64u32).collect::<Vec<_>>()).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        let r = launch!(fault_then_collectives<<<1, 64>>>(&x, &mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    let report = r.unwrap_err();
+    assert_eq!(report.matches("Invalid __global__ read").count(), 2, "{report}");
+    // Lane 19 of each warp shuffles from lane 3, which faulted.
+    assert_eq!(out[19 * 2], 0);
+    assert_eq!(out[(32 + 19) * 2], 0);
+    assert_eq!(out[18 * 2], 2);
+    // Odd values in the odd lanes; lane 3 takes no part: its bit is clear.
+    assert_eq!(out[1], 0xaaaa_aaaa & !(1 << 3));
+}
+
+/// A shuffle and an atomic: the tickets show the order lanes run in after the shuffle, which
+/// the general path's scheduler picks, so the kernel keeps the general path.
+#[kernel]
+fn shuffle_then_ticket(out: &mut [u32]) {
+    let counter = shared_array![u32; 1];
+    let t = thread_idx().x as usize;
+    if t == 0 {
+        counter[0] = 0;
+    }
+    sync_threads();
+    let v = shfl_sync(FULL_MASK, t as u32, 0);
+    out[t] = counter.atomic_add(0, 1) + v;
+}
+
+#[test]
+fn warp_collectives_with_atomics_keep_the_general_path() {
+    with_config(Config::default().blocks(BlockOrder::Serial), || {
+        let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        launch!(shuffle_then_ticket<<<1, 64>>>(&mut o)).unwrap();
+        assert_eq!(last_path(), "general");
+        let mut o = DeviceBuffer::<u32>::zeroed(64 * 4).unwrap();
+        launch!(shuffle_kinds<<<1, 64>>>(&mut o)).unwrap();
+        assert_eq!(last_path(), "regions");
+    });
+}
+
+/// The stencil's staging region: every thread stages its element, thread 0 and thread 255 the
+/// halo elements on either side (`if tid == c`, run after the lanes by that thread alone), and
+/// a halo that the lanes' own range covers (`if tid == 1 { t[5] = .. }`: kept scalar).
+#[kernel]
+fn halo_stencil(input: &[u32], out: &mut [u32], overlap: u32) {
+    let t = shared_array![u32; 258];
+    let tid = thread_idx().x as usize;
+    let i = block_idx().x as usize * 256 + tid;
+    t[tid + 1] = if i < input.len() { input[i] } else { 0 };
+    if tid == 0 {
+        t[0] = if i > 0 { input[i - 1] } else { 0 };
+    }
+    if tid == 255 {
+        t[257] = if i + 1 < input.len() { input[i + 1] } else { 0 };
+    }
+    if tid == 1 {
+        t[overlap as usize] += 1000;
+    }
+    sync_threads();
+    if i < out.len() {
+        out[i] = t[tid] + 2 * t[tid + 1] + 3 * t[tid + 2];
+    }
+}
+
+#[test]
+fn single_thread_statements_run_after_a_vectorised_region() {
+    let n: usize = 256 * 4;
+    let input: Vec<u32> = (0..n as u32).map(|v| v * 3 + 1).collect();
+    // `overlap` 0 is the halo element thread 0 writes; 300 is past the tile (a fault that thread
+    // 1 reports, after its lanes' element); 5 lies in the lanes' range (the region stays scalar).
+    for overlap in [0u32, 300, 5] {
+        let run = || {
+            let x = DeviceBuffer::from_slice(&input).unwrap();
+            let mut o = DeviceBuffer::<u32>::zeroed(n).unwrap();
+            let r = launch!(halo_stencil<<<4, 256>>>(&x, &mut o, overlap));
+            (o.to_vec().unwrap(), r)
+        };
+        let (out, r) = both_paths("regions", run);
+        let vectorised = vectorised_runs(|| drop(deviceemu::quietly(run)));
+        if overlap == 300 {
+            assert!(r.unwrap_err().contains("index 300"));
+            continue;
+        }
+        r.unwrap();
+        let at = |k: isize| if k < 0 || k as usize >= n { 0 } else { input[k as usize] };
+        for (k, &o) in out.iter().enumerate() {
+            let tile = |j: isize| at(k as isize / 256 * 256 + j - 1);
+            let j = (k % 256) as isize;
+            let mut t = [tile(j), tile(j + 1), tile(j + 2)];
+            // Thread 1's `+= 1000` on t[0] comes after thread 0's halo store and stays; on t[5]
+            // thread 4 overwrites it (index order).
+            if overlap == 0 && j == 0 {
+                t[0] += 1000;
+            }
+            assert_eq!(o, t[0] + 2 * t[1] + 3 * t[2], "element {k}, overlap {overlap}");
+        }
+        // Both regions of the four blocks, unless `t[5]` overlaps the lanes' range.
+        assert_eq!(vectorised, if overlap == 5 { 4 } else { 8 }, "overlap {overlap}");
+    }
+}
+
+/// One shuffle of each kind with the operand a parameter: probe 14's kernels
+/// (`tools/probes/p14_shfl_operands.cu`).
+#[kernel]
+fn p14_down(out: &mut [u32], operand: u32) {
+    let t = thread_idx().x as usize;
+    let r = shfl_down_sync(FULL_MASK, 7 * t as u32 + 1, operand);
+    out[t] = r;
+}
+#[kernel]
+fn p14_up(out: &mut [u32], operand: u32) {
+    let t = thread_idx().x as usize;
+    let r = shfl_up_sync(FULL_MASK, 7 * t as u32 + 1, operand);
+    out[t] = r;
+}
+#[kernel]
+fn p14_xor(out: &mut [u32], operand: u32) {
+    let t = thread_idx().x as usize;
+    let r = shfl_xor_sync(FULL_MASK, 7 * t as u32 + 1, operand);
+    out[t] = r;
+}
+#[kernel]
+fn p14_idx(out: &mut [u32], operand: u32) {
+    let t = thread_idx().x as usize;
+    let r = shfl_sync(FULL_MASK, 7 * t as u32 + 1, operand);
+    out[t] = r;
+}
+
+#[test]
+fn shuffle_operands_past_the_warp_match_the_h200() {
+    // Probe 14 on the H200 (tools/probes/RESULTS.md, section 15): 4 kinds x 16 operands x 64
+    // threads, `op operand thread value` per line.
+    let data = include_str!("../../data/p14_shfl_operands.txt");
+    let mut want: std::collections::BTreeMap<(u32, u32), Vec<u32>> = Default::default();
+    for line in data.lines() {
+        let f: Vec<u32> = line.split_whitespace().map(|x| x.parse().unwrap()).collect();
+        want.entry((f[0], f[1])).or_insert_with(|| vec![0; 64])[f[2] as usize] = f[3];
+    }
+    assert_eq!(want.len(), 64);
+    for ((op, operand), w) in &want {
+        let (op, operand) = (*op, *operand);
+        let (got, r) = warp_paths(|| {
+            let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+            let r = match op {
+                0 => launch!(p14_down<<<1, 64>>>(&mut o, operand)),
+                1 => launch!(p14_up<<<1, 64>>>(&mut o, operand)),
+                2 => launch!(p14_xor<<<1, 64>>>(&mut o, operand)),
+                _ => launch!(p14_idx<<<1, 64>>>(&mut o, operand)),
+            };
+            (o.to_vec().unwrap(), r)
+        });
+        r.unwrap();
+        assert_eq!(&got, w, "op {op}, operand {operand}");
+    }
+}
+
+/// A shadowing `let` in a warp-aligned `if` with a shuffle (fission needs it renamed) whose
+/// value a format string names inline (`"{v}"`, which a renaming would leave naming the outer
+/// `v`): it is not renamed, and the general path runs the kernel.
+#[kernel]
+fn shadow_printed(out: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    let v = t as u32;
+    sync_threads();
+    if t < 32 {
+        let v = v * 2;
+        let w = shfl_down_sync(FULL_MASK, v, 1);
+        if t == 40 {
+            kprintln!("{v}");
+        }
+        out[t] = w;
+    }
+}
+
+#[test]
+fn a_shadowing_let_named_in_a_format_string_keeps_the_general_path() {
+    with_config(Config::default().blocks(BlockOrder::Serial), || {
+        let mut o = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        launch!(shadow_printed<<<1, 64>>>(&mut o)).unwrap();
+        assert_eq!(last_path(), "general");
+        assert_eq!(o.to_vec().unwrap()[..32], (0..32).map(|t| 2 * (t + u32::from(t < 31))).collect::<Vec<u32>>()[..]);
+    });
+}
+
+/// Shapes of lowered shuffles from other people's kernels: a typed `let`, a broadcast of a
+/// uniform value, a shuffle of a loaded element, a 64-bit value, and CUDA's shuffle-up scan
+/// (`if lane >= d { x += y }`) in a uniform loop.
+#[kernel]
+fn shuffle_shapes(input: &[u32], wide: &[f64], out: &mut [u32], out_wide: &mut [f64], k: u32) {
+    let t = thread_idx().x as usize;
+    let lane = lane_id();
+    let a: u32 = shfl_down_sync(FULL_MASK, input[t], 2);
+    let b = shfl_sync(FULL_MASK, k * 3, 7);
+    let c = shfl_xor_sync(FULL_MASK, wide[t], 1);
+    let mut x = input[t];
+    let mut d = 1;
+    while d < 32 {
+        let y = shfl_up_sync(FULL_MASK, x, d);
+        if lane >= d {
+            x += y;
+        }
+        d *= 2;
+    }
+    out[t * 3] = a;
+    out[t * 3 + 1] = b;
+    out[t * 3 + 2] = x;
+    out_wide[t] = c;
+}
+
+#[test]
+fn shuffles_in_other_shapes_agree_with_the_general_path() {
+    let input: Vec<u32> = (0..128u32).map(|v| v * 13 % 101).collect();
+    let wide: Vec<f64> = (0..128).map(|v| v as f64 * 0.37 - 9.0).collect();
+    let run = || {
+        let x = DeviceBuffer::from_slice(&input).unwrap();
+        let w = DeviceBuffer::from_slice(&wide).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(128 * 3).unwrap();
+        let mut ow = DeviceBuffer::<f64>::zeroed(128).unwrap();
+        let r = launch!(shuffle_shapes<<<1, 128>>>(&x, &w, &mut o, &mut ow, 5));
+        let mut v = o.to_vec().unwrap();
+        v.extend(ow.to_vec().unwrap().iter().flat_map(|f| [f.to_bits() as u32, (f.to_bits() >> 32) as u32]));
+        (v, r)
+    };
+    let (out, r) = warp_paths(run);
+    r.unwrap();
+    for t in 0..128 {
+        let (lane, base) = (t % 32, t - t % 32);
+        assert_eq!(out[t * 3], input[if lane + 2 < 32 { t + 2 } else { t }], "down, thread {t}");
+        assert_eq!(out[t * 3 + 1], 15, "broadcast, thread {t}");
+        assert_eq!(out[t * 3 + 2], input[base..=t].iter().sum::<u32>(), "scan, thread {t}");
+        let c = f64::from_bits(u64::from(out[384 + 2 * t]) | u64::from(out[384 + 2 * t + 1]) << 32);
+        assert_eq!(c, wide[base + (lane ^ 1)], "wide xor, thread {t}");
+    }
+}

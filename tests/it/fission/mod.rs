@@ -1,0 +1,5 @@
+mod fission;
+mod fission_normalise;
+mod place_exprs;
+mod port;
+mod port_shared;

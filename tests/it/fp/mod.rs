@@ -1,0 +1,2 @@
+mod fp_oracle;
+mod fp_props;

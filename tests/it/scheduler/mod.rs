@@ -1,0 +1,17 @@
+mod determinism;
+mod grid_sync;
+mod clusters;
+mod cg;
+mod cg_multi_warp;
+mod warps;
+mod proptest_warps;
+mod proptest_reduction;
+mod progress;
+mod schedule_threads;
+mod state_machines;
+mod model;
+mod indices;
+mod verify;
+mod stopping;
+mod host_failures;
+mod device_runtime;
