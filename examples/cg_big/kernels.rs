@@ -1,6 +1,6 @@
 //! The kernel of `tools/probes/p13_cg_big.cu`, in Rust: `cg::reduce` and the scans on
 //! multi-warp tiles of 64 to 1024 threads, for one block of 1024. `gpu_vs_emu cgbig` runs it on
-//! both targets; `tests/cg_multi_warp.rs` checks the emulator against the H200's recorded
+//! both targets; `tests/it/scheduler/cg_multi_warp.rs` checks the emulator against the H200's recorded
 //! answers (`tests/data/p13_cg_big.bin`).
 use deviceemu::prelude::*;
 use deviceemu::{cg, Error};

@@ -19,7 +19,7 @@
 //!   glob-import it, `use super::*`); an explicit item beats a glob. Elsewhere (a helper of a
 //!   sibling module, a plain function of that name) the fallback says the call may wait.
 //!
-//! Measured with rustc 1.95 on the shapes `tests/fission_normalise.rs` has: the helper in
+//! Measured with rustc 1.95 on the shapes `tests/it/fission/fission_normalise.rs` has: the helper in
 //! the kernel's module, in a parent the kernel's module glob-imports, in a sibling module
 //! imported by name or by glob. One shape does not compile: a kernel in a module inside the
 //! helper's that imports the helper by name (`use super::foo;`), where the textual macro and

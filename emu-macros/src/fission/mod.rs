@@ -140,7 +140,7 @@
 //!   Every thread runs to each collective before any goes on, a schedule CUDA allows but not
 //!   the one the general path picks (which resumes first the lane that completes the
 //!   collective), so the two paths order a kernel's effects differently only where threads race
-//!   (or print); results are otherwise the same bit for bit (`tests/fission.rs`), and
+//!   (or print); results are otherwise the same bit for bit (`tests/it/fission/fission.rs`), and
 //!   racecheck, which runs such launches on the general path, sees the general path's.
 //!   NVIDIA-style warp-shuffle reductions take it.
 //!   Statement-level `let`s that shadow an earlier one (`let mut v` again inside `if tid < 32`)

@@ -3,3 +3,4 @@ mod fission_normalise;
 mod place_exprs;
 mod port;
 mod port_shared;
+mod subviews;

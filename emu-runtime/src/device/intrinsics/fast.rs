@@ -39,7 +39,7 @@ const LOG10_2: f32 = f32::from_bits(0x3e9a_209b);
 /// fraction bits, at 9 exponents from `2^-126` to `2^126`, all stored); the same 130 corrections
 /// hold at every exponent, so the hardware scales exactly with the exponent. These are the
 /// significands of every `f16` and `bf16` value, which is all that `hdiv` and `hdiv_bf16` divide
-/// by. `tests/fp_oracle.rs` prints this list again if a new oracle run differs.
+/// by. `tests/it/fp/fp_oracle.rs` prints this list again if a new oracle run differs.
 pub(crate) const RCP_APPROX_FIXUPS: &[(u16, i8)] = &[
     (6, -1), (11, 1), (14, -1), (17, 1), (18, 1), (20, 1), (32, -1), (46, -1), (48, 1), (62, -1),
     (70, -1), (77, -1), (86, -1), (87, -1), (88, -1), (91, 1), (97, 1), (98, 1), (104, 1), (105, 1),

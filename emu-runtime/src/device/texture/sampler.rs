@@ -1,6 +1,6 @@
 //! The texture unit's arithmetic, as a pure function of the texels, the descriptor and the
 //! coordinates: what the emulator's `tex1Dfetch`/`tex1D`/`tex2D` return, and the reference the
-//! H200 oracle (`tests/tex_oracle.rs`, probe `tools/probes/p10_textures.cu`) checks bit for
+//! H200 oracle (`tests/it/memory/tex_oracle.rs`, probe `tools/probes/p10_textures.cu`) checks bit for
 //! bit.
 //!
 //! The model follows the CUDA C++ Programming Guide's appendix "Texture Fetching", with what
@@ -28,7 +28,7 @@
 //!    the buffer reads zero.
 //!
 //! **8- and 16-bit integer texels** (probe `tools/probes/p12_tex_int.cu`, oracle
-//! `tests/tex_int_oracle.rs`; RESULTS.md section 12) are addressed the same way. Read as the
+//! `tests/it/memory/tex_int_oracle.rs`; RESULTS.md section 12) are addressed the same way. Read as the
 //! element type they give the integer ([`element_lane`]; the border colour is the low bits of
 //! its f32 pattern, [`element_border`]). Read as normalised floats
 //! ([`sample_2d_normalized`] and the others): point filtering converts the texel exactly

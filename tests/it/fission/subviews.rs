@@ -5,15 +5,13 @@
 //! past a sub-view's end are reported, and the checkers see a sub-view's accesses as accesses
 //! of the whole array (a race through two overlapping sub-views, an uninitialised read).
 
-mod common;
-
-use common::{assert_has, marked_line};
+use crate::common::{assert_has, marked_line};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, Checks, Config, ExecPath};
 
 /// The line of `marker` in this file.
 fn line_of(marker: &str) -> String {
-    format!("tests/subviews.rs:{}", marked_line(include_str!("subviews.rs"), marker))
+    format!("tests/it/fission/subviews.rs:{}", marked_line(include_str!("subviews.rs"), marker))
 }
 
 /// Runs `f` on the fast path and on the general path, each with no optional checker and with
