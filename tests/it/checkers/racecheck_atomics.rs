@@ -174,7 +174,10 @@ fn the_last_block_found_by_a_plain_load_of_the_counter_is_a_race() {
         // meet depends on the order the blocks ran in; the pair of lines does not).
         assert!(reports_pair(&text, "Read", "// PLAIN TICKET READ", "Atomic", "// PLAIN TICKET ADD"), "{config:?}:\n{text}");
         assert_has(&text, "of `count`");
-        assert_lacks(&text, "of `partial`");
+        // No assertion on `partial`: when blocks run at once, a block whose ticket was not the
+        // last can load the counter after the last block's add, take itself for the last and
+        // read that block's partial sum, which nothing ordered before its read. That race is
+        // real, and whether it happens depends on timing (seen in CI on 2026-12-04).
     });
 }
 
