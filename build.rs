@@ -55,7 +55,8 @@ fn main() {
     // PTX of files that no longer exist must not linger.
     if let Ok(out) = std::env::var("OUT_DIR") {
         let dir = Path::new(&out).join("deviceemu-ptx");
-        let keep: Vec<String> = sources.iter().map(|s| format!("{}.ptx", deviceemu_build::ptx_name(Path::new(s)))).collect();
+        let keep: Vec<String> =
+            sources.iter().map(|s| format!("{}.ptx", deviceemu_build::ptx_name(Path::new(s)))).collect();
         for e in std::fs::read_dir(&dir).into_iter().flatten().filter_map(Result::ok) {
             let name = e.file_name().to_string_lossy().into_owned();
             if name.ends_with(".ptx") && !keep.contains(&name) {

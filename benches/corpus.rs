@@ -65,7 +65,9 @@ fn verbose_lines() -> HashMap<String, String> {
 /// The reason in a `runs on the general path, one GPU thread at a time (why)` line.
 fn reason(line: &str) -> String {
     match (line.find("one GPU thread at a time ("), line.rfind(')')) {
-        (Some(i), Some(j)) if line.contains("general path") => line[i + "one GPU thread at a time (".len()..j].to_string(),
+        (Some(i), Some(j)) if line.contains("general path") => {
+            line[i + "one GPU thread at a time (".len()..j].to_string()
+        }
         _ => String::new(),
     }
 }
@@ -105,7 +107,8 @@ fn ms(d: Duration) -> String {
 }
 
 fn main() {
-    let only: Vec<String> = std::env::var("CORPUS").map(|v| v.split(',').map(str::to_string).collect()).unwrap_or_default();
+    let only: Vec<String> =
+        std::env::var("CORPUS").map(|v| v.split(',').map(str::to_string).collect()).unwrap_or_default();
     let selected = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
     if std::env::var_os(PROBE).is_some() {
         probe(&selected);
@@ -125,7 +128,12 @@ fn main() {
             panic!("{}: the emulated result differs from the serial reference: {err}", e.name);
         }
         let why = lines.get(e.name).map(|l| reason(l)).unwrap_or_default();
-        eprintln!("{}: `emulated` takes the {path} path{} (first launch {} ms)", e.name, if why.is_empty() { String::new() } else { format!(" ({why})") }, ms(first));
+        eprintln!(
+            "{}: `emulated` takes the {path} path{} (first launch {} ms)",
+            e.name,
+            if why.is_empty() { String::new() } else { format!(" ({why})") },
+            ms(first)
+        );
 
         let (emulated, serial) = (RefCell::new(Vec::new()), RefCell::new(Vec::new()));
         let case = RefCell::new(case);
@@ -139,7 +147,15 @@ fn main() {
             // Filtered out by a criterion argument.
             continue;
         }
-        rows.push(Row { name: e.name, suite: e.suite, barriers: e.barriers, path, why, emulated: median_of_last(&emulated), serial: median_of_last(&serial) });
+        rows.push(Row {
+            name: e.name,
+            suite: e.suite,
+            barriers: e.barriers,
+            path,
+            why,
+            emulated: median_of_last(&emulated),
+            serial: median_of_last(&serial),
+        });
     }
     c.final_summary();
     report(&rows);
@@ -175,8 +191,14 @@ fn report(rows: &[Row]) {
     println!("geometric mean of emulated / serial: {:.2} over {} kernels", geo(&all), all.len());
     if !barrier.is_empty() {
         let fast = barrier.iter().filter(|r| r.path != "general").count();
-        println!("barrier kernels: geometric mean {:.2} over {}; {fast} of {} take a fast path", geo(&barrier), barrier.len(), barrier.len());
+        println!(
+            "barrier kernels: geometric mean {:.2} over {}; {fast} of {} take a fast path",
+            geo(&barrier),
+            barrier.len(),
+            barrier.len()
+        );
     }
-    let over: Vec<String> = rows.iter().filter(|r| ratio(r) > 4.0).map(|r| format!("{} ({:.1}x)", r.name, ratio(r))).collect();
+    let over: Vec<String> =
+        rows.iter().filter(|r| ratio(r) > 4.0).map(|r| format!("{} ({:.1}x)", r.name, ratio(r))).collect();
     println!("more than 4x serial: {}", if over.is_empty() { "none".to_string() } else { over.join(", ") });
 }

@@ -239,7 +239,7 @@ fn plain_warp_block_sum(input: &[f32], partial: &mut [f32]) {
 fn plain_saxpy(a: f32, x: &[f32], y: &mut [f32]) {
     y.par_chunks_mut(CHUNK).zip(x.par_chunks(CHUNK)).for_each(|(y, x)| {
         for (y, &x) in y.iter_mut().zip(x) {
-            *y = a * x + *y;
+            *y += a * x;
         }
     });
 }
@@ -392,12 +392,24 @@ fn bench_warp_reduction(c: &mut Criterion) {
 
 fn bench_scan(c: &mut Criterion) {
     let blocks = (N / BLOCK) as u32;
-    bench_partial_sums(c, "block_scan", N, |dx, dp| launch!(block_scan<<<blocks, BLOCK as u32>>>(dx, dp)).unwrap(), plain_block_scan);
+    bench_partial_sums(
+        c,
+        "block_scan",
+        N,
+        |dx, dp| launch!(block_scan<<<blocks, BLOCK as u32>>>(dx, dp)).unwrap(),
+        plain_block_scan,
+    );
 }
 
 fn bench_stencil(c: &mut Criterion) {
     let blocks = (N / BLOCK) as u32;
-    bench_partial_sums(c, "stencil", N, |dx, dp| launch!(stencil<<<blocks, BLOCK as u32>>>(dx, dp)).unwrap(), plain_stencil);
+    bench_partial_sums(
+        c,
+        "stencil",
+        N,
+        |dx, dp| launch!(stencil<<<blocks, BLOCK as u32>>>(dx, dp)).unwrap(),
+        plain_stencil,
+    );
 }
 
 /// `c = a * b` with `c` of 4096 x 4096 = 2^24 elements and an inner dimension of 64.
@@ -434,7 +446,8 @@ fn main() {
     let mut c = Criterion::default().configure_from_args();
     // `BENCH_GROUPS=matmul,stencil cargo bench --bench throughput` runs the groups named (all
     // by default).
-    let only: Vec<String> = std::env::var("BENCH_GROUPS").map(|v| v.split(',').map(str::to_string).collect()).unwrap_or_default();
+    let only: Vec<String> =
+        std::env::var("BENCH_GROUPS").map(|v| v.split(',').map(str::to_string).collect()).unwrap_or_default();
     let on = |name: &str| only.is_empty() || only.iter().any(|o| o == name);
     if on("saxpy") {
         bench_saxpy(&mut c);

@@ -40,18 +40,26 @@ fn brk(out: &mut [f32]) {
     sync_threads();
     let mut s = 32;
     while s > 0 {
-        if tid >= s { break; }
+        if tid >= s {
+            break;
+        }
         tile[tid] += tile[tid + s];
         sync_threads();
         s /= 2;
     }
-    if tid == 0 { out[0] = tile[0]; }
+    if tid == 0 {
+        out[0] = tile[0];
+    }
 }
 
 #[kernel]
 fn deadlock(out: &mut [u32]) {
     let tid = thread_idx().x as usize;
-    if tid % 2 == 0 { sync_threads(); } else { sync_threads(); }
+    if tid % 2 == 0 {
+        sync_threads();
+    } else {
+        sync_threads();
+    }
     out[tid] = 1;
 }
 
@@ -63,7 +71,14 @@ fn panicky(out: &mut [u32]) {
 }
 
 #[device]
-fn recurse(n: u64) -> u64 { let a = [n; 64]; if n == 0 { 0 } else { core::hint::black_box(a)[3] + recurse(n - 1) } }
+fn recurse(n: u64) -> u64 {
+    let a = [n; 64];
+    if n == 0 {
+        0
+    } else {
+        core::hint::black_box(a)[3] + recurse(n - 1)
+    }
+}
 
 #[kernel]
 fn overflow(out: &mut [u64]) {

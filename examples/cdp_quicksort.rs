@@ -96,6 +96,9 @@ fn main() -> Result<(), deviceemu::Error> {
     want.sort_unstable();
     let got = data.to_vec()?;
     assert_eq!(got, want, "the device quicksort disagrees with the CPU's sort");
-    println!("sorted {n} elements with dynamic parallelism in {:.1} ms; matches the CPU's sort", took.as_secs_f64() * 1e3);
+    println!(
+        "sorted {n} elements with dynamic parallelism in {:.1} ms; matches the CPU's sort",
+        took.as_secs_f64() * 1e3
+    );
     Ok(())
 }

@@ -66,7 +66,10 @@ fn main() -> Result<(), deviceemu::Error> {
     let got = partial.to_vec()?;
     let ok = got.iter().zip(cg_block_sums_reference(&x, blocks)).all(|(a, b)| a.to_bits() == b.to_bits());
     let total: f64 = got.iter().map(|&v| v as f64).sum();
-    println!("cg_reduction: {n} elements in {blocks} blocks: block sums {} (total {total:.3})", if ok { "match" } else { "DIFFER" });
+    println!(
+        "cg_reduction: {n} elements in {blocks} blocks: block sums {} (total {total:.3})",
+        if ok { "match" } else { "DIFFER" }
+    );
     if ok {
         Ok(())
     } else {

@@ -19,28 +19,28 @@ mod cg_reduction_example;
 mod cg_scan_example;
 #[path = "fp_sweep/kernels.rs"]
 mod fp_sweep;
-#[path = "fp_sweep/math.rs"]
-mod math_sweep;
 #[path = "histogram.rs"]
 #[allow(dead_code)]
 mod histogram_example;
-#[path = "memory_api/kernels.rs"]
-mod memory_api;
+#[path = "fp_sweep/math.rs"]
+mod math_sweep;
 #[path = "matmul.rs"]
 #[allow(dead_code)]
 mod matmul_example;
+#[path = "memory_api/kernels.rs"]
+mod memory_api;
 #[path = "reduction.rs"]
 #[allow(dead_code)]
 mod reduction_example;
 #[path = "saxpy.rs"]
 #[allow(dead_code)]
 mod saxpy_example;
-#[path = "warps.rs"]
-#[allow(dead_code)]
-mod warps_example;
 #[path = "textures.rs"]
 #[allow(dead_code)]
 mod textures_example;
+#[path = "warps.rs"]
+#[allow(dead_code)]
+mod warps_example;
 
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
@@ -667,8 +667,18 @@ pub fn cg_big_tiles(n: u32, x: &[u32], a: u32, out: &mut [u32]) {
 /// `acc[i] += b[i]` atomically for each 16-bit type, on global memory and (block 0's first
 /// 64 elements) through shared memory, whose sums go to `old[acc.len()..]`; the old values too.
 #[kernel]
-pub fn half_atomics(acc: &mut [f16], b: &[f16], old: &mut [f16], bacc: &mut [bf16], bb: &[bf16], bold: &mut [bf16],
-                    pacc: &mut [Half2], pb: &[Half2], qacc: &mut [Bfloat162], qb: &[Bfloat162]) {
+pub fn half_atomics(
+    acc: &mut [f16],
+    b: &[f16],
+    old: &mut [f16],
+    bacc: &mut [bf16],
+    bb: &[bf16],
+    bold: &mut [bf16],
+    pacc: &mut [Half2],
+    pb: &[Half2],
+    qacc: &mut [Bfloat162],
+    qb: &[Bfloat162],
+) {
     let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
     let sh = shared_array![f16; 64];
     let t = thread_idx().x as usize;
@@ -816,11 +826,16 @@ fn f32_bits_equal(a: &f32, b: &f32) -> bool {
 /// (little-endian u32s) when that variable is set; with `$GPU_VS_EMU_REPLAY` set it reads the
 /// GPU's results from such a file instead of running the GPU (to check a changed emulator
 /// against a recorded run).
-fn tcompare(name: &str, f: impl Fn() -> Result<Vec<f32>, Error>, same: impl Fn(&f32, &f32) -> bool) -> Result<usize, Error> {
+fn tcompare(
+    name: &str,
+    f: impl Fn() -> Result<Vec<f32>, Error>,
+    same: impl Fn(&f32, &f32) -> bool,
+) -> Result<usize, Error> {
     let file = |dir: &std::ffi::OsStr| std::path::Path::new(dir).join(format!("{name}.gpu"));
     if let Some(dir) = std::env::var_os("GPU_VS_EMU_REPLAY") {
         let bytes = std::fs::read(file(&dir)).map_err(|e| Error::InvalidValue { message: format!("{name}: {e}") })?;
-        let gpu: Vec<f32> = bytes.chunks_exact(4).map(|c| f32::from_bits(u32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect();
+        let gpu: Vec<f32> =
+            bytes.chunks_exact(4).map(|c| f32::from_bits(u32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect();
         let emu = on(Target::Emulator, &f)?;
         assert_eq!(gpu.len(), emu.len(), "{name}: the recorded run has another length");
         let diffs: Vec<usize> = (0..gpu.len()).filter(|&i| !same(&gpu[i], &emu[i])).collect();
@@ -855,12 +870,25 @@ fn texture_rows() -> Result<usize, Error> {
     for normalized in [false, true] {
         for filter in [F::Point, F::Linear] {
             for m in modes {
-                descs.push(TextureDesc::new().address(m).filter(filter).normalized(normalized).border([7.25, -3.5, 0.125, 1000.0]));
+                descs.push(
+                    TextureDesc::new()
+                        .address(m)
+                        .filter(filter)
+                        .normalized(normalized)
+                        .border([7.25, -3.5, 0.125, 1000.0]),
+                );
             }
-            descs.push(TextureDesc::new().address_xy(A::Wrap, A::Border).filter(filter).normalized(normalized).border([-1.5; 4]));
+            descs.push(
+                TextureDesc::new()
+                    .address_xy(A::Wrap, A::Border)
+                    .filter(filter)
+                    .normalized(normalized)
+                    .border([-1.5; 4]),
+            );
         }
     }
-    let specials = [0.0f32, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MAX, -f32::MAX, 1e10, -1e10, 1e-30, 0.5, 1.0];
+    let specials =
+        [0.0f32, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MAX, -f32::MAX, 1e10, -1e10, 1e-30, 0.5, 1.0];
     // Coordinates over [-2n, 3n] (or [-2, 3] normalised): a 1/16 grid, random, special.
     let coords = |n: usize, normalized: bool, seed: u64| -> Vec<f32> {
         let mut v: Vec<f32> = (-32 * n as i32..=48 * n as i32).map(|k| k as f32 / 16.0).collect();
@@ -873,34 +901,40 @@ fn texture_rows() -> Result<usize, Error> {
     };
     let mut total = 0;
     let lin: Vec<f32> = floats(1000, 40).into_iter().map(|v| v * 100.0).collect();
-    total += survive("tex1Dfetch", tcompare(
+    total += survive(
         "tex1Dfetch",
-        || {
-            let buf = DeviceBuffer::from_slice(&lin)?;
-            let t = TextureObject::linear(&buf, TextureDesc::new())?;
-            let mut out = DeviceBuffer::<f32>::zeroed(1100)?;
-            launch!(fetch_each<<<5, 256>>>(t.texture(), -50, &mut out))?;
-            out.to_vec()
-        },
-        f32_bits_equal,
-    ));
+        tcompare(
+            "tex1Dfetch",
+            || {
+                let buf = DeviceBuffer::from_slice(&lin)?;
+                let t = TextureObject::linear(&buf, TextureDesc::new())?;
+                let mut out = DeviceBuffer::<f32>::zeroed(1100)?;
+                launch!(fetch_each<<<5, 256>>>(t.texture(), -50, &mut out))?;
+                out.to_vec()
+            },
+            f32_bits_equal,
+        ),
+    );
     let t37: Vec<f32> = floats(37, 41).into_iter().map(|v| v * 100.0).collect();
-    total += survive("tex1D", tcompare(
+    total += survive(
         "tex1D",
-        || {
-            let mut all = Vec::new();
-            for d in &descs {
-                let xs = coords(37, d.normalized, 42);
-                let t = TextureObject::array_1d(&t37, *d)?;
-                let xb = DeviceBuffer::from_slice(&xs)?;
-                let mut out = DeviceBuffer::<f32>::zeroed(xs.len())?;
-                launch!(sample_each_1d<<<(xs.len() as u32).div_ceil(256), 256>>>(t.texture(), &xb, &mut out))?;
-                all.extend(out.to_vec()?);
-            }
-            Ok(all)
-        },
-        f32_bits_equal,
-    ));
+        tcompare(
+            "tex1D",
+            || {
+                let mut all = Vec::new();
+                for d in &descs {
+                    let xs = coords(37, d.normalized, 42);
+                    let t = TextureObject::array_1d(&t37, *d)?;
+                    let xb = DeviceBuffer::from_slice(&xs)?;
+                    let mut out = DeviceBuffer::<f32>::zeroed(xs.len())?;
+                    launch!(sample_each_1d<<<(xs.len() as u32).div_ceil(256), 256>>>(t.texture(), &xb, &mut out))?;
+                    all.extend(out.to_vec()?);
+                }
+                Ok(all)
+            },
+            f32_bits_equal,
+        ),
+    );
     let (w, h) = (9usize, 7usize);
     let t97: Vec<f32> = floats(w * h, 43).into_iter().map(|v| v * 100.0).collect();
     let pairs = |normalized: bool, seed: u64| -> (Vec<f32>, Vec<f32>) {
@@ -925,7 +959,11 @@ fn texture_rows() -> Result<usize, Error> {
                 let buf = DeviceBuffer::from_slice(&padded)?;
                 for d in &descs {
                     let (xs, ys) = pairs(d.normalized, 44);
-                    let t = if pitched { TextureObject::pitch_2d(&buf, w, h, pitch, *d)? } else { TextureObject::array_2d(w, h, &t97, *d)? };
+                    let t = if pitched {
+                        TextureObject::pitch_2d(&buf, w, h, pitch, *d)?
+                    } else {
+                        TextureObject::array_2d(w, h, &t97, *d)?
+                    };
                     let (xb, yb) = (DeviceBuffer::from_slice(&xs)?, DeviceBuffer::from_slice(&ys)?);
                     let mut out = DeviceBuffer::<f32>::zeroed(xs.len())?;
                     launch!(sample_each_2d<<<(xs.len() as u32).div_ceil(256), 256>>>(t.texture(), &xb, &yb, &mut out))?;
@@ -938,40 +976,47 @@ fn texture_rows() -> Result<usize, Error> {
     };
     total += survive("tex2D", row_2d("tex2D", false));
     total += survive("tex2D_pitch", row_2d("tex2D_pitch", true));
-    let t4: Vec<[f32; 4]> = floats(w * h * 4, 45).chunks(4).map(|c| [c[0] * 100.0, c[1], c[2] * 1e-3, c[3] * 1e4]).collect();
-    total += survive("tex2D_float4", tcompare(
+    let t4: Vec<[f32; 4]> =
+        floats(w * h * 4, 45).chunks(4).map(|c| [c[0] * 100.0, c[1], c[2] * 1e-3, c[3] * 1e4]).collect();
+    total += survive(
         "tex2D_float4",
-        || {
-            let mut all = Vec::new();
-            for d in descs.iter().filter(|d| d.filter == F::Linear) {
-                let (xs, ys) = pairs(d.normalized, 46);
-                let t = TextureObject::array_2d(w, h, &t4, *d)?;
-                let (xb, yb) = (DeviceBuffer::from_slice(&xs)?, DeviceBuffer::from_slice(&ys)?);
-                let mut out = DeviceBuffer::<[f32; 4]>::zeroed(xs.len())?;
-                launch!(sample_each_2d_x4<<<(xs.len() as u32).div_ceil(256), 256>>>(t.texture(), &xb, &yb, &mut out))?;
-                all.extend(out.to_vec()?.into_iter().flatten());
-            }
-            Ok(all)
-        },
-        f32_bits_equal,
-    ));
+        tcompare(
+            "tex2D_float4",
+            || {
+                let mut all = Vec::new();
+                for d in descs.iter().filter(|d| d.filter == F::Linear) {
+                    let (xs, ys) = pairs(d.normalized, 46);
+                    let t = TextureObject::array_2d(w, h, &t4, *d)?;
+                    let (xb, yb) = (DeviceBuffer::from_slice(&xs)?, DeviceBuffer::from_slice(&ys)?);
+                    let mut out = DeviceBuffer::<[f32; 4]>::zeroed(xs.len())?;
+                    launch!(sample_each_2d_x4<<<(xs.len() as u32).div_ceil(256), 256>>>(t.texture(), &xb, &yb, &mut out))?;
+                    all.extend(out.to_vec()?.into_iter().flatten());
+                }
+                Ok(all)
+            },
+            f32_bits_equal,
+        ),
+    );
     let t2: Vec<[f32; 2]> = floats(22, 47).chunks(2).map(|c| [c[0] * 10.0, c[1] * 1e3]).collect();
-    total += survive("tex1D_float2", tcompare(
+    total += survive(
         "tex1D_float2",
-        || {
-            let mut all = Vec::new();
-            for d in &descs {
-                let xs = coords(11, d.normalized, 48);
-                let t = TextureObject::array_1d(&t2, *d)?;
-                let xb = DeviceBuffer::from_slice(&xs)?;
-                let mut out = DeviceBuffer::<[f32; 2]>::zeroed(xs.len())?;
-                launch!(sample_each_1d_x2<<<(xs.len() as u32).div_ceil(256), 256>>>(t.texture(), &xb, &mut out))?;
-                all.extend(out.to_vec()?.into_iter().flatten());
-            }
-            Ok(all)
-        },
-        f32_bits_equal,
-    ));
+        tcompare(
+            "tex1D_float2",
+            || {
+                let mut all = Vec::new();
+                for d in &descs {
+                    let xs = coords(11, d.normalized, 48);
+                    let t = TextureObject::array_1d(&t2, *d)?;
+                    let xb = DeviceBuffer::from_slice(&xs)?;
+                    let mut out = DeviceBuffer::<[f32; 2]>::zeroed(xs.len())?;
+                    launch!(sample_each_1d_x2<<<(xs.len() as u32).div_ceil(256), 256>>>(t.texture(), &xb, &mut out))?;
+                    all.extend(out.to_vec()?.into_iter().flatten());
+                }
+                Ok(all)
+            },
+            f32_bits_equal,
+        ),
+    );
     // Texels of every magnitude: random bit patterns with all exponents (subnormals and
     // zeros of both signs included), bilinear in every mode; then infinities and NaN among
     // them (NaN compared as a class).
@@ -984,10 +1029,20 @@ fn texture_rows() -> Result<usize, Error> {
                 (true, 5) => f32::NAN,
                 (true, 7) => f32::NEG_INFINITY,
                 (_, 4) => f32::from_bits(b & 0x807f_ffff),
-                (_, 8) => if b & 1 == 0 { 0.0 } else { -0.0 },
+                (_, 8) => {
+                    if b & 1 == 0 {
+                        0.0
+                    } else {
+                        -0.0
+                    }
+                }
                 _ => {
                     let x = f32::from_bits(b);
-                    if x.is_finite() { x } else { f32::from_bits(b & 0xbfff_ffff) }
+                    if x.is_finite() {
+                        x
+                    } else {
+                        f32::from_bits(b & 0xbfff_ffff)
+                    }
                 }
             })
             .collect()
@@ -1309,7 +1364,11 @@ fn main() -> Result<(), Error> {
         },
         |p, q| p == q,
     )?;
-    let xm: Vec<u64> = bits(masks.len() * 32, 13).into_iter().enumerate().map(|(i, b)| if i % 7 == 0 { 5 } else { (b % 3) as u64 | ((b % 2) as u64) << 40 }).collect();
+    let xm: Vec<u64> = bits(masks.len() * 32, 13)
+        .into_iter()
+        .enumerate()
+        .map(|(i, b)| if i % 7 == 0 { 5 } else { (b % 3) as u64 | ((b % 2) as u64) << 40 })
+        .collect();
     total += compare(
         "match",
         || {
@@ -1406,7 +1465,10 @@ fn main() -> Result<(), Error> {
         |p, q| p == q,
     )?;
     // Special 16-bit patterns and random ones, as pairs (a, b).
-    let specials: [u16; 16] = [0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x3c00, 0xbc00, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00, 0x007f, 0x7f7f, 0x7f80];
+    let specials: [u16; 16] = [
+        0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x3c00, 0xbc00, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00, 0x007f,
+        0x7f7f, 0x7f80,
+    ];
     let mut ha = Vec::new();
     let mut hb = Vec::new();
     for &p in &specials {
@@ -1431,8 +1493,12 @@ fn main() -> Result<(), Error> {
             let mut bacc = DeviceBuffer::from_slice(&bf(&ha))?;
             let bb = DeviceBuffer::from_slice(&bf(&hb))?;
             let mut bold = DeviceBuffer::<bf16>::zeroed(n)?;
-            let pairs = |v: &[u16]| v.chunks(2).map(|c| Half2::new(f16::from_bits(c[0]), f16::from_bits(c[1]))).collect::<Vec<_>>();
-            let qpairs = |v: &[u16]| v.chunks(2).map(|c| Bfloat162::new(bf16::from_bits(c[0]), bf16::from_bits(c[1]))).collect::<Vec<_>>();
+            let pairs = |v: &[u16]| {
+                v.chunks(2).map(|c| Half2::new(f16::from_bits(c[0]), f16::from_bits(c[1]))).collect::<Vec<_>>()
+            };
+            let qpairs = |v: &[u16]| {
+                v.chunks(2).map(|c| Bfloat162::new(bf16::from_bits(c[0]), bf16::from_bits(c[1]))).collect::<Vec<_>>()
+            };
             let mut pacc = DeviceBuffer::from_slice(&pairs(&ha))?;
             let pb = DeviceBuffer::from_slice(&pairs(&hb))?;
             let mut qacc = DeviceBuffer::from_slice(&qpairs(&ha))?;

@@ -15,96 +15,20 @@ use deviceemu::prelude::*;
 
 /// One-argument f32 functions, in `op` order.
 pub const F32_1: &[&str] = &[
-    "sinf",
-    "cosf",
-    "tanf",
-    "asinf",
-    "acosf",
-    "atanf",
-    "sinhf",
-    "coshf",
-    "tanhf",
-    "asinhf",
-    "acoshf",
-    "atanhf",
-    "expf",
-    "exp2f",
-    "exp10f",
-    "expm1f",
-    "logf",
-    "log2f",
-    "log10f",
-    "log1pf",
-    "sqrtf",
-    "rsqrtf",
-    "cbrtf",
-    "erff",
-    "erfcf",
-    "lgammaf",
-    "tgammaf",
-    "fabsf",
-    "floorf",
-    "ceilf",
-    "roundf",
-    "truncf",
+    "sinf", "cosf", "tanf", "asinf", "acosf", "atanf", "sinhf", "coshf", "tanhf", "asinhf", "acoshf", "atanhf", "expf",
+    "exp2f", "exp10f", "expm1f", "logf", "log2f", "log10f", "log1pf", "sqrtf", "rsqrtf", "cbrtf", "erff", "erfcf",
+    "lgammaf", "tgammaf", "fabsf", "floorf", "ceilf", "roundf", "truncf",
 ];
 /// Two-argument f32 functions.
-pub const F32_2: &[&str] = &[
-    "atan2f",
-    "powf",
-    "hypotf",
-    "fminf",
-    "fmaxf",
-    "fmodf",
-    "remainderf",
-    "copysignf",
-];
+pub const F32_2: &[&str] = &["atan2f", "powf", "hypotf", "fminf", "fmaxf", "fmodf", "remainderf", "copysignf"];
 /// One-argument f64 functions.
 pub const F64_1: &[&str] = &[
-    "sin",
-    "cos",
-    "tan",
-    "asin",
-    "acos",
-    "atan",
-    "sinh",
-    "cosh",
-    "tanh",
-    "asinh",
-    "acosh",
-    "atanh",
-    "exp",
-    "exp2",
-    "exp10",
-    "expm1",
-    "log",
-    "log2",
-    "log10",
-    "log1p",
-    "sqrt",
-    "rsqrt",
-    "cbrt",
-    "erf",
-    "erfc",
-    "lgamma",
-    "tgamma",
-    "fabs",
-    "floor",
-    "ceil",
-    "round",
-    "trunc",
+    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "exp", "exp2",
+    "exp10", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "cbrt", "erf", "erfc", "lgamma", "tgamma",
+    "fabs", "floor", "ceil", "round", "trunc",
 ];
 /// Two-argument f64 functions.
-pub const F64_2: &[&str] = &[
-    "atan2",
-    "pow",
-    "hypot",
-    "fmin",
-    "fmax",
-    "fmod",
-    "remainder",
-    "copysign",
-];
+pub const F64_2: &[&str] = &["atan2", "pow", "hypot", "fmin", "fmax", "fmod", "remainder", "copysign"];
 
 #[inline(always)]
 fn f32_1(op: u32, x: f32) -> f32 {
@@ -312,8 +236,13 @@ fn compare<T: DeviceCopy + PartialEq + core::fmt::LowerHex>(
 ) -> Result<usize, deviceemu::Error> {
     let mut total = 0;
     for (op, name) in ops.iter().enumerate() {
-        let gpu = deviceemu::with_config(deviceemu::Config::default().target(deviceemu::Target::Gpu), || run(op as u32))?;
-        let emu = deviceemu::with_config(deviceemu::Config::default().target(deviceemu::Target::Emulator), || run(op as u32))?;
+        let gpu =
+            deviceemu::with_config(deviceemu::Config::default().target(deviceemu::Target::Gpu), || run(op as u32))?;
+        let emu =
+            deviceemu::with_config(
+                deviceemu::Config::default().target(deviceemu::Target::Emulator),
+                || run(op as u32),
+            )?;
         let diffs: Vec<usize> = (0..n).filter(|&k| gpu[k] != emu[k]).collect();
         total += diffs.len();
         println!("{kind} {name:<12} {n:>8} inputs {:>6} differences", diffs.len());

@@ -18,11 +18,15 @@ pub fn block_sum(input: &[f32], partial: &mut [f32]) {
     sync_threads();
     let mut s = block_dim().x as usize / 2;
     while s > 0 {
-        if tid < s { tile[tid] += tile[tid + s]; }
+        if tid < s {
+            tile[tid] += tile[tid + s];
+        }
         sync_threads();
         s /= 2;
     }
-    if tid == 0 { partial[block_idx().x as usize] = tile[0]; }
+    if tid == 0 {
+        partial[block_idx().x as usize] = tile[0];
+    }
 }
 
 fn main() -> Result<(), deviceemu::Error> {

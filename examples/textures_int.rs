@@ -174,7 +174,11 @@ fn recorded(dir: &std::ffi::OsStr) -> Result<Vec<(String, Vec<u32>)>, Error> {
 
 /// Runs `f` on the GPU and in the emulator (or replays the GPU's recorded values) and counts
 /// the differing 32-bit values; `same` compares two values (bits, or NaN as a class).
-fn compare(name: &str, f: impl Fn() -> Result<Vec<u32>, Error>, same: impl Fn(u32, u32) -> bool) -> Result<usize, Error> {
+fn compare(
+    name: &str,
+    f: impl Fn() -> Result<Vec<u32>, Error>,
+    same: impl Fn(u32, u32) -> bool,
+) -> Result<usize, Error> {
     let gpu = if let Some(dir) = std::env::var_os("GPU_VS_EMU_REPLAY") {
         let rows = recorded(&dir)?;
         let row = rows.into_iter().find(|(n, _)| n == name);
@@ -184,7 +188,11 @@ fn compare(name: &str, f: impl Fn() -> Result<Vec<u32>, Error>, same: impl Fn(u3
         if let Some(dir) = std::env::var_os("GPU_VS_EMU_DUMP") {
             use std::io::Write;
             let path = std::path::Path::new(&dir).join("textures_int.gpu");
-            let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| Error::InvalidValue { message: e.to_string() })?;
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| Error::InvalidValue { message: e.to_string() })?;
             let mut bytes = Vec::new();
             bytes.extend((name.len() as u32).to_le_bytes());
             bytes.extend(name.as_bytes());
@@ -199,7 +207,13 @@ fn compare(name: &str, f: impl Fn() -> Result<Vec<u32>, Error>, same: impl Fn(u3
     let diffs: Vec<usize> = (0..gpu.len()).filter(|&i| !same(gpu[i], emu[i])).collect();
     println!("{name:<16} {:>8} values  {:>6} differences", gpu.len(), diffs.len());
     for &i in diffs.iter().take(6) {
-        println!("    [{i}] gpu {:#010x} ({}) emulator {:#010x} ({})", gpu[i], f32::from_bits(gpu[i]), emu[i], f32::from_bits(emu[i]));
+        println!(
+            "    [{i}] gpu {:#010x} ({}) emulator {:#010x} ({})",
+            gpu[i],
+            f32::from_bits(gpu[i]),
+            emu[i],
+            f32::from_bits(emu[i])
+        );
     }
     Ok(diffs.len())
 }
@@ -234,9 +248,21 @@ fn descs(point_only: bool) -> Vec<TextureDesc> {
                 continue;
             }
             for m in [A::Wrap, A::Clamp, A::Mirror, A::Border] {
-                v.push(TextureDesc::new().address(m).filter(filter).normalized(normalized).border([0.25, -0.625, 7.25, 1000.0]));
+                v.push(
+                    TextureDesc::new()
+                        .address(m)
+                        .filter(filter)
+                        .normalized(normalized)
+                        .border([0.25, -0.625, 7.25, 1000.0]),
+                );
             }
-            v.push(TextureDesc::new().address_xy(A::Wrap, A::Border).filter(filter).normalized(normalized).border([-1.5, 2.0, 0.5, 255.0]));
+            v.push(
+                TextureDesc::new()
+                    .address_xy(A::Wrap, A::Border)
+                    .filter(filter)
+                    .normalized(normalized)
+                    .border([-1.5, 2.0, 0.5, 255.0]),
+            );
         }
     }
     v
@@ -278,9 +304,13 @@ pub fn rows() -> Result<usize, Error> {
     let i8s: Vec<i8> = (-128..=127).collect();
     let u16s: Vec<u16> = (0..=65535).collect();
     let i16s: Vec<i16> = (-32768..=32767).collect();
-    total += survive("fetch_norm", compare("fetch_norm", || {
-        let mut all = Vec::new();
-        macro_rules! norm {
+    total += survive(
+        "fetch_norm",
+        compare(
+            "fetch_norm",
+            || {
+                let mut all = Vec::new();
+                macro_rules! norm {
             ($v:expr) => {{
                 let buf = DeviceBuffer::from_slice(&$v)?;
                 let t = TextureObject::linear_normalized(&buf, TextureDesc::new())?;
@@ -289,15 +319,22 @@ pub fn rows() -> Result<usize, Error> {
                 all.extend(f32_bits(out.to_vec()?));
             }};
         }
-        norm!(u8s);
-        norm!(i8s);
-        norm!(u16s);
-        norm!(i16s);
-        Ok(all)
-    }, bits_equal));
-    total += survive("fetch_elem", compare("fetch_elem", || {
-        let mut all = Vec::new();
-        macro_rules! elem {
+                norm!(u8s);
+                norm!(i8s);
+                norm!(u16s);
+                norm!(i16s);
+                Ok(all)
+            },
+            bits_equal,
+        ),
+    );
+    total += survive(
+        "fetch_elem",
+        compare(
+            "fetch_elem",
+            || {
+                let mut all = Vec::new();
+                macro_rules! elem {
             ($v:expr, $k:ident, $t:ty) => {{
                 let buf = DeviceBuffer::from_slice(&$v)?;
                 let t = TextureObject::linear(&buf, TextureDesc::new())?;
@@ -306,25 +343,34 @@ pub fn rows() -> Result<usize, Error> {
                 all.extend(out.to_vec()?.into_iter().map(|v| v as u32));
             }};
         }
-        elem!(u8s, fetch_u8, u8);
-        elem!(i8s, fetch_i8, i8);
-        elem!(u16s, fetch_u16, u16);
-        elem!(i16s, fetch_i16, i16);
-        Ok(all)
-    }, bits_equal));
+                elem!(u8s, fetch_u8, u8);
+                elem!(i8s, fetch_i8, i8);
+                elem!(u16s, fetch_u16, u16);
+                elem!(i16s, fetch_i16, i16);
+                Ok(all)
+            },
+            bits_equal,
+        ),
+    );
 
     // 1-D arrays of 37 random texels of each format: normalised reads in every mode, filter
     // and normalisation; element-type reads (i8, u16, u8x2) with point filtering.
     let b37 = bits(37 * 2, 60);
-    let (a_u8, a_i8): (Vec<u8>, Vec<i8>) = (b37.iter().map(|b| *b as u8).collect(), b37.iter().map(|b| (*b >> 8) as i8).collect());
-    let (a_u16, a_i16): (Vec<u16>, Vec<i16>) = (b37.iter().map(|b| (*b >> 4) as u16).collect(), b37.iter().map(|b| (*b >> 16) as i16).collect());
+    let (a_u8, a_i8): (Vec<u8>, Vec<i8>) =
+        (b37.iter().map(|b| *b as u8).collect(), b37.iter().map(|b| (*b >> 8) as i8).collect());
+    let (a_u16, a_i16): (Vec<u16>, Vec<i16>) =
+        (b37.iter().map(|b| (*b >> 4) as u16).collect(), b37.iter().map(|b| (*b >> 16) as i16).collect());
     let (a_u8, a_i8, a_u16, a_i16) = (&a_u8[..37], &a_i8[..37], &a_u16[..37], &a_i16[..37]);
-    total += survive("tex1D_norm", compare("tex1D_norm", || {
-        let mut all = Vec::new();
-        for d in descs(false) {
-            let xs = coords(37, d.normalized, 61);
-            let xb = DeviceBuffer::from_slice(&xs)?;
-            macro_rules! one {
+    total += survive(
+        "tex1D_norm",
+        compare(
+            "tex1D_norm",
+            || {
+                let mut all = Vec::new();
+                for d in descs(false) {
+                    let xs = coords(37, d.normalized, 61);
+                    let xb = DeviceBuffer::from_slice(&xs)?;
+                    macro_rules! one {
                 ($v:expr) => {{
                     let t = TextureObject::array_1d_normalized($v, d)?;
                     let mut out = DeviceBuffer::<f32>::zeroed(xs.len())?;
@@ -332,39 +378,49 @@ pub fn rows() -> Result<usize, Error> {
                     all.extend(f32_bits(out.to_vec()?));
                 }};
             }
-            one!(a_u8);
-            one!(a_i8);
-            one!(a_u16);
-            one!(a_i16);
-            let x2: Vec<[u8; 2]> = b37.chunks(2).map(|c| [c[0] as u8, c[1] as u8]).collect();
-            let t = TextureObject::array_1d_normalized(&x2, d)?;
-            let mut out = DeviceBuffer::<[f32; 2]>::zeroed(xs.len())?;
-            launch!(sample_each_1d_x2<<<grid(xs.len()), 256>>>(t.texture(), &xb, &mut out))?;
-            all.extend(f32_bits(out.to_vec()?.into_iter().flatten().collect()));
-        }
-        Ok(all)
-    }, float_bits_or_nan));
-    total += survive("tex1D_elem", compare("tex1D_elem", || {
-        let mut all = Vec::new();
-        for d in descs(true) {
-            let xs = coords(37, d.normalized, 62);
-            let xb = DeviceBuffer::from_slice(&xs)?;
-            let t = TextureObject::array_1d(a_i8, d)?;
-            let mut out = DeviceBuffer::<i8>::zeroed(xs.len())?;
-            launch!(sample_1d_i8<<<grid(xs.len()), 256>>>(t.texture(), &xb, &mut out))?;
-            all.extend(out.to_vec()?.into_iter().map(|v| v as u32));
-            let t = TextureObject::array_1d(a_u16, d)?;
-            let mut out = DeviceBuffer::<u16>::zeroed(xs.len())?;
-            launch!(sample_1d_u16<<<grid(xs.len()), 256>>>(t.texture(), &xb, &mut out))?;
-            all.extend(out.to_vec()?.into_iter().map(|v| v as u32));
-            let x2: Vec<[u8; 2]> = b37.chunks(2).map(|c| [c[0] as u8, (c[1] >> 8) as u8]).collect();
-            let t = TextureObject::array_1d(&x2, d)?;
-            let mut out = DeviceBuffer::<[u8; 2]>::zeroed(xs.len())?;
-            launch!(sample_1d_u8x2<<<grid(xs.len()), 256>>>(t.texture(), &xb, &mut out))?;
-            all.extend(out.to_vec()?.into_iter().flatten().map(|v| v as u32));
-        }
-        Ok(all)
-    }, bits_equal));
+                    one!(a_u8);
+                    one!(a_i8);
+                    one!(a_u16);
+                    one!(a_i16);
+                    let x2: Vec<[u8; 2]> = b37.chunks(2).map(|c| [c[0] as u8, c[1] as u8]).collect();
+                    let t = TextureObject::array_1d_normalized(&x2, d)?;
+                    let mut out = DeviceBuffer::<[f32; 2]>::zeroed(xs.len())?;
+                    launch!(sample_each_1d_x2<<<grid(xs.len()), 256>>>(t.texture(), &xb, &mut out))?;
+                    all.extend(f32_bits(out.to_vec()?.into_iter().flatten().collect()));
+                }
+                Ok(all)
+            },
+            float_bits_or_nan,
+        ),
+    );
+    total += survive(
+        "tex1D_elem",
+        compare(
+            "tex1D_elem",
+            || {
+                let mut all = Vec::new();
+                for d in descs(true) {
+                    let xs = coords(37, d.normalized, 62);
+                    let xb = DeviceBuffer::from_slice(&xs)?;
+                    let t = TextureObject::array_1d(a_i8, d)?;
+                    let mut out = DeviceBuffer::<i8>::zeroed(xs.len())?;
+                    launch!(sample_1d_i8<<<grid(xs.len()), 256>>>(t.texture(), &xb, &mut out))?;
+                    all.extend(out.to_vec()?.into_iter().map(|v| v as u32));
+                    let t = TextureObject::array_1d(a_u16, d)?;
+                    let mut out = DeviceBuffer::<u16>::zeroed(xs.len())?;
+                    launch!(sample_1d_u16<<<grid(xs.len()), 256>>>(t.texture(), &xb, &mut out))?;
+                    all.extend(out.to_vec()?.into_iter().map(|v| v as u32));
+                    let x2: Vec<[u8; 2]> = b37.chunks(2).map(|c| [c[0] as u8, (c[1] >> 8) as u8]).collect();
+                    let t = TextureObject::array_1d(&x2, d)?;
+                    let mut out = DeviceBuffer::<[u8; 2]>::zeroed(xs.len())?;
+                    launch!(sample_1d_u8x2<<<grid(xs.len()), 256>>>(t.texture(), &xb, &mut out))?;
+                    all.extend(out.to_vec()?.into_iter().flatten().map(|v| v as u32));
+                }
+                Ok(all)
+            },
+            bits_equal,
+        ),
+    );
 
     // 2-D: an RGBA u8 image 9 x 7 (array and pitched memory), i16 pairs, u16 and i8 quads.
     let (w, h) = (9usize, 7usize);
@@ -372,104 +428,131 @@ pub fn rows() -> Result<usize, Error> {
     let rgba: Vec<[u8; 4]> = b2.iter().map(|b| b.to_le_bytes()).collect();
     let i16x2: Vec<[i16; 2]> = b2.iter().map(|b| [*b as i16, (*b >> 16) as i16]).collect();
     let b3 = bits(w * h * 2, 64);
-    let u16x4: Vec<[u16; 4]> = b3.chunks(2).map(|c| [c[0] as u16, (c[0] >> 16) as u16, c[1] as u16, (c[1] >> 16) as u16]).collect();
+    let u16x4: Vec<[u16; 4]> =
+        b3.chunks(2).map(|c| [c[0] as u16, (c[0] >> 16) as u16, c[1] as u16, (c[1] >> 16) as u16]).collect();
     let i8x4: Vec<[i8; 4]> = b3.chunks(2).map(|c| c[1].to_le_bytes().map(|b| b as i8)).collect();
     let pitch = deviceemu::pitch_for::<[u8; 4]>(w);
     let mut padded = vec![[0xa5u8; 4]; pitch * h];
     for j in 0..h {
         padded[j * pitch..j * pitch + w].copy_from_slice(&rgba[j * w..(j + 1) * w]);
     }
-    total += survive("tex2D_norm", compare("tex2D_norm", || {
-        let mut all = Vec::new();
-        let pbuf = DeviceBuffer::from_slice(&padded)?;
-        for d in descs(false) {
-            let (xs, ys) = pairs(w, h, d.normalized, 65);
-            let (xb, yb) = (DeviceBuffer::from_slice(&xs)?, DeviceBuffer::from_slice(&ys)?);
-            let mut out = DeviceBuffer::<[f32; 4]>::zeroed(xs.len())?;
-            let t = TextureObject::array_2d_normalized(w, h, &rgba, d)?;
-            launch!(sample_each_2d_x4<<<grid(xs.len()), 256>>>(t.texture(), &xb, &yb, &mut out))?;
-            all.extend(f32_bits(out.to_vec()?.into_iter().flatten().collect()));
-            let t = TextureObject::pitch_2d_normalized(&pbuf, w, h, pitch, d)?;
-            launch!(sample_each_2d_x4<<<grid(xs.len()), 256>>>(t.texture(), &xb, &yb, &mut out))?;
-            all.extend(f32_bits(out.to_vec()?.into_iter().flatten().collect()));
-            let t = TextureObject::array_2d_normalized(w, h, &u16x4, d)?;
-            launch!(sample_each_2d_x4<<<grid(xs.len()), 256>>>(t.texture(), &xb, &yb, &mut out))?;
-            all.extend(f32_bits(out.to_vec()?.into_iter().flatten().collect()));
-            let t = TextureObject::array_2d_normalized(w, h, &i8x4, d)?;
-            launch!(sample_each_2d_x4<<<grid(xs.len()), 256>>>(t.texture(), &xb, &yb, &mut out))?;
-            all.extend(f32_bits(out.to_vec()?.into_iter().flatten().collect()));
-            // One channel of the i16 pairs, through a Texture<f32> on i16 texels.
-            let plane: Vec<i16> = i16x2.iter().map(|p| p[0]).collect();
-            let t = TextureObject::array_2d_normalized(w, h, &plane, d)?;
-            let mut one = DeviceBuffer::<f32>::zeroed(xs.len())?;
-            launch!(sample_each_2d<<<grid(xs.len()), 256>>>(t.texture(), &xb, &yb, &mut one))?;
-            all.extend(f32_bits(one.to_vec()?));
-        }
-        Ok(all)
-    }, float_bits_or_nan));
-    total += survive("tex2D_elem", compare("tex2D_elem", || {
-        let mut all = Vec::new();
-        let pbuf = DeviceBuffer::from_slice(&padded)?;
-        for d in descs(true) {
-            let (xs, ys) = pairs(w, h, d.normalized, 66);
-            let (xb, yb) = (DeviceBuffer::from_slice(&xs)?, DeviceBuffer::from_slice(&ys)?);
-            let mut out = DeviceBuffer::<[u8; 4]>::zeroed(xs.len())?;
-            let t = TextureObject::array_2d(w, h, &rgba, d)?;
-            launch!(sample_2d_u8x4<<<grid(xs.len()), 256>>>(t.texture(), &xb, &yb, &mut out))?;
-            all.extend(out.to_vec()?.into_iter().flatten().map(|v| v as u32));
-            let t = TextureObject::pitch_2d(&pbuf, w, h, pitch, d)?;
-            launch!(sample_2d_u8x4<<<grid(xs.len()), 256>>>(t.texture(), &xb, &yb, &mut out))?;
-            all.extend(out.to_vec()?.into_iter().flatten().map(|v| v as u32));
-            let t = TextureObject::array_2d(w, h, &i16x2, d)?;
-            let mut o2 = DeviceBuffer::<[i16; 2]>::zeroed(xs.len())?;
-            launch!(sample_2d_i16x2<<<grid(xs.len()), 256>>>(t.texture(), &xb, &yb, &mut o2))?;
-            all.extend(o2.to_vec()?.into_iter().flatten().map(|v| v as u32));
-            let t = TextureObject::array_2d(w, h, &u16x4, d)?;
-            let mut o4 = DeviceBuffer::<[u16; 4]>::zeroed(xs.len())?;
-            launch!(sample_2d_u16x4<<<grid(xs.len()), 256>>>(t.texture(), &xb, &yb, &mut o4))?;
-            all.extend(o4.to_vec()?.into_iter().flatten().map(|v| v as u32));
-            let t = TextureObject::array_2d(w, h, &i8x4, d)?;
-            let mut o8 = DeviceBuffer::<[i8; 4]>::zeroed(xs.len())?;
-            launch!(sample_2d_i8x4<<<grid(xs.len()), 256>>>(t.texture(), &xb, &yb, &mut o8))?;
-            all.extend(o8.to_vec()?.into_iter().flatten().map(|v| v as u32));
-        }
-        Ok(all)
-    }, bits_equal));
-    // Border colours out of the formats' ranges (negative, above 1, huge, NaN, -0), both reads.
-    let borders = [[-1.5f32, 2.0, 255.0, 65535.0], [-128.0, 0.999, 1e9, -3e9], [f32::NAN, -0.0, 0.5, 128.0], [300.0, -200.0, 70000.0, -40000.0]];
-    total += survive("border", compare("border", || {
-        let mut all = Vec::new();
-        let xs: Vec<f32> = (0..117).map(|k| (k % 13) as f32 * 0.5 - 2.0).collect();
-        let ys: Vec<f32> = (0..117).map(|k| (k / 13) as f32 * 0.5 - 1.5).collect();
-        let (xb, yb) = (DeviceBuffer::from_slice(&xs)?, DeviceBuffer::from_slice(&ys)?);
-        for b in borders {
-            for filter in [F::Point, F::Linear] {
-                let d = TextureDesc::new().address(A::Border).filter(filter).border(b);
-                let mut out = DeviceBuffer::<[f32; 4]>::zeroed(xs.len())?;
-                let t = TextureObject::array_2d_normalized(w, h, &rgba, d)?;
-                launch!(sample_each_2d_x4<<<1, 128>>>(t.texture(), &xb, &yb, &mut out))?;
-                all.extend(f32_bits(out.to_vec()?.into_iter().flatten().collect()));
-                let t = TextureObject::array_2d_normalized(w, h, &i8x4, d)?;
-                launch!(sample_each_2d_x4<<<1, 128>>>(t.texture(), &xb, &yb, &mut out))?;
-                all.extend(f32_bits(out.to_vec()?.into_iter().flatten().collect()));
-                if filter == F::Point {
-                    let mut o = DeviceBuffer::<[u8; 4]>::zeroed(xs.len())?;
-                    let t = TextureObject::array_2d(w, h, &rgba, d)?;
-                    launch!(sample_2d_u8x4<<<1, 128>>>(t.texture(), &xb, &yb, &mut o))?;
-                    all.extend(o.to_vec()?.into_iter().flatten().map(|v| v as u32));
-                    let mut o = DeviceBuffer::<[i8; 4]>::zeroed(xs.len())?;
-                    let t = TextureObject::array_2d(w, h, &i8x4, d)?;
-                    launch!(sample_2d_i8x4<<<1, 128>>>(t.texture(), &xb, &yb, &mut o))?;
-                    all.extend(o.to_vec()?.into_iter().flatten().map(|v| v as u32));
-                    let mut o = DeviceBuffer::<[u16; 4]>::zeroed(xs.len())?;
-                    let t = TextureObject::array_2d(w, h, &u16x4, d)?;
-                    launch!(sample_2d_u16x4<<<1, 128>>>(t.texture(), &xb, &yb, &mut o))?;
-                    all.extend(o.to_vec()?.into_iter().flatten().map(|v| v as u32));
+    total += survive(
+        "tex2D_norm",
+        compare(
+            "tex2D_norm",
+            || {
+                let mut all = Vec::new();
+                let pbuf = DeviceBuffer::from_slice(&padded)?;
+                for d in descs(false) {
+                    let (xs, ys) = pairs(w, h, d.normalized, 65);
+                    let (xb, yb) = (DeviceBuffer::from_slice(&xs)?, DeviceBuffer::from_slice(&ys)?);
+                    let mut out = DeviceBuffer::<[f32; 4]>::zeroed(xs.len())?;
+                    let t = TextureObject::array_2d_normalized(w, h, &rgba, d)?;
+                    launch!(sample_each_2d_x4<<<grid(xs.len()), 256>>>(t.texture(), &xb, &yb, &mut out))?;
+                    all.extend(f32_bits(out.to_vec()?.into_iter().flatten().collect()));
+                    let t = TextureObject::pitch_2d_normalized(&pbuf, w, h, pitch, d)?;
+                    launch!(sample_each_2d_x4<<<grid(xs.len()), 256>>>(t.texture(), &xb, &yb, &mut out))?;
+                    all.extend(f32_bits(out.to_vec()?.into_iter().flatten().collect()));
+                    let t = TextureObject::array_2d_normalized(w, h, &u16x4, d)?;
+                    launch!(sample_each_2d_x4<<<grid(xs.len()), 256>>>(t.texture(), &xb, &yb, &mut out))?;
+                    all.extend(f32_bits(out.to_vec()?.into_iter().flatten().collect()));
+                    let t = TextureObject::array_2d_normalized(w, h, &i8x4, d)?;
+                    launch!(sample_each_2d_x4<<<grid(xs.len()), 256>>>(t.texture(), &xb, &yb, &mut out))?;
+                    all.extend(f32_bits(out.to_vec()?.into_iter().flatten().collect()));
+                    // One channel of the i16 pairs, through a Texture<f32> on i16 texels.
+                    let plane: Vec<i16> = i16x2.iter().map(|p| p[0]).collect();
+                    let t = TextureObject::array_2d_normalized(w, h, &plane, d)?;
+                    let mut one = DeviceBuffer::<f32>::zeroed(xs.len())?;
+                    launch!(sample_each_2d<<<grid(xs.len()), 256>>>(t.texture(), &xb, &yb, &mut one))?;
+                    all.extend(f32_bits(one.to_vec()?));
                 }
-            }
-        }
-        Ok(all)
-    }, float_bits_or_nan));
+                Ok(all)
+            },
+            float_bits_or_nan,
+        ),
+    );
+    total += survive(
+        "tex2D_elem",
+        compare(
+            "tex2D_elem",
+            || {
+                let mut all = Vec::new();
+                let pbuf = DeviceBuffer::from_slice(&padded)?;
+                for d in descs(true) {
+                    let (xs, ys) = pairs(w, h, d.normalized, 66);
+                    let (xb, yb) = (DeviceBuffer::from_slice(&xs)?, DeviceBuffer::from_slice(&ys)?);
+                    let mut out = DeviceBuffer::<[u8; 4]>::zeroed(xs.len())?;
+                    let t = TextureObject::array_2d(w, h, &rgba, d)?;
+                    launch!(sample_2d_u8x4<<<grid(xs.len()), 256>>>(t.texture(), &xb, &yb, &mut out))?;
+                    all.extend(out.to_vec()?.into_iter().flatten().map(|v| v as u32));
+                    let t = TextureObject::pitch_2d(&pbuf, w, h, pitch, d)?;
+                    launch!(sample_2d_u8x4<<<grid(xs.len()), 256>>>(t.texture(), &xb, &yb, &mut out))?;
+                    all.extend(out.to_vec()?.into_iter().flatten().map(|v| v as u32));
+                    let t = TextureObject::array_2d(w, h, &i16x2, d)?;
+                    let mut o2 = DeviceBuffer::<[i16; 2]>::zeroed(xs.len())?;
+                    launch!(sample_2d_i16x2<<<grid(xs.len()), 256>>>(t.texture(), &xb, &yb, &mut o2))?;
+                    all.extend(o2.to_vec()?.into_iter().flatten().map(|v| v as u32));
+                    let t = TextureObject::array_2d(w, h, &u16x4, d)?;
+                    let mut o4 = DeviceBuffer::<[u16; 4]>::zeroed(xs.len())?;
+                    launch!(sample_2d_u16x4<<<grid(xs.len()), 256>>>(t.texture(), &xb, &yb, &mut o4))?;
+                    all.extend(o4.to_vec()?.into_iter().flatten().map(|v| v as u32));
+                    let t = TextureObject::array_2d(w, h, &i8x4, d)?;
+                    let mut o8 = DeviceBuffer::<[i8; 4]>::zeroed(xs.len())?;
+                    launch!(sample_2d_i8x4<<<grid(xs.len()), 256>>>(t.texture(), &xb, &yb, &mut o8))?;
+                    all.extend(o8.to_vec()?.into_iter().flatten().map(|v| v as u32));
+                }
+                Ok(all)
+            },
+            bits_equal,
+        ),
+    );
+    // Border colours out of the formats' ranges (negative, above 1, huge, NaN, -0), both reads.
+    let borders = [
+        [-1.5f32, 2.0, 255.0, 65535.0],
+        [-128.0, 0.999, 1e9, -3e9],
+        [f32::NAN, -0.0, 0.5, 128.0],
+        [300.0, -200.0, 70000.0, -40000.0],
+    ];
+    total += survive(
+        "border",
+        compare(
+            "border",
+            || {
+                let mut all = Vec::new();
+                let xs: Vec<f32> = (0..117).map(|k| (k % 13) as f32 * 0.5 - 2.0).collect();
+                let ys: Vec<f32> = (0..117).map(|k| (k / 13) as f32 * 0.5 - 1.5).collect();
+                let (xb, yb) = (DeviceBuffer::from_slice(&xs)?, DeviceBuffer::from_slice(&ys)?);
+                for b in borders {
+                    for filter in [F::Point, F::Linear] {
+                        let d = TextureDesc::new().address(A::Border).filter(filter).border(b);
+                        let mut out = DeviceBuffer::<[f32; 4]>::zeroed(xs.len())?;
+                        let t = TextureObject::array_2d_normalized(w, h, &rgba, d)?;
+                        launch!(sample_each_2d_x4<<<1, 128>>>(t.texture(), &xb, &yb, &mut out))?;
+                        all.extend(f32_bits(out.to_vec()?.into_iter().flatten().collect()));
+                        let t = TextureObject::array_2d_normalized(w, h, &i8x4, d)?;
+                        launch!(sample_each_2d_x4<<<1, 128>>>(t.texture(), &xb, &yb, &mut out))?;
+                        all.extend(f32_bits(out.to_vec()?.into_iter().flatten().collect()));
+                        if filter == F::Point {
+                            let mut o = DeviceBuffer::<[u8; 4]>::zeroed(xs.len())?;
+                            let t = TextureObject::array_2d(w, h, &rgba, d)?;
+                            launch!(sample_2d_u8x4<<<1, 128>>>(t.texture(), &xb, &yb, &mut o))?;
+                            all.extend(o.to_vec()?.into_iter().flatten().map(|v| v as u32));
+                            let mut o = DeviceBuffer::<[i8; 4]>::zeroed(xs.len())?;
+                            let t = TextureObject::array_2d(w, h, &i8x4, d)?;
+                            launch!(sample_2d_i8x4<<<1, 128>>>(t.texture(), &xb, &yb, &mut o))?;
+                            all.extend(o.to_vec()?.into_iter().flatten().map(|v| v as u32));
+                            let mut o = DeviceBuffer::<[u16; 4]>::zeroed(xs.len())?;
+                            let t = TextureObject::array_2d(w, h, &u16x4, d)?;
+                            launch!(sample_2d_u16x4<<<1, 128>>>(t.texture(), &xb, &yb, &mut o))?;
+                            all.extend(o.to_vec()?.into_iter().flatten().map(|v| v as u32));
+                        }
+                    }
+                }
+                Ok(all)
+            },
+            float_bits_or_nan,
+        ),
+    );
     Ok(total)
 }
 

@@ -116,7 +116,9 @@ pub(crate) fn block_sums_reference(x: &[f32], blocks: usize, ws: usize) -> Vec<f
         .map(|b| {
             let warps = BLOCK / ws;
             let sums: Vec<f32> = (0..warps)
-                .map(|w| shfl_down_tree((0..ws).map(|l| x.get(b * BLOCK + w * ws + l).copied().unwrap_or(0.0)).collect()))
+                .map(|w| {
+                    shfl_down_tree((0..ws).map(|l| x.get(b * BLOCK + w * ws + l).copied().unwrap_or(0.0)).collect())
+                })
                 .collect();
             let mut first: Vec<f32> = (0..ws).map(|l| if l < warps { sums[l] } else { 0.0 }).collect();
             if ws == 1 {
@@ -162,8 +164,9 @@ fn main() -> Result<(), deviceemu::Error> {
     let mut counts = DeviceBuffer::<u32>::zeroed(blocks * BLOCK / ws)?;
     launch!(count_above<<<blocks as u32, BLOCK as u32>>>(0.25, &xb, &mut counts))?;
     let counts = counts.to_vec()?;
-    let want_counts: Vec<u32> =
-        (0..blocks * BLOCK / ws).map(|w| x.iter().skip(w * ws).take(ws).filter(|&&v| v > 0.25).count() as u32).collect();
+    let want_counts: Vec<u32> = (0..blocks * BLOCK / ws)
+        .map(|w| x.iter().skip(w * ws).take(ws).filter(|&&v| v > 0.25).count() as u32)
+        .collect();
     let counts_ok = counts == want_counts;
 
     let total: f64 = partial.to_vec()?.iter().map(|&v| v as f64).sum();

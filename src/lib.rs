@@ -47,44 +47,46 @@
 //! 15. [Troubleshooting and limits](guide::troubleshooting)
 //! 16. [Porting from CUDA C++](guide::porting): each CUDA construct and its deviceemu form
 #![cfg_attr(target_arch = "nvptx64", no_std)]
+// The guide's examples are whole programs a reader pastes, `fn main` and all.
+#![allow(clippy::needless_doctest_main)]
 
 pub use emu_macros::{constant, device, device_global, kernel, DeviceCopy};
-pub use emu_runtime::device::{
-    active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, dynamic_shared, dynamic_shared_parts, grid_dim, lane_id,
-    match_all_sync, match_any_sync, reduce_add_sync, reduce_and_sync, reduce_max_sync, reduce_min_sync,
-    reduce_or_sync, reduce_xor_sync, shfl_down_sync, shfl_down_sync_width, shfl_sync, shfl_sync_width, shfl_up_sync,
-    shfl_up_sync_width, shfl_xor_sync, shfl_xor_sync_width, sync_threads, sync_threads_and, sync_threads_count,
-    sync_threads_or, sync_warp, thread_fence, thread_fence_block, thread_idx, warp_size, AtomicAdd, AtomicBitwise,
-    AnyBitPattern, AtomicCas, AtomicExch, AtomicIncDec, AtomicLoadStore, AtomicMinMax, AtomicSub, Constant, DeviceCopy, DeviceGlobal, DevicePtr, device_free, device_malloc,
-    Dim3, Global, GlobalMut,
-    Scope, Shared, SharedParts, SharedScalar, Space, View, WarpReduce, WarpShuffle, FULL_MASK,
-};
-pub use emu_runtime::device::{cg, intrinsics, math};
-pub use emu_runtime::device::{this_cluster, this_grid, ClusterGroup, GridGroup};
 /// Textures: `Texture<T>` and its reads in kernels, `TextureDesc`, and `sampler`, the texture
 /// unit's arithmetic (the emulator's reference); `TextureObject` creates them on the host.
 pub use emu_runtime::device::texture;
+pub use emu_runtime::device::{
+    active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, device_free, device_malloc, dynamic_shared,
+    dynamic_shared_parts, grid_dim, lane_id, match_all_sync, match_any_sync, reduce_add_sync, reduce_and_sync,
+    reduce_max_sync, reduce_min_sync, reduce_or_sync, reduce_xor_sync, shfl_down_sync, shfl_down_sync_width, shfl_sync,
+    shfl_sync_width, shfl_up_sync, shfl_up_sync_width, shfl_xor_sync, shfl_xor_sync_width, sync_threads,
+    sync_threads_and, sync_threads_count, sync_threads_or, sync_warp, thread_fence, thread_fence_block, thread_idx,
+    warp_size, AnyBitPattern, AtomicAdd, AtomicBitwise, AtomicCas, AtomicExch, AtomicIncDec, AtomicLoadStore,
+    AtomicMinMax, AtomicSub, Constant, DeviceCopy, DeviceGlobal, DevicePtr, Dim3, Global, GlobalMut, Scope, Shared,
+    SharedParts, SharedScalar, Space, View, WarpReduce, WarpShuffle, FULL_MASK,
+};
+pub use emu_runtime::device::{cg, intrinsics, math};
+pub use emu_runtime::device::{this_cluster, this_grid, ClusterGroup, GridGroup};
+pub use emu_runtime::{kprint, kprintln, shared_array, shared_scalar};
 #[cfg(not(target_arch = "nvptx64"))]
 pub use emu_runtime::{pitch_for, TextureObject};
-pub use emu_runtime::{kprint, kprintln, shared_array, shared_scalar};
 
-/// The GPU side of launches (the `gpu` feature): `available()`, `last_kernel_ms()`.
-#[cfg(all(feature = "gpu", not(target_arch = "nvptx64")))]
-pub use emu_runtime::gpu;
-#[cfg(not(target_arch = "nvptx64"))]
-pub use emu_runtime::{
-    get_last_error, peek_at_last_error, quietly, set_config, with_config, Access, BlockOrder, CheckAction, Checks, Config,
-    copy_from_symbol, copy_from_symbol_at, copy_to_symbol, copy_to_symbol_at, DeviceBuffer, DeviceSlice, DeviceSliceMut, KernelArg,
-    KernelArgMut, Symbol, ExecPath, Schedule, Tier,
-    Target, Error, Finding, KernelInfo, LaunchConfig, LaunchReport, SourceLocation,
-    DefaultStream, Event, HostBuffer, Stream, STICKY_CODES, device_count, device_synchronize, get_device, set_device,
-    DeviceEvent, DeviceRuntime, DeviceStream, device_heap_leaks, malloc_heap_size, set_malloc_heap_size, HeapLeak,
-};
 /// The device runtime in a kernel on the GPU (`launch!` in a kernel, device streams and
 /// events, the thread's last error), as calls of CUDA's `libcudadevrt`.
 #[cfg(target_arch = "nvptx64")]
 pub use emu_runtime::device::devrt::{
     device_synchronize, get_last_error, peek_at_last_error, DeviceArg, DeviceArgMut, DeviceEvent, DeviceStream, Error,
+};
+/// The GPU side of launches (the `gpu` feature): `available()`, `last_kernel_ms()`.
+#[cfg(all(feature = "gpu", not(target_arch = "nvptx64")))]
+pub use emu_runtime::gpu;
+#[cfg(not(target_arch = "nvptx64"))]
+pub use emu_runtime::{
+    copy_from_symbol, copy_from_symbol_at, copy_to_symbol, copy_to_symbol_at, device_count, device_heap_leaks,
+    device_synchronize, get_device, get_last_error, malloc_heap_size, peek_at_last_error, quietly, set_config,
+    set_device, set_malloc_heap_size, with_config, Access, BlockOrder, CheckAction, Checks, Config, DefaultStream,
+    DeviceBuffer, DeviceEvent, DeviceRuntime, DeviceSlice, DeviceSliceMut, DeviceStream, Error, Event, ExecPath,
+    Finding, HeapLeak, HostBuffer, KernelArg, KernelArgMut, KernelInfo, LaunchConfig, LaunchReport, Schedule,
+    SourceLocation, Stream, Symbol, Target, Tier, STICKY_CODES,
 };
 
 #[cfg(all(feature = "testing", not(target_arch = "nvptx64")))]
@@ -199,27 +201,28 @@ macro_rules! launch_cooperative {
 
 /// Everything a kernel file needs: `use deviceemu::prelude::*;`.
 pub mod prelude {
-    pub use crate::{
-        active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, constant, device, device_global, dynamic_shared,
-        dynamic_shared_parts, grid_dim, kernel, kprint, kprintln, lane_id, match_all_sync, match_any_sync, reduce_add_sync, reduce_and_sync,
-        reduce_max_sync, reduce_min_sync, reduce_or_sync, reduce_xor_sync, shared_array, shared_scalar, shfl_down_sync,
-        shfl_down_sync_width, shfl_sync, shfl_sync_width, shfl_up_sync, shfl_up_sync_width, shfl_xor_sync,
-        shfl_xor_sync_width, sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, sync_warp, thread_fence,
-        thread_fence_block, thread_idx, this_cluster, this_grid, warp_size, DeviceCopy, Dim3, Global, GlobalMut, Scope, Shared, SharedScalar, WarpReduce,
-        device_free, device_malloc, DevicePtr,
-        WarpShuffle, FULL_MASK,
-    };
-    #[cfg(not(target_arch = "nvptx64"))]
-    pub use crate::{
-        copy_from_symbol, copy_from_symbol_at, copy_to_symbol, copy_to_symbol_at, device_synchronize, launch, launch_cooperative,
-        DeviceBuffer, DeviceSlice, DeviceSliceMut, Event, HostBuffer, Stream, DeviceEvent, DeviceStream,
-    };
-    #[cfg(target_arch = "nvptx64")]
-    pub use crate::{device_synchronize, launch, DeviceEvent, DeviceStream};
     pub use crate::intrinsics::*;
     pub use crate::texture::{tex1d, tex1d_fetch, tex2d, AddressMode, FilterMode, Texture, TextureDesc};
     #[cfg(not(target_arch = "nvptx64"))]
     pub use crate::TextureObject;
+    pub use crate::{
+        active_mask, all_sync, any_sync, ballot_sync, block_dim, block_idx, constant, device, device_free,
+        device_global, device_malloc, dynamic_shared, dynamic_shared_parts, grid_dim, kernel, kprint, kprintln,
+        lane_id, match_all_sync, match_any_sync, reduce_add_sync, reduce_and_sync, reduce_max_sync, reduce_min_sync,
+        reduce_or_sync, reduce_xor_sync, shared_array, shared_scalar, shfl_down_sync, shfl_down_sync_width, shfl_sync,
+        shfl_sync_width, shfl_up_sync, shfl_up_sync_width, shfl_xor_sync, shfl_xor_sync_width, sync_threads,
+        sync_threads_and, sync_threads_count, sync_threads_or, sync_warp, this_cluster, this_grid, thread_fence,
+        thread_fence_block, thread_idx, warp_size, DeviceCopy, DevicePtr, Dim3, Global, GlobalMut, Scope, Shared,
+        SharedScalar, WarpReduce, WarpShuffle, FULL_MASK,
+    };
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub use crate::{
+        copy_from_symbol, copy_from_symbol_at, copy_to_symbol, copy_to_symbol_at, device_synchronize, launch,
+        launch_cooperative, DeviceBuffer, DeviceEvent, DeviceSlice, DeviceSliceMut, DeviceStream, Event, HostBuffer,
+        Stream,
+    };
+    #[cfg(target_arch = "nvptx64")]
+    pub use crate::{device_synchronize, launch, DeviceEvent, DeviceStream};
 }
 
 #[doc(hidden)]

@@ -102,7 +102,9 @@ fn pin<T: PartialEq + Clone + std::fmt::Debug>(variable: &str, pinned: Option<T>
     match pinned {
         Some(v) if values.contains(&v) => vec![v],
         Some(v) => {
-            eprintln!("deviceemu::testing: {variable} asks for {v:?}, which this test does not allow; running {values:?}");
+            eprintln!(
+                "deviceemu::testing: {variable} asks for {v:?}, which this test does not allow; running {values:?}"
+            );
             values.to_vec()
         }
         None => values.to_vec(),
@@ -296,7 +298,8 @@ impl Model {
         S: Strategy,
     {
         let configs = self.configs();
-        let mut pc = ProptestConfig { source_file: Some(std::panic::Location::caller().file()), ..ProptestConfig::default() };
+        let mut pc =
+            ProptestConfig { source_file: Some(std::panic::Location::caller().file()), ..ProptestConfig::default() };
         if !self.persist {
             pc.failure_persistence = None;
         }
@@ -305,8 +308,7 @@ impl Model {
         }
         let mut runner = TestRunner::new(pc);
         let all = (0..configs.len(), strategy);
-        let result =
-            quietly(|| runner.run(&all, |(i, value)| with_config(configs[i].clone(), || test(value))));
+        let result = quietly(|| runner.run(&all, |(i, value)| with_config(configs[i].clone(), || test(value))));
         match result {
             Ok(()) => {}
             Err(TestError::Abort(why)) => panic!("deviceemu::testing: proptest gave up: {why}"),
@@ -362,7 +364,12 @@ pub fn replay_line(config: &Config) -> String {
     } else if c == Checks::none() {
         "none".to_owned()
     } else {
-        let names = [(c.memcheck, "memcheck"), (c.racecheck, "racecheck"), (c.initcheck, "initcheck"), (c.synccheck, "synccheck")];
+        let names = [
+            (c.memcheck, "memcheck"),
+            (c.racecheck, "racecheck"),
+            (c.initcheck, "initcheck"),
+            (c.synccheck, "synccheck"),
+        ];
         names.iter().filter(|(on, _)| *on).map(|(_, n)| *n).collect::<Vec<_>>().join(",")
     };
     let mut cmd = String::from("cargo test");

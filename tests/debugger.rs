@@ -28,46 +28,94 @@ fn main() {
 
 /// The tests, started in this order.
 const TESTS: &[(&str, harness::TestFn)] = &[
-    ("sessions_past_their_limit_are_killed_with_their_program", sessions_past_their_limit_are_killed_with_their_program),
-    ("broken_debuggers_make_their_tests_skip_or_fail_when_required", broken_debuggers_make_their_tests_skip_or_fail_when_required),
+    (
+        "sessions_past_their_limit_are_killed_with_their_program",
+        sessions_past_their_limit_are_killed_with_their_program,
+    ),
+    (
+        "broken_debuggers_make_their_tests_skip_or_fail_when_required",
+        broken_debuggers_make_their_tests_skip_or_fail_when_required,
+    ),
     ("gdb_stops_in_the_chosen_gpu_thread", gdb_stops_in_the_chosen_gpu_thread),
-    ("gdb_plain_break_if_on_emu_ctx_stops_in_the_chosen_gpu_thread", gdb_plain_break_if_on_emu_ctx_stops_in_the_chosen_gpu_thread),
+    (
+        "gdb_plain_break_if_on_emu_ctx_stops_in_the_chosen_gpu_thread",
+        gdb_plain_break_if_on_emu_ctx_stops_in_the_chosen_gpu_thread,
+    ),
     ("gdb_emu_break_matches_all_three_dimensions", gdb_emu_break_matches_all_three_dimensions),
     ("gdb_emu_break_in_a_device_helper", gdb_emu_break_in_a_device_helper),
     ("gdb_emu_break_is_enabled_only_while_its_block_runs", gdb_emu_break_is_enabled_only_while_its_block_runs),
     ("gdb_shows_lanes_waiting_in_warp_collectives", gdb_shows_lanes_waiting_in_warp_collectives),
-    ("gdb_emu_next_steps_over_the_barrier_in_the_same_gpu_thread", gdb_emu_next_steps_over_the_barrier_in_the_same_gpu_thread),
-    ("gdb_emu_next_and_emu_step_keep_the_gpu_thread_in_a_2d_stencil", gdb_emu_next_and_emu_step_keep_the_gpu_thread_in_a_2d_stencil),
-    ("gdb_emu_next_and_emu_step_in_a_2d_stencil_with_emu_schedule_threads", gdb_emu_next_and_emu_step_in_a_2d_stencil_with_emu_schedule_threads),
+    (
+        "gdb_emu_next_steps_over_the_barrier_in_the_same_gpu_thread",
+        gdb_emu_next_steps_over_the_barrier_in_the_same_gpu_thread,
+    ),
+    (
+        "gdb_emu_next_and_emu_step_keep_the_gpu_thread_in_a_2d_stencil",
+        gdb_emu_next_and_emu_step_keep_the_gpu_thread_in_a_2d_stencil,
+    ),
+    (
+        "gdb_emu_next_and_emu_step_in_a_2d_stencil_with_emu_schedule_threads",
+        gdb_emu_next_and_emu_step_in_a_2d_stencil_with_emu_schedule_threads,
+    ),
     ("gdb_emu_next_keeps_the_gpu_thread_in_a_histogram", gdb_emu_next_keeps_the_gpu_thread_in_a_histogram),
     ("gdb_emu_next_in_a_histogram_with_emu_schedule_threads", gdb_emu_next_in_a_histogram_with_emu_schedule_threads),
     ("gdb_emu_next_keeps_the_gpu_thread_in_a_3d_block", gdb_emu_next_keeps_the_gpu_thread_in_a_3d_block),
     ("gdb_emu_next_in_a_3d_block_with_emu_schedule_threads", gdb_emu_next_in_a_3d_block_with_emu_schedule_threads),
     ("gdb_emu_next_over_a_warp_collective", gdb_emu_next_over_a_warp_collective),
-    ("gdb_emu_next_over_a_warp_collective_with_emu_schedule_threads", gdb_emu_next_over_a_warp_collective_with_emu_schedule_threads),
-    ("gdb_emu_next_at_the_end_stops_where_the_gpu_thread_exits", gdb_emu_next_at_the_end_stops_where_the_gpu_thread_exits),
-    ("gdb_info_threads_lists_gpu_threads_with_emu_schedule_threads", gdb_info_threads_lists_gpu_threads_with_emu_schedule_threads),
+    (
+        "gdb_emu_next_over_a_warp_collective_with_emu_schedule_threads",
+        gdb_emu_next_over_a_warp_collective_with_emu_schedule_threads,
+    ),
+    (
+        "gdb_emu_next_at_the_end_stops_where_the_gpu_thread_exits",
+        gdb_emu_next_at_the_end_stops_where_the_gpu_thread_exits,
+    ),
+    (
+        "gdb_info_threads_lists_gpu_threads_with_emu_schedule_threads",
+        gdb_info_threads_lists_gpu_threads_with_emu_schedule_threads,
+    ),
     ("gdb_emu_focus_with_fibers_says_why_not", gdb_emu_focus_with_fibers_says_why_not),
-    ("gdb_emu_focus_reaches_a_gpu_thread_on_another_host_thread", gdb_emu_focus_reaches_a_gpu_thread_on_another_host_thread),
+    (
+        "gdb_emu_focus_reaches_a_gpu_thread_on_another_host_thread",
+        gdb_emu_focus_reaches_a_gpu_thread_on_another_host_thread,
+    ),
     ("gdb_emu_focus_with_emu_schedule_threads", gdb_emu_focus_with_emu_schedule_threads),
     ("lldb_stops_in_the_chosen_gpu_thread", lldb_stops_in_the_chosen_gpu_thread),
     ("lldb_emu_break_matches_all_three_dimensions", lldb_emu_break_matches_all_three_dimensions),
     ("lldb_emu_break_in_a_device_helper", lldb_emu_break_in_a_device_helper),
     ("lldb_emu_break_is_enabled_only_while_its_block_runs", lldb_emu_break_is_enabled_only_while_its_block_runs),
     ("lldb_shows_lanes_waiting_in_warp_collectives", lldb_shows_lanes_waiting_in_warp_collectives),
-    ("lldb_emu_next_steps_over_the_barrier_in_the_same_gpu_thread", lldb_emu_next_steps_over_the_barrier_in_the_same_gpu_thread),
-    ("lldb_emu_next_and_emu_step_keep_the_gpu_thread_in_a_2d_stencil", lldb_emu_next_and_emu_step_keep_the_gpu_thread_in_a_2d_stencil),
-    ("lldb_emu_next_and_emu_step_in_a_2d_stencil_with_emu_schedule_threads", lldb_emu_next_and_emu_step_in_a_2d_stencil_with_emu_schedule_threads),
+    (
+        "lldb_emu_next_steps_over_the_barrier_in_the_same_gpu_thread",
+        lldb_emu_next_steps_over_the_barrier_in_the_same_gpu_thread,
+    ),
+    (
+        "lldb_emu_next_and_emu_step_keep_the_gpu_thread_in_a_2d_stencil",
+        lldb_emu_next_and_emu_step_keep_the_gpu_thread_in_a_2d_stencil,
+    ),
+    (
+        "lldb_emu_next_and_emu_step_in_a_2d_stencil_with_emu_schedule_threads",
+        lldb_emu_next_and_emu_step_in_a_2d_stencil_with_emu_schedule_threads,
+    ),
     ("lldb_emu_next_keeps_the_gpu_thread_in_a_histogram", lldb_emu_next_keeps_the_gpu_thread_in_a_histogram),
     ("lldb_emu_next_in_a_histogram_with_emu_schedule_threads", lldb_emu_next_in_a_histogram_with_emu_schedule_threads),
     ("lldb_emu_next_keeps_the_gpu_thread_in_a_3d_block", lldb_emu_next_keeps_the_gpu_thread_in_a_3d_block),
     ("lldb_emu_next_in_a_3d_block_with_emu_schedule_threads", lldb_emu_next_in_a_3d_block_with_emu_schedule_threads),
     ("lldb_emu_next_over_a_warp_collective", lldb_emu_next_over_a_warp_collective),
-    ("lldb_emu_next_over_a_warp_collective_with_emu_schedule_threads", lldb_emu_next_over_a_warp_collective_with_emu_schedule_threads),
+    (
+        "lldb_emu_next_over_a_warp_collective_with_emu_schedule_threads",
+        lldb_emu_next_over_a_warp_collective_with_emu_schedule_threads,
+    ),
     ("lldb_emu_focus_with_fibers_says_why_not", lldb_emu_focus_with_fibers_says_why_not),
-    ("lldb_emu_focus_reaches_a_gpu_thread_on_another_host_thread", lldb_emu_focus_reaches_a_gpu_thread_on_another_host_thread),
+    (
+        "lldb_emu_focus_reaches_a_gpu_thread_on_another_host_thread",
+        lldb_emu_focus_reaches_a_gpu_thread_on_another_host_thread,
+    ),
     ("lldb_emu_focus_with_emu_schedule_threads", lldb_emu_focus_with_emu_schedule_threads),
-    ("transcripts_are_compared_less_what_changes_between_builds", transcripts_are_compared_less_what_changes_between_builds),
+    (
+        "transcripts_are_compared_less_what_changes_between_builds",
+        transcripts_are_compared_less_what_changes_between_builds,
+    ),
     ("transcripts_of_the_guide_match_a_fresh_run", transcripts_of_the_guide_match_a_fresh_run),
     ("transcripts_of_debugging_md_match_a_fresh_run", transcripts_of_debugging_md_match_a_fresh_run),
 ];
@@ -181,7 +229,13 @@ fn stencil_debuggee() {
     let mut output = DeviceBuffer::<f32>::zeroed(w * w).unwrap();
     launch!(stencil_2d<<<(4, 4), (8, 8)>>>(&input, &mut output, w as u32)).unwrap();
     let got = output.to_vec().unwrap();
-    let at = |x: i64, y: i64| if x < 0 || y < 0 || x >= w as i64 || y >= w as i64 { 0.0 } else { img[y as usize * w + x as usize] };
+    let at = |x: i64, y: i64| {
+        if x < 0 || y < 0 || x >= w as i64 || y >= w as i64 {
+            0.0
+        } else {
+            img[y as usize * w + x as usize]
+        }
+    };
     for y in 0..w as i64 {
         for x in 0..w as i64 {
             let want = 0.5 * at(x, y) + 0.125 * (at(x, y - 1) + at(x, y + 1) + at(x - 1, y) + at(x + 1, y));
@@ -351,7 +405,10 @@ fn wheres(text: &str) -> Vec<&str> {
 #[track_caller]
 fn assert_wheres(text: &str, want: &str, n: usize) {
     let w = wheres(text);
-    assert!(w.len() == n && w.iter().all(|l| *l == want), "expected {n} times {want:?} from emu-where, got {w:?}; output:\n{text}");
+    assert!(
+        w.len() == n && w.iter().all(|l| *l == want),
+        "expected {n} times {want:?} from emu-where, got {w:?}; output:\n{text}"
+    );
 }
 
 /// The source lines the debugger said it stopped at, in order (gdb: its `N\tsource` lines;
@@ -438,7 +495,10 @@ fn broken_debuggers_make_their_tests_skip_or_fail_when_required() -> Result<(), 
         let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
         for require in ["", "gdb,lldb"] {
             let mut c = std::process::Command::new(std::env::current_exe().unwrap());
-            c.arg("stops_in_the_chosen_gpu_thread").env("PATH", &path).env("DEVICEEMU_DEBUGGER_LIMIT", "5").env("DEVICEEMU_REQUIRE", require);
+            c.arg("stops_in_the_chosen_gpu_thread")
+                .env("PATH", &path)
+                .env("DEVICEEMU_DEBUGGER_LIMIT", "5")
+                .env("DEVICEEMU_REQUIRE", require);
             let t0 = std::time::Instant::now();
             let ran = harness::run_limited(c, std::time::Duration::from_secs(90)).unwrap();
             let took = t0.elapsed();
@@ -446,7 +506,10 @@ fn broken_debuggers_make_their_tests_skip_or_fail_when_required() -> Result<(), 
             assert!(!ran.timed_out, "{case}, DEVICEEMU_REQUIRE={require:?}: the run hung; it printed:\n{text}");
             // Each debugger's probe waits at most the limit (5 s), and lldb -P as long.
             assert!(took.as_secs() < 60, "{case}: took {took:?}");
-            let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("test ") && l.contains("stops_in_the_chosen_gpu_thread")).collect();
+            let lines: Vec<&str> = text
+                .lines()
+                .filter(|l| l.starts_with("test ") && l.contains("stops_in_the_chosen_gpu_thread"))
+                .collect();
             assert_eq!(lines.len(), 3, "{case}: three tests chosen; output:\n{text}");
             if require.is_empty() {
                 for l in &lines {
@@ -481,7 +544,12 @@ fn gdb_stops_in_the_chosen_gpu_thread() -> Result<(), Skip> {
     // The other threads of block 1 are listed: 0..=2 ran past the barrier and exited, the rest
     // still wait at the barrier on the line above the breakpoint.
     let waiting = format!("threads (4,0,0) to (63,0,0): waiting at the barrier at {}:5", at("// MIRROR BARRIER"));
-    for want in ["block (1,0,0) of kernel mirror:", "threads (0,0,0) to (2,0,0): exited", "thread (3,0,0): running (this thread)", &waiting] {
+    for want in [
+        "block (1,0,0) of kernel mirror:",
+        "threads (0,0,0) to (2,0,0): exited",
+        "thread (3,0,0): running (this thread)",
+        &waiting,
+    ] {
         assert!(text.contains(want), "{want:?} missing from gdb output:\n{text}");
     }
     Ok(())
@@ -515,11 +583,15 @@ fn gdb_emu_break_matches_all_three_dimensions() -> Result<(), Skip> {
 /// A breakpoint in a `#[device]` helper decides from the kernel frame that called it.
 fn gdb_emu_break_in_a_device_helper() -> Result<(), Skip> {
     let brk = format!("emu-break {} 3,2 1,1", at("// HELPER FIRST"));
-    let text = gdb("stencil", &[&brk, "run", "emu-where", "bt 2", "up", "p __emu_ctx.thread_idx", "p gx", "p gy"], &[])?;
+    let text =
+        gdb("stencil", &[&brk, "run", "emu-where", "bt 2", "up", "p __emu_ctx.thread_idx", "p gx", "p gy"], &[])?;
     assert_wheres(&text, "kernel stencil_2d, block (1,1,0), thread (3,2,0)", 1);
     assert!(text.contains("five_point"), "gdb output:\n{text}");
     // (`tx` and `ty` are not used after the barrier: the state machine does not keep them.)
-    assert!(text.contains("{x: 3, y: 2, z: 0}") && text.contains("= 11") && text.contains("= 10"), "gdb output:\n{text}");
+    assert!(
+        text.contains("{x: 3, y: 2, z: 0}") && text.contains("= 11") && text.contains("= 10"),
+        "gdb output:\n{text}"
+    );
     Ok(())
 }
 
@@ -532,7 +604,11 @@ fn gdb_emu_break_is_enabled_only_while_its_block_runs() -> Result<(), Skip> {
     let count = "python print('decisions', _GpuThreadBreakpoint.decisions)";
     let text = gdb("histogram", &[&brk, "run", "emu-where", count, "delete 1", &later, "continue", "emu-where"], &[])?;
     let w = wheres(&text);
-    assert_eq!(w, ["kernel histogram_16, block (1,0,0), thread (3,0,0)", "kernel histogram_16, block (2,0,0), thread (5,0,0)"], "gdb output:\n{text}");
+    assert_eq!(
+        w,
+        ["kernel histogram_16, block (1,0,0), thread (3,0,0)", "kernel histogram_16, block (2,0,0), thread (5,0,0)"],
+        "gdb output:\n{text}"
+    );
     assert!(text.contains("(enabled while such a block runs)"), "gdb output:\n{text}");
     let decided: usize = text
         .lines()
@@ -559,7 +635,12 @@ fn gdb_shows_lanes_waiting_in_warp_collectives() -> Result<(), Skip> {
 }
 
 fn check_warp_collectives(text: &str) {
-    for (name, marker) in [("shfl_sync", "// WARP SHFL"), ("ballot_sync", "// WARP BALLOT"), ("reduce_add_sync", "// WARP REDUCE"), ("sync_warp", "// WARP SYNC")] {
+    for (name, marker) in [
+        ("shfl_sync", "// WARP SHFL"),
+        ("ballot_sync", "// WARP BALLOT"),
+        ("reduce_add_sync", "// WARP REDUCE"),
+        ("sync_warp", "// WARP SYNC"),
+    ] {
         let waiting = format!("threads (0,0,0) to (30,0,0): waiting in {name} at {}:", at(marker));
         assert!(text.contains(&waiting), "{waiting:?} missing from the output:\n{text}");
     }
@@ -569,13 +650,27 @@ fn check_warp_collectives(text: &str) {
 fn gdb_emu_next_steps_over_the_barrier_in_the_same_gpu_thread() -> Result<(), Skip> {
     // Stop on the sync_threads() line in thread 3 of block 1, then emu-next over it.
     let brk = format!("emu-break {} 3 1", at("// MIRROR BARRIER"));
-    let text = gdb("mirror", &[&brk, "run", "emu-where", "emu-next", "emu-where", "info locals", "emu-next", "emu-where"], &[])?;
+    let text = gdb(
+        "mirror",
+        &[&brk, "run", "emu-where", "emu-next", "emu-where", "info locals", "emu-next", "emu-where"],
+        &[],
+    )?;
     // Stopped in the same GPU thread, on the line after the barrier, then the next one.
     assert_wheres(&text, "kernel mirror, block (1,0,0), thread (3,0,0)", 3);
-    assert!(text.contains(&format!("{}\t    let mirrored = tile[63 - tid]; // BREAK HERE", line("// BREAK HERE"))), "gdb output:\n{text}");
-    assert!(text.contains(&format!("{}\t    out[gid] = mirrored; // MIRROR STORE", line("// MIRROR STORE"))), "gdb output:\n{text}");
+    assert!(
+        text.contains(&format!("{}\t    let mirrored = tile[63 - tid]; // BREAK HERE", line("// BREAK HERE"))),
+        "gdb output:\n{text}"
+    );
+    assert!(
+        text.contains(&format!("{}\t    out[gid] = mirrored; // MIRROR STORE", line("// MIRROR STORE"))),
+        "gdb output:\n{text}"
+    );
     // The user's breakpoint on the barrier's line is not hit again where the thread resumes.
-    assert_eq!(text.lines().filter(|l| l.contains("Breakpoint 1.") && l.contains(" at ")).count(), 1, "gdb output:\n{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.contains("Breakpoint 1.") && l.contains(" at ")).count(),
+        1,
+        "gdb output:\n{text}"
+    );
     assert!(!text.contains("task.rs"), "emu-next stopped in the runtime:\n{text}");
     assert!(text.contains("tid = 3"), "gdb output:\n{text}");
     Ok(())
@@ -657,7 +752,25 @@ fn check_histogram(dbg: Debugger, text: &str, i: &str) {
     let turn = if dbg == Debugger::Gdb { 4 } else { 3 };
     assert_wheres(text, "kernel histogram_16, block (1,0,0), thread (3,0,0)", 2 + 3 * turn);
     let (bin, add, step) = (line("// HIST BIN"), line("// HIST ADD"), line("// HIST STEP"));
-    assert_stops_in_order(text, &[bin, add, step, bin, add, step, bin, add, step, bin, add, step, line("// HIST BARRIER"), line("// HIST MERGE")]);
+    assert_stops_in_order(
+        text,
+        &[
+            bin,
+            add,
+            step,
+            bin,
+            add,
+            step,
+            bin,
+            add,
+            step,
+            bin,
+            add,
+            step,
+            line("// HIST BARRIER"),
+            line("// HIST MERGE"),
+        ],
+    );
     // i = 64 + 3 in the first turn, and 256 more in each next one.
     for v in [67, 323, 579, 835] {
         let want = i.replace("N", &v.to_string());
@@ -682,7 +795,19 @@ fn gdb_emu_next_in_a_histogram_with_emu_schedule_threads() -> Result<(), Skip> {
 }
 
 fn block_3d_commands(brk: &str) -> Vec<&str> {
-    vec![brk, "run", "emu-where", "emu-next", "emu-where", "emu-next", "emu-where", "emu-next", "emu-where", "emu-next", "emu-where"]
+    vec![
+        brk,
+        "run",
+        "emu-where",
+        "emu-next",
+        "emu-where",
+        "emu-next",
+        "emu-where",
+        "emu-next",
+        "emu-where",
+        "emu-next",
+        "emu-where",
+    ]
 }
 
 fn check_block_3d(text: &str) {
@@ -740,7 +865,10 @@ fn gdb_emu_next_at_the_end_stops_where_the_gpu_thread_exits() -> Result<(), Skip
     let brk = format!("emu-break {} 3 1", at("// MIRROR STORE"));
     let text = gdb("mirror", &[&brk, "run", "emu-next", "emu-where", "emu-next", "emu-where", "emu-threads"], &[])?;
     assert_stops_in_order(&text, &[line("// MIRROR STORE"), line("// MIRROR END")]);
-    assert!(text.contains("[GPU thread (3,0,0) of block (1,0,0) returned from its kernel function: it exited]"), "gdb output:\n{text}");
+    assert!(
+        text.contains("[GPU thread (3,0,0) of block (1,0,0) returned from its kernel function: it exited]"),
+        "gdb output:\n{text}"
+    );
     assert_wheres(&text, "kernel mirror, block (1,0,0), thread (3,0,0)", 2);
     Ok(())
 }
@@ -765,7 +893,19 @@ fn gdb_info_threads_lists_gpu_threads_with_emu_schedule_threads() -> Result<(), 
 /// state; the running one is selected; a block nobody runs is named.
 fn gdb_emu_focus_with_fibers_says_why_not() -> Result<(), Skip> {
     let brk = format!("emu-break {} 3 1", at("// BREAK HERE"));
-    let text = gdb("mirror", &[&brk, "run", "emu-focus (1,0,0) (7,0,0)", "emu-focus (2,0,0) (0,0,0)", "up 3", "emu-focus (1,0,0) (3,0,0)", "emu-where"], &[])?;
+    let text = gdb(
+        "mirror",
+        &[
+            &brk,
+            "run",
+            "emu-focus (1,0,0) (7,0,0)",
+            "emu-focus (2,0,0) (0,0,0)",
+            "up 3",
+            "emu-focus (1,0,0) (3,0,0)",
+            "emu-where",
+        ],
+        &[],
+    )?;
     check_focus_with_fibers(&text);
     Ok(())
 }
@@ -786,7 +926,11 @@ fn check_focus_with_fibers(text: &str) {
 /// reached: emu-focus selects that host thread and the kernel frame in it.
 fn gdb_emu_focus_reaches_a_gpu_thread_on_another_host_thread() -> Result<(), Skip> {
     let brk = format!("emu-break {} 0 0", at("// STOPPER BREAK"));
-    let text = gdb("two_host_threads", &[&brk, "run", "emu-where", "emu-focus (1,0,0) (0,0,0)", "emu-where", "info locals"], &[])?;
+    let text = gdb(
+        "two_host_threads",
+        &[&brk, "run", "emu-where", "emu-focus (1,0,0) (0,0,0)", "emu-where", "info locals"],
+        &[],
+    )?;
     check_focus_other_host_thread(&text);
     assert!(text.contains("spins = "), "gdb output:\n{text}");
     Ok(())
@@ -794,7 +938,11 @@ fn gdb_emu_focus_reaches_a_gpu_thread_on_another_host_thread() -> Result<(), Ski
 
 fn check_focus_other_host_thread(text: &str) {
     let w = wheres(text);
-    assert_eq!(w, ["kernel focus_stopper, block (0,0,0), thread (0,0,0)", "kernel focus_spinner, block (1,0,0), thread (0,0,0)"], "output:\n{text}");
+    assert_eq!(
+        w,
+        ["kernel focus_stopper, block (0,0,0), thread (0,0,0)", "kernel focus_spinner, block (1,0,0), thread (0,0,0)"],
+        "output:\n{text}"
+    );
     assert!(text.contains("[Focus: kernel focus_spinner, block (1,0,0), thread (0,0,0)]"), "output:\n{text}");
 }
 
@@ -802,7 +950,19 @@ fn check_focus_other_host_thread(text: &str) {
 /// waiting one, in its kernel frame, and emu-threads marks it.
 fn gdb_emu_focus_with_emu_schedule_threads() -> Result<(), Skip> {
     let brk = format!("emu-break {} 3 1", at("// BREAK HERE"));
-    let text = gdb("mirror", &[&brk, "run", "emu-focus (1,0,0) (7,0,0)", "emu-where", "emu-threads", "info locals", "emu-focus (1,0,0) (1,0,0)"], THREADS)?;
+    let text = gdb(
+        "mirror",
+        &[
+            &brk,
+            "run",
+            "emu-focus (1,0,0) (7,0,0)",
+            "emu-where",
+            "emu-threads",
+            "info locals",
+            "emu-focus (1,0,0) (1,0,0)",
+        ],
+        THREADS,
+    )?;
     check_focus_threads(&text);
     assert!(text.contains("tid = 7"), "gdb output:\n{text}");
     Ok(())
@@ -846,7 +1006,10 @@ fn lldb_emu_break_in_a_device_helper() -> Result<(), Skip> {
     let text = lldb("stencil", &[&brk, "run", "emu-where", "up", "frame variable __emu_ctx.thread_idx gx gy"], &[])?;
     assert_wheres(&text, "kernel stencil_2d, block (1,1,0), thread (3,2,0)", 1);
     assert!(text.contains("five_point"), "lldb output:\n{text}");
-    assert!(text.contains("(x = 3, y = 2, z = 0)") && text.contains("gx = 11") && text.contains("gy = 10"), "lldb output:\n{text}");
+    assert!(
+        text.contains("(x = 3, y = 2, z = 0)") && text.contains("gx = 11") && text.contains("gy = 10"),
+        "lldb output:\n{text}"
+    );
     Ok(())
 }
 
@@ -858,9 +1021,17 @@ fn lldb_emu_break_in_a_device_helper() -> Result<(), Skip> {
 fn lldb_emu_break_is_enabled_only_while_its_block_runs() -> Result<(), Skip> {
     let brk = format!("emu-break {} 3 1", at("// HIST BIN"));
     let later = format!("emu-break {} 5 2", at("// HIST ADD"));
-    let text = lldb("histogram", &[&brk, "run", "emu-where", "breakpoint list 1", "breakpoint delete 1", &later, "continue", "emu-where"], &[])?;
+    let text = lldb(
+        "histogram",
+        &[&brk, "run", "emu-where", "breakpoint list 1", "breakpoint delete 1", &later, "continue", "emu-where"],
+        &[],
+    )?;
     let w = wheres(&text);
-    assert_eq!(w, ["kernel histogram_16, block (1,0,0), thread (3,0,0)", "kernel histogram_16, block (2,0,0), thread (5,0,0)"], "lldb output:\n{text}");
+    assert_eq!(
+        w,
+        ["kernel histogram_16, block (1,0,0), thread (3,0,0)", "kernel histogram_16, block (2,0,0), thread (5,0,0)"],
+        "lldb output:\n{text}"
+    );
     assert!(text.contains("enabled while such a block runs"), "lldb output:\n{text}");
     let hits: usize = text
         .lines()
@@ -960,14 +1131,30 @@ fn lldb_emu_next_over_a_warp_collective() -> Result<(), Skip> {
 
 fn lldb_emu_focus_with_fibers_says_why_not() -> Result<(), Skip> {
     let brk = format!("emu-break {} 3 1", at("// BREAK HERE"));
-    let text = lldb("mirror", &[&brk, "run", "emu-focus (1,0,0) (7,0,0)", "emu-focus (2,0,0) (0,0,0)", "up 3", "emu-focus (1,0,0) (3,0,0)", "emu-where"], &[])?;
+    let text = lldb(
+        "mirror",
+        &[
+            &brk,
+            "run",
+            "emu-focus (1,0,0) (7,0,0)",
+            "emu-focus (2,0,0) (0,0,0)",
+            "up 3",
+            "emu-focus (1,0,0) (3,0,0)",
+            "emu-where",
+        ],
+        &[],
+    )?;
     check_focus_with_fibers(&text);
     Ok(())
 }
 
 fn lldb_emu_focus_reaches_a_gpu_thread_on_another_host_thread() -> Result<(), Skip> {
     let brk = format!("emu-break {} 0 0", at("// STOPPER BREAK"));
-    let text = lldb("two_host_threads", &[&brk, "run", "emu-where", "emu-focus (1,0,0) (0,0,0)", "emu-where", "frame variable spins"], &[])?;
+    let text = lldb(
+        "two_host_threads",
+        &[&brk, "run", "emu-where", "emu-focus (1,0,0) (0,0,0)", "emu-where", "frame variable spins"],
+        &[],
+    )?;
     check_focus_other_host_thread(&text);
     assert!(text.contains("spins = "), "lldb output:\n{text}");
     Ok(())
@@ -975,7 +1162,19 @@ fn lldb_emu_focus_reaches_a_gpu_thread_on_another_host_thread() -> Result<(), Sk
 
 fn lldb_emu_focus_with_emu_schedule_threads() -> Result<(), Skip> {
     let brk = format!("emu-break {} 3 1", at("// BREAK HERE"));
-    let text = lldb("mirror", &[&brk, "run", "emu-focus (1,0,0) (7,0,0)", "emu-where", "emu-threads", "frame variable tid", "emu-focus (1,0,0) (1,0,0)"], THREADS)?;
+    let text = lldb(
+        "mirror",
+        &[
+            &brk,
+            "run",
+            "emu-focus (1,0,0) (7,0,0)",
+            "emu-where",
+            "emu-threads",
+            "frame variable tid",
+            "emu-focus (1,0,0) (1,0,0)",
+        ],
+        THREADS,
+    )?;
     check_focus_threads(&text);
     assert!(text.contains("tid = 7"), "lldb output:\n{text}");
     Ok(())
@@ -990,35 +1189,49 @@ const SERIAL: &[(&str, &str)] = &[("EMU_BLOCKS", "serial")];
 const SERIAL_THREADS: &[(&str, &str)] = &[("EMU_SCHEDULE", "threads"), ("EMU_BLOCKS", "serial")];
 
 /// docs/guide/debugging.md, the user guide's debugging chapter.
-const GUIDE: &[Session] = &[
-    Session {
-        id: "guide-gdb",
-        debugger: Some(Debugger::Gdb),
-        example: "saxpy",
-        args: &[],
-        env: SERIAL,
-        commands: &[
-            "set may-call-functions off",
-            "source tools/gdb/deviceemu.py",
-            "emu-break saxpy.rs:22 3 1",
-            "run",
-            "emu-where",
-            "emu-next",
-            "emu-where",
-            "p s",
-        ],
-    },
-];
+const GUIDE: &[Session] = &[Session {
+    id: "guide-gdb",
+    debugger: Some(Debugger::Gdb),
+    example: "saxpy",
+    args: &[],
+    env: SERIAL,
+    commands: &[
+        "set may-call-functions off",
+        "source tools/gdb/deviceemu.py",
+        "emu-break saxpy.rs:24 3 1",
+        "run",
+        "emu-where",
+        "emu-next",
+        "emu-where",
+        "p s",
+    ],
+}];
 
 const DEBUGGING: &[Session] = &[
-    Session { id: "blur-report", debugger: None, example: "blur", args: &[], env: &[("EMU_PRINT_LIMIT", "2")], commands: &[] },
+    Session {
+        id: "blur-report",
+        debugger: None,
+        example: "blur",
+        args: &[],
+        env: &[("EMU_PRINT_LIMIT", "2")],
+        commands: &[],
+    },
     Session {
         id: "blur-break",
         debugger: Some(Debugger::Gdb),
         example: "blur",
         args: &[],
         env: SERIAL,
-        commands: &["source tools/gdb/deviceemu.py", "emu-break blur.rs:29 0,15 0,2", "run", "emu-threads", "p x", "p y", "emu-next", "p idx"],
+        commands: &[
+            "source tools/gdb/deviceemu.py",
+            "emu-break blur.rs:29 0,15 0,2",
+            "run",
+            "emu-threads",
+            "p x",
+            "p y",
+            "emu-next",
+            "p idx",
+        ],
     },
     Session {
         id: "blur-inspect",
@@ -1056,7 +1269,7 @@ const DEBUGGING: &[Session] = &[
         env: SERIAL,
         commands: &[
             "set may-call-functions off",
-            "break saxpy.rs:22 if __emu_ctx.thread_idx.x == 3 && __emu_ctx.block_idx.x == 1",
+            "break saxpy.rs:24 if __emu_ctx.thread_idx.x == 3 && __emu_ctx.block_idx.x == 1",
             "run",
             "p __emu_ctx.thread_idx",
             "p __emu_ctx.block_idx",
@@ -1071,7 +1284,7 @@ const DEBUGGING: &[Session] = &[
         env: SERIAL,
         commands: &[
             "command script import tools/lldb/deviceemu.py",
-            "emu-break saxpy.rs:22 3 1",
+            "emu-break saxpy.rs:24 3 1",
             "run",
             "emu-where",
             "emu-next",
@@ -1088,7 +1301,7 @@ const DEBUGGING: &[Session] = &[
         commands: &[
             "set may-call-functions off",
             "source tools/gdb/deviceemu.py",
-            "emu-break saxpy.rs:22 3 1",
+            "emu-break saxpy.rs:24 3 1",
             "run",
             "emu-threads",
             "emu-focus (1,0,0) (4,0,0)",
@@ -1104,8 +1317,14 @@ fn transcripts_are_compared_less_what_changes_between_builds() -> Result<(), Ski
     use transcripts::normalise as n;
     assert_eq!(n("Breakpoint 1.4, f () at a.rs:22"), n("Breakpoint 1.2, f () at a.rs:22"));
     assert_eq!(n("stop reason = breakpoint 1.4"), n("stop reason = breakpoint 1.12"));
-    assert_eq!(n("Breakpoint 1 at 0xfd3d6: a.rs:22. (4 locations)"), n("Breakpoint 1 at 0x13b646: a.rs:22. (4 locations)"));
-    assert_eq!(n("[Switching to Thread 0x7fffb52066c0 (LWP 18587)]"), n("[Switching to Thread 0x7fffb52066c1 (LWP 5154)]"));
+    assert_eq!(
+        n("Breakpoint 1 at 0xfd3d6: a.rs:22. (4 locations)"),
+        n("Breakpoint 1 at 0x13b646: a.rs:22. (4 locations)")
+    );
+    assert_eq!(
+        n("[Switching to Thread 0x7fffb52066c0 (LWP 18587)]"),
+        n("[Switching to Thread 0x7fffb52066c1 (LWP 5154)]")
+    );
     assert_ne!(n("Breakpoint 1.4, f () at a.rs:22"), n("Breakpoint 2.4, f () at a.rs:22"));
     assert_ne!(n("Breakpoint 1.4, f () at a.rs:22"), n("Breakpoint 1.4, f () at a.rs:23"));
     assert_ne!(n("$1 = 128"), n("$1 = 64"));

@@ -94,9 +94,12 @@ fn the_no_gpu_notice_names_what_the_setting_chose() {
         return;
     }
     let notice = "deviceemu: no CUDA driver or device found; kernels run in the emulator (EMU_TARGET=auto)";
-    for (target, want_notice, want_result) in
-        [(None, true, "ok"), (Some("auto"), true, "ok"), (Some("gpu"), false, "code=100"), (Some("emulator"), false, "ok")]
-    {
+    for (target, want_notice, want_result) in [
+        (None, true, "ok"),
+        (Some("auto"), true, "ok"),
+        (Some("gpu"), false, "code=100"),
+        (Some("emulator"), false, "ok"),
+    ] {
         let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
         cmd.args(["notice_child_process_helper", "--exact", "--nocapture", "--test-threads=1"]).env(NOTICE_CHILD, "1");
         match target {
@@ -105,8 +108,15 @@ fn the_no_gpu_notice_names_what_the_setting_chose() {
         };
         let out = cmd.output().expect("the test binary runs");
         let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        assert!(stdout.contains(&format!("NOTICE-CHILD {want_result}")), "EMU_TARGET={target:?}: stdout:\n{stdout}\nstderr:\n{stderr}");
-        assert_eq!(stderr.matches(notice).count(), usize::from(want_notice), "EMU_TARGET={target:?}: stderr:\n{stderr}");
+        assert!(
+            stdout.contains(&format!("NOTICE-CHILD {want_result}")),
+            "EMU_TARGET={target:?}: stdout:\n{stdout}\nstderr:\n{stderr}"
+        );
+        assert_eq!(
+            stderr.matches(notice).count(),
+            usize::from(want_notice),
+            "EMU_TARGET={target:?}: stderr:\n{stderr}"
+        );
     }
 }
 

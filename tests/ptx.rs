@@ -11,7 +11,10 @@ fn ptxas() -> Option<PathBuf> {
         return Some(PathBuf::from(p));
     }
     let out = Command::new("python3")
-        .args(["-c", "import nvidia.cuda_nvcc, os; print(os.path.join(list(nvidia.cuda_nvcc.__path__)[0], 'bin', 'ptxas'))"])
+        .args([
+            "-c",
+            "import nvidia.cuda_nvcc, os; print(os.path.join(list(nvidia.cuda_nvcc.__path__)[0], 'bin', 'ptxas'))",
+        ])
         .output()
         .ok()?;
     let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
@@ -21,7 +24,10 @@ fn ptxas() -> Option<PathBuf> {
 #[test]
 fn every_ptx_module_passes_ptxas() {
     let Some(dir) = option_env!("DEVICEEMU_PTX_DIR").map(PathBuf::from) else {
-        skipped("ptxas", "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)");
+        skipped(
+            "ptxas",
+            "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)",
+        );
         return;
     };
     let Some(ptxas) = ptxas() else {
@@ -36,8 +42,25 @@ fn every_ptx_module_passes_ptxas() {
         .collect();
     files.sort();
     let names: Vec<String> = files.iter().map(|f| f.file_stem().unwrap().to_string_lossy().into_owned()).collect();
-    for expected in ["examples_saxpy_rs", "examples_blur_rs", "examples_reduction_rs", "examples_matmul_rs", "examples_histogram_rs", "examples_gpu_vs_emu_rs", "tests_it_api_results_rs", "tests_it_api_errors_rs", "tests_it_memory_atomics_rs", "tests_it_memory_atomics_ordered_rs", "examples_memory_api_kernels_rs", "tests_it_memory_memory_api_rs", "tests_it_fission_port_shared_rs"] {
-        assert!(names.iter().any(|n| n == expected), "no PTX for {expected}: the build script failed on it (see its warnings); have {names:?}");
+    for expected in [
+        "examples_saxpy_rs",
+        "examples_blur_rs",
+        "examples_reduction_rs",
+        "examples_matmul_rs",
+        "examples_histogram_rs",
+        "examples_gpu_vs_emu_rs",
+        "tests_it_api_results_rs",
+        "tests_it_api_errors_rs",
+        "tests_it_memory_atomics_rs",
+        "tests_it_memory_atomics_ordered_rs",
+        "examples_memory_api_kernels_rs",
+        "tests_it_memory_memory_api_rs",
+        "tests_it_fission_port_shared_rs",
+    ] {
+        assert!(
+            names.iter().any(|n| n == expected),
+            "no PTX for {expected}: the build script failed on it (see its warnings); have {names:?}"
+        );
     }
     let mut kernels = 0;
     for f in &files {
@@ -57,7 +80,11 @@ fn every_ptx_module_passes_ptxas() {
         if f.ends_with("tests_it_api_errors_rs.ptx") {
             // tests/it/api/errors.rs has a kernel that asks for 64 KiB of static shared memory on
             // purpose; ptxas must reject exactly that, as nvcc would.
-            assert!(err.contains("Entry function 'too_much_shared' uses too much shared data"), "{}: {err}", f.display());
+            assert!(
+                err.contains("Entry function 'too_much_shared' uses too much shared data"),
+                "{}: {err}",
+                f.display()
+            );
             assert_eq!(err.lines().filter(|l| l.contains("error")).count(), 1, "{}: {err}", f.display());
         } else {
             assert!(out.status.success(), "ptxas rejected {}:\n{err}", f.display());
@@ -74,10 +101,14 @@ fn every_ptx_module_passes_ptxas() {
 #[test]
 fn launch_bounds_remove_the_checks_of_the_reduction_tree() {
     let Some(dir) = option_env!("DEVICEEMU_PTX_DIR").map(PathBuf::from) else {
-        skipped("ptxas", "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)");
+        skipped(
+            "ptxas",
+            "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)",
+        );
         return;
     };
-    let text = std::fs::read_to_string(dir.join("examples_reduction_rs.ptx")).expect("the build script wrote the reduction's PTX");
+    let text = std::fs::read_to_string(dir.join("examples_reduction_rs.ptx"))
+        .expect("the build script wrote the reduction's PTX");
     let start = text.find(".entry block_sum(").expect("block_sum is in the module");
     let end = start + text[start..].find("\n}\n").expect("the entry ends");
     let body = &text[start..end];
@@ -92,18 +123,36 @@ fn launch_bounds_remove_the_checks_of_the_reduction_tree() {
 #[test]
 fn ordered_and_volatile_accesses_are_their_ptx_instructions() {
     let Some(dir) = option_env!("DEVICEEMU_PTX_DIR").map(PathBuf::from) else {
-        skipped("ptxas", "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)");
+        skipped(
+            "ptxas",
+            "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)",
+        );
         return;
     };
-    let text = std::fs::read_to_string(dir.join("tests_it_memory_atomics_ordered_rs.ptx")).expect("the build script wrote the PTX of tests/it/memory/atomics_ordered.rs");
+    let text = std::fs::read_to_string(dir.join("tests_it_memory_atomics_ordered_rs.ptx"))
+        .expect("the build script wrote the PTX of tests/it/memory/atomics_ordered.rs");
     let start = text.find(".entry ptx_forms(").expect("ptx_forms is in the module");
     let end = start + text[start..].find("\n}\n").expect("the entry ends");
     let body = &text[start..end];
     for ins in [
-        "st.relaxed.gpu.b32", "st.release.gpu.b32", "st.release.cta.b32", "st.relaxed.sys.b32", "st.volatile.b32",
-        "st.release.gpu.shared.b64", "st.relaxed.cta.shared.b64", "st.volatile.shared.b64", "ld.relaxed.gpu.b32",
-        "ld.acquire.gpu.b32", "ld.acquire.cta.b32", "ld.relaxed.sys.b32", "ld.volatile.b32", "ld.acquire.gpu.shared.b64",
-        "ld.relaxed.cta.shared.b64", "ld.volatile.shared.b64", "fence.sc.gpu;", "fence.sc.cta;",
+        "st.relaxed.gpu.b32",
+        "st.release.gpu.b32",
+        "st.release.cta.b32",
+        "st.relaxed.sys.b32",
+        "st.volatile.b32",
+        "st.release.gpu.shared.b64",
+        "st.relaxed.cta.shared.b64",
+        "st.volatile.shared.b64",
+        "ld.relaxed.gpu.b32",
+        "ld.acquire.gpu.b32",
+        "ld.acquire.cta.b32",
+        "ld.relaxed.sys.b32",
+        "ld.volatile.b32",
+        "ld.acquire.gpu.shared.b64",
+        "ld.relaxed.cta.shared.b64",
+        "ld.volatile.shared.b64",
+        "fence.sc.gpu;",
+        "fence.sc.cta;",
     ] {
         assert!(body.contains(ins), "no {ins} in ptx_forms:\n{body}");
     }
@@ -114,7 +163,10 @@ fn ordered_and_volatile_accesses_are_their_ptx_instructions() {
     let spin = body.rfind("ld.acquire.gpu.b32").unwrap();
     let label = body[..spin].rfind("$L__BB").expect("a loop label before the spin's load");
     let name = body[label..].split(':').next().unwrap();
-    assert!(body[spin..].contains(&format!("{name};")), "the spin's load is not inside its loop (no branch back to {name}):\n{body}");
+    assert!(
+        body[spin..].contains(&format!("{name};")),
+        "the spin's load is not inside its loop (no branch back to {name}):\n{body}"
+    );
 }
 
 /// `#[constant]` statics live in `.const` (read through `cvta.const`, with their initial value
@@ -123,7 +175,10 @@ fn ordered_and_volatile_accesses_are_their_ptx_instructions() {
 #[test]
 fn constants_are_const_variables_and_device_globals_global_ones() {
     let Some(dir) = option_env!("DEVICEEMU_PTX_DIR").map(PathBuf::from) else {
-        skipped("ptxas", "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)");
+        skipped(
+            "ptxas",
+            "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)",
+        );
         return;
     };
     let text = std::fs::read_to_string(dir.join("examples_memory_api_kernels_rs.ptx"))
@@ -139,7 +194,10 @@ fn constants_are_const_variables_and_device_globals_global_ones() {
     }
     let start = text.find(".entry filter5(").expect("filter5 is in the module");
     let body = &text[start..start + text[start..].find("\n}\n").expect("the entry ends")];
-    assert!(body.contains("mov.u64 %rd") && body.contains("__emu_const_TAPS;") && body.contains("cvta.const.u64"), "{body}");
+    assert!(
+        body.contains("mov.u64 %rd") && body.contains("__emu_const_TAPS;") && body.contains("cvta.const.u64"),
+        "{body}"
+    );
 }
 
 /// A user crate nobody on the team wrote (tests/user_crate: a kernel file with several
@@ -149,7 +207,10 @@ fn constants_are_const_variables_and_device_globals_global_ones() {
 #[test]
 fn a_user_crate_with_a_host_only_kernel_still_gets_ptx_for_the_others() {
     let Some(ptx_dir) = option_env!("DEVICEEMU_PTX_DIR").map(PathBuf::from) else {
-        skipped("ptxas", "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)");
+        skipped(
+            "ptxas",
+            "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)",
+        );
         return;
     };
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -175,8 +236,16 @@ fn a_user_crate_with_a_host_only_kernel_still_gets_ptx_for_the_others() {
     assert!(!text.contains(".entry host_thread_ids("));
     match ptxas() {
         Some(ptxas) => {
-            let out = Command::new(&ptxas).args(["-arch=sm_90", "-o", "/dev/null"]).arg(&ptx_file).output().expect("ptxas runs");
-            assert!(out.status.success(), "ptxas rejected the fixture's PTX:\n{}", String::from_utf8_lossy(&out.stderr));
+            let out = Command::new(&ptxas)
+                .args(["-arch=sm_90", "-o", "/dev/null"])
+                .arg(&ptx_file)
+                .output()
+                .expect("ptxas runs");
+            assert!(
+                out.status.success(),
+                "ptxas rejected the fixture's PTX:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
         None => skipped("ptxas", "ptxas not found, so the fixture's PTX was built but not checked"),
     }
@@ -189,7 +258,10 @@ fn a_user_crate_with_a_host_only_kernel_still_gets_ptx_for_the_others() {
 #[test]
 fn a_ported_module_with_use_crate_and_methods_gets_ptx() {
     let Some(ptx_dir) = option_env!("DEVICEEMU_PTX_DIR").map(PathBuf::from) else {
-        skipped("ptxas", "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)");
+        skipped(
+            "ptxas",
+            "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)",
+        );
         return;
     };
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -209,7 +281,8 @@ fn a_ported_module_with_use_crate_and_methods_gets_ptx() {
     let marker = format!("{}std_exp {}", deviceemu_build::LEFT_OUT, left_out[0]);
     assert!(text.contains(&marker), "the PTX carries the warning: {marker}");
     if let Some(ptxas) = ptxas() {
-        let out = Command::new(&ptxas).args(["-arch=sm_90", "-o", "/dev/null"]).arg(&ptx_file).output().expect("ptxas runs");
+        let out =
+            Command::new(&ptxas).args(["-arch=sm_90", "-o", "/dev/null"]).arg(&ptx_file).output().expect("ptxas runs");
         assert!(out.status.success(), "ptxas rejected the PTX:\n{}", String::from_utf8_lossy(&out.stderr));
     }
     // A file whose every kernel is left out still gets a module (no entries), which ptxas
@@ -227,13 +300,15 @@ fn a_ported_module_with_use_crate_and_methods_gets_ptx() {
     if !out.join("target").exists() {
         std::os::unix::fs::symlink(ptx_dir.join("target"), out.join("target")).unwrap();
     }
-    let left_out = deviceemu_build::build_with(&tmp, &root, &out, &[PathBuf::from("src/k.rs")], false).unwrap_or_else(|e| panic!("{e}"));
+    let left_out = deviceemu_build::build_with(&tmp, &root, &out, &[PathBuf::from("src/k.rs")], false)
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(left_out.len(), 1, "{left_out:?}");
     let ptx_file = out.join("src_k_rs.ptx");
     let text = std::fs::read_to_string(&ptx_file).unwrap();
     assert!(text.contains(&format!("{}e ", deviceemu_build::LEFT_OUT)) && !text.contains(".entry"), "{text}");
     if let Some(ptxas) = ptxas() {
-        let out = Command::new(&ptxas).args(["-arch=sm_90", "-o", "/dev/null"]).arg(&ptx_file).output().expect("ptxas runs");
+        let out =
+            Command::new(&ptxas).args(["-arch=sm_90", "-o", "/dev/null"]).arg(&ptx_file).output().expect("ptxas runs");
         assert!(out.status.success(), "ptxas rejected the empty module:\n{}", String::from_utf8_lossy(&out.stderr));
     }
 }
@@ -243,7 +318,10 @@ fn a_ported_module_with_use_crate_and_methods_gets_ptx() {
 #[test]
 fn a_helper_that_cannot_compile_for_the_gpu_names_the_kernels_it_takes_along() {
     let Some(ptx_dir) = option_env!("DEVICEEMU_PTX_DIR").map(PathBuf::from) else {
-        skipped("ptxas", "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)");
+        skipped(
+            "ptxas",
+            "the build script built no PTX (target directory outside the checkout? set DEVICEEMU_OWN_PTX=1)",
+        );
         return;
     };
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -263,7 +341,8 @@ fn a_helper_that_cannot_compile_for_the_gpu_names_the_kernels_it_takes_along() {
     if !out.join("target").exists() {
         std::os::unix::fs::symlink(ptx_dir.join("target"), out.join("target")).unwrap();
     }
-    let skipped_items = deviceemu_build::build_with(&tmp, &root, &out, &[PathBuf::from("src/k.rs")], false).unwrap_or_else(|e| panic!("{e}"));
+    let skipped_items = deviceemu_build::build_with(&tmp, &root, &out, &[PathBuf::from("src/k.rs")], false)
+        .unwrap_or_else(|e| panic!("{e}"));
     let stamp = skipped_items.iter().find(|s| s.name == "stamp").unwrap_or_else(|| panic!("{skipped_items:?}"));
     assert!(stamp.reason.contains("mark it #[device]"), "{stamp}");
     let text = std::fs::read_to_string(out.join("src_k_rs.ptx")).unwrap();

@@ -27,17 +27,11 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 }
 
 fn racecheck() -> Checks {
-    Checks {
-        racecheck: true,
-        ..Checks::default()
-    }
+    Checks { racecheck: true, ..Checks::default() }
 }
 
 fn initcheck() -> Checks {
-    Checks {
-        initcheck: true,
-        ..Checks::default()
-    }
+    Checks { initcheck: true, ..Checks::default() }
 }
 
 /// `y = a * x + y`: each block covers its own elements.
@@ -103,13 +97,7 @@ fn run<T>(config: Config, f: impl FnOnce() -> (Vec<T>, Result<(), Error>)) -> Ru
         (r, last_path())
     });
     let (c1, s1) = lane_checks();
-    Run {
-        out,
-        result,
-        path,
-        chunks: c1 - c0,
-        slow: s1 - s0,
-    }
+    Run { out, result, path, chunks: c1 - c0, slow: s1 - s0 }
 }
 
 fn configs(checks: Checks) -> Vec<Config> {
@@ -161,10 +149,7 @@ fn overlapping_blocks_race_as_on_the_general_path() {
     // Blocks 128 apart, the last covering the last 256 elements, so that every block passes
     // the lane loop's proof and runs in chunks: 7 blocks (a small shadow, one allocation) and
     // 1023 (2 MiB of records per buffer: a mapping with page locks, `GlobalRaceShadow::chunk`).
-    for (c, n) in configs(racecheck())
-        .into_iter()
-        .flat_map(|c| [(c.clone(), 1024usize), (c, 1 << 17)])
-    {
+    for (c, n) in configs(racecheck()).into_iter().flat_map(|c| [(c.clone(), 1024usize), (c, 1 << 17)]) {
         let blocks = (n / 128 - 1) as u32;
         let x = DeviceBuffer::from_slice(&floats(n, 1.0)).unwrap();
         let launch = || {
@@ -272,9 +257,7 @@ fn reading_an_uninit_buffer_in_chunks_is_reported() {
         let mut y = DeviceBuffer::<f32>::uninit(n).unwrap();
         with_config(c.clone(), || launch!(add_one<<<blocks, threads>>>(&x, &mut y))).unwrap();
         let fast = run(c.clone(), || launch(&y));
-        fast.result
-            .as_ref()
-            .unwrap_or_else(|e| panic!("{c:?}: a buffer the lane loop wrote: {e}"));
+        fast.result.as_ref().unwrap_or_else(|e| panic!("{c:?}: a buffer the lane loop wrote: {e}"));
         assert_eq!(fast.slow, 0, "{c:?}");
         assert_eq!(fast.out, floats(n, 1.0).iter().map(|v| v + 2.0).collect::<Vec<_>>());
     }
@@ -287,7 +270,9 @@ fn a_chunk_that_panics_is_checked_lane_by_lane() {
     let n = (blocks * threads) as usize;
     let x = DeviceBuffer::from_slice(&(0..n as u32).collect::<Vec<_>>()).unwrap();
     // A zero divisor at element 300 (block 1, lane 44).
-    let d = DeviceBuffer::from_slice(&(0..n).map(|i| if i == 300 { 0 } else { 1 + (i % 3) as u32 }).collect::<Vec<_>>()).unwrap();
+    let d =
+        DeviceBuffer::from_slice(&(0..n).map(|i| if i == 300 { 0 } else { 1 + (i % 3) as u32 }).collect::<Vec<_>>())
+            .unwrap();
     for c in configs(Checks::all()) {
         let launch = || {
             let mut out = DeviceBuffer::<u32>::zeroed(n).unwrap();
@@ -338,11 +323,7 @@ fn a_reused_shadow_starts_clean_and_the_budget_still_holds() {
     assert!(maps >= 2 && bytes >= 2 * 16 * n, "{bytes} bytes in {maps} mappings");
     // The same sizes again: the pooled mappings, their records from the racy launch zeroed.
     clean().unwrap_or_else(|e| panic!("stale records of the last launch: {e}"));
-    assert_eq!(
-        race_shadow_pool(),
-        (bytes, maps),
-        "the clean launch took the pooled mappings and gave them back"
-    );
+    assert_eq!(race_shadow_pool(), (bytes, maps), "the clean launch took the pooled mappings and gave them back");
     assert_eq!(report(&racy()), first);
     // A budget the pool does not fit: drained, and a launch that needs more is error 2.
     with_budget("1M", || {

@@ -11,9 +11,9 @@ use std::sync::Mutex;
 
 #[path = "it/kernels.rs"]
 mod kernels;
-use kernels::{block_sum, saxpy};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, Checks, Config};
+use kernels::{block_sum, saxpy};
 
 /// The accounting and `EMU_RACECHECK_SHADOW` are process-wide: one test at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -72,7 +72,8 @@ fn saxpy_and_the_block_reduction_take_at_most_16_bytes_of_shadow_per_element() {
     let _g = lock();
     let x = DeviceBuffer::from_slice(&vec![1.0f32; N]).unwrap();
     let mut y = DeviceBuffer::from_slice(&vec![2.0f32; N]).unwrap();
-    let (bytes, r) = peak_during(|| with_config(racecheck(), || launch!(saxpy<<<(N / 256) as u32, 256>>>(2.0, &x, &mut y))));
+    let (bytes, r) =
+        peak_during(|| with_config(racecheck(), || launch!(saxpy<<<(N / 256) as u32, 256>>>(2.0, &x, &mut y))));
     r.unwrap();
     assert!(y.to_vec().unwrap().iter().all(|&v| v == 4.0));
     let per = bytes as f64 / (2 * N) as f64;
@@ -82,7 +83,8 @@ fn saxpy_and_the_block_reduction_take_at_most_16_bytes_of_shadow_per_element() {
     assert!(per <= 16.0, "{per} bytes per element");
 
     let mut partial = DeviceBuffer::<f32>::zeroed(N / 256).unwrap();
-    let (bytes, r) = peak_during(|| with_config(racecheck(), || launch!(block_sum<<<(N / 256) as u32, 256>>>(&y, &mut partial))));
+    let (bytes, r) =
+        peak_during(|| with_config(racecheck(), || launch!(block_sum<<<(N / 256) as u32, 256>>>(&y, &mut partial))));
     r.unwrap();
     assert!(partial.to_vec().unwrap().iter().all(|&v| v == 1024.0));
     let elements = N + N / 256;
@@ -98,7 +100,8 @@ fn pages_a_launch_never_touches_cost_nothing() {
     let big = 1usize << 24;
     let mut y = DeviceBuffer::<f32>::zeroed(big).unwrap();
     let touched = 4096u32;
-    let (bytes, r) = peak_during(|| with_config(racecheck(), || launch!(touch<<<(big / 256) as u32, 256>>>(&mut y, touched))));
+    let (bytes, r) =
+        peak_during(|| with_config(racecheck(), || launch!(touch<<<(big / 256) as u32, 256>>>(&mut y, touched))));
     r.unwrap();
     // The OS pages of the touched records (16 pages of 4 KiB), and nothing else; where the
     // OS backs the mapping with 2 MiB pages (transparent huge pages set to `always`), one of
@@ -113,7 +116,8 @@ fn read_shared_elements_go_out_of_line() {
     let _g = lock();
     let x = DeviceBuffer::from_slice(&vec![1.0f32; N]).unwrap();
     let mut out = DeviceBuffer::<f32>::zeroed(N).unwrap();
-    let (bytes, r) = peak_during(|| with_config(racecheck(), || launch!(pairs<<<(N / 256) as u32, 256>>>(&x, &mut out))));
+    let (bytes, r) =
+        peak_during(|| with_config(racecheck(), || launch!(pairs<<<(N / 256) as u32, 256>>>(&x, &mut out))));
     r.unwrap();
     assert!(out.to_vec().unwrap().iter().all(|&v| v == 2.0));
     // `x`'s elements are each read by two unordered threads: 16 bytes in line and 36 out of
@@ -160,7 +164,9 @@ fn a_launch_that_touches_more_shadow_than_the_budget_is_error_2() {
         assert!(text.contains("EMU_RACECHECK_SHADOW"), "{text}");
     });
     // A budget that holds both shadows.
-    with_budget("40M", || with_config(racecheck(), || launch!(saxpy<<<(N / 256) as u32, 256>>>(2.0, &x, &mut y))).unwrap());
+    with_budget("40M", || {
+        with_config(racecheck(), || launch!(saxpy<<<(N / 256) as u32, 256>>>(2.0, &x, &mut y))).unwrap()
+    });
     with_config(racecheck(), || launch!(saxpy<<<(N / 256) as u32, 256>>>(2.0, &x, &mut y))).unwrap();
 }
 

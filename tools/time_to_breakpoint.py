@@ -4,7 +4,7 @@ once) to the stop in the chosen GPU thread, with the helpers loaded:
 
     EMU_BLOCKS=serial gdb -q target/debug/examples/saxpy
     (gdb) source tools/gdb/deviceemu.py
-    (gdb) emu-break saxpy.rs:22 3 1
+    (gdb) emu-break saxpy.rs:24 3 1
     (gdb) run
     (gdb) emu-where
 
@@ -41,7 +41,7 @@ def command(dbg, exe):
             "-ex", "set pagination off",
             "-ex", "set may-call-functions off",
             "-ex", "source tools/gdb/deviceemu.py",
-            "-ex", "emu-break saxpy.rs:22 3 1",
+            "-ex", "emu-break saxpy.rs:24 3 1",
             "-ex", "run",
             "-ex", "emu-where",
             "-ex", "kill",
@@ -50,7 +50,7 @@ def command(dbg, exe):
     return [
         "lldb", "-b",
         "-o", "command script import tools/lldb/deviceemu.py",
-        "-o", "emu-break saxpy.rs:22 3 1",
+        "-o", "emu-break saxpy.rs:24 3 1",
         "-o", "run",
         "-o", "emu-where",
         "-o", "kill",

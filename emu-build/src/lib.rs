@@ -55,7 +55,9 @@ pub enum BuildError {
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BuildError::Source { path, message } => write!(f, "deviceemu: cannot read kernels from {}: {message}", path.display()),
+            BuildError::Source { path, message } => {
+                write!(f, "deviceemu: cannot read kernels from {}: {message}", path.display())
+            }
             BuildError::MissingRustSrc => write!(
                 f,
                 "deviceemu: building kernels for the GPU needs the Rust standard library sources; \
@@ -76,11 +78,7 @@ impl std::error::Error for BuildError {}
 /// The name of the PTX file (without extension) for kernels defined in `source`, a path
 /// relative to the crate's manifest directory. `#[kernel]` computes the same name.
 pub fn ptx_name(source: &Path) -> String {
-    source
-        .to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect()
+    source.to_string_lossy().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
 }
 
 /// Compiles the kernels of `sources` (paths relative to the manifest directory) to PTX, if
@@ -158,7 +156,13 @@ impl fmt::Display for Skipped {
 /// `unchecked-gpu` feature; set by [`kernels`] when the crate's own `unchecked-gpu` feature is
 /// on). Returns the kernels and helpers that were left out because they do not compile for the
 /// GPU (their files' other kernels are built without them).
-pub fn build_with(manifest: &Path, root: &Path, out: &Path, sources: &[PathBuf], unchecked: bool) -> Result<Vec<Skipped>, BuildError> {
+pub fn build_with(
+    manifest: &Path,
+    root: &Path,
+    out: &Path,
+    sources: &[PathBuf],
+    unchecked: bool,
+) -> Result<Vec<Skipped>, BuildError> {
     check_rust_src()?;
     std::fs::create_dir_all(out).map_err(|e| BuildError::Other(format!("cannot create {}: {e}", out.display())))?;
     let target_dir = out.join("target");
@@ -172,7 +176,8 @@ pub fn build_with(manifest: &Path, root: &Path, out: &Path, sources: &[PathBuf],
         if items.iter().all(|i| i.kind != Kind::Kernel) {
             continue; // no kernels in this file
         }
-        let kernel_names: Vec<String> = items.iter().filter(|i| i.kind == Kind::Kernel).map(|i| i.name.clone()).collect();
+        let kernel_names: Vec<String> =
+            items.iter().filter(|i| i.kind == Kind::Kernel).map(|i| i.name.clone()).collect();
         // `use super::*`, `use crate::*` and `use crate::m::Name` in a kernel file: what the
         // module it names defines goes along too (its constants, structs, impls, helpers and
         // imports, kept when the kernels mention them), and the import itself is left out.
@@ -190,12 +195,10 @@ pub fn build_with(manifest: &Path, root: &Path, out: &Path, sources: &[PathBuf],
                 queue.extend(imported_files(manifest, frel, &ptext));
             }
             // The file's own items win over the imported ones of the same name.
-            pitems.retain(|p| {
-                match p.kind {
-                    Kind::Use => !items.iter().any(|i| i.text == p.text),
-                    Kind::Impl => true,
-                    _ => !items.iter().any(|i| i.name == p.name && !matches!(i.kind, Kind::Use | Kind::Impl)),
-                }
+            pitems.retain(|p| match p.kind {
+                Kind::Use => !items.iter().any(|i| i.text == p.text),
+                Kind::Impl => true,
+                _ => !items.iter().any(|i| i.name == p.name && !matches!(i.kind, Kind::Use | Kind::Impl)),
             });
             pitems.append(&mut items);
             items = pitems;
@@ -252,7 +255,8 @@ pub fn build_with(manifest: &Path, root: &Path, out: &Path, sources: &[PathBuf],
                 break; // nothing left for the GPU in this file
             }
         }
-        let left_out: Vec<&Skipped> = skipped.iter().filter(|k| k.file == *rel && kernel_names.contains(&k.name)).collect();
+        let left_out: Vec<&Skipped> =
+            skipped.iter().filter(|k| k.file == *rel && kernel_names.contains(&k.name)).collect();
         if !left_out.is_empty() {
             // The launch of a kernel left out says why, in the build warning's words
             // (`LEFT_OUT` lines, read by the GPU launcher); a file whose every kernel was left
@@ -269,7 +273,8 @@ pub fn build_with(manifest: &Path, root: &Path, out: &Path, sources: &[PathBuf],
         let bounds = launch_bounds(&text);
         if !bounds.is_empty() {
             let ptx_text = std::fs::read_to_string(&ptx).map_err(|e| BuildError::Other(e.to_string()))?;
-            std::fs::write(&ptx, apply_launch_bounds(&ptx_text, &bounds)).map_err(|e| BuildError::Other(e.to_string()))?;
+            std::fs::write(&ptx, apply_launch_bounds(&ptx_text, &bounds))
+                .map_err(|e| BuildError::Other(e.to_string()))?;
         }
     }
     Ok(skipped)
@@ -311,9 +316,16 @@ struct Kept(Vec<bool>);
 
 impl Kept {
     fn of(items: &[Item]) -> Kept {
-        let mut keep: Vec<bool> = items.iter().map(|i| matches!(i.kind, Kind::Kernel | Kind::Device | Kind::Other)).collect();
+        let mut keep: Vec<bool> =
+            items.iter().map(|i| matches!(i.kind, Kind::Kernel | Kind::Device | Kind::Other)).collect();
         loop {
-            let body: String = items.iter().zip(&keep).filter(|(_, k)| **k).map(|(i, _)| i.text.as_str()).collect::<Vec<_>>().join("\n");
+            let body: String = items
+                .iter()
+                .zip(&keep)
+                .filter(|(_, k)| **k)
+                .map(|(i, _)| i.text.as_str())
+                .collect::<Vec<_>>()
+                .join("\n");
             let words = words_of(&body);
             let mut grew = false;
             for (i, item) in items.iter().enumerate() {
@@ -326,7 +338,8 @@ impl Kept {
                 break;
             }
         }
-        let body: String = items.iter().zip(&keep).filter(|(_, k)| **k).map(|(i, _)| i.text.as_str()).collect::<Vec<_>>().join("\n");
+        let body: String =
+            items.iter().zip(&keep).filter(|(_, k)| **k).map(|(i, _)| i.text.as_str()).collect::<Vec<_>>().join("\n");
         let words = words_of(&body);
         for (i, item) in items.iter().enumerate() {
             if item.kind == Kind::Use {
@@ -355,7 +368,9 @@ fn blamed_items(output: &str, lines: &[usize], header: usize) -> Vec<(usize, Str
         let Some(at) = l.trim_start().strip_prefix("--> ") else { continue };
         let mut parts = at.rsplitn(3, ':');
         let (_col, line, file) = (parts.next(), parts.next(), parts.next());
-        if !file.is_some_and(|f| f == "lib.rs" || f.ends_with("/lib.rs")) || file.is_some_and(|f| !f.contains("deviceemu-ptx") && f.contains('/')) {
+        if !file.is_some_and(|f| f == "lib.rs" || f.ends_with("/lib.rs"))
+            || file.is_some_and(|f| !f.contains("deviceemu-ptx") && f.contains('/'))
+        {
             continue;
         }
         let Some(line) = line.and_then(|n| n.parse::<usize>().ok()) else { continue };
@@ -418,7 +433,10 @@ fn dependencies(manifest: &Path) -> Vec<(String, String)> {
                 }
             }
             if !v.contains("default-features") {
-                v = format!("{}, default-features = false }}", v.trim_end_matches('}').trim_end().trim_end_matches(','));
+                v = format!(
+                    "{}, default-features = false }}",
+                    v.trim_end_matches('}').trim_end().trim_end_matches(',')
+                );
             }
             v
         } else {
@@ -430,7 +448,8 @@ fn dependencies(manifest: &Path) -> Vec<(String, String)> {
 }
 
 fn env(name: &str) -> Result<String, BuildError> {
-    std::env::var(name).map_err(|_| BuildError::Other(format!("{name} is not set; call deviceemu_build::kernels from a build script")))
+    std::env::var(name)
+        .map_err(|_| BuildError::Other(format!("{name} is not set; call deviceemu_build::kernels from a build script")))
 }
 
 fn write_if_changed(path: &Path, text: &str) -> Result<(), BuildError> {
@@ -464,7 +483,15 @@ fn compile(dir: &Path, target_dir: &Path, ptx: &Path) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(dir)
-        .args(["rustc", "--release", "--quiet", "--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core", "--crate-type=cdylib"])
+        .args([
+            "rustc",
+            "--release",
+            "--quiet",
+            "--target",
+            "nvptx64-nvidia-cuda",
+            "-Zbuild-std=core",
+            "--crate-type=cdylib",
+        ])
         .arg("--target-dir")
         .arg(target_dir)
         .arg("--")
@@ -475,8 +502,16 @@ fn compile(dir: &Path, target_dir: &Path, ptx: &Path) -> Result<(), String> {
         let k = k.to_string_lossy().into_owned();
         if matches!(
             k.as_str(),
-            "RUSTC" | "RUSTC_WRAPPER" | "RUSTC_WORKSPACE_WRAPPER" | "RUSTFLAGS" | "CARGO_ENCODED_RUSTFLAGS"
-                | "CARGO_TARGET_DIR" | "CARGO_BUILD_TARGET" | "RUSTUP_TOOLCHAIN" | "CARGO_MAKEFLAGS" | "DEVICEEMU_PTX_DIR"
+            "RUSTC"
+                | "RUSTC_WRAPPER"
+                | "RUSTC_WORKSPACE_WRAPPER"
+                | "RUSTFLAGS"
+                | "CARGO_ENCODED_RUSTFLAGS"
+                | "CARGO_TARGET_DIR"
+                | "CARGO_BUILD_TARGET"
+                | "RUSTUP_TOOLCHAIN"
+                | "CARGO_MAKEFLAGS"
+                | "DEVICEEMU_PTX_DIR"
         ) || k.starts_with("CARGO_FEATURE_")
             || k.starts_with("CARGO_CFG_")
             || k.starts_with("CARGO_PKG_")
@@ -531,7 +566,8 @@ struct Item {
 
 fn is_host_only(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
-        a.path().segments.last().is_some_and(|s| s.ident == "kernel") && a.to_token_stream().to_string().contains("host_only")
+        a.path().segments.last().is_some_and(|s| s.ident == "kernel")
+            && a.to_token_stream().to_string().contains("host_only")
     })
 }
 
@@ -563,11 +599,16 @@ fn extract_items_of(source: &str, parent: bool) -> Result<Vec<Item>, String> {
             // A plain function a kernel calls: it goes along, and is left out again (with its
             // callers, and a message saying `#[device]` is needed) if it does not compile.
             syn::Item::Fn(f)
-                if f.sig.ident != "main" && !is_cfg_test(&f.attrs) && !has_attr(&f.attrs, "test") && f.sig.asyncness.is_none() =>
+                if f.sig.ident != "main"
+                    && !is_cfg_test(&f.attrs)
+                    && !has_attr(&f.attrs, "test")
+                    && f.sig.asyncness.is_none() =>
             {
                 (Kind::Mentioned, f.sig.ident.to_string())
             }
-            syn::Item::Struct(s) if has_attr(&s.attrs, "repr") && !is_cfg_test(&s.attrs) => (Kind::Other, s.ident.to_string()),
+            syn::Item::Struct(s) if has_attr(&s.attrs, "repr") && !is_cfg_test(&s.attrs) => {
+                (Kind::Other, s.ident.to_string())
+            }
             // Other structs (a kernel's local helper type): when a kept item mentions them.
             syn::Item::Struct(s) if !is_cfg_test(&s.attrs) => (Kind::Mentioned, s.ident.to_string()),
             // Inherent impls and the impls of `DeviceCopy`, `Clone`, `Copy`, `Default` and
@@ -583,7 +624,8 @@ fn extract_items_of(source: &str, parent: bool) -> Result<Vec<Item>, String> {
     if !parent && !items.iter().any(|i| i.kind == Kind::Kernel) {
         return Ok(Vec::new());
     }
-    let device_crate = |path: &str| ["deviceemu::", "crate::", "self::", "core::", "libm::"].iter().any(|p| path.starts_with(p));
+    let device_crate =
+        |path: &str| ["deviceemu::", "crate::", "self::", "core::", "libm::"].iter().any(|p| path.starts_with(p));
     let mut use_items: Vec<Item> = Vec::new();
     for (path, name) in uses {
         let leaf = name.split(" as ").last().unwrap_or(&name).to_owned();
@@ -620,9 +662,39 @@ fn extract_items(source: &str) -> Result<Vec<Item>, String> {
 /// `Display` impl, say, would not compile without `std` and is not needed by kernels).
 fn carried_impl(i: &syn::ItemImpl) -> bool {
     const TRAITS: &[&str] = &[
-        "DeviceCopy", "Clone", "Copy", "Default", "PartialEq", "Eq", "PartialOrd", "Ord", "Add", "Sub", "Mul", "Div", "Rem", "Neg",
-        "Not", "BitAnd", "BitOr", "BitXor", "Shl", "Shr", "AddAssign", "SubAssign", "MulAssign", "DivAssign", "RemAssign",
-        "BitAndAssign", "BitOrAssign", "BitXorAssign", "ShlAssign", "ShrAssign", "Index", "IndexMut", "From",
+        "DeviceCopy",
+        "Clone",
+        "Copy",
+        "Default",
+        "PartialEq",
+        "Eq",
+        "PartialOrd",
+        "Ord",
+        "Add",
+        "Sub",
+        "Mul",
+        "Div",
+        "Rem",
+        "Neg",
+        "Not",
+        "BitAnd",
+        "BitOr",
+        "BitXor",
+        "Shl",
+        "Shr",
+        "AddAssign",
+        "SubAssign",
+        "MulAssign",
+        "DivAssign",
+        "RemAssign",
+        "BitAndAssign",
+        "BitOrAssign",
+        "BitXorAssign",
+        "ShlAssign",
+        "ShrAssign",
+        "Index",
+        "IndexMut",
+        "From",
     ];
     match &i.trait_ {
         None => true,
@@ -723,14 +795,15 @@ pub fn launch_bounds(source: &str) -> Vec<(String, u32, u32)> {
     for item in file.items {
         let syn::Item::Fn(f) = item else { continue };
         for a in &f.attrs {
-            if !a.path().segments.last().is_some_and(|s| s.ident == "kernel") {
+            if a.path().segments.last().is_none_or(|s| s.ident != "kernel") {
                 continue;
             }
             let Ok(syn::Meta::List(lb)) = a.parse_args::<syn::Meta>() else { continue };
             if !lb.path.is_ident("launch_bounds") {
                 continue;
             }
-            let Ok(nums) = lb.parse_args_with(syn::punctuated::Punctuated::<syn::LitInt, syn::Token![,]>::parse_terminated)
+            let Ok(nums) =
+                lb.parse_args_with(syn::punctuated::Punctuated::<syn::LitInt, syn::Token![,]>::parse_terminated)
             else {
                 continue;
             };
@@ -843,7 +916,10 @@ mod tests {
 
     #[test]
     fn errors_are_blamed_on_the_items_of_their_lines() {
-        let items = extract_items("use deviceemu::prelude::*; #[kernel] fn a(x: &mut [f32]) {} #[kernel] fn b(x: &mut [f32]) {}").unwrap();
+        let items = extract_items(
+            "use deviceemu::prelude::*; #[kernel] fn a(x: &mut [f32]) {} #[kernel] fn b(x: &mut [f32]) {}",
+        )
+        .unwrap();
         let (_, lines) = assemble(&items);
         let header = LIB_HEADER.lines().count();
         // Line header+1 is the `use`, +2 kernel a, +3 kernel b.
@@ -898,7 +974,11 @@ mod tests {
                 ("src/kernels.rs", "use crate::*; use crate::util::twice; #[kernel] fn k(x: &mut [f32]) { x[N - 1] = twice(1.0); }"),
             ],
         );
-        let files = imported_files(&dir, Path::new("src/kernels.rs"), &std::fs::read_to_string(dir.join("src/kernels.rs")).unwrap());
+        let files = imported_files(
+            &dir,
+            Path::new("src/kernels.rs"),
+            &std::fs::read_to_string(dir.join("src/kernels.rs")).unwrap(),
+        );
         assert_eq!(files, vec![dir.join("src/lib.rs"), dir.join("src/util.rs")]);
         // The imports themselves are not in the generated crate (it has no such modules).
         let own = extract("use crate::*; use crate::util::twice; #[kernel] fn k(x: &mut [f32]) {}").unwrap();

@@ -66,9 +66,8 @@ fn validate(item: &DeriveInput) -> syn::Result<Vec<(Member, syn::Type)>> {
         .filter(|a| a.path().is_ident("repr"))
         .map(|a| a.meta.to_token_stream().to_string().replace(' ', ""))
         .collect();
-    let laid_out = reprs
-        .iter()
-        .any(|r| r.contains("(C") || r.contains(",C") || r.contains("transparent") || r.contains("packed"));
+    let laid_out =
+        reprs.iter().any(|r| r.contains("(C") || r.contains(",C") || r.contains("transparent") || r.contains("packed"));
     if !laid_out {
         return Err(syn::Error::new_spanned(
             name,
@@ -76,17 +75,12 @@ fn validate(item: &DeriveInput) -> syn::Result<Vec<(Member, syn::Type)>> {
         ));
     }
     let fields = match &s.fields {
-        Fields::Named(f) => f
-            .named
-            .iter()
-            .map(|f| (Member::Named(f.ident.clone().expect("named")), f.ty.clone()))
-            .collect(),
-        Fields::Unnamed(f) => f
-            .unnamed
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (Member::Unnamed(syn::Index::from(i)), f.ty.clone()))
-            .collect(),
+        Fields::Named(f) => {
+            f.named.iter().map(|f| (Member::Named(f.ident.clone().expect("named")), f.ty.clone())).collect()
+        }
+        Fields::Unnamed(f) => {
+            f.unnamed.iter().enumerate().map(|(i, f)| (Member::Unnamed(syn::Index::from(i)), f.ty.clone())).collect()
+        }
         Fields::Unit => Vec::new(),
     };
     Ok(fields)

@@ -61,7 +61,9 @@ impl VisitMut for HostBody<'_> {
                 let Some(last) = p.path.segments.last() else { return };
                 let name = last.ident.to_string();
                 let span = call.span();
-                if call.args.is_empty() && matches!(name.as_str(), "thread_idx" | "block_idx" | "block_dim" | "grid_dim") {
+                if call.args.is_empty()
+                    && matches!(name.as_str(), "thread_idx" | "block_idx" | "block_dim" | "grid_dim")
+                {
                     let ctx = Ident::new(&self.ctx.to_string(), self.ctx.span().located_at(span));
                     let field = Ident::new(&name, span);
                     *e = syn::parse_quote_spanned!(span=> #ctx.#field);
@@ -88,11 +90,27 @@ impl VisitMut for HostBody<'_> {
                     // Warp collectives, when called without a turbofish (which the awaited form
                     // would drop): `name(args)` becomes `name_await(args).await`.
                     (
-                        "active_mask" | "sync_warp" | "all_sync" | "any_sync" | "ballot_sync" | "shfl_sync"
-                        | "shfl_up_sync" | "shfl_down_sync" | "shfl_xor_sync" | "shfl_sync_width"
-                        | "shfl_up_sync_width" | "shfl_down_sync_width" | "shfl_xor_sync_width" | "reduce_add_sync"
-                        | "reduce_min_sync" | "reduce_max_sync" | "reduce_and_sync" | "reduce_or_sync"
-                        | "reduce_xor_sync" | "match_any_sync" | "match_all_sync",
+                        "active_mask"
+                        | "sync_warp"
+                        | "all_sync"
+                        | "any_sync"
+                        | "ballot_sync"
+                        | "shfl_sync"
+                        | "shfl_up_sync"
+                        | "shfl_down_sync"
+                        | "shfl_xor_sync"
+                        | "shfl_sync_width"
+                        | "shfl_up_sync_width"
+                        | "shfl_down_sync_width"
+                        | "shfl_xor_sync_width"
+                        | "reduce_add_sync"
+                        | "reduce_min_sync"
+                        | "reduce_max_sync"
+                        | "reduce_and_sync"
+                        | "reduce_or_sync"
+                        | "reduce_xor_sync"
+                        | "match_any_sync"
+                        | "match_all_sync",
                         _,
                     ) if last.arguments.is_none() && args.len() == warp_arity(&name) => {
                         let awaited = Ident::new(&format!("{name}_await"), span);

@@ -45,12 +45,18 @@ fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
     }
     let kernel: TokenStream = rest[..open].iter().cloned().collect();
     let after_open = &rest[open + 3..];
-    let close = find_triple(after_open, '>').ok_or_else(|| syn::Error::new(rest[open].span(), "unclosed `<<<`: add `>>>` after the block size"))?;
+    let close = find_triple(after_open, '>')
+        .ok_or_else(|| syn::Error::new(rest[open].span(), "unclosed `<<<`: add `>>>` after the block size"))?;
     let config: TokenStream = after_open[..close].iter().cloned().collect();
     let tail = &after_open[close + 3..];
     let args = match tail {
         [TokenTree::Group(g)] if g.delimiter() == Delimiter::Parenthesis => g.stream(),
-        [] => return Err(syn::Error::new(after_open[close].span(), "missing kernel arguments after `>>>`: write `(args)`, or `()` for none")),
+        [] => {
+            return Err(syn::Error::new(
+                after_open[close].span(),
+                "missing kernel arguments after `>>>`: write `(args)`, or `()` for none",
+            ))
+        }
         other => return Err(syn::Error::new(other[0].span(), USAGE)),
     };
 
@@ -114,9 +120,10 @@ fn try_expand(input: TokenStream) -> syn::Result<TokenStream> {
             ::core::result::Result::<(), #krate::Error>::Ok(())
         }});
     }
-    let args: Vec<TokenStream> = args.iter().map(|a| host_arg(a)).collect();
+    let args: Vec<TokenStream> = args.iter().map(host_arg).collect();
     let args = args.iter();
-    let uses = quote!(#[allow(unused_imports)] use #krate::__private::launch_arg::{ByCopy as _, ByValue as _, Reborrow as _};);
+    let uses =
+        quote!(#[allow(unused_imports)] use #krate::__private::launch_arg::{ByCopy as _, ByValue as _, Reborrow as _};);
     if let Some(stream) = stream {
         return Ok(quote! {{
             #uses

@@ -32,9 +32,9 @@ mod lower;
 mod parse;
 mod progress;
 mod rewrite;
-mod symbol;
 #[cfg(test)]
 mod snapshots;
+mod symbol;
 mod validate;
 
 /// `#[derive(DeviceCopy)]` for a `#[repr(C)]` struct: implements `DeviceCopy` after checking
@@ -144,11 +144,7 @@ fn embedded_ptx() -> Option<String> {
     let abs = std::fs::canonicalize(&abs).unwrap_or(abs);
     let manifest = std::fs::canonicalize(&manifest).unwrap_or(manifest);
     let rel = abs.strip_prefix(&manifest).ok()?;
-    let name: String = rel
-        .to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
+    let name: String = rel.to_string_lossy().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
     let path = std::path::Path::new(&dir).join(format!("{name}.ptx"));
     path.exists().then(|| path.to_string_lossy().into_owned())
 }

@@ -114,7 +114,8 @@ pub(crate) fn device(mut item: ItemFn, params: Vec<Param>) -> Lowered {
     // Whether it may wait, published for the kernels that call it (`fission/helpers.rs`); not
     // for a method (a `macro_rules!` cannot sit in an `impl`).
     let method = item.sig.inputs.iter().any(|a| matches!(a, syn::FnArg::Receiver(_)));
-    let waits = (!method).then(|| crate::fission::helpers::classify(&item.sig.ident.to_string(), &item.block, &scalars(&params)));
+    let waits = (!method)
+        .then(|| crate::fission::helpers::classify(&item.sig.ident.to_string(), &item.block, &scalars(&params)));
     // Loops yield to the block's other threads and answer the watchdog (`progress.rs`); a
     // `const fn` cannot call the runtime.
     if item.sig.constness.is_none() {

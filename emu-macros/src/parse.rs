@@ -34,7 +34,10 @@ const BOUNDS_RANGE: &str =
 /// Parses the item a `#[kernel]` or `#[device]` is on (`what` names the attribute).
 pub(crate) fn item(item: TokenStream, what: &str) -> Result<ItemFn, syn::Error> {
     syn::parse2(item).map_err(|_| {
-        syn::Error::new(Span::call_site(), format!("`#[{what}]` applies to a function: `#[{what}] fn name(params) {{ body }}`"))
+        syn::Error::new(
+            Span::call_site(),
+            format!("`#[{what}]` applies to a function: `#[{what}] fn name(params) {{ body }}`"),
+        )
     })
 }
 
@@ -59,7 +62,9 @@ pub(crate) fn kernel_attr(attr: TokenStream) -> Result<KernelAttr, syn::Error> {
             Meta::List(list) if list.path.is_ident("launch_bounds") => {
                 return Err(syn::Error::new_spanned(&list.path, "`launch_bounds` is given twice: write it once"))
             }
-            Meta::List(list) if list.path.is_ident("cluster") && out.cluster.is_none() => out.cluster = Some(cluster(list)?),
+            Meta::List(list) if list.path.is_ident("cluster") && out.cluster.is_none() => {
+                out.cluster = Some(cluster(list)?)
+            }
             Meta::List(list) if list.path.is_ident("cluster") => {
                 return Err(syn::Error::new_spanned(&list.path, "`cluster` is given twice: write it once"))
             }

@@ -23,9 +23,9 @@
 
 use proc_macro2::Span;
 use quote::quote_spanned;
+use std::collections::{HashMap, HashSet};
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
-use std::collections::{HashMap, HashSet};
 
 use syn::{Block, Expr, Ident};
 
@@ -140,7 +140,9 @@ impl Bounded {
             let add: Vec<String> = found
                 .inits
                 .iter()
-                .filter(|(n, inits)| !b.names.contains(*n) && !found.other.contains(*n) && inits.iter().all(|i| i.holds(&b)))
+                .filter(|(n, inits)| {
+                    !b.names.contains(*n) && !found.other.contains(*n) && inits.iter().all(|i| i.holds(&b))
+                })
                 .map(|(n, _)| n.clone())
                 .collect();
             if add.is_empty() {
@@ -154,7 +156,9 @@ impl Bounded {
     /// bounded, through `step_by`, `rev`, `skip`, or any range with a bounded `take`.
     pub(crate) fn range(&self, e: &Expr) -> bool {
         match e {
-            Expr::Range(r) => r.start.as_deref().is_none_or(|s| self.value(s)) && r.end.as_deref().is_some_and(|s| self.value(s)),
+            Expr::Range(r) => {
+                r.start.as_deref().is_none_or(|s| self.value(s)) && r.end.as_deref().is_some_and(|s| self.value(s))
+            }
             Expr::Paren(p) => self.range(&p.expr),
             Expr::Group(g) => self.range(&g.expr),
             Expr::MethodCall(m) => match m.method.to_string().as_str() {
@@ -194,7 +198,9 @@ impl Bounded {
             Expr::MethodCall(m) => {
                 let name = m.method.to_string();
                 (name == "len" && matches!(peel(&m.receiver), Expr::Path(_)))
-                    || (PURE.contains(&name.as_str()) && self.value(&m.receiver) && m.args.iter().all(|a| self.value(a)))
+                    || (PURE.contains(&name.as_str())
+                        && self.value(&m.receiver)
+                        && m.args.iter().all(|a| self.value(a)))
             }
             Expr::Binary(b) => !assigns(&b.op) && self.value(&b.left) && self.value(&b.right),
             Expr::Unary(u) => !matches!(u.op, syn::UnOp::Deref(_)) && self.value(&u.expr),
@@ -208,8 +214,20 @@ impl Bounded {
 
 /// Integer methods without side effects.
 const PURE: [&str; 14] = [
-    "min", "max", "wrapping_add", "wrapping_sub", "wrapping_mul", "saturating_add", "saturating_sub", "div_ceil",
-    "next_power_of_two", "pow", "clamp", "ilog2", "rem_euclid", "div_euclid",
+    "min",
+    "max",
+    "wrapping_add",
+    "wrapping_sub",
+    "wrapping_mul",
+    "saturating_add",
+    "saturating_sub",
+    "div_ceil",
+    "next_power_of_two",
+    "pow",
+    "clamp",
+    "ilog2",
+    "rem_euclid",
+    "div_euclid",
 ];
 
 /// A constant's name, by the naming convention (`TILE`, `N2`).
@@ -221,8 +239,16 @@ fn assigns(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;
     matches!(
         op,
-        AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_) | BitXorAssign(_) | BitAndAssign(_)
-            | BitOrAssign(_) | ShlAssign(_) | ShrAssign(_)
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
     )
 }
 
@@ -266,7 +292,9 @@ impl<'a> syn::visit::Visit<'a> for Bindings {
             p => p,
         };
         match (pat, &l.init) {
-            (syn::Pat::Ident(i), Some(init)) if i.mutability.is_none() && i.by_ref.is_none() && i.subpat.is_none() && init.diverge.is_none() => {
+            (syn::Pat::Ident(i), Some(init))
+                if i.mutability.is_none() && i.by_ref.is_none() && i.subpat.is_none() && init.diverge.is_none() =>
+            {
                 self.inits.entry(i.ident.to_string()).or_default().push(Init::Let((*init.expr).clone()));
                 self.visit_expr(&init.expr);
             }

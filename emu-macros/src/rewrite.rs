@@ -64,7 +64,10 @@ fn passes_views(c: &syn::ExprCall) -> bool {
         Expr::Path(p) => {
             p.qself.is_none()
                 && !p.path.segments.iter().any(|s| s.ident == "__private")
-                && p.path.segments.last().is_some_and(|s| s.ident.to_string().starts_with(|ch: char| ch.is_lowercase() || ch == '_'))
+                && p.path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident.to_string().starts_with(|ch: char| ch.is_lowercase() || ch == '_'))
         }
         _ => false,
     }
@@ -104,7 +107,11 @@ fn type_shape(ty: &Type) -> Shape {
 
 impl Rewriter {
     /// A rewriter whose outermost scope holds `views` (names bound to views).
-    pub(crate) fn new(views: impl IntoIterator<Item = (String, bool)>, rewrite_returns: bool, shared_prefix: String) -> Self {
+    pub(crate) fn new(
+        views: impl IntoIterator<Item = (String, bool)>,
+        rewrite_returns: bool,
+        shared_prefix: String,
+    ) -> Self {
         Rewriter {
             scopes: vec![views.into_iter().collect()],
             rewrite_returns,
@@ -294,14 +301,19 @@ impl Rewriter {
                 _ => Shape::Plain,
             },
             Expr::Reference(_) | Expr::Index(_) if self.subview(e).is_some() => Shape::View,
-            Expr::MethodCall(m) if (m.method == "row" || m.method == "cast" || m.method == "slice") && self.shape_of(&m.receiver) == Shape::View => {
+            Expr::MethodCall(m)
+                if (m.method == "row" || m.method == "cast" || m.method == "slice")
+                    && self.shape_of(&m.receiver) == Shape::View =>
+            {
                 Shape::View
             }
             // `cluster.map_shared_rank(&tile, rank)`: the same array in another block of the
             // cluster (distributed shared memory).
             Expr::MethodCall(m) if m.method == "map_shared_rank" && m.args.len() == 2 => Shape::View,
             // `HITS.view()`: a `#[device_global]` static (an upper-case path).
-            Expr::MethodCall(m) if m.method == "view" && m.args.is_empty() && is_static_path(&m.receiver) => Shape::View,
+            Expr::MethodCall(m) if m.method == "view" && m.args.is_empty() && is_static_path(&m.receiver) => {
+                Shape::View
+            }
             Expr::Paren(p) => self.shape_of(&p.expr),
             Expr::Group(g) => self.shape_of(&g.expr),
             Expr::Tuple(t) => {
@@ -532,7 +544,8 @@ impl Rewriter {
                     }
                     if self.changed {
                         let span = g.span();
-                        let mut ng = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, args.to_token_stream());
+                        let mut ng =
+                            proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, args.to_token_stream());
                         ng.set_span(span);
                         *g = ng;
                     }
@@ -747,10 +760,50 @@ fn part_elem() -> syn::Ident {
 /// [`PartMut`](::deviceemu::__private::PartMut), which writes the element back when the method
 /// borrowed it mutably.
 const BY_VALUE_METHODS: [&str; 44] = [
-    "abs", "sqrt", "cbrt", "mul_add", "exp", "exp2", "exp_m1", "ln", "ln_1p", "log", "log2", "log10", "sin", "cos", "tan",
-    "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "floor", "ceil", "round", "trunc", "fract", "signum",
-    "powi", "powf", "recip", "hypot", "min", "max", "clamp", "copysign", "to_bits", "is_nan", "is_finite",
-    "count_ones", "leading_zeros", "trailing_zeros", "pow", "rem_euclid",
+    "abs",
+    "sqrt",
+    "cbrt",
+    "mul_add",
+    "exp",
+    "exp2",
+    "exp_m1",
+    "ln",
+    "ln_1p",
+    "log",
+    "log2",
+    "log10",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "atan2",
+    "sinh",
+    "cosh",
+    "tanh",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "fract",
+    "signum",
+    "powi",
+    "powf",
+    "recip",
+    "hypot",
+    "min",
+    "max",
+    "clamp",
+    "copysign",
+    "to_bits",
+    "is_nan",
+    "is_finite",
+    "count_ones",
+    "leading_zeros",
+    "trailing_zeros",
+    "pow",
+    "rem_euclid",
 ];
 
 /// The rewriting of places inside elements (`v[i].x`, `v[i].m[k]`), method calls on elements,
@@ -881,7 +934,8 @@ impl Rewriter {
             _ => return,
         };
         let mut guards = Vec::new();
-        let indices: Vec<usize> = args.iter().enumerate().filter(|(_, a)| self.is_mut_borrow_of_place(a)).map(|(k, _)| k).collect();
+        let indices: Vec<usize> =
+            args.iter().enumerate().filter(|(_, a)| self.is_mut_borrow_of_place(a)).map(|(k, _)| k).collect();
         for k in indices {
             let arg = args.iter_mut().nth(k).expect("an argument");
             let Expr::Reference(rf) = arg else { continue };
@@ -977,7 +1031,9 @@ impl Rewriter {
             Expr::Index(i) => self.static_root(&i.expr),
             Expr::Field(f) => self.static_root(&f.base),
             Expr::Paren(p) => self.static_root(&p.expr),
-            Expr::Path(p) if is_static_path(e) && !p.path.get_ident().is_some_and(|i| self.is_view(&i.to_string())) => Some(e.clone()),
+            Expr::Path(p) if is_static_path(e) && !p.path.get_ident().is_some_and(|i| self.is_view(&i.to_string())) => {
+                Some(e.clone())
+            }
             _ => None,
         }
     }

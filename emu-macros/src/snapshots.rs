@@ -71,7 +71,11 @@ fn snapshots() {
         }
         let want = std::fs::read_to_string(&path).unwrap_or_default();
         if got != want {
-            let line = got.lines().zip(want.lines()).position(|(a, b)| a != b).unwrap_or(got.lines().count().min(want.lines().count()));
+            let line = got
+                .lines()
+                .zip(want.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(got.lines().count().min(want.lines().count()));
             let (g, w) = (got.lines().nth(line).unwrap_or("<end>"), want.lines().nth(line).unwrap_or("<end>"));
             failed.push(format!("{}: line {}:\n  expanded: {g}\n  snapshot: {w}", path.display(), line + 1));
         }
@@ -84,7 +88,9 @@ fn snapshots() {
 /// are left out.
 fn items_named(source: &str, name: &str) -> Vec<(syn::Item, bool, bool)> {
     let file: syn::File = syn::parse_str(&expand_file(source)).unwrap();
-    let has = |attrs: &[syn::Attribute], what: &str| attrs.iter().any(|a| a.to_token_stream().to_string().replace(' ', "").contains(what));
+    let has = |attrs: &[syn::Attribute], what: &str| {
+        attrs.iter().any(|a| a.to_token_stream().to_string().replace(' ', "").contains(what))
+    };
     file.items
         .into_iter()
         .filter_map(|item| {
@@ -114,7 +120,8 @@ fn rustdoc_sees_the_kernel_as_written() {
     let want: syn::Signature = syn::parse_quote!(fn add(a: f32, x: &[f32], y: &mut [f32]));
     assert_eq!(f.sig.to_token_stream().to_string(), want.to_token_stream().to_string());
     assert!(matches!(f.vis, syn::Visibility::Public(_)));
-    let docs: Vec<String> = f.attrs.iter().filter(|a| a.path().is_ident("doc")).map(|a| a.to_token_stream().to_string()).collect();
+    let docs: Vec<String> =
+        f.attrs.iter().filter(|a| a.path().is_ident("doc")).map(|a| a.to_token_stream().to_string()).collect();
     assert!(docs[0].contains("Adds."), "{docs:?}");
     assert!(docs.iter().any(|d| d.contains("launch!(add<<<grid, block>>>(...))")), "{docs:?}");
     // Every other item of that name (the launcher struct, the direct-call error) is hidden,
@@ -124,7 +131,10 @@ fn rustdoc_sees_the_kernel_as_written() {
     for (item, _, hidden) in &others {
         assert!(*hidden, "shown by rustdoc: {}", item.to_token_stream());
         if let syn::Item::Fn(f) = item {
-            assert!(f.sig.generics.params.iter().all(|p| !p.to_token_stream().to_string().contains("const")), "the host form is a free function");
+            assert!(
+                f.sig.generics.params.iter().all(|p| !p.to_token_stream().to_string().contains("const")),
+                "the host form is a free function"
+            );
         }
     }
 }

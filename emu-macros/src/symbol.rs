@@ -101,11 +101,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
                 },
             )
         }
-        Kind::DeviceGlobal => (
-            ptx_name.clone(),
-            quote!(),
-            quote!(::core::ptr::addr_of!(#ident) as *const #ty),
-        ),
+        Kind::DeviceGlobal => (ptx_name.clone(), quote!(), quote!(::core::ptr::addr_of!(#ident) as *const #ty)),
     };
     quote! {
         #(#errors)*

@@ -6,6 +6,8 @@
 use syn::{FnArg, Pat, Signature, Type};
 
 /// How a parameter is passed.
+// A kernel has a handful of parameters: boxing the buffer's `Type` would buy nothing.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum ParamKind {
     /// By value (a kernel's scalar, or a helper's parameter that is not a view).
     Scalar,
@@ -37,7 +39,10 @@ pub(crate) fn kernel(sig: &Signature) -> Result<Vec<Param>, syn::Error> {
         errors.push(err(c, "a kernel cannot be `const`: remove `const`"));
     }
     if let Some(abi) = &sig.abi {
-        errors.push(err(abi, "a kernel cannot declare an ABI: remove it; `#[kernel]` emits the `ptx-kernel` entry itself"));
+        errors.push(err(
+            abi,
+            "a kernel cannot declare an ABI: remove it; `#[kernel]` emits the `ptx-kernel` entry itself",
+        ));
     }
     if let Some(v) = &sig.variadic {
         errors.push(err(v, "a kernel cannot be variadic"));
@@ -49,7 +54,10 @@ pub(crate) fn kernel(sig: &Signature) -> Result<Vec<Param>, syn::Error> {
         ));
     }
     if let syn::ReturnType::Type(_, ty) = &sig.output {
-        errors.push(err(ty, "a kernel returns nothing: remove the return type and write results into a `&mut [T]` parameter"));
+        errors.push(err(
+            ty,
+            "a kernel returns nothing: remove the return type and write results into a `&mut [T]` parameter",
+        ));
     }
     let mut params = Vec::new();
     for arg in &sig.inputs {
@@ -99,7 +107,10 @@ fn combine<T>(errors: Vec<syn::Error>, ok: T) -> Result<T, syn::Error> {
 pub(crate) fn device(sig: &Signature) -> (Vec<Param>, Vec<syn::Error>) {
     let mut errors = Vec::new();
     if let Some(a) = &sig.asyncness {
-        errors.push(err(a, "a `#[device]` helper cannot be `async`: remove `async`; its barriers block the calling thread"));
+        errors.push(err(
+            a,
+            "a `#[device]` helper cannot be `async`: remove `async`; its barriers block the calling thread",
+        ));
     }
     let mut params = Vec::new();
     for arg in &sig.inputs {

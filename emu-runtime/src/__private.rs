@@ -1,35 +1,38 @@
 //! Items the macros' expansions use. Not a public API: names and signatures may change in any
 //! release.
 
+pub use crate::device::backend::BarrierOp;
 pub use crate::device::backend::{
-    AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicLoadStoreImpl, AtomicMinMaxImpl,
-    AtomicSubImpl,
+    AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicLoadStoreImpl,
+    AtomicMinMaxImpl, AtomicSubImpl,
+};
+pub use crate::device::part::{part, part_offset, val, FinishKind, Part, PartMut, Val};
+pub use crate::device::{
+    Constant, DeviceCopy, DeviceGlobal, Dim3, Global, GlobalMut, Shared, SymbolDef, View, ViewKind, Writable,
 };
 #[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::check::view_meta::{MetaPtr, ViewMeta};
-pub use crate::device::backend::BarrierOp;
-pub use crate::device::part::{part, part_offset, val, FinishKind, Part, PartMut, Val};
-pub use crate::device::{Constant, DeviceCopy, DeviceGlobal, Dim3, Global, GlobalMut, Shared, SymbolDef, View, ViewKind, Writable};
 
-#[cfg(not(target_arch = "nvptx64"))]
-pub use crate::host::{
-    mem::buffer::DeviceBuffer,
-    mem::slice::{KernelArg, KernelArgMut},
-    launch_desc::{GpuArg, KernelInfo, LaunchConfig},
-    sched::launch::{launch, launch_on_gpu, launch_tasks},
-    sched::devrt::{device_launch, DeviceArg, DeviceArgMut, DeviceStream},
-    config::Checks,
-    mem::shared_mem::SharedSite,
-    sched::regions::{announce_general, last_path, last_proved, last_vectorised, launch_lanes, launch_regions, launch_regions_warps, region_progress_point, Exchange, LaneCursor, Lanes, Regions, Turn},
-    sched::verify::{inject_fast_path_fault, Written},
-
-};
 #[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::stream::{
     launch::{launch_on_gpu_stream, on_default_stream, Queued},
     Stream,
 };
-
+#[cfg(not(target_arch = "nvptx64"))]
+pub use crate::host::{
+    config::Checks,
+    launch_desc::{GpuArg, KernelInfo, LaunchConfig},
+    mem::buffer::DeviceBuffer,
+    mem::shared_mem::SharedSite,
+    mem::slice::{KernelArg, KernelArgMut},
+    sched::devrt::{device_launch, DeviceArg, DeviceArgMut, DeviceStream},
+    sched::launch::{launch, launch_on_gpu, launch_tasks},
+    sched::regions::{
+        announce_general, last_path, last_proved, last_vectorised, launch_lanes, launch_regions, launch_regions_warps,
+        region_progress_point, Exchange, LaneCursor, Lanes, Regions, Turn,
+    },
+    sched::verify::{inject_fast_path_fault, Written},
+};
 
 /// racecheck's accounting of its global-memory shadows, for tests: the bytes that the shadows
 /// dropped since the last [`reset_race_shadow_peak`] held at their end (the resident pages of
@@ -64,8 +67,8 @@ pub fn race_states() -> usize {
 #[cfg(not(target_arch = "nvptx64"))]
 use core::panic::Location;
 
-pub use crate::device::print::kprint_args;
 pub use crate::device::access::{helper_checking, range_add, range_mul, row, row_len, row_write, Index, RangeInt};
+pub use crate::device::print::kprint_args;
 
 /// `v[i]` in a kernel (`device/access.rs`; a forward, so that a bad index's error names this
 /// path).
@@ -86,7 +89,10 @@ pub use crate::device::devrt::{DeviceArg, DeviceArgMut, DeviceStream, ParamBuffe
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::sched::regions::fast::{
-    region_bound, RegionBound, load_in_bounds, store_in_bounds, load_row_in_bounds, store_row_in_bounds, view_aligned, TIER_HOISTED, TIER_VECTOR, TIER_RANGES, TIER_TURN, TIER_INTERLEAVE, VECTOR_MIN, LANE_CHUNK, LaneBuf, lane_load, lane_store, Snapshot, xchg_put, xchg_down, xchg_up, xchg_xor, xchg_idx, xchg_ballot, xchg_all, xchg_any, lane_check, lane_checks, lane_last, LaneInt,
+    lane_check, lane_checks, lane_last, lane_load, lane_store, load_in_bounds, load_row_in_bounds, region_bound,
+    store_in_bounds, store_row_in_bounds, view_aligned, xchg_all, xchg_any, xchg_ballot, xchg_down, xchg_idx, xchg_put,
+    xchg_up, xchg_xor, LaneBuf, LaneInt, RegionBound, Snapshot, LANE_CHUNK, TIER_HOISTED, TIER_INTERLEAVE, TIER_RANGES,
+    TIER_TURN, TIER_VECTOR, VECTOR_MIN,
 };
 
 #[cfg(not(target_arch = "nvptx64"))]

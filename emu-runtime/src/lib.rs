@@ -35,18 +35,18 @@ pub mod gpu;
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use host::{
+    config::{set_config, with_config, DefaultStream, DeviceRuntime},
+    config::{BlockOrder, CheckAction, Checks, Config, ExecPath, Schedule, Target, Tier},
+    devices::{device_count, get_device, set_device, STICKY_CODES},
+    launch_desc::{KernelInfo, LaunchConfig},
     mem::buffer::DeviceBuffer,
     mem::heap::{device_heap_leaks, malloc_heap_size, set_malloc_heap_size, HeapLeak},
     mem::slice::{DeviceSlice, DeviceSliceMut, KernelArg, KernelArgMut},
     mem::symbol::{copy_from_symbol, copy_from_symbol_at, copy_to_symbol, copy_to_symbol_at, Symbol},
-    config::{BlockOrder, CheckAction, Checks, Config, ExecPath, Schedule, Target, Tier},
     report::error::Error,
-    launch_desc::{KernelInfo, LaunchConfig},
-    report::last_error::{get_last_error, peek_at_last_error},
     report::findings::{quietly, Access, Finding, LaunchReport, SourceLocation},
-    config::{set_config, with_config, DefaultStream, DeviceRuntime},
+    report::last_error::{get_last_error, peek_at_last_error},
     sched::devrt::{DeviceArg, DeviceArgMut, DeviceEvent, DeviceStream},
-    devices::{device_count, get_device, set_device, STICKY_CODES},
     stream::{device_synchronize, event::Event, host_buffer::HostBuffer, Stream},
     texture::{pitch_for, TextureObject, PITCH_ALIGNMENT},
 };

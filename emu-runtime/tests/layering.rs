@@ -41,10 +41,8 @@ const UNITS: &[&str] = &[
 ];
 
 /// `#[path]` modules: (module as declared, file's module).
-const PATH_ALIASES: &[(&str, &str)] = &[
-    ("device::backend::imp", "device::backend::host"),
-    ("device::texture::imp", "device::texture::host"),
-];
+const PATH_ALIASES: &[(&str, &str)] =
+    &[("device::backend::imp", "device::backend::host"), ("device::texture::imp", "device::texture::host")];
 
 /// Edges not counted: the backend selection (see the module doc).
 const INTERFACE_EDGES: &[(&str, &str)] = &[("device::backend", "device::backend::host")];
@@ -62,11 +60,7 @@ const HOST_LAYERS: &[&[&str]] = &[
     &["host::devices", "gpu"],
     &["host::check", "host::check::view_meta"],
     &["host::check::memcheck"],
-    &[
-        "host::check::initcheck",
-        "host::check::racecheck",
-        "host::check::synccheck",
-    ],
+    &["host::check::initcheck", "host::check::racecheck", "host::check::synccheck"],
     &["host::mem"],
     &["host::sched", "host::texture"],
     &["host::stream"],
@@ -104,10 +98,7 @@ fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// The module a file defines: `host/sched/mod.rs` is `host::sched`, `lib.rs` the root `""`.
 fn module_of(rel: &Path) -> String {
-    let mut parts: Vec<String> = rel
-        .iter()
-        .map(|s| s.to_string_lossy().into_owned())
-        .collect();
+    let mut parts: Vec<String> = rel.iter().map(|s| s.to_string_lossy().into_owned()).collect();
     let last = parts.pop().unwrap();
     let stem = last.trim_end_matches(".rs");
     if stem != "mod" && stem != "lib" {
@@ -165,14 +156,7 @@ fn strip(src: &str) -> String {
                 if j >= b.len() {
                     break;
                 }
-                if b[j] == b'"'
-                    && b[j + 1..]
-                        .iter()
-                        .take(hashes)
-                        .filter(|&&h| h == b'#')
-                        .count()
-                        == hashes
-                {
+                if b[j] == b'"' && b[j + 1..].iter().take(hashes).filter(|&&h| h == b'#').count() == hashes {
                     j += 1 + hashes;
                     break;
                 }
@@ -285,12 +269,7 @@ struct Ref {
 }
 
 /// Parses a use tree at `toks[*i]` with `prefix`, pushing each leaf.
-fn use_tree(
-    toks: &[Tok],
-    i: &mut usize,
-    prefix: Vec<String>,
-    leaves: &mut Vec<(Vec<String>, Option<String>)>,
-) {
+fn use_tree(toks: &[Tok], i: &mut usize, prefix: Vec<String>, leaves: &mut Vec<(Vec<String>, Option<String>)>) {
     let mut segs = prefix;
     loop {
         match toks.get(*i) {
@@ -303,8 +282,7 @@ fn use_tree(
                 }
                 // `as name`?
                 let mut bind = segs.last().cloned();
-                if let (Some(Tok::Ident(a)), Some(Tok::Ident(n))) = (toks.get(*i), toks.get(*i + 1))
-                {
+                if let (Some(Tok::Ident(a)), Some(Tok::Ident(n))) = (toks.get(*i), toks.get(*i + 1)) {
                     if a == "as" {
                         bind = Some(n.clone());
                         *i += 2;
@@ -385,9 +363,7 @@ fn refs_of(
                 i += 1;
             }
             Tok::Ident(w) if w == "mod" => {
-                if let (Some(Tok::Ident(name)), Some(Tok::Open)) =
-                    (toks.get(i + 1), toks.get(i + 2))
-                {
+                if let (Some(Tok::Ident(name)), Some(Tok::Open)) = (toks.get(i + 1), toks.get(i + 2)) {
                     let m = join(&cur, name);
                     inline_mods.insert(m.clone(), file_module.to_string());
                     depth += 1;
@@ -402,11 +378,7 @@ fn refs_of(
                 let mut leaves = Vec::new();
                 use_tree(&toks, &mut i, Vec::new(), &mut leaves);
                 for (segs, binds) in leaves {
-                    out.push(Ref {
-                        module: cur.clone(),
-                        segs,
-                        binds,
-                    });
+                    out.push(Ref { module: cur.clone(), segs, binds });
                 }
             }
             Tok::Ident(w)
@@ -430,18 +402,10 @@ fn refs_of(
                     let mut leaves = Vec::new();
                     use_tree(&toks, &mut i, segs, &mut leaves);
                     for (segs, _) in leaves {
-                        out.push(Ref {
-                            module: cur.clone(),
-                            segs,
-                            binds: None,
-                        });
+                        out.push(Ref { module: cur.clone(), segs, binds: None });
                     }
                 } else {
-                    out.push(Ref {
-                        module: cur.clone(),
-                        segs,
-                        binds: None,
-                    });
+                    out.push(Ref { module: cur.clone(), segs, binds: None });
                 }
             }
             _ => i += 1,
@@ -471,17 +435,8 @@ fn alias(m: &str) -> String {
 }
 
 /// `segs` made absolute from `module`, or `None` for a path outside the crate.
-fn absolute(
-    module: &str,
-    segs: &[String],
-    modules: &BTreeSet<String>,
-    use_decl: bool,
-) -> Option<Vec<String>> {
-    let mut base: Vec<String> = if module.is_empty() {
-        vec![]
-    } else {
-        module.split("::").map(String::from).collect()
-    };
+fn absolute(module: &str, segs: &[String], modules: &BTreeSet<String>, use_decl: bool) -> Option<Vec<String>> {
+    let mut base: Vec<String> = if module.is_empty() { vec![] } else { module.split("::").map(String::from).collect() };
     let mut rest = segs;
     match rest.first().map(String::as_str) {
         Some("crate") => {
@@ -497,11 +452,7 @@ fn absolute(
         }
         Some(first) if use_decl => {
             // A 2018 relative `use`: a child module of this one.
-            let child = if module.is_empty() {
-                first.to_string()
-            } else {
-                format!("{module}::{first}")
-            };
+            let child = if module.is_empty() { first.to_string() } else { format!("{module}::{first}") };
             if !modules.contains(&alias(&child)) {
                 return None;
             }
@@ -570,55 +521,28 @@ fn graph() -> (BTreeSet<String>, BTreeMap<(String, String), String>) {
         all_refs.extend(refs_of(&m, &text, &mut inline, &mut macros));
     }
     for (_, to) in PATH_ALIASES {
-        assert!(
-            modules.contains(*to),
-            "PATH_ALIASES names {to}, which is no file"
-        );
+        assert!(modules.contains(*to), "PATH_ALIASES names {to}, which is no file");
     }
     modules.extend(inline.keys().map(|m| alias(m)));
-    let mut krate = Crate {
-        modules: modules.clone(),
-        names: BTreeMap::new(),
-        globs: BTreeMap::new(),
-    };
+    let mut krate = Crate { modules: modules.clone(), names: BTreeMap::new(), globs: BTreeMap::new() };
     for (m, name) in &macros {
-        let mut p: Vec<String> = if m.is_empty() {
-            vec![]
-        } else {
-            alias(m).split("::").map(String::from).collect()
-        };
+        let mut p: Vec<String> = if m.is_empty() { vec![] } else { alias(m).split("::").map(String::from).collect() };
         p.push(name.clone());
-        krate
-            .names
-            .entry(String::new())
-            .or_default()
-            .entry(name.clone())
-            .or_insert(p);
+        krate.names.entry(String::new()).or_default().entry(name.clone()).or_insert(p);
     }
     let mut resolved = Vec::new();
     for r in &all_refs {
         let module = alias(&r.module);
-        let Some(abs) = absolute(
-            &module,
-            &r.segs,
-            &modules,
-            r.binds.is_some() || r.segs.last().map(String::as_str) == Some("*"),
-        ) else {
+        let Some(abs) =
+            absolute(&module, &r.segs, &modules, r.binds.is_some() || r.segs.last().map(String::as_str) == Some("*"))
+        else {
             continue;
         };
         if let Some(b) = &r.binds {
-            krate
-                .names
-                .entry(module.clone())
-                .or_default()
-                .insert(b.clone(), abs.clone());
+            krate.names.entry(module.clone()).or_default().insert(b.clone(), abs.clone());
         }
         if abs.last().map(String::as_str) == Some("*") {
-            krate
-                .globs
-                .entry(module.clone())
-                .or_default()
-                .push(abs[..abs.len() - 1].to_vec());
+            krate.globs.entry(module.clone()).or_default().push(abs[..abs.len() - 1].to_vec());
         }
         resolved.push((module, abs));
     }
@@ -635,9 +559,7 @@ fn graph() -> (BTreeSet<String>, BTreeMap<(String, String), String>) {
         if from == to || INTERFACE_EDGES.contains(&(from.as_str(), to.as_str())) {
             continue;
         }
-        edges
-            .entry((from, to))
-            .or_insert_with(|| format!("{module}: {}", abs.join("::")));
+        edges.entry((from, to)).or_insert_with(|| format!("{module}: {}", abs.join("::")));
     }
     (units, edges)
 }
@@ -691,15 +613,8 @@ fn sccs(nodes: &BTreeSet<String>, edges: &BTreeMap<(String, String), String>) ->
         }
     }
     let n = names.len();
-    let mut t = T {
-        adj: &adj,
-        index: vec![None; n],
-        low: vec![0; n],
-        on: vec![false; n],
-        stack: vec![],
-        next: 0,
-        out: vec![],
-    };
+    let mut t =
+        T { adj: &adj, index: vec![None; n], low: vec![0; n], on: vec![false; n], stack: vec![], next: 0, out: vec![] };
     for v in 0..n {
         if t.index[v].is_none() {
             visit(&mut t, v);
@@ -745,12 +660,7 @@ fn allowed(from: &str, to: &str) -> bool {
 fn runtime_layers() {
     let (units, edges) = graph();
     let all = sccs(&units, &edges);
-    let sizes = |c: &[Vec<String>]| {
-        c.iter()
-            .map(Vec::len)
-            .filter(|&n| n > 1)
-            .collect::<Vec<_>>()
-    };
+    let sizes = |c: &[Vec<String>]| c.iter().map(Vec::len).filter(|&n| n > 1).collect::<Vec<_>>();
     println!(
         "{} units, {} edges; components of more than one unit, every edge: {:?}",
         units.len(),
@@ -790,9 +700,7 @@ fn runtime_layers() {
     }
     for (a, b) in KNOWN {
         if !edges.contains_key(&(a.to_string(), b.to_string())) {
-            bad.push(format!(
-                "{a} -> {b} is listed in KNOWN but no longer in the tree: remove it from KNOWN"
-            ));
+            bad.push(format!("{a} -> {b} is listed in KNOWN but no longer in the tree: remove it from KNOWN"));
         }
     }
     let too_big: Vec<_> = comps.iter().filter(|c| c.len() > MAX_SCC).collect();

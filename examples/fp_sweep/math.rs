@@ -6,11 +6,40 @@ use deviceemu::prelude::*;
 
 /// The swept functions, in the order `math_sweep` switches on, with their arity.
 pub(crate) const MATH_OPS: &[(&str, u32)] = &[
-    ("sinf", 1), ("cosf", 1), ("tanf", 1), ("asinf", 1), ("acosf", 1), ("atanf", 1), ("atan2f", 2),
-    ("sinhf", 1), ("coshf", 1), ("tanhf", 1), ("expf", 1), ("exp2f", 1), ("exp10f", 1), ("expm1f", 1),
-    ("logf", 1), ("log2f", 1), ("log10f", 1), ("log1pf", 1), ("powf", 2), ("sqrtf", 1), ("cbrtf", 1),
-    ("hypotf", 2), ("erff", 1), ("erfcf", 1), ("fabsf", 1), ("fminf", 2), ("fmaxf", 2), ("floorf", 1),
-    ("ceilf", 1), ("roundf", 1), ("truncf", 1), ("fmodf", 2), ("fmaf", 3), ("copysignf", 2),
+    ("sinf", 1),
+    ("cosf", 1),
+    ("tanf", 1),
+    ("asinf", 1),
+    ("acosf", 1),
+    ("atanf", 1),
+    ("atan2f", 2),
+    ("sinhf", 1),
+    ("coshf", 1),
+    ("tanhf", 1),
+    ("expf", 1),
+    ("exp2f", 1),
+    ("exp10f", 1),
+    ("expm1f", 1),
+    ("logf", 1),
+    ("log2f", 1),
+    ("log10f", 1),
+    ("log1pf", 1),
+    ("powf", 2),
+    ("sqrtf", 1),
+    ("cbrtf", 1),
+    ("hypotf", 2),
+    ("erff", 1),
+    ("erfcf", 1),
+    ("fabsf", 1),
+    ("fminf", 2),
+    ("fmaxf", 2),
+    ("floorf", 1),
+    ("ceilf", 1),
+    ("roundf", 1),
+    ("truncf", 1),
+    ("fmodf", 2),
+    ("fmaf", 3),
+    ("copysignf", 2),
 ];
 
 /// Applies math function `blockIdx.y` to `n` inputs.
@@ -106,7 +135,10 @@ pub(crate) fn math_sweep_run_all(n: usize) -> Result<usize, deviceemu::Error> {
         total += diffs.len();
         println!("math {name:<10} {n:>8} inputs {:>6} differences", diffs.len());
         for &k in diffs.iter().take(3) {
-            println!("    inputs {:#010x} {:#010x} {:#010x}: gpu {:#010x} emulator {:#010x}", a[k], b[k], c[k], gpu[k], emu[k]);
+            println!(
+                "    inputs {:#010x} {:#010x} {:#010x}: gpu {:#010x} emulator {:#010x}",
+                a[k], b[k], c[k], gpu[k], emu[k]
+            );
         }
     }
     Ok(total)

@@ -94,8 +94,10 @@ pub(crate) fn main(tests: &[(&'static str, TestFn)], debuggees: &[(&'static str,
             _ => filter = Some(a.clone()),
         }
     }
-    let chosen: Vec<_> =
-        tests.iter().filter(|(n, _)| filter.as_deref().is_none_or(|f| if exact { *n == f } else { n.contains(f) })).collect();
+    let chosen: Vec<_> = tests
+        .iter()
+        .filter(|(n, _)| filter.as_deref().is_none_or(|f| if exact { *n == f } else { n.contains(f) }))
+        .collect();
     if list {
         for (n, _) in &chosen {
             println!("{n}: test");
@@ -139,8 +141,10 @@ pub(crate) fn main(tests: &[(&'static str, TestFn)], debuggees: &[(&'static str,
         }
     });
     let results = results.into_inner().unwrap();
-    let failed: Vec<_> = results.iter().filter_map(|(n, o)| if let Outcome::Failed(m) = o { Some((n, m)) } else { None }).collect();
-    let skipped: Vec<_> = results.iter().filter_map(|(n, o)| if let Outcome::Skipped(m) = o { Some((n, m)) } else { None }).collect();
+    let failed: Vec<_> =
+        results.iter().filter_map(|(n, o)| if let Outcome::Failed(m) = o { Some((n, m)) } else { None }).collect();
+    let skipped: Vec<_> =
+        results.iter().filter_map(|(n, o)| if let Outcome::Skipped(m) = o { Some((n, m)) } else { None }).collect();
     let passed = results.len() - failed.len() - skipped.len();
     if !failed.is_empty() {
         println!("\nfailures:\n");
@@ -199,7 +203,11 @@ pub(crate) struct Ran {
 pub(crate) fn run_limited(mut cmd: Command, limit: Duration) -> std::io::Result<Ran> {
     use std::os::unix::process::CommandExt as _;
     static N: AtomicUsize = AtomicUsize::new(0);
-    let log = std::env::temp_dir().join(format!("deviceemu-debugger-{}-{}.log", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+    let log = std::env::temp_dir().join(format!(
+        "deviceemu-debugger-{}-{}.log",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
     let out = File::create(&log)?;
     cmd.stdin(Stdio::null()).stdout(out.try_clone()?).stderr(out).process_group(0);
     let mut child = cmd.spawn()?;
@@ -323,7 +331,11 @@ fn probe(dbg: Debugger) -> Result<(), String> {
 /// last that says something), for a skip's reason.
 fn last_line(text: &str) -> String {
     let said = || text.lines().rev().map(str::trim).filter(|l| !l.is_empty());
-    said().find(|l| l.to_lowercase().contains("error") || l.contains("not ")).or_else(|| said().next()).unwrap_or("(no output)").to_owned()
+    said()
+        .find(|l| l.to_lowercase().contains("error") || l.contains("not "))
+        .or_else(|| said().next())
+        .unwrap_or("(no output)")
+        .to_owned()
 }
 
 /// The script of helper commands for `dbg`.
@@ -337,7 +349,13 @@ pub(crate) fn script(dbg: Debugger) -> &'static str {
 /// The command line of a session of `dbg` on this binary's debuggee `debuggee`, which runs
 /// `commands` (then kills the program), with `EMU_BLOCKS=serial`, fibers and `env`; `helpers` loads
 /// the deviceemu script first.
-pub(crate) fn command(dbg: Debugger, debuggee: &str, commands: &[&str], env: &[(&str, &str)], helpers: bool) -> Command {
+pub(crate) fn command(
+    dbg: Debugger,
+    debuggee: &str,
+    commands: &[&str],
+    env: &[(&str, &str)],
+    helpers: bool,
+) -> Command {
     let exe = std::env::current_exe().unwrap();
     let mut c = Command::new(dbg.name());
     match dbg {
@@ -368,7 +386,11 @@ pub(crate) fn command(dbg: Debugger, debuggee: &str, commands: &[&str], env: &[(
     }
     // The schedule is the test's to choose (the fiber tests would fail under a suite-wide
     // EMU_SCHEDULE=threads); other settings, such as CI's EMU_PATH=verify, pass through.
-    c.arg(exe).args(["--debuggee", debuggee]).env_remove("EMU_SCHEDULE").env("EMU_BLOCKS", "serial").envs(env.iter().copied());
+    c.arg(exe)
+        .args(["--debuggee", debuggee])
+        .env_remove("EMU_SCHEDULE")
+        .env("EMU_BLOCKS", "serial")
+        .envs(env.iter().copied());
     c
 }
 
@@ -378,7 +400,13 @@ pub(crate) fn command(dbg: Debugger, debuggee: &str, commands: &[&str], env: &[(
 pub(crate) fn session(dbg: Debugger, debuggee: &str, commands: &[&str], env: &[(&str, &str)]) -> Result<String, Skip> {
     ready(dbg)?;
     let ran = run_limited(command(dbg, debuggee, commands, env, true), limit()).expect("the debugger starts");
-    assert!(!ran.timed_out, "{} ran past {} s and was killed; it printed:\n{}", dbg.name(), limit().as_secs(), ran.text);
+    assert!(
+        !ran.timed_out,
+        "{} ran past {} s and was killed; it printed:\n{}",
+        dbg.name(),
+        limit().as_secs(),
+        ran.text
+    );
     Ok(ran.text)
 }
 

@@ -66,7 +66,15 @@ fn newest_source(name: &str) -> std::time::SystemTime {
     }
     let mut newest = std::time::UNIX_EPOCH;
     let own = format!("examples/{name}.rs");
-    for d in ["src", own.as_str(), "emu-runtime/src", "emu-macros/src", "Cargo.toml", "emu-runtime/Cargo.toml", "emu-macros/Cargo.toml"] {
+    for d in [
+        "src",
+        own.as_str(),
+        "emu-runtime/src",
+        "emu-macros/src",
+        "Cargo.toml",
+        "emu-runtime/Cargo.toml",
+        "emu-macros/Cargo.toml",
+    ] {
         walk(&root().join(d), &mut newest);
     }
     newest
@@ -79,7 +87,10 @@ fn built(name: &str) -> Result<PathBuf, Skip> {
         return Err(harness::skip("examples", format!("{} is not built (`cargo build --examples`)", bin.display())));
     };
     if meta.modified().unwrap_or(std::time::UNIX_EPOCH) < newest_source(name) {
-        return Err(harness::skip("examples", format!("{} is older than the sources (`cargo build --examples`)", bin.display())));
+        return Err(harness::skip(
+            "examples",
+            format!("{} is older than the sources (`cargo build --examples`)", bin.display()),
+        ));
     }
     Ok(bin)
 }
@@ -91,8 +102,12 @@ fn header(s: &Session) -> String {
     let program = format!("target/debug/examples/{}{args}", s.example);
     match s.debugger {
         None => format!("$ {env}{program}"),
-        Some(Debugger::Gdb) => format!("$ {env}gdb -q {}", if args.is_empty() { program } else { format!("--args {program}") }),
-        Some(Debugger::Lldb) => format!("$ {env}lldb {}", if args.is_empty() { program } else { format!("-- {program}") }),
+        Some(Debugger::Gdb) => {
+            format!("$ {env}gdb -q {}", if args.is_empty() { program } else { format!("--args {program}") })
+        }
+        Some(Debugger::Lldb) => {
+            format!("$ {env}lldb {}", if args.is_empty() { program } else { format!("-- {program}") })
+        }
     }
 }
 
@@ -186,7 +201,12 @@ pub(crate) fn normalise(text: &str) -> String {
                 continue;
             }
             // ::h0123456789abcdef -> ::h_ (Rust's symbol hashes, as lldb shows them)
-            if b[i] == b'h' && i >= 2 && &b[i - 2..i] == b"::" && b.len() >= i + 17 && b[i + 1..i + 17].iter().all(u8::is_ascii_hexdigit) {
+            if b[i] == b'h'
+                && i >= 2
+                && &b[i - 2..i] == b"::"
+                && b.len() >= i + 17
+                && b[i + 1..i + 17].iter().all(u8::is_ascii_hexdigit)
+            {
                 i += 17;
                 l.push_str("h_");
                 continue;
@@ -220,7 +240,8 @@ pub(crate) fn normalise(text: &str) -> String {
                 s.push_str(&rest[..p + word.len()]);
                 rest = &rest[p + word.len()..];
                 let major = rest.bytes().take_while(u8::is_ascii_digit).count();
-                let minor = rest[major..].strip_prefix('.').map_or(0, |r| r.bytes().take_while(u8::is_ascii_digit).count());
+                let minor =
+                    rest[major..].strip_prefix('.').map_or(0, |r| r.bytes().take_while(u8::is_ascii_digit).count());
                 if major > 0 && minor > 0 {
                     s.push_str(&rest[..major]);
                     s.push_str(".L");
@@ -244,7 +265,11 @@ fn blocks(doc: &str) -> Vec<(String, usize, String)> {
     while i < lines.len() {
         if let Some(rest) = lines[i].strip_prefix("<!-- transcript ") {
             let id = rest.split([':', ' ']).next().unwrap_or("").to_owned();
-            assert_eq!(lines.get(i + 1).copied(), Some("```text"), "transcript {id}: a ```text block must follow its marker");
+            assert_eq!(
+                lines.get(i + 1).copied(),
+                Some("```text"),
+                "transcript {id}: a ```text block must follow its marker"
+            );
             let start = i + 2;
             let end = start + lines[start..].iter().position(|l| *l == "```").expect("the block ends");
             out.push((id, start, lines[start..end].join("\n")));
@@ -286,7 +311,8 @@ pub(crate) fn check(doc_path: &str, sessions: &[Session]) -> Result<(), Skip> {
     for ((id, start, old), new) in found.iter().zip(&fresh) {
         let (a, b) = (normalise(old), normalise(new));
         if a != b {
-            let at = a.lines().zip(b.lines()).position(|(x, y)| x != y).unwrap_or(a.lines().count().min(b.lines().count()));
+            let at =
+                a.lines().zip(b.lines()).position(|(x, y)| x != y).unwrap_or(a.lines().count().min(b.lines().count()));
             panic!(
                 "{doc_path}: transcript {id} (line {}) differs from a fresh run at its line {}:\n  committed: {:?}\n  fresh:     {:?}\n\
                  (DEVICEEMU_BLESS=1 cargo test --test debugger transcripts rewrites the documents) fresh run:\n{new}",

@@ -11,6 +11,9 @@
 //! needs that crate's root), and the `gpu` feature's `tests/gpu.rs` and `tests/ptx.rs`, which
 //! CI builds with `--features gpu` without building all of this binary again.
 
+// `fission::fission` and `streams::streams` keep the names the test crates had.
+#![allow(clippy::module_inception)]
+
 mod common;
 mod kernels;
 

@@ -168,7 +168,8 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
     let f = &l.item;
     let (vis, name, ctx, docs) = (&f.vis, &f.sig.ident, &k.ctx, &k.docs);
     let name_str = name.to_string();
-    let launcher_doc = format!("Launcher of the kernel `{name}`: launch it with `launch!({name}<<<grid, block>>>(args))`.");
+    let launcher_doc =
+        format!("Launcher of the kernel `{name}`: launch it with `launch!({name}<<<grid, block>>>(args))`.");
     let max_threads = k.attr.launch_bounds.map_or(0, |(t, _)| t);
     let (cx, cy, cz) = k.attr.cluster.unwrap_or((0, 0, 0));
     let end_line = quote_spanned!(f.block.brace_token.span.close()=> ::core::line!());
@@ -193,16 +194,22 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
                 move |why: String| quote!({ #rt::announce_general(__emu_info, #why); #launch_fn(__emu_info, __emu_config, move |#ctx| #body) })
             };
             (
-                crate::fission::helpers::choose(&fission.helpers, super::regions::launch_call(l, k, fission, true), general(&checked)),
-                crate::fission::helpers::choose(&fission.helpers, super::regions::launch_call(l, k, fission, false), general(&plain)),
+                crate::fission::helpers::choose(
+                    &fission.helpers,
+                    super::regions::launch_call(l, k, fission, true),
+                    general(&checked),
+                ),
+                crate::fission::helpers::choose(
+                    &fission.helpers,
+                    super::regions::launch_call(l, k, fission, false),
+                    general(&plain),
+                ),
             )
         }
-        Err(why) => {
-            (
-                quote!({ #rt::announce_general(__emu_info, #why); #launch_fn(__emu_info, __emu_config, move |#ctx| #checked) }),
-                quote!({ #rt::announce_general(__emu_info, #why); #launch_fn(__emu_info, __emu_config, move |#ctx| #plain) }),
-            )
-        }
+        Err(why) => (
+            quote!({ #rt::announce_general(__emu_info, #why); #launch_fn(__emu_info, __emu_config, move |#ctx| #checked) }),
+            quote!({ #rt::announce_general(__emu_info, #why); #launch_fn(__emu_info, __emu_config, move |#ctx| #plain) }),
+        ),
     };
     quote! {
         #(#docs)*

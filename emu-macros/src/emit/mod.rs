@@ -69,7 +69,11 @@ fn kernel(l: &Lowered, k: &Kernel) -> TokenStream {
     let regions = regions::emit(l, k);
     let ptx = (!k.attr.host_only).then(|| ptx::emit(l, k));
     let devrt = (!k.attr.host_only).then(|| devrt::emit(l));
-    let helpers = k.fission.as_ref().map(|f| crate::fission::helpers::fallbacks(&l.item.sig.ident, &f.helpers)).unwrap_or_default();
+    let helpers = k
+        .fission
+        .as_ref()
+        .map(|f| crate::fission::helpers::fallbacks(&l.item.sig.ident, &f.helpers))
+        .unwrap_or_default();
     quote!(#launcher #host #regions #ptx #devrt #helpers)
 }
 

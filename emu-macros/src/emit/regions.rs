@@ -34,7 +34,8 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
     let rb = syn::Ident::new("__emu_rb", proc_macro2::Span::mixed_site());
     let body = &fission.body;
     let regions = name();
-    let doc = format!("The kernel `{kname}` for one whole block: its barrier regions as loops over the block's threads.");
+    let doc =
+        format!("The kernel `{kname}` for one whole block: its barrier regions as loops over the block's threads.");
     quote! {
         #[cfg(not(target_arch = "nvptx64"))]
         impl #kname {
@@ -64,7 +65,8 @@ pub(super) fn launch_call(l: &Lowered, k: &Kernel, fission: &Fission, checked: b
     // A kernel whose barriers fission found only after normalising (`cta.sync()`) has a plain
     // per-thread form, whose barriers block its fiber: the general path polls it as a future
     // that runs the thread at its first poll.
-    let per_thread = if k.state_machine || fission.kind == Kind::Lanes { per_thread } else { quote!(async move { #per_thread }) };
+    let per_thread =
+        if k.state_machine || fission.kind == Kind::Lanes { per_thread } else { quote!(async move { #per_thread }) };
     let block = quote!(#name::#regions::<#checked>(#rb, #(#args),*));
     // The writable buffers, which `EMU_PATH=verify` compares between the two paths.
     let written = l.params.iter().filter(|p| matches!(p.kind, ParamKind::Buffer { writable: true, .. })).map(|p| {
@@ -76,8 +78,12 @@ pub(super) fn launch_call(l: &Lowered, k: &Kernel, fission: &Fission, checked: b
         Kind::Regions if fission.warps => {
             quote!(#rt::launch_regions_warps(__emu_info, __emu_config, #written, move |#rb| #block, move |#ctx| #per_thread))
         }
-        Kind::Regions => quote!(#rt::launch_regions(__emu_info, __emu_config, #written, move |#rb| #block, move |#ctx| #per_thread)),
-        Kind::Lanes => quote!(#rt::launch_lanes(__emu_info, __emu_config, #written, move |#rb| #block, move |#ctx| #per_thread)),
+        Kind::Regions => {
+            quote!(#rt::launch_regions(__emu_info, __emu_config, #written, move |#rb| #block, move |#ctx| #per_thread))
+        }
+        Kind::Lanes => {
+            quote!(#rt::launch_lanes(__emu_info, __emu_config, #written, move |#rb| #block, move |#ctx| #per_thread))
+        }
     }
 }
 

@@ -127,7 +127,11 @@ pub(super) fn pure(e: &Expr, mutable: &HashSet<String>) -> bool {
         }
         Expr::Binary(b) => pure(&b.left, mutable) && pure(&b.right, mutable),
         Expr::Assign(a) => path_name(&a.left).is_some_and(|n| mutable.contains(&n)) && pure(&a.right, mutable),
-        Expr::MethodCall(m) => FLOAT_METHODS.iter().any(|f| m.method == f) && pure(&m.receiver, mutable) && m.args.iter().all(|a| pure(a, mutable)),
+        Expr::MethodCall(m) => {
+            FLOAT_METHODS.iter().any(|f| m.method == f)
+                && pure(&m.receiver, mutable)
+                && m.args.iter().all(|a| pure(a, mutable))
+        }
         // The loads `ranges.rs` proved.
         Expr::Call(c) => proved_load(c) && c.args.iter().all(|a| pure_arg(a, mutable)),
         _ => false,
@@ -152,7 +156,13 @@ impl Program {
     /// text), as the call of `Regions::each_group` with `scalar` (the region's closure, for
     /// the threads left over and for a group that panics); `None` when the region is not of
     /// that shape.
-    pub(super) fn interleaved(&self, proved: &[Stmt], io: &Interleave<'_>, scalar: &TokenStream, rb: &Ident) -> Option<TokenStream> {
+    pub(super) fn interleaved(
+        &self,
+        proved: &[Stmt],
+        io: &Interleave<'_>,
+        scalar: &TokenStream,
+        rb: &Ident,
+    ) -> Option<TokenStream> {
         // Leading immutable `let`s, then one `for` loop, then nothing.
         let lets = proved.iter().take_while(|s| matches!(s, Stmt::Local(_))).count();
         let [Stmt::Expr(Expr::ForLoop(f), _)] = &proved[lets..] else { return None };
@@ -211,7 +221,8 @@ impl Program {
         // Loads of shared arrays the region does not rebind read a copy taken at its start.
         let mut snaps = Snapshots { arrays: self.shared_arrays(), bound: &names, taken: Vec::new() };
         snaps.visit_block_mut(&mut body);
-        let copies = snaps.taken.iter().map(|(view, snap)| quote!(let #snap = ::deviceemu::__private::Snapshot::of(&#view);));
+        let copies =
+            snaps.taken.iter().map(|(view, snap)| quote!(let #snap = ::deviceemu::__private::Snapshot::of(&#view);));
         let (var, range) = (&f.pat, &f.expr);
         let stmts = &body.stmts;
         let puts = io.saved.iter().map(|(n, slots)| quote!(#slots.put(__emu_ts[#i], #n[#i]);));

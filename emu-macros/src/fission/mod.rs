@@ -207,7 +207,13 @@ fn rt() -> TokenStream {
 
 /// The region form of a kernel whose host body (indices read from `ctx`, barriers as written)
 /// is `block`, or why it has none. `params` are its parameters' names.
-pub(crate) fn lower(block: &Block, params: &[String], buffers: &[String], scalars: &[String], ctx: &Ident) -> Result<Fission, String> {
+pub(crate) fn lower(
+    block: &Block,
+    params: &[String],
+    buffers: &[String],
+    scalars: &[String],
+    ctx: &Ident,
+) -> Result<Fission, String> {
     // The `for` loops the per-thread forms leave without a progress point (`progress.rs`):
     // the only ones region code may run, whose trip count no other thread can change.
     let bounded = crate::progress::Bounded::of(block, scalars);
@@ -288,17 +294,26 @@ fn contains_barrier_node(nodes: &[Node]) -> bool {
     nodes.iter().any(|n| !matches!(n, Node::Run(..)))
 }
 
-
 const BARRIERS: [&str; 4] = ["sync_threads", "sync_threads_count", "sync_threads_and", "sync_threads_or"];
-const WARP: [&str; 9] =
-    ["active_mask", "sync_warp", "all_sync", "any_sync", "ballot_sync", "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync"];
+const WARP: [&str; 9] = [
+    "active_mask",
+    "sync_warp",
+    "all_sync",
+    "any_sync",
+    "ballot_sync",
+    "shfl_sync",
+    "shfl_up_sync",
+    "shfl_down_sync",
+    "shfl_xor_sync",
+];
 
 /// Whether `s` is `sync_threads();` (or `sync_threads()` last in its block).
 fn barrier_stmt(s: &Stmt) -> Option<Span> {
     let Stmt::Expr(Expr::Call(c), _) = s else { return None };
     let Expr::Path(p) = &*c.func else { return None };
     let last = p.path.segments.last()?;
-    (p.qself.is_none() && last.ident == "sync_threads" && last.arguments.is_none() && c.args.is_empty()).then(|| c.span())
+    (p.qself.is_none() && last.ident == "sync_threads" && last.arguments.is_none() && c.args.is_empty())
+        .then(|| c.span())
 }
 
 /// Whether a barrier or warp collective is named anywhere in `node` (paths and macro tokens).
@@ -375,13 +390,22 @@ fn nodes(stmts: &[Stmt]) -> Result<Vec<Node>, String> {
                 if waits_in_expr(&wl.cond) {
                     return Err("a barrier in a loop condition".into());
                 }
-                out.push(Node::While { cond: (*wl.cond).clone(), body: nodes(&wl.body.stmts)?, span: wl.while_token.span });
+                out.push(Node::While {
+                    cond: (*wl.cond).clone(),
+                    body: nodes(&wl.body.stmts)?,
+                    span: wl.while_token.span,
+                });
             }
             Stmt::Expr(Expr::ForLoop(f), _) if f.label.is_none() && f.attrs.is_empty() => {
                 if waits_in_expr(&f.expr) {
                     return Err("a barrier in a loop's range".into());
                 }
-                out.push(Node::For { pat: (*f.pat).clone(), expr: (*f.expr).clone(), body: nodes(&f.body.stmts)?, span: f.for_token.span });
+                out.push(Node::For {
+                    pat: (*f.pat).clone(),
+                    expr: (*f.expr).clone(),
+                    body: nodes(&f.body.stmts)?,
+                    span: f.for_token.span,
+                });
             }
             Stmt::Expr(Expr::If(i), _) if i.attrs.is_empty() && !matches!(&*i.cond, Expr::Let(_)) => {
                 if waits_in_expr(&i.cond) {
@@ -397,9 +421,20 @@ fn nodes(stmts: &[Stmt]) -> Result<Vec<Node>, String> {
                     },
                 };
                 let warp = !w.barrier && otherwise.is_empty() && warp_bound(&i.cond).is_some();
-                out.push(Node::If { cond: (*i.cond).clone(), then: nodes(&i.then_branch.stmts)?, otherwise, span: i.if_token.span, warp });
+                out.push(Node::If {
+                    cond: (*i.cond).clone(),
+                    then: nodes(&i.then_branch.stmts)?,
+                    otherwise,
+                    span: i.if_token.span,
+                    warp,
+                });
             }
-            _ => return Err("a barrier in an expression, a closure or a macro, or a barrier form other than `sync_threads()`".into()),
+            _ => {
+                return Err(
+                    "a barrier in an expression, a closure or a macro, or a barrier form other than `sync_threads()`"
+                        .into(),
+                )
+            }
         }
     }
     flush(&mut run, &mut out);
@@ -483,7 +518,9 @@ fn unshadow(stmts: &mut [Stmt], seen: &mut HashSet<String>, fresh: &mut usize) {
                 let inline = rest.iter().any(|s| names_inline(s, &name));
                 if seen.contains(&name) && !inline {
                     // `__emu_v_0`, not `__emu___emu_v_0_1` when a renamed name is shadowed again.
-                    let base = name.strip_prefix("__emu_").map_or(name.as_str(), |b| b.trim_end_matches(|c: char| c.is_ascii_digit()).trim_end_matches('_'));
+                    let base = name.strip_prefix("__emu_").map_or(name.as_str(), |b| {
+                        b.trim_end_matches(|c: char| c.is_ascii_digit()).trim_end_matches('_')
+                    });
                     let new = format!("__emu_{base}_{fresh}");
                     *fresh += 1;
                     let mut r = Rename { from: name, to: new.clone() };
@@ -579,7 +616,9 @@ impl VisitMut for Rename {
         fn walk(t: TokenStream, r: &Rename) -> TokenStream {
             t.into_iter()
                 .map(|tt| match tt {
-                    proc_macro2::TokenTree::Ident(i) if i == r.from => proc_macro2::TokenTree::Ident(Ident::new(&r.to, i.span())),
+                    proc_macro2::TokenTree::Ident(i) if i == r.from => {
+                        proc_macro2::TokenTree::Ident(Ident::new(&r.to, i.span()))
+                    }
                     proc_macro2::TokenTree::Group(g) => {
                         let mut n = proc_macro2::Group::new(g.delimiter(), walk(g.stream(), r));
                         n.set_span(g.span());
@@ -601,7 +640,10 @@ fn split_tuple_lets(stmts: &[Stmt]) -> Vec<Stmt> {
         if let Stmt::Local(l) = s {
             if let (Pat::Tuple(pt), Some(init)) = (&l.pat, &l.init) {
                 if let Expr::Tuple(et) = &*init.expr {
-                    let simple = pt.elems.iter().all(|p| matches!(p, Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none()));
+                    let simple = pt
+                        .elems
+                        .iter()
+                        .all(|p| matches!(p, Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none()));
                     // In order, an element may not read a name bound by an earlier one
                     // (`let (a, b) = (b, a)` is not `let a = b; let b = a;`).
                     let names: Vec<String> = pt.elems.iter().filter_map(local_name).collect();
@@ -609,7 +651,12 @@ fn split_tuple_lets(stmts: &[Stmt]) -> Vec<Stmt> {
                         let ids = idents_of(e);
                         names[..j.min(names.len())].iter().all(|n| !ids.contains(n))
                     });
-                    if simple && independent && init.diverge.is_none() && pt.elems.len() == et.elems.len() && l.attrs.is_empty() {
+                    if simple
+                        && independent
+                        && init.diverge.is_none()
+                        && pt.elems.len() == et.elems.len()
+                        && l.attrs.is_empty()
+                    {
                         for (p, e) in pt.elems.iter().zip(&et.elems) {
                             out.push(syn::parse_quote_spanned!(p.span()=> let #p = #e;));
                         }
@@ -637,8 +684,12 @@ fn warp_sync_stmt(s: &Stmt) -> Option<Span> {
     let Stmt::Expr(Expr::Call(c), _) = s else { return None };
     let Expr::Path(p) = &*c.func else { return None };
     let last = p.path.segments.last()?;
-    (p.qself.is_none() && last.ident == "sync_warp" && last.arguments.is_none() && c.args.len() == 1 && full_mask(&c.args[0]))
-        .then(|| c.span())
+    (p.qself.is_none()
+        && last.ident == "sync_warp"
+        && last.arguments.is_none()
+        && c.args.len() == 1
+        && full_mask(&c.args[0]))
+    .then(|| c.span())
 }
 
 /// The exchange of lowered shuffle `n` (`__private::Exchange`, one per block).
@@ -653,7 +704,9 @@ fn full_mask(e: &Expr) -> bool {
             let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
             segs.last().is_some_and(|l| l == "FULL_MASK") || segs == ["u32", "MAX"]
         }
-        Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<u64>().is_ok_and(|v| v == 0xffff_ffff),
+        Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => {
+            i.base10_parse::<u64>().is_ok_and(|v| v == 0xffff_ffff)
+        }
         Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
             matches!(strip_parens(&u.expr), Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if i.base10_parse::<u64>().is_ok_and(|v| v == 0))
         }
@@ -730,7 +783,8 @@ fn warp_bound(cond: &Expr) -> Option<(String, u64)> {
     let v = match strip_parens(&b.right) {
         Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<u64>().ok()?,
         Expr::Call(c)
-            if c.args.is_empty() && matches!(&*c.func, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("warp_size")) =>
+            if c.args.is_empty()
+                && matches!(&*c.func, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("warp_size")) =>
         {
             32
         }
@@ -771,32 +825,147 @@ fn allowed_call(p: &syn::Path) -> bool {
     if segs.len() == 1 {
         return matches!(
             last,
-            "min" | "max" | "thread_fence" | "thread_fence_block" | "lane_id" | "warp_size" | "dynamic_shared" | "thread_idx"
-                | "block_idx" | "block_dim" | "grid_dim"
+            "min"
+                | "max"
+                | "thread_fence"
+                | "thread_fence_block"
+                | "lane_id"
+                | "warp_size"
+                | "dynamic_shared"
+                | "thread_idx"
+                | "block_idx"
+                | "block_dim"
+                | "grid_dim"
         ) || last.starts_with(|c: char| c.is_uppercase());
     }
     let first = segs[0].as_str();
     matches!(
         first,
-        "core" | "std" | "libm" | "f32" | "f64" | "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64"
-            | "i128" | "isize" | "bool" | "Dim3" | "Some" | "Ok"
+        "core"
+            | "std"
+            | "libm"
+            | "f32"
+            | "f64"
+            | "u8"
+            | "u16"
+            | "u32"
+            | "u64"
+            | "u128"
+            | "usize"
+            | "i8"
+            | "i16"
+            | "i32"
+            | "i64"
+            | "i128"
+            | "isize"
+            | "bool"
+            | "Dim3"
+            | "Some"
+            | "Ok"
     )
 }
 
 /// `deviceemu::math`'s functions (and the CUDA names a port imports from it): pure.
 const MATH: [&str; 79] = [
-    "sinf", "cosf", "tanf", "asinf", "acosf", "atanf", "sinhf", "coshf", "tanhf", "asinh", "acosh", "atanh", "cbrtf", "erfcf",
-    "erff", "exp2f", "expf", "expm1f", "log10f", "log1pf", "log2f", "logf", "tgammaf", "ceilf", "copysignf", "exp10f", "fabsf",
-    "floorf", "fmaf", "fmaxf", "fminf", "lgammaf", "roundf", "rsqrtf", "sincosf", "sqrtf", "truncf", "powf", "atan2f", "fmodf",
-    "hypotf", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "exp2", "exp10", "expm1", "log",
-    "log2", "log10", "log1p", "cbrt", "erf", "ceil", "copysign", "fabs", "floor", "fma", "fmax", "fmin", "lgamma", "round",
-    "rsqrt", "sincos", "sqrt", "trunc", "asinhf", "acoshf", "atanhf", "pow", "atan2", "fmod",
+    "sinf",
+    "cosf",
+    "tanf",
+    "asinf",
+    "acosf",
+    "atanf",
+    "sinhf",
+    "coshf",
+    "tanhf",
+    "asinh",
+    "acosh",
+    "atanh",
+    "cbrtf",
+    "erfcf",
+    "erff",
+    "exp2f",
+    "expf",
+    "expm1f",
+    "log10f",
+    "log1pf",
+    "log2f",
+    "logf",
+    "tgammaf",
+    "ceilf",
+    "copysignf",
+    "exp10f",
+    "fabsf",
+    "floorf",
+    "fmaf",
+    "fmaxf",
+    "fminf",
+    "lgammaf",
+    "roundf",
+    "rsqrtf",
+    "sincosf",
+    "sqrtf",
+    "truncf",
+    "powf",
+    "atan2f",
+    "fmodf",
+    "hypotf",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "exp",
+    "exp2",
+    "exp10",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "cbrt",
+    "erf",
+    "ceil",
+    "copysign",
+    "fabs",
+    "floor",
+    "fma",
+    "fmax",
+    "fmin",
+    "lgamma",
+    "round",
+    "rsqrt",
+    "sincos",
+    "sqrt",
+    "trunc",
+    "asinhf",
+    "acoshf",
+    "atanhf",
+    "pow",
+    "atan2",
+    "fmod",
 ];
 
 /// Macros region code may use: printing and assertions (no loops that wait, no barriers).
 const MACROS: [&str; 16] = [
-    "println", "print", "eprintln", "eprint", "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq",
-    "debug_assert_ne", "panic", "unreachable", "matches", "format_args", "shared_array", "kprintln",
+    "println",
+    "print",
+    "eprintln",
+    "eprint",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "panic",
+    "unreachable",
+    "matches",
+    "format_args",
+    "shared_array",
+    "kprintln",
 ];
 
 /// Checks region code for what fission cannot run (see the module documentation).
@@ -837,7 +1006,10 @@ impl VisitMut for RegionLoops {
         let span = w.while_token.span;
         let counter = Ident::new("__emu_spins", Span::mixed_site());
         let rt = quote_spanned!(span=> ::deviceemu::__private);
-        w.body.stmts.insert(0, syn::parse_quote_spanned!(span=> if #rt::progress_due(&mut #counter) { #rt::region_progress_point(); }));
+        w.body.stmts.insert(
+            0,
+            syn::parse_quote_spanned!(span=> if #rt::progress_due(&mut #counter) { #rt::region_progress_point(); }),
+        );
         let inner = e.clone();
         *e = syn::parse_quote_spanned!(span=> {
             #[allow(unused_mut)]
@@ -912,7 +1084,9 @@ impl<'ast> Visit<'ast> for Deps<'_> {
                 None => self.ok &= !touches(&b.left),
             },
             Expr::Reference(r) if r.mutability.is_some() => self.ok &= !touches(&r.expr),
-            Expr::MethodCall(m) if !uniform::PURE_METHODS.iter().any(|p| m.method == p) => self.ok &= !touches(&m.receiver),
+            Expr::MethodCall(m) if !uniform::PURE_METHODS.iter().any(|p| m.method == p) => {
+                self.ok &= !touches(&m.receiver)
+            }
             Expr::Closure(_) | Expr::Macro(_) => self.ok &= !touches(e),
             _ => {}
         }
@@ -930,7 +1104,9 @@ fn range_like(e: &Expr) -> bool {
     match e {
         Expr::Range(r) => r.end.is_some(),
         Expr::Paren(p) => range_like(&p.expr),
-        Expr::MethodCall(m) => matches!(m.method.to_string().as_str(), "step_by" | "rev" | "skip" | "take") && range_like(&m.receiver),
+        Expr::MethodCall(m) => {
+            matches!(m.method.to_string().as_str(), "step_by" | "rev" | "skip" | "take") && range_like(&m.receiver)
+        }
         _ => false,
     }
 }
@@ -976,7 +1152,9 @@ impl<'ast> Visit<'ast> for Checker {
                 return;
             }
             Expr::Break(b) if b.label.is_some() || self.inner == 0 => return self.fail("a `break` out of region code"),
-            Expr::Continue(c) if c.label.is_some() || self.inner == 0 => return self.fail("a `continue` out of region code"),
+            Expr::Continue(c) if c.label.is_some() || self.inner == 0 => {
+                return self.fail("a `continue` out of region code")
+            }
             Expr::Block(b) if b.label.is_some() => return self.fail("a labelled block"),
             Expr::Call(c) => {
                 match &*c.func {
@@ -988,7 +1166,9 @@ impl<'ast> Visit<'ast> for Checker {
                     Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.closures.contains(&i.to_string())) => {}
                     // A `#[device]` helper expanded earlier in this crate: its published
                     // `__emu_waits_NAME!()` decides at compile time (`helpers.rs`).
-                    Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| helpers::known(&i.to_string())) => {
+                    Expr::Path(p)
+                        if p.qself.is_none() && p.path.get_ident().is_some_and(|i| helpers::known(&i.to_string())) =>
+                    {
                         let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
                         if self.helper_mode {
                             // A helper calling a helper: its classification, now.
@@ -1176,9 +1356,13 @@ impl Program {
                         match s {
                             Stmt::Local(l) => {
                                 let (ident, mutable) = match &l.pat {
-                                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (pi.ident.clone(), pi.mutability.is_some()),
+                                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                                        (pi.ident.clone(), pi.mutability.is_some())
+                                    }
                                     Pat::Type(pt) => match &*pt.pat {
-                                        Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (pi.ident.clone(), pi.mutability.is_some()),
+                                        Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                                            (pi.ident.clone(), pi.mutability.is_some())
+                                        }
                                         _ => return Err("a statement-level `let` with a pattern".into()),
                                     },
                                     _ => return Err("a statement-level `let` with a pattern".into()),
@@ -1193,14 +1377,23 @@ impl Program {
                                     self.closures.insert(name.clone());
                                 }
                                 self.by_name.insert(name.clone(), self.locals.len());
-                                self.locals.push(Local { name, ident, mutable, init: (*init.expr).clone(), run: *run, stmt: s.clone() });
+                                self.locals.push(Local {
+                                    name,
+                                    ident,
+                                    mutable,
+                                    init: (*init.expr).clone(),
+                                    run: *run,
+                                    stmt: s.clone(),
+                                });
                                 self.visit_assignments(&init.expr);
                             }
                             Stmt::Expr(Expr::Assign(a), Some(_)) if path_name(&a.left).is_some() => {
                                 self.assigned_top.push((path_name(&a.left).unwrap_or_default(), (*a.right).clone()));
                                 self.visit_assignments(&a.right);
                             }
-                            Stmt::Expr(Expr::Binary(b), Some(_)) if is_assign(&b.op) && path_name(&b.left).is_some() => {
+                            Stmt::Expr(Expr::Binary(b), Some(_))
+                                if is_assign(&b.op) && path_name(&b.left).is_some() =>
+                            {
                                 self.assigned_top.push((path_name(&b.left).unwrap_or_default(), (*b.right).clone()));
                                 self.visit_assignments(&b.right);
                             }
@@ -1335,8 +1528,10 @@ impl Program {
     /// The uniformity fixpoint and each local's kind.
     fn analyse(&mut self, nodes: &[Node]) -> Result<(), String> {
         let ctx = self.ctx.to_string();
-        let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).chain(self.loop_vars.iter().cloned()).collect();
-        let mut uniform: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).chain(self.loop_vars.iter().cloned()).collect();
+        let locals: HashSet<String> =
+            self.locals.iter().map(|l| l.name.clone()).chain(self.loop_vars.iter().cloned()).collect();
+        let mut uniform: HashSet<String> =
+            self.locals.iter().map(|l| l.name.clone()).chain(self.loop_vars.iter().cloned()).collect();
         loop {
             let before = uniform.len();
             let names = self.names(&uniform, &locals, &ctx);
@@ -1389,7 +1584,11 @@ impl Program {
                 Lives::Uniform
             } else if recomputed.contains(&l.name) {
                 Lives::Recomputed
-            } else if self.mentions.iter().any(|(run, names)| *run != l.run && names.contains(&l.name) && self.scope[&l.name].contains(run)) {
+            } else if self
+                .mentions
+                .iter()
+                .any(|(run, names)| *run != l.run && names.contains(&l.name) && self.scope[&l.name].contains(run))
+            {
                 Lives::Lanes
             } else {
                 Lives::Local
@@ -1497,7 +1696,9 @@ impl Program {
                     let mut after = false;
                     for branch in [then, otherwise] {
                         if before && self.head_thread(branch) {
-                            return Err("thread code before a uniform `if` with barriers and at the start of its branch".into());
+                            return Err(
+                                "thread code before a uniform `if` with barriers and at the start of its branch".into(),
+                            );
                         }
                         let mut o = before;
                         self.check_seams(branch, &mut o)?;
@@ -1564,7 +1765,8 @@ fn local_name(p: &Pat) -> Option<String> {
 
 /// The runs of `nodes`, nested ones too.
 /// Primitive types, whose locals are `Copy`.
-const PRIMITIVES: [&str; 15] = ["f32", "f64", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "bool"];
+const PRIMITIVES: [&str; 15] =
+    ["f32", "f64", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "bool"];
 
 /// The runs inside the loops among `nodes` (and inside their branches' loops).
 fn loop_runs_in(nodes: &[Node], out: &mut HashSet<usize>) {
@@ -1618,7 +1820,11 @@ fn pure_expr(e: &Expr) -> bool {
         Expr::Tuple(t) => t.elems.iter().all(pure_expr),
         Expr::Array(a) => a.elems.iter().all(pure_expr),
         Expr::Repeat(r) => pure_expr(&r.expr),
-        Expr::MethodCall(m) => uniform::PURE_METHODS.iter().any(|p| m.method == p) && pure_expr(&m.receiver) && m.args.iter().all(pure_expr),
+        Expr::MethodCall(m) => {
+            uniform::PURE_METHODS.iter().any(|p| m.method == p)
+                && pure_expr(&m.receiver)
+                && m.args.iter().all(pure_expr)
+        }
         _ => false,
     }
 }
@@ -1656,7 +1862,10 @@ fn pure_index(
         Expr::Paren(p) => rec(&p.expr),
         Expr::Group(g) => rec(&g.expr),
         Expr::MethodCall(m) => {
-            uniform::PURE_METHODS.iter().any(|p| m.method == p) && m.method != "len" && rec(&m.receiver) && m.args.iter().all(rec)
+            uniform::PURE_METHODS.iter().any(|p| m.method == p)
+                && m.method != "len"
+                && rec(&m.receiver)
+                && m.args.iter().all(rec)
         }
         _ => false,
     }
@@ -1784,7 +1993,8 @@ impl Program {
             Expr::Unary(u) => !matches!(u.op, syn::UnOp::Deref(_)) && self.obviously_copy(&u.expr, k),
             Expr::Binary(b) => !is_assign(&b.op) && self.obviously_copy(&b.left, k) && self.obviously_copy(&b.right, k),
             Expr::If(i) => {
-                let branch = |b: &syn::Block| matches!(b.stmts.last(), Some(Stmt::Expr(e, None)) if self.obviously_copy(e, k));
+                let branch =
+                    |b: &syn::Block| matches!(b.stmts.last(), Some(Stmt::Expr(e, None)) if self.obviously_copy(e, k));
                 branch(&i.then_branch)
                     && match &i.else_branch {
                         Some((_, e)) => self.obviously_copy(e, k),
@@ -1793,7 +2003,9 @@ impl Program {
             }
             Expr::Block(b) => matches!(b.block.stmts.last(), Some(Stmt::Expr(e, None)) if self.obviously_copy(e, k)),
             Expr::MethodCall(m) => {
-                FLOAT_METHODS.iter().any(|f| m.method == f) && self.obviously_copy(&m.receiver, k) && m.args.iter().all(|a| self.obviously_copy(a, k))
+                FLOAT_METHODS.iter().any(|f| m.method == f)
+                    && self.obviously_copy(&m.receiver, k)
+                    && m.args.iter().all(|a| self.obviously_copy(a, k))
             }
             Expr::Call(c) => private_call(c).as_deref() == Some("load"),
             Expr::Field(f) => {
@@ -1962,7 +2174,10 @@ impl Program {
                     io.as_ref()
                         .and_then(|io| self.interleaved(&proved, io, &fast, rb))
                         .map(|group| (quote::format_ident!("TIER_INTERLEAVE"), group))
-                        .or_else(|| self.in_turn(&proved, &restores, &saves, &fast, g).map(|group| (quote::format_ident!("TIER_TURN"), group)))
+                        .or_else(|| {
+                            self.in_turn(&proved, &restores, &saves, &fast, g)
+                                .map(|group| (quote::format_ident!("TIER_TURN"), group))
+                        })
                 });
                 let grouped = grouped.flatten();
                 let plain = match &narrowed {
@@ -2014,7 +2229,9 @@ impl Program {
                 let mut vector_fast = None;
                 // Values restored from earlier regions live in per-thread slots; a lane loop has
                 // none (it has one region), and the vectorised form relies on that.
-                if let Some(Vectorised { first, stmts, loaded, written, sites }) = vector.filter(|_| restores.is_empty()) {
+                if let Some(Vectorised { first, stmts, loaded, written, sites }) =
+                    vector.filter(|_| restores.is_empty())
+                {
                     let scalar = &code;
                     let code = thread_code(&stmts);
                     let rt = rt();
@@ -2102,7 +2319,8 @@ impl Program {
         }
         // A region that hands a value to a shuffle first forgets the last round's: a thread
         // that stops in it hands nothing over.
-        let clear = thread.last().and_then(hand_over_exchange).map(|x| quote!(::deviceemu::__private::Exchange::clear(#x);));
+        let clear =
+            thread.last().and_then(hand_over_exchange).map(|x| quote!(::deviceemu::__private::Exchange::clear(#x);));
         quote!(#(#prefix)* #clear #call #(#suffix)*)
     }
 
@@ -2189,7 +2407,10 @@ impl Program {
         let mut views = self.buffers.clone();
         views.extend(self.shared_arrays());
         let mut stmts = thread.to_vec();
-        let mut v = InBounds { region: Some(RegionAccesses { uniform: &uniform, found: Vec::new() }), ..InBounds::new(tid, &views) };
+        let mut v = InBounds {
+            region: Some(RegionAccesses { uniform: &uniform, found: Vec::new() }),
+            ..InBounds::new(tid, &views)
+        };
         for s in &mut stmts {
             v.visit_stmt_mut(s);
         }
@@ -2236,7 +2457,10 @@ fn is_thread_x(e: &Expr, ctx: &str) -> bool {
         Expr::Cast(c) => {
             let syn::Type::Path(p) = &*c.ty else { return false };
             let ok = p.path.get_ident().is_some_and(|t| {
-                matches!(t.to_string().as_str(), "u16" | "i16" | "u32" | "i32" | "u64" | "i64" | "usize" | "isize" | "u128" | "i128")
+                matches!(
+                    t.to_string().as_str(),
+                    "u16" | "i16" | "u32" | "i32" | "u64" | "i64" | "usize" | "isize" | "u128" | "i128"
+                )
             });
             ok && is_thread_x(&c.expr, ctx)
         }
@@ -2253,7 +2477,8 @@ fn is_thread_x(e: &Expr, ctx: &str) -> bool {
 // ---------------------------------------------------------------- hoisted checks
 
 /// Float methods a hoisted lane loop may call (no side effects, no panics).
-const FLOAT_METHODS: [&str; 12] = ["sqrt", "mul_add", "exp", "ln", "sin", "cos", "floor", "ceil", "round", "abs", "min", "max"];
+const FLOAT_METHODS: [&str; 12] =
+    ["sqrt", "mul_add", "exp", "ln", "sin", "cos", "floor", "ceil", "round", "abs", "min", "max"];
 
 /// The body of a lane loop with its checks hoisted: its accesses, rewritten.
 struct InBounds<'a> {
@@ -2336,7 +2561,8 @@ impl<'a> InBounds<'a> {
 
     /// The same rewrite in the vectorised form.
     fn vectorised(index: &'a str, buffers: &'a HashSet<String>) -> Self {
-        let vector = Vector { ok: true, loaded: Vec::new(), written: Vec::new(), sites: Vec::new(), at_stmt: false, nested: 0 };
+        let vector =
+            Vector { ok: true, loaded: Vec::new(), written: Vec::new(), sites: Vec::new(), at_stmt: false, nested: 0 };
         InBounds { vector: Some(vector), ..InBounds::new(index, buffers) }
     }
 
@@ -2348,10 +2574,14 @@ impl<'a> InBounds<'a> {
         if let Some(region) = &mut self.region {
             let form = match strip_parens(i) {
                 e if is_index(e) => RegionIndex::Lane,
-                Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) && is_index(&b.left) && (region.uniform)(&b.right) => {
+                Expr::Binary(b)
+                    if matches!(b.op, syn::BinOp::Add(_)) && is_index(&b.left) && (region.uniform)(&b.right) =>
+                {
                     RegionIndex::Offset((*b.right).clone())
                 }
-                Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) && is_index(&b.right) && (region.uniform)(&b.left) => {
+                Expr::Binary(b)
+                    if matches!(b.op, syn::BinOp::Add(_)) && is_index(&b.right) && (region.uniform)(&b.left) =>
+                {
                     RegionIndex::Offset((*b.left).clone())
                 }
                 e if (region.uniform)(e) => RegionIndex::Uniform(e.clone()),
@@ -2419,11 +2649,19 @@ impl InBounds<'_> {
         match e {
             Expr::Lit(_) | Expr::Path(_) => {}
             Expr::Binary(b) if !is_assign(&b.op) => syn::visit_mut::visit_expr_binary_mut(self, b),
-            Expr::Binary(b) if path_name(&b.left).is_some_and(|n| self.own.contains(&n)) => self.visit_expr_mut(&mut b.right),
-            Expr::Assign(a) if path_name(&a.left).is_some_and(|n| self.own.contains(&n)) => self.visit_expr_mut(&mut a.right),
+            Expr::Binary(b) if path_name(&b.left).is_some_and(|n| self.own.contains(&n)) => {
+                self.visit_expr_mut(&mut b.right)
+            }
+            Expr::Assign(a) if path_name(&a.left).is_some_and(|n| self.own.contains(&n)) => {
+                self.visit_expr_mut(&mut a.right)
+            }
             Expr::Unary(u) if !matches!(u.op, syn::UnOp::Deref(_)) => syn::visit_mut::visit_expr_unary_mut(self, u),
-            Expr::Cast(_) | Expr::Paren(_) | Expr::Group(_) | Expr::Block(_) | Expr::If(_) => syn::visit_mut::visit_expr_mut(self, e),
-            Expr::MethodCall(m) if FLOAT_METHODS.iter().any(|f| m.method == f) => syn::visit_mut::visit_expr_method_call_mut(self, m),
+            Expr::Cast(_) | Expr::Paren(_) | Expr::Group(_) | Expr::Block(_) | Expr::If(_) => {
+                syn::visit_mut::visit_expr_mut(self, e)
+            }
+            Expr::MethodCall(m) if FLOAT_METHODS.iter().any(|f| m.method == f) => {
+                syn::visit_mut::visit_expr_method_call_mut(self, m)
+            }
             Expr::Call(c) => {
                 let span = c.span();
                 let access = match (private_call(c).as_deref(), c.args.len()) {
@@ -2491,7 +2729,10 @@ impl InBounds<'_> {
             {
                 let (Pat::Ident(p), Some(init)) = (&l.pat, &l.init) else { return };
                 let name = p.ident.to_string();
-                if self.view_alias.contains_key(&name) || self.index_alias.contains(&name) || self.buffers.contains(&name) {
+                if self.view_alias.contains_key(&name)
+                    || self.index_alias.contains(&name)
+                    || self.buffers.contains(&name)
+                {
                     self.ok = false;
                     return;
                 }
@@ -2561,7 +2802,9 @@ impl Program {
         let is_tx = |e: &Expr| {
             is_thread_x(e, &ctx)
                 || path_name(e).is_some_and(|n| {
-                    self.by_name.get(&n).is_some_and(|&k| self.lives[&n] == Lives::Recomputed && is_thread_x(&self.locals[k].init, &ctx))
+                    self.by_name.get(&n).is_some_and(|&k| {
+                        self.lives[&n] == Lives::Recomputed && is_thread_x(&self.locals[k].init, &ctx)
+                    })
                 })
         };
         let base = match (is_tx(&add.left), is_tx(&add.right)) {
@@ -2595,7 +2838,13 @@ impl Program {
                     Some(ty) => quote!(((__emu_base) as #ty)),
                     None => quote!(__emu_base),
                 };
-                Some(Vectorised { first: quote!({ let __emu_base = #base; #first }), stmts, loaded: vec.loaded, written: vec.written, sites: vec.sites })
+                Some(Vectorised {
+                    first: quote!({ let __emu_base = #base; #first }),
+                    stmts,
+                    loaded: vec.loaded,
+                    written: vec.written,
+                    sites: vec.sites,
+                })
             }
             _ => None,
         };

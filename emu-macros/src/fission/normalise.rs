@@ -124,7 +124,8 @@ fn hoist_items(stmts: &mut Vec<Stmt>) -> Vec<Stmt> {
     }
     let mut items = Vec::new();
     each_list(stmts, &mut |list| {
-        let (moved, kept): (Vec<Stmt>, Vec<Stmt>) = std::mem::take(list).into_iter().partition(|s| matches!(s, Stmt::Item(_)));
+        let (moved, kept): (Vec<Stmt>, Vec<Stmt>) =
+            std::mem::take(list).into_iter().partition(|s| matches!(s, Stmt::Item(_)));
         items.extend(moved);
         *list = kept;
     });
@@ -148,9 +149,13 @@ fn block_handles(stmts: &mut Vec<Stmt>, ctx: &Ident) {
         let mut k = 0;
         while k < list.len() {
             let handle = match &list[k] {
-                Stmt::Local(l) if l.init.as_ref().is_some_and(|i| i.diverge.is_none() && is_block_handle_call(&i.expr)) => {
+                Stmt::Local(l)
+                    if l.init.as_ref().is_some_and(|i| i.diverge.is_none() && is_block_handle_call(&i.expr)) =>
+                {
                     match &l.pat {
-                        Pat::Ident(pi) if pi.mutability.is_none() && pi.by_ref.is_none() && pi.subpat.is_none() => Some(pi.ident.to_string()),
+                        Pat::Ident(pi) if pi.mutability.is_none() && pi.by_ref.is_none() && pi.subpat.is_none() => {
+                            Some(pi.ident.to_string())
+                        }
                         Pat::Type(pt) => match &*pt.pat {
                             Pat::Ident(pi) if pi.mutability.is_none() && pi.by_ref.is_none() && pi.subpat.is_none() => {
                                 Some(pi.ident.to_string())
@@ -188,14 +193,17 @@ struct Handle {
 
 impl Handle {
     fn rewrite(&self, m: &syn::ExprMethodCall) -> Option<Expr> {
-        if path_name(&m.receiver).as_deref() != Some(self.name.as_str()) || !m.args.is_empty() || m.turbofish.is_some() {
+        if path_name(&m.receiver).as_deref() != Some(self.name.as_str()) || !m.args.is_empty() || m.turbofish.is_some()
+        {
             return None;
         }
         let span = m.span();
         let c = Ident::new(&self.ctx.to_string(), self.ctx.span().located_at(span));
         let e: TokenStream = match m.method.to_string().as_str() {
             "sync" => quote_spanned!(span=> sync_threads()),
-            "thread_rank" => quote_spanned!(span=> (#c.thread_idx.x + #c.block_dim.x * (#c.thread_idx.y + #c.block_dim.y * #c.thread_idx.z))),
+            "thread_rank" => {
+                quote_spanned!(span=> (#c.thread_idx.x + #c.block_dim.x * (#c.thread_idx.y + #c.block_dim.y * #c.thread_idx.z)))
+            }
             "size" | "num_threads" => quote_spanned!(span=> (#c.block_dim.x * #c.block_dim.y * #c.block_dim.z)),
             "group_index" => quote_spanned!(span=> #c.block_idx),
             "thread_index" => quote_spanned!(span=> #c.thread_idx),
@@ -278,7 +286,9 @@ fn split_let(s: &Stmt, fresh: &mut usize) -> Option<Vec<Stmt>> {
     let (pt, types): (&syn::PatTuple, Option<Vec<&syn::Type>>) = match &l.pat {
         Pat::Tuple(pt) => (pt, None),
         Pat::Type(ty) => match (&*ty.pat, &*ty.ty) {
-            (Pat::Tuple(pt), syn::Type::Tuple(tt)) if tt.elems.len() == pt.elems.len() => (pt, Some(tt.elems.iter().collect())),
+            (Pat::Tuple(pt), syn::Type::Tuple(tt)) if tt.elems.len() == pt.elems.len() => {
+                (pt, Some(tt.elems.iter().collect()))
+            }
             _ => return None,
         },
         _ => return None,
@@ -379,7 +389,10 @@ fn initialise_lets(list: &mut Vec<Stmt>) {
         let span = l.span();
         let first = list[k + 1..].iter().position(|s| idents_of(s).contains(&name)).map(|j| j + k + 1);
         let merged = first.and_then(|j| match &list[j] {
-            Stmt::Expr(Expr::Assign(a), Some(_)) if path_name(&a.left).as_deref() == Some(name.as_str()) && !idents_of_expr(&a.right).contains(&name) => {
+            Stmt::Expr(Expr::Assign(a), Some(_))
+                if path_name(&a.left).as_deref() == Some(name.as_str())
+                    && !idents_of_expr(&a.right).contains(&name) =>
+            {
                 Some((j, (*a.right).clone()))
             }
             _ => None,
@@ -394,7 +407,9 @@ fn initialise_lets(list: &mut Vec<Stmt>) {
             continue;
         }
         let primitive = match &ty {
-            Some(syn::Type::Path(tp)) => tp.qself.is_none() && tp.path.get_ident().is_some_and(|i| PRIMITIVES.iter().any(|p| i == p)),
+            Some(syn::Type::Path(tp)) => {
+                tp.qself.is_none() && tp.path.get_ident().is_some_and(|i| PRIMITIVES.iter().any(|p| i == p))
+            }
             _ => false,
         };
         if primitive {
@@ -450,7 +465,9 @@ mod tests {
 
     #[test]
     fn tuple_lets_split() {
-        let s = norm(quote! { let (mut a, b): (f32, u32) = (0.0, 1); let (c, d) = f(); let (e, g): (f32, f32); e = 1.0; g = 2.0; });
+        let s = norm(
+            quote! { let (mut a, b): (f32, u32) = (0.0, 1); let (c, d) = f(); let (e, g): (f32, f32); e = 1.0; g = 2.0; },
+        );
         assert!(s.contains("let mut a : f32 = 0.0 ; let b : u32 = 1 ;"), "{s}");
         assert!(s.contains("= f () ; let c = __emu_tuple_0 . 0 ; let d = __emu_tuple_0 . 1 ;"), "{s}");
         assert!(s.contains("let e : f32 = 1.0 ; let g : f32 = 2.0 ;"), "{s}");
@@ -466,7 +483,8 @@ mod tests {
         assert!(s.contains("sync_threads ()"), "{s}");
         assert!(s.contains("ctx . thread_idx . x + ctx . block_dim . x"), "{s}");
         // Passed on: the handle stays (and keeps the general path).
-        let s = norm(quote! { let cta = cg::this_thread_block(); cta.sync(); let t = cg::tiled_partition::<32>(&cta); });
+        let s =
+            norm(quote! { let cta = cg::this_thread_block(); cta.sync(); let t = cg::tiled_partition::<32>(&cta); });
         assert!(s.contains("let cta = cg :: this_thread_block ()"), "{s}");
         assert!(s.contains("sync_threads ()"), "{s}");
         // A method it does not know keeps the handle.

@@ -68,7 +68,10 @@ impl Ranges<'_> {
                 let ty = &c.ty;
                 let syn::Type::Path(p) = &**ty else { return None };
                 let wide = p.path.get_ident().is_some_and(|t| {
-                    matches!(t.to_string().as_str(), "u16" | "i16" | "u32" | "i32" | "u64" | "i64" | "usize" | "isize" | "u128" | "i128")
+                    matches!(
+                        t.to_string().as_str(),
+                        "u16" | "i16" | "u32" | "i32" | "u64" | "i64" | "usize" | "isize" | "u128" | "i128"
+                    )
                 });
                 if !wide {
                     return None;
@@ -93,9 +96,10 @@ impl Ranges<'_> {
             }
             // The proof evaluates a uniform term where the kernel may not (under an `if`), so
             // only one whose evaluation cannot panic.
-            e if (self.uniform)(e) && panic_free(e) => {
-                Some(Range { lo: quote!(::core::option::Option::Some(#e)), hi: quote!(::core::option::Option::Some(#e)) })
-            }
+            e if (self.uniform)(e) && panic_free(e) => Some(Range {
+                lo: quote!(::core::option::Option::Some(#e)),
+                hi: quote!(::core::option::Option::Some(#e)),
+            }),
             _ => None,
         }
     }
@@ -173,8 +177,12 @@ impl Ranges<'_> {
             // The region's proof showed every value of this index, for every thread and loop
             // pass, below the view's length; the accessors check it again.
             *e = match value {
-                Some(x) => syn::parse_quote_spanned!(span=> ::deviceemu::__private::store_in_bounds(&#v, #r::Index::to_index(#index), #x)),
-                None => syn::parse_quote_spanned!(span=> ::deviceemu::__private::load_in_bounds(&#v, #r::Index::to_index(#index))),
+                Some(x) => {
+                    syn::parse_quote_spanned!(span=> ::deviceemu::__private::store_in_bounds(&#v, #r::Index::to_index(#index), #x))
+                }
+                None => {
+                    syn::parse_quote_spanned!(span=> ::deviceemu::__private::load_in_bounds(&#v, #r::Index::to_index(#index)))
+                }
             };
             return true;
         }
@@ -255,7 +263,9 @@ fn panic_free(e: &Expr) -> bool {
         Expr::Field(f) => panic_free(&f.base),
         Expr::MethodCall(m) => m.method == "len" && m.args.is_empty() && panic_free(&m.receiver),
         Expr::Binary(b) => match b.op {
-            syn::BinOp::BitAnd(_) | syn::BinOp::BitOr(_) | syn::BinOp::BitXor(_) => panic_free(&b.left) && panic_free(&b.right),
+            syn::BinOp::BitAnd(_) | syn::BinOp::BitOr(_) | syn::BinOp::BitXor(_) => {
+                panic_free(&b.left) && panic_free(&b.right)
+            }
             syn::BinOp::Div(_) | syn::BinOp::Rem(_) => {
                 let nonzero = matches!(&*b.right, Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if i.base10_parse::<u128>().is_ok_and(|v| v > 0));
                 nonzero && panic_free(&b.left)
@@ -282,10 +292,15 @@ impl VisitMut for Ranges<'_> {
                 // `for j in a..b`, `a` and `b` uniform: `j` from `a` to `b - 1`.
                 if let (Pat::Ident(p), Expr::Range(r)) = (&*f.pat, strip_parens(&f.expr)) {
                     let half_open = matches!(r.limits, syn::RangeLimits::HalfOpen(_));
-                    if let (Some(a), Some(b), true, None, None) = (&r.start, &r.end, half_open, &p.mutability, &p.by_ref) {
+                    if let (Some(a), Some(b), true, None, None) =
+                        (&r.start, &r.end, half_open, &p.mutability, &p.by_ref)
+                    {
                         if (self.uniform)(a) && (self.uniform)(b) && panic_free(a) && panic_free(b) {
                             let hi = quote!(if #a < #b { ::core::option::Option::Some(#b - 1) } else { ::core::option::Option::None });
-                            self.env.insert(p.ident.to_string(), Range { lo: quote!(::core::option::Option::Some(#a)), hi });
+                            self.env.insert(
+                                p.ident.to_string(),
+                                Range { lo: quote!(::core::option::Option::Some(#a)), hi },
+                            );
                         }
                     }
                 }
@@ -343,14 +358,26 @@ impl Program {
         let ctx = self.ctx.to_string();
         let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
         let names = self.names(&self.uniform, &locals, &ctx);
-        let mut varying: HashSet<String> =
-            self.locals.iter().filter(|l| self.lives.get(&l.name) != Some(&Lives::Uniform)).map(|l| l.name.clone()).collect();
+        let mut varying: HashSet<String> = self
+            .locals
+            .iter()
+            .filter(|l| self.lives.get(&l.name) != Some(&Lives::Uniform))
+            .map(|l| l.name.clone())
+            .collect();
         // Loop variables inside the region vary too.
         varying.extend(loop_vars(thread));
         let uniform = |e: &Expr| idents_of(e).is_disjoint(&varying) && names.uniform(e);
         let mut views = self.buffers.clone();
         views.extend(self.shared_arrays());
-        let mut v = Ranges { ctx: &ctx, uniform: &uniform, views: &views, env: HashMap::new(), view_alias: HashMap::new(), checks: Vec::new(), ok: true };
+        let mut v = Ranges {
+            ctx: &ctx,
+            uniform: &uniform,
+            views: &views,
+            env: HashMap::new(),
+            view_alias: HashMap::new(),
+            checks: Vec::new(),
+            ok: true,
+        };
         // The recomputed locals the region restores, in binding order.
         for l in &self.locals {
             if self.lives.get(&l.name) == Some(&Lives::Recomputed) && !l.mutable {

@@ -55,8 +55,7 @@ fn straight(stmts: &[Stmt], own: &mut HashSet<String>) -> bool {
     stmts.iter().all(|s| match s {
         Stmt::Local(l) => {
             let Pat::Ident(p) = &l.pat else { return false };
-            let ok = p.by_ref.is_none()
-                && l.init.as_ref().is_some_and(|i| i.diverge.is_none() && pure(&i.expr, own));
+            let ok = p.by_ref.is_none() && l.init.as_ref().is_some_and(|i| i.diverge.is_none() && pure(&i.expr, own));
             own.insert(p.ident.to_string());
             ok
         }
@@ -70,7 +69,14 @@ impl Program {
     /// The form in turn of a range-proved region's thread code `proved` (see the module's
     /// text), as the call of `Regions::each_in_turn` with `scalar` (the region's closure);
     /// `None` when the region is not straight-line.
-    pub(super) fn in_turn(&self, proved: &[Stmt], restores: &TokenStream, saves: &TokenStream, scalar: &TokenStream, g: &super::Gen) -> Option<TokenStream> {
+    pub(super) fn in_turn(
+        &self,
+        proved: &[Stmt],
+        restores: &TokenStream,
+        saves: &TokenStream,
+        scalar: &TokenStream,
+        g: &super::Gen,
+    ) -> Option<TokenStream> {
         let mut own = HashSet::new();
         // Assignments may only go to the region's own locals (and those it restores).
         for l in &self.locals {

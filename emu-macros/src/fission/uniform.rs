@@ -21,9 +21,28 @@ use syn::{Expr, Member};
 /// Integer and float methods without side effects, uniform when their receiver and
 /// arguments are.
 pub(super) const PURE_METHODS: [&str; 22] = [
-    "len", "min", "max", "pow", "abs", "wrapping_add", "wrapping_sub", "wrapping_mul", "saturating_add", "saturating_sub",
-    "div_ceil", "next_power_of_two", "leading_zeros", "trailing_zeros", "count_ones", "is_power_of_two", "ilog2", "clamp",
-    "rem_euclid", "div_euclid", "is_empty", "trailing_ones",
+    "len",
+    "min",
+    "max",
+    "pow",
+    "abs",
+    "wrapping_add",
+    "wrapping_sub",
+    "wrapping_mul",
+    "saturating_add",
+    "saturating_sub",
+    "div_ceil",
+    "next_power_of_two",
+    "leading_zeros",
+    "trailing_zeros",
+    "count_ones",
+    "is_power_of_two",
+    "ilog2",
+    "clamp",
+    "rem_euclid",
+    "div_euclid",
+    "is_empty",
+    "trailing_ones",
 ];
 
 /// What the analysis knows of the names in scope.
@@ -77,7 +96,9 @@ impl Names<'_> {
             Expr::Paren(p) => self.uniform(&p.expr),
             Expr::Group(g) => self.uniform(&g.expr),
             // A loop's range (`0..n`, `(0..n).step_by(k)`, `.rev()`).
-            Expr::Range(r) => r.start.as_deref().is_none_or(|e| self.uniform(e)) && r.end.as_deref().is_some_and(|e| self.uniform(e)),
+            Expr::Range(r) => {
+                r.start.as_deref().is_none_or(|e| self.uniform(e)) && r.end.as_deref().is_some_and(|e| self.uniform(e))
+            }
             Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "step_by" | "rev" | "skip" | "take") => {
                 matches!(&*m.receiver, Expr::Range(_) | Expr::Paren(_) | Expr::MethodCall(_))
                     && self.uniform(&m.receiver)
@@ -111,8 +132,16 @@ pub(super) fn is_assign(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;
     matches!(
         op,
-        AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_) | BitXorAssign(_) | BitAndAssign(_)
-            | BitOrAssign(_) | ShlAssign(_) | ShrAssign(_)
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
     )
 }
 

@@ -32,7 +32,10 @@ use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, Pat, Stmt};
 
 use super::uniform::{idents_of, is_assign, Names};
-use super::{bound_in, is_thread_x, lane_k, lanes_below, path_name, private_call, rt, strip_parens, thread_code, Gen, Lives, Program, FLOAT_METHODS};
+use super::{
+    bound_in, is_thread_x, lane_k, lanes_below, path_name, private_call, rt, strip_parens, thread_code, Gen, Lives,
+    Program, FLOAT_METHODS,
+};
 
 /// The index of an access relative to the lane's `thread_idx().x`.
 #[derive(Clone)]
@@ -106,15 +109,21 @@ impl Rewrite<'_> {
         match e {
             // `x as usize` is the index `Index::to_index(x)` reads, for every integer type the
             // proof's `lane_last` takes (sign-extended, as both do).
-            Expr::Cast(c) if matches!(&*c.ty, syn::Type::Path(p) if p.path.is_ident("usize")) => match self.form(&c.expr)? {
-                f @ Form::Offset(_) => Some(f),
-                Form::Uniform(_) => (self.uniform)(e).then(|| Form::Uniform(e.clone())),
-            },
+            Expr::Cast(c) if matches!(&*c.ty, syn::Type::Path(p) if p.path.is_ident("usize")) => {
+                match self.form(&c.expr)? {
+                    f @ Form::Offset(_) => Some(f),
+                    Form::Uniform(_) => (self.uniform)(e).then(|| Form::Uniform(e.clone())),
+                }
+            }
             Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) => {
                 let (l, r) = (self.form(&b.left), self.form(&b.right));
                 match (l, r) {
-                    (Some(Form::Offset(None)), _) if (self.uniform)(&b.right) => Some(Form::Offset(Some((*b.right).clone()))),
-                    (_, Some(Form::Offset(None))) if (self.uniform)(&b.left) => Some(Form::Offset(Some((*b.left).clone()))),
+                    (Some(Form::Offset(None)), _) if (self.uniform)(&b.right) => {
+                        Some(Form::Offset(Some((*b.right).clone())))
+                    }
+                    (_, Some(Form::Offset(None))) if (self.uniform)(&b.left) => {
+                        Some(Form::Offset(Some((*b.left).clone())))
+                    }
                     _ => (self.uniform)(e).then(|| Form::Uniform(e.clone())),
                 }
             }
@@ -141,7 +150,14 @@ impl Rewrite<'_> {
             return k;
         }
         let buf = format_ident!("__emu_vb_{}_{}", view, self.staged.len(), span = Span::mixed_site());
-        self.staged.push(Staged { view: view.clone(), offset: offset.clone(), buf, loaded: false, stored: false, stored_always: false });
+        self.staged.push(Staged {
+            view: view.clone(),
+            offset: offset.clone(),
+            buf,
+            loaded: false,
+            stored: false,
+            stored_always: false,
+        });
         self.staged.len() - 1
     }
 
@@ -158,7 +174,10 @@ impl Rewrite<'_> {
                 }
                 let name = p.ident.to_string();
                 let init = &mut l.init.as_mut().expect("checked above").expr;
-                if self.local_forms.contains_key(&name) || self.view_alias.contains_key(&name) || self.views.contains(&name) {
+                if self.local_forms.contains_key(&name)
+                    || self.view_alias.contains_key(&name)
+                    || self.views.contains(&name)
+                {
                     self.ok = false;
                     return;
                 }
@@ -191,10 +210,14 @@ impl Rewrite<'_> {
                 self.conditional -= 1;
             }
             Expr::Binary(b) if !is_assign(&b.op) => syn::visit_mut::visit_expr_binary_mut(self, b),
-            Expr::Binary(b) if path_name(&b.left).is_some_and(|n| self.own.contains(&n) && !self.local_forms.contains_key(&n)) => {
+            Expr::Binary(b)
+                if path_name(&b.left).is_some_and(|n| self.own.contains(&n) && !self.local_forms.contains_key(&n)) =>
+            {
                 self.visit_expr_mut(&mut b.right)
             }
-            Expr::Assign(a) if path_name(&a.left).is_some_and(|n| self.own.contains(&n) && !self.local_forms.contains_key(&n)) => {
+            Expr::Assign(a)
+                if path_name(&a.left).is_some_and(|n| self.own.contains(&n) && !self.local_forms.contains_key(&n)) =>
+            {
                 self.visit_expr_mut(&mut a.right)
             }
             Expr::Unary(u) if !matches!(u.op, syn::UnOp::Deref(_)) => syn::visit_mut::visit_expr_unary_mut(self, u),
@@ -213,14 +236,14 @@ impl Rewrite<'_> {
                 let lo = self.lane_guard(&i.cond).expect("matched above");
                 self.conditional += 1;
                 self.guards.push(lo);
-                let mut then = Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block: i.then_branch.clone() });
+                let mut then =
+                    Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block: i.then_branch.clone() });
                 self.expr(&mut then);
                 self.guards.pop();
                 let Expr::Block(then) = then else { unreachable!("a block stays a block") };
                 i.then_branch = then.block;
-                match &mut i.else_branch {
-                    Some((_, other)) => self.expr(other),
-                    None => {}
+                if let Some((_, other)) = &mut i.else_branch {
+                    self.expr(other)
                 }
                 self.conditional -= 1;
             }
@@ -240,11 +263,14 @@ impl Rewrite<'_> {
                     return;
                 };
                 self.conditions.push((o, (*c.right).clone()));
-                let mut then = Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block: i.then_branch.clone() });
+                let mut then =
+                    Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block: i.then_branch.clone() });
                 self.expr(&mut then);
                 *e = then;
             }
-            Expr::MethodCall(m) if FLOAT_METHODS.iter().any(|f| m.method == f) => syn::visit_mut::visit_expr_method_call_mut(self, m),
+            Expr::MethodCall(m) if FLOAT_METHODS.iter().any(|f| m.method == f) => {
+                syn::visit_mut::visit_expr_method_call_mut(self, m)
+            }
             Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() && self.view_of(&m.receiver).is_some() => {}
             Expr::Call(_) => self.access(e),
             _ => self.ok = false,
@@ -346,7 +372,8 @@ impl Rewrite<'_> {
     /// The `w` of an index `tid - w` (`tid` the lane's own index, `w` uniform).
     fn gather(&self, index: &Expr) -> Option<Expr> {
         let Expr::Binary(b) = strip_parens(index) else { return None };
-        (matches!(b.op, syn::BinOp::Sub(_)) && self.is_lane(&b.left) && (self.uniform)(&b.right)).then(|| (*b.right).clone())
+        (matches!(b.op, syn::BinOp::Sub(_)) && self.is_lane(&b.left) && (self.uniform)(&b.right))
+            .then(|| (*b.right).clone())
     }
 
     /// The `c` of a statement `if tid == c { .. }` (or `c == tid`), `tid` the thread's x index
@@ -451,8 +478,12 @@ impl Program {
         let ctx = self.ctx.to_string();
         let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
         let names: Names<'_> = self.names(&self.uniform, &locals, &ctx);
-        let thread_varying: HashSet<String> =
-            self.locals.iter().filter(|l| self.lives.get(&l.name) != Some(&Lives::Uniform)).map(|l| l.name.clone()).collect();
+        let thread_varying: HashSet<String> = self
+            .locals
+            .iter()
+            .filter(|l| self.lives.get(&l.name) != Some(&Lives::Uniform))
+            .map(|l| l.name.clone())
+            .collect();
         let uniform = |e: &Expr| idents_of(e).is_disjoint(&thread_varying) && names.uniform(e);
         // Views: the buffer parameters and the block's shared arrays.
         let mut views = self.buffers.clone();
@@ -563,7 +594,8 @@ impl Program {
         }
         // Nor of a view a single statement writes.
         for (single, _) in &singles {
-            let written: Vec<Ident> = accesses(single, &rw)?.into_iter().filter(|(_, _, store)| *store).map(|(v, _, _)| v).collect();
+            let written: Vec<Ident> =
+                accesses(single, &rw)?.into_iter().filter(|(_, _, store)| *store).map(|(v, _, _)| v).collect();
             if rw.gathers.iter().any(|(v, _, _)| written.contains(v)) {
                 return None;
             }
@@ -583,8 +615,10 @@ impl Program {
                 }
             }
         });
-        let uniform_in_bounds =
-            rw.uniform_loads.iter().map(|(v, u)| quote!(&& #r::view_aligned(&#v) && #r::Index::to_index(#u) < #v.len()));
+        let uniform_in_bounds = rw
+            .uniform_loads
+            .iter()
+            .map(|(v, u)| quote!(&& #r::view_aligned(&#v) && #r::Index::to_index(#u) < #v.len()));
         // A gather `v[tid - w]` under `tid >= lo`: no lane takes it (`hi - 1 < lo`), or the
         // first lane that does reads at or above 0 and the last one below `v.len()`. A
         // negative `u` or `w` (signed indices) has `to_index` above `isize::MAX`: no proof.

@@ -114,7 +114,10 @@ pub fn row<'l, T: DeviceCopy, const N: usize, K: ViewKind, I: Index>(v: &View<'l
 /// `v[i]` as the non-last index of `v[i][j] = x`: a bad `i` is reported as a write.
 #[inline(always)]
 #[track_caller]
-pub fn row_write<'l, T: DeviceCopy, const N: usize, K: ViewKind, I: Index>(v: &View<'l, [T; N], K>, i: I) -> View<'l, T, K> {
+pub fn row_write<'l, T: DeviceCopy, const N: usize, K: ViewKind, I: Index>(
+    v: &View<'l, [T; N], K>,
+    i: I,
+) -> View<'l, T, K> {
     v.row_for(i.to_index(), backend::AccessKind::Write)
 }
 

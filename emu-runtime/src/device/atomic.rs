@@ -452,8 +452,12 @@ pub(crate) struct Ordered {
 fn load_order(order: Ordering) -> Ordering {
     match order {
         Ordering::Relaxed | Ordering::Acquire | Ordering::SeqCst => order,
-        Ordering::Release => panic!("atomic_load with Ordering::Release: a load cannot release (use Relaxed, Acquire or SeqCst)"),
-        Ordering::AcqRel => panic!("atomic_load with Ordering::AcqRel: a load cannot release (use Relaxed, Acquire or SeqCst)"),
+        Ordering::Release => {
+            panic!("atomic_load with Ordering::Release: a load cannot release (use Relaxed, Acquire or SeqCst)")
+        }
+        Ordering::AcqRel => {
+            panic!("atomic_load with Ordering::AcqRel: a load cannot release (use Relaxed, Acquire or SeqCst)")
+        }
         _ => panic!("atomic_load takes Ordering::Relaxed, Acquire or SeqCst"),
     }
 }
@@ -465,8 +469,12 @@ fn load_order(order: Ordering) -> Ordering {
 fn store_order(order: Ordering) -> Ordering {
     match order {
         Ordering::Relaxed | Ordering::Release | Ordering::SeqCst => order,
-        Ordering::Acquire => panic!("atomic_store with Ordering::Acquire: a store cannot acquire (use Relaxed, Release or SeqCst)"),
-        Ordering::AcqRel => panic!("atomic_store with Ordering::AcqRel: a store cannot acquire (use Relaxed, Release or SeqCst)"),
+        Ordering::Acquire => {
+            panic!("atomic_store with Ordering::Acquire: a store cannot acquire (use Relaxed, Release or SeqCst)")
+        }
+        Ordering::AcqRel => {
+            panic!("atomic_store with Ordering::AcqRel: a store cannot acquire (use Relaxed, Release or SeqCst)")
+        }
         _ => panic!("atomic_store takes Ordering::Relaxed, Release or SeqCst"),
     }
 }
@@ -508,7 +516,9 @@ impl<T: AtomicLoadStore, K: ViewKind> View<'_, T, K> {
     #[track_caller]
     pub fn atomic_load_scoped(&self, i: usize, order: Ordering, scope: Scope) -> T {
         let order = load_order(order);
-        let Some(p) = self.ordered_ptr(i, Ordered { write: false, order, scope, volatile: false }) else { return crate::device::copy::zero() };
+        let Some(p) = self.ordered_ptr(i, Ordered { write: false, order, scope, volatile: false }) else {
+            return crate::device::copy::zero();
+        };
         // SAFETY: `i < len` was checked, so `p` is element `i` of the view, in the space
         // `K::SPACE` says; `order` is one a load takes.
         unsafe { T::atomic_load_raw(p, order, scope, K::SPACE) }
@@ -553,7 +563,11 @@ impl<T: AtomicLoadStore, K: ViewKind> View<'_, T, K> {
     #[inline(always)]
     #[track_caller]
     pub fn volatile_load(&self, i: usize) -> T {
-        let Some(p) = self.ordered_ptr(i, Ordered { write: false, order: Ordering::Relaxed, scope: Scope::System, volatile: true }) else { return crate::device::copy::zero() };
+        let Some(p) = self
+            .ordered_ptr(i, Ordered { write: false, order: Ordering::Relaxed, scope: Scope::System, volatile: true })
+        else {
+            return crate::device::copy::zero();
+        };
         // SAFETY: as in `atomic_load_scoped`.
         unsafe { T::volatile_load_raw(p, K::SPACE) }
     }
@@ -566,7 +580,11 @@ impl<T: AtomicLoadStore, K: ViewKind> View<'_, T, K> {
     where
         K: Writable,
     {
-        let Some(p) = self.ordered_ptr(i, Ordered { write: true, order: Ordering::Relaxed, scope: Scope::System, volatile: true }) else { return };
+        let Some(p) = self
+            .ordered_ptr(i, Ordered { write: true, order: Ordering::Relaxed, scope: Scope::System, volatile: true })
+        else {
+            return;
+        };
         // SAFETY: as in `atomic_store_scoped`.
         unsafe { T::volatile_store_raw(p, value, K::SPACE) }
     }

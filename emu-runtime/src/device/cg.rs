@@ -42,6 +42,7 @@
 //!   larger tile panics with a message that says so.
 //! * Grid groups (`this_grid()`) and clusters are not here.
 
+use super::backend;
 use super::backend::ReduxKind;
 use super::builtins::{block_dim, block_idx, sync_threads, thread_idx};
 use super::dim::Dim3;
@@ -49,7 +50,6 @@ use super::warp::{
     active_mask, all_sync, any_sync, ballot_sync, lane_id, match_all_sync, match_any_sync, shfl_down_sync_width,
     shfl_sync_width, shfl_up_sync_width, shfl_xor_sync_width, sync_warp, warp_size, WarpShuffle,
 };
-use super::backend;
 
 /// The thread block (`cg::thread_block`), from [`this_thread_block`].
 #[derive(Clone, Copy, Debug)]
@@ -258,7 +258,13 @@ impl<const N: u32> ThreadBlockTile<N> {
     #[track_caller]
     pub fn shfl<T: WarpShuffle>(&self, value: T, src_rank: u32) -> T {
         if N > 32 {
-            return T::from_bits(backend::tile_collective(backend::TileOp::Shfl, N / 32, value.to_bits(), T::WIDE, src_rank));
+            return T::from_bits(backend::tile_collective(
+                backend::TileOp::Shfl,
+                N / 32,
+                value.to_bits(),
+                T::WIDE,
+                src_rank,
+            ));
         }
         shfl_sync_width(self.mask, value, src_rank, N)
     }
@@ -338,7 +344,12 @@ impl<const N: u32> ThreadBlockTile<N> {
 /// `any`, `all` and `reduce`).
 #[inline(always)]
 fn single_warp_only<const N: u32>() {
-    const { assert!(N <= 32, "multi-warp tiles (64 threads and up) have only sync, shfl, any, all and cg::reduce, as in CUDA") };
+    const {
+        assert!(
+            N <= 32,
+            "multi-warp tiles (64 threads and up) have only sync, shfl, any, all and cg::reduce, as in CUDA"
+        )
+    };
 }
 
 /// The lanes of a warp that run together (`cg::coalesced_group`), from [`coalesced_threads`],
@@ -1089,7 +1100,6 @@ fn multi_warp_scan<const N: u32, T: GroupValue, O: GroupOp<T>>(v: T, op: &O, exc
         op.apply(warp_scan, previous)
     }
 }
-
 
 /// The grid of a cooperative launch, and the block's cluster: `cg::this_grid()` and
 /// `cg::this_cluster()`, as in CUDA's `cooperative_groups` namespace.

@@ -84,12 +84,7 @@ impl<T: DeviceCopy> DevicePtr<T> {
     /// The null pointer: no elements; `view` of it is an empty view.
     #[inline(always)]
     pub const fn null() -> Self {
-        DevicePtr {
-            addr: 0,
-            len: 0,
-            id: 0,
-            elem: PhantomData,
-        }
+        DevicePtr { addr: 0, len: 0, id: 0, elem: PhantomData }
     }
 
     /// Whether this is the null pointer.
@@ -160,12 +155,7 @@ impl<T: DeviceCopy> DevicePtr<T> {
 pub fn device_malloc<T: DeviceCopy>(n: usize) -> Option<DevicePtr<T>> {
     let bytes = n.checked_mul(core::mem::size_of::<T>())?;
     let (addr, id) = backend::heap_alloc(bytes, core::mem::align_of::<T>(), Location::caller())?;
-    Some(DevicePtr {
-        addr,
-        len: n as u64,
-        id,
-        elem: PhantomData,
-    })
+    Some(DevicePtr { addr, len: n as u64, id, elem: PhantomData })
 }
 
 /// CUDA's `free(p)` in a kernel: gives the block back to the heap. Freeing null does nothing.

@@ -205,7 +205,11 @@ pub trait SharedParts: parts_sealed::Sealed {
 /// moves `*offset` past it. `None` when the part does not fit in `bytes` (or its size
 /// overflows).
 #[inline(always)]
-fn part<T: crate::device::AnyBitPattern>(bytes: &Shared<'static, u8>, offset: &mut usize, n: usize) -> Option<Shared<'static, T>> {
+fn part<T: crate::device::AnyBitPattern>(
+    bytes: &Shared<'static, u8>,
+    offset: &mut usize,
+    n: usize,
+) -> Option<Shared<'static, T>> {
     let align = core::mem::align_of::<T>();
     // The dynamic memory starts 16-byte aligned (128 on the host), so an offset aligned for
     // `T` is an address aligned for `T` when `T` needs at most 16.

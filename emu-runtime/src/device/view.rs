@@ -117,11 +117,7 @@ impl<T, K> Copy for View<'_, T, K> {}
 
 impl<T, K: ViewKind> fmt::Debug for View<'_, T, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("View")
-            .field("space", &K::SPACE)
-            .field("ptr", &self.ptr)
-            .field("len", &self.len)
-            .finish()
+        f.debug_struct("View").field("space", &K::SPACE).field("ptr", &self.ptr).field("len", &self.len).finish()
     }
 }
 

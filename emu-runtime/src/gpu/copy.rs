@@ -49,7 +49,8 @@ pub(crate) fn symbol(ptx: &'static str, name: &str) -> Result<(u64, usize), Erro
 /// nvptx backend cannot put initialised data in `.const`), copied over when the module loads.
 pub(crate) fn init_constants(module: &std::sync::Arc<cudarc::driver::CudaModule>, ptx: &str) -> Result<(), Error> {
     let g = gpu()?;
-    for name in ptx.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| w.starts_with("__emu_cinit_")) {
+    for name in ptx.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| w.starts_with("__emu_cinit_"))
+    {
         let target = name.replacen("__emu_cinit_", "__emu_const_", 1);
         let get = |n: &str| {
             module

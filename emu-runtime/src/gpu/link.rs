@@ -83,9 +83,11 @@ pub(crate) fn link_with_devrt(ptx: &str) -> Result<Vec<u8>, Error> {
     let lib = find_devrt()?;
     let lib_c = CString::new(lib.to_string_lossy().into_owned())
         .map_err(|_| Error::InvalidValue { message: format!("the path {} holds a NUL byte", lib.display()) })?;
-    let ptx_c = CString::new(ptx).map_err(|_| Error::InvalidValue { message: "the PTX module holds a NUL byte".into() })?;
+    let ptx_c =
+        CString::new(ptx).map_err(|_| Error::InvalidValue { message: "the PTX module holds a NUL byte".into() })?;
     let mut error_log = vec![0u8; 1 << 14];
-    let mut options = [sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER, sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
+    let mut options =
+        [sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER, sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
     let mut values = [error_log.as_mut_ptr() as *mut c_void, error_log.len() as *mut c_void];
     let mut state: sys::CUlinkState = std::ptr::null_mut();
     // SAFETY: two options with their values (a buffer that outlives the link state, and its
@@ -155,7 +157,10 @@ mod tests {
         let e = find_in(&c).unwrap_err();
         assert_eq!(e.code(), 801);
         let m = e.to_string();
-        assert!(m.contains("/nonexistent/a/libcudadevrt.a, /nonexistent/b/libcudadevrt.a") && m.contains("EMU_CUDADEVRT"), "{m}");
+        assert!(
+            m.contains("/nonexistent/a/libcudadevrt.a, /nonexistent/b/libcudadevrt.a") && m.contains("EMU_CUDADEVRT"),
+            "{m}"
+        );
         let here = std::env::current_exe().unwrap();
         assert_eq!(find_in(&[c[0].clone(), here.clone()]).unwrap(), here);
     }

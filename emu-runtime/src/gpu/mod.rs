@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::{result, CudaContext, CudaFunction, CudaModule, CudaStream, DriverError};
 
-use crate::host::report::error::Error;
 use crate::host::launch_desc::{GpuArg, KernelInfo, LaunchConfig};
+use crate::host::report::error::Error;
 
 pub(crate) mod copy;
 mod link;
@@ -63,7 +63,8 @@ pub fn available() -> bool {
 
 pub(crate) fn driver_error(e: DriverError, what: &str) -> Error {
     let code = e.0 as i32;
-    let name = e.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("CUDA error {code}"));
+    let name =
+        e.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("CUDA error {code}"));
     let text = e.error_string().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     map_driver_error(code, name, &text, what)
 }
@@ -86,7 +87,8 @@ mod tests {
 
     #[test]
     fn a_left_out_kernel_says_why() {
-        let ptx = ".version 7.8\n.target sm_90\n// deviceemu: left out: uses_f64 deviceemu: `uses_f64` in src/k.rs cannot \
+        let ptx =
+            ".version 7.8\n.target sm_90\n// deviceemu: left out: uses_f64 deviceemu: `uses_f64` in src/k.rs cannot \
                    be compiled for the GPU and was left out of its PTX (...): error[E0599]: no method named `exp`\n";
         let why = left_out(ptx, "uses_f64").unwrap();
         assert!(why.starts_with("kernel `uses_f64` was left out of the PTX"), "{why}");
@@ -97,7 +99,12 @@ mod tests {
 
     #[test]
     fn driver_codes_map_to_cuda_numbers() {
-        let e = map_driver_error(700, "CUDA_ERROR_ILLEGAL_ADDRESS".into(), "an illegal memory access", "running kernel `k`");
+        let e = map_driver_error(
+            700,
+            "CUDA_ERROR_ILLEGAL_ADDRESS".into(),
+            "an illegal memory access",
+            "running kernel `k`",
+        );
         assert_eq!(e.code(), 700);
         assert_eq!(e.name(), "cudaErrorIllegalAddress");
         assert!(e.to_string().contains("running kernel `k`"), "{e}");
@@ -228,7 +235,11 @@ impl Gpu {
             return bad(format!("grid {g} and block {b} must have every dimension at least 1"));
         }
         if kernel.max_threads != 0 && b.count() > kernel.max_threads as u64 {
-            return bad(format!("block {b} has {} threads, more than the kernel's launch_bounds({})", b.count(), kernel.max_threads));
+            return bad(format!(
+                "block {b} has {} threads, more than the kernel's launch_bounds({})",
+                b.count(),
+                kernel.max_threads
+            ));
         }
         if b.count() > l.max_threads as u64 {
             return bad(format!("block {b} has {} threads; this GPU allows at most {}", b.count(), l.max_threads));
@@ -294,10 +305,13 @@ unsafe fn launch_raw(
     let (g, b, shared) = (cfg.grid, cfg.block, cfg.shared_bytes as u32);
     match kind {
         // SAFETY: the caller's contract.
-        LaunchKind::Plain => unsafe { result::launch_kernel(f, (g.x, g.y, g.z), (b.x, b.y, b.z), shared, stream, params) },
+        LaunchKind::Plain => unsafe {
+            result::launch_kernel(f, (g.x, g.y, g.z), (b.x, b.y, b.z), shared, stream, params)
+        },
         // SAFETY: as above; `cuLaunchCooperativeKernel` takes the same parameters.
         LaunchKind::Cooperative => unsafe {
-            sys::cuLaunchCooperativeKernel(f, g.x, g.y, g.z, b.x, b.y, b.z, shared, stream, params.as_mut_ptr()).result()
+            sys::cuLaunchCooperativeKernel(f, g.x, g.y, g.z, b.x, b.y, b.z, shared, stream, params.as_mut_ptr())
+                .result()
         },
         LaunchKind::Cluster([x, y, z]) => {
             // SAFETY: the attribute and value types are plain C data, for which zero is valid.
@@ -334,8 +348,10 @@ pub(crate) fn launch(
     kind: LaunchKind,
 ) -> Result<(), Error> {
     with_launch(kernel, ptx, cfg, max_shared, args, |gpu, f, params| {
-        let start = result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(|e| driver_error(e, "creating an event"))?;
-        let stop = result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(|e| driver_error(e, "creating an event"))?;
+        let start = result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
+            .map_err(|e| driver_error(e, "creating an event"))?;
+        let stop = result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
+            .map_err(|e| driver_error(e, "creating an event"))?;
         let stream = gpu.stream.cu_stream();
         stream::before_sync_launch(kernel.name, args)?;
         // SAFETY: `params` holds one pointer per parameter of the PTX entry, in order, each to a

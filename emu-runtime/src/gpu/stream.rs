@@ -47,8 +47,8 @@ use cudarc::driver::{result, sys};
 
 use crate::gpu::{driver_error, gpu_of};
 use crate::host::devices::{self, STICKY_CODES};
-use crate::host::report::error::Error;
 use crate::host::launch_desc::{GpuArg, KernelInfo, LaunchConfig};
+use crate::host::report::error::Error;
 
 /// Most GPUs one process uses (devices past it are refused as invalid).
 pub(crate) const MAX_GPUS: usize = 16;
@@ -252,7 +252,11 @@ pub(crate) fn query(s: &GpuStream) -> Result<bool, Error> {
     match unsafe { sys::cuStreamQuery(s.raw) } {
         sys::CUresult::CUDA_SUCCESS => Ok(true),
         sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
-        e => Err(explain_on(s.device, driver_error(cudarc::driver::DriverError(e), "querying a stream"), Some(s.raw as usize))),
+        e => Err(explain_on(
+            s.device,
+            driver_error(cudarc::driver::DriverError(e), "querying a stream"),
+            Some(s.raw as usize),
+        )),
     }
 }
 
@@ -280,7 +284,9 @@ pub(crate) fn launch(
 
 fn rename(e: Error, kernel: &KernelInfo) -> Error {
     match e {
-        Error::Driver { code, name, message } => Error::Driver { code, name, message: format!("running kernel `{}`: {message}", kernel.name) },
+        Error::Driver { code, name, message } => {
+            Error::Driver { code, name, message: format!("running kernel `{}`: {message}", kernel.name) }
+        }
         other => other,
     }
 }
@@ -490,7 +496,8 @@ impl Log {
             out
         };
         let (mine, others) = (list(true), if stream.is_some() { list(false) } else { String::new() });
-        let mut text = String::from("; on the GPU a kernel fault is reported without its kernel, and it is sticky for the device");
+        let mut text =
+            String::from("; on the GPU a kernel fault is reported without its kernel, and it is sticky for the device");
         match (mine.is_empty(), others.is_empty()) {
             (true, true) => text.push_str(
                 ": no kernel was queued on a stream since its last successful synchronisation, so an earlier \
@@ -563,7 +570,8 @@ impl GpuEvent {
     pub(crate) fn new(timing: bool) -> Result<GpuEvent, Error> {
         let device = devices::current();
         bind(device)?;
-        let flags = if timing { sys::CUevent_flags::CU_EVENT_DEFAULT } else { sys::CUevent_flags::CU_EVENT_DISABLE_TIMING };
+        let flags =
+            if timing { sys::CUevent_flags::CU_EVENT_DEFAULT } else { sys::CUevent_flags::CU_EVENT_DISABLE_TIMING };
         let raw = result::event::create(flags).map_err(|e| driver_error(e, "creating an event"))?;
         Ok(GpuEvent { raw, device, recorded_on: AtomicUsize::new(0) })
     }
@@ -605,7 +613,11 @@ impl GpuEvent {
         match unsafe { sys::cuEventQuery(self.raw) } {
             sys::CUresult::CUDA_SUCCESS => Ok(true),
             sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
-            e => Err(explain_on(self.device, driver_error(cudarc::driver::DriverError(e), "querying an event"), self.stream())),
+            e => Err(explain_on(
+                self.device,
+                driver_error(cudarc::driver::DriverError(e), "querying an event"),
+                self.stream(),
+            )),
         }
     }
 
@@ -621,17 +633,20 @@ impl GpuEvent {
 pub(crate) fn alloc_pinned(bytes: usize) -> Result<*mut c_void, Error> {
     bind(devices::current())?;
     // SAFETY: the context is bound; the memory is freed by `free_pinned`.
-    let p = unsafe { result::malloc_host(bytes.max(1), sys::CU_MEMHOSTALLOC_PORTABLE) }.map_err(|e| {
-        match driver_error(e, "allocating pinned host memory") {
+    let p = unsafe { result::malloc_host(bytes.max(1), sys::CU_MEMHOSTALLOC_PORTABLE) }.map_err(
+        |e| match driver_error(e, "allocating pinned host memory") {
             Error::Driver { code: 2, .. } => Error::MemoryAllocation { bytes },
             other => other,
-        }
-    })?;
+        },
+    )?;
     // SAFETY: `p` is a fresh allocation of at least `bytes` bytes.
     unsafe { std::ptr::write_bytes(p as *mut u8, 0, bytes) };
     // Tracked like a device allocation (host and device addresses do not overlap: unified
     // addressing), so that two streams' asynchronous copies of one `HostBuffer` are ordered.
-    lock(&ALLOCS).insert(p as u64, Alloc { end: p as u64 + bytes as u64, device: devices::current(), portable: true, last: None });
+    lock(&ALLOCS).insert(
+        p as u64,
+        Alloc { end: p as u64 + bytes as u64, device: devices::current(), portable: true, last: None },
+    );
     Ok(p)
 }
 
@@ -740,8 +755,10 @@ pub(crate) fn device_count() -> Result<u32, Error> {
 mod tests {
     use super::*;
 
-    static OOB: KernelInfo = KernelInfo { name: "oob", file: "k.rs", line: 3, end_line: 5, max_threads: 0, cluster: [0; 3] };
-    static AFFINE: KernelInfo = KernelInfo { name: "affine", file: "k.rs", line: 9, end_line: 12, max_threads: 0, cluster: [0; 3] };
+    static OOB: KernelInfo =
+        KernelInfo { name: "oob", file: "k.rs", line: 3, end_line: 5, max_threads: 0, cluster: [0; 3] };
+    static AFFINE: KernelInfo =
+        KernelInfo { name: "affine", file: "k.rs", line: 9, end_line: 12, max_threads: 0, cluster: [0; 3] };
 
     #[test]
     fn a_fault_names_the_kernels_queued_since_the_last_synchronisation() {

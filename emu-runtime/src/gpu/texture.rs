@@ -95,10 +95,17 @@ impl GpuTexture {
                 };
             }
             Resource::Array { width, height, data } => {
-                let ad = sys::CUDA_ARRAY_DESCRIPTOR { Width: width, Height: height, Format: format, NumChannels: channels as u32 };
+                let ad = sys::CUDA_ARRAY_DESCRIPTOR {
+                    Width: width,
+                    Height: height,
+                    Format: format,
+                    NumChannels: channels as u32,
+                };
                 let mut a: sys::CUarray = std::ptr::null_mut();
                 // SAFETY: `ad` is a valid descriptor and `a` a place for the handle.
-                unsafe { sys::cuArrayCreate_v2(&mut a, &ad) }.result().map_err(|e| driver_error(e, "creating a CUDA array"))?;
+                unsafe { sys::cuArrayCreate_v2(&mut a, &ad) }
+                    .result()
+                    .map_err(|e| driver_error(e, "creating a CUDA array"))?;
                 let row = width * channels * texel_format.bytes();
                 let copy = sys::CUDA_MEMCPY2D {
                     srcXInBytes: 0,
@@ -141,7 +148,11 @@ impl GpuTexture {
             addressMode: [mode(desc.address[0]), mode(desc.address[1]), mode(desc.address[1])],
             filterMode: filter,
             flags: (if desc.normalized { sys::CU_TRSF_NORMALIZED_COORDINATES } else { 0 })
-                | (if texel_format.is_integer() && read_mode == ReadMode::ElementType { sys::CU_TRSF_READ_AS_INTEGER } else { 0 }),
+                | (if texel_format.is_integer() && read_mode == ReadMode::ElementType {
+                    sys::CU_TRSF_READ_AS_INTEGER
+                } else {
+                    0
+                }),
             maxAnisotropy: 0,
             mipmapFilterMode: CUfilter_mode::CU_TR_FILTER_MODE_POINT,
             mipmapLevelBias: 0.0,

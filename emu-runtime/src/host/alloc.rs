@@ -35,11 +35,7 @@ pub(crate) fn error(what: impl Into<String>, bytes: usize, hint: &str) -> Error 
 /// Refuses `bytes` larger than the machine's physical memory.
 pub(crate) fn check(what: impl FnOnce() -> String, bytes: usize, hint: &str) -> Result<(), Error> {
     if bytes > physical_memory() {
-        return Err(error(
-            format!("{} (the machine has {} bytes of memory)", what(), physical_memory()),
-            bytes,
-            hint,
-        ));
+        return Err(error(format!("{} (the machine has {} bytes of memory)", what(), physical_memory()), bytes, hint));
     }
     Ok(())
 }

@@ -102,8 +102,16 @@ pub enum Tier {
 
 impl Tier {
     /// Every tier, in the order `EMU_TIERS_OFF` lists them.
-    pub const ALL: [Tier; 8] =
-        [Tier::Regions, Tier::Lanes, Tier::Shuffles, Tier::Hoisted, Tier::Vector, Tier::Ranges, Tier::Turn, Tier::Interleave];
+    pub const ALL: [Tier; 8] = [
+        Tier::Regions,
+        Tier::Lanes,
+        Tier::Shuffles,
+        Tier::Hoisted,
+        Tier::Vector,
+        Tier::Ranges,
+        Tier::Turn,
+        Tier::Interleave,
+    ];
 
     /// The tier's name in `EMU_TIERS_OFF`.
     pub fn name(self) -> &'static str {
@@ -157,7 +165,9 @@ impl Default for Target {
 fn auto_found_no_gpu() {
     static SAID: std::sync::Once = std::sync::Once::new();
     if Target::default() == Target::Emulator {
-        SAID.call_once(|| eprintln!("deviceemu: no CUDA driver or device found; kernels run in the emulator (EMU_TARGET=auto)"));
+        SAID.call_once(|| {
+            eprintln!("deviceemu: no CUDA driver or device found; kernels run in the emulator (EMU_TARGET=auto)")
+        });
     }
 }
 
@@ -324,7 +334,9 @@ impl Config {
         if let Some(v) = var("EMU_SEED") {
             c.seed = match v.trim() {
                 "none" => None,
-                t => Some(t.parse().map_err(|_| invalid("EMU_SEED", v, "an unsigned integer, e.g. `EMU_SEED=42`, or `none` (index order)"))?),
+                t => Some(t.parse().map_err(|_| {
+                    invalid("EMU_SEED", v, "an unsigned integer, e.g. `EMU_SEED=42`, or `none` (index order)")
+                })?),
             };
         }
         if let Some(v) = var("EMU_CHECK") {
@@ -332,7 +344,11 @@ impl Config {
         }
         if let Some(v) = var("EMU_STACK_SIZE") {
             c.stack_size = parse_size(&v).ok_or_else(|| {
-                invalid("EMU_STACK_SIZE", v, "a size in bytes of at least 16K, with an optional K or M suffix, e.g. `512K`, `4M`")
+                invalid(
+                    "EMU_STACK_SIZE",
+                    v,
+                    "a size in bytes of at least 16K, with an optional K or M suffix, e.g. `512K`, `4M`",
+                )
             })?;
         }
         if let Some(v) = var("EMU_WARP_SIZE") {
@@ -350,7 +366,8 @@ impl Config {
                 "gpu" if cfg!(feature = "gpu") => Target::Gpu,
                 "gpu" => {
                     return Err(Error::NotSupported {
-                        message: "EMU_TARGET=gpu needs deviceemu built with its `gpu` feature (cargo --features gpu)".into(),
+                        message: "EMU_TARGET=gpu needs deviceemu built with its `gpu` feature (cargo --features gpu)"
+                            .into(),
                     })
                 }
                 _ => return Err(invalid("EMU_TARGET", v, "`auto`, `emulator`, `gpu`")),
@@ -363,7 +380,11 @@ impl Config {
         }
         if let Some(v) = var("EMU_LAUNCH_TIMEOUT") {
             c.launch_timeout = parse_timeout(&v).ok_or_else(|| {
-                invalid("EMU_LAUNCH_TIMEOUT", v, "seconds a launch may run in all, e.g. `EMU_LAUNCH_TIMEOUT=3600`; `0` turns the bound off")
+                invalid(
+                    "EMU_LAUNCH_TIMEOUT",
+                    v,
+                    "seconds a launch may run in all, e.g. `EMU_LAUNCH_TIMEOUT=3600`; `0` turns the bound off",
+                )
             })?;
         }
         if let Some(v) = var("EMU_SCHEDULE") {
@@ -374,8 +395,10 @@ impl Config {
             };
         }
         if let Some(v) = var("EMU_PRINT_LIMIT") {
-            c.print_limit =
-                v.trim().parse().map_err(|_| invalid("EMU_PRINT_LIMIT", v, "an unsigned integer (0: print every finding)"))?;
+            c.print_limit = v
+                .trim()
+                .parse()
+                .map_err(|_| invalid("EMU_PRINT_LIMIT", v, "an unsigned integer (0: print every finding)"))?;
         }
         if let Some(v) = var("EMU_PATH") {
             c.path = match v.trim() {
@@ -438,10 +461,9 @@ impl Config {
             };
         }
         if let Some(v) = var("EMU_PENDING_LAUNCH_LIMIT") {
-            c.pending_launch_limit = v
-                .trim()
-                .parse()
-                .map_err(|_| invalid("EMU_PENDING_LAUNCH_LIMIT", v, "an unsigned integer, e.g. `2048` (CUDA's default)"))?;
+            c.pending_launch_limit = v.trim().parse().map_err(|_| {
+                invalid("EMU_PENDING_LAUNCH_LIMIT", v, "an unsigned integer, e.g. `2048` (CUDA's default)")
+            })?;
         }
         // `EMU_WARP_SIZE=1` is the emulator's mode: with `EMU_TARGET` unset or `auto`, it runs there.
         if c.warp_size != 32 && !c.target_chosen {
@@ -690,7 +712,8 @@ fn invalid(variable: &'static str, value: String, valid: &'static str) -> Error 
 }
 
 fn parse_checks(v: &str) -> Result<Checks, Error> {
-    const VALID: &str = "a comma-separated list of `memcheck`, `racecheck`, `initcheck`, `synccheck`, or `all`, or `none`";
+    const VALID: &str =
+        "a comma-separated list of `memcheck`, `racecheck`, `initcheck`, `synccheck`, or `all`, or `none`";
     let mut c = Checks::none();
     for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         match part {
@@ -725,15 +748,26 @@ pub(crate) fn process_settings() -> Result<(), Error> {
 
 fn check_process_settings() -> Result<(), Error> {
     if let Some(v) = env_var("EMU_DEVICES") {
-        parse_devices(&v).ok_or_else(|| invalid("EMU_DEVICES", v, "a device count from 1 to 16, e.g. `EMU_DEVICES=2`"))?;
+        parse_devices(&v)
+            .ok_or_else(|| invalid("EMU_DEVICES", v, "a device count from 1 to 16, e.g. `EMU_DEVICES=2`"))?;
     }
     if let Some(v) = env_var("EMU_ERROR_EXITCODE") {
         parse_exit_code(&v).ok_or_else(|| {
-            invalid("EMU_ERROR_EXITCODE", v, "an exit status from 0 to 255, e.g. `EMU_ERROR_EXITCODE=1` (a process exits with its low 8 bits only)")
+            invalid(
+                "EMU_ERROR_EXITCODE",
+                v,
+                "an exit status from 0 to 255, e.g. `EMU_ERROR_EXITCODE=1` (a process exits with its low 8 bits only)",
+            )
         })?;
     }
     if let Some(v) = env_var("EMU_RACECHECK_SHADOW") {
-        parse_bytes(&v).ok_or_else(|| invalid("EMU_RACECHECK_SHADOW", v, "a size in bytes with an optional K, M or G suffix, e.g. `EMU_RACECHECK_SHADOW=4G`"))?;
+        parse_bytes(&v).ok_or_else(|| {
+            invalid(
+                "EMU_RACECHECK_SHADOW",
+                v,
+                "a size in bytes with an optional K, M or G suffix, e.g. `EMU_RACECHECK_SHADOW=4G`",
+            )
+        })?;
     }
     for name in ["EMU_LOG_FILE", "EMU_REPORT"] {
         if let Some(v) = env_var(name) {
@@ -888,7 +922,7 @@ pub(crate) const DEFAULT_LAUNCH_TIMEOUT: std::time::Duration = std::time::Durati
 /// `EMU_TIMEOUT` and `EMU_LAUNCH_TIMEOUT`: seconds, fractional allowed; `0` is off.
 fn parse_timeout(v: &str) -> Option<std::time::Duration> {
     let secs: f64 = v.trim().trim_end_matches('s').parse().ok()?;
-    (secs.is_finite() && secs >= 0.0 && secs < 1e9).then(|| std::time::Duration::from_secs_f64(secs))
+    (secs.is_finite() && (0.0..1e9).contains(&secs)).then(|| std::time::Duration::from_secs_f64(secs))
 }
 
 #[cfg(test)]

@@ -15,11 +15,11 @@
 //! | `stream`  | streams, events, pinned host buffers and queued work, above `sched`: a stream's worker calls the synchronous launch |
 //! | `texture` | texture objects (host side) and the emulator's table of live ones |
 
+pub(crate) mod alloc;
 pub(crate) mod check;
 pub(crate) mod config;
 pub(crate) mod devices;
 pub(crate) mod launch_desc;
-pub(crate) mod alloc;
 pub(crate) mod mem;
 pub(crate) mod report;
 pub(crate) mod sched;

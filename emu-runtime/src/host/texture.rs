@@ -26,7 +26,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use crate::device::texture::sampler::{self, Texels};
-use crate::device::texture::{lanes_of, FilterMode, Format, IntegerTexel, Lanes, ReadMode, Texel, Texture, TextureDesc};
+use crate::device::texture::{
+    lanes_of, FilterMode, Format, IntegerTexel, Lanes, ReadMode, Texel, Texture, TextureDesc,
+};
 use crate::host::mem::buffer::DeviceBuffer;
 use crate::host::report::error::Error;
 
@@ -83,9 +85,12 @@ static NEXT: AtomicU64 = AtomicU64::new(1);
 static EPOCH: AtomicU64 = AtomicU64::new(0);
 static LIVE: RwLock<Option<HashMap<u64, Arc<State>>>> = RwLock::new(None);
 
+/// `(epoch, [(handle, state)])`: the objects a host thread looked up since `epoch`.
+type LookupCache = RefCell<(u64, Vec<(u64, Arc<State>)>)>;
+
 thread_local! {
     /// `(epoch, [(handle, state)])`: the objects this host thread looked up since `epoch`.
-    static CACHE: RefCell<(u64, Vec<(u64, Arc<State>)>)> = const { RefCell::new((0, Vec::new())) };
+    static CACHE: LookupCache = const { RefCell::new((0, Vec::new())) };
 }
 
 fn register(state: State) -> u64 {
@@ -239,7 +244,8 @@ fn invalid(message: String) -> Error {
 /// The texels as the sampler reads them: each channel as an f32 (integers exactly).
 fn channels_of<S: Texel>(data: &[S]) -> Result<Box<[f32]>, Error> {
     let mut out = Vec::new();
-    out.try_reserve_exact(data.len() * S::CHANNELS).map_err(|_| Error::MemoryAllocation { bytes: data.len() * S::CHANNELS * 4 })?;
+    out.try_reserve_exact(data.len() * S::CHANNELS)
+        .map_err(|_| Error::MemoryAllocation { bytes: data.len() * S::CHANNELS * 4 })?;
     out.resize(data.len() * S::CHANNELS, 0.0);
     for (t, o) in data.iter().zip(out.chunks_exact_mut(S::CHANNELS)) {
         t.write_channels(o);
@@ -279,7 +285,15 @@ fn on_gpu_target() -> Result<bool, Error> {
 }
 
 impl<'b, T: Texel> TextureObject<'b, T> {
-    fn emulated<S: Texel>(kind: Kind, desc: TextureDesc, read_mode: ReadMode, width: usize, height: usize, pitch: usize, data: &[S]) -> Result<Self, Error> {
+    fn emulated<S: Texel>(
+        kind: Kind,
+        desc: TextureDesc,
+        read_mode: ReadMode,
+        width: usize,
+        height: usize,
+        pitch: usize,
+        data: &[S],
+    ) -> Result<Self, Error> {
         let data = channels_of(data)?;
         let normalized = (read_mode == ReadMode::NormalizedFloat).then_some(S::FORMAT);
         let mut sampled = desc;
@@ -311,9 +325,20 @@ impl<'b, T: Texel> TextureObject<'b, T> {
     }
 
     #[cfg(feature = "gpu")]
-    fn on_gpu<S: Texel>(desc: TextureDesc, read_mode: ReadMode, res: crate::gpu::texture::Resource<'_>) -> Result<Self, Error> {
+    fn on_gpu<S: Texel>(
+        desc: TextureDesc,
+        read_mode: ReadMode,
+        res: crate::gpu::texture::Resource<'_>,
+    ) -> Result<Self, Error> {
         let g = crate::gpu::texture::GpuTexture::create(res, S::FORMAT, S::CHANNELS, read_mode, &desc)?;
-        Ok(TextureObject { handle: g.handle(), desc, read_mode, _gpu: Some(g), _buffer: PhantomData, _read: PhantomData })
+        Ok(TextureObject {
+            handle: g.handle(),
+            desc,
+            read_mode,
+            _gpu: Some(g),
+            _buffer: PhantomData,
+            _read: PhantomData,
+        })
     }
 
     fn over_linear<S: Texel>(buf: &'b DeviceBuffer<S>, desc: TextureDesc, mode: ReadMode) -> Result<Self, Error> {
@@ -323,12 +348,23 @@ impl<'b, T: Texel> TextureObject<'b, T> {
         }
         #[cfg(feature = "gpu")]
         if let Some((ptr, len)) = buf.device_address() {
-            return Self::on_gpu::<S>(desc, mode, crate::gpu::texture::Resource::Linear { ptr, bytes: len * std::mem::size_of::<S>() });
+            return Self::on_gpu::<S>(
+                desc,
+                mode,
+                crate::gpu::texture::Resource::Linear { ptr, bytes: len * std::mem::size_of::<S>() },
+            );
         }
         Self::emulated(Kind::Linear, desc, mode, buf.len(), 1, buf.len(), &buf.to_vec()?)
     }
 
-    fn over_pitch<S: Texel>(buf: &'b DeviceBuffer<S>, width: usize, height: usize, pitch: usize, desc: TextureDesc, mode: ReadMode) -> Result<Self, Error> {
+    fn over_pitch<S: Texel>(
+        buf: &'b DeviceBuffer<S>,
+        width: usize,
+        height: usize,
+        pitch: usize,
+        desc: TextureDesc,
+        mode: ReadMode,
+    ) -> Result<Self, Error> {
         check_read::<S>(&desc, mode)?;
         let size = std::mem::size_of::<S>();
         if width == 0 || height == 0 || pitch < width || (pitch * size) % PITCH_ALIGNMENT != 0 {
@@ -347,7 +383,11 @@ impl<'b, T: Texel> TextureObject<'b, T> {
         }
         #[cfg(feature = "gpu")]
         if let Some((ptr, _)) = buf.device_address() {
-            return Self::on_gpu::<S>(desc, mode, crate::gpu::texture::Resource::Pitch2d { ptr, width, height, pitch_bytes: pitch * size });
+            return Self::on_gpu::<S>(
+                desc,
+                mode,
+                crate::gpu::texture::Resource::Pitch2d { ptr, width, height, pitch_bytes: pitch * size },
+            );
         }
         Self::emulated(Kind::Pitch2d, desc, mode, width, height, pitch, &buf.to_vec()?)
     }
@@ -363,7 +403,10 @@ impl<'b, T: Texel> TextureObject<'b, T> {
     /// [`linear`](Self::linear) over 8- or 16-bit integer texels read as normalised floats
     /// (`cudaReadModeNormalizedFloat`): a `DeviceBuffer<u8>` gives a `Texture<f32>`, a
     /// `DeviceBuffer<[i16; 2]>` a `Texture<[f32; 2]>`.
-    pub fn linear_normalized<S: IntegerTexel<Normalized = T>>(buf: &'b DeviceBuffer<S>, desc: TextureDesc) -> Result<Self, Error> {
+    pub fn linear_normalized<S: IntegerTexel<Normalized = T>>(
+        buf: &'b DeviceBuffer<S>,
+        desc: TextureDesc,
+    ) -> Result<Self, Error> {
         Self::over_linear(buf, desc, ReadMode::NormalizedFloat)
     }
 
@@ -372,7 +415,13 @@ impl<'b, T: Texel> TextureObject<'b, T> {
     /// [`Texture::sample_2d`] (`tex2D`). `pitch * size_of::<T>()` must be a multiple of
     /// [`PITCH_ALIGNMENT`] (32 bytes, CUDA's rule on the H200); [`pitch_for`] gives the
     /// smallest such pitch. Integer texels, read as integers, allow point filtering only.
-    pub fn pitch_2d(buf: &'b DeviceBuffer<T>, width: usize, height: usize, pitch: usize, desc: TextureDesc) -> Result<Self, Error> {
+    pub fn pitch_2d(
+        buf: &'b DeviceBuffer<T>,
+        width: usize,
+        height: usize,
+        pitch: usize,
+        desc: TextureDesc,
+    ) -> Result<Self, Error> {
         Self::over_pitch(buf, width, height, pitch, desc, ReadMode::ElementType)
     }
 
@@ -406,11 +455,21 @@ impl<'b, T: Texel> TextureObject<'b, T> {
 }
 
 impl<T: Texel> TextureObject<'static, T> {
-    fn array<S: Texel>(width: usize, height: usize, data: &[S], desc: TextureDesc, mode: ReadMode) -> Result<Self, Error> {
+    fn array<S: Texel>(
+        width: usize,
+        height: usize,
+        data: &[S],
+        desc: TextureDesc,
+        mode: ReadMode,
+    ) -> Result<Self, Error> {
         check_read::<S>(&desc, mode)?;
         if on_gpu_target()? {
             #[cfg(feature = "gpu")]
-            return Self::on_gpu::<S>(desc, mode, crate::gpu::texture::Resource::Array { width, height, data: bytes_of(data) });
+            return Self::on_gpu::<S>(
+                desc,
+                mode,
+                crate::gpu::texture::Resource::Array { width, height, data: bytes_of(data) },
+            );
         }
         let (kind, rows) = if height == 0 { (Kind::Array1d, 1) } else { (Kind::Array2d, height) };
         Self::emulated(kind, desc, mode, width, rows, width, data)
@@ -423,7 +482,13 @@ impl<T: Texel> TextureObject<'static, T> {
         Self::array(data.len(), 0, data, desc, mode)
     }
 
-    fn array_2d_as<S: Texel>(width: usize, height: usize, data: &[S], desc: TextureDesc, mode: ReadMode) -> Result<Self, Error> {
+    fn array_2d_as<S: Texel>(
+        width: usize,
+        height: usize,
+        data: &[S],
+        desc: TextureDesc,
+        mode: ReadMode,
+    ) -> Result<Self, Error> {
         if width == 0 || height == 0 || data.len() != width * height {
             return Err(invalid(format!(
                 "a 2-D texture array of {width} x {height} texels needs width and height of at least 1 and {} texels; got {}",
@@ -454,7 +519,12 @@ impl<T: Texel> TextureObject<'static, T> {
 
     /// [`array_2d`](Self::array_2d) of 8- or 16-bit integer texels read as normalised floats:
     /// an RGBA image of `[u8; 4]` gives a `Texture<[f32; 4]>`.
-    pub fn array_2d_normalized<S: IntegerTexel<Normalized = T>>(width: usize, height: usize, data: &[S], desc: TextureDesc) -> Result<Self, Error> {
+    pub fn array_2d_normalized<S: IntegerTexel<Normalized = T>>(
+        width: usize,
+        height: usize,
+        data: &[S],
+        desc: TextureDesc,
+    ) -> Result<Self, Error> {
         Self::array_2d_as(width, height, data, desc, ReadMode::NormalizedFloat)
     }
 }

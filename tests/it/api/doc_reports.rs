@@ -58,12 +58,18 @@ fn excerpts(doc: &str) -> Vec<Excerpt> {
             let name = words.next().unwrap().to_owned();
             let env = words
                 .map(|w| {
-                    let (k, v) = w.split_once('=').unwrap_or_else(|| panic!("line {}: `{w}` is not EMU_X=value", i + 1));
+                    let (k, v) =
+                        w.split_once('=').unwrap_or_else(|| panic!("line {}: `{w}` is not EMU_X=value", i + 1));
                     assert!(k.starts_with("EMU_"), "line {}: `{k}` is not an EMU_ setting", i + 1);
                     (k.to_owned(), v.to_owned())
                 })
                 .collect();
-            assert_eq!(lines.get(i + 1).map(|l| l.trim()), Some("```text"), "line {}: a marker must precede a ```text block", i + 1);
+            assert_eq!(
+                lines.get(i + 1).map(|l| l.trim()),
+                Some("```text"),
+                "line {}: a marker must precede a ```text block",
+                i + 1
+            );
             let mut block = Vec::new();
             let mut j = i + 2;
             while lines[j].trim() != "```" {
@@ -88,7 +94,9 @@ fn appears_in(block: &[String], output: &[String]) -> Result<(), String> {
         }
         let at = (pos..output.len())
             .find(|&s| output.len() - s >= segment.len() && output[s..s + segment.len()] == segment[..])
-            .ok_or_else(|| format!("these lines are not in the output after its line {pos}:\n{}", segment.join("\n")))?;
+            .ok_or_else(|| {
+                format!("these lines are not in the output after its line {pos}:\n{}", segment.join("\n"))
+            })?;
         pos = at + segment.len();
     }
     Ok(())

@@ -11,7 +11,6 @@
 //! `copy_from_slice` length mismatch, and invalid `EMU_*` settings (in a child process, so
 //! that the environment of the other tests is never touched).
 
-
 use crate::common::{assert_has, assert_lacks, marked_line, on_new_thread};
 use crate::kernels::block_sum;
 use deviceemu::prelude::*;
@@ -214,9 +213,10 @@ fn many_failing_blocks_are_sorted_and_summarised() {
     let mut y = DeviceBuffer::<f32>::zeroed(64).unwrap();
     for order in [BlockOrder::Parallel, BlockOrder::Serial] {
         let err = pinned(|| {
-            with_config(Config::default().blocks(order).print_limit(40), || {
-                launch!(oob_every_block<<<32, 32>>>(&x, &mut y))
-            })
+            with_config(
+                Config::default().blocks(order).print_limit(40),
+                || launch!(oob_every_block<<<32, 32>>>(&x, &mut y)),
+            )
         })
         .unwrap_err();
         assert_eq!(err.code(), 700);
@@ -230,7 +230,11 @@ fn many_failing_blocks_are_sorted_and_summarised() {
             assert_eq!((f.thread(), f.block()), want);
         }
         let text = err.to_string();
-        assert_eq!(text.matches("Invalid __global__ read of size 4 bytes").count(), 40, "40 findings are printed in full");
+        assert_eq!(
+            text.matches("Invalid __global__ read of size 4 bytes").count(),
+            40,
+            "40 findings are printed in full"
+        );
         assert_has(&text, "... 920 more error(s) not shown");
         assert!(text.trim_end().ends_with("ERROR SUMMARY: 960 errors"), "{text}");
         let first = text.find("in block (2,0,0)").expect("block 2 reported");
@@ -259,7 +263,10 @@ fn shared_out_of_bounds_write() {
     for b in 0..3 {
         assert_has(&text, &format!("by thread (31,0,0) in block ({b},0,0)"));
     }
-    assert_has(&text, &format!("index 32 is past the end of __shared__ array declared at {FILE}:{}", line_of("shared-decl")));
+    assert_has(
+        &text,
+        &format!("index 32 is past the end of __shared__ array declared at {FILE}:{}", line_of("shared-decl")),
+    );
     assert_has(&text, "ERROR SUMMARY: 3 errors");
     assert_next_launch_works();
 }
@@ -418,7 +425,10 @@ fn divergent_barrier_from_early_break() {
     assert_has(&text, &format!("at reduce_with_break in {barrier}"));
     assert_has(&text, "by thread (32,0,0) in block (0,0,0)");
     assert_has(&text, &format!("threads (0,0,0) to (31,0,0) wait at the barrier at {barrier}"));
-    assert_has(&text, &format!("threads (32,0,0) to (63,0,0) skipped it and exited at {FILE}:{}:1", line_of("brk-end")));
+    assert_has(
+        &text,
+        &format!("threads (32,0,0) to (63,0,0) skipped it and exited at {FILE}:{}:1", line_of("brk-end")),
+    );
     assert_has(&text, "ERROR SUMMARY: 1 error");
 }
 
@@ -442,7 +452,10 @@ fn barrier_skipped_by_part_of_a_warp() {
     assert_has(&text, &format!("at partial_warp_skip in {barrier}"));
     assert_has(&text, "by thread (50,0,0) in block (0,0,0)");
     assert_has(&text, &format!("threads (0,0,0) to (49,0,0) wait at the barrier at {barrier}"));
-    assert_has(&text, &format!("threads (50,0,0) to (63,0,0) skipped it and exited at {FILE}:{}:1", line_of("skip-end")));
+    assert_has(
+        &text,
+        &format!("threads (50,0,0) to (63,0,0) skipped it and exited at {FILE}:{}:1", line_of("skip-end")),
+    );
     assert_lacks(&text, "cannot continue");
     assert_has(&text, "ERROR SUMMARY: 1 error");
     // Not a deadlock: the block ran on, as the hardware does.
@@ -681,7 +694,8 @@ fn sync_in_later_helper(t: Shared<u32>, tid: usize) {
 
 fn barrier_skipped_inside_a_device_helper_is_reported() {
     let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
-    let err = launch!(skip_barrier_in_later_helper<<<1, 64>>>(&mut out, 50)).expect_err("the skipped barrier is reported");
+    let err =
+        launch!(skip_barrier_in_later_helper<<<1, 64>>>(&mut out, 50)).expect_err("the skipped barrier is reported");
     assert_eq!(err.code(), 719);
     let text = err.to_string();
     assert_has(&text, "Barrier error detected. Divergent thread(s) in warp");
@@ -847,9 +861,10 @@ fn stack_overflow_in_many_parallel_blocks() {
     // Every block overflows, on every worker thread at once.
     let mut out = DeviceBuffer::<u64>::zeroed(16 * 4).unwrap();
     let err = on_new_thread(60, move || {
-        with_config(Config::default().blocks(deviceemu::BlockOrder::Parallel), || {
-            launch!(deep_recursion<<<16, 4>>>(10_000_000, &mut out))
-        })
+        with_config(
+            Config::default().blocks(deviceemu::BlockOrder::Parallel),
+            || launch!(deep_recursion<<<16, 4>>>(10_000_000, &mut out)),
+        )
         .unwrap_err()
     });
     assert_eq!(err.code(), 719);
@@ -864,10 +879,9 @@ fn stack_overflow_in_many_parallel_blocks() {
 fn stack_size_setting_is_honoured() {
     // About 1000 frames of at least 512 bytes: too deep for 64 KiB, fine in 16 MiB.
     let mut out = DeviceBuffer::<u64>::zeroed(4).unwrap();
-    let err = with_config(Config::default().stack_size(64 * 1024), || {
-        launch!(deep_recursion<<<1, 4>>>(1000, &mut out))
-    })
-    .unwrap_err();
+    let err =
+        with_config(Config::default().stack_size(64 * 1024), || launch!(deep_recursion<<<1, 4>>>(1000, &mut out)))
+            .unwrap_err();
     assert_eq!(err.code(), 719);
     assert_has(&err.to_string(), "its 64 KiB fiber stack");
     with_config(Config::default().stack_size(16 << 20), || launch!(deep_recursion<<<1, 4>>>(1000, &mut out)))
@@ -908,7 +922,11 @@ fn invalid_launch_configurations_return_9_and_run_nothing() {
         let e = launch!(mark<<<1, 2048>>>(&mut out)).unwrap_err();
         assert_invalid_config(e, &out, "block (2048,1,1) exceeds the largest block the device allows, (1024,1024,64)");
         let e = launch!(mark<<<1, (32, 32, 2)>>>(&mut out)).unwrap_err();
-        assert_invalid_config(e, &out, "block (32,32,2) has 2048 threads, but the device allows at most 1024 threads per block");
+        assert_invalid_config(
+            e,
+            &out,
+            "block (32,32,2) has 2048 threads, but the device allows at most 1024 threads per block",
+        );
         let e = launch!(mark<<<1, (1, 1, 65)>>>(&mut out)).unwrap_err();
         assert_invalid_config(e, &out, "block (1,1,65) exceeds the largest block");
         let e = launch!(mark<<<0, 32>>>(&mut out)).unwrap_err();
@@ -920,7 +938,11 @@ fn invalid_launch_configurations_return_9_and_run_nothing() {
         let e = launch!(mark<<<(1, 65536), 32>>>(&mut out)).unwrap_err();
         assert_invalid_config(e, &out, "exceeds the largest grid");
         let e = launch!(mark<<<4, 32, 48 * 1024 + 1>>>(&mut out)).unwrap_err();
-        assert_invalid_config(e, &out, "asks for 49153 bytes of dynamic shared memory, but a block may use at most 49152");
+        assert_invalid_config(
+            e,
+            &out,
+            "asks for 49153 bytes of dynamic shared memory, but a block may use at most 49152",
+        );
 
         // The limits themselves are fine.
         launch!(mark<<<1, 1024>>>(&mut out)).unwrap();
@@ -1052,7 +1074,11 @@ fn child(vars: &[(&str, &str)]) -> String {
 /// Runs the helper in `mode` and returns the child's whole stdout and its `CHILD-RESULT` line.
 fn child_output(mode: &str, vars: &[(&str, &str)]) -> (String, String) {
     let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
-    cmd.arg(crate::common::test_name(module_path!(), "env_child_process_helper")).args(["--exact", "--nocapture", "--test-threads=1"]);
+    cmd.arg(crate::common::test_name(module_path!(), "env_child_process_helper")).args([
+        "--exact",
+        "--nocapture",
+        "--test-threads=1",
+    ]);
     for (k, _) in std::env::vars_os() {
         if k.to_string_lossy().starts_with("EMU_") {
             cmd.env_remove(k);

@@ -50,7 +50,8 @@ fn host_only_keeps_launch_bounds() {
 fn a_host_only_kernel_launched_on_the_gpu_is_a_clear_error() {
     let mut y = DeviceBuffer::<u32>::zeroed(32).unwrap();
     for launch in [
-        (|y: &mut DeviceBuffer<u32>| launch!(on_host<<<1, 32>>>(y))) as fn(&mut DeviceBuffer<u32>) -> Result<(), deviceemu::Error>,
+        (|y: &mut DeviceBuffer<u32>| launch!(on_host<<<1, 32>>>(y)))
+            as fn(&mut DeviceBuffer<u32>) -> Result<(), deviceemu::Error>,
         |y| launch!(bounded_on_host<<<1, 32>>>(y)),
     ] {
         let e = deviceemu::with_config(Config::default().target(Target::Gpu), || launch(&mut y)).unwrap_err();

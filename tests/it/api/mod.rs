@@ -1,7 +1,7 @@
-mod results;
-mod errors;
-mod device_helpers;
-mod host_only;
-mod settings;
 mod compile_fail;
+mod device_helpers;
 mod doc_reports;
+mod errors;
+mod host_only;
+mod results;
+mod settings;

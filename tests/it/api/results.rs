@@ -8,7 +8,6 @@
 //! 1-D, 2-D and 3-D launches in every accepted launch-shape form, and
 //! `sync_threads_count/and/or`.
 
-
 use crate::common::Rng;
 use crate::kernels::{block_sum, saxpy};
 use deviceemu::prelude::*;
@@ -422,9 +421,8 @@ fn stencil_cpu(steps: u32, input: &[f32], block: usize) -> Vec<f32> {
             }
             std::mem::swap(&mut a, &mut b);
         }
-        for t in 0..block.min(n - base) {
-            out[base + t] = a[t + 1];
-        }
+        let m = block.min(n - base);
+        out[base..base + m].copy_from_slice(&a[1..m + 1]);
     }
     out
 }
@@ -657,9 +655,7 @@ fn indices_cpu(grid: Dim3, block: Dim3) -> Vec<u32> {
                 for tz in 0..block.z {
                     for ty in 0..block.y {
                         for tx in 0..block.x {
-                            out.extend([
-                                tx, ty, tz, bx, by, bz, block.x, block.y, block.z, grid.x, grid.y, grid.z,
-                            ]);
+                            out.extend([tx, ty, tz, bx, by, bz, block.x, block.y, block.z, grid.x, grid.y, grid.z]);
                         }
                     }
                 }
@@ -669,7 +665,11 @@ fn indices_cpu(grid: Dim3, block: Dim3) -> Vec<u32> {
     out
 }
 
-fn run_indices(grid: Dim3, block: Dim3, launch: impl FnOnce(&mut DeviceBuffer<u32>) -> Result<(), Error>) -> Result<(), Error> {
+fn run_indices(
+    grid: Dim3,
+    block: Dim3,
+    launch: impl FnOnce(&mut DeviceBuffer<u32>) -> Result<(), Error>,
+) -> Result<(), Error> {
     let n = (grid.count() * block.count()) as usize * FIELDS;
     let mut out = DeviceBuffer::from_slice(&vec![u32::MAX; n])?;
     launch(&mut out)?;
@@ -865,7 +865,11 @@ fn concurrent_launches_from_several_host_threads() {
                     let d_in = DeviceBuffer::from_slice(&input)?;
                     let mut d_partial = DeviceBuffer::<f32>::zeroed(n.div_ceil(256))?;
                     launch!(block_sum<<<n.div_ceil(256) as u32, 256>>>(&d_in, &mut d_partial))?;
-                    assert_bits_eq(&format!("host thread {k} round {round}"), &d_partial.to_vec()?, &block_sums_cpu(&input, 256));
+                    assert_bits_eq(
+                        &format!("host thread {k} round {round}"),
+                        &d_partial.to_vec()?,
+                        &block_sums_cpu(&input, 256),
+                    );
                 }
                 Ok(())
             })

@@ -5,7 +5,6 @@
 //! names the variable, the value and the valid values. Good values of the same variables are
 //! accepted. The table must name every variable `config.rs` reads.
 
-
 use crate::common::assert_has;
 use deviceemu::prelude::*;
 use deviceemu::{get_last_error, with_config, Config};
@@ -43,26 +42,13 @@ const BAD: &[(&str, &str, &str)] = &[
     ("EMU_ERROR_EXITCODE", "256", "an exit status from 0 to 255"),
     ("EMU_ERROR_EXITCODE", "-1", "an exit status from 0 to 255"),
     ("EMU_RACECHECK_SHADOW", "big", "a size in bytes"),
-    (
-        "EMU_LOG_FILE",
-        "/nonexistent-deviceemu-dir/log.txt",
-        "a directory that exists",
-    ),
-    (
-        "EMU_REPORT",
-        "/nonexistent-deviceemu-dir/r.jsonl",
-        "a directory that exists",
-    ),
+    ("EMU_LOG_FILE", "/nonexistent-deviceemu-dir/log.txt", "a directory that exists"),
+    ("EMU_REPORT", "/nonexistent-deviceemu-dir/r.jsonl", "a directory that exists"),
 ];
 
 /// The settings only the environment sets: refused under a configuration set in code too.
-const PROCESS_WIDE: &[&str] = &[
-    "EMU_DEVICES",
-    "EMU_ERROR_EXITCODE",
-    "EMU_RACECHECK_SHADOW",
-    "EMU_LOG_FILE",
-    "EMU_REPORT",
-];
+const PROCESS_WIDE: &[&str] =
+    &["EMU_DEVICES", "EMU_ERROR_EXITCODE", "EMU_RACECHECK_SHADOW", "EMU_LOG_FILE", "EMU_REPORT"];
 
 /// Good values of the same variables, each accepted.
 const GOOD: &[(&str, &str)] = &[
@@ -138,15 +124,9 @@ fn child(vars: &[(&str, &str)]) -> String {
     cmd.envs(vars.iter().copied());
     let output = cmd.output().expect("the test binary can be re-run");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    stdout
-        .lines()
-        .find_map(|l| l.find("CHILD-RESULT").map(|i| l[i..].to_owned()))
-        .unwrap_or_else(|| {
-            panic!(
-                "the child did not run the helper:\n{stdout}\n{}",
-                String::from_utf8_lossy(&output.stderr)
-            )
-        })
+    stdout.lines().find_map(|l| l.find("CHILD-RESULT").map(|i| l[i..].to_owned())).unwrap_or_else(|| {
+        panic!("the child did not run the helper:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr))
+    })
 }
 
 #[test]
@@ -173,10 +153,7 @@ fn every_bad_value_of_every_setting_is_refused_with_the_valid_values() {
 fn good_values_are_accepted() {
     for &(var, value) in GOOD {
         let r = child(&[(var, value)]);
-        assert_has(
-            &r,
-            "CHILD-RESULT env: ok ran=true | code: ok ran=true | from_env=Ok(())",
-        );
+        assert_has(&r, "CHILD-RESULT env: ok ran=true | code: ok ran=true | from_env=Ok(())");
     }
     assert_has(&child(&[("EMU_DEVICES", "3")]), "devices=Ok(3)");
 }

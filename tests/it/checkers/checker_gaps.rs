@@ -3,7 +3,6 @@
 //! without `sync_warp` is a hazard; and writes of the same value by many threads are still
 //! races.
 
-
 use crate::common::{assert_has, assert_lacks, marked_line};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, CheckAction, Checks, Config};
@@ -11,17 +10,11 @@ use deviceemu::{with_config, CheckAction, Checks, Config};
 const SOURCE: &str = include_str!("checker_gaps.rs");
 
 fn racecheck() -> Config {
-    Config::default().checks(Checks {
-        racecheck: true,
-        ..Checks::default()
-    })
+    Config::default().checks(Checks { racecheck: true, ..Checks::default() })
 }
 
 fn initcheck() -> Config {
-    Config::default().checks(Checks {
-        initcheck: true,
-        ..Checks::default()
-    })
+    Config::default().checks(Checks { initcheck: true, ..Checks::default() })
 }
 
 /// Every path a checked kernel may take.
@@ -96,9 +89,7 @@ fn a_byte_written_through_a_cast_races_with_a_read_of_its_word_in_shared_memory(
             assert_has(&e, &format!("tests/it/checkers/checker_gaps.rs:{write}"));
             assert_has(&e, &format!("tests/it/checkers/checker_gaps.rs:{read}"));
             let mut words = DeviceBuffer::<u32>::zeroed(4).unwrap();
-            let e = launch!(global_cast_race<<<1, 32>>>(&mut words, &mut out))
-                .unwrap_err()
-                .to_string();
+            let e = launch!(global_cast_race<<<1, 32>>>(&mut words, &mut out)).unwrap_err().to_string();
             assert_has(&e, &format!("tests/it/checkers/checker_gaps.rs:{gw}"));
             assert_has(&e, &format!("tests/it/checkers/checker_gaps.rs:{gr}"));
             launch!(shared_cast_bytes_apart<<<1, 32>>>(&mut out)).unwrap();
@@ -133,9 +124,7 @@ fn a_word_read_after_only_its_first_byte_was_written_through_a_cast_is_uninitial
     for config in both_paths(initcheck()) {
         with_config(config, || {
             let mut out = DeviceBuffer::<u32>::zeroed(2).unwrap();
-            let e = launch!(shared_cast_partial_init<<<1, 32>>>(&mut out))
-                .unwrap_err()
-                .to_string();
+            let e = launch!(shared_cast_partial_init<<<1, 32>>>(&mut out)).unwrap_err().to_string();
             assert_has(&e, "Uninitialized __shared__ memory read of size 4 bytes");
             assert_has(&e, &format!("tests/it/checkers/checker_gaps.rs:{line}"));
             assert_has(&e, "ERROR SUMMARY: 1 error");
@@ -165,9 +154,7 @@ fn a_global_word_read_after_only_its_first_byte_was_written_through_a_cast_is_un
         with_config(config, || {
             let mut words = DeviceBuffer::<u32>::uninit(4).unwrap();
             let mut out = DeviceBuffer::<u32>::zeroed(2).unwrap();
-            let e = launch!(global_cast_partial_init<<<1, 32>>>(&mut words, &mut out))
-                .unwrap_err()
-                .to_string();
+            let e = launch!(global_cast_partial_init<<<1, 32>>>(&mut words, &mut out)).unwrap_err().to_string();
             assert_has(&e, "Uninitialized __global__ memory read of size 4 bytes");
             assert_has(&e, &format!("tests/it/checkers/checker_gaps.rs:{line}"));
             assert_has(&e, "ERROR SUMMARY: 1 error");
@@ -284,11 +271,7 @@ fn a_warp_synchronous_reduction_without_sync_warp_is_a_warning_hazard() {
 #[test]
 fn volatile_flags_that_synchronise_are_not_reported() {
     let mut configs = both_paths(racecheck()).to_vec();
-    configs.extend([
-        racecheck().seed(3),
-        racecheck().seed(11),
-        racecheck().schedule(deviceemu::Schedule::Threads),
-    ]);
+    configs.extend([racecheck().seed(3), racecheck().seed(11), racecheck().schedule(deviceemu::Schedule::Threads)]);
     for config in configs {
         with_config(config, || {
             let mut out = DeviceBuffer::<u32>::zeroed(1).unwrap();
@@ -341,10 +324,7 @@ fn writes_of_the_same_value_are_races_and_an_atomic_store_is_not() {
         with_config(config, || {
             let mut out = DeviceBuffer::<u32>::zeroed(1).unwrap();
             let e = launch!(same_value<<<1, 64>>>(0, &mut out)).unwrap_err().to_string();
-            assert_has(
-                &e,
-                &format!("Race reported between Write access at tests/it/checkers/checker_gaps.rs:{line}"),
-            );
+            assert_has(&e, &format!("Race reported between Write access at tests/it/checkers/checker_gaps.rs:{line}"));
             assert_lacks(&e, "Warning");
             launch!(same_value<<<1, 64>>>(1, &mut out)).unwrap();
             assert_eq!(out.to_vec().unwrap()[0], 1);

@@ -43,7 +43,8 @@ fn a_faulting_thread_stops_at_its_next_barrier_and_the_others_carry_on() {
     let x = DeviceBuffer::from_slice(&[5u32; 8]).unwrap();
     for config in configs() {
         let mut out = DeviceBuffer::<u32>::zeroed(80 * 64).unwrap();
-        let err = with_config(config.clone(), || launch!(fault_then_barrier<<<80, 64>>>(&x, 48, &mut out))).unwrap_err();
+        let err =
+            with_config(config.clone(), || launch!(fault_then_barrier<<<80, 64>>>(&x, 48, &mut out))).unwrap_err();
         assert_eq!(err.code(), 700, "{config:?}");
         let report = err.report().unwrap();
         assert_eq!(report.error_count(), 80 * 16, "16 faulting threads in each of 80 blocks ({config:?})");
@@ -100,7 +101,8 @@ fn a_faulting_thread_stops_at_a_barrier_in_a_helper() {
     let x = DeviceBuffer::from_slice(&[5u32; 8]).unwrap();
     for config in configs() {
         let mut out = DeviceBuffer::<u32>::zeroed(8).unwrap();
-        let err = with_config(config.clone(), || launch!(fault_then_helper_barrier<<<300, 8>>>(&x, &mut out))).unwrap_err();
+        let err =
+            with_config(config.clone(), || launch!(fault_then_helper_barrier<<<300, 8>>>(&x, &mut out))).unwrap_err();
         assert_eq!(err.report().unwrap().error_count(), 1200, "{config:?}");
         assert_eq!(out.to_vec().unwrap(), [6, 0, 6, 0, 6, 0, 6, 0], "{config:?}");
     }
@@ -156,8 +158,14 @@ fn a_thread_counts_one_error_at_its_first_fault() {
     let report = err.report().unwrap();
     assert_eq!(report.error_count(), 1000);
     let text = report.to_string();
-    assert_has(&text, &format!("tests/it/checkers/faults.rs:{}", common::marked_line(include_str!("faults.rs"), "// @first-fault")));
-    assert_lacks(&text, &format!("tests/it/checkers/faults.rs:{}", common::marked_line(include_str!("faults.rs"), "// @second-fault")));
+    assert_has(
+        &text,
+        &format!("tests/it/checkers/faults.rs:{}", common::marked_line(include_str!("faults.rs"), "// @first-fault")),
+    );
+    assert_lacks(
+        &text,
+        &format!("tests/it/checkers/faults.rs:{}", common::marked_line(include_str!("faults.rs"), "// @second-fault")),
+    );
     assert!(text.trim_end().ends_with("ERROR SUMMARY: 1000 errors"), "{text}");
 }
 
@@ -206,7 +214,8 @@ fn every_thread_faulting_is_counted_and_the_lowest_are_stored() {
     let mut out = DeviceBuffer::<u32>::zeroed(n as usize).unwrap();
     let mut first: Option<Vec<(Dim3, Dim3)>> = None;
     for config in [Config::default(), Config::default().blocks(BlockOrder::Serial), Config::default().seed(99)] {
-        let err = with_config(config, || deviceemu::quietly(|| launch!(all_fault<<<blocks, threads>>>(&mut out, n)))).unwrap_err();
+        let err = with_config(config, || deviceemu::quietly(|| launch!(all_fault<<<blocks, threads>>>(&mut out, n))))
+            .unwrap_err();
         let report = err.report().unwrap();
         assert_eq!(report.error_count(), u64::from(n));
         assert_eq!(report.findings().len(), 20, "stored up to the default print limit");

@@ -2,8 +2,7 @@
 //! uninit`) and in a block's shared memory, reported in compute-sanitizer's words; and no
 //! report for kernels that write before they read, whatever the schedule.
 
-
-use crate::common::{assert_has, model, marked_line};
+use crate::common::{assert_has, marked_line, model};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, BlockOrder, Checks, Config, Error};
 
@@ -50,7 +49,10 @@ fn reading_an_uninit_buffer_is_reported() {
     assert_has(&text, "Uninitialized __global__ memory read of size 4 bytes");
     assert_has(&text, &format!("at add_one in tests/it/checkers/initcheck.rs:{}:", line_of("// ADD ONE")));
     assert_has(&text, "by thread (0,0,0) in block (0,0,0)");
-    assert_has(&text, "element 0 of `x` (100 elements): it comes from DeviceBuffer::uninit and no kernel or copy has written it");
+    assert_has(
+        &text,
+        "element 0 of `x` (100 elements): it comes from DeviceBuffer::uninit and no kernel or copy has written it",
+    );
     assert_has(&text, "64 such accesses by this block at this line");
     // One report per block and line: blocks 0 and 1.
     assert_has(&text, "ERROR SUMMARY: 2 errors");
@@ -123,7 +125,8 @@ fn shared_upper_half(out: &mut [u32], fill: bool) {
 fn unwritten_shared_memory_is_reported_in_every_block() {
     for config in [Config::default().blocks(BlockOrder::Serial), Config::default()] {
         let mut out = DeviceBuffer::<u32>::zeroed(128).unwrap();
-        let err = with_config(checked(config.clone()), || launch!(shared_upper_half<<<2, 64>>>(&mut out, false))).unwrap_err();
+        let err = with_config(checked(config.clone()), || launch!(shared_upper_half<<<2, 64>>>(&mut out, false)))
+            .unwrap_err();
         let text = err.to_string();
         assert_has(&text, "Uninitialized __shared__ memory read of size 4 bytes");
         assert_has(&text, "at shared_upper_half in tests/it/checkers/initcheck.rs:");
@@ -190,7 +193,10 @@ fn helpers_and_atomics_are_checked() {
     assert_has(&err.to_string(), "Uninitialized __global__ memory read of size 4 bytes");
     // Named by the kernel parameter the view came from, at the helper's line.
     assert_has(&err.to_string(), "element 0 of `x`");
-    assert_has(&err.to_string(), &format!("at via_helper in tests/it/checkers/initcheck.rs:{}:", line_of("// HELPER READ")));
+    assert_has(
+        &err.to_string(),
+        &format!("at via_helper in tests/it/checkers/initcheck.rs:{}:", line_of("// HELPER READ")),
+    );
     // An atomic on an element nothing wrote reads garbage on a GPU.
     let mut counts = DeviceBuffer::<u32>::uninit(4).unwrap();
     let err = with_config(checked(Config::default()), || launch!(count<<<1, 32>>>(&mut counts))).unwrap_err();

@@ -2,8 +2,7 @@
 //! reported in compute-sanitizer's words; and no report for kernels whose barriers order
 //! every pair, whatever the schedule.
 
-
-use crate::common::{assert_has, model, marked_line};
+use crate::common::{assert_has, marked_line, model};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, Checks, Config};
 
@@ -188,7 +187,10 @@ fn blocks_writing_one_global_element_race() {
     let line = format!("tests/it/checkers/racecheck.rs:{}", line_of("// BLOCKS WRITE"));
     assert_has(&text, &format!("Race reported between Write access at {line}"));
     assert_has(&text, "on `out[0]` of `out`");
-    assert_has(&text, "by thread (0,0,0) in block (0,0,0) and thread (0,0,0) in block (1,0,0): blocks of one launch are not ordered");
+    assert_has(
+        &text,
+        "by thread (0,0,0) in block (0,0,0) and thread (0,0,0) in block (1,0,0): blocks of one launch are not ordered",
+    );
     assert_has(&text, "ERROR SUMMARY: 2 errors");
 }
 
@@ -213,12 +215,14 @@ fn threads_of_a_block_race_in_global_memory_without_a_barrier() {
         let mut y = DeviceBuffer::<u32>::zeroed(128).unwrap();
         with_config(checked(config.clone()), || launch!(shift_in_place<<<2, 64>>>(&mut y, true)))
             .unwrap_or_else(|e| panic!("{config:?}: {e}"));
-        let err = with_config(checked(config.clone()), || launch!(shift_in_place<<<2, 64>>>(&mut y, false))).unwrap_err();
+        let err =
+            with_config(checked(config.clone()), || launch!(shift_in_place<<<2, 64>>>(&mut y, false))).unwrap_err();
         let text = err.to_string();
         let (w, r) = (line_of("// SHIFT WRITE"), line_of("// SHIFT READ"));
         // Either order, depending on which thread ran first.
         assert!(
-            text.contains(&format!("tests/it/checkers/racecheck.rs:{w}")) && text.contains(&format!("tests/it/checkers/racecheck.rs:{r}")),
+            text.contains(&format!("tests/it/checkers/racecheck.rs:{w}"))
+                && text.contains(&format!("tests/it/checkers/racecheck.rs:{r}")),
             "{config:?}: {text}"
         );
         assert_has(&text, "of `y`");

@@ -12,7 +12,6 @@
 //!   relaxed ones without fences do not (the data races).
 //! * Every verdict is the same under every block order, seed and schedule of the test model.
 
-
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
 use crate::common::{assert_has, assert_lacks, marked_line, model};
@@ -36,9 +35,9 @@ fn at(marker: &str) -> String {
 fn reports(text: &str, kind_a: &str, a: &str, kind_b: &str, b: &str) -> bool {
     let (a, b) = (at(a), at(b));
     text.lines().any(|l| {
-        l.split_once("Race reported between ")
-            .and_then(|(_, rest)| rest.split_once(" and "))
-            .is_some_and(|(x, y)| x.starts_with(&format!("{kind_a} access at {a}")) && y.starts_with(&format!("{kind_b} access at {b}")))
+        l.split_once("Race reported between ").and_then(|(_, rest)| rest.split_once(" and ")).is_some_and(|(x, y)| {
+            x.starts_with(&format!("{kind_a} access at {a}")) && y.starts_with(&format!("{kind_b} access at {b}"))
+        })
     })
 }
 
@@ -129,9 +128,10 @@ fn reduce(config: &Config, blocks: usize, variant: u32) -> Result<f32, deviceemu
     let mut partial = DeviceBuffer::<f32>::zeroed(blocks).unwrap();
     let mut count = DeviceBuffer::<u32>::zeroed(1).unwrap();
     let mut out = DeviceBuffer::<f32>::zeroed(1).unwrap();
-    with_config(checked(config), || {
-        launch!(last_block<<<blocks as u32, 64>>>(&x, &mut partial, &mut count, &mut out, variant))
-    })?;
+    with_config(
+        checked(config),
+        || launch!(last_block<<<blocks as u32, 64>>>(&x, &mut partial, &mut count, &mut out, variant)),
+    )?;
     assert_eq!(count.to_vec().unwrap(), vec![0], "the last block resets the counter");
     Ok(out.to_vec().unwrap()[0])
 }
@@ -172,7 +172,10 @@ fn the_last_block_found_by_a_plain_load_of_the_counter_is_a_race() {
         };
         // The plain load races with a later block's atomic (which of the loads and atomics
         // meet depends on the order the blocks ran in; the pair of lines does not).
-        assert!(reports_pair(&text, "Read", "// PLAIN TICKET READ", "Atomic", "// PLAIN TICKET ADD"), "{config:?}:\n{text}");
+        assert!(
+            reports_pair(&text, "Read", "// PLAIN TICKET READ", "Atomic", "// PLAIN TICKET ADD"),
+            "{config:?}:\n{text}"
+        );
         assert_has(&text, "of `count`");
         // No assertion on `partial`: when blocks run at once, a block whose ticket was not the
         // last can load the counter after the last block's add, take itself for the last and
@@ -204,7 +207,10 @@ fn a_plain_read_racing_with_atomic_adds_in_global_memory_is_reported() {
         let text = err.to_string();
         assert_eq!(err.code(), 719);
         // Thread 0, the lowest, is named first: its read.
-        assert!(reports(&text, "Read", "// GLOBAL PLAIN READ", "Atomic", "// GLOBAL ATOMIC ADD"), "{config:?}:\n{text}");
+        assert!(
+            reports(&text, "Read", "// GLOBAL PLAIN READ", "Atomic", "// GLOBAL ATOMIC ADD"),
+            "{config:?}:\n{text}"
+        );
         assert_has(&text, "on `c[0]` of `c`");
         assert_has(&text, "by thread (0,0,0) and thread (");
         assert_eq!(c.to_vec().unwrap(), vec![63]);
@@ -239,9 +245,13 @@ fn a_plain_write_racing_with_atomics_in_shared_memory_is_reported() {
         with_config(checked(config), || launch!(shared_write_while_adding<<<2, 64>>>(&mut out, true)))
             .unwrap_or_else(|e| panic!("{config:?}: {e}"));
         assert_eq!(out.to_vec().unwrap(), vec![163, 163]);
-        let err = with_config(checked(config), || launch!(shared_write_while_adding<<<2, 64>>>(&mut out, false))).unwrap_err();
+        let err = with_config(checked(config), || launch!(shared_write_while_adding<<<2, 64>>>(&mut out, false)))
+            .unwrap_err();
         let text = err.to_string();
-        assert!(reports(&text, "Write", "// SHARED PLAIN WRITE", "Atomic", "// SHARED ATOMIC ADD"), "{config:?}:\n{text}");
+        assert!(
+            reports(&text, "Write", "// SHARED PLAIN WRITE", "Atomic", "// SHARED ATOMIC ADD"),
+            "{config:?}:\n{text}"
+        );
         assert_has(&text, "__shared__ array");
         assert_has(&text, "in block (0,0,0)");
         assert_has(&text, "in block (1,0,0)");

@@ -2,7 +2,6 @@
 //! checked against the shadow of the block whose shared array it reaches, and
 //! `this_cluster().sync()` orders the accesses of the cluster's blocks.
 
-
 use core::sync::atomic::Ordering::Relaxed;
 
 use crate::common::assert_has;
@@ -77,7 +76,8 @@ fn a_cluster_histogram_is_clean_and_without_its_first_sync_is_a_race() {
     let dd = DeviceBuffer::from_slice(&data).unwrap();
     for config in configs() {
         let mut hist = DeviceBuffer::<u32>::zeroed(BINS).unwrap();
-        with_config(config.clone(), || launch!(histogram<<<16, 256>>>(&dd, &mut hist, true))).unwrap_or_else(|e| panic!("{config:?}: {e}"));
+        with_config(config.clone(), || launch!(histogram<<<16, 256>>>(&dd, &mut hist, true)))
+            .unwrap_or_else(|e| panic!("{config:?}: {e}"));
         assert_eq!(hist.to_vec().unwrap(), want, "{config:?}");
 
         let err = with_config(config.clone(), || launch!(histogram<<<16, 256>>>(&dd, &mut hist, false))).unwrap_err();
@@ -94,7 +94,8 @@ fn a_cluster_histogram_is_clean_and_without_its_first_sync_is_a_race() {
 fn a_read_of_a_neighbours_shared_memory_is_ordered_by_the_cluster_sync() {
     for config in configs() {
         let mut out = DeviceBuffer::<u32>::zeroed(4).unwrap();
-        with_config(config.clone(), || launch!(neighbour<<<4, 32>>>(&mut out, true))).unwrap_or_else(|e| panic!("{config:?}: {e}"));
+        with_config(config.clone(), || launch!(neighbour<<<4, 32>>>(&mut out, true)))
+            .unwrap_or_else(|e| panic!("{config:?}: {e}"));
         assert_eq!(out.to_vec().unwrap(), vec![101, 100, 103, 102], "{config:?}");
 
         let err = with_config(config.clone(), || launch!(neighbour<<<4, 32>>>(&mut out, false))).unwrap_err();

@@ -2,7 +2,6 @@
 //! arrays are named by their `let` binding and declared at their own line, also in `#[device]`
 //! helpers; the thread a report names is the lowest, whatever the seed.
 
-
 use crate::common::{assert_has, marked_line, model};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, Checks, Config};
@@ -77,13 +76,17 @@ fn a_bad_row_index_of_a_store_is_a_write_at_the_rows_address() {
 fn a_race_on_a_2d_shared_array_names_every_index_and_the_binding() {
     model().check_with(|config| {
         let mut out = DeviceBuffer::<f32>::zeroed(64).unwrap();
-        let text = with_config(checked(config), || launch!(grid_tile<<<1, 64>>>(&mut out, false))).unwrap_err().to_string();
+        let text =
+            with_config(checked(config), || launch!(grid_tile<<<1, 64>>>(&mut out, false))).unwrap_err().to_string();
         let race = format!("{FILE}:{}:", line_of("// TILE RACE"));
         assert_has(&text, &format!("Race reported between Write access at {race}"));
         assert_has(&text, &format!("and Write access at {race}"));
         assert_has(
             &text,
-            &format!("in grid_tile, on `tile[2][1]` of __shared__ array declared at {FILE}:{} (`tile`)", line_of("// TILE DECL")),
+            &format!(
+                "in grid_tile, on `tile[2][1]` of __shared__ array declared at {FILE}:{} (`tile`)",
+                line_of("// TILE DECL")
+            ),
         );
         // The lowest two threads, whatever the seed.
         assert_has(&text, "by thread (0,0,0) and thread (1,0,0) in block (0,0,0)");
@@ -94,11 +97,16 @@ fn a_race_on_a_2d_shared_array_names_every_index_and_the_binding() {
 #[test]
 fn a_race_in_a_helper_is_reported_at_the_helpers_lines() {
     let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
-    let text = with_config(checked(&Config::default()), || launch!(calls_helper<<<1, 64>>>(&mut out))).unwrap_err().to_string();
+    let text = with_config(checked(&Config::default()), || launch!(calls_helper<<<1, 64>>>(&mut out)))
+        .unwrap_err()
+        .to_string();
     let race = format!("{FILE}:{}:", line_of("// HELPER RACE"));
     assert_has(&text, &format!("Race reported between Write access at {race}"));
     assert_has(&text, &format!("and Write access at {race}"));
-    assert_has(&text, &format!("on `scratch[0]` of __shared__ array declared at {FILE}:{} (`scratch`)", line_of("// HELPER DECL")));
+    assert_has(
+        &text,
+        &format!("on `scratch[0]` of __shared__ array declared at {FILE}:{} (`scratch`)", line_of("// HELPER DECL")),
+    );
     assert!(!text.contains(&format!("{FILE}:{}:", line_of("// HELPER CALL"))), "{text}");
 }
 
@@ -113,7 +121,8 @@ fn rows_race(m: &mut [[f32; 4]]) {
 #[test]
 fn a_race_on_a_buffer_of_rows_names_both_indices() {
     let mut m = DeviceBuffer::<[f32; 4]>::zeroed(3).unwrap();
-    let text = with_config(checked(&Config::default()), || launch!(rows_race<<<2, 32>>>(&mut m))).unwrap_err().to_string();
+    let text =
+        with_config(checked(&Config::default()), || launch!(rows_race<<<2, 32>>>(&mut m))).unwrap_err().to_string();
     assert_has(&text, &format!("Race reported between Write access at {FILE}:{}:", line_of("// ROWS RACE")));
     assert_has(&text, "in rows_race, on `m[1][2]` of `m`");
     assert_has(&text, "by thread (0,0,0) in block (0,0,0) and thread (0,0,0) in block (1,0,0)");
@@ -136,9 +145,13 @@ fn the_threads_a_report_names_are_the_lowest_for_every_seed() {
     let x = DeviceBuffer::<u32>::uninit(64).unwrap();
     model().check_with(|config| {
         let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
-        let text = with_config(checked(config), || launch!(late_threads<<<2, 64>>>(&x, &mut out))).unwrap_err().to_string();
+        let text =
+            with_config(checked(config), || launch!(late_threads<<<2, 64>>>(&x, &mut out))).unwrap_err().to_string();
         let line = format!("{FILE}:{}:", line_of("// LATE THREADS"));
-        assert_has(&text, &format!("Uninitialized __global__ memory read of size 4 bytes\n=========     at late_threads in {line}"));
+        assert_has(
+            &text,
+            &format!("Uninitialized __global__ memory read of size 4 bytes\n=========     at late_threads in {line}"),
+        );
         assert_has(&text, "by thread (5,0,0) in block (0,0,0)");
         assert_has(&text, "by thread (5,0,0) in block (1,0,0)");
         assert_has(&text, "by thread (5,0,0) and thread (6,0,0) in block (0,0,0)");

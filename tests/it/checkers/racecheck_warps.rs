@@ -3,7 +3,6 @@
 //! what one lane acquired before a `sync_warp` is known to every lane after it. Without the
 //! `sync_warp`, the same kernels race.
 
-
 use core::sync::atomic::Ordering::{Acquire, Release};
 
 use crate::common::{assert_has, model};

@@ -56,7 +56,12 @@ fn oob_launch() {
 /// variables removed).
 fn child(name: &str, vars: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.arg(crate::common::test_name(module_path!(), name)).args(["--exact", "--ignored", "--nocapture", "--test-threads=1"]);
+    cmd.arg(crate::common::test_name(module_path!(), name)).args([
+        "--exact",
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ]);
     for (k, _) in std::env::vars() {
         if k.starts_with("EMU_") {
             cmd.env_remove(k);
@@ -104,7 +109,13 @@ fn debug_is_short_and_display_is_the_full_report() {
     assert!(debug.len() < 400, "Debug is {} characters: {debug}", debug.len());
     assert!(!debug.contains('\n'), "{debug}");
     assert!(debug.starts_with("IllegalAddress(LaunchReport {"), "{debug}");
-    for needle in ["code: 700", "errors: 50", "Invalid __global__ read of size 4 bytes", "tests/it/checkers/sanitizer.rs:", "thread: (0,0,0)"] {
+    for needle in [
+        "code: 700",
+        "errors: 50",
+        "Invalid __global__ read of size 4 bytes",
+        "tests/it/checkers/sanitizer.rs:",
+        "thread: (0,0,0)",
+    ] {
         assert!(debug.contains(needle), "{needle:?} not in {debug}");
     }
     assert!(display.len() > 50 * 200, "Display is the full report: {display}");
@@ -234,7 +245,8 @@ fn quiet_launches_print_nothing_and_do_not_count() {
 
 #[test]
 fn print_limit_and_check_action_come_from_the_environment() {
-    let vars = [("EMU_PRINT_LIMIT", "3"), ("EMU_CHECK_ACTION", "report"), ("EMU_CHECK", "memcheck,racecheck,synccheck")];
+    let vars =
+        [("EMU_PRINT_LIMIT", "3"), ("EMU_CHECK_ACTION", "report"), ("EMU_CHECK", "memcheck,racecheck,synccheck")];
     let o = child("child_env_settings", &vars);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("Race reported between"), "the race is still printed: {}", stderr(&o));

@@ -8,10 +8,14 @@ use std::time::Duration;
 
 use deviceemu::testing::Model;
 
+/// The texture oracles' dumps (`memory::tex_oracle`, `memory::tex_int_oracle`).
+pub(crate) mod dump;
+
 /// The 1-based line of `source` that ends with `marker` (a trailing comment); it must be
 /// exactly one.
 pub(crate) fn marked_line(source: &str, marker: &str) -> usize {
-    let hits: Vec<usize> = source.lines().enumerate().filter(|(_, l)| l.trim_end().ends_with(marker)).map(|(i, _)| i + 1).collect();
+    let hits: Vec<usize> =
+        source.lines().enumerate().filter(|(_, l)| l.trim_end().ends_with(marker)).map(|(i, _)| i + 1).collect();
     assert_eq!(hits.len(), 1, "marker {marker} must appear on exactly one line");
     hits[0]
 }
@@ -74,7 +78,9 @@ pub(crate) fn on_new_thread<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T 
             v
         }
         Err(mpsc::RecvTimeoutError::Timeout) => panic!("the launch did not finish within {secs} s: it hangs"),
-        Err(mpsc::RecvTimeoutError::Disconnected) => std::panic::resume_unwind(h.join().expect_err("no value and no panic")),
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            std::panic::resume_unwind(h.join().expect_err("no value and no panic"))
+        }
     }
 }
 

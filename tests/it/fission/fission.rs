@@ -278,10 +278,8 @@ fn copy_triples(x: &[[u32; 3]], y: &mut [[u32; 3]]) {
 #[kernel]
 fn clamp_some(x: &[u32], y: &mut [u32]) {
     let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
-    if i < y.len() {
-        if x[i] > 100 {
-            y[i] = 100;
-        }
+    if i < y.len() && x[i] > 100 {
+        y[i] = 100;
     }
 }
 
@@ -353,7 +351,12 @@ fn both_paths(path: &str, f: impl Fn() -> (Vec<u32>, Result<(), deviceemu::Error
             let (a, b) = (format!("{:?}", fast.1), format!("{:?}", general.1));
             let (a, b): (Vec<&str>, Vec<&str>) = (a.split("\\n").collect(), b.split("\\n").collect());
             let k = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
-            panic!("reports differ at line {k}: {c:?}\nfast:    {:?}\ngeneral: {:?}\nfast report: {}", a.get(k), b.get(k), a.join("\n"));
+            panic!(
+                "reports differ at line {k}: {c:?}\nfast:    {:?}\ngeneral: {:?}\nfast report: {}",
+                a.get(k),
+                b.get(k),
+                a.join("\n")
+            );
         }
         first.get_or_insert(fast);
     }
@@ -527,7 +530,10 @@ fn initcheck_finds_the_same_reads_on_both_paths() {
         (o.to_vec().unwrap(), r)
     });
     let report = fast.unwrap_err();
-    assert!(report.to_lowercase().contains("uninitialized") || report.to_lowercase().contains("uninitialised"), "{report}");
+    assert!(
+        report.to_lowercase().contains("uninitialized") || report.to_lowercase().contains("uninitialised"),
+        "{report}"
+    );
 }
 
 #[test]
@@ -573,7 +579,8 @@ fn blocks_that_fail_in_a_run_of_blocks_are_reported_one_by_one() {
     // The faulting thread stops at its fault (memcheck); every other thread of every block,
     // before and after it in the run, ran to its end.
     let want = |i: u32| if (i / 32) % 5 == 3 && i % 32 == 7 { 0 } else { i / 32 + 1 };
-    let wrong: Vec<usize> = (0..BLOCKS * 32).filter(|&i| out[i as usize] != want(i)).map(|i| i as usize).take(8).collect();
+    let wrong: Vec<usize> =
+        (0..BLOCKS * 32).filter(|&i| out[i as usize] != want(i)).map(|i| i as usize).take(8).collect();
     assert!(wrong.is_empty(), "elements {wrong:?} are wrong");
     let report = r.unwrap_err();
     let faulty = (0..BLOCKS).filter(|b| b % 5 == 3).count();
@@ -853,7 +860,10 @@ fn a_vectorised_region_that_panics_reports_the_lane() {
             assert_eq!(vectorised_runs(|| drop(run())), 6);
         } else {
             let report = r.unwrap_err();
-            assert!(report.contains("divide by zero") && report.contains("by thread (77,0,0) in block (0,0,0)"), "{report}");
+            assert!(
+                report.contains("divide by zero") && report.contains("by thread (77,0,0) in block (0,0,0)"),
+                "{report}"
+            );
         }
     }
 }
@@ -1066,11 +1076,14 @@ fn a_region_in_turn_runs_its_threads_in_order_and_names_the_one_that_panics() {
             }
         }
     }
-    assert_eq!(proved_runs(|| {
-        let di = DeviceBuffer::from_slice(&[1u32; 48]).unwrap();
-        let mut o = DeviceBuffer::<u32>::zeroed(49).unwrap();
-        launch!(chained_cells<<<1, (12, 4)>>>(&di, &mut o)).unwrap();
-    }), 1);
+    assert_eq!(
+        proved_runs(|| {
+            let di = DeviceBuffer::from_slice(&[1u32; 48]).unwrap();
+            let mut o = DeviceBuffer::<u32>::zeroed(49).unwrap();
+            launch!(chained_cells<<<1, (12, 4)>>>(&di, &mut o)).unwrap();
+        }),
+        1
+    );
 }
 
 /// Each thread's sum over a shared 12x4 tile's column, weighted by its own row: an

@@ -57,8 +57,8 @@ fn cg_reduce(input: &[f32], out: &mut [f32]) {
     const B: u32 = 256;
     let cta = cg::this_thread_block();
     let sdata = shared_array![f32; 256];
-    let tid: u32;
-    tid = cta.thread_rank();
+
+    let tid: u32 = cta.thread_rank();
     let (i, n): (u32, u32) = (block_idx().x * B + tid, input.len() as u32);
     sdata[tid] = if i < n { input[i] } else { 0.0 };
     cta.sync();
@@ -267,8 +267,9 @@ fn early_exit_before_barrier(out: &mut [u32], live: u32) {
 #[test]
 fn hazard_threads_that_exit_before_a_barrier_stay_exited() {
     let live = 40usize;
-    let want: Vec<u32> =
-        (0..64usize).map(|t| if t < live { t as u32 * 5 + if t + 1 < live { (t as u32 + 1) * 5 } else { 1000 } } else { 0 }).collect();
+    let want: Vec<u32> = (0..64usize)
+        .map(|t| if t < live { t as u32 * 5 + if t + 1 < live { (t as u32 + 1) * 5 } else { 1000 } } else { 0 })
+        .collect();
     let path = both_paths(&want, || {
         let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
         launch!(early_exit_before_barrier<<<1, 64>>>(&mut out, live as u32)).unwrap();
@@ -391,7 +392,11 @@ fn staged(t: Shared<f32>, tid: usize, v: f32) -> f32 {
 /// A helper that reads a view and calls a pure helper.
 #[device]
 fn load_scaled(x: &[f32], i: usize) -> f32 {
-    if i < x.len() { scaled(x[i], 0.5) } else { 0.0 }
+    if i < x.len() {
+        scaled(x[i], 0.5)
+    } else {
+        0.0
+    }
 }
 
 #[kernel]

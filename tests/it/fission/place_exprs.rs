@@ -8,7 +8,6 @@
 //! kernel is compared with the same code run on plain Rust slices, on both host paths
 //! (`EMU_PATH=auto` and `general`) and with every checker on.
 
-
 use deviceemu::prelude::*;
 use deviceemu::{with_config, Checks, Config, ExecPath, Target};
 
@@ -157,6 +156,8 @@ pub fn fields(o: &mut [Outer]) {
     }
 }
 
+// Written as the kernel is, index by index.
+#[allow(clippy::needless_range_loop)]
 fn fields_plain(o: &mut [Outer]) {
     for i in 0..o.len() {
         o[i].inner.a = 2.0 * o[i].inner.a + 1.0;
@@ -309,7 +310,8 @@ pub fn shared_parts(out: &mut [f32]) {
     tile[t].push_bit(5.0);
     sync_threads();
     let n = (t + 1) % 64;
-    out[block_idx().x as usize * 64 + t] = tile[n].a + tile[n].b[0] * 2.0 + tile[n].b[2] + grid2[n / 8][n % 8].1 + grid2[n / 8][n % 8].0 as f32;
+    out[block_idx().x as usize * 64 + t] =
+        tile[n].a + tile[n].b[0] * 2.0 + tile[n].b[2] + grid2[n / 8][n % 8].1 + grid2[n / 8][n % 8].0 as f32;
 }
 
 fn shared_parts_plain(out: &mut [f32], blocks: usize) {
@@ -330,7 +332,8 @@ fn shared_parts_plain(out: &mut [f32], blocks: usize) {
         }
         for t in 0..64 {
             let n = (t + 1) % 64;
-            out[b * 64 + t] = tile[n].a + tile[n].b[0] * 2.0 + tile[n].b[2] + grid2[n / 8][n % 8].1 + grid2[n / 8][n % 8].0 as f32;
+            out[b * 64 + t] =
+                tile[n].a + tile[n].b[0] * 2.0 + tile[n].b[2] + grid2[n / 8][n % 8].1 + grid2[n / 8][n % 8].0 as f32;
         }
     }
 }
@@ -399,7 +402,8 @@ pub fn dsmem_fields(out: &mut [f32]) {
 
 #[test]
 fn fields_written_through_distributed_shared_memory() {
-    let want: Vec<f32> = (0..4usize).flat_map(|b| (0..32usize).map(move |t| ((b ^ 1) * 100 + t) as f32 + 1.0)).collect();
+    let want: Vec<f32> =
+        (0..4usize).flat_map(|b| (0..32usize).map(move |t| ((b ^ 1) * 100 + t) as f32 + 1.0)).collect();
     everywhere(|what| {
         let mut out = DeviceBuffer::<f32>::zeroed(4 * 32).unwrap();
         launch!(dsmem_fields<<<4, 32>>>(&mut out)).unwrap();
@@ -436,7 +440,8 @@ pub fn same_field(v: &mut [FourVector], out: &mut [f64]) {
 #[test]
 fn racecheck_sees_the_bytes_of_a_part() {
     // The emulator's checkers (on a GPU, `EMU_TARGET=gpu`, these kernels run unchecked).
-    let racecheck = Config::from_env().unwrap().target(Target::Emulator).checks(Checks { racecheck: true, ..Checks::none() });
+    let racecheck =
+        Config::from_env().unwrap().target(Target::Emulator).checks(Checks { racecheck: true, ..Checks::none() });
     with_config(racecheck.clone(), || {
         let mut v = DeviceBuffer::from_slice(&[FourVector::default(); 2]).unwrap();
         let mut out = DeviceBuffer::<f64>::zeroed(1).unwrap();
@@ -466,7 +471,8 @@ pub fn reads_unwritten_field(v: &mut [FourVector], out: &mut [f64]) {
 
 #[test]
 fn initcheck_sees_the_bytes_of_a_part() {
-    let initcheck = Config::from_env().unwrap().target(Target::Emulator).checks(Checks { initcheck: true, ..Checks::none() });
+    let initcheck =
+        Config::from_env().unwrap().target(Target::Emulator).checks(Checks { initcheck: true, ..Checks::none() });
     with_config(initcheck, || {
         let mut v = DeviceBuffer::<FourVector>::uninit(1).unwrap();
         let mut out = DeviceBuffer::<f64>::zeroed(2).unwrap();
@@ -490,7 +496,8 @@ fn a_part_out_of_bounds_is_reported_with_its_size() {
     // The emulator's report (a GPU's bounds trap is error 719, without one).
     let emulator = Config::from_env().unwrap().target(Target::Emulator);
     let mut v = DeviceBuffer::from_slice(&[FourVector::default(); 4]).unwrap();
-    let err = with_config(emulator, || deviceemu::quietly(|| launch!(field_out_of_bounds<<<1, 4>>>(&mut v)))).unwrap_err();
+    let err =
+        with_config(emulator, || deviceemu::quietly(|| launch!(field_out_of_bounds<<<1, 4>>>(&mut v)))).unwrap_err();
     assert_eq!(err.code(), 700);
     let text = err.to_string();
     assert!(text.contains("Invalid __global__ write of size 8 bytes"), "{text}");

@@ -26,7 +26,7 @@ fn unused_params(_x: &[f32], _flags: u32, out: &mut [f32], _scratch: &mut [f32])
 /// passed by name to each launch, as CUDA passes the pointer.
 fn run_steps(d_data: &mut DeviceBuffer<f32>, n: u32, steps: u32) {
     for _ in 0..steps {
-        launch!(scale_step<<<(n + 63) / 64, 64>>>(d_data, n)).unwrap();
+        launch!(scale_step<<<n.div_ceil(64), 64>>>(d_data, n)).unwrap();
     }
 }
 
@@ -227,11 +227,7 @@ fn heap_leak(keep: &mut [DevicePtr<f64>]) {
 }
 
 fn line_of(marker: &str) -> usize {
-    include_str!("port.rs")
-        .lines()
-        .position(|l| l.contains(marker) && !l.contains("line_of"))
-        .unwrap()
-        + 1
+    include_str!("port.rs").lines().position(|l| l.contains(marker) && !l.contains("line_of")).unwrap() + 1
 }
 
 #[test]
@@ -258,18 +254,12 @@ fn device_heap_out_of_bounds_use_after_free_and_leaks_are_reported() {
     let text = err.to_string();
     assert!(text.contains("Invalid __global__ write of size 4 bytes"), "{text}");
     assert!(text.contains(&format!("tests/it/fission/port.rs:{}:", line_of("@HEAP_OOB"))), "{text}");
-    assert!(
-        text.contains("device_malloc at tests/it/fission/port.rs"),
-        "the block is named by its allocation: {text}"
-    );
+    assert!(text.contains("device_malloc at tests/it/fission/port.rs"), "the block is named by its allocation: {text}");
 
     let err = deviceemu::quietly(|| launch!(heap_use_after_free<<<1, 1>>>(&mut out))).unwrap_err();
     let text = err.to_string();
     assert!(text.contains("use after free"), "{text}");
-    assert!(
-        text.contains(&format!("freed at tests/it/fission/port.rs:{}:", line_of("@HEAP_FREE"))),
-        "{text}"
-    );
+    assert!(text.contains(&format!("freed at tests/it/fission/port.rs:{}:", line_of("@HEAP_FREE"))), "{text}");
     assert!(text.contains(&format!("tests/it/fission/port.rs:{}:", line_of("@HEAP_UAF"))), "{text}");
 
     let mut keep = DeviceBuffer::<DevicePtr<f64>>::zeroed(2).unwrap();
@@ -278,10 +268,8 @@ fn device_heap_out_of_bounds_use_after_free_and_leaks_are_reported() {
     let leaks = deviceemu::device_heap_leaks();
     for p in &kept {
         assert!(!p.is_null());
-        let leak = leaks
-            .iter()
-            .find(|l| format!("{:?}", p).contains(&format!("{:#x}", l.address)))
-            .expect("listed as a leak");
+        let leak =
+            leaks.iter().find(|l| format!("{:?}", p).contains(&format!("{:#x}", l.address))).expect("listed as a leak");
         assert_eq!(leak.bytes, 24);
         assert!(leak.to_string().contains("by thread ("), "{leak}");
     }
@@ -316,27 +304,13 @@ fn advance(ps: &mut [Particle], dt: f64) {
 
 #[test]
 fn a_padded_struct_derives_device_copy_with_its_padding_as_fields() {
-    let start: Vec<Particle> = (0..40)
-        .map(|i| Particle {
-            alive: (i % 2) as u8,
-            _pad0: [0; 3],
-            x: i as f32,
-            t: 0.5,
-        })
-        .collect();
+    let start: Vec<Particle> =
+        (0..40).map(|i| Particle { alive: (i % 2) as u8, _pad0: [0; 3], x: i as f32, t: 0.5 }).collect();
     let mut ps = DeviceBuffer::from_slice(&start).unwrap();
     launch!(advance<<<2, 32>>>(&mut ps, 0.25)).unwrap();
     let got = ps.to_vec().unwrap();
     for (a, b) in start.iter().zip(&got) {
-        let want = if a.alive != 0 {
-            Particle {
-                x: a.x + 1.0,
-                t: 0.75,
-                ..*a
-            }
-        } else {
-            *a
-        };
+        let want = if a.alive != 0 { Particle { x: a.x + 1.0, t: 0.75, ..*a } } else { *a };
         assert_eq!(*b, want);
     }
 }

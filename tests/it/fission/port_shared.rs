@@ -7,7 +7,6 @@
 //! path (`EMU_PATH=general`), and must agree with a plain Rust loop; the negative tests check
 //! the reports: an access past a part, parts that do not fit, a race on a shared scalar.
 
-
 use crate::common::{assert_has, marked_line};
 use deviceemu::__private::last_path;
 use deviceemu::prelude::*;
@@ -388,7 +387,8 @@ fn three_parts(out: &mut [f64]) {
 #[test]
 fn three_parts_of_different_alignments_do_not_overlap() {
     let n = 3usize;
-    let want: Vec<f64> = (0..n).map(|t| (t + 1) % n).map(|u| (u % 3) as f64 + u as f64 * 0.5 + (u * 1000) as f64).collect();
+    let want: Vec<f64> =
+        (0..n).map(|t| (t + 1) % n).map(|u| (u % 3) as f64 + u as f64 * 0.5 + (u * 1000) as f64).collect();
     // 3 bytes, 5 of padding, 24 of f64s, 12 of u32s.
     let bytes = 8 + 3 * 8 + 3 * 4;
     let path = both_paths(&want, || {
@@ -437,7 +437,13 @@ fn parts_that_do_not_fit_are_an_error() {
     launch!(split_n_m<<<1, 1, 32>>>(&mut out, 4, 4)).unwrap();
     assert_eq!(out.to_vec().unwrap(), vec![2]);
     let line = format!("tests/it/fission/port_shared.rs:{}", line_of("// THE SPLIT"));
-    for (bytes, n, m) in [(31usize, 4usize, 4usize), (0, 0, 1), (64, usize::MAX, 1), (64, 1, usize::MAX / 2), (64, usize::MAX / 4 + 1, 1)] {
+    for (bytes, n, m) in [
+        (31usize, 4usize, 4usize),
+        (0, 0, 1),
+        (64, usize::MAX, 1),
+        (64, 1, usize::MAX / 2),
+        (64, usize::MAX / 4 + 1, 1),
+    ] {
         let err = launch!(split_n_m<<<1, 1, bytes>>>(&mut out, n, m)).unwrap_err();
         assert_eq!(err.code(), 719, "{bytes} bytes, [{n}, {m}]");
         let text = err.to_string();

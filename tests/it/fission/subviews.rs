@@ -180,7 +180,9 @@ fn a_range_past_the_end_is_reported_where_the_sub_view_is_made() {
     launch!(bad_range<<<1, 8>>>(&v, &mut out, 8)).unwrap();
     assert_eq!(out.to_vec().unwrap(), vec![1.0; 8]);
     for path in [ExecPath::Auto, ExecPath::General] {
-        let err = with_config(Config::from_env().unwrap().path(path), || launch!(bad_range<<<1, 8>>>(&v, &mut out, 12))).unwrap_err();
+        let err =
+            with_config(Config::from_env().unwrap().path(path), || launch!(bad_range<<<1, 8>>>(&v, &mut out, 12)))
+                .unwrap_err();
         assert_eq!(err.code(), 700, "{path:?}: {err}");
         let text = err.to_string();
         assert_has(&text, "Invalid __global__ read of size 4 bytes");
@@ -204,7 +206,11 @@ fn an_access_past_a_sub_views_end_is_reported_though_the_buffer_goes_on() {
     let mut out = DeviceBuffer::<f32>::zeroed(8).unwrap();
     launch!(past_the_sub_view<<<1, 8>>>(&v, &mut out, 4)).unwrap();
     for path in [ExecPath::Auto, ExecPath::General] {
-        let err = with_config(Config::from_env().unwrap().path(path), || launch!(past_the_sub_view<<<1, 8>>>(&v, &mut out, 5))).unwrap_err();
+        let err = with_config(
+            Config::from_env().unwrap().path(path),
+            || launch!(past_the_sub_view<<<1, 8>>>(&v, &mut out, 5)),
+        )
+        .unwrap_err();
         assert_eq!(err.code(), 700, "{path:?}: {err}");
         let text = err.to_string();
         assert_has(&text, "Invalid __global__ read of size 4 bytes");

@@ -22,10 +22,10 @@ mod fp_corpus;
 use std::io::Write;
 use std::path::PathBuf;
 
-use deviceemu::intrinsics::*;
 use deviceemu::intrinsics::__oracle;
-use fp_corpus::{entry_hash, exhaustive_input, input_hash, inputs, Kind};
+use deviceemu::intrinsics::*;
 use deviceemu::intrinsics::{bf16, f16};
+use fp_corpus::{entry_hash, exhaustive_input, input_hash, inputs, Kind};
 
 /// Writes a line to the real stderr, past the test harness's capture, so a skip is visible.
 fn say(line: &str) {
@@ -390,7 +390,12 @@ fn compare_corpus(data: &Data) -> Vec<String> {
         let total = rec.count;
         say(&format!(
             "fp_oracle: {:<18} {:>7} inputs, {:>4} mismatches in the {} stored results, {} of {} hashed chunks differ",
-            rec.name, total, mism.len(), rec.full.len(), bad_chunks, rec.chunks.len()
+            rec.name,
+            total,
+            mism.len(),
+            rec.full.len(),
+            bad_chunks,
+            rec.chunks.len()
         ));
         if !mism.is_empty() || bad_chunks > 0 {
             let mut msg = format!("{}: {} mismatching results, {} chunks", rec.name, mism.len(), bad_chunks);
@@ -512,7 +517,11 @@ fn exhaustive_matches_gpu() {
             t.elapsed().as_secs_f64()
         ));
         if !bad.is_empty() {
-            failures.push(format!("{}: chunks {:?} (inputs [c*2^24, (c+1)*2^24))", rec.name, &bad[..bad.len().min(16)]));
+            failures.push(format!(
+                "{}: chunks {:?} (inputs [c*2^24, (c+1)*2^24))",
+                rec.name,
+                &bad[..bad.len().min(16)]
+            ));
         }
     }
     assert!(failures.is_empty(), "emulator differs from the GPU:\n{}", failures.join("\n"));
@@ -525,7 +534,8 @@ fn generator_matches_c_oracle() {
     let mut n = 0;
     for line in text.lines() {
         let mut it = line.split_whitespace();
-        let (name, kind, count, hash) = (it.next().unwrap(), it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
+        let (name, kind, count, hash) =
+            (it.next().unwrap(), it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
         let kind = Kind::from_code(kind.parse().unwrap()).unwrap();
         let ins = inputs(name, kind, is_approximate(name));
         assert_eq!(ins.len(), count.parse::<usize>().unwrap(), "{name}: count");

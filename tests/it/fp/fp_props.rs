@@ -63,7 +63,15 @@ fn check_modes_in(rn: f32, rz: f32, ru: f32, rd: f32, f32_results: bool) -> Resu
     prop_assert!(rz.to_bits() == rd.to_bits() || rz.to_bits() == ru.to_bits(), "rz is rd or ru");
     // ru and rd are adjacent or equal (one ulp apart at most), equal iff exact.
     let gap = key(ru) - key(rd);
-    prop_assert!(!f32_results || gap <= 1 || (ru == 0.0 && rd == 0.0) || (rd.is_infinite() || ru.is_infinite()) || gap == 2 && ru.to_bits() == 0 && rd.to_bits() == 0x8000_0001 || gap == 2 && rd.to_bits() == 0x8000_0000 && ru.to_bits() == 1, "gap {gap}: rd {rd:e} ru {ru:e}");
+    prop_assert!(
+        !f32_results
+            || gap <= 1
+            || (ru == 0.0 && rd == 0.0)
+            || (rd.is_infinite() || ru.is_infinite())
+            || gap == 2 && ru.to_bits() == 0 && rd.to_bits() == 0x8000_0001
+            || gap == 2 && rd.to_bits() == 0x8000_0000 && ru.to_bits() == 1,
+        "gap {gap}: rd {rd:e} ru {ru:e}"
+    );
     Ok(())
 }
 

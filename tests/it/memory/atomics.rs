@@ -157,7 +157,12 @@ fn script_misc(
     let (t, i) = (thread_idx().x as usize, (block_idx().x * block_dim().x + thread_idx().x) as usize);
     let (k, o) = (6 * i, 8 * i);
     if shared {
-        let (sx, sf, sd, sh) = (shared_array![u32; BLOCK], shared_array![f32; BLOCK], shared_array![f64; BLOCK], shared_array![u16; BLOCK]);
+        let (sx, sf, sd, sh) = (
+            shared_array![u32; BLOCK],
+            shared_array![f32; BLOCK],
+            shared_array![f64; BLOCK],
+            shared_array![u16; BLOCK],
+        );
         sx[t] = x[i];
         sf[t] = f[i];
         sd[t] = d[i];
@@ -195,7 +200,12 @@ fn script_misc(
 
 /// The integer element types, for the host model.
 trait Int:
-    DeviceCopy + Ord + std::fmt::Debug + std::ops::BitAnd<Output = Self> + std::ops::BitOr<Output = Self> + std::ops::BitXor<Output = Self>
+    DeviceCopy
+    + Ord
+    + std::fmt::Debug
+    + std::ops::BitAnd<Output = Self>
+    + std::ops::BitOr<Output = Self>
+    + std::ops::BitXor<Output = Self>
 {
     const EDGES: [Self; 5];
     fn from_bits(b: u64) -> Self;
@@ -315,8 +325,16 @@ fn dec(old: u32, limit: u32) -> u32 {
 
 #[test]
 fn inc_dec_float_exch_and_u16_cas_match_the_model() -> Result<(), Error> {
-    let floats = [0.0f32, -0.0, 1.5, f32::from_bits(0x7fc0_1234), f32::from_bits(0xffa0_0001), f32::INFINITY, f32::from_bits(1)];
-    let doubles = [0.0f64, -0.0, -2.25, f64::from_bits(0x7ff8_0000_0000_beef), f64::from_bits(0xfff0_0000_0000_0001), f64::from_bits(1)];
+    let floats =
+        [0.0f32, -0.0, 1.5, f32::from_bits(0x7fc0_1234), f32::from_bits(0xffa0_0001), f32::INFINITY, f32::from_bits(1)];
+    let doubles = [
+        0.0f64,
+        -0.0,
+        -2.25,
+        f64::from_bits(0x7ff8_0000_0000_beef),
+        f64::from_bits(0xfff0_0000_0000_0001),
+        f64::from_bits(1),
+    ];
     for shared in [false, true] {
         let mut rng = Rng::new(7 + shared as u64);
         let (mut x0, mut a, mut want_olds, mut want_x) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -326,8 +344,13 @@ fn inc_dec_float_exch_and_u16_cas_match_the_model() -> Result<(), Error> {
         for i in 0..N {
             // Small values and limits, so that wrapping, limit 0 and values above the limit
             // all happen; sometimes the full range.
-            let small =
-                |rng: &mut Rng| if rng.below(8) == 0 { [0, u32::MAX, u32::MAX - 1][rng.below(3) as usize] } else { rng.below(6) as u32 };
+            let small = |rng: &mut Rng| {
+                if rng.below(8) == 0 {
+                    [0, u32::MAX, u32::MAX - 1][rng.below(3) as usize]
+                } else {
+                    rng.below(6) as u32
+                }
+            };
             let mut x = small(&mut rng);
             x0.push(x);
             let limits: Vec<u32> = (0..6).map(|_| small(&mut rng)).collect();
@@ -388,8 +411,17 @@ fn inc_dec_float_exch_and_u16_cas_match_the_model() -> Result<(), Error> {
         let (dv, hv) = (d.to_vec()?, h.to_vec()?);
         for i in 0..N {
             let d_start = if shared { d0[i] } else { d0[N + i] };
-            assert_eq!((dv[i].to_bits(), dv[N + i].to_bits()), (d_start.to_bits(), da[2 * i].to_bits()), "f64 exch {i} (shared: {shared})");
-            assert_eq!((hv[i], hv[N + i]), want_h[i], "u16 cas {i} with {:?} (shared: {shared})", &ha[2 * i..2 * i + 2]);
+            assert_eq!(
+                (dv[i].to_bits(), dv[N + i].to_bits()),
+                (d_start.to_bits(), da[2 * i].to_bits()),
+                "f64 exch {i} (shared: {shared})"
+            );
+            assert_eq!(
+                (hv[i], hv[N + i]),
+                want_h[i],
+                "u16 cas {i} with {:?} (shared: {shared})",
+                &ha[2 * i..2 * i + 2]
+            );
         }
     }
     Ok(())
@@ -491,7 +523,12 @@ fn sub_min_max_and_or_xor_under_contention() -> Result<(), Error> {
     // Random values (both signs in every width) with one bit always set and one always clear
     // in each half, so that `and` and `or` are not trivially 0 and all ones.
     let vals: Vec<u64> = (0..N).map(|_| (rng.next_u64() | 0x0010_0000_0010_0000) & !0x0800_0000_0800_0000).collect();
-    let (s0, u0, l0, q0) = (fold_init::<i32>(&mut rng), fold_init::<u32>(&mut rng), fold_init::<i64>(&mut rng), fold_init::<u64>(&mut rng));
+    let (s0, u0, l0, q0) = (
+        fold_init::<i32>(&mut rng),
+        fold_init::<u32>(&mut rng),
+        fold_init::<i64>(&mut rng),
+        fold_init::<u64>(&mut rng),
+    );
     let vb = DeviceBuffer::from_slice(&vals)?;
     // Global: every thread of the grid on the same six elements.
     let (mut s, mut u) = (DeviceBuffer::from_slice(&s0)?, DeviceBuffer::from_slice(&u0)?);
@@ -502,8 +539,10 @@ fn sub_min_max_and_or_xor_under_contention() -> Result<(), Error> {
     assert_eq!(l.to_vec()?, fold_model(&l0, vals.iter().map(|&v| v as i64)), "i64");
     assert_eq!(q.to_vec()?, fold_model(&q0, vals.iter().copied()), "u64");
     // Shared: each block on its own six elements, starting from the same values.
-    let (mut s, mut u) = (DeviceBuffer::from_slice(&per_block_copies(&s0))?, DeviceBuffer::from_slice(&per_block_copies(&u0))?);
-    let (mut l, mut q) = (DeviceBuffer::from_slice(&per_block_copies(&l0))?, DeviceBuffer::from_slice(&per_block_copies(&q0))?);
+    let (mut s, mut u) =
+        (DeviceBuffer::from_slice(&per_block_copies(&s0))?, DeviceBuffer::from_slice(&per_block_copies(&u0))?);
+    let (mut l, mut q) =
+        (DeviceBuffer::from_slice(&per_block_copies(&l0))?, DeviceBuffer::from_slice(&per_block_copies(&q0))?);
     launch!(fold_all_shared<<<GRID as u32, BLOCK as u32>>>(&vb, &mut s, &mut u, &mut l, &mut q))?;
     let (s, u, l, q) = (s.to_vec()?, u.to_vec()?, l.to_vec()?, q.to_vec()?);
     for b in 0..GRID {
@@ -550,18 +589,26 @@ fn inc_and_dec_wrap_and_hand_out_each_count_once() -> Result<(), Error> {
         launch!(count<<<GRID as u32, BLOCK as u32>>>(shared, inc_limit, dec_limit, &mut c, &mut olds))?;
         let (c, olds) = (c.to_vec()?, olds.to_vec()?);
         // From 0, `n` incs count 0, 1, .., limit, 0, ..; `n` decs count 0, limit, limit - 1, ...
-        let groups: Vec<(std::ops::Range<usize>, usize)> =
-            if shared { (0..GRID).map(|b| (b * BLOCK..(b + 1) * BLOCK, 2 * (b + 1))).collect() } else { vec![(0..N, 0)] };
+        let groups: Vec<(std::ops::Range<usize>, usize)> = if shared {
+            (0..GRID).map(|b| (b * BLOCK..(b + 1) * BLOCK, 2 * (b + 1))).collect()
+        } else {
+            vec![(0..N, 0)]
+        };
         for (threads, at) in groups {
             let n = threads.len() as u32;
             assert_eq!(c[at], n % (inc_limit + 1), "inc final (shared: {shared})");
-            assert_eq!(c[at + 1], (dec_limit + 1 - n % (dec_limit + 1)) % (dec_limit + 1), "dec final (shared: {shared})");
+            assert_eq!(
+                c[at + 1],
+                (dec_limit + 1 - n % (dec_limit + 1)) % (dec_limit + 1),
+                "dec final (shared: {shared})"
+            );
             let mut incs: Vec<u32> = threads.clone().map(|i| olds[2 * i]).collect();
             let mut decs: Vec<u32> = threads.map(|i| olds[2 * i + 1]).collect();
             incs.sort_unstable();
             decs.sort_unstable();
             let mut want_incs: Vec<u32> = (0..n).map(|k| k % (inc_limit + 1)).collect();
-            let mut want_decs: Vec<u32> = (0..n).map(|k| (dec_limit + 1 - k % (dec_limit + 1)) % (dec_limit + 1)).collect();
+            let mut want_decs: Vec<u32> =
+                (0..n).map(|k| (dec_limit + 1 - k % (dec_limit + 1)) % (dec_limit + 1)).collect();
             want_incs.sort_unstable();
             want_decs.sort_unstable();
             assert_eq!(incs, want_incs, "inc olds (shared: {shared})");
@@ -609,7 +656,8 @@ fn an_exch_chain_returns_every_value_once() -> Result<(), Error> {
     assert_eq!(seen, want, "global u64: the olds and the final value are the initial value and every thread's");
     let (fold, flast) = (fold.to_vec()?, flast.to_vec()?);
     for b in 0..GRID {
-        let mut seen: Vec<u32> = fold[b * BLOCK..(b + 1) * BLOCK].iter().chain([&flast[b]]).map(|v| v.to_bits()).collect();
+        let mut seen: Vec<u32> =
+            fold[b * BLOCK..(b + 1) * BLOCK].iter().chain([&flast[b]]).map(|v| v.to_bits()).collect();
         let mut want: Vec<u32> = fvals[b * BLOCK..(b + 1) * BLOCK].iter().chain([&-1.0]).map(|v| v.to_bits()).collect();
         seen.sort_unstable();
         want.sort_unstable();
@@ -648,7 +696,9 @@ fn the_first_thread_to_cas_wins_and_only_it() -> Result<(), Error> {
     let (mut won, mut owners) = (DeviceBuffer::<u32>::zeroed(4 * N)?, DeviceBuffer::<i32>::zeroed(2 * GRID)?);
     launch!(cas_race<<<GRID as u32, BLOCK as u32>>>(&mut g32, &mut g64, &mut won, &mut owners))?;
     let (won, owners) = (won.to_vec()?, owners.to_vec()?);
-    let winners = |k: usize, threads: std::ops::Range<usize>| -> Vec<usize> { threads.filter(|&i| won[4 * i + k] == 1).collect() };
+    let winners = |k: usize, threads: std::ops::Range<usize>| -> Vec<usize> {
+        threads.filter(|&i| won[4 * i + k] == 1).collect()
+    };
     let w = winners(0, 0..N);
     assert_eq!(w.len(), 1, "u32 winners {w:?}");
     assert_eq!(g32.to_vec()?, vec![w[0] as u32 + 1]);

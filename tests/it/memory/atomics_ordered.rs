@@ -17,7 +17,6 @@
 //! * initcheck sees an ordered load as a read (an unwritten element is reported) and an ordered
 //!   store as a write (a load after it is clean); racecheck does not report the flag protocol.
 
-
 use core::sync::atomic::Ordering;
 use core::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
 
@@ -190,8 +189,14 @@ impl Bits for f64 {
     fn bits64(self) -> u64 {
         self.to_bits()
     }
-    const EDGES: &'static [u64] =
-        &[0x7ff8_0000_dead_beef, 0x7ff0_0000_0000_0001, 0x8000_0000_0000_0000, 1, 0x000f_ffff_ffff_ffff, 0xfff0_0000_0000_0000];
+    const EDGES: &'static [u64] = &[
+        0x7ff8_0000_dead_beef,
+        0x7ff0_0000_0000_0001,
+        0x8000_0000_0000_0000,
+        1,
+        0x000f_ffff_ffff_ffff,
+        0xfff0_0000_0000_0000,
+    ];
 }
 
 /// `FORMS` values per thread: edge values first (in every thread, shifted), random bits after.
@@ -200,7 +205,11 @@ fn values<T: Bits>(seed: u64) -> Vec<T> {
     (0..N * FORMS)
         .map(|k| {
             let e = T::EDGES;
-            if k % 3 == 0 { T::from_bits64(e[(k / 3) % e.len()]) } else { T::from_bits64(rng.next_u64()) }
+            if k % 3 == 0 {
+                T::from_bits64(e[(k / 3) % e.len()])
+            } else {
+                T::from_bits64(rng.next_u64())
+            }
         })
         .collect()
 }
@@ -224,7 +233,8 @@ fn check_roundtrip<T: Bits>(
                 for ld in 0..FORMS {
                     let got = out[(FORMS * i + st) * FORMS + ld].bits64();
                     assert_eq!(
-                        got, want,
+                        got,
+                        want,
                         "{}: thread {i}, store form {st}, load form {ld}, shared {shared}",
                         std::any::type_name::<T>()
                     );

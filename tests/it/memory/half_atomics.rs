@@ -52,7 +52,13 @@ fn round_to(x: f64, mbits: i32, emin: i32, emax: i32) -> f64 {
     }
     let e = x.abs().log2().floor() as i32;
     // log2 may be off by one next to a power of two: fix e so that 2^e <= |x| < 2^(e+1).
-    let e = if 2f64.powi(e) > x.abs() { e - 1 } else if 2f64.powi(e + 1) <= x.abs() { e + 1 } else { e };
+    let e = if 2f64.powi(e) > x.abs() {
+        e - 1
+    } else if 2f64.powi(e + 1) <= x.abs() {
+        e + 1
+    } else {
+        e
+    };
     let ulp = 2f64.powi(e.max(emin) - mbits);
     let r = (x / ulp).round_ties_even() * ulp;
     if r.abs() >= 2f64.powi(emax + 1) {

@@ -4,7 +4,6 @@
 //! `#[constant]` statics with `copy_to_symbol`/`copy_from_symbol`, and `#[device_global]`
 //! statics that kernels read and write (with racecheck).
 
-
 use crate::common::{assert_has, marked_line, model};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, Checks, Config};
@@ -123,7 +122,8 @@ fn initcheck_sees_what_a_partial_copy_wrote() {
     // The written half reads clean.
     with_config(config.clone(), || launch!(copy_all<<<1, 32>>>(src.slice(0..32), out.slice_mut(0..32)))).unwrap();
     // The other half was never written: initcheck reports it, naming the parameter.
-    let err = with_config(config.clone(), || launch!(copy_all<<<1, 32>>>(src.slice(32..), out.slice_mut(32..)))).unwrap_err();
+    let err =
+        with_config(config.clone(), || launch!(copy_all<<<1, 32>>>(src.slice(32..), out.slice_mut(32..)))).unwrap_err();
     let text = err.to_string();
     assert_has(&text, "Uninitialized __global__ memory read");
     assert_has(&text, "`x`");
@@ -219,7 +219,8 @@ fn a_cast_view_reads_words_and_a_misaligned_one_is_reported() {
     // A slice from byte 4 is aligned: the words from the second one.
     let mut out = DeviceBuffer::<u32>::zeroed(1).unwrap();
     launch!(word_sum<<<1, 32>>>(b.slice(4..), &mut out)).unwrap();
-    let want4: u32 = bytes[4..].chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).fold(0, u32::wrapping_add);
+    let want4: u32 =
+        bytes[4..].chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).fold(0, u32::wrapping_add);
     assert_eq!(out.to_vec().unwrap(), vec![want4]);
     // From byte 1 it is not: error 716, in compute-sanitizer's words.
     let err = launch!(word_sum<<<1, 32>>>(b.slice(1..), &mut out)).unwrap_err();
@@ -464,8 +465,11 @@ fn in_place_kernels_take_one_mutable_slice() {
         launch!(twice_plus_one<<<3, 128>>>(&mut b))?;
         // And on a part only.
         launch!(twice_plus_one<<<1, 128>>>(b.slice_mut(100..200)))?;
-        let want: Vec<f32> =
-            x.iter().enumerate().map(|(i, v)| if (100..200).contains(&i) { 2.0 * (2.0 * v + 1.0) + 1.0 } else { 2.0 * v + 1.0 }).collect();
+        let want: Vec<f32> = x
+            .iter()
+            .enumerate()
+            .map(|(i, v)| if (100..200).contains(&i) { 2.0 * (2.0 * v + 1.0) + 1.0 } else { 2.0 * v + 1.0 })
+            .collect();
         assert_eq!(b.to_vec()?, want);
         Ok(())
     }));

@@ -1,11 +1,11 @@
-mod memory_api;
 mod atomics;
 mod atomics_ordered;
-mod scoped_atomics;
 mod half_atomics;
-mod symbol_offsets;
+mod memory_api;
 mod readme_memory;
+mod scoped_atomics;
+mod symbol_offsets;
+mod tex_int_oracle;
+mod tex_oracle;
 mod textures;
 mod textures_int;
-mod tex_oracle;
-mod tex_int_oracle;

@@ -3,15 +3,15 @@
 
 use deviceemu::prelude::*;
 
-#[constant]                               // __constant__ float TAPS[5];
+#[constant] // __constant__ float TAPS[5];
 static TAPS: [f32; 5] = [0.0; 5];
-#[device_global]                          // __device__ unsigned HITS[4];
+#[device_global] // __device__ unsigned HITS[4];
 static HITS: [u32; 4] = [0; 4];
 
 #[kernel]
 pub fn filter(x: &[f32], y: &mut [f32]) {
     let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
-    let hits = HITS.view();               // a view like a `&mut [u32]` parameter's
+    let hits = HITS.view(); // a view like a `&mut [u32]` parameter's
     if i >= 2 && i + 2 < x.len() && i < y.len() {
         y[i] = TAPS[0] * x[i - 2] + TAPS[1] * x[i - 1] + TAPS[2] * x[i] + TAPS[3] * x[i + 1] + TAPS[4] * x[i + 2];
         hits.atomic_add(0, 1);
@@ -21,25 +21,29 @@ pub fn filter(x: &[f32], y: &mut [f32]) {
 #[kernel]
 pub fn count_bytes(data: &[u8], out: &mut [u32]) {
     let bytes = shared_array![u8; 1024];
-    let words = bytes.cast::<u32>();      // the same 1024 bytes as 256 `u32`s
+    let words = bytes.cast::<u32>(); // the same 1024 bytes as 256 `u32`s
     let t = thread_idx().x as usize;
-    if t < 256 { words[t] = 0; }          // cleared as words
+    if t < 256 {
+        words[t] = 0;
+    } // cleared as words
     sync_threads();
     words.atomic_inc(data[t] as usize % 256, u32::MAX);
     sync_threads();
-    if t < 256 { out[t] = words[t]; }
+    if t < 256 {
+        out[t] = words[t];
+    }
 }
 
 #[test]
 fn readme_memory_example() -> Result<(), deviceemu::Error> {
-    copy_to_symbol(&TAPS, &[0.1, 0.2, 0.4, 0.2, 0.1])?;        // cudaMemcpyToSymbol
+    copy_to_symbol(&TAPS, &[0.1, 0.2, 0.4, 0.2, 0.1])?; // cudaMemcpyToSymbol
     let x = DeviceBuffer::from_slice(&vec![1.0f32; 4096])?;
     let mut y = DeviceBuffer::<f32>::zeroed(4096)?;
     // `filter<<<..>>>(d_x + 1024, d_y + 1024)`: slices are kernel arguments at their offset.
     launch!(filter<<<8, 256>>>(x.slice(1024..3072), y.slice_mut(1024..3072)))?;
     let mut hits = [0u32; 4];
-    copy_from_symbol(&mut hits, &HITS)?;                         // cudaMemcpyFromSymbol
-    // Partial copies: host to device, device to device, device to host.
+    copy_from_symbol(&mut hits, &HITS)?; // cudaMemcpyFromSymbol
+                                         // Partial copies: host to device, device to device, device to host.
     y.slice_mut(0..4).copy_from_slice(&[1.0, 2.0, 3.0, 4.0])?;
     let mut z = DeviceBuffer::<f32>::zeroed(100)?;
     z.slice_mut(10..20).copy_from_device(y.slice(1024..1034))?;

@@ -3,7 +3,6 @@
 //! that do not depend on the order threads run in, against the CPU, for every scope. On the
 //! GPU they are `atom.relaxed.cta` / `atom.relaxed.sys`; `tests/ptx.rs` runs ptxas on them.
 
-
 use crate::common::model;
 use deviceemu::prelude::*;
 use deviceemu::with_config;
@@ -99,11 +98,19 @@ fn scoped_atomics_match_the_cpu_for_every_scope() {
         for scope in 0..3 {
             let mut g = DeviceBuffer::from_slice(&init).unwrap();
             let mut out = DeviceBuffer::<u32>::zeroed(blocks * 11).unwrap();
-            with_config(config.clone(), || launch!(scoped_all<<<blocks as u32, threads as u32>>>(scope, &xb, &mut g, &mut out))).unwrap();
+            with_config(
+                config.clone(),
+                || launch!(scoped_all<<<blocks as u32, threads as u32>>>(scope, &xb, &mut g, &mut out)),
+            )
+            .unwrap();
             assert_eq!(g.to_vec().unwrap(), fold(&x, init), "global, scope {scope} {config:?}");
             let out = out.to_vec().unwrap();
             for b in 0..blocks {
-                assert_eq!(&out[b * 11..b * 11 + 11], &fold(&x[b * threads..(b + 1) * threads], init), "shared, block {b} scope {scope} {config:?}");
+                assert_eq!(
+                    &out[b * 11..b * 11 + 11],
+                    &fold(&x[b * threads..(b + 1) * threads], init),
+                    "shared, block {b} scope {scope} {config:?}"
+                );
             }
         }
     });

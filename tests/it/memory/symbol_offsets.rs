@@ -63,7 +63,10 @@ fn a_copy_past_the_end_or_misaligned_is_invalid_value_and_writes_nothing() -> Re
     let e = copy_to_symbol_at(&GUARDED, 5 * 4, &[7, 8]).unwrap_err();
     assert_eq!(e.code(), 1);
     let text = e.to_string();
-    assert!(text.contains("symbol copy of `GUARDED` (6 elements of 4 bytes, 24 bytes): 8 bytes at offset 20 do not fit"), "{text}");
+    assert!(
+        text.contains("symbol copy of `GUARDED` (6 elements of 4 bytes, 24 bytes): 8 bytes at offset 20 do not fit"),
+        "{text}"
+    );
     assert_eq!(get_last_error().map_err(|e| e.code()), Err(1));
     // An offset inside an element.
     let e = copy_to_symbol_at(&GUARDED, 2, &[7]).unwrap_err();

@@ -10,9 +10,7 @@
 use deviceemu::texture::sampler::{self, Texels};
 use deviceemu::texture::{FilterMode, Format, TextureDesc};
 
-#[path = "../common/dump.rs"]
-mod dump;
-use dump::{mode, Reader};
+use crate::common::dump::{mode, Reader};
 
 const FORMATS: [Format; 4] = [Format::U8, Format::I8, Format::U16, Format::I16];
 
@@ -49,7 +47,8 @@ fn replay(bytes: &[u8]) -> Vec<Record> {
     for _ in 0..count {
         let name = String::from_utf8_lossy(&bytes[r.at..r.at + 32]).trim_end_matches('\0').to_string();
         r.at += 32;
-        let [kind, format, channels, width, height, pitch, ax, ay, filter, norm, read] = std::array::from_fn(|_| r.u32());
+        let [kind, format, channels, width, height, pitch, ax, ay, filter, norm, read] =
+            std::array::from_fn(|_| r.u32());
         let border = [r.f32(), r.f32(), r.f32(), r.f32()];
         let n_bytes = r.u32() as usize;
         let raw = &bytes[r.at..r.at + n_bytes];
@@ -71,7 +70,13 @@ fn replay(bytes: &[u8]) -> Vec<Record> {
             .normalized(norm == 1)
             // An element-type read of integers samples the border colour's low bits.
             .border(if read == 1 { border } else { border.map(|b| sampler::element_border(format, b)) });
-        let t = Texels { data: &data, channels: channels as usize, width: width as usize, height: height as usize, pitch: pitch as usize };
+        let t = Texels {
+            data: &data,
+            channels: channels as usize,
+            width: width as usize,
+            height: height as usize,
+            pitch: pitch as usize,
+        };
         let mut emulated = Vec::with_capacity(device.len());
         for &(x, y, i) in &coords {
             let v = match (kind, read == 1) {
@@ -103,12 +108,15 @@ fn integer_textures_match_the_h200_bit_for_bit() {
     let (mut i8_total, mut i8_bad) = (0usize, 0usize);
     for rec in &records {
         let c = rec.channels;
-        let diffs: Vec<usize> =
-            (0..rec.coords.len()).filter(|&k| (0..c).any(|j| rec.device[k * c + j] != rec.emulated[k * c + j])).collect();
+        let diffs: Vec<usize> = (0..rec.coords.len())
+            .filter(|&k| (0..c).any(|j| rec.device[k * c + j] != rec.emulated[k * c + j]))
+            .collect();
         println!("{:<32} {:>6} samples {:>6} differences", rec.name, rec.coords.len(), diffs.len());
         for &k in diffs.iter().take(6) {
             let (x, y, i) = rec.coords[k];
-            let show = |v: &[u32]| v.iter().map(|b| format!("{b:#010x} ({:e})", f32::from_bits(*b))).collect::<Vec<_>>().join(", ");
+            let show = |v: &[u32]| {
+                v.iter().map(|b| format!("{b:#010x} ({:e})", f32::from_bits(*b))).collect::<Vec<_>>().join(", ")
+            };
             println!(
                 "    x {x:e} y {y:e} i {i}: device [{}] emulator [{}]",
                 show(&rec.device[k * c..k * c + c]),

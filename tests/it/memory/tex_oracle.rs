@@ -8,9 +8,7 @@
 use deviceemu::texture::sampler::{self, Texels};
 use deviceemu::texture::{FilterMode, TextureDesc};
 
-#[path = "../common/dump.rs"]
-mod dump;
-use dump::{mode, Reader};
+use crate::common::dump::{mode, Reader};
 
 /// One record of the dump, with the emulator's results next to the device's.
 struct Record {
@@ -52,7 +50,13 @@ fn replay(bytes: &[u8]) -> Vec<Record> {
             normalized: norm == 1,
             border,
         };
-        let t = Texels { data: &data, channels: channels as usize, width: width as usize, height: height as usize, pitch: pitch as usize };
+        let t = Texels {
+            data: &data,
+            channels: channels as usize,
+            width: width as usize,
+            height: height as usize,
+            pitch: pitch as usize,
+        };
         let mut emulated = Vec::with_capacity(device.len());
         for &(x, y, i) in &coords {
             let v = match kind {

@@ -10,9 +10,9 @@
 //! weight, not rounding.
 
 use crate::common;
-#[path = "../../../examples/textures.rs"]
-#[allow(dead_code)]
-mod textures_example;
+// examples/textures.rs, loaded once in this binary: by examples/textures_int.rs, which
+// `memory::textures_int` loads.
+use super::textures_int::textures_int_example::textures_example;
 
 use crate::common::assert_has;
 use deviceemu::prelude::*;
@@ -50,7 +50,11 @@ fn reference_axis(c: f32, n: usize, mode: A, d: &TextureDesc) -> (Option<usize>,
             let i = xb.floor();
             let alpha = xb - i;
             let i = i as i64;
-            (reference_index(i, n as i64, mode, d.normalized), reference_index(i + 1, n as i64, mode, d.normalized), alpha)
+            (
+                reference_index(i, n as i64, mode, d.normalized),
+                reference_index(i + 1, n as i64, mode, d.normalized),
+                alpha,
+            )
         }
     }
 }
@@ -156,7 +160,10 @@ fn tex2d_on_arrays_and_pitched_memory_matches_the_reference() {
         padded[j * pitch..j * pitch + w].copy_from_slice(&texels[j * w..(j + 1) * w]);
     }
     let buf = DeviceBuffer::from_slice(&padded).unwrap();
-    for d in all_descs().into_iter().chain([TextureDesc::new().address_xy(A::Wrap, A::Border).normalized(true).filter(F::Linear)]) {
+    for d in all_descs()
+        .into_iter()
+        .chain([TextureDesc::new().address_xy(A::Wrap, A::Border).normalized(true).filter(F::Linear)])
+    {
         let (gx, gy) = (grid(w, d.normalized), grid(h, d.normalized));
         let (mut xs, mut ys) = (Vec::new(), Vec::new());
         for (k, x) in gx.iter().enumerate() {

@@ -8,7 +8,7 @@
 use crate::common;
 #[path = "../../../examples/textures_int.rs"]
 #[allow(dead_code, unreachable_pub)] // the example's items are `pub` for its own `main`
-mod textures_int_example;
+pub(crate) mod textures_int_example;
 
 use crate::common::assert_has;
 use deviceemu::prelude::*;
@@ -58,7 +58,9 @@ fn element_type_samples_address_like_float_textures() {
         for m in [A::Wrap, A::Clamp, A::Mirror, A::Border] {
             let d = TextureDesc::new().address(m).normalized(normalized).border([0.0; 4]);
             let t = TextureObject::array_1d(&texels, d).unwrap();
-            let xs: Vec<f32> = (-2 * n as i32 * 4..3 * n as i32 * 4).map(|k| k as f32 / 4.0 / if normalized { n as f32 } else { 1.0 }).collect();
+            let xs: Vec<f32> = (-2 * n as i32 * 4..3 * n as i32 * 4)
+                .map(|k| k as f32 / 4.0 / if normalized { n as f32 } else { 1.0 })
+                .collect();
             let xb = DeviceBuffer::from_slice(&xs).unwrap();
             let mut out = DeviceBuffer::<i8>::zeroed(xs.len()).unwrap();
             launch!(sample_1d_i8<<<1, 256>>>(t.texture(), &xb, &mut out)).unwrap();
@@ -100,7 +102,8 @@ fn rgba_images_read_as_bytes_or_as_unit_floats() {
     let t = TextureObject::array_2d_normalized(w, h, &image, TextureDesc::new()).unwrap();
     assert_eq!(t.read_mode(), ReadMode::NormalizedFloat);
     let mut out = DeviceBuffer::<[f32; 4]>::zeroed(w * h).unwrap();
-    launch!(textures_int_example::textures_example::sample_each_2d_x4<<<1, 32>>>(t.texture(), &xb, &yb, &mut out)).unwrap();
+    launch!(textures_int_example::textures_example::sample_each_2d_x4<<<1, 32>>>(t.texture(), &xb, &yb, &mut out))
+        .unwrap();
     for (g, px) in out.to_vec().unwrap().into_iter().zip(&image) {
         assert_eq!(g, px.map(|c| deviceemu::texture::sampler::normalized(deviceemu::texture::Format::U8, c as f32)));
         assert_eq!(g[3], 1.0);
@@ -175,7 +178,8 @@ fn border_colours_are_texels_of_the_format() {
     // Normalised: clamped, quantised to the format (0.5 on u8 is 127/255, ties toward zero).
     let t = TextureObject::array_2d_normalized(1, 1, &[[9u8; 4]], d).unwrap();
     let mut out = DeviceBuffer::<[f32; 4]>::zeroed(1).unwrap();
-    launch!(textures_int_example::textures_example::sample_each_2d_x4<<<1, 1>>>(t.texture(), &xb, &yb, &mut out)).unwrap();
+    launch!(textures_int_example::textures_example::sample_each_2d_x4<<<1, 1>>>(t.texture(), &xb, &yb, &mut out))
+        .unwrap();
     assert_eq!(out.to_vec().unwrap()[0], [127.0 / 255.0, 1.0, 0.0, 1.0]);
     // As integers: the low bits of the colour's f32 bits (0.999 is 0x3f7fbe77).
     let t = TextureObject::array_2d(1, 1, &[[9u16; 4]], d).unwrap();
@@ -188,7 +192,10 @@ fn border_colours_are_texels_of_the_format() {
 fn pitches_count_bytes_of_the_stored_texels() {
     let buf = DeviceBuffer::from_slice(&[0u8; 256]).unwrap();
     // 20 bytes a row is not a multiple of 32; 32 is.
-    assert_has(&TextureObject::pitch_2d_normalized(&buf, 20, 4, 20, TextureDesc::new()).unwrap_err().to_string(), "multiple of 32");
+    assert_has(
+        &TextureObject::pitch_2d_normalized(&buf, 20, 4, 20, TextureDesc::new()).unwrap_err().to_string(),
+        "multiple of 32",
+    );
     assert_eq!(deviceemu::pitch_for::<u8>(20), 32);
     assert!(TextureObject::pitch_2d_normalized(&buf, 20, 4, 32, TextureDesc::new()).is_ok());
 }

@@ -53,7 +53,11 @@ fn the_thread_block_knows_its_ranks_and_syncs() {
             for r in 0..24u32 {
                 let (x, y, z) = (r % 4, r / 4 % 3, r / 12);
                 let base = (g * 24 + r) as usize * 6;
-                assert_eq!(&out[base..base + 6], &[r, 24, g, x + 10 * y + 100 * z, 276, 27], "block {g} rank {r} {config:?}");
+                assert_eq!(
+                    &out[base..base + 6],
+                    &[r, 24, g, x + 10 * y + 100 * z, 276, 27],
+                    "block {g} rank {r} {config:?}"
+                );
             }
         }
     });
@@ -188,16 +192,16 @@ fn tiles_of_one_thread_work_with_warps_of_one() {
     // A test of the emulator's own semantics or reports: in the emulator also under
     // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
     common::in_emulator(|| {
-    let x: Vec<u32> = (0..8u32).map(|i| i * 7 + 1).collect();
-    let xb = DeviceBuffer::from_slice(&x).unwrap();
-    let mut out = DeviceBuffer::<u32>::zeroed(8 * TILE_OUT).unwrap();
-    with_config(Config::default().warp_size(1), || launch!(tiles<<<1, 8>>>(1, &xb, 0, &mut out))).unwrap();
-    let out = out.to_vec().unwrap();
-    for t in 0..8 {
-        let mut want = tile_reference(&x, t, 1, 0);
-        want[2] = 8; // meta_group_size: 8 tiles in a block of 8
-        assert_eq!(&out[t * TILE_OUT..(t + 1) * TILE_OUT], &want, "thread {t}");
-    }
+        let x: Vec<u32> = (0..8u32).map(|i| i * 7 + 1).collect();
+        let xb = DeviceBuffer::from_slice(&x).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(8 * TILE_OUT).unwrap();
+        with_config(Config::default().warp_size(1), || launch!(tiles<<<1, 8>>>(1, &xb, 0, &mut out))).unwrap();
+        let out = out.to_vec().unwrap();
+        for t in 0..8 {
+            let mut want = tile_reference(&x, t, 1, 0);
+            want[2] = 8; // meta_group_size: 8 tiles in a block of 8
+            assert_eq!(&out[t * TILE_OUT..(t + 1) * TILE_OUT], &want, "thread {t}");
+        }
     })
 }
 
@@ -208,8 +212,13 @@ fn a_tile_larger_than_a_one_lane_warp_is_reported() {
     common::in_emulator(|| {
         let x = DeviceBuffer::from_slice(&[1u32; 8]).unwrap();
         let mut out = DeviceBuffer::<u32>::zeroed(8 * TILE_OUT).unwrap();
-        let err = quietly(|| with_config(Config::default().warp_size(1), || launch!(tiles<<<1, 8>>>(4, &x, 0, &mut out)))).unwrap_err();
-        assert_has(&err.to_string(), "cg::tiled_partition::<4> needs warps of at least 4 threads: it cannot run with EMU_WARP_SIZE=1");
+        let err =
+            quietly(|| with_config(Config::default().warp_size(1), || launch!(tiles<<<1, 8>>>(4, &x, 0, &mut out))))
+                .unwrap_err();
+        assert_has(
+            &err.to_string(),
+            "cg::tiled_partition::<4> needs warps of at least 4 threads: it cannot run with EMU_WARP_SIZE=1",
+        );
     })
 }
 
@@ -319,7 +328,8 @@ fn coalesced_groups_and_partitions_match_the_cpu() {
     let xb = DeviceBuffer::from_slice(&x).unwrap();
     model().fibers_only().check_with(|config| {
         let mut out = DeviceBuffer::<u32>::zeroed(64 * 12).unwrap();
-        with_config(config.clone(), || launch!(coalesced<<<1, 64>>>(&xb, &mut out))).unwrap_or_else(|e| panic!("{config:?}: {e}"));
+        with_config(config.clone(), || launch!(coalesced<<<1, 64>>>(&xb, &mut out)))
+            .unwrap_or_else(|e| panic!("{config:?}: {e}"));
         let out = out.to_vec().unwrap();
         for t in 0..64 {
             let (base, lane) = (t / 32 * 32, t % 32);
@@ -386,7 +396,8 @@ fn a_tile_collective_with_a_lane_missing_is_reported() {
     common::in_emulator(|| {
         common::emulator_model().check_with(|config| {
             let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
-            let err = quietly(|| with_config(config.clone(), || launch!(tile_lane_missing<<<1, 32>>>(&mut out)))).unwrap_err();
+            let err = quietly(|| with_config(config.clone(), || launch!(tile_lane_missing<<<1, 32>>>(&mut out))))
+                .unwrap_err();
             assert_eq!(err.code(), 719);
             let text = err.to_string();
             let at = format!("tests/it/scheduler/cg.rs:{}", line_of("missing-shfl"));
@@ -396,7 +407,10 @@ fn a_tile_collective_with_a_lane_missing_is_reported() {
             assert_has(&text, &format!("with mask 0x0000ffff at {at}"));
             assert_has(
                 &text,
-                &format!("thread (5,0,0) are named in the mask, skipped it and exited at tests/it/scheduler/cg.rs:{}:1", line_of("missing-end")),
+                &format!(
+                    "thread (5,0,0) are named in the mask, skipped it and exited at tests/it/scheduler/cg.rs:{}:1",
+                    line_of("missing-end")
+                ),
             );
             assert_has(&text, "thread (4,0,0) read from lane 5 of the warp, which take no part");
             // The H200's values: rank 4 read the missing lane's 0; the others as defined.
@@ -433,7 +447,9 @@ fn tile_collectives_that_cannot_meet_are_reported_not_hung() {
     // EMU_TARGET=gpu (on a GPU this kernel traps, hangs or has no such mode).
     common::in_emulator(|| {
         let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
-        let err = common::on_new_thread_in_emulator(20, move || quietly(|| launch!(tiles_disagree<<<1, 32>>>(&mut out))).unwrap_err());
+        let err = common::on_new_thread_in_emulator(20, move || {
+            quietly(|| launch!(tiles_disagree<<<1, 32>>>(&mut out))).unwrap_err()
+        });
         assert_eq!(err.code(), 719);
         let text = err.to_string();
         assert_has(&text, "Barrier error detected. Divergent thread(s) in warp");
@@ -480,11 +496,13 @@ fn a_correct_tile_reduction_is_clean_and_matches_the_butterfly() {
     };
     model().check_with(|config| {
         let mut out = DeviceBuffer::<f32>::zeroed(4).unwrap();
-        with_config(config.clone(), || launch!(tile_block_sum<<<4, 256>>>(&xb, &mut out))).unwrap_or_else(|e| panic!("{config:?}: {e}"));
+        with_config(config.clone(), || launch!(tile_block_sum<<<4, 256>>>(&xb, &mut out)))
+            .unwrap_or_else(|e| panic!("{config:?}: {e}"));
         let got = out.to_vec().unwrap();
         for (blk, g) in got.iter().enumerate() {
-            let sums: Vec<f32> =
-                (0..8).map(|w| butterfly((0..32).map(|l| x.get(blk * 256 + w * 32 + l).copied().unwrap_or(0.0)).collect())).collect();
+            let sums: Vec<f32> = (0..8)
+                .map(|w| butterfly((0..32).map(|l| x.get(blk * 256 + w * 32 + l).copied().unwrap_or(0.0)).collect()))
+                .collect();
             let want = butterfly((0..32).map(|l| if l < 8 { sums[l] } else { 0.0 }).collect());
             assert_eq!(g.to_bits(), want.to_bits(), "block {blk} {config:?}");
         }

@@ -86,7 +86,8 @@ fn reference(x: &[u32], t: usize, n: usize, block: u32, a: u32) -> [u32; OUT] {
     let tile = &x[base..base + n];
     let rank = t - base;
     let f = |v: u32| v as f32 * 0.37 - 3.0;
-    let warps: Vec<f32> = (0..n / 32).map(|w| butterfly(tile[w * 32..w * 32 + 32].iter().map(|&v| f(v)).collect())[0]).collect();
+    let warps: Vec<f32> =
+        (0..n / 32).map(|w| butterfly(tile[w * 32..w * 32 + 32].iter().map(|&v| f(v)).collect())[0]).collect();
     let fsum = butterfly(warps)[rank / 32];
     let meta = (t / n) as u32;
     [
@@ -209,7 +210,8 @@ fn sync_kept(out: &mut [u32]) {
 fn a_tile_whose_threads_all_sync_is_clean() {
     model().check_with(|config| {
         let mut out = DeviceBuffer::<u32>::zeroed(128).unwrap();
-        with_config(config.clone(), || launch!(sync_kept<<<1, 128>>>(&mut out))).unwrap_or_else(|e| panic!("{config:?}: {e}"));
+        with_config(config.clone(), || launch!(sync_kept<<<1, 128>>>(&mut out)))
+            .unwrap_or_else(|e| panic!("{config:?}: {e}"));
         assert_eq!(out.to_vec().unwrap(), (0..128).collect::<Vec<u32>>());
     });
 }
@@ -241,7 +243,10 @@ fn a_warp_that_never_arrives_is_a_deadlock_report_not_a_hang() {
     assert_has(&text, "Barrier error detected. Divergent thread(s) in warp");
     assert_has(
         &text,
-        &format!("wait in thread_block_tile::sync with mask 0xffffffff at tests/it/scheduler/cg_multi_warp.rs:{}", line_of("never-arrives")),
+        &format!(
+            "wait in thread_block_tile::sync with mask 0xffffffff at tests/it/scheduler/cg_multi_warp.rs:{}",
+            line_of("never-arrives")
+        ),
     );
     assert_has(&text, "a warp whose lane 0 exited never arrives");
     assert_has(&text, "the block cannot continue");
@@ -254,7 +259,10 @@ fn a_block_that_is_not_made_of_whole_tiles_is_reported() {
         let mut out = DeviceBuffer::<u32>::zeroed(96 * OUT).unwrap();
         quietly(|| launch!(big_tiles<<<1, 96>>>(64, &x, 0, &mut out))).unwrap_err()
     });
-    assert_has(&err.to_string(), "cg::tiled_partition::<64> needs a block whose size is a multiple of 64 (this block has 96 threads)");
+    assert_has(
+        &err.to_string(),
+        "cg::tiled_partition::<64> needs a block whose size is a multiple of 64 (this block has 96 threads)",
+    );
 }
 
 #[test]
@@ -264,7 +272,10 @@ fn a_multi_warp_tile_needs_warps_of_32() {
         let mut out = DeviceBuffer::<u32>::zeroed(64 * OUT).unwrap();
         quietly(|| launch!(big_tiles<<<1, 64>>>(64, &x, 0, &mut out))).unwrap_err()
     });
-    assert_has(&err.to_string(), "cg::tiled_partition::<64> needs warps of at least 32 threads: it cannot run with EMU_WARP_SIZE=1");
+    assert_has(
+        &err.to_string(),
+        "cg::tiled_partition::<64> needs warps of at least 32 threads: it cannot run with EMU_WARP_SIZE=1",
+    );
 }
 
 /// Threads of one tile of 64 name different source ranks in `shfl`. A multi-warp tile's shfl
@@ -294,7 +305,10 @@ fn a_multi_warp_shfl_with_varying_sources_is_reported() {
         let err = quietly(|| launch!(varying_source<<<1, 128>>>(&mut out))).unwrap_err();
         assert_eq!(err.code(), 719, "{config:?}");
         let text = err.to_string();
-        assert_has(&text, &format!("at varying_source in tests/it/scheduler/cg_multi_warp.rs:{}", line_of("varying-src")));
+        assert_has(
+            &text,
+            &format!("at varying_source in tests/it/scheduler/cg_multi_warp.rs:{}", line_of("varying-src")),
+        );
         assert_has(&text, "thread (0,0,0) ask thread_block_tile::shfl for tile rank 63");
         assert_has(&text, "every thread of the tile must name the same source rank");
     });
@@ -370,7 +384,13 @@ fn scan_reference(tile: &[f32]) -> (Vec<f32>, Vec<f32>) {
         for l in 0..32 {
             inc.push(if w == 0 { ws[l] } else { ws[l] + previous });
             let shifted = ws[l.saturating_sub(1)];
-            exc.push(if l == 0 { previous } else if w == 0 { shifted } else { shifted + previous });
+            exc.push(if l == 0 {
+                previous
+            } else if w == 0 {
+                shifted
+            } else {
+                shifted + previous
+            });
         }
     }
     (inc, exc)
@@ -382,7 +402,11 @@ fn multi_warp_scans_match_the_cpu() {
     // Every setting for tiles of 64; one run each for the larger tiles (1024 threads under
     // every checker are slow).
     for (n, block) in [(64usize, 128u32), (256, 512), (1024, 1024)] {
-        let m = if n == 64 { model() } else { model().fibers_only().checks(&[deviceemu::Checks::none()]).seeds(&[None]).blocks(&[BlockOrder::Parallel]) };
+        let m = if n == 64 {
+            model()
+        } else {
+            model().fibers_only().checks(&[deviceemu::Checks::none()]).seeds(&[None]).blocks(&[BlockOrder::Parallel])
+        };
         m.check_with(|config| {
             let xb = DeviceBuffer::from_slice(&x[..block as usize]).unwrap();
             let mut out = DeviceBuffer::<u32>::zeroed(block as usize * 6).unwrap();
@@ -420,7 +444,15 @@ fn multi_warp_reduce_and_scans_match_cuda_c_on_the_h200() {
     let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/p13_cg_big.bin")).unwrap();
     let want: Vec<u32> = bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
     assert_eq!(want.len(), cg_big::SIZES.len() * cg_big::OUT * 1024);
-    let names = ["reduce f32 plus", "inclusive f32 plus", "exclusive f32 plus", "inclusive u32 plus", "exclusive u32 plus", "exclusive u32 greater", "reduce u32 greater"];
+    let names = [
+        "reduce f32 plus",
+        "inclusive f32 plus",
+        "exclusive f32 plus",
+        "inclusive u32 plus",
+        "exclusive u32 plus",
+        "exclusive u32 greater",
+        "reduce u32 greater",
+    ];
     let all = cg_big::run().unwrap();
     for (s, n) in cg_big::SIZES.into_iter().enumerate() {
         let got = &all[s * cg_big::OUT * 1024..][..cg_big::OUT * 1024];
@@ -428,7 +460,12 @@ fn multi_warp_reduce_and_scans_match_cuda_c_on_the_h200() {
             let w = &want[(s * cg_big::OUT + k) * 1024..][..1024];
             let g = &got[k * 1024..][..1024];
             let bad: Vec<usize> = (0..1024).filter(|&t| w[t] != g[t]).collect();
-            assert!(bad.is_empty(), "tile {n}, {name}: {} threads differ from the H200, first {:?}", bad.len(), bad.first().map(|&t| (t, w[t], g[t])));
+            assert!(
+                bad.is_empty(),
+                "tile {n}, {name}: {} threads differ from the H200, first {:?}",
+                bad.len(),
+                bad.first().map(|&t| (t, w[t], g[t]))
+            );
         }
     }
 }

@@ -4,7 +4,6 @@
 //! reports (DSMEM out of bounds, a rank outside the cluster, a grid that clusters do not tile,
 //! a cluster sync some blocks never reach).
 
-
 use crate::common::{assert_has, in_emulator, marked_line, on_new_thread};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, BlockOrder, Config, Schedule};
@@ -99,7 +98,8 @@ fn blocks_read_their_cluster_neighbours_shared_memory() {
     for config in configs() {
         let mut out = DeviceBuffer::<u32>::zeroed((gx * gy) as usize).unwrap();
         let mut shape = DeviceBuffer::<u32>::zeroed((gx * gy * 6) as usize).unwrap();
-        with_config(config.clone(), || launch!(ring<<<(gx, gy), 32>>>(&mut out, &mut shape))).unwrap_or_else(|e| panic!("{config:?}: {e}"));
+        with_config(config.clone(), || launch!(ring<<<(gx, gy), 32>>>(&mut out, &mut shape)))
+            .unwrap_or_else(|e| panic!("{config:?}: {e}"));
         let (out, shape) = (out.to_vec().unwrap(), shape.to_vec().unwrap());
         for y in 0..gy {
             for x in 0..gx {
@@ -177,8 +177,14 @@ fn ranks_outside_the_cluster_are_reported_and_kernels_without_a_shape_have_clust
         let mut out = DeviceBuffer::<u32>::zeroed(4).unwrap();
         let err = launch!(bad_rank<<<2, 1>>>(&mut out)).unwrap_err();
         assert_eq!(err.code(), 719);
-        assert_has(&err.to_string(), "map_shared_rank: rank 2 is outside the cluster, which has 2 block(s) (shape (2,1,1))");
-        assert_has(&err.to_string(), &format!("tests/it/scheduler/clusters.rs:{}", marked_line(SOURCE, "// @bad-rank")));
+        assert_has(
+            &err.to_string(),
+            "map_shared_rank: rank 2 is outside the cluster, which has 2 block(s) (shape (2,1,1))",
+        );
+        assert_has(
+            &err.to_string(),
+            &format!("tests/it/scheduler/clusters.rs:{}", marked_line(SOURCE, "// @bad-rank")),
+        );
     });
     let mut out = DeviceBuffer::<u32>::zeroed(4).unwrap();
     launch!(one_block_clusters<<<4, 32>>>(&mut out)).unwrap();
@@ -215,7 +221,10 @@ fn a_cluster_sync_that_an_ended_block_never_reaches_is_reported_not_a_hang() {
         });
         assert_eq!(err.code(), 719);
         let text = err.to_string();
-        assert_has(&text, "the cluster sync can never complete: 1 block(s) of the cluster ended without reaching it (block (1,0,0))");
+        assert_has(
+            &text,
+            "the cluster sync can never complete: 1 block(s) of the cluster ended without reaching it (block (1,0,0))",
+        );
         assert_has(&text, "(block (3,0,0))");
         assert_has(&text, &format!("tests/it/scheduler/clusters.rs:{}", marked_line(SOURCE, "// @cluster-never")));
     }

@@ -142,7 +142,8 @@ fn matmul_is_identical_under_every_schedule() {
 
 #[test]
 fn histogram_is_identical_under_every_schedule() {
-    let data: Vec<u32> = inputs(30_000, 4).iter().map(|&v| ((v + 1.0) * 0.5 * BINS as f32) as u32 % BINS as u32).collect();
+    let data: Vec<u32> =
+        inputs(30_000, 4).iter().map(|&v| ((v + 1.0) * 0.5 * BINS as f32) as u32 % BINS as u32).collect();
     let d = DeviceBuffer::from_slice(&data).unwrap();
     let mut want = vec![0u32; BINS];
     for &v in &data {
@@ -288,7 +289,11 @@ fn env_child_process_helper() {
 #[test]
 fn env_seed_gives_the_config_schedule() {
     let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
-    cmd.arg(crate::common::test_name(module_path!(), "env_child_process_helper")).args(["--exact", "--nocapture", "--test-threads=1"]);
+    cmd.arg(crate::common::test_name(module_path!(), "env_child_process_helper")).args([
+        "--exact",
+        "--nocapture",
+        "--test-threads=1",
+    ]);
     for (k, _) in std::env::vars_os() {
         if k.to_string_lossy().starts_with("EMU_") {
             cmd.env_remove(k);

@@ -415,12 +415,14 @@ fn a_stream_used_by_a_block_that_did_not_create_it_is_reported() {
     let mut streams = DeviceBuffer::<DeviceStream>::zeroed(2).unwrap();
     let mut data = DeviceBuffer::<u32>::zeroed(128).unwrap();
     let mut codes = DeviceBuffer::<i32>::zeroed(2).unwrap();
-    with_config(serial.clone(), || launch!(share_stream<<<2, 32>>>(&mut streams, &mut data, &mut codes, false))).unwrap();
+    with_config(serial.clone(), || launch!(share_stream<<<2, 32>>>(&mut streams, &mut data, &mut codes, false)))
+        .unwrap();
     assert_eq!(codes.to_vec().unwrap(), vec![0, 0]);
     assert_eq!(data.to_vec().unwrap(), vec![1; 128]);
     // With it: block 1 uses block 0's stream.
     let mut data = DeviceBuffer::<u32>::zeroed(128).unwrap();
-    let e = with_config(serial, || launch!(share_stream<<<2, 32>>>(&mut streams, &mut data, &mut codes, true))).unwrap_err();
+    let e = with_config(serial, || launch!(share_stream<<<2, 32>>>(&mut streams, &mut data, &mut codes, true)))
+        .unwrap_err();
     assert_eq!(e.code(), 719);
     assert_eq!(codes.to_vec().unwrap(), vec![0, 400]);
     let text = e.to_string();
@@ -485,7 +487,10 @@ fn an_event_used_across_grids_is_reported() {
     assert_has(&text, "Device runtime error: DeviceStream::wait_event was given an event created by another grid");
     assert_has(&text, &format!("in {}", at("event_wait")));
     // The report names the child and the thread and block that launched it.
-    assert_has(&text, "wait_child (a child grid, depth 1, launched by thread (0,0,0) in block (0,0,0) of kernel pass_event");
+    assert_has(
+        &text,
+        "wait_child (a child grid, depth 1, launched by thread (0,0,0) in block (0,0,0) of kernel pass_event",
+    );
 }
 
 /// Block 0 creates an event and stores it; block 1 records it (`bad`) or its own.
@@ -661,7 +666,11 @@ fn many_launches(counts: &mut [u32], stats: &mut [u32], n: u32, kind: u32) {
     stats[0] = u32::MAX;
     let mut i = 0;
     while i < n {
-        let r = if kind == 0 { launch!(count_child<<<1, 1>>>(counts)) } else { launch!(count_child<<<1, 1, 0, &s>>>(counts)) };
+        let r = if kind == 0 {
+            launch!(count_child<<<1, 1>>>(counts))
+        } else {
+            launch!(count_child<<<1, 1, 0, &s>>>(counts))
+        };
         if let Err(e) = r {
             if stats[1] == 0 {
                 stats[0] = i;
@@ -764,7 +773,10 @@ fn a_fault_in_a_child_names_the_child_and_its_parents_block_and_thread() {
     assert_has(&text, &format!("in {}", at("oob")));
     assert_has(
         &text,
-        &format!("oob_child (a child grid, depth 1, launched by thread (3,0,0) in block (1,0,0) of kernel oob_parent at {})", at("oob_launch")),
+        &format!(
+            "oob_child (a child grid, depth 1, launched by thread (3,0,0) in block (1,0,0) of kernel oob_parent at {})",
+            at("oob_launch")
+        ),
     );
     // The next launch works.
     launch!(add_one<<<1, 8>>>(&mut data)).unwrap();
@@ -827,8 +839,14 @@ fn emu_where_shows_the_nesting() {
     assert_eq!(w.len(), 1);
     let w = &w[0];
     assert_has(w, "kernel where_grandchild, block (0,0,0), thread (0,0,0)");
-    assert_has(w, &format!("launched (depth 2) by kernel where_child, block (0,0,0), thread (0,0,0), at {}", at("where_child")));
-    assert_has(w, &format!("launched (depth 1) by kernel where_parent, block (2,0,0), thread (0,0,0), at {}", at("where_parent")));
+    assert_has(
+        w,
+        &format!("launched (depth 2) by kernel where_child, block (0,0,0), thread (0,0,0), at {}", at("where_child")),
+    );
+    assert_has(
+        w,
+        &format!("launched (depth 1) by kernel where_parent, block (2,0,0), thread (0,0,0), at {}", at("where_parent")),
+    );
     assert_lacks(w, "depth 3");
 }
 
@@ -884,7 +902,10 @@ fn a_stream_passed_to_a_child_grid_is_reported() {
     assert_eq!(codes.to_vec().unwrap(), vec![0, 400]);
     let text = e.to_string();
     assert_has(&text, "a device-side launch! was given a stream created by another grid");
-    assert_has(&text, &format!("at stream_child (a child grid, depth 1, launched by thread (0,0,0) in block (0,0,0) of kernel pass_stream"));
+    assert_has(
+        &text,
+        "at stream_child (a child grid, depth 1, launched by thread (0,0,0) in block (0,0,0) of kernel pass_stream",
+    );
     assert_has(&text, &format!("in {}", at("stream_child")));
     // The grandchild did not run.
     assert_eq!(data.to_vec().unwrap(), vec![1; 64]);

@@ -3,7 +3,6 @@
 //! multi-phase kernels against CPU references under every schedule, CUDA's co-residency rule
 //! (720, with the H200's blocks-per-SM figures), and the misuse reports.
 
-
 use crate::common::{assert_has, marked_line, on_new_thread};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, BlockOrder, Config, Finding, GridGroup, Schedule};
@@ -143,7 +142,10 @@ fn a_grid_sync_in_a_launch_that_is_not_cooperative_is_reported() {
             assert_eq!(err.code(), 719, "{config:?}");
             let text = err.to_string();
             assert_has(&text, "Grid sync error: this_grid().sync() in a launch that is not cooperative");
-            assert_has(&text, &format!("tests/it/scheduler/grid_sync.rs:{}", marked_line(SOURCE, "// @plain-launch-sync")));
+            assert_has(
+                &text,
+                &format!("tests/it/scheduler/grid_sync.rs:{}", marked_line(SOURCE, "// @plain-launch-sync")),
+            );
             assert_has(&text, "by thread (0,0,0) in block (0,0,0)");
             assert!(err.report().unwrap().findings().iter().all(|f| matches!(f, Finding::GridSync { .. })));
             assert_eq!(out.to_vec().unwrap(), [0], "nobody got past the sync");
@@ -203,8 +205,11 @@ fn cooperative_grids_must_fit_the_device_as_on_an_h200() {
         [(128u32, 16u32, 0usize), (256, 8, 0), (512, 4, 0), (1024, 2, 0), (128, 4, 48 * 1024), (1024, 2, 48 * 1024)]
     {
         let fits = 132 * per_sm;
-        with_config(Config::default().max_shared_bytes(64 * 1024), || launch_cooperative!(empty<<<fits, threads, shared>>>(&mut out)))
-            .unwrap_or_else(|e| panic!("{fits} blocks of {threads} threads fit: {e}"));
+        with_config(
+            Config::default().max_shared_bytes(64 * 1024),
+            || launch_cooperative!(empty<<<fits, threads, shared>>>(&mut out)),
+        )
+        .unwrap_or_else(|e| panic!("{fits} blocks of {threads} threads fit: {e}"));
         let err = with_config(
             Config::default().max_shared_bytes(64 * 1024),
             || launch_cooperative!(empty<<<fits + 1, threads, shared>>>(&mut out)),

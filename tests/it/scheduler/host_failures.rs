@@ -9,7 +9,6 @@
 //! The huge requests are refused before anything is touched (they exceed the machine's
 //! memory), so these tests use almost no real memory, in parallel with the others.
 
-
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 
@@ -35,7 +34,8 @@ fn fill(v: u32, out: &mut [u32]) {
 /// A correct launch under `config`: the emulator recovered.
 fn assert_next_launch_works(config: Config) {
     let mut out = DeviceBuffer::<u32>::zeroed(1000).unwrap();
-    with_config(config, || launch!(fill<<<4, 256>>>(7, &mut out))).expect("a correct launch after a failed one must succeed");
+    with_config(config, || launch!(fill<<<4, 256>>>(7, &mut out)))
+        .expect("a correct launch after a failed one must succeed");
     assert_eq!(out.to_vec().unwrap(), (7..1007).collect::<Vec<u32>>());
 }
 
@@ -71,7 +71,10 @@ fn a_stack_size_the_host_cannot_map_is_error_2() {
         let err = with_config(huge, || launch!(fill<<<4, 256>>>(7, &mut out))).unwrap_err();
         assert_eq!(err.code(), 2, "{err}");
         let text = err.to_string();
-        assert_has(&text, &format!("could not allocate {} bytes for a {}-byte stack for a GPU thread", 100u64 << 40, 100u64 << 40));
+        assert_has(
+            &text,
+            &format!("could not allocate {} bytes for a {}-byte stack for a GPU thread", 100u64 << 40, 100u64 << 40),
+        );
         assert_has(&text, "lower EMU_STACK_SIZE");
         assert_eq!(deviceemu::get_last_error().unwrap_err().code(), 2);
         assert_next_launch_works(config);
@@ -114,7 +117,8 @@ fn racecheck_of_a_huge_shared_memory_limit_is_error_2() {
     // fit the machine: refused when the first shared access needs it.
     let race = Config::default().checks(Checks { racecheck: true, ..Checks::default() });
     let mut out = DeviceBuffer::<u32>::zeroed(128).unwrap();
-    let err = with_config(race.clone().max_shared_bytes(1 << 30), || launch!(shared_writer<<<2, 64>>>(&mut out))).unwrap_err();
+    let err = with_config(race.clone().max_shared_bytes(1 << 30), || launch!(shared_writer<<<2, 64>>>(&mut out)))
+        .unwrap_err();
     assert_eq!(err.code(), 2, "{err}");
     let text = err.to_string();
     assert_has(&text, "racecheck's shadow of 1073741824 bytes of shared memory");
@@ -228,7 +232,10 @@ fn a_launch_inside_a_kernel_returns_801_and_the_parent_goes_on() {
         let (code, text) = NESTED_ERROR.lock().unwrap().clone().unwrap();
         assert_eq!(code, 801);
         assert_has(&text, "`launch!` of kernel `nested_child` from inside a running kernel");
-        assert_has(&text, "with host buffers: a launch made by host code that a kernel calls is not a device-side launch");
+        assert_has(
+            &text,
+            "with host buffers: a launch made by host code that a kernel calls is not a device-side launch",
+        );
         assert_next_launch_works(config);
     }
 }
@@ -266,7 +273,8 @@ fn panic_then_outside_panic() {
     let saw = USER_HOOK_SAW.lock().unwrap().clone();
     let user_saw_outside = saw.iter().any(|m| m == "outside any kernel");
     let user_saw_kernel = saw.iter().any(|m| m.contains("five"));
-    with_config(Config::default(), || launch!(fill<<<4, 256>>>(7, &mut DeviceBuffer::<u32>::zeroed(1000).unwrap()))).unwrap();
+    with_config(Config::default(), || launch!(fill<<<4, 256>>>(7, &mut DeviceBuffer::<u32>::zeroed(1000).unwrap())))
+        .unwrap();
     println!(
         "CHILD-RESULT code={} msg={has_msg} line={has_line} user_outside={user_saw_outside} user_kernel={user_saw_kernel}",
         err.code()
@@ -294,7 +302,11 @@ fn hook_child_process_helper() {
 
 fn child(mode: &str) -> String {
     let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
-    cmd.arg(crate::common::test_name(module_path!(), "hook_child_process_helper")).args(["--exact", "--nocapture", "--test-threads=1"]);
+    cmd.arg(crate::common::test_name(module_path!(), "hook_child_process_helper")).args([
+        "--exact",
+        "--nocapture",
+        "--test-threads=1",
+    ]);
     cmd.env(CHILD_VAR, mode);
     let output = cmd.output().expect("the test binary can be re-run");
     let stdout = String::from_utf8_lossy(&output.stdout);

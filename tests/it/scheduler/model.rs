@@ -38,7 +38,12 @@ fn iota_bug(out: &mut [u32]) {
 
 fn child(name: &str, vars: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.arg(crate::common::test_name(module_path!(), name)).args(["--exact", "--ignored", "--nocapture", "--test-threads=1"]);
+    cmd.arg(crate::common::test_name(module_path!(), name)).args([
+        "--exact",
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ]);
     for (k, _) in std::env::vars() {
         if k.starts_with("EMU_") || k == "PROPTEST_CASES" {
             cmd.env_remove(k);
@@ -158,12 +163,14 @@ fn a_failure_prints_the_line_that_replays_it_and_the_line_does() {
     assert!(err.contains("a warp of fewer than 32 threads"), "{err}");
     // Run the printed settings: they select one combination, which fails again; the same
     // settings with warps of 32 pass.
-    let vars: Vec<(&str, &str)> = line.split(' ').take_while(|w| w.starts_with("EMU_")).map(|w| w.split_once('=').unwrap()).collect();
+    let vars: Vec<(&str, &str)> =
+        line.split(' ').take_while(|w| w.starts_with("EMU_")).map(|w| w.split_once('=').unwrap()).collect();
     assert_eq!(vars.len(), 6);
     let again = child("child_warp_size", &vars);
     assert!(!again.status.success());
     assert!(stderr(&again).contains("run 1 of 1 failed"), "{}", stderr(&again));
-    let fixed: Vec<(&str, &str)> = vars.iter().map(|&(k, v)| if k == "EMU_WARP_SIZE" { (k, "32") } else { (k, v) }).collect();
+    let fixed: Vec<(&str, &str)> =
+        vars.iter().map(|&(k, v)| if k == "EMU_WARP_SIZE" { (k, "32") } else { (k, v) }).collect();
     assert!(child("child_warp_size", &fixed).status.success());
 }
 
@@ -196,7 +203,12 @@ fn model_runs_the_closure_once_per_combination_under_it() {
 fn replay_line_names_every_dimension() {
     let c = Config::default().seed(5).blocks(BlockOrder::Serial).warp_size(1).checks(Checks::all());
     let line = replay_line(&c);
-    assert!(line.starts_with("EMU_SEED=5 EMU_BLOCKS=serial EMU_WARP_SIZE=1 EMU_SCHEDULE=fibers EMU_CHECK=all EMU_PATH=auto cargo test"), "{line}");
+    assert!(
+        line.starts_with(
+            "EMU_SEED=5 EMU_BLOCKS=serial EMU_WARP_SIZE=1 EMU_SCHEDULE=fibers EMU_CHECK=all EMU_PATH=auto cargo test"
+        ),
+        "{line}"
+    );
     let c = Config::default().checks(Checks { racecheck: true, ..Checks::default() }).schedule(Schedule::Threads);
     assert!(replay_line(&c).starts_with("EMU_SEED=none EMU_BLOCKS=parallel EMU_WARP_SIZE=32 EMU_SCHEDULE=threads EMU_CHECK=memcheck,racecheck,synccheck "));
 }
@@ -224,7 +236,10 @@ fn shapes_fit_the_device_and_are_not_always_multiples() {
     for _ in 0..500 {
         let s = shape_1d(5000, 512).new_tree(&mut runner).unwrap().current();
         assert!((1..=5000).contains(&s.len) && (1..=512).contains(&s.block), "{s:?}");
-        assert!(s.grid as usize * s.block as usize >= s.len && (s.grid as usize - 1) * (s.block as usize) < s.len, "{s:?}");
+        assert!(
+            s.grid as usize * s.block as usize >= s.len && (s.grid as usize - 1) * (s.block as usize) < s.len,
+            "{s:?}"
+        );
         ragged += usize::from(s.len % s.block as usize != 0);
         let b = block_dim(256).new_tree(&mut runner).unwrap().current();
         assert!(b.x >= 1 && b.y >= 1 && (1..=64).contains(&b.z) && b.x * b.y * b.z <= 256, "{b:?}");

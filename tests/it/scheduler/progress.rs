@@ -2,7 +2,6 @@
 //! finish under every seed, block order and schedule; real hangs end in a 702 report naming
 //! where every live thread is, in bounded time; the next launch works.
 
-
 use std::time::{Duration, Instant};
 
 use crate::common::{assert_has, marked_line, on_new_thread};
@@ -234,7 +233,10 @@ fn the_watchdog_names_every_live_thread() {
             })
         });
         assert_has(&report, &format!("thread (0,0,0) spinning at tests/it/scheduler/progress.rs:{spin}"));
-        assert_has(&report, &format!("threads (1,0,0) to (63,0,0) waiting at the barrier at tests/it/scheduler/progress.rs:{barrier}"));
+        assert_has(
+            &report,
+            &format!("threads (1,0,0) to (63,0,0) waiting at the barrier at tests/it/scheduler/progress.rs:{barrier}"),
+        );
     }
 }
 
@@ -381,7 +383,11 @@ fn a_loop_that_only_passes_barriers_is_stopped() {
     let line = marked_line(SOURCE, "// barrier-spin");
     let warp = marked_line(SOURCE, "// warp-spin");
     let helper = marked_line(SOURCE, "// helper-sync (helpers report their caller's line)");
-    for config in [Config::default(), Config::default().seed(3).blocks(BlockOrder::Serial), Config::default().schedule(Schedule::Threads)] {
+    for config in [
+        Config::default(),
+        Config::default().seed(3).blocks(BlockOrder::Serial),
+        Config::default().schedule(Schedule::Threads),
+    ] {
         let (a, b, c) = on_new_thread(60, move || {
             with_config(watchdog_2(config), || {
                 let f = DeviceBuffer::<u32>::zeroed(1).unwrap();
@@ -423,7 +429,10 @@ fn a_grid_sync_that_a_spinning_block_never_reaches_is_stopped() {
         })
     });
     assert_has(&report, &format!("spinning at tests/it/scheduler/progress.rs:{spin}"));
-    assert_has(&report, &format!("threads (0,0,0) to (63,0,0) waiting at the grid sync at tests/it/scheduler/progress.rs:{sync}"));
+    assert_has(
+        &report,
+        &format!("threads (0,0,0) to (63,0,0) waiting at the grid sync at tests/it/scheduler/progress.rs:{sync}"),
+    );
     assert_has(&report, "the grid sync can never complete");
 }
 
@@ -517,7 +526,8 @@ fn long_barrier_loops_that_write_are_not_stopped() {
                 assert_eq!(out.to_vec().unwrap(), want, "{label}");
                 let mut a = DeviceBuffer::from_slice(&(0..n as u32).collect::<Vec<_>>()).unwrap();
                 let mut b = DeviceBuffer::<u32>::zeroed(n).unwrap();
-                launch!(global_stencil<<<1, n as u32>>>(steps, &mut a, &mut b)).unwrap_or_else(|e| panic!("{label}: {e}"));
+                launch!(global_stencil<<<1, n as u32>>>(steps, &mut a, &mut b))
+                    .unwrap_or_else(|e| panic!("{label}: {e}"));
                 assert_eq!(a.to_vec().unwrap(), want, "{label}");
                 // Both ran many times the limit: the watchdog looked, and let them be.
                 assert!(started.elapsed() > Duration::from_millis(200), "{label}: {:?}", started.elapsed());
@@ -542,16 +552,23 @@ fn busy_spin(f: &[u32], attempts: &mut [u32]) {
 fn the_wall_clock_bound_stops_a_launch_that_looks_busy() {
     let line = marked_line(SOURCE, "// busy-spin");
     let report = on_new_thread(60, move || {
-        with_config(Config::default().timeout(Duration::from_millis(200)).launch_timeout(Duration::from_secs(1)), || {
-            let f = DeviceBuffer::<u32>::zeroed(1).unwrap();
-            let mut attempts = DeviceBuffer::<u32>::zeroed(1).unwrap();
-            let started = Instant::now();
-            let e = launch!(busy_spin<<<2, 64>>>(&f, &mut attempts)).unwrap_err();
-            assert_eq!(e.code(), 702, "{e}");
-            assert!(started.elapsed() >= Duration::from_secs(1) && started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
-            next_launch_works();
-            e.to_string()
-        })
+        with_config(
+            Config::default().timeout(Duration::from_millis(200)).launch_timeout(Duration::from_secs(1)),
+            || {
+                let f = DeviceBuffer::<u32>::zeroed(1).unwrap();
+                let mut attempts = DeviceBuffer::<u32>::zeroed(1).unwrap();
+                let started = Instant::now();
+                let e = launch!(busy_spin<<<2, 64>>>(&f, &mut attempts)).unwrap_err();
+                assert_eq!(e.code(), 702, "{e}");
+                assert!(
+                    started.elapsed() >= Duration::from_secs(1) && started.elapsed() < Duration::from_secs(20),
+                    "{:?}",
+                    started.elapsed()
+                );
+                next_launch_works();
+                e.to_string()
+            },
+        )
     });
     assert_has(&report, "Launch timeout: the launch ran for 1 s (EMU_LAUNCH_TIMEOUT)");
     assert_has(&report, &format!("waiting at the barrier at tests/it/scheduler/progress.rs:{line}"));
@@ -582,7 +599,11 @@ fn plain_sleeper(out: &mut [u32]) {
 #[test]
 fn a_thread_asleep_in_a_system_call_is_stopped() {
     let barrier = marked_line(SOURCE, "// sleeper-barrier");
-    for config in [Config::default(), Config::default().blocks(BlockOrder::Serial).seed(9), Config::default().schedule(Schedule::Threads)] {
+    for config in [
+        Config::default(),
+        Config::default().blocks(BlockOrder::Serial).seed(9),
+        Config::default().schedule(Schedule::Threads),
+    ] {
         let seeded = config.get_seed().is_some();
         let (a, b) = on_new_thread(60, move || {
             with_config(config.timeout(Duration::from_millis(500)), || {
@@ -602,7 +623,12 @@ fn a_thread_asleep_in_a_system_call_is_stopped() {
         assert_has(&a, "thread (3,0,0) blocked in a system call");
         if !seeded {
             // In index order, threads 0 to 2 ran first and wait at the barrier.
-            assert_has(&a, &format!("threads (0,0,0) to (2,0,0) waiting at the barrier at tests/it/scheduler/progress.rs:{barrier}"));
+            assert_has(
+                &a,
+                &format!(
+                    "threads (0,0,0) to (2,0,0) waiting at the barrier at tests/it/scheduler/progress.rs:{barrier}"
+                ),
+            );
         }
         assert_has(&b, "by thread (3,0,0) in block (1,0,0)");
         // No barrier behind it: the report names the kernel.

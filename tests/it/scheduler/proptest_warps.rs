@@ -72,14 +72,25 @@ fn model(t: usize, n: usize, gone: &[u32], values: &[u32], args: &[u32]) -> ([u3
 /// a 32-lane warp): block order, thread order, fibers or threads, every checker.
 #[test]
 fn collectives_match_the_warp_model() {
-    let settings = Model::new().warp_size_32_only().cases(48).seeds(&[None, Some(1), Some(7), Some(42), Some(0xDEAD_BEEF), Some(u64::MAX)]);
+    let settings = Model::new().warp_size_32_only().cases(48).seeds(&[
+        None,
+        Some(1),
+        Some(7),
+        Some(42),
+        Some(0xDEAD_BEEF),
+        Some(u64::MAX),
+    ]);
     let strategy = (1usize..=200, proptest::collection::vec((any::<u32>(), any::<u32>(), 0u32..8), 200));
     settings.proptest(strategy, |(n, raw)| {
         let values: Vec<u32> = raw[..n].iter().map(|r| r.0).collect();
         let args: Vec<u32> = raw[..n].iter().map(|r| if r.1 % 4 == 0 { r.1 } else { r.1 % 40 }).collect();
         // About one lane in eight exits first.
         let gone: Vec<u32> = raw[..n].iter().map(|r| (r.2 == 0) as u32).collect();
-        let (gb, vb, ab) = (DeviceBuffer::from_slice(&gone).unwrap(), DeviceBuffer::from_slice(&values).unwrap(), DeviceBuffer::from_slice(&args).unwrap());
+        let (gb, vb, ab) = (
+            DeviceBuffer::from_slice(&gone).unwrap(),
+            DeviceBuffer::from_slice(&values).unwrap(),
+            DeviceBuffer::from_slice(&args).unwrap(),
+        );
         let mut out = DeviceBuffer::<u32>::zeroed(n * OUT).unwrap();
         let r = deviceemu::quietly(|| launch!(collectives<<<1, n as u32>>>(&gb, &vb, &ab, &mut out)));
         let out = out.to_vec().unwrap();

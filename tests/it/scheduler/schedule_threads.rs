@@ -2,7 +2,6 @@
 //! hang-freedom must be those of the fiber schedule; only what a debugger sees changes
 //! (`tests/debugger.rs` checks `info threads`).
 
-
 use crate::common::{assert_has, on_new_thread};
 use deviceemu::prelude::*;
 use deviceemu::testing::Model;
@@ -105,7 +104,8 @@ static SEEN: std::sync::Mutex<Vec<(u32, u32, u64, String)>> = std::sync::Mutex::
 
 /// Notes the calling OS thread's id and name for GPU thread `t` of block `b` (Linux).
 fn note_os_thread(b: u32, t: u32) {
-    let tid = std::fs::read_link("/proc/thread-self").ok().and_then(|p| p.file_name()?.to_str()?.parse().ok()).unwrap_or(0);
+    let tid =
+        std::fs::read_link("/proc/thread-self").ok().and_then(|p| p.file_name()?.to_str()?.parse().ok()).unwrap_or(0);
     let name = std::fs::read_to_string("/proc/thread-self/comm").unwrap_or_default().trim().to_owned();
     SEEN.lock().unwrap().push((b, t, tid, name));
 }
@@ -151,7 +151,8 @@ fn gpu_threads_that_wait_have_os_threads_of_their_own_and_the_others_share() {
         assert_eq!(name, &format!("b{b}t{t}"), "GPU thread {t} of block {b} ran on an OS thread named {name}");
     }
     for b in 0..2 {
-        let tids = |k: usize| -> Vec<u64> { with.iter().filter(|s| s.0 == b).skip(k * 64).take(64).map(|s| s.2).collect() };
+        let tids =
+            |k: usize| -> Vec<u64> { with.iter().filter(|s| s.0 == b).skip(k * 64).take(64).map(|s| s.2).collect() };
         let before = tids(0);
         let distinct: std::collections::BTreeSet<_> = before.iter().collect();
         assert_eq!(distinct.len(), 64, "the 64 waiting threads of block {b} shared OS threads");

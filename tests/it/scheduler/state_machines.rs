@@ -4,7 +4,6 @@
 //! helpers and closures) mixed with awaited ones, every seed, panics, stack overflows, aborted
 //! blocks dropping what their threads held, and the barrier checks.
 
-
 use crate::common::{assert_has, model, on_new_thread};
 use deviceemu::prelude::*;
 use deviceemu::testing::Model;
@@ -128,8 +127,8 @@ fn panic_in_a_state_machine_kernel_is_reported_and_the_next_launch_works() {
     for at in [0, 1] {
         let (err, out) = on_new_thread(60, move || {
             let mut out = DeviceBuffer::<u32>::zeroed(3 * 64).unwrap();
-            let err =
-                with_config(Config::default(), || launch!(panic_between_barriers<<<3, 64>>>(at, &mut out))).unwrap_err();
+            let err = with_config(Config::default(), || launch!(panic_between_barriers<<<3, 64>>>(at, &mut out)))
+                .unwrap_err();
             (err, out.to_vec().unwrap())
         });
         assert_eq!(err.code(), 719);
@@ -252,7 +251,8 @@ fn skip_before_helper_barrier(cut: u32, out: &mut [u32]) {
 #[test]
 fn exits_before_the_first_barrier_are_seen_by_the_verdict() {
     let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
-    let err = launch!(skip_before_helper_barrier<<<1, 64>>>(14, &mut out)).expect_err("the skipped barrier is reported");
+    let err =
+        launch!(skip_before_helper_barrier<<<1, 64>>>(14, &mut out)).expect_err("the skipped barrier is reported");
     assert_eq!(err.code(), 719);
     let text = err.to_string();
     assert_has(&text, "Barrier error detected. Divergent thread(s) in warp");

@@ -6,7 +6,6 @@
 //! returns its error with its report, and the next launch works. The kernels with guards are
 //! `host_only`: their guard types are host code.
 
-
 use crate::common::{assert_has, marked_line, on_new_thread};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, BlockOrder, Config, Schedule};

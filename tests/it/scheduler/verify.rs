@@ -53,7 +53,10 @@ fn a_fast_form_that_differs_is_reported_with_the_first_differing_element() {
         let text = err.to_string();
         assert!(text.contains("kernel `scale`"), "{text}");
         // 5.0 is 0x40a00000; the injected fault flips its lowest byte's low bit.
-        assert!(text.contains("element 0 of `y` differs: 5.0000005 on the lane-loop form, 5.0 on the general path"), "{text}");
+        assert!(
+            text.contains("element 0 of `y` differs: 5.0000005 on the lane-loop form, 5.0 on the general path"),
+            "{text}"
+        );
         assert!(text.contains("EMU_TIERS_OFF"), "{text}");
         // The general path's results are kept.
         assert_eq!(y.to_vec().unwrap(), vec![5.0; 64]);
@@ -140,7 +143,8 @@ fn tiers_turn_off_one_at_a_time() {
 #[test]
 fn emu_tiers_off_and_emu_path_values_are_checked() {
     let bad = std::process::Command::new(std::env::current_exe().unwrap())
-        .arg(crate::common::test_name(module_path!(), "child_reads_settings")).args(["--exact", "--ignored", "--nocapture"])
+        .arg(crate::common::test_name(module_path!(), "child_reads_settings"))
+        .args(["--exact", "--ignored", "--nocapture"])
         .env("EMU_TIERS_OFF", "vector,loops")
         .output()
         .unwrap();
@@ -148,7 +152,8 @@ fn emu_tiers_off_and_emu_path_values_are_checked() {
     assert!(text.contains("invalid setting EMU_TIERS_OFF=\"vector,loops\""), "{text}");
     assert!(text.contains("`interleave`"), "the valid names are listed: {text}");
     let good = std::process::Command::new(std::env::current_exe().unwrap())
-        .arg(crate::common::test_name(module_path!(), "child_reads_settings")).args(["--exact", "--ignored", "--nocapture"])
+        .arg(crate::common::test_name(module_path!(), "child_reads_settings"))
+        .args(["--exact", "--ignored", "--nocapture"])
         .env("EMU_TIERS_OFF", "vector, ranges")
         .env("EMU_PATH", "verify")
         .output()
@@ -161,7 +166,13 @@ fn emu_tiers_off_and_emu_path_values_are_checked() {
 #[ignore = "run by emu_tiers_off_and_emu_path_values_are_checked in a child process"]
 fn child_reads_settings() {
     match Config::from_env() {
-        Ok(c) => println!("SETTINGS {:?} {} {} {}", c.get_path(), c.get_tier(Tier::Vector), c.get_tier(Tier::Ranges), c.get_tier(Tier::Turn)),
+        Ok(c) => println!(
+            "SETTINGS {:?} {} {} {}",
+            c.get_path(),
+            c.get_tier(Tier::Vector),
+            c.get_tier(Tier::Ranges),
+            c.get_tier(Tier::Turn)
+        ),
         Err(e) => println!("{e}"),
     }
 }

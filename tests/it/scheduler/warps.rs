@@ -29,7 +29,9 @@ fn warp_sums(x: &[f32], sums: &mut [f32]) {
 
 /// The CPU version of `warp_sums`: the same tree, in the same order, per warp of `ws`.
 fn warp_sums_reference(x: &[f32], threads: usize, ws: usize) -> Vec<f32> {
-    (0..threads / ws).map(|w| warps_example::shfl_down_tree((0..ws).map(|l| x.get(w * ws + l).copied().unwrap_or(0.0)).collect())).collect()
+    (0..threads / ws)
+        .map(|w| warps_example::shfl_down_tree((0..ws).map(|l| x.get(w * ws + l).copied().unwrap_or(0.0)).collect()))
+        .collect()
 }
 
 #[test]
@@ -45,7 +47,11 @@ fn shfl_down_warp_sums_match_the_cpu_tree() {
         launch!(warp_sums<<<4, 256>>>(&xb, &mut sums)).unwrap();
         let got = sums.to_vec().unwrap();
         let want = warp_sums_reference(&x, threads, ws);
-        assert_eq!(got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "{config:?}");
+        assert_eq!(
+            got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            "{config:?}"
+        );
     });
 }
 
@@ -61,7 +67,8 @@ fn the_warps_example_block_sums_match_its_reference_for_both_warp_sizes() {
         let mut partial = DeviceBuffer::<f32>::zeroed(blocks).unwrap();
         launch!(warps_example::warp_block_sum<<<blocks as u32, 256>>>(&xb, &mut partial)).unwrap();
         let got: Vec<u32> = partial.to_vec().unwrap().iter().map(|v| v.to_bits()).collect();
-        let want: Vec<u32> = warps_example::block_sums_reference(&x, blocks, ws as usize).iter().map(|v| v.to_bits()).collect();
+        let want: Vec<u32> =
+            warps_example::block_sums_reference(&x, blocks, ws as usize).iter().map(|v| v.to_bits()).collect();
         assert_eq!(got, want, "warp size {ws}");
     });
 }
@@ -109,7 +116,15 @@ fn shuffles_follow_ptx_lane_arithmetic() {
 
 /// Rotates values of every shuffle type by one lane, bit for bit.
 #[kernel]
-fn rotate_types(a: &[u64], out64: &mut [u64], out32: &mut [u32], outf: &mut [f64], outi: &mut [i64], outs: &mut [f32], outj: &mut [i32]) {
+fn rotate_types(
+    a: &[u64],
+    out64: &mut [u64],
+    out32: &mut [u32],
+    outf: &mut [f64],
+    outi: &mut [i64],
+    outs: &mut [f32],
+    outj: &mut [i32],
+) {
     let t = thread_idx().x as usize;
     let src = (lane_id() + 1) % 32;
     out64[t] = shfl_sync(FULL_MASK, a[t], src);
@@ -125,7 +140,8 @@ fn every_shuffle_type_moves_bits_unchanged() {
     // Includes NaNs with payloads, signed zeros and subnormals: a shuffle moves bits, it does
     // not compute.
     let specials = [0x7ff4_0000_dead_beefu64, 0x8000_0000_0000_0000, 0x0000_0000_7fc0_1234, 0x0000_0000_0000_0001];
-    let a: Vec<u64> = (0..64u64).map(|i| if i < 4 { specials[i as usize] } else { i.wrapping_mul(0x9E37_79B9_7F4A_7C15) }).collect();
+    let a: Vec<u64> =
+        (0..64u64).map(|i| if i < 4 { specials[i as usize] } else { i.wrapping_mul(0x9E37_79B9_7F4A_7C15) }).collect();
     let ab = DeviceBuffer::from_slice(&a).unwrap();
     let (mut o64, mut o32) = (DeviceBuffer::<u64>::zeroed(64).unwrap(), DeviceBuffer::<u32>::zeroed(64).unwrap());
     let (mut of, mut oi) = (DeviceBuffer::<f64>::zeroed(64).unwrap(), DeviceBuffer::<i64>::zeroed(64).unwrap());
@@ -216,7 +232,10 @@ fn exited_lanes_count_as_arrived() {
                 if cut % 2 == 1 {
                     let text = r.unwrap_err().to_string();
                     assert_has(&text, "Barrier error detected. Divergent thread(s) in warp");
-                    assert_has(&text, &format!("thread ({},0,0) read from lane {cut} of the warp, which take no part", cut - 1));
+                    assert_has(
+                        &text,
+                        &format!("thread ({},0,0) read from lane {cut} of the warp, which take no part", cut - 1),
+                    );
                     assert_has(&text, &format!("by thread ({},0,0) in block (0,0,0)", cut - 1));
                 } else {
                     r.unwrap();
@@ -325,7 +344,11 @@ fn warp_size_32_lanes_and_partial_warps() {
     for t in 0..48 {
         let (lanes, base) = if t < 32 { (32, 0) } else { (16, 32) };
         let existing = if lanes == 32 { u32::MAX } else { 0xffff };
-        assert_eq!(&out[t * 5..t * 5 + 5], &[(t % 32) as u32, 32, existing, 0x5555_5555 & existing, base as u32], "thread {t}");
+        assert_eq!(
+            &out[t * 5..t * 5 + 5],
+            &[(t % 32) as u32, 32, existing, 0x5555_5555 & existing, base as u32],
+            "thread {t}"
+        );
     }
 }
 
@@ -520,7 +543,8 @@ fn awaited_and_blocking_collectives_mix_in_one_warp() {
         on_new_thread(20, {
             let config = config.clone();
             move || {
-                with_config(config.clone(), || launch!(mixed_forms<<<1, 96>>>(&mut out))).unwrap_or_else(|e| panic!("{config:?}: {e}"));
+                with_config(config.clone(), || launch!(mixed_forms<<<1, 96>>>(&mut out)))
+                    .unwrap_or_else(|e| panic!("{config:?}: {e}"));
                 out.to_vec().unwrap()
             }
         })
@@ -685,7 +709,8 @@ fn width_shuffles_match_cudas_definition_for_every_mode_and_width() {
             for width in [1u32, 2, 4, 8, 16, 32] {
                 for arg in [0u32, 1, 3, 5, 8, 10, 16, 31] {
                     let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
-                    with_config(config.clone(), || launch!(width_table<<<1, 64>>>(mode, arg, width, &mut out))).unwrap();
+                    with_config(config.clone(), || launch!(width_table<<<1, 64>>>(mode, arg, width, &mut out)))
+                        .unwrap();
                     let out = out.to_vec().unwrap();
                     for t in 0..64u32 {
                         let want = width_reference(mode, t % 32, arg, width);
@@ -802,7 +827,8 @@ fn warp_reductions_at_warp_size_one_are_the_lanes_value() {
         let x: Vec<i32> = (0..8).map(|i| i * 5 - 17).collect();
         let xb = DeviceBuffer::from_slice(&x).unwrap();
         let mut out = DeviceBuffer::<i32>::zeroed(8 * 9).unwrap();
-        with_config(Config::default().warp_size(1), || launch!(reductions<<<1, 8>>>(FULL_MASK, &xb, &mut out))).unwrap();
+        with_config(Config::default().warp_size(1), || launch!(reductions<<<1, 8>>>(FULL_MASK, &xb, &mut out)))
+            .unwrap();
         let out = out.to_vec().unwrap();
         for t in 0..8 {
             let v = x[t];
@@ -850,7 +876,14 @@ fn warp_matches_match_the_cpu() {
                     let any64 = lanes().filter(|&l| x[w + l] == x[t]).fold(0, |m, l| m | 1 << l);
                     let all32 = lanes().all(|l| x[w + l] as u32 == x[t] as u32);
                     let all_f = lanes().all(|l| x[w + l] as f64 == x[t] as f64);
-                    let want = [any32, if all32 { mask } else { 0 }, all32 as u32, any64, if all_f { mask } else { 0 }, all_f as u32];
+                    let want = [
+                        any32,
+                        if all32 { mask } else { 0 },
+                        all32 as u32,
+                        any64,
+                        if all_f { mask } else { 0 },
+                        all_f as u32,
+                    ];
                     assert_eq!(&out[t * 6..t * 6 + 6], &want, "mask {mask:#x} thread {t} {x:?} {config:?}");
                 }
             }

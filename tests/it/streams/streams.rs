@@ -19,7 +19,6 @@
 //! that the order they check does not depend on the machine's load; the long kernel's length is
 //! measured on the target it runs on ([`long_iters`]).
 
-
 use std::sync::{Mutex, MutexGuard};
 
 use crate::common::{assert_has, marked_line};
@@ -173,9 +172,35 @@ fn short_iters() -> u32 {
 fn long_kernel(s: &Stream, y: &mut DeviceBuffer<u32>) -> (Event, Event) {
     let (start, end) = (Event::new().unwrap(), Event::new().unwrap());
     start.record(s).unwrap();
-    launch!(busy<<<1, 1, 0, s>>>(long_iters(), y)).unwrap();
+    let iters = long_iters().saturating_mul(LONG_SCALE.load(std::sync::atomic::Ordering::Relaxed));
+    launch!(busy<<<1, 1, 0, s>>>(iters, y)).unwrap();
     end.record(s).unwrap();
     (start, end)
+}
+
+/// How many times [`long_iters`] a long kernel runs now; [`overlaps`] raises it.
+static LONG_SCALE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+
+/// Runs `attempt` until it sees two streams' work overlap, with long kernels 1, 4 and 16
+/// times as long, and returns the last attempt's answer. Under load a stream's worker can
+/// start a short kernel later than a long kernel lasts (seen in CI on 2026-12-04, with a
+/// compiler running beside the tests), so one observation without overlap does not show that
+/// a stream waited; three, each longer, do. Waiting, where it is due, is asserted on every run.
+fn overlaps(mut attempt: impl FnMut() -> bool) -> bool {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            LONG_SCALE.store(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+    let _reset = Reset;
+    for scale in [1, 4, 16] {
+        LONG_SCALE.store(scale, std::sync::atomic::Ordering::Relaxed);
+        if attempt() {
+            return true;
+        }
+    }
+    false
 }
 
 fn ms(a: &Event, b: &Event) -> f32 {
@@ -217,21 +242,25 @@ fn a_stream_launch_returns_before_its_kernel_ends() {
 fn independent_streams_both_finish_and_overlap() {
     let _g = serial();
     let (a, b) = (Stream::non_blocking().unwrap(), Stream::non_blocking().unwrap());
-    let mut ya = DeviceBuffer::<u32>::zeroed(1).unwrap();
-    let mut yb = DeviceBuffer::<u32>::zeroed(1).unwrap();
-    let (start_a, end_a) = long_kernel(&a, &mut ya);
-    let end_b = Event::new().unwrap();
-    launch!(busy<<<1, 1, 0, &b>>>(short_iters(), &mut yb)).unwrap();
-    end_b.record(&b).unwrap();
-    a.synchronize().unwrap();
-    b.synchronize().unwrap();
-    assert_eq!((ya.to_vec().unwrap(), yb.to_vec().unwrap()), (vec![1], vec![1]));
+    let mut last = 0.0;
+    let overlapped = overlaps(|| {
+        let mut ya = DeviceBuffer::<u32>::zeroed(1).unwrap();
+        let mut yb = DeviceBuffer::<u32>::zeroed(1).unwrap();
+        let (_, end_a) = long_kernel(&a, &mut ya);
+        let end_b = Event::new().unwrap();
+        launch!(busy<<<1, 1, 0, &b>>>(short_iters(), &mut yb)).unwrap();
+        end_b.record(&b).unwrap();
+        a.synchronize().unwrap();
+        b.synchronize().unwrap();
+        assert_eq!((ya.to_vec().unwrap(), yb.to_vec().unwrap()), (vec![1], vec![1]));
+        last = ms(&end_b, &end_a);
+        last > 0.0
+    });
     // The short kernel, queued after the long one, finished before it: stream b did not wait
     // for stream a. (Whether b's kernel also started after a's start event was recorded is
     // up to the two streams' workers: independent streams are not ordered, so that is not
     // asserted.)
-    assert!(ms(&end_b, &end_a) > 0.0, "stream b waited for stream a");
-    let _ = start_a;
+    assert!(overlapped, "stream b waited for stream a: its kernel ended {last} ms before a's");
 }
 
 #[test]
@@ -239,20 +268,25 @@ fn events_order_work_across_streams() {
     let _g = serial();
     for wait in [true, false] {
         let (a, b) = (Stream::non_blocking().unwrap(), Stream::non_blocking().unwrap());
-        let mut ya = DeviceBuffer::<u32>::zeroed(1).unwrap();
-        let mut yb = DeviceBuffer::<u32>::zeroed(1).unwrap();
-        let (_, end_a) = long_kernel(&a, &mut ya);
+        let mut d = 0.0;
+        let mut run = || {
+            let mut ya = DeviceBuffer::<u32>::zeroed(1).unwrap();
+            let mut yb = DeviceBuffer::<u32>::zeroed(1).unwrap();
+            let (_, end_a) = long_kernel(&a, &mut ya);
+            if wait {
+                b.wait_event(&end_a).unwrap();
+            }
+            launch!(busy<<<1, 1, 0, &b>>>(1, &mut yb)).unwrap();
+            let end_b = Event::new().unwrap();
+            end_b.record(&b).unwrap();
+            d = ms(&end_a, &end_b);
+            d < 0.0
+        };
         if wait {
-            b.wait_event(&end_a).unwrap();
-        }
-        launch!(busy<<<1, 1, 0, &b>>>(1, &mut yb)).unwrap();
-        let end_b = Event::new().unwrap();
-        end_b.record(&b).unwrap();
-        let d = ms(&end_a, &end_b);
-        if wait {
+            run();
             assert!(d >= 0.0, "b's kernel ran before the event it waits for: {d} ms");
         } else {
-            assert!(d < 0.0, "without wait_event b's kernel does not wait: {d} ms");
+            assert!(overlaps(run), "without wait_event b's kernel does not wait: {d} ms");
         }
     }
 }
@@ -276,24 +310,39 @@ fn blocking_streams_synchronise_with_the_legacy_default_stream_and_non_blocking_
     with_config(env_config().default_stream(DefaultStream::Legacy), || {
         for blocking in [true, false] {
             let s = if blocking { Stream::new().unwrap() } else { Stream::non_blocking().unwrap() };
-            let mut y = DeviceBuffer::<u32>::zeroed(1).unwrap();
-            let mut q = DeviceBuffer::<u32>::zeroed(1).unwrap();
-            let (_, end_s) = long_kernel(&s, &mut y);
-            // Unrelated work on the default stream.
             let d = Stream::default_stream();
-            launch!(busy<<<1, 1, 0, &d>>>(1, &mut q)).unwrap();
-            let e_def = Event::new().unwrap();
-            e_def.record(&d).unwrap();
-            let t = ms(&end_s, &e_def);
-            assert_eq!(t >= 0.0, blocking, "blocking {blocking}: default-stream work ended {t} ms after the stream's");
+            // Unrelated work on the default stream after a long kernel on `s`: whether it
+            // ended after that kernel.
+            let mut t = 0.0;
+            let mut default_after_stream = || {
+                let mut y = DeviceBuffer::<u32>::zeroed(1).unwrap();
+                let mut q = DeviceBuffer::<u32>::zeroed(1).unwrap();
+                let (_, end_s) = long_kernel(&s, &mut y);
+                launch!(busy<<<1, 1, 0, &d>>>(1, &mut q)).unwrap();
+                let e_def = Event::new().unwrap();
+                e_def.record(&d).unwrap();
+                t = ms(&end_s, &e_def);
+                t >= 0.0
+            };
+            let after = if blocking { default_after_stream() } else { !overlaps(|| !default_after_stream()) };
+            assert_eq!(after, blocking, "blocking {blocking}: default-stream work ended {t} ms after the stream's");
 
             // And the other way: a blocking stream's work waits for earlier default-stream work.
-            let (_, end_d) = long_kernel(&d, &mut y);
-            launch!(busy<<<1, 1, 0, &s>>>(1, &mut q)).unwrap();
-            let e_s = Event::new().unwrap();
-            e_s.record(&s).unwrap();
-            let t = ms(&end_d, &e_s);
-            assert_eq!(t >= 0.0, blocking, "blocking {blocking}: the stream's work ended {t} ms after the default stream's");
+            let mut stream_after_default = || {
+                let mut y = DeviceBuffer::<u32>::zeroed(1).unwrap();
+                let mut q = DeviceBuffer::<u32>::zeroed(1).unwrap();
+                let (_, end_d) = long_kernel(&d, &mut y);
+                launch!(busy<<<1, 1, 0, &s>>>(1, &mut q)).unwrap();
+                let e_s = Event::new().unwrap();
+                e_s.record(&s).unwrap();
+                t = ms(&end_d, &e_s);
+                t >= 0.0
+            };
+            let after = if blocking { stream_after_default() } else { !overlaps(|| !stream_after_default()) };
+            assert_eq!(
+                after, blocking,
+                "blocking {blocking}: the stream's work ended {t} ms after the default stream's"
+            );
         }
     });
 }
@@ -343,7 +392,11 @@ fn per_thread_default_streams_do_not_synchronise_with_each_other() {
         });
         let long_end = long.join().unwrap();
         let t = Event::elapsed_time(&long_end, &short_end).unwrap();
-        assert_eq!(t < 0.0, per_thread, "per-thread {per_thread}: the other thread's work ended {t} ms after the long kernel");
+        assert_eq!(
+            t < 0.0,
+            per_thread,
+            "per-thread {per_thread}: the other thread's work ended {t} ms after the long kernel"
+        );
     }
 }
 
@@ -631,8 +684,9 @@ fn a_two_stream_pipeline_gives_the_serial_result() {
     let _g = serial();
     let (n, chunks) = (4096usize, 8usize);
     let streams = [Stream::non_blocking().unwrap(), Stream::non_blocking().unwrap()];
-    let input: Vec<HostBuffer<u32>> =
-        (0..chunks).map(|c| HostBuffer::from_slice(&(0..n as u32).map(|i| i + c as u32).collect::<Vec<_>>()).unwrap()).collect();
+    let input: Vec<HostBuffer<u32>> = (0..chunks)
+        .map(|c| HostBuffer::from_slice(&(0..n as u32).map(|i| i + c as u32).collect::<Vec<_>>()).unwrap())
+        .collect();
     let mut output: Vec<HostBuffer<u32>> = (0..chunks).map(|_| HostBuffer::zeroed(n).unwrap()).collect();
     let mut dev: Vec<DeviceBuffer<u32>> = (0..chunks).map(|_| DeviceBuffer::zeroed(n).unwrap()).collect();
     for c in 0..chunks {
@@ -659,16 +713,16 @@ fn scale(m: f32, y: &mut [f32]) {
 
 fn readme_main() -> Result<(), deviceemu::Error> {
     let (a, b) = (Stream::non_blocking()?, Stream::non_blocking()?);
-    let input = HostBuffer::from_slice(&vec![1.0f32; 256])?;        // page-locked on the GPU
+    let input = HostBuffer::from_slice(&vec![1.0f32; 256])?; // page-locked on the GPU
     let mut out = HostBuffer::<f32>::zeroed(256)?;
     let mut d = DeviceBuffer::<f32>::zeroed(256)?;
-    d.copy_from_host_async(&input, &a)?;                            // returns at once
-    launch!(scale<<<1, 256, 0, &a>>>(2.0, &mut d))?;                // queued on `a`
+    d.copy_from_host_async(&input, &a)?; // returns at once
+    launch!(scale<<<1, 256, 0, &a>>>(2.0, &mut d))?; // queued on `a`
     let done = Event::new()?;
     done.record(&a)?;
-    b.wait_event(&done)?;                                           // b's later work waits for a's
+    b.wait_event(&done)?; // b's later work waits for a's
     d.copy_to_host_async(&mut out, &b)?;
-    b.synchronize()?;                                               // a kernel fault would come out here
+    b.synchronize()?; // a kernel fault would come out here
     assert_eq!(out.as_slice()[0], 2.0);
     Ok(())
 }
@@ -689,7 +743,11 @@ const CHILD_VAR: &str = "DEVICEEMU_STREAMS_CHILD";
 /// process's target (`EMU_TARGET`; the other `EMU_` settings are removed); returns its output.
 fn child(mode: &str, vars: &[(&str, &str)]) -> String {
     let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
-    cmd.arg(crate::common::test_name(module_path!(), "child_process_helper")).args(["--exact", "--nocapture", "--test-threads=1"]);
+    cmd.arg(crate::common::test_name(module_path!(), "child_process_helper")).args([
+        "--exact",
+        "--nocapture",
+        "--test-threads=1",
+    ]);
     for (k, _) in std::env::vars_os() {
         if k.to_string_lossy().starts_with("EMU_") && k != "EMU_TARGET" {
             cmd.env_remove(k);

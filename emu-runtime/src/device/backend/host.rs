@@ -16,11 +16,11 @@ use core::panic::Location;
 
 use super::{BarrierOp, ReduxKind, ShflMode, TileOp, VoteOp};
 use crate::device::copy::DeviceCopy;
-use crate::device::SymbolDef;
 use crate::device::dim::Dim3;
 use crate::device::view::{Shared, View, ViewKind, Writable};
-use crate::host::sched::warp::WarpOp;
+use crate::device::SymbolDef;
 use crate::host::mem::{memory, shared_mem};
+use crate::host::sched::warp::WarpOp;
 use crate::host::sched::{block, context, hooks, warp};
 
 pub(crate) use crate::host::check::view_meta::MetaPtr;
@@ -78,7 +78,10 @@ pub(crate) fn cluster_dim() -> Dim3 {
 /// `cluster.map_shared_rank(view, rank)` on the host.
 #[inline(always)]
 #[track_caller]
-pub(crate) fn map_shared_rank<'a, T: DeviceCopy>(view: &View<'a, T, crate::device::SharedMem>, rank: u32) -> View<'a, T, crate::device::SharedMem> {
+pub(crate) fn map_shared_rank<'a, T: DeviceCopy>(
+    view: &View<'a, T, crate::device::SharedMem>,
+    rank: u32,
+) -> View<'a, T, crate::device::SharedMem> {
     block::map_shared_rank(view, rank, Location::caller())
 }
 
@@ -191,12 +194,7 @@ pub(crate) fn fence_block() {
 /// Whether element `i` is in bounds. An index out of bounds is reported (memcheck): the
 /// caller must then skip the access, and a load gives zero bits.
 #[must_use]
-pub(crate) fn check_index<T, K: ViewKind>(
-    view: &View<T, K>,
-    i: usize,
-    elem_size: usize,
-    access: AccessKind,
-) -> bool {
+pub(crate) fn check_index<T, K: ViewKind>(view: &View<T, K>, i: usize, elem_size: usize, access: AccessKind) -> bool {
     // A view of shared memory kept past its block (`host/mem/stamp.rs`).
     if !view.is_live() {
         hooks::stale(view, i, elem_size, access, Location::caller());
@@ -208,7 +206,16 @@ pub(crate) fn check_index<T, K: ViewKind>(
     }
     if i >= view.len() {
         // Scalars, not `view` itself: a reference would keep the view in memory on the hot path.
-        hooks::out_of_bounds::<K>(view.meta(), view.raw_ptr() as usize, view.len(), i, elem_size, elem_size, access, Location::caller());
+        hooks::out_of_bounds::<K>(
+            view.meta(),
+            view.raw_ptr() as usize,
+            view.len(),
+            i,
+            elem_size,
+            elem_size,
+            access,
+            Location::caller(),
+        );
         return false;
     }
     true
@@ -320,7 +327,12 @@ pub(crate) unsafe fn load_part<T: DeviceCopy, F: Copy, K: ViewKind>(view: &View<
 /// As [`load_part`].
 #[inline(always)]
 #[track_caller]
-pub(crate) unsafe fn store_part<T: DeviceCopy, F: Copy, K: Writable>(view: &View<T, K>, i: usize, off: usize, value: F) {
+pub(crate) unsafe fn store_part<T: DeviceCopy, F: Copy, K: Writable>(
+    view: &View<T, K>,
+    i: usize,
+    off: usize,
+    value: F,
+) {
     if !check_index(view, i, core::mem::size_of::<F>(), AccessKind::Write) {
         return;
     }
@@ -330,9 +342,7 @@ pub(crate) unsafe fn store_part<T: DeviceCopy, F: Copy, K: Writable>(view: &View
 
 #[inline(always)]
 #[track_caller]
-pub(crate) fn shared_array<T: DeviceCopy, const N: usize>(
-    site: &'static shared_mem::SharedSite,
-) -> Shared<'static, T> {
+pub(crate) fn shared_array<T: DeviceCopy, const N: usize>(site: &'static shared_mem::SharedSite) -> Shared<'static, T> {
     hooks::static_array::<T>(site, N)
 }
 
@@ -365,7 +375,9 @@ macro_rules! half_atomic_add {
                 // where the types are defined) and is valid per the contract.
                 let a = unsafe { &*(p as *const $atomic) };
                 let old = a
-                    .fetch_update(core::sync::atomic::Ordering::Relaxed, core::sync::atomic::Ordering::Relaxed, |o| Some(add(o)))
+                    .fetch_update(core::sync::atomic::Ordering::Relaxed, core::sync::atomic::Ordering::Relaxed, |o| {
+                        Some(add(o))
+                    })
                     .unwrap_or_else(|o| o);
                 let $w = old;
                 $from
@@ -375,8 +387,17 @@ macro_rules! half_atomic_add {
 }
 half_atomic_add!(half::f16, core::sync::atomic::AtomicU16, u16, false, |v| v.to_bits(), |w| half::f16::from_bits(w));
 half_atomic_add!(half::bf16, core::sync::atomic::AtomicU16, u16, true, |v| v.to_bits(), |w| half::bf16::from_bits(w));
-half_atomic_add!(crate::device::intrinsics::Half2, core::sync::atomic::AtomicU32, u32, false, |v| v.to_bits(), |w| crate::device::intrinsics::Half2::from_bits(w));
-half_atomic_add!(crate::device::intrinsics::Bfloat162, core::sync::atomic::AtomicU32, u32, true, |v| v.to_bits(), |w| crate::device::intrinsics::Bfloat162::from_bits(w));
+half_atomic_add!(crate::device::intrinsics::Half2, core::sync::atomic::AtomicU32, u32, false, |v| v.to_bits(), |w| {
+    crate::device::intrinsics::Half2::from_bits(w)
+});
+half_atomic_add!(
+    crate::device::intrinsics::Bfloat162,
+    core::sync::atomic::AtomicU32,
+    u32,
+    true,
+    |v| v.to_bits(),
+    |w| crate::device::intrinsics::Bfloat162::from_bits(w)
+);
 
 /// The running GPU thread and its block, when kernel code calls (for the heap's reports).
 fn heap_caller() -> Option<(Dim3, Dim3)> {
@@ -448,11 +469,17 @@ pub(crate) fn static_meta<D: SymbolDef>(cell: *mut D::Value, metas: &[std::sync:
     let meta = metas[race as usize].get_or_init(|| {
         // The watchdog tells writes from spins by this memory (`host/mem/fingerprint.rs`).
         crate::host::mem::fingerprint::register(cell as usize, core::mem::size_of::<D::Value>());
-        crate::host::check::view_meta::StaticMeta::new(D::NAME, cell as usize, core::mem::size_of::<D::Value>(), g, |m| {
-            if race {
-                crate::host::check::racecheck::attach(m)
-            }
-        })
+        crate::host::check::view_meta::StaticMeta::new(
+            D::NAME,
+            cell as usize,
+            core::mem::size_of::<D::Value>(),
+            g,
+            |m| {
+                if race {
+                    crate::host::check::racecheck::attach(m)
+                }
+            },
+        )
     });
     meta.as_ptr()
 }
@@ -475,7 +502,11 @@ pub(crate) fn symbol_address<D: SymbolDef>(cell: &std::sync::OnceLock<u64>) -> R
     let (addr, bytes) = crate::gpu::copy::symbol(ptx, D::PTX_NAME)?;
     if bytes < core::mem::size_of::<D::Value>() {
         return Err(Error::InvalidValue {
-            message: format!("`{}` has {bytes} bytes on the GPU, fewer than its type's {}", D::NAME, core::mem::size_of::<D::Value>()),
+            message: format!(
+                "`{}` has {bytes} bytes on the GPU, fewer than its type's {}",
+                D::NAME,
+                core::mem::size_of::<D::Value>()
+            ),
         });
     }
     Ok(*cell.get_or_init(|| addr))

@@ -21,8 +21,8 @@ pub use imp::shared_view;
 
 mod atomics;
 pub use atomics::{
-    AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicLoadStoreImpl, AtomicMinMaxImpl,
-    AtomicSubImpl,
+    AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicLoadStoreImpl,
+    AtomicMinMaxImpl, AtomicSubImpl,
 };
 
 /// The kind of a memory access, for reports.

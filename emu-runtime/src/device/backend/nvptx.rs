@@ -26,10 +26,10 @@ use super::{
     AtomicAddImpl, AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicLoadStoreImpl,
     AtomicMinMaxImpl, AtomicSubImpl, BarrierOp, ReduxKind, ShflMode, TileOp, VoteOp,
 };
-use crate::device::{Ordered, Scope};
 use crate::device::copy::DeviceCopy;
 use crate::device::dim::Dim3;
 use crate::device::view::{Shared, Space, View, ViewKind, Writable};
+use crate::device::{Ordered, Scope};
 
 /// Views carry no description on the GPU.
 pub(crate) type MetaPtr = ();
@@ -213,10 +213,18 @@ fn shfl32(mode: ShflMode, mask: u32, v: u32, b: u32, c: u32) -> u32 {
     // SAFETY: a warp shuffle over the lanes of `mask`.
     unsafe {
         match mode {
-            ShflMode::Idx => asm!("shfl.sync.idx.b32 {r}, {v}, {b}, {c}, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask, options(nostack)),
-            ShflMode::Up => asm!("shfl.sync.up.b32 {r}, {v}, {b}, {c}, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask, options(nostack)),
-            ShflMode::Down => asm!("shfl.sync.down.b32 {r}, {v}, {b}, {c}, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask, options(nostack)),
-            ShflMode::Bfly => asm!("shfl.sync.bfly.b32 {r}, {v}, {b}, {c}, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask, options(nostack)),
+            ShflMode::Idx => {
+                asm!("shfl.sync.idx.b32 {r}, {v}, {b}, {c}, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask, options(nostack))
+            }
+            ShflMode::Up => {
+                asm!("shfl.sync.up.b32 {r}, {v}, {b}, {c}, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask, options(nostack))
+            }
+            ShflMode::Down => {
+                asm!("shfl.sync.down.b32 {r}, {v}, {b}, {c}, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask, options(nostack))
+            }
+            ShflMode::Bfly => {
+                asm!("shfl.sync.bfly.b32 {r}, {v}, {b}, {c}, {m};", r = out(reg32) r, v = in(reg32) v, b = in(reg32) b, c = in(reg32) c, m = in(reg32) mask, options(nostack))
+            }
         }
     }
     r
@@ -243,15 +251,33 @@ pub(crate) fn warp_redux(kind: ReduxKind, signed: bool, mask: u32, v: u32) -> u3
     // SAFETY: a warp reduction over the lanes of `mask`.
     unsafe {
         match (kind, signed) {
-            (ReduxKind::Add, false) => asm!("redux.sync.add.u32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
-            (ReduxKind::Add, true) => asm!("redux.sync.add.s32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
-            (ReduxKind::Min, false) => asm!("redux.sync.min.u32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
-            (ReduxKind::Min, true) => asm!("redux.sync.min.s32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
-            (ReduxKind::Max, false) => asm!("redux.sync.max.u32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
-            (ReduxKind::Max, true) => asm!("redux.sync.max.s32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
-            (ReduxKind::And, _) => asm!("redux.sync.and.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
-            (ReduxKind::Or, _) => asm!("redux.sync.or.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
-            (ReduxKind::Xor, _) => asm!("redux.sync.xor.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack)),
+            (ReduxKind::Add, false) => {
+                asm!("redux.sync.add.u32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack))
+            }
+            (ReduxKind::Add, true) => {
+                asm!("redux.sync.add.s32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack))
+            }
+            (ReduxKind::Min, false) => {
+                asm!("redux.sync.min.u32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack))
+            }
+            (ReduxKind::Min, true) => {
+                asm!("redux.sync.min.s32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack))
+            }
+            (ReduxKind::Max, false) => {
+                asm!("redux.sync.max.u32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack))
+            }
+            (ReduxKind::Max, true) => {
+                asm!("redux.sync.max.s32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack))
+            }
+            (ReduxKind::And, _) => {
+                asm!("redux.sync.and.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack))
+            }
+            (ReduxKind::Or, _) => {
+                asm!("redux.sync.or.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack))
+            }
+            (ReduxKind::Xor, _) => {
+                asm!("redux.sync.xor.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) v, m = in(reg32) mask, options(nostack))
+            }
         }
     }
     r
@@ -266,8 +292,12 @@ pub(crate) fn warp_match(all: bool, mask: u32, bits: u64, wide: bool) -> (u32, b
     // SAFETY: a warp match over the lanes of `mask`.
     unsafe {
         match (all, wide) {
-            (false, false) => asm!("match.any.sync.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) bits as u32, m = in(reg32) mask, options(nostack)),
-            (false, true) => asm!("match.any.sync.b64 {r}, {v}, {m};", r = out(reg32) r, v = in(reg64) bits, m = in(reg32) mask, options(nostack)),
+            (false, false) => {
+                asm!("match.any.sync.b32 {r}, {v}, {m};", r = out(reg32) r, v = in(reg32) bits as u32, m = in(reg32) mask, options(nostack))
+            }
+            (false, true) => {
+                asm!("match.any.sync.b64 {r}, {v}, {m};", r = out(reg32) r, v = in(reg64) bits, m = in(reg32) mask, options(nostack))
+            }
             (true, false) => asm!(
                 "{{ .reg .pred %q; match.all.sync.b32 {r}|%q, {v}, {m}; selp.u32 {p}, 1, 0, %q; }}",
                 r = out(reg32) r, p = out(reg32) p, v = in(reg32) bits as u32, m = in(reg32) mask, options(nostack),
@@ -424,7 +454,12 @@ pub(crate) unsafe fn load_part<T: DeviceCopy, F: Copy, K: ViewKind>(view: &View<
 ///
 /// As [`load_part`].
 #[inline(always)]
-pub(crate) unsafe fn store_part<T: DeviceCopy, F: Copy, K: Writable>(view: &View<T, K>, i: usize, off: usize, value: F) {
+pub(crate) unsafe fn store_part<T: DeviceCopy, F: Copy, K: Writable>(
+    view: &View<T, K>,
+    i: usize,
+    off: usize,
+    value: F,
+) {
     if K::SPACE == Space::Shared {
         let j = i as u32;
         check32(j, view.len() as u32);
@@ -711,8 +746,12 @@ macro_rules! atom_add_half {
 }
 atom_add_half!(half::f16, "f16", u16, reg16, |v| v.to_bits(), |w| half::f16::from_bits(w));
 atom_add_half!(half::bf16, "bf16", u16, reg16, |v| v.to_bits(), |w| half::bf16::from_bits(w));
-atom_add_half!(crate::device::intrinsics::Half2, "f16x2", u32, reg32, |v| v.to_bits(), |w| crate::device::intrinsics::Half2::from_bits(w));
-atom_add_half!(crate::device::intrinsics::Bfloat162, "bf16x2", u32, reg32, |v| v.to_bits(), |w| crate::device::intrinsics::Bfloat162::from_bits(w));
+atom_add_half!(crate::device::intrinsics::Half2, "f16x2", u32, reg32, |v| v.to_bits(), |w| {
+    crate::device::intrinsics::Half2::from_bits(w)
+});
+atom_add_half!(crate::device::intrinsics::Bfloat162, "bf16x2", u32, reg32, |v| v.to_bits(), |w| {
+    crate::device::intrinsics::Bfloat162::from_bits(w)
+});
 
 /// The integer atomics of `$t`: `$add`/`$ord` are the PTX types for `add` and for `min`/`max`
 /// (signed or unsigned), `$bits` the one for `exch`, `and`, `or`, `xor` and `cas`.
@@ -1074,7 +1113,10 @@ pub(crate) fn cluster_dim() -> Dim3 {
 /// ([`CLUSTER_TAG`]), so that its loads and stores are `ld/st.shared::cluster` and its plain
 /// atomics `atom.shared::cluster`; a rank outside the cluster traps (the emulator reports it).
 #[inline(always)]
-pub(crate) fn map_shared_rank<'a, T: crate::device::DeviceCopy>(view: &View<'a, T, crate::device::SharedMem>, rank: u32) -> View<'a, T, crate::device::SharedMem> {
+pub(crate) fn map_shared_rank<'a, T: crate::device::DeviceCopy>(
+    view: &View<'a, T, crate::device::SharedMem>,
+    rank: u32,
+) -> View<'a, T, crate::device::SharedMem> {
     let c = cluster_dim();
     if rank >= c.x * c.y * c.z {
         // SAFETY: `trap` aborts the kernel (cudaErrorLaunchFailure on the host).
@@ -1084,7 +1126,9 @@ pub(crate) fn map_shared_rank<'a, T: crate::device::DeviceCopy>(view: &View<'a, 
     let d: u32;
     // SAFETY: maps a `.shared` address of this block to the same offset in block `rank` of
     // the cluster (`rank` is in range, checked above).
-    unsafe { asm!("mapa.shared::cluster.u32 {d}, {a}, {r};", d = out(reg32) d, a = in(reg32) a, r = in(reg32) rank, options(pure, nomem, nostack)) };
+    unsafe {
+        asm!("mapa.shared::cluster.u32 {d}, {a}, {r};", d = out(reg32) d, a = in(reg32) a, r = in(reg32) rank, options(pure, nomem, nostack))
+    };
     // SAFETY: the view covers the same `len` elements of block `rank`'s copy of the array; it
     // is only accessed through this backend's shared-memory paths, which read the tag.
     unsafe { View::from_raw_parts((d as usize | CLUSTER_TAG) as *mut T, view.len(), ()) }
@@ -1149,7 +1193,9 @@ fn tile_group_mask(rank: u32, warps: u32) -> u32 {
 fn atom_or_acq_rel_cta(p: *mut u32, v: u32) -> u32 {
     let r: u32;
     // SAFETY: `p` is a barrier word of the tile scratch.
-    unsafe { asm!("atom.or.acq_rel.cta.b32 {r}, [{p}], {v};", r = out(reg32) r, p = in(reg64) p, v = in(reg32) v, options(nostack)) };
+    unsafe {
+        asm!("atom.or.acq_rel.cta.b32 {r}, [{p}], {v};", r = out(reg32) r, p = in(reg64) p, v = in(reg32) v, options(nostack))
+    };
     r
 }
 
@@ -1297,7 +1343,11 @@ extern "C" {
 
 /// `malloc(bytes)` (16-byte aligned, CUDA's guarantee): the address, and 0 as the serial.
 #[inline(always)]
-pub(crate) fn heap_alloc(bytes: usize, _align: usize, _at: &'static core::panic::Location<'static>) -> Option<(u64, u64)> {
+pub(crate) fn heap_alloc(
+    bytes: usize,
+    _align: usize,
+    _at: &'static core::panic::Location<'static>,
+) -> Option<(u64, u64)> {
     // SAFETY: CUDA's device `malloc` may be called with any size; it returns null when the
     // heap has no room.
     let p = unsafe { malloc(bytes.max(1)) };

@@ -55,8 +55,7 @@ mod tests;
 pub use arith::*;
 pub use convert::*;
 pub use fast::{
-    cosf_fast, exp10f_fast, expf_fast, fdividef, log10f_fast, log2f_fast, logf_fast, powf_fast, sinf_fast,
-    tanf_fast,
+    cosf_fast, exp10f_fast, expf_fast, fdividef, log10f_fast, log2f_fast, logf_fast, powf_fast, sinf_fast, tanf_fast,
 };
 pub use halfops::*;
 

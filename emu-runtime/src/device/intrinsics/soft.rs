@@ -120,7 +120,10 @@ impl Fmt {
 pub(crate) enum Class {
     Zero,
     /// A nonzero finite value `sig * 2^exp` (subnormals included, not normalized).
-    Finite { sig: u64, exp: i32 },
+    Finite {
+        sig: u64,
+        exp: i32,
+    },
     Inf,
     Nan,
 }
@@ -434,9 +437,7 @@ fn fma_x(f: Fmt, a: u32, b: u32, c: u32, mode: Round, ftz: bool) -> u32 {
         }
         return c;
     }
-    let (Class::Finite { sig: ma, exp: ea }, Class::Finite { sig: mb, exp: eb }) = (ca, cb) else {
-        unreachable!()
-    };
+    let (Class::Finite { sig: ma, exp: ea }, Class::Finite { sig: mb, exp: eb }) = (ca, cb) else { unreachable!() };
     let pm = ma as u128 * mb as u128;
     let pe = ea + eb;
     match cc {
@@ -590,7 +591,8 @@ fn round_to_integer(sign: bool, sig: u64, exp: i32, mode: Round) -> u64 {
     }
     let sh = (-exp) as u32;
     let sig = sig as u128;
-    let (kept, rem, half) = if sh >= 127 { (0, sig, u128::MAX) } else { (sig >> sh, sig & ((1u128 << sh) - 1), 1u128 << (sh - 1)) };
+    let (kept, rem, half) =
+        if sh >= 127 { (0, sig, u128::MAX) } else { (sig >> sh, sig & ((1u128 << sh) - 1), 1u128 << (sh - 1)) };
     (kept + round_up(mode, sign, kept & 1 == 1, rem, half) as u128) as u64
 }
 

@@ -79,7 +79,11 @@ fn check_binary<T: Ap>(n: usize, seed: u64) {
     let mut rng = Rng(seed);
     for _ in 0..n {
         let a = rng.pattern(f);
-        let b = if rng.next() & 1 == 0 { rng.pattern(f) } else { (a ^ (rng.next() as u32 & 0x3f)) & (f.sign_bit() << 1).wrapping_sub(1) };
+        let b = if rng.next() & 1 == 0 {
+            rng.pattern(f)
+        } else {
+            (a ^ (rng.next() as u32 & 0x3f)) & (f.sign_bit() << 1).wrapping_sub(1)
+        };
         let c = rng.pattern(f);
         for (m, am) in MODES {
             let (x, y, z) = (ap::<T>(a), ap::<T>(b), ap::<T>(c));
@@ -130,11 +134,8 @@ fn conversions_match_apfloat() {
                 x.to_i128_r(64, am, &mut false).value.clamp(i32::MIN as i128, i32::MAX as i128) as i32
             };
             assert_eq!(soft::f32_to_i32(a, m), want_i, "f32->i32 {m:?} {a:#x}");
-            let want_u = if x.is_nan() {
-                0
-            } else {
-                x.to_i128_r(64, am, &mut false).value.clamp(0, u32::MAX as i128) as u32
-            };
+            let want_u =
+                if x.is_nan() { 0 } else { x.to_i128_r(64, am, &mut false).value.clamp(0, u32::MAX as i128) as u32 };
             assert_eq!(soft::f32_to_u32(a, m), want_u, "f32->u32 {m:?} {a:#x}");
             let i = rng.next() as u32 >> (rng.next() % 32);
             let want: Single = Single::from_i128_r(i as i32 as i128, am).value;
@@ -160,11 +161,8 @@ fn cmp_square(y: f64, x: f64) -> core::cmp::Ordering {
     let (ym, ye) = decompose(y);
     let (xm, xe) = decompose(x);
     let lhs_e = 2 * ye;
-    let (l, r) = if lhs_e >= xe {
-        ((ym * ym) << (lhs_e - xe) as u32, xm)
-    } else {
-        (ym * ym, xm << (xe - lhs_e) as u32)
-    };
+    let (l, r) =
+        if lhs_e >= xe { ((ym * ym) << (lhs_e - xe) as u32, xm) } else { (ym * ym, xm << (xe - lhs_e) as u32) };
     l.cmp(&r)
 }
 
@@ -197,7 +195,11 @@ fn check_sqrt_exact(x: f32, mode: Round) {
             // Midpoints (24 significant bits + 1) squared, compared with x, all exact.
             let mid_hi = (lo as f64 + hi as f64) / 2.0;
             let mid_lo = (below as f64 + lo as f64) / 2.0;
-            assert!(cmp_square(mid_hi, x as f64) != Less && cmp_square(mid_lo, x as f64) != Greater, "sqrt rn {:#x}", x.to_bits());
+            assert!(
+                cmp_square(mid_hi, x as f64) != Less && cmp_square(mid_lo, x as f64) != Greater,
+                "sqrt rn {:#x}",
+                x.to_bits()
+            );
             assert!(cmp_square(mid_hi, x as f64) != Equal, "a square root is never a midpoint");
         }
     }
@@ -507,7 +509,11 @@ fn ftz_flushes_what_is_tiny_after_rounding() {
                 let sign = if neg { -1.0 } else { 1.0 };
                 let t = sign * (1.0 - 2f64.powi(-24)) * 2f64.powi(-126);
                 let c = ((t - f32::from_bits(a) as f64 * f32::from_bits(b) as f64) as f32).to_bits();
-                (soft::fma_ftz(F32, a, b, c, mode), soft::fma(F32, a, b, c, mode), soft::fma(F32, up(a), b, up(c), mode))
+                (
+                    soft::fma_ftz(F32, a, b, c, mode),
+                    soft::fma(F32, a, b, c, mode),
+                    soft::fma(F32, up(a), b, up(c), mode),
+                )
             }
         };
         let want = if below_2_pow_m62(scaled) { plain & 0x8000_0000 } else { plain };

@@ -17,26 +17,38 @@ fn lanes(lanes: Lanes, format: Format, v: [f32; 4]) -> [u32; 4] {
 #[inline]
 #[track_caller]
 pub(super) fn fetch_1d(handle: u64, l: Lanes, format: Format, channels: usize, i: i32) -> [u32; 4] {
-    lanes(l, format, with(handle, channels, l, format, Read::Fetch, |t, _, n| match n {
-        Some(f) => sampler::fetch_1d_normalized(t, f, i),
-        None => sampler::fetch_1d(t, i),
-    }))
+    lanes(
+        l,
+        format,
+        with(handle, channels, l, format, Read::Fetch, |t, _, n| match n {
+            Some(f) => sampler::fetch_1d_normalized(t, f, i),
+            None => sampler::fetch_1d(t, i),
+        }),
+    )
 }
 
 #[inline]
 #[track_caller]
 pub(super) fn sample_1d(handle: u64, l: Lanes, format: Format, channels: usize, x: f32) -> [u32; 4] {
-    lanes(l, format, with(handle, channels, l, format, Read::Sample1d, |t, d, n| match n {
-        Some(f) => sampler::sample_1d_normalized(t, f, d, x),
-        None => sampler::sample_1d(t, d, x),
-    }))
+    lanes(
+        l,
+        format,
+        with(handle, channels, l, format, Read::Sample1d, |t, d, n| match n {
+            Some(f) => sampler::sample_1d_normalized(t, f, d, x),
+            None => sampler::sample_1d(t, d, x),
+        }),
+    )
 }
 
 #[inline]
 #[track_caller]
 pub(super) fn sample_2d(handle: u64, l: Lanes, format: Format, channels: usize, x: f32, y: f32) -> [u32; 4] {
-    lanes(l, format, with(handle, channels, l, format, Read::Sample2d, |t, d, n| match n {
-        Some(f) => sampler::sample_2d_normalized(t, f, d, x, y),
-        None => sampler::sample_2d(t, d, x, y),
-    }))
+    lanes(
+        l,
+        format,
+        with(handle, channels, l, format, Read::Sample2d, |t, d, n| match n {
+            Some(f) => sampler::sample_2d_normalized(t, f, d, x, y),
+            None => sampler::sample_2d(t, d, x, y),
+        }),
+    )
 }

@@ -192,7 +192,13 @@ fn blend(v: [f32; 4], w: [i64; 4], live: [bool; 4]) -> f32 {
         let (m, e) = parts[k];
         let shift = e - lsb;
         let mag = m.unsigned_abs() as i64;
-        let a = if shift >= 0 { mag << shift } else if -shift >= 63 { 0 } else { mag >> -shift };
+        let a = if shift >= 0 {
+            mag << shift
+        } else if -shift >= 63 {
+            0
+        } else {
+            mag >> -shift
+        };
         sum += w[k] * if m < 0 { -a } else { a };
     }
     // sum * 2^(lsb - 8), rounded to 24 significant bits, ties away from zero.
@@ -335,7 +341,9 @@ fn filter_integer(format: Format, v: [f32; 4], w: [i64; 4]) -> f32 {
     let sum = |scale: i64| -> i64 { (0..4).map(|k| w[k] * (v[k] as i64) * scale).sum() };
     let (x, max) = match format {
         Format::U8 => ((sum(257) + 128).div_euclid(256), 65535.0),
-        Format::U16 | Format::I16 => ((sum(1) + 128).div_euclid(256), if format == Format::U16 { 65535.0 } else { 32767.0 }),
+        Format::U16 | Format::I16 => {
+            ((sum(1) + 128).div_euclid(256), if format == Format::U16 { 65535.0 } else { 32767.0 })
+        }
         // floor(sum(w v) * 32767 / (127 * 256) + 1/2), in integers.
         Format::I8 => ((2 * sum(32767) + 127 * 256).div_euclid(2 * 127 * 256), 32767.0),
         Format::F32 => unreachable!("float texels are filtered by `filter`"),
@@ -361,7 +369,9 @@ pub fn sample_2d_normalized(t: &Texels<'_>, format: Format, desc: &TextureDesc, 
         t.texel(ax.second, ay.second, &b),
     ];
     let w = weights(ax.alpha, ay.alpha);
-    core::array::from_fn(|c| filter_integer(format, [footprint[0][c], footprint[1][c], footprint[2][c], footprint[3][c]], w))
+    core::array::from_fn(|c| {
+        filter_integer(format, [footprint[0][c], footprint[1][c], footprint[2][c], footprint[3][c]], w)
+    })
 }
 
 /// `tex1D(t, x)` of integer texels read as normalised floats (a 2-D texture of height 1 at

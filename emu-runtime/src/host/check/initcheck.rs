@@ -283,7 +283,12 @@ pub(crate) fn on_store<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, i: 
 }
 
 /// An atomic on element `i` (already bounds-checked) by the running thread of `site`.
-pub(crate) fn on_atomic<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, i: usize, at: &'static Location<'static>) {
+pub(crate) fn on_atomic<S: Site, T, K: ViewKind>(
+    site: &S,
+    view: &View<T, K>,
+    i: usize,
+    at: &'static Location<'static>,
+) {
     access(site, view, i, Kind::Atomic, at);
 }
 
@@ -292,7 +297,14 @@ pub(crate) fn on_atomic<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, i:
 /// bits at once; a load checks them at once, and hands each element not written yet to
 /// `slow(k)` (the per-access check, which reports it for lane `k`). Shared memory, and elements
 /// of more than one unit, go through `slow` lane by lane.
-pub(crate) fn on_lanes<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, start: usize, m: usize, write: bool, slow: &mut dyn FnMut(usize)) {
+pub(crate) fn on_lanes<S: Site, T, K: ViewKind>(
+    site: &S,
+    view: &View<T, K>,
+    start: usize,
+    m: usize,
+    write: bool,
+    slow: &mut dyn FnMut(usize),
+) {
     let _ = site;
     let size = core::mem::size_of::<T>();
     // SAFETY: the launch keeps the views' descriptions alive while its kernel runs.

@@ -114,7 +114,6 @@ fn report<S: Site + ?Sized>(
     })
 }
 
-
 /// Reports an access through a view whose start is misaligned for the element type (a
 /// `View::cast` of an offset start) by the running GPU thread, and unwinds it, as the GPU
 /// faults with cudaErrorMisalignedAddress (716).

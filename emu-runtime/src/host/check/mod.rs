@@ -30,7 +30,6 @@ pub(crate) fn any(checks: Checks) -> bool {
     checks.initcheck || checks.racecheck
 }
 
-
 /// The shadows of the running block's shared memory (`mem::shared_mem::SharedArena`).
 #[derive(Clone, Copy)]
 pub(crate) struct SharedShadows<'a> {
@@ -117,7 +116,13 @@ pub(crate) trait Site {
 /// A checked load (`write` false) or store of element `i` of `view` (in bounds) by the running
 /// thread of `site`: hands it to the checkers the launch runs.
 #[inline(always)]
-pub(crate) fn on_access<S: Site, T, K: ViewKind>(site: &S, view: &View<T, K>, i: usize, write: bool, at: &'static Location<'static>) {
+pub(crate) fn on_access<S: Site, T, K: ViewKind>(
+    site: &S,
+    view: &View<T, K>,
+    i: usize,
+    write: bool,
+    at: &'static Location<'static>,
+) {
     let checks = site.checks();
     if checks.initcheck {
         if write {

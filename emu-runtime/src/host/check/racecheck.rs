@@ -202,9 +202,12 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::panic::Location;
 
-use clock::{BlockClocks, Me};
 pub(crate) use clock::SyncClock;
-pub(crate) use global::{bytes as global_shadow_bytes, pooled as global_shadow_pool, reset_peak as reset_global_shadow_peak, states as interned_states, GlobalRaceShadow};
+use clock::{BlockClocks, Me};
+pub(crate) use global::{
+    bytes as global_shadow_bytes, pooled as global_shadow_pool, reset_peak as reset_global_shadow_peak,
+    states as interned_states, GlobalRaceShadow,
+};
 
 use crate::device::{Scope, View, ViewKind};
 use crate::host::check::view_meta::{describe, ViewMeta};
@@ -313,7 +316,14 @@ impl Judge<'_> {
             return true;
         }
         !self.clocks.knows_nothing_more(me.thread as u32)
-            && self.clocks.knows(me.thread as u32, p.block as u64, p.thread as u32, p.generation, p.clock, p.kind == Kind::AtomicWrite)
+            && self.clocks.knows(
+                me.thread as u32,
+                p.block as u64,
+                p.thread as u32,
+                p.generation,
+                p.clock,
+                p.kind == Kind::AtomicWrite,
+            )
     }
 
     /// Whether `p` and `me` race, or are a warp-synchronous hazard.
@@ -322,7 +332,10 @@ impl Judge<'_> {
         if !(p.kind.writes() || me.kind.writes()) {
             return None;
         }
-        if p.kind.atomic() && me.kind.atomic() && (p.block == me.block || (clock::wide(p.scope) && clock::wide(me.scope))) {
+        if p.kind.atomic()
+            && me.kind.atomic()
+            && (p.block == me.block || (clock::wide(p.scope) && clock::wide(me.scope)))
+        {
             // Atomics do not race. Volatile accesses are atomics, except between lanes of one
             // warp that count on running in lockstep (pre-Volta warp-synchronous code).
             let lanes = p.volatile
@@ -343,7 +356,9 @@ fn update(r: &mut Record, me: Stamp, v: &Judge<'_>) -> Option<(Stamp, Hazard)> {
     let mut consider = |p: Option<Stamp>| {
         if let Some(p) = p {
             if let Some(k) = v.races(&p, &me) {
-                let better = hazard.is_none_or(|(h, hk)| (k == Hazard::Race && hk == Hazard::Warp) || (k == hk && (p.block, p.thread) < (h.block, h.thread)));
+                let better = hazard.is_none_or(|(h, hk)| {
+                    (k == Hazard::Race && hk == Hazard::Warp) || (k == hk && (p.block, p.thread) < (h.block, h.thread))
+                });
                 if better {
                     hazard = Some((p, k));
                 }
@@ -359,7 +374,8 @@ fn update(r: &mut Record, me: Stamp, v: &Judge<'_>) -> Option<(Stamp, Hazard)> {
     // concurrent ones, the lowest threads are kept, so that the pairs found, and the lowest of
     // them that a report names, do not depend on the order the threads ran in.
     let key = |s: &Stamp| (s.block, s.thread);
-    let stale = |s: Option<Stamp>| s.is_none_or(|s| (s.thread == me.thread && s.block == me.block) || v.ordered(&s, &me));
+    let stale =
+        |s: Option<Stamp>| s.is_none_or(|s| (s.thread == me.thread && s.block == me.block) || v.ordered(&s, &me));
     let keep = |slots: &mut [Option<Stamp>; 2]| {
         if stale(slots[0]) {
             slots[0] = Some(me);
@@ -491,8 +507,15 @@ pub(crate) struct AtomicAccess {
 
 impl AtomicAccess {
     /// A read-modify-write (`atomic_add` and friends): relaxed, at device scope.
-    pub(crate) const RMW: AtomicAccess =
-        AtomicAccess { read: true, write: true, acquire: false, release: false, seq_cst: false, scope: Scope::Device, volatile: false };
+    pub(crate) const RMW: AtomicAccess = AtomicAccess {
+        read: true,
+        write: true,
+        acquire: false,
+        release: false,
+        seq_cst: false,
+        scope: Scope::Device,
+        volatile: false,
+    };
 
     /// An ordered or volatile load or store.
     pub(crate) fn ordered(a: crate::device::Ordered) -> Self {
@@ -528,7 +551,14 @@ fn me<S: Site>(block: &S, clocks: &mut BlockClocks) -> Me {
 
 /// The running thread's stamp for an access at `at`.
 #[inline(always)]
-fn stamp(me: Me, clocks: &BlockClocks, kind: Kind, scope: Scope, volatile: bool, at: &'static Location<'static>) -> Stamp {
+fn stamp(
+    me: Me,
+    clocks: &BlockClocks,
+    kind: Kind,
+    scope: Scope,
+    volatile: bool,
+    at: &'static Location<'static>,
+) -> Stamp {
     Stamp {
         block: me.block as u32,
         thread: me.thread as u16,
@@ -556,7 +586,12 @@ fn plain_volatile(atomic: Option<AtomicAccess>, clocks: &BlockClocks, me: Me) ->
 /// access `second`.
 #[cold]
 #[inline(never)]
-fn report<S: Site>(block: &S, (first, hazard): (Stamp, Hazard), second: Stamp, (name, index, element): (String, usize, String)) {
+fn report<S: Site>(
+    block: &S,
+    (first, hazard): (Stamp, Hazard),
+    second: Stamp,
+    (name, index, element): (String, usize, String),
+) {
     let warp = hazard == Hazard::Warp;
     // A warp hazard's accesses are volatile loads and stores: named as reads and writes.
     let access = |k: Kind| match k {
@@ -595,7 +630,14 @@ fn states_full() -> crate::host::report::error::Error {
 /// Checks and records an access `kind` of element `i` of the global view `view` by the running
 /// thread (the launch keeps a race shadow for its buffer); an atomic also synchronises.
 #[inline(always)]
-fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind: Kind, atomic: Option<AtomicAccess>, at: &'static Location<'static>) {
+fn global<S: Site, T, K: ViewKind>(
+    block: &S,
+    view: &View<T, K>,
+    i: usize,
+    kind: Kind,
+    atomic: Option<AtomicAccess>,
+    at: &'static Location<'static>,
+) {
     // SAFETY: the launch keeps the views' descriptions (and their shadows) alive while its
     // kernel runs.
     let Some(meta) = (unsafe { view.meta().as_ref() }) else { return };
@@ -612,7 +654,15 @@ fn global<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
     }
     let volatile = plain_volatile(atomic, &clocks, me);
     let mut s = stamp(me, &clocks, kind, scope, volatile, at);
-    let state = states::State { generation: s.generation, warp_epoch: s.warp_epoch, clock: s.clock, cluster: s.cluster, scope, volatile: s.volatile, at };
+    let state = states::State {
+        generation: s.generation,
+        warp_epoch: s.warp_epoch,
+        clock: s.clock,
+        cluster: s.cluster,
+        scope,
+        volatile: s.volatile,
+        at,
+    };
     s.state = match clocks.states.intern(state) {
         Some(id) => id,
         None => {
@@ -716,7 +766,15 @@ fn shared<S: Site>(
     }
     let volatile = plain_volatile(atomic, &clocks, me);
     let mut s = stamp(me, &clocks, kind, scope, volatile, at);
-    let state = states::State { generation: s.generation, warp_epoch: s.warp_epoch, clock: s.clock, cluster: s.cluster, scope, volatile: s.volatile, at };
+    let state = states::State {
+        generation: s.generation,
+        warp_epoch: s.warp_epoch,
+        clock: s.clock,
+        cluster: s.cluster,
+        scope,
+        volatile: s.volatile,
+        at,
+    };
     s.state = match clocks.states.intern(state) {
         Some(id) => id,
         None => {
@@ -828,7 +886,14 @@ pub(crate) fn on_block_end<S: Site>(block: &S) {
 /// An access of element `i` of `view` by the running thread: a plain load (`write` false) or
 /// store, or an atomic (`atomic`).
 #[inline(always)]
-fn access<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind: Kind, atomic: Option<AtomicAccess>, at: &'static Location<'static>) {
+fn access<S: Site, T, K: ViewKind>(
+    block: &S,
+    view: &View<T, K>,
+    i: usize,
+    kind: Kind,
+    atomic: Option<AtomicAccess>,
+    at: &'static Location<'static>,
+) {
     match K::SPACE {
         crate::device::Space::Global => global(block, view, i, kind, atomic, at),
         crate::device::Space::Shared => {
@@ -861,7 +926,13 @@ fn access<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind:
 
 /// A plain load (`write` false) or store of element `i` of `view` by the running thread.
 #[inline(always)]
-pub(crate) fn on_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, write: bool, at: &'static Location<'static>) {
+pub(crate) fn on_plain<S: Site, T, K: ViewKind>(
+    block: &S,
+    view: &View<T, K>,
+    i: usize,
+    write: bool,
+    at: &'static Location<'static>,
+) {
     let kind = if write { Kind::Write } else { Kind::Read };
     if !fast_plain(block, view, i, kind, at) {
         general_plain(block, view, i, kind, at)
@@ -869,7 +940,13 @@ pub(crate) fn on_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i:
 }
 
 #[inline(never)]
-fn general_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind: Kind, at: &'static Location<'static>) {
+fn general_plain<S: Site, T, K: ViewKind>(
+    block: &S,
+    view: &View<T, K>,
+    i: usize,
+    kind: Kind,
+    at: &'static Location<'static>,
+) {
     access(block, view, i, kind, None, at)
 }
 
@@ -881,7 +958,13 @@ fn general_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize
 /// (`cells::fast`). Applies the access and returns true, or returns false having changed
 /// nothing (then `access` decides, in full).
 #[inline(always)]
-fn fast_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, kind: Kind, at: &'static Location<'static>) -> bool {
+fn fast_plain<S: Site, T, K: ViewKind>(
+    block: &S,
+    view: &View<T, K>,
+    i: usize,
+    kind: Kind,
+    at: &'static Location<'static>,
+) -> bool {
     let size = core::mem::size_of::<T>();
     // A zero-sized element has no record (the general path touches none); a wider element
     // than its alignment has several.
@@ -895,7 +978,9 @@ fn fast_plain<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, k
     let thread = block.current();
     let generation = block.generation();
     let Ok(mut clocks) = race.clocks.try_borrow_mut() else { return false };
-    let Some((clock, cluster, warp_epoch)) = clocks.current(serial, generation, block.warp_syncs(), thread) else { return false };
+    let Some((clock, cluster, warp_epoch)) = clocks.current(serial, generation, block.warp_syncs(), thread) else {
+        return false;
+    };
     let linear = clocks.block();
     let scope = if K::SPACE == crate::device::Space::Global { Scope::Device } else { Scope::Block };
     let state = states::State { generation, warp_epoch, clock, cluster, scope, volatile: false, at };
@@ -1001,7 +1086,15 @@ const LANES: usize = 256;
 /// no barrier, fence or atomic), the records' pages reserved, each record free and superseded
 /// (`cells::fast_with`); the rest is left to the caller.
 #[inline(never)]
-fn fast_lanes<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, start: usize, c0: u32, n: usize, kind: Kind, at: &'static Location<'static>) -> [u64; LANES / 64] {
+fn fast_lanes<S: Site, T, K: ViewKind>(
+    block: &S,
+    view: &View<T, K>,
+    start: usize,
+    c0: u32,
+    n: usize,
+    kind: Kind,
+    at: &'static Location<'static>,
+) -> [u64; LANES / 64] {
     let mut done = [0u64; LANES / 64];
     let size = core::mem::size_of::<T>();
     if n == 0 || K::SPACE != crate::device::Space::Global || size == 0 || core::mem::align_of::<T>() < size {
@@ -1023,8 +1116,18 @@ fn fast_lanes<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, start: usiz
     // What each lane's first access would do: bring the clocks to the block run, its barrier
     // generation and warp syncs, for threads up to the chunk's last.
     let last = c0 + n as u32 - 1;
-    clocks.enter(serial, generation, warp_syncs, last, || block.linear_index(), || block.warp_size(), |w| block.warp_epoch(w * block.warp_size()));
-    let Some((clock, cluster, warp_epoch)) = clocks.current_lanes(serial, generation, warp_syncs, c0, n) else { return done };
+    clocks.enter(
+        serial,
+        generation,
+        warp_syncs,
+        last,
+        || block.linear_index(),
+        || block.warp_size(),
+        |w| block.warp_epoch(w * block.warp_size()),
+    );
+    let Some((clock, cluster, warp_epoch)) = clocks.current_lanes(serial, generation, warp_syncs, c0, n) else {
+        return done;
+    };
     let linear = clocks.block();
     let state = states::State { generation, warp_epoch, clock, cluster, scope: Scope::Device, volatile: false, at };
     let Some(id) = clocks.states.intern(state) else { return done };
@@ -1077,7 +1180,13 @@ fn fast_lanes<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, start: usiz
 }
 
 /// An atomic access `a` of element `i` of `view` by the running thread.
-pub(crate) fn on_atomic<S: Site, T, K: ViewKind>(block: &S, view: &View<T, K>, i: usize, a: AtomicAccess, at: &'static Location<'static>) {
+pub(crate) fn on_atomic<S: Site, T, K: ViewKind>(
+    block: &S,
+    view: &View<T, K>,
+    i: usize,
+    a: AtomicAccess,
+    at: &'static Location<'static>,
+) {
     let kind = if a.write { Kind::AtomicWrite } else { Kind::AtomicRead };
     access(block, view, i, kind, Some(a), at)
 }

@@ -132,7 +132,13 @@ unsafe impl Send for StaticMeta {}
 impl StaticMeta {
     /// The description of `bytes` bytes at `base` named `name`, whose shadow records cover
     /// `granule` bytes each; `attach` attaches the checkers' shadows.
-    pub(crate) fn new(name: &'static str, base: usize, bytes: usize, granule: usize, attach: impl FnOnce(&mut ViewMeta)) -> Self {
+    pub(crate) fn new(
+        name: &'static str,
+        base: usize,
+        bytes: usize,
+        granule: usize,
+        attach: impl FnOnce(&mut ViewMeta),
+    ) -> Self {
         let mut m = ViewMeta::new(name, None, base, bytes);
         m.granule = granule.max(1);
         attach(&mut m);

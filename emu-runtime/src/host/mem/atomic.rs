@@ -16,7 +16,9 @@
 //! (std's `read_volatile` would be a data race, undefined behaviour, next to another block's
 //! store). [`on_ordered`] is the checkers' hook for all of them.
 
-use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering, Ordering::Relaxed};
+use core::sync::atomic::{
+    AtomicI32, AtomicI64, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering, Ordering::Relaxed,
+};
 
 use crate::device::backend::{
     AtomicBitwiseImpl, AtomicCasImpl, AtomicExchImpl, AtomicIncDecImpl, AtomicLoadStoreImpl, AtomicMinMaxImpl,
@@ -239,12 +241,24 @@ mod tests {
         unsafe {
             for bits in [0x7fc0_1234u32, 0x8000_0000, 1, 0xff80_0000] {
                 f32::atomic_store_raw(f.as_mut_ptr(), f32::from_bits(bits), Release, Scope::Block, Space::Global);
-                assert_eq!(f32::atomic_load_raw(f.as_mut_ptr().cast_const(), Acquire, Scope::System, Space::Global).to_bits(), bits);
+                assert_eq!(
+                    f32::atomic_load_raw(f.as_mut_ptr().cast_const(), Acquire, Scope::System, Space::Global).to_bits(),
+                    bits
+                );
                 f32::volatile_store_raw(f.as_mut_ptr(), f32::from_bits(bits ^ 1), Space::Shared);
                 assert_eq!(f32::volatile_load_raw(f.as_mut_ptr().cast_const(), Space::Shared).to_bits(), bits ^ 1);
             }
-            f64::atomic_store_raw(d.as_mut_ptr(), f64::from_bits(0x7ff0_0000_0000_0abc), SeqCst, Scope::Device, Space::Global);
-            assert_eq!(f64::atomic_load_raw(d.as_mut_ptr().cast_const(), SeqCst, Scope::Device, Space::Global).to_bits(), 0x7ff0_0000_0000_0abc);
+            f64::atomic_store_raw(
+                d.as_mut_ptr(),
+                f64::from_bits(0x7ff0_0000_0000_0abc),
+                SeqCst,
+                Scope::Device,
+                Space::Global,
+            );
+            assert_eq!(
+                f64::atomic_load_raw(d.as_mut_ptr().cast_const(), SeqCst, Scope::Device, Space::Global).to_bits(),
+                0x7ff0_0000_0000_0abc
+            );
             i8::atomic_store_raw(b.as_mut_ptr(), -128, Relaxed, Scope::Device, Space::Global);
             assert_eq!(i8::atomic_load_raw(b.as_mut_ptr().cast_const(), Relaxed, Scope::Device, Space::Global), -128);
             i16::volatile_store_raw(h.as_mut_ptr(), -2, Space::Global);

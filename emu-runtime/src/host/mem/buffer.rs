@@ -7,9 +7,9 @@ use std::ptr::NonNull;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::device::DeviceCopy;
-use crate::host::report::error::Error;
 use crate::host::check::initcheck::InitBits;
 use crate::host::devices::{self, Pending};
+use crate::host::report::error::Error;
 
 /// Alignment of every allocation, as `cudaMalloc` guarantees.
 const ALIGN: usize = 256;
@@ -382,9 +382,10 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         if self.gpu().is_some() || src.gpu().is_some() {
             let (Some((dst, _)), Some((from, _))) = (self.device_address(), src.device_address()) else {
                 return Err(Error::InvalidValue {
-                    message: "copy_from_peer: one buffer is in GPU memory and the other in the emulator's; create both \
+                    message:
+                        "copy_from_peer: one buffer is in GPU memory and the other in the emulator's; create both \
                               under the same target"
-                        .into(),
+                            .into(),
                 });
             };
             // SAFETY: both are device allocations of `bytes()` bytes (same length and type).

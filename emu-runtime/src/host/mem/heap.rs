@@ -129,9 +129,7 @@ pub(crate) fn set_heap_size(bytes: usize) -> Result<(), Error> {
         });
     }
     if bytes == 0 {
-        return Err(Error::InvalidValue {
-            message: "the device heap's size must be more than 0 bytes".into(),
-        });
+        return Err(Error::InvalidValue { message: "the device heap's size must be more than 0 bytes".into() });
     }
     ASKED.store(bytes, Ordering::Relaxed);
     Ok(())
@@ -255,17 +253,7 @@ pub(crate) fn alloc(bytes: usize, align: usize, at: &'static Location<'static>, 
     let name = heap.name(at);
     // Leaked: views of the block may outlive its free (see the module doc).
     let meta = Box::leak(Box::new(ViewMeta::new(name, None, addr, bytes))) as *const ViewMeta as usize;
-    heap.live.insert(
-        id,
-        Block {
-            id,
-            bytes,
-            span,
-            at,
-            by,
-            meta,
-        },
-    );
+    heap.live.insert(id, Block { id, bytes, span, at, by, meta });
     Some((addr as u64, id))
 }
 
@@ -317,16 +305,7 @@ pub(crate) fn free(addr: u64, id: u64, at: &'static Location<'static>, by: Calle
     }
     let b = heap.live.remove(&id).expect("checked above");
     heap.give(b.span);
-    heap.freed.insert(
-        b.id,
-        Freed {
-            bytes: b.bytes,
-            at: b.at,
-            by: b.by,
-            freed_at: at,
-            freed_by: by,
-        },
-    );
+    heap.freed.insert(b.id, Freed { bytes: b.bytes, at: b.at, by: b.by, freed_at: at, freed_by: by });
     heap.freed_order.push_back(b.id);
     if heap.freed_order.len() > FREED_KEPT {
         if let Some(old) = heap.freed_order.pop_front() {
@@ -450,10 +429,7 @@ mod tests {
         // The freed block's serial is not live any more, even when its address is reused.
         let uaf = std::panic::catch_unwind(|| meta(a, ia, here(), None)).unwrap_err();
         let msg = uaf.downcast_ref::<String>().unwrap();
-        assert!(
-            msg.contains("use after free") && msg.contains("freed at") && msg.contains("heap.rs"),
-            "{msg}"
-        );
+        assert!(msg.contains("use after free") && msg.contains("freed at") && msg.contains("heap.rs"), "{msg}");
         let double = std::panic::catch_unwind(|| free(a, ia, here(), None)).unwrap_err();
         assert!(double.downcast_ref::<String>().unwrap().contains("free of a block already freed"));
         let bogus = std::panic::catch_unwind(|| meta(a + 8, 999_999_999, here(), None)).unwrap_err();
@@ -471,19 +447,12 @@ mod tests {
         let leak = HeapLeak {
             address: 0x1000,
             bytes: 400,
-            allocated_at: SourceLocation {
-                file: "k.rs".into(),
-                line: 3,
-                column: 9,
-            },
+            allocated_at: SourceLocation { file: "k.rs".into(), line: 3, column: 9 },
             thread_block: Some((Dim3::new(3, 0, 0), Dim3::new(1, 0, 0))),
         };
         let r = leak_report(&[leak.clone(), leak]);
         assert!(r.starts_with("========= Leaked 400 bytes at 0x1000 on the device heap\n"), "{r}");
-        assert!(
-            r.contains("allocated by device_malloc at k.rs:3:9 by thread (3,0,0) in block (1,0,0)"),
-            "{r}"
-        );
+        assert!(r.contains("allocated by device_malloc at k.rs:3:9 by thread (3,0,0) in block (1,0,0)"), "{r}");
         assert!(
             r.ends_with("========= LEAK SUMMARY: 800 bytes leaked in 2 device_malloc allocations (never freed)\n"),
             "{r}"

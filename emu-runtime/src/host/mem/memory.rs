@@ -387,6 +387,33 @@ impl AtomicAddImpl for f64 {
     }
 }
 
+/// Folds the `len` bytes at `p` into the hash `h` (the watchdog's fingerprint of device
+/// memory, `fingerprint.rs`): relaxed atomic loads, eight bytes at a time where aligned.
+///
+/// # Safety
+///
+/// `p` must be valid for reads of `len` bytes, written concurrently only through
+/// [`store_relaxed`], [`copy_to_device`] or atomics.
+pub(crate) unsafe fn fingerprint(p: *const u8, len: usize, mut h: u64) -> u64 {
+    let mix = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(0x517C_C1B7_2722_0A95);
+    let head = p.align_offset(8).min(len);
+    let words = (len - head) / 8;
+    // SAFETY (all three loops): every address read lies in `p..p + len` (caller), with the
+    // atomic's alignment: bytes anywhere, words from the first 8-aligned address on.
+    unsafe {
+        for i in 0..head {
+            h = mix(h, u64::from((*(p.add(i) as *const AtomicU8)).load(Relaxed)));
+        }
+        let w = p.add(head) as *const AtomicU64;
+        for i in 0..words {
+            h = mix(h, (*w.add(i)).load(Relaxed));
+        }
+        for i in head + words * 8..len {
+            h = mix(h, u64::from((*(p.add(i) as *const AtomicU8)).load(Relaxed)));
+        }
+    }
+    mix(h, len as u64)
+}
 
 #[cfg(test)]
 mod tests {
@@ -458,33 +485,4 @@ mod tests {
         assert_eq!(device_add_f32(f32::from_bits(0x7fc0_1234), 1.0).to_bits(), CANONICAL_NAN_F32);
         assert_eq!(device_add_f32(1.0, 2.0), 3.0);
     }
-
-}
-
-/// Folds the `len` bytes at `p` into the hash `h` (the watchdog's fingerprint of device
-/// memory, `fingerprint.rs`): relaxed atomic loads, eight bytes at a time where aligned.
-///
-/// # Safety
-///
-/// `p` must be valid for reads of `len` bytes, written concurrently only through
-/// [`store_relaxed`], [`copy_to_device`] or atomics.
-pub(crate) unsafe fn fingerprint(p: *const u8, len: usize, mut h: u64) -> u64 {
-    let mix = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(0x517C_C1B7_2722_0A95);
-    let head = p.align_offset(8).min(len);
-    let words = (len - head) / 8;
-    // SAFETY (all three loops): every address read lies in `p..p + len` (caller), with the
-    // atomic's alignment: bytes anywhere, words from the first 8-aligned address on.
-    unsafe {
-        for i in 0..head {
-            h = mix(h, u64::from((*(p.add(i) as *const AtomicU8)).load(Relaxed)));
-        }
-        let w = p.add(head) as *const AtomicU64;
-        for i in 0..words {
-            h = mix(h, (*w.add(i)).load(Relaxed));
-        }
-        for i in head + words * 8..len {
-            h = mix(h, u64::from((*(p.add(i) as *const AtomicU8)).load(Relaxed)));
-        }
-    }
-    mix(h, len as u64)
 }

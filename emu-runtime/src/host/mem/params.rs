@@ -6,8 +6,8 @@
 
 use crate::device::{DeviceCopy, Global, GlobalMut, View};
 use crate::host::check::view_meta::ViewMeta;
-use crate::host::report::error::Error;
 use crate::host::mem::slice::{KernelArg, KernelArgMut};
+use crate::host::report::error::Error;
 
 /// A read-only view of a device buffer or slice, for a `&[T]` kernel parameter: the view
 /// lives as long as the borrows of the argument and of its description.
@@ -17,7 +17,10 @@ use crate::host::mem::slice::{KernelArg, KernelArgMut};
 /// `meta` must describe `arg`'s buffer: it is the value [`meta`] returned for this argument,
 /// unchanged (the checkers write through its shadow pointers at the view's addresses, sized
 /// for the whole buffer).
-pub unsafe fn global<'l, T: DeviceCopy, A: KernelArg<T>>(arg: &'l A, meta: &'l ViewMeta) -> Result<Global<'l, T>, Error> {
+pub unsafe fn global<'l, T: DeviceCopy, A: KernelArg<T>>(
+    arg: &'l A,
+    meta: &'l ViewMeta,
+) -> Result<Global<'l, T>, Error> {
     shadow_ok(meta)?;
     let (buf, start, len) = arg.parts();
     // SAFETY: the buffer is borrowed for `'l` (through `arg`), so its memory is valid for its
@@ -58,7 +61,11 @@ pub unsafe fn global_mut<'l, T: DeviceCopy, A: KernelArgMut<T>>(
 }
 
 /// The description of a buffer (or slice) parameter for reports: the whole buffer's.
-pub fn meta<T: DeviceCopy, A: KernelArg<T>>(name: &'static str, arg: &A, checks: crate::host::config::Checks) -> ViewMeta {
+pub fn meta<T: DeviceCopy, A: KernelArg<T>>(
+    name: &'static str,
+    arg: &A,
+    checks: crate::host::config::Checks,
+) -> ViewMeta {
     let buf = arg.parts().0;
     // A synchronous launch waits for the queued work that uses the buffer (a queued launch's
     // own handle does not wait).

@@ -16,8 +16,8 @@ use crate::host::alloc as host_alloc;
 use crate::host::check::initcheck::SharedInitBits;
 use crate::host::check::racecheck::SharedRaceShadow;
 use crate::host::check::view_meta::ViewMeta;
-use crate::host::report::error::Error;
 use crate::host::mem::stamp::Slot;
+use crate::host::report::error::Error;
 
 /// The identity of one `shared_array!` call site (a `static` the macro declares).
 #[derive(Debug)]
@@ -110,7 +110,11 @@ impl SharedArena {
         let dynamic_meta = Box::new(ViewMeta::new("dynamic shared memory", None, base as usize, dynamic_bytes));
         let Some(slot) = Slot::new() else {
             pool::give(base, layout);
-            return Err(host_alloc::error(what(), size, "run fewer blocks at once (more than 65,535 shared arenas are alive)"));
+            return Err(host_alloc::error(
+                what(),
+                size,
+                "run fewer blocks at once (more than 65,535 shared arenas are alive)",
+            ));
         };
         Ok(SharedArena {
             base,
@@ -184,12 +188,18 @@ impl SharedArena {
     #[inline]
     ///
     /// Fails with the bytes the arena would need and its limit when the array does not fit.
-    pub(crate) fn array<T: DeviceCopy>(&self, site: &'static SharedSite, len: usize) -> Result<Shared<'static, T>, (usize, usize)> {
+    pub(crate) fn array<T: DeviceCopy>(
+        &self,
+        site: &'static SharedSite,
+        len: usize,
+    ) -> Result<Shared<'static, T>, (usize, usize)> {
         let key = site as *const SharedSite as usize;
         let type_id = TypeId::of::<T>();
         let (offset, len, meta) = match self.lookup(key, type_id) {
             Some(found) => found,
-            None => self.allocate(site, type_id, len, std::mem::size_of::<T>(), std::mem::align_of::<T>(), T::__EMU_DIMS)?,
+            None => {
+                self.allocate(site, type_id, len, std::mem::size_of::<T>(), std::mem::align_of::<T>(), T::__EMU_DIMS)?
+            }
         };
         // SAFETY: the region `[offset, offset + len * size)` lies inside the arena, is aligned
         // for `T`, and belongs to this site alone while this block runs; every access through
@@ -247,7 +257,7 @@ impl SharedArena {
         let addr = (view.raw_ptr() as usize).checked_sub(from.base as usize)?;
         let size = std::mem::size_of::<T>();
         let span = view.len().checked_mul(size)?;
-        let (offset, meta) = if addr + span <= from.dynamic_bytes && view.meta() == &*from.dynamic_meta as *const ViewMeta {
+        let (offset, meta) = if addr + span <= from.dynamic_bytes && std::ptr::eq(view.meta(), &*from.dynamic_meta) {
             (addr, &*self.dynamic_meta as *const ViewMeta)
         } else {
             let (site, type_id, len, esize, align, start, bytes, dims) = {
@@ -274,10 +284,7 @@ impl SharedArena {
 
     /// The view of the dynamic shared memory, as `T`s.
     pub(crate) fn dynamic<T: DeviceCopy>(&self) -> Shared<'static, T> {
-        assert!(
-            std::mem::align_of::<T>() <= 16,
-            "dynamic_shared::<T>() needs T aligned to at most 16 bytes"
-        );
+        assert!(std::mem::align_of::<T>() <= 16, "dynamic_shared::<T>() needs T aligned to at most 16 bytes");
         let len = match std::mem::size_of::<T>() {
             0 => 0,
             s => self.dynamic_bytes / s,
@@ -331,7 +338,6 @@ mod pool {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -349,5 +355,4 @@ mod tests {
         assert_eq!(b.base, base);
         assert_ne!(b.stamp(), stamp);
     }
-
 }

@@ -19,9 +19,10 @@ impl Findings {
         let mut findings = self.0.borrow_mut();
         for (t, g) in findings.iter_mut() {
             let same = match (&f, &*g) {
-                (Finding::UninitializedAccess { at, space, .. }, Finding::UninitializedAccess { at: a, space: s, .. }) => {
-                    a == at && s == space
-                }
+                (
+                    Finding::UninitializedAccess { at, space, .. },
+                    Finding::UninitializedAccess { at: a, space: s, .. },
+                ) => a == at && s == space,
                 (Finding::Race { first_at, second_at, .. }, Finding::Race { first_at: fa, second_at: sa, .. }) => {
                     (fa == first_at && sa == second_at) || (fa == second_at && sa == first_at)
                 }
@@ -81,25 +82,35 @@ fn rank(f: &Finding) -> [(u32, u32, u32); 4] {
 /// so neither is earlier, and this names them the same whichever ran first.
 fn lower_first(f: Finding) -> Finding {
     match f {
-        Finding::Race { first, first_at, first_thread, first_block, second, second_at, thread, block, name, index, element, count, warp_synchronous }
-            if (key(block), key(thread)) < (key(first_block), key(first_thread)) =>
-        {
-            Finding::Race {
-                first: second,
-                first_at: second_at,
-                first_thread: thread,
-                first_block: block,
-                second: first,
-                second_at: first_at,
-                thread: first_thread,
-                block: first_block,
-                name,
-                index,
-                element,
-                count,
-                warp_synchronous,
-            }
-        }
+        Finding::Race {
+            first,
+            first_at,
+            first_thread,
+            first_block,
+            second,
+            second_at,
+            thread,
+            block,
+            name,
+            index,
+            element,
+            count,
+            warp_synchronous,
+        } if (key(block), key(thread)) < (key(first_block), key(first_thread)) => Finding::Race {
+            first: second,
+            first_at: second_at,
+            first_thread: thread,
+            first_block: block,
+            second: first,
+            second_at: first_at,
+            thread: first_thread,
+            block: first_block,
+            name,
+            index,
+            element,
+            count,
+            warp_synchronous,
+        },
         f => f,
     }
 }

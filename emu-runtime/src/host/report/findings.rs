@@ -536,7 +536,19 @@ impl Finding {
                     Ok(())
                 }
             }
-            Finding::UninitializedAccess { space, access, size, index, len, name, address, at, thread, block, count } => {
+            Finding::UninitializedAccess {
+                space,
+                access,
+                size,
+                index,
+                len,
+                name,
+                address,
+                at,
+                thread,
+                block,
+                count,
+            } => {
                 let what = if *access == Access::Atomic { "atomic" } else { "read" };
                 let _ = writeln!(out, "{P} Uninitialized {space} memory {what} of size {size} bytes");
                 let _ = writeln!(out, "{P}     at {kernel} in {at}");
@@ -554,7 +566,20 @@ impl Finding {
                     Ok(())
                 }
             }
-            Finding::Race { first, first_at, first_thread, second, second_at, thread, block, name, element, count, warp_synchronous: true, .. } => {
+            Finding::Race {
+                first,
+                first_at,
+                first_thread,
+                second,
+                second_at,
+                thread,
+                block,
+                name,
+                element,
+                count,
+                warp_synchronous: true,
+                ..
+            } => {
                 let kind = match (first, second) {
                     (Access::Write, Access::Write) => "WAW",
                     (Access::Write, _) => "RAW",
@@ -574,13 +599,34 @@ impl Finding {
                      sync_warp(mask) between them"
                 );
                 if *count > 1 {
-                    writeln!(out, "{P}     {count} such hazards in this block between these lines; only the first is shown")
+                    writeln!(
+                        out,
+                        "{P}     {count} such hazards in this block between these lines; only the first is shown"
+                    )
                 } else {
                     Ok(())
                 }
             }
-            Finding::Race { first, first_at, first_thread, first_block, second, second_at, thread, block, name, element, count, .. } => {
-                let _ = writeln!(out, "{P} Race reported between {} access at {first_at} and {} access at {second_at}", title(*first), title(*second));
+            Finding::Race {
+                first,
+                first_at,
+                first_thread,
+                first_block,
+                second,
+                second_at,
+                thread,
+                block,
+                name,
+                element,
+                count,
+                ..
+            } => {
+                let _ = writeln!(
+                    out,
+                    "{P} Race reported between {} access at {first_at} and {} access at {second_at}",
+                    title(*first),
+                    title(*second)
+                );
                 let _ = writeln!(out, "{P}     in {kernel}, on {element} of {name}");
                 if first_block == block {
                     let _ = writeln!(out, "{P}     by thread {first_thread} and thread {thread} in block {block}, with no sync_threads (or sync_warp) between them");
@@ -588,7 +634,10 @@ impl Finding {
                     let _ = writeln!(out, "{P}     by thread {first_thread} in block {first_block} and thread {thread} in block {block}: blocks of one launch are not ordered (use atomics, or a second launch)");
                 }
                 if *count > 1 {
-                    writeln!(out, "{P}     {count} such hazards in this block between these lines; only the first is shown")
+                    writeln!(
+                        out,
+                        "{P}     {count} such hazards in this block between these lines; only the first is shown"
+                    )
                 } else {
                     Ok(())
                 }
@@ -816,7 +865,8 @@ fn outputs() -> &'static Outputs {
     OUT.get_or_init(|| {
         // A bad value was refused by every launch (`config::process_settings`): no report
         // reaches here with one.
-        let exit_code = env("EMU_ERROR_EXITCODE").and_then(|v| v.trim().parse::<i32>().ok().filter(|n| (0..=255).contains(n)));
+        let exit_code =
+            env("EMU_ERROR_EXITCODE").and_then(|v| v.trim().parse::<i32>().ok().filter(|n| (0..=255).contains(n)));
         let json_path = env("EMU_REPORT");
         Outputs {
             log: env("EMU_LOG_FILE").and_then(|p| create("EMU_LOG_FILE", &p)),

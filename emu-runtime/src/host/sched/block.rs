@@ -72,20 +72,20 @@ use corosensei::Coroutine;
 
 use crate::device::backend::BarrierOp;
 use crate::device::Dim3;
+use crate::host::check::{synccheck, SharedShadows, Site};
+use crate::host::config::Checks;
+use crate::host::mem::shared_mem::SharedArena;
+use crate::host::report::{Finding, Findings};
+use crate::host::sched::barrier::BarrierState;
 use crate::host::sched::fiber::{self, Fiber, Resume, Resumed, RunnerEnd, Suspend, Suspender};
 use crate::host::sched::launch::LaunchShared;
 use crate::host::sched::panics::{self, KernelAbort};
-use crate::host::report::{Finding, Findings};
-use crate::host::sched::barrier::BarrierState;
-use crate::host::mem::shared_mem::SharedArena;
+use crate::host::sched::progress::{self, BlockProgress};
 use crate::host::sched::task::TaskTable;
 use crate::host::sched::thread::{Exit, ThreadCtx};
-use std::task::Poll;
 use crate::host::sched::warp::{self, Arrival, Warps};
-use crate::host::check::{synccheck, SharedShadows, Site};
-use crate::host::config::Checks;
 use crate::host::sched::{context, os_fiber, overflow, stuck};
-use crate::host::sched::progress::{self, BlockProgress};
+use std::task::Poll;
 
 /// Where a block stopped when [`BlockRun::drive`] returned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -251,13 +251,21 @@ pub(crate) struct BlockRun<'a> {
 }
 
 impl<'a> BlockRun<'a> {
-    pub(crate) fn new(launch: &'a LaunchShared, threads: Threads<'a>) -> Result<Box<Self>, crate::host::report::error::Error> {
+    pub(crate) fn new(
+        launch: &'a LaunchShared,
+        threads: Threads<'a>,
+    ) -> Result<Box<Self>, crate::host::report::error::Error> {
         let n = launch.block.count() as usize;
         Ok(Box::new(BlockRun {
             launch,
             threads,
             arena: SharedArena::new(launch.shared_bytes, launch.config.get_max_shared_bytes())?,
-            id: BlockId { idx: Cell::new(Dim3::new(0, 0, 0)), linear: Cell::new(0), serial: Cell::new(0), span_end: Cell::new(0) },
+            id: BlockId {
+                idx: Cell::new(Dim3::new(0, 0, 0)),
+                linear: Cell::new(0),
+                serial: Cell::new(0),
+                span_end: Cell::new(0),
+            },
             slots: (0..n).map(|_| Slot::new()).collect(),
             starts: Starts {
                 seeded: launch.config.get_seed().is_some(),
@@ -428,8 +436,8 @@ impl<'a> BlockRun<'a> {
     /// Whether the waiting threads might not all be at one barrier, or some thread exited
     /// since the last barrier: then the full synccheck verdict must run.
     fn needs_full_verdict(&self) -> bool {
-        let exited_before_first_barrier =
-            self.barrier.generation.get() == 0 && self.starts.next.get() > self.barrier.arrival_count[self.barrier.parity.get()].get();
+        let exited_before_first_barrier = self.barrier.generation.get() == 0
+            && self.starts.next.get() > self.barrier.arrival_count[self.barrier.parity.get()].get();
         self.barrier.mixed_sites.get() || self.barrier.exits_this_generation.get() > 0 || exited_before_first_barrier
     }
 
@@ -528,7 +536,8 @@ impl<'a> BlockRun<'a> {
         if let Some(first) = self.waiting_now().first() {
             let t = first.get();
             let at = self.slots[t as usize].at.get().unwrap_or(Location::caller());
-            let mut f = progress::report(self, t, crate::host::report::SourceLocation::from(at), progress::Stuck::NoProgress);
+            let mut f =
+                progress::report(self, t, crate::host::report::SourceLocation::from(at), progress::Stuck::NoProgress);
             if let Finding::LaunchTimeout { groups, .. } = &mut f {
                 if let Some(last) = groups.last_mut() {
                     *last = why;
@@ -737,7 +746,8 @@ impl<'a> BlockRun<'a> {
         // idle runners are finished in `Drop`.
         if self.fibers.os_threads {
             let i = self.starts.next.get();
-            let t = if self.starts.seeded { self.starts.order.borrow().get(i).copied().unwrap_or(0) as usize } else { i };
+            let t =
+                if self.starts.seeded { self.starts.order.borrow().get(i).copied().unwrap_or(0) as usize } else { i };
             let name = format!("b{}t{}", self.id.linear.get(), t);
             let size = self.launch.config.get_stack_size();
             let wake = move || {
@@ -1266,7 +1276,9 @@ impl Site for BlockRun<'_> {
     // racecheck's hook for distributed shared memory: the peer whose arena holds `address`.
     fn shared_at(&self, address: usize) -> Option<(SharedShadows<'_>, u64)> {
         let (_, len) = self.barrier.group.get();
-        let peer = (0..len as u32).filter_map(|r| self.peer(r)).find(|p| (p.arena.base()..p.arena.base() + p.arena.size()).contains(&address))?;
+        let peer = (0..len as u32)
+            .filter_map(|r| self.peer(r))
+            .find(|p| (p.arena.base()..p.arena.base() + p.arena.size()).contains(&address))?;
         Some((Site::shared(peer), peer.id.serial.get()))
     }
     fn note(&self, f: Finding) {
@@ -1332,12 +1344,7 @@ impl Drop for BlockRun<'_> {
 /// as fibers do. So every live GPU thread has an OS thread of its own, and a launch starts
 /// about as many OS threads as GPU threads wait at once, not one per GPU thread.
 #[inline(never)]
-fn runner_loop(
-    block: &BlockRun<'_>,
-    y: &Suspender<'_>,
-    work: impl Fn(),
-    unwound: impl Fn(usize),
-) -> RunnerEnd {
+fn runner_loop(block: &BlockRun<'_>, y: &Suspender<'_>, work: impl Fn(), unwound: impl Fn(usize)) -> RunnerEnd {
     let y_ptr = (y as *const Suspender<'_>).cast::<Suspender<'static>>();
     loop {
         block.fibers.yielder.set(y_ptr);
@@ -1463,7 +1470,11 @@ impl BlockRun<'_> {
     /// runner ends it as usual), or when the launch stops.
     pub(crate) fn regions_next_block(&self) -> bool {
         let next = self.id.linear.get() + 1;
-        if next >= self.id.span_end.get() || self.failed.get() || self.launch.failed_on_host() || self.launch.progress.timed_out() {
+        if next >= self.id.span_end.get()
+            || self.failed.get()
+            || self.launch.failed_on_host()
+            || self.launch.progress.timed_out()
+        {
             return false;
         }
         self.finish();
@@ -1620,16 +1631,27 @@ pub(crate) fn map_shared_rank<'v, T: crate::device::DeviceCopy>(
         None => format!(
             "map_shared_rank: rank {rank} is outside the cluster, which has {} block(s) ({})",
             block.launch.kernel.cluster_dim().count(),
-            if block.launch.kernel.cluster[0] == 0 { "the kernel has no #[kernel(cluster(..))] shape".to_owned() } else { format!("shape {}", block.launch.kernel.cluster_dim()) }
+            if block.launch.kernel.cluster[0] == 0 {
+                "the kernel has no #[kernel(cluster(..))] shape".to_owned()
+            } else {
+                format!("shape {}", block.launch.kernel.cluster_dim())
+            }
         ),
         Some(peer) => match peer.arena.mirror(&block.arena, view) {
             Some(v) => return v,
-            None => "map_shared_rank takes a view of a shared array (shared_array! or dynamic_shared) of the calling block".to_owned(),
+            None => {
+                "map_shared_rank takes a view of a shared array (shared_array! or dynamic_shared) of the calling block"
+                    .to_owned()
+            }
         },
     };
-    block.fail(Finding::Panic { message: problem, at: Some(crate::host::report::SourceLocation::from(at)), thread: block.thread(), block: block.block_idx() })
+    block.fail(Finding::Panic {
+        message: problem,
+        at: Some(crate::host::report::SourceLocation::from(at)),
+        thread: block.thread(),
+        block: block.block_idx(),
+    })
 }
-
 
 /// Deterministic Fisher–Yates shuffle keyed by (seed, block, generation).
 pub(crate) fn shuffle<T>(v: &mut [T], seed: u64, block: u64, generation: u32) {

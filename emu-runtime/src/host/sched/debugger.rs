@@ -84,7 +84,8 @@ pub struct HostThread {
 
 /// The host threads that run blocks, read by debuggers (see the module doc).
 #[no_mangle]
-pub static DEVICEEMU_HOST_THREADS: HostThreads = HostThreads { version: HOST_THREADS_VERSION, head: AtomicPtr::new(ptr::null_mut()) };
+pub static DEVICEEMU_HOST_THREADS: HostThreads =
+    HostThreads { version: HOST_THREADS_VERSION, head: AtomicPtr::new(ptr::null_mut()) };
 
 /// This host thread's record, freed when the thread ends.
 struct Claim(&'static HostThread);
@@ -150,7 +151,12 @@ fn claim() -> &'static HostThread {
     let mut head = list.head.load(Ordering::Relaxed);
     loop {
         r.next.store(head, Ordering::Relaxed);
-        match list.head.compare_exchange_weak(head, (r as *const HostThread).cast_mut(), Ordering::Release, Ordering::Relaxed) {
+        match list.head.compare_exchange_weak(
+            head,
+            (r as *const HostThread).cast_mut(),
+            Ordering::Release,
+            Ordering::Relaxed,
+        ) {
             Ok(_) => return r,
             Err(h) => head = h,
         }
@@ -245,7 +251,13 @@ pub extern "C" fn deviceemu_watched_block(bx: u32, by: u32, bz: u32, entered: u3
 pub(crate) fn where_now() -> String {
     match context::current() {
         Some(b) => {
-            format!("kernel {}, block {}, thread {}{}", b.launch().kernel.name, b.block_idx(), context::thread_idx(), b.launch().devrt.launched_by)
+            format!(
+                "kernel {}, block {}, thread {}{}",
+                b.launch().kernel.name,
+                b.block_idx(),
+                context::thread_idx(),
+                b.launch().devrt.launched_by
+            )
         }
         None => "no GPU thread is running on this host thread".to_owned(),
     }
@@ -304,8 +316,17 @@ mod tests {
         ops.extend([VoteOp::All, VoteOp::Any, VoteOp::Ballot].map(WarpOp::Vote));
         ops.extend([ShflMode::Idx, ShflMode::Up, ShflMode::Down, ShflMode::Bfly].map(WarpOp::Shfl));
         ops.extend(
-            [ReduxOp::Add, ReduxOp::MinU, ReduxOp::MinS, ReduxOp::MaxU, ReduxOp::MaxS, ReduxOp::And, ReduxOp::Or, ReduxOp::Xor]
-                .map(WarpOp::Redux),
+            [
+                ReduxOp::Add,
+                ReduxOp::MinU,
+                ReduxOp::MinS,
+                ReduxOp::MaxU,
+                ReduxOp::MaxS,
+                ReduxOp::And,
+                ReduxOp::Or,
+                ReduxOp::Xor,
+            ]
+            .map(WarpOp::Redux),
         );
         ops.extend([TileOp::Sync, TileOp::Shfl, TileOp::Any, TileOp::All].map(WarpOp::Tile));
         assert_eq!(std::mem::size_of::<WarpOp>(), 2, "the scripts read a WarpOp as a tag byte and a payload byte");
@@ -316,7 +337,11 @@ mod tests {
             // SAFETY: the first byte of a `WarpOp` is its tag, always initialised (the size
             // check above and this test pin that layout, which the lldb script reads).
             let tag = unsafe { *(&op as *const WarpOp).cast::<u8>() };
-            assert_eq!(tags.get(tag as usize), Some(&key.split('(').next().unwrap()), "{op:?} has tag {tag}; WARP_OP_TAGS is {tags:?}");
+            assert_eq!(
+                tags.get(tag as usize),
+                Some(&key.split('(').next().unwrap()),
+                "{op:?} has tag {tag}; WARP_OP_TAGS is {tags:?}"
+            );
         }
     }
 }

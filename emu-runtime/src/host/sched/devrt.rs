@@ -82,11 +82,11 @@ use std::sync::Mutex;
 
 use crate::device::{DeviceCopy, Dim3, ReadOnly, ReadWrite, View};
 use crate::host::config::{self, BlockOrder, Config, DeviceRuntime};
+use crate::host::launch_desc::{KernelInfo, LaunchConfig};
 use crate::host::report::error::Error;
 use crate::host::report::{Finding, SourceLocation};
 use crate::host::sched::block::BlockRun;
 use crate::host::sched::context;
-use crate::host::launch_desc::{KernelInfo, LaunchConfig};
 use crate::host::sched::launch::{self, LaunchShared};
 
 /// The stack of a device-runtime thread: children nest on it (one `run` per level).
@@ -364,7 +364,9 @@ impl GridRt {
     /// The state of a new grid: a child's when this host thread is running a child's job.
     pub(crate) fn new() -> GridRt {
         let parent = NEXT_PARENT.with(|p| p.borrow_mut().take());
-        let launched_by = parent.as_ref().map_or_else(Box::default, |p| p.lines().iter().map(|l| format!("\n  {l}")).collect::<String>().into_boxed_str());
+        let launched_by = parent.as_ref().map_or_else(Box::default, |p| {
+            p.lines().iter().map(|l| format!("\n  {l}")).collect::<String>().into_boxed_str()
+        });
         GridRt { parent, launched_by, ..GridRt::default() }
     }
 
@@ -400,10 +402,8 @@ fn on_devrt_thread<R: Send>(config: Config, f: impl FnOnce() -> R + Send) -> R {
     let config = if rayon::current_thread_index().is_some() { config.blocks(BlockOrder::Serial) } else { config };
     let quiet = crate::host::report::is_quiet();
     std::thread::scope(|s| {
-        let h = std::thread::Builder::new()
-            .name("deviceemu-devrt".into())
-            .stack_size(STACK)
-            .spawn_scoped(s, move || {
+        let h =
+            std::thread::Builder::new().name("deviceemu-devrt".into()).stack_size(STACK).spawn_scoped(s, move || {
                 DEVRT_THREAD.with(|d| d.set(true));
                 if quiet {
                     crate::host::report::quietly(|| config::with_config(config, f))
@@ -511,7 +511,9 @@ fn with_block<R>(what: &str, f: impl FnOnce(&BlockRun<'static>) -> Result<R, Err
             }
             r
         }
-        None => Err(Error::NotSupported { message: format!("`{what}` was called outside a running kernel; it is a device-side call") }),
+        None => Err(Error::NotSupported {
+            message: format!("`{what}` was called outside a running kernel; it is a device-side call"),
+        }),
     }
 }
 
@@ -551,7 +553,13 @@ fn create(kind: ObjKind, at: &'static Location<'static>) -> u64 {
 #[cold]
 #[inline(never)]
 fn misuse(b: &BlockRun<'_>, at: &'static Location<'static>, problem: String, detail: String, code: i32) -> Error {
-    b.note(Finding::DeviceRuntime { problem: problem.clone(), detail, at: SourceLocation::from(at), thread: b.thread(), block: b.block_idx() });
+    b.note(Finding::DeviceRuntime {
+        problem: problem.clone(),
+        detail,
+        at: SourceLocation::from(at),
+        thread: b.thread(),
+        block: b.block_idx(),
+    });
     match code {
         801 => Error::NotSupported { message: problem },
         _ => Error::InvalidResourceHandle { message: problem },
@@ -559,7 +567,13 @@ fn misuse(b: &BlockRun<'_>, at: &'static Location<'static>, problem: String, det
 }
 
 /// Checks that `handle` is a `kind` the running block created.
-fn check_object(b: &BlockRun<'_>, handle: u64, kind: ObjKind, at: &'static Location<'static>, call: &str) -> Result<(), Error> {
+fn check_object(
+    b: &BlockRun<'_>,
+    handle: u64,
+    kind: ObjKind,
+    at: &'static Location<'static>,
+    call: &str,
+) -> Result<(), Error> {
     let name = if kind == ObjKind::Stream { "stream" } else { "event" };
     let a = if kind == ObjKind::Stream { "a" } else { "an" };
     let launch = b.launch();
@@ -589,7 +603,13 @@ fn check_object(b: &BlockRun<'_>, handle: u64, kind: ObjKind, at: &'static Locat
     let objs = launch.devrt.objects.lock().unwrap_or_else(|e| e.into_inner());
     let Some(o) = objs.get(index as usize - 1).filter(|o| o.kind == kind) else {
         drop(objs);
-        return Err(misuse(b, at, format!("{call} was given {a} {name} handle that no thread created"), format!("the handle is {handle:#x}"), 400));
+        return Err(misuse(
+            b,
+            at,
+            format!("{call} was given {a} {name} handle that no thread created"),
+            format!("the handle is {handle:#x}"),
+            400,
+        ));
     };
     let me = block_linear(b);
     if o.block != me {
@@ -610,7 +630,12 @@ fn check_object(b: &BlockRun<'_>, handle: u64, kind: ObjKind, at: &'static Locat
 }
 
 /// The kind of `stream`, checking that a named stream is the running block's.
-fn stream_kind(b: &BlockRun<'_>, stream: &DeviceStream, at: &'static Location<'static>, call: &str) -> Result<StreamKind, Error> {
+fn stream_kind(
+    b: &BlockRun<'_>,
+    stream: &DeviceStream,
+    at: &'static Location<'static>,
+    call: &str,
+) -> Result<StreamKind, Error> {
     match stream.handle {
         TAIL => Ok(StreamKind::Tail),
         FIRE_AND_FORGET => Ok(StreamKind::FireAndForget),
@@ -639,7 +664,11 @@ pub fn device_launch<'l>(
             ),
         });
     };
-    let r = if b.stopping() { Err(while_stopping(at, "device-side launch!")) } else { queue(b, kernel, cfg, stream, at, Box::new(job)) };
+    let r = if b.stopping() {
+        Err(while_stopping(at, "device-side launch!"))
+    } else {
+        queue(b, kernel, cfg, stream, at, Box::new(job))
+    };
     if let Err(e) = &r {
         set_last_error(b, e.clone());
     }

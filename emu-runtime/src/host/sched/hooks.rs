@@ -33,7 +33,14 @@ pub(crate) fn on_store<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static
 /// back to their per-access checks runs them as the running thread; the chunk's first thread
 /// is the running one again afterwards.
 #[inline(never)]
-pub(crate) fn on_lanes<T, K: ViewKind>(view: &View<T, K>, start: usize, c0: usize, m: usize, write: bool, at: &'static Location<'static>) {
+pub(crate) fn on_lanes<T, K: ViewKind>(
+    view: &View<T, K>,
+    start: usize,
+    c0: usize,
+    m: usize,
+    write: bool,
+    at: &'static Location<'static>,
+) {
     let block = context::block_for("a memory access");
     let counting = COUNTING.load(Relaxed);
     if counting {
@@ -170,13 +177,18 @@ pub(crate) fn out_of_bounds<K: ViewKind>(
     memcheck::out_of_bounds(context::current(), meta, K::SPACE, access, size, stride, index, len, base, at)
 }
 
-
 /// memcheck's report of an access of element `index` (of `size` bytes) through a view of
 /// shared memory kept past its block; marks the running thread faulted (the caller skips the
 /// access).
 #[cold]
 #[inline(never)]
-pub(crate) fn stale<T, K: ViewKind>(view: &View<T, K>, index: usize, size: usize, access: Access, at: &'static Location<'static>) {
+pub(crate) fn stale<T, K: ViewKind>(
+    view: &View<T, K>,
+    index: usize,
+    size: usize,
+    access: Access,
+    at: &'static Location<'static>,
+) {
     let what = format!("a view of {} `{}`", view.len(), core::any::type_name::<T>());
     let address = (view.raw_ptr() as usize).wrapping_add(index.wrapping_mul(core::mem::size_of::<T>()));
     memcheck::stale(context::current(), K::SPACE, access, size, index, what, address, at)

@@ -6,16 +6,16 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use crate::device::Dim3;
+use crate::host::config::{self, BlockOrder, Config};
 use crate::host::launch_desc::{GpuArg, KernelInfo, LaunchConfig};
+use crate::host::report::error::Error;
+use crate::host::report::last_error;
+use crate::host::report::{self, Finding, LaunchFindings};
 use crate::host::sched::block::{self, BlockRun, RunnerFn, Threads};
 use crate::host::sched::fiber::Suspender;
+use crate::host::sched::progress::LaunchProgress;
 use crate::host::sched::task::Tasks;
 use crate::host::sched::thread::{Exit, ThreadCtx};
-use crate::host::config::{self, BlockOrder, Config};
-use crate::host::report::error::Error;
-use crate::host::report::{self, Finding, LaunchFindings};
-use crate::host::report::last_error;
-use crate::host::sched::progress::LaunchProgress;
 use crate::host::sched::{overflow, panics};
 
 /// The launch of a `#[kernel(host_only)]` kernel when its target is the GPU: an error that
@@ -61,9 +61,10 @@ pub fn launch_on_gpu(
         if config.get_warp_size() != 32 {
             let e = Error::InvalidConfiguration {
                 kernel: kernel.name,
-                message: "warps of one lane (EMU_WARP_SIZE=1) are the emulator's legacy mode; a GPU's warps have 32 lanes: \
+                message:
+                    "warps of one lane (EMU_WARP_SIZE=1) are the emulator's legacy mode; a GPU's warps have 32 lanes: \
                           run it with EMU_TARGET=emulator, or use warps of 32"
-                    .into(),
+                        .into(),
             };
             last_error::record(&e);
             return Some(Err(e));
@@ -71,7 +72,13 @@ pub fn launch_on_gpu(
         // Cooperative and clustered launches: the emulator's checks (720, 912), then
         // cuLaunchCooperativeKernel / cuLaunchKernelEx (`gpu::LaunchKind`).
         let cooperative = COOPERATIVE.with(std::cell::Cell::get);
-        let checked = fits_clusters(kernel, &cfg, cooperative).and_then(|()| if cooperative { fits_cooperatively(kernel, &cfg) } else { Ok(()) });
+        let checked = fits_clusters(kernel, &cfg, cooperative).and_then(|()| {
+            if cooperative {
+                fits_cooperatively(kernel, &cfg)
+            } else {
+                Ok(())
+            }
+        });
         if let Err(e) = checked {
             last_error::record(&e);
             return Some(Err(e));
@@ -88,7 +95,9 @@ pub fn launch_on_gpu(
         if config::set_in_code().is_none_or(|c| c.get_target() != config::Target::Gpu) {
             return None;
         }
-        Err(Error::NotSupported { message: "Config::target(Target::Gpu) needs deviceemu built with its `gpu` feature".into() })
+        Err(Error::NotSupported {
+            message: "Config::target(Target::Gpu) needs deviceemu built with its `gpu` feature".into(),
+        })
     };
     if let Err(e) = &r {
         last_error::record(e);
@@ -234,9 +243,6 @@ pub(crate) fn host_failure_in_kernel(block: &BlockRun<'_>, e: Error) -> ! {
     block.unwind(panics::KernelAbort)
 }
 
-
-
-
 thread_local! {
     /// Set by `launch_cooperative!` around its `launch!`.
     static COOPERATIVE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
@@ -315,7 +321,10 @@ fn fits_clusters(kernel: &KernelInfo, cfg: &LaunchConfig, cooperative: bool) -> 
     }
     if cooperative {
         return Err(Error::NotSupported {
-            message: format!("a cooperative launch of kernel `{}`, which has a cluster shape, is not emulated yet", kernel.name),
+            message: format!(
+                "a cooperative launch of kernel `{}`, which has a cluster shape, is not emulated yet",
+                kernel.name
+            ),
         });
     }
     Ok(())
@@ -324,7 +333,12 @@ fn fits_clusters(kernel: &KernelInfo, cfg: &LaunchConfig, cooperative: bool) -> 
 /// Runs the blocks of a cooperative launch on this host thread as one group (`run_group`).
 ///
 /// One runner per block (`blocks` is at most a few thousand: `max_resident_blocks`).
-fn run_cooperative<'t>(shared: &LaunchShared, threads: &(dyn Fn(usize) -> Threads<'t> + Sync), per_block: usize, blocks: u64) {
+fn run_cooperative<'t>(
+    shared: &LaunchShared,
+    threads: &(dyn Fn(usize) -> Threads<'t> + Sync),
+    per_block: usize,
+    blocks: u64,
+) {
     let mut runs = Vec::with_capacity(blocks as usize);
     for _ in 0..blocks {
         match BlockRun::new(shared, threads(per_block)) {
@@ -344,7 +358,9 @@ fn run_clusters<'t>(shared: &LaunchShared, threads: &(dyn Fn(usize) -> Threads<'
     let shape = Dim3::new(g.x / c.x, g.y / c.y, g.z / c.z);
     let clusters = shape.count();
     let size = c.count() as usize;
-    let make = || -> Result<Vec<Box<BlockRun<'_>>>, Error> { (0..size).map(|_| BlockRun::new(shared, threads(per_block))).collect() };
+    let make = || -> Result<Vec<Box<BlockRun<'_>>>, Error> {
+        (0..size).map(|_| BlockRun::new(shared, threads(per_block))).collect()
+    };
     let run_one = |runs: &mut Result<Vec<Box<BlockRun<'_>>>, Error>, k: u64| {
         let runs = match runs {
             Ok(r) => r,
@@ -403,7 +419,11 @@ fn run_group(shared: &LaunchShared, runs: &[Box<BlockRun<'_>>], members: &[u64],
         if shared.progress.timed_out() {
             // The watchdog stopped a block (a spinning one, say) that the blocks waiting at
             // the sync wait for: their sync can never complete.
-            let stuck: Vec<String> = (0..runs.len()).filter(|&b| state[b] != Drive::GridWait).take(4).map(|b| shared.grid.unlinear(members[b]).to_string()).collect();
+            let stuck: Vec<String> = (0..runs.len())
+                .filter(|&b| state[b] != Drive::GridWait)
+                .take(4)
+                .map(|b| shared.grid.unlinear(members[b]).to_string())
+                .collect();
             for b in (0..runs.len()).filter(|&b| state[b] == Drive::GridWait) {
                 runs[b].fail_stuck_group(format!(
                     "the {what} sync can never complete: the watchdog stopped the launch while block(s) {} of the \
@@ -454,7 +474,11 @@ fn run_group(shared: &LaunchShared, runs: &[Box<BlockRun<'_>>], members: &[u64],
 /// Runs `body` once per GPU thread of the grid `cfg` describes, and waits for all of them.
 ///
 /// This is what `launch!` calls through the launcher `#[kernel]` generates.
-pub fn launch<F: Fn(ThreadCtx) -> Exit + Sync>(kernel: &'static KernelInfo, cfg: LaunchConfig, body: F) -> Result<(), Error> {
+pub fn launch<F: Fn(ThreadCtx) -> Exit + Sync>(
+    kernel: &'static KernelInfo,
+    cfg: LaunchConfig,
+    body: F,
+) -> Result<(), Error> {
     let runner = |b: &BlockRun<'_>, y: &Suspender<'_>| block::runner(b, &body, y);
     let runner: &RunnerFn<'_> = &runner;
     let result = run(kernel, cfg, &|_| Threads::Calls(runner));
@@ -592,12 +616,13 @@ mod tests {
     use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
     use super::{launch_tasks, KernelInfo, LaunchConfig};
-    use crate::host::sched::task::BarrierAwait;
     use crate::device::backend::BarrierOp;
     use crate::host::config::{with_config, BlockOrder, Config};
     use crate::host::sched::fiber::DIRECT;
+    use crate::host::sched::task::BarrierAwait;
 
-    static TREE: KernelInfo = KernelInfo { name: "tree", file: file!(), line: 0, end_line: 0, max_threads: 0, cluster: [0; 3] };
+    static TREE: KernelInfo =
+        KernelInfo { name: "tree", file: file!(), line: 0, end_line: 0, max_threads: 0, cluster: [0; 3] };
 
     /// A tree sum over `v` by the block's threads, a barrier after each step, and a
     /// `sync_threads_count`; what each thread saw is written to `seen`.

@@ -147,7 +147,8 @@ impl OsFiber {
                 // SAFETY: the coroutine is resumed once, here, and runs to its end (a return, a
                 // trapped overflow, or a panic that `resume` propagates) before `l` and what
                 // `body` borrows can go away.
-                let mut co = unsafe { Coroutine::with_stack_unchecked(stack, move |_: &Yielder<(), ()>, ()| (body.0)(l)) };
+                let mut co =
+                    unsafe { Coroutine::with_stack_unchecked(stack, move |_: &Yielder<(), ()>, ()| (body.0)(l)) };
                 overflow::arm_trap(co.trap_handler());
                 let r = co.resume(());
                 overflow::disarm_trap();

@@ -153,7 +153,8 @@ mod imp {
                 return;
             }
             if prev.sa_flags & libc::SA_SIGINFO != 0 {
-                let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) = std::mem::transmute(prev.sa_sigaction);
+                let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                    std::mem::transmute(prev.sa_sigaction);
                 f(sig, info, ctx);
             } else {
                 let f: extern "C" fn(libc::c_int) = std::mem::transmute(prev.sa_sigaction);
@@ -238,7 +239,11 @@ mod imp {
                     return;
                 }
             }
-            let prev = if sig == libc::SIGSEGV { (&raw const PREV_SEGV).cast::<libc::sigaction>() } else { (&raw const PREV_BUS).cast::<libc::sigaction>() };
+            let prev = if sig == libc::SIGSEGV {
+                (&raw const PREV_SEGV).cast::<libc::sigaction>()
+            } else {
+                (&raw const PREV_BUS).cast::<libc::sigaction>()
+            };
             let prev = &*prev;
             if prev.sa_sigaction == libc::SIG_DFL || prev.sa_sigaction == libc::SIG_IGN {
                 // Restore the default action and return: the fault repeats and kills the

@@ -9,14 +9,17 @@
 //! that takes ours and does not call it), the report has the message from the unwinding
 //! payload, without a location.
 
+use std::any::Any;
 use std::cell::RefCell;
 use std::panic::{self, PanicHookInfo};
-use std::any::Any;
-use std::sync::atomic::{AtomicBool, Ordering::{Acquire, Release}};
+use std::sync::atomic::{
+    AtomicBool,
+    Ordering::{Acquire, Release},
+};
 use std::sync::Mutex;
 
-use crate::host::sched::context;
 use crate::host::report::SourceLocation;
+use crate::host::sched::context;
 
 /// The unwinding payload used to end a GPU thread whose failure is already recorded (an
 /// out-of-bounds access, or a block being aborted). It never reaches the panic hook.

@@ -63,8 +63,8 @@ use std::time::{Duration, Instant};
 use crate::device::backend::BarrierOp;
 use crate::host::mem::fingerprint;
 
-use crate::host::sched::block::{BlockRun, State};
 use crate::host::report::{thread_ranges, Finding, SourceLocation};
+use crate::host::sched::block::{BlockRun, State};
 
 /// Loop iterations between two calls of the slow path.
 pub(crate) const INTERVAL: u32 = 64;
@@ -272,7 +272,11 @@ pub(crate) fn stuck(block: &BlockRun<'_>, now: Instant) -> Option<Stuck> {
                 return Some(Stuck::NoProgress);
             }
             // Written meanwhile: a new window, this fingerprint its first.
-            p.mark.set(Some(Mark { signature, since: now.checked_sub(limit / 2).unwrap_or(now), memory: Some((after, now)) }));
+            p.mark.set(Some(Mark {
+                signature,
+                since: now.checked_sub(limit / 2).unwrap_or(now),
+                memory: Some((after, now)),
+            }));
             None
         }
         Some(_) => None,
@@ -357,7 +361,8 @@ pub(crate) fn watch_passes(block: &BlockRun<'_>) -> bool {
     let why = if launch.progress.timed_out() { Some(Stuck::NoProgress) } else { stuck(block, Instant::now()) };
     let Some(why) = why else { return false };
     launch.progress.stop_launch();
-    let first = (0..block.slots.len() as u32).find(|&t| matches!(block.state_of(t), State::Waiting | State::WarpWaiting | State::Ready));
+    let first = (0..block.slots.len() as u32)
+        .find(|&t| matches!(block.state_of(t), State::Waiting | State::WarpWaiting | State::Ready));
     let t = first.unwrap_or(block.current());
     let at = block.slots[t as usize].at.get().unwrap_or(Location::caller());
     block.record_stuck(report(block, t, SourceLocation::from(at), why));
@@ -460,7 +465,9 @@ pub(crate) fn report(block: &BlockRun<'_>, me: u32, at: SourceLocation, why: Stu
     let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
     for t in 0..block.slots.len() as u32 {
         let slot = &block.slots[t as usize];
-        let place = |l: Option<&'static Location<'static>>| l.map(SourceLocation::from).map_or("?".to_owned(), |l| format!("{}:{}", l.file, l.line));
+        let place = |l: Option<&'static Location<'static>>| {
+            l.map(SourceLocation::from).map_or("?".to_owned(), |l| format!("{}:{}", l.file, l.line))
+        };
         let what = match block.state_of(t) {
             _ if t == me && t == running && why == Stuck::Blocked => {
                 format!("blocked in a system call since it started or was last resumed, at {}:{}", at.file, at.line)
@@ -482,7 +489,8 @@ pub(crate) fn report(block: &BlockRun<'_>, me: u32, at: SourceLocation, why: Stu
             None => groups.push((what, vec![t])),
         }
     }
-    let mut groups: Vec<String> = groups.into_iter().map(|(what, ts)| format!("{} {what}", thread_ranges(launch.block, &ts))).collect();
+    let mut groups: Vec<String> =
+        groups.into_iter().map(|(what, ts)| format!("{} {what}", thread_ranges(launch.block, &ts))).collect();
     let seconds = match why {
         Stuck::WallClock => launch.config.get_launch_timeout().as_secs_f64(),
         Stuck::NoProgress | Stuck::Blocked => launch.config.get_timeout().as_secs_f64(),

@@ -188,10 +188,11 @@ pub(crate) fn start_monitor() {
         }
         crate::host::sched::overflow::install_blocked();
         let (tx, rx) = std::sync::mpsc::channel();
-        let spawned = std::thread::Builder::new().name("deviceemu-monitor".into()).stack_size(64 * 1024).spawn(move || {
-            let _ = tx.send(());
-            monitor()
-        });
+        let spawned =
+            std::thread::Builder::new().name("deviceemu-monitor".into()).stack_size(64 * 1024).spawn(move || {
+                let _ = tx.send(());
+                monitor()
+            });
         if spawned.is_ok() {
             let _ = rx.recv();
         }
@@ -260,7 +261,8 @@ fn cpu_time(thread: libc::pthread_t) -> Duration {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: `thread` is a live registered thread (the caller holds the registry's lock);
     // both out-pointers are valid.
-    let ok = unsafe { libc::pthread_getcpuclockid(thread, &mut clock) == 0 && libc::clock_gettime(clock, &mut ts) == 0 };
+    let ok =
+        unsafe { libc::pthread_getcpuclockid(thread, &mut clock) == 0 && libc::clock_gettime(clock, &mut ts) == 0 };
     if ok {
         Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
     } else {

@@ -26,8 +26,8 @@ use std::task::{Context, Poll, Waker};
 use crate::device::backend::BarrierOp;
 use crate::host::sched::block::{self, State};
 use crate::host::sched::context;
-use crate::host::sched::warp::{self, WarpOp};
 use crate::host::sched::thread::{Exit, ThreadCtx};
+use crate::host::sched::warp::{self, WarpOp};
 
 /// The futures of one block's threads, type-erased for the scheduler.
 pub(crate) trait TaskTable {
@@ -208,8 +208,8 @@ mod tests {
     use std::task::{Context, Poll};
 
     use super::{TaskTable, Tasks};
-    use crate::host::sched::thread::{Exit, ThreadCtx};
     use crate::device::Dim3;
+    use crate::host::sched::thread::{Exit, ThreadCtx};
 
     thread_local! {
         static DROPS: Cell<u32> = const { Cell::new(0) };

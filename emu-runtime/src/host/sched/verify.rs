@@ -196,7 +196,10 @@ pub(crate) fn verify(
     // computed and which pair it reported, so the two may differ; the general run's report
     // stands, and names the race.
     let raced = |r: &Result<(), Error>| {
-        r.as_ref().err().and_then(Error::report).is_some_and(|rep| rep.findings().iter().any(|f| matches!(f, Finding::Race { .. })))
+        r.as_ref()
+            .err()
+            .and_then(Error::report)
+            .is_some_and(|rep| rep.findings().iter().any(|f| matches!(f, Finding::Race { .. })))
     };
     if raced(&r_fast) || raced(&r_general) {
         return r_general;
@@ -240,7 +243,10 @@ pub(crate) fn verify(
         if let Some(at) = f.iter().zip(&g).position(|(a, b)| a != b) {
             return Err(mismatch(
                 kernel,
-                format!("byte {at} of `{}` differs: {:#04x} on the {taken} form, {:#04x} on the general path", s.name, f[at], g[at]),
+                format!(
+                    "byte {at} of `{}` differs: {:#04x} on the {taken} form, {:#04x} on the general path",
+                    s.name, f[at], g[at]
+                ),
             ));
         }
     }

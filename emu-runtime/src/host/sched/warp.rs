@@ -84,9 +84,9 @@ use std::cell::{Cell, RefCell};
 use std::panic::Location;
 
 use crate::device::backend::{ReduxKind, ShflMode, TileOp, VoteOp};
+use crate::host::report::{thread_ranges, Finding, SourceLocation};
 use crate::host::sched::block::{BlockRun, State};
 use crate::host::sched::context;
-use crate::host::report::{thread_ranges, Finding, SourceLocation};
 
 /// A warp collective, as recorded while its lanes gather.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,7 +111,6 @@ pub(crate) enum WarpOp {
     /// tile's warp count (from bit 16) and, for a shuffle, the source rank (low 16 bits).
     Tile(TileOp),
 }
-
 
 /// A warp reduction (`redux.sync`): the operation and, for min and max, the signedness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -701,8 +700,12 @@ fn misuse(
     let launch = block.launch();
     let ts = |m: u32| bits(m).map(|l| warp.base + l).collect::<Vec<u32>>();
     let here = SourceLocation::from(at);
-    let mut groups =
-        vec![format!("{} take part in {} with mask {:#010x} at {here}", thread_ranges(launch.block, &ts(participants)), a.op.name(), a.mask)];
+    let mut groups = vec![format!(
+        "{} take part in {} with mask {:#010x} at {here}",
+        thread_ranges(launch.block, &ts(participants)),
+        a.op.name(),
+        a.mask
+    )];
     let mut exits: Vec<(&'static Location<'static>, Vec<u32>)> = Vec::new();
     for l in bits(skipped) {
         let Some(e) = exit_position(block, warp.base + l) else { continue };

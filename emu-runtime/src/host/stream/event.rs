@@ -155,7 +155,9 @@ impl Event {
         let stamp = |e: &Event, which: &str| -> Result<std::time::Instant, Error> {
             if !e.timing {
                 return Err(Error::InvalidResourceHandle {
-                    message: format!("elapsed_time: the {which} event was made with Event::without_timing(); use Event::new()"),
+                    message: format!(
+                        "elapsed_time: the {which} event was made with Event::without_timing(); use Event::new()"
+                    ),
                 });
             }
             let rec = e.lock().clone().ok_or_else(|| Error::InvalidResourceHandle {

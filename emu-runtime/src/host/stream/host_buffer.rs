@@ -67,7 +67,13 @@ impl<T: DeviceCopy> HostBuffer<T> {
         // SAFETY: `Box::into_raw` never returns null.
         let ptr = unsafe { NonNull::new_unchecked(raw) };
         HostBuffer {
-            store: Arc::new(HostStorage { ptr, len, pinned: false, pending: Mutex::new(Pending::default()), marker: PhantomData }),
+            store: Arc::new(HostStorage {
+                ptr,
+                len,
+                pinned: false,
+                pending: Mutex::new(Pending::default()),
+                marker: PhantomData,
+            }),
             queued: false,
         }
     }
@@ -83,7 +89,13 @@ impl<T: DeviceCopy> HostBuffer<T> {
         // SAFETY: `alloc_pinned` never returns null on success.
         let ptr = unsafe { NonNull::new_unchecked(p) };
         Ok(Some(HostBuffer {
-            store: Arc::new(HostStorage { ptr, len, pinned: true, pending: Mutex::new(Pending::default()), marker: PhantomData }),
+            store: Arc::new(HostStorage {
+                ptr,
+                len,
+                pinned: true,
+                pending: Mutex::new(Pending::default()),
+                marker: PhantomData,
+            }),
             queued: false,
         }))
     }
@@ -103,7 +115,8 @@ impl<T: DeviceCopy> HostBuffer<T> {
             return Ok(b);
         }
         let mut v = Vec::new();
-        v.try_reserve_exact(len).map_err(|_| Error::MemoryAllocation { bytes: len.saturating_mul(std::mem::size_of::<T>()) })?;
+        v.try_reserve_exact(len)
+            .map_err(|_| Error::MemoryAllocation { bytes: len.saturating_mul(std::mem::size_of::<T>()) })?;
         // SAFETY: all-zero bytes are a valid `T` (a `DeviceCopy` requirement).
         v.resize(len, unsafe { std::mem::zeroed() });
         Ok(Self::from_vec(v))
@@ -193,7 +206,10 @@ impl<T: DeviceCopy> Drop for HostBuffer<T> {
 
 impl<T: DeviceCopy + fmt::Debug> fmt::Debug for HostBuffer<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HostBuffer").field("len", &self.store.len).field("pinned", &self.store.pinned).finish_non_exhaustive()
+        f.debug_struct("HostBuffer")
+            .field("len", &self.store.len)
+            .field("pinned", &self.store.pinned)
+            .finish_non_exhaustive()
     }
 }
 
@@ -301,7 +317,9 @@ impl<T: DeviceCopy> DeviceBuffer<T> {
         if let Some((dst, _)) = self.device_address() {
             let s = gpu_stream("memset_zero_async", stream)?;
             // SAFETY: this buffer's device allocation, `bytes()` bytes.
-            return crate::host::stream::record_gpu(unsafe { crate::gpu::stream::memset_zero_async(dst, self.bytes(), s) });
+            return crate::host::stream::record_gpu(unsafe {
+                crate::gpu::stream::memset_zero_async(dst, self.bytes(), s)
+            });
         }
         let done = Done::new();
         let deps = self.pending().add_write(&done);

@@ -14,11 +14,11 @@ use std::sync::Arc;
 use crate::device::DeviceCopy;
 use crate::host::config::{self, Config};
 use crate::host::devices::{self, Done};
+use crate::host::launch_desc::{KernelInfo, LaunchConfig};
 use crate::host::mem::buffer::DeviceBuffer;
 use crate::host::mem::slice::{KernelArg, KernelArgMut};
 use crate::host::report::error::Error;
 use crate::host::report::last_error;
-use crate::host::launch_desc::{KernelInfo, LaunchConfig};
 use crate::host::stream::Stream;
 
 /// A launch being queued on a stream.
@@ -158,7 +158,9 @@ pub fn launch_on_gpu_stream(
         let g = stream.gpu.as_ref()?;
         // Not in a closure, so that the launch site reaches `gpu::stream::launch`.
         let r = match config::effective() {
-            Ok(c) => crate::gpu::stream::launch(kernel, ptx, cfg, c.get_max_shared_bytes(), args, g, c.get_launch_blocking()),
+            Ok(c) => {
+                crate::gpu::stream::launch(kernel, ptx, cfg, c.get_max_shared_bytes(), args, g, c.get_launch_blocking())
+            }
             Err(e) => Err(e),
         };
         if let Err(e) = &r {

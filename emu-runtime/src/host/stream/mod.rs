@@ -82,8 +82,9 @@ impl Stream {
     pub fn default_stream() -> Stream {
         let c = config::effective().unwrap_or_default();
         #[cfg(feature = "gpu")]
-        let gpu = (c.get_target() == config::Target::Gpu)
-            .then(|| Arc::new(crate::gpu::stream::default_stream(c.get_default_stream() == config::DefaultStream::PerThread)));
+        let gpu = (c.get_target() == config::Target::Gpu).then(|| {
+            Arc::new(crate::gpu::stream::default_stream(c.get_default_stream() == config::DefaultStream::PerThread))
+        });
         match queue::default_stream(&c) {
             Ok(shared) => Stream {
                 shared,

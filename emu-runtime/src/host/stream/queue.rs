@@ -77,7 +77,8 @@ struct DeviceQueues {
 
 fn queues(device: u32) -> &'static Mutex<DeviceQueues> {
     static QUEUES: OnceLock<Vec<Mutex<DeviceQueues>>> = OnceLock::new();
-    &QUEUES.get_or_init(|| (0..devices::count()).map(|_| Mutex::new(DeviceQueues::default())).collect())[device as usize]
+    &QUEUES.get_or_init(|| (0..devices::count()).map(|_| Mutex::new(DeviceQueues::default())).collect())
+        [device as usize]
 }
 
 /// Whether any stream exists yet: until then the synchronous launch skips the queues.

@@ -79,7 +79,12 @@ fn thread_reduce(input: &[i32; ITEMS_PER_THREAD]) -> i32 {
 
 /// internal::ThreadScanExclusive (cub/thread/thread_scan.cuh) with cub::Sum.
 #[device]
-fn thread_scan_exclusive(input: &[i32; ITEMS_PER_THREAD], output: &mut [i32; ITEMS_PER_THREAD], prefix: i32, apply_prefix: bool) -> i32 {
+fn thread_scan_exclusive(
+    input: &[i32; ITEMS_PER_THREAD],
+    output: &mut [i32; ITEMS_PER_THREAD],
+    prefix: i32,
+    apply_prefix: bool,
+) -> i32 {
     let mut inclusive: i32 = input[0];
     if apply_prefix {
         inclusive = prefix + inclusive;
@@ -106,7 +111,12 @@ fn load_direct_striped(linear_tid: i32, block_itr: &[i32], block_offset: i32, it
 
 /// LoadDirectWarpStriped (cub/block/block_load.cuh).
 #[device]
-fn load_direct_warp_striped(linear_tid: i32, block_itr: &[i32], block_offset: i32, items: &mut [i32; ITEMS_PER_THREAD]) {
+fn load_direct_warp_striped(
+    linear_tid: i32,
+    block_itr: &[i32],
+    block_offset: i32,
+    items: &mut [i32; ITEMS_PER_THREAD],
+) {
     let tid: i32 = linear_tid & (WARP_THREADS - 1);
     let wid: i32 = linear_tid >> LOG_WARP_THREADS;
     let warp_offset: i32 = wid * WARP_THREADS * ITEMS_PER_THREAD as i32;
@@ -119,7 +129,12 @@ fn load_direct_warp_striped(linear_tid: i32, block_itr: &[i32], block_offset: i3
 
 /// StoreDirectWarpStriped (cub/block/block_store.cuh).
 #[device]
-fn store_direct_warp_striped(linear_tid: i32, block_itr: &mut [i32], block_offset: i32, items: &[i32; ITEMS_PER_THREAD]) {
+fn store_direct_warp_striped(
+    linear_tid: i32,
+    block_itr: &mut [i32],
+    block_offset: i32,
+    items: &[i32; ITEMS_PER_THREAD],
+) {
     let tid: i32 = linear_tid & (WARP_THREADS - 1);
     let wid: i32 = linear_tid >> LOG_WARP_THREADS;
     let warp_offset: i32 = wid * WARP_THREADS * ITEMS_PER_THREAD as i32;
@@ -132,7 +147,12 @@ fn store_direct_warp_striped(linear_tid: i32, block_itr: &mut [i32], block_offse
 
 /// BlockExchange<int, 256, 4>::WarpStripedToBlocked, no time slicing, no padding.
 #[device]
-fn warp_striped_to_blocked(temp_storage: Shared<i32>, linear_tid: i32, input_items: &[i32; ITEMS_PER_THREAD], output_items: &mut [i32; ITEMS_PER_THREAD]) {
+fn warp_striped_to_blocked(
+    temp_storage: Shared<i32>,
+    linear_tid: i32,
+    input_items: &[i32; ITEMS_PER_THREAD],
+    output_items: &mut [i32; ITEMS_PER_THREAD],
+) {
     let lane_id: i32 = linear_tid & (WARP_THREADS - 1);
     let warp_id: i32 = linear_tid >> LOG_WARP_THREADS;
     let warp_offset: i32 = warp_id * WARP_THREADS * ITEMS_PER_THREAD as i32;
@@ -152,7 +172,12 @@ fn warp_striped_to_blocked(temp_storage: Shared<i32>, linear_tid: i32, input_ite
 
 /// BlockExchange<int, 256, 4>::BlockedToWarpStriped, no time slicing, no padding.
 #[device]
-fn blocked_to_warp_striped(temp_storage: Shared<i32>, linear_tid: i32, input_items: &[i32; ITEMS_PER_THREAD], output_items: &mut [i32; ITEMS_PER_THREAD]) {
+fn blocked_to_warp_striped(
+    temp_storage: Shared<i32>,
+    linear_tid: i32,
+    input_items: &[i32; ITEMS_PER_THREAD],
+    output_items: &mut [i32; ITEMS_PER_THREAD],
+) {
     let lane_id: i32 = linear_tid & (WARP_THREADS - 1);
     let warp_id: i32 = linear_tid >> LOG_WARP_THREADS;
     let warp_offset: i32 = warp_id * WARP_THREADS * ITEMS_PER_THREAD as i32;
@@ -187,7 +212,13 @@ fn inclusive_scan_step(input: i32, lane_id: i32, first_lane: i32, offset: i32) -
 
 /// WarpScanShfl<int, 32>::ExclusiveScan(input, exclusive, initial_value, cub::Sum, warp_aggregate).
 #[device]
-fn warp_scan_exclusive(lane_id: i32, input: i32, exclusive_output: &mut i32, initial_value: i32, warp_aggregate: &mut i32) {
+fn warp_scan_exclusive(
+    lane_id: i32,
+    input: i32,
+    exclusive_output: &mut i32,
+    initial_value: i32,
+    warp_aggregate: &mut i32,
+) {
     // InclusiveScan
     let mut inclusive: i32 = input;
     let segment_first_lane: i32 = 0;
@@ -207,7 +238,14 @@ fn warp_scan_exclusive(lane_id: i32, input: i32, exclusive_output: &mut i32, ini
 
 /// BlockReduceWarpReductions::ApplyWarpAggregates<FULL_TILE = true>.
 #[device]
-fn apply_warp_aggregates(warp_aggregates: Shared<i32>, linear_tid: i32, lane_id: i32, warp_id: i32, warp_aggregate: i32, num_valid: i32) -> i32 {
+fn apply_warp_aggregates(
+    warp_aggregates: Shared<i32>,
+    linear_tid: i32,
+    lane_id: i32,
+    warp_id: i32,
+    warp_aggregate: i32,
+    num_valid: i32,
+) -> i32 {
     let mut warp_aggregate = warp_aggregate;
     // Share lane aggregates
     if lane_id == 0 {
@@ -280,7 +318,12 @@ impl BlockReduce {
         };
         // The example's input: i % 17.
         let x: Vec<i32> = (0..tiles * TILE as usize).map(|i| (i % 17) as i32).collect();
-        Box::new(BlockReduce { dx: DeviceBuffer::from_slice(&x).unwrap(), dout: DeviceBuffer::zeroed(tiles).unwrap(), want: vec![0; tiles], x })
+        Box::new(BlockReduce {
+            dx: DeviceBuffer::from_slice(&x).unwrap(),
+            dout: DeviceBuffer::zeroed(tiles).unwrap(),
+            want: vec![0; tiles],
+            x,
+        })
     }
 }
 
@@ -345,7 +388,13 @@ fn upsweep(raking_grid: Shared<i32>, linear_tid: i32, cached_segment: &mut [i32;
 
 /// BlockScanRaking::ExclusiveDownsweep (not MEMOIZE: the segment is read again).
 #[device]
-fn exclusive_downsweep(raking_grid: Shared<i32>, linear_tid: i32, cached_segment: &mut [i32; SEGMENT_LENGTH as usize], raking_partial: i32, apply_prefix: bool) {
+fn exclusive_downsweep(
+    raking_grid: Shared<i32>,
+    linear_tid: i32,
+    cached_segment: &mut [i32; SEGMENT_LENGTH as usize],
+    raking_partial: i32,
+    apply_prefix: bool,
+) {
     let smem_raking_ptr: i32 = raking_ptr(linear_tid);
 
     // Read data back into registers
@@ -376,7 +425,13 @@ fn exclusive_downsweep(raking_grid: Shared<i32>, linear_tid: i32, cached_segment
 /// `temp_storage` is BlockScanRaking's: the raking grid, then the block aggregate (the warp
 /// scan's storage is empty).
 #[device]
-fn block_scan_raking_exclusive_scan(temp_storage: Shared<i32>, input: i32, output: &mut i32, initial_value: i32, block_aggregate: &mut i32) {
+fn block_scan_raking_exclusive_scan(
+    temp_storage: Shared<i32>,
+    input: i32,
+    output: &mut i32,
+    initial_value: i32,
+    block_aggregate: &mut i32,
+) {
     let linear_tid: i32 = thread_idx().x as i32;
     let mut cached_segment = [0i32; SEGMENT_LENGTH as usize];
 
@@ -394,7 +449,13 @@ fn block_scan_raking_exclusive_scan(temp_storage: Shared<i32>, input: i32, outpu
 
         // Warp-synchronous scan
         let mut exclusive_partial: i32 = 0;
-        warp_scan_exclusive(deviceemu::lane_id() as i32, upsweep_partial, &mut exclusive_partial, initial_value, block_aggregate);
+        warp_scan_exclusive(
+            deviceemu::lane_id() as i32,
+            upsweep_partial,
+            &mut exclusive_partial,
+            initial_value,
+            block_aggregate,
+        );
 
         // Exclusive raking downsweep scan
         exclusive_downsweep(raking_grid, linear_tid, &mut cached_segment, exclusive_partial, true);

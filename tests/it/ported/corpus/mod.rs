@@ -34,7 +34,17 @@
 //!   write), marked `Volta:`.
 //!
 //! Each kernel's module cites its source: repository, commit and file.
-#![allow(dead_code, unreachable_pub, clippy::all, non_snake_case, unused_parens, unused_assignments, unused_mut, unused_variables, non_upper_case_globals)]
+#![allow(
+    dead_code,
+    unreachable_pub,
+    clippy::all,
+    non_snake_case,
+    unused_parens,
+    unused_assignments,
+    unused_mut,
+    unused_variables,
+    non_upper_case_globals
+)]
 
 pub mod cub;
 pub mod parboil;
@@ -96,7 +106,13 @@ pub fn same_f32(what: &str, got: &[f32], want: &[f32]) -> Result<(), String> {
     let bad: Vec<usize> = (0..got.len()).filter(|&i| got[i].to_bits() != want[i].to_bits()).collect();
     match bad.first() {
         None => Ok(()),
-        Some(&i) => Err(format!("{what}: {} of {} elements differ; first at {i}: {} against {}", bad.len(), got.len(), got[i], want[i])),
+        Some(&i) => Err(format!(
+            "{what}: {} of {} elements differ; first at {i}: {} against {}",
+            bad.len(),
+            got.len(),
+            got[i],
+            want[i]
+        )),
     }
 }
 
@@ -108,7 +124,13 @@ pub fn same<T: PartialEq + std::fmt::Debug>(what: &str, got: &[T], want: &[T]) -
     let bad: Vec<usize> = (0..got.len()).filter(|&i| got[i] != want[i]).collect();
     match bad.first() {
         None => Ok(()),
-        Some(&i) => Err(format!("{what}: {} of {} elements differ; first at {i}: {:?} against {:?}", bad.len(), got.len(), got[i], want[i])),
+        Some(&i) => Err(format!(
+            "{what}: {} of {} elements differ; first at {i}: {:?} against {:?}",
+            bad.len(),
+            got.len(),
+            got[i],
+            want[i]
+        )),
     }
 }
 

@@ -9,11 +9,41 @@ use super::{same, same_f32, Case, Entry, Rng, Size};
 
 pub fn entries() -> Vec<Entry> {
     vec![
-        Entry { name: "parboil_sgemm", suite: "Parboil", original: "sgemm/src/cuda/sgemm_kernel.cu: mysgemmNT", barriers: true, make: Sgemm::make },
-        Entry { name: "parboil_stencil", suite: "Parboil", original: "stencil/src/cuda/kernels.cu: block2D_hybrid_coarsen_x", barriers: true, make: Stencil::make },
-        Entry { name: "parboil_histo_prescan", suite: "Parboil", original: "histo/src/cuda/histo_prescan.cu: histo_prescan_kernel", barriers: true, make: HistoPrescan::make },
-        Entry { name: "parboil_histo_main", suite: "Parboil", original: "histo/src/cuda/histo_main.cu: histo_main_kernel", barriers: true, make: HistoMain::make },
-        Entry { name: "parboil_mri_q", suite: "Parboil", original: "mri-q/src/cuda/computeQ.cu: ComputeQ_GPU", barriers: false, make: MriQ::make },
+        Entry {
+            name: "parboil_sgemm",
+            suite: "Parboil",
+            original: "sgemm/src/cuda/sgemm_kernel.cu: mysgemmNT",
+            barriers: true,
+            make: Sgemm::make,
+        },
+        Entry {
+            name: "parboil_stencil",
+            suite: "Parboil",
+            original: "stencil/src/cuda/kernels.cu: block2D_hybrid_coarsen_x",
+            barriers: true,
+            make: Stencil::make,
+        },
+        Entry {
+            name: "parboil_histo_prescan",
+            suite: "Parboil",
+            original: "histo/src/cuda/histo_prescan.cu: histo_prescan_kernel",
+            barriers: true,
+            make: HistoPrescan::make,
+        },
+        Entry {
+            name: "parboil_histo_main",
+            suite: "Parboil",
+            original: "histo/src/cuda/histo_main.cu: histo_main_kernel",
+            barriers: true,
+            make: HistoMain::make,
+        },
+        Entry {
+            name: "parboil_mri_q",
+            suite: "Parboil",
+            original: "mri-q/src/cuda/computeQ.cu: ComputeQ_GPU",
+            barriers: false,
+            make: MriQ::make,
+        },
     ]
 }
 
@@ -180,10 +210,12 @@ pub fn parboil_stencil(c0: f32, c1: f32, A0: &[f32], Anext: &mut [f32], nx: i32,
 
         if w_region {
             a_up = if y_h_bound { A0[Index3D!(nx, ny, i, j + 1, k)] } else { sh_A0[sh_id + 2 * block_dim().x as i32] };
-            a_down = if y_l_bound { A0[Index3D!(nx, ny, i, j - 1, k)] } else { sh_A0[sh_id - 2 * block_dim().x as i32] };
+            a_down =
+                if y_l_bound { A0[Index3D!(nx, ny, i, j - 1, k)] } else { sh_A0[sh_id - 2 * block_dim().x as i32] };
             a_left_right = if x_l_bound { A0[Index3D!(nx, ny, i - 1, j, k)] } else { sh_A0[sh_id - 1] };
 
-            Anext[Index3D!(nx, ny, i, j, k)] = (top + bottom + a_up + a_down + sh_A0[sh_id + 1] + a_left_right) * c1 - sh_A0[sh_id] * c0;
+            Anext[Index3D!(nx, ny, i, j, k)] =
+                (top + bottom + a_up + a_down + sh_A0[sh_id + 1] + a_left_right) * c1 - sh_A0[sh_id] * c0;
         }
 
         //load another block
@@ -192,11 +224,14 @@ pub fn parboil_stencil(c0: f32, c1: f32, A0: &[f32], Anext: &mut [f32], nx: i32,
         }
 
         if w_region2 {
-            a_up = if y_h_bound { A0[Index3D!(nx, ny, i2, j + 1, k)] } else { sh_A0[sh_id2 + 2 * block_dim().x as i32] };
-            a_down = if y_l_bound { A0[Index3D!(nx, ny, i2, j - 1, k)] } else { sh_A0[sh_id2 - 2 * block_dim().x as i32] };
+            a_up =
+                if y_h_bound { A0[Index3D!(nx, ny, i2, j + 1, k)] } else { sh_A0[sh_id2 + 2 * block_dim().x as i32] };
+            a_down =
+                if y_l_bound { A0[Index3D!(nx, ny, i2, j - 1, k)] } else { sh_A0[sh_id2 - 2 * block_dim().x as i32] };
             a_left_right = if x_h_bound { A0[Index3D!(nx, ny, i2 + 1, j, k)] } else { sh_A0[sh_id2 + 1] };
 
-            Anext[Index3D!(nx, ny, i2, j, k)] = (top2 + bottom2 + a_up + a_down + a_left_right + sh_A0[sh_id2 - 1]) * c1 - sh_A0[sh_id2] * c0;
+            Anext[Index3D!(nx, ny, i2, j, k)] =
+                (top2 + bottom2 + a_up + a_down + a_left_right + sh_A0[sh_id2 - 1]) * c1 - sh_A0[sh_id2] * c0;
         }
 
         //swap data
@@ -251,7 +286,12 @@ impl Case for Stencil {
         for k in 1..nz - 1 {
             for j in 1..ny - 1 {
                 for i in 1..nx - 1 {
-                    let sum = at(i, j, k + 1) + at(i, j, k - 1) + at(i, j + 1, k) + at(i, j - 1, k) + at(i + 1, j, k) + at(i - 1, j, k);
+                    let sum = at(i, j, k + 1)
+                        + at(i, j, k - 1)
+                        + at(i, j + 1, k)
+                        + at(i, j - 1, k)
+                        + at(i + 1, j, k)
+                        + at(i - 1, j, k);
                     self.want[i + nx * (j + ny * k)] = sum * c1 - at(i, j, k) * c0;
                 }
             }
@@ -310,8 +350,14 @@ pub fn parboil_histo_prescan(input: &[u32], size: i32, minmax: &mut [u32]) {
     macro_rules! SUM {
         ($stride__:expr) => {
             if thread_idx().x < $stride__ {
-                Avg.store((thread_idx().x) as usize, Avg.load(thread_idx().x as usize) + Avg.load((thread_idx().x + $stride__) as usize));
-                StdDev.store((thread_idx().x) as usize, StdDev.load(thread_idx().x as usize) + StdDev.load((thread_idx().x + $stride__) as usize));
+                Avg.store(
+                    (thread_idx().x) as usize,
+                    Avg.load(thread_idx().x as usize) + Avg.load((thread_idx().x + $stride__) as usize),
+                );
+                StdDev.store(
+                    (thread_idx().x) as usize,
+                    StdDev.load(thread_idx().x as usize) + StdDev.load((thread_idx().x + $stride__) as usize),
+                );
             }
         };
     }
@@ -662,7 +708,11 @@ impl HistoMain {
                     30000 + r.below(4) as u32
                 } else if p < 45 {
                     let b = r.below(2 * BINS_PER_BLOCK as u64) as u32;
-                    if b < BINS_PER_BLOCK { b } else { b + 2 * BINS_PER_BLOCK }
+                    if b < BINS_PER_BLOCK {
+                        b
+                    } else {
+                        b + 2 * BINS_PER_BLOCK
+                    }
                 } else {
                     BINS_PER_BLOCK + r.below(2 * BINS_PER_BLOCK as u64) as u32
                 };
@@ -785,7 +835,8 @@ unsafe impl DeviceCopy for kValues {}
 /* Values in the k-space coordinate system are stored in constant memory
  * on the GPU */
 #[constant]
-static ck: [kValues; KERNEL_Q_K_ELEMS_PER_GRID as usize] = [kValues { Kx: 0.0, Ky: 0.0, Kz: 0.0, PhiMag: 0.0 }; KERNEL_Q_K_ELEMS_PER_GRID as usize];
+static ck: [kValues; KERNEL_Q_K_ELEMS_PER_GRID as usize] =
+    [kValues { Kx: 0.0, Ky: 0.0, Kz: 0.0, PhiMag: 0.0 }; KERNEL_Q_K_ELEMS_PER_GRID as usize];
 
 #[kernel]
 pub fn parboil_mri_q(numK: i32, kGlobalIndex: i32, x: &[f32], y: &[f32], z: &[f32], Qr: &mut [f32], Qi: &mut [f32]) {
@@ -818,12 +869,14 @@ pub fn parboil_mri_q(numK: i32, kGlobalIndex: i32, x: &[f32], y: &[f32], z: &[f3
     }
 
     while (kIndex < KERNEL_Q_K_ELEMS_PER_GRID) && (kGlobalIndex < numK) {
-        let expArg: f32 = PIx2 * (ck[kIndex as usize].Kx * sX + ck[kIndex as usize].Ky * sY + ck[kIndex as usize].Kz * sZ);
+        let expArg: f32 =
+            PIx2 * (ck[kIndex as usize].Kx * sX + ck[kIndex as usize].Ky * sY + ck[kIndex as usize].Kz * sZ);
         sQr += ck[kIndex as usize].PhiMag * cosf(expArg);
         sQi += ck[kIndex as usize].PhiMag * sinf(expArg);
 
         let kIndex1: i32 = kIndex + 1;
-        let expArg1: f32 = PIx2 * (ck[kIndex1 as usize].Kx * sX + ck[kIndex1 as usize].Ky * sY + ck[kIndex1 as usize].Kz * sZ);
+        let expArg1: f32 =
+            PIx2 * (ck[kIndex1 as usize].Kx * sX + ck[kIndex1 as usize].Ky * sY + ck[kIndex1 as usize].Kz * sZ);
         sQr += ck[kIndex1 as usize].PhiMag * cosf(expArg1);
         sQi += ck[kIndex1 as usize].PhiMag * sinf(expArg1);
         kIndex += 2;
@@ -852,7 +905,8 @@ impl MriQ {
             Size::Bench => (256, 2048),
         };
         let mut r = Rng::new(24);
-        let k: Vec<kValues> = (0..num_k).map(|_| kValues { Kx: r.f32(), Ky: r.f32(), Kz: r.f32(), PhiMag: r.f32() }).collect();
+        let k: Vec<kValues> =
+            (0..num_k).map(|_| kValues { Kx: r.f32(), Ky: r.f32(), Kz: r.f32(), PhiMag: r.f32() }).collect();
         let xyz = [r.f32s(num_x), r.f32s(num_x), r.f32s(num_x)];
         let q0 = r.f32s(num_x);
         Box::new(MriQ {

@@ -11,9 +11,27 @@ use super::{same_f32, Case, Entry, Rng, Size};
 
 pub fn entries() -> Vec<Entry> {
     vec![
-        Entry { name: "polybench_gemm", suite: "PolyBench/GPU", original: "CUDA/GEMM/gemm.cu: gemm_kernel", barriers: false, make: Gemm::make },
-        Entry { name: "polybench_conv2d", suite: "PolyBench/GPU", original: "CUDA/2DCONV/2DConvolution.cu: convolution2D_kernel", barriers: false, make: Conv2d::make },
-        Entry { name: "polybench_jacobi2d", suite: "PolyBench/GPU", original: "CUDA/JACOBI2D/jacobi2D.cu: runJacobiCUDA_kernel1", barriers: false, make: Jacobi2d::make },
+        Entry {
+            name: "polybench_gemm",
+            suite: "PolyBench/GPU",
+            original: "CUDA/GEMM/gemm.cu: gemm_kernel",
+            barriers: false,
+            make: Gemm::make,
+        },
+        Entry {
+            name: "polybench_conv2d",
+            suite: "PolyBench/GPU",
+            original: "CUDA/2DCONV/2DConvolution.cu: convolution2D_kernel",
+            barriers: false,
+            make: Conv2d::make,
+        },
+        Entry {
+            name: "polybench_jacobi2d",
+            suite: "PolyBench/GPU",
+            original: "CUDA/JACOBI2D/jacobi2D.cu: runJacobiCUDA_kernel1",
+            barriers: false,
+            make: Jacobi2d::make,
+        },
     ]
 }
 
@@ -151,7 +169,13 @@ impl Conv2d {
             Size::Bench => (CONV_NI, CONV_NJ),
         };
         let a = Rng::new(61).f32s((CONV_NI * CONV_NJ) as usize);
-        Box::new(Conv2d { da: DeviceBuffer::from_slice(&a).unwrap(), db: DeviceBuffer::zeroed(a.len()).unwrap(), want: vec![0.0; a.len()], a, bounds })
+        Box::new(Conv2d {
+            da: DeviceBuffer::from_slice(&a).unwrap(),
+            db: DeviceBuffer::zeroed(a.len()).unwrap(),
+            want: vec![0.0; a.len()],
+            a,
+            bounds,
+        })
     }
 }
 
@@ -159,11 +183,13 @@ impl Case for Conv2d {
     fn launch(&mut self) {
         let grid = ((CONV_NI as u32).div_ceil(DIM_THREAD_BLOCK_X), (CONV_NJ as u32).div_ceil(DIM_THREAD_BLOCK_Y));
         let (ni, nj) = self.bounds;
-        launch!(polybench_conv2d<<<grid, (DIM_THREAD_BLOCK_X, DIM_THREAD_BLOCK_Y)>>>(ni, nj, &self.da, &mut self.db)).unwrap();
+        launch!(polybench_conv2d<<<grid, (DIM_THREAD_BLOCK_X, DIM_THREAD_BLOCK_Y)>>>(ni, nj, &self.da, &mut self.db))
+            .unwrap();
     }
     fn serial(&mut self) {
         let (ni, nj) = self.bounds;
-        let (c11, c21, c31, c12, c22, c32, c13, c23, c33) = (0.2f32, 0.5f32, -0.8f32, -0.3f32, 0.6f32, -0.9f32, 0.4f32, 0.7f32, 0.10f32);
+        let (c11, c21, c31, c12, c22, c32, c13, c23, c33) =
+            (0.2f32, 0.5f32, -0.8f32, -0.3f32, 0.6f32, -0.9f32, 0.4f32, 0.7f32, 0.10f32);
         let a = |i: i32, j: i32| self.a[(i * CONV_NJ + j) as usize];
         for i in 1..ni - 1 {
             for j in 1..nj - 1 {
@@ -195,7 +221,8 @@ pub fn polybench_jacobi2d(n: i32, A: &[f32], B: &mut [f32]) {
     let j: i32 = (block_idx().x * block_dim().x + thread_idx().x) as i32;
 
     if (i >= 1) && (i < (n - 1)) && (j >= 1) && (j < (n - 1)) {
-        B[i * N + j] = 0.2f32 * (A[i * N + j] + A[i * N + (j - 1)] + A[i * N + (1 + j)] + A[(1 + i) * N + j] + A[(i - 1) * N + j]);
+        B[i * N + j] =
+            0.2f32 * (A[i * N + j] + A[i * N + (j - 1)] + A[i * N + (1 + j)] + A[(1 + i) * N + j] + A[(i - 1) * N + j]);
     }
 }
 
@@ -214,20 +241,28 @@ impl Jacobi2d {
             Size::Bench => N,
         };
         let a = Rng::new(62).f32s((N * N) as usize);
-        Box::new(Jacobi2d { da: DeviceBuffer::from_slice(&a).unwrap(), db: DeviceBuffer::zeroed(a.len()).unwrap(), want: vec![0.0; a.len()], a, n })
+        Box::new(Jacobi2d {
+            da: DeviceBuffer::from_slice(&a).unwrap(),
+            db: DeviceBuffer::zeroed(a.len()).unwrap(),
+            want: vec![0.0; a.len()],
+            a,
+            n,
+        })
     }
 }
 
 impl Case for Jacobi2d {
     fn launch(&mut self) {
         let grid = ((N as u32).div_ceil(DIM_THREAD_BLOCK_X), (N as u32).div_ceil(DIM_THREAD_BLOCK_Y));
-        launch!(polybench_jacobi2d<<<grid, (DIM_THREAD_BLOCK_X, DIM_THREAD_BLOCK_Y)>>>(self.n, &self.da, &mut self.db)).unwrap();
+        launch!(polybench_jacobi2d<<<grid, (DIM_THREAD_BLOCK_X, DIM_THREAD_BLOCK_Y)>>>(self.n, &self.da, &mut self.db))
+            .unwrap();
     }
     fn serial(&mut self) {
         let a = |i: i32, j: i32| self.a[(i * N + j) as usize];
         for i in 1..self.n - 1 {
             for j in 1..self.n - 1 {
-                self.want[(i * N + j) as usize] = 0.2f32 * (a(i, j) + a(i, j - 1) + a(i, 1 + j) + a(1 + i, j) + a(i - 1, j));
+                self.want[(i * N + j) as usize] =
+                    0.2f32 * (a(i, j) + a(i, j - 1) + a(i, 1 + j) + a(1 + i, j) + a(i - 1, j));
             }
         }
     }

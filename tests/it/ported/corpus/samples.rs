@@ -12,22 +12,118 @@ use super::{same, same_f32, Case, Entry, Rng, Size};
 
 pub fn entries() -> Vec<Entry> {
     vec![
-        Entry { name: "samples_reduce0", suite: "cuda-samples", original: "reduction/reduction_kernel.cu: reduce0<float>", barriers: true, make: |s| Reduce::make(s, 0) },
-        Entry { name: "samples_reduce1", suite: "cuda-samples", original: "reduction/reduction_kernel.cu: reduce1<float>", barriers: true, make: |s| Reduce::make(s, 1) },
-        Entry { name: "samples_reduce2", suite: "cuda-samples", original: "reduction/reduction_kernel.cu: reduce2<float>", barriers: true, make: |s| Reduce::make(s, 2) },
-        Entry { name: "samples_reduce3", suite: "cuda-samples", original: "reduction/reduction_kernel.cu: reduce3<float>", barriers: true, make: |s| Reduce::make(s, 3) },
-        Entry { name: "samples_reduce4", suite: "cuda-samples", original: "reduction/reduction_kernel.cu: reduce4<float, 256>", barriers: true, make: |s| Reduce::make(s, 4) },
-        Entry { name: "samples_reduce6", suite: "cuda-samples", original: "reduction/reduction_kernel.cu: reduce6<float, 256, true>", barriers: true, make: |s| Reduce::make(s, 6) },
-        Entry { name: "samples_transpose_coalesced", suite: "cuda-samples", original: "transpose/transpose.cu: transposeCoalesced", barriers: true, make: |s| Transpose::make(s, false) },
-        Entry { name: "samples_transpose_nbc", suite: "cuda-samples", original: "transpose/transpose.cu: transposeNoBankConflicts", barriers: true, make: |s| Transpose::make(s, true) },
-        Entry { name: "samples_matrix_mul", suite: "cuda-samples", original: "matrixMul/matrixMul.cu: MatrixMulCUDA<32>", barriers: true, make: MatrixMul::make },
-        Entry { name: "samples_conv_rows", suite: "cuda-samples", original: "convolutionSeparable/convolutionSeparable.cu: convolutionRowsKernel", barriers: true, make: |s| Conv::make(s, true) },
-        Entry { name: "samples_conv_cols", suite: "cuda-samples", original: "convolutionSeparable/convolutionSeparable.cu: convolutionColumnsKernel", barriers: true, make: |s| Conv::make(s, false) },
-        Entry { name: "samples_histogram256", suite: "cuda-samples", original: "histogram/histogram256.cu: histogram256Kernel", barriers: true, make: Histogram256::make },
-        Entry { name: "samples_merge_histogram256", suite: "cuda-samples", original: "histogram/histogram256.cu: mergeHistogram256Kernel", barriers: true, make: MergeHistogram256::make },
-        Entry { name: "samples_bitonic_sort", suite: "cuda-samples", original: "sortingNetworks/bitonicSort.cu: bitonicSortShared", barriers: true, make: Bitonic::make },
-        Entry { name: "samples_scan_exclusive", suite: "cuda-samples", original: "scan/scan.cu: scanExclusiveShared", barriers: true, make: ScanExclusive::make },
-        Entry { name: "samples_uniform_update", suite: "cuda-samples", original: "scan/scan.cu: uniformUpdate", barriers: true, make: UniformUpdate::make },
+        Entry {
+            name: "samples_reduce0",
+            suite: "cuda-samples",
+            original: "reduction/reduction_kernel.cu: reduce0<float>",
+            barriers: true,
+            make: |s| Reduce::make(s, 0),
+        },
+        Entry {
+            name: "samples_reduce1",
+            suite: "cuda-samples",
+            original: "reduction/reduction_kernel.cu: reduce1<float>",
+            barriers: true,
+            make: |s| Reduce::make(s, 1),
+        },
+        Entry {
+            name: "samples_reduce2",
+            suite: "cuda-samples",
+            original: "reduction/reduction_kernel.cu: reduce2<float>",
+            barriers: true,
+            make: |s| Reduce::make(s, 2),
+        },
+        Entry {
+            name: "samples_reduce3",
+            suite: "cuda-samples",
+            original: "reduction/reduction_kernel.cu: reduce3<float>",
+            barriers: true,
+            make: |s| Reduce::make(s, 3),
+        },
+        Entry {
+            name: "samples_reduce4",
+            suite: "cuda-samples",
+            original: "reduction/reduction_kernel.cu: reduce4<float, 256>",
+            barriers: true,
+            make: |s| Reduce::make(s, 4),
+        },
+        Entry {
+            name: "samples_reduce6",
+            suite: "cuda-samples",
+            original: "reduction/reduction_kernel.cu: reduce6<float, 256, true>",
+            barriers: true,
+            make: |s| Reduce::make(s, 6),
+        },
+        Entry {
+            name: "samples_transpose_coalesced",
+            suite: "cuda-samples",
+            original: "transpose/transpose.cu: transposeCoalesced",
+            barriers: true,
+            make: |s| Transpose::make(s, false),
+        },
+        Entry {
+            name: "samples_transpose_nbc",
+            suite: "cuda-samples",
+            original: "transpose/transpose.cu: transposeNoBankConflicts",
+            barriers: true,
+            make: |s| Transpose::make(s, true),
+        },
+        Entry {
+            name: "samples_matrix_mul",
+            suite: "cuda-samples",
+            original: "matrixMul/matrixMul.cu: MatrixMulCUDA<32>",
+            barriers: true,
+            make: MatrixMul::make,
+        },
+        Entry {
+            name: "samples_conv_rows",
+            suite: "cuda-samples",
+            original: "convolutionSeparable/convolutionSeparable.cu: convolutionRowsKernel",
+            barriers: true,
+            make: |s| Conv::make(s, true),
+        },
+        Entry {
+            name: "samples_conv_cols",
+            suite: "cuda-samples",
+            original: "convolutionSeparable/convolutionSeparable.cu: convolutionColumnsKernel",
+            barriers: true,
+            make: |s| Conv::make(s, false),
+        },
+        Entry {
+            name: "samples_histogram256",
+            suite: "cuda-samples",
+            original: "histogram/histogram256.cu: histogram256Kernel",
+            barriers: true,
+            make: Histogram256::make,
+        },
+        Entry {
+            name: "samples_merge_histogram256",
+            suite: "cuda-samples",
+            original: "histogram/histogram256.cu: mergeHistogram256Kernel",
+            barriers: true,
+            make: MergeHistogram256::make,
+        },
+        Entry {
+            name: "samples_bitonic_sort",
+            suite: "cuda-samples",
+            original: "sortingNetworks/bitonicSort.cu: bitonicSortShared",
+            barriers: true,
+            make: Bitonic::make,
+        },
+        Entry {
+            name: "samples_scan_exclusive",
+            suite: "cuda-samples",
+            original: "scan/scan.cu: scanExclusiveShared",
+            barriers: true,
+            make: ScanExclusive::make,
+        },
+        Entry {
+            name: "samples_uniform_update",
+            suite: "cuda-samples",
+            original: "scan/scan.cu: uniformUpdate",
+            barriers: true,
+            make: UniformUpdate::make,
+        },
     ]
 }
 
@@ -528,7 +624,15 @@ impl Transpose {
             Size::Bench => (256, 256),
         };
         let x = Rng::new(40).f32s(w * h);
-        Box::new(Transpose { nbc, dx: DeviceBuffer::from_slice(&x).unwrap(), dout: DeviceBuffer::zeroed(w * h).unwrap(), x, w, h, want: vec![0.0; w * h] })
+        Box::new(Transpose {
+            nbc,
+            dx: DeviceBuffer::from_slice(&x).unwrap(),
+            dout: DeviceBuffer::zeroed(w * h).unwrap(),
+            x,
+            w,
+            h,
+            want: vec![0.0; w * h],
+        })
     }
 }
 
@@ -670,7 +774,8 @@ impl Case for MatrixMul {
     fn launch(&mut self) {
         let (ha, wa, wb) = self.dims;
         let grid = ((wb / 32) as u32, (ha / 32) as u32);
-        launch!(samples_matrix_mul<<<grid, (32, 32)>>>(&mut self.dc, &self.da, &self.db, wa as i32, wb as i32)).unwrap();
+        launch!(samples_matrix_mul<<<grid, (32, 32)>>>(&mut self.dc, &self.da, &self.db, wa as i32, wb as i32))
+            .unwrap();
     }
     fn serial(&mut self) {
         let (ha, wa, wb) = self.dims;
@@ -712,7 +817,8 @@ pub fn samples_conv_rows(d_Dst: &mut [f32], d_Src: &[f32], imageW: i32, imageH: 
     let s_Data = shared_array![[f32; ((ROWS_RESULT_STEPS + 2 * ROWS_HALO_STEPS) * ROWS_BLOCKDIM_X) as usize]; ROWS_BLOCKDIM_Y as usize];
 
     // Offset to the left halo edge
-    let baseX: i32 = (block_idx().x as i32 * ROWS_RESULT_STEPS - ROWS_HALO_STEPS) * ROWS_BLOCKDIM_X + thread_idx().x as i32;
+    let baseX: i32 =
+        (block_idx().x as i32 * ROWS_RESULT_STEPS - ROWS_HALO_STEPS) * ROWS_BLOCKDIM_X + thread_idx().x as i32;
     let baseY: i32 = block_idx().y as i32 * ROWS_BLOCKDIM_Y + thread_idx().y as i32;
 
     // deviceemu: `d_Src += baseY * pitch + baseX; d_Dst += ...` (pointer arithmetic, baseX
@@ -726,12 +832,14 @@ pub fn samples_conv_rows(d_Dst: &mut [f32], d_Src: &[f32], imageW: i32, imageH: 
 
     // Load left halo
     for i in 0..ROWS_HALO_STEPS {
-        s_Data[thread_idx().y][thread_idx().x as i32 + i * ROWS_BLOCKDIM_X] = if baseX >= -i * ROWS_BLOCKDIM_X { d_Src[d_off + i * ROWS_BLOCKDIM_X] } else { 0.0 };
+        s_Data[thread_idx().y][thread_idx().x as i32 + i * ROWS_BLOCKDIM_X] =
+            if baseX >= -i * ROWS_BLOCKDIM_X { d_Src[d_off + i * ROWS_BLOCKDIM_X] } else { 0.0 };
     }
 
     // Load right halo
     for i in ROWS_HALO_STEPS + ROWS_RESULT_STEPS..ROWS_HALO_STEPS + ROWS_RESULT_STEPS + ROWS_HALO_STEPS {
-        s_Data[thread_idx().y][thread_idx().x as i32 + i * ROWS_BLOCKDIM_X] = if imageW - baseX > i * ROWS_BLOCKDIM_X { d_Src[d_off + i * ROWS_BLOCKDIM_X] } else { 0.0 };
+        s_Data[thread_idx().y][thread_idx().x as i32 + i * ROWS_BLOCKDIM_X] =
+            if imageW - baseX > i * ROWS_BLOCKDIM_X { d_Src[d_off + i * ROWS_BLOCKDIM_X] } else { 0.0 };
     }
 
     // Compute and store results
@@ -741,7 +849,8 @@ pub fn samples_conv_rows(d_Dst: &mut [f32], d_Src: &[f32], imageW: i32, imageH: 
         let mut sum: f32 = 0.0;
 
         for j in -KERNEL_RADIUS..=KERNEL_RADIUS {
-            sum += c_Kernel[(KERNEL_RADIUS - j) as usize] * s_Data[thread_idx().y][thread_idx().x as i32 + i * ROWS_BLOCKDIM_X + j];
+            sum += c_Kernel[(KERNEL_RADIUS - j) as usize]
+                * s_Data[thread_idx().y][thread_idx().x as i32 + i * ROWS_BLOCKDIM_X + j];
         }
 
         d_Dst[d_off + i * ROWS_BLOCKDIM_X] = sum;
@@ -761,13 +870,15 @@ pub fn samples_conv_cols(d_Dst: &mut [f32], d_Src: &[f32], imageW: i32, imageH: 
 
     // Offset to the upper halo edge
     let baseX: i32 = block_idx().x as i32 * COLUMNS_BLOCKDIM_X + thread_idx().x as i32;
-    let baseY: i32 = (block_idx().y as i32 * COLUMNS_RESULT_STEPS - COLUMNS_HALO_STEPS) * COLUMNS_BLOCKDIM_Y + thread_idx().y as i32;
+    let baseY: i32 =
+        (block_idx().y as i32 * COLUMNS_RESULT_STEPS - COLUMNS_HALO_STEPS) * COLUMNS_BLOCKDIM_Y + thread_idx().y as i32;
     // deviceemu: `d_Src += baseY * pitch + baseX; d_Dst += ...` is an offset added to each index.
     let d_off: i32 = baseY * pitch + baseX;
 
     // Main data
     for i in COLUMNS_HALO_STEPS..COLUMNS_HALO_STEPS + COLUMNS_RESULT_STEPS {
-        s_Data[thread_idx().x][thread_idx().y as i32 + i * COLUMNS_BLOCKDIM_Y] = d_Src[d_off + i * COLUMNS_BLOCKDIM_Y * pitch];
+        s_Data[thread_idx().x][thread_idx().y as i32 + i * COLUMNS_BLOCKDIM_Y] =
+            d_Src[d_off + i * COLUMNS_BLOCKDIM_Y * pitch];
     }
 
     // Upper halo
@@ -788,7 +899,8 @@ pub fn samples_conv_cols(d_Dst: &mut [f32], d_Src: &[f32], imageW: i32, imageH: 
     for i in COLUMNS_HALO_STEPS..COLUMNS_HALO_STEPS + COLUMNS_RESULT_STEPS {
         let mut sum: f32 = 0.0;
         for j in -KERNEL_RADIUS..=KERNEL_RADIUS {
-            sum += c_Kernel[(KERNEL_RADIUS - j) as usize] * s_Data[thread_idx().x][thread_idx().y as i32 + i * COLUMNS_BLOCKDIM_Y + j];
+            sum += c_Kernel[(KERNEL_RADIUS - j) as usize]
+                * s_Data[thread_idx().x][thread_idx().y as i32 + i * COLUMNS_BLOCKDIM_Y + j];
         }
 
         d_Dst[d_off + i * COLUMNS_BLOCKDIM_Y * pitch] = sum;
@@ -816,7 +928,16 @@ impl Conv {
         let x = r.f32s(w * h);
         let mut taps = [0.0f32; KERNEL_LENGTH as usize];
         taps.iter_mut().for_each(|t| *t = r.f32());
-        Box::new(Conv { rows, dx: DeviceBuffer::from_slice(&x).unwrap(), dout: DeviceBuffer::zeroed(w * h).unwrap(), x, taps, w, h, want: vec![0.0; w * h] })
+        Box::new(Conv {
+            rows,
+            dx: DeviceBuffer::from_slice(&x).unwrap(),
+            dout: DeviceBuffer::zeroed(w * h).unwrap(),
+            x,
+            taps,
+            w,
+            h,
+            want: vec![0.0; w * h],
+        })
     }
 }
 
@@ -900,7 +1021,8 @@ pub fn samples_histogram256(d_PartialHistograms: &mut [u32], d_Data: &[u32], dat
     let s_Hist = shared_array![u32; HISTOGRAM256_THREADBLOCK_MEMORY as usize];
     // deviceemu: `s_Hist + (threadIdx.x >> LOG2_WARP_SIZE) * HISTOGRAM256_BIN_COUNT` (pointer
     // arithmetic) is row `warp` of the array seen as rows of HISTOGRAM256_BIN_COUNT.
-    let s_WarpHist = s_Hist.cast::<[u32; HISTOGRAM256_BIN_COUNT as usize]>().row((thread_idx().x >> LOG2_WARP_SIZE) as usize);
+    let s_WarpHist =
+        s_Hist.cast::<[u32; HISTOGRAM256_BIN_COUNT as usize]>().row((thread_idx().x >> LOG2_WARP_SIZE) as usize);
 
     // Clear shared memory storage for current threadblock before processing
     for i in 0..(HISTOGRAM256_THREADBLOCK_MEMORY / HISTOGRAM256_THREADBLOCK_SIZE) {
@@ -912,7 +1034,9 @@ pub fn samples_histogram256(d_PartialHistograms: &mut [u32], d_Data: &[u32], dat
 
     cta.sync();
 
-    for pos in (UMAD!(block_idx().x, block_dim().x, thread_idx().x)..dataCount).step_by(UMUL!(block_dim().x, grid_dim().x) as usize) {
+    for pos in (UMAD!(block_idx().x, block_dim().x, thread_idx().x)..dataCount)
+        .step_by(UMUL!(block_dim().x, grid_dim().x) as usize)
+    {
         let data: u32 = d_Data[pos];
         add_word(s_WarpHist, data, tag);
     }
@@ -946,7 +1070,12 @@ impl Histogram256 {
         };
         let data = Rng::new(43).u32s(n, u32::MAX);
         let len = (PARTIAL_HISTOGRAM256_COUNT * HISTOGRAM256_BIN_COUNT) as usize;
-        Box::new(Histogram256 { ddata: DeviceBuffer::from_slice(&data).unwrap(), dpartial: DeviceBuffer::zeroed(len).unwrap(), want: vec![0; len], data })
+        Box::new(Histogram256 {
+            ddata: DeviceBuffer::from_slice(&data).unwrap(),
+            dpartial: DeviceBuffer::zeroed(len).unwrap(),
+            want: vec![0; len],
+            data,
+        })
     }
 }
 
@@ -1013,7 +1142,13 @@ impl MergeHistogram256 {
             Size::Bench => 1024,
         };
         let partial = Rng::new(44).u32s(count as usize * 256, 1 << 16);
-        Box::new(MergeHistogram256 { dpartial: DeviceBuffer::from_slice(&partial).unwrap(), dhist: DeviceBuffer::zeroed(256).unwrap(), want: vec![0; 256], partial, count })
+        Box::new(MergeHistogram256 {
+            dpartial: DeviceBuffer::from_slice(&partial).unwrap(),
+            dhist: DeviceBuffer::zeroed(256).unwrap(),
+            want: vec![0; 256],
+            partial,
+            count,
+        })
     }
 }
 
@@ -1053,7 +1188,14 @@ fn comparator(keyA: &mut u32, valA: &mut u32, keyB: &mut u32, valB: &mut u32, di
 }
 
 #[kernel]
-pub fn samples_bitonic_sort(d_DstKey: &mut [u32], d_DstVal: &mut [u32], d_SrcKey: &[u32], d_SrcVal: &[u32], arrayLength: u32, dir: u32) {
+pub fn samples_bitonic_sort(
+    d_DstKey: &mut [u32],
+    d_DstVal: &mut [u32],
+    d_SrcKey: &[u32],
+    d_SrcVal: &[u32],
+    arrayLength: u32,
+    dir: u32,
+) {
     // Handle to thread block group
     let cta = cg::this_thread_block();
     // Shared memory storage for one or more short vectors
@@ -1078,7 +1220,13 @@ pub fn samples_bitonic_sort(d_DstKey: &mut [u32], d_DstVal: &mut [u32], d_SrcKey
         while stride > 0 {
             cta.sync();
             let pos: u32 = 2 * thread_idx().x - (thread_idx().x & (stride - 1));
-            comparator(&mut s_key[pos + 0], &mut s_val[pos + 0], &mut s_key[pos + stride], &mut s_val[pos + stride], ddd);
+            comparator(
+                &mut s_key[pos + 0],
+                &mut s_val[pos + 0],
+                &mut s_key[pos + stride],
+                &mut s_val[pos + stride],
+                ddd,
+            );
             stride >>= 1;
         }
         size <<= 1;
@@ -1090,7 +1238,13 @@ pub fn samples_bitonic_sort(d_DstKey: &mut [u32], d_DstVal: &mut [u32], d_SrcKey
         while stride > 0 {
             cta.sync();
             let pos: u32 = 2 * thread_idx().x - (thread_idx().x & (stride - 1));
-            comparator(&mut s_key[pos + 0], &mut s_val[pos + 0], &mut s_key[pos + stride], &mut s_val[pos + stride], dir);
+            comparator(
+                &mut s_key[pos + 0],
+                &mut s_val[pos + 0],
+                &mut s_key[pos + stride],
+                &mut s_val[pos + stride],
+                dir,
+            );
             stride >>= 1;
         }
     }
@@ -1278,14 +1432,20 @@ impl ScanExclusive {
             Size::Bench => 64 * 1024,
         };
         let x = Rng::new(46).u32s(n, 1 << 20);
-        Box::new(ScanExclusive { dx: DeviceBuffer::from_slice(&to_u4(&x)).unwrap(), dout: DeviceBuffer::zeroed(n / 4).unwrap(), want: vec![0; n], x })
+        Box::new(ScanExclusive {
+            dx: DeviceBuffer::from_slice(&to_u4(&x)).unwrap(),
+            dout: DeviceBuffer::zeroed(n / 4).unwrap(),
+            want: vec![0; n],
+            x,
+        })
     }
 }
 
 impl Case for ScanExclusive {
     fn launch(&mut self) {
         let blocks = self.x.len() as u32 / (4 * THREADBLOCK_SIZE);
-        launch!(samples_scan_exclusive<<<blocks, THREADBLOCK_SIZE>>>(&mut self.dout, &self.dx, 4 * THREADBLOCK_SIZE)).unwrap();
+        launch!(samples_scan_exclusive<<<blocks, THREADBLOCK_SIZE>>>(&mut self.dout, &self.dx, 4 * THREADBLOCK_SIZE))
+            .unwrap();
     }
     fn serial(&mut self) {
         for (b, x) in self.x.chunks(1024).enumerate() {
@@ -1340,7 +1500,14 @@ impl UniformUpdate {
         let mut r = Rng::new(47);
         let x = r.u32s(n, 1 << 20);
         let buffer = r.u32s(n / 1024, 1 << 20);
-        Box::new(UniformUpdate { dx: DeviceBuffer::from_slice(&to_u4(&x)).unwrap(), dbuf: DeviceBuffer::from_slice(&buffer).unwrap(), want: x.clone(), x4: to_u4(&x), x, buffer })
+        Box::new(UniformUpdate {
+            dx: DeviceBuffer::from_slice(&to_u4(&x)).unwrap(),
+            dbuf: DeviceBuffer::from_slice(&buffer).unwrap(),
+            want: x.clone(),
+            x4: to_u4(&x),
+            x,
+            buffer,
+        })
     }
 }
 
@@ -1348,7 +1515,8 @@ impl Case for UniformUpdate {
     fn launch(&mut self) {
         // The kernel adds in place: start from the same data each time.
         self.dx.copy_from_slice(&self.x4).unwrap();
-        launch!(samples_uniform_update<<<self.buffer.len() as u32, THREADBLOCK_SIZE>>>(&mut self.dx, &self.dbuf)).unwrap();
+        launch!(samples_uniform_update<<<self.buffer.len() as u32, THREADBLOCK_SIZE>>>(&mut self.dx, &self.dbuf))
+            .unwrap();
     }
     fn serial(&mut self) {
         self.want.copy_from_slice(&self.x);

@@ -7,16 +7,76 @@ use super::{same, same_f32, Case, Entry, Rng, Size};
 
 pub fn entries() -> Vec<Entry> {
     vec![
-        Entry { name: "shoc_reduce", suite: "SHOC", original: "reduction/reduction_kernel.h: reduce<float, 256>", barriers: true, make: Reduce::make },
-        Entry { name: "shoc_scan_reduce", suite: "SHOC", original: "scan/scan_kernel.h: reduce<float, 256>", barriers: true, make: ScanReduce::make },
-        Entry { name: "shoc_scan_bottom", suite: "SHOC", original: "scan/scan_kernel.h: bottom_scan<float, float4, 256>", barriers: true, make: BottomScan::make },
-        Entry { name: "shoc_stencil2d", suite: "SHOC", original: "stencil2d/CUDAStencilKernel.cu: StencilKernel<float>", barriers: true, make: Stencil2d::make },
-        Entry { name: "shoc_sort_blocks", suite: "SHOC", original: "sort/sort_kernel.cu: radixSortBlocks", barriers: true, make: SortBlocks::make },
-        Entry { name: "shoc_sort_offsets", suite: "SHOC", original: "sort/sort_kernel.cu: findRadixOffsets", barriers: true, make: SortOffsets::make },
-        Entry { name: "shoc_sort_reorder", suite: "SHOC", original: "sort/sort_kernel.cu: reorderData", barriers: true, make: SortReorder::make },
-        Entry { name: "shoc_sort_scan", suite: "SHOC", original: "sort/sort_kernel.cu: scan", barriers: true, make: SortScan::make },
-        Entry { name: "shoc_sort_add_uniform", suite: "SHOC", original: "sort/sort_kernel.cu: vectorAddUniform4", barriers: true, make: AddUniform::make },
-        Entry { name: "shoc_triad", suite: "SHOC", original: "triad/Triad.cu: triad", barriers: false, make: Triad::make },
+        Entry {
+            name: "shoc_reduce",
+            suite: "SHOC",
+            original: "reduction/reduction_kernel.h: reduce<float, 256>",
+            barriers: true,
+            make: Reduce::make,
+        },
+        Entry {
+            name: "shoc_scan_reduce",
+            suite: "SHOC",
+            original: "scan/scan_kernel.h: reduce<float, 256>",
+            barriers: true,
+            make: ScanReduce::make,
+        },
+        Entry {
+            name: "shoc_scan_bottom",
+            suite: "SHOC",
+            original: "scan/scan_kernel.h: bottom_scan<float, float4, 256>",
+            barriers: true,
+            make: BottomScan::make,
+        },
+        Entry {
+            name: "shoc_stencil2d",
+            suite: "SHOC",
+            original: "stencil2d/CUDAStencilKernel.cu: StencilKernel<float>",
+            barriers: true,
+            make: Stencil2d::make,
+        },
+        Entry {
+            name: "shoc_sort_blocks",
+            suite: "SHOC",
+            original: "sort/sort_kernel.cu: radixSortBlocks",
+            barriers: true,
+            make: SortBlocks::make,
+        },
+        Entry {
+            name: "shoc_sort_offsets",
+            suite: "SHOC",
+            original: "sort/sort_kernel.cu: findRadixOffsets",
+            barriers: true,
+            make: SortOffsets::make,
+        },
+        Entry {
+            name: "shoc_sort_reorder",
+            suite: "SHOC",
+            original: "sort/sort_kernel.cu: reorderData",
+            barriers: true,
+            make: SortReorder::make,
+        },
+        Entry {
+            name: "shoc_sort_scan",
+            suite: "SHOC",
+            original: "sort/sort_kernel.cu: scan",
+            barriers: true,
+            make: SortScan::make,
+        },
+        Entry {
+            name: "shoc_sort_add_uniform",
+            suite: "SHOC",
+            original: "sort/sort_kernel.cu: vectorAddUniform4",
+            barriers: true,
+            make: AddUniform::make,
+        },
+        Entry {
+            name: "shoc_triad",
+            suite: "SHOC",
+            original: "triad/Triad.cu: triad",
+            barriers: false,
+            make: Triad::make,
+        },
     ]
 }
 
@@ -616,7 +676,15 @@ fn to_flat_idx(row: i32, col: i32, rowWidth: i32) -> i32 {
 }
 
 #[kernel]
-pub fn shoc_stencil2d(data: &[f32], newData: &mut [f32], alignment: i32, nStripItems: i32, wCenter: f32, wCardinal: f32, wDiagonal: f32) {
+pub fn shoc_stencil2d(
+    data: &[f32],
+    newData: &mut [f32],
+    alignment: i32,
+    nStripItems: i32,
+    wCenter: f32,
+    wCardinal: f32,
+    wDiagonal: f32,
+) {
     // determine our location in the coordinate system
     // see the comment in operator() at the definition of the dimGrid
     // and dimBlock dim3s to understand why .x == row and .y == column.
@@ -685,7 +753,8 @@ pub fn shoc_stencil2d(data: &[f32], newData: &mut [f32], alignment: i32, nStripI
         let cardinalValueSum: f32 = sh[nidx] + sh[sidx] + sh[eidx] + sh[widx];
         let diagonalValueSum: f32 = sh[neidx] + sh[seidx] + sh[nwidx] + sh[swidx];
 
-        newData[to_flat_idx(gRow + i, gCol, gRowWidth)] = wCenter * centerValue + wCardinal * cardinalValueSum + wDiagonal * diagonalValueSum;
+        newData[to_flat_idx(gRow + i, gCol, gRowWidth)] =
+            wCenter * centerValue + wCardinal * cardinalValueSum + wDiagonal * diagonalValueSum;
     }
 }
 
@@ -837,7 +906,14 @@ fn scan4(idata: Uint4, ptr: Shared<u32>) -> Uint4 {
 }
 
 #[kernel]
-pub fn shoc_sort_blocks(nbits: u32, startbit: u32, keysOut: &mut [Uint4], valuesOut: &mut [Uint4], keysIn: &[Uint4], valuesIn: &[Uint4]) {
+pub fn shoc_sort_blocks(
+    nbits: u32,
+    startbit: u32,
+    keysOut: &mut [Uint4],
+    valuesOut: &mut [Uint4],
+    keysIn: &[Uint4],
+    valuesIn: &[Uint4],
+) {
     let sMem = shared_array![u32; 512];
 
     // Get Indexing information
@@ -997,7 +1073,14 @@ impl Case for SortBlocks {
 }
 
 #[kernel]
-pub fn shoc_sort_offsets(keys: &[Uint2], counters: &mut [u32], blockOffsets: &mut [u32], startbit: u32, numElements: u32, totalBlocks: u32) {
+pub fn shoc_sort_offsets(
+    keys: &[Uint2],
+    counters: &mut [u32],
+    blockOffsets: &mut [u32],
+    startbit: u32,
+    numElements: u32,
+    totalBlocks: u32,
+) {
     let sStartPointers = shared_array![u32; 16];
     let sRadix1 = dynamic_shared::<u32>();
 
@@ -1036,7 +1119,8 @@ pub fn shoc_sort_offsets(keys: &[Uint2], counters: &mut [u32], blockOffsets: &mu
         sStartPointers[sRadix1[localId - 1]] = localId - sStartPointers[sRadix1[localId - 1]];
     }
     if sRadix1[localId + groupSize] != sRadix1[localId + groupSize - 1] {
-        sStartPointers[sRadix1[localId + groupSize - 1]] = localId + groupSize - sStartPointers[sRadix1[localId + groupSize - 1]];
+        sStartPointers[sRadix1[localId + groupSize - 1]] =
+            localId + groupSize - sStartPointers[sRadix1[localId + groupSize - 1]];
     }
 
     if localId == groupSize - 1 {
@@ -1242,7 +1326,8 @@ impl Case for SortReorder {
             for j in 0..512 {
                 let k = self.keys[b * 512 + j];
                 let radix = (k & 0xF) as usize;
-                let to = (self.counters_sum[radix * blocks + b] + j as u32 - self.block_offsets[b * 16 + radix]) as usize;
+                let to =
+                    (self.counters_sum[radix * blocks + b] + j as u32 - self.block_offsets[b * 16 + radix]) as usize;
                 self.want_keys[to] = k;
                 self.want_values[to] = self.values[b * 512 + j];
             }
@@ -1308,7 +1393,14 @@ fn scan_local_mem_u32(val: u32, s_data: Shared<u32>) -> u32 {
 }
 
 #[kernel]
-pub fn shoc_sort_scan(g_odata: &mut [u32], g_idata: &[u32], g_blockSums: &mut [u32], n: i32, fullBlock: bool, storeSum: bool) {
+pub fn shoc_sort_scan(
+    g_odata: &mut [u32],
+    g_idata: &[u32],
+    g_blockSums: &mut [u32],
+    n: i32,
+    fullBlock: bool,
+    storeSum: bool,
+) {
     let s_data = shared_array![u32; 512];
 
     // Load data into shared mem
@@ -1408,7 +1500,8 @@ impl Case for SortScan {
         let n = self.x.len() as i32;
         let blocks = self.blocks() as u32;
         let full = n as u32 == blocks * 1024;
-        launch!(shoc_sort_scan<<<blocks, 256, 512 * 4>>>(&mut self.dout, &self.dx, &mut self.dsums, n, full, true)).unwrap();
+        launch!(shoc_sort_scan<<<blocks, 256, 512 * 4>>>(&mut self.dout, &self.dx, &mut self.dsums, n, full, true))
+            .unwrap();
     }
     fn serial(&mut self) {
         for (b, x) in self.x.chunks(1024).enumerate() {

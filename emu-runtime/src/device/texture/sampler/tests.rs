@@ -21,7 +21,9 @@ fn s1(mode: AddressMode, filter: FilterMode, normalized: bool, x: f32) -> f32 {
 
 #[test]
 fn point_unnormalised_reads_floor_and_clamps_or_borders() {
-    for (x, want) in [(0.0, 10.0), (0.99, 10.0), (1.0, 20.0), (3.5, 40.0), (-0.01, 10.0), (4.0, 40.0), (1e9, 40.0), (-1e9, 10.0)] {
+    for (x, want) in
+        [(0.0, 10.0), (0.99, 10.0), (1.0, 20.0), (3.5, 40.0), (-0.01, 10.0), (4.0, 40.0), (1e9, 40.0), (-1e9, 10.0)]
+    {
         assert_eq!(s1(Clamp, Point, false, x), want, "clamp x = {x}");
     }
     for (x, want) in [(0.0, 10.0), (2.7, 30.0), (-0.01, -1.0), (4.0, -1.0), (3.999, 40.0)] {
@@ -35,11 +37,15 @@ fn point_unnormalised_reads_floor_and_clamps_or_borders() {
 #[test]
 fn point_normalised_wraps_and_mirrors() {
     // x * 4: texel floor(4x).
-    for (x, want) in [(0.0, 10.0), (0.3, 20.0), (0.99, 40.0), (1.0, 10.0), (1.3, 20.0), (-0.1, 40.0), (-0.3, 30.0), (2.6, 30.0)] {
+    for (x, want) in
+        [(0.0, 10.0), (0.3, 20.0), (0.99, 40.0), (1.0, 10.0), (1.3, 20.0), (-0.1, 40.0), (-0.3, 30.0), (2.6, 30.0)]
+    {
         assert_eq!(s1(Wrap, Point, true, x), want, "wrap x = {x}");
     }
     // Period 2: [0, 1) forwards, [1, 2) backwards.
-    for (x, want) in [(0.1, 10.0), (0.9, 40.0), (1.1, 40.0), (1.3, 30.0), (1.9, 10.0), (-0.1, 10.0), (-0.3, 20.0), (2.1, 10.0)] {
+    for (x, want) in
+        [(0.1, 10.0), (0.9, 40.0), (1.1, 40.0), (1.3, 30.0), (1.9, 10.0), (-0.1, 10.0), (-0.3, 20.0), (2.1, 10.0)]
+    {
         assert_eq!(s1(Mirror, Point, true, x), want, "mirror x = {x}");
     }
     for (x, want) in [(-0.5, 10.0), (0.5, 30.0), (1.5, 40.0)] {
@@ -67,9 +73,9 @@ fn linear_blends_neighbours_with_eight_bit_weights() {
     assert_eq!(s1(Clamp, Linear, false, 4.0), 40.0);
     // Border: a 1-D texture is a 2-D one of height 1 sampled at y = 0, halfway to the border
     // row, so half of every linear sample is the border colour (measured on the H200).
-    assert_eq!(s1(Border, Linear, false, 1.5), 0.5 * -1.0 + 0.5 * 20.0);
-    assert_eq!(s1(Border, Linear, false, 0.0), 0.5 * -1.0 + 0.5 * (0.5 * -1.0 + 0.5 * 10.0));
-    assert_eq!(s1(Border, Linear, false, 4.0), 0.5 * -1.0 + 0.5 * (0.5 * 40.0 + 0.5 * -1.0));
+    assert_eq!(s1(Border, Linear, false, 1.5), -0.5 + 0.5 * 20.0);
+    assert_eq!(s1(Border, Linear, false, 0.0), -0.5 + 0.5 * (-0.5 + 0.5 * 10.0));
+    assert_eq!(s1(Border, Linear, false, 4.0), -0.5 + 0.5 * (0.5 * 40.0 + -0.5));
     assert_eq!(s1(Border, Linear, false, -1.0), -1.0);
     // Point sampling reads row 0 itself: no border there.
     assert_eq!(s1(Border, Point, false, 0.5), 10.0);
@@ -173,7 +179,10 @@ fn the_blend_aligns_to_the_largest_texel_and_rounds_ties_away() {
     // infinities of both signs give NaN.
     assert!(blend_w([f32::NAN, 1.0, 0.0, 0.0], [128, 128, 0, 0]).is_nan());
     assert_eq!(blend_w([f32::INFINITY, 1.0, 0.0, 0.0], [128, 128, 0, 0]), f32::INFINITY);
-    assert_eq!(blend([1.0, f32::NEG_INFINITY, 0.0, 0.0], [256, 0, 0, 0], [true, true, false, false]), f32::NEG_INFINITY);
+    assert_eq!(
+        blend([1.0, f32::NEG_INFINITY, 0.0, 0.0], [256, 0, 0, 0], [true, true, false, false]),
+        f32::NEG_INFINITY
+    );
     assert!(blend_w([f32::INFINITY, f32::NEG_INFINITY, 0.0, 0.0], [128, 128, 0, 0]).is_nan());
 }
 

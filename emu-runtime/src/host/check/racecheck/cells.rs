@@ -188,7 +188,12 @@ pub(super) const SIDE_ENTRY_BYTES: usize = std::mem::size_of::<[u64; 4]>() + std
 impl Side {
     /// A new entry holding `cells`; growing the table first asks `grow` for the bytes it adds
     /// (`Err`: past a budget), and fails if the host cannot allocate them.
-    fn add(&mut self, cells: [u64; 4], grow: &mut dyn FnMut(usize) -> Result<(), Error>, what: &dyn Fn() -> String) -> Result<u32, Error> {
+    fn add(
+        &mut self,
+        cells: [u64; 4],
+        grow: &mut dyn FnMut(usize) -> Result<(), Error>,
+        what: &dyn Fn() -> String,
+    ) -> Result<u32, Error> {
         if let Some(i) = self.free.pop() {
             self.entries[i as usize] = cells;
             return Ok(i);
@@ -235,7 +240,13 @@ pub(super) trait SideTable {
 /// The general case: the record's cells read back as a [`Record`] (from the side table when
 /// they are out of line), updated by `update`, and stored back (out of line when more than one
 /// read or atomic access remains). Returns the access `me` races with, if any, and how.
-pub(super) fn slow<T: SideTable>(table: &T, write: &mut u64, other: &mut u64, me: Stamp, v: &Judge<'_>) -> Result<Option<(Stamp, Hazard)>, Error> {
+pub(super) fn slow<T: SideTable>(
+    table: &T,
+    write: &mut u64,
+    other: &mut u64,
+    me: Stamp,
+    v: &Judge<'_>,
+) -> Result<Option<(Stamp, Hazard)>, Error> {
     let mut r = Record { write: uncell(*write, me.block), ..Record::default() };
     let mut side = None;
     let out_of_line = (tag(*other) == TAG_SIDE).then_some(*other as u32);

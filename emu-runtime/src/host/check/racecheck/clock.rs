@@ -246,7 +246,11 @@ impl BlockClocks {
         warp_size: impl FnOnce() -> u32,
         warp_epoch: impl Fn(u32) -> u32,
     ) -> u32 {
-        if serial != self.serial || generation != self.generation || warp_syncs != self.warp_syncs || thread as usize >= self.threads.len() {
+        if serial != self.serial
+            || generation != self.generation
+            || warp_syncs != self.warp_syncs
+            || thread as usize >= self.threads.len()
+        {
             self.enter_slow(serial, block(), generation, warp_syncs, thread, warp_size(), &warp_epoch);
         }
         self.threads[thread as usize].warp_epoch
@@ -255,7 +259,16 @@ impl BlockClocks {
     #[cold]
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
-    fn enter_slow(&mut self, serial: u64, block: u64, generation: u32, warp_syncs: u32, thread: u32, warp_size: u32, warp_epoch: &dyn Fn(u32) -> u32) {
+    fn enter_slow(
+        &mut self,
+        serial: u64,
+        block: u64,
+        generation: u32,
+        warp_syncs: u32,
+        thread: u32,
+        warp_size: u32,
+        warp_epoch: &dyn Fn(u32) -> u32,
+    ) {
         if serial != self.serial {
             self.serial = serial;
             self.block = block;
@@ -343,7 +356,13 @@ impl BlockClocks {
     /// cluster syncs and its warp's `sync_warp` count — when [`enter`](Self::enter) would
     /// change nothing (the same block run, generation and warp syncs); else `None`.
     #[inline(always)]
-    pub(super) fn current(&self, serial: u64, generation: u32, warp_syncs: u32, thread: u32) -> Option<(u32, u32, u32)> {
+    pub(super) fn current(
+        &self,
+        serial: u64,
+        generation: u32,
+        warp_syncs: u32,
+        thread: u32,
+    ) -> Option<(u32, u32, u32)> {
         if serial != self.serial || generation != self.generation || warp_syncs != self.warp_syncs {
             return None;
         }
@@ -353,7 +372,14 @@ impl BlockClocks {
     /// [`current`](Self::current) for threads `first..first + n` at once, when it is the same
     /// for all of them (as in a lane loop, which has no barrier, fence or atomic); else `None`.
     #[inline(always)]
-    pub(super) fn current_lanes(&self, serial: u64, generation: u32, warp_syncs: u32, first: u32, n: usize) -> Option<(u32, u32, u32)> {
+    pub(super) fn current_lanes(
+        &self,
+        serial: u64,
+        generation: u32,
+        warp_syncs: u32,
+        first: u32,
+        n: usize,
+    ) -> Option<(u32, u32, u32)> {
         if serial != self.serial || generation != self.generation || warp_syncs != self.warp_syncs {
             return None;
         }
@@ -392,7 +418,15 @@ impl BlockClocks {
     /// Whether thread `thread` knows the access `(block, t, generation, clock)` through
     /// synchronisation (beyond its block's barriers and its warp's `sync_warp`s).
     #[inline]
-    pub(super) fn knows(&self, thread: u32, block: u64, t: u32, generation: u32, clock: u32, atomic_write: bool) -> bool {
+    pub(super) fn knows(
+        &self,
+        thread: u32,
+        block: u64,
+        t: u32,
+        generation: u32,
+        clock: u32,
+        atomic_write: bool,
+    ) -> bool {
         self.shared.knows(block, t, generation, clock, atomic_write)
             || self.threads[thread as usize].own.knows(block, t, generation, clock, atomic_write)
     }

@@ -468,8 +468,8 @@ impl GlobalRaceShadow {
         };
         let p = if lazy(bytes) {
             let words = bytes.div_ceil(OS_PAGE).div_ceil(64);
-            match crate::host::alloc::try_slice(words, || AtomicU64::new(0), &what, HINT)
-                .and_then(|p| Ok((p, crate::host::alloc::try_slice(words, || AtomicU64::new(0), &what, HINT)?)))
+            match crate::host::alloc::try_slice(words, || AtomicU64::new(0), what, HINT)
+                .and_then(|p| Ok((p, crate::host::alloc::try_slice(words, || AtomicU64::new(0), what, HINT)?)))
             {
                 Ok((pages, claims)) => (s.pages, s.claims) = (pages, claims),
                 Err(e) => {
@@ -478,7 +478,7 @@ impl GlobalRaceShadow {
                 }
             }
             let slots = bytes.div_ceil(OS_PAGE).div_ceil(LOCKS_PER_LINE) * LOCKS_PER_LINE;
-            match crate::host::alloc::try_slice(slots, PageLock::default, &what, HINT) {
+            match crate::host::alloc::try_slice(slots, PageLock::default, what, HINT) {
                 Ok(busy) => s.busy = busy,
                 Err(e) => {
                     s.error = Some(e);
@@ -661,7 +661,8 @@ impl GlobalRaceShadow {
                 return r;
             }
             // Another host thread gets it ready (or fails to, and drops its claim).
-            while self.claims[i].load(Ordering::Acquire) & bit != 0 && self.pages[i].load(Ordering::Acquire) & bit == 0 {
+            while self.claims[i].load(Ordering::Acquire) & bit != 0 && self.pages[i].load(Ordering::Acquire) & bit == 0
+            {
                 spins += 1;
                 if spins < 64 {
                     std::hint::spin_loop();
@@ -687,12 +688,14 @@ impl GlobalRaceShadow {
         }
         let page = u / per;
         let (i, bit) = (page / 64, 1u64 << (page % 64));
-        if self.pages[i].load(Ordering::Acquire) & bit != 0 || self.claims[i].fetch_or(bit, Ordering::Acquire) & bit != 0 {
+        if self.pages[i].load(Ordering::Acquire) & bit != 0
+            || self.claims[i].fetch_or(bit, Ordering::Acquire) & bit != 0
+        {
             return false;
         }
         let warm = self.warm.get(i).is_some_and(|w| w & bit != 0);
         if !warm {
-            if reserve(OS_PAGE, || String::new()).is_err() {
+            if reserve(OS_PAGE, String::new).is_err() {
                 self.claims[i].fetch_and(!bit, Ordering::Release);
                 return false;
             }
@@ -754,7 +757,6 @@ impl GlobalRaceShadow {
         let ready: Vec<u64> = self.pages.iter().map(|w| w.load(Ordering::Relaxed)).collect();
         resident(self.records.cast(), layout.size(), &|p| bit(&ready, p) || !bit(&self.warm, p))
     }
-
 }
 
 impl SideTable for GlobalRaceShadow {
@@ -864,7 +866,12 @@ impl Drop for GlobalRaceShadow {
                     let mut warm = std::mem::take(&mut self.warm).into_vec();
                     warm.resize(self.pages.len(), 0);
                     warm.iter_mut().zip(self.pages.iter()).for_each(|(w, p)| *w |= p.load(Ordering::Relaxed));
-                    give_to_pool(Mapping { ptr: self.records as usize, bytes: layout.size(), warm: warm.into_boxed_slice(), reserved: mapping });
+                    give_to_pool(Mapping {
+                        ptr: self.records as usize,
+                        bytes: layout.size(),
+                        warm: warm.into_boxed_slice(),
+                        reserved: mapping,
+                    });
                 } else {
                     // SAFETY: allocated in `new` with this layout by `alloc_zeroed`; not used
                     // after.
@@ -929,7 +936,11 @@ mod tests {
                 s.spawn(move || {
                     for r in 0..ROUNDS {
                         let k = (r as usize * 3 + t) % RECORDS;
-                        let locked = if r % 2 == 0 { Some(records[k].lock(Some(&page.0))) } else { records[k].try_lock(Some(&page.0)) };
+                        let locked = if r % 2 == 0 {
+                            Some(records[k].lock(Some(&page.0)))
+                        } else {
+                            records[k].try_lock(Some(&page.0))
+                        };
                         if let Some(mut l) = locked {
                             let (w, o) = l.cells();
                             *w += 1;

@@ -232,7 +232,15 @@ mod tests {
     #[test]
     fn interned_states_read_back() {
         let mut c = StateCache::default();
-        let a = State { generation: 3, warp_epoch: 1, clock: 7, cluster: 0, scope: Scope::Device, volatile: false, at: Location::caller() };
+        let a = State {
+            generation: 3,
+            warp_epoch: 1,
+            clock: 7,
+            cluster: 0,
+            scope: Scope::Device,
+            volatile: false,
+            at: Location::caller(),
+        };
         let b = State { clock: 8, ..a };
         let (ia, ib) = (c.intern(a).unwrap(), c.intern(b).unwrap());
         assert_ne!(ia, ib);

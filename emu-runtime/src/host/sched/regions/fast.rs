@@ -107,7 +107,12 @@ pub fn load_row_in_bounds<T: DeviceCopy, const N: usize, K: ViewKind>(t: &View<[
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 #[track_caller]
-pub fn store_row_in_bounds<T: DeviceCopy, const N: usize, K: Writable>(t: &View<[T; N], K>, r: usize, c: usize, value: T) {
+pub fn store_row_in_bounds<T: DeviceCopy, const N: usize, K: Writable>(
+    t: &View<[T; N], K>,
+    r: usize,
+    c: usize,
+    value: T,
+) {
     if r >= t.len() || c >= N {
         proof_failed_row(*t, r, c);
     }
@@ -238,7 +243,12 @@ impl<T: DeviceCopy, const C: usize> LaneBuf<T, C> {
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 #[track_caller]
-pub fn lane_load<T: DeviceCopy, K: ViewKind, const C: usize>(v: &View<T, K>, start: usize, b: &mut LaneBuf<T, C>, m: usize) {
+pub fn lane_load<T: DeviceCopy, K: ViewKind, const C: usize>(
+    v: &View<T, K>,
+    start: usize,
+    b: &mut LaneBuf<T, C>,
+    m: usize,
+) {
     lane_range(v, start, m, C);
     // SAFETY: `[start, start + m)` lies inside the view (checked above), whose pointer is
     // valid as in `load_in_bounds`; `m <= C` elements fit the buffer.
@@ -254,7 +264,12 @@ pub fn lane_load<T: DeviceCopy, K: ViewKind, const C: usize>(v: &View<T, K>, sta
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 #[track_caller]
-pub unsafe fn lane_store<T: DeviceCopy, K: Writable, const C: usize>(v: &View<T, K>, start: usize, b: &LaneBuf<T, C>, m: usize) {
+pub unsafe fn lane_store<T: DeviceCopy, K: Writable, const C: usize>(
+    v: &View<T, K>,
+    start: usize,
+    b: &LaneBuf<T, C>,
+    m: usize,
+) {
     lane_range(v, start, m, C);
     // SAFETY: as in `lane_load`; `K: Writable` views point into writable memory; the elements
     // read are initialised (the caller's contract).
@@ -280,7 +295,12 @@ fn lane_range<T, K: ViewKind>(v: &View<T, K>, start: usize, m: usize, cap: usize
 #[track_caller]
 fn proof_failed<T, K: ViewKind>(v: View<T, K>, start: usize, m: usize) -> ! {
     if !v.is_live() {
-        let _ = crate::device::backend::check_index(&v, start, core::mem::size_of::<T>(), crate::device::backend::AccessKind::Read);
+        let _ = crate::device::backend::check_index(
+            &v,
+            start,
+            core::mem::size_of::<T>(),
+            crate::device::backend::AccessKind::Read,
+        );
     }
     panic!(
         "deviceemu: a fast path's proof failed: elements {start}..{} of a view of {} (a bug in deviceemu; \
@@ -481,7 +501,10 @@ mod tests {
 
     fn message(r: std::thread::Result<()>) -> String {
         let e = r.expect_err("the access panics");
-        e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+        e.downcast_ref::<String>()
+            .cloned()
+            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default()
     }
 
     fn view(v: &mut [u32]) -> View<'_, u32, ReadWrite> {
@@ -575,7 +598,13 @@ mod tests {
         // One byte past an aligned `u32`: misaligned; the copy reads nothing.
         // SAFETY: the pointer is in the allocation, the view is never accessed (its length is
         // taken, and `Snapshot::of` checks alignment before reading).
-        let odd = unsafe { View::<u32, SharedMem>::from_raw_parts(words.as_mut_ptr().cast::<u8>().add(1).cast::<u32>(), 4, std::ptr::null()) };
+        let odd = unsafe {
+            View::<u32, SharedMem>::from_raw_parts(
+                words.as_mut_ptr().cast::<u8>().add(1).cast::<u32>(),
+                4,
+                std::ptr::null(),
+            )
+        };
         assert!(Snapshot::of(&odd).is_empty());
     }
 

@@ -43,28 +43,26 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-use crate::host::sched::thread::{Exit, ThreadCtx};
 use crate::device::Dim3;
 use crate::host::check::{synccheck, SharedShadows, Site};
 use crate::host::config::{self, Checks, ExecPath, Schedule, Tier};
+use crate::host::launch_desc::{KernelInfo, LaunchConfig};
 use crate::host::report::error::Error;
 use crate::host::report::{last_error, Finding};
 use crate::host::sched::block::{self, BlockRun, RunnerFn, Threads};
-use crate::host::sched::fiber::Suspender;
-use crate::host::launch_desc::{KernelInfo, LaunchConfig};
-use crate::host::sched::launch;
 use crate::host::sched::context;
+use crate::host::sched::fiber::Suspender;
+use crate::host::sched::launch;
+use crate::host::sched::thread::{Exit, ThreadCtx};
 use crate::host::sched::verify::{self, Written};
 
 /// Whether a debugger traces this process (Linux: a non-zero `TracerPid`), read once.
 fn traced() -> bool {
     static TRACED: OnceLock<bool> = OnceLock::new();
     *TRACED.get_or_init(|| {
-        std::fs::read_to_string("/proc/self/status").ok().is_some_and(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("TracerPid:"))
-                .is_some_and(|v| v.trim() != "0")
-        })
+        std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .is_some_and(|s| s.lines().find_map(|l| l.strip_prefix("TracerPid:")).is_some_and(|v| v.trim() != "0"))
     })
 }
 
@@ -134,9 +132,15 @@ fn choose(kernel: &KernelInfo, fast: Taken) -> Taken {
 /// Prints the path of a launch of a kernel.
 fn announce(kernel: &KernelInfo, taken: Taken) {
     match taken {
-        Taken::Regions => eprintln!("deviceemu: `{}` runs as barrier regions (loops over each block's threads)", kernel.name),
-        Taken::Lanes => eprintln!("deviceemu: `{}` runs as a lane loop (a loop over each block's threads)", kernel.name),
-        Taken::General(why) => eprintln!("deviceemu: `{}` runs on the general path, one GPU thread at a time ({why})", kernel.name),
+        Taken::Regions => {
+            eprintln!("deviceemu: `{}` runs as barrier regions (loops over each block's threads)", kernel.name)
+        }
+        Taken::Lanes => {
+            eprintln!("deviceemu: `{}` runs as a lane loop (a loop over each block's threads)", kernel.name)
+        }
+        Taken::General(why) => {
+            eprintln!("deviceemu: `{}` runs on the general path, one GPU thread at a time ({why})", kernel.name)
+        }
     }
 }
 
@@ -174,7 +178,13 @@ pub fn announce_general(kernel: &'static KernelInfo, why: &'static str) {
 ///
 /// `written` are the launch's writable buffers, which `EMU_PATH=verify` compares between the
 /// region form and the general path (`verify.rs`).
-pub fn launch_regions<R, M, F>(kernel: &'static KernelInfo, cfg: LaunchConfig, written: &[Written<'_>], regions: R, make: M) -> Result<(), Error>
+pub fn launch_regions<R, M, F>(
+    kernel: &'static KernelInfo,
+    cfg: LaunchConfig,
+    written: &[Written<'_>],
+    regions: R,
+    make: M,
+) -> Result<(), Error>
 where
     R: Fn(&mut Regions<'_>) + Sync,
     M: Fn(ThreadCtx) -> F + Sync,
@@ -184,9 +194,14 @@ where
         return launch::launch_tasks(kernel, cfg, make);
     }
     if let Some(c) = verifying() {
-        return verify::verify(kernel.name, "barrier-region", &c, written, || run_regions(kernel, cfg, &regions), || {
-            launch::launch_tasks(kernel, cfg, make)
-        });
+        return verify::verify(
+            kernel.name,
+            "barrier-region",
+            &c,
+            written,
+            || run_regions(kernel, cfg, &regions),
+            || launch::launch_tasks(kernel, cfg, make),
+        );
     }
     run_regions(kernel, cfg, &regions)
 }
@@ -194,11 +209,17 @@ where
 /// The configuration, when launches run under `EMU_PATH=verify` (child grids, which a
 /// device-side launch makes, are not run twice: their parent's launch is what is compared).
 fn verifying() -> Option<config::Config> {
-    config::effective().ok().filter(|c| c.get_path() == ExecPath::Verify && !crate::host::sched::devrt::launching_child())
+    config::effective()
+        .ok()
+        .filter(|c| c.get_path() == ExecPath::Verify && !crate::host::sched::devrt::launching_child())
 }
 
 /// The region form's run of a launch.
-fn run_regions(kernel: &'static KernelInfo, cfg: LaunchConfig, regions: &(dyn Fn(&mut Regions<'_>) + Sync)) -> Result<(), Error> {
+fn run_regions(
+    kernel: &'static KernelInfo,
+    cfg: LaunchConfig,
+    regions: &(dyn Fn(&mut Regions<'_>) + Sync),
+) -> Result<(), Error> {
     // `EMU_VERBOSE` also counts the regions that ran vectorised (`fission/vector.rs`).
     let verbose = config::effective().is_ok_and(|c| c.get_verbose());
     let (chunked, proved) = (AtomicUsize::new(0), AtomicUsize::new(0));
@@ -215,7 +236,10 @@ fn run_regions(kernel: &'static KernelInfo, cfg: LaunchConfig, regions: &(dyn Fn
         LAST_PROVED.with(|c| c.set(p));
         eprintln!("deviceemu: `{}`: {n} region runs were vectorised", kernel.name);
         if p > 0 {
-            eprintln!("deviceemu: `{}`: {p} region runs had their bounds proved from their indices' ranges", kernel.name);
+            eprintln!(
+                "deviceemu: `{}`: {p} region runs had their bounds proved from their indices' ranges",
+                kernel.name
+            );
         }
     }
     result
@@ -257,7 +281,11 @@ where
     if let Ok(c) = config::effective() {
         let b = cfg.block;
         let whole_warps = b.y == 1 && b.z == 1 && b.x % 32 == 0 && c.get_warp_size() == 32;
-        if !whole_warps || crate::host::check::any(c.get_checks()) || c.get_seed().is_some() || !c.get_tier(Tier::Shuffles) {
+        if !whole_warps
+            || crate::host::check::any(c.get_checks())
+            || c.get_seed().is_some()
+            || !c.get_tier(Tier::Shuffles)
+        {
             let why = if !whole_warps {
                 "its warp collectives need 1-D blocks of whole warps of 32 in region form"
             } else if !c.get_tier(Tier::Shuffles) {
@@ -319,7 +347,8 @@ impl<T: Copy> Exchange<T> {
     #[inline(always)]
     pub(crate) fn read(&self, t: usize, mode: crate::device::backend::ShflMode, b: u32) -> Option<T> {
         let lane = (t % 32) as u32;
-        let src = crate::host::sched::warp::source_lane(mode, lane, crate::host::sched::warp::shfl_arg(mode, b, 32), 32);
+        let src =
+            crate::host::sched::warp::source_lane(mode, lane, crate::host::sched::warp::shfl_arg(mode, b, 32), 32);
         self.vals.get(t - lane as usize + src as usize).and_then(std::cell::Cell::get)
     }
 }
@@ -351,7 +380,13 @@ impl<T> std::fmt::Debug for Exchange<T> {
 /// region); `body` is the per-thread form, for the general path.
 ///
 /// This is what `launch!` calls for a barrier-free kernel that `#[kernel]` found loop-safe.
-pub fn launch_lanes<R, B>(kernel: &'static KernelInfo, cfg: LaunchConfig, written: &[Written<'_>], lanes: R, body: B) -> Result<(), Error>
+pub fn launch_lanes<R, B>(
+    kernel: &'static KernelInfo,
+    cfg: LaunchConfig,
+    written: &[Written<'_>],
+    lanes: R,
+    body: B,
+) -> Result<(), Error>
 where
     R: Fn(&mut Regions<'_>) + Sync,
     B: Fn(ThreadCtx) -> Exit + Sync,
@@ -373,7 +408,11 @@ where
 
 /// Runs every block by `block`, inside the call of its first thread on a runner fiber, so
 /// that panics, failures and stack overflows end the block as they do a thread.
-fn run_blocks(kernel: &'static KernelInfo, cfg: LaunchConfig, block: &(dyn Fn(&BlockRun<'_>) + Sync)) -> Result<(), Error> {
+fn run_blocks(
+    kernel: &'static KernelInfo,
+    cfg: LaunchConfig,
+    block: &(dyn Fn(&BlockRun<'_>) + Sync),
+) -> Result<(), Error> {
     let body = |_: ThreadCtx| -> Exit {
         let b = context::block_for("barrier regions");
         // The blocks of the span, one after another on this fiber (`BlockRun::run_span`).
@@ -444,7 +483,12 @@ impl<'r> Regions<'r> {
         Regions {
             block,
             n,
-            ctx: ThreadCtx { thread_idx: Dim3::new(0, 0, 0), block_idx: block.block_idx(), block_dim: b, grid_dim: launch.grid },
+            ctx: ThreadCtx {
+                thread_idx: Dim3::new(0, 0, 0),
+                block_idx: block.block_idx(),
+                block_dim: b,
+                grid_dim: launch.grid,
+            },
             one_d: b.y == 1 && b.z == 1,
             dense: start.is_none(),
             order: start.unwrap_or_default(),
@@ -697,7 +741,12 @@ impl<'r> Regions<'r> {
     /// The loop of [`Regions::each_below`], from position `pos` of the running order (which
     /// it keeps up to date, so that a thread's stop can resume it).
     #[inline(always)]
-    fn run_from<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(&mut self, bound: usize, f: &mut F, pos: &std::cell::Cell<usize>) {
+    fn run_from<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(
+        &mut self,
+        bound: usize,
+        f: &mut F,
+        pos: &std::cell::Cell<usize>,
+    ) {
         let block = self.block;
         if self.dense && self.one_d {
             for t in pos.get()..self.n.min(bound) {
@@ -917,7 +966,11 @@ impl std::fmt::Debug for LaneCursor {
 
 impl std::fmt::Debug for Regions<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Regions").field("threads", &self.n).field("dense", &self.dense).field("live", &self.order.len()).finish()
+        f.debug_struct("Regions")
+            .field("threads", &self.n)
+            .field("dense", &self.dense)
+            .field("live", &self.order.len())
+            .finish()
     }
 }
 
