@@ -337,7 +337,7 @@ pub fn absent_sources(out: &mut [u32]) {
         if lane >= 16 {
             return;
         }
-        let w = shfl_down_sync(0xffff, (v as u64) << 32 | 9000 + v as u64, 16);
+        let w = shfl_down_sync(0xffff, ((v as u64) << 32) | (9000 + v as u64), 16);
         out[i] = w as u32;
         out[i + 1] = (w >> 32) as u32;
     } else {

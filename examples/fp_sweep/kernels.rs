@@ -405,15 +405,14 @@ fn fp_sweep_f32(s: &mut u64) -> u32 {
     let sign = ((r >> 4) & 1) as u32;
     let mant = (r >> 8) as u32 & 0x7f_ffff;
     let sel = (r >> 40) as u32;
-    let bits = match r & 7 {
+    match r & 7 {
         0 => FP_SWEEP_SPECIALS_F32[sel as usize % FP_SWEEP_SPECIALS_F32.len()],
         1 | 2 => (r >> 16) as u32,
         3 => (sign << 31) | ((sel % 4) << 23) | mant,
         4 => (sign << 31) | ((251 + sel % 4) << 23) | mant,
         5 => (sign << 31) | ((127 - 20 + sel % 40) << 23) | (mant & !((1 << (sel % 23)) - 1)),
         _ => (sign << 31) | ((64 + sel % 128) << 23) | mant,
-    };
-    bits
+    }
 }
 
 /// A second operand related to `a`: a few ulps away, a power of two times it, or independent.
@@ -451,6 +450,7 @@ fn fp_sweep_16(s: &mut u64) -> u32 {
 }
 
 /// The operands of op `op`: three arrays of `n`.
+#[allow(clippy::needless_range_loop)] // `i` is an input too (the exhaustive 16-bit sweeps)
 fn fp_sweep_inputs(op: usize, n: usize) -> [Vec<u32>; 3] {
     let (_, kind, arity, _) = FP_SWEEP_OPS[op];
     let mut s = 0x5eed_0000_0000_0000 ^ (op as u64).wrapping_mul(0x1000_0000_01b3);

@@ -24,13 +24,17 @@ pub(crate) mod stream;
 pub(crate) use stream::device_count;
 pub(crate) mod texture;
 
+/// A GPU's loaded kernels by (module key, kernel name): the function, and whether its module
+/// calls the device runtime.
+type FunctionCache = HashMap<(usize, &'static str), (CudaFunction, bool)>;
+
 /// One GPU of the process: its primary context and the stream of synchronous launches.
 pub(crate) struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     modules: Mutex<HashMap<usize, Arc<CudaModule>>>,
     /// Each kernel's function, and whether its module calls the device runtime.
-    functions: Mutex<HashMap<(usize, &'static str), (CudaFunction, bool)>>,
+    functions: Mutex<FunctionCache>,
     limits: Limits,
     /// `cudaLimitDevRuntimePendingLaunchCount` as last set here (CUDA's default: 2048).
     pending_launch_limit: std::sync::atomic::AtomicUsize,

@@ -142,34 +142,8 @@ pub enum Target {
     Gpu,
 }
 
-impl Default for Target {
-    /// `EMU_TARGET=auto`: the GPU when deviceemu is built with its `gpu` feature and a CUDA
-    /// driver and device are found, the emulator otherwise (with the feature, a one-line
-    /// notice on stderr says so, once per process, when a setting that was left to `auto` is
-    /// used: [`Config::get_target`]).
-    fn default() -> Self {
-        #[cfg(feature = "gpu")]
-        {
-            static AUTO: std::sync::OnceLock<Target> = std::sync::OnceLock::new();
-            *AUTO.get_or_init(|| if crate::gpu::available() { Target::Gpu } else { Target::Emulator })
-        }
-        #[cfg(not(feature = "gpu"))]
-        Target::Emulator
-    }
-}
-
-/// The notice that `EMU_TARGET=auto` found no GPU in a `gpu` build, once per process: printed
-/// when a setting left to `auto` is used, so never under `EMU_TARGET=gpu` or `emulator` (nor
-/// `Config::target`), whose launches do what they say.
-#[cfg(feature = "gpu")]
-fn auto_found_no_gpu() {
-    static SAID: std::sync::Once = std::sync::Once::new();
-    if Target::default() == Target::Emulator {
-        SAID.call_once(|| {
-            eprintln!("deviceemu: no CUDA driver or device found; kernels run in the emulator (EMU_TARGET=auto)")
-        });
-    }
-}
+// `Target::default()`, which asks whether a GPU is there, is in `host/devices.rs`: settings
+// are a leaf below the GPU driver (emu-runtime/tests/layering.rs).
 
 /// Which stream the default stream is (`EMU_DEFAULT_STREAM`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -265,10 +239,11 @@ pub struct Config {
     stack_size: usize,
     warp_size: u32,
     max_shared_bytes: usize,
-    target: Target,
-    /// Whether `target` was chosen (`Config::target`, `EMU_TARGET=gpu|emulator`) rather than
-    /// left to `auto`: warps of one lane then do not move the launch to the emulator.
-    target_chosen: bool,
+    /// Where launches run, or `None` when it is left to `auto` (`EMU_TARGET=auto`): then the
+    /// question whether a GPU is there is asked when the target is used
+    /// ([`Config::get_target`], in `host/devices.rs`), not here. A chosen target
+    /// (`Config::target`, `EMU_TARGET=gpu|emulator`) is kept when warps of one lane are asked for.
+    target: Option<Target>,
     schedule: Schedule,
     /// The watchdog's limit (`EMU_TIMEOUT`); zero turns it off.
     timeout: std::time::Duration,
@@ -296,8 +271,7 @@ impl Default for Config {
             stack_size: 256 * 1024,
             warp_size: 32,
             max_shared_bytes: 48 * 1024,
-            target: Target::default(),
-            target_chosen: false,
+            target: None,
             schedule: Schedule::Fibers,
             timeout: DEFAULT_TIMEOUT,
             launch_timeout: DEFAULT_LAUNCH_TIMEOUT,
@@ -359,11 +333,10 @@ impl Config {
             };
         }
         if let Some(v) = var("EMU_TARGET") {
-            c.target_chosen = v.trim() != "auto";
             c.target = match v.trim() {
-                "emulator" | "emu" => Target::Emulator,
-                "auto" => Target::default(),
-                "gpu" if cfg!(feature = "gpu") => Target::Gpu,
+                "emulator" | "emu" => Some(Target::Emulator),
+                "auto" => None,
+                "gpu" if cfg!(feature = "gpu") => Some(Target::Gpu),
                 "gpu" => {
                     return Err(Error::NotSupported {
                         message: "EMU_TARGET=gpu needs deviceemu built with its `gpu` feature (cargo --features gpu)"
@@ -466,8 +439,8 @@ impl Config {
             })?;
         }
         // `EMU_WARP_SIZE=1` is the emulator's mode: with `EMU_TARGET` unset or `auto`, it runs there.
-        if c.warp_size != 32 && !c.target_chosen {
-            c.target = Target::Emulator;
+        if c.warp_size != 32 && c.target.is_none() {
+            c.target = Some(Target::Emulator);
         }
         Ok(c)
     }
@@ -645,8 +618,8 @@ impl Config {
     pub fn warp_size(mut self, size: u32) -> Self {
         assert!(size == 32 || size == 1, "warp size must be 32 or 1, not {size}");
         self.warp_size = size;
-        if size != 32 && !self.target_chosen {
-            self.target = Target::Emulator;
+        if size != 32 && self.target.is_none() {
+            self.target = Some(Target::Emulator);
         }
         self
     }
@@ -659,16 +632,13 @@ impl Config {
 
     /// Runs launches (and allocates buffers) in the emulator or on the GPU.
     pub fn target(mut self, target: Target) -> Self {
-        self.target = target;
-        self.target_chosen = true;
+        self.target = Some(target);
         self
     }
-    /// Where launches run.
-    pub fn get_target(&self) -> Target {
-        #[cfg(feature = "gpu")]
-        if !self.target_chosen {
-            auto_found_no_gpu();
-        }
+    /// Where launches run, if it was chosen (`Config::target`, `EMU_TARGET=gpu|emulator`, or
+    /// warps of one lane with the target left to `auto`); `None` when it is left to `auto`.
+    /// [`Config::get_target`] answers `auto` (`host/devices.rs`, which asks the GPU).
+    pub(crate) fn chosen_target(&self) -> Option<Target> {
         self.target
     }
     /// Runs a block's GPU threads on fibers (the default) or one OS thread each

@@ -4,9 +4,14 @@
 //! reported yet, and the sticky error (`EMU_STICKY_ERRORS`). With the GPU as target the count is
 //! the machine's and each device a real GPU with its own context (`gpu::gpu_of`).
 //!
-//! This sits beside `config` (it imports only `report` and `config`), so that `mem` (buffers wait
-//! for their pending work and report faults at blocking copies) and `stream` (which queues the
-//! work) share it. ARCHITECTURE.md, "Streams, events and asynchronous errors".
+//! This sits above `config` (it imports `report`, `config` and `gpu`), so that `mem` (buffers
+//! wait for their pending work and report faults at blocking copies) and `stream` (which queues
+//! the work) share it. ARCHITECTURE.md, "Streams, events and asynchronous errors".
+//!
+//! It also answers where launches run when the setting is left to `auto`
+//! ([`Config::get_target`], `Target::default()`): the question whether a GPU is there is asked
+//! here, when a launch, an allocation or a stream uses the target, so that the settings
+//! (`config`) stay a leaf below the GPU driver.
 
 use std::cell::Cell;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
@@ -15,7 +20,49 @@ use std::time::Instant;
 use crate::host::report::error::Error;
 use crate::host::report::last_error;
 
-use crate::host::config::MAX_DEVICES;
+use crate::host::config::{Config, Target, MAX_DEVICES};
+
+impl Default for Target {
+    /// `EMU_TARGET=auto`: the GPU when deviceemu is built with its `gpu` feature and a CUDA
+    /// driver and device are found, the emulator otherwise (with the feature, a one-line
+    /// notice on stderr says so, once per process, when a setting that was left to `auto` is
+    /// used: [`Config::get_target`]).
+    fn default() -> Self {
+        #[cfg(feature = "gpu")]
+        {
+            static AUTO: OnceLock<Target> = OnceLock::new();
+            *AUTO.get_or_init(|| if crate::gpu::available() { Target::Gpu } else { Target::Emulator })
+        }
+        #[cfg(not(feature = "gpu"))]
+        Target::Emulator
+    }
+}
+
+impl Config {
+    /// Where launches run: the target chosen (`Config::target`, `EMU_TARGET=gpu|emulator`), or
+    /// with `auto` the GPU when one is found ([`Target::default`]).
+    pub fn get_target(&self) -> Target {
+        self.chosen_target().unwrap_or_else(|| {
+            let target = Target::default();
+            #[cfg(feature = "gpu")]
+            if target == Target::Emulator {
+                auto_found_no_gpu();
+            }
+            target
+        })
+    }
+}
+
+/// The notice that `EMU_TARGET=auto` found no GPU in a `gpu` build, once per process: printed
+/// when a setting left to `auto` is used, so never under `EMU_TARGET=gpu` or `emulator` (nor
+/// `Config::target`), whose launches do what they say.
+#[cfg(feature = "gpu")]
+fn auto_found_no_gpu() {
+    static SAID: std::sync::Once = std::sync::Once::new();
+    SAID.call_once(|| {
+        eprintln!("deviceemu: no CUDA driver or device found; kernels run in the emulator (EMU_TARGET=auto)")
+    });
+}
 
 /// The completion of one queued item (a kernel, a copy, an event record): waited on by the
 /// host and by later items, and stamped with the time it completed (events read it).
