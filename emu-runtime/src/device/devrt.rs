@@ -22,7 +22,7 @@
 use core::ffi::c_void;
 use core::fmt;
 
-use super::{Dim3, ReadOnly, ReadWrite, View};
+use super::Dim3;
 
 extern "C" {
     fn __cudaCDP2GetParameterBufferV2(func: *const c_void, grid: Dim3, block: Dim3, shared: u32) -> *mut c_void;
@@ -182,61 +182,7 @@ impl DeviceEvent {
     }
 }
 
-/// A kernel argument a device-side launch passes for a child's `&[T]` parameter: a view of
-/// the parent's global memory, by value or by reference.
-pub trait DeviceArg<'l, T> {
-    /// The view the child gets.
-    fn into_view(self) -> View<'l, T, ReadOnly>;
-}
-
-/// A kernel argument a device-side launch passes for a child's `&mut [T]` parameter.
-pub trait DeviceArgMut<'l, T> {
-    /// The view the child gets.
-    fn into_view(self) -> View<'l, T, ReadWrite>;
-}
-
-fn read_only<'l, T, K: super::ViewKind>(v: &View<'l, T, K>) -> View<'l, T, ReadOnly> {
-    // SAFETY: the same memory and length as `v`, which is valid for its launch `'l`; a
-    // read-only view of writable memory only loses rights.
-    unsafe { View::from_raw_parts(v.raw_ptr(), v.len(), v.meta()) }
-}
-
-impl<'l, T> DeviceArg<'l, T> for View<'l, T, ReadOnly> {
-    fn into_view(self) -> View<'l, T, ReadOnly> {
-        self
-    }
-}
-impl<'l, T> DeviceArg<'l, T> for &View<'l, T, ReadOnly> {
-    fn into_view(self) -> View<'l, T, ReadOnly> {
-        *self
-    }
-}
-impl<'l, T> DeviceArg<'l, T> for View<'l, T, ReadWrite> {
-    fn into_view(self) -> View<'l, T, ReadOnly> {
-        read_only(&self)
-    }
-}
-impl<'l, T> DeviceArg<'l, T> for &View<'l, T, ReadWrite> {
-    fn into_view(self) -> View<'l, T, ReadOnly> {
-        read_only(self)
-    }
-}
-impl<'l, T> DeviceArg<'l, T> for &mut View<'l, T, ReadWrite> {
-    fn into_view(self) -> View<'l, T, ReadOnly> {
-        read_only(self)
-    }
-}
-impl<'l, T> DeviceArgMut<'l, T> for View<'l, T, ReadWrite> {
-    fn into_view(self) -> View<'l, T, ReadWrite> {
-        self
-    }
-}
-impl<'l, T> DeviceArgMut<'l, T> for &mut View<'l, T, ReadWrite> {
-    fn into_view(self) -> View<'l, T, ReadWrite> {
-        // SAFETY: the same memory, length and description as the view, for the same launch.
-        unsafe { View::from_raw_parts(self.raw_ptr(), self.len(), self.meta()) }
-    }
-}
+pub use super::launch_arg::{DeviceArg, DeviceArgMut};
 
 /// The parameter buffer of one device-side launch (`#[kernel]`'s nvptx `__launch_device`
 /// fills it): `cudaGetParameterBufferV2`, the parameters, then `cudaLaunchDeviceV2`.

@@ -17,6 +17,7 @@ mod dim;
 mod grid;
 mod heap;
 pub mod intrinsics;
+pub(crate) mod launch_arg;
 pub mod math;
 #[doc(hidden)]
 pub mod part;

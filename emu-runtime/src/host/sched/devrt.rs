@@ -80,7 +80,7 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use crate::device::{DeviceCopy, Dim3, ReadOnly, ReadWrite, View};
+use crate::device::{DeviceCopy, Dim3};
 use crate::host::config::{self, BlockOrder, Config, DeviceRuntime};
 use crate::host::launch_desc::{KernelInfo, LaunchConfig};
 use crate::host::report::error::Error;
@@ -186,77 +186,7 @@ impl DeviceEvent {
     }
 }
 
-/// A kernel argument a device-side launch passes for a child's `&[T]` parameter: a view of
-/// the parent's global memory, by value or by reference. Shared memory cannot be passed to a
-/// child (CUDA makes that undefined).
-#[diagnostic::on_unimplemented(
-    message = "a device-side launch passes a global-memory view of the parent for a `&[T]` parameter, not `{Self}`",
-    label = "not a view of the parent's global memory",
-    note = "pass a parameter of the parent kernel (`data`, `&data` or `&mut data`); shared memory cannot be passed to a child kernel"
-)]
-pub trait DeviceArg<'l, T> {
-    /// The view the child gets.
-    fn into_view(self) -> View<'l, T, ReadOnly>;
-}
-
-/// A kernel argument a device-side launch passes for a child's `&mut [T]` parameter: a
-/// writable view of the parent's global memory.
-#[diagnostic::on_unimplemented(
-    message = "a device-side launch passes a writable global-memory view of the parent for a `&mut [T]` parameter, not `{Self}`",
-    label = "not a writable view of the parent's global memory",
-    note = "pass a `&mut [T]` parameter of the parent kernel (`data` or `&mut data`); a `&[T]` parameter cannot become writable"
-)]
-pub trait DeviceArgMut<'l, T> {
-    /// The view the child gets.
-    fn into_view(self) -> View<'l, T, ReadWrite>;
-}
-
-fn read_only<'l, T, K: crate::device::ViewKind>(v: &View<'l, T, K>) -> View<'l, T, ReadOnly> {
-    // SAFETY: the same memory, length and description as `v`, which is valid for its launch
-    // `'l`; a read-only view of writable memory only loses rights.
-    unsafe { View::from_raw_parts(v.raw_ptr(), v.len(), v.meta()) }
-}
-
-impl<'l, T> DeviceArg<'l, T> for View<'l, T, ReadOnly> {
-    fn into_view(self) -> View<'l, T, ReadOnly> {
-        self
-    }
-}
-impl<'l, T> DeviceArg<'l, T> for &View<'l, T, ReadOnly> {
-    fn into_view(self) -> View<'l, T, ReadOnly> {
-        *self
-    }
-}
-impl<'l, T> DeviceArg<'l, T> for View<'l, T, ReadWrite> {
-    fn into_view(self) -> View<'l, T, ReadOnly> {
-        read_only(&self)
-    }
-}
-impl<'l, T> DeviceArg<'l, T> for &View<'l, T, ReadWrite> {
-    fn into_view(self) -> View<'l, T, ReadOnly> {
-        read_only(self)
-    }
-}
-impl<'l, T> DeviceArg<'l, T> for &mut View<'l, T, ReadWrite> {
-    fn into_view(self) -> View<'l, T, ReadOnly> {
-        read_only(self)
-    }
-}
-impl<'l, T> DeviceArgMut<'l, T> for View<'l, T, ReadWrite> {
-    fn into_view(self) -> View<'l, T, ReadWrite> {
-        self
-    }
-}
-impl<'l, T> DeviceArgMut<'l, T> for &View<'l, T, ReadWrite> {
-    fn into_view(self) -> View<'l, T, ReadWrite> {
-        *self
-    }
-}
-impl<'l, T> DeviceArgMut<'l, T> for &mut View<'l, T, ReadWrite> {
-    fn into_view(self) -> View<'l, T, ReadWrite> {
-        *self
-    }
-}
+pub use crate::device::launch_arg::{DeviceArg, DeviceArgMut};
 
 /// What a child grid knows about where it was launched.
 #[derive(Clone, Debug)]
