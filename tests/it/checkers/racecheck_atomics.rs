@@ -380,3 +380,69 @@ fn a_message_passed_with_relaxed_atomics_and_no_fences_is_a_race() {
         assert_lacks(&text, "of `flag`");
     });
 }
+
+// ---- contended atomics ----
+
+/// NVIDIA's simpleAtomicIntrinsics (cuda-samples, `Samples/0_Introduction/
+/// simpleAtomicIntrinsics/simpleAtomicIntrinsics_kernel.cuh`), as written: every thread of the
+/// grid applies ten atomics to ten locations. `g_odata` is `unsigned int` here (the sample casts
+/// to it for `atomicInc` and `atomicDec`; every value it stores is non-negative), and `1 << tid`
+/// is 0 for `tid >= 32`, as PTX's `shl.b32` gives (C leaves it undefined). With `peek`, thread 0
+/// also reads `g_odata[0]` plainly, which races with the other blocks' adds.
+#[kernel]
+fn simple_atomic_intrinsics(g_odata: &mut [u32], out: &mut [u32], peek: bool) {
+    let tid = block_dim().x * block_idx().x + thread_idx().x;
+    g_odata.atomic_add(0, 10); // SAMPLE ATOMIC ADD
+    g_odata.atomic_exch(1, tid);
+    g_odata.atomic_max(2, tid);
+    g_odata.atomic_min(3, tid);
+    g_odata.atomic_inc(4, 17);
+    g_odata.atomic_dec(5, 137);
+    g_odata.atomic_cas(6, tid.wrapping_sub(1), tid);
+    g_odata.atomic_and(7, 2 * tid + 7);
+    g_odata.atomic_or(8, if tid < 32 { 1 << tid } else { 0 });
+    g_odata.atomic_xor(9, tid);
+    if peek && tid == 0 {
+        out[0] = g_odata[0]; // SAMPLE PLAIN READ
+    }
+}
+
+/// 16,384 threads on ten locations: each location's release clock gains an entry per thread
+/// (more than racecheck keeps before it folds the log). Clean, and the values that do not
+/// depend on the order the threads ran in (the sample's `computeGold` checks these too).
+#[test]
+fn simple_atomic_intrinsics_under_racecheck_is_clean() {
+    let (blocks, threads) = (64u32, 256u32);
+    let n = blocks * threads;
+    let mut g = DeviceBuffer::from_slice(&[0u32, 0, 0, 0, 0, 0, 0, 0xff, 0, 0, 0]).unwrap();
+    let mut out = DeviceBuffer::<u32>::zeroed(1).unwrap();
+    with_config(
+        checked(&Config::default()),
+        || launch!(simple_atomic_intrinsics<<<blocks, threads>>>(&mut g, &mut out, false)),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let v = g.to_vec().unwrap();
+    assert_eq!(v[0], 10 * n);
+    assert!(v[1] < n);
+    assert_eq!((v[2], v[3]), (n - 1, 0));
+    assert_eq!(v[4], n % 18, "atomicInc wraps to 0 after 17");
+    assert_eq!(v[5], (138 - n % 138) % 138, "atomicDec wraps to 137 below 0");
+    assert_eq!(v[7], 0xff & (0..n).fold(u32::MAX, |a, t| a & (2 * t + 7)));
+    assert_eq!(v[8], u32::MAX);
+    assert_eq!(v[9], (0..n).fold(0, |a, t| a ^ t));
+}
+
+#[test]
+fn a_plain_read_among_contended_atomics_is_reported() {
+    let mut g = DeviceBuffer::<u32>::zeroed(11).unwrap();
+    let mut out = DeviceBuffer::<u32>::zeroed(1).unwrap();
+    let err = with_config(
+        checked(&Config::default()),
+        || launch!(simple_atomic_intrinsics<<<16, 256>>>(&mut g, &mut out, true)),
+    )
+    .unwrap_err();
+    let text = err.to_string();
+    assert_eq!(err.code(), 719, "{text}");
+    assert!(reports_pair(&text, "Read", "// SAMPLE PLAIN READ", "Atomic", "// SAMPLE ATOMIC ADD"), "{text}");
+    assert_has(&text, "on `g_odata[0]` of `g_odata`");
+}

@@ -62,7 +62,10 @@
 //!   thread of the block acquired into what all know (lazily, at the block's next checked
 //!   access, and only when some thread acquired something). A location's release clock
 //!   (`SyncClock`) is kept only for the atomic locations, in a side table of the buffer's (or the
-//!   block's shared memory's) shadow.
+//!   block's shared memory's) shadow. Its device-scope part is an append-only log indexed by
+//!   block and thread: an atomic read takes it as a length (O(1)), the checks ask the log, and
+//!   a fence, barrier or release joins it, so a location that thousands of threads update
+//!   costs each of them O(1), not a copy of every writer's clock (`clock.rs`, `Chain`).
 //! * **Shadow records.** Each byte of the block's shared memory (a `View::cast` may make views
 //!   of one array overlap in any way) and each alignment unit of a global buffer's element type
 //!   (each element, for scalars) keeps its last plain write, up to two plain
@@ -416,7 +419,7 @@ pub(crate) struct SharedRaceShadow {
     touched: std::cell::Cell<usize>,
     clocks: RefCell<BlockClocks>,
     /// Release clocks of shared locations (by byte offset), for the block run `.0`.
-    syncs: RefCell<(u64, HashMap<usize, SyncClock>)>,
+    syncs: RefCell<(u64, clock::HashMap<usize, SyncClock>)>,
     /// The block's warp-synchronous hazards waiting to be confirmed: a volatile write of the
     /// location (address) after the reading lane's unordered volatile read, kept until the
     /// block ends unless that lane reads the location again (a spin that retries: see
@@ -705,7 +708,7 @@ fn global<S: Site, T, K: ViewKind>(
     }
     if let Some(a) = atomic {
         let key = meta.granules(address, size).start;
-        let mut syncs = shadow.syncs.lock();
+        let mut syncs = shadow.syncs(key);
         if a.read {
             if let Some(sync) = syncs.get(&key) {
                 clocks.atomic_read(me, sync, a.scope, a.acquire);

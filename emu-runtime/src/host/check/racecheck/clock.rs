@@ -2,9 +2,17 @@
 //! (its vector clock, kept sparse), and what each atomic location publishes (its release
 //! clock). The algorithm is described in the parent module.
 
+use std::cell::RefCell;
+use std::collections::hash_map::Entry;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crate::device::Scope;
+
+/// Hash maps keyed by indices (block, thread, chain): foldhash, not SipHash, which took 38% of
+/// a contended atomic's checks.
+pub(super) type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
 
 /// Whether `scope` reaches threads of other blocks (device or system scope).
 pub(super) fn wide(scope: Scope) -> bool {
@@ -99,19 +107,256 @@ impl Knowledge {
         }
     }
 
-    /// Joins the part of `other` about block `block` only.
-    fn join_block_part(&mut self, other: &Knowledge, block: u64) {
-        if let Some(&g) = other.blocks.get(&block) {
-            self.add_block(block, g);
-        }
-        for (&(b, t), &k) in other.threads.range((block, 0)..=(block, u32::MAX)) {
-            self.add_thread(b, t, k);
-        }
-    }
-
     fn clear(&mut self) {
         self.blocks.clear();
         self.threads.clear();
+    }
+
+    /// Adds one entry of a release clock's log (a full join).
+    fn gain(&mut self, g: Gain) {
+        match g {
+            Gain::Block(b, generation) => self.add_block(b, generation),
+            Gain::Thread(b, t, k) => self.add_thread(b, t, k),
+        }
+    }
+
+    /// Adds only what one entry says of atomic writes (`join_observed`).
+    fn gain_observed(&mut self, g: Gain) {
+        if let Gain::Thread(b, t, k) = g {
+            self.add_thread(b, t, Known { full: 0, atomic: k.full.max(k.atomic) });
+        }
+    }
+
+    /// Its entries, as a release clock's log.
+    fn gains(&self) -> impl Iterator<Item = Gain> + '_ {
+        let blocks = self.blocks.iter().map(|(&b, &g)| Gain::Block(b, g));
+        blocks.chain(self.threads.iter().map(|(&(b, t), &k)| Gain::Thread(b, t, k)))
+    }
+}
+
+/// One entry of what a device-scope release clock gained: a block's barrier generation, or
+/// what is known of one thread.
+#[derive(Clone, Copy, Debug)]
+enum Gain {
+    Block(u64, u32),
+    Thread(u64, u32, Known),
+}
+
+impl Gain {
+    fn block(self) -> u64 {
+        match self {
+            Gain::Block(b, _) | Gain::Thread(b, _, _) => b,
+        }
+    }
+}
+
+/// A location's device-scope release clock, kept as the log of what it gained: the clock at
+/// length `n` is the join of the first `n` entries. The log only grows (a store that starts a
+/// new release sequence starts a new chain), so an atomic read takes the clock as a chain and
+/// a length in O(1) ([`Lazy`]); the checks ask the log (indexed by block and thread) without
+/// joining it, and a fence, a barrier or a release joins it. Without this, every
+/// read-modify-write of a contended location copied a clock with an entry per thread that
+/// ever wrote it: quadratic, 3e3 atomics/s on 2048 threads (issue 26).
+#[derive(Debug)]
+struct Chain {
+    /// Unique in the process (the threads' `seen` tables are keyed by it).
+    id: u64,
+    log: parking_lot::RwLock<Log>,
+}
+
+/// A chain's entries, and per block and per thread the clock's value after each entry that
+/// concerns it (the running join, so that one binary search answers "known at length `n`").
+#[derive(Debug, Default)]
+struct Log {
+    entries: Vec<Gain>,
+    blocks: HashMap<u64, History<u32>>,
+    threads: HashMap<(u64, u32), History<Known>>,
+}
+
+/// The values a clock entry took, with the log positions they were taken at: most threads
+/// write a location once, so one value is kept without an allocation.
+#[derive(Debug)]
+enum History<V> {
+    One(usize, V),
+    Many(Vec<(usize, V)>),
+}
+
+impl<V: Copy> History<V> {
+    fn last(&self) -> V {
+        match self {
+            History::One(_, v) => *v,
+            History::Many(h) => h[h.len() - 1].1,
+        }
+    }
+
+    fn push(&mut self, at: usize, v: V) {
+        match self {
+            History::One(a, old) => *self = History::Many(vec![(*a, *old), (at, v)]),
+            History::Many(h) => h.push((at, v)),
+        }
+    }
+
+    /// The value after the entries before position `len`, if one of them set it.
+    fn before(&self, len: usize) -> Option<V> {
+        match self {
+            History::One(at, v) => (*at < len).then_some(*v),
+            History::Many(h) => {
+                let i = h.partition_point(|&(at, _)| at < len);
+                (i > 0).then(|| h[i - 1].1)
+            }
+        }
+    }
+}
+
+impl Log {
+    fn push(&mut self, g: Gain) {
+        let at = self.entries.len();
+        self.entries.push(g);
+        match g {
+            Gain::Block(b, generation) => match self.blocks.entry(b) {
+                Entry::Occupied(mut e) => {
+                    let g = e.get().last().max(generation);
+                    e.get_mut().push(at, g);
+                }
+                Entry::Vacant(e) => {
+                    e.insert(History::One(at, generation));
+                }
+            },
+            Gain::Thread(b, t, k) => match self.threads.entry((b, t)) {
+                Entry::Occupied(mut e) => {
+                    let old = e.get().last();
+                    e.get_mut().push(at, Known { full: old.full.max(k.full), atomic: old.atomic.max(k.atomic) });
+                }
+                Entry::Vacant(e) => {
+                    e.insert(History::One(at, k));
+                }
+            },
+        }
+    }
+
+    /// What the first `len` entries say of thread `t` of block `b`, and of block `b`'s
+    /// barrier generations.
+    fn known(&self, len: usize, b: u64, t: u32) -> (Option<Known>, u32) {
+        let thread = self.threads.get(&(b, t)).and_then(|h| h.before(len));
+        let block = if self.blocks.is_empty() { None } else { self.blocks.get(&b).and_then(|h| h.before(len)) };
+        (thread, block.unwrap_or(0))
+    }
+}
+
+impl Chain {
+    fn new(gains: impl Iterator<Item = Gain>) -> Arc<Chain> {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let mut log = Log::default();
+        gains.for_each(|g| log.push(g));
+        Arc::new(Chain { id: NEXT.fetch_add(1, Ordering::Relaxed), log: parking_lot::RwLock::new(log) })
+    }
+}
+
+/// A log longer than this is folded into one entry per block and thread when it has doubled
+/// since it was last folded (the log of a location written in a loop would grow without end).
+const FOLD_AT: usize = 4096;
+
+/// Which of the reading thread's clocks a release clock read goes to: its block's releases
+/// or other blocks' (a fence of block scope makes only the first known), and whether the
+/// read acquires (else it makes known only the atomic writes it observed until a fence).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Dest {
+    Acquire,
+    Local,
+    Remote,
+}
+
+/// A release clock read but not joined yet: `chain`'s first `len` entries, those of block
+/// `only` when it is set (a block-scope read of a device-scope clock).
+#[derive(Clone, Debug)]
+struct Lazy {
+    chain: Arc<Chain>,
+    len: usize,
+    only: Option<u64>,
+    into: Dest,
+}
+
+impl Lazy {
+    /// Whether this read, were it joined, would make the access `(block, t, generation,
+    /// clock)` known to the reader (as `Knowledge::knows` after the joins of `materialise`:
+    /// an acquire joins everything; a relaxed read only the atomic writes into `own`).
+    fn knows(&self, block: u64, t: u32, generation: u32, clock: u32, atomic_write: bool) -> bool {
+        if self.only.is_some_and(|b| b != block) || (self.into != Dest::Acquire && !atomic_write) {
+            return false;
+        }
+        let (k, g) = self.chain.log.read().known(self.len, block, t);
+        match self.into {
+            Dest::Acquire => {
+                generation < g || k.is_some_and(|k| clock <= k.full || (atomic_write && clock <= k.atomic))
+            }
+            Dest::Local | Dest::Remote => atomic_write && k.is_some_and(|k| clock <= k.full.max(k.atomic)),
+        }
+    }
+}
+
+/// What one thread acquired since its block's last barrier, behind a `RefCell` so that the
+/// checks (which see the clocks shared) can join its lazy reads when they first ask.
+#[derive(Clone, Debug, Default)]
+struct Acquired {
+    /// What it acquired since the block's last barrier (at a barrier it goes to the block's).
+    own: Knowledge,
+    /// What its relaxed atomic reads read since then, which a later fence (or barrier) makes
+    /// known: released by its own block (a block fence suffices) or by others.
+    pending_local: Knowledge,
+    pending_remote: Knowledge,
+    /// Release clocks read and not yet joined into the three above.
+    lazy: Vec<Lazy>,
+    /// How much of each chain is joined already, per (chain, block filter, destination).
+    /// What was joined may since have moved to the block's clock (a barrier) or from
+    /// `pending_*` to `own` (a fence): it is still known, so the prefix need not be joined
+    /// again.
+    seen: HashMap<(u64, Option<u64>, Dest), usize>,
+}
+
+impl Acquired {
+    /// Whether nothing is known (nor waiting to be joined).
+    fn is_empty(&self) -> bool {
+        self.own.is_empty() && self.lazy.is_empty()
+    }
+
+    /// Takes a read of `chain`'s first `len` entries (O(1): it is joined when asked).
+    fn read(&mut self, chain: &Arc<Chain>, len: usize, only: Option<u64>, into: Dest) {
+        if let Some(l) = self.lazy.iter_mut().find(|l| l.chain.id == chain.id && l.only == only && l.into == into) {
+            l.len = l.len.max(len);
+            return;
+        }
+        self.lazy.push(Lazy { chain: chain.clone(), len, only, into });
+        if self.lazy.len() > 32 {
+            self.materialise();
+        }
+    }
+
+    /// Joins the lazy reads: what `atomic_read` did at once before they were lazy.
+    fn materialise(&mut self) {
+        for l in std::mem::take(&mut self.lazy) {
+            let from = self.seen.entry((l.chain.id, l.only, l.into)).or_insert(0);
+            if *from >= l.len {
+                continue;
+            }
+            let log = l.chain.log.read();
+            for &g in &log.entries[*from..l.len] {
+                if l.only.is_some_and(|b| g.block() != b) {
+                    continue;
+                }
+                match l.into {
+                    Dest::Acquire => self.own.gain(g),
+                    Dest::Local => {
+                        self.own.gain_observed(g);
+                        self.pending_local.gain(g);
+                    }
+                    Dest::Remote => {
+                        self.own.gain_observed(g);
+                        self.pending_remote.gain(g);
+                    }
+                }
+            }
+            *from = l.len;
+        }
     }
 }
 
@@ -139,14 +384,39 @@ impl Releasers {
 
 /// What an atomic location publishes to the atomic reads that read it: the release sequence's
 /// clock (C++'s and PTX's), split by scope.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct SyncClock {
-    /// Released at device (or system) scope, and which blocks did.
-    device: Knowledge,
+    /// Released at device (or system) scope, as a log ([`Chain`]; `None`: nothing yet), and
+    /// which blocks did.
+    device: Option<Arc<Chain>>,
+    /// The log's length when it was last folded.
+    folded: usize,
     device_from: Releasers,
     /// Released at block scope, by this block (an earlier block's is dropped: it could only
     /// synchronise with its own threads).
     block: Option<(u64, Knowledge)>,
+}
+
+impl SyncClock {
+    /// Adds `k` to what the location releases at device scope.
+    fn release_device(&mut self, k: &Knowledge) {
+        self.release_gains(k.gains());
+    }
+
+    /// Adds these entries to what the location releases at device scope.
+    fn release_gains(&mut self, gains: impl Iterator<Item = Gain>) {
+        let chain = self.device.get_or_insert_with(|| Chain::new(std::iter::empty()));
+        let mut log = chain.log.write();
+        gains.for_each(|g| log.push(g));
+        if log.entries.len() > FOLD_AT && log.entries.len() > 2 * self.folded {
+            let mut all = Knowledge::default();
+            log.entries.iter().for_each(|&g| all.gain(g));
+            drop(log);
+            // A new chain: readers keep the old one, whose entries never change.
+            *chain = Chain::new(all.gains());
+            self.folded = chain.log.read().entries.len();
+        }
+    }
 }
 
 /// One GPU thread's clocks.
@@ -155,12 +425,8 @@ struct ThreadClock {
     /// The thread's own clock: stamped on its accesses, advanced after each release (a fence,
     /// a release store, an atomic write).
     clock: u32,
-    /// What it acquired since the block's last barrier (at a barrier it goes to the block's).
-    own: Knowledge,
-    /// What its relaxed atomic reads read since then, which a later fence (or barrier) makes
-    /// known: released by its own block (a block fence suffices) or by others.
-    pending_local: Knowledge,
-    pending_remote: Knowledge,
+    /// What it acquired, and its relaxed atomic reads read, since the block's last barrier.
+    acquired: RefCell<Acquired>,
     /// Its last fence, which makes its next atomic write a release: the fence's scope and what
     /// the thread knew then.
     fence: Option<(Scope, Knowledge)>,
@@ -178,16 +444,7 @@ impl Default for ThreadClock {
     /// A thread that has done nothing: its clock starts at 1, since a [`Known`] clock of 0
     /// means "nothing known".
     fn default() -> Self {
-        ThreadClock {
-            clock: 1,
-            own: Knowledge::default(),
-            pending_local: Knowledge::default(),
-            pending_remote: Knowledge::default(),
-            fence: None,
-            synced: 0,
-            warp_epoch: 0,
-            cluster: 0,
-        }
+        ThreadClock { clock: 1, acquired: RefCell::default(), fence: None, synced: 0, warp_epoch: 0, cluster: 0 }
     }
 }
 
@@ -200,6 +457,8 @@ pub(crate) struct BlockClocks {
     /// What every thread of the block knows since the last barrier: the join, at that barrier,
     /// of what each had acquired.
     shared: Knowledge,
+    /// How much of each chain (per block filter) `shared` holds already.
+    shared_seen: HashMap<(u64, Option<u64>), usize>,
     threads: Vec<ThreadClock>,
     /// Whether some thread acquired something since the last barrier.
     dirty: bool,
@@ -276,6 +535,7 @@ impl BlockClocks {
             self.warps.iter_mut().for_each(|w| *w = 0);
             if self.touched {
                 self.shared.clear();
+                self.shared_seen.clear();
                 self.threads.iter_mut().for_each(|t| *t = ThreadClock::default());
                 self.dirty = false;
                 self.touched = false;
@@ -286,13 +546,31 @@ impl BlockClocks {
             self.generation = generation;
             if self.dirty {
                 let mut shared = std::mem::take(&mut self.shared);
+                // Every thread's lazy reads go to the block's clock in full, each chain once,
+                // as far as the furthest read of it.
+                let mut reads: HashMap<(u64, Option<u64>), (Arc<Chain>, usize)> = HashMap::default();
                 for t in &mut self.threads {
-                    shared.join(&t.own);
-                    shared.join(&t.pending_local);
-                    shared.join(&t.pending_remote);
-                    t.own.clear();
-                    t.pending_local.clear();
-                    t.pending_remote.clear();
+                    let a = t.acquired.get_mut();
+                    shared.join(&a.own);
+                    shared.join(&a.pending_local);
+                    shared.join(&a.pending_remote);
+                    a.own.clear();
+                    a.pending_local.clear();
+                    a.pending_remote.clear();
+                    for l in a.lazy.drain(..) {
+                        let r = reads.entry((l.chain.id, l.only)).or_insert_with(|| (l.chain.clone(), 0));
+                        r.1 = r.1.max(l.len);
+                    }
+                }
+                for ((id, only), (chain, len)) in reads {
+                    let from = self.shared_seen.entry((id, only)).or_insert(0);
+                    if *from < len {
+                        let log = chain.log.read();
+                        for &g in log.entries[*from..len].iter().filter(|g| only.is_none_or(|b| g.block() == b)) {
+                            shared.gain(g);
+                        }
+                        *from = len;
+                    }
                 }
                 self.shared = shared;
                 self.dirty = false;
@@ -332,10 +610,12 @@ impl BlockClocks {
         let ws = self.warp_size as usize;
         let lanes = w * ws..(w + 1) * ws;
         let mut known = Knowledge::default();
-        for t in &self.threads[lanes.clone()] {
-            known.join(&t.own);
-            known.join(&t.pending_local);
-            known.join(&t.pending_remote);
+        for t in &mut self.threads[lanes.clone()] {
+            let a = t.acquired.get_mut();
+            a.materialise();
+            known.join(&a.own);
+            known.join(&a.pending_local);
+            known.join(&a.pending_remote);
         }
         if !known.is_empty() {
             self.dirty = true;
@@ -344,9 +624,10 @@ impl BlockClocks {
         let epoch = self.warps[w];
         for t in &mut self.threads[lanes] {
             t.warp_epoch = epoch;
-            t.own.join(&known);
-            t.pending_local.clear();
-            t.pending_remote.clear();
+            let a = t.acquired.get_mut();
+            a.own.join(&known);
+            a.pending_local.clear();
+            a.pending_remote.clear();
             t.synced = t.clock;
             t.clock = t.clock.saturating_add(1);
         }
@@ -427,14 +708,17 @@ impl BlockClocks {
         clock: u32,
         atomic_write: bool,
     ) -> bool {
-        self.shared.knows(block, t, generation, clock, atomic_write)
-            || self.threads[thread as usize].own.knows(block, t, generation, clock, atomic_write)
+        self.shared.knows(block, t, generation, clock, atomic_write) || {
+            let a = self.threads[thread as usize].acquired.borrow();
+            a.own.knows(block, t, generation, clock, atomic_write)
+                || a.lazy.iter().any(|l| l.knows(block, t, generation, clock, atomic_write))
+        }
     }
 
     /// Whether thread `thread` knows nothing beyond barriers (the common case: no lookups).
     #[inline]
     pub(super) fn knows_nothing_more(&self, thread: u32) -> bool {
-        self.shared.is_empty() && self.threads[thread as usize].own.is_empty()
+        self.shared.is_empty() && self.threads[thread as usize].acquired.borrow().is_empty()
     }
 
     /// Everything the thread knows now, its own accesses so far included (what a release
@@ -442,7 +726,11 @@ impl BlockClocks {
     fn snapshot(&self, me: Me) -> Knowledge {
         let t = &self.threads[me.thread as usize];
         let mut k = self.shared.clone();
-        k.join(&t.own);
+        {
+            let mut a = t.acquired.borrow_mut();
+            a.materialise();
+            k.join(&a.own);
+        }
         k.add_block(me.block, me.generation);
         k.add_thread(me.block, me.thread, Known { full: t.clock, atomic: t.clock });
         // The lanes of its warp, up to their last `sync_warp`.
@@ -474,14 +762,15 @@ impl BlockClocks {
     /// known (from other blocks only for a device fence), and its next atomic write releases
     /// what it knows now.
     pub(super) fn fence(&mut self, me: Me, scope: Scope) {
-        let t = &mut self.threads[me.thread as usize];
-        let local = std::mem::take(&mut t.pending_local);
-        t.own.join(&local);
+        let a = self.threads[me.thread as usize].acquired.get_mut();
+        a.materialise();
+        let local = std::mem::take(&mut a.pending_local);
+        a.own.join(&local);
         if wide(scope) {
-            let remote = std::mem::take(&mut t.pending_remote);
-            t.own.join(&remote);
+            let remote = std::mem::take(&mut a.pending_remote);
+            a.own.join(&remote);
         }
-        if !t.own.is_empty() {
+        if !a.own.is_empty() {
             self.dirty = true;
         }
         let k = self.snapshot(me);
@@ -494,36 +783,39 @@ impl BlockClocks {
     /// relaxed read makes known only the atomic writes it observed, and keeps the rest for a
     /// later fence or barrier.
     pub(super) fn atomic_read(&mut self, me: Me, sync: &SyncClock, scope: Scope, acquire: bool) {
-        let t = &mut self.threads[me.thread as usize];
-        let mut local = Knowledge::default();
-        let mut remote = Knowledge::default();
-        if wide(scope) {
-            match sync.device_from {
-                Releasers::None => {}
-                Releasers::One(b) if b == me.block => local.join(&sync.device),
-                _ => remote.join(&sync.device),
+        let a = self.threads[me.thread as usize].acquired.get_mut();
+        let mut read = false;
+        if let Some(chain) = &sync.device {
+            let len = chain.log.read().entries.len();
+            let (only, local) = if wide(scope) {
+                (None, matches!(sync.device_from, Releasers::One(b) if b == me.block))
+            } else {
+                (Some(me.block), true)
+            };
+            let into = match (acquire, local) {
+                (true, _) => Dest::Acquire,
+                (false, true) => Dest::Local,
+                (false, false) => Dest::Remote,
+            };
+            if len > 0 && sync.device_from != Releasers::None {
+                a.read(chain, len, only, into);
+                read = true;
             }
-        } else {
-            local.join_block_part(&sync.device, me.block);
         }
         if let Some((b, k)) = &sync.block {
-            if *b == me.block {
-                local.join(k);
+            if *b == me.block && !k.is_empty() {
+                if acquire {
+                    a.own.join(k);
+                } else {
+                    a.own.join_observed(k);
+                    a.pending_local.join(k);
+                }
+                read = true;
             }
         }
-        if local.is_empty() && remote.is_empty() {
-            return;
-        }
-        self.dirty = true;
-        self.touched = true;
-        if acquire {
-            t.own.join(&local);
-            t.own.join(&remote);
-        } else {
-            t.own.join_observed(&local);
-            t.own.join_observed(&remote);
-            t.pending_local.join(&local);
-            t.pending_remote.join(&remote);
+        if read {
+            self.dirty = true;
+            self.touched = true;
         }
     }
 
@@ -534,6 +826,18 @@ impl BlockClocks {
     /// read-modify-write continues it.
     pub(super) fn atomic_write(&mut self, me: Me, sync: &mut SyncClock, scope: Scope, release: bool, rmw: bool) {
         let clock = self.clock(me.thread);
+        let only_itself = Gain::Thread(me.block, me.thread, Known { full: 0, atomic: clock });
+        if !release && wide(scope) && self.threads[me.thread as usize].fence.is_none() {
+            // The common case, a relaxed read-modify-write without a fence before it: it
+            // publishes only itself, one entry, with no clock built.
+            if !rmw {
+                *sync = SyncClock::default();
+            }
+            sync.release_gains(std::iter::once(only_itself));
+            sync.device_from.add(me.block);
+            self.tick(me.thread);
+            return;
+        }
         let (scope, mut k) = if release {
             (scope, self.snapshot(me))
         } else if let Some((fs, k)) = &self.threads[me.thread as usize].fence {
@@ -546,7 +850,7 @@ impl BlockClocks {
             *sync = SyncClock::default();
         }
         if wide(scope) {
-            sync.device.join(&k);
+            sync.release_device(&k);
             sync.device_from.add(me.block);
         } else {
             match &mut sync.block {
@@ -595,5 +899,85 @@ mod tests {
         assert!(r.knows(0, 0, 0, 0, 1, true));
         assert!(!r.knows(0, 0, 0, 0, 1, false));
         assert!(!r.knows(0, 0, 0, 0, 2, true));
+    }
+
+    /// `n` threads of block 1 each release (a read-modify-write with release semantics) into
+    /// one location: a clock of `n` entries, folded once `n` passes `FOLD_AT`.
+    fn released_by(n: u32) -> SyncClock {
+        let mut w = BlockClocks::default();
+        let mut sync = SyncClock::default();
+        for t in 0..n {
+            w.enter(1, 0, 0, t, || 1, || 32, |_| 0);
+            let me = Me { block: 1, thread: t, generation: 0, warp_epoch: 0 };
+            w.atomic_write(me, &mut sync, Scope::Device, true, true);
+        }
+        sync
+    }
+
+    fn reader(block: u64, thread: u32, generation: u32) -> (BlockClocks, Me) {
+        let mut r = BlockClocks::default();
+        r.enter(1, generation, 0, thread, || block, || 32, |_| 0);
+        (r, Me { block, thread, generation, warp_epoch: 0 })
+    }
+
+    #[test]
+    fn a_relaxed_read_of_a_long_release_clock_is_known_after_a_fence() {
+        for n in [3, FOLD_AT as u32 + 1000] {
+            let sync = released_by(n);
+            let (mut r, you) = reader(2, 0, 0);
+            r.atomic_read(you, &sync, Scope::Device, false);
+            for t in [0, n / 2, n - 1] {
+                // Thread t's accesses before its release were at clock 1: only its atomic
+                // write is observed until a fence.
+                assert!(r.knows(0, 1, t, 0, 1, true), "n {n}, thread {t}");
+                assert!(!r.knows(0, 1, t, 0, 1, false), "n {n}, thread {t}");
+                assert!(!r.knows(0, 1, t, 0, 2, true), "n {n}, thread {t}: after its release");
+            }
+            r.fence(you, Scope::Device);
+            for t in [0, n / 2, n - 1] {
+                assert!(r.knows(0, 1, t, 0, 1, false), "n {n}, thread {t}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_block_fence_does_not_make_another_blocks_release_known() {
+        let sync = released_by(4);
+        let (mut r, you) = reader(2, 0, 0);
+        r.atomic_read(you, &sync, Scope::Device, false);
+        r.fence(you, Scope::Block);
+        assert!(!r.knows(0, 1, 2, 0, 1, false));
+        r.fence(you, Scope::Device);
+        assert!(r.knows(0, 1, 2, 0, 1, false));
+    }
+
+    #[test]
+    fn an_acquire_knows_at_once_and_a_block_scope_read_only_its_own_block() {
+        let sync = released_by(FOLD_AT as u32 * 2);
+        let (mut r, you) = reader(2, 0, 0);
+        r.atomic_read(you, &sync, Scope::Device, true);
+        assert!(r.knows(0, 1, 7, 0, 1, false));
+        assert!(r.knows(0, 1, 7, 0, 0, false), "everything before a release too");
+        let (mut b, me) = reader(2, 1, 0);
+        b.atomic_read(me, &sync, Scope::Block, true);
+        assert!(
+            !b.knows(1, 1, 7, 0, 1, false) && !b.knows(1, 1, 7, 0, 1, true),
+            "block 1's release, read at block scope from block 2"
+        );
+        let (mut own, me) = reader(1, 40, 0);
+        own.atomic_read(me, &sync, Scope::Block, true);
+        assert!(own.knows(40, 1, 7, 0, 1, false), "block 1's own release, read at block scope");
+    }
+
+    #[test]
+    fn a_barrier_makes_what_one_thread_read_known_to_all() {
+        let sync = released_by(FOLD_AT as u32 + 1);
+        let (mut r, you) = reader(2, 0, 0);
+        r.enter(1, 0, 0, 5, || 2, || 32, |_| 0);
+        r.atomic_read(you, &sync, Scope::Device, false);
+        assert!(!r.knows(5, 1, 3, 0, 1, false), "thread 5 read nothing");
+        r.enter(1, 1, 0, 5, || 2, || 32, |_| 0);
+        assert!(r.knows(5, 1, 3, 0, 1, false), "after the barrier, what thread 0 read");
+        assert!(r.knows(5, 1, FOLD_AT as u32, 0, 1, false));
     }
 }

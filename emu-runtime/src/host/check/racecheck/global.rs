@@ -48,7 +48,6 @@
 //! of its launch to touch a page and covers all of it writes the page's records outright
 //! ([`GlobalRaceShadow::fill_page`]): neither zeroed nor read.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
 use super::cells::{Side, SideTable};
@@ -396,7 +395,9 @@ pub(crate) struct GlobalRaceShadow {
     len: usize,
     pub(super) name: String,
     pub(super) side: parking_lot::Mutex<Side>,
-    pub(super) syncs: parking_lot::Mutex<HashMap<usize, SyncClock>>,
+    /// The release clocks of its atomic locations, by granule, in shards by address (two
+    /// workers' atomics on different locations then take different locks).
+    syncs: [parking_lot::Mutex<super::clock::HashMap<usize, SyncClock>>; SYNC_SHARDS],
     /// The launch whose records the shadow holds (0: none yet).
     launch: AtomicU64,
     /// Taken to clear the records for a new launch.
@@ -430,7 +431,15 @@ unsafe impl Send for GlobalRaceShadow {}
 // SAFETY: as above: every access to a record goes through its atomics and its lock bit.
 unsafe impl Sync for GlobalRaceShadow {}
 
+/// Shards of a shadow's release clocks.
+const SYNC_SHARDS: usize = 16;
+
 impl GlobalRaceShadow {
+    /// The release clocks of the shard that holds granule `key`'s.
+    pub(super) fn syncs(&self, key: usize) -> parking_lot::MutexGuard<'_, super::clock::HashMap<usize, SyncClock>> {
+        self.syncs[key % SYNC_SHARDS].lock()
+    }
+
     fn layout(len: usize) -> Option<std::alloc::Layout> {
         std::alloc::Layout::array::<Rec>(len).ok()
     }
@@ -545,7 +554,7 @@ impl GlobalRaceShadow {
             }
         }
         self.side.lock().clear();
-        self.syncs.lock().clear();
+        self.syncs.iter().for_each(|m| m.lock().clear());
         self.launch.store(launch, Ordering::Release);
     }
 
