@@ -120,34 +120,47 @@ pub(crate) fn with<R>(
     read: Read,
     f: impl FnOnce(&Texels<'_>, &TextureDesc, Option<Format>) -> R,
 ) -> R {
-    let found = CACHE.with(|c| {
-        let mut c = c.borrow_mut();
-        let epoch = EPOCH.load(Ordering::Acquire);
-        if c.0 != epoch {
-            c.1.clear();
-            c.0 = epoch;
+    let epoch = EPOCH.load(Ordering::Acquire);
+    CACHE.with(|c| {
+        // The state is used in place, under the cache's borrow (nothing below reads a texture
+        // again): cloning its `Arc` for every fetch made the threads of every worker write one
+        // reference count, 40 ns a fetch on two workers (benches/costs.rs).
+        let mut cache = c.borrow_mut();
+        if cache.0 != epoch {
+            cache.1.clear();
+            cache.0 = epoch;
         }
-        if let Some((_, s)) = c.1.iter().find(|(h, _)| *h == handle) {
-            return Some(s.clone());
+        let i = match cache.1.iter().position(|(h, _)| *h == handle) {
+            Some(i) => i,
+            None => {
+                let live = LIVE.read().unwrap_or_else(|e| e.into_inner());
+                let Some(state) = live.as_ref().and_then(|m| m.get(&handle)).cloned() else {
+                    drop(live);
+                    drop(cache);
+                    dead(handle)
+                };
+                cache.1.push((handle, state));
+                cache.1.len() - 1
+            }
+        };
+        let state = &cache.1[i].1;
+        let allowed = match read {
+            Read::Fetch => state.kind == Kind::Linear,
+            Read::Sample1d => state.kind == Kind::Array1d,
+            Read::Sample2d => matches!(state.kind, Kind::Array2d | Kind::Pitch2d),
+        };
+        if !allowed {
+            let kind = state.kind;
+            drop(cache);
+            wrong_read(read, kind);
         }
-        let live = LIVE.read().unwrap_or_else(|e| e.into_inner());
-        let s = live.as_ref()?.get(&handle)?.clone();
-        c.1.push((handle, s.clone()));
-        Some(s)
-    });
-    let Some(state) = found else { dead(handle) };
-    let allowed = match read {
-        Read::Fetch => state.kind == Kind::Linear,
-        Read::Sample1d => state.kind == Kind::Array1d,
-        Read::Sample2d => matches!(state.kind, Kind::Array2d | Kind::Pitch2d),
-    };
-    if !allowed {
-        wrong_read(read, state.kind);
-    }
-    if state.channels != channels || state.lanes != lanes || state.format != format {
-        wrong_type(read, (state.format, state.channels), (format, channels));
-    }
-    f(&state.texels(), &state.desc, state.normalized)
+        if state.channels != channels || state.lanes != lanes || state.format != format {
+            let found = (state.format, state.channels);
+            drop(cache);
+            wrong_type(read, found, (format, channels));
+        }
+        f(&state.texels(), &state.desc, state.normalized)
+    })
 }
 
 #[cold]

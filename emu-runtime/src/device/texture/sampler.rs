@@ -60,9 +60,19 @@ impl Texels<'_> {
     fn texel(&self, i: Option<usize>, j: Option<usize>, border: &[f32; 4]) -> [f32; 4] {
         let (Some(i), Some(j)) = (i, j) else { return *border };
         let at = (j * self.pitch + i) * self.channels;
-        let mut out = [0.0; 4];
-        out[..self.channels].copy_from_slice(&self.data[at..at + self.channels]);
-        out
+        // By channel count, so that each copy is a fixed-size one (not a `memcpy` call).
+        match self.channels {
+            1 => [self.data[at], 0.0, 0.0, 0.0],
+            2 => {
+                let d = &self.data[at..at + 2];
+                [d[0], d[1], 0.0, 0.0]
+            }
+            _ => {
+                let mut out = [0.0; 4];
+                out[..self.channels].copy_from_slice(&self.data[at..at + self.channels]);
+                out
+            }
+        }
     }
 }
 
