@@ -714,6 +714,9 @@ impl<'r> Regions<'r> {
     fn each_span<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(&mut self, lo: usize, bound: usize, mut f: F) {
         let block = self.block;
         let faults = block.regions_faults();
+        // The exits of earlier regions since the last barrier are out of the running order
+        // already: only those of this one are dropped from it.
+        let before = self.exits.len();
         // A thread that faults stops (memcheck unwinds it, or it panics on what its faulting
         // load gave): the region goes on with the next thread. One `catch_unwind` per region.
         let pos = std::cell::Cell::new(lo);
@@ -730,8 +733,8 @@ impl<'r> Regions<'r> {
                 }
             }
         }
-        if !self.exits.is_empty() {
-            self.drop_exited();
+        if self.exits.len() > before {
+            self.drop_exited(before);
         }
         if block.regions_faults() != faults {
             self.drop_faulted();
@@ -870,13 +873,22 @@ impl<'r> Regions<'r> {
         self.exits.retain(|&(t, _)| !block.faulted(t));
     }
 
-    /// Removes the threads that exited in the last region from the running order.
+    /// Removes the threads that exited in the last region (`exits[from..]`) from the running
+    /// order.
     #[cold]
     #[inline(never)]
-    fn drop_exited(&mut self) {
+    fn drop_exited(&mut self, from: usize) {
+        let live = if self.dense { self.n } else { self.order.len() };
+        if self.exits.len() - from == live {
+            // Every live thread exited (each exits once, and only a live one runs): the block
+            // has none left. The common case of a guard that sends most blocks home at once.
+            self.dense = false;
+            self.order.clear();
+            return;
+        }
         self.make_sparse();
         let mut gone = vec![false; self.n];
-        self.exits.iter().for_each(|&(t, _)| gone[t as usize] = true);
+        self.exits[from..].iter().for_each(|&(t, _)| gone[t as usize] = true);
         self.order.retain(|&t| !gone[t as usize]);
     }
 
