@@ -11,22 +11,11 @@ use criterion::{Criterion, SamplingMode, Throughput};
 use deviceemu::prelude::*;
 use deviceemu::{with_config, Checks, Config};
 
-/// cuda-samples' `Samples/0_Introduction/simpleAtomicIntrinsics`, its kernel as written (see
-/// tests/it/checkers/racecheck_atomics.rs, which checks it clean and its results).
-#[kernel]
-pub fn test_kernel(g_odata: &mut [u32]) {
-    let tid = block_dim().x * block_idx().x + thread_idx().x;
-    g_odata.atomic_add(0, 10);
-    g_odata.atomic_exch(1, tid);
-    g_odata.atomic_max(2, tid);
-    g_odata.atomic_min(3, tid);
-    g_odata.atomic_inc(4, 17);
-    g_odata.atomic_dec(5, 137);
-    g_odata.atomic_cas(6, tid.wrapping_sub(1), tid);
-    g_odata.atomic_and(7, 2 * tid + 7);
-    g_odata.atomic_or(8, if tid < 32 { 1 << tid } else { 0 });
-    g_odata.atomic_xor(9, tid);
-}
+/// cuda-samples' `Samples/0_Introduction/simpleAtomicIntrinsics`, its kernel as written, the
+/// one the tests check clean and correct.
+#[path = "../tests/it/checkers/simple_atomic_intrinsics.rs"]
+mod sample;
+use sample::simple_atomic_intrinsics;
 
 const BLOCKS: u32 = 64;
 const THREADS: u32 = 256;
@@ -47,8 +36,15 @@ fn main() {
     for (name, checks) in variants {
         let config = Config::default().checks(checks);
         let mut data = DeviceBuffer::<u32>::zeroed(11).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(1).unwrap();
         g.bench_function(name, |b| {
-            b.iter(|| with_config(config.clone(), || launch!(test_kernel<<<BLOCKS, THREADS>>>(&mut data))).unwrap())
+            b.iter(|| {
+                with_config(
+                    config.clone(),
+                    || launch!(simple_atomic_intrinsics<<<BLOCKS, THREADS>>>(&mut data, &mut out, false)),
+                )
+                .unwrap()
+            })
         });
         assert_eq!(data.to_vec().unwrap()[2], BLOCKS * THREADS - 1, "{name}: atomicMax");
     }

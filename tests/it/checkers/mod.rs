@@ -7,4 +7,5 @@ mod racecheck_dsmem;
 mod racecheck_reports;
 mod racecheck_warps;
 mod sanitizer;
+mod simple_atomic_intrinsics;
 mod stale_views;

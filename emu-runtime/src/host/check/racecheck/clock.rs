@@ -398,13 +398,8 @@ pub(crate) struct SyncClock {
 }
 
 impl SyncClock {
-    /// Adds `k` to what the location releases at device scope.
-    fn release_device(&mut self, k: &Knowledge) {
-        self.release_gains(k.gains());
-    }
-
     /// Adds these entries to what the location releases at device scope.
-    fn release_gains(&mut self, gains: impl Iterator<Item = Gain>) {
+    fn release_device(&mut self, gains: impl Iterator<Item = Gain>) {
         let chain = self.device.get_or_insert_with(|| Chain::new(std::iter::empty()));
         let mut log = chain.log.write();
         gains.for_each(|g| log.push(g));
@@ -827,32 +822,24 @@ impl BlockClocks {
     pub(super) fn atomic_write(&mut self, me: Me, sync: &mut SyncClock, scope: Scope, release: bool, rmw: bool) {
         let clock = self.clock(me.thread);
         let only_itself = Gain::Thread(me.block, me.thread, Known { full: 0, atomic: clock });
-        if !release && wide(scope) && self.threads[me.thread as usize].fence.is_none() {
-            // The common case, a relaxed read-modify-write without a fence before it: it
-            // publishes only itself, one entry, with no clock built.
-            if !rmw {
-                *sync = SyncClock::default();
-            }
-            sync.release_gains(std::iter::once(only_itself));
-            sync.device_from.add(me.block);
-            self.tick(me.thread);
-            return;
-        }
-        let (scope, mut k) = if release {
-            (scope, self.snapshot(me))
+        // What it publishes besides itself: nothing for the common relaxed write without a
+        // fence before it (then no clock is built).
+        let (scope, k) = if release {
+            (scope, Some(self.snapshot(me)))
         } else if let Some((fs, k)) = &self.threads[me.thread as usize].fence {
-            (narrower(*fs, scope), k.clone())
+            (narrower(*fs, scope), Some(k.clone()))
         } else {
-            (scope, Knowledge::default())
+            (scope, None)
         };
-        k.add_thread(me.block, me.thread, Known { full: 0, atomic: clock });
         if !rmw {
             *sync = SyncClock::default();
         }
         if wide(scope) {
-            sync.release_device(&k);
+            sync.release_device(k.iter().flat_map(Knowledge::gains).chain(std::iter::once(only_itself)));
             sync.device_from.add(me.block);
         } else {
+            let mut k = k.unwrap_or_default();
+            k.gain(only_itself);
             match &mut sync.block {
                 Some((b, old)) if *b == me.block => old.join(&k),
                 slot => *slot = Some((me.block, k)),
