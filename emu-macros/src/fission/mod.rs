@@ -18,9 +18,9 @@
 //! * a `loop`, or a `while` in region code whose end depends on memory or calls (it may spin
 //!   on a flag another thread sets, which needs the general path's independent progress; a
 //!   `while` that ends on the thread's own arithmetic, a grid-stride loop, is region code, with
-//!   a region progress point at its head: `local_termination`, `RegionLoops`), a `for` over
-//!   something other than a range, or over a range whose bounds are not block-uniform (the
-//!   per-thread form gives such a loop a progress point, `progress.rs`);
+//!   a region progress point at its head: `local_termination`, `RegionLoops`), or a `for` over
+//!   something other than a range (a `for` over a range a thread computes, a grid-stride `for`
+//!   from `thread_idx().x`, is region code with a region progress point, as such a `while` is);
 //! * a call of a function that is not a known pure one (`deviceemu::math`'s, `core`'s, a
 //!   type's `default()`), unless it is a `#[device]` helper expanded earlier that publishes that
 //!   it does not wait (`helpers.rs`: the launcher then checks that at compile time); an
@@ -799,6 +799,12 @@ fn waits_in_expr(e: &Expr) -> bool {
     w.barrier || w.warp
 }
 
+fn waits_in_block(b: &Block) -> bool {
+    let mut w = Waits::default();
+    w.visit_block(b);
+    w.barrier || w.warp
+}
+
 // ---------------------------------------------------------------- region code
 
 /// Calls region code may make: pure functions of `core` and the device API's non-waiting
@@ -989,7 +995,8 @@ impl Checker {
 }
 
 /// Puts a region progress point (`__private::region_progress_point`, which never yields) at
-/// the head of every `while` without barriers or collectives: region code may run those that
+/// the head of every `while`, and every `for` over a range that is not block-uniform, without
+/// barriers or collectives: region code may run those that
 /// end on the thread's own arithmetic (`local_termination`), and a thread whose faulting load
 /// gave a zero, or whose loop never ends, must still stop there, as at the general path's
 /// progress point. Closures and nested items are left alone (their loops keep the general
@@ -999,14 +1006,20 @@ struct RegionLoops;
 impl VisitMut for RegionLoops {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         syn::visit_mut::visit_expr_mut(self, e);
-        let Expr::While(w) = e else { return };
-        if waits_in_expr(&Expr::While(w.clone())) {
+        let (span, body) = match e {
+            Expr::While(w) => (w.while_token.span, &mut w.body),
+            // A `for` over a range a thread computes (`thread_idx().x..n`): it ends, but may
+            // run for long; one with block-uniform bounds is left free of the counter, as in
+            // the per-thread forms (`progress.rs`).
+            Expr::ForLoop(f) if !bounded_range(&f.expr) => (f.for_token.span, &mut f.body),
+            _ => return,
+        };
+        if waits_in_block(body) {
             return;
         }
-        let span = w.while_token.span;
         let counter = Ident::new("__emu_spins", Span::mixed_site());
         let rt = quote_spanned!(span=> ::deviceemu::__private);
-        w.body.stmts.insert(
+        body.stmts.insert(
             0,
             syn::parse_quote_spanned!(span=> if #rt::progress_due(&mut #counter) { #rt::region_progress_point(); }),
         );
@@ -1133,9 +1146,10 @@ impl<'ast> Visit<'ast> for Checker {
                 if !range_like(&f.expr) {
                     return self.fail("a `for` loop over something other than a range");
                 }
-                if !bounded_range(&f.expr) {
-                    return self.fail("a `for` loop in region code whose bounds are not block-uniform");
-                }
+                // A range whose bounds are not block-uniform (a grid-stride `for` from the
+                // thread's index) still ends: the thread computed its bounds before it began.
+                // In region code it has a region progress point at its head (`RegionLoops`), in
+                // a helper's body the progress point of every per-thread form (`progress.rs`).
                 if f.label.is_some() {
                     return self.fail("a labelled loop");
                 }

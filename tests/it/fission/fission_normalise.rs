@@ -312,8 +312,9 @@ fn hazard_break_out_of_a_barrier_loop_keeps_the_general_path() {
     assert_eq!(path, "general");
 }
 
-/// Issue 25's left-over: a `for` loop in region code whose bounds differ per thread
-/// (`0..tid`) keeps the general path, whose per-thread form gives it a progress point.
+/// A `for` loop in region code whose bounds differ per thread (`0..tid`) ends on the
+/// thread's own values, like a grid-stride `while`: region code, with a region progress point
+/// at its head (the watchdog's tests: `scheduler::progress`).
 #[kernel]
 fn per_thread_for_bound(out: &mut [u32]) {
     let t = shared_array![u32; 32];
@@ -328,14 +329,48 @@ fn per_thread_for_bound(out: &mut [u32]) {
 }
 
 #[test]
-fn a_for_loop_with_per_thread_bounds_keeps_the_general_path() {
+fn a_for_loop_with_per_thread_bounds_takes_regions() {
     let want: Vec<u32> = (0..32u32).map(|t| (0..31 - t).sum()).collect();
     let path = both_paths(&want, || {
         let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
         launch!(per_thread_for_bound<<<1, 32>>>(&mut out)).unwrap();
         out.to_vec().unwrap()
     });
-    assert_eq!(path, "general");
+    assert_eq!(path, "regions");
+}
+
+/// A `#[device]` helper with a grid-stride `for` from the thread's index (Parboil histo's
+/// `clearMemory`): it does not wait, so the kernel that calls it keeps its region form.
+#[device]
+fn clear_strided(v: &mut [u32], n: usize) {
+    let stride = (block_dim().x * grid_dim().x) as usize;
+    for i in ((block_idx().x * block_dim().x + thread_idx().x) as usize..n).step_by(stride) {
+        v[i] = 0;
+    }
+}
+
+#[kernel]
+fn clears_then_counts(v: &mut [u32], out: &mut [u32]) {
+    let c = shared_array![u32; 64];
+    let tid = thread_idx().x as usize;
+    clear_strided(v, v.len());
+    c[tid] = tid as u32 * 3;
+    sync_threads();
+    out[block_idx().x as usize * 64 + tid] = c[63 - tid];
+}
+
+#[test]
+fn a_helper_with_a_grid_stride_for_keeps_the_region_form() {
+    let blocks = 3usize;
+    let want_out: Vec<u32> = (0..blocks * 64).map(|i| (63 - (i % 64)) as u32 * 3).collect();
+    let path = both_paths(&want_out, || {
+        let mut v = DeviceBuffer::from_slice(&vec![7u32; 1000]).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(blocks * 64).unwrap();
+        launch!(clears_then_counts<<<blocks as u32, 64>>>(&mut v, &mut out)).unwrap();
+        assert!(v.to_vec().unwrap().iter().all(|&x| x == 0), "the grid-stride loop cleared everything");
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
 }
 
 /// A `while` that spins on memory another thread writes is never region code.

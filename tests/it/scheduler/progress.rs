@@ -217,6 +217,63 @@ fn the_watchdog_stops_a_loop_forever_and_the_next_launch_works() {
     }
 }
 
+/// A `for` over a range each thread computes, in region code (before a barrier) and in a
+/// helper, that runs for hours: a region progress point at its head lets the watchdog stop it.
+#[kernel]
+fn long_per_thread_for(out: &mut [u32]) {
+    let t = shared_array![u32; 32];
+    let tid = thread_idx().x as usize;
+    let mut s = 0u64;
+    for j in tid as u64..u64::MAX / 2 { // region-for
+        s = s.wrapping_mul(31).wrapping_add(j);
+    }
+    t[tid] = s as u32;
+    sync_threads();
+    out[tid] = t[31 - tid];
+}
+
+/// (A range from a parameter counts as bounded in a helper, as a uniform one does in a
+/// kernel: no progress point. This one starts at the thread's index.)
+#[device]
+fn long_sum() -> u64 {
+    let mut s = 0u64;
+    for j in thread_idx().x as u64..u64::MAX / 2 { // helper-for
+        s = s.wrapping_mul(31).wrapping_add(j);
+    }
+    s
+}
+
+#[kernel]
+fn long_helper_for(out: &mut [u32]) {
+    let t = shared_array![u32; 32];
+    let tid = thread_idx().x as usize;
+    t[tid] = long_sum() as u32;
+    sync_threads();
+    out[tid] = t[31 - tid];
+}
+
+#[test]
+fn the_watchdog_stops_a_per_thread_for_in_region_code() {
+    for (marker, helper) in [("// region-for", false), ("// helper-for", true)] {
+        let line = marked_line(SOURCE, marker);
+        let (report, path) = on_new_thread(60, move || {
+            with_config(watchdog(Config::default()), || {
+                let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
+                let started = Instant::now();
+                let e = if helper {
+                    launch!(long_helper_for<<<1, 32>>>(&mut out)).unwrap_err()
+                } else {
+                    launch!(long_per_thread_for<<<1, 32>>>(&mut out)).unwrap_err()
+                };
+                assert_timeout(&e, started);
+                (e.to_string(), deviceemu::__private::last_path())
+            })
+        });
+        assert_eq!(path, "regions", "{marker}");
+        assert_has(&report, &format!("tests/it/scheduler/progress.rs:{line}"));
+    }
+}
+
 #[test]
 fn the_watchdog_names_every_live_thread() {
     let spin = marked_line(SOURCE, "// unreleased-spin");

@@ -248,6 +248,9 @@ pub(crate) struct BlockRun<'a> {
     /// Whether a thread of this block has been stopped ([`Stop`] other than `No` in a slot):
     /// until then, [`stopping`](Self::stopping) is one load.
     any_stop: Cell<bool>,
+    /// Whether this block runs as barrier regions (`regions.rs`): all its threads on the
+    /// runner's fiber, which a progress point must not park.
+    in_regions: Cell<bool>,
 }
 
 impl<'a> BlockRun<'a> {
@@ -290,6 +293,7 @@ impl<'a> BlockRun<'a> {
             faults: Cell::new(0),
             watched: crate::host::sched::debugger::watched(),
             any_stop: Cell::new(false),
+            in_regions: Cell::new(false),
         }))
     }
 
@@ -378,6 +382,7 @@ impl<'a> BlockRun<'a> {
     }
 
     fn reset(&self, block_linear: u64) {
+        self.in_regions.set(false);
         // Views of shared memory the block before made are stale from here on.
         self.arena.new_block();
         self.id.linear.set(block_linear);
@@ -1446,8 +1451,15 @@ impl BlockRun<'_> {
     /// Marks every thread of the block started (the regions run them all) and returns the
     /// start order when a seed shuffles it.
     pub(crate) fn regions_take_starts(&self) -> Option<Vec<u32>> {
+        self.in_regions.set(true);
         self.starts.next.set(self.slots.len());
         self.starts.seeded.then(|| self.starts.order.borrow().clone())
+    }
+    /// Whether this block runs as barrier regions (a helper's progress point then only lets
+    /// the watchdog look, as a region's does: `progress::point`).
+    #[inline(always)]
+    pub(crate) fn runs_regions(&self) -> bool {
+        self.in_regions.get()
     }
     /// Makes `t` the running thread (checkers and reports name it).
     #[inline(always)]

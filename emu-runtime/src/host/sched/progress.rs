@@ -400,6 +400,15 @@ fn enqueue(block: &BlockRun<'_>, at: &'static Location<'static>) {
 pub(crate) fn point() {
     let at = Location::caller();
     let Some(block) = crate::host::sched::context::current() else { return };
+    if block.runs_regions() {
+        // A helper's loop in region code (`emu-macros/src/fission/mod.rs`, `RegionLoops`):
+        // every thread runs on the runner's fiber, which must not park; the watchdog looks,
+        // as at a region's own progress point.
+        crate::host::sched::stuck::beat();
+        block.stop_if_faulted();
+        watch_region_barrier(block, at);
+        return;
+    }
     if let Step::Yield = step(block, at) {
         enqueue(block, at);
         block.park();
