@@ -28,6 +28,7 @@ mod emit;
 mod fission;
 mod host_body;
 mod launch;
+mod local_macros;
 mod lower;
 mod parse;
 mod progress;

@@ -87,6 +87,8 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
         Err("a kernel that launches kernels (device runtime)".to_string())
     } else {
         let mut b = host_block.clone();
+        // The file's index macros written out (`local_macros.rs`): the region form only.
+        crate::local_macros::expand(&mut b, &item.sig);
         crate::host_body::host_body(&mut b, &ctx, false);
         let names: Vec<String> = params.iter().map(|p| p.name.to_string()).collect();
         let buffers: Vec<String> =
@@ -114,8 +116,12 @@ pub(crate) fn device(mut item: ItemFn, params: Vec<Param>) -> Lowered {
     // Whether it may wait, published for the kernels that call it (`fission/helpers.rs`); not
     // for a method (a `macro_rules!` cannot sit in an `impl`).
     let method = item.sig.inputs.iter().any(|a| matches!(a, syn::FnArg::Receiver(_)));
-    let waits = (!method)
-        .then(|| crate::fission::helpers::classify(&item.sig.ident.to_string(), &item.block, &scalars(&params)));
+    let waits = (!method).then(|| {
+        // Classified with the file's index macros written out (`local_macros.rs`).
+        let mut b = (*item.block).clone();
+        crate::local_macros::expand(&mut b, &item.sig);
+        crate::fission::helpers::classify(&item.sig.ident.to_string(), &b, &scalars(&params))
+    });
     // Loops yield to the block's other threads and answer the watchdog (`progress.rs`); a
     // `const fn` cannot call the runtime.
     if item.sig.constness.is_none() {

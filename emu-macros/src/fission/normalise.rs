@@ -29,6 +29,13 @@
 //!    `let mut x: T = 0 as T;` (`false` for `bool`): the compiler's definite-initialisation check on the
 //!    body as written guarantees that no thread reads that value.
 //!
+//! 5. **Plain blocks with barriers** (`flatten_blocks`): a statement `{ .. }` (no label, no
+//!    attributes, its value unused) that holds a barrier or warp collective is replaced by its
+//!    statements (cuda-samples' bitonic sort scopes its last merge loop so). Its `let`s then
+//!    reach past its end: the block is left as written when a statement after it in the same
+//!    list names one of them (it would see the block's binding instead of the outer one).
+//!    Rebinding a name bound before the block is the shadowing alpha-renaming undoes.
+//!
 //! Alpha-renaming of shadowed names (`unshadow`) follows, in `fission/mod.rs`.
 
 use std::collections::HashSet;
@@ -47,6 +54,7 @@ use super::{local_name, path_name, PRIMITIVES};
 pub(super) fn normalise(mut stmts: Vec<Stmt>, ctx: &Ident) -> (Vec<Stmt>, Vec<Stmt>) {
     let items = hoist_items(&mut stmts);
     block_handles(&mut stmts, ctx);
+    each_list(&mut stmts, &mut flatten_blocks);
     let mut fresh = 0usize;
     each_list(&mut stmts, &mut |list| split_lets(list, &mut fresh));
     each_list(&mut stmts, &mut initialise_lets);
@@ -424,6 +432,69 @@ fn initialise_lets(list: &mut Vec<Stmt>) {
         }
         k += 1;
     }
+}
+
+/// Replaces each statement-level plain block of `list` that waits by its statements (the
+/// module's doc, step 5).
+fn flatten_blocks(list: &mut Vec<Stmt>) {
+    let mut k = 0;
+    while k < list.len() {
+        let Stmt::Expr(Expr::Block(b), semi) = &list[k] else {
+            k += 1;
+            continue;
+        };
+        let value_unused = semi.is_some()
+            || k + 1 < list.len()
+            || b.block.stmts.last().is_none_or(|s| !matches!(s, Stmt::Expr(_, None)));
+        let waits = {
+            let stmt = list[k].clone();
+            let w = super::waits_in_stmt(&stmt);
+            w.barrier || w.warp
+        };
+        if b.label.is_some() || !b.attrs.is_empty() || !value_unused || !waits {
+            k += 1;
+            continue;
+        }
+        let bound: HashSet<String> = b
+            .block
+            .stmts
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Local(l) => Some(pat_names(&l.pat)),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let later: HashSet<String> = list[k + 1..].iter().flat_map(idents_of).collect();
+        if bound.iter().any(|n| later.contains(n)) {
+            k += 1;
+            continue;
+        }
+        let mut inner = b.block.stmts.clone();
+        if let Some(Stmt::Expr(e, semi @ None)) = inner.last_mut() {
+            // Its value is unused: a statement of its own now.
+            if !matches!(e, Expr::If(_) | Expr::While(_) | Expr::ForLoop(_) | Expr::Loop(_) | Expr::Block(_)) {
+                *semi = Some(Default::default());
+            }
+        }
+        let n = inner.len();
+        list.splice(k..=k, inner);
+        k += n;
+    }
+}
+
+/// The names a pattern binds.
+fn pat_names(p: &Pat) -> Vec<String> {
+    struct Names(Vec<String>);
+    impl<'a> Visit<'a> for Names {
+        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+            self.0.push(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    let mut n = Names(Vec::new());
+    n.visit_pat(p);
+    n.0
 }
 
 fn idents_of_expr(e: &Expr) -> HashSet<String> {

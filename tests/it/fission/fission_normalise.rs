@@ -589,3 +589,107 @@ fn helpers_that_wait_or_are_not_known_keep_the_general_path() {
     });
     assert_eq!(path, "general");
 }
+
+// ------------------------------------------------------------------ index macros, plain blocks
+
+/// `#define`s of index arithmetic ported as `macro_rules!` (Parboil's `Index3D`, cuda-samples'
+/// `UMAD`/`UMUL`): fission writes them out (`emu-macros/src/local_macros.rs`).
+macro_rules! IDX2 {
+    ($w:expr, $r:expr, $c:expr) => {
+        (($r) * ($w) + ($c))
+    };
+}
+macro_rules! TWICE_PLUS {
+    ($a:expr, $b:expr) => {
+        (IDX2!(2, $a, 0) + ($b))
+    };
+}
+/// A macro that binds a name: not one expression of its arguments, left to the general path.
+macro_rules! SQUARE {
+    ($a:expr) => {{
+        let t = $a;
+        t * t
+    }};
+}
+
+#[kernel]
+fn transposes_with_index_macros(x: &[u32], out: &mut [u32]) {
+    let t = shared_array![u32; 64];
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    t[IDX2!(8, ty, tx)] = x[IDX2!(8, ty, tx)] + TWICE_PLUS!(tx, 1) as u32;
+    sync_threads();
+    out[IDX2!(8, ty, tx)] = t[IDX2!(8, tx, ty)];
+}
+
+#[kernel]
+fn squares_with_a_binding_macro(x: &[u32], out: &mut [u32]) {
+    let t = shared_array![u32; 32];
+    let tid = thread_idx().x as usize;
+    t[tid] = SQUARE!(x[tid]);
+    sync_threads();
+    out[tid] = t[31 - tid];
+}
+
+#[test]
+fn index_macros_of_the_kernels_file_are_written_out() {
+    let x: Vec<u32> = (0..64).map(|i| i * 3 + 1).collect();
+    let input = DeviceBuffer::from_slice(&x).unwrap();
+    let mut want = vec![0u32; 64];
+    for ty in 0..8 {
+        for tx in 0..8 {
+            // out[ty][tx] = t[tx][ty], where thread (x: c, y: r) wrote t[r][c] = x[r][c] + 2c + 1.
+            want[ty * 8 + tx] = x[tx * 8 + ty] + (2 * ty + 1) as u32;
+        }
+    }
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        launch!(transposes_with_index_macros<<<1, (8, 8)>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+    let x: Vec<u32> = (0..32).collect();
+    let input = DeviceBuffer::from_slice(&x).unwrap();
+    let want: Vec<u32> = (0..32u32).map(|t| (31 - t) * (31 - t)).collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
+        launch!(squares_with_a_binding_macro<<<1, 32>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
+}
+
+/// A plain block around a loop with barriers (cuda-samples' bitonic sort scopes its last
+/// merge loop so): its statements join the body's.
+#[kernel]
+fn scoped_tree_sum(input: &[f32], out: &mut [f32]) {
+    let sdata = shared_array![f32; 256];
+    let tid = thread_idx().x as usize;
+    sdata[tid] = input[block_idx().x as usize * 256 + tid];
+    {
+        let mut s = 128;
+        while s > 0 {
+            sync_threads();
+            if tid < s {
+                sdata[tid] += sdata[tid + s];
+            }
+            s >>= 1;
+        }
+    }
+    if tid == 0 {
+        out[block_idx().x as usize] = sdata[0];
+    }
+}
+
+#[test]
+fn a_plain_block_with_barriers_is_flattened() {
+    let x = inputs(256 * 3);
+    let want = tree_sums(&x, 256);
+    let input = DeviceBuffer::from_slice(&x).unwrap();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(3).unwrap();
+        launch!(scoped_tree_sum<<<3, 256>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+}

@@ -224,7 +224,8 @@ fn long_per_thread_for(out: &mut [u32]) {
     let t = shared_array![u32; 32];
     let tid = thread_idx().x as usize;
     let mut s = 0u64;
-    for j in tid as u64..u64::MAX / 2 { // region-for
+    for j in tid as u64..u64::MAX / 2 {
+        // region-for
         s = s.wrapping_mul(31).wrapping_add(j);
     }
     t[tid] = s as u32;
@@ -237,7 +238,8 @@ fn long_per_thread_for(out: &mut [u32]) {
 #[device]
 fn long_sum() -> u64 {
     let mut s = 0u64;
-    for j in thread_idx().x as u64..u64::MAX / 2 { // helper-for
+    for j in thread_idx().x as u64..u64::MAX / 2 {
+        // helper-for
         s = s.wrapping_mul(31).wrapping_add(j);
     }
     s

@@ -1,0 +1,507 @@
+//! The kernel's own expression macros written out for fission. CUDA code ported as written
+//! keeps its `#define`s of index arithmetic (`#define Index3D(nx,ny,i,j,k)
+//! ((i)+(nx)*((j)+(ny)*(k)))`, `UMAD(a, b, c)`) as `macro_rules!` next to the kernel. A proc
+//! macro sees a call of one only as tokens, so fission could not tell whether it waits, and
+//! its analyses stopped there.
+//!
+//! This pass finds the `macro_rules!` of the kernel's own source file (`Span::local_file`, read
+//! and parsed once per file and compilation; kept as text, as a `proc_macro` token lives for
+//! one expansion only) and writes out each call of a macro that is *simple*, in the region
+//! form's copy of a kernel body (`fission::lower`) and in the copy of a helper's body that
+//! `fission/helpers.rs` classifies. The per-thread forms and the GPU form keep the call (so
+//! the macro stays used, and reports inside its arguments keep their place). Simple means:
+//!
+//! * every rule's matcher is empty or a comma-separated list of `$name:expr`, `$name:ident`,
+//!   `$name:literal` or `$name:tt` (no repetitions, no other tokens);
+//! * its transcriber uses no `$crate`, no repetition, and binds or runs nothing (`let`,
+//!   closures, `match`, loops, items): what it expands to is one expression;
+//! * no identifier of the transcriber other than its `$` fragments is a name the function
+//!   binds (a parameter or a local): those resolve at the macro's definition, where a local of
+//!   the kernel is not visible (hygiene), and writing the macro out would change what they name;
+//! * the call's arguments are arithmetic on names, literals, fields and calls of the index
+//!   built-ins (`thread_idx()`, ..): the body it sits in has been rewritten already
+//!   (`rewrite.rs`), which left the tokens of the call alone, so an access written out of
+//!   an argument would not be a checked one.
+//!
+//! A call is expanded as rustc would: the first rule whose matcher takes the arguments
+//! (`expr` arguments parsed as expressions and kept as one, so `UMUL!(a + b, c)` is `(a + b) *
+//! c`), the fragments substituted, nested calls of simple macros expanded in turn (16 deep at
+//! most). A macro defined twice in the file (two modules), or defined elsewhere, is left as it
+//! is; fission then keeps the general path for it (`fission/mod.rs`, `check_macro`).
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+use syn::{Block, Expr, Token};
+
+/// A fragment kind of a matcher.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Frag {
+    Expr,
+    Ident,
+    Literal,
+    Tt,
+}
+
+/// One rule: its fragments, in order, and its transcriber (as text: see the module's doc).
+#[derive(Clone, Debug)]
+struct Rule {
+    params: Vec<(String, Frag)>,
+    body: String,
+}
+
+/// The simple macros of one file, by name (`None`: defined twice, or not simple).
+type Macros = HashMap<String, Option<Rc<Vec<Rule>>>>;
+
+thread_local! {
+    static FILES: RefCell<HashMap<PathBuf, Rc<Macros>>> = RefCell::new(HashMap::new());
+}
+
+/// Writes out the calls of the source file's simple macros in `block` (a `#[kernel]` or
+/// `#[device]` body whose function binds `bound`). Outside a real macro expansion (unit
+/// tests), or when the file cannot be read, nothing changes.
+pub(crate) fn expand(block: &mut Block, sig: &syn::Signature) {
+    if !proc_macro::is_available() {
+        return;
+    }
+    let Some(file) = proc_macro::Span::call_site().local_file() else { return };
+    let macros = FILES.with(|f| f.borrow_mut().entry(file.clone()).or_insert_with(|| Rc::new(read(&file))).clone());
+    expand_with(block, sig, &macros);
+}
+
+/// The simple macros of the file at `path`.
+fn read(path: &PathBuf) -> Macros {
+    let Ok(text) = std::fs::read_to_string(path) else { return Macros::new() };
+    let Ok(file) = syn::parse_file(&text) else { return Macros::new() };
+    let mut found = Found(Macros::new());
+    found.visit_file(&file);
+    found.0
+}
+
+struct Found(Macros);
+
+impl<'a> Visit<'a> for Found {
+    fn visit_item_macro(&mut self, m: &'a syn::ItemMacro) {
+        if let (Some(name), true) = (&m.ident, m.mac.path.is_ident("macro_rules")) {
+            let rules = rules(m.mac.tokens.clone()).map(Rc::new);
+            let name = name.to_string();
+            // Twice in the file: a call cannot tell which one is in scope.
+            let entry = if self.0.contains_key(&name) { None } else { rules };
+            self.0.insert(name, entry);
+        }
+    }
+}
+
+/// A `macro_rules!` body's rules, if every one is simple.
+fn rules(tokens: TokenStream) -> Option<Vec<Rule>> {
+    let mut out = Vec::new();
+    let mut it = tokens.into_iter().peekable();
+    while it.peek().is_some() {
+        let Some(TokenTree::Group(matcher)) = it.next() else { return None };
+        match (it.next(), it.next()) {
+            (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b))) if a.as_char() == '=' && b.as_char() == '>' => {}
+            _ => return None,
+        }
+        let Some(TokenTree::Group(body)) = it.next() else { return None };
+        if matches!(it.peek(), Some(TokenTree::Punct(p)) if p.as_char() == ';') {
+            it.next();
+        }
+        let params = matcher_params(matcher.stream())?;
+        let body = body.stream();
+        if !simple_transcriber(&body) {
+            return None;
+        }
+        out.push(Rule { params, body: body.to_string() });
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// `$a:expr, $b:ident, ..` (an optional trailing comma).
+fn matcher_params(tokens: TokenStream) -> Option<Vec<(String, Frag)>> {
+    let toks: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut params = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        let (
+            TokenTree::Punct(d),
+            Some(TokenTree::Ident(name)),
+            Some(TokenTree::Punct(c)),
+            Some(TokenTree::Ident(kind)),
+        ) = (&toks[i], toks.get(i + 1), toks.get(i + 2), toks.get(i + 3))
+        else {
+            return None;
+        };
+        if d.as_char() != '$' || c.as_char() != ':' {
+            return None;
+        }
+        let frag = match kind.to_string().as_str() {
+            "expr" => Frag::Expr,
+            "ident" => Frag::Ident,
+            "literal" => Frag::Literal,
+            "tt" => Frag::Tt,
+            _ => return None,
+        };
+        params.push((name.to_string(), frag));
+        i += 4;
+        match toks.get(i) {
+            None => {}
+            Some(TokenTree::Punct(p)) if p.as_char() == ',' => i += 1,
+            _ => return None,
+        }
+    }
+    Some(params)
+}
+
+/// Whether a transcriber is one expression that binds nothing: no `$crate`, no repetition,
+/// no `let`, `|`-closure, `match`, `macro_rules`, `fn` or other item keyword.
+fn simple_transcriber(tokens: &TokenStream) -> bool {
+    let toks: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    for (i, t) in toks.iter().enumerate() {
+        match t {
+            TokenTree::Group(g) => {
+                if !simple_transcriber(&g.stream()) {
+                    return false;
+                }
+            }
+            TokenTree::Ident(id) => {
+                let s = id.to_string();
+                if [
+                    "let",
+                    "match",
+                    "macro_rules",
+                    "fn",
+                    "struct",
+                    "enum",
+                    "impl",
+                    "static",
+                    "const",
+                    "mod",
+                    "use",
+                    "move",
+                    "async",
+                    "loop",
+                    "while",
+                    "for",
+                    "return",
+                    "break",
+                    "continue",
+                ]
+                .contains(&s.as_str())
+                {
+                    return false;
+                }
+            }
+            TokenTree::Punct(p) => {
+                let c = p.as_char();
+                if c == '|' || c == ';' {
+                    // A closure (or `||`), or a statement: not one plain expression. (A `|`
+                    // between operands is an or; rare in index macros, and safe to decline.)
+                    return false;
+                }
+                if c == '$' {
+                    match toks.get(i + 1) {
+                        Some(TokenTree::Ident(id)) if id != "crate" => {}
+                        _ => return false,
+                    }
+                }
+            }
+            TokenTree::Literal(_) => {}
+        }
+    }
+    true
+}
+
+/// The names a function binds: its parameters and every identifier pattern of its body.
+fn bound_names(block: &Block, sig: &syn::Signature) -> HashSet<String> {
+    struct Names(HashSet<String>);
+    impl<'a> Visit<'a> for Names {
+        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+            self.0.insert(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    let mut n = Names(HashSet::new());
+    for input in &sig.inputs {
+        n.visit_fn_arg(input);
+    }
+    n.visit_block(block);
+    n.0
+}
+
+fn expand_with(block: &mut Block, sig: &syn::Signature, macros: &Macros) {
+    if macros.values().all(Option::is_none) {
+        return;
+    }
+    let bound = bound_names(block, sig);
+    let mut e = Expander { macros, bound, depth: 0 };
+    e.visit_block_mut(block);
+}
+
+struct Expander<'a> {
+    macros: &'a Macros,
+    bound: HashSet<String>,
+    depth: usize,
+}
+
+impl Expander<'_> {
+    /// The expansion of `m`, if it is a call of a simple macro whose rules take its arguments.
+    fn expansion(&self, m: &syn::Macro) -> Option<Expr> {
+        let name = m.path.get_ident()?.to_string();
+        let rules = self.macros.get(&name)?.as_ref()?;
+        let args: Vec<TokenStream> = split_commas(m.tokens.clone());
+        let span = m.path.span();
+        for rule in rules.iter() {
+            if rule.params.len() != args.len() {
+                continue;
+            }
+            let mut subst = HashMap::new();
+            let ok = rule.params.iter().zip(&args).all(|((n, frag), a)| {
+                let fits = match frag {
+                    Frag::Expr => syn::parse2::<Expr>(a.clone()).is_ok_and(|e| arithmetic(&e)),
+                    Frag::Ident => syn::parse2::<syn::Ident>(a.clone()).is_ok(),
+                    Frag::Literal => syn::parse2::<syn::Lit>(a.clone()).is_ok(),
+                    Frag::Tt => a.clone().into_iter().count() == 1,
+                };
+                if fits {
+                    let toks = if *frag == Frag::Expr { paren(a.clone()) } else { a.clone() };
+                    subst.insert(n.clone(), toks);
+                }
+                fits
+            });
+            if !ok {
+                continue;
+            }
+            let body: TokenStream = rule.body.parse().ok()?;
+            // Hygiene: an identifier of the transcriber that the function binds would name
+            // the function's local once written out, not what the macro's definition sees.
+            if idents(&body).iter().any(|i| self.bound.contains(i)) {
+                return None;
+            }
+            let tokens = transcribe(&body, &subst, span)?;
+            return syn::parse2::<Expr>(tokens).ok();
+        }
+        None
+    }
+}
+
+impl VisitMut for Expander<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if let Expr::Macro(m) = e {
+            if self.depth < 16 {
+                if let Some(mut x) = self.expansion(&m.mac) {
+                    self.depth += 1;
+                    self.visit_expr_mut(&mut x);
+                    self.depth -= 1;
+                    *e = x;
+                    return;
+                }
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+    }
+    fn visit_stmt_mut(&mut self, s: &mut syn::Stmt) {
+        // `UMAD!(..);` as a statement of its own: an expression statement once written out.
+        if let syn::Stmt::Macro(m) = s {
+            if m.attrs.is_empty() && self.depth < 16 {
+                if let Some(x) = self.expansion(&m.mac) {
+                    *s = syn::Stmt::Expr(x, m.semi_token);
+                }
+            }
+        }
+        syn::visit_mut::visit_stmt_mut(self, s);
+    }
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Whether `e` is arithmetic on names, literals, fields, the index built-ins and simple
+/// macros' calls (which are expanded, or else left for fission to decline).
+fn arithmetic(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) | Expr::Path(_) | Expr::Macro(_) => true,
+        Expr::Field(f) => arithmetic(&f.base),
+        Expr::Binary(b) => arithmetic(&b.left) && arithmetic(&b.right),
+        Expr::Unary(u) => !matches!(u.op, syn::UnOp::Deref(_)) && arithmetic(&u.expr),
+        Expr::Cast(c) => arithmetic(&c.expr),
+        Expr::Paren(p) => arithmetic(&p.expr),
+        Expr::Group(g) => arithmetic(&g.expr),
+        Expr::Call(c) => {
+            c.args.is_empty()
+                && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| {
+                    ["thread_idx", "block_idx", "block_dim", "grid_dim", "warp_size", "lane_id"].iter().any(|n| s.ident == n)
+                }))
+        }
+        _ => false,
+    }
+}
+
+/// The top-level comma-separated parts of a macro call's tokens (a trailing comma dropped).
+fn split_commas(tokens: TokenStream) -> Vec<TokenStream> {
+    if tokens.is_empty() {
+        return Vec::new();
+    }
+    // Commas inside generic arguments (`f::<A, B>(x)`) are not top-level for an expression:
+    // let syn split where it can, and fall back to plain commas.
+    if let Ok(p) = Punctuated::<Expr, Token![,]>::parse_terminated.parse2(tokens.clone()) {
+        return p.into_iter().map(|e| quote::quote!(#e)).collect();
+    }
+    let mut parts = vec![TokenStream::new()];
+    for t in tokens {
+        match &t {
+            TokenTree::Punct(p) if p.as_char() == ',' => parts.push(TokenStream::new()),
+            _ => parts.last_mut().expect("one part at least").extend([t]),
+        }
+    }
+    if parts.last().is_some_and(TokenStream::is_empty) {
+        parts.pop();
+    }
+    parts
+}
+
+/// `(tokens)`, unless they are one token tree already (a name, a literal, a group).
+fn paren(tokens: TokenStream) -> TokenStream {
+    if tokens.clone().into_iter().count() == 1 {
+        return tokens;
+    }
+    TokenStream::from(TokenTree::Group(Group::new(Delimiter::Parenthesis, tokens)))
+}
+
+/// The identifiers of a transcriber that are not `$` fragments.
+fn idents(tokens: &TokenStream) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut dollar = false;
+    for t in tokens.clone() {
+        match &t {
+            TokenTree::Group(g) => out.extend(idents(&g.stream())),
+            TokenTree::Ident(i) if !dollar => out.push(i.to_string()),
+            _ => {}
+        }
+        dollar = matches!(&t, TokenTree::Punct(p) if p.as_char() == '$');
+    }
+    out
+}
+
+/// The transcriber with its fragments substituted, its own tokens spanned at the call.
+fn transcribe(body: &TokenStream, subst: &HashMap<String, TokenStream>, span: Span) -> Option<TokenStream> {
+    let mut out = TokenStream::new();
+    let mut it = body.clone().into_iter();
+    while let Some(t) = it.next() {
+        match t {
+            TokenTree::Punct(p) if p.as_char() == '$' => {
+                let Some(TokenTree::Ident(name)) = it.next() else { return None };
+                out.extend(subst.get(&name.to_string())?.clone());
+            }
+            TokenTree::Group(g) => {
+                let mut n = Group::new(g.delimiter(), transcribe(&g.stream(), subst, span)?);
+                n.set_span(span);
+                out.extend([TokenTree::Group(n)]);
+            }
+            mut t => {
+                t.set_span(span);
+                out.extend([t]);
+            }
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    fn macros(src: &str) -> Macros {
+        let file = syn::parse_file(src).unwrap();
+        let mut f = Found(Macros::new());
+        f.visit_file(&file);
+        f.0
+    }
+
+    fn expanded(src: &str, body: TokenStream) -> String {
+        let m = macros(src);
+        let mut f: syn::ItemFn = syn::parse2(quote!(fn k(nx: usize) #body)).unwrap();
+        let sig = f.sig.clone();
+        expand_with(&mut f.block, &sig, &m);
+        let b = &f.block;
+        quote!(#b).to_string()
+    }
+
+    const SRC: &str = "
+        macro_rules! Index3D { ($nx:expr, $ny:expr, $i:expr, $j:expr, $k:expr) => { (($i) + ($nx) * (($j) + ($ny) * ($k))) }; }
+        macro_rules! UMUL { ($a:expr, $b:expr) => { (($a) * ($b)) }; }
+        macro_rules! UMAD { ($a:expr, $b:expr, $c:expr) => { (UMUL!(($a), ($b)) + ($c)) }; }
+        macro_rules! LOCAL { () => { nx + 1 }; }
+        macro_rules! BINDS { ($a:expr) => {{ let t = $a; t * t }}; }
+        mod m { macro_rules! TWICE { () => { 1 }; } }
+        macro_rules! TWICE { () => { 2 }; }
+    ";
+
+    #[test]
+    fn index_macros_are_written_out_with_their_arguments_kept_whole() {
+        let got = expanded(
+            SRC,
+            quote!({
+                let x = a[Index3D!(nx, 4, i + 1, j, k)];
+            }),
+        );
+        assert_eq!(
+            got,
+            quote!({
+                let x = a[((i + 1) + (nx) * ((j) + (4) * (k)))];
+            })
+            .to_string()
+        );
+    }
+
+    #[test]
+    fn nested_macros_are_expanded_in_turn() {
+        let got = expanded(
+            SRC,
+            quote!({
+                let p = UMAD!(a + b, c, d);
+            }),
+        );
+        assert!(!got.contains('!'), "{got}");
+        assert!(got.contains("(a + b)"), "{got}");
+    }
+
+    #[test]
+    fn macros_that_bind_or_name_a_local_or_are_defined_twice_are_left_alone() {
+        for call in [quote!(LOCAL!()), quote!(BINDS!(3)), quote!(TWICE!()), quote!(UNKNOWN!(1))] {
+            let got = expanded(SRC, quote!({ let y = #call; }));
+            assert!(got.contains('!'), "{got}");
+        }
+        // A rule whose arity does not fit is no expansion either.
+        let got = expanded(
+            SRC,
+            quote!({
+                let y = UMUL!(1);
+            }),
+        );
+        assert!(got.contains("UMUL !"), "{got}");
+    }
+
+    #[test]
+    fn statement_macros_become_expression_statements() {
+        let got = expanded(
+            SRC,
+            quote!({
+                UMUL!(x, y);
+            }),
+        );
+        assert_eq!(
+            got,
+            quote!({
+                ((x) * (y));
+            })
+            .to_string()
+        );
+    }
+}
