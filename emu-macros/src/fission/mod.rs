@@ -30,9 +30,12 @@
 //!   tuple `let`s, `let`s without a value) and alpha-renaming (`unshadow`) leave of a name
 //!   bound twice at statement level, or of a statement-level `let` that is not a plain name
 //!   with a value;
-//! * thread code right before and right inside a loop with barriers (or at its end and right
-//!   after it, or before and after it): those stretches are one region on the general path,
-//!   and running them as two loops would change which thread runs when.
+//! * thread code with effects (memory, calls, exits) right before and right inside a loop with
+//!   barriers (or at its end and at its start): those stretches are one region on the general
+//!   path, and running them as two loops would change the order of the threads' memory
+//!   operations. When one of the two only computes the thread's own values (locals, local
+//!   arrays: `private_stmt`), the order of the memory operations is the same either way, and
+//!   the loops are split (Parboil's sgemm zeroes its accumulators before its tile loop).
 //!
 //! # Values across barriers
 //!
@@ -1664,35 +1667,36 @@ impl Program {
         }
     }
 
-    /// Whether run `stmts` has thread code whose place among the other threads' code
-    /// matters: a `let` of a pure value (no memory access, no call) may run in a loop of its
-    /// own.
-    fn has_thread_code(&self, stmts: &[Stmt]) -> bool {
-        stmts.iter().any(|s| {
-            self.uniform_stmt(s, &self.uniform).is_none()
-                && !matches!(s, Stmt::Local(l) if l.init.as_ref().is_some_and(|i| pure_expr(&i.expr)))
-        })
+    /// Whether run `stmts` has thread code that touches memory (or calls, or exits): code
+    /// whose place among the other threads' code can be observed. Thread code that only
+    /// computes the thread's own values (its locals, its local arrays: `private_stmt`) can run
+    /// in a loop of its own before or after the others' without anyone telling.
+    fn has_shared_effects(&self, stmts: &[Stmt]) -> bool {
+        stmts.iter().any(|s| self.uniform_stmt(s, &self.uniform).is_none() && !private_stmt(s))
     }
 
-    /// Thread code on both sides of a loop's edge with no barrier between would be one region
-    /// on the general path: refuse it. `open` says whether thread code runs since the last
-    /// barrier.
+    /// Thread code on both sides of a loop's edge with no barrier between is one region on
+    /// the general path, where each thread runs both stretches before the next thread starts;
+    /// as two region loops, every thread runs the first before any runs the second. The two
+    /// orders cannot be told apart when one of the stretches only computes the thread's own
+    /// values (`has_shared_effects`): the memory operations then come in the same order. Else
+    /// refuse. `open` says whether code with effects runs since the last barrier.
     fn check_seams(&self, nodes: &[Node], open: &mut bool) -> Result<(), String> {
         for n in nodes {
             match n {
                 Node::Run(stmts, _) => {
-                    if self.has_thread_code(stmts) {
+                    if self.has_shared_effects(stmts) {
                         *open = true;
                     }
                 }
                 Node::Barrier(..) => *open = false,
                 Node::While { body, .. } | Node::For { body, .. } => {
                     let before = *open;
-                    let head = self.head_thread(body);
-                    let (tail, tail_open) = {
+                    let head = self.head_effects(body);
+                    let tail = {
                         let mut o = false;
                         self.check_seams(body, &mut o)?;
-                        (o, o)
+                        o
                     };
                     // Entering: what ran before the loop, then the body's head.
                     if before && head {
@@ -1703,13 +1707,13 @@ impl Program {
                         return Err("thread code at the end of a loop body with barriers and at its start".into());
                     }
                     // Leaving (or skipping the loop): the tail (or what ran before) stays open.
-                    *open = before || tail_open;
+                    *open = before || tail;
                 }
                 Node::If { then, otherwise, .. } => {
                     let before = *open;
                     let mut after = false;
                     for branch in [then, otherwise] {
-                        if before && self.head_thread(branch) {
+                        if before && self.head_effects(branch) {
                             return Err(
                                 "thread code before a uniform `if` with barriers and at the start of its branch".into(),
                             );
@@ -1725,18 +1729,28 @@ impl Program {
         Ok(())
     }
 
-    /// Whether a loop body has thread code before its first barrier.
-    fn head_thread(&self, body: &[Node]) -> bool {
+    /// Whether a loop body or branch may run code with effects before its first barrier. A
+    /// nested loop or `if` may run no barrier (no pass, or a branch without one): its head and
+    /// the code after it count.
+    fn head_effects(&self, body: &[Node]) -> bool {
         for n in body {
             match n {
                 Node::Run(stmts, _) => {
-                    if self.has_thread_code(stmts) {
+                    if self.has_shared_effects(stmts) {
                         return true;
                     }
                 }
                 Node::Barrier(..) => return false,
-                // A nested loop's or branch's head is thread code we cannot order against.
-                Node::While { .. } | Node::For { .. } | Node::If { .. } => return true,
+                Node::While { body, .. } | Node::For { body, .. } => {
+                    if self.head_effects(body) {
+                        return true;
+                    }
+                }
+                Node::If { then, otherwise, .. } => {
+                    if self.head_effects(then) || self.head_effects(otherwise) {
+                        return true;
+                    }
+                }
             }
         }
         false
@@ -1841,6 +1855,79 @@ fn pure_expr(e: &Expr) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether statement `s` (of the rewritten body, where every access of a view is a call)
+/// only computes the thread's own values: `let`s and assignments of locals and of elements of
+/// local arrays (`c[k] = 0.0`, `acc.x += v`) with values of locals, and `for` loops over
+/// ranges and `if`s of such statements. No call, no view, no exit, no loop that may spin.
+fn private_stmt(s: &Stmt) -> bool {
+    match s {
+        Stmt::Local(l) => {
+            l.init.as_ref().is_none_or(|i| i.diverge.is_none() && private_expr(&i.expr))
+                && matches!(&l.pat, Pat::Ident(_) | Pat::Type(_))
+        }
+        Stmt::Expr(e, _) => private_effect(e),
+        _ => false,
+    }
+}
+
+fn private_effect(e: &Expr) -> bool {
+    match e {
+        Expr::Assign(a) => private_place(&a.left) && private_expr(&a.right),
+        Expr::Binary(b) if is_assign(&b.op) => private_place(&b.left) && private_expr(&b.right),
+        Expr::ForLoop(f) => {
+            f.label.is_none() && range_like(&f.expr) && private_expr(&f.expr) && f.body.stmts.iter().all(private_stmt)
+        }
+        Expr::If(i) => {
+            private_expr(&i.cond)
+                && i.then_branch.stmts.iter().all(private_stmt)
+                && i.else_branch.as_ref().is_none_or(|(_, e)| private_effect(e))
+        }
+        Expr::Block(b) => b.label.is_none() && b.block.stmts.iter().all(private_stmt),
+        e => private_expr(e),
+    }
+}
+
+/// A local, a field of one, or an element of a local array (a view's element is a call here).
+fn private_place(e: &Expr) -> bool {
+    match e {
+        Expr::Path(p) => p.path.get_ident().is_some(),
+        Expr::Field(f) => private_place(&f.base),
+        Expr::Index(i) => private_place(&i.expr) && private_expr(&i.index),
+        Expr::Paren(p) => private_place(&p.expr),
+        _ => false,
+    }
+}
+
+/// `pure_expr`, and reads of local arrays' elements.
+fn private_expr(e: &Expr) -> bool {
+    match e {
+        Expr::Index(i) => private_expr(&i.expr) && private_expr(&i.index),
+        Expr::Range(r) => r.start.as_deref().is_none_or(private_expr) && r.end.as_deref().is_none_or(private_expr),
+        Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "step_by" | "rev") => {
+            private_expr(&m.receiver) && m.args.iter().all(private_expr)
+        }
+        Expr::Binary(b) => !is_assign(&b.op) && private_expr(&b.left) && private_expr(&b.right),
+        Expr::Unary(u) => !matches!(u.op, syn::UnOp::Deref(_)) && private_expr(&u.expr),
+        Expr::Cast(c) => private_expr(&c.expr),
+        Expr::Paren(p) => private_expr(&p.expr),
+        Expr::Field(f) => private_expr(&f.base),
+        Expr::If(i) => {
+            private_expr(&i.cond)
+                && block_value_private(&i.then_branch)
+                && i.else_branch.as_ref().is_some_and(|(_, e)| private_expr(e))
+        }
+        Expr::Block(b) => b.label.is_none() && block_value_private(&b.block),
+        e => pure_expr(e),
+    }
+}
+
+fn block_value_private(b: &Block) -> bool {
+    b.stmts.iter().all(|s| match s {
+        Stmt::Expr(e, None) => private_expr(e),
+        s => private_stmt(s),
+    })
 }
 
 /// Whether `e` is a pure function of the thread's indices, constants, parameters, `fixed`

@@ -693,3 +693,79 @@ fn a_plain_block_with_barriers_is_flattened() {
     });
     assert_eq!(path, "regions");
 }
+
+// ------------------------------------------------------------------ a loop's edge
+
+/// Parboil's sgemm shape: thread code before a loop with barriers (zeroing a local array)
+/// and at the start of its body (a tile load). The first stretch only computes the thread's
+/// own values, so running it for every thread before the loads cannot be told apart.
+#[kernel]
+fn private_code_before_a_tiled_loop(x: &[f32], out: &mut [f32], tiles: u32) {
+    let mut acc = [0.0f32; 4];
+    for k in 0..4 {
+        acc[k] = k as f32;
+    }
+    let tid = thread_idx().x as usize;
+    let t = shared_array![f32; 32];
+    for tile in 0..tiles as usize {
+        t[tid] = x[tile * 32 + tid];
+        sync_threads();
+        for k in 0..4 {
+            acc[k] += t[(tid + k) % 32];
+        }
+        sync_threads();
+    }
+    out[tid] = acc[0] + acc[1] * 2.0 + acc[2] * 3.0 + acc[3] * 4.0;
+}
+
+#[test]
+fn private_code_at_a_loop_edge_takes_regions() {
+    let tiles = 5usize;
+    let x = inputs(32 * tiles);
+    let input = DeviceBuffer::from_slice(&x).unwrap();
+    let want: Vec<f32> = (0..32)
+        .map(|tid| {
+            let mut acc = [0.0f32, 1.0, 2.0, 3.0];
+            for tile in 0..tiles {
+                for (k, a) in acc.iter_mut().enumerate() {
+                    *a += x[tile * 32 + (tid + k) % 32];
+                }
+            }
+            acc[0] + acc[1] * 2.0 + acc[2] * 3.0 + acc[3] * 4.0
+        })
+        .collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(32).unwrap();
+        launch!(private_code_before_a_tiled_loop<<<1, 32>>>(&input, &mut out, tiles as u32)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+}
+
+/// Memory touched on both sides of a loop's edge: each thread stores to a shared slot and,
+/// without a barrier between, reads it back at the start of the loop body. On the general
+/// path each thread runs both stretches before the next starts, so it reads its own value;
+/// as two region loops every thread would read the last thread's. (A race CUDA leaves open;
+/// the region form must not pick another schedule than the general path's.)
+#[kernel]
+fn memory_on_both_sides_of_a_loop_edge(out: &mut [u32], rounds: u32) {
+    let slot = shared_array![u32; 1];
+    let tid = thread_idx().x;
+    slot[0] = tid;
+    for _ in 0..rounds {
+        out[tid as usize] += slot[0];
+        sync_threads();
+    }
+}
+
+#[test]
+fn memory_on_both_sides_of_a_loop_edge_keeps_the_general_path() {
+    // Without checkers (racecheck would report the race, as it should).
+    let (v, path) = with_config(Config::default(), || {
+        let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
+        launch!(memory_on_both_sides_of_a_loop_edge<<<1, 32>>>(&mut out, 1)).unwrap();
+        (out.to_vec().unwrap(), last_path())
+    });
+    assert_eq!(path, "general");
+    assert_eq!(v, (0..32).collect::<Vec<u32>>());
+}
