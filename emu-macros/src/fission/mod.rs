@@ -781,9 +781,27 @@ fn warp_bound(cond: &Expr) -> Option<(String, u64)> {
     if !matches!(b.op, syn::BinOp::Lt(_)) {
         return None;
     }
-    let name = path_name(&b.left)?;
+    // `tid < 32`, or the x index itself (`cta.thread_rank()` of a kernel with warp
+    // collectives, whose region form runs 1-D blocks only: `normalise.rs`), named "".
+    let name = match strip_parens(&b.left) {
+        Expr::Field(f) if matches!(&*f.base, Expr::Field(i) if matches!(&*i.base, Expr::Path(p) if p.path.get_ident().is_some_and(|c| is_thread_x(&b.left, &c.to_string())))) => {
+            String::new()
+        }
+        left => path_name(left)?,
+    };
+    // `warp_size() as i32`, `32 as usize`: a cast to the type of `tid` keeps the value.
+    let mut right = strip_parens(&b.right);
+    while let Expr::Cast(c) = right {
+        let int = matches!(&*c.ty, syn::Type::Path(p) if p.path.get_ident().is_some_and(|t| {
+            ["i16", "u16", "i32", "u32", "i64", "u64", "isize", "usize"].iter().any(|n| t == n)
+        }));
+        if !int {
+            return None;
+        }
+        right = strip_parens(&c.expr);
+    }
     // `warp_size()` is 32 wherever the warp form runs (`launch_regions_warps` checks it).
-    let v = match strip_parens(&b.right) {
+    let v = match right {
         Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<u64>().ok()?,
         Expr::Call(c)
             if c.args.is_empty()
@@ -1437,10 +1455,11 @@ impl Program {
                     if *warp {
                         // `tid < B`: `tid` must be the thread's x index.
                         let (name, _) = warp_bound(cond).ok_or("a warp-aligned `if` fission cannot read")?;
-                        let ok = self.by_name.get(&name).is_some_and(|&k| {
-                            let l = &self.locals[k];
-                            !l.mutable && is_thread_x(&l.init, &self.ctx.to_string())
-                        });
+                        let ok = name.is_empty()
+                            || self.by_name.get(&name).is_some_and(|&k| {
+                                let l = &self.locals[k];
+                                !l.mutable && is_thread_x(&l.init, &self.ctx.to_string())
+                            });
                         if !ok {
                             return Err("warp shuffles under a condition not proved warp-uniform".into());
                         }

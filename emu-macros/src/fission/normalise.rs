@@ -19,6 +19,16 @@
 //!    read from the thread's context. The `let` goes when no other mention is left; a handle
 //!    passed on (`tiled_partition(&cta)`, a helper) keeps it, and the call keeps the general
 //!    path.
+//!    Before it, **warp-sized tiles** (`tile_handles`): for an immutable
+//!    `let t = cg::tiled_partition::<32>(&cta);` of a block handle, whose every later mention
+//!    is a method call it knows, at least one of them a collective, `t.sync()` is
+//!    `sync_warp(0xffff_ffff)`, `t.shfl(v, s)` / `shfl_down` / `shfl_up` / `shfl_xor` are the
+//!    full-mask `*_sync` shuffles, `t.any(p)` / `all` / `ballot` the votes, and `thread_rank()`,
+//!    `size()`, `meta_group_rank()`, `meta_group_size()` the lane arithmetic (what
+//!    `ThreadBlockTile<32>` computes with a full mask). A kernel with warp collectives runs as
+//!    regions only for 1-D blocks of whole warps with warps of 32 (`launch_warp_regions`),
+//!    where a tile of 32 is its warp; elsewhere it takes the general path, which keeps the
+//!    tile (and its panic for `EMU_WARP_SIZE=1`).
 //! 3. **Pattern `let`s** (`split_lets`): `let (a, b): (T, U) = (x, y);` is `let a: T = x;
 //!    let b: U = y;` (each element may not read a name an earlier one binds);
 //!    `let (a, b) = e;` is `let t = e; let a = t.0; let b = t.1;`; `let (a, b): (T, U);` is
@@ -53,7 +63,14 @@ use super::{local_name, path_name, PRIMITIVES};
 /// Normalises a kernel body: returns the hoisted items and the statements.
 pub(super) fn normalise(mut stmts: Vec<Stmt>, ctx: &Ident) -> (Vec<Stmt>, Vec<Stmt>) {
     let items = hoist_items(&mut stmts);
-    block_handles(&mut stmts, ctx);
+    tile_handles(&mut stmts, ctx);
+    // A kernel with warp collectives runs as regions in 1-D blocks only (`launch_warp_regions`):
+    // there a block handle's `thread_rank()` is the x index.
+    let one_d = stmts.iter().any(|s| {
+        let ids = idents_of(s);
+        super::WARP.iter().any(|w| *w != "active_mask" && ids.contains(*w))
+    });
+    block_handles(&mut stmts, ctx, one_d);
     each_list(&mut stmts, &mut flatten_blocks);
     let mut fresh = 0usize;
     each_list(&mut stmts, &mut |list| split_lets(list, &mut fresh));
@@ -151,8 +168,148 @@ fn is_block_handle_call(e: &Expr) -> bool {
         && p.path.segments.last().is_some_and(|s| s.ident == "this_thread_block" && s.arguments.is_none())
 }
 
+/// Whether `e` is `cg::tiled_partition::<32>(&h)` (or `(h)`) of a name `h`.
+fn warp_tile_of(e: &Expr) -> Option<String> {
+    let Expr::Call(c) = e else { return None };
+    let Expr::Path(p) = &*c.func else { return None };
+    let last = p.path.segments.last()?;
+    if p.qself.is_some() || last.ident != "tiled_partition" || c.args.len() != 1 {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(a) = &last.arguments else { return None };
+    let [syn::GenericArgument::Const(Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. }))] =
+        a.args.iter().collect::<Vec<_>>()[..]
+    else {
+        return None;
+    };
+    if n.base10_parse::<u32>().ok()? != 32 {
+        return None;
+    }
+    let arg = match &c.args[0] {
+        Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+        e => e,
+    };
+    path_name(arg)
+}
+
+/// Rewrites warp-sized tiles of block handles (see the module documentation).
+fn tile_handles(stmts: &mut Vec<Stmt>, ctx: &Ident) {
+    // The block handles: `let h = cg::this_thread_block();`.
+    let mut blocks = HashSet::new();
+    each_list(stmts, &mut |list| {
+        for s in list.iter() {
+            if let Stmt::Local(l) = s {
+                if l.init.as_ref().is_some_and(|i| i.diverge.is_none() && is_block_handle_call(&i.expr)) {
+                    blocks.extend(super::pat_names(&l.pat));
+                }
+            }
+        }
+    });
+    each_list(stmts, &mut |list| {
+        let mut k = 0;
+        while k < list.len() {
+            let tile = match &list[k] {
+                Stmt::Local(l) => match (&l.pat, l.init.as_ref()) {
+                    (Pat::Ident(pi), Some(i))
+                        if pi.mutability.is_none()
+                            && pi.by_ref.is_none()
+                            && pi.subpat.is_none()
+                            && i.diverge.is_none() =>
+                    {
+                        warp_tile_of(&i.expr).filter(|h| blocks.contains(h)).map(|_| pi.ident.to_string())
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some(name) = tile else {
+                k += 1;
+                continue;
+            };
+            let mut rest = list[k + 1..].to_vec();
+            let mut r = Tile { name: name.clone(), ctx: ctx.clone(), collectives: 0, shadowed: false };
+            rest.iter_mut().for_each(|s| r.visit_stmt_mut(s));
+            let left = rest.iter().any(|s| idents_of(s).contains(&name));
+            if !left && r.collectives > 0 && !r.shadowed {
+                list.truncate(k);
+                list.extend(rest);
+                continue;
+            }
+            k += 1;
+        }
+    });
+}
+
+/// Rewrites the method calls of a warp-sized tile `name`.
+struct Tile {
+    name: String,
+    ctx: Ident,
+    /// How many collectives were rewritten.
+    collectives: usize,
+    /// Set when a `let` or closure rebinds the name (then the tile is left alone).
+    shadowed: bool,
+}
+
+impl Tile {
+    fn rewrite(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        if path_name(&m.receiver).as_deref() != Some(self.name.as_str()) || m.turbofish.is_some() {
+            return None;
+        }
+        let span = m.span();
+        let c = Ident::new(&self.ctx.to_string(), self.ctx.span().located_at(span));
+        let linear = quote_spanned!(span=> (#c.thread_idx.x + #c.block_dim.x * (#c.thread_idx.y + #c.block_dim.y * #c.thread_idx.z)));
+        let args: Vec<&Expr> = m.args.iter().collect();
+        let full = quote_spanned!(span=> 0xffff_ffffu32);
+        let (e, collective): (TokenStream, bool) = match (m.method.to_string().as_str(), &args[..]) {
+            ("sync", []) => (quote_spanned!(span=> sync_warp(#full)), true),
+            ("thread_rank", []) => (quote_spanned!(span=> (#linear % 32u32)), false),
+            ("size" | "num_threads", []) => (quote_spanned!(span=> 32u32), false),
+            ("meta_group_rank", []) => (quote_spanned!(span=> (#linear / 32u32)), false),
+            ("meta_group_size", []) => {
+                (quote_spanned!(span=> ((#c.block_dim.x * #c.block_dim.y * #c.block_dim.z).div_ceil(32u32))), false)
+            }
+            ("shfl", [v, s]) => (quote_spanned!(span=> shfl_sync(#full, #v, #s)), true),
+            ("shfl_down", [v, s]) => (quote_spanned!(span=> shfl_down_sync(#full, #v, #s)), true),
+            ("shfl_up", [v, s]) => (quote_spanned!(span=> shfl_up_sync(#full, #v, #s)), true),
+            ("shfl_xor", [v, s]) => (quote_spanned!(span=> shfl_xor_sync(#full, #v, #s)), true),
+            ("any", [p]) => (quote_spanned!(span=> any_sync(#full, #p)), true),
+            ("all", [p]) => (quote_spanned!(span=> all_sync(#full, #p)), true),
+            ("ballot", [p]) => (quote_spanned!(span=> ballot_sync(#full, #p)), true),
+            _ => return None,
+        };
+        self.collectives += usize::from(collective);
+        syn::parse2(e).ok()
+    }
+}
+
+impl VisitMut for Tile {
+    fn visit_stmt_mut(&mut self, s: &mut Stmt) {
+        syn::visit_mut::visit_stmt_mut(self, s);
+        if let Stmt::Local(l) = s {
+            if super::pat_names(&l.pat).contains(&self.name) {
+                self.shadowed = true;
+            }
+        }
+    }
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if let Expr::Closure(c) = e {
+            if c.inputs.iter().any(|p| super::pat_names(p).contains(&self.name)) {
+                self.shadowed = true;
+                return;
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+        if let Expr::MethodCall(m) = e {
+            if let Some(new) = self.rewrite(m) {
+                *e = new;
+            }
+        }
+    }
+    fn visit_item_mut(&mut self, _: &mut Item) {}
+}
+
 /// Rewrites the uses of immutable block handles (see the module documentation).
-fn block_handles(stmts: &mut Vec<Stmt>, ctx: &Ident) {
+fn block_handles(stmts: &mut Vec<Stmt>, ctx: &Ident, one_d: bool) {
     each_list(stmts, &mut |list| {
         let mut k = 0;
         while k < list.len() {
@@ -176,7 +333,7 @@ fn block_handles(stmts: &mut Vec<Stmt>, ctx: &Ident) {
                 _ => None,
             };
             if let Some(name) = handle {
-                let mut r = Handle { name: name.clone(), ctx: ctx.clone(), shadowed: false };
+                let mut r = Handle { name: name.clone(), ctx: ctx.clone(), shadowed: false, one_d };
                 for s in &mut list[k + 1..] {
                     r.visit_stmt_mut(s);
                 }
@@ -197,6 +354,8 @@ struct Handle {
     ctx: Ident,
     /// Set once a `let` rebinds the name: later mentions are another value.
     shadowed: bool,
+    /// Whether the region form runs 1-D blocks only (a kernel with warp collectives).
+    one_d: bool,
 }
 
 impl Handle {
@@ -209,6 +368,7 @@ impl Handle {
         let c = Ident::new(&self.ctx.to_string(), self.ctx.span().located_at(span));
         let e: TokenStream = match m.method.to_string().as_str() {
             "sync" => quote_spanned!(span=> sync_threads()),
+            "thread_rank" if self.one_d => quote_spanned!(span=> #c.thread_idx.x),
             "thread_rank" => {
                 quote_spanned!(span=> (#c.thread_idx.x + #c.block_dim.x * (#c.thread_idx.y + #c.block_dim.y * #c.thread_idx.z)))
             }
@@ -460,7 +620,7 @@ fn flatten_blocks(list: &mut Vec<Stmt>) {
             .stmts
             .iter()
             .filter_map(|s| match s {
-                Stmt::Local(l) => Some(pat_names(&l.pat)),
+                Stmt::Local(l) => Some(super::pat_names(&l.pat)),
                 _ => None,
             })
             .flatten()
@@ -481,20 +641,6 @@ fn flatten_blocks(list: &mut Vec<Stmt>) {
         list.splice(k..=k, inner);
         k += n;
     }
-}
-
-/// The names a pattern binds.
-fn pat_names(p: &Pat) -> Vec<String> {
-    struct Names(Vec<String>);
-    impl<'a> Visit<'a> for Names {
-        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
-            self.0.push(p.ident.to_string());
-            syn::visit::visit_pat_ident(self, p);
-        }
-    }
-    let mut n = Names(Vec::new());
-    n.visit_pat(p);
-    n.0
 }
 
 fn idents_of_expr(e: &Expr) -> HashSet<String> {

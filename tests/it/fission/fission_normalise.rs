@@ -769,3 +769,134 @@ fn memory_on_both_sides_of_a_loop_edge_keeps_the_general_path() {
     assert_eq!(path, "general");
     assert_eq!(v, (0..32).collect::<Vec<u32>>());
 }
+
+// ------------------------------------------------------------------ warp-sized tiles
+
+/// cuda-samples' reduce4 tail: a warp-sized tile of the block handle and its `shfl_down` in a
+/// loop under `if cta.thread_rank() < 32` (fission reads the tile as the warp: the module doc
+/// of `emu-macros/src/fission/normalise.rs`).
+#[kernel]
+fn tile_reduce(input: &[f32], out: &mut [f32]) {
+    let cta = cg::this_thread_block();
+    let sdata = shared_array![f32; 64];
+    let tid = thread_idx().x as usize;
+    let mut sum = input[block_idx().x as usize * 64 + tid];
+    sdata[tid] = sum;
+    cta.sync();
+    let tile32 = cg::tiled_partition::<32>(&cta);
+    if cta.thread_rank() < 32 {
+        sum += sdata[tid + 32];
+        let mut offset = tile32.size() / 2;
+        while offset > 0 {
+            sum += tile32.shfl_down(sum, offset);
+            offset /= 2;
+        }
+    }
+    if cta.thread_rank() == 0 {
+        out[block_idx().x as usize] = sum;
+    }
+}
+
+/// A tile used for its rank alone has no collective to read as the warp's: it is kept (and
+/// the kernel keeps the general path).
+#[kernel]
+fn tile_rank_only(out: &mut [u32]) {
+    let cta = cg::this_thread_block();
+    let t = shared_array![u32; 64];
+    let tile32 = cg::tiled_partition::<32>(&cta);
+    let tid = thread_idx().x as usize;
+    t[tid] = tile32.thread_rank();
+    cta.sync();
+    out[tid] = t[63 - tid];
+}
+
+/// SHOC's scan reduce writes the warp-aligned bound as `tid < warp_size() as i32`.
+#[kernel]
+fn warp_tail_with_a_cast_bound(input: &[f32], out: &mut [f32]) {
+    let sdata = shared_array![f32; 64];
+    let tid = thread_idx().x as i32;
+    sdata[tid] = input[block_idx().x as usize * 64 + tid as usize];
+    sync_threads();
+    if tid < warp_size() as i32 {
+        let mut v = sdata[tid] + sdata[tid + 32];
+        v += shfl_down_sync(FULL_MASK, v, 16);
+        v += shfl_down_sync(FULL_MASK, v, 8);
+        v += shfl_down_sync(FULL_MASK, v, 4);
+        v += shfl_down_sync(FULL_MASK, v, 2);
+        v += shfl_down_sync(FULL_MASK, v, 1);
+        if tid == 0 {
+            out[block_idx().x as usize] = v;
+        }
+    }
+}
+
+/// The sums of 64-element blocks as a warp tree computes them: `x[t] + x[t + 32]` for each
+/// lane, then shuffles down by 16, 8, 4, 2, 1 (lanes past 31 read their own value).
+fn warp_tree_sums(x: &[f32]) -> Vec<f32> {
+    x.chunks(64)
+        .map(|c| {
+            let mut v: Vec<f32> = (0..32).map(|t| c[t] + c[t + 32]).collect();
+            let mut d = 16;
+            while d > 0 {
+                v = (0..32).map(|t| v[t] + if t + d < 32 { v[t + d] } else { v[t] }).collect();
+                d /= 2;
+            }
+            v[0]
+        })
+        .collect()
+}
+
+#[test]
+fn a_warp_sized_tile_is_read_as_the_warp() {
+    let x = inputs(64 * 5);
+    let want = warp_tree_sums(&x);
+    let input = DeviceBuffer::from_slice(&x).unwrap();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(5).unwrap();
+        launch!(tile_reduce<<<5, 64>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(5).unwrap();
+        launch!(warp_tail_with_a_cast_bound<<<5, 64>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+    let want: Vec<u32> = (0..64u32).map(|t| (63 - t) % 32).collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        launch!(tile_rank_only<<<1, 64>>>(&mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
+}
+
+/// In a 2-D block the tile is still the warp of the linear index, but the region form of a
+/// kernel with warp collectives runs 1-D blocks only: the launch takes the general path.
+#[kernel]
+fn tile_rank_2d(out: &mut [u32]) {
+    let cta = cg::this_thread_block();
+    let tile32 = cg::tiled_partition::<32>(&cta);
+    let r = cta.thread_rank() as usize;
+    let v = tile32.shfl_xor(r as u32, 1);
+    out[r] = v + 1000 * tile32.thread_rank();
+}
+
+#[test]
+fn a_warp_sized_tile_in_a_2d_block_keeps_the_general_path() {
+    let want: Vec<u32> = (0..64u32).map(|r| (r ^ 1) + 1000 * (r % 32)).collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        launch!(tile_rank_2d<<<1, (8, 8)>>>(&mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        launch!(tile_rank_2d<<<1, 64>>>(&mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    // (The shuffle is a region boundary.)
+    assert_eq!(path, "regions");
+}

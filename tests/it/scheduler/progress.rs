@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::{assert_has, marked_line, on_new_thread};
 use deviceemu::prelude::*;
-use deviceemu::{with_config, BlockOrder, Config, Schedule};
+use deviceemu::{with_config, BlockOrder, Config, ExecPath, Schedule};
 
 const SOURCE: &str = include_str!("progress.rs");
 
@@ -224,8 +224,9 @@ fn long_per_thread_for(out: &mut [u32]) {
     let t = shared_array![u32; 32];
     let tid = thread_idx().x as usize;
     let mut s = 0u64;
+    // The loop's line is the one after the marker.
+    // region-for
     for j in tid as u64..u64::MAX / 2 {
-        // region-for
         s = s.wrapping_mul(31).wrapping_add(j);
     }
     t[tid] = s as u32;
@@ -238,8 +239,8 @@ fn long_per_thread_for(out: &mut [u32]) {
 #[device]
 fn long_sum() -> u64 {
     let mut s = 0u64;
+    // helper-for
     for j in thread_idx().x as u64..u64::MAX / 2 {
-        // helper-for
         s = s.wrapping_mul(31).wrapping_add(j);
     }
     s
@@ -257,9 +258,10 @@ fn long_helper_for(out: &mut [u32]) {
 #[test]
 fn the_watchdog_stops_a_per_thread_for_in_region_code() {
     for (marker, helper) in [("// region-for", false), ("// helper-for", true)] {
-        let line = marked_line(SOURCE, marker);
+        let line = marked_line(SOURCE, marker) + 1;
         let (report, path) = on_new_thread(60, move || {
-            with_config(watchdog(Config::default()), || {
+            // The default path, whatever EMU_PATH says (the verify stage's would run both).
+            with_config(watchdog(Config::default().path(ExecPath::Auto)), || {
                 let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
                 let started = Instant::now();
                 let e = if helper {
