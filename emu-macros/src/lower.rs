@@ -71,8 +71,14 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
         item.attrs.push(syn::parse_quote!(#[doc = #d]));
     }
     let device_launches = launches_kernels(&item.block);
-    let views = params.iter().map(|p| (p.name.to_string(), !matches!(p.kind, ParamKind::Scalar)));
-    let (errors, _) = rewrite_block(&mut item.block, views.collect(), true, &name.to_string());
+    let views = || params.iter().map(|p| (p.name.to_string(), !matches!(p.kind, ParamKind::Scalar))).collect();
+    // The region form's copy with the file's waiting helpers written out (`fission/inline.rs`),
+    // rewritten as the body is (its errors are the body's own, reported once, below).
+    let inlined = crate::fission::inline::helpers(&item.block, &name.to_string()).map(|mut b| {
+        let _ = rewrite_block(&mut b, views(), true, &name.to_string());
+        b
+    });
+    let (errors, _) = rewrite_block(&mut item.block, views(), true, &name.to_string());
     // The host form reads its indices from a `ThreadCtx` argument, and barriers in the body
     // itself make it a state machine; `unsafe` kernels keep plain barriers.
     let ctx = Ident::new("__emu_ctx", Span::mixed_site());
@@ -86,14 +92,19 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
         // Each thread's launches are queued in the block's order; keep the per-thread forms.
         Err("a kernel that launches kernels (device runtime)".to_string())
     } else {
-        let mut b = host_block.clone();
+        let mut b = inlined.unwrap_or_else(|| host_block.clone());
         // The file's index macros written out (`local_macros.rs`): the region form only.
         crate::local_macros::expand(&mut b, &item.sig);
         crate::host_body::host_body(&mut b, &ctx, false);
         let names: Vec<String> = params.iter().map(|p| p.name.to_string()).collect();
         let buffers: Vec<String> =
             params.iter().filter(|p| matches!(p.kind, ParamKind::Buffer { .. })).map(|p| p.name.to_string()).collect();
-        crate::fission::lower(&b, &names, &buffers, &scalars(&params), &ctx)
+        let read_only: Vec<String> = params
+            .iter()
+            .filter(|p| matches!(p.kind, ParamKind::Buffer { writable: false, .. }))
+            .map(|p| p.name.to_string())
+            .collect();
+        crate::fission::lower(&b, &names, &buffers, &read_only, &scalars(&params), &ctx)
     };
     let state_machine = crate::host_body::host_body(&mut host_block, &ctx, item.sig.unsafety.is_none()) > 0;
     // Loops yield to the block's other threads and answer the watchdog (`progress.rs`).
@@ -139,7 +150,7 @@ fn scalars(params: &[Param]) -> Vec<String> {
 
 /// A helper's `&[T]` / `&mut [T]` parameter types (in tuples too) become the views a kernel
 /// passes: `Global<'_, T>` / `GlobalMut<'_, T>` (with the reference's lifetime, if named).
-fn slices_to_views(ty: &mut syn::Type) {
+pub(crate) fn slices_to_views(ty: &mut syn::Type) {
     match ty {
         syn::Type::Tuple(t) => t.elems.iter_mut().for_each(slices_to_views),
         syn::Type::Paren(p) => slices_to_views(&mut p.elem),

@@ -156,6 +156,7 @@
 //!   `#[device]` helpers that may wait (`helpers.rs`), `unsafe` and `host_only` kernels.
 
 pub(crate) mod helpers;
+pub(crate) mod inline;
 mod interleave;
 mod normalise;
 mod ranges;
@@ -214,6 +215,7 @@ pub(crate) fn lower(
     block: &Block,
     params: &[String],
     buffers: &[String],
+    read_only: &[String],
     scalars: &[String],
     ctx: &Ident,
 ) -> Result<Fission, String> {
@@ -221,14 +223,24 @@ pub(crate) fn lower(
     // the only ones region code may run, whose trip count no other thread can change.
     let bounded = crate::progress::Bounded::of(block, scalars);
     BOUNDED.with(|b| *b.borrow_mut() = Some(bounded));
+    // (A name the body binds again is another value from there on: not counted.)
+    let rebound = {
+        let mut all = HashSet::new();
+        block.stmts.iter().for_each(|s| all.extend(bound_in(s)));
+        all
+    };
+    READ_ONLY.with(|r| *r.borrow_mut() = read_only.iter().filter(|n| !rebound.contains(*n)).cloned().collect());
     let r = lower_bounded(block, params, buffers, ctx);
     BOUNDED.with(|b| *b.borrow_mut() = None);
+    READ_ONLY.with(|r| r.borrow_mut().clear());
     r
 }
 
 thread_local! {
     /// The bounded names of the kernel being lowered (`crate::progress::Bounded`).
     static BOUNDED: std::cell::RefCell<Option<crate::progress::Bounded>> = const { std::cell::RefCell::new(None) };
+    /// The kernel's read-only buffer parameters (`&[T]`), which no thread of the launch writes.
+    static READ_ONLY: std::cell::RefCell<HashSet<String>> = std::cell::RefCell::new(HashSet::new());
 }
 
 /// Whether a `for` over `e` in region code has a trip count fixed for the block.
@@ -1919,9 +1931,19 @@ fn private_place(e: &Expr) -> bool {
     }
 }
 
-/// `pure_expr`, and reads of local arrays' elements.
+/// `pure_expr`, reads of local arrays' elements, and loads of read-only buffer parameters
+/// (`&[T]`: no thread of the launch writes them, so when a thread loads from one does not
+/// matter to the others; `rewrite.rs` made each such load `load(checked, &v, i)`).
 fn private_expr(e: &Expr) -> bool {
     match e {
+        Expr::Call(c)
+            if c.args.len() == 3
+                && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "load") && p.path.segments.iter().any(|s| s.ident == "__private")) =>
+        {
+            let read_only = matches!(&c.args[1], Expr::Reference(r) if r.mutability.is_none()
+                && path_name(&r.expr).is_some_and(|n| READ_ONLY.with(|ro| ro.borrow().contains(&n))));
+            read_only && private_expr(&c.args[2])
+        }
         Expr::Index(i) => private_expr(&i.expr) && private_expr(&i.index),
         Expr::Range(r) => r.start.as_deref().is_none_or(private_expr) && r.end.as_deref().is_none_or(private_expr),
         Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "step_by" | "rev") => {

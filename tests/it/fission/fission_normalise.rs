@@ -416,7 +416,8 @@ fn scaled(x: f32, k: f32) -> f32 {
     s
 }
 
-/// A helper with a barrier: its callers take the general path.
+/// A helper with a barrier: written out where a kernel of this file calls it as a statement
+/// (`emu-macros/src/fission/inline.rs`), else its callers take the general path.
 #[device]
 fn staged(t: Shared<f32>, tid: usize, v: f32) -> f32 {
     t[tid] = v;
@@ -449,6 +450,66 @@ fn calls_a_waiting_helper(x: &[f32], out: &mut [f32]) {
     let tid = thread_idx().x as usize;
     let v = scaled(x[tid], 1.0);
     out[tid] = staged(t, tid, v);
+}
+
+/// The waiting helper inside an expression: not written out.
+#[kernel]
+fn calls_a_waiting_helper_in_an_expression(x: &[f32], out: &mut [f32]) {
+    let t = shared_array![f32; 32];
+    let tid = thread_idx().x as usize;
+    let v = scaled(x[tid], 1.0);
+    out[tid] = 0.5 * staged(t, tid, v);
+}
+
+/// A waiting helper with an early `return`: not written out.
+#[device]
+fn staged_or_not(t: Shared<f32>, tid: usize, v: f32, skip: bool) -> f32 {
+    if skip {
+        return v;
+    }
+    t[tid] = v;
+    sync_threads();
+    t[(tid + 1) % 32]
+}
+
+#[kernel]
+fn calls_a_helper_that_returns_early(x: &[f32], out: &mut [f32]) {
+    let t = shared_array![f32; 32];
+    let tid = thread_idx().x as usize;
+    let v = scaled(x[tid], 1.0);
+    let r = staged_or_not(t, tid, v, false);
+    out[tid] = r;
+}
+
+/// Helpers that wait, called in turn, with a shared view, a local array by reference, a
+/// block handle and a parameter the body binds again: each written out, the kernel on regions.
+#[device]
+fn add_neighbour(t: Shared<u32>, acc: &mut [u32; 2], tid: usize, cta: cg::ThreadBlock) {
+    t[tid] = acc[0];
+    cta.sync();
+    acc[1] += t[(tid + 1) % 64];
+    cta.sync();
+}
+
+#[device]
+fn twice_added(t: Shared<u32>, start: u32, tid: usize, cta: cg::ThreadBlock) -> u32 {
+    let mut start = start;
+    let mut acc = [start, 0];
+    add_neighbour(t, &mut acc, tid, cta);
+    acc[0] = acc[1];
+    add_neighbour(t, &mut acc, tid, cta);
+    start += acc[1];
+    start
+}
+
+#[kernel]
+fn calls_nested_waiting_helpers(x: &[u32], out: &mut [u32]) {
+    let cta = cg::this_thread_block();
+    let t = shared_array![u32; 64];
+    let tid = thread_idx().x as usize;
+    let start = x[tid];
+    let r = twice_added(t, start, tid, cta) + 1;
+    out[tid] = r;
 }
 
 /// Defined after its caller: not yet classified when the kernel is expanded.
@@ -560,6 +621,20 @@ fn helpers_that_wait_or_are_not_known_keep_the_general_path() {
         launch!(calls_a_waiting_helper<<<1, 32>>>(&input, &mut out)).unwrap();
         out.to_vec().unwrap()
     });
+    // Written out: the assignment takes the helper's value.
+    assert_eq!(path, "regions");
+    let halves: Vec<f32> = want.iter().map(|v| 0.5 * v).collect();
+    let path = both_paths(&halves, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(32).unwrap();
+        launch!(calls_a_waiting_helper_in_an_expression<<<1, 32>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(32).unwrap();
+        launch!(calls_a_helper_that_returns_early<<<1, 32>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
     assert_eq!(path, "general");
     let want: Vec<f32> = x.iter().map(|v| v + 1.0).collect();
     let path = both_paths(&want, || {
@@ -588,6 +663,25 @@ fn helpers_that_wait_or_are_not_known_keep_the_general_path() {
         out.to_vec().unwrap()
     });
     assert_eq!(path, "general");
+}
+
+#[test]
+fn waiting_helpers_called_as_statements_are_written_out() {
+    let x: Vec<u32> = (0..64).map(|i| i * 7 + 3).collect();
+    let input = DeviceBuffer::from_slice(&x).unwrap();
+    let want: Vec<u32> = (0..64)
+        .map(|t| {
+            // First call: acc = [x[t], x[t+1]]; then acc[0] = x[t+1]; second: acc[1] += x[t+2].
+            let second = x[(t + 1) % 64] + x[(t + 2) % 64];
+            x[t] + second + 1
+        })
+        .collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        launch!(calls_nested_waiting_helpers<<<1, 64>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
 }
 
 // ------------------------------------------------------------------ index macros, plain blocks

@@ -1,0 +1,435 @@
+//! Helpers that wait, written out in the region form's copy of a kernel body. CUB's block
+//! collectives and SHOC's `scanLocalMem` are `__device__` functions with barriers; called
+//! from a kernel they kept it on the general path (a call that may wait). A `#[device]`
+//! helper of the kernel's own source file and module (found as `local_macros.rs` finds
+//! macros: `Span::local_file`, kept as text) is written out where the kernel calls it:
+//!
+//! * as a statement of its own: `f(a, b);`, `let x = f(a, b);` (with or without a type),
+//!   `x = f(a, b);`, or `let x = f(a, b) OP e;` with `e` a value of locals (the call is
+//!   evaluated first either way);
+//! * when the helper is a plain function (no generics, no `self`, no `async`/`unsafe`/`const`),
+//!   its parameters plain names, and its body has no `return`, no `?` and no item;
+//! * when the helper waits: its body names a barrier or warp collective, calls `.sync()`, or
+//!   calls a helper that waits (found the same way, to a fixpoint).
+//!
+//! Written out: each parameter is bound to its argument, `let p: T = a;` (a slice type as the
+//! view a kernel passes, as `#[device]` makes it), except that an argument that is a local's
+//! name (`temp_storage`, `cta`) or a reference to one (`&mut items`, for a reference
+//! parameter the body never dereferences with `*`) stands for the parameter itself, so that
+//! a shared view or a block handle stays what fission knows, and a local array stays one
+//! value; every name the helper binds gets a name of its own (`__emu_in{n}_{name}`); the
+//! body's statements follow, then the tail's value goes where the call's went. The helpers it
+//! calls are written out in turn (8 deep at most).
+//!
+//! Only the region form's copy changes (before `rewrite.rs`, which then rewrites it as it
+//! does the kernel); the per-thread forms keep the call, whose `#[track_caller]` reports the
+//! kernel's line, as the written-out statements (spanned at the call) do.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+use syn::{Block, Expr, FnArg, Ident, Pat, Stmt};
+
+/// A helper of the file: its text and module path (`None`: two helpers of the name).
+type Helpers = HashMap<String, Option<(Vec<String>, String)>>;
+
+thread_local! {
+    static FILES: RefCell<HashMap<PathBuf, Rc<Helpers>>> = RefCell::new(HashMap::new());
+    static KERNELS: RefCell<HashMap<PathBuf, Rc<HashMap<String, Vec<String>>>>> = RefCell::new(HashMap::new());
+}
+
+/// The kernel body `block` (of kernel `name`, before `rewrite.rs`) with the waiting helpers
+/// of its file written out, or `None` when there is nothing to write out.
+pub(crate) fn helpers(block: &Block, name: &str) -> Option<Block> {
+    if !proc_macro::is_available() {
+        return None;
+    }
+    let file = proc_macro::Span::call_site().local_file()?;
+    let (helpers, kernels) = read(&file);
+    let module = kernels.get(name)?.clone();
+    let parsed: HashMap<String, syn::ItemFn> = helpers
+        .iter()
+        .filter_map(|(n, h)| {
+            let (m, text) = h.as_ref()?;
+            (*m == module).then(|| syn::parse_str::<syn::ItemFn>(text).ok().map(|f| (n.clone(), f))).flatten()
+        })
+        .collect();
+    let waiting = waiting(&parsed);
+    if waiting.is_empty() {
+        return None;
+    }
+    let mut out = block.clone();
+    let mut w = Writer { helpers: &parsed, waiting: &waiting, fresh: 0, changed: false };
+    let mut any = false;
+    // Helpers that call helpers: written out in turn, 8 deep at most.
+    for _ in 0..8 {
+        w.changed = false;
+        w.list(&mut out.stmts);
+        if !w.changed {
+            break;
+        }
+        any = true;
+    }
+    any.then_some(out)
+}
+
+/// The `#[device]` functions and `#[kernel]`s of the file at `path`, by name.
+fn read(path: &PathBuf) -> (Rc<Helpers>, Rc<HashMap<String, Vec<String>>>) {
+    let cached = FILES.with(|f| f.borrow().get(path).cloned());
+    if let Some(h) = cached {
+        let k = KERNELS.with(|k| k.borrow().get(path).cloned()).unwrap_or_default();
+        return (h, k);
+    }
+    let mut found = Found::default();
+    if let Ok(text) = std::fs::read_to_string(path) {
+        if let Ok(file) = syn::parse_file(&text) {
+            found.visit_file(&file);
+        }
+    }
+    let (h, k) = (Rc::new(found.helpers), Rc::new(found.kernels));
+    FILES.with(|f| f.borrow_mut().insert(path.clone(), h.clone()));
+    KERNELS.with(|f| f.borrow_mut().insert(path.clone(), k.clone()));
+    (h, k)
+}
+
+#[derive(Default)]
+struct Found {
+    module: Vec<String>,
+    helpers: Helpers,
+    kernels: HashMap<String, Vec<String>>,
+}
+
+impl<'a> Visit<'a> for Found {
+    fn visit_item_mod(&mut self, m: &'a syn::ItemMod) {
+        self.module.push(m.ident.to_string());
+        syn::visit::visit_item_mod(self, m);
+        self.module.pop();
+    }
+    fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
+        let has = |n: &str| f.attrs.iter().any(|a| a.path().segments.last().is_some_and(|s| s.ident == n));
+        let name = f.sig.ident.to_string();
+        if has("device") {
+            let entry = if self.helpers.contains_key(&name) {
+                None
+            } else {
+                Some((self.module.clone(), quote!(#f).to_string()))
+            };
+            self.helpers.insert(name, entry);
+        } else if has("kernel") {
+            self.kernels.insert(name, self.module.clone());
+        }
+    }
+}
+
+/// The helpers that wait: a barrier, a warp collective or `.sync()` named in the body, or a
+/// call of one that waits.
+fn waiting(helpers: &HashMap<String, syn::ItemFn>) -> HashSet<String> {
+    let mut out: HashSet<String> = HashSet::new();
+    loop {
+        let before = out.len();
+        for (n, f) in helpers {
+            if out.contains(n) {
+                continue;
+            }
+            let ids = super::uniform::idents_of(&Stmt::Expr(
+                Expr::Block(syn::ExprBlock { attrs: vec![], label: None, block: (*f.block).clone() }),
+                None,
+            ));
+            let names_wait = super::BARRIERS.iter().chain(super::WARP.iter()).any(|b| ids.contains(*b))
+                || ids.contains("sync")
+                || ids.iter().any(|i| out.contains(i));
+            if names_wait {
+                out.insert(n.clone());
+            }
+        }
+        if out.len() == before {
+            return out;
+        }
+    }
+}
+
+struct Writer<'a> {
+    helpers: &'a HashMap<String, syn::ItemFn>,
+    waiting: &'a HashSet<String>,
+    fresh: usize,
+    changed: bool,
+}
+
+/// Where the call's value goes.
+enum Target {
+    Nothing,
+    Let(syn::Local),
+    Assign(Expr),
+}
+
+impl Writer<'_> {
+    fn list(&mut self, stmts: &mut Vec<Stmt>) {
+        let mut k = 0;
+        while k < stmts.len() {
+            if let Some(out) = self.write_out(&stmts[k]) {
+                let n = out.len();
+                stmts.splice(k..=k, out);
+                self.changed = true;
+                k += n;
+                continue;
+            }
+            if let Stmt::Expr(e, _) = &mut stmts[k] {
+                self.nested(e);
+            }
+            k += 1;
+        }
+    }
+
+    fn nested(&mut self, e: &mut Expr) {
+        match e {
+            Expr::If(i) => {
+                self.list(&mut i.then_branch.stmts);
+                if let Some((_, e)) = &mut i.else_branch {
+                    self.nested(e);
+                }
+            }
+            Expr::While(w) => self.list(&mut w.body.stmts),
+            Expr::ForLoop(f) => self.list(&mut f.body.stmts),
+            Expr::Loop(l) => self.list(&mut l.body.stmts),
+            Expr::Block(b) => self.list(&mut b.block.stmts),
+            _ => {}
+        }
+    }
+
+    /// The statements that replace `s`, if it calls a waiting helper where one can be
+    /// written out.
+    fn write_out(&mut self, s: &Stmt) -> Option<Vec<Stmt>> {
+        let (call, target, rest): (&Expr, Target, Option<(syn::BinOp, Expr)>) = match s {
+            Stmt::Expr(e @ Expr::Call(_), Some(_)) => (e, Target::Nothing, None),
+            Stmt::Expr(Expr::Assign(a), Some(_)) if matches!(&*a.right, Expr::Call(_)) => {
+                (&*a.right, Target::Assign((*a.left).clone()), None)
+            }
+            Stmt::Local(l) if l.attrs.is_empty() => {
+                let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
+                match &*init.expr {
+                    e @ Expr::Call(_) => (e, Target::Let(l.clone()), None),
+                    Expr::Binary(b)
+                        if matches!(&*b.left, Expr::Call(_))
+                            && !super::is_assign(&b.op)
+                            && super::pure_expr(&b.right) =>
+                    {
+                        (&*b.left, Target::Let(l.clone()), Some((b.op, (*b.right).clone())))
+                    }
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        let Expr::Call(c) = call else { return None };
+        let Expr::Path(p) = &*c.func else { return None };
+        let name = p.path.get_ident()?.to_string();
+        if p.qself.is_some() || !self.waiting.contains(&name) {
+            return None;
+        }
+        let f = self.helpers.get(&name)?;
+        let span = call.span();
+        let (stmts, tail) = self.body(f, &c.args.iter().cloned().collect::<Vec<_>>(), span)?;
+        let mut out = stmts;
+        let value = match (tail, rest) {
+            (Some(t), Some((op, e))) => Some(quote_spanned!(span=> #t #op #e)),
+            (Some(t), None) => Some(quote_spanned!(span=> #t)),
+            (None, None) => None,
+            (None, Some(_)) => return None,
+        };
+        match (target, value) {
+            (Target::Nothing, Some(v)) => out.push(syn::parse_quote_spanned!(span=> #v;)),
+            (Target::Nothing, None) => {}
+            (Target::Assign(place), Some(v)) => out.push(syn::parse_quote_spanned!(span=> #place = #v;)),
+            (Target::Let(mut l), Some(v)) => {
+                l.init = Some(syn::LocalInit {
+                    eq_token: Default::default(),
+                    expr: Box::new(syn::parse2(v).ok()?),
+                    diverge: None,
+                });
+                out.push(Stmt::Local(l));
+            }
+            (_, None) => return None,
+        }
+        Some(out)
+    }
+
+    /// The helper `f`'s statements for a call with `args`, and its tail value.
+    fn body(&mut self, f: &syn::ItemFn, args: &[Expr], span: Span) -> Option<(Vec<Stmt>, Option<TokenStream>)> {
+        let sig = &f.sig;
+        if !sig.generics.params.is_empty()
+            || sig.asyncness.is_some()
+            || sig.unsafety.is_some()
+            || sig.constness.is_some()
+            || sig.inputs.len() != args.len()
+            || !plain_body(&f.block)
+        {
+            return None;
+        }
+        let n = self.fresh;
+        self.fresh += 1;
+        let mut rename: HashMap<String, Ident> = HashMap::new();
+        let mut binds = Vec::new();
+        let derefs = derefs(&f.block);
+        let mut bound = Bound(HashSet::new());
+        bound.visit_block(&f.block);
+        for (input, arg) in sig.inputs.iter().zip(args) {
+            let FnArg::Typed(pt) = input else { return None };
+            let Pat::Ident(pi) = &*pt.pat else { return None };
+            if pi.by_ref.is_some() || pi.subpat.is_some() {
+                return None;
+            }
+            let pname = pi.ident.to_string();
+            let is_ref = matches!(&*pt.ty, syn::Type::Reference(_));
+            // A local's name, or a reference to one for a reference parameter (not for a
+            // parameter the body binds again, `let mut x = x;`).
+            let stands_for = match arg {
+                _ if bound.0.contains(&pname) => None,
+                Expr::Path(p) if p.qself.is_none() && pi.mutability.is_none() => p.path.get_ident().cloned(),
+                Expr::Reference(r) if is_ref && !derefs.contains(&pname) => match &*r.expr {
+                    Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(local) = stands_for {
+                rename.insert(pname, Ident::new(&local.to_string(), span));
+                continue;
+            }
+            let fresh = Ident::new(&format!("__emu_in{n}_{pname}"), span);
+            let mut ty = (*pt.ty).clone();
+            crate::lower::slices_to_views(&mut ty);
+            let m = pi.mutability;
+            binds.push(syn::parse_quote_spanned!(span=> let #m #fresh: #ty = #arg;));
+            rename.insert(pname, fresh);
+        }
+        // Every name the body binds gets one of its own.
+        for b in bound.0 {
+            rename.entry(b.clone()).or_insert_with(|| Ident::new(&format!("__emu_in{n}_{b}"), span));
+        }
+        let mut block = (*f.block).clone();
+        Rename { names: &rename, span }.visit_block_mut(&mut block);
+        let mut stmts = block.stmts;
+        let tail = match stmts.last() {
+            Some(Stmt::Expr(_, None)) => match stmts.pop() {
+                Some(Stmt::Expr(e, None)) => Some(quote!(#e)),
+                _ => None,
+            },
+            _ => None,
+        };
+        binds.extend(stmts);
+        Some((binds, tail))
+    }
+}
+
+/// Whether a helper's body can be written out: no `return`, `?`, item, or macro that is not a
+/// known one (whose tokens renaming could not see into).
+fn plain_body(b: &Block) -> bool {
+    struct Plain(bool);
+    impl<'a> Visit<'a> for Plain {
+        fn visit_expr(&mut self, e: &'a Expr) {
+            match e {
+                Expr::Return(_) | Expr::Try(_) | Expr::Async(_) | Expr::Closure(_) => self.0 = false,
+                Expr::Macro(m) if !m.mac.path.segments.last().is_some_and(|s| s.ident == "shared_array") => {
+                    self.0 = false
+                }
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+        fn visit_stmt_macro(&mut self, _: &'a syn::StmtMacro) {
+            self.0 = false;
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {
+            self.0 = false;
+        }
+    }
+    let mut p = Plain(true);
+    p.visit_block(b);
+    p.0
+}
+
+/// The names a body dereferences (`*p`).
+fn derefs(b: &Block) -> HashSet<String> {
+    struct D(HashSet<String>);
+    impl<'a> Visit<'a> for D {
+        fn visit_expr_unary(&mut self, u: &'a syn::ExprUnary) {
+            if let (syn::UnOp::Deref(_), Some(n)) = (u.op, super::path_name(&u.expr)) {
+                self.0.insert(n);
+            }
+            syn::visit::visit_expr_unary(self, u);
+        }
+    }
+    let mut d = D(HashSet::new());
+    d.visit_block(b);
+    d.0
+}
+
+/// The names a body binds (`let`, `for`, closures' and patterns' names).
+struct Bound(HashSet<String>);
+
+impl<'a> Visit<'a> for Bound {
+    fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+        self.0.insert(p.ident.to_string());
+        syn::visit::visit_pat_ident(self, p);
+    }
+}
+
+/// Renames the names of `names` (single-segment paths and bindings), spanning the helper's
+/// tokens at the call.
+struct Rename<'a> {
+    names: &'a HashMap<String, Ident>,
+    span: Span,
+}
+
+impl VisitMut for Rename<'_> {
+    fn visit_expr_path_mut(&mut self, p: &mut syn::ExprPath) {
+        if p.qself.is_none() && p.path.leading_colon.is_none() && p.path.segments.len() == 1 {
+            if let Some(new) = self.names.get(&p.path.segments[0].ident.to_string()) {
+                p.path.segments[0].ident = new.clone();
+            }
+        }
+        syn::visit_mut::visit_expr_path_mut(self, p);
+    }
+    fn visit_pat_ident_mut(&mut self, p: &mut syn::PatIdent) {
+        if let Some(new) = self.names.get(&p.ident.to_string()) {
+            p.ident = new.clone();
+        }
+        syn::visit_mut::visit_pat_ident_mut(self, p);
+    }
+    fn visit_field_value_mut(&mut self, f: &mut syn::FieldValue) {
+        // `Foo { x }` names the local `x`: `Foo { x: renamed }`.
+        if f.colon_token.is_none() {
+            f.colon_token = Some(Default::default());
+        }
+        syn::visit_mut::visit_field_value_mut(self, f);
+    }
+    fn visit_span_mut(&mut self, s: &mut Span) {
+        *s = self.span;
+    }
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        m.tokens = rename_tokens(m.tokens.clone(), self.names);
+    }
+}
+
+fn rename_tokens(t: TokenStream, names: &HashMap<String, Ident>) -> TokenStream {
+    t.into_iter()
+        .map(|tt| match tt {
+            TokenTree::Ident(i) => match names.get(&i.to_string()) {
+                Some(n) => TokenTree::Ident(n.clone()),
+                None => TokenTree::Ident(i),
+            },
+            TokenTree::Group(g) => {
+                let mut n = proc_macro2::Group::new(g.delimiter(), rename_tokens(g.stream(), names));
+                n.set_span(g.span());
+                TokenTree::Group(n)
+            }
+            tt => tt,
+        })
+        .collect()
+}
