@@ -92,6 +92,7 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
         // Each thread's launches are queued in the block's order; keep the per-thread forms.
         Err("a kernel that launches kernels (device runtime)".to_string())
     } else {
+        let written_out = inlined.is_some();
         let mut b = inlined.unwrap_or_else(|| host_block.clone());
         // The file's index macros written out (`local_macros.rs`): the region form only.
         crate::local_macros::expand(&mut b, &item.sig);
@@ -105,6 +106,7 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
             .map(|p| p.name.to_string())
             .collect();
         crate::fission::lower(&b, &names, &buffers, &read_only, &scalars(&params), &ctx)
+            .map(|f| crate::fission::Fission { written_out, ..f })
     };
     let state_machine = crate::host_body::host_body(&mut host_block, &ctx, item.sig.unsafety.is_none()) > 0;
     // Loops yield to the block's other threads and answer the watchdog (`progress.rs`).

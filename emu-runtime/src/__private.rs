@@ -28,8 +28,8 @@ pub use crate::host::{
     sched::devrt::{device_launch, DeviceArg, DeviceArgMut, DeviceStream},
     sched::launch::{launch, launch_on_gpu, launch_tasks},
     sched::regions::{
-        announce_general, last_path, last_proved, last_vectorised, launch_lanes, launch_regions, launch_regions_warps,
-        region_progress_point, Exchange, LaneCursor, Lanes, Regions, Turn,
+        announce_general, last_path, last_proved, last_vectorised, launch_lanes, launch_regions,
+        launch_regions_guarded, region_progress_point, Exchange, Guard, LaneCursor, Lanes, Regions, Turn,
     },
     sched::verify::{inject_fast_path_fault, Written},
 };

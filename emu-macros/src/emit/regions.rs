@@ -75,8 +75,10 @@ pub(super) fn launch_call(l: &Lowered, k: &Kernel, fission: &Fission, checked: b
     });
     let written = quote!(&[#(#written),*]);
     match fission.kind {
-        Kind::Regions if fission.warps => {
-            quote!(#rt::launch_regions_warps(__emu_info, __emu_config, #written, move |#rb| #block, move |#ctx| #per_thread))
+        Kind::Regions if fission.warps || fission.written_out => {
+            let (warps, written_out) = (fission.warps, fission.written_out);
+            let guard = quote!(#rt::Guard { warps: #warps, written_out: #written_out });
+            quote!(#rt::launch_regions_guarded(__emu_info, __emu_config, #written, #guard, move |#rb| #block, move |#ctx| #per_thread))
         }
         Kind::Regions => {
             quote!(#rt::launch_regions(__emu_info, __emu_config, #written, move |#rb| #block, move |#ctx| #per_thread))

@@ -17,13 +17,16 @@
 //! name (`temp_storage`, `cta`) or a reference to one (`&mut items`, for a reference
 //! parameter the body never dereferences with `*`) stands for the parameter itself, so that
 //! a shared view or a block handle stays what fission knows, and a local array stays one
-//! value; every name the helper binds gets a name of its own (`__emu_in{n}_{name}`); the
+//! value (not for a parameter the body binds again, nor for a local passed twice); a
+//! reference parameter whose argument is anything else leaves the call as it is; every name the helper binds gets a name of its own (`__emu_in{n}_{name}`); the
 //! body's statements follow, then the tail's value goes where the call's went. The helpers it
 //! calls are written out in turn (8 deep at most).
 //!
 //! Only the region form's copy changes (before `rewrite.rs`, which then rewrites it as it
-//! does the kernel); the per-thread forms keep the call, whose `#[track_caller]` reports the
-//! kernel's line, as the written-out statements (spanned at the call) do.
+//! does the kernel); the per-thread forms keep the call. The written-out statements, read
+//! from text, carry the call's span, so a checker would report their accesses at the call's
+//! line: under a per-access checker such a kernel takes the general path, whose reports name
+//! the helper's own lines (`__private::Guard::written_out`).
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -40,9 +43,12 @@ use syn::{Block, Expr, FnArg, Ident, Pat, Stmt};
 /// A helper of the file: its text and module path (`None`: two helpers of the name).
 type Helpers = HashMap<String, Option<(Vec<String>, String)>>;
 
+/// The kernels of a file: their module paths.
+type Kernels = HashMap<String, Vec<String>>;
+
 thread_local! {
     static FILES: RefCell<HashMap<PathBuf, Rc<Helpers>>> = RefCell::new(HashMap::new());
-    static KERNELS: RefCell<HashMap<PathBuf, Rc<HashMap<String, Vec<String>>>>> = RefCell::new(HashMap::new());
+    static KERNELS: RefCell<HashMap<PathBuf, Rc<Kernels>>> = RefCell::new(HashMap::new());
 }
 
 /// The kernel body `block` (of kernel `name`, before `rewrite.rs`) with the waiting helpers
@@ -81,7 +87,7 @@ pub(crate) fn helpers(block: &Block, name: &str) -> Option<Block> {
 }
 
 /// The `#[device]` functions and `#[kernel]`s of the file at `path`, by name.
-fn read(path: &PathBuf) -> (Rc<Helpers>, Rc<HashMap<String, Vec<String>>>) {
+fn read(path: &PathBuf) -> (Rc<Helpers>, Rc<Kernels>) {
     let cached = FILES.with(|f| f.borrow().get(path).cloned());
     if let Some(h) = cached {
         let k = KERNELS.with(|k| k.borrow().get(path).cloned()).unwrap_or_default();
@@ -103,7 +109,7 @@ fn read(path: &PathBuf) -> (Rc<Helpers>, Rc<HashMap<String, Vec<String>>>) {
 struct Found {
     module: Vec<String>,
     helpers: Helpers,
-    kernels: HashMap<String, Vec<String>>,
+    kernels: Kernels,
 }
 
 impl<'a> Visit<'a> for Found {
@@ -275,10 +281,21 @@ impl Writer<'_> {
         let n = self.fresh;
         self.fresh += 1;
         let mut rename: HashMap<String, Ident> = HashMap::new();
+        let mut subst: HashMap<String, Expr> = HashMap::new();
         let mut binds = Vec::new();
         let derefs = derefs(&f.block);
         let mut bound = Bound(HashSet::new());
         bound.visit_block(&f.block);
+        // A local passed twice (`f(x, &mut x)`): the value is the one before the call, so
+        // neither argument stands for the local.
+        let arg_local = |a: &Expr| match a {
+            Expr::Reference(r) => super::path_name(&r.expr),
+            a => super::path_name(a),
+        };
+        let twice: HashSet<String> = {
+            let names: Vec<String> = args.iter().filter_map(arg_local).collect();
+            names.iter().filter(|n| names.iter().filter(|m| m == n).count() > 1).cloned().collect()
+        };
         for (input, arg) in sig.inputs.iter().zip(args) {
             let FnArg::Typed(pt) = input else { return None };
             let Pat::Ident(pi) = &*pt.pat else { return None };
@@ -290,17 +307,28 @@ impl Writer<'_> {
             // A local's name, or a reference to one for a reference parameter (not for a
             // parameter the body binds again, `let mut x = x;`).
             let stands_for = match arg {
-                _ if bound.0.contains(&pname) => None,
-                Expr::Path(p) if p.qself.is_none() && pi.mutability.is_none() => p.path.get_ident().cloned(),
+                _ if bound.0.contains(&pname) || arg_local(arg).is_some_and(|l| twice.contains(&l)) => None,
+                Expr::Path(p) if p.qself.is_none() && pi.mutability.is_none() => {
+                    p.path.get_ident().map(|i| Expr::Path(syn::parse_quote_spanned!(span=> #i)))
+                }
+                // `(&mut items)`: indexing and method calls through it reach the local, and it
+                // passes on as the reference it is.
                 Expr::Reference(r) if is_ref && !derefs.contains(&pname) => match &*r.expr {
-                    Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+                    Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                        Some(syn::parse_quote_spanned!(span=> (#arg)))
+                    }
                     _ => None,
                 },
                 _ => None,
             };
-            if let Some(local) = stands_for {
-                rename.insert(pname, Ident::new(&local.to_string(), span));
+            if let Some(e) = stands_for {
+                subst.insert(pname, e);
                 continue;
+            }
+            if is_ref {
+                // A reference kept in a local of its own, perhaps across a barrier: not a
+                // value fission keeps per thread.
+                return None;
             }
             let fresh = Ident::new(&format!("__emu_in{n}_{pname}"), span);
             let mut ty = (*pt.ty).clone();
@@ -314,7 +342,7 @@ impl Writer<'_> {
             rename.entry(b.clone()).or_insert_with(|| Ident::new(&format!("__emu_in{n}_{b}"), span));
         }
         let mut block = (*f.block).clone();
-        Rename { names: &rename, span }.visit_block_mut(&mut block);
+        Rename { names: &rename, subst: &subst, span }.visit_block_mut(&mut block);
         let mut stmts = block.stmts;
         let tail = match stmts.last() {
             Some(Stmt::Expr(_, None)) => match stmts.pop() {
@@ -336,7 +364,7 @@ fn plain_body(b: &Block) -> bool {
         fn visit_expr(&mut self, e: &'a Expr) {
             match e {
                 Expr::Return(_) | Expr::Try(_) | Expr::Async(_) | Expr::Closure(_) => self.0 = false,
-                Expr::Macro(m) if !m.mac.path.segments.last().is_some_and(|s| s.ident == "shared_array") => {
+                Expr::Macro(m) if m.mac.path.segments.last().is_none_or(|s| s.ident != "shared_array") => {
                     self.0 = false
                 }
                 _ => syn::visit::visit_expr(self, e),
@@ -384,10 +412,23 @@ impl<'a> Visit<'a> for Bound {
 /// tokens at the call.
 struct Rename<'a> {
     names: &'a HashMap<String, Ident>,
+    /// Parameters that stand for their argument.
+    subst: &'a HashMap<String, Expr>,
     span: Span,
 }
 
 impl VisitMut for Rename<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if let Expr::Path(p) = e {
+            if let Some(x) = p.path.get_ident().and_then(|i| self.subst.get(&i.to_string())) {
+                if p.qself.is_none() {
+                    *e = x.clone();
+                    return;
+                }
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+    }
     fn visit_expr_path_mut(&mut self, p: &mut syn::ExprPath) {
         if p.qself.is_none() && p.path.leading_colon.is_none() && p.path.segments.len() == 1 {
             if let Some(new) = self.names.get(&p.path.segments[0].ident.to_string()) {

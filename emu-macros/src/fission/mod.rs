@@ -188,8 +188,11 @@ pub(crate) enum Kind {
 pub(crate) struct Fission {
     pub(crate) kind: Kind,
     pub(crate) body: TokenStream,
-    /// Whether the form has lowered warp shuffles (`__private::launch_regions_warps`).
+    /// Whether the form has lowered warp shuffles (`__private::launch_regions_guarded`).
     pub(crate) warps: bool,
+    /// Whether the form has waiting helpers written out (`inline.rs`), which run on the
+    /// general path under a checker (`__private::Guard`); set by the caller.
+    pub(crate) written_out: bool,
     /// The `#[device]` helpers region code calls, in order: the launcher takes the region
     /// form only where each one's `__emu_waits_NAME!()` is `false` (`helpers.rs`).
     pub(crate) helpers: Vec<String>,
@@ -283,7 +286,7 @@ fn lower_bounded(block: &Block, params: &[String], buffers: &[String], ctx: &Ide
     };
     let body = p.emit(&nodes, &g);
     let body = quote!(#(#items)* #body);
-    Ok(Fission { kind, body, warps: p.warp_points() > 0, helpers: helpers::take_called() })
+    Ok(Fission { kind, body, warps: p.warp_points() > 0, written_out: false, helpers: helpers::take_called() })
 }
 
 // ---------------------------------------------------------------- structure
@@ -812,7 +815,7 @@ fn warp_bound(cond: &Expr) -> Option<(String, u64)> {
         }
         right = strip_parens(&c.expr);
     }
-    // `warp_size()` is 32 wherever the warp form runs (`launch_regions_warps` checks it).
+    // `warp_size()` is 32 wherever the warp form runs (`launch_regions_guarded` checks it).
     let v = match right {
         Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<u64>().ok()?,
         Expr::Call(c)

@@ -10,6 +10,9 @@
 //! takes, so that a hazard that should keep the general path fails here if fission ever
 //! takes it.
 
+// Kernels written as ported CUDA writes them: indexed loops, `IDX2!(2, a, 0)`.
+#![allow(clippy::identity_op, clippy::needless_range_loop)]
+
 use deviceemu::__private::last_path;
 use deviceemu::prelude::*;
 use deviceemu::{cg, with_config, Config, ExecPath};
@@ -682,6 +685,12 @@ fn waiting_helpers_called_as_statements_are_written_out() {
         out.to_vec().unwrap()
     });
     assert_eq!(path, "regions");
+    // Under a checker the general path runs, whose reports name the helpers' own lines.
+    let racecheck = Config::from_env().unwrap().checks(deviceemu::Checks { racecheck: true, ..Default::default() });
+    let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+    with_config(racecheck, || launch!(calls_nested_waiting_helpers<<<1, 64>>>(&input, &mut out))).unwrap();
+    assert_eq!(last_path(), "general");
+    assert_eq!(out.to_vec().unwrap(), want);
 }
 
 // ------------------------------------------------------------------ index macros, plain blocks

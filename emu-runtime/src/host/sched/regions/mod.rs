@@ -260,16 +260,32 @@ pub fn last_proved() -> usize {
     LAST_PROVED.with(std::cell::Cell::get)
 }
 
-/// [`launch_regions`] for a kernel whose region form has warp shuffles lowered into
-/// hand-overs between regions ([`Exchange`]). That form assumes every lane of every warp
-/// reaches each shuffle: it runs only for 1-D blocks of whole warps, with a warp size of 32,
-/// without a per-access checker (whose happens-before edges and reports come from the
-/// general path's collectives) and without `EMU_SEED` (which shuffles the order lanes resume
-/// in after a collective, on the general path); other launches take the general path.
-pub fn launch_regions_warps<R, M, F>(
+/// What a region form leans on beyond its barriers, which some launches cannot give it
+/// ([`launch_regions_guarded`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Guard {
+    /// Warp shuffles lowered into hand-overs between regions ([`Exchange`]).
+    pub warps: bool,
+    /// Waiting `#[device]` helpers written out in the region form (`fission/inline.rs`),
+    /// whose accesses a checker would report at the call's line, not the helper's.
+    pub written_out: bool,
+}
+
+/// [`launch_regions`] for a kernel whose region form leans on more than its barriers
+/// ([`Guard`]).
+///
+/// A form with warp shuffles lowered into hand-overs between regions ([`Exchange`]) assumes
+/// every lane of every warp reaches each shuffle: it runs only for 1-D blocks of whole warps,
+/// with a warp size of 32, without a per-access checker (whose happens-before edges and
+/// reports come from the general path's collectives) and without `EMU_SEED` (which shuffles
+/// the order lanes resume in after a collective, on the general path). A form with written-out
+/// helpers runs without a per-access checker (whose reports name the helper's own lines on the
+/// general path). Other launches take the general path.
+pub fn launch_regions_guarded<R, M, F>(
     kernel: &'static KernelInfo,
     cfg: LaunchConfig,
     written: &[Written<'_>],
+    guard: Guard,
     regions: R,
     make: M,
 ) -> Result<(), Error>
@@ -281,20 +297,21 @@ where
     if let Ok(c) = config::effective() {
         let b = cfg.block;
         let whole_warps = b.y == 1 && b.z == 1 && b.x % 32 == 0 && c.get_warp_size() == 32;
-        if !whole_warps
-            || crate::host::check::any(c.get_checks())
-            || c.get_seed().is_some()
-            || !c.get_tier(Tier::Shuffles)
-        {
-            let why = if !whole_warps {
-                "its warp collectives need 1-D blocks of whole warps of 32 in region form"
-            } else if !c.get_tier(Tier::Shuffles) {
-                "EMU_TIERS_OFF=shuffles"
-            } else if c.get_seed().is_some() {
-                "EMU_SEED shuffles the lanes a warp collective resumes"
-            } else {
-                "its warp collectives run lane by lane under a checker"
-            };
+        let checking = crate::host::check::any(c.get_checks());
+        let why = if guard.warps && !whole_warps {
+            Some("its warp collectives need 1-D blocks of whole warps of 32 in region form")
+        } else if guard.warps && !c.get_tier(Tier::Shuffles) {
+            Some("EMU_TIERS_OFF=shuffles")
+        } else if guard.warps && c.get_seed().is_some() {
+            Some("EMU_SEED shuffles the lanes a warp collective resumes")
+        } else if guard.warps && checking {
+            Some("its warp collectives run lane by lane under a checker")
+        } else if guard.written_out && checking {
+            Some("a checker reports a waiting helper's accesses at the helper's lines")
+        } else {
+            None
+        };
+        if let Some(why) = why {
             announce_general(kernel, why);
             return launch::launch_tasks(kernel, cfg, make);
         }
@@ -303,7 +320,7 @@ where
 }
 
 /// The values a block's threads hand to one warp shuffle or vote of a region kernel
-/// ([`launch_regions_warps`]): `fission` lowers a statement-level full-mask shuffle into a
+/// ([`launch_regions_guarded`]): `fission` lowers a statement-level full-mask shuffle into a
 /// hand-over ([`Exchange::put`]) at the end of one region and a read at the start of the
 /// next, so that every lane's value is in place before any lane reads. The source lane is
 /// the one the general path computes (`warp::source_lane`, PTX's rule with a width of 32).
