@@ -155,6 +155,8 @@
 //!   barriers that may spin on another thread (which needs independent progress), calls of
 //!   `#[device]` helpers that may wait (`helpers.rs`), `unsafe` and `host_only` kernels.
 
+mod footprint;
+use footprint::{Footprint, Roots};
 pub(crate) mod helpers;
 pub(crate) mod inline;
 mod interleave;
@@ -256,7 +258,9 @@ fn lower_bounded(block: &Block, params: &[String], buffers: &[String], ctx: &Ide
     WARP_SYNCS.with(|k| k.set(0));
     helpers::reset_called();
     let (items, mut stmts) = normalise::normalise(block.stmts.clone(), ctx);
-    unshadow(&mut stmts, &mut HashSet::new(), &mut 0);
+    // A `let` that rebinds a parameter (`let mut n = n; n /= 4;`) is renamed too: the
+    // parameter keeps its uniform value, the local its own.
+    unshadow(&mut stmts, &mut params.iter().cloned().collect(), &mut 0);
     stmts.iter_mut().for_each(|s| RegionLoops.visit_stmt_mut(s));
     let nodes = nodes(&stmts)?;
     let mut p = Program::new(params, ctx);
@@ -521,7 +525,8 @@ fn returns_in(stmts: &[Stmt]) -> bool {
 }
 
 /// Renames each statement-level `let` that binds a name an earlier one bound (in its list or
-/// in an enclosing one: `let mut v` again inside an `if`) to a fresh name, in the statements
+/// in an enclosing one: `let mut v` again inside an `if`), or a name in `seen` (the
+/// parameters), to a fresh name, in the statements
 /// after it, so that fission sees every local bound once. Renaming every later mention of a
 /// name (paths, patterns, macro tokens) is an alpha-renaming: after the shadowing `let` the
 /// earlier binding cannot be named. Its own initialiser still reads the earlier one.
@@ -1656,7 +1661,13 @@ impl Program {
         // on: a schedule CUDA allows, not the general path's (README, "Which path a kernel
         // takes"), so the seams that keep the general path's order do not apply.
         if self.warp_points() == 0 {
-            self.check_seams(nodes, &mut false)?;
+            let locals = self.locals.iter().map(|l| {
+                let again =
+                    self.assigned_inside.contains(&l.name) || self.assigned_top.iter().any(|(n, _)| n == &l.name);
+                (l.name.as_str(), &l.init, l.mutable || again)
+            });
+            let roots = footprint::Roots::of(&self.buffers, locals);
+            self.check_seams(&roots, nodes, &mut Footprint::default())?;
         }
         Ok(())
     }
@@ -1673,7 +1684,8 @@ impl Program {
         uniform.contains(&name).then_some(name)
     }
 
-    /// The uniform names assigned by a statement that has thread code on both sides in its run.
+    /// The uniform names assigned by a statement that has thread code on both sides in its run
+    /// and can move to neither end of it (`place`).
     fn misplaced(&self, nodes: &[Node], uniform: &HashSet<String>, out: &mut Vec<String>) {
         for n in nodes {
             match n {
@@ -1682,10 +1694,8 @@ impl Program {
                     let first_t = is_u.iter().position(Option::is_none);
                     let last_t = is_u.iter().rposition(Option::is_none);
                     if let (Some(f), Some(l)) = (first_t, last_t) {
-                        // A uniform `let` there moves before the region's loop (no statement
-                        // before it can name it); an assignment there cannot.
-                        for (u, st) in is_u[f..=l].iter().zip(&stmts[f..=l]) {
-                            if let (Some(u), false) = (u, matches!(st, Stmt::Local(_))) {
+                        for (k, u) in is_u.iter().enumerate().take(l + 1).skip(f) {
+                            if let (Some(u), None) = (u, place(stmts, &is_u, f, l, k)) {
                                 out.push(u.clone());
                             }
                         }
@@ -1701,93 +1711,81 @@ impl Program {
         }
     }
 
-    /// Whether run `stmts` has thread code that touches memory (or calls, or exits): code
-    /// whose place among the other threads' code can be observed. Thread code that only
-    /// computes the thread's own values (its locals, its local arrays: `private_stmt`) can run
-    /// in a loop of its own before or after the others' without anyone telling.
-    fn has_shared_effects(&self, stmts: &[Stmt]) -> bool {
-        stmts.iter().any(|s| self.uniform_stmt(s, &self.uniform).is_none() && !private_stmt(s))
+    /// The memory run `stmts`'s thread code touches (`footprint.rs`): code whose place among
+    /// the other threads' code can be observed through it. Thread code that only computes the
+    /// thread's own values (its locals, its local arrays: `private_stmt`) has none, and can
+    /// run in a loop of its own before or after the others' without anyone telling.
+    fn footprint(&self, roots: &Roots, stmts: &[Stmt]) -> Footprint {
+        let thread: Vec<Stmt> = stmts
+            .iter()
+            .filter(|s| self.uniform_stmt(s, &self.uniform).is_none() && !private_stmt(s))
+            .cloned()
+            .collect();
+        roots.stmts(&thread)
     }
 
     /// Thread code on both sides of a loop's edge with no barrier between is one region on
     /// the general path, where each thread runs both stretches before the next thread starts;
     /// as two region loops, every thread runs the first before any runs the second. The two
-    /// orders cannot be told apart when one of the stretches only computes the thread's own
-    /// values (`has_shared_effects`): the memory operations then come in the same order. Else
-    /// refuse. `open` says whether code with effects runs since the last barrier.
-    fn check_seams(&self, nodes: &[Node], open: &mut bool) -> Result<(), String> {
+    /// orders cannot be told apart when the memory one stretch writes is memory the other does
+    /// not touch (`footprint.rs`: private code touches none). Else refuse. `open` is the
+    /// memory thread code touched since the last barrier.
+    fn check_seams(&self, roots: &Roots, nodes: &[Node], open: &mut Footprint) -> Result<(), String> {
         for n in nodes {
             match n {
-                Node::Run(stmts, _) => {
-                    if self.has_shared_effects(stmts) {
-                        *open = true;
-                    }
-                }
-                Node::Barrier(..) => *open = false,
+                Node::Run(stmts, _) => open.join(&self.footprint(roots, stmts)),
+                Node::Barrier(..) => *open = Footprint::default(),
                 Node::While { body, .. } | Node::For { body, .. } => {
-                    let before = *open;
-                    let head = self.head_effects(body);
-                    let tail = {
-                        let mut o = false;
-                        self.check_seams(body, &mut o)?;
-                        o
-                    };
+                    let before = open.clone();
+                    let head = self.head_footprint(roots, body);
+                    let mut tail = Footprint::default();
+                    self.check_seams(roots, body, &mut tail)?;
                     // Entering: what ran before the loop, then the body's head.
-                    if before && head {
+                    if before.conflicts(&head) {
                         return Err("thread code before a loop with barriers and at the start of its body".into());
                     }
                     // Iterating: the body's tail, then its head.
-                    if tail && head {
+                    if tail.conflicts(&head) {
                         return Err("thread code at the end of a loop body with barriers and at its start".into());
                     }
                     // Leaving (or skipping the loop): the tail (or what ran before) stays open.
-                    *open = before || tail;
+                    open.join(&tail);
                 }
                 Node::If { then, otherwise, .. } => {
-                    let before = *open;
-                    let mut after = false;
+                    let before = open.clone();
                     for branch in [then, otherwise] {
-                        if before && self.head_effects(branch) {
+                        if before.conflicts(&self.head_footprint(roots, branch)) {
                             return Err(
                                 "thread code before a uniform `if` with barriers and at the start of its branch".into(),
                             );
                         }
-                        let mut o = before;
-                        self.check_seams(branch, &mut o)?;
-                        after |= o;
+                        let mut o = before.clone();
+                        self.check_seams(roots, branch, &mut o)?;
+                        open.join(&o);
                     }
-                    *open = after;
                 }
             }
         }
         Ok(())
     }
 
-    /// Whether a loop body or branch may run code with effects before its first barrier. A
-    /// nested loop or `if` may run no barrier (no pass, or a branch without one): its head and
-    /// the code after it count.
-    fn head_effects(&self, body: &[Node]) -> bool {
+    /// The memory a loop body or branch may touch before its first barrier. A nested loop or
+    /// `if` may run no barrier (no pass, or a branch without one): its head and the code after
+    /// it count.
+    fn head_footprint(&self, roots: &Roots, body: &[Node]) -> Footprint {
+        let mut fp = Footprint::default();
         for n in body {
             match n {
-                Node::Run(stmts, _) => {
-                    if self.has_shared_effects(stmts) {
-                        return true;
-                    }
-                }
-                Node::Barrier(..) => return false,
-                Node::While { body, .. } | Node::For { body, .. } => {
-                    if self.head_effects(body) {
-                        return true;
-                    }
-                }
+                Node::Run(stmts, _) => fp.join(&self.footprint(roots, stmts)),
+                Node::Barrier(..) => return fp,
+                Node::While { body, .. } | Node::For { body, .. } => fp.join(&self.head_footprint(roots, body)),
                 Node::If { then, otherwise, .. } => {
-                    if self.head_effects(then) || self.head_effects(otherwise) {
-                        return true;
-                    }
+                    fp.join(&self.head_footprint(roots, then));
+                    fp.join(&self.head_footprint(roots, otherwise));
                 }
             }
         }
-        false
+        fp
     }
 }
 
@@ -1860,6 +1858,52 @@ fn runs_in(nodes: &[Node], out: &mut HashSet<usize>) {
     }
 }
 
+/// Where a uniform statement among a run's thread code runs: before the region's loop or
+/// after it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Place {
+    Before,
+    After,
+}
+
+/// Where uniform statement `k` of run `stmts` (`named[k]`: the name a uniform statement
+/// binds or assigns; thread code from `first` to `last`) runs, or `None` when it cannot move.
+/// A `let` moves before the loop (no statement before it can name what it binds). An
+/// assignment (SHOC's `window += blockSize` between per-thread statements) moves before the
+/// loop when no thread statement before it mentions the name, else after the loop when none
+/// after it does: thread code cannot assign a uniform name, so the statement's value is the
+/// same at either place, and no thread reads the name in between. Two uniform statements
+/// that trade places (one moved after the loop, a later one before it) must not mention each
+/// other's names.
+fn place(stmts: &[Stmt], named: &[Option<String>], first: usize, last: usize, k: usize) -> Option<Place> {
+    let wanted = |k: usize| -> Option<Place> {
+        let name = named[k].as_ref()?;
+        if matches!(stmts[k], Stmt::Local(_)) {
+            return Some(Place::Before);
+        }
+        let mentions = |range: std::ops::Range<usize>| {
+            range.filter(|&j| named[j].is_none()).any(|j| idents_of(&stmts[j]).contains(name))
+        };
+        if !mentions(first..k) {
+            Some(Place::Before)
+        } else if !mentions(k + 1..last + 1) {
+            Some(Place::After)
+        } else {
+            None
+        }
+    };
+    let here = wanted(k)?;
+    let commute = |j: usize| {
+        let (a, b) = (named[j].as_deref().unwrap_or_default(), named[k].as_deref().unwrap_or_default());
+        !idents_of(&stmts[j]).contains(b) && !idents_of(&stmts[k]).contains(a)
+    };
+    let crossed = match here {
+        Place::Before => (first..k).filter(|&j| wanted(j) == Some(Place::After)).all(commute),
+        Place::After => (k + 1..last + 1).filter(|&j| wanted(j) == Some(Place::Before)).all(commute),
+    };
+    crossed.then_some(here)
+}
+
 fn path_name(e: &Expr) -> Option<String> {
     match e {
         Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
@@ -1882,6 +1926,7 @@ fn pure_expr(e: &Expr) -> bool {
         Expr::Tuple(t) => t.elems.iter().all(pure_expr),
         Expr::Array(a) => a.elems.iter().all(pure_expr),
         Expr::Repeat(r) => pure_expr(&r.expr),
+        Expr::Struct(st) => st.rest.is_none() && st.fields.iter().all(|f| pure_expr(&f.expr)),
         Expr::MethodCall(m) => {
             uniform::PURE_METHODS.iter().any(|p| m.method == p)
                 && pure_expr(&m.receiver)
@@ -2188,17 +2233,21 @@ impl Program {
             return quote!(#(#stmts)*);
         };
         let last = is_u.iter().rposition(|u| !u).unwrap_or(first);
-        // Uniform `let`s among the thread code run before the loop, in order (`misplaced`).
+        // Uniform statements among the thread code run before or after the loop, in order
+        // (`place`, which `misplaced` made sure of).
+        let named: Vec<Option<String>> = stmts.iter().map(|s| self.uniform_stmt(s, &self.uniform)).collect();
         let mut prefix: Vec<Stmt> = stmts[..first].to_vec();
         let mut thread: Vec<Stmt> = Vec::new();
-        for (s, u) in stmts[first..=last].iter().zip(&is_u[first..=last]) {
-            if *u && matches!(s, Stmt::Local(_)) {
-                prefix.push(s.clone());
-            } else {
-                thread.push(s.clone());
+        let mut suffix: Vec<Stmt> = Vec::new();
+        for k in first..=last {
+            match (is_u[k], place(stmts, &named, first, last, k)) {
+                (true, Some(Place::Before)) => prefix.push(stmts[k].clone()),
+                (true, Some(Place::After)) => suffix.push(stmts[k].clone()),
+                _ => thread.push(stmts[k].clone()),
             }
         }
-        let (prefix, thread, suffix) = (&prefix[..], &thread[..], &stmts[last + 1..]);
+        suffix.extend(stmts[last + 1..].iter().cloned());
+        let (prefix, thread, suffix) = (&prefix[..], &thread[..], &suffix[..]);
         let mentions = &self.mentions[&run];
         // Values of earlier runs: per-thread slots taken, recomputed ones recomputed.
         let mut restores = TokenStream::new();

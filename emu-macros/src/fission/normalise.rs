@@ -34,7 +34,9 @@
 //!    `let (a, b) = e;` is `let t = e; let a = t.0; let b = t.1;`; `let (a, b): (T, U);` is
 //!    `let a: T; let b: U;`.
 //! 4. **`let` without a value** (`initialise_lets`): `let x: T;` followed, with no mention of
-//!    `x` between, by the statement `x = e;` in the same list is `let x: T = e;` there. Where
+//!    `x` between, by the statement `x = e;` in the same list is `let x: T = e;` there, and by
+//!    an `if`/`else` each of whose branches ends with `x = e;` (SHOC's bottom scan: a load or a
+//!    zero) is `let x: T = if c { ..; e } else { ..; f };`. Where
 //!    the first assignment is elsewhere (in a loop, a branch) and `T` is a primitive type, it is
 //!    `let mut x: T = 0 as T;` (`false` for `bool`): the compiler's definite-initialisation check on the
 //!    body as written guarantees that no thread reads that value.
@@ -569,6 +571,12 @@ fn initialise_lets(list: &mut Vec<Stmt>) {
             Some(t) => quote_spanned!(pi.span()=> #pi: #t),
             None => quote_spanned!(pi.span()=> #pi),
         };
+        // `if c { ..; x = a; } else { ..; x = b; }`: each branch ends by assigning `x`.
+        let merged = merged.or_else(|| {
+            let j = first?;
+            let Stmt::Expr(Expr::If(i), _) = &list[j] else { return None };
+            Some((j, if_value(i, &name)?))
+        });
         if let Some((j, value)) = merged {
             list[j] = syn::parse_quote_spanned!(span=> #(#attrs)* let #pat = #value;);
             list.remove(k);
@@ -592,6 +600,42 @@ fn initialise_lets(list: &mut Vec<Stmt>) {
         }
         k += 1;
     }
+}
+
+/// The `if` `i` as the value it assigns `name`, when each of its branches (an `else` at the
+/// end) ends with the statement `name = e;` and mentions `name` nowhere else, nor does a
+/// condition: `if c { s; e } else { t; f }`.
+fn if_value(i: &syn::ExprIf, name: &str) -> Option<Expr> {
+    if idents_of_expr(&i.cond).contains(name) {
+        return None;
+    }
+    let branch = |b: &syn::Block| -> Option<syn::Block> {
+        let (last, rest) = b.stmts.split_last()?;
+        let Stmt::Expr(Expr::Assign(a), Some(_)) = last else { return None };
+        if path_name(&a.left).as_deref() != Some(name)
+            || idents_of_expr(&a.right).contains(name)
+            || rest.iter().any(|s| idents_of(s).contains(name))
+        {
+            return None;
+        }
+        let mut out = b.clone();
+        out.stmts.pop();
+        out.stmts.push(Stmt::Expr((*a.right).clone(), None));
+        Some(out)
+    };
+    let then = branch(&i.then_branch)?;
+    let (_, otherwise) = i.else_branch.as_ref()?;
+    let otherwise = match &**otherwise {
+        Expr::Block(b) if b.attrs.is_empty() && b.label.is_none() => {
+            Expr::Block(syn::ExprBlock { block: branch(&b.block)?, ..b.clone() })
+        }
+        Expr::If(inner) => if_value(inner, name)?,
+        _ => return None,
+    };
+    let mut out = i.clone();
+    out.then_branch = then;
+    out.else_branch = Some((i.else_branch.as_ref()?.0, Box::new(otherwise)));
+    Some(Expr::If(out))
 }
 
 /// Replaces each statement-level plain block of `list` that waits by its statements (the

@@ -2,8 +2,9 @@
 //!
 //! A value is *block-uniform* when every thread of a block computes the same one: literals,
 //! constants, scalar parameters, views (the view itself, not what it holds), `block_idx()`,
-//! `block_dim()`, `grid_dim()`, shared arrays, and pure arithmetic, casts, comparisons and the
-//! integer methods of [`PURE_METHODS`] over uniform values; and a local whose `let` has a
+//! `block_dim()`, `grid_dim()`, shared arrays, and pure arithmetic, casts, comparisons, the
+//! integer methods of [`PURE_METHODS`], a view's `cast::<U>()` and `if c { a } else { b }`
+//! over uniform values; and a local whose `let` has a
 //! uniform value and whose every assignment is a statement of block-level code (never under a
 //! thread-varying condition) with a uniform value. A memory load is never uniform (another
 //! thread may store between two loads), nor is anything that reads `thread_idx()`.
@@ -104,6 +105,9 @@ impl Names<'_> {
                     && self.uniform(&m.receiver)
                     && m.args.iter().all(|a| self.uniform(a))
             }
+            // A view of the same memory as another element type (`g_idata.cast::<Float4>()`):
+            // pure, misalignment is reported at an access.
+            Expr::MethodCall(m) if m.method == "cast" && m.args.is_empty() => self.uniform(&m.receiver),
             Expr::MethodCall(m) => {
                 PURE_METHODS.iter().any(|p| m.method == p)
                     && m.turbofish.is_none()
@@ -117,8 +121,21 @@ impl Names<'_> {
                     "min" | "max" => c.args.iter().all(|a| self.uniform(a)),
                     // One view per block, whichever thread asks.
                     "dynamic_shared" => c.args.is_empty(),
+                    // The launch's warp size (`EMU_WARP_SIZE`).
+                    "warp_size" => c.args.is_empty(),
                     _ => false,
                 }
+            }
+            // `if c { a } else { b }` of uniform values (SHOC's last block takes the rest).
+            Expr::If(i) => {
+                let value = |b: &syn::Block| matches!(&b.stmts[..], [syn::Stmt::Expr(e, None)] if self.uniform(e));
+                self.uniform(&i.cond)
+                    && value(&i.then_branch)
+                    && i.else_branch.as_ref().is_some_and(|(_, e)| match &**e {
+                        Expr::Block(b) => b.label.is_none() && value(&b.block),
+                        e @ Expr::If(_) => self.uniform(e),
+                        _ => false,
+                    })
             }
             // `shared_array![T; N]` (as the rewrite leaves it: a block around the macro).
             Expr::Block(_) | Expr::Macro(_) => is_shared_decl(e),

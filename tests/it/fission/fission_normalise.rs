@@ -1003,3 +1003,135 @@ fn a_warp_sized_tile_in_a_2d_block_keeps_the_general_path() {
     // (The shuffle is a region boundary.)
     assert_eq!(path, "regions");
 }
+
+// ------------------------------------------------------------------ SHOC's bottom-scan shape
+
+/// SHOC's bottom scan (`scan_kernel.h`) in small: a `let` without a value given in both
+/// branches of an `if` (a load or a zero), a parameter rebound and divided (`n /= 2`), a
+/// uniform bound chosen by an `if`, a view cast to pairs, a uniform step (`window += 64`)
+/// between per-thread statements, and a loop edge with a store to one shared array (`seed`)
+/// at its end and stores to another (`s`) at its start.
+#[kernel]
+fn windowed_pair_scan(x: &[f32], out: &mut [f32], n: i32) {
+    let s = shared_array![f32; 64];
+    let seed = shared_array![f32; 1];
+    let pairs = x.cast::<[f32; 2]>();
+    let sums = out.cast::<[f32; 2]>();
+    let mut n = n;
+    n /= 2;
+    let stop: i32 = if grid_dim().x == 1 { n } else { 0 };
+    let tid = thread_idx().x as i32;
+    let mut i = tid;
+    let mut window: i32 = 0;
+    if tid == 0 {
+        seed[0] = 0.0;
+    }
+    sync_threads();
+    while window < stop {
+        let mut v: [f32; 2];
+        if i < stop {
+            v = pairs[i];
+        } else {
+            v = [0.0, 0.0];
+        }
+        v[1] += v[0];
+        s[tid] = v[1];
+        sync_threads();
+        let mut acc = seed[0];
+        for k in 0..tid {
+            acc += s[k];
+        }
+        if i < stop {
+            sums[i] = [acc + v[0], acc + v[1]];
+        }
+        sync_threads();
+        if tid == 63 {
+            seed[0] = acc + v[1];
+        }
+        window += 64;
+        i += 64;
+    }
+}
+
+#[test]
+fn the_bottom_scan_shape_takes_regions() {
+    // Small integers: every partial sum is exact, whatever the order.
+    let x: Vec<f32> = (0..400).map(|i| ((i * 37) % 11) as f32).collect();
+    let n = 384; // 192 pairs: three windows of 64; the last 16 floats stay 0
+    let mut want = vec![0.0f32; 400];
+    let mut acc = 0.0;
+    for k in 0..n {
+        acc += x[k];
+        want[k] = acc;
+    }
+    let input = DeviceBuffer::from_slice(&x).unwrap();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(400).unwrap();
+        launch!(windowed_pair_scan<<<1, 64>>>(&input, &mut out, n as i32)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+}
+
+/// Two views of the block's dynamic shared memory are one memory: a store through one at a
+/// loop's end and a load through the other at its start race as in
+/// `memory_on_both_sides_of_a_loop_edge`, and keep the general path's order.
+#[kernel]
+fn aliased_dynamic_views_at_a_loop_edge(out: &mut [u32], rounds: u32) {
+    let a = dynamic_shared::<u32>();
+    let b = dynamic_shared::<u32>();
+    let tid = thread_idx().x;
+    if tid == 0 {
+        a[0] = 0;
+    }
+    sync_threads();
+    for _ in 0..rounds {
+        out[tid as usize] += b[0];
+        sync_threads();
+        a[0] = tid;
+    }
+}
+
+#[test]
+fn aliased_views_at_a_loop_edge_keep_the_general_path() {
+    // Without checkers (racecheck would report the race, as it should).
+    let (v, path) = with_config(Config::default(), || {
+        let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
+        launch!(aliased_dynamic_views_at_a_loop_edge<<<1, 32, 4>>>(&mut out, 2)).unwrap();
+        (out.to_vec().unwrap(), last_path())
+    });
+    assert_eq!(path, "general");
+    // Round 1 reads 0; round 2 reads the thread's own store, as each thread runs its store
+    // and its next load before the next thread runs.
+    assert_eq!(v, (0..32).collect::<Vec<u32>>());
+}
+
+/// Uniform steps among thread code: `w += 1` may move past the thread code after it, but the
+/// step after it reads `w` and is needed before the thread code that follows, so neither can
+/// move without changing what the threads read (`fission::place`): both stay per thread.
+#[kernel]
+fn uniform_steps_among_thread_code(out: &mut [u32]) {
+    let tid = thread_idx().x as usize;
+    let mut w: u32 = 1;
+    let mut u: u32 = 0;
+    for _ in 0..3 {
+        out[tid] += w;
+        w += 1;
+        u = w * 2;
+        out[tid] += u;
+        sync_threads();
+    }
+    out[tid] += u * 100;
+}
+
+#[test]
+fn uniform_steps_that_depend_on_each_other_keep_their_order() {
+    // (1 + 4) + (2 + 6) + (3 + 8), then 8 * 100.
+    let want = vec![824u32; 64];
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        launch!(uniform_steps_among_thread_code<<<1, 64>>>(&mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+}
