@@ -46,9 +46,13 @@ type Helpers = HashMap<String, Option<(Vec<String>, String)>>;
 /// The kernels of a file: their module paths.
 type Kernels = HashMap<String, Vec<String>>;
 
+/// The `const`s of a file with an integer literal value (`None`: two of the name that differ).
+type Consts = HashMap<String, Option<u64>>;
+
 thread_local! {
     static FILES: RefCell<HashMap<PathBuf, Rc<Helpers>>> = RefCell::new(HashMap::new());
     static KERNELS: RefCell<HashMap<PathBuf, Rc<Kernels>>> = RefCell::new(HashMap::new());
+    static CONSTS: RefCell<HashMap<PathBuf, Rc<Consts>>> = RefCell::new(HashMap::new());
 }
 
 /// The kernel body `block` (of kernel `name`, before `rewrite.rs`) with the waiting helpers
@@ -100,9 +104,22 @@ fn read(path: &PathBuf) -> (Rc<Helpers>, Rc<Kernels>) {
         }
     }
     let (h, k) = (Rc::new(found.helpers), Rc::new(found.kernels));
+    CONSTS.with(|c| c.borrow_mut().insert(path.clone(), Rc::new(found.consts)));
     FILES.with(|f| f.borrow_mut().insert(path.clone(), h.clone()));
     KERNELS.with(|f| f.borrow_mut().insert(path.clone(), k.clone()));
     (h, k)
+}
+
+/// The `const`s of the kernel's source file whose value is the integer literal `value`
+/// (CUB's `member_mask`, `0xffffffff`), by name; empty outside a macro expansion.
+pub(crate) fn consts_of_value(value: u64) -> HashSet<String> {
+    if !proc_macro::is_available() {
+        return HashSet::new();
+    }
+    let Some(file) = proc_macro::Span::call_site().local_file() else { return HashSet::new() };
+    read(&file);
+    let consts = CONSTS.with(|c| c.borrow().get(&file).cloned()).unwrap_or_default();
+    consts.iter().filter(|(_, v)| **v == Some(value)).map(|(n, _)| n.clone()).collect()
 }
 
 #[derive(Default)]
@@ -110,6 +127,7 @@ struct Found {
     module: Vec<String>,
     helpers: Helpers,
     kernels: Kernels,
+    consts: Consts,
 }
 
 impl<'a> Visit<'a> for Found {
@@ -117,6 +135,18 @@ impl<'a> Visit<'a> for Found {
         self.module.push(m.ident.to_string());
         syn::visit::visit_item_mod(self, m);
         self.module.pop();
+    }
+    fn visit_item_const(&mut self, c: &'a syn::ItemConst) {
+        let value = match &*c.expr {
+            Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<u64>().ok(),
+            _ => None,
+        };
+        let name = c.ident.to_string();
+        let entry = match self.consts.get(&name) {
+            Some(v) if *v != value => None,
+            _ => value,
+        };
+        self.consts.insert(name, entry);
     }
     fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
         let has = |n: &str| f.attrs.iter().any(|a| a.path().segments.last().is_some_and(|s| s.ident == n));

@@ -136,7 +136,8 @@
 //!   regions then run over the threads below it), becomes a region boundary: each thread hands
 //!   its value over at the end of one region, and reads the lane the general path would read
 //!   (PTX's rule, `host/sched/warp.rs`; a lane that stopped at a fault takes no part, as there)
-//!   at the start of the next. Votes (`ballot_sync`, `all_sync`, `any_sync`) go the same way.
+//!   at the start of the next. Votes (`ballot_sync`, `all_sync`, `any_sync`) and reductions
+//!   (`reduce_add_sync` and the other `__reduce_*_sync`) go the same way.
 //!   Such a kernel runs as regions for 1-D blocks of whole warps with a warp size of 32, no
 //!   per-access checker and no `EMU_SEED`; other launches take the general path (`EMU_VERBOSE`
 //!   says why), and so does a kernel with such a collective that uses atomics or `return`.
@@ -235,7 +236,12 @@ pub(crate) fn lower(
         all
     };
     READ_ONLY.with(|r| *r.borrow_mut() = read_only.iter().filter(|n| !rebound.contains(*n)).cloned().collect());
+    // (A name the body binds is not the file's constant.)
+    FULL_MASKS.with(|m| {
+        *m.borrow_mut() = inline::consts_of_value(0xffff_ffff).into_iter().filter(|n| !rebound.contains(n)).collect()
+    });
     let r = lower_bounded(block, params, buffers, ctx);
+    FULL_MASKS.with(|m| m.borrow_mut().clear());
     BOUNDED.with(|b| *b.borrow_mut() = None);
     READ_ONLY.with(|r| r.borrow_mut().clear());
     r
@@ -244,6 +250,8 @@ pub(crate) fn lower(
 thread_local! {
     /// The bounded names of the kernel being lowered (`crate::progress::Bounded`).
     static BOUNDED: std::cell::RefCell<Option<crate::progress::Bounded>> = const { std::cell::RefCell::new(None) };
+    /// The kernel file's `const`s whose value is `0xffffffff` (`inline::consts_of_value`).
+    static FULL_MASKS: std::cell::RefCell<HashSet<String>> = std::cell::RefCell::new(HashSet::new());
     /// The kernel's read-only buffer parameters (`&[T]`), which no thread of the launch writes.
     static READ_ONLY: std::cell::RefCell<HashSet<String>> = std::cell::RefCell::new(HashSet::new());
 }
@@ -317,8 +325,14 @@ fn contains_barrier_node(nodes: &[Node]) -> bool {
 }
 
 const BARRIERS: [&str; 4] = ["sync_threads", "sync_threads_count", "sync_threads_and", "sync_threads_or"];
-const WARP: [&str; 9] = [
+const WARP: [&str; 15] = [
     "active_mask",
+    "reduce_add_sync",
+    "reduce_min_sync",
+    "reduce_max_sync",
+    "reduce_and_sync",
+    "reduce_or_sync",
+    "reduce_xor_sync",
     "sync_warp",
     "all_sync",
     "any_sync",
@@ -725,7 +739,10 @@ fn full_mask(e: &Expr) -> bool {
     match strip_parens(e) {
         Expr::Path(p) => {
             let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-            segs.last().is_some_and(|l| l == "FULL_MASK") || segs == ["u32", "MAX"]
+            segs.last().is_some_and(|l| l == "FULL_MASK")
+                || segs == ["u32", "MAX"]
+                // A `const` of the file whose value is `0xffffffff` (CUB's `member_mask`).
+                || (segs.len() == 1 && FULL_MASKS.with(|m| m.borrow().contains(&segs[0])))
         }
         Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => {
             i.base10_parse::<u64>().is_ok_and(|v| v == 0xffff_ffff)
@@ -737,9 +754,10 @@ fn full_mask(e: &Expr) -> bool {
     }
 }
 
-/// A statement whose value is a full-mask warp shuffle or vote: `let x = shfl_down_sync(FULL_MASK,
-/// v, d);`, `x = ..;` or `x op= ..;` (`shfl_sync`, `shfl_up_sync`, `shfl_xor_sync`,
-/// `ballot_sync`, `all_sync`, `any_sync` too). Lowered
+/// A statement whose value is a full-mask warp shuffle, vote or reduction: `let x =
+/// shfl_down_sync(FULL_MASK, v, d);`, `x = ..;` or `x op= ..;` (`shfl_sync`, `shfl_up_sync`,
+/// `shfl_xor_sync`, `ballot_sync`, `all_sync`, `any_sync`, `reduce_{add,min,max,and,or,xor}_sync`
+/// too). Lowered
 /// into a statement that hands the thread's `v` to the block's exchange, a region boundary,
 /// and the statement with the shuffle replaced by a read of the exchange: every lane hands
 /// its value over before any lane reads, as every lane of a warp does in a full-mask
@@ -766,6 +784,12 @@ fn warp_shuffle(s: &Stmt) -> Option<(Stmt, Stmt, Span)> {
         "ballot_sync" => ("xchg_ballot", false),
         "all_sync" => ("xchg_all", false),
         "any_sync" => ("xchg_any", false),
+        "reduce_add_sync" => ("xchg_reduce_add", false),
+        "reduce_min_sync" => ("xchg_reduce_min", false),
+        "reduce_max_sync" => ("xchg_reduce_max", false),
+        "reduce_and_sync" => ("xchg_reduce_and", false),
+        "reduce_or_sync" => ("xchg_reduce_or", false),
+        "reduce_xor_sync" => ("xchg_reduce_xor", false),
         _ => return None,
     };
     let argc = if operand { 3 } else { 2 };
@@ -869,7 +893,8 @@ fn allowed_call(p: &syn::Path) -> bool {
         // `Uint4::default()`: a type's `Default`, by convention a pure value.
         return true;
     }
-    if segs.len() == 1 {
+    // `deviceemu::lane_id()`: the built-ins by their crate's path.
+    if segs.len() == 1 || (segs.len() == 2 && segs[0] == "deviceemu") {
         return matches!(
             last,
             "min"

@@ -1135,3 +1135,65 @@ fn uniform_steps_that_depend_on_each_other_keep_their_order() {
     });
     assert_eq!(path, "regions");
 }
+
+// ------------------------------------------------------------------ warp reductions
+
+/// CUB's `member_mask`: a constant of the file that is the full mask.
+#[allow(non_upper_case_globals)]
+const member_mask: u32 = 0xffffffff;
+
+/// Every `__reduce_*_sync` at statement level, with the full mask written three ways, and
+/// `deviceemu::lane_id()` by its path (CUB's block reduce, `WarpReduceShfl` for `int`).
+#[kernel]
+fn warp_reductions(x: &[i32], out: &mut [i32]) {
+    let t = thread_idx().x as usize;
+    let lane = deviceemu::lane_id() as i32;
+    let v = x[t] - 40;
+    let bits = (x[t] as u32).wrapping_mul(2654435761);
+    let add = reduce_add_sync(member_mask, v);
+    let min = reduce_min_sync(FULL_MASK, v);
+    let max = reduce_max_sync(0xffffffff, v);
+    let umin = reduce_min_sync(member_mask, bits);
+    let and = reduce_and_sync(member_mask, bits);
+    let or = reduce_or_sync(member_mask, bits);
+    let xor = reduce_xor_sync(member_mask, bits);
+    out[t * 8] = add;
+    out[t * 8 + 1] = min;
+    out[t * 8 + 2] = max;
+    out[t * 8 + 3] = umin as i32;
+    out[t * 8 + 4] = and as i32;
+    out[t * 8 + 5] = or as i32;
+    out[t * 8 + 6] = xor as i32;
+    out[t * 8 + 7] = lane;
+}
+
+#[test]
+fn warp_reductions_take_regions() {
+    let x: Vec<i32> = (0..96).map(|i| i * 37 % 83).collect();
+    let mut want = vec![0i32; 96 * 8];
+    for w in 0..3 {
+        let lanes = w * 32..w * 32 + 32;
+        let v = || lanes.clone().map(|i| x[i] - 40);
+        let bits = || lanes.clone().map(|i| (x[i] as u32).wrapping_mul(2654435761));
+        let r = [
+            v().fold(0i32, i32::wrapping_add),
+            v().min().unwrap(),
+            v().max().unwrap(),
+            bits().min().unwrap() as i32,
+            bits().fold(u32::MAX, |a, b| a & b) as i32,
+            bits().fold(0, |a, b| a | b) as i32,
+            bits().fold(0, |a, b| a ^ b) as i32,
+        ];
+        for t in lanes.clone() {
+            want[t * 8..t * 8 + 7].copy_from_slice(&r);
+            want[t * 8 + 7] = (t % 32) as i32;
+        }
+    }
+    let input = DeviceBuffer::from_slice(&x).unwrap();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<i32>::zeroed(96 * 8).unwrap();
+        launch!(warp_reductions<<<1, 96>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+}

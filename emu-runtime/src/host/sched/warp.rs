@@ -203,6 +203,21 @@ pub(crate) fn redux_op(kind: ReduxKind, signed: bool) -> ReduxOp {
     }
 }
 
+/// `redux.sync`'s result over the words of the lanes that take part (0 for none; all ones
+/// for `and`).
+pub(crate) fn redux_words(op: ReduxOp, words: impl Iterator<Item = u32>) -> u32 {
+    match op {
+        ReduxOp::Add => words.fold(0u32, u32::wrapping_add),
+        ReduxOp::MinU => words.min().unwrap_or(0),
+        ReduxOp::MaxU => words.max().unwrap_or(0),
+        ReduxOp::MinS => words.map(|w| w as i32).min().unwrap_or(0) as u32,
+        ReduxOp::MaxS => words.map(|w| w as i32).max().unwrap_or(0) as u32,
+        ReduxOp::And => words.fold(u32::MAX, |x, w| x & w),
+        ReduxOp::Or => words.fold(0, |x, w| x | w),
+        ReduxOp::Xor => words.fold(0, |x, w| x ^ w),
+    }
+}
+
 /// The warp size of the running launch.
 #[inline(always)]
 fn size_of_warps(block: &BlockRun<'_>) -> u32 {
@@ -789,16 +804,7 @@ fn result(own: Arrival, lane: u32, participants: u32, value_of: impl Fn(u32) -> 
                 (0, Some(j))
             };
         }
-        WarpOp::Redux(op) => u64::from(match op {
-            ReduxOp::Add => words().fold(0u32, u32::wrapping_add),
-            ReduxOp::MinU => words().min().unwrap_or(0),
-            ReduxOp::MaxU => words().max().unwrap_or(0),
-            ReduxOp::MinS => words().map(|w| w as i32).min().unwrap_or(0) as u32,
-            ReduxOp::MaxS => words().map(|w| w as i32).max().unwrap_or(0) as u32,
-            ReduxOp::And => words().fold(u32::MAX, |x, w| x & w),
-            ReduxOp::Or => words().fold(0, |x, w| x | w),
-            ReduxOp::Xor => words().fold(0, |x, w| x ^ w),
-        }),
+        WarpOp::Redux(op) => u64::from(redux_words(op, words())),
         WarpOp::MatchAny => bits(participants).filter(|&l| value_of(l) == own.value).fold(0, |m, l| m | 1 << l),
         WarpOp::MatchAll => {
             if bits(participants).all(|l| value_of(l) == own.value) {

@@ -437,6 +437,57 @@ pub fn xchg_any(x: &Exchange<bool>, t: usize) -> bool {
     x.ballot(t).0 != 0
 }
 
+/// What thread `t`'s lowered `reduce_KIND_sync(FULL_MASK, _)` returns: `redux.sync` over the
+/// values its warp's lanes handed over, as the general path computes it (`warp::redux_words`).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+fn xchg_redux<T: crate::device::WarpReduce>(x: &Exchange<T>, t: usize, kind: crate::device::backend::ReduxKind) -> T {
+    let op = crate::host::sched::warp::redux_op(kind, T::SIGNED);
+    T::from_word(crate::host::sched::warp::redux_words(op, x.warp_values(t).map(|v| v.to_word())))
+}
+
+/// What thread `t`'s lowered `reduce_add_sync(FULL_MASK, _)` returns.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_reduce_add<T: crate::device::WarpReduce>(x: &Exchange<T>, t: usize) -> T {
+    xchg_redux(x, t, crate::device::backend::ReduxKind::Add)
+}
+
+/// What thread `t`'s lowered `reduce_min_sync(FULL_MASK, _)` returns.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_reduce_min<T: crate::device::WarpReduce>(x: &Exchange<T>, t: usize) -> T {
+    xchg_redux(x, t, crate::device::backend::ReduxKind::Min)
+}
+
+/// What thread `t`'s lowered `reduce_max_sync(FULL_MASK, _)` returns.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_reduce_max<T: crate::device::WarpReduce>(x: &Exchange<T>, t: usize) -> T {
+    xchg_redux(x, t, crate::device::backend::ReduxKind::Max)
+}
+
+/// What thread `t`'s lowered `reduce_and_sync(FULL_MASK, _)` returns.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_reduce_and(x: &Exchange<u32>, t: usize) -> u32 {
+    xchg_redux(x, t, crate::device::backend::ReduxKind::And)
+}
+
+/// What thread `t`'s lowered `reduce_or_sync(FULL_MASK, _)` returns.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_reduce_or(x: &Exchange<u32>, t: usize) -> u32 {
+    xchg_redux(x, t, crate::device::backend::ReduxKind::Or)
+}
+
+/// What thread `t`'s lowered `reduce_xor_sync(FULL_MASK, _)` returns.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn xchg_reduce_xor(x: &Exchange<u32>, t: usize) -> u32 {
+    xchg_redux(x, t, crate::device::backend::ReduxKind::Xor)
+}
+
 /// The checkers' look at one access site of a chunk of a vectorised lane loop, in a kernel's
 /// checked copy: lane `k < m` of the chunk (thread `c0 + k` of the running block) reads
 /// (`write` false) or writes element `start + k` of `v`, at the caller's line. initcheck and

@@ -370,6 +370,16 @@ impl<T: Copy> Exchange<T> {
     }
 }
 
+impl<T: Copy> Exchange<T> {
+    /// The values the lanes of thread `t`'s warp handed over (those that did not stopped at a
+    /// fault and take no part).
+    #[inline(always)]
+    pub(crate) fn warp_values(&self, t: usize) -> impl Iterator<Item = T> + '_ {
+        let base = t - t % 32;
+        self.vals.iter().skip(base).take(32).filter_map(std::cell::Cell::get)
+    }
+}
+
 impl Exchange<bool> {
     /// The predicates of thread `t`'s warp, lane `l` in bit `l` (`ballot_sync`), and the lanes
     /// that handed one over (those that did not stopped at a fault and take no part).
