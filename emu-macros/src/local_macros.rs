@@ -454,6 +454,7 @@ mod tests {
         assert_eq!(
             got,
             quote!({
+                // `i + 1` stays one operand: `(i + 1)` in the rule's `($i)`.
                 let x = a[((i + 1) + (nx) * ((j) + (4) * (k)))];
             })
             .to_string()

@@ -15,7 +15,7 @@
 //! Written out: each parameter is bound to its argument, `let p: T = a;` (a slice type as the
 //! view a kernel passes, as `#[device]` makes it), except that an argument that is a local's
 //! name (`temp_storage`, `cta`) or a reference to one (`&mut items`, for a reference
-//! parameter the body never dereferences with `*`) stands for the parameter itself, so that
+//! parameter; `*p` is then the local itself) stands for the parameter itself, so that
 //! a shared view or a block handle stays what fission knows, and a local array stays one
 //! value (not for a parameter the body binds again, nor for a local passed twice); a
 //! reference parameter whose argument is anything else leaves the call as it is; every name the helper binds gets a name of its own (`__emu_in{n}_{name}`); the
@@ -46,8 +46,9 @@ type Helpers = HashMap<String, Option<(Vec<String>, String)>>;
 /// The kernels of a file: their module paths.
 type Kernels = HashMap<String, Vec<String>>;
 
-/// The `const`s of a file with an integer literal value (`None`: two of the name that differ).
-type Consts = HashMap<String, Option<u64>>;
+/// The `const`s of a file with an integer value (`const_value`), by name (`None`: two of the
+/// name that differ, or a value not computed).
+type Consts = HashMap<String, Option<i128>>;
 
 thread_local! {
     static FILES: RefCell<HashMap<PathBuf, Rc<Helpers>>> = RefCell::new(HashMap::new());
@@ -104,22 +105,102 @@ fn read(path: &PathBuf) -> (Rc<Helpers>, Rc<Kernels>) {
         }
     }
     let (h, k) = (Rc::new(found.helpers), Rc::new(found.kernels));
-    CONSTS.with(|c| c.borrow_mut().insert(path.clone(), Rc::new(found.consts)));
+    // Values only: tokens of one expansion must not outlive it.
+    let consts: Consts = found
+        .const_exprs
+        .iter()
+        .map(|(n, e)| (n.clone(), e.as_ref().and_then(|e| const_value(e, &found.const_exprs, 0))))
+        .collect();
+    CONSTS.with(|c| c.borrow_mut().insert(path.clone(), Rc::new(consts)));
     FILES.with(|f| f.borrow_mut().insert(path.clone(), h.clone()));
     KERNELS.with(|f| f.borrow_mut().insert(path.clone(), k.clone()));
     (h, k)
 }
 
-/// The `const`s of the kernel's source file whose value is the integer literal `value`
-/// (CUB's `member_mask`, `0xffffffff`), by name; empty outside a macro expansion.
-pub(crate) fn consts_of_value(value: u64) -> HashSet<String> {
+/// The integer `const`s of the kernel's source file (CUB's `member_mask`, `0xffffffff`, and
+/// `RAKING_THREADS`, computed from others), by name; empty outside a macro expansion.
+pub(crate) fn file_consts() -> HashMap<String, i128> {
     if !proc_macro::is_available() {
-        return HashSet::new();
+        return HashMap::new();
     }
-    let Some(file) = proc_macro::Span::call_site().local_file() else { return HashSet::new() };
+    let Some(file) = proc_macro::Span::call_site().local_file() else { return HashMap::new() };
     read(&file);
     let consts = CONSTS.with(|c| c.borrow().get(&file).cloned()).unwrap_or_default();
-    consts.iter().filter(|(_, v)| **v == Some(value)).map(|(n, _)| n.clone()).collect()
+    consts.iter().filter_map(|(n, v)| Some((n.clone(), (*v)?))).collect()
+}
+
+/// The value of a `const`'s integer expression: literals, other `const`s of the file, casts
+/// to integer types, arithmetic, comparisons and `if`; `None` for anything else, or where
+/// the arithmetic overflows.
+fn const_value(e: &Expr, consts: &HashMap<String, Option<Expr>>, depth: usize) -> Option<i128> {
+    use syn::BinOp::*;
+    if depth > 32 {
+        return None;
+    }
+    let v = |e: &Expr| const_value(e, consts, depth + 1);
+    let block = |b: &Block| match &b.stmts[..] {
+        [Stmt::Expr(e, None)] => v(e),
+        _ => None,
+    };
+    match e {
+        Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<i128>().ok(),
+        Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) => Some(b.value as i128),
+        Expr::Path(p) if p.qself.is_none() => v(consts.get(&p.path.get_ident()?.to_string())?.as_ref()?),
+        Expr::Paren(p) => v(&p.expr),
+        Expr::Group(g) => v(&g.expr),
+        Expr::Cast(c) => {
+            let x = v(&c.expr)?;
+            let syn::Type::Path(t) = &*c.ty else { return None };
+            Some(match t.path.get_ident()?.to_string().as_str() {
+                "i8" => x as i8 as i128,
+                "u8" => x as u8 as i128,
+                "i16" => x as i16 as i128,
+                "u16" => x as u16 as i128,
+                "i32" => x as i32 as i128,
+                "u32" => x as u32 as i128,
+                "i64" | "isize" => x as i64 as i128,
+                "u64" | "usize" => x as u64 as i128,
+                _ => return None,
+            })
+        }
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => v(&u.expr)?.checked_neg(),
+        Expr::Binary(b) => {
+            let (l, r) = (v(&b.left)?, v(&b.right)?);
+            match b.op {
+                Add(_) => l.checked_add(r),
+                Sub(_) => l.checked_sub(r),
+                Mul(_) => l.checked_mul(r),
+                Div(_) => l.checked_div(r),
+                Rem(_) => l.checked_rem(r),
+                Shl(_) => u32::try_from(r).ok().filter(|&r| r < 64).and_then(|r| l.checked_shl(r)),
+                Shr(_) => u32::try_from(r).ok().filter(|&r| r < 64).and_then(|r| l.checked_shr(r)),
+                BitAnd(_) => Some(l & r),
+                BitOr(_) => Some(l | r),
+                BitXor(_) => Some(l ^ r),
+                Lt(_) => Some((l < r) as i128),
+                Le(_) => Some((l <= r) as i128),
+                Gt(_) => Some((l > r) as i128),
+                Ge(_) => Some((l >= r) as i128),
+                Eq(_) => Some((l == r) as i128),
+                Ne(_) => Some((l != r) as i128),
+                And(_) => Some((l != 0 && r != 0) as i128),
+                Or(_) => Some((l != 0 || r != 0) as i128),
+                _ => None,
+            }
+        }
+        Expr::If(i) => {
+            let otherwise = match &*i.else_branch.as_ref()?.1 {
+                Expr::Block(b) => block(&b.block),
+                e => v(e),
+            };
+            if v(&i.cond)? != 0 {
+                block(&i.then_branch)
+            } else {
+                otherwise
+            }
+        }
+        _ => None,
+    }
 }
 
 #[derive(Default)]
@@ -127,7 +208,7 @@ struct Found {
     module: Vec<String>,
     helpers: Helpers,
     kernels: Kernels,
-    consts: Consts,
+    const_exprs: HashMap<String, Option<Expr>>,
 }
 
 impl<'a> Visit<'a> for Found {
@@ -137,16 +218,18 @@ impl<'a> Visit<'a> for Found {
         self.module.pop();
     }
     fn visit_item_const(&mut self, c: &'a syn::ItemConst) {
-        let value = match &*c.expr {
-            Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<u64>().ok(),
-            _ => None,
-        };
         let name = c.ident.to_string();
-        let entry = match self.consts.get(&name) {
-            Some(v) if *v != value => None,
-            _ => value,
-        };
-        self.consts.insert(name, entry);
+        let e = (*c.expr).clone();
+        match self.const_exprs.get(&name) {
+            // Two of the name: the value only if they are written alike.
+            Some(Some(old)) if quote!(#old).to_string() != quote!(#e).to_string() => {
+                self.const_exprs.insert(name, None);
+            }
+            Some(_) => {}
+            None => {
+                self.const_exprs.insert(name, Some(e));
+            }
+        }
     }
     fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
         let has = |n: &str| f.attrs.iter().any(|a| a.path().segments.last().is_some_and(|s| s.ident == n));
@@ -312,6 +395,7 @@ impl Writer<'_> {
         self.fresh += 1;
         let mut rename: HashMap<String, Ident> = HashMap::new();
         let mut subst: HashMap<String, Expr> = HashMap::new();
+        let mut deref: HashMap<String, Expr> = HashMap::new();
         let mut binds = Vec::new();
         let derefs = derefs(&f.block);
         let mut bound = Bound(HashSet::new());
@@ -320,6 +404,10 @@ impl Writer<'_> {
         // neither argument stands for the local.
         let arg_local = |a: &Expr| match a {
             Expr::Reference(r) => super::path_name(&r.expr),
+            Expr::Paren(p) => match &*p.expr {
+                Expr::Reference(r) => super::path_name(&r.expr),
+                _ => None,
+            },
             a => super::path_name(a),
         };
         let twice: HashSet<String> = {
@@ -327,6 +415,11 @@ impl Writer<'_> {
             names.iter().filter(|n| names.iter().filter(|m| m == n).count() > 1).cloned().collect()
         };
         for (input, arg) in sig.inputs.iter().zip(args) {
+            // `(&mut x)`: what an outer helper's reference parameter became.
+            let arg = match arg {
+                Expr::Paren(p) if matches!(&*p.expr, Expr::Reference(_)) => &*p.expr,
+                a => a,
+            };
             let FnArg::Typed(pt) = input else { return None };
             let Pat::Ident(pi) = &*pt.pat else { return None };
             if pi.by_ref.is_some() || pi.subpat.is_some() {
@@ -342,9 +435,14 @@ impl Writer<'_> {
                     p.path.get_ident().map(|i| Expr::Path(syn::parse_quote_spanned!(span=> #i)))
                 }
                 // `(&mut items)`: indexing and method calls through it reach the local, and it
-                // passes on as the reference it is.
-                Expr::Reference(r) if is_ref && !derefs.contains(&pname) => match &*r.expr {
+                // passes on as the reference it is; `*p` is the local itself (CUB's
+                // `*block_aggregate = ..`).
+                Expr::Reference(r) if is_ref => match &*r.expr {
                     Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                        if derefs.contains(&pname) {
+                            let local = p.path.get_ident()?;
+                            deref.insert(pname.clone(), Expr::Path(syn::parse_quote_spanned!(span=> #local)));
+                        }
                         Some(syn::parse_quote_spanned!(span=> (#arg)))
                     }
                     _ => None,
@@ -372,7 +470,7 @@ impl Writer<'_> {
             rename.entry(b.clone()).or_insert_with(|| Ident::new(&format!("__emu_in{n}_{b}"), span));
         }
         let mut block = (*f.block).clone();
-        Rename { names: &rename, subst: &subst, span }.visit_block_mut(&mut block);
+        Rename { names: &rename, subst: &subst, deref: &deref, span }.visit_block_mut(&mut block);
         let mut stmts = block.stmts;
         let tail = match stmts.last() {
             Some(Stmt::Expr(_, None)) => match stmts.pop() {
@@ -444,11 +542,19 @@ struct Rename<'a> {
     names: &'a HashMap<String, Ident>,
     /// Parameters that stand for their argument.
     subst: &'a HashMap<String, Expr>,
+    /// Reference parameters whose `*p` is the local they refer to.
+    deref: &'a HashMap<String, Expr>,
     span: Span,
 }
 
 impl VisitMut for Rename<'_> {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if let Expr::Unary(u) = e {
+            if let (syn::UnOp::Deref(_), Some(x)) = (u.op, super::path_name(&u.expr).and_then(|n| self.deref.get(&n))) {
+                *e = x.clone();
+                return;
+            }
+        }
         if let Expr::Path(p) = e {
             if let Some(x) = p.path.get_ident().and_then(|i| self.subst.get(&i.to_string())) {
                 if p.qself.is_none() {

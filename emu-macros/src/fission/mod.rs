@@ -237,11 +237,10 @@ pub(crate) fn lower(
     };
     READ_ONLY.with(|r| *r.borrow_mut() = read_only.iter().filter(|n| !rebound.contains(*n)).cloned().collect());
     // (A name the body binds is not the file's constant.)
-    FULL_MASKS.with(|m| {
-        *m.borrow_mut() = inline::consts_of_value(0xffff_ffff).into_iter().filter(|n| !rebound.contains(n)).collect()
-    });
+    FILE_CONSTS
+        .with(|m| *m.borrow_mut() = inline::file_consts().into_iter().filter(|(n, _)| !rebound.contains(n)).collect());
     let r = lower_bounded(block, params, buffers, ctx);
-    FULL_MASKS.with(|m| m.borrow_mut().clear());
+    FILE_CONSTS.with(|m| m.borrow_mut().clear());
     BOUNDED.with(|b| *b.borrow_mut() = None);
     READ_ONLY.with(|r| r.borrow_mut().clear());
     r
@@ -250,8 +249,8 @@ pub(crate) fn lower(
 thread_local! {
     /// The bounded names of the kernel being lowered (`crate::progress::Bounded`).
     static BOUNDED: std::cell::RefCell<Option<crate::progress::Bounded>> = const { std::cell::RefCell::new(None) };
-    /// The kernel file's `const`s whose value is `0xffffffff` (`inline::consts_of_value`).
-    static FULL_MASKS: std::cell::RefCell<HashSet<String>> = std::cell::RefCell::new(HashSet::new());
+    /// The kernel file's integer `const`s (`inline::file_consts`).
+    static FILE_CONSTS: std::cell::RefCell<HashMap<String, i128>> = std::cell::RefCell::new(HashMap::new());
     /// The kernel's read-only buffer parameters (`&[T]`), which no thread of the launch writes.
     static READ_ONLY: std::cell::RefCell<HashSet<String>> = std::cell::RefCell::new(HashSet::new());
 }
@@ -742,7 +741,7 @@ fn full_mask(e: &Expr) -> bool {
             segs.last().is_some_and(|l| l == "FULL_MASK")
                 || segs == ["u32", "MAX"]
                 // A `const` of the file whose value is `0xffffffff` (CUB's `member_mask`).
-                || (segs.len() == 1 && FULL_MASKS.with(|m| m.borrow().contains(&segs[0])))
+                || (segs.len() == 1 && file_const(&segs[0]) == Some(0xffff_ffff))
         }
         Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => {
             i.base10_parse::<u64>().is_ok_and(|v| v == 0xffff_ffff)
@@ -820,6 +819,11 @@ fn warp_shuffle(s: &Stmt) -> Option<(Stmt, Stmt, Span)> {
 
 /// The bound of a warp-aligned `if tid < B` (`B` an integer literal, a multiple of 32), and
 /// the name of `tid` (checked to be the thread's x index by `Program::collect`).
+/// The value of the kernel file's integer `const` `name` (`inline::file_consts`).
+fn file_const(name: &str) -> Option<i128> {
+    FILE_CONSTS.with(|m| m.borrow().get(name).copied())
+}
+
 fn warp_bound(cond: &Expr) -> Option<(String, u64)> {
     let Expr::Binary(b) = strip_parens(cond) else { return None };
     if !matches!(b.op, syn::BinOp::Lt(_)) {
@@ -847,6 +851,10 @@ fn warp_bound(cond: &Expr) -> Option<(String, u64)> {
     // `warp_size()` is 32 wherever the warp form runs (`launch_regions_guarded` checks it).
     let v = match right {
         Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<u64>().ok()?,
+        // A `const` of the file (CUB's `RAKING_THREADS`).
+        Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+            u64::try_from(file_const(&p.path.get_ident()?.to_string())?).ok()?
+        }
         Expr::Call(c)
             if c.args.is_empty()
                 && matches!(&*c.func, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("warp_size")) =>

@@ -1197,3 +1197,45 @@ fn warp_reductions_take_regions() {
     });
     assert_eq!(path, "regions");
 }
+
+// ------------------------------------------------------------------ the file's constants
+
+/// A bound computed from other constants of the file (CUB's `RAKING_THREADS`).
+const WARP_LANES: i32 = 32;
+const RAKING_LANES: i32 = if WARP_LANES * 2 > 64 { 64 } else { WARP_LANES * 2 / 2 };
+
+/// A waiting helper that writes its result through `*total` (CUB's `*warp_aggregate = ..`).
+#[device]
+fn warp_total(v: i32, total: &mut i32) {
+    let mut s = v;
+    let mut d: u32 = 16;
+    while d > 0 {
+        s += shfl_down_sync(FULL_MASK, s, d);
+        d /= 2;
+    }
+    *total = shfl_sync(FULL_MASK, s, 0);
+}
+
+#[kernel]
+fn const_bound_warp_total(x: &[i32], out: &mut [i32]) {
+    let tid = thread_idx().x as i32;
+    let mut total = 0;
+    if tid < RAKING_LANES {
+        warp_total(x[tid as usize], &mut total);
+    }
+    out[tid as usize] = total;
+}
+
+#[test]
+fn a_bound_of_the_files_constants_and_a_result_through_a_reference_take_regions() {
+    let x: Vec<i32> = (0..96).map(|i| i * 7 % 13 - 6).collect();
+    let sum: i32 = x[..32].iter().sum();
+    let want: Vec<i32> = (0..96).map(|t| if t < 32 { sum } else { 0 }).collect();
+    let input = DeviceBuffer::from_slice(&x).unwrap();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<i32>::zeroed(96).unwrap();
+        launch!(const_bound_warp_total<<<1, 96>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+}
