@@ -437,7 +437,7 @@ impl Writer<'_> {
                 // `(&mut items)`: indexing and method calls through it reach the local, and it
                 // passes on as the reference it is; `*p` is the local itself (CUB's
                 // `*block_aggregate = ..`).
-                Expr::Reference(r) if is_ref => match &*r.expr {
+                Expr::Reference(r) if is_ref && !kept(&f.block, &pname) => match &*r.expr {
                     Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
                         if derefs.contains(&pname) {
                             let local = p.path.get_ident()?;
@@ -508,6 +508,60 @@ fn plain_body(b: &Block) -> bool {
     let mut p = Plain(true);
     p.visit_block(b);
     p.0
+}
+
+/// Whether a `let` of body `b` may keep reference parameter `p`, or a reference through it,
+/// in a local of its own (`let q = p;`, `let e = &mut p[0];`, `let it = p.iter_mut();`): such a
+/// local would borrow the caller's local across the region form's loops. A `let` whose value
+/// names `p` only in reads (`let x = p[3] + 1;`, `let y = *p;`) or passes it to a function
+/// (`let s = thread_reduce(p);`) keeps a value.
+fn kept(b: &Block, p: &str) -> bool {
+    struct K<'p>(&'p str, bool);
+    impl<'a> Visit<'a> for K<'_> {
+        fn visit_local(&mut self, l: &'a syn::Local) {
+            if let Some(init) = &l.init {
+                let names = super::uniform::idents_of(&Stmt::Expr((*init.expr).clone(), None));
+                if names.contains(self.0) && !reads_only(&init.expr, self.0) {
+                    self.1 = true;
+                }
+            }
+            syn::visit::visit_local(self, l);
+        }
+    }
+    /// `p` appears as `*p` or as the base of `p[i]` read by value, nowhere bare.
+    fn reads_only(e: &Expr, p: &str) -> bool {
+        match e {
+            Expr::Path(x) => !x.path.is_ident(p),
+            Expr::Reference(_) => !super::uniform::idents_of(&Stmt::Expr(e.clone(), None)).contains(p),
+            Expr::Unary(u)
+                if matches!(u.op, syn::UnOp::Deref(_)) && super::path_name(&u.expr).as_deref() == Some(p) =>
+            {
+                true
+            }
+            Expr::Index(i) => {
+                (super::path_name(&i.expr).as_deref() == Some(p) || reads_only(&i.expr, p)) && reads_only(&i.index, p)
+            }
+            Expr::MethodCall(m) => {
+                super::path_name(&m.receiver).as_deref() != Some(p)
+                    && reads_only(&m.receiver, p)
+                    && m.args.iter().all(|a| reads_only(a, p))
+            }
+            Expr::Binary(x) => reads_only(&x.left, p) && reads_only(&x.right, p),
+            Expr::Unary(u) => reads_only(&u.expr, p),
+            Expr::Cast(c) => reads_only(&c.expr, p),
+            Expr::Paren(x) => reads_only(&x.expr, p),
+            Expr::Field(f) => reads_only(&f.base, p),
+            Expr::Lit(_) => true,
+            // Passed on to a function (`thread_reduce(inputs)`), whose value the `let` keeps.
+            Expr::Call(c) => {
+                c.args.iter().all(|a| matches!(a, Expr::Path(x) if x.path.is_ident(p)) || reads_only(a, p))
+            }
+            _ => !super::uniform::idents_of(&Stmt::Expr(e.clone(), None)).contains(p),
+        }
+    }
+    let mut k = K(p, false);
+    k.visit_block(b);
+    k.1
 }
 
 /// The names a body dereferences (`*p`).

@@ -1239,3 +1239,31 @@ fn a_bound_of_the_files_constants_and_a_result_through_a_reference_take_regions(
     });
     assert_eq!(path, "regions");
 }
+
+/// A waiting helper that keeps a reference through its parameter in a local: not written
+/// out (the local would borrow the caller's array across the region form's loops).
+#[device]
+fn bump_first(v: &mut [u32; 2]) {
+    let q = &mut v[0];
+    *q += 1;
+    sync_threads();
+}
+
+#[kernel]
+fn calls_a_helper_that_keeps_a_reference(out: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    let mut v = [t as u32, 0];
+    bump_first(&mut v);
+    out[t] = v[0];
+}
+
+#[test]
+fn a_helper_that_keeps_a_reference_is_not_written_out() {
+    let want: Vec<u32> = (1..=64).collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        launch!(calls_a_helper_that_keeps_a_reference<<<1, 64>>>(&mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
+}
