@@ -277,10 +277,10 @@ fn lower_bounded(block: &Block, params: &[String], buffers: &[String], ctx: &Ide
         // A lane that left would hand nothing over; the general path judges that.
         return Err("a `return` in a kernel with warp collectives".into());
     }
-    if p.warp_points() > 0 && stmts.iter().any(|s| idents_of(s).iter().any(|i| i.starts_with("atomic"))) {
+    if p.warp_points() > 0 && !order_free_atomics(&stmts) {
         // Atomics see the order threads run in, and the region form runs every thread to a
         // collective before any goes on, where the general path resumes the lane that
-        // completes it first: keep the general path's order.
+        // completes it first: keep the general path's order (unless no atomic can tell).
         return Err("atomics in a kernel with warp collectives".into());
     }
     p.buffers = buffers.iter().cloned().collect();
@@ -815,6 +815,43 @@ fn warp_shuffle(s: &Stmt) -> Option<(Stmt, Stmt, Span)> {
         None => syn::parse_quote_spanned!(span=> ::deviceemu::__private::#read(&#x, #t)),
     };
     Some((put, take, span))
+}
+
+/// Whether the order in which threads run the atomics of `stmts` cannot be seen: each is a
+/// statement whose result is dropped (`minmax.atomic_min(0, lo);`, Parboil's histo prescan),
+/// of an operation whose last value does not depend on the order of its operands
+/// (`atomic_min`, `atomic_max`, `atomic_and`, `atomic_or`, `atomic_xor`: integers only, in CUDA
+/// and here). Another thread that reads such a location before the launch ends races (and
+/// racecheck, which runs such launches on the general path, says so).
+fn order_free_atomics(stmts: &[Stmt]) -> bool {
+    const ORDER_FREE: [&str; 5] = ["atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor"];
+    struct A(bool);
+    impl<'ast> Visit<'ast> for A {
+        fn visit_stmt(&mut self, s: &'ast Stmt) {
+            if let Stmt::Expr(Expr::MethodCall(m), Some(_)) = s {
+                if ORDER_FREE.iter().any(|o| m.method == o) && m.turbofish.is_none() {
+                    self.visit_expr(&m.receiver);
+                    m.args.iter().for_each(|a| self.visit_expr(a));
+                    return;
+                }
+            }
+            syn::visit::visit_stmt(self, s);
+        }
+        fn visit_ident(&mut self, i: &'ast Ident) {
+            if i.to_string().starts_with("atomic") {
+                self.0 = false;
+            }
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            let ids = idents_of(&Expr::Macro(syn::ExprMacro { attrs: vec![], mac: m.clone() }));
+            if ids.iter().any(|i| i.starts_with("atomic")) {
+                self.0 = false;
+            }
+        }
+    }
+    let mut a = A(true);
+    stmts.iter().for_each(|s| a.visit_stmt(s));
+    a.0
 }
 
 /// The bound of a warp-aligned `if tid < B` (`B` an integer literal, a multiple of 32), and

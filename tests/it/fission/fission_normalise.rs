@@ -1267,3 +1267,63 @@ fn a_helper_that_keeps_a_reference_is_not_written_out() {
     });
     assert_eq!(path, "general");
 }
+
+// ------------------------------------------------------------------ atomics beside collectives
+
+/// A warp reduction, then the block's extremes by `atomic_min`/`atomic_max` statements
+/// (Parboil's histo prescan ends so): no thread reads what they return, and the last value
+/// does not depend on the order they run in.
+#[kernel]
+fn warp_sums_then_extremes(x: &[u32], minmax: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    let mut v = x[t];
+    let mut d: u32 = 16;
+    while d > 0 {
+        v += shfl_down_sync(FULL_MASK, v, d);
+        d /= 2;
+    }
+    if t % 32 == 0 {
+        minmax.atomic_min(0, v);
+        minmax.atomic_max(1, v);
+    }
+}
+
+/// The same with an `atomic_add` whose result a thread keeps: the order shows.
+#[kernel]
+fn warp_sums_then_tickets(x: &[u32], tickets: &mut [u32]) {
+    let t = thread_idx().x as usize;
+    let mut v = x[t];
+    let mut d: u32 = 16;
+    while d > 0 {
+        v += shfl_down_sync(FULL_MASK, v, d);
+        d /= 2;
+    }
+    if t % 32 == 0 {
+        let k = tickets.atomic_add(0, 1);
+        tickets[1 + t / 32] = k;
+        tickets[5 + t / 32] = v;
+    }
+}
+
+#[test]
+fn order_free_atomics_beside_warp_collectives_take_regions() {
+    let x: Vec<u32> = (0..128).map(|i| i * 13 % 29).collect();
+    let sums: Vec<u32> = x.chunks(32).map(|c| c.iter().sum()).collect();
+    let want = vec![*sums.iter().min().unwrap(), *sums.iter().max().unwrap()];
+    let input = DeviceBuffer::from_slice(&x).unwrap();
+    let path = both_paths(&want, || {
+        let mut mm = DeviceBuffer::from_slice(&[u32::MAX, 0]).unwrap();
+        launch!(warp_sums_then_extremes<<<1, 128>>>(&input, &mut mm)).unwrap();
+        mm.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+    // With a result kept, the general path's order decides which warp gets which ticket.
+    let mut tickets = DeviceBuffer::<u32>::zeroed(9).unwrap();
+    with_config(Config::default(), || launch!(warp_sums_then_tickets<<<1, 128>>>(&input, &mut tickets))).unwrap();
+    assert_eq!(last_path(), "general");
+    let mut got = tickets.to_vec().unwrap();
+    assert_eq!(got[0], 4);
+    got[1..5].sort_unstable();
+    assert_eq!(&got[1..5], &[0, 1, 2, 3]);
+    assert_eq!(&got[5..], &sums[..]);
+}
