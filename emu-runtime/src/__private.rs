@@ -88,12 +88,13 @@ pub fn store<T: DeviceCopy, K: Writable, I: Index>(checked: bool, v: &View<T, K>
 pub use crate::device::devrt::{DeviceArg, DeviceArgMut, DeviceStream, ParamBuffer};
 
 #[cfg(not(target_arch = "nvptx64"))]
+pub use crate::device::backend::ReduxKind;
+#[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::sched::regions::fast::{
     lane_check, lane_checks, lane_last, lane_load, lane_store, load_in_bounds, load_row_in_bounds, region_bound,
     store_in_bounds, store_row_in_bounds, view_aligned, xchg_all, xchg_any, xchg_ballot, xchg_down, xchg_idx, xchg_put,
-    xchg_reduce_add, xchg_reduce_and, xchg_reduce_max, xchg_reduce_min, xchg_reduce_or, xchg_reduce_xor, xchg_up,
-    xchg_xor, LaneBuf, LaneInt, RegionBound, Snapshot, LANE_CHUNK, TIER_HOISTED, TIER_INTERLEAVE, TIER_RANGES,
-    TIER_TURN, TIER_VECTOR, VECTOR_MIN,
+    xchg_reduce, xchg_up, xchg_xor, LaneBuf, LaneInt, RegionBound, Snapshot, LANE_CHUNK, TIER_HOISTED, TIER_INTERLEAVE,
+    TIER_RANGES, TIER_TURN, TIER_VECTOR, VECTOR_MIN,
 };
 
 #[cfg(not(target_arch = "nvptx64"))]

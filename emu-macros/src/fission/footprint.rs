@@ -93,7 +93,7 @@ impl Roots {
     }
 
     /// The footprint of thread statements `stmts`.
-    pub(super) fn stmts(&self, stmts: &[Stmt]) -> Footprint {
+    pub(super) fn stmts<'s>(&self, stmts: impl Iterator<Item = &'s Stmt>) -> Footprint {
         let mut fp = Footprint::default();
         for s in stmts {
             self.stmt(s, &mut fp);

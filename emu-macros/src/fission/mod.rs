@@ -783,12 +783,8 @@ fn warp_shuffle(s: &Stmt) -> Option<(Stmt, Stmt, Span)> {
         "ballot_sync" => ("xchg_ballot", false),
         "all_sync" => ("xchg_all", false),
         "any_sync" => ("xchg_any", false),
-        "reduce_add_sync" => ("xchg_reduce_add", false),
-        "reduce_min_sync" => ("xchg_reduce_min", false),
-        "reduce_max_sync" => ("xchg_reduce_max", false),
-        "reduce_and_sync" => ("xchg_reduce_and", false),
-        "reduce_or_sync" => ("xchg_reduce_or", false),
-        "reduce_xor_sync" => ("xchg_reduce_xor", false),
+        "reduce_add_sync" | "reduce_min_sync" | "reduce_max_sync" | "reduce_and_sync" | "reduce_or_sync"
+        | "reduce_xor_sync" => ("xchg_reduce", false),
         _ => return None,
     };
     let argc = if operand { 3 } else { 2 };
@@ -810,9 +806,15 @@ fn warp_shuffle(s: &Stmt) -> Option<(Stmt, Stmt, Span)> {
     let t = Ident::new("__emu_t", Span::mixed_site());
     let read = Ident::new(read, span);
     let put: Stmt = syn::parse_quote_spanned!(span=> ::deviceemu::__private::xchg_put(&#x, #t, #value););
-    **call = match arg {
-        Some(arg) => syn::parse_quote_spanned!(span=> ::deviceemu::__private::#read(&#x, #t, #arg)),
-        None => syn::parse_quote_spanned!(span=> ::deviceemu::__private::#read(&#x, #t)),
+    // A reduction's kind (`reduce_add_sync`: `Add`) is the reader's operand.
+    let kind = last.ident.to_string().strip_prefix("reduce_").and_then(|k| k.strip_suffix("_sync")).map(|k| {
+        let k = Ident::new(&format!("{}{}", k[..1].to_uppercase(), &k[1..]), span);
+        quote_spanned!(span=> ::deviceemu::__private::ReduxKind::#k)
+    });
+    **call = match (arg, kind) {
+        (Some(arg), _) => syn::parse_quote_spanned!(span=> ::deviceemu::__private::#read(&#x, #t, #arg)),
+        (None, Some(kind)) => syn::parse_quote_spanned!(span=> ::deviceemu::__private::#read(&#x, #t, #kind)),
+        (None, None) => syn::parse_quote_spanned!(span=> ::deviceemu::__private::#read(&#x, #t)),
     };
     Some((put, take, span))
 }
@@ -1764,8 +1766,9 @@ impl Program {
                     let first_t = is_u.iter().position(Option::is_none);
                     let last_t = is_u.iter().rposition(Option::is_none);
                     if let (Some(f), Some(l)) = (first_t, last_t) {
-                        for (k, u) in is_u.iter().enumerate().take(l + 1).skip(f) {
-                            if let (Some(u), None) = (u, place(stmts, &is_u, f, l, k)) {
+                        let places = places(stmts, &is_u, f, l);
+                        for k in f..=l {
+                            if let (Some(u), None) = (&is_u[k], places[k]) {
                                 out.push(u.clone());
                             }
                         }
@@ -1786,12 +1789,7 @@ impl Program {
     /// thread's own values (its locals, its local arrays: `private_stmt`) has none, and can
     /// run in a loop of its own before or after the others' without anyone telling.
     fn footprint(&self, roots: &Roots, stmts: &[Stmt]) -> Footprint {
-        let thread: Vec<Stmt> = stmts
-            .iter()
-            .filter(|s| self.uniform_stmt(s, &self.uniform).is_none() && !private_stmt(s))
-            .cloned()
-            .collect();
-        roots.stmts(&thread)
+        roots.stmts(stmts.iter().filter(|s| self.uniform_stmt(s, &self.uniform).is_none() && !private_stmt(s)))
     }
 
     /// Thread code on both sides of a loop's edge with no barrier between is one region on
@@ -1936,42 +1934,48 @@ enum Place {
     After,
 }
 
-/// Where uniform statement `k` of run `stmts` (`named[k]`: the name a uniform statement
-/// binds or assigns; thread code from `first` to `last`) runs, or `None` when it cannot move.
-/// A `let` moves before the loop (no statement before it can name what it binds). An
-/// assignment (SHOC's `window += blockSize` between per-thread statements) moves before the
-/// loop when no thread statement before it mentions the name, else after the loop when none
-/// after it does: thread code cannot assign a uniform name, so the statement's value is the
-/// same at either place, and no thread reads the name in between. Two uniform statements
-/// that trade places (one moved after the loop, a later one before it) must not mention each
-/// other's names.
-fn place(stmts: &[Stmt], named: &[Option<String>], first: usize, last: usize, k: usize) -> Option<Place> {
-    let wanted = |k: usize| -> Option<Place> {
-        let name = named[k].as_ref()?;
-        if matches!(stmts[k], Stmt::Local(_)) {
-            return Some(Place::Before);
-        }
-        let mentions = |range: std::ops::Range<usize>| {
-            range.filter(|&j| named[j].is_none()).any(|j| idents_of(&stmts[j]).contains(name))
-        };
-        if !mentions(first..k) {
-            Some(Place::Before)
-        } else if !mentions(k + 1..last + 1) {
-            Some(Place::After)
-        } else {
-            None
-        }
-    };
-    let here = wanted(k)?;
-    let commute = |j: usize| {
+/// Where each uniform statement of run `stmts` (`named[k]`: the name a uniform statement
+/// binds or assigns, `None` for thread code; thread code from `first` to `last`) runs, or
+/// `None` when it cannot move (and for thread code). A `let` moves before the loop (no
+/// statement before it can name what it binds). An assignment (SHOC's `window += blockSize`
+/// between per-thread statements) moves before the loop when no thread statement before it
+/// mentions the name, else after the loop when none after it does: thread code cannot assign a
+/// uniform name, so the statement's value is the same at either place, and no thread reads the
+/// name in between. Two uniform statements that trade places (one moved after the loop, a
+/// later one before it) must not mention each other's names.
+fn places(stmts: &[Stmt], named: &[Option<String>], first: usize, last: usize) -> Vec<Option<Place>> {
+    let ids: Vec<HashSet<String>> = stmts.iter().map(idents_of).collect();
+    let wanted: Vec<Option<Place>> = (0..stmts.len())
+        .map(|k| {
+            let name = named[k].as_ref()?;
+            if matches!(stmts[k], Stmt::Local(_)) {
+                return Some(Place::Before);
+            }
+            let mentions =
+                |range: std::ops::Range<usize>| range.filter(|&j| named[j].is_none()).any(|j| ids[j].contains(name));
+            if !mentions(first..k) {
+                Some(Place::Before)
+            } else if !mentions(k + 1..last + 1) {
+                Some(Place::After)
+            } else {
+                None
+            }
+        })
+        .collect();
+    let commute = |j: usize, k: usize| {
         let (a, b) = (named[j].as_deref().unwrap_or_default(), named[k].as_deref().unwrap_or_default());
-        !idents_of(&stmts[j]).contains(b) && !idents_of(&stmts[k]).contains(a)
+        !ids[j].contains(b) && !ids[k].contains(a)
     };
-    let crossed = match here {
-        Place::Before => (first..k).filter(|&j| wanted(j) == Some(Place::After)).all(commute),
-        Place::After => (k + 1..last + 1).filter(|&j| wanted(j) == Some(Place::Before)).all(commute),
-    };
-    crossed.then_some(here)
+    (0..stmts.len())
+        .map(|k| {
+            let here = wanted[k]?;
+            let crossed = match here {
+                Place::Before => (first..k).filter(|&j| wanted[j] == Some(Place::After)).all(|j| commute(j, k)),
+                Place::After => (k + 1..last + 1).filter(|&j| wanted[j] == Some(Place::Before)).all(|j| commute(j, k)),
+            };
+            crossed.then_some(here)
+        })
+        .collect()
 }
 
 fn path_name(e: &Expr) -> Option<String> {
@@ -2297,23 +2301,23 @@ impl Program {
 
     fn emit_run(&self, stmts: &[Stmt], run: usize, g: &Gen) -> TokenStream {
         let (rb, t, ctx) = (&g.rb, &g.t, &g.ctx);
-        let is_u: Vec<bool> = stmts.iter().map(|s| self.uniform_stmt(s, &self.uniform).is_some()).collect();
-        let Some(first) = is_u.iter().position(|u| !u) else {
+        let named: Vec<Option<String>> = stmts.iter().map(|s| self.uniform_stmt(s, &self.uniform)).collect();
+        let Some(first) = named.iter().position(Option::is_none) else {
             // Uniform only: block-level code.
             return quote!(#(#stmts)*);
         };
-        let last = is_u.iter().rposition(|u| !u).unwrap_or(first);
+        let last = named.iter().rposition(Option::is_none).unwrap_or(first);
         // Uniform statements among the thread code run before or after the loop, in order
         // (`place`, which `misplaced` made sure of).
-        let named: Vec<Option<String>> = stmts.iter().map(|s| self.uniform_stmt(s, &self.uniform)).collect();
+        let places = places(stmts, &named, first, last);
         let mut prefix: Vec<Stmt> = stmts[..first].to_vec();
         let mut thread: Vec<Stmt> = Vec::new();
         let mut suffix: Vec<Stmt> = Vec::new();
         for k in first..=last {
-            match (is_u[k], place(stmts, &named, first, last, k)) {
-                (true, Some(Place::Before)) => prefix.push(stmts[k].clone()),
-                (true, Some(Place::After)) => suffix.push(stmts[k].clone()),
-                _ => thread.push(stmts[k].clone()),
+            match places[k] {
+                Some(Place::Before) => prefix.push(stmts[k].clone()),
+                Some(Place::After) => suffix.push(stmts[k].clone()),
+                None => thread.push(stmts[k].clone()),
             }
         }
         suffix.extend(stmts[last + 1..].iter().cloned());

@@ -7,6 +7,8 @@
 //!
 //! Moved verbatim from `__private.rs` (issue 27); the `cfg` attributes came with it.
 
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::device::backend::ReduxKind;
 use core::panic::Location;
 
 use super::Exchange;
@@ -437,55 +439,15 @@ pub fn xchg_any(x: &Exchange<bool>, t: usize) -> bool {
     x.ballot(t).0 != 0
 }
 
-/// What thread `t`'s lowered `reduce_KIND_sync(FULL_MASK, _)` returns: `redux.sync` over the
-/// values its warp's lanes handed over, as the general path computes it (`warp::redux_words`).
+/// What thread `t`'s lowered `reduce_KIND_sync(FULL_MASK, _)` returns (`kind`: `Add`, `Min`,
+/// `Max`, `And`, `Or`, `Xor`): `redux.sync` over the values its warp's lanes handed over, as
+/// the general path computes it (`warp::redux_words`). (The kernel's own call, kept in its
+/// per-thread forms, restricts `and`, `or` and `xor` to `u32`.)
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
-fn xchg_redux<T: crate::device::WarpReduce>(x: &Exchange<T>, t: usize, kind: crate::device::backend::ReduxKind) -> T {
+pub fn xchg_reduce<T: crate::device::WarpReduce>(x: &Exchange<T>, t: usize, kind: ReduxKind) -> T {
     let op = crate::host::sched::warp::redux_op(kind, T::SIGNED);
     T::from_word(crate::host::sched::warp::redux_words(op, x.warp_values(t).map(|v| v.to_word())))
-}
-
-/// What thread `t`'s lowered `reduce_add_sync(FULL_MASK, _)` returns.
-#[cfg(not(target_arch = "nvptx64"))]
-#[inline(always)]
-pub fn xchg_reduce_add<T: crate::device::WarpReduce>(x: &Exchange<T>, t: usize) -> T {
-    xchg_redux(x, t, crate::device::backend::ReduxKind::Add)
-}
-
-/// What thread `t`'s lowered `reduce_min_sync(FULL_MASK, _)` returns.
-#[cfg(not(target_arch = "nvptx64"))]
-#[inline(always)]
-pub fn xchg_reduce_min<T: crate::device::WarpReduce>(x: &Exchange<T>, t: usize) -> T {
-    xchg_redux(x, t, crate::device::backend::ReduxKind::Min)
-}
-
-/// What thread `t`'s lowered `reduce_max_sync(FULL_MASK, _)` returns.
-#[cfg(not(target_arch = "nvptx64"))]
-#[inline(always)]
-pub fn xchg_reduce_max<T: crate::device::WarpReduce>(x: &Exchange<T>, t: usize) -> T {
-    xchg_redux(x, t, crate::device::backend::ReduxKind::Max)
-}
-
-/// What thread `t`'s lowered `reduce_and_sync(FULL_MASK, _)` returns.
-#[cfg(not(target_arch = "nvptx64"))]
-#[inline(always)]
-pub fn xchg_reduce_and(x: &Exchange<u32>, t: usize) -> u32 {
-    xchg_redux(x, t, crate::device::backend::ReduxKind::And)
-}
-
-/// What thread `t`'s lowered `reduce_or_sync(FULL_MASK, _)` returns.
-#[cfg(not(target_arch = "nvptx64"))]
-#[inline(always)]
-pub fn xchg_reduce_or(x: &Exchange<u32>, t: usize) -> u32 {
-    xchg_redux(x, t, crate::device::backend::ReduxKind::Or)
-}
-
-/// What thread `t`'s lowered `reduce_xor_sync(FULL_MASK, _)` returns.
-#[cfg(not(target_arch = "nvptx64"))]
-#[inline(always)]
-pub fn xchg_reduce_xor(x: &Exchange<u32>, t: usize) -> u32 {
-    xchg_redux(x, t, crate::device::backend::ReduxKind::Xor)
 }
 
 /// The checkers' look at one access site of a chunk of a vectorised lane loop, in a kernel's
