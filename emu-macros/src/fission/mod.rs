@@ -284,6 +284,7 @@ fn lower_bounded(block: &Block, params: &[String], buffers: &[String], ctx: &Ide
         return Err("atomics in a kernel with warp collectives".into());
     }
     p.buffers = buffers.iter().cloned().collect();
+    p.sole_dynamic_shared = sole_dynamic_shared(&stmts);
     p.collect(&nodes, &mut Vec::new())?;
     p.check_code(&nodes)?;
     p.analyse(&nodes)?;
@@ -298,6 +299,34 @@ fn lower_bounded(block: &Block, params: &[String], buffers: &[String], ctx: &Ide
     let body = p.emit(&nodes, &g);
     let body = quote!(#(#items)* #body);
     Ok(Fission { kind, body, warps: p.warp_points() > 0, written_out: false, helpers: helpers::take_called() })
+}
+
+/// The local bound by a statement-level `let v = dynamic_shared::<T>();` when that is the
+/// body's only mention of `dynamic_shared` (in code and in macro tokens) and nothing casts
+/// `v`: then `v` is the only name of the block's dynamic shared memory, as a `shared_array!`
+/// is of its array.
+fn sole_dynamic_shared(stmts: &[Stmt]) -> Option<String> {
+    let tokens = quote!(#(#stmts)*).to_string();
+    if tokens.matches("dynamic_shared").count() != 1 {
+        return None;
+    }
+    let name = stmts.iter().find_map(|s| {
+        let Stmt::Local(l) = s else { return None };
+        let init = &l.init.as_ref()?.expr;
+        let Expr::Call(c) = strip_parens(init) else { return None };
+        let is_call = c.args.is_empty()
+            && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "dynamic_shared"));
+        match (&l.pat, is_call) {
+            (Pat::Ident(p), true) if p.by_ref.is_none() && p.mutability.is_none() => Some(p.ident.to_string()),
+            (Pat::Type(t), true) => match &*t.pat {
+                Pat::Ident(p) if p.by_ref.is_none() && p.mutability.is_none() => Some(p.ident.to_string()),
+                _ => None,
+            },
+            _ => None,
+        }
+    })?;
+    let cast = format!("{name} . cast");
+    (!tokens.contains(&cast)).then_some(name)
 }
 
 // ---------------------------------------------------------------- structure
@@ -1390,6 +1419,9 @@ struct Program {
     mentioned: HashSet<String>,
     /// Whether the kernel is barrier-free (a lane loop, whose checks may be hoisted).
     lane_loop: bool,
+    /// The local that is the body's only view of the dynamic shared memory
+    /// ([`sole_dynamic_shared`]).
+    sole_dynamic_shared: Option<String>,
     /// How many warp shuffles the body has lowered (`warp_shuffle`).
     shuffles: usize,
     /// How many full-mask `sync_warp`s are region boundaries (`warp_sync_stmt`).
@@ -1416,6 +1448,7 @@ impl Program {
             buffers: HashSet::new(),
             mentioned: HashSet::new(),
             lane_loop: false,
+            sole_dynamic_shared: None,
             shuffles: 0,
             warp_syncs: 0,
         }
@@ -2648,16 +2681,29 @@ impl Program {
         ))
     }
 
-    /// The block's shared arrays: block-uniform locals bound to `shared_array!`.
+    /// The block's shared arrays: block-uniform locals bound to `shared_array!`, and the one
+    /// view of the dynamic shared memory when the kernel has exactly one (a local bound to
+    /// `dynamic_shared()`, the only call of it in the body and not cast): the fast forms
+    /// take a view for memory no other name reaches, which a second view of the same bytes
+    /// would break.
     pub(super) fn shared_arrays(&self) -> HashSet<String> {
-        self.locals
+        let uniform = |l: &&Local| self.lives.get(&l.name) == Some(&Lives::Uniform);
+        let mut arrays: HashSet<String> = self
+            .locals
             .iter()
+            .filter(uniform)
             .filter(|l| {
                 let init = &l.init;
-                self.lives.get(&l.name) == Some(&Lives::Uniform) && quote!(#init).to_string().contains("shared_array")
+                quote!(#init).to_string().contains("shared_array")
             })
             .map(|l| l.name.clone())
-            .collect()
+            .collect();
+        if let Some(name) = &self.sole_dynamic_shared {
+            if self.locals.iter().filter(|l| &l.name == name).all(|l| uniform(&l) && !l.mutable) {
+                arrays.insert(name.clone());
+            }
+        }
+        arrays
     }
 
     /// A narrowed region (`if tid < s { .. }`, run by [`Regions::each_below`]) with its bounds

@@ -833,6 +833,75 @@ fn overlapping_forms_keep_the_scalar_order() {
     assert_eq!(vectorised_runs(|| drop(run())), 2);
 }
 
+/// cuda-samples' `reduce2` on the dynamic shared memory: its one view (`dynamic_shared()`,
+/// bound once) is a shared array to the fast forms, so the tree's narrowed steps vectorise.
+#[kernel]
+fn dynamic_tree(input: &[u32], out: &mut [u32]) {
+    let sdata = dynamic_shared::<u32>();
+    let tid = thread_idx().x;
+    let i = block_idx().x * block_dim().x + tid;
+    sdata[tid] = if (i as usize) < input.len() { input[i] } else { 0 };
+    sync_threads();
+    let mut s = block_dim().x / 2;
+    while s > 0 {
+        if tid < s {
+            sdata[tid] += sdata[tid + s];
+        }
+        sync_threads();
+        s >>= 1;
+    }
+    if tid == 0 {
+        out[block_idx().x] = sdata[0];
+    }
+}
+
+/// The racy shift of `shift_racy` through two views of the same dynamic shared memory: the
+/// region writes `a[tid + 1]` and reads `b[tid]`, the same bytes. Neither view may count as
+/// an array of its own (staging `b`'s loads before `a`'s stores would lose the chain).
+#[kernel]
+fn dynamic_two_views(out: &mut [u32]) {
+    let a = dynamic_shared::<u32>();
+    let b = dynamic_shared::<u32>();
+    let tid = thread_idx().x as usize;
+    a[tid] = tid as u32 * 3 + 1;
+    sync_threads();
+    a[tid + 1] = b[tid];
+    sync_threads();
+    out[tid] = b[tid + 1];
+}
+
+#[test]
+fn the_one_view_of_dynamic_shared_memory_vectorises_and_two_do_not() {
+    let n = 256 * 3 + 100;
+    let input: Vec<u32> = (0..n as u32).map(|v| v.wrapping_mul(2654435761) >> 9).collect();
+    let run = || {
+        let x = DeviceBuffer::from_slice(&input).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(4).unwrap();
+        let r = launch!(dynamic_tree<<<4, 256, 256 * 4>>>(&x, &mut o));
+        (o.to_vec().unwrap(), r)
+    };
+    let (out, r) = both_paths("regions", run);
+    r.unwrap();
+    let want: Vec<u32> = input.chunks(256).map(|c| c.iter().sum()).collect();
+    assert_eq!(out, want);
+    // The first region in the three full blocks (the last block's last lanes are past
+    // `input`, which fails the proof), and in each block the narrowed steps of at least
+    // `VECTOR_MIN` threads (s = 128, 64, 32, 16); the rest run lane by lane.
+    assert_eq!(deviceemu::__private::VECTOR_MIN, 16);
+    assert_eq!(vectorised_runs(|| drop(run())), 3 + 4 * 4);
+
+    let run = || {
+        let mut o = DeviceBuffer::<u32>::zeroed(256).unwrap();
+        let r = launch!(dynamic_two_views<<<1, 256, 257 * 4>>>(&mut o));
+        (o.to_vec().unwrap(), r)
+    };
+    let (out, r) = both_paths("regions", run);
+    r.unwrap();
+    // In index order thread 0's value reaches every element.
+    assert_eq!(out, vec![1; 256]);
+    assert_eq!(vectorised_runs(|| drop(run())), 0);
+}
+
 #[test]
 fn a_vectorised_region_that_panics_reports_the_lane() {
     for divisor_at in [600u32, 77] {
