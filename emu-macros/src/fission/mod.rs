@@ -3074,62 +3074,51 @@ impl InBounds<'_> {
 
 impl Program {
     /// A lane loop's body with its bounds checks hoisted, and the proof that lets it run:
-    /// the thread code is recomputed `let`s then `if i < bound { body }`, with `i` affine in
-    /// the thread index with stride 1 (`base + thread_idx().x`, `base` uniform, possibly cast),
-    /// `bound` uniform, and `body` only arithmetic over scalars and accesses `v[i]` of buffer
-    /// parameters. The proof evaluates `base` once, checks that `base + threads - 1` fits its
-    /// type (so the indices are `i(0)..=i(0) + threads - 1`, without a wrap), that the last
-    /// index passes the guard, and that it lies in bounds of every view the body touches.
+    /// the thread code is recomputed `let`s then `if i < bound { body }`, or recomputed `let`s
+    /// binding `i` then `body` (no guard: every thread of the block runs it), with `i` affine
+    /// in the thread index with stride 1 (`base + thread_idx().x`, `base` uniform, possibly
+    /// cast), `bound` uniform, and `body` only arithmetic over scalars and accesses `v[i]` of
+    /// buffer parameters. The proof evaluates `base` once, checks that `base + threads - 1`
+    /// fits its type (so the indices are `i(0)..=i(0) + threads - 1`, without a wrap), that
+    /// the last index passes the guard, and that it lies in bounds of every view the body
+    /// touches.
     fn hoist(&self, thread: &[Stmt], g: &Gen) -> Option<Hoisted> {
-        let (last, lets) = thread.split_last()?;
-        if !lets.iter().all(|s| matches!(s, Stmt::Local(l) if local_name(&l.pat).is_some_and(|n| self.lives.get(&n) == Some(&Lives::Recomputed)))) {
+        let recomputed = |s: &Stmt| {
+            matches!(s, Stmt::Local(l) if local_name(&l.pat).is_some_and(|n| self.lives.get(&n) == Some(&Lives::Recomputed)))
+        };
+        let guarded = thread.split_last().and_then(|(last, lets)| {
+            let Stmt::Expr(Expr::If(cond_if), _) = last else { return None };
+            if cond_if.else_branch.is_some() || !lets.iter().all(recomputed) {
+                return None;
+            }
+            let Expr::Binary(b) = &*cond_if.cond else { return None };
+            if !matches!(b.op, syn::BinOp::Lt(_)) {
+                return None;
+            }
+            Some((lets, path_name(&b.left)?, Some(&*b.right), cond_if.then_branch.stmts.as_slice()))
+        });
+        let (lets, index, bound, then) = match guarded {
+            Some(g) => g,
+            // Unguarded: the first `let` of the index's shape ends the `let`s.
+            None => {
+                let at = thread.iter().take_while(|s| recomputed(s)).position(|s| {
+                    let Stmt::Local(l) = s else { return false };
+                    local_name(&l.pat).is_some_and(|n| self.affine_base(&n).is_some())
+                })?;
+                let Stmt::Local(l) = &thread[at] else { return None };
+                (&thread[..=at], local_name(&l.pat)?, None, &thread[at + 1..])
+            }
+        };
+        if then.is_empty() {
             return None;
         }
-        let Stmt::Expr(Expr::If(cond_if), _) = last else { return None };
-        if cond_if.else_branch.is_some() {
-            return None;
-        }
-        let Expr::Binary(b) = &*cond_if.cond else { return None };
-        if !matches!(b.op, syn::BinOp::Lt(_)) {
-            return None;
-        }
-        let index = path_name(&b.left)?;
-        let bound = &*b.right;
         let ctx = self.ctx.to_string();
         let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
-        if !self.names(&self.uniform, &locals, &ctx).uniform(bound) {
+        if !bound.is_none_or(|b| self.names(&self.uniform, &locals, &ctx).uniform(b)) {
             return None;
         }
-        let l = &self.locals[*self.by_name.get(&index)?];
-        if self.lives.get(&index) != Some(&Lives::Recomputed) {
-            return None;
-        }
-        // `i = cast?((base + tx))` with `tx` the thread's x index.
-        let (outer_cast, sum) = match &l.init {
-            Expr::Cast(c) => (Some((*c.ty).clone()), strip_parens(&c.expr)),
-            e => (None, strip_parens(e)),
-        };
-        let Expr::Binary(add) = sum else { return None };
-        if !matches!(add.op, syn::BinOp::Add(_)) {
-            return None;
-        }
-        let is_tx = |e: &Expr| {
-            is_thread_x(e, &ctx)
-                || path_name(e).is_some_and(|n| {
-                    self.by_name.get(&n).is_some_and(|&k| {
-                        self.lives[&n] == Lives::Recomputed && is_thread_x(&self.locals[k].init, &ctx)
-                    })
-                })
-        };
-        let base = match (is_tx(&add.left), is_tx(&add.right)) {
-            (false, true) => &*add.left,
-            (true, false) => &*add.right,
-            _ => return None,
-        };
-        if !self.names(&self.uniform, &locals, &ctx).uniform(base) {
-            return None;
-        }
-        let mut body = cond_if.then_branch.stmts.clone();
+        let (outer_cast, base) = self.affine_base(&index)?;
+        let mut body = then.to_vec();
         let mut v = InBounds::new(&index, &self.buffers);
         for s in &mut body {
             v.visit_stmt_mut(s);
@@ -3139,7 +3128,7 @@ impl Program {
         }
         // The vectorised form: the same body over lane buffers, without the guard, which the
         // proof shows every lane passes.
-        let mut vec_body = cond_if.then_branch.stmts.clone();
+        let mut vec_body = then.to_vec();
         let mut vv = InBounds::vectorised(&index, &self.buffers);
         for s in &mut vec_body {
             vv.visit_stmt_mut(s);
@@ -3171,23 +3160,66 @@ impl Program {
         let lens = v.views.iter().map(|view| {
             quote!(&& ::deviceemu::__private::view_aligned(&#view) && ::deviceemu::__private::Index::to_index(__emu_li) < #view.len())
         });
+        let guard = bound.map(|b| quote!(__emu_li < (#b) &&));
         let proof = quote! {{
             let __emu_base = #base;
             match ::deviceemu::__private::lane_last(__emu_base, #rb.threads()) {
                 ::core::option::Option::Some(__emu_last) => {
                     let (__emu_fi, __emu_li) = (#first_i, #last_i);
-                    __emu_li < (#bound)
-                        && ::deviceemu::__private::Index::to_index(__emu_fi) <= ::deviceemu::__private::Index::to_index(__emu_li)
+                    #guard ::deviceemu::__private::Index::to_index(__emu_fi) <= ::deviceemu::__private::Index::to_index(__emu_li)
                         #(#lens)*
                 }
                 ::core::option::Option::None => false,
             }
         }};
         let mut hoisted: Vec<Stmt> = lets.to_vec();
-        let mut new_if = cond_if.clone();
-        new_if.then_branch.stmts = body;
-        hoisted.push(Stmt::Expr(Expr::If(new_if), None));
+        match thread.last() {
+            Some(Stmt::Expr(Expr::If(cond_if), semi)) if bound.is_some() => {
+                let mut new_if = cond_if.clone();
+                new_if.then_branch.stmts = body;
+                hoisted.push(Stmt::Expr(Expr::If(new_if), *semi));
+            }
+            _ => hoisted.extend(body),
+        }
         Some(Hoisted { proof, stmts: hoisted, vector })
+    }
+
+    /// For a recomputed local `i = cast?(base + thread_idx().x)` (in either order, `base`
+    /// uniform, `thread_idx().x` possibly through a recomputed local): the cast's type and
+    /// `base`.
+    fn affine_base(&self, index: &str) -> Option<(Option<syn::Type>, Expr)> {
+        let ctx = self.ctx.to_string();
+        let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
+        let l = &self.locals[*self.by_name.get(index)?];
+        if self.lives.get(index) != Some(&Lives::Recomputed) {
+            return None;
+        }
+        // `i = cast?((base + tx))` with `tx` the thread's x index.
+        let (outer_cast, sum) = match &l.init {
+            Expr::Cast(c) => (Some((*c.ty).clone()), strip_parens(&c.expr)),
+            e => (None, strip_parens(e)),
+        };
+        let Expr::Binary(add) = sum else { return None };
+        if !matches!(add.op, syn::BinOp::Add(_)) {
+            return None;
+        }
+        let is_tx = |e: &Expr| {
+            is_thread_x(e, &ctx)
+                || path_name(e).is_some_and(|n| {
+                    self.by_name.get(&n).is_some_and(|&k| {
+                        self.lives[&n] == Lives::Recomputed && is_thread_x(&self.locals[k].init, &ctx)
+                    })
+                })
+        };
+        let base = match (is_tx(&add.left), is_tx(&add.right)) {
+            (false, true) => &*add.left,
+            (true, false) => &*add.right,
+            _ => return None,
+        };
+        if !self.names(&self.uniform, &locals, &ctx).uniform(base) {
+            return None;
+        }
+        Some((outer_cast, strip_parens(base).clone()))
     }
 }
 

@@ -674,6 +674,41 @@ fn vectorised_lane_loops_agree_for_every_element_size() {
     assert_eq!(out, t.iter().flatten().copied().collect::<Vec<_>>());
 }
 
+/// SHOC's triad as written: no guard, an `i32` index with `thread_idx().x` first. Every thread
+/// of a block runs the body, so the lane loop is vectorised when the block's indices are all
+/// in bounds; a grid past the end fails that proof and runs the checked lanes.
+#[kernel]
+fn triad_unguarded(a: &[f32], b: &[f32], c: &mut [f32], s: f32) {
+    let gid: i32 = (thread_idx().x + (block_idx().x * block_dim().x)) as i32;
+    c[gid] = a[gid] + s * b[gid];
+}
+
+#[test]
+fn an_unguarded_lane_loop_vectorises_where_its_block_is_in_bounds() {
+    let n = 128 * 5;
+    let (xa, xb): (Vec<f32>, Vec<f32>) = (0..n).map(|i| (i as f32 * 0.5, 1.0 - i as f32)).unzip();
+    for blocks in [5u32, 6] {
+        let run = || {
+            let (a, b) = (DeviceBuffer::from_slice(&xa).unwrap(), DeviceBuffer::from_slice(&xb).unwrap());
+            let mut c = DeviceBuffer::<f32>::zeroed(n).unwrap();
+            let r = launch!(triad_unguarded<<<blocks, 128>>>(&a, &b, &mut c, 1.75));
+            (bits(c.to_vec().unwrap()), r)
+        };
+        let (out, r) = both_paths("lanes", run);
+        let want: Vec<u32> = xa.iter().zip(&xb).map(|(a, b)| (a + 1.75 * b).to_bits()).collect();
+        assert_eq!(out, want);
+        if blocks == 5 {
+            r.unwrap();
+        } else {
+            // The sixth block's threads index past the buffers: reported, on both paths alike.
+            let report = r.unwrap_err();
+            assert!(report.contains("block (5,0,0)") && report.contains("out of bounds"), "{report}");
+        }
+        // The blocks in bounds run as vectorised chunks; the sixth fails the proof.
+        assert_eq!(vectorised_runs(|| drop(run())), 5);
+    }
+}
+
 #[test]
 fn a_conditional_store_writes_only_where_the_lane_stores() {
     let n = 512;

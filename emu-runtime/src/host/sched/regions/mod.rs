@@ -220,7 +220,17 @@ fn run_regions(
     cfg: LaunchConfig,
     regions: &(dyn Fn(&mut Regions<'_>) + Sync),
 ) -> Result<(), Error> {
-    // `EMU_VERBOSE` also counts the regions that ran vectorised (`fission/vector.rs`).
+    run_counted(kernel, cfg, regions)
+}
+
+/// Runs every block's `Regions` by `regions`. With `EMU_VERBOSE` it also counts the region
+/// runs that ran vectorised (`fission/vector.rs`, and a lane loop's blocks) and those whose
+/// bounds were proved (`fission/ranges.rs`), and says so.
+fn run_counted(
+    kernel: &'static KernelInfo,
+    cfg: LaunchConfig,
+    regions: &(dyn Fn(&mut Regions<'_>) + Sync),
+) -> Result<(), Error> {
     let verbose = config::effective().is_ok_and(|c| c.get_verbose());
     let (chunked, proved) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let result = run_blocks(kernel, cfg, &|b: &BlockRun<'_>| {
@@ -421,12 +431,7 @@ where
     if choose(kernel, Taken::Lanes) != Taken::Lanes {
         return launch::launch(kernel, cfg, body);
     }
-    let run = || {
-        run_blocks(kernel, cfg, &|b: &BlockRun<'_>| {
-            let mut r = Regions::new(b);
-            lanes(&mut r);
-        })
-    };
+    let run = || run_counted(kernel, cfg, &lanes);
     match verifying() {
         Some(c) => verify::verify(kernel.name, "lane-loop", &c, written, run, || launch::launch(kernel, cfg, body)),
         None => run(),
