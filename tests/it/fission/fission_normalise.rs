@@ -1198,6 +1198,48 @@ fn warp_reductions_take_regions() {
     assert_eq!(path, "regions");
 }
 
+/// A warp reduction in a loop with a barrier: each pass hands over new values to the same
+/// reduction, whose result every lane reads (the region form computes it once per warp and
+/// pass, and must not keep the last pass's).
+#[kernel]
+fn warp_reductions_in_a_loop(x: &[i32], out: &mut [i32]) {
+    let t = thread_idx().x as usize;
+    let mut acc = 0i32;
+    for k in 0..4 {
+        let v = x[t] * (k + 1) - 40;
+        let s = reduce_add_sync(member_mask, v);
+        let m = reduce_max_sync(member_mask, v + k);
+        acc = acc.wrapping_mul(31).wrapping_add(s ^ m);
+        sync_threads();
+    }
+    out[t] = acc;
+}
+
+#[test]
+fn warp_reductions_in_a_loop_read_each_pass_values() {
+    // One warp (each pass's first lane reads right after the last pass's) and three.
+    for n in [32usize, 96] {
+        let x: Vec<i32> = (0..n as i32).map(|i| i * 37 % 83).collect();
+        let mut want = vec![0i32; n];
+        for (t, w) in want.iter_mut().enumerate() {
+            let lanes = t / 32 * 32..t / 32 * 32 + 32;
+            for k in 0..4 {
+                let v = |i: usize| x[i] * (k + 1) - 40;
+                let s = lanes.clone().map(v).fold(0i32, i32::wrapping_add);
+                let m = lanes.clone().map(|i| v(i) + k).max().unwrap();
+                *w = w.wrapping_mul(31).wrapping_add(s ^ m);
+            }
+        }
+        let input = DeviceBuffer::from_slice(&x).unwrap();
+        let path = both_paths(&want, || {
+            let mut out = DeviceBuffer::<i32>::zeroed(n).unwrap();
+            launch!(warp_reductions_in_a_loop<<<1, n as u32>>>(&input, &mut out)).unwrap();
+            out.to_vec().unwrap()
+        });
+        assert_eq!(path, "regions");
+    }
+}
+
 // ------------------------------------------------------------------ the file's constants
 
 /// A bound computed from other constants of the file (CUB's `RAKING_THREADS`).

@@ -447,7 +447,7 @@ pub fn xchg_any(x: &Exchange<bool>, t: usize) -> bool {
 #[inline(always)]
 pub fn xchg_reduce<T: crate::device::WarpReduce>(x: &Exchange<T>, t: usize, kind: ReduxKind) -> T {
     let op = crate::host::sched::warp::redux_op(kind, T::SIGNED);
-    T::from_word(crate::host::sched::warp::redux_words(op, x.warp_values(t).map(|v| v.to_word())))
+    T::from_word(x.reduced(t, op, |v| v.to_word()))
 }
 
 /// The checkers' look at one access site of a chunk of a vectorised lane loop, in a kernel's

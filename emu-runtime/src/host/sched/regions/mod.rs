@@ -336,17 +336,23 @@ where
 /// the one the general path computes (`warp::source_lane`, PTX's rule with a width of 32).
 pub struct Exchange<T> {
     vals: Vec<std::cell::Cell<Option<T>>>,
+    /// The last warp reduction read from these values ([`Exchange::reduced`]): its warp's
+    /// first thread, its operation and its result. Every lane of a warp reads the same
+    /// result, so the first computes it and the others take it from here; a hand-over
+    /// forgets it.
+    memo: std::cell::Cell<Option<(usize, crate::host::sched::warp::ReduxOp, u32)>>,
 }
 
 impl<T: Copy> Exchange<T> {
     /// An exchange for a block of `threads` threads.
     pub fn new(threads: usize) -> Self {
-        Exchange { vals: (0..threads).map(|_| std::cell::Cell::new(None)).collect() }
+        Exchange { vals: (0..threads).map(|_| std::cell::Cell::new(None)).collect(), memo: std::cell::Cell::new(None) }
     }
 
     /// Thread `t` hands over `v`.
     #[inline(always)]
     pub fn put(&self, t: usize, v: T) {
+        self.memo.set(None);
         if let Some(c) = self.vals.get(t) {
             c.set(Some(v));
         }
@@ -356,6 +362,7 @@ impl<T: Copy> Exchange<T> {
     /// only code is that hand-over does, as one copy.
     #[inline(always)]
     pub fn put_lanes(&self, lanes: &Lanes<T>) {
+        self.memo.set(None);
         for (c, v) in self.vals.iter().zip(lanes.0.iter()) {
             c.set(v.get());
         }
@@ -365,6 +372,7 @@ impl<T: Copy> Exchange<T> {
     /// stops in it (memcheck) hands nothing over, as it takes no part on the general path.
     #[inline(always)]
     pub fn clear(&self) {
+        self.memo.set(None);
         self.vals.iter().for_each(|c| c.set(None));
     }
 
@@ -387,6 +395,21 @@ impl<T: Copy> Exchange<T> {
     pub(crate) fn warp_values(&self, t: usize) -> impl Iterator<Item = T> + '_ {
         let base = t - t % 32;
         self.vals.iter().skip(base).take(32).filter_map(std::cell::Cell::get)
+    }
+
+    /// `op` over the words of the values thread `t`'s warp handed over (`warp::redux_words`),
+    /// computed once per warp and hand-over.
+    #[inline(always)]
+    pub(crate) fn reduced(&self, t: usize, op: crate::host::sched::warp::ReduxOp, word: impl Fn(T) -> u32) -> u32 {
+        let base = t - t % 32;
+        match self.memo.get() {
+            Some((b, o, w)) if b == base && o == op => w,
+            _ => {
+                let w = crate::host::sched::warp::redux_words(op, self.warp_values(t).map(word));
+                self.memo.set(Some((base, op, w)));
+                w
+            }
+        }
     }
 }
 
