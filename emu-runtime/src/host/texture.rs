@@ -19,7 +19,7 @@
 //! (`CACHE`) keeps the lookup off the table's lock; it is flushed whenever an object is
 //! dropped (`EPOCH`).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -91,6 +91,65 @@ type LookupCache = RefCell<(u64, Vec<(u64, Arc<State>)>)>;
 thread_local! {
     /// `(epoch, [(handle, state)])`: the objects this host thread looked up since `epoch`.
     static CACHE: LookupCache = const { RefCell::new((0, Vec::new())) };
+    /// The object over linear memory this host thread last fetched from ([`fetch_hot`]).
+    static HOT: Cell<Option<Hot>> = const { Cell::new(None) };
+}
+
+/// A `tex1Dfetch` of an object over linear memory without normalisation, as `with` last
+/// allowed it on this host thread: the handle, the epoch it was looked up in, the type read,
+/// and the object's texels.
+#[derive(Clone, Copy)]
+struct Hot {
+    handle: u64,
+    epoch: u64,
+    /// The type read ([`hot_key`]).
+    key: u32,
+    /// The object's texels (`State::data`), `width * channels` of them.
+    data: *const f32,
+    width: usize,
+}
+
+/// The type a fetch reads, as one word: its channels (1, 2 or 4), lanes and format.
+#[inline(always)]
+const fn hot_key(channels: usize, lanes: Lanes, format: Format) -> u32 {
+    channels as u32 | (lanes as u32) << 8 | (format as u32) << 16
+}
+
+/// `tex1Dfetch` of element `i` by the object `with` last allowed a fetch of on this host
+/// thread, without a look in the cache: what a fetch in a kernel's loop reads every time.
+/// `None` when the last object is another, or the read is of another type, or an object was
+/// dropped since (then `with` decides, and reports).
+#[inline(always)]
+pub(crate) fn fetch_hot(handle: u64, channels: usize, lanes: Lanes, format: Format, i: i32) -> Option<[f32; 4]> {
+    let epoch = EPOCH.load(Ordering::Acquire);
+    let key = hot_key(channels, lanes, format);
+    HOT.with(|h| {
+        let h = h.get()?;
+        if h.handle != handle || h.epoch != epoch || h.key != key {
+            return None;
+        }
+        let mut out = [0.0; 4];
+        if let Ok(i) = usize::try_from(i) {
+            if i < h.width {
+                // SAFETY: `h.data` is the `data` of a `State` whose `Arc` this host thread's
+                // `CACHE` holds: `with` stored both at epoch `h.epoch`, and `CACHE` lets its
+                // entries go only when it sees another epoch. The epoch only grows and is
+                // `h.epoch` now, so the entry is still there and the state alive; a `State`
+                // is never written after it is made. `i < width`, so `i * channels + c` for
+                // `c < channels` (the channels of the key, which `with` checked against the
+                // object's) is below `width * channels`, the length of `data`.
+                unsafe {
+                    let at = h.data.add(i * channels);
+                    match channels {
+                        1 => out[0] = *at,
+                        2 => out[..2].copy_from_slice(std::slice::from_raw_parts(at, 2)),
+                        _ => out[..channels.min(4)].copy_from_slice(std::slice::from_raw_parts(at, channels.min(4))),
+                    }
+                }
+            }
+        }
+        Some(out)
+    })
 }
 
 fn register(state: State) -> u64 {
@@ -158,6 +217,18 @@ pub(crate) fn with<R>(
             let found = (state.format, state.channels);
             drop(cache);
             wrong_type(read, found, (format, channels));
+        }
+        if read == Read::Fetch && state.normalized.is_none() {
+            debug_assert_eq!(state.data.len(), state.width * state.channels);
+            HOT.with(|h| {
+                h.set(Some(Hot {
+                    handle,
+                    epoch,
+                    key: hot_key(channels, lanes, format),
+                    data: state.data.as_ptr(),
+                    width: state.width,
+                }))
+            });
         }
         f(&state.texels(), &state.desc, state.normalized)
     })
@@ -556,4 +627,38 @@ impl<T: Texel> Drop for TextureObject<'_, T> {
 pub fn pitch_for<T: Texel>(width: usize) -> usize {
     let size = std::mem::size_of::<T>();
     (width * size).div_ceil(PITCH_ALIGNMENT) * PITCH_ALIGNMENT / size
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fetch(t: &TextureObject<'_, [f32; 2]>, i: i32) -> Option<[f32; 4]> {
+        fetch_hot(t.texture().handle(), 2, Lanes::Float, Format::F32, i)
+    }
+
+    /// The hot entry answers only for the object and type `with` last allowed a fetch of, reads
+    /// its texels (zero past them), and stops answering once any object is dropped.
+    #[test]
+    fn the_hot_fetch_follows_the_lookup_and_the_epoch() {
+        let texels: Vec<[f32; 2]> = (0..5).map(|i| [i as f32, -(i as f32)]).collect();
+        let buf = DeviceBuffer::from_slice(&texels).unwrap();
+        let t = TextureObject::linear(&buf, TextureDesc::new()).unwrap();
+        let other = TextureObject::array_1d(&[1.0f32, 2.0], TextureDesc::new()).unwrap();
+        let h = t.texture().handle();
+        let looked_up = |i| with(h, 2, Lanes::Float, Format::F32, Read::Fetch, |x, _, _| sampler::fetch_1d(x, i));
+        HOT.with(|c| c.set(None));
+        assert_eq!(fetch(&t, 1), None, "nothing looked up yet");
+        assert_eq!(looked_up(3), [3.0, -3.0, 0.0, 0.0]);
+        assert_eq!(fetch(&t, 4), Some([4.0, -4.0, 0.0, 0.0]));
+        assert_eq!(fetch(&t, 5), Some([0.0; 4]), "past the texels");
+        assert_eq!(fetch(&t, -1), Some([0.0; 4]), "before them");
+        assert_eq!(fetch_hot(h, 1, Lanes::Float, Format::F32, 0), None, "another type");
+        assert_eq!(fetch_hot(other.texture().handle(), 1, Lanes::Float, Format::F32, 0), None, "another object");
+        // Dropping any object moves the epoch: the next fetch looks up again.
+        drop(other);
+        assert_eq!(fetch(&t, 2), None);
+        assert_eq!(looked_up(2), [2.0, -2.0, 0.0, 0.0]);
+        assert_eq!(fetch(&t, 2), Some([2.0, -2.0, 0.0, 0.0]));
+    }
 }

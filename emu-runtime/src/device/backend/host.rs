@@ -456,7 +456,7 @@ pub(crate) fn stamp_running(stamp: u64) -> bool {
 
 /// The host side of texture reads (`device/texture/host.rs`).
 pub(crate) mod texture {
-    pub(crate) use crate::host::texture::{with, Read};
+    pub(crate) use crate::host::texture::{fetch_hot, with, Read};
 }
 
 /// The description of a `#[device_global]` for the running launch (`DeviceGlobal::meta`): the

@@ -17,6 +17,9 @@ fn lanes(lanes: Lanes, format: Format, v: [f32; 4]) -> [u32; 4] {
 #[inline]
 #[track_caller]
 pub(super) fn fetch_1d(handle: u64, l: Lanes, format: Format, channels: usize, i: i32) -> [u32; 4] {
+    if let Some(v) = crate::device::backend::texture::fetch_hot(handle, channels, l, format, i) {
+        return lanes(l, format, v);
+    }
     lanes(
         l,
         format,
