@@ -164,6 +164,7 @@ mod interleave;
 mod normalise;
 mod ranges;
 mod sequence;
+mod tiers;
 mod uniform;
 mod vector;
 
@@ -2333,7 +2334,7 @@ impl Program {
     }
 
     fn emit_run(&self, stmts: &[Stmt], run: usize, g: &Gen) -> TokenStream {
-        let (rb, t, ctx) = (&g.rb, &g.t, &g.ctx);
+        let t = &g.t;
         let named: Vec<Option<String>> = stmts.iter().map(|s| self.uniform_stmt(s, &self.uniform)).collect();
         let Some(first) = named.iter().position(Option::is_none) else {
             // Uniform only: block-level code.
@@ -2422,202 +2423,29 @@ impl Program {
                 _ => {}
             }
         }
-        // A thread's closure for `Regions::each`/`each_below` over `code`.
-        let thread_fn = |code: &TokenStream, saves: &TokenStream| {
-            // Inlined into the runner's loop over the threads (a block's tail expression is
-            // one of the places a closure may carry an attribute on stable Rust).
-            quote! {{
-                #[inline(always)]
-                |#t: usize, #ctx: ::deviceemu::__private::ThreadCtx| -> ::core::option::Option<::deviceemu::__private::Exit> {
-                    #restores
-                    #code
-                    #saves
-                    ::core::option::Option::None
-                }
-            }}
-        };
-        let checked = crate::rewrite::checked();
         // A region that only hands a per-thread local to a shuffle: one copy of the slots.
         if let Some(copy) = self.lanes_hand_over(thread) {
             return quote!(#(#prefix)* #copy #(#suffix)*);
         }
-        let f = thread_fn(&thread_code(thread), &saves);
         let narrowed = match (self.narrowing(thread, run), &g.outer) {
             (Some((tid, b)), Some(o)) => Some((tid, syn::parse_quote!(::core::cmp::min(#b, #o)))),
             (Some(n), None) => Some(n),
             (None, Some(o)) => Some((String::new(), o.clone())),
             (None, None) => None,
         };
-        let mut call = match &narrowed {
-            Some((_, bound)) => quote!(#rb.each_below(#bound, #f);),
-            None => quote!(#rb.each(#f);),
+        // The scalar form, wrapped by the fast forms of the tiers that have one (`tiers.rs`).
+        let region = tiers::Region {
+            thread,
+            restores: &restores,
+            vector_restores: vector_restores.as_ref(),
+            saves: &saves,
+            fresh_saves,
+            io: io.as_ref(),
+            narrowed: narrowed.as_ref(),
+            g,
         };
-        let mut hoisted_here = false;
-        if let Some((tid, bound)) = narrowed.as_ref().filter(|(tid, _)| !tid.is_empty()) {
-            if let Some((proof, hoisted)) = self.hoist_region(thread, tid, bound, g) {
-                let fast = thread_fn(&thread_code(&hoisted), &saves);
-                call = quote! {
-                    if !#checked && #rb.tier(::deviceemu::__private::TIER_HOISTED) && #proof {
-                        #rb.each_below(#bound, #fast);
-                    } else {
-                        #call
-                    }
-                };
-                hoisted_here = true;
-            }
-        }
-        // Otherwise its accesses' bounds proved from their indices' ranges (`ranges.rs`).
-        if !hoisted_here && !self.lane_loop {
-            if let Some((proof, proved)) = self.range_region(thread) {
-                let fast = thread_fn(&thread_code(&proved), &saves);
-                // A region over all its threads may run in groups: interleaved, or in turn.
-                let grouped = narrowed.is_none().then(|| {
-                    io.as_ref()
-                        .and_then(|io| self.interleaved(&proved, io, &fast, rb))
-                        .map(|group| (quote::format_ident!("TIER_INTERLEAVE"), group))
-                        .or_else(|| {
-                            self.in_turn(&proved, &restores, &saves, &fast, g)
-                                .map(|group| (quote::format_ident!("TIER_TURN"), group))
-                        })
-                });
-                let grouped = grouped.flatten();
-                let plain = match &narrowed {
-                    Some((_, bound)) => quote!(#rb.each_below(#bound, #fast);),
-                    None => quote!(#rb.each(#fast);),
-                };
-                let run = match grouped {
-                    // Interleaved groups or threads in turn, each a tier of its own.
-                    Some((tier, group)) => quote! {
-                        if #rb.tier(::deviceemu::__private::#tier) {
-                            #group
-                        } else {
-                            #plain
-                        }
-                    },
-                    None => plain,
-                };
-                call = quote! {
-                    if !#checked && #rb.tier(::deviceemu::__private::TIER_RANGES) && #proof {
-                        #rb.note_proved();
-                        #run
-                    } else {
-                        #call
-                    }
-                };
-            }
-        }
-        // A barrier kernel's region, vectorised where it fits (`vector.rs`); values it takes
-        // from per-thread slots and puts back keep it scalar.
-        if !self.lane_loop && fresh_saves {
-            let bound = narrowed.as_ref().map(|(_, b)| b);
-            let found = vector_restores.and_then(|v| self.vector_region(thread, &v, &saves, bound, g));
-            if let Some((proof, fast)) = found {
-                call = quote! {
-                    if !#checked && #rb.tier(::deviceemu::__private::TIER_VECTOR) && #rb.in_index_order() && #proof {
-                        #fast
-                    } else {
-                        #call
-                    }
-                };
-            }
-        }
-
-        if self.lane_loop {
-            if let Some(Hoisted { proof, stmts, vector }) = self.hoist(thread, g) {
-                let code = thread_code(&stmts);
-                let fast_fn = thread_fn(&code, &TokenStream::new());
-                let plain_fast = quote!(#rb.each(#fast_fn););
-                let mut vector_fast = None;
-                // Values restored from earlier regions live in per-thread slots; a lane loop has
-                // none (it has one region), and the vectorised form relies on that.
-                if let Some(Vectorised { first, stmts, loaded, written, sites }) =
-                    vector.filter(|_| restores.is_empty())
-                {
-                    let scalar = &code;
-                    let code = thread_code(&stmts);
-                    let rt = rt();
-                    let k = lane_k();
-                    let chunk = quote!(#rt::LANE_CHUNK);
-                    // The proof showed every index of the block, `first..first + threads`, in
-                    // bounds of each view; a chunk's lanes `c0..c0 + m` have the indices
-                    // `first + c0..first + c0 + m` (`lane_load` and `lane_store` check it again).
-                    // One buffer per view for the block, made (zeroed) once; each chunk loads
-                    // its part of the views it reads.
-                    let loads = loaded.iter().map(|v| {
-                        let buf = lane_buf(v);
-                        quote!(#rt::lane_load(&#v, __emu_at, &mut #buf, __emu_m);)
-                    });
-                    let fresh = loaded.iter().chain(written.iter().filter(|v| !loaded.contains(v))).map(|v| {
-                        let buf = lane_buf(v);
-                        quote!(let mut #buf = #rt::LaneBuf::<_, { #chunk }>::new();)
-                    });
-                    // SAFETY (of the stores): each written view is loaded first or stored by
-                    // every lane of the chunk (a store is a statement of the body, which has
-                    // no branch or exit), so its elements `0..m` are initialised.
-                    let stores = written.iter().map(|v| {
-                        let buf = lane_buf(v);
-                        quote!(unsafe { #rt::lane_store(&#v, __emu_at, &#buf, __emu_m) };)
-                    });
-                    // The checked copy: the checkers see each access site of the body, in
-                    // program order, once per chunk (its lanes' elements `at..at + m`), after
-                    // the chunk's arithmetic (a chunk that panics has checked nothing) and
-                    // before its stores; each reports at its access's line (`track_caller`).
-                    let checks = sites.iter().map(|(v, write, span)| {
-                        let args = quote!(&#v, __emu_at, __emu_c0, __emu_m, #write);
-                        quote_spanned!(*span=> ::deviceemu::__private::lane_check(#args);)
-                    });
-                    // A chunk that panics runs again lane by lane; in the checked copy through
-                    // the checked per-thread code, so that its lanes' accesses are checked.
-                    let checked_fn = thread_fn(&thread_code(thread), &TokenStream::new());
-                    vector_fast = Some(quote! {
-                        let __emu_first = #rt::Index::to_index(#first);
-                        #(#fresh)*
-                        #rb.each_chunk(
-                            |__emu_cursor: &#rt::LaneCursor, __emu_c0: usize, __emu_m: usize| {
-                                // What `each_chunk` gives already; said here so that the
-                                // compiler drops `LaneBuf::set`'s check and vectorises the loop.
-                                let __emu_m = ::core::cmp::min(__emu_m, #rt::LANE_CHUNK);
-                                let __emu_at = __emu_first + __emu_c0;
-                                #(#loads)*
-                                for #k in 0..__emu_m {
-                                    let #ctx = __emu_cursor.lane(__emu_c0 + #k);
-                                    #code
-                                }
-                                if #checked {
-                                    #(#checks)*
-                                }
-                                #(#stores)*
-                            },
-                            |#t: usize, #ctx: ::deviceemu::__private::ThreadCtx| {
-                                if #checked {
-                                    let _ = (#checked_fn)(#t, #ctx);
-                                } else {
-                                    #scalar
-                                }
-                            },
-                        );
-                    });
-                }
-                // The plain hoisted form runs unchecked accesses, so the checked copy takes
-                // the vectorised form (with its per-chunk checks) or the per-thread one.
-                call = quote! {
-                    if !#checked && #rb.tier(::deviceemu::__private::TIER_HOISTED) && #rb.in_index_order() && #proof {
-                        #plain_fast
-                    } else {
-                        #call
-                    }
-                };
-                if let Some(vector_fast) = vector_fast {
-                    call = quote! {
-                        if #rb.tier(::deviceemu::__private::TIER_VECTOR) && #rb.in_index_order() && #proof {
-                            #vector_fast
-                        } else {
-                            #call
-                        }
-                    };
-                }
-            }
-        }
+        let scalar = region.each(&region.thread_fn(&thread_code(thread), &saves));
+        let call = tiers::chain(self, &region, scalar);
         // A region that hands a value to a shuffle first forgets the last round's: a thread
         // that stops in it hands nothing over.
         let clear =
