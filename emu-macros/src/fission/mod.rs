@@ -2911,9 +2911,7 @@ impl Program {
     /// the last index passes the guard, and that it lies in bounds of every view the body
     /// touches.
     fn hoist(&self, thread: &[Stmt], g: &Gen) -> Option<Hoisted> {
-        let recomputed = |s: &Stmt| {
-            matches!(s, Stmt::Local(l) if local_name(&l.pat).is_some_and(|n| self.lives.get(&n) == Some(&Lives::Recomputed)))
-        };
+        let recomputed = |s: &Stmt| matches!(s, Stmt::Local(l) if local_name(&l.pat).is_some_and(|n| self.lives.get(&n) == Some(&Lives::Recomputed)));
         let guarded = thread.split_last().and_then(|(last, lets)| {
             let Stmt::Expr(Expr::If(cond_if), _) = last else { return None };
             if cond_if.else_branch.is_some() || !lets.iter().all(recomputed) {

@@ -276,6 +276,9 @@ impl Tier for LaneVector {
                 },
             );
         };
-        Some(Fast { guard: quote!(#rb.tier(::deviceemu::__private::TIER_VECTOR) && #rb.in_index_order() && #proof), code })
+        Some(Fast {
+            guard: quote!(#rb.tier(::deviceemu::__private::TIER_VECTOR) && #rb.in_index_order() && #proof),
+            code,
+        })
     }
 }
