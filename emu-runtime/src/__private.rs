@@ -28,7 +28,7 @@ pub use crate::host::{
     sched::devrt::{device_launch, DeviceArg, DeviceArgMut, DeviceStream},
     sched::launch::{launch, launch_on_gpu, launch_tasks},
     sched::regions::{
-        announce_general, last_path, last_proved, last_vectorised, launch_lanes, launch_regions,
+        announce_general, last_path, last_proved, last_vectorised, last_views, launch_lanes, launch_regions,
         launch_regions_guarded, region_progress_point, Exchange, Guard, LaneCursor, Lanes, Regions, Turn,
     },
     sched::verify::{inject_fast_path_fault, Written},
@@ -70,19 +70,66 @@ use core::panic::Location;
 pub use crate::device::access::{helper_checking, range_add, range_mul, row, row_len, row_write, Index, RangeInt};
 pub use crate::device::print::kprint_args;
 
+/// How an access `v[i]` of a kernel checks itself: `bool`, the `__EMU_CHECKED` of the
+/// per-thread forms (whether the checkers see it), or [`Valid`] in a region whose views were
+/// checked live and aligned when it started (`fission/views.rs`). One `load` and one `store`
+/// take either, so that a kernel's error at an access (an index that is no integer) is one
+/// error, not one per form.
+pub trait Access: Copy {
+    /// `v[i]`.
+    #[track_caller]
+    fn load<T: DeviceCopy, K: ViewKind>(self, v: &View<T, K>, i: usize) -> T;
+    /// `v[i] = value`.
+    #[track_caller]
+    fn store<T: DeviceCopy, K: Writable>(self, v: &View<T, K>, i: usize, value: T);
+}
+
+impl Access for bool {
+    #[inline(always)]
+    #[track_caller]
+    fn load<T: DeviceCopy, K: ViewKind>(self, v: &View<T, K>, i: usize) -> T {
+        crate::device::access::load(self, v, i)
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn store<T: DeviceCopy, K: Writable>(self, v: &View<T, K>, i: usize, value: T) {
+        crate::device::access::store(self, v, i, value)
+    }
+}
+
+/// The accesses of a region whose views were found live and aligned when it started: each
+/// checks its index only (`load_valid`, `store_valid`).
+#[cfg(not(target_arch = "nvptx64"))]
+#[derive(Clone, Copy, Debug)]
+pub struct Valid;
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl Access for Valid {
+    #[inline(always)]
+    #[track_caller]
+    fn load<T: DeviceCopy, K: ViewKind>(self, v: &View<T, K>, i: usize) -> T {
+        load_valid(v, i)
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn store<T: DeviceCopy, K: Writable>(self, v: &View<T, K>, i: usize, value: T) {
+        store_valid(v, i, value)
+    }
+}
+
 /// `v[i]` in a kernel (`device/access.rs`; a forward, so that a bad index's error names this
 /// path).
 #[inline(always)]
 #[track_caller]
-pub fn load<T: DeviceCopy, K: ViewKind, I: Index>(checked: bool, v: &View<T, K>, i: I) -> T {
-    crate::device::access::load(checked, v, i)
+pub fn load<T: DeviceCopy, K: ViewKind, I: Index, A: Access>(checked: A, v: &View<T, K>, i: I) -> T {
+    checked.load(v, i.to_index())
 }
 
 /// `v[i] = value` in a kernel (`device/access.rs`; a forward, as [`load`]).
 #[inline(always)]
 #[track_caller]
-pub fn store<T: DeviceCopy, K: Writable, I: Index>(checked: bool, v: &View<T, K>, i: I, value: T) {
-    crate::device::access::store(checked, v, i, value)
+pub fn store<T: DeviceCopy, K: Writable, I: Index, A: Access>(checked: A, v: &View<T, K>, i: I, value: T) {
+    checked.store(v, i.to_index(), value)
 }
 #[cfg(target_arch = "nvptx64")]
 pub use crate::device::devrt::{DeviceArg, DeviceArgMut, DeviceStream, ParamBuffer};
@@ -91,10 +138,10 @@ pub use crate::device::devrt::{DeviceArg, DeviceArgMut, DeviceStream, ParamBuffe
 pub use crate::device::backend::ReduxKind;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::sched::regions::fast::{
-    lane_check, lane_checks, lane_last, lane_load, lane_store, load_in_bounds, load_row_in_bounds, region_bound,
-    store_in_bounds, store_row_in_bounds, view_aligned, xchg_all, xchg_any, xchg_ballot, xchg_down, xchg_idx, xchg_put,
-    xchg_reduce, xchg_up, xchg_xor, LaneBuf, LaneInt, RegionBound, Snapshot, LANE_CHUNK, TIER_HOISTED, TIER_INTERLEAVE,
-    TIER_RANGES, TIER_TURN, TIER_VECTOR, VECTOR_MIN,
+    lane_check, lane_checks, lane_last, lane_load, lane_store, load_in_bounds, load_row_in_bounds, load_valid,
+    region_bound, store_in_bounds, store_row_in_bounds, store_valid, view_aligned, xchg_all, xchg_any, xchg_ballot,
+    xchg_down, xchg_idx, xchg_put, xchg_reduce, xchg_up, xchg_xor, LaneBuf, LaneInt, RegionBound, Snapshot, LANE_CHUNK,
+    TIER_HOISTED, TIER_INTERLEAVE, TIER_RANGES, TIER_TURN, TIER_VECTOR, TIER_VIEWS, VECTOR_MIN,
 };
 
 #[cfg(not(target_arch = "nvptx64"))]

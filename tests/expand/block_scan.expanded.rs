@@ -550,31 +550,67 @@ impl block_scan {
                         }
                     });
             } else {
-                __emu_rb
-                    .each({
-                        #[inline(always)]
-                        |
-                            __emu_t: usize,
-                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                            let tid = __emu_ctx.thread_idx.x as usize;
-                            let i = __emu_ctx.block_idx.x as usize * 256 + tid;
-                            {
-                                let __emu_value = if i < input.len() {
-                                    ::deviceemu::__private::load(__EMU_CHECKED, &input, i)
-                                } else {
-                                    0.0
+                if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VIEWS)
+                    && ::deviceemu::__private::view_aligned(&input)
+                    && ::deviceemu::__private::view_aligned(&t)
+                {
+                    __emu_rb.note_views();
+                    __emu_rb
+                        .each({
+                            #[inline(always)]
+                            |
+                                __emu_t: usize,
+                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                let tid = __emu_ctx.thread_idx.x as usize;
+                                let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                                {
+                                    let __emu_value = if i < input.len() {
+                                        ::deviceemu::__private::load(
+                                            ::deviceemu::__private::Valid,
+                                            &input,
+                                            i,
+                                        )
+                                    } else {
+                                        0.0
+                                    };
+                                    ::deviceemu::__private::store(
+                                        ::deviceemu::__private::Valid,
+                                        &t,
+                                        tid,
+                                        __emu_value,
+                                    )
                                 };
-                                ::deviceemu::__private::store(
-                                    __EMU_CHECKED,
-                                    &t,
-                                    tid,
-                                    __emu_value,
-                                )
-                            };
-                            ::core::option::Option::None
-                        }
-                    });
+                                ::core::option::Option::None
+                            }
+                        });
+                } else {
+                    __emu_rb
+                        .each({
+                            #[inline(always)]
+                            |
+                                __emu_t: usize,
+                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                let tid = __emu_ctx.thread_idx.x as usize;
+                                let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                                {
+                                    let __emu_value = if i < input.len() {
+                                        ::deviceemu::__private::load(__EMU_CHECKED, &input, i)
+                                    } else {
+                                        0.0
+                                    };
+                                    ::deviceemu::__private::store(
+                                        __EMU_CHECKED,
+                                        &t,
+                                        tid,
+                                        __emu_value,
+                                    )
+                                };
+                                ::core::option::Option::None
+                            }
+                        });
+                }
             }
         }
         __emu_rb.barrier();
@@ -639,23 +675,50 @@ impl block_scan {
                         },
                     );
             } else {
-                __emu_rb
-                    .each({
-                        #[inline(always)]
-                        |
-                            __emu_t: usize,
-                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                            let tid = __emu_ctx.thread_idx.x as usize;
-                            let v = if tid >= off {
-                                ::deviceemu::__private::load(__EMU_CHECKED, &t, tid - off)
-                            } else {
-                                0.0
-                            };
-                            __emu_lanes_v.put(__emu_t, v);
-                            ::core::option::Option::None
-                        }
-                    });
+                if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VIEWS)
+                    && ::deviceemu::__private::view_aligned(&t)
+                {
+                    __emu_rb.note_views();
+                    __emu_rb
+                        .each({
+                            #[inline(always)]
+                            |
+                                __emu_t: usize,
+                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                let tid = __emu_ctx.thread_idx.x as usize;
+                                let v = if tid >= off {
+                                    ::deviceemu::__private::load(
+                                        ::deviceemu::__private::Valid,
+                                        &t,
+                                        tid - off,
+                                    )
+                                } else {
+                                    0.0
+                                };
+                                __emu_lanes_v.put(__emu_t, v);
+                                ::core::option::Option::None
+                            }
+                        });
+                } else {
+                    __emu_rb
+                        .each({
+                            #[inline(always)]
+                            |
+                                __emu_t: usize,
+                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                let tid = __emu_ctx.thread_idx.x as usize;
+                                let v = if tid >= off {
+                                    ::deviceemu::__private::load(__EMU_CHECKED, &t, tid - off)
+                                } else {
+                                    0.0
+                                };
+                                __emu_lanes_v.put(__emu_t, v);
+                                ::core::option::Option::None
+                            }
+                        });
+                }
             }
             __emu_rb.barrier();
             if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VECTOR)
@@ -810,36 +873,73 @@ impl block_scan {
                             }
                         });
                 } else {
-                    __emu_rb
-                        .each({
-                            #[inline(always)]
-                            |
-                                __emu_t: usize,
-                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                                let tid = __emu_ctx.thread_idx.x as usize;
-                                #[allow(unused_mut)]
-                                let mut v = __emu_lanes_v.take(__emu_t);
-                                {
-                                    let __emu_value = v;
-                                    let __emu_view = t;
-                                    let __emu_index = tid;
-                                    let mut __emu_old = ::deviceemu::__private::load(
-                                        __EMU_CHECKED,
-                                        &__emu_view,
-                                        __emu_index,
-                                    );
-                                    __emu_old += __emu_value;
-                                    ::deviceemu::__private::store(
-                                        __EMU_CHECKED,
-                                        &__emu_view,
-                                        __emu_index,
-                                        __emu_old,
-                                    )
-                                };
-                                ::core::option::Option::None
-                            }
-                        });
+                    if !__EMU_CHECKED
+                        && __emu_rb.tier(::deviceemu::__private::TIER_VIEWS)
+                        && ::deviceemu::__private::view_aligned(&t)
+                    {
+                        __emu_rb.note_views();
+                        __emu_rb
+                            .each({
+                                #[inline(always)]
+                                |
+                                    __emu_t: usize,
+                                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                                | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                    let tid = __emu_ctx.thread_idx.x as usize;
+                                    #[allow(unused_mut)]
+                                    let mut v = __emu_lanes_v.take(__emu_t);
+                                    {
+                                        let __emu_value = v;
+                                        let __emu_view = t;
+                                        let __emu_index = tid;
+                                        let mut __emu_old = ::deviceemu::__private::load(
+                                            ::deviceemu::__private::Valid,
+                                            &__emu_view,
+                                            __emu_index,
+                                        );
+                                        __emu_old += __emu_value;
+                                        ::deviceemu::__private::store(
+                                            ::deviceemu::__private::Valid,
+                                            &__emu_view,
+                                            __emu_index,
+                                            __emu_old,
+                                        )
+                                    };
+                                    ::core::option::Option::None
+                                }
+                            });
+                    } else {
+                        __emu_rb
+                            .each({
+                                #[inline(always)]
+                                |
+                                    __emu_t: usize,
+                                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                                | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                    let tid = __emu_ctx.thread_idx.x as usize;
+                                    #[allow(unused_mut)]
+                                    let mut v = __emu_lanes_v.take(__emu_t);
+                                    {
+                                        let __emu_value = v;
+                                        let __emu_view = t;
+                                        let __emu_index = tid;
+                                        let mut __emu_old = ::deviceemu::__private::load(
+                                            __EMU_CHECKED,
+                                            &__emu_view,
+                                            __emu_index,
+                                        );
+                                        __emu_old += __emu_value;
+                                        ::deviceemu::__private::store(
+                                            __EMU_CHECKED,
+                                            &__emu_view,
+                                            __emu_index,
+                                            __emu_old,
+                                        )
+                                    };
+                                    ::core::option::Option::None
+                                }
+                            });
+                    }
                 }
             }
             __emu_rb.barrier();
@@ -1035,33 +1135,67 @@ impl block_scan {
                         }
                     });
             } else {
-                __emu_rb
-                    .each({
-                        #[inline(always)]
-                        |
-                            __emu_t: usize,
-                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                            let tid = __emu_ctx.thread_idx.x as usize;
-                            let i = __emu_ctx.block_idx.x as usize * 256 + tid;
-                            if i < out.len() {
-                                {
-                                    let __emu_value = ::deviceemu::__private::load(
-                                        __EMU_CHECKED,
-                                        &t,
-                                        tid,
-                                    );
-                                    ::deviceemu::__private::store(
-                                        __EMU_CHECKED,
-                                        &out,
-                                        i,
-                                        __emu_value,
-                                    )
-                                };
+                if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VIEWS)
+                    && ::deviceemu::__private::view_aligned(&t)
+                    && ::deviceemu::__private::view_aligned(&out)
+                {
+                    __emu_rb.note_views();
+                    __emu_rb
+                        .each({
+                            #[inline(always)]
+                            |
+                                __emu_t: usize,
+                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                let tid = __emu_ctx.thread_idx.x as usize;
+                                let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                                if i < out.len() {
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load(
+                                            ::deviceemu::__private::Valid,
+                                            &t,
+                                            tid,
+                                        );
+                                        ::deviceemu::__private::store(
+                                            ::deviceemu::__private::Valid,
+                                            &out,
+                                            i,
+                                            __emu_value,
+                                        )
+                                    };
+                                }
+                                ::core::option::Option::None
                             }
-                            ::core::option::Option::None
-                        }
-                    });
+                        });
+                } else {
+                    __emu_rb
+                        .each({
+                            #[inline(always)]
+                            |
+                                __emu_t: usize,
+                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                let tid = __emu_ctx.thread_idx.x as usize;
+                                let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                                if i < out.len() {
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load(
+                                            __EMU_CHECKED,
+                                            &t,
+                                            tid,
+                                        );
+                                        ::deviceemu::__private::store(
+                                            __EMU_CHECKED,
+                                            &out,
+                                            i,
+                                            __emu_value,
+                                        )
+                                    };
+                                }
+                                ::core::option::Option::None
+                            }
+                        });
+                }
             }
         }
     }

@@ -532,31 +532,67 @@ impl block_sum {
                         }
                     });
             } else {
-                __emu_rb
-                    .each({
-                        #[inline(always)]
-                        |
-                            __emu_t: usize,
-                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                            let tid = __emu_ctx.thread_idx.x as usize;
-                            let i = __emu_ctx.block_idx.x as usize * 256 + tid;
-                            {
-                                let __emu_value = if i < x.len() {
-                                    ::deviceemu::__private::load(__EMU_CHECKED, &x, i)
-                                } else {
-                                    0.0
+                if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VIEWS)
+                    && ::deviceemu::__private::view_aligned(&x)
+                    && ::deviceemu::__private::view_aligned(&t)
+                {
+                    __emu_rb.note_views();
+                    __emu_rb
+                        .each({
+                            #[inline(always)]
+                            |
+                                __emu_t: usize,
+                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                let tid = __emu_ctx.thread_idx.x as usize;
+                                let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                                {
+                                    let __emu_value = if i < x.len() {
+                                        ::deviceemu::__private::load(
+                                            ::deviceemu::__private::Valid,
+                                            &x,
+                                            i,
+                                        )
+                                    } else {
+                                        0.0
+                                    };
+                                    ::deviceemu::__private::store(
+                                        ::deviceemu::__private::Valid,
+                                        &t,
+                                        tid,
+                                        __emu_value,
+                                    )
                                 };
-                                ::deviceemu::__private::store(
-                                    __EMU_CHECKED,
-                                    &t,
-                                    tid,
-                                    __emu_value,
-                                )
-                            };
-                            ::core::option::Option::None
-                        }
-                    });
+                                ::core::option::Option::None
+                            }
+                        });
+                } else {
+                    __emu_rb
+                        .each({
+                            #[inline(always)]
+                            |
+                                __emu_t: usize,
+                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                let tid = __emu_ctx.thread_idx.x as usize;
+                                let i = __emu_ctx.block_idx.x as usize * 256 + tid;
+                                {
+                                    let __emu_value = if i < x.len() {
+                                        ::deviceemu::__private::load(__EMU_CHECKED, &x, i)
+                                    } else {
+                                        0.0
+                                    };
+                                    ::deviceemu::__private::store(
+                                        __EMU_CHECKED,
+                                        &t,
+                                        tid,
+                                        __emu_value,
+                                    )
+                                };
+                                ::core::option::Option::None
+                            }
+                        });
+                }
             }
         }
         __emu_rb.barrier();
@@ -733,43 +769,87 @@ impl block_sum {
                             },
                         );
                 } else {
-                    __emu_rb
-                        .each_below(
-                            ::deviceemu::__private::region_bound(s),
-                            {
-                                #[inline(always)]
-                                |
-                                    __emu_t: usize,
-                                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                                | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                                    let tid = __emu_ctx.thread_idx.x as usize;
-                                    if tid < s {
-                                        {
-                                            let __emu_value = ::deviceemu::__private::load(
-                                                __EMU_CHECKED,
-                                                &t,
-                                                tid + s,
-                                            );
-                                            let __emu_view = t;
-                                            let __emu_index = tid;
-                                            let mut __emu_old = ::deviceemu::__private::load(
-                                                __EMU_CHECKED,
-                                                &__emu_view,
-                                                __emu_index,
-                                            );
-                                            __emu_old += __emu_value;
-                                            ::deviceemu::__private::store(
-                                                __EMU_CHECKED,
-                                                &__emu_view,
-                                                __emu_index,
-                                                __emu_old,
-                                            )
-                                        };
+                    if !__EMU_CHECKED
+                        && __emu_rb.tier(::deviceemu::__private::TIER_VIEWS)
+                        && ::deviceemu::__private::view_aligned(&t)
+                    {
+                        __emu_rb.note_views();
+                        __emu_rb
+                            .each_below(
+                                ::deviceemu::__private::region_bound(s),
+                                {
+                                    #[inline(always)]
+                                    |
+                                        __emu_t: usize,
+                                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                        let tid = __emu_ctx.thread_idx.x as usize;
+                                        if tid < s {
+                                            {
+                                                let __emu_value = ::deviceemu::__private::load(
+                                                    ::deviceemu::__private::Valid,
+                                                    &t,
+                                                    tid + s,
+                                                );
+                                                let __emu_view = t;
+                                                let __emu_index = tid;
+                                                let mut __emu_old = ::deviceemu::__private::load(
+                                                    ::deviceemu::__private::Valid,
+                                                    &__emu_view,
+                                                    __emu_index,
+                                                );
+                                                __emu_old += __emu_value;
+                                                ::deviceemu::__private::store(
+                                                    ::deviceemu::__private::Valid,
+                                                    &__emu_view,
+                                                    __emu_index,
+                                                    __emu_old,
+                                                )
+                                            };
+                                        }
+                                        ::core::option::Option::None
                                     }
-                                    ::core::option::Option::None
-                                }
-                            },
-                        );
+                                },
+                            );
+                    } else {
+                        __emu_rb
+                            .each_below(
+                                ::deviceemu::__private::region_bound(s),
+                                {
+                                    #[inline(always)]
+                                    |
+                                        __emu_t: usize,
+                                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                        let tid = __emu_ctx.thread_idx.x as usize;
+                                        if tid < s {
+                                            {
+                                                let __emu_value = ::deviceemu::__private::load(
+                                                    __EMU_CHECKED,
+                                                    &t,
+                                                    tid + s,
+                                                );
+                                                let __emu_view = t;
+                                                let __emu_index = tid;
+                                                let mut __emu_old = ::deviceemu::__private::load(
+                                                    __EMU_CHECKED,
+                                                    &__emu_view,
+                                                    __emu_index,
+                                                );
+                                                __emu_old += __emu_value;
+                                                ::deviceemu::__private::store(
+                                                    __EMU_CHECKED,
+                                                    &__emu_view,
+                                                    __emu_index,
+                                                    __emu_old,
+                                                )
+                                            };
+                                        }
+                                        ::core::option::Option::None
+                                    }
+                                },
+                            );
+                    }
                 }
             }
             __emu_rb.barrier();
@@ -820,35 +900,71 @@ impl block_sum {
                     },
                 );
         } else {
-            __emu_rb
-                .each_below(
-                    ::deviceemu::__private::region_bound(0).saturating_add(1),
-                    {
-                        #[inline(always)]
-                        |
-                            __emu_t: usize,
-                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                            let tid = __emu_ctx.thread_idx.x as usize;
-                            if tid == 0 {
-                                {
-                                    let __emu_value = ::deviceemu::__private::load(
-                                        __EMU_CHECKED,
-                                        &t,
-                                        0,
-                                    );
-                                    ::deviceemu::__private::store(
-                                        __EMU_CHECKED,
-                                        &sums,
-                                        __emu_ctx.block_idx.x as usize,
-                                        __emu_value,
-                                    )
-                                };
+            if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VIEWS)
+                && ::deviceemu::__private::view_aligned(&t)
+                && ::deviceemu::__private::view_aligned(&sums)
+            {
+                __emu_rb.note_views();
+                __emu_rb
+                    .each_below(
+                        ::deviceemu::__private::region_bound(0).saturating_add(1),
+                        {
+                            #[inline(always)]
+                            |
+                                __emu_t: usize,
+                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                let tid = __emu_ctx.thread_idx.x as usize;
+                                if tid == 0 {
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load(
+                                            ::deviceemu::__private::Valid,
+                                            &t,
+                                            0,
+                                        );
+                                        ::deviceemu::__private::store(
+                                            ::deviceemu::__private::Valid,
+                                            &sums,
+                                            __emu_ctx.block_idx.x as usize,
+                                            __emu_value,
+                                        )
+                                    };
+                                }
+                                ::core::option::Option::None
                             }
-                            ::core::option::Option::None
-                        }
-                    },
-                );
+                        },
+                    );
+            } else {
+                __emu_rb
+                    .each_below(
+                        ::deviceemu::__private::region_bound(0).saturating_add(1),
+                        {
+                            #[inline(always)]
+                            |
+                                __emu_t: usize,
+                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                let tid = __emu_ctx.thread_idx.x as usize;
+                                if tid == 0 {
+                                    {
+                                        let __emu_value = ::deviceemu::__private::load(
+                                            __EMU_CHECKED,
+                                            &t,
+                                            0,
+                                        );
+                                        ::deviceemu::__private::store(
+                                            __EMU_CHECKED,
+                                            &sums,
+                                            __emu_ctx.block_idx.x as usize,
+                                            __emu_value,
+                                        )
+                                    };
+                                }
+                                ::core::option::Option::None
+                            }
+                        },
+                    );
+            }
         }
     }
 }

@@ -129,6 +129,13 @@
 //!   arrays, which the compiler vectorises, and the views it writes are copied back. A chunk has
 //!   no effect before its end, so a lane that panics (an integer division by zero) makes the
 //!   chunk run again lane by lane, and the report names that lane.
+//! - **Regions whose views are checked once** (`emu-macros/src/fission/views.rs`): a region or
+//!   lane loop that none of the proofs above covers (a gather `x[perm[i]]`, a scan's
+//!   `s[pos - offset]` with a per-thread `pos`) checks once per run that each view it accesses
+//!   as `v[i]` is live and aligned, then runs accesses that check their index only. A bad index
+//!   is reported as before, at its line. `EMU_VERBOSE=1` prints how many region runs did.
+//! - Each of these forms is a tier behind one trait (`tiers.rs`), folded over the scalar form
+//!   in a declared order; `EMU_TIERS_OFF` turns each off.
 //! - **Warp shuffles in regions.** A full-mask shuffle (`shfl_sync`, `shfl_up_sync`,
 //!   `shfl_down_sync` or `shfl_xor_sync` with `FULL_MASK`, `0xffff_ffff`, `u32::MAX` or `!0`)
 //!   that is a statement's whole value (`let x = shfl..;`, `x = shfl..;`, `x += shfl..;`) where a
@@ -167,6 +174,7 @@ mod sequence;
 mod tiers;
 mod uniform;
 mod vector;
+mod views;
 
 use std::collections::{HashMap, HashSet};
 

@@ -85,7 +85,7 @@ pub(super) trait Tier: Sync {
 }
 
 /// The tiers, in the order they wrap the scalar form: the last is tried first.
-const TIERS: [&dyn Tier; 5] = [&NarrowedHoist, &RangeProved, &VectorRegion, &LaneHoist, &LaneVector];
+const TIERS: [&dyn Tier; 6] = [&ViewsChecked, &NarrowedHoist, &RangeProved, &VectorRegion, &LaneHoist, &LaneVector];
 
 /// The region's forms: `scalar` wrapped by every tier that has a form for it.
 pub(super) fn chain(p: &Program, r: &Region<'_>, scalar: TokenStream) -> TokenStream {
@@ -99,6 +99,25 @@ pub(super) fn chain(p: &Program, r: &Region<'_>, scalar: TokenStream) -> TokenSt
         },
         None => call,
     })
+}
+
+/// A region or lane loop whose views are checked live and aligned once per run, and whose
+/// accesses then check their index only (`views.rs`): what runs when no proof below does.
+struct ViewsChecked;
+
+impl Tier for ViewsChecked {
+    fn fast(&self, p: &Program, r: &Region<'_>) -> Option<Fast> {
+        let (guard, valid) = p.views_region(r.thread)?;
+        let (checked, rb) = (crate::rewrite::checked(), &r.g.rb);
+        let f = r.thread_fn(&thread_code(&valid), r.saves);
+        Some(Fast {
+            guard: quote!(!#checked && #rb.tier(::deviceemu::__private::TIER_VIEWS) && #guard),
+            code: {
+                let each = r.each(&f);
+                quote!(#rb.note_views(); #each)
+            },
+        })
+    }
 }
 
 /// A narrowed region (`if tid < s`) whose accesses are `v[tid + u]`, proved in bounds for the

@@ -98,11 +98,14 @@ pub enum Tier {
     Turn,
     /// Proved loop regions run groups of threads interleaved, reading copies of shared arrays.
     Interleave,
+    /// Regions and lane loops whose views are checked live and aligned once per run: each
+    /// access checks its index only.
+    Views,
 }
 
 impl Tier {
     /// Every tier, in the order `EMU_TIERS_OFF` lists them.
-    pub const ALL: [Tier; 8] = [
+    pub const ALL: [Tier; 9] = [
         Tier::Regions,
         Tier::Lanes,
         Tier::Shuffles,
@@ -111,6 +114,7 @@ impl Tier {
         Tier::Ranges,
         Tier::Turn,
         Tier::Interleave,
+        Tier::Views,
     ];
 
     /// The tier's name in `EMU_TIERS_OFF`.
@@ -124,6 +128,7 @@ impl Tier {
             Tier::Ranges => "ranges",
             Tier::Turn => "turn",
             Tier::Interleave => "interleave",
+            Tier::Views => "views",
         }
     }
 

@@ -1226,6 +1226,61 @@ fn interleaved_groups_of_a_row_and_its_leftover_threads_agree() {
     }
 }
 
+/// A gather through a permutation read from memory, which no proof covers: each access
+/// checks its index only, its views checked live and aligned once per region run.
+#[kernel]
+fn gather_through(perm: &[u32], x: &[u32], out: &mut [u32]) {
+    let t = shared_array![u32; 128];
+    let tid = thread_idx().x as usize;
+    let i = block_idx().x as usize * 128 + tid;
+    t[tid] = i as u32;
+    sync_threads();
+    out[i] = t[(tid + 1) % 128] + x[perm[i] as usize];
+}
+
+/// Runs `f` with `EMU_VERBOSE` on and returns how many region runs of its last regions launch
+/// checked their views once.
+fn views_runs(f: impl FnOnce()) -> usize {
+    with_config(Config::default().verbose(true).blocks(BlockOrder::Serial), || {
+        f();
+        deviceemu::__private::last_views()
+    })
+}
+
+#[test]
+fn regions_no_proof_covers_check_their_views_once_and_still_report_bad_indices() {
+    let n = 128 * 3;
+    let x: Vec<u32> = (0..n as u32).map(|v| v * 7 + 1).collect();
+    // A bijection of 0..n, then the same with one entry past `x`.
+    let good: Vec<u32> = (0..n as u32).map(|v| (v * 97 + 5) % n as u32).collect();
+    let mut bad = good.clone();
+    bad[128 + 40] = n as u32 + 3;
+    for perm in [&good, &bad] {
+        let run = || {
+            let (dp, dx) = (DeviceBuffer::from_slice(perm).unwrap(), DeviceBuffer::from_slice(&x).unwrap());
+            let mut o = DeviceBuffer::<u32>::zeroed(n).unwrap();
+            let r = launch!(gather_through<<<3, 128>>>(&dp, &dx, &mut o));
+            (o.to_vec().unwrap(), r)
+        };
+        let (out, r) = both_paths("regions", run);
+        if perm == &good {
+            r.unwrap();
+            for (i, &o) in out.iter().enumerate() {
+                let (b, tid) = (i / 128 * 128, i % 128);
+                assert_eq!(o, (b + (tid + 1) % 128) as u32 + x[good[i] as usize], "out[{i}]");
+            }
+        } else {
+            // Reported at the gather's line for thread 40 of block 1, as the general path does
+            // (`both_paths` compares the reports).
+            let report = r.unwrap_err();
+            assert!(report.contains("thread (40,0,0)") && report.contains("block (1,0,0)"), "{report}");
+        }
+        // The second region of each of the three blocks (the first is range-proved), the bad
+        // index's block too: its views are live and aligned, only the index is out of bounds.
+        assert_eq!(views_runs(|| drop(run())), 3);
+    }
+}
+
 /// Runs `f` with `EMU_VERBOSE` on and returns how many region runs of its last regions launch
 /// had their bounds proved from their indices' ranges.
 fn proved_runs(f: impl FnOnce()) -> usize {

@@ -90,6 +90,39 @@ pub fn store_in_bounds<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usize, val
     unsafe { crate::host::mem::memory::store_relaxed(v.raw_ptr().add(i), value) }
 }
 
+/// `v[i]` in a region whose views were found live and aligned when it started
+/// ([`view_aligned`], the guard of `fission/tiers.rs`'s `Views`): only the index is checked.
+/// A bad one takes the view's own load, which reports it as any access does (and gives zero
+/// bits).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+pub fn load_valid<T: DeviceCopy, K: ViewKind, I: crate::device::access::Index>(v: &View<T, K>, i: I) -> T {
+    let i = i.to_index();
+    if i >= v.len() {
+        return v.load(i);
+    }
+    // SAFETY: `i < len`, and a view's pointer is valid for `len` elements: a global view's
+    // while its launch runs (the only time a kernel has one), a shared view's always, since
+    // arena memory is never freed (`mem/shared_mem.rs`, `pool`); the guard found it its
+    // block's (`view_aligned`).
+    unsafe { crate::host::mem::memory::load_relaxed(v.raw_ptr().add(i)) }
+}
+
+/// `v[i] = value` in a region whose views were found live and aligned when it started (see
+/// [`load_valid`]).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+pub fn store_valid<T: DeviceCopy, K: Writable, I: crate::device::access::Index>(v: &View<T, K>, i: I, value: T) {
+    let i = i.to_index();
+    if i >= v.len() {
+        return v.store(i, value);
+    }
+    // SAFETY: as in `load_valid`; `K: Writable` views point into writable memory.
+    unsafe { crate::host::mem::memory::store_relaxed(v.raw_ptr().add(i), value) }
+}
+
 /// `t[r][c]` in a region whose indices were proved in bounds (`fission/ranges.rs`; checked
 /// here too, see [`load_in_bounds`]).
 #[cfg(not(target_arch = "nvptx64"))]
@@ -165,6 +198,9 @@ pub const TIER_TURN: u32 = crate::host::config::Tier::Turn.bit();
 /// See [`TIER_HOISTED`].
 #[cfg(not(target_arch = "nvptx64"))]
 pub const TIER_INTERLEAVE: u32 = crate::host::config::Tier::Interleave.bit();
+/// See [`TIER_HOISTED`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub const TIER_VIEWS: u32 = crate::host::config::Tier::Views.bit();
 
 /// The fewest threads a vectorised barrier region stages (`fission/vector.rs`): below it the
 /// staging copies cost more than running the threads one by one.

@@ -81,6 +81,9 @@ thread_local! {
     static LAST_CHUNKED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// The region runs with proved bounds of the last verbose regions launch on this host thread.
     static LAST_PROVED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// The region runs that checked their views once, of the last verbose regions launch on
+    /// this host thread.
+    static LAST_VIEWS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The path the last launch made on this host thread took: `"regions"`, `"lanes"` or
@@ -225,18 +228,20 @@ fn run_regions(
 
 /// Runs every block's `Regions` by `regions`. With `EMU_VERBOSE` it also counts the region
 /// runs that ran vectorised (`fission/vector.rs`, and a lane loop's blocks) and those whose
-/// bounds were proved (`fission/ranges.rs`), and says so.
+/// bounds were proved (`fission/ranges.rs`) or whose views were checked once
+/// (`fission/views.rs`), and says so.
 fn run_counted(
     kernel: &'static KernelInfo,
     cfg: LaunchConfig,
     regions: &(dyn Fn(&mut Regions<'_>) + Sync),
 ) -> Result<(), Error> {
     let verbose = config::effective().is_ok_and(|c| c.get_verbose());
-    let (chunked, proved) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let (chunked, proved, views) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
     let result = run_blocks(kernel, cfg, &|b: &BlockRun<'_>| {
         let mut r = Regions::new(b);
         r.chunked = verbose.then_some(&chunked);
         r.proved = verbose.then_some(&proved);
+        r.views = verbose.then_some(&views);
         regions(&mut r);
     });
     if verbose {
@@ -250,6 +255,11 @@ fn run_counted(
                 "deviceemu: `{}`: {p} region runs had their bounds proved from their indices' ranges",
                 kernel.name
             );
+        }
+        let v = views.load(Ordering::Relaxed);
+        LAST_VIEWS.with(|c| c.set(v));
+        if v > 0 {
+            eprintln!("deviceemu: `{}`: {v} region runs checked their views once", kernel.name);
         }
     }
     result
@@ -268,6 +278,14 @@ pub fn last_vectorised() -> usize {
 #[doc(hidden)]
 pub fn last_proved() -> usize {
     LAST_PROVED.with(std::cell::Cell::get)
+}
+
+/// How many region runs of the last regions launch made on this host thread with
+/// `EMU_VERBOSE` on checked their views once (`fission/views.rs`, [`Regions::note_views`]),
+/// for tests.
+#[doc(hidden)]
+pub fn last_views() -> usize {
+    LAST_VIEWS.with(std::cell::Cell::get)
 }
 
 /// What a region form leans on beyond its barriers, which some launches cannot give it
@@ -516,6 +534,9 @@ pub struct Regions<'r> {
     chunked: Option<&'r AtomicUsize>,
     /// The launch's count of region runs with proved bounds, when `EMU_VERBOSE` asks for it.
     proved: Option<&'r AtomicUsize>,
+    /// The launch's count of region runs that checked their views once, when `EMU_VERBOSE`
+    /// asks for it.
+    views: Option<&'r AtomicUsize>,
     /// The fast-path tiers turned off (`EMU_TIERS_OFF`, [`Tier::bit`]s).
     tiers_off: u32,
 }
@@ -552,6 +573,7 @@ impl<'r> Regions<'r> {
             tiers_off: Tier::ALL.iter().filter(|t| !launch.config.get_tier(**t)).fold(0, |m, t| m | t.bit()),
             chunked: None,
             proved: None,
+            views: None,
         }
     }
 
@@ -580,6 +602,14 @@ impl<'r> Regions<'r> {
     #[inline(always)]
     pub fn note_proved(&self) {
         if let Some(c) = self.proved {
+            c.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Counts a region run that checked its views once (`EMU_VERBOSE`; `fission/views.rs`).
+    #[inline(always)]
+    pub fn note_views(&self) {
+        if let Some(c) = self.views {
             c.fetch_add(1, Ordering::Relaxed);
         }
     }
