@@ -435,65 +435,30 @@ impl scale {
                         }
                     });
             } else {
-                if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VIEWS)
-                    && ::deviceemu::__private::view_aligned(&x)
-                    && ::deviceemu::__private::view_aligned(&y)
-                {
-                    __emu_rb.note_views();
-                    __emu_rb
-                        .each({
-                            #[inline(always)]
-                            |
-                                __emu_t: usize,
-                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                                let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
-                                    + __emu_ctx.thread_idx.x) as usize;
-                                if i < y.len() {
-                                    {
-                                        let __emu_value = a
-                                            * ::deviceemu::__private::load(
-                                                ::deviceemu::__private::Valid,
-                                                &x,
-                                                i,
-                                            );
-                                        ::deviceemu::__private::store(
-                                            ::deviceemu::__private::Valid,
-                                            &y,
-                                            i,
-                                            __emu_value,
-                                        )
-                                    };
-                                }
-                                ::core::option::Option::None
+                __emu_rb
+                    .each({
+                        #[inline(always)]
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                                + __emu_ctx.thread_idx.x) as usize;
+                            if i < y.len() {
+                                {
+                                    let __emu_value = a
+                                        * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
+                                    ::deviceemu::__private::store(
+                                        __EMU_CHECKED,
+                                        &y,
+                                        i,
+                                        __emu_value,
+                                    )
+                                };
                             }
-                        });
-                } else {
-                    __emu_rb
-                        .each({
-                            #[inline(always)]
-                            |
-                                __emu_t: usize,
-                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                                let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
-                                    + __emu_ctx.thread_idx.x) as usize;
-                                if i < y.len() {
-                                    {
-                                        let __emu_value = a
-                                            * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
-                                        ::deviceemu::__private::store(
-                                            __EMU_CHECKED,
-                                            &y,
-                                            i,
-                                            __emu_value,
-                                        )
-                                    };
-                                }
-                                ::core::option::Option::None
-                            }
-                        });
-                }
+                            ::core::option::Option::None
+                        }
+                    });
             }
         }
     }
@@ -882,69 +847,31 @@ impl clamp_some {
                     }
                 });
         } else {
-            if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VIEWS)
-                && ::deviceemu::__private::view_aligned(&x)
-                && ::deviceemu::__private::view_aligned(&y)
-            {
-                __emu_rb.note_views();
-                __emu_rb
-                    .each({
-                        #[inline(always)]
-                        |
-                            __emu_t: usize,
-                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                            let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
-                                + __emu_ctx.thread_idx.x) as usize;
-                            if i < y.len() {
-                                if ::deviceemu::__private::load(
-                                    ::deviceemu::__private::Valid,
-                                    &x,
-                                    i,
-                                ) > 100
+            __emu_rb
+                .each({
+                    #[inline(always)]
+                    |
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                            + __emu_ctx.thread_idx.x) as usize;
+                        if i < y.len() {
+                            if ::deviceemu::__private::load(__EMU_CHECKED, &x, i) > 100 {
                                 {
-                                    {
-                                        let __emu_value = 100;
-                                        ::deviceemu::__private::store(
-                                            ::deviceemu::__private::Valid,
-                                            &y,
-                                            i,
-                                            __emu_value,
-                                        )
-                                    };
-                                }
+                                    let __emu_value = 100;
+                                    ::deviceemu::__private::store(
+                                        __EMU_CHECKED,
+                                        &y,
+                                        i,
+                                        __emu_value,
+                                    )
+                                };
                             }
-                            ::core::option::Option::None
                         }
-                    });
-            } else {
-                __emu_rb
-                    .each({
-                        #[inline(always)]
-                        |
-                            __emu_t: usize,
-                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                            let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
-                                + __emu_ctx.thread_idx.x) as usize;
-                            if i < y.len() {
-                                if ::deviceemu::__private::load(__EMU_CHECKED, &x, i) > 100
-                                {
-                                    {
-                                        let __emu_value = 100;
-                                        ::deviceemu::__private::store(
-                                            __EMU_CHECKED,
-                                            &y,
-                                            i,
-                                            __emu_value,
-                                        )
-                                    };
-                                }
-                            }
-                            ::core::option::Option::None
-                        }
-                    });
-            }
+                        ::core::option::Option::None
+                    }
+                });
         }
     }
 }

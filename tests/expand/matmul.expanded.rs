@@ -1118,93 +1118,46 @@ impl matmul {
                         });
                 }
             } else {
-                if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VIEWS)
-                    && ::deviceemu::__private::view_aligned(&a)
-                    && ::deviceemu::__private::view_aligned(&b)
-                {
-                    __emu_rb.note_views();
-                    __emu_rb
-                        .each({
-                            #[inline(always)]
-                            |
-                                __emu_t: usize,
-                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                                let tx = __emu_ctx.thread_idx.x as usize;
-                                let ty = __emu_ctx.thread_idx.y as usize;
-                                let row = __emu_ctx.block_idx.y as usize * 16 + ty;
-                                let col = __emu_ctx.block_idx.x as usize * 16 + tx;
-                                {
-                                    let __emu_value = ::deviceemu::__private::load(
-                                        ::deviceemu::__private::Valid,
-                                        &a,
-                                        row * kk + t * 16 + tx,
-                                    );
-                                    ::deviceemu::__private::store(
-                                        __EMU_CHECKED,
-                                        &::deviceemu::__private::row_write(&ta, ty),
-                                        tx,
-                                        __emu_value,
-                                    )
-                                };
-                                {
-                                    let __emu_value = ::deviceemu::__private::load(
-                                        ::deviceemu::__private::Valid,
-                                        &b,
-                                        (t * 16 + ty) * nn + col,
-                                    );
-                                    ::deviceemu::__private::store(
-                                        __EMU_CHECKED,
-                                        &::deviceemu::__private::row_write(&tb, ty),
-                                        tx,
-                                        __emu_value,
-                                    )
-                                };
-                                ::core::option::Option::None
-                            }
-                        });
-                } else {
-                    __emu_rb
-                        .each({
-                            #[inline(always)]
-                            |
-                                __emu_t: usize,
-                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                                let tx = __emu_ctx.thread_idx.x as usize;
-                                let ty = __emu_ctx.thread_idx.y as usize;
-                                let row = __emu_ctx.block_idx.y as usize * 16 + ty;
-                                let col = __emu_ctx.block_idx.x as usize * 16 + tx;
-                                {
-                                    let __emu_value = ::deviceemu::__private::load(
-                                        __EMU_CHECKED,
-                                        &a,
-                                        row * kk + t * 16 + tx,
-                                    );
-                                    ::deviceemu::__private::store(
-                                        __EMU_CHECKED,
-                                        &::deviceemu::__private::row_write(&ta, ty),
-                                        tx,
-                                        __emu_value,
-                                    )
-                                };
-                                {
-                                    let __emu_value = ::deviceemu::__private::load(
-                                        __EMU_CHECKED,
-                                        &b,
-                                        (t * 16 + ty) * nn + col,
-                                    );
-                                    ::deviceemu::__private::store(
-                                        __EMU_CHECKED,
-                                        &::deviceemu::__private::row_write(&tb, ty),
-                                        tx,
-                                        __emu_value,
-                                    )
-                                };
-                                ::core::option::Option::None
-                            }
-                        });
-                }
+                __emu_rb
+                    .each({
+                        #[inline(always)]
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let tx = __emu_ctx.thread_idx.x as usize;
+                            let ty = __emu_ctx.thread_idx.y as usize;
+                            let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                            let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                            {
+                                let __emu_value = ::deviceemu::__private::load(
+                                    __EMU_CHECKED,
+                                    &a,
+                                    row * kk + t * 16 + tx,
+                                );
+                                ::deviceemu::__private::store(
+                                    __EMU_CHECKED,
+                                    &::deviceemu::__private::row_write(&ta, ty),
+                                    tx,
+                                    __emu_value,
+                                )
+                            };
+                            {
+                                let __emu_value = ::deviceemu::__private::load(
+                                    __EMU_CHECKED,
+                                    &b,
+                                    (t * 16 + ty) * nn + col,
+                                );
+                                ::deviceemu::__private::store(
+                                    __EMU_CHECKED,
+                                    &::deviceemu::__private::row_write(&tb, ty),
+                                    tx,
+                                    __emu_value,
+                                )
+                            };
+                            ::core::option::Option::None
+                        }
+                    });
             }
             __emu_rb.barrier();
             if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_RANGES)
@@ -1716,62 +1669,31 @@ impl matmul {
                     });
             }
         } else {
-            if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VIEWS)
-                && ::deviceemu::__private::view_aligned(&c)
-            {
-                __emu_rb.note_views();
-                __emu_rb
-                    .each({
-                        #[inline(always)]
-                        |
-                            __emu_t: usize,
-                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                            let tx = __emu_ctx.thread_idx.x as usize;
-                            let ty = __emu_ctx.thread_idx.y as usize;
-                            let row = __emu_ctx.block_idx.y as usize * 16 + ty;
-                            let col = __emu_ctx.block_idx.x as usize * 16 + tx;
-                            #[allow(unused_mut)]
-                            let mut acc = __emu_lanes_acc.take(__emu_t);
-                            {
-                                let __emu_value = acc;
-                                ::deviceemu::__private::store(
-                                    ::deviceemu::__private::Valid,
-                                    &c,
-                                    row * nn + col,
-                                    __emu_value,
-                                )
-                            };
-                            ::core::option::Option::None
-                        }
-                    });
-            } else {
-                __emu_rb
-                    .each({
-                        #[inline(always)]
-                        |
-                            __emu_t: usize,
-                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                            let tx = __emu_ctx.thread_idx.x as usize;
-                            let ty = __emu_ctx.thread_idx.y as usize;
-                            let row = __emu_ctx.block_idx.y as usize * 16 + ty;
-                            let col = __emu_ctx.block_idx.x as usize * 16 + tx;
-                            #[allow(unused_mut)]
-                            let mut acc = __emu_lanes_acc.take(__emu_t);
-                            {
-                                let __emu_value = acc;
-                                ::deviceemu::__private::store(
-                                    __EMU_CHECKED,
-                                    &c,
-                                    row * nn + col,
-                                    __emu_value,
-                                )
-                            };
-                            ::core::option::Option::None
-                        }
-                    });
-            }
+            __emu_rb
+                .each({
+                    #[inline(always)]
+                    |
+                        __emu_t: usize,
+                        __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                    | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                        let tx = __emu_ctx.thread_idx.x as usize;
+                        let ty = __emu_ctx.thread_idx.y as usize;
+                        let row = __emu_ctx.block_idx.y as usize * 16 + ty;
+                        let col = __emu_ctx.block_idx.x as usize * 16 + tx;
+                        #[allow(unused_mut)]
+                        let mut acc = __emu_lanes_acc.take(__emu_t);
+                        {
+                            let __emu_value = acc;
+                            ::deviceemu::__private::store(
+                                __EMU_CHECKED,
+                                &c,
+                                row * nn + col,
+                                __emu_value,
+                            )
+                        };
+                        ::core::option::Option::None
+                    }
+                });
         }
     }
 }

@@ -487,81 +487,38 @@ impl saxpy {
                         }
                     });
             } else {
-                if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VIEWS)
-                    && ::deviceemu::__private::view_aligned(&x)
-                    && ::deviceemu::__private::view_aligned(&y)
-                {
-                    __emu_rb.note_views();
-                    __emu_rb
-                        .each({
-                            #[inline(always)]
-                            |
-                                __emu_t: usize,
-                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                                let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
-                                    + __emu_ctx.thread_idx.x) as usize;
-                                if i < y.len() {
-                                    {
-                                        let __emu_value = a
-                                            * ::deviceemu::__private::load(
-                                                ::deviceemu::__private::Valid,
-                                                &x,
-                                                i,
-                                            );
-                                        let __emu_view = y;
-                                        let __emu_index = i;
-                                        let mut __emu_old = ::deviceemu::__private::load(
-                                            ::deviceemu::__private::Valid,
-                                            &__emu_view,
-                                            __emu_index,
-                                        );
-                                        __emu_old += __emu_value;
-                                        ::deviceemu::__private::store(
-                                            ::deviceemu::__private::Valid,
-                                            &__emu_view,
-                                            __emu_index,
-                                            __emu_old,
-                                        )
-                                    };
-                                }
-                                ::core::option::Option::None
+                __emu_rb
+                    .each({
+                        #[inline(always)]
+                        |
+                            __emu_t: usize,
+                            __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                        | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                            let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                                + __emu_ctx.thread_idx.x) as usize;
+                            if i < y.len() {
+                                {
+                                    let __emu_value = a
+                                        * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
+                                    let __emu_view = y;
+                                    let __emu_index = i;
+                                    let mut __emu_old = ::deviceemu::__private::load(
+                                        __EMU_CHECKED,
+                                        &__emu_view,
+                                        __emu_index,
+                                    );
+                                    __emu_old += __emu_value;
+                                    ::deviceemu::__private::store(
+                                        __EMU_CHECKED,
+                                        &__emu_view,
+                                        __emu_index,
+                                        __emu_old,
+                                    )
+                                };
                             }
-                        });
-                } else {
-                    __emu_rb
-                        .each({
-                            #[inline(always)]
-                            |
-                                __emu_t: usize,
-                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                                let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
-                                    + __emu_ctx.thread_idx.x) as usize;
-                                if i < y.len() {
-                                    {
-                                        let __emu_value = a
-                                            * ::deviceemu::__private::load(__EMU_CHECKED, &x, i);
-                                        let __emu_view = y;
-                                        let __emu_index = i;
-                                        let mut __emu_old = ::deviceemu::__private::load(
-                                            __EMU_CHECKED,
-                                            &__emu_view,
-                                            __emu_index,
-                                        );
-                                        __emu_old += __emu_value;
-                                        ::deviceemu::__private::store(
-                                            __EMU_CHECKED,
-                                            &__emu_view,
-                                            __emu_index,
-                                            __emu_old,
-                                        )
-                                    };
-                                }
-                                ::core::option::Option::None
-                            }
-                        });
-                }
+                            ::core::option::Option::None
+                        }
+                    });
             }
         }
     }

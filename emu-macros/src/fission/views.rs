@@ -10,7 +10,8 @@
 //! Only accesses written `v[i]` (the rewrite's `load`/`store` of `v`) whose `v` is a buffer
 //! parameter, a shared array or the kernel's one view of the dynamic shared memory (or a
 //! `let` alias of one, as compound assignments bind) are rewritten; the rest keep their
-//! checks. A region that binds one of those names itself is left as it is.
+//! checks. A region that binds one of those names itself is left as it is, and so is one that
+//! accesses no shared view (a global view's liveness costs nothing to ask).
 
 use std::collections::{HashMap, HashSet};
 
@@ -153,7 +154,10 @@ impl Program {
         for s in &mut stmts {
             v.visit_stmt_mut(s);
         }
-        if !v.ok || v.used.is_empty() {
+        // Only a shared view's check costs a lookup (its stamp); a region of global views
+        // keeps its code, which the compiler already treats well.
+        let shared = self.shared_arrays();
+        if !v.ok || !v.used.iter().any(|u| shared.contains(&u.to_string())) {
             return None;
         }
         let guard = v.used.iter().map(|view| quote!(::deviceemu::__private::view_aligned(&#view)));

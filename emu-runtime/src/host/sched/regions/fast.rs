@@ -100,13 +100,31 @@ pub fn store_in_bounds<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usize, val
 pub fn load_valid<T: DeviceCopy, K: ViewKind, I: crate::device::access::Index>(v: &View<T, K>, i: I) -> T {
     let i = i.to_index();
     if i >= v.len() {
-        return v.load(i);
+        return bad_load(v, i);
     }
     // SAFETY: `i < len`, and a view's pointer is valid for `len` elements: a global view's
     // while its launch runs (the only time a kernel has one), a shared view's always, since
     // arena memory is never freed (`mem/shared_mem.rs`, `pool`); the guard found it its
     // block's (`view_aligned`).
     unsafe { crate::host::mem::memory::load_relaxed(v.raw_ptr().add(i)) }
+}
+
+/// A bad index of [`load_valid`]: the view's own load reports it (and gives zero bits).
+#[cfg(not(target_arch = "nvptx64"))]
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn bad_load<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, i: usize) -> T {
+    v.load(i)
+}
+
+/// A bad index of [`store_valid`]: the view's own store reports it.
+#[cfg(not(target_arch = "nvptx64"))]
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn bad_store<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usize, value: T) {
+    v.store(i, value)
 }
 
 /// `v[i] = value` in a region whose views were found live and aligned when it started (see
@@ -117,7 +135,7 @@ pub fn load_valid<T: DeviceCopy, K: ViewKind, I: crate::device::access::Index>(v
 pub fn store_valid<T: DeviceCopy, K: Writable, I: crate::device::access::Index>(v: &View<T, K>, i: I, value: T) {
     let i = i.to_index();
     if i >= v.len() {
-        return v.store(i, value);
+        return bad_store(v, i, value);
     }
     // SAFETY: as in `load_valid`; `K: Writable` views point into writable memory.
     unsafe { crate::host::mem::memory::store_relaxed(v.raw_ptr().add(i), value) }
