@@ -2020,6 +2020,15 @@ fn places(stmts: &[Stmt], named: &[Option<String>], first: usize, last: usize) -
         .collect()
 }
 
+/// The view a plain identifier `e` names in a pass that tracks views: the one its `let` alias
+/// in `alias` stands for, or itself when `is_view` says it is a view.
+fn view_named(e: &Expr, alias: &HashMap<String, Ident>, is_view: impl FnOnce(&str) -> bool) -> Option<Ident> {
+    let Expr::Path(p) = e else { return None };
+    let id = p.path.get_ident()?;
+    let name = id.to_string();
+    alias.get(&name).cloned().or_else(|| is_view(&name).then(|| id.clone()))
+}
+
 fn path_name(e: &Expr) -> Option<String> {
     match e {
         Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
@@ -2451,6 +2460,8 @@ impl Program {
             io: io.as_ref(),
             narrowed: narrowed.as_ref(),
             g,
+            narrowed_hoist: Default::default(),
+            hoisted: Default::default(),
         };
         let scalar = region.each(&region.thread_fn(&thread_code(thread), &saves));
         let call = tiers::chain(self, &region, scalar);
@@ -2749,13 +2760,7 @@ impl<'a> InBounds<'a> {
 
     /// The buffer parameter `e` names, directly or through an alias.
     fn view_of(&self, e: &Expr) -> Option<Ident> {
-        let Expr::Path(p) = e else { return None };
-        let id = p.path.get_ident()?;
-        let name = id.to_string();
-        if let Some(v) = self.view_alias.get(&name) {
-            return Some(v.clone());
-        }
-        self.buffers.contains(&name).then(|| id.clone())
+        view_named(e, &self.view_alias, |n| self.buffers.contains(n))
     }
 }
 

@@ -27,7 +27,7 @@ use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, Pat, Stmt};
 
 use super::uniform::idents_of;
-use super::{pat_names, path_name, private_call, rt, strip_parens, Lives, Program};
+use super::{pat_names, path_name, private_call, rt, strip_parens, view_named, Lives, Program};
 
 /// The smallest and largest value of a term, each an `Option<T>` expression (`None`: the
 /// range is empty, or it overflowed).
@@ -116,13 +116,7 @@ impl Ranges<'_> {
 
     /// The view `e` names (a buffer parameter, a shared array, or an alias of one).
     fn view_of(&self, e: &Expr) -> Option<Ident> {
-        let Expr::Path(p) = strip_parens(e) else { return None };
-        let id = p.path.get_ident()?;
-        let name = id.to_string();
-        if let Some(v) = self.view_alias.get(&name) {
-            return Some(v.clone());
-        }
-        self.views.contains(&name).then(|| id.clone())
+        view_named(strip_parens(e), &self.view_alias, |n| self.views.contains(n))
     }
 
     /// The proof that an index of range `range` is below `len`.

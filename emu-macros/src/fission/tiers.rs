@@ -12,6 +12,8 @@
 //! (`EMU_TIERS_OFF`), and the forms that run unchecked accesses also that the launch has no
 //! per-access checker. Adding a tier is a type here and a place in [`TIERS`].
 
+use std::cell::OnceCell;
+
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::{Expr, Stmt};
@@ -38,6 +40,10 @@ pub(super) struct Region<'a> {
     /// is an outer one, not the region's own `if tid < bound`).
     pub(super) narrowed: Option<&'a (String, Expr)>,
     pub(super) g: &'a Gen,
+    /// [`NarrowedHoist`]'s proof and code, computed by the first tier that asks.
+    pub(super) narrowed_hoist: OnceCell<Option<(TokenStream, Vec<Stmt>)>>,
+    /// A lane loop's hoisted form (`Program::hoist`), computed by the first tier that asks.
+    pub(super) hoisted: OnceCell<Option<Hoisted>>,
 }
 
 impl Region<'_> {
@@ -69,6 +75,21 @@ impl Region<'_> {
     /// The region's own narrowing `(tid, bound)`, when it has one.
     fn own_narrowing(&self) -> Option<(&str, &Expr)> {
         self.narrowed.filter(|(tid, _)| !tid.is_empty()).map(|(tid, b)| (tid.as_str(), b))
+    }
+
+    /// The narrowed region with its accesses' bounds hoisted (`Program::hoist_region`), once.
+    fn narrowed_hoist(&self, p: &Program) -> Option<&(TokenStream, Vec<Stmt>)> {
+        self.narrowed_hoist
+            .get_or_init(|| {
+                let (tid, bound) = self.own_narrowing()?;
+                p.hoist_region(self.thread, tid, bound, self.g)
+            })
+            .as_ref()
+    }
+
+    /// The lane loop's hoisted form (`Program::hoist`), once.
+    fn hoisted(&self, p: &Program) -> Option<&Hoisted> {
+        self.hoisted.get_or_init(|| p.hoist(self.thread, self.g)).as_ref()
     }
 }
 
@@ -126,10 +147,10 @@ struct NarrowedHoist;
 
 impl Tier for NarrowedHoist {
     fn fast(&self, p: &Program, r: &Region<'_>) -> Option<Fast> {
-        let (tid, bound) = r.own_narrowing()?;
-        let (proof, hoisted) = p.hoist_region(r.thread, tid, bound, r.g)?;
+        let (_, bound) = r.own_narrowing()?;
+        let (proof, hoisted) = r.narrowed_hoist(p)?;
         let (checked, rb) = (crate::rewrite::checked(), &r.g.rb);
-        let fast = r.thread_fn(&thread_code(&hoisted), r.saves);
+        let fast = r.thread_fn(&thread_code(hoisted), r.saves);
         Some(Fast {
             guard: quote!(!#checked && #rb.tier(::deviceemu::__private::TIER_HOISTED) && #proof),
             code: quote!(#rb.each_below(#bound, #fast);),
@@ -144,7 +165,7 @@ struct RangeProved;
 
 impl Tier for RangeProved {
     fn fast(&self, p: &Program, r: &Region<'_>) -> Option<Fast> {
-        if p.lane_loop || NarrowedHoist.fast(p, r).is_some() {
+        if p.lane_loop || r.narrowed_hoist(p).is_some() {
             return None;
         }
         let (proof, proved) = p.range_region(r.thread)?;
@@ -209,9 +230,9 @@ impl Tier for LaneHoist {
         if !p.lane_loop {
             return None;
         }
-        let Hoisted { proof, stmts, .. } = p.hoist(r.thread, r.g)?;
+        let Hoisted { proof, stmts, .. } = r.hoisted(p)?;
         let (checked, rb) = (crate::rewrite::checked(), &r.g.rb);
-        let fast_fn = r.thread_fn(&thread_code(&stmts), &TokenStream::new());
+        let fast_fn = r.thread_fn(&thread_code(stmts), &TokenStream::new());
         Some(Fast {
             guard: quote!(!#checked && #rb.tier(::deviceemu::__private::TIER_HOISTED) && #rb.in_index_order() && #proof),
             code: quote!(#rb.each(#fast_fn);),
@@ -229,11 +250,11 @@ impl Tier for LaneVector {
         if !p.lane_loop || !r.restores.is_empty() {
             return None;
         }
-        let Hoisted { proof, stmts: hoisted, vector } = p.hoist(r.thread, r.g)?;
-        let Vectorised { first, stmts, loaded, written, sites } = vector?;
+        let Hoisted { proof, stmts: hoisted, vector } = r.hoisted(p)?;
+        let Vectorised { first, stmts, loaded, written, sites } = vector.as_ref()?;
         let (checked, rb, t, ctx) = (crate::rewrite::checked(), &r.g.rb, &r.g.t, &r.g.ctx);
-        let scalar = thread_code(&hoisted);
-        let code = thread_code(&stmts);
+        let scalar = thread_code(hoisted);
+        let code = thread_code(stmts);
         let rt = rt();
         let k = lane_k();
         let chunk = quote!(#rt::LANE_CHUNK);

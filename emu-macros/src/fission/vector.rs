@@ -33,8 +33,8 @@ use syn::{Expr, Ident, Pat, Stmt};
 
 use super::uniform::{idents_of, is_assign, Names};
 use super::{
-    bound_in, is_thread_x, lane_k, lanes_below, path_name, private_call, rt, strip_parens, thread_code, Gen, Lives,
-    Program, FLOAT_METHODS,
+    bound_in, is_thread_x, lane_k, lanes_below, path_name, private_call, rt, strip_parens, thread_code, view_named,
+    Gen, Lives, Program, FLOAT_METHODS,
 };
 
 /// The index of an access relative to the lane's `thread_idx().x`.
@@ -134,13 +134,7 @@ impl Rewrite<'_> {
 
     /// The view `e` names, directly or through an alias.
     fn view_of(&self, e: &Expr) -> Option<Ident> {
-        let Expr::Path(p) = e else { return None };
-        let id = p.path.get_ident()?;
-        let name = id.to_string();
-        if let Some(v) = self.view_alias.get(&name) {
-            return Some(v.clone());
-        }
-        (self.views.contains(&name) && !self.own.contains(&name)).then(|| id.clone())
+        view_named(e, &self.view_alias, |n| self.views.contains(n) && !self.own.contains(n))
     }
 
     /// The lane buffer of `view` at `offset`, staged on first use.

@@ -20,7 +20,7 @@ use quote::quote;
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, Pat, Stmt};
 
-use super::{pat_names, path_name, private_call, Program};
+use super::{pat_names, path_name, private_call, view_named, Program};
 
 /// The rewrite of a region's accesses.
 struct Views<'a> {
@@ -36,13 +36,7 @@ impl Views<'_> {
     /// The view `e` (`&v`) names, directly or through an alias.
     fn view_of(&self, e: &Expr) -> Option<Ident> {
         let Expr::Reference(r) = e else { return None };
-        let Expr::Path(p) = &*r.expr else { return None };
-        let id = p.path.get_ident()?;
-        let name = id.to_string();
-        if let Some(v) = self.alias.get(&name) {
-            return Some(v.clone());
-        }
-        self.views.contains(&name).then(|| id.clone())
+        view_named(&r.expr, &self.alias, |n| self.views.contains(n))
     }
 
     fn binds(&mut self, names: HashSet<String>) {
@@ -115,17 +109,9 @@ impl VisitMut for Views<'_> {
                 let names = pat_names(&l.pat);
                 // `let __emu_view = v;`: an alias of a view.
                 let target = match (&l.pat, &l.init) {
+                    // The view's own identifier, with the span it was written with.
                     (Pat::Ident(p), Some(i)) if p.by_ref.is_none() && i.diverge.is_none() => {
-                        let id = match &*i.expr {
-                            Expr::Path(e) => e.path.get_ident(),
-                            _ => None,
-                        };
-                        // The view's own identifier, with the span it was written with.
-                        id.and_then(|id| {
-                            let n = id.to_string();
-                            self.alias.get(&n).cloned().or_else(|| self.views.contains(&n).then(|| id.clone()))
-                        })
-                        .map(|v| (p.ident.to_string(), v))
+                        view_named(&i.expr, &self.alias, |n| self.views.contains(n)).map(|v| (p.ident.to_string(), v))
                     }
                     _ => None,
                 };
@@ -147,8 +133,9 @@ impl Program {
     /// only, and the guard that lets it run: every view it accesses that way is live and
     /// aligned. `None` when it has no such access or binds a view's name.
     pub(super) fn views_region(&self, thread: &[Stmt]) -> Option<(TokenStream, Vec<Stmt>)> {
+        let shared = self.shared_arrays();
         let mut views = self.buffers.clone();
-        views.extend(self.shared_arrays());
+        views.extend(shared.iter().cloned());
         let mut v = Views { views: &views, alias: HashMap::new(), used: Vec::new(), ok: true };
         let mut stmts = thread.to_vec();
         for s in &mut stmts {
@@ -156,7 +143,6 @@ impl Program {
         }
         // Only a shared view's check costs a lookup (its stamp); a region of global views
         // keeps its code, which the compiler already treats well.
-        let shared = self.shared_arrays();
         if !v.ok || !v.used.iter().any(|u| shared.contains(&u.to_string())) {
             return None;
         }
