@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::collections::hash_map::Entry;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::device::Scope;
@@ -148,6 +148,14 @@ impl Gain {
             Gain::Block(b, _) | Gain::Thread(b, _, _) => b,
         }
     }
+
+    /// The clock a thread's entry gives (0 for a block's).
+    fn clock(self) -> u32 {
+        match self {
+            Gain::Block(..) => 0,
+            Gain::Thread(_, _, k) => k.full.max(k.atomic),
+        }
+    }
 }
 
 /// A location's device-scope release clock, kept as the log of what it gained: the clock at
@@ -161,6 +169,12 @@ impl Gain {
 struct Chain {
     /// Unique in the process (the threads' `seen` tables are keyed by it).
     id: u64,
+    /// The largest clock (`full` or `atomic`) of any thread's entry in the log: an atomic write
+    /// stamped later than that is not in any prefix of it, which [`Lazy::knows`] answers
+    /// without the lock. Stored under the log's write lock, after the entries it covers; a
+    /// reader took its prefix's length under the read lock, so it sees this at least as large
+    /// as that prefix needs.
+    top: AtomicU32,
     log: parking_lot::RwLock<Log>,
 }
 
@@ -247,13 +261,22 @@ impl Chain {
     fn new(gains: impl Iterator<Item = Gain>) -> Arc<Chain> {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let mut log = Log::default();
-        gains.for_each(|g| log.push(g));
-        Arc::new(Chain { id: NEXT.fetch_add(1, Ordering::Relaxed), log: parking_lot::RwLock::new(log) })
+        let mut top = 0;
+        gains.for_each(|g| {
+            top = top.max(g.clock());
+            log.push(g)
+        });
+        Arc::new(Chain {
+            id: NEXT.fetch_add(1, Ordering::Relaxed),
+            top: AtomicU32::new(top),
+            log: parking_lot::RwLock::new(log),
+        })
     }
 }
 
 /// A log longer than this is folded into one entry per block and thread when it has doubled
-/// since it was last folded (the log of a location written in a loop would grow without end).
+/// since it was last folded and has at least twice as many entries as blocks and threads (the
+/// log of a location written in a loop would grow without end).
 const FOLD_AT: usize = 4096;
 
 /// Which of the reading thread's clocks a release clock read goes to: its block's releases
@@ -282,6 +305,10 @@ impl Lazy {
     /// an acquire joins everything; a relaxed read only the atomic writes into `own`).
     fn knows(&self, block: u64, t: u32, generation: u32, clock: u32, atomic_write: bool) -> bool {
         if self.only.is_some_and(|b| b != block) || (self.into != Dest::Acquire && !atomic_write) {
+            return false;
+        }
+        // A relaxed read knows a write by its clock alone: none later than the log's last.
+        if self.into != Dest::Acquire && clock > self.chain.top.load(Ordering::Relaxed) {
             return false;
         }
         let (k, g) = self.chain.log.read().known(self.len, block, t);
@@ -402,8 +429,18 @@ impl SyncClock {
     fn release_device(&mut self, gains: impl Iterator<Item = Gain>) {
         let chain = self.device.get_or_insert_with(|| Chain::new(std::iter::empty()));
         let mut log = chain.log.write();
-        gains.for_each(|g| log.push(g));
-        if log.entries.len() > FOLD_AT && log.entries.len() > 2 * self.folded {
+        let mut top = 0;
+        gains.for_each(|g| {
+            top = top.max(g.clock());
+            log.push(g)
+        });
+        if top > chain.top.load(Ordering::Relaxed) {
+            chain.top.store(top, Ordering::Relaxed);
+        }
+        // Folding keeps one entry per block and thread: only worth it when that at least
+        // halves the log (one write per thread, as in a contended counter, folds nothing).
+        let distinct = log.blocks.len() + log.threads.len();
+        if log.entries.len() > FOLD_AT && log.entries.len() > 2 * self.folded && log.entries.len() > 2 * distinct {
             let mut all = Knowledge::default();
             log.entries.iter().for_each(|&g| all.gain(g));
             drop(log);
@@ -889,7 +926,8 @@ mod tests {
     }
 
     /// `n` threads of block 1 each release (a read-modify-write with release semantics) into
-    /// one location: a clock of `n` entries, folded once `n` passes `FOLD_AT`.
+    /// one location: a clock of about `2n` entries, two per thread, which folding would not
+    /// shorten enough to be done.
     fn released_by(n: u32) -> SyncClock {
         let mut w = BlockClocks::default();
         let mut sync = SyncClock::default();
@@ -966,5 +1004,59 @@ mod tests {
         r.enter(1, 1, 0, 5, || 2, || 32, |_| 0);
         assert!(r.knows(5, 1, 3, 0, 1, false), "after the barrier, what thread 0 read");
         assert!(r.knows(5, 1, FOLD_AT as u32, 0, 1, false));
+    }
+
+    /// The entries of a location's device-scope log.
+    fn log_len(sync: &SyncClock) -> usize {
+        sync.device.as_ref().map_or(0, |c| c.log.read().entries.len())
+    }
+
+    #[test]
+    fn a_log_is_folded_when_that_halves_it_and_not_when_its_threads_are_all_distinct() {
+        // One thread of block 1 releases into a location 3 * FOLD_AT times (a loop): folded,
+        // so the log stays short, and what the last release published is still known.
+        let mut w = BlockClocks::default();
+        let mut sync = SyncClock::default();
+        let me = Me { block: 1, thread: 3, generation: 0, warp_epoch: 0 };
+        w.enter(1, 0, 0, 3, || 1, || 32, |_| 0);
+        let writes = 3 * FOLD_AT;
+        for _ in 0..writes {
+            w.atomic_write(me, &mut sync, Scope::Device, true, true);
+        }
+        assert!(log_len(&sync) <= 2 * FOLD_AT + 2, "{} entries after {writes} releases", log_len(&sync));
+        let last = w.clock(3) - 1;
+        let (mut r, you) = reader(2, 0, 0);
+        r.atomic_read(you, &sync, Scope::Device, true);
+        assert!(r.knows(0, 1, 3, 0, last, false), "the last release, at clock {last}");
+        assert!(!r.knows(0, 1, 3, 0, last + 1, false), "nothing after it");
+        // FOLD_AT + 1000 distinct threads release once each: every entry is kept (a fold
+        // would keep about as many), and each thread's release is known.
+        let n = FOLD_AT as u32 + 1000;
+        let sync = released_by(n);
+        assert!(log_len(&sync) >= n as usize, "{} entries for {n} threads", log_len(&sync));
+        let (mut r, you) = reader(2, 0, 0);
+        r.atomic_read(you, &sync, Scope::Device, true);
+        for t in [0, n / 2, n - 1] {
+            assert!(r.knows(0, 1, t, 0, 1, false), "thread {t}");
+        }
+    }
+
+    #[test]
+    fn a_relaxed_read_knows_each_observed_write_up_to_the_logs_last_clock() {
+        // Thread 3 of block 1 makes three relaxed read-modify-writes (clocks 1, 2, 3), each
+        // publishing only itself; a relaxed read after them observes all three and nothing
+        // after (the log's largest clock, 3, bounds what a lookup may find).
+        let mut w = BlockClocks::default();
+        let mut sync = SyncClock::default();
+        let me = Me { block: 1, thread: 3, generation: 0, warp_epoch: 0 };
+        w.enter(1, 0, 0, 3, || 1, || 32, |_| 0);
+        let (mut r, you) = reader(2, 0, 0);
+        for clock in 1..=3 {
+            w.atomic_write(me, &mut sync, Scope::Device, false, true);
+            r.atomic_read(you, &sync, Scope::Device, false);
+            assert!(r.knows(0, 1, 3, 0, clock, true), "the write at clock {clock}");
+            assert!(!r.knows(0, 1, 3, 0, clock + 1, true), "nothing after clock {clock}");
+            assert!(!r.knows(0, 1, 3, 0, clock, false), "observed, not synchronised");
+        }
     }
 }
