@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::collections::hash_map::Entry;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crate::device::Scope;
@@ -171,10 +171,12 @@ struct Chain {
     id: u64,
     /// The largest clock (`full` or `atomic`) of any thread's entry in the log: an atomic write
     /// stamped later than that is not in any prefix of it, which [`Lazy::knows`] answers
-    /// without the lock. Stored under the log's write lock, after the entries it covers; a
-    /// reader took its prefix's length under the read lock, so it sees this at least as large
-    /// as that prefix needs.
+    /// without the lock. Stored under the log's write lock, before `len`: a reader that loaded
+    /// its prefix's length (`Acquire`) sees this at least as large as that prefix needs.
     top: AtomicU32,
+    /// The log's length, stored (`Release`) under its write lock after the entries and `top`:
+    /// what an atomic read takes, without the lock that every check of a lazy read takes too.
+    len: AtomicUsize,
     log: parking_lot::RwLock<Log>,
 }
 
@@ -269,6 +271,7 @@ impl Chain {
         Arc::new(Chain {
             id: NEXT.fetch_add(1, Ordering::Relaxed),
             top: AtomicU32::new(top),
+            len: AtomicUsize::new(log.entries.len()),
             log: parking_lot::RwLock::new(log),
         })
     }
@@ -437,6 +440,7 @@ impl SyncClock {
         if top > chain.top.load(Ordering::Relaxed) {
             chain.top.store(top, Ordering::Relaxed);
         }
+        chain.len.store(log.entries.len(), Ordering::Release);
         // Folding keeps one entry per block and thread: only worth it when that at least
         // halves the log (one write per thread, as in a contended counter, folds nothing).
         let distinct = log.blocks.len() + log.threads.len();
@@ -446,7 +450,7 @@ impl SyncClock {
             drop(log);
             // A new chain: readers keep the old one, whose entries never change.
             *chain = Chain::new(all.gains());
-            self.folded = chain.log.read().entries.len();
+            self.folded = chain.len.load(Ordering::Acquire);
         }
     }
 }
@@ -818,7 +822,7 @@ impl BlockClocks {
         let a = self.threads[me.thread as usize].acquired.get_mut();
         let mut read = false;
         if let Some(chain) = &sync.device {
-            let len = chain.log.read().entries.len();
+            let len = chain.len.load(Ordering::Acquire);
             let (only, local) = if wide(scope) {
                 (None, matches!(sync.device_from, Releasers::One(b) if b == me.block))
             } else {
