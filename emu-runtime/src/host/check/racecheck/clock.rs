@@ -336,6 +336,10 @@ struct Acquired {
     pending_remote: Knowledge,
     /// Release clocks read and not yet joined into the three above.
     lazy: Vec<Lazy>,
+    /// The largest clock of a write that a relaxed read in `lazy` may know (its chain's `top`
+    /// when read), `u32::MAX` once one of them acquires: a check of a later write passes over
+    /// `lazy` without a look at each read.
+    lazy_top: u32,
     /// How much of each chain is joined already, per (chain, block filter, destination).
     /// What was joined may since have moved to the block's clock (a barrier) or from
     /// `pending_*` to `own` (a fence): it is still known, so the prefix need not be joined
@@ -351,6 +355,9 @@ impl Acquired {
 
     /// Takes a read of `chain`'s first `len` entries (O(1): it is joined when asked).
     fn read(&mut self, chain: &Arc<Chain>, len: usize, only: Option<u64>, into: Dest) {
+        // Loaded after `len` (`Acquire`), so at least the prefix's largest clock.
+        let top = if into == Dest::Acquire { u32::MAX } else { chain.top.load(Ordering::Relaxed) };
+        self.lazy_top = self.lazy_top.max(top);
         if let Some(l) = self.lazy.iter_mut().find(|l| l.chain.id == chain.id && l.only == only && l.into == into) {
             l.len = l.len.max(len);
             return;
@@ -361,8 +368,16 @@ impl Acquired {
         }
     }
 
+    /// Whether a read in `lazy` may know the access stamped `clock` (`atomic_write`: an
+    /// atomic write, which a relaxed read can know).
+    #[inline]
+    fn lazy_may_know(&self, clock: u32, atomic_write: bool) -> bool {
+        self.lazy_top == u32::MAX || (atomic_write && clock <= self.lazy_top)
+    }
+
     /// Joins the lazy reads: what `atomic_read` did at once before they were lazy.
     fn materialise(&mut self) {
+        self.lazy_top = 0;
         for l in std::mem::take(&mut self.lazy) {
             let from = self.seen.entry((l.chain.id, l.only, l.into)).or_insert(0);
             if *from >= l.len {
@@ -593,6 +608,7 @@ impl BlockClocks {
                     a.own.clear();
                     a.pending_local.clear();
                     a.pending_remote.clear();
+                    a.lazy_top = 0;
                     for l in a.lazy.drain(..) {
                         let r = reads.entry((l.chain.id, l.only)).or_insert_with(|| (l.chain.clone(), 0));
                         r.1 = r.1.max(l.len);
@@ -747,7 +763,8 @@ impl BlockClocks {
         self.shared.knows(block, t, generation, clock, atomic_write) || {
             let a = self.threads[thread as usize].acquired.borrow();
             a.own.knows(block, t, generation, clock, atomic_write)
-                || a.lazy.iter().any(|l| l.knows(block, t, generation, clock, atomic_write))
+                || (a.lazy_may_know(clock, atomic_write)
+                    && a.lazy.iter().any(|l| l.knows(block, t, generation, clock, atomic_write)))
         }
     }
 
