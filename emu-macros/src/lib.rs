@@ -98,10 +98,12 @@ pub fn launch_impl(input: TokenStream) -> TokenStream {
 
 /// `#[kernel]` on `proc_macro2` tokens: parse, validate, lower, emit.
 fn kernel2(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
-    let f = match parse::item(item.clone(), "kernel") {
+    let mut f = match parse::item(item.clone(), "kernel") {
         Ok(f) => f,
         Err(e) => return emit::fallback(item, None, e),
     };
+    // The body's own macros written out, before anything reads the body (`local_macros.rs`).
+    local_macros::body(&mut f.block, &f.sig);
     let (attr, attr_error) = match parse::kernel_attr(attr) {
         Ok(a) => (a, None),
         Err(e) => (parse::KernelAttr::default(), Some(e)),
@@ -122,10 +124,11 @@ fn kernel2(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> pr
 
 /// `#[device]` on `proc_macro2` tokens.
 fn device2(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
-    let f = match parse::item(item.clone(), "device") {
+    let mut f = match parse::item(item.clone(), "device") {
         Ok(f) => f,
         Err(e) => return emit::fallback(item, None, e),
     };
+    local_macros::body(&mut f.block, &f.sig);
     let attr_error = parse::device_attr(&attr).err();
     let (params, errors) = validate::device(&f.sig);
     let mut lowered = lower::device(f, params);

@@ -28,6 +28,9 @@
 //! c`), the fragments substituted, nested calls of simple macros expanded in turn (16 deep at
 //! most). A macro defined twice in the file (two modules), or defined elsewhere, is left as it
 //! is; fission then keeps the general path for it (`fission/mod.rs`, `check_macro`).
+//!
+//! The macros defined in the body itself are a second pass, [`body`], which runs before the
+//! body is rewritten and changes every form of the function.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -91,7 +94,7 @@ struct Found(Macros);
 impl<'a> Visit<'a> for Found {
     fn visit_item_macro(&mut self, m: &'a syn::ItemMacro) {
         if let (Some(name), true) = (&m.ident, m.mac.path.is_ident("macro_rules")) {
-            let rules = rules(m.mac.tokens.clone()).map(Rc::new);
+            let rules = rules(m.mac.tokens.clone(), false).map(Rc::new);
             let name = name.to_string();
             // Twice in the file: a call cannot tell which one is in scope.
             let entry = if self.0.contains_key(&name) { None } else { rules };
@@ -100,8 +103,9 @@ impl<'a> Visit<'a> for Found {
     }
 }
 
-/// A `macro_rules!` body's rules, if every one is simple.
-fn rules(tokens: TokenStream) -> Option<Vec<Rule>> {
+/// A `macro_rules!` body's rules, if every one is simple (`statements`: its transcriber may
+/// also be statements, as a body's own macro may: see [`body`]).
+fn rules(tokens: TokenStream, statements: bool) -> Option<Vec<Rule>> {
     let mut out = Vec::new();
     let mut it = tokens.into_iter().peekable();
     while it.peek().is_some() {
@@ -116,7 +120,7 @@ fn rules(tokens: TokenStream) -> Option<Vec<Rule>> {
         }
         let params = matcher_params(matcher.stream())?;
         let body = body.stream();
-        if !simple_transcriber(&body) {
+        if !simple_transcriber(&body, statements) {
             return None;
         }
         out.push(Rule { params, body: body.to_string() });
@@ -162,12 +166,12 @@ fn matcher_params(tokens: TokenStream) -> Option<Vec<(String, Frag)>> {
 
 /// Whether a transcriber is one expression that binds nothing: no `$crate`, no repetition,
 /// no `let`, `|`-closure, `match`, `macro_rules`, `fn` or other item keyword.
-fn simple_transcriber(tokens: &TokenStream) -> bool {
+fn simple_transcriber(tokens: &TokenStream, statements: bool) -> bool {
     let toks: Vec<TokenTree> = tokens.clone().into_iter().collect();
     for (i, t) in toks.iter().enumerate() {
         match t {
             TokenTree::Group(g) => {
-                if !simple_transcriber(&g.stream()) {
+                if !simple_transcriber(&g.stream(), statements) {
                     return false;
                 }
             }
@@ -201,9 +205,10 @@ fn simple_transcriber(tokens: &TokenStream) -> bool {
             }
             TokenTree::Punct(p) => {
                 let c = p.as_char();
-                if c == '|' || c == ';' {
+                if c == '|' || (c == ';' && !statements) || c == '\'' {
                     // A closure (or `||`), or a statement: not one plain expression. (A `|`
                     // between operands is an or; rare in index macros, and safe to decline.)
+                    // A label (`'a`) is hygienic: declined too.
                     return false;
                 }
                 if c == '$' {
@@ -412,6 +417,280 @@ fn transcribe(body: &TokenStream, subst: &HashMap<String, TokenStream>, span: Sp
     Some(out)
 }
 
+// ---------------------------------------------------------------------------------------------
+// The body's own macros.
+
+/// Writes out, in every form of the function, the calls of the `macro_rules!` defined in its
+/// own body (CUDA's `#define SUM(s) if (tid < s) { Avg[tid] += Avg[tid + s]; }` ported next to
+/// the code that uses it), before the body is rewritten: an index of a view in the macro's
+/// transcriber is then an access like any other, where left as tokens it was not one (rustc's
+/// "cannot index into a value of type `View`"), and fission sees the code.
+///
+/// A macro is written out when its rules are simple as the file's are (see the module's doc),
+/// its transcriber may also be statements, and writing it out cannot change what its names
+/// mean: each identifier of the transcriber that the function binds is bound once in the
+/// function, and visible where the macro is defined (so the call, later in the same block,
+/// sees the same binding). A call becomes the transcriber with its fragments substituted, in
+/// a block of its own when it is statements; its tokens take the call's span, as rustc places
+/// what a macro expands to at its call. A definition all of whose calls were written out is
+/// dropped; the others are left as they are.
+pub(crate) fn body(block: &mut Block, sig: &syn::Signature) {
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    {
+        struct Count<'a>(&'a mut HashMap<String, usize>);
+        impl<'a> Visit<'a> for Count<'_> {
+            fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+                *self.0.entry(p.ident.to_string()).or_default() += 1;
+                syn::visit::visit_pat_ident(self, p);
+            }
+            fn visit_item(&mut self, _: &'a syn::Item) {}
+        }
+        let mut c = Count(&mut counts);
+        for input in &sig.inputs {
+            c.visit_fn_arg(input);
+        }
+        c.visit_block(block);
+    }
+    let params: Vec<String> = {
+        struct Names(Vec<String>);
+        impl<'a> Visit<'a> for Names {
+            fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+                self.0.push(p.ident.to_string());
+            }
+        }
+        let mut n = Names(Vec::new());
+        sig.inputs.iter().for_each(|i| n.visit_fn_arg(i));
+        n.0
+    };
+    let mut b = BodyMacros { counts, scopes: vec![params], defs: vec![Vec::new()], expanded: HashSet::new(), depth: 0 };
+    b.block(block);
+    // Drop the definitions whose every call was written out.
+    let mut left = HashSet::new();
+    UsedMacros(&mut left).visit_block(block);
+    drop_defs(block, &b.expanded, &left);
+}
+
+/// A body macro in scope: its rules (`None`: not written out).
+struct BodyDef {
+    name: String,
+    rules: Option<Rc<Vec<Rule>>>,
+}
+
+struct BodyMacros {
+    /// How many times the function binds each name.
+    counts: HashMap<String, usize>,
+    /// The names bound so far, per enclosing block.
+    scopes: Vec<Vec<String>>,
+    /// The macros defined so far, per enclosing block (a later one hides an earlier one).
+    defs: Vec<Vec<BodyDef>>,
+    /// The macros at least one call of which was written out.
+    expanded: HashSet<String>,
+    depth: usize,
+}
+
+impl BodyMacros {
+    fn block(&mut self, b: &mut Block) {
+        self.scopes.push(Vec::new());
+        self.defs.push(Vec::new());
+        for s in &mut b.stmts {
+            self.stmt(s);
+        }
+        self.scopes.pop();
+        self.defs.pop();
+    }
+
+    fn stmt(&mut self, s: &mut syn::Stmt) {
+        match s {
+            syn::Stmt::Item(syn::Item::Macro(m)) if m.mac.path.is_ident("macro_rules") => {
+                let Some(name) = m.ident.as_ref().map(|i| i.to_string()) else { return };
+                let rules = rules(m.mac.tokens.clone(), true).filter(|rules| self.hygienic(rules)).map(Rc::new);
+                self.defs.last_mut().expect("in a block").push(BodyDef { name, rules });
+            }
+            syn::Stmt::Macro(m) if m.attrs.is_empty() => {
+                if let Some(stmts) = self.expansion(&m.mac) {
+                    let mut x = block_expr(stmts, m.mac.path.span());
+                    self.expr(&mut x);
+                    *s = syn::Stmt::Expr(x, m.semi_token);
+                }
+            }
+            syn::Stmt::Local(l) => {
+                if let Some(init) = &mut l.init {
+                    self.expr(&mut init.expr);
+                    if let Some((_, d)) = &mut init.diverge {
+                        self.expr(d);
+                    }
+                }
+                let mut names = Vec::new();
+                pat_idents(&l.pat, &mut names);
+                self.scopes.last_mut().expect("in a block").extend(names);
+            }
+            syn::Stmt::Expr(e, _) => self.expr(e),
+            _ => {}
+        }
+    }
+
+    fn expr(&mut self, e: &mut Expr) {
+        struct V<'a>(&'a mut BodyMacros);
+        impl VisitMut for V<'_> {
+            fn visit_expr_mut(&mut self, e: &mut Expr) {
+                if let Expr::Macro(m) = e {
+                    if let Some(stmts) = self.0.expansion(&m.mac) {
+                        let span = m.mac.path.span();
+                        let mut x = match (stmts.len(), stmts.first()) {
+                            (1, Some(syn::Stmt::Expr(x, None))) => paren_expr(x.clone()),
+                            _ => block_expr(stmts, span),
+                        };
+                        self.visit_expr_mut(&mut x);
+                        *e = x;
+                        return;
+                    }
+                }
+                syn::visit_mut::visit_expr_mut(self, e);
+            }
+            fn visit_block_mut(&mut self, b: &mut Block) {
+                self.0.block(b);
+            }
+            fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+        }
+        V(self).visit_expr_mut(e);
+    }
+
+    /// Whether writing out a macro defined here keeps what its transcriber's names mean.
+    fn hygienic(&self, rules: &[Rule]) -> bool {
+        rules.iter().all(|r| {
+            let Ok(body) = r.body.parse::<TokenStream>() else { return false };
+            idents(&body).iter().all(|i| match self.counts.get(i) {
+                None => true,
+                Some(&n) => n == 1 && self.scopes.iter().any(|s| s.contains(i)),
+            })
+        })
+    }
+
+    /// The statements a call of a body macro in scope is written out as.
+    fn expansion(&mut self, m: &syn::Macro) -> Option<Vec<syn::Stmt>> {
+        let name = m.path.get_ident()?.to_string();
+        let def = self.defs.iter().rev().flat_map(|d| d.iter().rev()).find(|d| d.name == name)?;
+        let rules = def.rules.clone()?;
+        if self.depth >= 16 {
+            return None;
+        }
+        let args: Vec<TokenStream> = split_commas(m.tokens.clone());
+        let span = m.path.span();
+        for rule in rules.iter() {
+            if rule.params.len() != args.len() {
+                continue;
+            }
+            let mut subst = HashMap::new();
+            let ok = rule.params.iter().zip(&args).all(|((n, frag), a)| {
+                let fits = match frag {
+                    Frag::Expr => syn::parse2::<Expr>(a.clone()).is_ok(),
+                    Frag::Ident => syn::parse2::<syn::Ident>(a.clone()).is_ok(),
+                    Frag::Literal => syn::parse2::<syn::Lit>(a.clone()).is_ok(),
+                    Frag::Tt => a.clone().into_iter().count() == 1,
+                };
+                if fits {
+                    let toks = if *frag == Frag::Expr { paren(a.clone()) } else { a.clone() };
+                    subst.insert(n.clone(), toks);
+                }
+                fits
+            });
+            if !ok {
+                continue;
+            }
+            let body: TokenStream = rule.body.parse().ok()?;
+            let tokens = transcribe(&body, &subst, span)?;
+            let stmts = Block::parse_within.parse2(tokens).ok()?;
+            self.expanded.insert(name);
+            return Some(stmts);
+        }
+        None
+    }
+}
+
+/// `{ stmts }` as an expression.
+fn block_expr(stmts: Vec<syn::Stmt>, span: Span) -> Expr {
+    Expr::Block(syn::ExprBlock {
+        attrs: Vec::new(),
+        label: None,
+        block: Block { brace_token: syn::token::Brace(span), stmts },
+    })
+}
+
+/// `(x)`.
+fn paren_expr(x: Expr) -> Expr {
+    Expr::Paren(syn::ExprParen { attrs: Vec::new(), paren_token: Default::default(), expr: Box::new(x) })
+}
+
+/// The identifiers a pattern binds.
+fn pat_idents(p: &syn::Pat, out: &mut Vec<String>) {
+    struct P<'a>(&'a mut Vec<String>);
+    impl<'a> Visit<'a> for P<'_> {
+        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+            self.0.push(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    P(out).visit_pat(p);
+}
+
+/// The names of the macros a body still calls (by path, or as `NAME !` in a macro's tokens).
+struct UsedMacros<'a>(&'a mut HashSet<String>);
+
+impl<'a> Visit<'a> for UsedMacros<'_> {
+    fn visit_macro(&mut self, m: &'a syn::Macro) {
+        if let Some(i) = m.path.get_ident() {
+            self.0.insert(i.to_string());
+        }
+        fn scan(t: TokenStream, out: &mut HashSet<String>) {
+            let toks: Vec<TokenTree> = t.into_iter().collect();
+            for (k, t) in toks.iter().enumerate() {
+                match t {
+                    TokenTree::Group(g) => scan(g.stream(), out),
+                    TokenTree::Ident(i) if matches!(toks.get(k + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!') =>
+                    {
+                        out.insert(i.to_string());
+                    }
+                    _ => {}
+                }
+            }
+        }
+        scan(m.tokens.clone(), self.0);
+    }
+    fn visit_item_macro(&mut self, m: &'a syn::ItemMacro) {
+        // A definition's own rules: scanned as tokens (a macro's use inside another's body).
+        if !m.mac.path.is_ident("macro_rules") {
+            self.visit_macro(&m.mac);
+            return;
+        }
+        let mut inner = HashSet::new();
+        UsedMacros(&mut inner).visit_macro(&m.mac);
+        inner.remove("macro_rules");
+        self.0.extend(inner);
+    }
+}
+
+/// Drops the body's definitions of macros in `expanded` that nothing calls any more.
+fn drop_defs(block: &mut Block, expanded: &HashSet<String>, left: &HashSet<String>) {
+    struct D<'a>(&'a HashSet<String>, &'a HashSet<String>);
+    impl VisitMut for D<'_> {
+        fn visit_block_mut(&mut self, b: &mut Block) {
+            b.stmts.retain(|s| match s {
+                syn::Stmt::Item(syn::Item::Macro(m)) if m.mac.path.is_ident("macro_rules") => {
+                    // Kept unless written out and called no more.
+                    m.ident.as_ref().is_none_or(|i| {
+                        let name = i.to_string();
+                        !self.0.contains(&name) || self.1.contains(&name)
+                    })
+                }
+                _ => true,
+            });
+            syn::visit_mut::visit_block_mut(self, b);
+        }
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    D(expanded, left).visit_block_mut(block);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -499,5 +778,95 @@ mod tests {
             })
             .to_string()
         );
+    }
+
+    fn body_expanded(f: TokenStream) -> String {
+        let mut f: syn::ItemFn = syn::parse2(f).unwrap();
+        let sig = f.sig.clone();
+        body(&mut f.block, &sig);
+        let b = &f.block;
+        quote!(#b).to_string()
+    }
+
+    #[test]
+    fn a_body_macro_of_statements_is_written_out_and_its_definition_dropped() {
+        let got = body_expanded(quote!(
+            fn k(a: &mut [f32]) {
+                let tid = 3;
+                macro_rules! SUM {
+                    ($s:expr) => {
+                        if tid < $s {
+                            a[tid] += a[tid + $s];
+                        }
+                    };
+                }
+                SUM!(s + 1);
+                let x = SUM!(2);
+            }
+        ));
+        assert!(!got.contains("macro_rules") && !got.contains("SUM"), "{got}");
+        assert!(got.contains("{ if tid < (s + 1) { a [tid] += a [tid + (s + 1)] ; } } ;"), "{got}");
+        assert!(got.contains("let x = (if tid < 2 { a [tid] += a [tid + 2] ; }) ;"), "{got}");
+    }
+
+    #[test]
+    fn body_macros_that_hygiene_would_read_otherwise_are_left_alone() {
+        for f in [
+            // `k` bound again after the macro: the macro reads the first.
+            quote!(
+                fn f(o: &mut [u32]) {
+                    let k = 1;
+                    macro_rules! M {
+                        () => {
+                            k
+                        };
+                    }
+                    let k = 2;
+                    o[0] = M!();
+                }
+            ),
+            // `k` bound only after the macro: not visible to it.
+            quote!(
+                fn f(o: &mut [u32]) {
+                    macro_rules! M {
+                        () => {
+                            k
+                        };
+                    }
+                    let k = 2;
+                    o[0] = M!();
+                }
+            ),
+            // A `let` in the transcriber binds a hygienic name.
+            quote!(
+                fn f(o: &mut [u32]) {
+                    macro_rules! M {
+                        ($a:expr) => {{
+                            let t = $a;
+                            t * t
+                        }};
+                    }
+                    o[0] = M!(2);
+                }
+            ),
+        ] {
+            let got = body_expanded(f);
+            assert!(got.contains("macro_rules") && got.contains("M !"), "{got}");
+        }
+        // Defined in an inner block: not in scope after it; the call outside stays a call.
+        let got = body_expanded(quote!(
+            fn f(o: &mut [u32]) {
+                {
+                    macro_rules! M {
+                        () => {
+                            1
+                        };
+                    }
+                    o[0] = M!();
+                }
+                o[1] = M!();
+            }
+        ));
+        assert!(got.contains("o [0] = (1)") && got.contains("o [1] = M ! ()"), "{got}");
     }
 }

@@ -762,6 +762,67 @@ fn index_macros_of_the_kernels_file_are_written_out() {
     assert_eq!(path, "general");
 }
 
+/// A `#define` of statements that index shared memory, ported as a `macro_rules!` in the
+/// body (Parboil's histo prescan: `#define SUM(stride__) if (threadIdx.x < stride__) {
+/// Avg[threadIdx.x] += Avg[threadIdx.x + stride__]; .. }`): written out before the body is
+/// rewritten, so its indexing is checked access and fission sees it (`local_macros::body`).
+#[kernel]
+fn tree_sum_with_a_body_macro(input: &[f32], out: &mut [f32]) {
+    let sdata = shared_array![f32; 256];
+    let tid = thread_idx().x as usize;
+    sdata[tid] = input[block_idx().x as usize * 256 + tid];
+    macro_rules! SUM {
+        ($stride__:expr) => {
+            if tid < $stride__ {
+                sdata[tid] += sdata[tid + $stride__];
+            }
+        };
+    }
+    let mut s = 128;
+    while s > 0 {
+        sync_threads();
+        SUM!(s);
+        s >>= 1;
+    }
+    if tid == 0 {
+        out[block_idx().x as usize] = sdata[0];
+    }
+}
+
+/// A body macro that names a local the body binds again after the macro: rustc's hygiene
+/// reads the first `k` in it, so it is left as a macro (writing it out would read the second).
+#[kernel]
+fn a_body_macro_keeps_its_definitions_binding(out: &mut [u32]) {
+    let tid = thread_idx().x;
+    let k = 3u32;
+    macro_rules! ADD_K {
+        ($v:expr) => {
+            $v + k
+        };
+    }
+    let k = 100u32;
+    out[tid] = ADD_K!(tid) + k;
+}
+
+#[test]
+fn a_body_macro_of_statements_that_index_views_is_written_out() {
+    let x = inputs(256 * 3);
+    let want = tree_sums(&x, 256);
+    let input = DeviceBuffer::from_slice(&x).unwrap();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(3).unwrap();
+        launch!(tree_sum_with_a_body_macro<<<3, 256>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+    let want: Vec<u32> = (0..32).map(|t| t + 3 + 100).collect();
+    both_paths(&want, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
+        launch!(a_body_macro_keeps_its_definitions_binding<<<1, 32>>>(&mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+}
+
 /// A plain block around a loop with barriers (cuda-samples' bitonic sort scopes its last
 /// merge loop so): its statements join the body's.
 #[kernel]

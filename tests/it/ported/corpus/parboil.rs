@@ -344,20 +344,11 @@ pub fn parboil_histo_prescan(input: &[u32], size: i32, minmax: &mut [u32]) {
     stddev /= count as f32;
     StdDev[thread_idx().x] = sqrtf(stddev);
 
-    // deviceemu: `#[kernel]` does not see into a macro's body, where `Avg[i] += Avg[j]` is
-    // "cannot index into a value of type `View<'_, f32, SharedMem>`" (E0608): the macro
-    // writes the views' `load` and `store`, what the indexing expands to.
     macro_rules! SUM {
         ($stride__:expr) => {
             if thread_idx().x < $stride__ {
-                Avg.store(
-                    (thread_idx().x) as usize,
-                    Avg.load(thread_idx().x as usize) + Avg.load((thread_idx().x + $stride__) as usize),
-                );
-                StdDev.store(
-                    (thread_idx().x) as usize,
-                    StdDev.load(thread_idx().x as usize) + StdDev.load((thread_idx().x + $stride__) as usize),
-                );
+                Avg[thread_idx().x] += Avg[thread_idx().x + $stride__];
+                StdDev[thread_idx().x] += StdDev[thread_idx().x + $stride__];
             }
         };
     }
