@@ -492,11 +492,34 @@ impl BodyMacros {
     fn block(&mut self, b: &mut Block) {
         self.scopes.push(Vec::new());
         self.defs.push(Vec::new());
-        for s in &mut b.stmts {
-            self.stmt(s);
+        for s in std::mem::take(&mut b.stmts) {
+            self.stmt_into(s, &mut b.stmts);
         }
         self.scopes.pop();
         self.defs.pop();
+    }
+
+    /// Statement `s`, written out into `out`: a call of a body macro in statement position
+    /// becomes the transcriber's statements, in the enclosing block (a transcriber binds
+    /// nothing, so they need no block of their own), the call's `;` ending the last.
+    fn stmt_into(&mut self, mut s: syn::Stmt, out: &mut Vec<syn::Stmt>) {
+        if let syn::Stmt::Macro(m) = &s {
+            if m.attrs.is_empty() {
+                if let Some(mut stmts) = self.expansion(&m.mac) {
+                    if let (Some(semi), Some(syn::Stmt::Expr(_, end @ None))) = (m.semi_token, stmts.last_mut()) {
+                        *end = Some(semi);
+                    }
+                    self.depth += 1;
+                    for x in stmts {
+                        self.stmt_into(x, out);
+                    }
+                    self.depth -= 1;
+                    return;
+                }
+            }
+        }
+        self.stmt(&mut s);
+        out.push(s);
     }
 
     fn stmt(&mut self, s: &mut syn::Stmt) {
@@ -505,13 +528,6 @@ impl BodyMacros {
                 let Some(name) = m.ident.as_ref().map(|i| i.to_string()) else { return };
                 let rules = rules(m.mac.tokens.clone(), true).filter(|rules| self.hygienic(rules)).map(Rc::new);
                 self.defs.last_mut().expect("in a block").push(BodyDef { name, rules });
-            }
-            syn::Stmt::Macro(m) if m.attrs.is_empty() => {
-                if let Some(stmts) = self.expansion(&m.mac) {
-                    let mut x = block_expr(stmts, m.mac.path.span());
-                    self.expr(&mut x);
-                    *s = syn::Stmt::Expr(x, m.semi_token);
-                }
             }
             syn::Stmt::Local(l) => {
                 if let Some(init) = &mut l.init {
@@ -540,7 +556,9 @@ impl BodyMacros {
                             (1, Some(syn::Stmt::Expr(x, None))) => paren_expr(x.clone()),
                             _ => block_expr(stmts, span),
                         };
+                        self.0.depth += 1;
                         self.visit_expr_mut(&mut x);
+                        self.0.depth -= 1;
                         *e = x;
                         return;
                     }
@@ -805,7 +823,7 @@ mod tests {
             }
         ));
         assert!(!got.contains("macro_rules") && !got.contains("SUM"), "{got}");
-        assert!(got.contains("{ if tid < (s + 1) { a [tid] += a [tid + (s + 1)] ; } } ;"), "{got}");
+        assert!(got.contains("let tid = 3 ; if tid < (s + 1) { a [tid] += a [tid + (s + 1)] ; } ; let x"), "{got}");
         assert!(got.contains("let x = (if tid < 2 { a [tid] += a [tid + 2] ; }) ;"), "{got}");
     }
 
@@ -868,5 +886,20 @@ mod tests {
             }
         ));
         assert!(got.contains("o [0] = (1)") && got.contains("o [1] = M ! ()"), "{got}");
+    }
+
+    #[test]
+    fn a_body_macro_that_calls_itself_stops_at_sixteen_levels_and_is_kept() {
+        let got = body_expanded(quote!(
+            fn f(o: &mut [u32]) {
+                macro_rules! R {
+                    () => {
+                        1 + R!()
+                    };
+                }
+                o[0] = R!();
+            }
+        ));
+        assert!(got.contains("macro_rules") && got.matches("(1 +").count() == 16, "{got}");
     }
 }

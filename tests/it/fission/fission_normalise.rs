@@ -781,7 +781,8 @@ fn tree_sum_with_a_body_macro(input: &[f32], out: &mut [f32]) {
     let mut s = 128;
     while s > 0 {
         sync_threads();
-        SUM!(s);
+        // An argument of several tokens is one operand (`(s + 0)`), as in rustc's expansion.
+        SUM!(s + 0);
         s >>= 1;
     }
     if tid == 0 {
