@@ -2444,7 +2444,7 @@ impl Program {
         if let Some(copy) = self.lanes_hand_over(thread) {
             return quote!(#(#prefix)* #copy #(#suffix)*);
         }
-        let narrowed = match (self.narrowing(thread, run), &g.outer) {
+        let narrowed = match (self.narrowing(thread, run, &g.rb), &g.outer) {
             (Some((tid, b)), Some(o)) => Some((tid, syn::parse_quote!(::core::cmp::min(#b, #o)))),
             (Some(n), None) => Some(n),
             (None, Some(o)) => Some((String::new(), o.clone())),
@@ -2489,7 +2489,10 @@ impl Program {
     /// The bound of a region whose thread code is `if tid < bound { .. }` alone, with `tid`
     /// the thread's `thread_idx().x` (recomputed, cast losslessly) and `bound` uniform; and
     /// the name of that `tid` local.
-    fn narrowing(&self, thread: &[Stmt], run: usize) -> Option<(String, Expr)> {
+    fn narrowing(&self, thread: &[Stmt], run: usize, rb: &Ident) -> Option<(String, Expr)> {
+        if let Some(n) = self.scaled_narrowing(thread, run, rb) {
+            return Some(n);
+        }
         let [Stmt::Expr(Expr::If(i), _)] = thread else { return None };
         if i.else_branch.is_some() {
             return None;
@@ -2526,6 +2529,72 @@ impl Program {
                 true => syn::parse_quote!(#rt::region_bound(#bound).saturating_add(1)),
             },
         ))
+    }
+
+    /// `let i = (k * tid) as T; if (i as U) < bound { .. }` (cuda-samples' reduce1), `k` and
+    /// `bound` block-uniform, `tid` a thread-x local, the casts to integer types of 32 bits or
+    /// more, `i` used in its run only (or recomputed): the threads it runs are those below
+    /// `Regions::scaled_bound(k, bound)`, which is every thread unless no product can wrap. The
+    /// threads it skips would only have computed `i` (arithmetic that cannot panic once the
+    /// product fits) and failed the comparison.
+    fn scaled_narrowing(&self, thread: &[Stmt], run: usize, rb: &Ident) -> Option<(String, Expr)> {
+        let [Stmt::Local(l), Stmt::Expr(Expr::If(i), _)] = thread else { return None };
+        if i.else_branch.is_some() {
+            return None;
+        }
+        let index = local_name(&l.pat)?;
+        let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
+        let il = &self.locals[*self.by_name.get(&index)?];
+        if il.mutable || il.run != run || !matches!(self.lives.get(&index), Some(Lives::Local | Lives::Recomputed)) {
+            return None;
+        }
+        if self.locals.iter().filter(|x| x.name == index).count() != 1 {
+            return None;
+        }
+        // Casts between integer types of 32 bits or more, and parentheses.
+        fn wide_casts(e: &Expr) -> Option<&Expr> {
+            match e {
+                Expr::Paren(p) => wide_casts(&p.expr),
+                Expr::Cast(c) => {
+                    let syn::Type::Path(p) = &*c.ty else { return None };
+                    let t = p.path.get_ident()?.to_string();
+                    ["u32", "i32", "u64", "i64", "usize", "isize"].contains(&t.as_str()).then_some(())?;
+                    wide_casts(&c.expr)
+                }
+                e => Some(e),
+            }
+        }
+        let Expr::Binary(m) = wide_casts(&init.expr)? else { return None };
+        if !matches!(m.op, syn::BinOp::Mul(_)) {
+            return None;
+        }
+        let Expr::Binary(c) = &*i.cond else { return None };
+        if !matches!(c.op, syn::BinOp::Lt(_)) || path_name(wide_casts(&c.left)?)? != index {
+            return None;
+        }
+        let bound = &*c.right;
+        let ctx = self.ctx.to_string();
+        let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
+        let names = self.names(&self.uniform, &locals, &ctx);
+        // `k * tid` or `tid * k`; `tid` a thread-x local of 32 bits or more (the product's type).
+        let thread_x = |e: &Expr| {
+            let name = path_name(e)?;
+            let t = &self.locals[*self.by_name.get(&name)?];
+            let ok = (!t.mutable && t.run == run || self.lives.get(&name) == Some(&Lives::Recomputed))
+                && is_thread_x(&t.init, &ctx)
+                && !matches!(&t.init, Expr::Cast(c) if matches!(&*c.ty, syn::Type::Path(p) if p.path.is_ident("u16") || p.path.is_ident("i16")));
+            ok.then_some(name)
+        };
+        let (tid, k) = match (thread_x(&m.left), thread_x(&m.right)) {
+            (Some(t), None) => (t, &*m.right),
+            (None, Some(t)) => (t, &*m.left),
+            _ => return None,
+        };
+        if !names.uniform(k) || !names.uniform(bound) || idents_of(k).contains(&tid) || idents_of(bound).contains(&tid)
+        {
+            return None;
+        }
+        Some((tid, syn::parse_quote!(#rb.scaled_bound(#k, #bound))))
     }
 
     /// The block's shared arrays: block-uniform locals bound to `shared_array!`, and the one

@@ -1794,3 +1794,96 @@ fn shuffles_in_other_shapes_agree_with_the_general_path() {
         assert_eq!(c, wide[base + (lane ^ 1)], "wide xor, thread {t}");
     }
 }
+
+/// cuda-samples' reduce1 (interleaved addressing): `index = 2 * s * tid`, and only the
+/// threads whose index is below the block run the step. The region runs the threads below
+/// `ceil(blockDim.x / (2 * s))` (`Regions::scaled_bound`): every product of the block fits.
+#[kernel]
+fn interleaved_tree_sum(input: &[u32], out: &mut [u32]) {
+    let sdata = shared_array![u32; 256];
+    let tid: u32 = thread_idx().x;
+    sdata[tid] = input[block_idx().x * block_dim().x + tid];
+    sync_threads();
+    let mut s: u32 = 1;
+    while s < block_dim().x {
+        let index: i32 = (2 * s * tid) as i32;
+        if (index as u32) < block_dim().x {
+            sdata[index] += sdata[index + s as i32];
+        }
+        sync_threads();
+        s *= 2;
+    }
+    if tid == 0 {
+        out[block_idx().x] = sdata[0];
+    }
+}
+
+/// The same shape with products that pass `i32::MAX`: `(k * tid) as i32` truncates, so
+/// threads far past `ceil(n / k)` pass the comparison (every thread whose product is a
+/// multiple of 2^32). The bound is then every thread, and the comparison decides.
+#[kernel]
+fn scaled_past_i32(out: &mut [u32], k: u64, n: u32) {
+    let tid = thread_idx().x as u64;
+    sync_threads();
+    let index = (k * tid) as i32;
+    if (index as u32) < n {
+        out[tid as usize] += 1;
+    }
+    sync_threads();
+}
+
+/// Runs `f` with `EMU_VERBOSE` on and returns how many region runs of its last regions launch
+/// skipped the threads past a scaled bound.
+fn scaled_runs(f: impl FnOnce()) -> usize {
+    with_config(Config::default().verbose(true).blocks(BlockOrder::Serial), || {
+        f();
+        deviceemu::__private::last_scaled()
+    })
+}
+
+#[test]
+fn a_scaled_index_below_the_block_runs_only_the_threads_it_can_pass() {
+    let (blocks, threads) = (3usize, 256usize);
+    let x: Vec<u32> = (0..(blocks * threads) as u32).map(|v| v * 7 % 31).collect();
+    // The interleaved tree, as the kernel adds: element `i` takes `i + s` for `i` a multiple of
+    // `2 * s`.
+    let want: Vec<u32> = x
+        .chunks(threads)
+        .map(|b| {
+            let mut t = b.to_vec();
+            let mut s = 1;
+            while s < threads {
+                for i in (0..threads).step_by(2 * s) {
+                    t[i] += t[i + s];
+                }
+                s *= 2;
+            }
+            t[0]
+        })
+        .collect();
+    let run = || {
+        let input = DeviceBuffer::from_slice(&x).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(blocks).unwrap();
+        let r = launch!(interleaved_tree_sum<<<blocks as u32, threads as u32>>>(&input, &mut out));
+        (out.to_vec().unwrap(), r)
+    };
+    let (out, r) = both_paths("regions", run);
+    r.unwrap();
+    assert_eq!(out, want);
+    // Eight steps of each of the three blocks skip the threads past their bound.
+    assert_eq!(scaled_runs(|| drop(run())), blocks * 8);
+
+    // Products past i32::MAX: no thread is skipped, and those whose truncated product is
+    // below `n` (0, 8, 16, .. for k = 2^29) write.
+    let run = || {
+        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        let r = launch!(scaled_past_i32<<<1, 64>>>(&mut out, 1 << 29, 5));
+        (out.to_vec().unwrap(), r)
+    };
+    let (out, r) = both_paths("regions", run);
+    r.unwrap();
+    let want: Vec<u32> = (0..64u64).map(|t| u32::from((((t << 29) as i32) as u32) < 5)).collect();
+    assert_eq!(out, want);
+    assert!(want.iter().filter(|&&w| w == 1).count() > 1, "threads past ceil(n / k) pass");
+    assert_eq!(scaled_runs(|| drop(run())), 0, "no run is narrowed");
+}

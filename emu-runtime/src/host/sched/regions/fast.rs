@@ -23,6 +23,24 @@ pub fn region_bound<I: RegionBound>(bound: I) -> usize {
     bound.to_bound()
 }
 
+/// The bound of `thread_idx().x` for a region `let i = (k * tid) as T; if (i as U) < bound {
+/// .. }` (cuda-samples' reduce1: `index = 2 * s * tid; if (index < blockDim.x)`), with `k`
+/// and `bound` block-uniform: the threads whose product is below `bound` are those below
+/// `ceil(bound / k)`, when no product of the block's threads passes `i32::MAX` (`k` times the
+/// largest `thread_idx().x`, 1023): then no product wraps, and each cast the region writes
+/// between integer types of 32 bits or more keeps its value. Otherwise, and for `k <= 0`,
+/// every thread runs (`usize::MAX`) and the comparison decides, as written.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn region_bound_scaled<K: RegionBound, B: RegionBound>(k: K, bound: B) -> usize {
+    const LARGEST_X: usize = crate::host::sched::launch::limits::MAX_BLOCK.x as usize - 1;
+    let k = k.to_bound();
+    if k == 0 || k.checked_mul(LARGEST_X).is_none_or(|p| p > i32::MAX as usize) {
+        return usize::MAX;
+    }
+    bound.to_bound().div_ceil(k)
+}
+
 /// Integers [`region_bound`] takes.
 #[cfg(not(target_arch = "nvptx64"))]
 pub trait RegionBound: Copy {
@@ -565,6 +583,26 @@ mod tests {
     use super::*;
     use crate::device::ReadWrite;
     use std::panic::{catch_unwind, AssertUnwindSafe};
+
+    #[test]
+    fn a_scaled_bound_is_exact_where_no_product_passes_i32_max_and_every_thread_otherwise() {
+        // ceil(bound / k): thread t passes `k * t < bound` exactly when t < ceil(bound / k).
+        for (k, bound) in [(1u32, 256u32), (2, 256), (2, 255), (4, 256), (512, 256), (3, 10), (7, 0)] {
+            let b = region_bound_scaled(k, bound);
+            for t in 0..1024usize {
+                assert_eq!(t < b, (k as usize * t) < bound as usize, "k {k} bound {bound} thread {t}");
+            }
+        }
+        // A negative bound passes no thread; a zero or negative k every thread.
+        assert_eq!(region_bound_scaled(2i32, -5i32), 0);
+        assert_eq!(region_bound_scaled(0u32, 10u32), usize::MAX);
+        assert_eq!(region_bound_scaled(-2i32, 10i32), usize::MAX);
+        // 1023 * k must be at most i32::MAX.
+        let largest = i32::MAX as u64 / 1023;
+        assert_eq!(region_bound_scaled(largest, 10u64), 1);
+        assert_eq!(region_bound_scaled(largest + 1, 10u64), usize::MAX);
+        assert_eq!(region_bound_scaled(1u64 << 40, 10u64), usize::MAX);
+    }
 
     fn message(r: std::thread::Result<()>) -> String {
         let e = r.expect_err("the access panics");

@@ -84,6 +84,9 @@ thread_local! {
     /// The region runs that checked their views once, of the last verbose regions launch on
     /// this host thread.
     static LAST_VIEWS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// The region runs narrowed by a scaled bound, of the last verbose regions launch on this
+    /// host thread.
+    static LAST_SCALED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The path the last launch made on this host thread took: `"regions"`, `"lanes"` or
@@ -237,11 +240,13 @@ fn run_counted(
 ) -> Result<(), Error> {
     let verbose = config::effective().is_ok_and(|c| c.get_verbose());
     let (chunked, proved, views) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
+    let scaled = AtomicUsize::new(0);
     let result = run_blocks(kernel, cfg, &|b: &BlockRun<'_>| {
         let mut r = Regions::new(b);
         r.chunked = verbose.then_some(&chunked);
         r.proved = verbose.then_some(&proved);
         r.views = verbose.then_some(&views);
+        r.scaled = verbose.then_some(&scaled);
         regions(&mut r);
     });
     if verbose {
@@ -260,6 +265,11 @@ fn run_counted(
         LAST_VIEWS.with(|c| c.set(v));
         if v > 0 {
             eprintln!("deviceemu: `{}`: {v} region runs checked their views once", kernel.name);
+        }
+        let n = scaled.load(Ordering::Relaxed);
+        LAST_SCALED.with(|c| c.set(n));
+        if n > 0 {
+            eprintln!("deviceemu: `{}`: {n} region runs skipped the threads past a scaled bound", kernel.name);
         }
     }
     result
@@ -286,6 +296,14 @@ pub fn last_proved() -> usize {
 #[doc(hidden)]
 pub fn last_views() -> usize {
     LAST_VIEWS.with(std::cell::Cell::get)
+}
+
+/// How many region runs of the last regions launch made on this host thread with
+/// `EMU_VERBOSE` on skipped the threads past a scaled bound ([`Regions::scaled_bound`]), for
+/// tests.
+#[doc(hidden)]
+pub fn last_scaled() -> usize {
+    LAST_SCALED.with(std::cell::Cell::get)
 }
 
 /// What a region form leans on beyond its barriers, which some launches cannot give it
@@ -537,6 +555,9 @@ pub struct Regions<'r> {
     /// The launch's count of region runs that checked their views once, when `EMU_VERBOSE`
     /// asks for it.
     views: Option<&'r AtomicUsize>,
+    /// The launch's count of region runs narrowed by a scaled bound, when `EMU_VERBOSE` asks
+    /// for it.
+    scaled: Option<&'r AtomicUsize>,
     /// The fast-path tiers turned off (`EMU_TIERS_OFF`, [`Tier::bit`]s).
     tiers_off: u32,
 }
@@ -574,6 +595,7 @@ impl<'r> Regions<'r> {
             chunked: None,
             proved: None,
             views: None,
+            scaled: None,
         }
     }
 
@@ -604,6 +626,17 @@ impl<'r> Regions<'r> {
         if let Some(c) = self.proved {
             c.fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// The bound of a region `let i = (k * tid) as T; if (i as U) < bound { .. }`
+    /// (`fast::region_bound_scaled`), counting the runs it narrows (`EMU_VERBOSE`).
+    #[inline(always)]
+    pub fn scaled_bound<K: fast::RegionBound, B: fast::RegionBound>(&self, k: K, bound: B) -> usize {
+        let b = fast::region_bound_scaled(k, bound);
+        if let (Some(c), true) = (self.scaled, b != usize::MAX) {
+            c.fetch_add(1, Ordering::Relaxed);
+        }
+        b
     }
 
     /// Counts a region run that checked its views once (`EMU_VERBOSE`; `fission/views.rs`).
