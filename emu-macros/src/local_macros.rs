@@ -259,42 +259,48 @@ struct Expander<'a> {
 impl Expander<'_> {
     /// The expansion of `m`, if it is a call of a simple macro whose rules take its arguments.
     fn expansion(&self, m: &syn::Macro) -> Option<Expr> {
-        let name = m.path.get_ident()?.to_string();
-        let rules = self.macros.get(&name)?.as_ref()?;
-        let args: Vec<TokenStream> = split_commas(m.tokens.clone());
-        let span = m.path.span();
-        for rule in rules.iter() {
-            if rule.params.len() != args.len() {
-                continue;
-            }
-            let mut subst = HashMap::new();
-            let ok = rule.params.iter().zip(&args).all(|((n, frag), a)| {
-                let fits = match frag {
-                    Frag::Expr => syn::parse2::<Expr>(a.clone()).is_ok_and(|e| arithmetic(&e)),
-                    Frag::Ident => syn::parse2::<syn::Ident>(a.clone()).is_ok(),
-                    Frag::Literal => syn::parse2::<syn::Lit>(a.clone()).is_ok(),
-                    Frag::Tt => a.clone().into_iter().count() == 1,
-                };
-                if fits {
-                    let toks = if *frag == Frag::Expr { paren(a.clone()) } else { a.clone() };
-                    subst.insert(n.clone(), toks);
-                }
-                fits
-            });
-            if !ok {
-                continue;
-            }
-            let body: TokenStream = rule.body.parse().ok()?;
-            // Hygiene: an identifier of the transcriber that the function binds would name
-            // the function's local once written out, not what the macro's definition sees.
-            if idents(&body).iter().any(|i| self.bound.contains(i)) {
-                return None;
-            }
-            let tokens = transcribe(&body, &subst, span)?;
-            return syn::parse2::<Expr>(tokens).ok();
+        let rules = self.macros.get(&m.path.get_ident()?.to_string())?.as_ref()?;
+        let (body, tokens) = call(rules, m, arithmetic)?;
+        // Hygiene: an identifier of the transcriber that the function binds would name
+        // the function's local once written out, not what the macro's definition sees.
+        if idents(&body).iter().any(|i| self.bound.contains(i)) {
+            return None;
         }
-        None
+        syn::parse2::<Expr>(tokens).ok()
     }
+}
+
+/// Call `m` written out by the first of `rules` whose matcher takes its arguments (an `expr`
+/// argument parses as an expression that `expr_fits` accepts, and is kept as one operand):
+/// that rule's transcriber, and what it transcribes to, its own tokens spanned at the call.
+fn call(rules: &[Rule], m: &syn::Macro, expr_fits: impl Fn(&Expr) -> bool) -> Option<(TokenStream, TokenStream)> {
+    let args: Vec<TokenStream> = split_commas(m.tokens.clone());
+    for rule in rules {
+        if rule.params.len() != args.len() {
+            continue;
+        }
+        let mut subst = HashMap::new();
+        let ok = rule.params.iter().zip(&args).all(|((n, frag), a)| {
+            let fits = match frag {
+                Frag::Expr => syn::parse2::<Expr>(a.clone()).is_ok_and(|e| expr_fits(&e)),
+                Frag::Ident => syn::parse2::<syn::Ident>(a.clone()).is_ok(),
+                Frag::Literal => syn::parse2::<syn::Lit>(a.clone()).is_ok(),
+                Frag::Tt => a.clone().into_iter().count() == 1,
+            };
+            if fits {
+                let toks = if *frag == Frag::Expr { paren(a.clone()) } else { a.clone() };
+                subst.insert(n.clone(), toks);
+            }
+            fits
+        });
+        if !ok {
+            continue;
+        }
+        let body: TokenStream = rule.body.parse().ok()?;
+        let tokens = transcribe(&body, &subst, m.path.span())?;
+        return Some((body, tokens));
+    }
+    None
 }
 
 impl VisitMut for Expander<'_> {
@@ -451,17 +457,12 @@ pub(crate) fn body(block: &mut Block, sig: &syn::Signature) {
         }
         c.visit_block(block);
     }
-    let params: Vec<String> = {
-        struct Names(Vec<String>);
-        impl<'a> Visit<'a> for Names {
-            fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
-                self.0.push(p.ident.to_string());
-            }
+    let mut params = Vec::new();
+    for input in &sig.inputs {
+        if let syn::FnArg::Typed(pt) = input {
+            pat_idents(&pt.pat, &mut params);
         }
-        let mut n = Names(Vec::new());
-        sig.inputs.iter().for_each(|i| n.visit_fn_arg(i));
-        n.0
-    };
+    }
     let mut b = BodyMacros { counts, scopes: vec![params], defs: vec![Vec::new()], expanded: HashSet::new(), depth: 0 };
     b.block(block);
     // Drop the definitions whose every call was written out.
@@ -592,36 +593,10 @@ impl BodyMacros {
         if self.depth >= 16 {
             return None;
         }
-        let args: Vec<TokenStream> = split_commas(m.tokens.clone());
-        let span = m.path.span();
-        for rule in rules.iter() {
-            if rule.params.len() != args.len() {
-                continue;
-            }
-            let mut subst = HashMap::new();
-            let ok = rule.params.iter().zip(&args).all(|((n, frag), a)| {
-                let fits = match frag {
-                    Frag::Expr => syn::parse2::<Expr>(a.clone()).is_ok(),
-                    Frag::Ident => syn::parse2::<syn::Ident>(a.clone()).is_ok(),
-                    Frag::Literal => syn::parse2::<syn::Lit>(a.clone()).is_ok(),
-                    Frag::Tt => a.clone().into_iter().count() == 1,
-                };
-                if fits {
-                    let toks = if *frag == Frag::Expr { paren(a.clone()) } else { a.clone() };
-                    subst.insert(n.clone(), toks);
-                }
-                fits
-            });
-            if !ok {
-                continue;
-            }
-            let body: TokenStream = rule.body.parse().ok()?;
-            let tokens = transcribe(&body, &subst, span)?;
-            let stmts = Block::parse_within.parse2(tokens).ok()?;
-            self.expanded.insert(name);
-            return Some(stmts);
-        }
-        None
+        let (_, tokens) = call(&rules, m, |_| true)?;
+        let stmts = Block::parse_within.parse2(tokens).ok()?;
+        self.expanded.insert(name);
+        Some(stmts)
     }
 }
 

@@ -2508,14 +2508,7 @@ impl Program {
             syn::BinOp::Eq(_) => (&*b.right, &*b.left, true),
             _ => return None,
         };
-        let name = path_name(tid)?;
-        let l = &self.locals[*self.by_name.get(&name)?];
-        if (l.mutable || l.run != run) && self.lives[&name] != Lives::Recomputed {
-            return None;
-        }
-        if !is_thread_x(&l.init, &self.ctx.to_string()) {
-            return None;
-        }
+        let (name, _) = self.thread_x_local(tid, run)?;
         let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
         let ctx = self.ctx.to_string();
         if !self.names(&self.uniform, &locals, &ctx).uniform(bound) {
@@ -2529,6 +2522,17 @@ impl Program {
                 true => syn::parse_quote!(#rt::region_bound(#bound).saturating_add(1)),
             },
         ))
+    }
+
+    /// The local `e` names, when it holds `thread_idx().x` (perhaps cast) for the threads of
+    /// run `run`: bound in it and not reassigned, or recomputed where it is used.
+    fn thread_x_local(&self, e: &Expr, run: usize) -> Option<(String, &Local)> {
+        let name = path_name(e)?;
+        let l = &self.locals[*self.by_name.get(&name)?];
+        if (l.mutable || l.run != run) && self.lives.get(&name) != Some(&Lives::Recomputed) {
+            return None;
+        }
+        is_thread_x(&l.init, &self.ctx.to_string()).then_some((name, l))
     }
 
     /// `let i = (k * tid) as T; if (i as U) < bound { .. }` (cuda-samples' reduce1), `k` and
@@ -2578,12 +2582,9 @@ impl Program {
         let names = self.names(&self.uniform, &locals, &ctx);
         // `k * tid` or `tid * k`; `tid` a thread-x local of 32 bits or more (the product's type).
         let thread_x = |e: &Expr| {
-            let name = path_name(e)?;
-            let t = &self.locals[*self.by_name.get(&name)?];
-            let ok = (!t.mutable && t.run == run || self.lives.get(&name) == Some(&Lives::Recomputed))
-                && is_thread_x(&t.init, &ctx)
-                && !matches!(&t.init, Expr::Cast(c) if matches!(&*c.ty, syn::Type::Path(p) if p.path.is_ident("u16") || p.path.is_ident("i16")));
-            ok.then_some(name)
+            let (name, t) = self.thread_x_local(e, run)?;
+            let narrow = matches!(&t.init, Expr::Cast(c) if matches!(&*c.ty, syn::Type::Path(p) if p.path.is_ident("u16") || p.path.is_ident("i16")));
+            (!narrow).then_some(name)
         };
         let (tid, k) = match (thread_x(&m.left), thread_x(&m.right)) {
             (Some(t), None) => (t, &*m.right),

@@ -185,6 +185,8 @@ struct Chain {
 #[derive(Debug, Default)]
 struct Log {
     entries: Vec<Gain>,
+    /// The largest clock of its entries (`Gain::clock`), which `Chain::top` publishes.
+    top: u32,
     blocks: HashMap<u64, History<u32>>,
     threads: HashMap<(u64, u32), History<Known>>,
 }
@@ -228,6 +230,7 @@ impl Log {
     fn push(&mut self, g: Gain) {
         let at = self.entries.len();
         self.entries.push(g);
+        self.top = self.top.max(g.clock());
         match g {
             Gain::Block(b, generation) => match self.blocks.entry(b) {
                 Entry::Occupied(mut e) => {
@@ -263,14 +266,10 @@ impl Chain {
     fn new(gains: impl Iterator<Item = Gain>) -> Arc<Chain> {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let mut log = Log::default();
-        let mut top = 0;
-        gains.for_each(|g| {
-            top = top.max(g.clock());
-            log.push(g)
-        });
+        gains.for_each(|g| log.push(g));
         Arc::new(Chain {
             id: NEXT.fetch_add(1, Ordering::Relaxed),
-            top: AtomicU32::new(top),
+            top: AtomicU32::new(log.top),
             len: AtomicUsize::new(log.entries.len()),
             log: parking_lot::RwLock::new(log),
         })
@@ -447,13 +446,10 @@ impl SyncClock {
     fn release_device(&mut self, gains: impl Iterator<Item = Gain>) {
         let chain = self.device.get_or_insert_with(|| Chain::new(std::iter::empty()));
         let mut log = chain.log.write();
-        let mut top = 0;
-        gains.for_each(|g| {
-            top = top.max(g.clock());
-            log.push(g)
-        });
-        if top > chain.top.load(Ordering::Relaxed) {
-            chain.top.store(top, Ordering::Relaxed);
+        gains.for_each(|g| log.push(g));
+        // Stored only when it grows: readers load it on every check of a relaxed read.
+        if log.top > chain.top.load(Ordering::Relaxed) {
+            chain.top.store(log.top, Ordering::Relaxed);
         }
         chain.len.store(log.entries.len(), Ordering::Release);
         // Folding keeps one entry per block and thread: only worth it when that at least
