@@ -853,7 +853,7 @@ impl block_scan {
                             | -> ::core::option::Option<::deviceemu::__private::Exit> {
                                 let tid = __emu_ctx.thread_idx.x as usize;
                                 #[allow(unused_mut)]
-                                let mut v = __emu_lanes_v.take(__emu_t);
+                                let mut v = __emu_lanes_v.get(__emu_t);
                                 {
                                     let __emu_value = v;
                                     let __emu_view = t;
@@ -887,7 +887,7 @@ impl block_scan {
                                 | -> ::core::option::Option<::deviceemu::__private::Exit> {
                                     let tid = __emu_ctx.thread_idx.x as usize;
                                     #[allow(unused_mut)]
-                                    let mut v = __emu_lanes_v.take(__emu_t);
+                                    let mut v = __emu_lanes_v.get(__emu_t);
                                     {
                                         let __emu_value = v;
                                         let __emu_view = t;
@@ -918,7 +918,7 @@ impl block_scan {
                                 | -> ::core::option::Option<::deviceemu::__private::Exit> {
                                     let tid = __emu_ctx.thread_idx.x as usize;
                                     #[allow(unused_mut)]
-                                    let mut v = __emu_lanes_v.take(__emu_t);
+                                    let mut v = __emu_lanes_v.get(__emu_t);
                                     {
                                         let __emu_value = v;
                                         let __emu_view = t;

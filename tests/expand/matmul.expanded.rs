@@ -1293,7 +1293,7 @@ impl matmul {
                                     let ty = __emu_ctx.thread_idx.y as usize;
                                     let row = __emu_ctx.block_idx.y as usize * 16 + ty;
                                     #[allow(unused_mut)]
-                                    let mut acc = __emu_lanes_acc.take(__emu_t);
+                                    let mut acc = __emu_lanes_acc.get(__emu_t);
                                     for j in 0..16 {
                                         acc
                                             += ::deviceemu::__private::load_row_in_bounds(
@@ -1324,7 +1324,7 @@ impl matmul {
                                 let ty = __emu_ctx.thread_idx.y as usize;
                                 let row = __emu_ctx.block_idx.y as usize * 16 + ty;
                                 #[allow(unused_mut)]
-                                let mut acc = __emu_lanes_acc.take(__emu_t);
+                                let mut acc = __emu_lanes_acc.get(__emu_t);
                                 for j in 0..16 {
                                     acc
                                         += ::deviceemu::__private::load_row_in_bounds(
@@ -1355,7 +1355,7 @@ impl matmul {
                             let ty = __emu_ctx.thread_idx.y as usize;
                             let row = __emu_ctx.block_idx.y as usize * 16 + ty;
                             #[allow(unused_mut)]
-                            let mut acc = __emu_lanes_acc.take(__emu_t);
+                            let mut acc = __emu_lanes_acc.get(__emu_t);
                             for j in 0..16 {
                                 acc
                                     += ::deviceemu::__private::load(
@@ -1467,7 +1467,7 @@ impl matmul {
                                 let row = __emu_ctx.block_idx.y as usize * 16 + ty;
                                 let col = __emu_ctx.block_idx.x as usize * 16 + tx;
                                 #[allow(unused_mut)]
-                                let mut acc = __emu_lanes_acc.take(__emu_t);
+                                let mut acc = __emu_lanes_acc.get(__emu_t);
                                 {
                                     let __emu_value = acc;
                                     ::deviceemu::__private::store_in_bounds(
@@ -1487,7 +1487,7 @@ impl matmul {
                                 let row = __emu_ctx.block_idx.y as usize * 16 + ty;
                                 let col = __emu_ctx.block_idx.x as usize * 16 + tx;
                                 #[allow(unused_mut)]
-                                let mut acc = __emu_lanes_acc.take(__emu_t);
+                                let mut acc = __emu_lanes_acc.get(__emu_t);
                                 {
                                     let __emu_value = acc;
                                     ::deviceemu::__private::store_in_bounds(
@@ -1507,7 +1507,7 @@ impl matmul {
                                 let row = __emu_ctx.block_idx.y as usize * 16 + ty;
                                 let col = __emu_ctx.block_idx.x as usize * 16 + tx;
                                 #[allow(unused_mut)]
-                                let mut acc = __emu_lanes_acc.take(__emu_t);
+                                let mut acc = __emu_lanes_acc.get(__emu_t);
                                 {
                                     let __emu_value = acc;
                                     ::deviceemu::__private::store_in_bounds(
@@ -1527,7 +1527,7 @@ impl matmul {
                                 let row = __emu_ctx.block_idx.y as usize * 16 + ty;
                                 let col = __emu_ctx.block_idx.x as usize * 16 + tx;
                                 #[allow(unused_mut)]
-                                let mut acc = __emu_lanes_acc.take(__emu_t);
+                                let mut acc = __emu_lanes_acc.get(__emu_t);
                                 {
                                     let __emu_value = acc;
                                     ::deviceemu::__private::store_in_bounds(
@@ -1547,7 +1547,7 @@ impl matmul {
                                 let row = __emu_ctx.block_idx.y as usize * 16 + ty;
                                 let col = __emu_ctx.block_idx.x as usize * 16 + tx;
                                 #[allow(unused_mut)]
-                                let mut acc = __emu_lanes_acc.take(__emu_t);
+                                let mut acc = __emu_lanes_acc.get(__emu_t);
                                 {
                                     let __emu_value = acc;
                                     ::deviceemu::__private::store_in_bounds(
@@ -1567,7 +1567,7 @@ impl matmul {
                                 let row = __emu_ctx.block_idx.y as usize * 16 + ty;
                                 let col = __emu_ctx.block_idx.x as usize * 16 + tx;
                                 #[allow(unused_mut)]
-                                let mut acc = __emu_lanes_acc.take(__emu_t);
+                                let mut acc = __emu_lanes_acc.get(__emu_t);
                                 {
                                     let __emu_value = acc;
                                     ::deviceemu::__private::store_in_bounds(
@@ -1587,7 +1587,7 @@ impl matmul {
                                 let row = __emu_ctx.block_idx.y as usize * 16 + ty;
                                 let col = __emu_ctx.block_idx.x as usize * 16 + tx;
                                 #[allow(unused_mut)]
-                                let mut acc = __emu_lanes_acc.take(__emu_t);
+                                let mut acc = __emu_lanes_acc.get(__emu_t);
                                 {
                                     let __emu_value = acc;
                                     ::deviceemu::__private::store_in_bounds(
@@ -1607,7 +1607,7 @@ impl matmul {
                                 let row = __emu_ctx.block_idx.y as usize * 16 + ty;
                                 let col = __emu_ctx.block_idx.x as usize * 16 + tx;
                                 #[allow(unused_mut)]
-                                let mut acc = __emu_lanes_acc.take(__emu_t);
+                                let mut acc = __emu_lanes_acc.get(__emu_t);
                                 {
                                     let __emu_value = acc;
                                     ::deviceemu::__private::store_in_bounds(
@@ -1629,7 +1629,7 @@ impl matmul {
                                 let row = __emu_ctx.block_idx.y as usize * 16 + ty;
                                 let col = __emu_ctx.block_idx.x as usize * 16 + tx;
                                 #[allow(unused_mut)]
-                                let mut acc = __emu_lanes_acc.take(__emu_t);
+                                let mut acc = __emu_lanes_acc.get(__emu_t);
                                 {
                                     let __emu_value = acc;
                                     ::deviceemu::__private::store_in_bounds(
@@ -1655,7 +1655,7 @@ impl matmul {
                             let row = __emu_ctx.block_idx.y as usize * 16 + ty;
                             let col = __emu_ctx.block_idx.x as usize * 16 + tx;
                             #[allow(unused_mut)]
-                            let mut acc = __emu_lanes_acc.take(__emu_t);
+                            let mut acc = __emu_lanes_acc.get(__emu_t);
                             {
                                 let __emu_value = acc;
                                 ::deviceemu::__private::store_in_bounds(
@@ -1681,7 +1681,7 @@ impl matmul {
                         let row = __emu_ctx.block_idx.y as usize * 16 + ty;
                         let col = __emu_ctx.block_idx.x as usize * 16 + tx;
                         #[allow(unused_mut)]
-                        let mut acc = __emu_lanes_acc.take(__emu_t);
+                        let mut acc = __emu_lanes_acc.get(__emu_t);
                         {
                             let __emu_value = acc;
                             ::deviceemu::__private::store(

@@ -2401,6 +2401,9 @@ impl Program {
         // Whether every value saved is bound in this run: a vectorised chunk that runs again
         // lane by lane then stores the same values again (it restores none of them).
         let mut fresh_saves = true;
+        // What the thread code may change (`None`: anything). A `Copy` local it leaves alone
+        // is read from its slot, not taken, and not stored back.
+        let written = uniform::written_in(thread);
         for l in &self.locals {
             let used = needed.contains(&l.name) && self.scope[&l.name].contains(&run);
             match self.lives[&l.name] {
@@ -2416,8 +2419,13 @@ impl Program {
                 }
                 Lives::Lanes if mentions.contains(&l.name) && (l.run == run || self.scope[&l.name].contains(&run)) => {
                     let (id, lanes) = (&l.ident, self.lanes_ident(&l.name));
+                    let copy = self.copy_local(&l.name);
+                    let kept = l.run != run && copy && written.as_ref().is_some_and(|w| !w.contains(&l.name));
                     if l.run != run {
-                        restores.extend(quote!(#[allow(unused_mut)] let mut #id = #lanes.take(#t);));
+                        restores.extend(match copy {
+                            true => quote!(#[allow(unused_mut)] let mut #id = #lanes.get(#t);),
+                            false => quote!(#[allow(unused_mut)] let mut #id = #lanes.take(#t);),
+                        });
                         vector_restores = vector_restores
                             .filter(|_| self.copy_local(&l.name))
                             .map(|v| quote!(#v #[allow(unused_mut)] let mut #id = #lanes.get(#t);));
@@ -2429,7 +2437,7 @@ impl Program {
                         // Bound in this run: not a form the interleaved region takes.
                         io = None;
                     }
-                    if self.read_after(&l.name, run) {
+                    if self.read_after(&l.name, run) && !kept {
                         saves.extend(quote!(#lanes.put(#t, #id);));
                         fresh_saves &= l.run == run;
                         if let Some(io) = &mut io {

@@ -185,6 +185,56 @@ pub(super) fn idents_of(node: &impl ToVisit) -> HashSet<String> {
     v.0
 }
 
+/// The names that statements may change: the local at the root of each assigned place
+/// (`a = ..`, `a.x += ..`, `a[i].y = ..`, `(a, b) = ..`), of each `&mut` borrow and of each
+/// method call's receiver that is not a [`PURE_METHODS`] one, and every name inside a closure
+/// or a macro. `None` when a `ref mut` binding may borrow any place.
+pub(super) fn written_in(stmts: &[syn::Stmt]) -> Option<HashSet<String>> {
+    struct W {
+        names: HashSet<String>,
+        any: bool,
+    }
+    fn roots(e: &Expr, out: &mut HashSet<String>) {
+        match e {
+            Expr::Path(p) => out.extend(p.path.get_ident().map(|i| i.to_string())),
+            Expr::Field(f) => roots(&f.base, out),
+            Expr::Index(i) => roots(&i.expr, out),
+            Expr::Paren(p) => roots(&p.expr, out),
+            Expr::Group(g) => roots(&g.expr, out),
+            Expr::Tuple(t) => t.elems.iter().for_each(|e| roots(e, out)),
+            Expr::Array(a) => a.elems.iter().for_each(|e| roots(e, out)),
+            // Through a reference or a pointer: the pointee changes, not the local. Any
+            // other place (a call's result, a block) is not a local's.
+            _ => {}
+        }
+    }
+    impl<'ast> Visit<'ast> for W {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            match e {
+                Expr::Assign(a) => roots(&a.left, &mut self.names),
+                Expr::Binary(b) if is_assign(&b.op) => roots(&b.left, &mut self.names),
+                Expr::Reference(r) if r.mutability.is_some() => roots(&r.expr, &mut self.names),
+                Expr::MethodCall(m) if !PURE_METHODS.iter().any(|p| m.method == p) => {
+                    roots(&m.receiver, &mut self.names)
+                }
+                Expr::Closure(_) | Expr::Macro(_) => self.names.extend(idents_of(e)),
+                _ => {}
+            }
+            syn::visit::visit_expr(self, e);
+        }
+        fn visit_stmt_macro(&mut self, m: &'ast syn::StmtMacro) {
+            self.names.extend(idents_of(&syn::Stmt::Macro(m.clone())));
+        }
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.any |= p.by_ref.is_some() && p.mutability.is_some();
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    let mut w = W { names: HashSet::new(), any: false };
+    stmts.iter().for_each(|s| w.visit_stmt(s));
+    (!w.any).then_some(w.names)
+}
+
 /// What [`idents_of`] can scan.
 pub(super) trait ToVisit {
     fn visit_with(&self, v: &mut Idents);
@@ -229,5 +279,42 @@ impl<'ast> Visit<'ast> for Idents {
         }
         walk(m.tokens.clone(), &mut self.0);
         syn::visit::visit_macro(self, m);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::written_in;
+
+    fn written(code: proc_macro2::TokenStream) -> Option<Vec<String>> {
+        let b: syn::Block = syn::parse2(quote::quote!({ #code })).unwrap();
+        written_in(&b.stmts).map(|w| {
+            let mut w: Vec<String> = w.into_iter().collect();
+            w.sort();
+            w
+        })
+    }
+
+    #[test]
+    fn the_roots_of_changed_places_are_written_and_reads_are_not() {
+        let w = written(quote::quote! {
+            a += r;
+            b.x[i].y = r;
+            (c, d) = (r, r);
+            f(&mut e, &r);
+            g.push(r);
+            let n = h.abs();
+            *p = q;
+            let k = |v: i32| m = v;
+            bump!(s);
+        });
+        let want = ["a", "b", "bump", "c", "d", "e", "g", "i32", "m", "s", "v"];
+        assert_eq!(w, Some(want.iter().map(|s| s.to_string()).collect()));
+    }
+
+    #[test]
+    fn a_ref_mut_binding_may_change_anything() {
+        assert_eq!(written(quote::quote! { match a { ref mut x => *x = 1 } }), None);
+        assert_eq!(written(quote::quote! { match a { ref x => b = *x } }), Some(vec!["b".to_string()]));
     }
 }

@@ -1431,3 +1431,74 @@ fn order_free_atomics_beside_warp_collectives_take_regions() {
     assert_eq!(&got[1..5], &[0, 1, 2, 3]);
     assert_eq!(&got[5..], &sums[..]);
 }
+
+// ------------------------------------------------------------------ values kept in their slots
+
+/// Adds `by` to `*v`.
+#[device]
+fn add_into(v: &mut i32, by: i32) {
+    *v += by;
+}
+
+/// Per-thread `i32` locals that live across barriers, each changed after a barrier in one of
+/// the ways Rust allows: a compound assignment, a destructuring assignment, a `&mut` handed to a
+/// helper, `core::mem::swap`, a plain assignment inside a block. A region reads a `Copy`
+/// local from its slot without taking it, and stores it back only when its code may change it
+/// (`uniform::written_in`): each change must reach the last region.
+#[kernel]
+fn copies_changed_after_barriers(out: &mut [i32]) {
+    let t: i32 = thread_idx().x as i32;
+    let mut a: i32 = t;
+    let mut b: i32 = 2 * t;
+    let mut c: i32 = 3 * t;
+    let mut d: i32 = 5;
+    let mut e: i32 = 7;
+    let mut f: i32 = 11;
+    let s = shared_array![i32; 64];
+    s[t] = a + b + c;
+    sync_threads();
+    a += s[(t + 1) % 64];
+    sync_threads();
+    (b, c) = (c, b + s[(t + 2) % 64]);
+    sync_threads();
+    add_into(&mut d, t);
+    sync_threads();
+    core::mem::swap(&mut e, &mut a);
+    sync_threads();
+    {
+        f = f * 2 + c;
+    }
+    sync_threads();
+    let base = (block_idx().x * 64) as i32 + t;
+    out[base * 6] = a;
+    out[base * 6 + 1] = b;
+    out[base * 6 + 2] = c;
+    out[base * 6 + 3] = d;
+    out[base * 6 + 4] = e;
+    out[base * 6 + 5] = f;
+}
+
+#[test]
+fn copy_locals_changed_after_a_barrier_keep_each_change() {
+    let blocks = 3usize;
+    let mut want = vec![0i32; blocks * 64 * 6];
+    for blk in 0..blocks {
+        for t in 0..64i32 {
+            let s = |u: i32| 6 * (u % 64);
+            let mut a = t + s(t + 1);
+            let (b, c) = (3 * t, 2 * t + s(t + 2));
+            let d = 5 + t;
+            let mut e = 7;
+            core::mem::swap(&mut e, &mut a);
+            let f = 11 * 2 + c;
+            let base = (blk * 64) as usize + t as usize;
+            want[base * 6..base * 6 + 6].copy_from_slice(&[a, b, c, d, e, f]);
+        }
+    }
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<i32>::zeroed(want.len()).unwrap();
+        launch!(copies_changed_after_barriers<<<blocks as u32, 64>>>(&mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+}
