@@ -28,7 +28,7 @@ pub use crate::host::{
     sched::devrt::{device_launch, DeviceArg, DeviceArgMut, DeviceStream},
     sched::launch::{launch, launch_on_gpu, launch_tasks},
     sched::regions::{
-        announce_general, last_path, last_proved, last_scaled, last_vectorised, last_views, launch_lanes,
+        announce_general, last_path, last_proved, last_scaled, last_strided, last_vectorised, last_views, launch_lanes,
         launch_regions, launch_regions_guarded, region_progress_point, Exchange, Guard, LaneCursor, Lanes, Regions,
         Turn,
     },

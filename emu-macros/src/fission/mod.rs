@@ -2458,6 +2458,7 @@ impl Program {
             (None, Some(o)) => Some((String::new(), o.clone())),
             (None, None) => None,
         };
+        let stride = narrowed.is_none().then(|| self.strided(thread, run)).flatten();
         // The scalar form, wrapped by the fast forms of the tiers that have one (`tiers.rs`).
         let region = tiers::Region {
             thread,
@@ -2467,11 +2468,12 @@ impl Program {
             fresh_saves,
             io: io.as_ref(),
             narrowed: narrowed.as_ref(),
+            stride: stride.as_ref(),
             g,
             narrowed_hoist: Default::default(),
             hoisted: Default::default(),
         };
-        let scalar = region.each(&region.thread_fn(&thread_code(thread), &saves));
+        let scalar = region.run(thread, &saves);
         let call = tiers::chain(self, &region, scalar);
         // A region that hands a value to a shuffle first forgets the last round's: a thread
         // that stops in it hands nothing over.
@@ -2541,6 +2543,37 @@ impl Program {
             return None;
         }
         is_thread_x(&l.init, &self.ctx.to_string()).then_some((name, l))
+    }
+
+    /// `if tid % m == 0 { .. }` alone (cuda-samples' reduce0: `if ((tid % (2 * s)) == 0)`),
+    /// `m` block-uniform and `tid` a thread-x local: the threads that pass
+    /// are those whose `thread_idx().x` is a multiple of `m`, which `Regions::each_strided`
+    /// runs alone in index order (every thread otherwise, and for `m` below 2). The threads
+    /// it skips would only have computed a remainder, which cannot panic for `m` other than
+    /// 0, and failed the comparison. Gives `m`.
+    fn strided(&self, thread: &[Stmt], run: usize) -> Option<Expr> {
+        let [Stmt::Expr(Expr::If(i), _)] = thread else { return None };
+        if i.else_branch.is_some() {
+            return None;
+        }
+        let Expr::Binary(eq) = strip_parens(&i.cond) else { return None };
+        if !matches!(eq.op, syn::BinOp::Eq(_)) {
+            return None;
+        }
+        let zero = |e: &Expr| matches!(strip_parens(e), Expr::Lit(l) if matches!(&l.lit, syn::Lit::Int(n) if n.base10_digits() == "0"));
+        let rem = match (strip_parens(&eq.left), strip_parens(&eq.right)) {
+            (Expr::Binary(r), z) | (z, Expr::Binary(r)) if zero(z) && matches!(r.op, syn::BinOp::Rem(_)) => r,
+            _ => return None,
+        };
+        // A thread-x local holds `thread_idx().x` exactly (a cast to 16 bits or more).
+        let (tid, _) = self.thread_x_local(strip_parens(&rem.left), run)?;
+        let m = strip_parens(&rem.right);
+        let ctx = self.ctx.to_string();
+        let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
+        if !self.names(&self.uniform, &locals, &ctx).uniform(m) || idents_of(m).contains(&tid) {
+            return None;
+        }
+        Some(m.clone())
     }
 
     /// `let i = (k * tid) as T; if (i as U) < bound { .. }` (cuda-samples' reduce1), `k` and

@@ -39,6 +39,9 @@ pub(super) struct Region<'a> {
     /// `(tid, bound)` when it runs only the threads below `bound` (`tid` empty when the bound
     /// is an outer one, not the region's own `if tid < bound`).
     pub(super) narrowed: Option<&'a (String, Expr)>,
+    /// `m` when it runs only the threads whose `thread_idx().x` is a multiple of `m`
+    /// (`Program::strided`; never with a narrowing).
+    pub(super) stride: Option<&'a Expr>,
     pub(super) g: &'a Gen,
     /// [`NarrowedHoist`]'s proof and code, computed by the first tier that asks.
     pub(super) narrowed_hoist: OnceCell<Option<(TokenStream, Vec<Stmt>)>>,
@@ -70,6 +73,22 @@ impl Region<'_> {
             Some((_, bound)) => quote!(#rb.each_below(#bound, #f);),
             None => quote!(#rb.each(#f);),
         }
+    }
+
+    /// The call that runs `stmts`, a form of the region's thread code, for the region's
+    /// threads, with `saves` after it. A strided region (`if tid % m == 0 { body }`) also
+    /// gives `Regions::each_strided` the body alone, in a block of its own, for the threads it
+    /// runs in index order: each of them passes the test.
+    pub(super) fn run(&self, stmts: &[Stmt], saves: &TokenStream) -> TokenStream {
+        let f = self.thread_fn(&thread_code(stmts), saves);
+        let (Some(m), [Stmt::Expr(Expr::If(i), _)]) = (self.stride, stmts) else { return self.each(&f) };
+        let body = Stmt::Expr(
+            Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block: i.then_branch.clone() }),
+            None,
+        );
+        let passed = self.thread_fn(&thread_code(&[body]), saves);
+        let rb = &self.g.rb;
+        quote!(#rb.each_strided(#m, #passed, #f);)
     }
 
     /// The region's own narrowing `(tid, bound)`, when it has one.
@@ -130,11 +149,10 @@ impl Tier for ViewsChecked {
     fn fast(&self, p: &Program, r: &Region<'_>) -> Option<Fast> {
         let (guard, valid) = p.views_region(r.thread)?;
         let (checked, rb) = (crate::rewrite::checked(), &r.g.rb);
-        let f = r.thread_fn(&thread_code(&valid), r.saves);
         Some(Fast {
             guard: quote!(!#checked && #rb.tier(::deviceemu::__private::TIER_VIEWS) && #guard),
             code: {
-                let each = r.each(&f);
+                let each = r.run(&valid, r.saves);
                 quote!(#rb.note_views(); #each)
             },
         })
@@ -171,9 +189,7 @@ impl Tier for RangeProved {
         let (proof, proved) = p.range_region(r.thread)?;
         let (checked, rb) = (crate::rewrite::checked(), &r.g.rb);
         let fast = r.thread_fn(&thread_code(&proved), r.saves);
-        let grouped = r
-            .narrowed
-            .is_none()
+        let grouped = (r.narrowed.is_none() && r.stride.is_none())
             .then(|| {
                 r.io.and_then(|io| p.interleaved(&proved, io, &fast, rb))
                     .map(|group| (quote::format_ident!("TIER_INTERLEAVE"), group))
@@ -183,7 +199,7 @@ impl Tier for RangeProved {
                     })
             })
             .flatten();
-        let plain = r.each(&fast);
+        let plain = r.run(&proved, r.saves);
         let run = match grouped {
             Some((tier, group)) => quote! {
                 if #rb.tier(::deviceemu::__private::#tier) {
@@ -207,7 +223,9 @@ struct VectorRegion;
 
 impl Tier for VectorRegion {
     fn fast(&self, p: &Program, r: &Region<'_>) -> Option<Fast> {
-        if p.lane_loop || !r.fresh_saves {
+        // A strided region runs a fraction of its threads scalar rather than all of them in
+        // chunks.
+        if p.lane_loop || !r.fresh_saves || r.stride.is_some() {
             return None;
         }
         let bound = r.narrowed.map(|(_, b)| b);

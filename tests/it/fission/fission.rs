@@ -1887,3 +1887,88 @@ fn a_scaled_index_below_the_block_runs_only_the_threads_it_can_pass() {
     assert!(want.iter().filter(|&&w| w == 1).count() > 1, "threads past ceil(n / k) pass");
     assert_eq!(scaled_runs(|| drop(run())), 0, "no run is narrowed");
 }
+
+/// cuda-samples' reduce0 (interleaved addressing with a modulo): only the threads whose index
+/// is a multiple of `2 * s` run the step, which `Regions::each_strided` runs alone.
+#[kernel]
+fn modulo_tree_sum(input: &[u32], out: &mut [u32]) {
+    let sdata = shared_array![u32; 256];
+    let tid: u32 = thread_idx().x;
+    sdata[tid] = input[block_idx().x * block_dim().x + tid];
+    sync_threads();
+    let mut s: u32 = 1;
+    while s < block_dim().x {
+        if (tid % (2 * s)) == 0 {
+            sdata[tid] += sdata[tid + s];
+        }
+        sync_threads();
+        s *= 2;
+    }
+    if tid == 0 {
+        out[block_idx().x] = sdata[0];
+    }
+}
+
+/// The same test with a step of any sign (below 2, every thread runs), and on a local that
+/// `i8` truncates (thread 256 is 0 as `i8`, and passes `% 3 == 0`), which is not the thread's
+/// index and runs every thread.
+#[kernel]
+fn modulo_steps(out: &mut [u32], m: i32) {
+    let tid = thread_idx().x as i32;
+    let narrow = thread_idx().x as i8;
+    sync_threads();
+    if 0 == tid % m {
+        out[tid as usize] += 1;
+    }
+    sync_threads();
+    if narrow % 3 == 0 {
+        out[tid as usize] += 10;
+    }
+    sync_threads();
+}
+
+/// Runs `f` with `EMU_VERBOSE` on and returns how many region runs of its last regions launch
+/// ran every n-th thread only.
+fn strided_runs(f: impl FnOnce()) -> usize {
+    with_config(Config::default().verbose(true).blocks(BlockOrder::Serial), || {
+        f();
+        deviceemu::__private::last_strided()
+    })
+}
+
+#[test]
+fn a_modulo_step_runs_only_the_threads_it_can_pass() {
+    let (blocks, threads) = (3usize, 256usize);
+    let x: Vec<u32> = (0..(blocks * threads) as u32).map(|v| v * 11 % 37).collect();
+    let want: Vec<u32> = x.chunks(threads).map(|b| b.iter().sum()).collect();
+    let run = || {
+        let input = DeviceBuffer::from_slice(&x).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(blocks).unwrap();
+        let r = launch!(modulo_tree_sum<<<blocks as u32, threads as u32>>>(&input, &mut out));
+        (out.to_vec().unwrap(), r)
+    };
+    let (out, r) = both_paths("regions", run);
+    r.unwrap();
+    assert_eq!(out, want);
+    // Eight steps of each block run every (2 * s)-th thread.
+    assert_eq!(strided_runs(|| drop(run())), blocks * 8);
+
+    for m in [3, 1, -4, 0] {
+        let run = || {
+            let mut out = DeviceBuffer::<u32>::zeroed(320).unwrap();
+            let r = launch!(modulo_steps<<<1, 320>>>(&mut out, m));
+            (out.to_vec().unwrap(), r)
+        };
+        let (out, r) = both_paths("regions", run);
+        if m == 0 {
+            // `tid % 0` panics in every thread, on both paths alike (checked above).
+            assert!(r.is_err(), "m = 0");
+            continue;
+        }
+        r.unwrap();
+        let want: Vec<u32> = (0..320i32).map(|t| u32::from(t % m == 0) + 10 * u32::from((t as i8) % 3 == 0)).collect();
+        assert_eq!(out, want, "m = {m}");
+        assert_eq!(out[256] / 10, 1, "thread 256 passes `narrow % 3 == 0`");
+        assert_eq!(strided_runs(|| drop(run())), usize::from(m >= 2), "m = {m}");
+    }
+}

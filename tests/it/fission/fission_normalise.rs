@@ -1491,7 +1491,7 @@ fn copy_locals_changed_after_a_barrier_keep_each_change() {
             let mut e = 7;
             core::mem::swap(&mut e, &mut a);
             let f = 11 * 2 + c;
-            let base = (blk * 64) as usize + t as usize;
+            let base = blk * 64 + t as usize;
             want[base * 6..base * 6 + 6].copy_from_slice(&[a, b, c, d, e, f]);
         }
     }

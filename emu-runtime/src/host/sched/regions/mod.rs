@@ -77,16 +77,50 @@ enum Taken {
 thread_local! {
     /// The path the last launch made on this host thread took (for tests).
     static LAST: std::cell::Cell<&'static str> = const { std::cell::Cell::new("none") };
-    /// The vectorised region runs of the last verbose regions launch on this host thread.
-    static LAST_CHUNKED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-    /// The region runs with proved bounds of the last verbose regions launch on this host thread.
-    static LAST_PROVED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-    /// The region runs that checked their views once, of the last verbose regions launch on
-    /// this host thread.
-    static LAST_VIEWS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-    /// The region runs narrowed by a scaled bound, of the last verbose regions launch on this
-    /// host thread.
-    static LAST_SCALED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// What the last verbose regions launch on this host thread counted ([`Counts`]).
+    static LAST_COUNTS: std::cell::Cell<[usize; Count::ALL.len()]> =
+        const { std::cell::Cell::new([0; Count::ALL.len()]) };
+}
+
+/// What `EMU_VERBOSE` counts of a regions launch: its region runs that took one fast form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Count {
+    /// Ran vectorised (`Regions::each_chunk_below`; `fission/vector.rs`, a lane loop's blocks).
+    Vectorised,
+    /// Had their accesses' bounds proved from their indices' ranges (`fission/ranges.rs`).
+    Proved,
+    /// Checked their views once (`fission/views.rs`).
+    Views,
+    /// Skipped the threads past a scaled bound (`Regions::scaled_bound`).
+    Scaled,
+    /// Ran every `step`-th thread only (`Regions::each_strided`).
+    Strided,
+}
+
+impl Count {
+    const ALL: [Count; 5] = [Count::Vectorised, Count::Proved, Count::Views, Count::Scaled, Count::Strided];
+
+    /// What `EMU_VERBOSE` says of `n` such runs, `None` when it says nothing of none.
+    fn say(self, n: usize) -> Option<String> {
+        let what = match self {
+            Count::Vectorised => return Some(format!("{n} region runs were vectorised")),
+            Count::Proved => "had their bounds proved from their indices' ranges",
+            Count::Views => "checked their views once",
+            Count::Scaled => "skipped the threads past a scaled bound",
+            Count::Strided => "ran every n-th thread only, the others failing its `tid % n == 0`",
+        };
+        (n > 0).then(|| format!("{n} region runs {what}"))
+    }
+}
+
+/// A launch's [`Count`]s, shared by its blocks.
+#[derive(Default)]
+struct Counts([AtomicUsize; Count::ALL.len()]);
+
+/// How many region runs of the last regions launch made on this host thread with
+/// `EMU_VERBOSE` on took the fast form `c`, for tests.
+fn last_count(c: Count) -> usize {
+    LAST_COUNTS.with(std::cell::Cell::get)[c as usize]
 }
 
 /// The path the last launch made on this host thread took: `"regions"`, `"lanes"` or
@@ -239,37 +273,19 @@ fn run_counted(
     regions: &(dyn Fn(&mut Regions<'_>) + Sync),
 ) -> Result<(), Error> {
     let verbose = config::effective().is_ok_and(|c| c.get_verbose());
-    let (chunked, proved, views) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
-    let scaled = AtomicUsize::new(0);
+    let counts = Counts::default();
     let result = run_blocks(kernel, cfg, &|b: &BlockRun<'_>| {
         let mut r = Regions::new(b);
-        r.chunked = verbose.then_some(&chunked);
-        r.proved = verbose.then_some(&proved);
-        r.views = verbose.then_some(&views);
-        r.scaled = verbose.then_some(&scaled);
+        r.counts = verbose.then_some(&counts);
         regions(&mut r);
     });
     if verbose {
-        let n = chunked.load(Ordering::Relaxed);
-        LAST_CHUNKED.with(|c| c.set(n));
-        let p = proved.load(Ordering::Relaxed);
-        LAST_PROVED.with(|c| c.set(p));
-        eprintln!("deviceemu: `{}`: {n} region runs were vectorised", kernel.name);
-        if p > 0 {
-            eprintln!(
-                "deviceemu: `{}`: {p} region runs had their bounds proved from their indices' ranges",
-                kernel.name
-            );
-        }
-        let v = views.load(Ordering::Relaxed);
-        LAST_VIEWS.with(|c| c.set(v));
-        if v > 0 {
-            eprintln!("deviceemu: `{}`: {v} region runs checked their views once", kernel.name);
-        }
-        let n = scaled.load(Ordering::Relaxed);
-        LAST_SCALED.with(|c| c.set(n));
-        if n > 0 {
-            eprintln!("deviceemu: `{}`: {n} region runs skipped the threads past a scaled bound", kernel.name);
+        let last = counts.0.each_ref().map(|c| c.load(Ordering::Relaxed));
+        LAST_COUNTS.with(|c| c.set(last));
+        for (c, n) in Count::ALL.into_iter().zip(last) {
+            if let Some(line) = c.say(n) {
+                eprintln!("deviceemu: `{}`: {line}", kernel.name);
+            }
         }
     }
     result
@@ -279,7 +295,7 @@ fn run_counted(
 /// `EMU_VERBOSE` on ran vectorised (`Regions::each_chunk_below`), for tests.
 #[doc(hidden)]
 pub fn last_vectorised() -> usize {
-    LAST_CHUNKED.with(std::cell::Cell::get)
+    last_count(Count::Vectorised)
 }
 
 /// How many region runs of the last regions launch made on this host thread with
@@ -287,7 +303,7 @@ pub fn last_vectorised() -> usize {
 /// (`fission/ranges.rs`, [`Regions::note_proved`]), for tests.
 #[doc(hidden)]
 pub fn last_proved() -> usize {
-    LAST_PROVED.with(std::cell::Cell::get)
+    last_count(Count::Proved)
 }
 
 /// How many region runs of the last regions launch made on this host thread with
@@ -295,7 +311,7 @@ pub fn last_proved() -> usize {
 /// for tests.
 #[doc(hidden)]
 pub fn last_views() -> usize {
-    LAST_VIEWS.with(std::cell::Cell::get)
+    last_count(Count::Views)
 }
 
 /// How many region runs of the last regions launch made on this host thread with
@@ -303,7 +319,14 @@ pub fn last_views() -> usize {
 /// tests.
 #[doc(hidden)]
 pub fn last_scaled() -> usize {
-    LAST_SCALED.with(std::cell::Cell::get)
+    last_count(Count::Scaled)
+}
+
+/// How many region runs of the last regions launch made on this host thread with
+/// `EMU_VERBOSE` on ran every n-th thread only ([`Regions::each_strided`]), for tests.
+#[doc(hidden)]
+pub fn last_strided() -> usize {
+    last_count(Count::Strided)
 }
 
 /// What a region form leans on beyond its barriers, which some launches cannot give it
@@ -548,16 +571,8 @@ pub struct Regions<'r> {
     exits: Vec<(u32, Exit)>,
     /// The seed, for the order after each barrier.
     seed: Option<u64>,
-    /// The launch's count of vectorised regions run, when `EMU_VERBOSE` asks for it.
-    chunked: Option<&'r AtomicUsize>,
-    /// The launch's count of region runs with proved bounds, when `EMU_VERBOSE` asks for it.
-    proved: Option<&'r AtomicUsize>,
-    /// The launch's count of region runs that checked their views once, when `EMU_VERBOSE`
-    /// asks for it.
-    views: Option<&'r AtomicUsize>,
-    /// The launch's count of region runs narrowed by a scaled bound, when `EMU_VERBOSE` asks
-    /// for it.
-    scaled: Option<&'r AtomicUsize>,
+    /// The launch's counts of region runs by fast form, when `EMU_VERBOSE` asks for them.
+    counts: Option<&'r Counts>,
     /// The fast-path tiers turned off (`EMU_TIERS_OFF`, [`Tier::bit`]s).
     tiers_off: u32,
 }
@@ -592,10 +607,7 @@ impl<'r> Regions<'r> {
             exits: Vec::new(),
             seed: launch.config.get_seed(),
             tiers_off: Tier::ALL.iter().filter(|t| !launch.config.get_tier(**t)).fold(0, |m, t| m | t.bit()),
-            chunked: None,
-            proved: None,
-            views: None,
-            scaled: None,
+            counts: None,
         }
     }
 
@@ -623,8 +635,14 @@ impl<'r> Regions<'r> {
     /// (`EMU_VERBOSE`; `fission/ranges.rs`).
     #[inline(always)]
     pub fn note_proved(&self) {
-        if let Some(c) = self.proved {
-            c.fetch_add(1, Ordering::Relaxed);
+        self.count(Count::Proved);
+    }
+
+    /// Counts a region run that took fast form `c` (`EMU_VERBOSE`).
+    #[inline(always)]
+    fn count(&self, c: Count) {
+        if let Some(counts) = self.counts {
+            counts.0[c as usize].fetch_add(1, Ordering::Relaxed);
         }
     }
 
@@ -633,8 +651,8 @@ impl<'r> Regions<'r> {
     #[inline(always)]
     pub fn scaled_bound<K: fast::RegionBound, B: fast::RegionBound>(&self, k: K, bound: B) -> usize {
         let b = fast::region_bound_scaled(k, bound);
-        if let (Some(c), true) = (self.scaled, b != usize::MAX) {
-            c.fetch_add(1, Ordering::Relaxed);
+        if b != usize::MAX {
+            self.count(Count::Scaled);
         }
         b
     }
@@ -642,9 +660,7 @@ impl<'r> Regions<'r> {
     /// Counts a region run that checked its views once (`EMU_VERBOSE`; `fission/views.rs`).
     #[inline(always)]
     pub fn note_views(&self) {
-        if let Some(c) = self.views {
-            c.fetch_add(1, Ordering::Relaxed);
-        }
+        self.count(Count::Views);
     }
 
     /// Per-thread storage for a value that lives across a barrier.
@@ -673,7 +689,29 @@ impl<'r> Regions<'r> {
     /// in it, and are skipped.
     #[inline(always)]
     pub fn each_below<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(&mut self, bound: usize, f: F) {
-        self.each_span(0, bound, f)
+        self.each_span(0, bound, 1, f)
+    }
+
+    /// [`Regions::each`] for a region whose thread code `f` is `if tid % step == 0 { body }`
+    /// with `step` block-uniform and `tid` the thread's `thread_idx().x` (the macro proved it;
+    /// `fission/mod.rs`, `strided`), and `passed` the body alone: in index order
+    /// ([`Regions::in_index_order`]) only threads `0, step, 2 * step, ..` run, through
+    /// `passed` (each passes the test), the others doing nothing in the region. In another
+    /// order, and for a `step` below 2 (0: the modulo panics in every thread; a negative one,
+    /// which `RegionBound` makes 0), every thread runs `f` and the test decides.
+    #[inline(always)]
+    pub fn each_strided<S, P, F>(&mut self, step: S, passed: P, f: F)
+    where
+        S: fast::RegionBound,
+        P: FnMut(usize, ThreadCtx) -> Option<Exit>,
+        F: FnMut(usize, ThreadCtx) -> Option<Exit>,
+    {
+        let step = step.to_bound();
+        if step < 2 || !self.in_index_order() {
+            return self.each(f);
+        }
+        self.count(Count::Strided);
+        self.each_span(0, usize::MAX, step, passed)
     }
 
     /// Runs a region `K` threads at a time, in running order: `group(ts, ctxs)` for each full
@@ -824,12 +862,19 @@ impl<'r> Regions<'r> {
     #[inline(always)]
     pub fn one<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(&mut self, t: usize, f: F) {
         debug_assert!(self.in_index_order());
-        self.each_span(t, t.saturating_add(1), f)
+        self.each_span(t, t.saturating_add(1), 1, f)
     }
 
-    /// [`Regions::each_below`] from position `lo` of the running order.
+    /// [`Regions::each_below`] from position `lo` of the running order, every `step`-th
+    /// thread (a `step` above 1 only in index order).
     #[inline(always)]
-    fn each_span<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(&mut self, lo: usize, bound: usize, mut f: F) {
+    fn each_span<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(
+        &mut self,
+        lo: usize,
+        bound: usize,
+        step: usize,
+        mut f: F,
+    ) {
         let block = self.block;
         let faults = block.regions_faults();
         // The exits of earlier regions since the last barrier are out of the running order
@@ -839,7 +884,7 @@ impl<'r> Regions<'r> {
         // load gave): the region goes on with the next thread. One `catch_unwind` per region.
         let pos = std::cell::Cell::new(lo);
         loop {
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_from(bound, &mut f, &pos)));
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_from(bound, step, &mut f, &pos)));
             match r {
                 Ok(()) => break,
                 Err(payload) => {
@@ -847,7 +892,7 @@ impl<'r> Regions<'r> {
                         std::panic::resume_unwind(payload);
                     }
                     let _ = crate::host::sched::panics::take();
-                    pos.set(pos.get() + 1);
+                    pos.set(pos.get().saturating_add(step));
                 }
             }
         }
@@ -865,11 +910,23 @@ impl<'r> Regions<'r> {
     fn run_from<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(
         &mut self,
         bound: usize,
+        step: usize,
         f: &mut F,
         pos: &std::cell::Cell<usize>,
     ) {
         let block = self.block;
-        if self.dense && self.one_d {
+        if step > 1 {
+            debug_assert!(self.in_index_order(), "a strided region out of index order");
+            let mut t = pos.get();
+            while t < self.n.min(bound) {
+                pos.set(t);
+                block.regions_set_current(t as u32);
+                if let Some(at) = f(t, ThreadCtx { thread_idx: Dim3::new(t as u32, 0, 0), ..self.ctx }) {
+                    self.exits.push((t as u32, at));
+                }
+                t = t.saturating_add(step);
+            }
+        } else if self.dense && self.one_d {
             for t in pos.get()..self.n.min(bound) {
                 pos.set(t);
                 block.regions_set_current(t as u32);
@@ -946,9 +1003,7 @@ impl<'r> Regions<'r> {
         S: FnMut(usize, ThreadCtx),
     {
         debug_assert!(self.in_index_order());
-        if let Some(c) = self.chunked {
-            c.fetch_add(1, Ordering::Relaxed);
-        }
+        self.count(Count::Vectorised);
         let cursor = LaneCursor { ctx: self.ctx };
         let chunk = fast::LANE_CHUNK;
         let n = self.n.min(bound);
