@@ -2288,10 +2288,21 @@ impl Program {
         let Some(&k) = self.by_name.get(name) else { return false };
         let l = &self.locals[k];
         if let Stmt::Local(syn::Local { pat: Pat::Type(pt), .. }) = &l.stmt {
-            if let syn::Type::Path(p) = &*pt.ty {
-                if p.path.get_ident().is_some_and(|t| PRIMITIVES.contains(&t.to_string().as_str())) {
-                    return true;
+            // A primitive, or arrays and tuples of them.
+            fn primitive(t: &syn::Type) -> bool {
+                match t {
+                    syn::Type::Path(p) => {
+                        p.qself.is_none()
+                            && p.path.get_ident().is_some_and(|t| PRIMITIVES.contains(&t.to_string().as_str()))
+                    }
+                    syn::Type::Array(a) => primitive(&a.elem),
+                    syn::Type::Tuple(t) => t.elems.iter().all(primitive),
+                    syn::Type::Paren(p) => primitive(&p.elem),
+                    _ => false,
                 }
+            }
+            if primitive(&pt.ty) {
+                return true;
             }
         }
         self.obviously_copy(&l.init, k)
@@ -2303,6 +2314,10 @@ impl Program {
         let ctx = self.ctx.to_string();
         match e {
             Expr::Lit(_) => true,
+            // Arrays and tuples of `Copy` values are `Copy`.
+            Expr::Repeat(r) => self.obviously_copy(&r.expr, k),
+            Expr::Array(a) => a.elems.iter().all(|e| self.obviously_copy(e, k)),
+            Expr::Tuple(t) => t.elems.iter().all(|e| self.obviously_copy(e, k)),
             Expr::Paren(p) => self.obviously_copy(&p.expr, k),
             Expr::Cast(c) => self.obviously_copy(&c.expr, k),
             Expr::Unary(u) => !matches!(u.op, syn::UnOp::Deref(_)) && self.obviously_copy(&u.expr, k),

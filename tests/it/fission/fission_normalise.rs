@@ -1478,6 +1478,49 @@ fn copies_changed_after_barriers(out: &mut [i32]) {
     out[base * 6 + 5] = f;
 }
 
+/// The same for arrays and tuples of primitives, which are `Copy` too: an element assigned
+/// through an index, a tuple field through its number.
+#[kernel]
+fn copy_aggregates_changed_after_barriers(out: &mut [i32]) {
+    let t: i32 = thread_idx().x as i32;
+    let mut g: [i32; 3] = [t, 0, 0];
+    let mut h = [1i32; 2];
+    let mut p: (i32, i32) = (t, -t);
+    sync_threads();
+    g[1] = g[0] + 1;
+    sync_threads();
+    h[t as usize % 2] += 5;
+    p.1 += 2;
+    sync_threads();
+    let base = (block_idx().x * 64) as i32 + t;
+    out[base * 7] = g[0];
+    out[base * 7 + 1] = g[1];
+    out[base * 7 + 2] = g[2];
+    out[base * 7 + 3] = h[0];
+    out[base * 7 + 4] = h[1];
+    out[base * 7 + 5] = p.0;
+    out[base * 7 + 6] = p.1;
+}
+
+#[test]
+fn copy_aggregates_changed_after_a_barrier_keep_each_change() {
+    let blocks = 2usize;
+    let want: Vec<i32> = (0..blocks * 64)
+        .flat_map(|i| {
+            let t = (i % 64) as i32;
+            let mut h = [1, 1];
+            h[t as usize % 2] += 5;
+            [t, t + 1, 0, h[0], h[1], t, 2 - t]
+        })
+        .collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<i32>::zeroed(want.len()).unwrap();
+        launch!(copy_aggregates_changed_after_barriers<<<blocks as u32, 64>>>(&mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+}
+
 #[test]
 fn copy_locals_changed_after_a_barrier_keep_each_change() {
     let blocks = 3usize;

@@ -884,7 +884,14 @@ impl<'r> Regions<'r> {
         // load gave): the region goes on with the next thread. One `catch_unwind` per region.
         let pos = std::cell::Cell::new(lo);
         loop {
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_from(bound, step, &mut f, &pos)));
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                // Two loops, so that the common one is the same as without strides.
+                if step > 1 {
+                    self.run_strided(bound, step, &mut f, &pos)
+                } else {
+                    self.run_from(bound, &mut f, &pos)
+                }
+            }));
             match r {
                 Ok(()) => break,
                 Err(payload) => {
@@ -910,23 +917,11 @@ impl<'r> Regions<'r> {
     fn run_from<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(
         &mut self,
         bound: usize,
-        step: usize,
         f: &mut F,
         pos: &std::cell::Cell<usize>,
     ) {
         let block = self.block;
-        if step > 1 {
-            debug_assert!(self.in_index_order(), "a strided region out of index order");
-            let mut t = pos.get();
-            while t < self.n.min(bound) {
-                pos.set(t);
-                block.regions_set_current(t as u32);
-                if let Some(at) = f(t, ThreadCtx { thread_idx: Dim3::new(t as u32, 0, 0), ..self.ctx }) {
-                    self.exits.push((t as u32, at));
-                }
-                t = t.saturating_add(step);
-            }
-        } else if self.dense && self.one_d {
+        if self.dense && self.one_d {
             for t in pos.get()..self.n.min(bound) {
                 pos.set(t);
                 block.regions_set_current(t as u32);
@@ -968,6 +963,29 @@ impl<'r> Regions<'r> {
                     self.exits.push((t as u32, at));
                 }
             }
+        }
+    }
+
+    /// The loop of [`Regions::each_strided`]: threads `pos, pos + step, ..` below `bound`, in
+    /// index order (which `each_strided` made sure of), from position `pos` (kept up to date,
+    /// as by [`Regions::run_from`]).
+    #[inline(always)]
+    fn run_strided<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(
+        &mut self,
+        bound: usize,
+        step: usize,
+        f: &mut F,
+        pos: &std::cell::Cell<usize>,
+    ) {
+        let block = self.block;
+        let mut t = pos.get();
+        while t < self.n.min(bound) {
+            pos.set(t);
+            block.regions_set_current(t as u32);
+            if let Some(at) = f(t, ThreadCtx { thread_idx: Dim3::new(t as u32, 0, 0), ..self.ctx }) {
+                self.exits.push((t as u32, at));
+            }
+            t = t.saturating_add(step);
         }
     }
 
