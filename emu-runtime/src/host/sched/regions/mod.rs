@@ -689,7 +689,7 @@ impl<'r> Regions<'r> {
     /// in it, and are skipped.
     #[inline(always)]
     pub fn each_below<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(&mut self, bound: usize, f: F) {
-        self.each_span(0, bound, 1, f)
+        self.each_span(0, 1, f, |r, f, pos| r.run_from(bound, f, pos))
     }
 
     /// [`Regions::each`] for a region whose thread code `f` is `if tid % step == 0 { body }`
@@ -711,7 +711,7 @@ impl<'r> Regions<'r> {
             return self.each(f);
         }
         self.count(Count::Strided);
-        self.each_span(0, usize::MAX, step, passed)
+        self.each_span(0, step, passed, |r, f, pos| r.run_strided(step, f, pos))
     }
 
     /// Runs a region `K` threads at a time, in running order: `group(ts, ctxs)` for each full
@@ -862,19 +862,19 @@ impl<'r> Regions<'r> {
     #[inline(always)]
     pub fn one<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(&mut self, t: usize, f: F) {
         debug_assert!(self.in_index_order());
-        self.each_span(t, t.saturating_add(1), 1, f)
+        let bound = t.saturating_add(1);
+        self.each_span(t, 1, f, |r, f, pos| r.run_from(bound, f, pos))
     }
 
-    /// [`Regions::each_below`] from position `lo` of the running order, every `step`-th
-    /// thread (a `step` above 1 only in index order).
+    /// Runs region `f` by the loop `run` ([`Regions::run_from`] or [`Regions::run_strided`],
+    /// whose threads are `step` positions apart) from position `lo`. Each region instantiates
+    /// only the loop it runs.
     #[inline(always)]
-    fn each_span<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(
-        &mut self,
-        lo: usize,
-        bound: usize,
-        step: usize,
-        mut f: F,
-    ) {
+    fn each_span<F, R>(&mut self, lo: usize, step: usize, mut f: F, run: R)
+    where
+        F: FnMut(usize, ThreadCtx) -> Option<Exit>,
+        R: Fn(&mut Self, &mut F, &std::cell::Cell<usize>),
+    {
         let block = self.block;
         let faults = block.regions_faults();
         // The exits of earlier regions since the last barrier are out of the running order
@@ -884,14 +884,7 @@ impl<'r> Regions<'r> {
         // load gave): the region goes on with the next thread. One `catch_unwind` per region.
         let pos = std::cell::Cell::new(lo);
         loop {
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                // Two loops, so that the common one is the same as without strides.
-                if step > 1 {
-                    self.run_strided(bound, step, &mut f, &pos)
-                } else {
-                    self.run_from(bound, &mut f, &pos)
-                }
-            }));
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(self, &mut f, &pos)));
             match r {
                 Ok(()) => break,
                 Err(payload) => {
@@ -966,20 +959,19 @@ impl<'r> Regions<'r> {
         }
     }
 
-    /// The loop of [`Regions::each_strided`]: threads `pos, pos + step, ..` below `bound`, in
+    /// The loop of [`Regions::each_strided`]: threads `pos, pos + step, ..` of the block, in
     /// index order (which `each_strided` made sure of), from position `pos` (kept up to date,
     /// as by [`Regions::run_from`]).
     #[inline(always)]
     fn run_strided<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(
         &mut self,
-        bound: usize,
         step: usize,
         f: &mut F,
         pos: &std::cell::Cell<usize>,
     ) {
         let block = self.block;
         let mut t = pos.get();
-        while t < self.n.min(bound) {
+        while t < self.n {
             pos.set(t);
             block.regions_set_current(t as u32);
             if let Some(at) = f(t, ThreadCtx { thread_idx: Dim3::new(t as u32, 0, 0), ..self.ctx }) {
