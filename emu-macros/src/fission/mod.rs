@@ -1695,6 +1695,14 @@ impl Program {
         Names { uniform, params: &self.params, locals, ctx }
     }
 
+    /// Whether `e` is block-uniform once the analysis is done ([`Names::uniform`] over the
+    /// kernel's uniform names and its locals).
+    fn block_uniform(&self, e: &Expr) -> bool {
+        let ctx = self.ctx.to_string();
+        let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
+        self.names(&self.uniform, &locals, &ctx).uniform(e)
+    }
+
     /// The uniformity fixpoint and each local's kind.
     fn analyse(&mut self, nodes: &[Node]) -> Result<(), String> {
         let ctx = self.ctx.to_string();
@@ -2534,9 +2542,7 @@ impl Program {
             _ => return None,
         };
         let (name, _) = self.thread_x_local(tid, run)?;
-        let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
-        let ctx = self.ctx.to_string();
-        if !self.names(&self.uniform, &locals, &ctx).uniform(bound) {
+        if !self.block_uniform(bound) {
             return None;
         }
         let rt = rt();
@@ -2583,9 +2589,7 @@ impl Program {
         // A thread-x local holds `thread_idx().x` exactly (a cast to 16 bits or more).
         let (tid, _) = self.thread_x_local(strip_parens(&rem.left), run)?;
         let m = strip_parens(&rem.right);
-        let ctx = self.ctx.to_string();
-        let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
-        if !self.names(&self.uniform, &locals, &ctx).uniform(m) || idents_of(m).contains(&tid) {
+        if !self.block_uniform(m) || idents_of(m).contains(&tid) {
             return None;
         }
         Some(m.clone())
@@ -2633,9 +2637,6 @@ impl Program {
             return None;
         }
         let bound = &*c.right;
-        let ctx = self.ctx.to_string();
-        let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
-        let names = self.names(&self.uniform, &locals, &ctx);
         // `k * tid` or `tid * k`; `tid` a thread-x local of 32 bits or more (the product's type).
         let thread_x = |e: &Expr| {
             let (name, t) = self.thread_x_local(e, run)?;
@@ -2647,7 +2648,10 @@ impl Program {
             (None, Some(t)) => (t, &*m.left),
             _ => return None,
         };
-        if !names.uniform(k) || !names.uniform(bound) || idents_of(k).contains(&tid) || idents_of(bound).contains(&tid)
+        if !self.block_uniform(k)
+            || !self.block_uniform(bound)
+            || idents_of(k).contains(&tid)
+            || idents_of(bound).contains(&tid)
         {
             return None;
         }
@@ -3077,9 +3081,7 @@ impl Program {
         if then.is_empty() {
             return None;
         }
-        let ctx = self.ctx.to_string();
-        let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
-        if !bound.is_none_or(|b| self.names(&self.uniform, &locals, &ctx).uniform(b)) {
+        if !bound.is_none_or(|b| self.block_uniform(b)) {
             return None;
         }
         let (outer_cast, base) = self.affine_base(&index)?;

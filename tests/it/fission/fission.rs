@@ -1832,13 +1832,18 @@ fn scaled_past_i32(out: &mut [u32], k: u64, n: u32) {
     sync_threads();
 }
 
-/// Runs `f` with `EMU_VERBOSE` on and returns how many region runs of its last regions launch
-/// skipped the threads past a scaled bound.
-fn scaled_runs(f: impl FnOnce()) -> usize {
+/// Runs `f` with `EMU_VERBOSE` on and returns the count `last` gives of its last regions
+/// launch (`last_scaled`: region runs that skipped the threads past a scaled bound;
+/// `last_strided`: runs of every n-th thread only).
+fn verbose_count(last: fn() -> usize, f: impl FnOnce()) -> usize {
     with_config(Config::default().verbose(true).blocks(BlockOrder::Serial), || {
         f();
-        deviceemu::__private::last_scaled()
+        last()
     })
+}
+
+fn scaled_runs(f: impl FnOnce()) -> usize {
+    verbose_count(deviceemu::__private::last_scaled, f)
 }
 
 #[test]
@@ -1927,13 +1932,8 @@ fn modulo_steps(out: &mut [u32], m: i32) {
     sync_threads();
 }
 
-/// Runs `f` with `EMU_VERBOSE` on and returns how many region runs of its last regions launch
-/// ran every n-th thread only.
 fn strided_runs(f: impl FnOnce()) -> usize {
-    with_config(Config::default().verbose(true).blocks(BlockOrder::Serial), || {
-        f();
-        deviceemu::__private::last_strided()
-    })
+    verbose_count(deviceemu::__private::last_strided, f)
 }
 
 #[test]

@@ -913,14 +913,10 @@ impl<'r> Regions<'r> {
         f: &mut F,
         pos: &std::cell::Cell<usize>,
     ) {
-        let block = self.block;
         if self.dense && self.one_d {
             for t in pos.get()..self.n.min(bound) {
                 pos.set(t);
-                block.regions_set_current(t as u32);
-                if let Some(at) = f(t, ThreadCtx { thread_idx: Dim3::new(t as u32, 0, 0), ..self.ctx }) {
-                    self.exits.push((t as u32, at));
-                }
+                self.run_one(t, ThreadCtx { thread_idx: Dim3::new(t as u32, 0, 0), ..self.ctx }, f);
             }
         } else if self.dense {
             // Row by row (`y` and `z` fixed, `x` the inner loop): what a thread computes from
@@ -936,10 +932,7 @@ impl<'r> Regions<'r> {
                 for x in x_lo..bx.min(bound) {
                     let t = r * bx + x;
                     pos.set(t);
-                    block.regions_set_current(t as u32);
-                    if let Some(at) = f(t, ThreadCtx { thread_idx: Dim3::new(x as u32, y, z), ..self.ctx }) {
-                        self.exits.push((t as u32, at));
-                    }
+                    self.run_one(t, ThreadCtx { thread_idx: Dim3::new(x as u32, y, z), ..self.ctx }, f);
                 }
                 x_lo = 0;
             }
@@ -951,10 +944,7 @@ impl<'r> Regions<'r> {
                 if ctx.thread_idx.x as usize >= bound {
                     continue;
                 }
-                block.regions_set_current(t as u32);
-                if let Some(at) = f(t, ctx) {
-                    self.exits.push((t as u32, at));
-                }
+                self.run_one(t, ctx, f);
             }
         }
     }
@@ -969,15 +959,21 @@ impl<'r> Regions<'r> {
         f: &mut F,
         pos: &std::cell::Cell<usize>,
     ) {
-        let block = self.block;
         let mut t = pos.get();
         while t < self.n {
             pos.set(t);
-            block.regions_set_current(t as u32);
-            if let Some(at) = f(t, ThreadCtx { thread_idx: Dim3::new(t as u32, 0, 0), ..self.ctx }) {
-                self.exits.push((t as u32, at));
-            }
+            self.run_one(t, ThreadCtx { thread_idx: Dim3::new(t as u32, 0, 0), ..self.ctx }, f);
             t = t.saturating_add(step);
+        }
+    }
+
+    /// One thread's turn in a region's loop: thread `t`, with indices `ctx`, is named as
+    /// running and runs `f`; an exit in it is recorded.
+    #[inline(always)]
+    fn run_one<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(&mut self, t: usize, ctx: ThreadCtx, f: &mut F) {
+        self.block.regions_set_current(t as u32);
+        if let Some(at) = f(t, ctx) {
+            self.exits.push((t as u32, at));
         }
     }
 
