@@ -30,7 +30,7 @@ pub use crate::host::{
     sched::regions::{
         announce_general, last_path, last_proved, last_scaled, last_strided, last_vectorised, last_views, launch_lanes,
         launch_regions, launch_regions_guarded, region_progress_point, Exchange, Guard, LaneCursor, Lanes, Regions,
-        Turn,
+        SlotOf, Slots, TaggedSlots, Turn, ZeroSlots,
     },
     sched::verify::{inject_fast_path_fault, Written},
 };

@@ -403,7 +403,11 @@ impl matmul {
         const _: () = ::deviceemu::__private::assert_kernel_scalar::<u32>();
         #[allow(unused_variables)]
         let __emu_ctx = __emu_rb.block_ctx();
-        let mut __emu_lanes_acc = __emu_rb.lanes();
+        #[allow(clippy::needless_borrow)]
+        let mut __emu_lanes_acc = {
+            use ::deviceemu::__private::{TaggedSlots as _, ZeroSlots as _};
+            (&::deviceemu::__private::SlotOf::<f32>::new()).slots(&*__emu_rb)
+        };
         let ta = {
             #[cfg(not(target_arch = "nvptx64"))]
             let __emu_view = shared_array![@ named "ta", [f32; 16]; 16];

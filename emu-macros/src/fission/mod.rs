@@ -561,6 +561,118 @@ fn hand_over_exchange(s: &Stmt) -> Option<&Expr> {
     (private_call(c).as_deref() == Some("xchg_put") && c.args.len() == 3).then(|| &c.args[0])
 }
 
+/// The locals whose slots a region hands to a shuffle as a whole (`Program::lanes_hand_over`):
+/// the value of each `xchg_put` that is a plain name.
+fn handed_over(nodes: &[Node]) -> HashSet<String> {
+    struct H(HashSet<String>);
+    impl<'ast> Visit<'ast> for H {
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            if private_call(c).as_deref() == Some("xchg_put") {
+                if let Some(name) = c.args.iter().nth(2).and_then(path_name) {
+                    self.0.insert(name);
+                }
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+    }
+    fn walk(nodes: &[Node], h: &mut H) {
+        for n in nodes {
+            match n {
+                Node::Run(stmts, _) => stmts.iter().for_each(|s| h.visit_stmt(s)),
+                Node::Barrier(..) => {}
+                Node::While { body, .. } | Node::For { body, .. } => walk(body, h),
+                Node::If { then, otherwise, .. } => {
+                    walk(then, h);
+                    walk(otherwise, h);
+                }
+            }
+        }
+    }
+    let mut h = H(HashSet::new());
+    walk(nodes, &mut h);
+    h.0
+}
+
+/// The element type of the shared view that `init` makes, where it names it:
+/// `shared_array![T; N]` and `dynamic_shared::<T>()` as the macro writes them
+/// (`__private::shared_array::<T, N>(..)`, `dynamic_shared::<T>()`), or `v.cast::<T>()`.
+fn view_element(init: &Expr) -> Option<syn::Type> {
+    fn first_type(args: &syn::AngleBracketedGenericArguments) -> Option<syn::Type> {
+        match args.args.first()? {
+            syn::GenericArgument::Type(t) if nameable(t) => Some(t.clone()),
+            _ => None,
+        }
+    }
+    struct V(Vec<Option<syn::Type>>);
+    impl<'ast> Visit<'ast> for V {
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            if let Expr::Path(p) = &*c.func {
+                let last = p.path.segments.last().expect("a path has a segment");
+                if last.ident == "shared_array" || last.ident == "dynamic_shared" {
+                    self.0.push(match &last.arguments {
+                        syn::PathArguments::AngleBracketed(a) => first_type(a),
+                        _ => None,
+                    });
+                }
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            if m.path.segments.last().is_some_and(|s| s.ident == "shared_array") {
+                self.0.push(m.parse_body_with(shared_array_type).ok().filter(nameable));
+            }
+        }
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            if m.method == "cast" {
+                self.0.push(m.turbofish.as_ref().and_then(first_type));
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut v = V(Vec::new());
+    v.visit_expr(init);
+    // One view made, of a named type.
+    match v.0.as_slice() {
+        [Some(t)] => Some(t.clone()),
+        _ => None,
+    }
+}
+
+/// The element type of a `shared_array![T; N]`, or of the `shared_array![@named "a", T; N]`
+/// that `#[kernel]` makes of it.
+fn shared_array_type(input: syn::parse::ParseStream) -> syn::Result<syn::Type> {
+    if input.peek(syn::Token![@]) {
+        input.parse::<syn::Token![@]>()?;
+        input.parse::<Ident>()?;
+        input.parse::<syn::LitStr>()?;
+        input.parse::<syn::Token![,]>()?;
+    }
+    let t = input.parse()?;
+    input.parse::<syn::Token![;]>()?;
+    input.parse::<Expr>()?;
+    Ok(t)
+}
+
+/// Whether type `t` can be named at the top of the regions' function, where a local's slots
+/// are made: no `_` to infer, no `impl Trait`, no macro.
+fn nameable(t: &syn::Type) -> bool {
+    struct N(bool);
+    impl<'ast> Visit<'ast> for N {
+        fn visit_type(&mut self, t: &'ast syn::Type) {
+            match t {
+                syn::Type::Infer(_) | syn::Type::ImplTrait(_) | syn::Type::Macro(_) | syn::Type::Verbatim(_) => {
+                    self.0 = false
+                }
+                _ => syn::visit::visit_type(self, t),
+            }
+        }
+    }
+    let mut n = N(true);
+    n.visit_type(t);
+    n.0
+}
+
 /// Whether `stmts` hold a `return` (outside closures).
 fn returns_in(stmts: &[Stmt]) -> bool {
     struct R(bool);
@@ -2234,9 +2346,23 @@ impl Program {
 
     fn emit(&self, nodes: &[Node], g: &Gen) -> TokenStream {
         let (rb, ctx) = (&g.rb, &g.ctx);
+        // A local handed to a shuffle as a whole (`Exchange::put_lanes`) keeps tagged slots: a
+        // thread that never stored its value hands nothing over.
+        let handed = handed_over(nodes);
         let lanes = self.locals.iter().filter(|l| self.lives[&l.name] == Lives::Lanes).map(|l| {
             let id = self.lanes_ident(&l.name);
-            quote!(let mut #id = #rb.lanes();)
+            match self.slot_type(&l.name).filter(|_| !handed.contains(&l.name)) {
+                // `slots.rs`: zeroed slots where the type is `DeviceCopy`, tagged ones otherwise.
+                // (The borrow is the choice: `TaggedSlots` is one auto-reference further.)
+                Some(ty) => quote! {
+                    #[allow(clippy::needless_borrow)]
+                    let mut #id = {
+                        use ::deviceemu::__private::{TaggedSlots as _, ZeroSlots as _};
+                        (&::deviceemu::__private::SlotOf::<#ty>::new()).slots(&*#rb)
+                    };
+                },
+                None => quote!(let mut #id = #rb.lanes();),
+            }
         });
         let body = self.emit_nodes(nodes, g);
         let exchanges = (0..self.shuffles).map(|n| {
@@ -2314,6 +2440,89 @@ impl Program {
             }
         }
         self.obviously_copy(&l.init, k)
+    }
+
+    /// The type of local `name` where its binding shows it: its annotation, or the type of its
+    /// value (`type_of`). `None` where it does not, or where the type cannot be named at the
+    /// top of the regions' function (`_`, `impl Trait`, a macro).
+    fn slot_type(&self, name: &str) -> Option<syn::Type> {
+        let &k = self.by_name.get(name)?;
+        let l = &self.locals[k];
+        if let Stmt::Local(syn::Local { pat: Pat::Type(pt), .. }) = &l.stmt {
+            return nameable(&pt.ty).then(|| (*pt.ty).clone());
+        }
+        self.type_of(&l.init, k)
+    }
+
+    /// The type of `e`, the value bound to local `k`, where the expression alone shows it: a
+    /// cast, a suffixed literal, an array of such, a comparison, a thread's or block's index,
+    /// an earlier local whose type is shown, and arithmetic on a primitive of known type (the
+    /// operator of two primitives gives their type).
+    fn type_of(&self, e: &Expr, k: usize) -> Option<syn::Type> {
+        use syn::BinOp as B;
+        let ctx = self.ctx.to_string();
+        let primitive = |t: &syn::Type| {
+            matches!(t, syn::Type::Path(p) if p.qself.is_none()
+                && p.path.get_ident().is_some_and(|i| PRIMITIVES.contains(&i.to_string().as_str())))
+        };
+        match e {
+            Expr::Cast(c) => nameable(&c.ty).then(|| (*c.ty).clone()),
+            Expr::Lit(l) => {
+                let suffix = match &l.lit {
+                    syn::Lit::Int(i) => i.suffix(),
+                    syn::Lit::Float(f) => f.suffix(),
+                    syn::Lit::Bool(_) => "bool",
+                    _ => "",
+                };
+                PRIMITIVES.contains(&suffix).then(|| syn::parse_str(suffix).expect("a primitive type"))
+            }
+            Expr::Repeat(r) => {
+                let (t, len) = (self.type_of(&r.expr, k)?, &r.len);
+                Some(syn::parse_quote!([#t; #len]))
+            }
+            Expr::Paren(p) => self.type_of(&p.expr, k),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_) | syn::UnOp::Not(_)) => {
+                self.type_of(&u.expr, k).filter(primitive)
+            }
+            Expr::Binary(b) => match b.op {
+                B::Eq(_) | B::Ne(_) | B::Lt(_) | B::Le(_) | B::Gt(_) | B::Ge(_) | B::And(_) | B::Or(_) => {
+                    Some(syn::parse_quote!(bool))
+                }
+                B::Shl(_) | B::Shr(_) => self.type_of(&b.left, k).filter(primitive),
+                B::Add(_)
+                | B::Sub(_)
+                | B::Mul(_)
+                | B::Div(_)
+                | B::Rem(_)
+                | B::BitAnd(_)
+                | B::BitOr(_)
+                | B::BitXor(_) => {
+                    self.type_of(&b.left, k).filter(primitive).or_else(|| self.type_of(&b.right, k).filter(primitive))
+                }
+                _ => None,
+            },
+            // `ctx.thread_idx.x` and the like.
+            Expr::Field(f) => {
+                matches!(&*f.base, Expr::Field(inner) if matches!(&*inner.base, Expr::Path(p) if p.path.is_ident(&ctx)))
+                    .then(|| syn::parse_quote!(u32))
+            }
+            // An element of a shared view bound earlier.
+            Expr::Call(c) if private_call(c).as_deref() == Some("load") && c.args.len() == 3 => {
+                let Expr::Reference(r) = &c.args[1] else { return None };
+                match self.by_name.get(&path_name(&r.expr)?) {
+                    Some(&j) if j < k => view_element(&self.locals[j].init),
+                    _ => None,
+                }
+            }
+            Expr::Path(_) => {
+                let name = path_name(e)?;
+                match self.by_name.get(&name) {
+                    Some(&j) if j < k => self.slot_type(&name),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 
     /// `obviously_copy` for the value of an expression in the binding of local `k` (names are
@@ -3218,5 +3427,89 @@ fn strip_parens(e: &Expr) -> &Expr {
         Expr::Paren(p) => strip_parens(&p.expr),
         Expr::Group(g) => strip_parens(&g.expr),
         e => e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The slots `lower` makes for each local of `body` (a kernel body as written, with
+    /// buffer parameters `out: &mut [i32]` and `inp: &[f32]` and scalar `n: u32`): the type
+    /// `SlotOf` is asked about, or `"tagged"` for `lanes()`.
+    fn slots_of(body: TokenStream) -> HashMap<String, String> {
+        let mut b: Block = syn::parse2(quote!({ #body })).unwrap();
+        let views = vec![("out".to_string(), true), ("inp".to_string(), true), ("n".to_string(), false)];
+        let (errors, _) = crate::rewrite::rewrite_block(&mut b, views, true, "k");
+        assert!(errors.is_empty(), "{errors:?}");
+        let ctx = Ident::new("__emu_ctx", Span::call_site());
+        crate::host_body::host_body(&mut b, &ctx, false);
+        let names = ["out", "inp", "n"].map(String::from);
+        let f = lower(&b, &names, &names[..2], &names[1..2], &names[2..], &ctx).expect("lowered");
+        let s = f.body.to_string();
+        let mut slots = HashMap::new();
+        for part in s.split("let mut __emu_lanes_").skip(1) {
+            let name = part.split_whitespace().next().unwrap().to_string();
+            let value = part[name.len()..].trim_start();
+            let ty = if value.starts_with("= __emu_rb . lanes ()") {
+                "tagged".to_string()
+            } else {
+                let rest = &value[value.find("SlotOf :: <").expect(value) + "SlotOf :: <".len()..];
+                rest[..rest.find("> :: new").unwrap()].trim().to_string()
+            };
+            slots.insert(name, ty);
+        }
+        slots
+    }
+
+    #[test]
+    fn slots_name_the_type_their_binding_shows() {
+        let slots = slots_of(quote! {
+            let s = shared_array![f32; 64];
+            let d = dynamic_shared::<u16>();
+            let w = d.cast::<u8>();
+            let t: u32 = thread_idx().x;
+            let g = s[t];
+            let a = g as i64;
+            let b = 3u8 + g as u8;
+            let c = [g as f64; 4];
+            let e = -(a * 2) + 1;
+            let f = a < 3;
+            let h = block_idx().x + g as u32;
+            let i = 1 << a;
+            let j = a;
+            let k: [Uint4; 2] = [Uint4 { x: h }; 2];
+            let l: (u32, f32) = (t, g);
+            let m = (t, g);
+            let o = if f { 1 } else { 2 };
+            let p: [_; 2] = [a, a];
+            let q = w[t] + d[t] as u8;
+            s[t] = 1.0;
+            sync_threads();
+            out[t] = (a + b as i64 + c[0] as i64 + e + f as i64 + g as i64 + h as i64 + i + j) as i32
+                + k[0].x as i32 + l.0 as i32 + m.0 as i32 + o + p[1] as i32 + q as i32;
+        });
+        let want = [
+            ("a", "i64"),
+            ("b", "u8"),
+            ("c", "[f64 ; 4]"),
+            ("e", "i64"),
+            ("f", "bool"),
+            ("g", "f32"),
+            ("h", "u32"),
+            ("j", "i64"),
+            ("k", "[Uint4 ; 2]"),
+            ("l", "(u32 , f32)"),
+            ("m", "tagged"),
+            ("o", "tagged"),
+            ("p", "tagged"),
+            ("q", "u8"),
+        ];
+        for (name, ty) in want {
+            assert_eq!(slots.get(name).map(String::as_str), Some(ty), "{name}: {slots:?}");
+        }
+        // `1 << a`: a literal's type is not the shift's.
+        assert_eq!(slots.get("i").map(String::as_str), Some("tagged"), "{slots:?}");
+        assert_eq!(slots.len(), want.len() + 1, "{slots:?}");
     }
 }

@@ -1545,3 +1545,72 @@ fn copy_locals_changed_after_a_barrier_keep_each_change() {
     });
     assert_eq!(path, "regions");
 }
+
+/// A `DeviceCopy` struct kept across barriers (`typed_slots`).
+#[derive(Clone, Copy, DeviceCopy)]
+#[repr(C)]
+struct Pair {
+    x: u32,
+    y: u32,
+}
+
+/// Values kept across barriers in slots without tags, whose type the binding shows
+/// (`emu-runtime/src/host/sched/regions/slots.rs`): a load of a `shared_array!`, of
+/// `dynamic_shared` and of a cast view, a cast, a suffixed literal changed after a barrier,
+/// an array of a cast, a comparison, a block index plus a load, an annotated `DeviceCopy`
+/// struct; and a tuple, which keeps tagged slots. The shared memory they came from is
+/// overwritten before they are read.
+#[kernel]
+fn typed_slots(out: &mut [i64]) {
+    let s = shared_array![f32; 64];
+    let d = dynamic_shared::<u32>();
+    let t: u32 = thread_idx().x;
+    s[t] = t as f32 * 0.5;
+    d[t] = 3 * t + 1;
+    sync_threads();
+    let g = s[63 - t];
+    let a = g as i64;
+    let mut b = 3u8 + (d[t] % 7) as u8;
+    let c = [g as f64; 2];
+    let f = a < 10;
+    let h = block_idx().x + d[t];
+    let w = d.cast::<u16>();
+    let q = w[2 * t] + 1;
+    let k: [Pair; 2] = [Pair { x: h, y: t }; 2];
+    let l: (u32, f32) = (t, g);
+    sync_threads();
+    s[t] = -1.0;
+    d[t] = 0;
+    b += 1;
+    sync_threads();
+    let base = ((block_idx().x * 64 + t) * 8) as usize;
+    out[base] = a;
+    out[base + 1] = b as i64;
+    out[base + 2] = (c[1] * 4.0) as i64;
+    out[base + 3] = f as i64;
+    out[base + 4] = h as i64;
+    out[base + 5] = q as i64;
+    out[base + 6] = (k[1].x + k[0].y) as i64;
+    out[base + 7] = l.0 as i64 + (l.1 * 2.0) as i64;
+}
+
+#[test]
+fn values_kept_in_slots_without_tags_reach_later_regions() {
+    let blocks = 2usize;
+    let want: Vec<i64> = (0..blocks * 64)
+        .flat_map(|i| {
+            let (blk, t) = ((i / 64) as i64, (i % 64) as i64);
+            let g = (63 - t) as f32 * 0.5;
+            let a = g as i64;
+            let d = 3 * t + 1;
+            let h = blk + d;
+            [a, 3 + d % 7 + 1, (g as f64 * 4.0) as i64, (a < 10) as i64, h, d + 1, h + t, t + (g * 2.0) as i64]
+        })
+        .collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<i64>::zeroed(want.len()).unwrap();
+        launch!(typed_slots<<<blocks as u32, 64, 256>>>(&mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+}

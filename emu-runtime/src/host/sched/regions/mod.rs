@@ -38,6 +38,9 @@
 //! before. `EMU_VERBOSE=1` prints the path of every launch.
 
 pub(crate) mod fast;
+mod slots;
+
+pub use slots::{Lanes, SlotOf, Slots, TaggedSlots, ZeroSlots};
 
 use std::panic::Location;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -422,7 +425,7 @@ impl<T: Copy> Exchange<T> {
     #[inline(always)]
     pub fn put_lanes(&self, lanes: &Lanes<T>) {
         self.memo.set(None);
-        for (c, v) in self.vals.iter().zip(lanes.0.iter()) {
+        for (c, v) in self.vals.iter().zip(lanes.cells()) {
             c.set(v.get());
         }
     }
@@ -666,7 +669,7 @@ impl<'r> Regions<'r> {
     /// Per-thread storage for a value that lives across a barrier.
     #[inline(always)]
     pub fn lanes<T>(&self) -> Lanes<T> {
-        Lanes((0..self.n).map(|_| std::cell::Cell::new(None)).collect())
+        Lanes::new(self.n)
     }
 
     /// The index of thread `t`.
@@ -1163,51 +1166,6 @@ impl std::fmt::Debug for Regions<'_> {
             .field("live", &self.order.len())
             .finish()
     }
-}
-
-/// Values of one local that lives across a barrier, one per thread of the block. Cells: a
-/// vectorised region's lane loop and its lane-by-lane rerun (`Regions::each_chunk_below`)
-/// both hold it.
-pub struct Lanes<T>(Box<[std::cell::Cell<Option<T>>]>);
-
-impl<T> std::fmt::Debug for Lanes<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Lanes").field("threads", &self.0.len()).finish()
-    }
-}
-
-impl<T> Lanes<T> {
-    /// Thread `t`'s value, moved out (the region puts it back with [`Lanes::put`]).
-    #[inline(always)]
-    pub fn take(&self, t: usize) -> T {
-        match self.0[t].take() {
-            Some(v) => v,
-            None => unset(),
-        }
-    }
-    /// Thread `t`'s value, copied (it stays in its slot): what a vectorised region reads, so
-    /// that a chunk that runs again lane by lane finds it (`Regions::each_chunk_below`).
-    #[inline(always)]
-    pub fn get(&self, t: usize) -> T
-    where
-        T: Copy,
-    {
-        match self.0[t].get() {
-            Some(v) => v,
-            None => unset(),
-        }
-    }
-    /// Stores thread `t`'s value.
-    #[inline(always)]
-    pub fn put(&self, t: usize, v: T) {
-        self.0[t].set(Some(v));
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn unset() -> ! {
-    unreachable!("deviceemu: a value live across a barrier was read before the thread stored it (a bug in #[kernel])")
 }
 
 /// Where a thread is at a barrier of a block run as regions.

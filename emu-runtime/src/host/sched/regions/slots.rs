@@ -1,0 +1,212 @@
+//! Per-thread slots: where a block run as regions keeps the values of a local that lives across
+//! a barrier, one per thread.
+//!
+//! Two forms, which the macro picks by the local's type (`fission/mod.rs`, `emit`):
+//!
+//! - [`Slots`], for a [`DeviceCopy`] type: all-zero until a thread stores its value (every
+//!   `DeviceCopy` type accepts the all-zero bits), so a read is a plain copy, with no tag to
+//!   test, and the slots of a region's threads are contiguous values (a vectorised region's
+//!   lane loop reads them as such);
+//! - [`Lanes`], for any other type: an `Option` per thread, taken or copied out and put back.
+//!
+//! The macro names the type when the local's binding shows it (`let x: u32 = ..`, `as u32`,
+//! a suffixed literal) and [`SlotOf`] chooses between the two at compile time: its
+//! [`ZeroSlots`] method applies where the type is `DeviceCopy`, and its [`TaggedSlots`]
+//! method, one auto-reference further, everywhere else (a generic type without the bound, a
+//! tuple, a reference). Both forms have the same `take`, `get` and `put`, so the region code is
+//! the same for either.
+use std::cell::Cell;
+use std::marker::PhantomData;
+
+use crate::device::DeviceCopy;
+
+use super::Regions;
+
+/// Values of one local that lives across a barrier, one per thread of the block. Cells: a
+/// vectorised region's lane loop and its lane-by-lane rerun (`Regions::each_chunk_below`)
+/// both hold it.
+pub struct Lanes<T>(Box<[Cell<Option<T>>]>);
+
+impl<T> std::fmt::Debug for Lanes<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lanes").field("threads", &self.0.len()).finish()
+    }
+}
+
+impl<T> Lanes<T> {
+    /// Empty slots for `threads` threads.
+    pub(super) fn new(threads: usize) -> Self {
+        Lanes((0..threads).map(|_| Cell::new(None)).collect())
+    }
+
+    /// The slots, in thread order (`Exchange::put_lanes`).
+    pub(super) fn cells(&self) -> impl Iterator<Item = &Cell<Option<T>>> {
+        self.0.iter()
+    }
+
+    /// Thread `t`'s value, moved out (the region puts it back with [`Lanes::put`]).
+    #[inline(always)]
+    pub fn take(&self, t: usize) -> T {
+        match self.0[t].take() {
+            Some(v) => v,
+            None => unset(),
+        }
+    }
+
+    /// Thread `t`'s value, copied (it stays in its slot): what a vectorised region reads, so
+    /// that a chunk that runs again lane by lane finds it (`Regions::each_chunk_below`).
+    #[inline(always)]
+    pub fn get(&self, t: usize) -> T
+    where
+        T: Copy,
+    {
+        match self.0[t].get() {
+            Some(v) => v,
+            None => unset(),
+        }
+    }
+
+    /// Stores thread `t`'s value.
+    #[inline(always)]
+    pub fn put(&self, t: usize, v: T) {
+        self.0[t].set(Some(v));
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn unset() -> ! {
+    unreachable!("deviceemu: a value live across a barrier was read before the thread stored it (a bug in #[kernel])")
+}
+
+/// Values of one local of a [`DeviceCopy`] type that lives across a barrier, one per thread of
+/// the block, all-zero until the thread stores its own. A thread reads only a value it
+/// stored (fission keeps a local's slot from the run that binds it to the runs that read it,
+/// and a thread that exits runs no later region); where that did not hold, a read would
+/// give the all-zero value, a valid one.
+pub struct Slots<T>(Box<[Cell<T>]>);
+
+impl<T> std::fmt::Debug for Slots<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Slots").field("threads", &self.0.len()).finish()
+    }
+}
+
+impl<T: DeviceCopy> Slots<T> {
+    /// All-zero slots for `threads` threads.
+    fn new(threads: usize) -> Self {
+        Slots(vec![Cell::new(crate::device::copy::zero::<T>()); threads].into_boxed_slice())
+    }
+
+    /// Thread `t`'s value (the same as [`Slots::get`]: the type is `Copy`).
+    #[inline(always)]
+    pub fn take(&self, t: usize) -> T {
+        self.0[t].get()
+    }
+
+    /// Thread `t`'s value.
+    #[inline(always)]
+    pub fn get(&self, t: usize) -> T {
+        self.0[t].get()
+    }
+
+    /// Stores thread `t`'s value.
+    #[inline(always)]
+    pub fn put(&self, t: usize, v: T) {
+        self.0[t].set(v);
+    }
+}
+
+/// The slots for a local of type `T`, chosen at compile time: `(&SlotOf::<T>::new()).slots(rb)`
+/// with [`ZeroSlots`] and [`TaggedSlots`] in scope gives [`Slots`] when `T` is
+/// [`DeviceCopy`], and [`Lanes`] otherwise (method lookup tries `&SlotOf<T>`, where only
+/// `ZeroSlots` is implemented, before `&&SlotOf<T>`).
+pub struct SlotOf<T>(PhantomData<fn() -> T>);
+
+impl<T> SlotOf<T> {
+    /// The chooser for type `T`.
+    #[inline(always)]
+    pub const fn new() -> Self {
+        SlotOf(PhantomData)
+    }
+}
+
+impl<T> Default for SlotOf<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> std::fmt::Debug for SlotOf<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SlotOf")
+    }
+}
+
+/// [`SlotOf`]'s choice for a [`DeviceCopy`] type: [`Slots`].
+pub trait ZeroSlots<T> {
+    /// Slots for each thread of `rb`'s block.
+    fn slots(&self, rb: &Regions<'_>) -> Slots<T>;
+}
+
+impl<T: DeviceCopy> ZeroSlots<T> for SlotOf<T> {
+    #[inline(always)]
+    fn slots(&self, rb: &Regions<'_>) -> Slots<T> {
+        Slots::new(rb.threads())
+    }
+}
+
+/// [`SlotOf`]'s choice for any other type: [`Lanes`].
+pub trait TaggedSlots<T> {
+    /// Slots for each thread of `rb`'s block.
+    fn slots(&self, rb: &Regions<'_>) -> Lanes<T>;
+}
+
+impl<T> TaggedSlots<T> for &SlotOf<T> {
+    #[inline(always)]
+    fn slots(&self, rb: &Regions<'_>) -> Lanes<T> {
+        rb.lanes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zeroed_slots_start_at_zero_and_keep_each_threads_value() {
+        let s = Slots::<[u32; 2]>::new(3);
+        assert_eq!(s.get(2), [0, 0]);
+        s.put(1, [7, 8]);
+        assert_eq!((s.get(0), s.take(1), s.get(1)), ([0, 0], [7, 8], [7, 8]));
+    }
+
+    /// The type of the slots `make` gives (without a block to make them for).
+    fn chosen<S>(_make: fn(&Regions<'_>) -> S) -> &'static str {
+        std::any::type_name::<S>()
+    }
+
+    #[test]
+    #[allow(clippy::needless_borrow)] // The borrow is the choice (see `SlotOf`).
+    fn slot_of_picks_zeroed_slots_for_device_copy_types_only() {
+        assert!(chosen(|rb| (&SlotOf::<u32>::new()).slots(rb)).contains("Slots<u32>"));
+        assert!(chosen(|rb| (&SlotOf::<[f32; 4]>::new()).slots(rb)).contains("Slots<[f32; 4]>"));
+        assert!(chosen(|rb| (&SlotOf::<(u32, u32)>::new()).slots(rb)).contains("Lanes<(u32, u32)>"));
+        assert!(chosen(|rb| (&SlotOf::<String>::new()).slots(rb)).contains("Lanes<alloc::string::String>"));
+        fn generic<T>() -> &'static str {
+            chosen(|rb| (&SlotOf::<T>::new()).slots(rb))
+        }
+        assert!(generic::<u32>().contains("Lanes<u32>"), "a type parameter without the bound keeps tags");
+    }
+
+    #[test]
+    fn tagged_slots_move_their_value_out() {
+        let l = Lanes::<String>::new(2);
+        l.put(0, "a".into());
+        assert_eq!(l.take(0), "a");
+        assert!(
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| l.take(0))).is_err(),
+            "a taken slot is empty again"
+        );
+    }
+}
