@@ -9,6 +9,7 @@ macro_rules! __emu_waits_dot3 {
 #[allow(unused_imports)]
 use __emu_waits_dot3;
 #[allow(unused_mut, clippy::redundant_closure_call)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn dot3(a: Global<f32>, b: Global<f32>, i: usize) -> f32 {
     #[allow(non_snake_case, unused_variables)]
     let __EMU_CHECKED: bool = ::deviceemu::__private::helper_checking();
@@ -70,6 +71,7 @@ macro_rules! __emu_waits_twice {
 #[allow(unused_imports)]
 use __emu_waits_twice;
 #[allow(unused_mut, clippy::redundant_closure_call)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 const fn twice(x: u32) -> u32 {
     2 * x
 }
@@ -83,6 +85,7 @@ macro_rules! __emu_waits_axpy_at {
 #[allow(unused_imports)]
 use __emu_waits_axpy_at;
 #[allow(unused_mut, clippy::redundant_closure_call)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn axpy_at(
     a: f32,
     x: ::deviceemu::__private::Global<'_, f32>,
@@ -108,4 +111,18 @@ fn axpy_at(
             __emu_old,
         ))()
     };
+}
+#[doc(hidden)]
+#[allow(unused_macros)]
+macro_rules! __emu_waits_kept_apart {
+    () => {
+        false
+    };
+}
+#[allow(unused_imports)]
+use __emu_waits_kept_apart;
+#[inline(never)]
+#[allow(unused_mut, clippy::redundant_closure_call)]
+fn kept_apart(x: u32) -> u32 {
+    x + 1
 }

@@ -24,3 +24,11 @@ const fn twice(x: u32) -> u32 {
 fn axpy_at(a: f32, x: &[f32], y: &mut [f32], i: usize) {
     y[i] += a * x[i];
 }
+
+// CUDA's `__noinline__`: the helper keeps its own `inline` attribute, and is not made
+// `inline(always)` in release builds.
+#[device]
+#[inline(never)]
+fn kept_apart(x: u32) -> u32 {
+    x + 1
+}

@@ -95,6 +95,13 @@ fn device(l: &Lowered, d: &Device) -> TokenStream {
     }
     // The accesses of a helper are closures called on the spot (`rewrite.rs`, `pinned`).
     f.attrs.push(syn::parse_quote!(#[allow(unused_mut, clippy::redundant_closure_call)]));
+    // A helper that does not wait is inlined where it is called, as nvcc inlines `__device__`
+    // functions unless they are `__noinline__` (`#[inline(never)]` here): into the region
+    // loops that call it once per thread (CUB's `LoadDirectStriped`). Not in debug builds,
+    // where a breakpoint in a helper keeps one location per helper.
+    if !d.calls_barrier && !f.attrs.iter().any(|a| a.path().is_ident("inline")) {
+        f.attrs.push(syn::parse_quote!(#[cfg_attr(not(debug_assertions), inline(always))]));
+    }
     if d.calls_barrier && !f.attrs.iter().any(|a| a.path().is_ident("track_caller")) {
         f.attrs.push(syn::parse_quote!(#[track_caller]));
     }

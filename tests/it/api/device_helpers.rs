@@ -15,12 +15,21 @@ fn axpy_pair((x, y): (&[f32], &mut [f32]), i: usize) {
     axpy_at(2.0, x, y, i);
 }
 
+/// CUDA's `__noinline__`: the attribute is the user's, beside the one `#[device]` gives
+/// helpers that do not wait (`inline(always)` in release builds).
+#[device]
+#[inline(never)]
+fn axpy_apart(a: f32, x: &[f32], y: &mut [f32], i: usize) {
+    y[i] += a * x[i];
+}
+
 #[kernel]
 fn axpy(a: f32, x: &[f32], y: &mut [f32]) {
     let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
     if i < y.len() {
         axpy_at(a, x, y, i);
         axpy_pair((x, y), i);
+        axpy_apart(-1.0, x, y, i);
     }
 }
 
@@ -36,7 +45,7 @@ fn helpers_take_slices() {
     let x = DeviceBuffer::from_slice(&(0..100).map(|i| i as f32).collect::<Vec<_>>()).unwrap();
     let mut y = DeviceBuffer::from_slice(&[1.0f32; 100]).unwrap();
     launch!(axpy<<<4, 32>>>(3.0, &x, &mut y)).unwrap();
-    let want: Vec<f32> = (0..100).map(|i| 1.0 + 3.0 * i as f32 + 2.0 * i as f32).collect();
+    let want: Vec<f32> = (0..100).map(|i| 1.0 + 3.0 * i as f32 + 2.0 * i as f32 - i as f32).collect();
     assert_eq!(y.to_vec().unwrap(), want);
 }
 
