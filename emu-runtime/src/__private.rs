@@ -68,7 +68,10 @@ pub fn race_states() -> usize {
 #[cfg(not(target_arch = "nvptx64"))]
 use core::panic::Location;
 
-pub use crate::device::access::{helper_checking, range_add, range_mul, row, row_len, row_write, Index, RangeInt};
+pub use crate::device::access::{
+    helper_checking, range_add, range_cast, range_max, range_min, range_mul, range_sub, row, row_len, row_write, Index,
+    RangeInt,
+};
 pub use crate::device::print::kprint_args;
 
 /// How an access `v[i]` of a kernel checks itself: `bool`, the `__EMU_CHECKED` of the

@@ -480,15 +480,21 @@ impl block_scan {
                             ),
                             ::core::option::Option::Some(0 as usize),
                         ),
-                        ::deviceemu::__private::range_add(
-                            ::deviceemu::__private::range_mul(
-                                ::core::option::Option::Some(
-                                    __emu_ctx.block_idx.x as usize,
+                        ::deviceemu::__private::range_min(
+                            ::deviceemu::__private::range_add(
+                                ::deviceemu::__private::range_mul(
+                                    ::core::option::Option::Some(
+                                        __emu_ctx.block_idx.x as usize,
+                                    ),
+                                    ::core::option::Option::Some(256),
                                 ),
-                                ::core::option::Option::Some(256),
+                                ::core::option::Option::Some(
+                                    (__emu_ctx.block_dim.x - 1) as usize,
+                                ),
                             ),
-                            ::core::option::Option::Some(
-                                (__emu_ctx.block_dim.x - 1) as usize,
+                            ::deviceemu::__private::range_sub(
+                                ::core::option::Option::Some(input.len()),
+                                ::core::option::Option::Some(1),
                             ),
                         ),
                     ) {
@@ -675,10 +681,36 @@ impl block_scan {
                         },
                     );
             } else {
-                if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_VIEWS)
-                    && ::deviceemu::__private::view_aligned(&t)
+                if !__EMU_CHECKED && __emu_rb.tier(::deviceemu::__private::TIER_RANGES)
+                    && (true && ::deviceemu::__private::view_aligned(&t)
+                        && match (
+                            ::deviceemu::__private::range_sub(
+                                ::deviceemu::__private::range_max(
+                                    ::core::option::Option::Some(0 as usize),
+                                    ::core::option::Option::Some(off),
+                                ),
+                                ::core::option::Option::Some(off),
+                            ),
+                            ::deviceemu::__private::range_sub(
+                                ::core::option::Option::Some(
+                                    (__emu_ctx.block_dim.x - 1) as usize,
+                                ),
+                                ::core::option::Option::Some(off),
+                            ),
+                        ) {
+                            (
+                                ::core::option::Option::Some(__emu_lo),
+                                ::core::option::Option::Some(__emu_hi),
+                            ) => {
+                                ::deviceemu::__private::Index::to_index(__emu_lo)
+                                    <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                                    && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                        < t.len()
+                            }
+                            _ => false,
+                        })
                 {
-                    __emu_rb.note_views();
+                    __emu_rb.note_proved();
                     __emu_rb
                         .each({
                             #[inline(always)]
@@ -688,10 +720,9 @@ impl block_scan {
                             | -> ::core::option::Option<::deviceemu::__private::Exit> {
                                 let tid = __emu_ctx.thread_idx.x as usize;
                                 let v = if tid >= off {
-                                    ::deviceemu::__private::load(
-                                        ::deviceemu::__private::Valid,
+                                    ::deviceemu::__private::load_in_bounds(
                                         &t,
-                                        tid - off,
+                                        ::deviceemu::__private::Index::to_index(tid - off),
                                     )
                                 } else {
                                     0.0
@@ -701,23 +732,51 @@ impl block_scan {
                             }
                         });
                 } else {
-                    __emu_rb
-                        .each({
-                            #[inline(always)]
-                            |
-                                __emu_t: usize,
-                                __emu_ctx: ::deviceemu::__private::ThreadCtx,
-                            | -> ::core::option::Option<::deviceemu::__private::Exit> {
-                                let tid = __emu_ctx.thread_idx.x as usize;
-                                let v = if tid >= off {
-                                    ::deviceemu::__private::load(__EMU_CHECKED, &t, tid - off)
-                                } else {
-                                    0.0
-                                };
-                                __emu_lanes_v.put(__emu_t, v);
-                                ::core::option::Option::None
-                            }
-                        });
+                    if !__EMU_CHECKED
+                        && __emu_rb.tier(::deviceemu::__private::TIER_VIEWS)
+                        && ::deviceemu::__private::view_aligned(&t)
+                    {
+                        __emu_rb.note_views();
+                        __emu_rb
+                            .each({
+                                #[inline(always)]
+                                |
+                                    __emu_t: usize,
+                                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                                | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                    let tid = __emu_ctx.thread_idx.x as usize;
+                                    let v = if tid >= off {
+                                        ::deviceemu::__private::load(
+                                            ::deviceemu::__private::Valid,
+                                            &t,
+                                            tid - off,
+                                        )
+                                    } else {
+                                        0.0
+                                    };
+                                    __emu_lanes_v.put(__emu_t, v);
+                                    ::core::option::Option::None
+                                }
+                            });
+                    } else {
+                        __emu_rb
+                            .each({
+                                #[inline(always)]
+                                |
+                                    __emu_t: usize,
+                                    __emu_ctx: ::deviceemu::__private::ThreadCtx,
+                                | -> ::core::option::Option<::deviceemu::__private::Exit> {
+                                    let tid = __emu_ctx.thread_idx.x as usize;
+                                    let v = if tid >= off {
+                                        ::deviceemu::__private::load(__EMU_CHECKED, &t, tid - off)
+                                    } else {
+                                        0.0
+                                    };
+                                    __emu_lanes_v.put(__emu_t, v);
+                                    ::core::option::Option::None
+                                }
+                            });
+                    }
                 }
             }
             __emu_rb.barrier();
@@ -1084,15 +1143,21 @@ impl block_scan {
                             ),
                             ::core::option::Option::Some(0 as usize),
                         ),
-                        ::deviceemu::__private::range_add(
-                            ::deviceemu::__private::range_mul(
-                                ::core::option::Option::Some(
-                                    __emu_ctx.block_idx.x as usize,
+                        ::deviceemu::__private::range_min(
+                            ::deviceemu::__private::range_add(
+                                ::deviceemu::__private::range_mul(
+                                    ::core::option::Option::Some(
+                                        __emu_ctx.block_idx.x as usize,
+                                    ),
+                                    ::core::option::Option::Some(256),
                                 ),
-                                ::core::option::Option::Some(256),
+                                ::core::option::Option::Some(
+                                    (__emu_ctx.block_dim.x - 1) as usize,
+                                ),
                             ),
-                            ::core::option::Option::Some(
-                                (__emu_ctx.block_dim.x - 1) as usize,
+                            ::deviceemu::__private::range_sub(
+                                ::core::option::Option::Some(out.len()),
+                                ::core::option::Option::Some(1),
                             ),
                         ),
                     ) {

@@ -462,15 +462,21 @@ impl block_sum {
                             ),
                             ::core::option::Option::Some(0 as usize),
                         ),
-                        ::deviceemu::__private::range_add(
-                            ::deviceemu::__private::range_mul(
-                                ::core::option::Option::Some(
-                                    __emu_ctx.block_idx.x as usize,
+                        ::deviceemu::__private::range_min(
+                            ::deviceemu::__private::range_add(
+                                ::deviceemu::__private::range_mul(
+                                    ::core::option::Option::Some(
+                                        __emu_ctx.block_idx.x as usize,
+                                    ),
+                                    ::core::option::Option::Some(256),
                                 ),
-                                ::core::option::Option::Some(256),
+                                ::core::option::Option::Some(
+                                    (__emu_ctx.block_dim.x - 1) as usize,
+                                ),
                             ),
-                            ::core::option::Option::Some(
-                                (__emu_ctx.block_dim.x - 1) as usize,
+                            ::deviceemu::__private::range_sub(
+                                ::core::option::Option::Some(x.len()),
+                                ::core::option::Option::Some(1),
                             ),
                         ),
                     ) {

@@ -5,13 +5,21 @@
 //! region's threads and loop passes are known: block-uniform values (themselves), the
 //! thread's indices (`thread_idx().y as usize`: from 0 to `block_dim().y - 1`), immutable
 //! locals bound to such sums (recomputed ones included), and the variables of `for j in a..b`
-//! loops with uniform bounds (from `a` to `b - 1`), and sums and products of those. A sum is
-//! monotone in each term, and a product in each factor while both are at least 0 (which the
-//! proof checks of their smallest values), so an index's values lie between its value at the
-//! terms' smallest values and at their largest; the proof computes both in the index's own
-//! type with checked arithmetic (an overflow fails it) and checks them against the view's length, or for `t[r][c]` the row index against the
-//! rows and the column against the row's length. The tiled matrix product's inner loop,
-//! `acc += ta[ty][j] * tb[j][tx]`, takes it.
+//! loops with uniform bounds (from `a` to `b - 1`), and sums, differences and products of
+//! those, and casts of integers to integer types. A sum is monotone in each term, a
+//! difference in each operand (rising with the left, falling with the right), a product in
+//! each factor while both are at least 0 (which the proof checks of their smallest values),
+//! and a cast between integer types wherever both ends convert (`range_cast`: `try_from`), so
+//! an index's values lie between its value at the terms' smallest values and at their
+//! largest; the proof computes both in the index's own type with checked arithmetic (an
+//! overflow fails it) and checks them against the view's length, or for `t[r][c]` the row
+//! index against the rows and the column against the row's length. The tiled matrix
+//! product's inner loop, `acc += ta[ty][j] * tb[j][tx]`, takes it.
+//!
+//! Inside `if cond { .. }`, each conjunct of `cond` that compares a name of an integer range
+//! with a term of a range (`i >= 1 && i < n - 1`) narrows the name's range to the values
+//! that pass it: only threads that pass the test run the branch, so its accesses need hold
+//! for those values only (a 3-point stencil's `tile[t - 1]` under `t >= 1`).
 //!
 //! Only what the proof covers is rewritten (into `__private::load_in_bounds` and friends, still
 //! relaxed accesses): accesses inside closures and macros, or whose index is of another shape,
@@ -30,11 +38,22 @@ use super::uniform::idents_of;
 use super::{pat_names, path_name, private_call, rt, strip_parens, view_named, Lives, Program};
 
 /// The smallest and largest value of a term, each an `Option<T>` expression (`None`: the
-/// range is empty, or it overflowed).
+/// range is empty, or it overflowed); `int` when `T` is known to be a primitive integer (a
+/// thread's or block's index, an integer literal, a cast to an integer type, or arithmetic
+/// with one of those), which casts and guards need of their operand.
 #[derive(Clone)]
 struct Range {
     lo: TokenStream,
     hi: TokenStream,
+    int: bool,
+}
+
+/// The primitive integer types.
+const INTS: [&str; 12] = ["u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize"];
+
+/// Whether `t` is a primitive integer type.
+fn int_type(t: &syn::Type) -> bool {
+    matches!(t, syn::Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| INTS.contains(&i.to_string().as_str())))
 }
 
 /// The rewrite of a region's accesses, with what it must prove.
@@ -80,28 +99,136 @@ impl Ranges<'_> {
                 Some(Range {
                     lo: quote!(::core::option::Option::Some(0 as #ty)),
                     hi: quote!(::core::option::Option::Some((#ctx.block_dim.#field - 1) as #ty)),
+                    int: true,
+                })
+            }
+            // `thread_idx().y` itself, a `u32`.
+            e if self.thread_field(e).is_some() => {
+                let field = self.thread_field(e)?;
+                let ctx = Ident::new(self.ctx, proc_macro2::Span::mixed_site());
+                Some(Range {
+                    lo: quote!(::core::option::Option::Some(0u32)),
+                    hi: quote!(::core::option::Option::Some(#ctx.block_dim.#field - 1)),
+                    int: true,
                 })
             }
             Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) => {
                 let (x, y) = (self.range(&b.left)?, self.range(&b.right)?);
                 let (xl, xh, yl, yh) = (&x.lo, &x.hi, &y.lo, &y.hi);
-                Some(Range { lo: quote!(#r::range_add(#xl, #yl)), hi: quote!(#r::range_add(#xh, #yh)) })
+                Some(Range {
+                    lo: quote!(#r::range_add(#xl, #yl)),
+                    hi: quote!(#r::range_add(#xh, #yh)),
+                    int: x.int || y.int,
+                })
+            }
+            // A difference grows with its left term and falls with its right one.
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::Sub(_)) => {
+                let (x, y) = (self.range(&b.left)?, self.range(&b.right)?);
+                let (xl, xh, yl, yh) = (&x.lo, &x.hi, &y.lo, &y.hi);
+                Some(Range {
+                    lo: quote!(#r::range_sub(#xl, #yh)),
+                    hi: quote!(#r::range_sub(#xh, #yl)),
+                    int: x.int || y.int,
+                })
             }
             // A product is monotone in each factor where both are at least 0: `range_mul`
             // gives `None` for a negative smallest value, which fails the proof.
             Expr::Binary(b) if matches!(b.op, syn::BinOp::Mul(_)) => {
                 let (x, y) = (self.range(&b.left)?, self.range(&b.right)?);
                 let (xl, xh, yl, yh) = (&x.lo, &x.hi, &y.lo, &y.hi);
-                Some(Range { lo: quote!(#r::range_mul(#xl, #yl)), hi: quote!(#r::range_mul(#xh, #yh)) })
+                Some(Range {
+                    lo: quote!(#r::range_mul(#xl, #yl)),
+                    hi: quote!(#r::range_mul(#xh, #yh)),
+                    int: x.int || y.int,
+                })
             }
             // The proof evaluates a uniform term where the kernel may not (under an `if`), so
             // only one whose evaluation cannot panic.
             e if (self.uniform)(e) && panic_free(e) => Some(Range {
                 lo: quote!(::core::option::Option::Some(#e)),
                 hi: quote!(::core::option::Option::Some(#e)),
+                int: self.int_expr(e),
             }),
+            // A cast of an integer to an integer type: each end converted, which fails the
+            // proof where the type does not hold it.
+            Expr::Cast(c) if int_type(&c.ty) => {
+                let x = self.range(&c.expr).filter(|x| x.int)?;
+                let (ty, xl, xh) = (&c.ty, &x.lo, &x.hi);
+                Some(Range {
+                    lo: quote!(#r::range_cast::<#ty, _>(#xl)),
+                    hi: quote!(#r::range_cast::<#ty, _>(#xh)),
+                    int: true,
+                })
+            }
             _ => None,
         }
+    }
+
+    /// Whether `e`'s type is known to be a primitive integer from `e` alone: an integer
+    /// literal, an index of the thread, block or grid (`ctx.block_idx.x`), or a cast to one.
+    fn int_expr(&self, e: &Expr) -> bool {
+        match strip_parens(e) {
+            Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(_), .. }) => true,
+            Expr::Cast(c) => int_type(&c.ty),
+            Expr::Field(f) => {
+                matches!(&*f.base, Expr::Field(inner) if matches!(&*inner.base, Expr::Path(p) if p.path.is_ident(self.ctx)))
+            }
+            _ => false,
+        }
+    }
+
+    /// The ranges `cond` narrows where it holds (the `then` branch of `if cond`): each
+    /// conjunct `x < c`, `x <= c`, `x > c` or `x >= c` (either way round) with `x` a name of
+    /// an integer range and `c` of a range, narrows `x`'s range to the values that pass it.
+    fn narrowed(&self, cond: &Expr) -> Vec<(String, Range)> {
+        use syn::BinOp as B;
+        let r = rt();
+        let Expr::Binary(b) = strip_parens(cond) else { return Vec::new() };
+        if matches!(b.op, B::And(_)) {
+            let mut out = self.narrowed(&b.left);
+            for (n, range) in self.narrowed(&b.right) {
+                // A name both sides narrow: the second narrowing of the first's.
+                match out.iter_mut().find(|(m, _)| *m == n) {
+                    Some((_, first)) => {
+                        let (l1, h1, l2, h2) = (&first.lo, &first.hi, &range.lo, &range.hi);
+                        *first = Range {
+                            lo: quote!(#r::range_max(#l1, #l2)),
+                            hi: quote!(#r::range_min(#h1, #h2)),
+                            int: true,
+                        };
+                    }
+                    None => out.push((n, range)),
+                }
+            }
+            return out;
+        }
+        // `x OP c`, or `c OP x` turned round.
+        let (name, op, c) = match (path_name(&b.left), path_name(&b.right)) {
+            (Some(n), _) if self.env.get(&n).is_some_and(|x| x.int) => (n, b.op, &*b.right),
+            (_, Some(n)) if self.env.get(&n).is_some_and(|x| x.int) => {
+                let flipped = match b.op {
+                    B::Lt(t) => B::Gt(syn::Token![>](t.span)),
+                    B::Le(t) => B::Ge(syn::Token![>=](t.spans)),
+                    B::Gt(t) => B::Lt(syn::Token![<](t.span)),
+                    B::Ge(t) => B::Le(syn::Token![<=](t.spans)),
+                    _ => return Vec::new(),
+                };
+                (n, flipped, &*b.left)
+            }
+            _ => return Vec::new(),
+        };
+        let (Some(x), Some(c)) = (self.env.get(&name), self.range(c)) else { return Vec::new() };
+        let (lo, hi, clo, chi) = (&x.lo, &x.hi, &c.lo, &c.hi);
+        let one = quote!(::core::option::Option::Some(1));
+        let (lo, hi) = match op {
+            // Every value of `x` that passes is below each value `c` takes: below its largest.
+            B::Lt(_) => (lo.clone(), quote!(#r::range_min(#hi, #r::range_sub(#chi, #one)))),
+            B::Le(_) => (lo.clone(), quote!(#r::range_min(#hi, #chi))),
+            B::Gt(_) => (quote!(#r::range_max(#lo, #r::range_add(#clo, #one))), hi.clone()),
+            B::Ge(_) => (quote!(#r::range_max(#lo, #clo)), hi.clone()),
+            _ => return Vec::new(),
+        };
+        vec![(name, Range { lo, hi, int: true })]
     }
 
     /// `x`, `y` or `z` when `e` is `ctx.thread_idx.x` (`.y`, `.z`).
@@ -223,7 +350,12 @@ impl Ranges<'_> {
                 self.visit_expr_mut(other);
             }
         }
-        let Pat::Ident(p) = &l.pat else {
+        // `let x: T = e`: `x` as `let x = e` (`T` is `e`'s type), an integer where `T` is one.
+        let (pat, typed_int) = match &l.pat {
+            Pat::Type(t) => (&*t.pat, int_type(&t.ty)),
+            p => (p, false),
+        };
+        let Pat::Ident(p) = pat else {
             // Names a pattern binds shadow the ranges of the names they reuse.
             for n in pat_names(&l.pat) {
                 self.env.remove(&n);
@@ -241,7 +373,7 @@ impl Ranges<'_> {
         if let Some(v) = self.view_of(&init.expr) {
             self.view_alias.insert(name, v);
         } else if let Some(range) = self.range(&init.expr) {
-            self.env.insert(name, range);
+            self.env.insert(name, Range { int: range.int || typed_int, ..range });
         }
     }
 }
@@ -291,9 +423,10 @@ impl VisitMut for Ranges<'_> {
                     {
                         if (self.uniform)(a) && (self.uniform)(b) && panic_free(a) && panic_free(b) {
                             let hi = quote!(if #a < #b { ::core::option::Option::Some(#b - 1) } else { ::core::option::Option::None });
+                            let int = self.int_expr(a) || self.int_expr(b);
                             self.env.insert(
                                 p.ident.to_string(),
-                                Range { lo: quote!(::core::option::Option::Some(#a)), hi },
+                                Range { lo: quote!(::core::option::Option::Some(#a)), hi, int },
                             );
                         }
                     }
@@ -309,6 +442,20 @@ impl VisitMut for Ranges<'_> {
                     if let Some(alias) = alias {
                         self.view_alias.insert(n, alias);
                     }
+                }
+            }
+            // The `then` branch sees the ranges its condition narrows.
+            Expr::If(i) => {
+                self.visit_expr_mut(&mut i.cond);
+                let narrowed = self.narrowed(&i.cond);
+                let (env, alias) = (self.env.clone(), self.view_alias.clone());
+                self.env.extend(narrowed);
+                for s in &mut i.then_branch.stmts {
+                    self.visit_stmt_mut(s);
+                }
+                (self.env, self.view_alias) = (env, alias);
+                if let Some((_, e)) = &mut i.else_branch {
+                    self.visit_expr_mut(e);
                 }
             }
             Expr::Block(b) => {

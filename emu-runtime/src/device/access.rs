@@ -128,9 +128,11 @@ pub fn row_len<T, const N: usize, K: ViewKind>(_t: &View<[T; N], K>) -> usize {
 }
 
 /// An integer a region's proof adds with overflow checked (`fission/ranges.rs`).
-pub trait RangeInt: Index {
+pub trait RangeInt: Index + Ord {
     /// `self + other`, or `None` on overflow.
     fn checked(self, other: Self) -> Option<Self>;
+    /// `self - other`, or `None` on overflow.
+    fn checked_minus(self, other: Self) -> Option<Self>;
     /// `self * other`, or `None` on overflow or when either is below 0.
     fn checked_mul_nonneg(self, other: Self) -> Option<Self>;
 }
@@ -141,6 +143,10 @@ macro_rules! range_ints {
             #[inline(always)]
             fn checked(self, other: Self) -> Option<Self> {
                 self.checked_add(other)
+            }
+            #[inline(always)]
+            fn checked_minus(self, other: Self) -> Option<Self> {
+                self.checked_sub(other)
             }
             #[inline(always)]
             #[allow(unused_comparisons)]
@@ -167,4 +173,32 @@ pub fn range_mul<T: RangeInt>(a: Option<T>, b: Option<T>) -> Option<T> {
 #[inline(always)]
 pub fn range_add<T: RangeInt>(a: Option<T>, b: Option<T>) -> Option<T> {
     a?.checked(b?)
+}
+
+/// The difference of two ends of index ranges, `None` if either is or the difference
+/// overflows (an unsigned one below 0).
+#[inline(always)]
+pub fn range_sub<T: RangeInt>(a: Option<T>, b: Option<T>) -> Option<T> {
+    a?.checked_minus(b?)
+}
+
+/// The smaller of two ends of index ranges (a range's end narrowed by a guard), `None` if
+/// either is.
+#[inline(always)]
+pub fn range_min<T: RangeInt>(a: Option<T>, b: Option<T>) -> Option<T> {
+    Some(a?.min(b?))
+}
+
+/// The larger of two ends of index ranges, `None` if either is.
+#[inline(always)]
+pub fn range_max<T: RangeInt>(a: Option<T>, b: Option<T>) -> Option<T> {
+    Some(a?.max(b?))
+}
+
+/// An end of an index range converted to the integer type `T` (an `as T` cast), `None` if it
+/// is or if `T` does not hold it: between two ends that convert, every value converts, and in
+/// the same order.
+#[inline(always)]
+pub fn range_cast<T: RangeInt + TryFrom<U>, U: RangeInt>(a: Option<U>) -> Option<T> {
+    T::try_from(a?).ok()
 }

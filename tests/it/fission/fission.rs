@@ -1106,6 +1106,21 @@ fn shifted_tile(input: &[u32], out: &mut [u32], s: i32) {
     out[g] = t[ty + s][tx];
 }
 
+/// A 3-point stencil over a shared tile whose reads `tile[t - 1]` and `x[g - 1]` are in
+/// bounds only under the guard (`lo == 1`; with `lo == 0` thread 0 reads `tile[-1]`), with
+/// typed `let`s and casts of block-wide sums, as ported CUDA writes them.
+#[kernel]
+fn guarded_stencil(x: &[u32], out: &mut [u32], n: i32, lo: i32) {
+    let tile = shared_array![u32; 64];
+    let t: i32 = thread_idx().x as i32;
+    let g: i32 = (block_idx().x * block_dim().x + thread_idx().x) as i32;
+    tile[t] = x[g];
+    sync_threads();
+    if t >= lo && t < n - 1 && 1 <= g {
+        out[g] = tile[t - 1] + tile[t] + tile[t + 1] + x[g - 1];
+    }
+}
+
 /// A loop whose uniform bound divides by `d` under a uniform `if`: with `go == 0` and `d == 0`
 /// the kernel never divides, and neither may a proof of the loop's accesses.
 #[kernel]
@@ -1379,6 +1394,36 @@ fn a_range_proof_that_fails_leaves_the_checks_and_their_reports() {
         }
         // Per block: the first region, and the second where the proof holds.
         assert_eq!(proved_runs(|| drop(run())), 2 * proved, "s {s}");
+    }
+}
+
+#[test]
+fn a_guard_narrows_the_ranges_a_proof_takes() {
+    let x: Vec<u32> = (0..128).map(|v| v * 5 + 2).collect();
+    for (lo, proved) in [(1, 2), (0, 1)] {
+        let run = || {
+            let dx = DeviceBuffer::from_slice(&x).unwrap();
+            let mut o = DeviceBuffer::<u32>::zeroed(128).unwrap();
+            let r = launch!(guarded_stencil<<<2, 64>>>(&dx, &mut o, 64, lo));
+            (o.to_vec().unwrap(), r)
+        };
+        let (out, r) = both_paths("regions", run);
+        if lo == 1 {
+            r.unwrap();
+            for (g, &o) in out.iter().enumerate() {
+                let t = g % 64;
+                let want = if (1..63).contains(&t) { x[g - 1] + x[g] + x[g + 1] + x[g - 1] } else { 0 };
+                assert_eq!(o, want, "element {g}");
+            }
+        } else {
+            // Thread 0 reads `tile[-1]`: the proof of the guarded region fails and its checks
+            // report it, as on the general path (`both_paths` compares the reports).
+            let report = r.unwrap_err();
+            assert!(report.contains("out of bounds") && report.contains("thread (0,0,0)"), "{report}");
+        }
+        // Per block: the tile's load, and the guarded region where the guard keeps its
+        // indices in bounds (`t - 1 >= 0`, `t + 1 < 64`, `g - 1 >= 0`).
+        assert_eq!(proved_runs(|| drop(run())), 2 * proved, "lo {lo}");
     }
 }
 
