@@ -112,35 +112,20 @@ impl Ranges<'_> {
                     int: true,
                 })
             }
-            Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) => {
+            // A sum is monotone in each term, a difference rises with its left term and falls
+            // with its right one, and a product is monotone in each factor where both are at
+            // least 0 (`range_mul` gives `None` for a negative smallest value, which fails the
+            // proof).
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_)) => {
                 let (x, y) = (self.range(&b.left)?, self.range(&b.right)?);
-                let (xl, xh, yl, yh) = (&x.lo, &x.hi, &y.lo, &y.hi);
-                Some(Range {
-                    lo: quote!(#r::range_add(#xl, #yl)),
-                    hi: quote!(#r::range_add(#xh, #yh)),
-                    int: x.int || y.int,
-                })
-            }
-            // A difference grows with its left term and falls with its right one.
-            Expr::Binary(b) if matches!(b.op, syn::BinOp::Sub(_)) => {
-                let (x, y) = (self.range(&b.left)?, self.range(&b.right)?);
-                let (xl, xh, yl, yh) = (&x.lo, &x.hi, &y.lo, &y.hi);
-                Some(Range {
-                    lo: quote!(#r::range_sub(#xl, #yh)),
-                    hi: quote!(#r::range_sub(#xh, #yl)),
-                    int: x.int || y.int,
-                })
-            }
-            // A product is monotone in each factor where both are at least 0: `range_mul`
-            // gives `None` for a negative smallest value, which fails the proof.
-            Expr::Binary(b) if matches!(b.op, syn::BinOp::Mul(_)) => {
-                let (x, y) = (self.range(&b.left)?, self.range(&b.right)?);
-                let (xl, xh, yl, yh) = (&x.lo, &x.hi, &y.lo, &y.hi);
-                Some(Range {
-                    lo: quote!(#r::range_mul(#xl, #yl)),
-                    hi: quote!(#r::range_mul(#xh, #yh)),
-                    int: x.int || y.int,
-                })
+                let (f, crossed) = match b.op {
+                    syn::BinOp::Add(_) => (quote!(range_add), false),
+                    syn::BinOp::Sub(_) => (quote!(range_sub), true),
+                    _ => (quote!(range_mul), false),
+                };
+                let (xl, xh) = (&x.lo, &x.hi);
+                let (yl, yh) = if crossed { (&y.hi, &y.lo) } else { (&y.lo, &y.hi) };
+                Some(Range { lo: quote!(#r::#f(#xl, #yl)), hi: quote!(#r::#f(#xh, #yh)), int: x.int || y.int })
             }
             // The proof evaluates a uniform term where the kernel may not (under an `if`), so
             // only one whose evaluation cannot panic.
