@@ -277,6 +277,9 @@ fn lower_bounded(block: &Block, params: &[String], buffers: &[String], ctx: &Ide
     // A `let` that rebinds a parameter (`let mut n = n; n /= 4;`) is renamed too: the
     // parameter keeps its uniform value, the local its own.
     unshadow(&mut stmts, &mut params.iter().cloned().collect(), &mut 0);
+    // A statement-level `x += e` after `let mut x: T` binds a new name, so that both values
+    // can be recomputed where they are simple (`idx += blockDim.x`).
+    single_assignments(&mut stmts, &mut 0);
     stmts.iter_mut().for_each(|s| RegionLoops.visit_stmt_mut(s));
     let nodes = nodes(&stmts)?;
     let mut p = Program::new(params, ctx);
@@ -736,6 +739,160 @@ fn unshadow(stmts: &mut [Stmt], seen: &mut HashSet<String>, fresh: &mut usize) {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// Whether `e`, as the right operand of `op`, needs no parentheses: it binds more tightly
+/// (a path, a literal, a call, a cast, a unary operation, or a binary one of higher
+/// precedence).
+fn binds_tighter(e: &Expr, op: &syn::BinOp) -> bool {
+    use syn::BinOp as B;
+    fn precedence(op: &syn::BinOp) -> u8 {
+        match op {
+            B::Mul(_) | B::Div(_) | B::Rem(_) => 9,
+            B::Add(_) | B::Sub(_) => 8,
+            B::Shl(_) | B::Shr(_) => 7,
+            B::BitAnd(_) => 6,
+            B::BitXor(_) => 5,
+            B::BitOr(_) => 4,
+            B::Eq(_) | B::Ne(_) | B::Lt(_) | B::Le(_) | B::Gt(_) | B::Ge(_) => 3,
+            B::And(_) => 2,
+            B::Or(_) => 1,
+            _ => 0,
+        }
+    }
+    match e {
+        Expr::Lit(_)
+        | Expr::Path(_)
+        | Expr::Call(_)
+        | Expr::MethodCall(_)
+        | Expr::Field(_)
+        | Expr::Index(_)
+        | Expr::Paren(_)
+        | Expr::Macro(_)
+        | Expr::Cast(_)
+        | Expr::Unary(_) => true,
+        Expr::Binary(b) => precedence(&b.op) > precedence(op),
+        _ => false,
+    }
+}
+
+/// The binary operator of compound assignment `op` (`+` of `+=`).
+fn compound_to_binary(op: &syn::BinOp) -> Option<syn::BinOp> {
+    use syn::BinOp as B;
+    Some(match op {
+        B::AddAssign(t) => B::Add(syn::Token![+](t.spans[0])),
+        B::SubAssign(t) => B::Sub(syn::Token![-](t.spans[0])),
+        B::MulAssign(t) => B::Mul(syn::Token![*](t.spans[0])),
+        B::DivAssign(t) => B::Div(syn::Token![/](t.spans[0])),
+        B::RemAssign(t) => B::Rem(syn::Token![%](t.spans[0])),
+        B::BitAndAssign(t) => B::BitAnd(syn::Token![&](t.spans[0])),
+        B::BitOrAssign(t) => B::BitOr(syn::Token![|](t.spans[0])),
+        B::BitXorAssign(t) => B::BitXor(syn::Token![^](t.spans[0])),
+        B::ShlAssign(t) => B::Shl(syn::Token![<<]([t.spans[0], t.spans[1]])),
+        B::ShrAssign(t) => B::Shr(syn::Token![>>]([t.spans[0], t.spans[1]])),
+        _ => return None,
+    })
+}
+
+/// Turns each statement-level assignment `x op= e;` (or `x = e;`) of a local bound in the same
+/// statement list by `let mut x: T = ..`, with `T` a primitive, into `let x_n: T = x op e;`
+/// (`let x_n: T = e;`), and renames `x` to `x_n` in the statements after it: the same value
+/// under a name bound once, which fission can recompute where it is computed from indices
+/// and uniform values (SHOC's scan: `idx += blockDim.x`), where it kept `x` per thread in a
+/// slot. The new name is `mut` where later statements may still change it; `x` loses its
+/// `mut` when nothing changes it any more. Left alone: an `e` that may change `x` (then `x op
+/// e` would read `x` before `e` runs, where `x op= e` reads it after), and a name that a
+/// format string names inline, which cannot be renamed.
+fn single_assignments(stmts: &mut [Stmt], fresh: &mut usize) {
+    // Nested statement lists first: each is a list of its own.
+    for s in stmts.iter_mut() {
+        match s {
+            Stmt::Expr(Expr::While(w), _) => single_assignments(&mut w.body.stmts, fresh),
+            Stmt::Expr(Expr::ForLoop(f), _) => single_assignments(&mut f.body.stmts, fresh),
+            Stmt::Expr(Expr::Block(b), _) => single_assignments(&mut b.block.stmts, fresh),
+            Stmt::Expr(Expr::If(i), _) => {
+                let mut i = &mut *i;
+                loop {
+                    single_assignments(&mut i.then_branch.stmts, fresh);
+                    match i.else_branch.as_mut().map(|(_, e)| &mut **e) {
+                        Some(Expr::Block(b)) => {
+                            single_assignments(&mut b.block.stmts, fresh);
+                            break;
+                        }
+                        Some(Expr::If(next)) => i = next,
+                        _ => break,
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for k in 0..stmts.len() {
+        // `x op= e;` or `x = e;`, `x` a plain name.
+        let (name, op, value) = match &stmts[k] {
+            Stmt::Expr(Expr::Binary(b), Some(_)) => match (path_name(&b.left), compound_to_binary(&b.op)) {
+                (Some(n), Some(op)) => (n, Some(op), (*b.right).clone()),
+                _ => continue,
+            },
+            Stmt::Expr(Expr::Assign(a), Some(_)) => match path_name(&a.left) {
+                Some(n) => (n, None, (*a.right).clone()),
+                None => continue,
+            },
+            _ => continue,
+        };
+        // Bound earlier in this list by `let mut x: T`, `T` a primitive.
+        let Some(j) = stmts[..k]
+            .iter()
+            .rposition(|s| matches!(s, Stmt::Local(l) if local_name(&l.pat).as_deref() == Some(name.as_str())))
+        else {
+            continue;
+        };
+        let Stmt::Local(syn::Local { pat: Pat::Type(pt), .. }) = &stmts[j] else { continue };
+        let primitive = matches!(&*pt.ty, syn::Type::Path(p) if p.qself.is_none()
+            && p.path.get_ident().is_some_and(|t| PRIMITIVES.contains(&t.to_string().as_str())));
+        let Pat::Ident(pi) = &*pt.pat else { continue };
+        if !primitive || pi.mutability.is_none() || pi.by_ref.is_some() {
+            continue;
+        }
+        let ty = (*pt.ty).clone();
+        let value_stmt = Stmt::Expr(value.clone(), None);
+        if uniform::written_in(std::slice::from_ref(&value_stmt)).is_none_or(|w| w.contains(&name))
+            || stmts[k..].iter().any(|s| names_inline(s, &name))
+        {
+            continue;
+        }
+        // `__emu_idx_s1` after `__emu_idx_s0`, as `unshadow` names its renamings.
+        let base = name.strip_prefix("__emu_").map_or(name.as_str(), |b| {
+            b.trim_end_matches(|c: char| c.is_ascii_digit()).trim_end_matches("_s").trim_end_matches('_')
+        });
+        let new = format!("__emu_{base}_s{fresh}");
+        *fresh += 1;
+        let still_written = uniform::written_in(&stmts[k + 1..]).is_none_or(|w| w.contains(&name));
+        let id = Ident::new(&new, pi.ident.span());
+        let mutability = still_written.then(<syn::Token![mut]>::default);
+        let span = stmts[k].span();
+        let x = &pi.ident;
+        let init: Expr = match op {
+            // Parentheses where the value binds less tightly than the operator (and only
+            // there: generated code is linted too).
+            Some(op) if binds_tighter(&value, &op) => syn::parse_quote_spanned!(span=> #x #op #value),
+            Some(op) => syn::parse_quote_spanned!(span=> #x #op (#value)),
+            None => value,
+        };
+        stmts[k] = syn::parse_quote_spanned!(span=> #[allow(unused_mut)] let #mutability #id: #ty = #init;);
+        let mut r = Rename { from: name.clone(), to: new };
+        for s in &mut stmts[k + 1..] {
+            r.visit_stmt_mut(s);
+        }
+        // `x` keeps `mut` only while something between its binding and here changes it.
+        if uniform::written_in(&stmts[j + 1..k]).is_some_and(|w| !w.contains(&name)) {
+            if let Stmt::Local(syn::Local { pat: Pat::Type(pt), .. }) = &mut stmts[j] {
+                if let Pat::Ident(pi) = &mut *pt.pat {
+                    pi.mutability = None;
+                }
+            }
         }
     }
 }
@@ -3511,5 +3668,51 @@ mod tests {
         // `1 << a`: a literal's type is not the shift's.
         assert_eq!(slots.get("i").map(String::as_str), Some("tagged"), "{slots:?}");
         assert_eq!(slots.len(), want.len() + 1, "{slots:?}");
+    }
+}
+
+#[cfg(test)]
+mod single_assignment_tests {
+    use super::*;
+
+    fn single(body: TokenStream) -> String {
+        let b: Block = syn::parse2(quote!({ #body })).unwrap();
+        let mut stmts = b.stmts;
+        single_assignments(&mut stmts, &mut 0);
+        quote!(#(#stmts)*).to_string()
+    }
+
+    #[test]
+    fn a_compound_assignment_binds_a_new_name() {
+        let s = single(quote! { let mut idx: i32 = t; s[idx] = 0; idx += d; s[idx] = v; idx -= 1 + e; out = idx; });
+        let want = quote! {
+            let idx: i32 = t; s[idx] = 0;
+            #[allow(unused_mut)] let __emu_idx_s0: i32 = idx + d; s[__emu_idx_s0] = v;
+            #[allow(unused_mut)] let __emu_idx_s1: i32 = __emu_idx_s0 - (1 + e); out = __emu_idx_s1;
+        };
+        assert_eq!(s, want.to_string());
+    }
+
+    #[test]
+    fn a_name_changed_later_stays_mutable() {
+        let s = single(quote! { let mut a: u32 = 1; a = 2 * a; while c { a += 1; } f(a); });
+        assert!(s.starts_with("let a : u32 = 1 ;"), "{s}");
+        assert!(s.contains("let mut __emu_a_s0 : u32 = 2 * a ; while c { __emu_a_s0 += 1 ; }"), "{s}");
+    }
+
+    #[test]
+    fn what_it_leaves_alone() {
+        // Not a primitive, bound in an outer list, a value that changes the name, an inline
+        // format argument, no annotation.
+        for body in [
+            quote! { let mut v: Uint4 = u; v += w; g(v); },
+            quote! { let mut a: i32 = 0; if c { a += 1; } g(a); },
+            quote! { let mut a: i32 = 0; a += { a = 3; 1 }; g(a); },
+            quote! { let mut a: i32 = 0; a += 1; print!("{a}"); },
+            quote! { let mut a = 0; a += 1; g(a); },
+        ] {
+            let before = body.to_string();
+            assert_eq!(single(body), before);
+        }
     }
 }

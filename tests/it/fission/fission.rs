@@ -1887,6 +1887,49 @@ fn verbose_count(last: fn() -> usize, f: impl FnOnce()) -> usize {
     })
 }
 
+/// SHOC's `scanLocalMem` step as it writes it: `idx` moved by a statement-level `+=` between
+/// barriers, and `t` assigned again, both once per thread.
+#[kernel]
+fn moved_index_scan(input: &[u32], out: &mut [u32]) {
+    let s = shared_array![u32; 128];
+    let mut idx: i32 = thread_idx().x as i32;
+    s[idx] = 0;
+    sync_threads();
+    idx += block_dim().x as i32;
+    s[idx] = input[(block_idx().x * 64 + thread_idx().x) as usize];
+    sync_threads();
+    let mut t: u32 = s[idx - 1];
+    sync_threads();
+    s[idx] += t;
+    sync_threads();
+    t = s[idx - 2];
+    sync_threads();
+    s[idx] += t;
+    sync_threads();
+    out[(block_idx().x * 64 + thread_idx().x) as usize] = s[idx];
+}
+
+#[test]
+fn an_index_moved_by_a_statement_level_assignment_is_recomputed_and_vectorised() {
+    let x: Vec<u32> = (0..192).map(|v| v * 3 + 1).collect();
+    let run = || {
+        let dx = DeviceBuffer::from_slice(&x).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(192).unwrap();
+        let r = launch!(moved_index_scan<<<3, 64>>>(&dx, &mut o));
+        (o.to_vec().unwrap(), r)
+    };
+    let (out, r) = both_paths("regions", run);
+    r.unwrap();
+    for (g, &o) in out.iter().enumerate() {
+        let (b, t) = (g / 64 * 64, g % 64);
+        let want: u32 = (t.saturating_sub(3)..=t).map(|u| x[b + u]).sum();
+        assert_eq!(o, want, "element {g}");
+    }
+    // `idx` and its moved value are recomputed, not kept per thread: the steps' regions are
+    // vectorised (all of them but the first, which writes the tile's first half).
+    assert_eq!(verbose_count(deviceemu::__private::last_vectorised, || drop(run())), 3 * 5);
+}
+
 fn scaled_runs(f: impl FnOnce()) -> usize {
     verbose_count(deviceemu::__private::last_scaled, f)
 }
