@@ -706,12 +706,7 @@ fn unshadow(stmts: &mut [Stmt], seen: &mut HashSet<String>, fresh: &mut usize) {
                 // shadowing, which keeps the general path.
                 let inline = rest.iter().any(|s| names_inline(s, &name));
                 if seen.contains(&name) && !inline {
-                    // `__emu_v_0`, not `__emu___emu_v_0_1` when a renamed name is shadowed again.
-                    let base = name.strip_prefix("__emu_").map_or(name.as_str(), |b| {
-                        b.trim_end_matches(|c: char| c.is_ascii_digit()).trim_end_matches('_')
-                    });
-                    let new = format!("__emu_{base}_{fresh}");
-                    *fresh += 1;
+                    let new = fresh_name(&name, "", fresh);
                     let mut r = Rename { from: name, to: new.clone() };
                     r.visit_pat_mut(&mut l.pat);
                     for s in rest.iter_mut() {
@@ -722,25 +717,44 @@ fn unshadow(stmts: &mut [Stmt], seen: &mut HashSet<String>, fresh: &mut usize) {
                     seen.insert(name);
                 }
             }
-            Stmt::Expr(Expr::While(w), _) => unshadow(&mut w.body.stmts, seen, fresh),
-            Stmt::Expr(Expr::ForLoop(f), _) => unshadow(&mut f.body.stmts, seen, fresh),
-            Stmt::Expr(Expr::If(i), _) => {
-                let mut i = &mut *i;
-                loop {
-                    unshadow(&mut i.then_branch.stmts, seen, fresh);
-                    match i.else_branch.as_mut().map(|(_, e)| &mut **e) {
-                        Some(Expr::Block(b)) => {
-                            unshadow(&mut b.block.stmts, seen, fresh);
-                            break;
-                        }
-                        Some(Expr::If(next)) => i = next,
-                        _ => break,
-                    }
-                }
-            }
-            _ => {}
+            s => nested_lists(s, &mut |list| unshadow(list, seen, fresh)),
         }
     }
+}
+
+/// Calls `f` on each statement list directly inside statement `s`: a `while`'s or a `for`'s
+/// body, and each branch of an `if` (through its `else if`s).
+fn nested_lists(s: &mut Stmt, f: &mut dyn FnMut(&mut [Stmt])) {
+    match s {
+        Stmt::Expr(Expr::While(w), _) => f(&mut w.body.stmts),
+        Stmt::Expr(Expr::ForLoop(l), _) => f(&mut l.body.stmts),
+        Stmt::Expr(Expr::If(i), _) => {
+            let mut i = &mut *i;
+            loop {
+                f(&mut i.then_branch.stmts);
+                match i.else_branch.as_mut().map(|(_, e)| &mut **e) {
+                    Some(Expr::Block(b)) => {
+                        f(&mut b.block.stmts);
+                        break;
+                    }
+                    Some(Expr::If(next)) => i = next,
+                    _ => break,
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A fresh name for local `name`, `__emu_{base}_{tag}{n}`: `__emu_v_0`, not
+/// `__emu___emu_v_0_1`, when a renamed name is renamed again.
+fn fresh_name(name: &str, tag: &str, fresh: &mut usize) -> String {
+    let base = name.strip_prefix("__emu_").map_or(name, |b| {
+        b.trim_end_matches(|c: char| c.is_ascii_digit()).trim_end_matches("_s").trim_end_matches('_')
+    });
+    let new = format!("__emu_{base}_{tag}{fresh}");
+    *fresh += 1;
+    new
 }
 
 /// Whether `e`, as the right operand of `op`, needs no parentheses: it binds more tightly
@@ -808,26 +822,7 @@ fn compound_to_binary(op: &syn::BinOp) -> Option<syn::BinOp> {
 fn single_assignments(stmts: &mut [Stmt], fresh: &mut usize) {
     // Nested statement lists first: each is a list of its own.
     for s in stmts.iter_mut() {
-        match s {
-            Stmt::Expr(Expr::While(w), _) => single_assignments(&mut w.body.stmts, fresh),
-            Stmt::Expr(Expr::ForLoop(f), _) => single_assignments(&mut f.body.stmts, fresh),
-            Stmt::Expr(Expr::Block(b), _) => single_assignments(&mut b.block.stmts, fresh),
-            Stmt::Expr(Expr::If(i), _) => {
-                let mut i = &mut *i;
-                loop {
-                    single_assignments(&mut i.then_branch.stmts, fresh);
-                    match i.else_branch.as_mut().map(|(_, e)| &mut **e) {
-                        Some(Expr::Block(b)) => {
-                            single_assignments(&mut b.block.stmts, fresh);
-                            break;
-                        }
-                        Some(Expr::If(next)) => i = next,
-                        _ => break,
-                    }
-                }
-            }
-            _ => {}
-        }
+        nested_lists(s, &mut |list| single_assignments(list, fresh));
     }
     for k in 0..stmts.len() {
         // `x op= e;` or `x = e;`, `x` a plain name.
@@ -863,12 +858,8 @@ fn single_assignments(stmts: &mut [Stmt], fresh: &mut usize) {
         {
             continue;
         }
-        // `__emu_idx_s1` after `__emu_idx_s0`, as `unshadow` names its renamings.
-        let base = name.strip_prefix("__emu_").map_or(name.as_str(), |b| {
-            b.trim_end_matches(|c: char| c.is_ascii_digit()).trim_end_matches("_s").trim_end_matches('_')
-        });
-        let new = format!("__emu_{base}_s{fresh}");
-        *fresh += 1;
+        // `__emu_idx_s1` after `__emu_idx_s0`.
+        let new = fresh_name(&name, "s", fresh);
         let still_written = uniform::written_in(&stmts[k + 1..]).is_none_or(|w| w.contains(&name));
         let id = Ident::new(&new, pi.ident.span());
         let mutability = still_written.then(<syn::Token![mut]>::default);
