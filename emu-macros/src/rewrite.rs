@@ -626,19 +626,25 @@ fn runtime_len(n: &Expr) -> bool {
 }
 
 fn compound_op(op: &BinOp) -> bool {
-    matches!(
-        op,
-        BinOp::AddAssign(_)
-            | BinOp::SubAssign(_)
-            | BinOp::MulAssign(_)
-            | BinOp::DivAssign(_)
-            | BinOp::RemAssign(_)
-            | BinOp::BitXorAssign(_)
-            | BinOp::BitAndAssign(_)
-            | BinOp::BitOrAssign(_)
-            | BinOp::ShlAssign(_)
-            | BinOp::ShrAssign(_)
-    )
+    compound_to_binary(op).is_some()
+}
+
+/// The binary operator of compound assignment `op` (`+` of `+=`).
+pub(crate) fn compound_to_binary(op: &syn::BinOp) -> Option<syn::BinOp> {
+    use syn::BinOp as B;
+    Some(match op {
+        B::AddAssign(t) => B::Add(syn::Token![+](t.spans[0])),
+        B::SubAssign(t) => B::Sub(syn::Token![-](t.spans[0])),
+        B::MulAssign(t) => B::Mul(syn::Token![*](t.spans[0])),
+        B::DivAssign(t) => B::Div(syn::Token![/](t.spans[0])),
+        B::RemAssign(t) => B::Rem(syn::Token![%](t.spans[0])),
+        B::BitAndAssign(t) => B::BitAnd(syn::Token![&](t.spans[0])),
+        B::BitOrAssign(t) => B::BitOr(syn::Token![|](t.spans[0])),
+        B::BitXorAssign(t) => B::BitXor(syn::Token![^](t.spans[0])),
+        B::ShlAssign(t) => B::Shl(syn::Token![<<]([t.spans[0], t.spans[1]])),
+        B::ShrAssign(t) => B::Shr(syn::Token![>>]([t.spans[0], t.spans[1]])),
+        _ => return None,
+    })
 }
 
 /// The number of parts of `dynamic_shared_parts::<(A, B, ..)>([n, m, ..])`: the turbofish

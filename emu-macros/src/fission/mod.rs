@@ -792,24 +792,6 @@ fn binds_tighter(e: &Expr, op: &syn::BinOp) -> bool {
     }
 }
 
-/// The binary operator of compound assignment `op` (`+` of `+=`).
-fn compound_to_binary(op: &syn::BinOp) -> Option<syn::BinOp> {
-    use syn::BinOp as B;
-    Some(match op {
-        B::AddAssign(t) => B::Add(syn::Token![+](t.spans[0])),
-        B::SubAssign(t) => B::Sub(syn::Token![-](t.spans[0])),
-        B::MulAssign(t) => B::Mul(syn::Token![*](t.spans[0])),
-        B::DivAssign(t) => B::Div(syn::Token![/](t.spans[0])),
-        B::RemAssign(t) => B::Rem(syn::Token![%](t.spans[0])),
-        B::BitAndAssign(t) => B::BitAnd(syn::Token![&](t.spans[0])),
-        B::BitOrAssign(t) => B::BitOr(syn::Token![|](t.spans[0])),
-        B::BitXorAssign(t) => B::BitXor(syn::Token![^](t.spans[0])),
-        B::ShlAssign(t) => B::Shl(syn::Token![<<]([t.spans[0], t.spans[1]])),
-        B::ShrAssign(t) => B::Shr(syn::Token![>>]([t.spans[0], t.spans[1]])),
-        _ => return None,
-    })
-}
-
 /// Turns each statement-level assignment `x op= e;` (or `x = e;`) of a local bound in the same
 /// statement list by `let mut x: T = ..`, with `T` a primitive, into `let x_n: T = x op e;`
 /// (`let x_n: T = e;`), and renames `x` to `x_n` in the statements after it: the same value
@@ -827,10 +809,12 @@ fn single_assignments(stmts: &mut [Stmt], fresh: &mut usize) {
     for k in 0..stmts.len() {
         // `x op= e;` or `x = e;`, `x` a plain name.
         let (name, op, value) = match &stmts[k] {
-            Stmt::Expr(Expr::Binary(b), Some(_)) => match (path_name(&b.left), compound_to_binary(&b.op)) {
-                (Some(n), Some(op)) => (n, Some(op), (*b.right).clone()),
-                _ => continue,
-            },
+            Stmt::Expr(Expr::Binary(b), Some(_)) => {
+                match (path_name(&b.left), crate::rewrite::compound_to_binary(&b.op)) {
+                    (Some(n), Some(op)) => (n, Some(op), (*b.right).clone()),
+                    _ => continue,
+                }
+            }
             Stmt::Expr(Expr::Assign(a), Some(_)) => match path_name(&a.left) {
                 Some(n) => (n, None, (*a.right).clone()),
                 None => continue,
@@ -845,10 +829,8 @@ fn single_assignments(stmts: &mut [Stmt], fresh: &mut usize) {
             continue;
         };
         let Stmt::Local(syn::Local { pat: Pat::Type(pt), .. }) = &stmts[j] else { continue };
-        let primitive = matches!(&*pt.ty, syn::Type::Path(p) if p.qself.is_none()
-            && p.path.get_ident().is_some_and(|t| PRIMITIVES.contains(&t.to_string().as_str())));
         let Pat::Ident(pi) = &*pt.pat else { continue };
-        if !primitive || pi.mutability.is_none() || pi.by_ref.is_some() {
+        if !primitive_type(&pt.ty) || pi.mutability.is_none() || pi.by_ref.is_some() {
             continue;
         }
         let ty = (*pt.ty).clone();
@@ -2203,6 +2185,12 @@ fn local_name(p: &Pat) -> Option<String> {
 
 /// The runs of `nodes`, nested ones too.
 /// Primitive types, whose locals are `Copy`.
+/// Whether `t` is one of the [`PRIMITIVES`], by name.
+fn primitive_type(t: &syn::Type) -> bool {
+    matches!(t, syn::Type::Path(p) if p.qself.is_none()
+        && p.path.get_ident().is_some_and(|i| PRIMITIVES.contains(&i.to_string().as_str())))
+}
+
 const PRIMITIVES: [&str; 15] =
     ["f32", "f64", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "bool"];
 
@@ -2573,10 +2561,7 @@ impl Program {
             // A primitive, or arrays and tuples of them.
             fn primitive(t: &syn::Type) -> bool {
                 match t {
-                    syn::Type::Path(p) => {
-                        p.qself.is_none()
-                            && p.path.get_ident().is_some_and(|t| PRIMITIVES.contains(&t.to_string().as_str()))
-                    }
+                    syn::Type::Path(_) => primitive_type(t),
                     syn::Type::Array(a) => primitive(&a.elem),
                     syn::Type::Tuple(t) => t.elems.iter().all(primitive),
                     syn::Type::Paren(p) => primitive(&p.elem),
@@ -2609,10 +2594,6 @@ impl Program {
     fn type_of(&self, e: &Expr, k: usize) -> Option<syn::Type> {
         use syn::BinOp as B;
         let ctx = self.ctx.to_string();
-        let primitive = |t: &syn::Type| {
-            matches!(t, syn::Type::Path(p) if p.qself.is_none()
-                && p.path.get_ident().is_some_and(|i| PRIMITIVES.contains(&i.to_string().as_str())))
-        };
         match e {
             Expr::Cast(c) => nameable(&c.ty).then(|| (*c.ty).clone()),
             Expr::Lit(l) => {
@@ -2630,13 +2611,13 @@ impl Program {
             }
             Expr::Paren(p) => self.type_of(&p.expr, k),
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_) | syn::UnOp::Not(_)) => {
-                self.type_of(&u.expr, k).filter(primitive)
+                self.type_of(&u.expr, k).filter(primitive_type)
             }
             Expr::Binary(b) => match b.op {
                 B::Eq(_) | B::Ne(_) | B::Lt(_) | B::Le(_) | B::Gt(_) | B::Ge(_) | B::And(_) | B::Or(_) => {
                     Some(syn::parse_quote!(bool))
                 }
-                B::Shl(_) | B::Shr(_) => self.type_of(&b.left, k).filter(primitive),
+                B::Shl(_) | B::Shr(_) => self.type_of(&b.left, k).filter(primitive_type),
                 B::Add(_)
                 | B::Sub(_)
                 | B::Mul(_)
@@ -2644,9 +2625,10 @@ impl Program {
                 | B::Rem(_)
                 | B::BitAnd(_)
                 | B::BitOr(_)
-                | B::BitXor(_) => {
-                    self.type_of(&b.left, k).filter(primitive).or_else(|| self.type_of(&b.right, k).filter(primitive))
-                }
+                | B::BitXor(_) => self
+                    .type_of(&b.left, k)
+                    .filter(primitive_type)
+                    .or_else(|| self.type_of(&b.right, k).filter(primitive_type)),
                 _ => None,
             },
             // `ctx.thread_idx.x` and the like.
