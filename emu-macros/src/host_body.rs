@@ -3,7 +3,8 @@
 //! * `thread_idx()`, `block_idx()`, `block_dim()` and `grid_dim()` called in the body itself
 //!   read the `ThreadCtx` argument the scheduler passes to the kernel function
 //!   (`__emu_ctx.thread_idx`), so the per-thread loop does not go through thread-locals and the
-//!   index arithmetic of a kernel folds into it. Helpers keep calling the functions.
+//!   index arithmetic of a kernel folds into it. `lane_id()` becomes the same arithmetic on
+//!   them: the linear index masked by `warp_mask`. Helpers keep calling the functions.
 //! * Barriers become `.await`s, for the state-machine form (when asked):
 //!
 //! A call of `sync_threads()`, `sync_threads_count(p)`, `sync_threads_and(p)` or
@@ -20,7 +21,7 @@
 //! `name_await(args).await` likewise, and also make the kernel a state machine.
 //!
 //! These names are therefore reserved inside kernel bodies: a user function called
-//! `sync_threads` or `shfl_sync` would be replaced by the device's.
+//! `sync_threads`, `lane_id` or `shfl_sync` would be replaced by the device's.
 
 use quote::quote_spanned;
 use syn::spanned::Spanned;
@@ -67,6 +68,17 @@ impl VisitMut for HostBody<'_> {
                     let ctx = Ident::new(&self.ctx.to_string(), self.ctx.span().located_at(span));
                     let field = Ident::new(&name, span);
                     *e = syn::parse_quote_spanned!(span=> #ctx.#field);
+                    return;
+                }
+                if call.args.is_empty() && name == "lane_id" && last.arguments.is_none() {
+                    // The linear index in the block, masked by the warp size less one, as
+                    // `warp::lane_id` computes it from the running thread: plain arithmetic on
+                    // the context's fields, which fission recomputes in any region instead of
+                    // keeping per thread, and which folds to `x & 31` in a 1-D block's loop.
+                    let ctx = Ident::new(&self.ctx.to_string(), self.ctx.span().located_at(span));
+                    *e = syn::parse_quote_spanned!(span=>
+                        ((#ctx.thread_idx.x + #ctx.block_dim.x * (#ctx.thread_idx.y + #ctx.block_dim.y * #ctx.thread_idx.z)) & #ctx.warp_mask)
+                    );
                     return;
                 }
                 if !self.awaits || self.closure_depth > 0 {

@@ -2438,6 +2438,17 @@ fn pure_index(
                 && rec(&m.receiver)
                 && m.args.iter().all(rec)
         }
+        // `if c { a } else { b }` of such values (CUB's `if WARPS == 1 { 0 } else { tid / 32 }`).
+        Expr::If(i) => {
+            let value = |b: &Block| matches!(&b.stmts[..], [Stmt::Expr(e, None)] if rec(e));
+            rec(&i.cond)
+                && value(&i.then_branch)
+                && i.else_branch.as_ref().is_some_and(|(_, e)| match &**e {
+                    Expr::Block(b) => b.label.is_none() && b.attrs.is_empty() && value(&b.block),
+                    e @ Expr::If(_) => rec(e),
+                    _ => false,
+                })
+        }
         _ => false,
     }
 }
@@ -3641,6 +3652,27 @@ mod tests {
         // `1 << a`: a literal's type is not the shift's.
         assert_eq!(slots.get("i").map(String::as_str), Some("tagged"), "{slots:?}");
         assert_eq!(slots.len(), want.len() + 1, "{slots:?}");
+    }
+
+    #[test]
+    fn lanes_and_values_an_if_picks_from_indices_are_recomputed() {
+        let slots = slots_of(quote! {
+            let t: u32 = thread_idx().x;
+            let lane = lane_id();
+            let by_path = deviceemu::lane_id() as i32;
+            let warp: u32 = if WARPS == 1 { 0 } else { t / 32 };
+            let pick = if t < 3 { t } else if t < 9 { 2 * t } else { t + block_idx().x };
+            let g = inp[t];
+            let kept = if g < 1.0 { t } else { lane };
+            let open = if t < 3 { t } else { n; t };
+            out[t] = 1;
+            sync_threads();
+            out[t] = (lane + by_path as u32 + warp + pick + kept + open) as i32;
+        });
+        // A load decides `kept`; `open`'s branch is not a lone value.
+        let mut kept: Vec<&str> = slots.keys().map(String::as_str).collect();
+        kept.sort();
+        assert_eq!(kept, ["kept", "open"], "{slots:?}");
     }
 }
 

@@ -1260,6 +1260,55 @@ fn warp_reductions_take_regions() {
     assert_eq!(path, "regions");
 }
 
+/// A lane as the running thread's helper reads it (`warp::lane_id` at run time).
+#[device]
+fn lane_of_the_running_thread() -> u32 {
+    lane_id()
+}
+
+/// `lane_id()` and a value an `if` picks from the indices, computed before a barrier and read
+/// after it, in blocks of any shape: the body's `lane_id()` is arithmetic on the indices
+/// (`host_body.rs`), which fission recomputes after the barrier instead of keeping.
+#[kernel]
+fn lanes_across_a_barrier(out: &mut [u32]) {
+    let d = block_dim();
+    let t: u32 = thread_idx().x + d.x * (thread_idx().y + d.y * thread_idx().z);
+    let lane = lane_id();
+    let warp: u32 = if warp_size() == 1 { t } else { t / 32 };
+    let g = (block_idx().x * d.x * d.y * d.z + t) as usize;
+    out[2 * g] = 1;
+    sync_threads();
+    out[2 * g] += lane * 1000 + warp;
+    out[2 * g + 1] = lane_of_the_running_thread();
+}
+
+#[test]
+fn lanes_and_picked_values_are_recomputed_across_barriers_in_any_block_shape() {
+    for warp in [32u32, 1] {
+        for shape in [Dim3::new(64, 1, 1), Dim3::new(8, 4, 2), Dim3::new(5, 3, 3), Dim3::new(48, 1, 1)] {
+            let n = (shape.x * shape.y * shape.z) as usize;
+            let want: Vec<u32> = (0..2 * n)
+                .flat_map(|g| {
+                    let t = (g % n) as u32;
+                    let lane = t % warp;
+                    let w = if warp == 1 { t } else { t / 32 };
+                    [1 + lane * 1000 + w, lane]
+                })
+                .collect();
+            for path in [ExecPath::Auto, ExecPath::General] {
+                let got = with_config(Config::from_env().unwrap().warp_size(warp).path(path), || {
+                    let mut out = DeviceBuffer::<u32>::zeroed(4 * n).unwrap();
+                    launch!(lanes_across_a_barrier<<<2, shape>>>(&mut out)).unwrap();
+                    out.to_vec().unwrap()
+                });
+                assert_eq!(got, want, "{path:?}, {shape:?}, warps of {warp}");
+                let want_path = if path == ExecPath::Auto { "regions" } else { "general" };
+                assert_eq!(last_path(), want_path, "{shape:?}, warps of {warp}");
+            }
+        }
+    }
+}
+
 /// A warp reduction in a loop with a barrier: each pass hands over new values to the same
 /// reduction, whose result every lane reads (the region form computes it once per warp and
 /// pass, and must not keep the last pass's).

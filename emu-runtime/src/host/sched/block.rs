@@ -1090,7 +1090,13 @@ impl<'a> BlockRun<'a> {
     /// The indices thread `thread_idx` of this block runs with.
     #[inline(always)]
     fn ctx(&self, thread_idx: Dim3) -> ThreadCtx {
-        ThreadCtx { thread_idx, block_idx: self.id.idx.get(), block_dim: self.launch.block, grid_dim: self.launch.grid }
+        ThreadCtx {
+            thread_idx,
+            block_idx: self.id.idx.get(),
+            block_dim: self.launch.block,
+            grid_dim: self.launch.grid,
+            warp_mask: self.launch.config.get_warp_size().max(1) - 1,
+        }
     }
 
     /// Records that the thread of `s` ran to its end at `at`.

@@ -246,7 +246,7 @@ mod tests {
 
     fn ctx(x: u32) -> ThreadCtx {
         let d = Dim3::new(x, 0, 0);
-        ThreadCtx { thread_idx: d, block_idx: d, block_dim: d, grid_dim: d }
+        ThreadCtx { thread_idx: d, block_idx: d, block_dim: d, grid_dim: d, warp_mask: 31 }
     }
 
     #[test]
