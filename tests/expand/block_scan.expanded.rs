@@ -326,7 +326,13 @@ impl block_scan {
         clippy::needless_else,
         clippy::if_same_then_else
     )]
-    #[allow(unused_variables, unused_assignments, non_snake_case, clippy::never_loop)]
+    #[allow(
+        unused_variables,
+        unused_assignments,
+        non_snake_case,
+        clippy::never_loop,
+        clippy::nonminimal_bool
+    )]
     #[inline]
     pub fn __regions<'__emu_launch, const __EMU_CHECKED: bool>(
         __emu_rb: &mut ::deviceemu::__private::Regions<'_>,

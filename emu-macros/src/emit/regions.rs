@@ -42,7 +42,8 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
             #[doc = #doc]
             #[doc(hidden)]
             #allows
-            #[allow(unused_variables, unused_assignments, non_snake_case, clippy::never_loop)]
+            // `clippy::nonminimal_bool`: normalisation writes `if !(c) { rest }` for a `continue`.
+            #[allow(unused_variables, unused_assignments, non_snake_case, clippy::never_loop, clippy::nonminimal_bool)]
             #[inline]
             #vis fn #regions<#lt, const #checked: bool>(#rb: &mut #rt::Regions<'_>, #(#params),*) {
                 #(#checks)*

@@ -505,6 +505,9 @@ fn nodes(stmts: &[Stmt]) -> Result<Vec<Node>, String> {
                     warp,
                 });
             }
+            Stmt::Expr(Expr::Loop(_), _) => {
+                return Err("a `loop` with barriers that no `if c { break; }` of its body ends".into())
+            }
             _ => {
                 return Err(
                     "a barrier in an expression, a closure or a macro, or a barrier form other than `sync_threads()`"
@@ -690,9 +693,9 @@ fn returns_in(stmts: &[Stmt]) -> bool {
     r.0
 }
 
-/// Renames each statement-level `let` that binds a name an earlier one bound (in its list or
-/// in an enclosing one: `let mut v` again inside an `if`), or a name in `seen` (the
-/// parameters), to a fresh name, in the statements
+/// Renames each statement-level `let` (and `for` loop variable) that binds a name an earlier
+/// one bound (in its list or in an enclosing one: `let mut v` again inside an `if`), or a name
+/// in `seen` (the parameters), to a fresh name, in the statements
 /// after it, so that fission sees every local bound once. Renaming every later mention of a
 /// name (paths, patterns, macro tokens) is an alpha-renaming: after the shadowing `let` the
 /// earlier binding cannot be named. Its own initialiser still reads the earlier one.
@@ -716,6 +719,24 @@ fn unshadow(stmts: &mut [Stmt], seen: &mut HashSet<String>, fresh: &mut usize) {
                 } else {
                     seen.insert(name);
                 }
+            }
+            // A loop variable that an earlier binding or loop already named (two `for m in ..`
+            // loops one after the other): renamed in its loop's body, where it is in scope.
+            Stmt::Expr(Expr::ForLoop(l), _) => {
+                if let Some(name) = local_name(&l.pat) {
+                    if seen.contains(&name) && !l.body.stmts.iter().any(|s| names_inline(s, &name)) {
+                        let new = fresh_name(&name, "", fresh);
+                        let mut r = Rename { from: name, to: new.clone() };
+                        r.visit_pat_mut(&mut l.pat);
+                        for s in l.body.stmts.iter_mut() {
+                            r.visit_stmt_mut(s);
+                        }
+                        seen.insert(new);
+                    } else {
+                        seen.insert(name);
+                    }
+                }
+                unshadow(&mut l.body.stmts, seen, fresh);
             }
             s => nested_lists(s, &mut |list| unshadow(list, seen, fresh)),
         }
@@ -1479,6 +1500,11 @@ impl<'ast> Visit<'ast> for Deps<'_> {
         syn::visit::visit_local(self, l);
     }
     fn visit_expr(&mut self, e: &'ast Expr) {
+        if uniform::is_shared_decl(e) {
+            // `shared_array!` as the rewrite leaves it: its tokens (the GPU form's `asm!`)
+            // assign nothing of the kernel's.
+            return;
+        }
         let touches = |e: &Expr| uniform::idents_of(&Stmt::Expr(e.clone(), None)).iter().any(|n| self.deps.contains(n));
         match e {
             Expr::Assign(a) => match path_name(&a.left) {
@@ -1874,6 +1900,11 @@ impl Program {
         struct A<'a>(&'a mut HashSet<String>);
         impl<'ast> Visit<'ast> for A<'_> {
             fn visit_expr(&mut self, e: &'ast Expr) {
+                if uniform::is_shared_decl(e) {
+                    // `shared_array!` as the rewrite leaves it: the names in its tokens (the
+                    // GPU form's `asm!` operands) are not the kernel's locals.
+                    return;
+                }
                 match e {
                     Expr::Assign(a) => {
                         self.0.extend(path_name(&a.left));
@@ -3575,10 +3606,9 @@ fn strip_parens(e: &Expr) -> &Expr {
 mod tests {
     use super::*;
 
-    /// The slots `lower` makes for each local of `body` (a kernel body as written, with
-    /// buffer parameters `out: &mut [i32]` and `inp: &[f32]` and scalar `n: u32`): the type
-    /// `SlotOf` is asked about, or `"tagged"` for `lanes()`.
-    fn slots_of(body: TokenStream) -> HashMap<String, String> {
+    /// `lower`'s result for `body` (a kernel body as written, with buffer parameters
+    /// `out: &mut [i32]` and `inp: &[f32]` and scalar `n: u32`).
+    fn lower_body(body: TokenStream) -> Result<Fission, String> {
         let mut b: Block = syn::parse2(quote!({ #body })).unwrap();
         let views = vec![("out".to_string(), true), ("inp".to_string(), true), ("n".to_string(), false)];
         let (errors, _) = crate::rewrite::rewrite_block(&mut b, views, true, "k");
@@ -3586,7 +3616,14 @@ mod tests {
         let ctx = Ident::new("__emu_ctx", Span::call_site());
         crate::host_body::host_body(&mut b, &ctx, false);
         let names = ["out", "inp", "n"].map(String::from);
-        let f = lower(&b, &names, &names[..2], &names[1..2], &names[2..], &ctx).expect("lowered");
+        lower(&b, &names, &names[..2], &names[1..2], &names[2..], &ctx)
+    }
+
+    /// The slots `lower` makes for each local of `body` (a kernel body as written, with
+    /// buffer parameters `out: &mut [i32]` and `inp: &[f32]` and scalar `n: u32`): the type
+    /// `SlotOf` is asked about, or `"tagged"` for `lanes()`.
+    fn slots_of(body: TokenStream) -> HashMap<String, String> {
+        let f = lower_body(body).expect("lowered");
         let s = f.body.to_string();
         let mut slots = HashMap::new();
         for part in s.split("let mut __emu_lanes_").skip(1) {
@@ -3652,6 +3689,27 @@ mod tests {
         // `1 << a`: a literal's type is not the shift's.
         assert_eq!(slots.get("i").map(String::as_str), Some("tagged"), "{slots:?}");
         assert_eq!(slots.len(), want.len() + 1, "{slots:?}");
+    }
+
+    #[test]
+    fn names_in_a_shared_arrays_tokens_are_not_the_kernels() {
+        // `shared_array!`'s GPU form has an `asm!` whose operands name `p` and `core`: a
+        // loop counter `p` is still a uniform value that no macro assigns.
+        let r = lower_body(quote! {
+            let s = shared_array![u32; 64];
+            let t = thread_idx().x as usize;
+            s[t] = 1;
+            sync_threads();
+            let mut p: u32 = 0;
+            let mut acc: u32 = 0;
+            while p < n {
+                p += 1;
+                acc += s[(t + p as usize) % 64];
+                sync_threads();
+            }
+            out[t] = acc as i32;
+        });
+        assert_eq!(r.err(), None);
     }
 
     #[test]

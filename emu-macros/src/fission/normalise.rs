@@ -48,6 +48,20 @@
 //!    list names one of them (it would see the block's binding instead of the outer one).
 //!    Rebinding a name bound before the block is the shadowing alpha-renaming undoes.
 //!
+//! 6. **Exits of loops with barriers** (`loop_exits`): in the body of a `for`, `while` or
+//!    `loop` (no label) that holds a barrier or warp collective, a statement `if c { break; }`
+//!    (or `if c { ..; break; }`, the branch's other statements free of exits) is
+//!    `broke = c; if broke { .. } else { rest }`, `rest` being the body's statements after it,
+//!    with `let mut broke = false;` before the loop, and the loop `while !broke && (cond)`,
+//!    `for p in e { if !broke { body } }` or `while !broke { body }`; `if c { continue; }` is
+//!    `if !(c) { rest }`. The flag is assigned at statement level, so that it is a uniform
+//!    value even where `rest` has no barrier.
+//!    The hotspot-style iteration `sync_threads(); if i == n - 1 { break; } .. sync_threads();`
+//!    then has only structured `if`s. When `c` is block-uniform every thread leaves at the same
+//!    pass, as the `break` did, and the flag is a uniform value, evaluated once per block; when
+//!    it is not, fission declines the `if` (a barrier under a thread-varying condition), and
+//!    the general path keeps the body as written.
+//!
 //! Alpha-renaming of shadowed names (`unshadow`) follows, in `fission/mod.rs`.
 
 use std::collections::HashSet;
@@ -77,6 +91,7 @@ pub(super) fn normalise(mut stmts: Vec<Stmt>, ctx: &Ident) -> (Vec<Stmt>, Vec<St
     let mut fresh = 0usize;
     each_list(&mut stmts, &mut |list| split_lets(list, &mut fresh));
     each_list(&mut stmts, &mut initialise_lets);
+    each_list(&mut stmts, &mut |list| loop_exits(list, &mut fresh));
     (items, stmts)
 }
 
@@ -691,6 +706,146 @@ fn idents_of_expr(e: &Expr) -> HashSet<String> {
     idents_of(&Stmt::Expr(e.clone(), None))
 }
 
+// ---------------------------------------------------------------- 6. loop exits
+
+/// The exit statement `s` is, if it is `if c { ..; break; }` or `if c { ..; continue; }`
+/// (no `else`, no label, the branch's other statements free of exits): `Some(true)` for a
+/// `break`, `Some(false)` for a `continue`.
+fn exit_if(s: &Stmt) -> Option<bool> {
+    let Stmt::Expr(Expr::If(i), _) = s else { return None };
+    if i.else_branch.is_some() || !i.attrs.is_empty() {
+        return None;
+    }
+    let (last, before) = i.then_branch.stmts.split_last()?;
+    let exit = match last {
+        Stmt::Expr(Expr::Break(b), _) if b.label.is_none() && b.expr.is_none() => true,
+        Stmt::Expr(Expr::Continue(c), _) if c.label.is_none() => false,
+        _ => return None,
+    };
+    (!before.iter().any(exits_in)).then_some(exit)
+}
+
+/// Whether `s` holds a `break`, `continue` or `return` outside nested loops and closures.
+fn exits_in(s: &Stmt) -> bool {
+    struct E(bool);
+    impl<'ast> Visit<'ast> for E {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            match e {
+                Expr::Break(_) | Expr::Continue(_) | Expr::Return(_) => self.0 = true,
+                Expr::Closure(_) | Expr::Async(_) => {}
+                Expr::ForLoop(l) => self.visit_expr(&l.expr),
+                Expr::While(w) => self.visit_expr(&w.cond),
+                Expr::Loop(_) => {}
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+        fn visit_item(&mut self, _: &'ast Item) {}
+    }
+    let mut e = E(false);
+    e.visit_stmt(s);
+    e.0
+}
+
+/// Rewrites the exit statements of loop body `stmts` (`exit_if`): `if c { x; continue; } rest`
+/// is `if c { x } else { rest }`, and `if c { x; break; } rest` is `flag = c;` then
+/// `if flag { x } else { rest }` (`flag` made once, on the first `break`). The flag is assigned
+/// at statement level, so that it is block-uniform when `c` is, even where `rest` has no
+/// barrier and the `if` is thread code.
+fn lower_exits(stmts: Vec<Stmt>, flag: &mut dyn FnMut() -> Ident) -> Vec<Stmt> {
+    let Some(k) = stmts.iter().position(|s| exit_if(s).is_some()) else { return stmts };
+    let mut stmts = stmts;
+    let rest = lower_exits(stmts.split_off(k + 1), flag);
+    let Some(Stmt::Expr(Expr::If(mut i), _)) = stmts.pop() else { unreachable!("`exit_if` matched an `if`") };
+    let span = i.span();
+    let last = i.then_branch.stmts.pop();
+    if matches!(last, Some(Stmt::Expr(Expr::Break(_), _))) {
+        let flag = flag();
+        let cond = &i.cond;
+        stmts.push(syn::parse_quote_spanned!(span=> #flag = #cond;));
+        *i.cond = syn::parse_quote_spanned!(span=> #flag);
+    }
+    if i.then_branch.stmts.is_empty() && rest.is_empty() {
+        // Nothing left to choose between.
+        return stmts;
+    }
+    if i.then_branch.stmts.is_empty() {
+        let cond = &i.cond;
+        let negated: Expr = match &**cond {
+            Expr::Path(_) => syn::parse_quote_spanned!(span=> !#cond),
+            _ => syn::parse_quote_spanned!(span=> !(#cond)),
+        };
+        stmts.push(syn::parse_quote_spanned!(span=> if #negated { #(#rest)* }));
+        return stmts;
+    }
+    if !rest.is_empty() {
+        let else_block: syn::Block = syn::parse_quote_spanned!(span=> { #(#rest)* });
+        let block = Expr::Block(syn::ExprBlock { attrs: Vec::new(), label: None, block: else_block });
+        i.else_branch = Some((Default::default(), Box::new(block)));
+    }
+    stmts.push(Stmt::Expr(Expr::If(i), None));
+    stmts
+}
+
+/// Normalisation 6 (`loop_exits`): the uniform exits of each loop with barriers in `list`.
+fn loop_exits(list: &mut Vec<Stmt>, fresh: &mut usize) {
+    let mut k = 0;
+    while k < list.len() {
+        let waits = {
+            let w = super::waits_in_stmt(&list[k]);
+            w.barrier || w.warp
+        };
+        let body = match &mut list[k] {
+            Stmt::Expr(Expr::ForLoop(l), _) if waits && l.label.is_none() => &mut l.body,
+            Stmt::Expr(Expr::While(w), _) if waits && w.label.is_none() && !matches!(&*w.cond, Expr::Let(_)) => {
+                &mut w.body
+            }
+            Stmt::Expr(Expr::Loop(l), _) if waits && l.label.is_none() => &mut l.body,
+            _ => {
+                k += 1;
+                continue;
+            }
+        };
+        if !body.stmts.iter().any(|s| exit_if(s).is_some()) {
+            k += 1;
+            continue;
+        }
+        let mut made = None;
+        let mut flag = || {
+            made.get_or_insert_with(|| {
+                let f = Ident::new(&format!("__emu_broke_{fresh}"), Span::call_site());
+                *fresh += 1;
+                f
+            })
+            .clone()
+        };
+        body.stmts = lower_exits(std::mem::take(&mut body.stmts), &mut flag);
+        let Some(flag) = made else {
+            k += 1;
+            continue;
+        };
+        let span = list[k].span();
+        match &mut list[k] {
+            Stmt::Expr(Expr::ForLoop(l), _) => {
+                let stmts = std::mem::take(&mut l.body.stmts);
+                l.body.stmts = vec![syn::parse_quote_spanned!(span=> if !#flag { #(#stmts)* })];
+            }
+            Stmt::Expr(Expr::While(w), _) => {
+                let cond = w.cond.clone();
+                *w.cond = syn::parse_quote_spanned!(span=> !#flag && (#cond));
+            }
+            Stmt::Expr(e @ Expr::Loop(_), semi) => {
+                let Expr::Loop(l) = &*e else { unreachable!("matched above") };
+                let (attrs, body) = (&l.attrs, &l.body);
+                *e = syn::parse_quote_spanned!(span=> #(#attrs)* while !#flag #body);
+                *semi = None;
+            }
+            _ => unreachable!("a loop was matched above"),
+        }
+        list.insert(k, syn::parse_quote_spanned!(span=> let mut #flag = false;));
+        k += 2;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use quote::quote;
@@ -752,6 +907,48 @@ mod tests {
         let s = norm(quote! { let cta = cg::this_thread_block(); cta.barrier_wait(); });
         assert!(s.contains("cta . barrier_wait ()"), "{s}");
         assert!(s.contains("this_thread_block"), "{s}");
+    }
+
+    #[test]
+    fn exits_of_loops_with_barriers_become_structured_ifs() {
+        let s = norm(quote! {
+            for i in 0..n { a(); sync_threads(); if i == n - 1 { break; } b(); sync_threads(); }
+        });
+        let want = quote! {
+            let mut __emu_broke_0 = false;
+            for i in 0..n { if !__emu_broke_0 {
+                a(); sync_threads(); __emu_broke_0 = i == n - 1; if !__emu_broke_0 { b(); sync_threads(); }
+            } }
+        };
+        assert_eq!(s, want.to_string());
+        let s = norm(quote! {
+            while p < 9 { p += 1; if p % 3 == 0 { continue; } sync_threads(); if p > m { c(); break; } d(); }
+        });
+        let want = quote! {
+            let mut __emu_broke_0 = false;
+            while !__emu_broke_0 && (p < 9) {
+                p += 1;
+                if !(p % 3 == 0) { sync_threads(); __emu_broke_0 = p > m; if __emu_broke_0 { c(); } else { d(); } }
+            }
+        };
+        assert_eq!(s, want.to_string());
+        let s = norm(quote! { loop { sync_threads(); if q == 3 { break; } q += 1; } });
+        let want = quote! {
+            let mut __emu_broke_0 = false;
+            while !__emu_broke_0 { sync_threads(); __emu_broke_0 = q == 3; if !__emu_broke_0 { q += 1; } }
+        };
+        assert_eq!(s, want.to_string());
+        // Left as written: a loop without barriers, a labelled loop, an exit with an `else`, a
+        // `break` with a value, and an exit under another `if`.
+        for body in [
+            quote! { for i in 0..n { if i == 3 { break; } a(); } },
+            quote! { 'o: for i in 0..n { sync_threads(); if i == 3 { break; } } },
+            quote! { for i in 0..n { sync_threads(); if i == 3 { break; } else { a(); } } },
+            quote! { let v = loop { sync_threads(); if q { break 1; } }; },
+            quote! { for i in 0..n { sync_threads(); if a { if i == 3 { break; } } } },
+        ] {
+            assert_eq!(norm(body.clone()), body.to_string());
+        }
     }
 
     #[test]

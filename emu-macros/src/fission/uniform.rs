@@ -210,6 +210,11 @@ pub(super) fn written_in(stmts: &[syn::Stmt]) -> Option<HashSet<String>> {
     }
     impl<'ast> Visit<'ast> for W {
         fn visit_expr(&mut self, e: &'ast Expr) {
+            if is_shared_decl(e) {
+                // The names in `shared_array!`'s tokens (the GPU form's `asm!` operands) are
+                // not the kernel's locals.
+                return;
+            }
             match e {
                 Expr::Assign(a) => roots(&a.left, &mut self.names),
                 Expr::Binary(b) if is_assign(&b.op) => roots(&b.left, &mut self.names),

@@ -10,8 +10,8 @@
 //! takes, so that a hazard that should keep the general path fails here if fission ever
 //! takes it.
 
-// Kernels written as ported CUDA writes them: indexed loops, `IDX2!(2, a, 0)`.
-#![allow(clippy::identity_op, clippy::needless_range_loop)]
+// Kernels written as ported CUDA writes them: indexed loops, `IDX2!(2, a, 0)`, `tx >= 1 && tx < 7`.
+#![allow(clippy::identity_op, clippy::needless_range_loop, clippy::manual_range_contains)]
 
 use deviceemu::__private::last_path;
 use deviceemu::prelude::*;
@@ -1662,4 +1662,226 @@ fn values_kept_in_slots_without_tags_reach_later_regions() {
         out.to_vec().unwrap()
     });
     assert_eq!(path, "regions");
+}
+
+// ------------------------------------------------------------------ exits of loops with barriers
+
+/// The iteration of a relaxation over a 2-D shared tile as CUDA codes often write it: a
+/// per-thread flag, and a block-uniform `break` between the two barriers of the last pass.
+#[kernel]
+fn tile_relax(src: &[f32], dst: &mut [f32], iterations: i32) {
+    let on = shared_array![[f32; 8]; 8];
+    let next = shared_array![[f32; 8]; 8];
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let idx = block_idx().x as usize * 64 + ty * 8 + tx;
+    on[ty][tx] = src[idx];
+    next[ty][tx] = src[idx];
+    sync_threads();
+    let mut computed = false;
+    for i in 0..iterations {
+        computed = false;
+        if tx >= 1 && tx < 7 && ty >= 1 && ty < 7 {
+            computed = true;
+            next[ty][tx] = 0.25 * (on[ty - 1][tx] + on[ty + 1][tx] + on[ty][tx - 1] + on[ty][tx + 1]);
+        }
+        sync_threads();
+        if i == iterations - 1 {
+            break;
+        }
+        if computed {
+            on[ty][tx] = next[ty][tx];
+        }
+        sync_threads();
+    }
+    dst[idx] = if computed { next[ty][tx] } else { on[ty][tx] };
+}
+
+#[test]
+fn a_uniform_break_between_barriers_takes_regions() {
+    let blocks = 3;
+    let src: Vec<f32> = (0..blocks * 64).map(|i| ((i * 37) % 23) as f32).collect();
+    for iterations in [0i32, 1, 2, 5] {
+        let mut want = src.clone();
+        for b in 0..blocks {
+            let mut on: Vec<f32> = src[b * 64..b * 64 + 64].to_vec();
+            let mut next = on.clone();
+            let mut computed = false;
+            for i in 0..iterations {
+                for y in 1..7 {
+                    for x in 1..7 {
+                        next[y * 8 + x] =
+                            0.25 * (on[(y - 1) * 8 + x] + on[(y + 1) * 8 + x] + on[y * 8 + x - 1] + on[y * 8 + x + 1]);
+                    }
+                }
+                computed = true;
+                if i == iterations - 1 {
+                    break;
+                }
+                on = next.clone();
+            }
+            for y in 0..8 {
+                for x in 0..8 {
+                    let inner = (1..7).contains(&x) && (1..7).contains(&y);
+                    want[b * 64 + y * 8 + x] = if computed && inner { next[y * 8 + x] } else { on[y * 8 + x] };
+                }
+            }
+        }
+        let input = DeviceBuffer::from_slice(&src).unwrap();
+        let path = both_paths(&want, || {
+            let mut out = DeviceBuffer::<f32>::zeroed(blocks * 64).unwrap();
+            launch!(tile_relax<<<blocks as u32, (8, 8)>>>(&input, &mut out, iterations)).unwrap();
+            out.to_vec().unwrap()
+        });
+        assert_eq!(path, "regions", "{iterations} iterations");
+    }
+}
+
+/// A `while` with a `continue` and a `break`, then a `loop` that a uniform `break` ends.
+#[kernel]
+fn counted_passes(x: &[u32], out: &mut [u32], passes: u32) {
+    let s = shared_array![u32; 64];
+    let t = thread_idx().x as usize;
+    s[t] = x[t];
+    sync_threads();
+    let mut p: u32 = 0;
+    let mut acc: u32 = 0;
+    while p < 100 {
+        p += 1;
+        if p % 3 == 0 {
+            continue;
+        }
+        acc += s[(t + p as usize) % 64];
+        sync_threads();
+        if p >= passes {
+            break;
+        }
+        s[t] = acc % 1000;
+        sync_threads();
+    }
+    let mut q: u32 = 0;
+    loop {
+        sync_threads();
+        q += 1;
+        if q >= passes {
+            break;
+        }
+        acc += s[(t + 1) % 64];
+    }
+    out[t] = acc + q;
+}
+
+#[test]
+fn continue_break_and_a_loop_with_a_uniform_break_take_regions() {
+    let x: Vec<u32> = (0..64).map(|i| (i * 71) % 997).collect();
+    for passes in [1u32, 2, 4, 7] {
+        let mut s = x.clone();
+        let mut acc = [0u32; 64];
+        let mut p = 0;
+        while p < 100 {
+            p += 1;
+            if p % 3 == 0 {
+                continue;
+            }
+            for t in 0..64 {
+                acc[t] += s[(t + p as usize) % 64];
+            }
+            if p >= passes {
+                break;
+            }
+            for t in 0..64 {
+                s[t] = acc[t] % 1000;
+            }
+        }
+        let mut q = 0;
+        loop {
+            q += 1;
+            if q >= passes {
+                break;
+            }
+            for t in 0..64 {
+                acc[t] += s[(t + 1) % 64];
+            }
+        }
+        let want: Vec<u32> = acc.iter().map(|a| a + q).collect();
+        let input = DeviceBuffer::from_slice(&x).unwrap();
+        let path = both_paths(&want, || {
+            let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+            launch!(counted_passes<<<1, 64>>>(&input, &mut out, passes)).unwrap();
+            out.to_vec().unwrap()
+        });
+        assert_eq!(path, "regions", "{passes} passes");
+    }
+}
+
+/// Two loops that bind the same variable, each with a `let` of the same name (a wavefront's
+/// two sweeps).
+#[kernel]
+fn two_sweeps(out: &mut [u32]) {
+    let t = shared_array![u32; 32];
+    let tx = thread_idx().x as usize;
+    t[tx] = tx as u32;
+    sync_threads();
+    for m in 0..4 {
+        let v = t[(tx + m) % 32];
+        sync_threads();
+        t[tx] = v + 1;
+        sync_threads();
+    }
+    for m in 0..3 {
+        let v = t[(tx + 31 * m) % 32];
+        sync_threads();
+        t[tx] = v * 2;
+        sync_threads();
+    }
+    out[tx] = t[tx];
+}
+
+#[test]
+fn loops_that_bind_the_same_variable_take_regions() {
+    let mut t: Vec<u32> = (0..32).collect();
+    for m in 0..4 {
+        t = (0..32).map(|x| t[(x + m) % 32] + 1).collect();
+    }
+    for m in 0..3 {
+        t = (0..32).map(|x| t[(x + 31 * m) % 32] * 2).collect();
+    }
+    let path = both_paths(&t, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
+        launch!(two_sweeps<<<1, 32>>>(&mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+}
+
+/// A `break` on a value in shared memory: the same in every thread, but not provably so.
+#[kernel]
+fn shared_flag_break(out: &mut [u32]) {
+    let s = shared_array![u32; 1];
+    let t = thread_idx().x as usize;
+    if t == 0 {
+        s[0] = 0;
+    }
+    sync_threads();
+    for i in 0..10u32 {
+        if t == 0 {
+            s[0] += i;
+        }
+        sync_threads();
+        if s[0] > 5 {
+            break;
+        }
+        sync_threads();
+    }
+    out[t] = s[0];
+}
+
+#[test]
+fn a_break_on_memory_keeps_the_general_path() {
+    let path = both_paths(&[6u32; 64], || {
+        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        launch!(shared_flag_break<<<1, 64>>>(&mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
 }
