@@ -25,7 +25,9 @@
 //!   type's `default()`), unless it is a `#[device]` helper expanded earlier that publishes that
 //!   it does not wait (`helpers.rs`: the launcher then checks that at compile time); an
 //!   unknown macro, `async`, labelled `break`/`continue`, or `break`/`continue` out of a loop
-//!   with barriers;
+//!   with barriers other than the statement-level `if c { break; }` and `if c { continue; }`
+//!   that normalisation makes structured (`normalise.rs`, `loop_exits`; `c` must then be
+//!   block-uniform);
 //! * what normalisation (`normalise.rs`: items hoisted, cooperative groups' block handle,
 //!   tuple `let`s, `let`s without a value) and alpha-renaming (`unshadow`) leave of a name
 //!   bound twice at statement level, or of a statement-level `let` that is not a plain name
