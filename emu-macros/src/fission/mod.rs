@@ -2393,19 +2393,28 @@ fn private_place(e: &Expr) -> bool {
     }
 }
 
+/// The index of `e` when it is a load of a read-only buffer parameter, `load(checked, &v, i)`
+/// (`rewrite.rs`) with `v` a `&[T]` parameter the body does not bind again: memory no thread
+/// of the launch writes.
+pub(super) fn read_only_load(e: &Expr) -> Option<&Expr> {
+    let Expr::Call(c) = e else { return None };
+    let Expr::Path(p) = &*c.func else { return None };
+    let load = p.path.segments.last().is_some_and(|s| s.ident == "load")
+        && p.path.segments.iter().any(|s| s.ident == "__private");
+    let read_only = c.args.len() == 3
+        && matches!(&c.args[1], Expr::Reference(r) if r.mutability.is_none()
+            && path_name(&r.expr).is_some_and(|n| READ_ONLY.with(|ro| ro.borrow().contains(&n))));
+    (load && read_only).then(|| &c.args[2])
+}
+
 /// `pure_expr`, reads of local arrays' elements, and loads of read-only buffer parameters
 /// (`&[T]`: no thread of the launch writes them, so when a thread loads from one does not
 /// matter to the others; `rewrite.rs` made each such load `load(checked, &v, i)`).
 fn private_expr(e: &Expr) -> bool {
+    if let Some(index) = read_only_load(e) {
+        return private_expr(index);
+    }
     match e {
-        Expr::Call(c)
-            if c.args.len() == 3
-                && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "load") && p.path.segments.iter().any(|s| s.ident == "__private")) =>
-        {
-            let read_only = matches!(&c.args[1], Expr::Reference(r) if r.mutability.is_none()
-                && path_name(&r.expr).is_some_and(|n| READ_ONLY.with(|ro| ro.borrow().contains(&n))));
-            read_only && private_expr(&c.args[2])
-        }
         Expr::Index(i) => private_expr(&i.expr) && private_expr(&i.index),
         Expr::Range(r) => r.start.as_deref().is_none_or(private_expr) && r.end.as_deref().is_none_or(private_expr),
         Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "step_by" | "rev") => {

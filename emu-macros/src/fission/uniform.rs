@@ -4,10 +4,11 @@
 //! constants, scalar parameters, views (the view itself, not what it holds), `block_idx()`,
 //! `block_dim()`, `grid_dim()`, shared arrays, and pure arithmetic, casts, comparisons, the
 //! integer methods of [`PURE_METHODS`], a view's `cast::<U>()` and `if c { a } else { b }`
-//! over uniform values; and a local whose `let` has a
+//! over uniform values; a load of a read-only buffer parameter (`&[T]`, which no thread of the
+//! launch writes) at a uniform index; and a local whose `let` has a
 //! uniform value and whose every assignment is a statement of block-level code (never under a
-//! thread-varying condition) with a uniform value. A memory load is never uniform (another
-//! thread may store between two loads), nor is anything that reads `thread_idx()`.
+//! thread-varying condition) with a uniform value. Any other memory load is never uniform
+//! (another thread may store between two loads), nor is anything that reads `thread_idx()`.
 //!
 //! The analysis is a fixpoint over the names the kernel binds at statement level
 //! (`fission::Program`): it starts from every `let` with a uniform-looking value and removes a
@@ -115,6 +116,12 @@ impl Names<'_> {
                     && m.args.iter().all(|a| self.uniform(a))
             }
             Expr::Call(c) => {
+                // An element of a read-only buffer parameter at a uniform index: no thread of
+                // the launch writes it, so every thread loads the same value (lavaMD-style
+                // `for k in 0..1 + boxes[bx].nn` around barriers).
+                if let Some(index) = super::read_only_load(e) {
+                    return self.uniform(index);
+                }
                 let Expr::Path(p) = &*c.func else { return false };
                 let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
                 match last.as_str() {

@@ -1885,3 +1885,88 @@ fn a_break_on_memory_keeps_the_general_path() {
     });
     assert_eq!(path, "general");
 }
+
+// ------------------------------------------------------------------ read-only loads as uniform values
+
+/// Loops around barriers whose trip counts are elements of a read-only buffer at the block's
+/// index (a neighbour list's length): the same for every thread, since no thread of the
+/// launch writes a `&[T]` parameter.
+#[kernel]
+fn neighbour_sums(counts: &[u32], x: &[f32], out: &mut [f32]) {
+    let s = shared_array![f32; 64];
+    let t = thread_idx().x as usize;
+    let b = block_idx().x as usize;
+    let n = counts[b];
+    let mut acc = 0.0f32;
+    for k in 0..n {
+        s[t] = x[((b + k as usize) % 4) * 64 + t];
+        sync_threads();
+        acc += s[63 - t];
+        sync_threads();
+    }
+    for _ in 0..counts[(b + 1) % 4] {
+        s[t] = acc;
+        sync_threads();
+        acc += s[(t + 1) % 64];
+        sync_threads();
+    }
+    out[b * 64 + t] = acc;
+}
+
+/// The same first loop with the counts writable: another thread may store them, so the bound
+/// is not uniform.
+#[kernel]
+fn neighbour_sums_writable(counts: &mut [u32], x: &[f32], out: &mut [f32]) {
+    let s = shared_array![f32; 64];
+    let t = thread_idx().x as usize;
+    let b = block_idx().x as usize;
+    let n = counts[b];
+    let mut acc = 0.0f32;
+    for k in 0..n {
+        s[t] = x[((b + k as usize) % 4) * 64 + t];
+        sync_threads();
+        acc += s[63 - t];
+        sync_threads();
+    }
+    out[b * 64 + t] = acc;
+}
+
+#[test]
+fn a_loop_bound_loaded_from_a_read_only_buffer_is_uniform() {
+    let counts = [3u32, 0, 5, 1];
+    let x: Vec<f32> = (0..256).map(|i| ((i * 13) % 29) as f32 * 0.25).collect();
+    let mut want = vec![0.0f32; 256];
+    let mut first = vec![0.0f32; 256];
+    for b in 0..4 {
+        let mut acc = [0.0f32; 64];
+        for k in 0..counts[b] as usize {
+            let tile = &x[((b + k) % 4) * 64..((b + k) % 4) * 64 + 64];
+            for t in 0..64 {
+                acc[t] += tile[63 - t];
+            }
+        }
+        first[b * 64..b * 64 + 64].copy_from_slice(&acc);
+        for _ in 0..counts[(b + 1) % 4] {
+            let s = acc;
+            for t in 0..64 {
+                acc[t] += s[(t + 1) % 64];
+            }
+        }
+        want[b * 64..b * 64 + 64].copy_from_slice(&acc);
+    }
+    let dc = DeviceBuffer::from_slice(&counts).unwrap();
+    let dx = DeviceBuffer::from_slice(&x).unwrap();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(256).unwrap();
+        launch!(neighbour_sums<<<4, 64>>>(&dc, &dx, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+    let path = both_paths(&first, || {
+        let mut dc = DeviceBuffer::from_slice(&counts).unwrap();
+        let mut out = DeviceBuffer::<f32>::zeroed(256).unwrap();
+        launch!(neighbour_sums_writable<<<4, 64>>>(&mut dc, &dx, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
+}
