@@ -94,10 +94,10 @@ impl VisitMut for HostBody<'_> {
                         syn::parse_quote_spanned!(span=> #rt::barrier_await(#rt::BarrierOp::Count, #p).await)
                     }
                     ("sync_threads_and", [p]) => {
-                        syn::parse_quote_spanned!(span=> (#rt::barrier_await(#rt::BarrierOp::And, #p).await != 0))
+                        syn::parse_quote_spanned!(span=> #rt::barrier_bool(#rt::barrier_await(#rt::BarrierOp::And, #p).await))
                     }
                     ("sync_threads_or", [p]) => {
-                        syn::parse_quote_spanned!(span=> (#rt::barrier_await(#rt::BarrierOp::Or, #p).await != 0))
+                        syn::parse_quote_spanned!(span=> #rt::barrier_bool(#rt::barrier_await(#rt::BarrierOp::Or, #p).await))
                     }
                     // Warp collectives, when called without a turbofish (which the awaited form
                     // would drop): `name(args)` becomes `name_await(args).await`.

@@ -29,8 +29,8 @@ pub use crate::host::{
     sched::launch::{launch, launch_on_gpu, launch_tasks},
     sched::regions::{
         announce_general, last_path, last_proved, last_scaled, last_strided, last_vectorised, last_views, launch_lanes,
-        launch_regions, launch_regions_guarded, region_progress_point, Exchange, Guard, LaneCursor, Lanes, Regions,
-        SlotOf, Slots, TaggedSlots, Turn, ZeroSlots,
+        launch_regions, launch_regions_guarded, region_progress_point, vote_new, vote_put, vote_seal, Exchange, Guard,
+        LaneCursor, Lanes, Regions, SlotOf, Slots, TaggedSlots, Turn, Vote, Voted, ZeroSlots,
     },
     sched::verify::{inject_fast_path_fault, Written},
 };
@@ -184,6 +184,15 @@ pub fn per_access(checks: crate::host::config::Checks) -> bool {
 #[track_caller]
 pub fn barrier_await(op: BarrierOp, predicate: bool) -> crate::host::sched::task::BarrierAwait {
     crate::host::sched::task::BarrierAwait::new(op, predicate)
+}
+
+/// What an awaited `sync_threads_and` or `sync_threads_or` returns, from the barrier's count:
+/// `#[kernel]` writes `barrier_bool(barrier_await(op, p).await)`, a call, so that a statement
+/// `sync_threads_or(p);` that drops it is no unused comparison.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn barrier_bool(count: u32) -> bool {
+    count != 0
 }
 
 #[cfg(not(target_arch = "nvptx64"))]

@@ -177,6 +177,9 @@ impl Roots {
 
     fn expr(&self, e: &Expr, fp: &mut Footprint) {
         match e {
+            // A thread's vote at a voting barrier (`normalise.rs`): it adds to the block's
+            // count, which no thread reads before the barrier, in any order.
+            Expr::Call(c) if private_call(c, "vote_put", 2) => self.expr(&c.args[1], fp),
             // `load(checked, &v, i)` and `store(checked, &v, i, x)` (`rewrite.rs`).
             Expr::Call(c) if private_call(c, "load", 3) || private_call(c, "store", 4) => {
                 let read_only = matches!(&c.args[1], Expr::Reference(r) if r.mutability.is_none()

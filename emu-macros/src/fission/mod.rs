@@ -12,9 +12,11 @@
 //! analysis (`uniform.rs`) proves block-uniform, and whose body is again a sequence of nodes. Anything
 //! else keeps today's forms and the general path, with the reason kept for `EMU_VERBOSE`:
 //!
-//! * a barrier anywhere else (under an `if`, in a closure, a macro, a helper), another
-//!   barrier form (`sync_threads_count` and friends), or a warp collective other than a
-//!   full-mask shuffle, vote or `sync_warp` at statement level;
+//! * a barrier anywhere else (under an `if`, in a closure, a macro, a helper), a
+//!   `sync_threads_count`, `_and` or `_or` other than a statement that binds or drops its
+//!   result (normalisation makes those a vote, a plain barrier and the vote's count:
+//!   `normalise.rs`, `vote_barriers`), or a warp collective other than a full-mask shuffle,
+//!   vote or `sync_warp` at statement level;
 //! * a `loop`, or a `while` in region code whose end depends on memory or calls (it may spin
 //!   on a flag another thread sets, which needs the general path's independent progress; a
 //!   `while` that ends on the thread's own arithmetic, a grid-stride loop, is region code, with
@@ -2052,6 +2054,12 @@ impl Program {
                 return Err(format!("a closure, `{}`, kept for each thread across a barrier", l.name));
             }
             self.lives.insert(l.name.clone(), k);
+        }
+        // A voting barrier's vote and its sealed counts are the block's, taken once per barrier
+        // (`normalise.rs`, `vote_barriers`): per thread, the first thread's seal would take the
+        // count from the others.
+        if self.locals.iter().any(|l| l.name.starts_with("__emu_vote") && !uniform.contains(&l.name)) {
+            return Err("a `sync_threads_or`, `_and` or `_count` whose count is not taken once per block".into());
         }
         self.uniform = uniform;
         // A kernel with lowered shuffles runs every thread to each shuffle before any goes

@@ -48,7 +48,15 @@
 //!    list names one of them (it would see the block's binding instead of the outer one).
 //!    Rebinding a name bound before the block is the shadowing alpha-renaming undoes.
 //!
-//! 6. **Exits of loops with barriers** (`loop_exits`): in the body of a `for`, `while` or
+//! 6. **Voting barriers** (`vote_barriers`): a statement `let x = sync_threads_or(p);`,
+//!    `x = sync_threads_or(p);` or `sync_threads_or(p);` (and `_and`, `_count`) is
+//!    `vote_put(&__emu_vote, p); sync_threads(); let voted = vote_seal(&__emu_vote);` then
+//!    `let x = voted.trues > 0;` (`voted.trues == voted.voters` for `_and`, `voted.trues` for
+//!    `_count`), with `let __emu_vote = vote_new();` first in the body. Each live thread adds
+//!    its predicate before the barrier; the block takes the count after it, once, as a uniform
+//!    value (fission refuses the kernel if the vote or its seal would be per thread), so a
+//!    loop `while changed { ..; changed = sync_threads_or(c); }` has a uniform head.
+//! 7. **Exits of loops with barriers** (`loop_exits`): in the body of a `for`, `while` or
 //!    `loop` (no label) that holds a barrier or warp collective, a statement `if c { break; }`
 //!    (or `if c { ..; break; }`, the branch's other statements free of exits) is
 //!    `broke = c; if broke { .. } else { rest }`, `rest` being the body's statements after it,
@@ -91,6 +99,11 @@ pub(super) fn normalise(mut stmts: Vec<Stmt>, ctx: &Ident) -> (Vec<Stmt>, Vec<St
     let mut fresh = 0usize;
     each_list(&mut stmts, &mut |list| split_lets(list, &mut fresh));
     each_list(&mut stmts, &mut initialise_lets);
+    let mut voted = false;
+    each_list(&mut stmts, &mut |list| vote_barriers(list, &mut fresh, &mut voted));
+    if voted {
+        stmts.insert(0, syn::parse_quote!(let __emu_vote = ::deviceemu::__private::vote_new();));
+    }
     each_list(&mut stmts, &mut |list| loop_exits(list, &mut fresh));
     (items, stmts)
 }
@@ -706,7 +719,78 @@ fn idents_of_expr(e: &Expr) -> HashSet<String> {
     idents_of(&Stmt::Expr(e.clone(), None))
 }
 
-// ---------------------------------------------------------------- 6. loop exits
+// ---------------------------------------------------------------- 6. voting barriers
+
+/// The voting barrier `e` calls (`sync_threads_or(p)`, `_and`, `_count`, by its last path
+/// segment, without a turbofish): its name and predicate.
+fn vote_call(e: &Expr) -> Option<(String, &Expr)> {
+    let Expr::Call(c) = e else { return None };
+    let Expr::Path(p) = &*c.func else { return None };
+    let last = p.path.segments.last()?;
+    let name = last.ident.to_string();
+    let voting = matches!(name.as_str(), "sync_threads_or" | "sync_threads_and" | "sync_threads_count");
+    (voting && p.qself.is_none() && last.arguments.is_none() && c.args.len() == 1).then(|| (name, &c.args[0]))
+}
+
+/// Normalisation 6 (`vote_barriers`): each voting barrier statement of `list` as a vote, a
+/// plain barrier and the vote's sealed count; `voted` is set when there was one.
+fn vote_barriers(list: &mut Vec<Stmt>, fresh: &mut usize, voted: &mut bool) {
+    let mut k = 0;
+    while k < list.len() {
+        let s = &list[k];
+        let call = match s {
+            Stmt::Local(l) if l.attrs.is_empty() && l.init.as_ref().is_some_and(|i| i.diverge.is_none()) => {
+                l.init.as_ref().map(|i| &*i.expr)
+            }
+            Stmt::Expr(Expr::Assign(a), Some(_)) if a.attrs.is_empty() && path_name(&a.left).is_some() => {
+                Some(&*a.right)
+            }
+            Stmt::Expr(e, Some(_)) => Some(e),
+            _ => None,
+        };
+        let Some((name, pred)) = call.and_then(vote_call) else {
+            k += 1;
+            continue;
+        };
+        let span = s.span();
+        let seal = Ident::new(&format!("__emu_voted_{fresh}"), Span::call_site());
+        *fresh += 1;
+        let value: Expr = match name.as_str() {
+            "sync_threads_or" => syn::parse_quote_spanned!(span=> #seal.trues > 0),
+            "sync_threads_and" => syn::parse_quote_spanned!(span=> #seal.trues == #seal.voters),
+            _ => syn::parse_quote_spanned!(span=> #seal.trues),
+        };
+        let mut out: Vec<Stmt> = vec![
+            syn::parse_quote_spanned!(span=> ::deviceemu::__private::vote_put(&__emu_vote, #pred);),
+            syn::parse_quote_spanned!(span=> sync_threads();),
+            syn::parse_quote_spanned!(span=> let #seal = ::deviceemu::__private::vote_seal(&__emu_vote);),
+        ];
+        match s {
+            // `let _ = sync_threads_or(p);`: the count is dropped.
+            Stmt::Local(l) if matches!(l.pat, Pat::Wild(_)) => {}
+            Stmt::Local(l) => {
+                let mut l = l.clone();
+                if let Some(init) = &mut l.init {
+                    *init.expr = value;
+                }
+                out.push(Stmt::Local(l));
+            }
+            Stmt::Expr(Expr::Assign(a), semi) if vote_call(&a.right).is_some() => {
+                let mut a = a.clone();
+                *a.right = value;
+                out.push(Stmt::Expr(Expr::Assign(a), *semi));
+            }
+            // The count is dropped: the seal alone starts the next vote afresh.
+            _ => {}
+        }
+        let n = out.len();
+        list.splice(k..=k, out);
+        *voted = true;
+        k += n;
+    }
+}
+
+// ---------------------------------------------------------------- 7. loop exits
 
 /// The exit statement `s` is, if it is `if c { ..; break; }` or `if c { ..; continue; }`
 /// (no `else`, no label, the branch's other statements free of exits): `Some(true)` for a
@@ -786,7 +870,7 @@ fn lower_exits(stmts: Vec<Stmt>, flag: &mut dyn FnMut() -> Ident) -> Vec<Stmt> {
     stmts
 }
 
-/// Normalisation 6 (`loop_exits`): the uniform exits of each loop with barriers in `list`.
+/// Normalisation 7 (`loop_exits`): the uniform exits of each loop with barriers in `list`.
 fn loop_exits(list: &mut Vec<Stmt>, fresh: &mut usize) {
     let mut k = 0;
     while k < list.len() {
@@ -947,6 +1031,38 @@ mod tests {
             quote! { let v = loop { sync_threads(); if q { break 1; } }; },
             quote! { for i in 0..n { sync_threads(); if a { if i == 3 { break; } } } },
         ] {
+            assert_eq!(norm(body.clone()), body.to_string());
+        }
+    }
+
+    #[test]
+    fn voting_barriers_become_a_vote_a_barrier_and_a_seal() {
+        let s = norm(quote! {
+            let c: u32 = sync_threads_count(a > 1);
+            all = deviceemu::sync_threads_and(b);
+            sync_threads_or(d);
+            let _ = sync_threads_and(e);
+        });
+        let want = quote! {
+            let __emu_vote = ::deviceemu::__private::vote_new();
+            ::deviceemu::__private::vote_put(&__emu_vote, a > 1);
+            sync_threads();
+            let __emu_voted_0 = ::deviceemu::__private::vote_seal(&__emu_vote);
+            let c: u32 = __emu_voted_0.trues;
+            ::deviceemu::__private::vote_put(&__emu_vote, b);
+            sync_threads();
+            let __emu_voted_1 = ::deviceemu::__private::vote_seal(&__emu_vote);
+            all = __emu_voted_1.trues == __emu_voted_1.voters;
+            ::deviceemu::__private::vote_put(&__emu_vote, d);
+            sync_threads();
+            let __emu_voted_2 = ::deviceemu::__private::vote_seal(&__emu_vote);
+            ::deviceemu::__private::vote_put(&__emu_vote, e);
+            sync_threads();
+            let __emu_voted_3 = ::deviceemu::__private::vote_seal(&__emu_vote);
+        };
+        assert_eq!(s, want.to_string());
+        // In an expression, or with a turbofish: left as written.
+        for body in [quote! { if sync_threads_or(d) { a(); } }, quote! { let c = sync_threads_count::<X>(d); }] {
             assert_eq!(norm(body.clone()), body.to_string());
         }
     }

@@ -130,6 +130,14 @@ impl Names<'_> {
                     "dynamic_shared" => c.args.is_empty(),
                     // The launch's warp size (`EMU_WARP_SIZE`).
                     "warp_size" => c.args.is_empty(),
+                    // A voting barrier's block-wide vote and its count (`normalise.rs`,
+                    // `vote_barriers`): one per block, taken once per barrier.
+                    "vote_new" => c.args.is_empty() && p.path.segments.iter().any(|s| s.ident == "__private"),
+                    "vote_seal" => {
+                        p.path.segments.iter().any(|s| s.ident == "__private")
+                            && c.args.len() == 1
+                            && matches!(&c.args[0], Expr::Reference(r) if r.mutability.is_none() && self.uniform(&r.expr))
+                    }
                     _ => false,
                 }
             }

@@ -2060,3 +2060,111 @@ fn a_modulo_step_runs_only_the_threads_it_can_pass() {
         assert_eq!(strided_runs(|| drop(run())), usize::from(m >= 2), "m = {m}");
     }
 }
+
+// ------------------------------------------------------------------ voting barriers
+
+/// `__syncthreads_or` as a loop's exit: a max filter that runs until nothing changes.
+#[kernel]
+fn until_nothing_changes(v: &mut [u32], passes: &mut [u32]) {
+    let s = shared_array![u32; 128];
+    let t = thread_idx().x as usize;
+    let b = block_idx().x as usize;
+    s[t] = v[b * 128 + t];
+    sync_threads();
+    let mut changed = true;
+    let mut n: u32 = 0;
+    while changed {
+        let left = if t > 0 { s[t - 1] } else { 0 };
+        sync_threads();
+        let c = left > s[t];
+        if c {
+            s[t] = left;
+        }
+        changed = sync_threads_or(c);
+        n += 1;
+    }
+    v[b * 128 + t] = s[t];
+    if t == 0 {
+        passes[b] = n;
+    }
+}
+
+/// `__syncthreads_count` and `__syncthreads_and` bound by `let`, one dropped, after threads
+/// exited.
+#[kernel]
+fn votes_after_exits(out: &mut [u32], live: u32) {
+    let t = thread_idx().x;
+    if t >= live {
+        return;
+    }
+    let evens = sync_threads_count(t % 2 == 0);
+    let all_small: bool = sync_threads_and(t < 40);
+    sync_threads_or(t == 3);
+    let any_big = sync_threads_or(t > 50);
+    let i = (block_idx().x * block_dim().x + t) as usize;
+    out[i] = evens * 100 + u32::from(all_small) * 10 + u32::from(any_big);
+}
+
+#[test]
+fn voting_barriers_take_regions_with_the_counts_of_the_live_threads() {
+    let x: Vec<u32> = (0..256u32).map(|i| (i * 7919) % 1000).collect();
+    let run = || {
+        let mut v = DeviceBuffer::from_slice(&x).unwrap();
+        let mut p = DeviceBuffer::<u32>::zeroed(2).unwrap();
+        let r = launch!(until_nothing_changes<<<2, 128>>>(&mut v, &mut p));
+        let mut out = v.to_vec().unwrap();
+        out.extend(p.to_vec().unwrap());
+        (out, r)
+    };
+    let (out, r) = both_paths("regions", run);
+    r.unwrap();
+    // A running maximum from the left, and the passes that took (the last changes nothing).
+    let mut want = Vec::new();
+    let mut passes = Vec::new();
+    for b in x.chunks(128) {
+        let mut s = b.to_vec();
+        let mut n = 0;
+        loop {
+            n += 1;
+            let before = s.clone();
+            for t in 1..128 {
+                s[t] = s[t].max(before[t - 1]);
+            }
+            if s == before {
+                break;
+            }
+        }
+        want.extend(&s);
+        passes.push(n);
+    }
+    want.extend(passes);
+    assert_eq!(out, want);
+    // What the H200 gives for the same kernel and input (tools/probes/p18_vote_exits.cu,
+    // RESULTS.md section 21): 37 passes in each block, last elements 981 and 993.
+    assert_eq!((out[256], out[257], out[127], out[255]), (37, 37, 981, 993));
+
+    for live in [64u32, 45, 30] {
+        let run = || {
+            let mut out = DeviceBuffer::<u32>::zeroed(128).unwrap();
+            let r = launch!(votes_after_exits<<<2, 64>>>(&mut out, live));
+            (out.to_vec().unwrap(), r)
+        };
+        let (out, r) = both_paths("regions", run);
+        r.unwrap();
+        let evens = live.div_ceil(2);
+        let want = evens * 100 + u32::from(live <= 40) * 10 + u32::from(live > 51);
+        // The H200 (p18_vote_exits.cu): exited threads do not vote.
+        let h200 = match live {
+            64 => 3201,
+            45 => 2300,
+            _ => 1510,
+        };
+        assert_eq!(want, h200, "live {live}");
+        for b in 0..2 {
+            for t in 0..64 {
+                let got = out[b * 64 + t as usize];
+                assert_eq!(got, if t < live { want } else { 0 }, "live {live}, block {b}, thread {t}");
+            }
+        }
+    }
+}

@@ -39,8 +39,10 @@
 
 pub(crate) mod fast;
 mod slots;
+mod vote;
 
 pub use slots::{Lanes, SlotOf, Slots, TaggedSlots, ZeroSlots};
+pub use vote::{vote_new, vote_put, vote_seal, Vote, Voted};
 
 use std::panic::Location;
 use std::sync::atomic::{AtomicUsize, Ordering};
