@@ -1922,13 +1922,17 @@ impl Program {
                     Expr::MethodCall(m) if !uniform::PURE_METHODS.iter().any(|p| m.method == p) => {
                         self.0.extend(path_name(&m.receiver));
                     }
-                    Expr::Closure(_) | Expr::Macro(_) => {
-                        // A closure may assign what it captures; macro tokens are opaque.
+                    // Macro tokens are opaque. A closure's body is visited like any other
+                    // code: what it assigns, borrows mutably or calls a method on is there.
+                    Expr::Macro(_) => {
                         self.0.extend(idents_of(e));
                     }
                     _ => {}
                 }
                 syn::visit::visit_expr(self, e);
+            }
+            fn visit_stmt_macro(&mut self, m: &'ast syn::StmtMacro) {
+                self.0.extend(idents_of(&Stmt::Macro(m.clone())));
             }
         }
         A(&mut self.assigned_inside).visit_expr(e);
@@ -3708,6 +3712,34 @@ mod tests {
         // `1 << a`: a literal's type is not the shift's.
         assert_eq!(slots.get("i").map(String::as_str), Some("tagged"), "{slots:?}");
         assert_eq!(slots.len(), want.len() + 1, "{slots:?}");
+    }
+
+    #[test]
+    fn closures_of_uniform_values_are_the_blocks() {
+        let kernel = |closure: TokenStream| {
+            lower_body(quote! {
+                let t = shared_array![f32; 64];
+                let tid = thread_idx().x as usize;
+                let base = block_idx().x as usize * 64;
+                let scale = #closure;
+                t[tid] = inp[base + tid];
+                sync_threads();
+                out[base + tid] = scale(t[(tid + 1) % 64]) as i32;
+            })
+            .err()
+        };
+        // Parameters, views, uniform locals, constants and its own `let`s: one closure.
+        assert_eq!(
+            kernel(quote!(|v: f32| {
+                let w = v * 2.0;
+                w + inp[base] + n as f32 + f32::EPSILON
+            })),
+            None
+        );
+        // The thread's own values, or its indices: one closure per thread.
+        let per_thread = Some("a closure, `scale`, kept for each thread across a barrier".to_string());
+        assert_eq!(kernel(quote!(|v: f32| v + tid as f32)), per_thread);
+        assert_eq!(kernel(quote!(|v: f32| v + thread_idx().x as f32)), per_thread);
     }
 
     #[test]

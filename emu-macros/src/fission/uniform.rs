@@ -5,7 +5,8 @@
 //! `block_dim()`, `grid_dim()`, shared arrays, and pure arithmetic, casts, comparisons, the
 //! integer methods of [`PURE_METHODS`], a view's `cast::<U>()` and `if c { a } else { b }`
 //! over uniform values; a load of a read-only buffer parameter (`&[T]`, which no thread of the
-//! launch writes) at a uniform index; and a local whose `let` has a
+//! launch writes) at a uniform index; a closure whose captures are uniform; and a local whose
+//! `let` has a
 //! uniform value and whose every assignment is a statement of block-level code (never under a
 //! thread-varying condition) with a uniform value. Any other memory load is never uniform
 //! (another thread may store between two loads), nor is anything that reads `thread_idx()`.
@@ -152,10 +153,76 @@ impl Names<'_> {
                         _ => false,
                     })
             }
+            // A closure whose captures are all uniform (`let scale = |a: f32| a * k + 1.0;`):
+            // the same closure in every thread, which each thread calls with its own
+            // arguments. One that reads the thread's indices (`__emu_ctx`) is not.
+            Expr::Closure(c) => {
+                c.asyncness.is_none()
+                    && self.captures(c).is_some_and(|names| {
+                        // What it can capture: the kernel's locals, parameters and context
+                        // (other names are constants, statics and functions, read when called).
+                        names
+                            .iter()
+                            .filter(|n| self.locals.contains(*n) || self.params.contains(*n) || *n == self.ctx)
+                            .all(|n| {
+                                let id = syn::Ident::new(n, proc_macro2::Span::call_site());
+                                self.uniform(&syn::parse_quote!(#id))
+                            })
+                    })
+            }
             // `shared_array![T; N]` (as the rewrite leaves it: a block around the macro).
             Expr::Block(_) | Expr::Macro(_) => is_shared_decl(e),
             _ => false,
         }
+    }
+}
+
+impl Names<'_> {
+    /// The names closure `c` may capture: the names its body reads as values that neither its
+    /// parameters nor its own `let`s bind, and the called names that are the kernel's locals
+    /// (a closure calling a closure). `None` when the body has a macro, whose tokens may name
+    /// anything.
+    fn captures(&self, c: &syn::ExprClosure) -> Option<HashSet<String>> {
+        struct Free<'a> {
+            locals: &'a HashSet<String>,
+            names: HashSet<String>,
+            bound: HashSet<String>,
+            opaque: bool,
+        }
+        impl<'ast> Visit<'ast> for Free<'_> {
+            fn visit_expr(&mut self, e: &'ast Expr) {
+                match e {
+                    Expr::Path(p) if p.qself.is_none() => {
+                        if let Some(id) = p.path.get_ident() {
+                            self.names.insert(id.to_string());
+                        }
+                    }
+                    // A function's name is no capture; a local closure's is.
+                    Expr::Call(c) => {
+                        match &*c.func {
+                            Expr::Path(p)
+                                if p.path.get_ident().is_some_and(|i| !self.locals.contains(&i.to_string())) => {}
+                            f => self.visit_expr(f),
+                        }
+                        c.args.iter().for_each(|a| self.visit_expr(a));
+                    }
+                    Expr::Macro(_) => self.opaque = true,
+                    _ => syn::visit::visit_expr(self, e),
+                }
+            }
+            fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+                self.bound.insert(p.ident.to_string());
+                syn::visit::visit_pat_ident(self, p);
+            }
+            fn visit_stmt_macro(&mut self, _: &'ast syn::StmtMacro) {
+                self.opaque = true;
+            }
+            fn visit_item(&mut self, _: &'ast syn::Item) {}
+        }
+        let mut f = Free { locals: self.locals, names: HashSet::new(), bound: HashSet::new(), opaque: false };
+        c.inputs.iter().for_each(|p| f.visit_pat(p));
+        f.visit_expr(&c.body);
+        (!f.opaque).then(|| f.names.into_iter().filter(|n| !f.bound.contains(n)).collect())
     }
 }
 

@@ -373,6 +373,35 @@ fn closure_across_barrier(x: &[f32], out: &mut [f32]) {
     out[tid] = scale(t[(tid + 1) % 64]);
 }
 
+/// The same with a closure whose captures are block-uniform (a scalar parameter, a view, a
+/// block index): one closure for the whole block, which takes barrier regions.
+#[kernel]
+fn uniform_closure_across_barrier(x: &[f32], out: &mut [f32], k: f32) {
+    let t = shared_array![f32; 64];
+    let tid = thread_idx().x as usize;
+    let base = block_idx().x as usize * 64;
+    let scale = |v: f32| v * k + x[base];
+    t[tid] = x[base + tid];
+    sync_threads();
+    out[base + tid] = scale(t[(tid + 1) % 64]);
+}
+
+#[test]
+fn a_closure_of_uniform_values_takes_regions() {
+    let x: Vec<f32> = (0..128).map(|i| i as f32 * 0.5).collect();
+    let want: Vec<f32> = (0..128).map(|i| x[i / 64 * 64 + (i + 1) % 64] * 3.0 + x[i / 64 * 64]).collect();
+    let xb = DeviceBuffer::from_slice(&x).unwrap();
+    for path in [deviceemu::ExecPath::Auto, deviceemu::ExecPath::General] {
+        let mut out = DeviceBuffer::<f32>::zeroed(128).unwrap();
+        let config = deviceemu::Config::from_env().unwrap().path(path);
+        deviceemu::with_config(config, || launch!(uniform_closure_across_barrier<<<2, 64>>>(&xb, &mut out, 3.0)))
+            .unwrap();
+        assert_eq!(out.to_vec().unwrap(), want, "{path:?}");
+        let want_path = if path == deviceemu::ExecPath::Auto { "regions" } else { "general" };
+        assert_eq!(deviceemu::__private::last_path(), want_path);
+    }
+}
+
 #[test]
 fn a_closure_defined_before_a_barrier_is_called_after_it() {
     let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.5).collect();
@@ -383,5 +412,7 @@ fn a_closure_defined_before_a_barrier_is_called_after_it() {
         let config = deviceemu::Config::from_env().unwrap().path(path);
         deviceemu::with_config(config, || launch!(closure_across_barrier<<<1, 64>>>(&xb, &mut out))).unwrap();
         assert_eq!(out.to_vec().unwrap(), want, "{path:?}");
+        // `bias` is the thread's own: the closure is per thread.
+        assert_eq!(deviceemu::__private::last_path(), "general");
     }
 }
