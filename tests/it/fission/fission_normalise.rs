@@ -281,8 +281,10 @@ fn hazard_threads_that_exit_before_a_barrier_stay_exited() {
     assert!(["regions", "general"].contains(&path), "{path}");
 }
 
-/// Hazard: `break` out of a loop with barriers (uniform here: every thread reads the same
-/// shared value). Fission does not turn it into exit masks: the general path keeps it.
+/// Hazard: `break` out of a loop with barriers on a value in shared memory (the same in every
+/// thread here, but not provably so: another thread may store it). Normalisation makes the
+/// exit a flag (`loop_exits`), which is not block-uniform: the general path keeps it. A
+/// `break` on a block-uniform condition takes regions (`a_uniform_break_between_barriers_takes_regions`).
 #[kernel]
 fn break_out_of_barrier_loop(out: &mut [u32]) {
     let t = shared_array![u32; 32];
@@ -1852,38 +1854,6 @@ fn loops_that_bind_the_same_variable_take_regions() {
         out.to_vec().unwrap()
     });
     assert_eq!(path, "regions");
-}
-
-/// A `break` on a value in shared memory: the same in every thread, but not provably so.
-#[kernel]
-fn shared_flag_break(out: &mut [u32]) {
-    let s = shared_array![u32; 1];
-    let t = thread_idx().x as usize;
-    if t == 0 {
-        s[0] = 0;
-    }
-    sync_threads();
-    for i in 0..10u32 {
-        if t == 0 {
-            s[0] += i;
-        }
-        sync_threads();
-        if s[0] > 5 {
-            break;
-        }
-        sync_threads();
-    }
-    out[t] = s[0];
-}
-
-#[test]
-fn a_break_on_memory_keeps_the_general_path() {
-    let path = both_paths(&[6u32; 64], || {
-        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
-        launch!(shared_flag_break<<<1, 64>>>(&mut out)).unwrap();
-        out.to_vec().unwrap()
-    });
-    assert_eq!(path, "general");
 }
 
 // ------------------------------------------------------------------ read-only loads as uniform values
