@@ -1940,3 +1940,38 @@ fn a_loop_bound_loaded_from_a_read_only_buffer_is_uniform() {
     });
     assert_eq!(path, "general");
 }
+
+/// Hazard (Meyer et al.): a `break` out of a loop with barriers on the thread's own index, so
+/// that threads leave the loop at different passes while the others wait at its second
+/// barrier: a barrier that some lanes of a warp skip. Normalisation makes the exit a flag,
+/// which is per thread, so fission declines the loop; the general path runs it and synccheck
+/// reports the divergent barrier, as compute-sanitizer does.
+#[kernel]
+fn divergent_break(out: &mut [u32]) {
+    let s = shared_array![u32; 32];
+    let tid = thread_idx().x as usize;
+    let mut k = 0u32;
+    for r in 0..4u32 {
+        s[tid] = r + tid as u32;
+        sync_threads();
+        k += s[(tid + 1) % 32];
+        if tid as u32 == r {
+            break;
+        }
+        sync_threads();
+    }
+    out[tid] = k;
+}
+
+#[test]
+fn hazard_a_break_on_the_thread_index_keeps_the_general_path() {
+    for path in [ExecPath::Auto, ExecPath::General] {
+        let r = with_config(Config::from_env().unwrap().path(path), || {
+            let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
+            deviceemu::quietly(|| launch!(divergent_break<<<1, 32>>>(&mut out)))
+        });
+        let e = r.expect_err("a barrier some lanes skip").to_string();
+        assert!(e.contains("Divergent thread(s) in warp"), "{path:?}: {e}");
+        assert_eq!(last_path(), "general", "{path:?}");
+    }
+}
