@@ -58,7 +58,9 @@
 //!    loop `while changed { ..; changed = sync_threads_or(c); }` has a uniform head.
 //! 7. **Exits of loops with barriers** (`loop_exits`): in the body of a `for`, `while` or
 //!    `loop` (no label) that holds a barrier or warp collective, a statement `if c { break; }`
-//!    (or `if c { ..; break; }`, the branch's other statements free of exits) is
+//!    (or `if c { ..; break; }`, the branch's other statements free of exits; an `else { e }`
+//!    of statements free of exits goes first in `rest`, and `if c { a } else { ..; break; }` is
+//!    read as `if !(c) { ..; break; } else { a }`) is
 //!    `broke = c; if broke { .. } else { rest }`, `rest` being the body's statements after it,
 //!    with `let mut broke = false;` before the loop, and the loop `while !broke && (cond)`,
 //!    `for p in e { if !broke { body } }` or `while !broke { body }`; `if c { continue; }` is
@@ -797,7 +799,10 @@ fn vote_barriers(list: &mut Vec<Stmt>, fresh: &mut usize, voted: &mut bool) {
 /// `break`, `Some(false)` for a `continue`.
 fn exit_if(s: &Stmt) -> Option<bool> {
     let Stmt::Expr(Expr::If(i), _) = s else { return None };
-    if i.else_branch.is_some() || !i.attrs.is_empty() {
+    if !i.attrs.is_empty() || else_block(i).is_some_and(|b| b.iter().any(exits_in)) {
+        return None;
+    }
+    if i.else_branch.is_some() && else_block(i).is_none() {
         return None;
     }
     let (last, before) = i.then_branch.stmts.split_last()?;
@@ -807,6 +812,30 @@ fn exit_if(s: &Stmt) -> Option<bool> {
         _ => return None,
     };
     (!before.iter().any(exits_in)).then_some(exit)
+}
+
+/// The statements of `i`'s `else` when it is a plain block (not an `else if`).
+fn else_block(i: &syn::ExprIf) -> Option<&[Stmt]> {
+    match i.else_branch.as_ref().map(|(_, e)| &**e) {
+        Some(Expr::Block(b)) if b.label.is_none() && b.attrs.is_empty() => Some(&b.block.stmts),
+        _ => None,
+    }
+}
+
+/// `if c { a } else { b; break; }` (or `continue`) as `if !(c) { b; break; } else { a }`, so
+/// that the exit is in the first branch, where `exit_if` looks for it.
+fn exit_first(s: &mut Stmt) {
+    let Stmt::Expr(Expr::If(i), _) = s else { return };
+    let ends_in_exit = |b: &[Stmt]| matches!(b.last(), Some(Stmt::Expr(Expr::Break(_) | Expr::Continue(_), _)));
+    let Some(otherwise) = else_block(i) else { return };
+    if !ends_in_exit(otherwise) || ends_in_exit(&i.then_branch.stmts) || i.then_branch.stmts.iter().any(exits_in) {
+        return;
+    }
+    let span = i.span();
+    let otherwise = otherwise.to_vec();
+    let (cond, then) = (&i.cond, &i.then_branch.stmts);
+    let swapped: Expr = syn::parse_quote_spanned!(span=> if !(#cond) { #(#otherwise)* } else { #(#then)* });
+    *s = Stmt::Expr(swapped, None);
 }
 
 /// Whether `s` holds a `break`, `continue` or `return` outside nested loops and closures.
@@ -835,11 +864,18 @@ fn exits_in(s: &Stmt) -> bool {
 /// `if flag { x } else { rest }` (`flag` made once, on the first `break`). The flag is assigned
 /// at statement level, so that it is block-uniform when `c` is, even where `rest` has no
 /// barrier and the `if` is thread code.
-fn lower_exits(stmts: Vec<Stmt>, flag: &mut dyn FnMut() -> Ident) -> Vec<Stmt> {
+fn lower_exits(mut stmts: Vec<Stmt>, flag: &mut dyn FnMut() -> Ident) -> Vec<Stmt> {
+    stmts.iter_mut().for_each(exit_first);
     let Some(k) = stmts.iter().position(|s| exit_if(s).is_some()) else { return stmts };
-    let mut stmts = stmts;
-    let rest = lower_exits(stmts.split_off(k + 1), flag);
+    let after = stmts.split_off(k + 1);
     let Some(Stmt::Expr(Expr::If(mut i), _)) = stmts.pop() else { unreachable!("`exit_if` matched an `if`") };
+    // The `else` runs when the exit is not taken, before the statements after the `if`.
+    let mut rest = match i.else_branch.take().map(|(_, e)| *e) {
+        Some(Expr::Block(b)) => b.block.stmts,
+        _ => Vec::new(),
+    };
+    rest.extend(after);
+    let rest = lower_exits(rest, flag);
     let span = i.span();
     let last = i.then_branch.stmts.pop();
     if matches!(last, Some(Stmt::Expr(Expr::Break(_), _))) {
@@ -889,6 +925,7 @@ fn loop_exits(list: &mut Vec<Stmt>, fresh: &mut usize) {
                 continue;
             }
         };
+        body.stmts.iter_mut().for_each(exit_first);
         if !body.stmts.iter().any(|s| exit_if(s).is_some()) {
             k += 1;
             continue;
@@ -1022,12 +1059,25 @@ mod tests {
             while !__emu_broke_0 { sync_threads(); __emu_broke_0 = q == 3; if !__emu_broke_0 { q += 1; } }
         };
         assert_eq!(s, want.to_string());
-        // Left as written: a loop without barriers, a labelled loop, an exit with an `else`, a
-        // `break` with a value, and an exit under another `if`.
+        // An `else`, and a `break` in the `else`.
+        let s = norm(quote! { for i in 0..n { sync_threads(); if i == 3 { break; } else { a(); } b(); } });
+        let want = quote! {
+            let mut __emu_broke_0 = false;
+            for i in 0..n { if !__emu_broke_0 { sync_threads(); __emu_broke_0 = i == 3; if !__emu_broke_0 { a(); b(); } } }
+        };
+        assert_eq!(s, want.to_string());
+        let s = norm(quote! { while p < 9 { sync_threads(); if p < m { p += 1; } else { c(); break; } } });
+        let want = quote! {
+            let mut __emu_broke_0 = false;
+            while !__emu_broke_0 && (p < 9) { sync_threads(); __emu_broke_0 = !(p < m); if __emu_broke_0 { c(); } else { p += 1; } }
+        };
+        assert_eq!(s, want.to_string());
+        // Left as written: a loop without barriers, a labelled loop, an exit with an `else if`,
+        // a `break` with a value, and an exit under another `if`.
         for body in [
             quote! { for i in 0..n { if i == 3 { break; } a(); } },
             quote! { 'o: for i in 0..n { sync_threads(); if i == 3 { break; } } },
-            quote! { for i in 0..n { sync_threads(); if i == 3 { break; } else { a(); } } },
+            quote! { for i in 0..n { sync_threads(); if i == 3 { break; } else if i == 4 { a(); } } },
             quote! { let v = loop { sync_threads(); if q { break 1; } }; },
             quote! { for i in 0..n { sync_threads(); if a { if i == 3 { break; } } } },
         ] {

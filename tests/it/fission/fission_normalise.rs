@@ -1816,6 +1816,58 @@ fn continue_break_and_a_loop_with_a_uniform_break_take_regions() {
     }
 }
 
+/// The exit in an `else`: `if p < limit { p += 1; } else { break; }` between barriers.
+#[kernel]
+fn else_exit(x: &[u32], out: &mut [u32], limit: u32) {
+    let s = shared_array![u32; 64];
+    let t = thread_idx().x as usize;
+    s[t] = x[t];
+    sync_threads();
+    let mut p: u32 = 0;
+    let mut acc: u32 = 0;
+    for _ in 0..100 {
+        acc += s[(t + p as usize) % 64];
+        sync_threads();
+        if p < limit {
+            p += 1;
+        } else {
+            break;
+        }
+        s[t] = acc % 1000;
+        sync_threads();
+    }
+    out[t] = acc + p;
+}
+
+#[test]
+fn an_exit_in_an_else_takes_regions() {
+    let x: Vec<u32> = (0..64).map(|i| (i * 53) % 211).collect();
+    for limit in [0u32, 1, 5] {
+        let (mut s, mut acc, mut p) = (x.clone(), [0u32; 64], 0u32);
+        for _ in 0..100 {
+            for t in 0..64 {
+                acc[t] += s[(t + p as usize) % 64];
+            }
+            if p < limit {
+                p += 1;
+            } else {
+                break;
+            }
+            for t in 0..64 {
+                s[t] = acc[t] % 1000;
+            }
+        }
+        let want: Vec<u32> = acc.iter().map(|a| a + p).collect();
+        let input = DeviceBuffer::from_slice(&x).unwrap();
+        let path = both_paths(&want, || {
+            let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+            launch!(else_exit<<<1, 64>>>(&input, &mut out, limit)).unwrap();
+            out.to_vec().unwrap()
+        });
+        assert_eq!(path, "regions", "limit {limit}");
+    }
+}
+
 /// Two loops that bind the same variable, each with a `let` of the same name (a wavefront's
 /// two sweeps).
 #[kernel]
