@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 
 use syn::{Expr, Pat, Stmt};
 
-use super::{is_assign, path_name, private_place, pure_expr, range_like, READ_ONLY};
+use super::{is_assign, path_name, private_call, private_place, pure_expr, range_like, read_only_load};
 
 /// The roots a stretch of thread code reads and writes, or `unknown`.
 #[derive(Clone, Debug, Default)]
@@ -179,14 +179,16 @@ impl Roots {
         match e {
             // A thread's vote at a voting barrier (`normalise.rs`): it adds to the block's
             // count, which no thread reads before the barrier, in any order.
-            Expr::Call(c) if private_call(c, "vote_put", 2) => self.expr(&c.args[1], fp),
+            Expr::Call(c) if private_call(c).as_deref() == Some("vote_put") && c.args.len() == 2 => {
+                self.expr(&c.args[1], fp)
+            }
             // `load(checked, &v, i)` and `store(checked, &v, i, x)` (`rewrite.rs`).
-            Expr::Call(c) if private_call(c, "load", 3) || private_call(c, "store", 4) => {
-                let read_only = matches!(&c.args[1], Expr::Reference(r) if r.mutability.is_none()
-                    && path_name(&r.expr).is_some_and(|n| READ_ONLY.with(|ro| ro.borrow().contains(&n))));
+            Expr::Call(c)
+                if matches!((private_call(c).as_deref(), c.args.len()), (Some("load"), 3) | (Some("store"), 4)) =>
+            {
                 match self.root_of(&c.args[1]) {
                     // A read-only buffer parameter: no thread of the launch writes it.
-                    _ if read_only && c.args.len() == 3 => {}
+                    _ if read_only_load(e).is_some() => {}
                     Some(r) if c.args.len() == 3 => {
                         fp.reads.insert(r);
                     }
@@ -247,11 +249,4 @@ impl Roots {
         f();
         *self.1.borrow_mut() = outer;
     }
-}
-
-/// Whether `c` is `::deviceemu::__private::NAME(..)` with `args` arguments.
-fn private_call(c: &syn::ExprCall, name: &str, args: usize) -> bool {
-    c.args.len() == args
-        && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == name)
-            && p.path.segments.iter().any(|s| s.ident == "__private"))
 }

@@ -543,8 +543,8 @@ fn nodes(stmts: &[Stmt]) -> Result<Vec<Node>, String> {
 }
 
 /// The name of the `__private` function `c` calls (the rewrite's accesses, `load` and
-/// `store`, and fission's own hand-overs), if it calls one.
-fn private_call(c: &syn::ExprCall) -> Option<String> {
+/// `store`, fission's own hand-overs, normalisation's votes), if it calls one.
+pub(super) fn private_call(c: &syn::ExprCall) -> Option<String> {
     let Expr::Path(p) = &*c.func else { return None };
     let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
     segs.iter().any(|s| s == "__private").then(|| segs.last().cloned()).flatten()
@@ -707,43 +707,34 @@ fn unshadow(stmts: &mut [Stmt], seen: &mut HashSet<String>, fresh: &mut usize) {
     for k in 0..stmts.len() {
         let (head, rest) = stmts.split_at_mut(k + 1);
         match &mut head[k] {
-            Stmt::Local(l) => {
-                let Some(name) = local_name(&l.pat) else { continue };
-                // A format string that names it inline (`"{v}"`) cannot be renamed: keep the
-                // shadowing, which keeps the general path.
-                let inline = rest.iter().any(|s| names_inline(s, &name));
-                if seen.contains(&name) && !inline {
-                    let new = fresh_name(&name, "", fresh);
-                    let mut r = Rename { from: name, to: new.clone() };
-                    r.visit_pat_mut(&mut l.pat);
-                    for s in rest.iter_mut() {
-                        r.visit_stmt_mut(s);
-                    }
-                    seen.insert(new);
-                } else {
-                    seen.insert(name);
-                }
-            }
+            Stmt::Local(l) => bind_once(&mut l.pat, rest, seen, fresh),
             // A loop variable that an earlier binding or loop already named (two `for m in ..`
             // loops one after the other): renamed in its loop's body, where it is in scope.
             Stmt::Expr(Expr::ForLoop(l), _) => {
-                if let Some(name) = local_name(&l.pat) {
-                    if seen.contains(&name) && !l.body.stmts.iter().any(|s| names_inline(s, &name)) {
-                        let new = fresh_name(&name, "", fresh);
-                        let mut r = Rename { from: name, to: new.clone() };
-                        r.visit_pat_mut(&mut l.pat);
-                        for s in l.body.stmts.iter_mut() {
-                            r.visit_stmt_mut(s);
-                        }
-                        seen.insert(new);
-                    } else {
-                        seen.insert(name);
-                    }
-                }
+                bind_once(&mut l.pat, &mut l.body.stmts, seen, fresh);
                 unshadow(&mut l.body.stmts, seen, fresh);
             }
             s => nested_lists(s, &mut |list| unshadow(list, seen, fresh)),
         }
+    }
+}
+
+/// `unshadow`'s step for one binding: pattern `pat` (a plain name) binds, in scope `scope`,
+/// a name in `seen`: it and its mentions in `scope` get a fresh name. A format string that
+/// names it inline (`"{v}"`) cannot be renamed: the shadowing stays, which keeps the general
+/// path.
+fn bind_once(pat: &mut Pat, scope: &mut [Stmt], seen: &mut HashSet<String>, fresh: &mut usize) {
+    let Some(name) = local_name(pat) else { return };
+    if seen.contains(&name) && !scope.iter().any(|s| names_inline(s, &name)) {
+        let new = fresh_name(&name, "", fresh);
+        let mut r = Rename { from: name, to: new.clone() };
+        r.visit_pat_mut(pat);
+        for s in scope.iter_mut() {
+            r.visit_stmt_mut(s);
+        }
+        seen.insert(new);
+    } else {
+        seen.insert(name);
     }
 }
 
@@ -2410,13 +2401,9 @@ fn private_place(e: &Expr) -> bool {
 /// of the launch writes.
 pub(super) fn read_only_load(e: &Expr) -> Option<&Expr> {
     let Expr::Call(c) = e else { return None };
-    let Expr::Path(p) = &*c.func else { return None };
-    let load = p.path.segments.last().is_some_and(|s| s.ident == "load")
-        && p.path.segments.iter().any(|s| s.ident == "__private");
-    let read_only = c.args.len() == 3
-        && matches!(&c.args[1], Expr::Reference(r) if r.mutability.is_none()
-            && path_name(&r.expr).is_some_and(|n| READ_ONLY.with(|ro| ro.borrow().contains(&n))));
-    (load && read_only).then(|| &c.args[2])
+    let read_only = matches!(&c.args.get(1), Some(Expr::Reference(r)) if r.mutability.is_none()
+        && path_name(&r.expr).is_some_and(|n| READ_ONLY.with(|ro| ro.borrow().contains(&n))));
+    (private_call(c).as_deref() == Some("load") && c.args.len() == 3 && read_only).then(|| &c.args[2])
 }
 
 /// `pure_expr`, reads of local arrays' elements, and loads of read-only buffer parameters

@@ -799,10 +799,9 @@ fn vote_barriers(list: &mut Vec<Stmt>, fresh: &mut usize, voted: &mut bool) {
 /// `break`, `Some(false)` for a `continue`.
 fn exit_if(s: &Stmt) -> Option<bool> {
     let Stmt::Expr(Expr::If(i), _) = s else { return None };
-    if !i.attrs.is_empty() || else_block(i).is_some_and(|b| b.iter().any(exits_in)) {
-        return None;
-    }
-    if i.else_branch.is_some() && else_block(i).is_none() {
+    // No `else`, or a plain block free of exits.
+    let plain_else = i.else_branch.is_none() || else_block(i).is_some_and(|b| !b.iter().any(exits_in));
+    if !i.attrs.is_empty() || !plain_else {
         return None;
     }
     let (last, before) = i.then_branch.stmts.split_last()?;
@@ -828,7 +827,7 @@ fn exit_first(s: &mut Stmt) {
     let Stmt::Expr(Expr::If(i), _) = s else { return };
     let ends_in_exit = |b: &[Stmt]| matches!(b.last(), Some(Stmt::Expr(Expr::Break(_) | Expr::Continue(_), _)));
     let Some(otherwise) = else_block(i) else { return };
-    if !ends_in_exit(otherwise) || ends_in_exit(&i.then_branch.stmts) || i.then_branch.stmts.iter().any(exits_in) {
+    if !ends_in_exit(otherwise) || i.then_branch.stmts.iter().any(exits_in) {
         return;
     }
     let span = i.span();

@@ -133,9 +133,9 @@ impl Names<'_> {
                     "warp_size" => c.args.is_empty(),
                     // A voting barrier's block-wide vote and its count (`normalise.rs`,
                     // `vote_barriers`): one per block, taken once per barrier.
-                    "vote_new" => c.args.is_empty() && p.path.segments.iter().any(|s| s.ident == "__private"),
+                    "vote_new" => super::private_call(c).is_some() && c.args.is_empty(),
                     "vote_seal" => {
-                        p.path.segments.iter().any(|s| s.ident == "__private")
+                        super::private_call(c).is_some()
                             && c.args.len() == 1
                             && matches!(&c.args[0], Expr::Reference(r) if r.mutability.is_none() && self.uniform(&r.expr))
                     }
@@ -161,13 +161,12 @@ impl Names<'_> {
                     && self.captures(c).is_some_and(|names| {
                         // What it can capture: the kernel's locals, parameters and context
                         // (other names are constants, statics and functions, read when called).
-                        names
-                            .iter()
-                            .filter(|n| self.locals.contains(*n) || self.params.contains(*n) || *n == self.ctx)
-                            .all(|n| {
-                                let id = syn::Ident::new(n, proc_macro2::Span::call_site());
-                                self.uniform(&syn::parse_quote!(#id))
-                            })
+                        // A local must be a uniform one; the context is the thread's.
+                        names.iter().all(|n| {
+                            self.uniform.contains(n)
+                                || self.params.contains(n)
+                                || !(self.locals.contains(n) || n == self.ctx)
+                        })
                     })
             }
             // `shared_array![T; N]` (as the rewrite leaves it: a block around the macro).
@@ -175,9 +174,7 @@ impl Names<'_> {
             _ => false,
         }
     }
-}
 
-impl Names<'_> {
     /// The names closure `c` may capture: the names its body reads as values that neither its
     /// parameters nor its own `let`s bind, and the called names that are the kernel's locals
     /// (a closure calling a closure). `None` when the body has a macro, whose tokens may name

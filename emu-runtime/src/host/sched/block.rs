@@ -1095,8 +1095,15 @@ impl<'a> BlockRun<'a> {
             block_idx: self.id.idx.get(),
             block_dim: self.launch.block,
             grid_dim: self.launch.grid,
-            warp_mask: self.launch.config.get_warp_size().max(1) - 1,
+            warp_mask: self.warp_mask(),
         }
+    }
+
+    /// The launch's warp size less one (warp sizes are powers of two, 32 or 1): a thread's
+    /// lane is its linear index masked by it.
+    #[inline(always)]
+    pub(crate) fn warp_mask(&self) -> u32 {
+        self.launch.config.get_warp_size().max(1) - 1
     }
 
     /// Records that the thread of `s` ran to its end at `at`.

@@ -280,8 +280,7 @@ pub(crate) fn warp_size() -> u32 {
 
 pub(crate) fn lane_id() -> u32 {
     let block = context::block_for("lane_id");
-    // Warp sizes are powers of two (32 or 1).
-    block.current() & (size_of_warps(block) - 1)
+    block.current() & block.warp_mask()
 }
 
 /// `active_mask()`, blocking form: see [`arrive_active_mask`].

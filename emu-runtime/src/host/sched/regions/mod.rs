@@ -605,7 +605,7 @@ impl<'r> Regions<'r> {
                 block_idx: block.block_idx(),
                 block_dim: b,
                 grid_dim: launch.grid,
-                warp_mask: launch.config.get_warp_size().max(1) - 1,
+                warp_mask: block.warp_mask(),
             },
             one_d: b.y == 1 && b.z == 1,
             dense: start.is_none(),
