@@ -105,6 +105,7 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
             .filter(|p| matches!(p.kind, ParamKind::Buffer { writable: false, .. }))
             .map(|p| p.name.to_string())
             .collect();
+        crate::fission::inline::select(&name.to_string());
         crate::fission::lower(&b, &names, &buffers, &read_only, &scalars(&params), &ctx)
             .map(|f| crate::fission::Fission { written_out, ..f })
     };
@@ -133,6 +134,7 @@ pub(crate) fn device(mut item: ItemFn, params: Vec<Param>) -> Lowered {
         // Classified with the file's index macros written out (`local_macros.rs`).
         let mut b = (*item.block).clone();
         crate::local_macros::expand(&mut b, &item.sig);
+        crate::fission::inline::select(&item.sig.ident.to_string());
         crate::fission::helpers::classify(&item.sig.ident.to_string(), &b, &scalars(&params))
     });
     // Loops yield to the block's other threads and answer the watchdog (`progress.rs`); a

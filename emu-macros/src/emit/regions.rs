@@ -76,9 +76,9 @@ pub(super) fn launch_call(l: &Lowered, k: &Kernel, fission: &Fission, checked: b
     });
     let written = quote!(&[#(#written),*]);
     match fission.kind {
-        Kind::Regions if fission.warps || fission.written_out => {
-            let (warps, written_out) = (fission.warps, fission.written_out);
-            let guard = quote!(#rt::Guard { warps: #warps, written_out: #written_out });
+        Kind::Regions if fission.warps || fission.written_out || fission.shared_once => {
+            let (warps, written_out, shared_once) = (fission.warps, fission.written_out, fission.shared_once);
+            let guard = quote!(#rt::Guard { warps: #warps, written_out: #written_out, shared_once: #shared_once });
             quote!(#rt::launch_regions_guarded(__emu_info, __emu_config, #written, #guard, move |#rb| #block, move |#ctx| #per_thread))
         }
         Kind::Regions => {

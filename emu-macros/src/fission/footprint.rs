@@ -30,6 +30,11 @@ pub(super) struct Footprint {
 }
 
 impl Footprint {
+    /// Whether the code may write memory of root `root`.
+    pub(super) fn may_write(&self, root: &str) -> bool {
+        self.unknown || self.writes.contains(root)
+    }
+
     /// Whether the code touches no memory other threads see.
     pub(super) fn is_empty(&self) -> bool {
         !self.unknown && self.reads.is_empty() && self.writes.is_empty()
@@ -90,6 +95,12 @@ impl Roots {
             }
         }
         Roots(m, RefCell::default())
+    }
+
+    /// The views of shared memory (those whose root is not one of `buffers`) with their
+    /// roots.
+    pub(super) fn shared_views(&self, buffers: &HashSet<String>) -> Vec<(String, String)> {
+        self.0.iter().filter(|(_, r)| !buffers.contains(*r)).map(|(v, r)| (v.clone(), r.clone())).collect()
     }
 
     /// The footprint of thread statements `stmts`.

@@ -22,6 +22,11 @@
 //! body's statements follow, then the tail's value goes where the call's went. The helpers it
 //! calls are written out in turn (8 deep at most).
 //!
+//! The file's other functions (plain ones, `#[device]` helpers expanded after the kernel,
+//! inherent `impl` functions) are read from the same text to judge their calls in region code
+//! (`select`, `quiet_call`): one whose body cannot wait or spin (`quiet`) keeps the kernel in
+//! region form, as a helper that publishes "does not wait" does.
+//!
 //! Only the region form's copy changes (before `rewrite.rs`, which then rewrites it as it
 //! does the kernel); the per-thread forms keep the call. The written-out statements, read
 //! from text, carry the call's span, so a checker would report their accesses at the call's
@@ -50,8 +55,26 @@ type Kernels = HashMap<String, Vec<String>>;
 /// name that differ, or a value not computed).
 type Consts = HashMap<String, Option<i128>>;
 
+/// The functions of a file other than kernels (free functions, `#[device]` or not, by name;
+/// inherent `impl` functions as `Type::name`; `None`: two of the key).
+type Functions = HashMap<String, Option<Function>>;
+
+/// A function of the kernel's file ([`Functions`]).
+struct Function {
+    module: Vec<String>,
+    text: String,
+    /// The `impl`'s type, for an `impl` function (`Self::f` in its body).
+    self_ty: Option<String>,
+    /// A `#[device]` helper, whose loops are progress points of the per-thread forms.
+    device: bool,
+}
+
 thread_local! {
     static FILES: RefCell<HashMap<PathBuf, Rc<Helpers>>> = RefCell::new(HashMap::new());
+    static FUNCTIONS: RefCell<HashMap<PathBuf, Rc<Functions>>> = RefCell::new(HashMap::new());
+    /// The functions of the file that the kernel or helper being lowered may call from region
+    /// code (`select`, `quiet_call`).
+    static QUIET: RefCell<HashSet<String>> = RefCell::new(HashSet::new());
     static KERNELS: RefCell<HashMap<PathBuf, Rc<Kernels>>> = RefCell::new(HashMap::new());
     static CONSTS: RefCell<HashMap<PathBuf, Rc<Consts>>> = RefCell::new(HashMap::new());
 }
@@ -112,6 +135,7 @@ fn read(path: &PathBuf) -> (Rc<Helpers>, Rc<Kernels>) {
         .map(|(n, e)| (n.clone(), e.as_ref().and_then(|e| const_value(e, &found.const_exprs, 0))))
         .collect();
     CONSTS.with(|c| c.borrow_mut().insert(path.clone(), Rc::new(consts)));
+    FUNCTIONS.with(|f| f.borrow_mut().insert(path.clone(), Rc::new(found.functions)));
     FILES.with(|f| f.borrow_mut().insert(path.clone(), h.clone()));
     KERNELS.with(|f| f.borrow_mut().insert(path.clone(), k.clone()));
     (h, k)
@@ -208,7 +232,19 @@ struct Found {
     module: Vec<String>,
     helpers: Helpers,
     kernels: Kernels,
+    functions: Functions,
     const_exprs: HashMap<String, Option<Expr>>,
+}
+
+impl Found {
+    fn function(&mut self, key: String, f: &syn::ItemFn, self_ty: Option<String>, device: bool) {
+        let entry = if self.functions.contains_key(&key) {
+            None
+        } else {
+            Some(Function { module: self.module.clone(), text: quote!(#f).to_string(), self_ty, device })
+        };
+        self.functions.insert(key, entry);
+    }
 }
 
 impl<'a> Visit<'a> for Found {
@@ -242,9 +278,189 @@ impl<'a> Visit<'a> for Found {
             };
             self.helpers.insert(name, entry);
         } else if has("kernel") {
-            self.kernels.insert(name, self.module.clone());
+            // Two kernels of the name (in two modules): no module is known to be the one
+            // that holds the kernel being lowered, so none of its helpers and functions are.
+            let module = match self.kernels.get(&name) {
+                Some(m) if *m != self.module => vec!["<two kernels of the name>".to_string()],
+                _ => self.module.clone(),
+            };
+            self.kernels.insert(name, module);
+            return;
+        }
+        self.function(f.sig.ident.to_string(), f, None, has("device"));
+    }
+    fn visit_item_impl(&mut self, i: &'a syn::ItemImpl) {
+        // Inherent functions of a type named by a plain path (`impl V3 { fn new(..) }`).
+        let syn::Type::Path(t) = &*i.self_ty else { return };
+        if i.trait_.is_some() || t.qself.is_some() {
+            return;
+        }
+        let Some(ty) = t.path.segments.last().map(|s| s.ident.to_string()) else { return };
+        for item in &i.items {
+            if let syn::ImplItem::Fn(f) = item {
+                let f = syn::ItemFn {
+                    attrs: f.attrs.clone(),
+                    vis: f.vis.clone(),
+                    sig: f.sig.clone(),
+                    block: Box::new(f.block.clone()),
+                };
+                self.function(format!("{ty}::{}", f.sig.ident), &f, Some(ty.clone()), false);
+            }
         }
     }
+}
+
+/// Makes the functions of the file that kernel or helper `name` may call from region code
+/// the ones [`quiet_call`] accepts, until the next call: the free functions of its module and
+/// the inherent `impl` functions of the file whose bodies cannot wait or spin (`quiet`), so
+/// that `max3(a, b, c)`, `V3::new(x, y, z)` and a `#[device]` helper written below the kernel
+/// keep it in region form. Nothing outside a macro expansion.
+pub(crate) fn select(name: &str) {
+    let quiet = (|| {
+        if !proc_macro::is_available() {
+            return None;
+        }
+        let file = proc_macro::Span::call_site().local_file()?;
+        let (helpers, kernels) = read(&file);
+        let module = match kernels.get(name) {
+            Some(m) => m.clone(),
+            None => helpers.get(name)?.as_ref()?.0.clone(),
+        };
+        let functions = FUNCTIONS.with(|f| f.borrow().get(&file).cloned())?;
+        Some(quiet(&functions, &module))
+    })()
+    .unwrap_or_default();
+    QUIET.with(|q| *q.borrow_mut() = quiet);
+}
+
+/// Whether `path` (a call's function) is a function of the file that [`select`] found quiet.
+pub(crate) fn quiet_call(path: &syn::Path) -> bool {
+    let key = path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
+    QUIET.with(|q| q.borrow().contains(&key))
+}
+
+/// The functions of `functions` a region may call where `module`'s code calls them (free
+/// functions of `module`, `impl` functions anywhere in the file): those whose bodies name no
+/// barrier or warp collective, have no `async` or item, use only standard macros, and call
+/// only built-ins, standard functions, constructors and other quiet functions (the largest
+/// such set). A `#[device]` helper may not loop with `while` or `loop` either: each is a
+/// progress point of its per-thread forms, where a spin-wait on another thread's write ends,
+/// and would spin in a region. A plain function's loops have none on any path, so a region
+/// runs it as the general path does. Method calls are judged as in region code.
+fn quiet(functions: &Functions, module: &[String]) -> HashSet<String> {
+    let candidates: HashMap<&String, (syn::ItemFn, &Function)> = functions
+        .iter()
+        .filter_map(|(k, v)| {
+            let f = v.as_ref()?;
+            if f.self_ty.is_none() && f.module.as_slice() != module {
+                return None;
+            }
+            Some((k, (syn::parse_str::<syn::ItemFn>(&f.text).ok()?, f)))
+        })
+        .collect();
+    let mut quiet: HashSet<String> = candidates.keys().map(|k| (*k).clone()).collect();
+    loop {
+        let kept: HashSet<String> = quiet
+            .iter()
+            .filter(|k| candidates.get(k).is_some_and(|(item, f)| quiet_body(&item.block, f, &quiet)))
+            .cloned()
+            .collect();
+        if kept.len() == quiet.len() {
+            return kept;
+        }
+        quiet = kept;
+    }
+}
+
+/// The standard macros a quiet function may use: their arguments are expressions or format
+/// strings, checked as the body's own tokens.
+const STD_MACROS: [&str; 16] = [
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "panic",
+    "unreachable",
+    "todo",
+    "unimplemented",
+    "matches",
+    "format",
+    "print",
+    "println",
+    "eprint",
+    "eprintln",
+];
+
+fn quiet_body(b: &Block, f: &Function, quiet: &HashSet<String>) -> bool {
+    struct Q<'q> {
+        ok: bool,
+        f: &'q Function,
+        quiet: &'q HashSet<String>,
+    }
+    impl<'a> Visit<'a> for Q<'_> {
+        fn visit_expr(&mut self, e: &'a Expr) {
+            match e {
+                Expr::While(_) | Expr::Loop(_) if self.f.device => self.ok = false,
+                Expr::Async(_) | Expr::Await(_) => self.ok = false,
+                Expr::Call(c) => match &*c.func {
+                    Expr::Path(p) if p.qself.is_none() => {
+                        let segs: Vec<String> = p
+                            .path
+                            .segments
+                            .iter()
+                            .map(|s| match (s.ident == "Self", &self.f.self_ty) {
+                                (true, Some(t)) => t.clone(),
+                                _ => s.ident.to_string(),
+                            })
+                            .collect();
+                        if !super::allowed_call(&p.path) && !self.quiet.contains(&segs.join("::")) {
+                            self.ok = false;
+                        }
+                    }
+                    _ => self.ok = false,
+                },
+                Expr::Macro(m) => self.mac(&m.mac),
+                _ => {}
+            }
+            syn::visit::visit_expr(self, e);
+        }
+        fn visit_stmt_macro(&mut self, m: &'a syn::StmtMacro) {
+            self.mac(&m.mac);
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {
+            self.ok = false;
+        }
+    }
+    impl Q<'_> {
+        fn mac(&mut self, m: &syn::Macro) {
+            let std = m.path.segments.len() == 1 && STD_MACROS.iter().any(|n| m.path.segments[0].ident == n);
+            self.ok &= std;
+        }
+    }
+    let tokens = quote!(#b);
+    if names_wait(tokens) {
+        return false;
+    }
+    let mut q = Q { ok: true, f, quiet };
+    q.visit_block(b);
+    q.ok
+}
+
+/// Whether `tokens` (macro arguments included) name a barrier, a warp collective or `sync`
+/// (`cta.sync()`, `cg::sync(g)`), but not the module `std::sync` (`std::sync::atomic::Ordering`).
+fn names_wait(tokens: TokenStream) -> bool {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    tokens.iter().enumerate().any(|(k, t)| match t {
+        TokenTree::Ident(i) => {
+            let i = i.to_string();
+            let module = matches!(tokens.get(k + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+            super::BARRIERS.iter().chain(super::WARP.iter()).any(|b| *b == i) || (i == "sync" && !module)
+        }
+        TokenTree::Group(g) => names_wait(g.stream()),
+        _ => false,
+    })
 }
 
 /// The helpers that wait: a barrier, a warp collective or `.sync()` named in the body, or a
@@ -261,10 +477,8 @@ fn waiting(helpers: &HashMap<String, syn::ItemFn>) -> HashSet<String> {
                 Expr::Block(syn::ExprBlock { attrs: vec![], label: None, block: (*f.block).clone() }),
                 None,
             ));
-            let names_wait = super::BARRIERS.iter().chain(super::WARP.iter()).any(|b| ids.contains(*b))
-                || ids.contains("sync")
-                || ids.iter().any(|i| out.contains(i));
-            if names_wait {
+            let block = &f.block;
+            if names_wait(quote!(#block)) || ids.iter().any(|i| out.contains(i)) {
                 out.insert(n.clone());
             }
         }
@@ -663,4 +877,55 @@ fn rename_tokens(t: TokenStream, names: &HashMap<String, Ident>) -> TokenStream 
             tt => tt,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The quiet functions of `file` for code of module `module`.
+    fn quiet_in(file: &str, module: &[&str]) -> Vec<String> {
+        let mut found = Found::default();
+        found.visit_file(&syn::parse_file(file).unwrap());
+        let module: Vec<String> = module.iter().map(|m| m.to_string()).collect();
+        let mut q: Vec<String> = quiet(&found.functions, &module).into_iter().collect();
+        q.sort();
+        q
+    }
+
+    #[test]
+    fn functions_that_cannot_wait_are_quiet_and_the_rest_are_not() {
+        let file = r#"
+            fn max3(a: i32, b: i32, c: i32) -> i32 { a.max(b).max(c) }
+            fn clamp01(v: f32) -> f32 { f32::min(f32::max(v, 0.0), 1.0) }
+            fn uses_max3(a: i32) -> i32 { assert!(a >= 0, "negative"); max3(a, 1, 2) }
+            fn search(v: &[u32], x: u32) -> usize { let mut lo = 0; while lo < v.len() && v[lo] < x { lo += 1; } lo }
+            fn publish(s: Shared<f32>, t: usize, v: f32) -> f32 { s.store(t, v); sync_threads(); s.load(0) }
+            fn via_publish(s: Shared<f32>) -> f32 { publish(s, 0, 1.0) }
+            fn in_a_macro() { my_macro!(); }
+            fn votes(p: bool) -> u32 { ballot_sync(0xffffffff, p) }
+            fn calls_unknown(x: f32) -> f32 { other::f(x) }
+            fn calls_a_closure(g: impl Fn(f32) -> f32) -> f32 { g(1.0) }
+            fn recursive(n: u32) -> u32 { if n == 0 { 0 } else { recursive(n - 1) } }
+            fn ordered(v: Shared<u32>) -> u32 { v.atomic_load(0, std::sync::atomic::Ordering::Acquire) }
+            fn group_sync(g: cg::ThreadBlock) { cg::sync(g) }
+            #[device] fn device_spins(f: Shared<u32>) { while f[0] == 0 {} }
+            #[device] fn device_quiet(x: f32) -> f32 { x * 2.0 }
+            #[kernel] fn k(out: &mut [f32]) { out[0] = 1.0; }
+            struct V3 { x: f32 }
+            impl V3 {
+                fn new(x: f32) -> V3 { V3 { x } }
+                fn twice(x: f32) -> V3 { Self::new(x * 2.0) }
+                fn wait(self) -> f32 { cg::this_thread_block().sync(); self.x }
+            }
+            impl Clone for V3 { fn clone(&self) -> V3 { V3 { x: self.x } } }
+            mod inner { fn other_module(x: f32) -> f32 { x } }
+        "#;
+        assert_eq!(
+            quiet_in(file, &[]),
+            ["V3::new", "V3::twice", "clamp01", "device_quiet", "max3", "ordered", "recursive", "search", "uses_max3",]
+        );
+        // From inside `inner`: its own free function and the file's `impl` functions.
+        assert_eq!(quiet_in(file, &["inner"]), ["V3::new", "V3::twice", "other_module"]);
+    }
 }

@@ -209,6 +209,9 @@ pub(crate) struct Fission {
     /// Whether the form has waiting helpers written out (`inline.rs`), which run on the
     /// general path under a checker (`__private::Guard`); set by the caller.
     pub(crate) written_out: bool,
+    /// Whether block-level code loads shared memory each thread loads on the general path
+    /// (`Program::shared_reads`), which runs on the general path under a checker.
+    pub(crate) shared_once: bool,
     /// The `#[device]` helpers region code calls, in order: the launcher takes the region
     /// form only where each one's `__emu_waits_NAME!()` is `false` (`helpers.rs`).
     pub(crate) helpers: Vec<String>,
@@ -314,7 +317,14 @@ fn lower_bounded(block: &Block, params: &[String], buffers: &[String], ctx: &Ide
     };
     let body = p.emit(&nodes, &g);
     let body = quote!(#(#items)* #body);
-    Ok(Fission { kind, body, warps: p.warp_points() > 0, written_out: false, helpers: helpers::take_called() })
+    Ok(Fission {
+        kind,
+        body,
+        warps: p.warp_points() > 0,
+        written_out: false,
+        shared_once: p.shared_once,
+        helpers: helpers::take_called(),
+    })
 }
 
 /// The local bound by a statement-level `let v = dynamic_shared::<T>();` when that is the
@@ -1607,6 +1617,9 @@ impl<'ast> Visit<'ast> for Checker {
                             helpers::called(&name);
                         }
                     }
+                    // A function of the kernel's file whose body cannot wait or spin
+                    // (`inline::select`): `max3(..)`, `V3::new(..)`, a helper written below.
+                    Expr::Path(p) if p.qself.is_none() && inline::quiet_call(&p.path) => {}
                     f => {
                         let name = quote!(#f).to_string().replace(' ', "");
                         return self.fail(format!("a call of `{name}`, which may wait or spin (a helper)"));
@@ -1651,6 +1664,17 @@ struct Local {
     stmt: Stmt,
 }
 
+impl Local {
+    /// An immutable binding of shared memory (`shared_array!`, `dynamic_shared()`): a handle
+    /// no statement can change, whatever the analyses count (`s.atomic_add(0, 1)` names it as
+    /// a method's receiver); what it points to is memory (`footprint.rs`).
+    fn shared_view(&self) -> bool {
+        let dynamic = matches!(&self.init, Expr::Call(c) if c.args.is_empty()
+            && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "dynamic_shared")));
+        !self.mutable && (uniform::is_shared_decl(&self.init) || dynamic)
+    }
+}
+
 /// How a local lives across barriers.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Lives {
@@ -1675,6 +1699,8 @@ struct Program {
     /// Statement-level assignments: name and value.
     assigned_top: Vec<(String, Expr)>,
     uniform: HashSet<String>,
+    /// Whether a uniform value loads shared memory (`shared_reads`).
+    shared_once: bool,
     lives: HashMap<String, Lives>,
     /// Names each run mentions.
     mentions: HashMap<usize, HashSet<String>>,
@@ -1712,6 +1738,7 @@ impl Program {
             assigned_inside: HashSet::new(),
             assigned_top: Vec::new(),
             uniform: HashSet::new(),
+            shared_once: false,
             lives: HashMap::new(),
             mentions: HashMap::new(),
             closures: HashSet::new(),
@@ -1964,7 +1991,7 @@ impl Program {
     }
 
     fn names<'a>(&'a self, uniform: &'a HashSet<String>, locals: &'a HashSet<String>, ctx: &'a str) -> Names<'a> {
-        Names { uniform, params: &self.params, locals, ctx }
+        Names { uniform, params: &self.params, locals, ctx, shared: None }
     }
 
     /// Whether `e` is block-uniform once the analysis is done ([`Names::uniform`] over the
@@ -1982,13 +2009,21 @@ impl Program {
             self.locals.iter().map(|l| l.name.clone()).chain(self.loop_vars.iter().cloned()).collect();
         let mut uniform: HashSet<String> =
             self.locals.iter().map(|l| l.name.clone()).chain(self.loop_vars.iter().cloned()).collect();
+        // The shared views each local's values may load as uniform values (`shared_reads`).
+        let mut shared_reads = HashMap::new();
+        {
+            let roots = footprint::Roots::of(&self.buffers, self.locals_for_roots());
+            let views = roots.shared_views(&self.buffers);
+            self.shared_reads(&roots, &views, nodes, false, &mut shared_reads);
+        }
         loop {
             let before = uniform.len();
             let names = self.names(&uniform, &locals, &ctx);
             let mut keep: HashSet<String> = HashSet::new();
             for l in &self.locals {
+                let names = Names { shared: shared_reads.get(&l.name).and_then(Option::as_ref), ..names };
                 let ok = names.uniform(&l.init)
-                    && !self.assigned_inside.contains(&l.name)
+                    && (!self.assigned_inside.contains(&l.name) || l.shared_view())
                     && (l.mutable || !self.assigned_top.iter().any(|(n, _)| n == &l.name))
                     && self.assigned_top.iter().filter(|(n, _)| n == &l.name).all(|(_, v)| names.uniform(v));
                 if ok {
@@ -2056,20 +2091,93 @@ impl Program {
         if self.locals.iter().any(|l| l.name.starts_with("__emu_vote") && !uniform.contains(&l.name)) {
             return Err("a `sync_threads_or`, `_and` or `_count` whose count is not taken once per block".into());
         }
+        self.shared_once = uniform.iter().any(|n| shared_reads.get(n).is_some_and(Option::is_some));
         self.uniform = uniform;
         // A kernel with lowered shuffles runs every thread to each shuffle before any goes
         // on: a schedule CUDA allows, not the general path's (README, "Which path a kernel
         // takes"), so the seams that keep the general path's order do not apply.
         if self.warp_points() == 0 {
-            let locals = self.locals.iter().map(|l| {
-                let again =
-                    self.assigned_inside.contains(&l.name) || self.assigned_top.iter().any(|(n, _)| n == &l.name);
-                (l.name.as_str(), &l.init, l.mutable || again)
-            });
-            let roots = footprint::Roots::of(&self.buffers, locals);
+            let roots = footprint::Roots::of(&self.buffers, self.locals_for_roots());
             self.check_seams(&roots, nodes, &mut Footprint::default())?;
         }
         Ok(())
+    }
+
+    /// The locals as `footprint::Roots::of` takes them: name, initialiser, and whether it is
+    /// ever assigned again (a shared view's binding never is: `Local::shared_view`).
+    fn locals_for_roots(&self) -> impl Iterator<Item = (&str, &Expr, bool)> {
+        self.locals.iter().map(|l| {
+            let again = self.assigned_inside.contains(&l.name) || self.assigned_top.iter().any(|(n, _)| n == &l.name);
+            (l.name.as_str(), &l.init, again && !l.shared_view() || l.mutable)
+        })
+    }
+
+    /// For each local bound or assigned at statement level, the shared views (of `views`,
+    /// with their roots) whose loads at uniform indices its values may read as uniform ones:
+    /// those whose memory no thread code writes in any run that binds or assigns it with a
+    /// value naming a shared view, each run directly after a barrier (`None`: such a run
+    /// elsewhere, or one whose writes are unknown).
+    /// There, each thread would load what every other thread loads, before any writes it in
+    /// that barrier interval (a write by one thread there and a load by another would race),
+    /// so the block's one load, where `place` puts the statement, is each thread's: a flag a
+    /// loop ends on (`if flag[0] == 0 { break; }` after a barrier). `after_barrier`: whether
+    /// the thread code that ran last before `nodes`, if any, ended at a barrier (a run that
+    /// touches no shared memory, such as a step of a local counter, keeps it so); returns the
+    /// same after them.
+    fn shared_reads(
+        &self,
+        roots: &Roots,
+        views: &[(String, String)],
+        nodes: &[Node],
+        after_barrier: bool,
+        out: &mut HashMap<String, Option<HashSet<String>>>,
+    ) -> bool {
+        let mut after_barrier = after_barrier;
+        for n in nodes {
+            after_barrier = match n {
+                Node::Run(stmts, _) => {
+                    let fp = self.footprint(roots, stmts);
+                    let safe: Option<HashSet<String>> = after_barrier
+                        .then(|| views.iter().filter(|(_, r)| !fp.may_write(r)).map(|(v, _)| v.clone()).collect());
+                    for s in stmts {
+                        let name = match s {
+                            Stmt::Local(l) => local_name(&l.pat),
+                            Stmt::Expr(Expr::Assign(a), _) => path_name(&a.left),
+                            Stmt::Expr(Expr::Binary(b), _) if is_assign(&b.op) => path_name(&b.left),
+                            _ => None,
+                        };
+                        let Some(name) = name else { continue };
+                        // A value that names no shared view asks nothing of its run.
+                        let named = uniform::idents_of(s);
+                        if !views.iter().any(|(v, _)| named.contains(v)) {
+                            continue;
+                        }
+                        let merged = match (out.remove(&name), &safe) {
+                            (None, s) => s.clone(),
+                            (Some(Some(a)), Some(b)) => Some(a.intersection(b).cloned().collect()),
+                            _ => None,
+                        };
+                        out.insert(name, merged);
+                    }
+                    fp.is_empty() && after_barrier
+                }
+                Node::Barrier(..) => true,
+                Node::While { body, .. } | Node::For { body, .. } => {
+                    // A pass starts after what ran before the loop or after the body's end
+                    // (the pass before); the loop ends there too, or skips its body.
+                    let end = self.shared_reads(roots, views, body, false, &mut HashMap::new());
+                    let start = after_barrier && end;
+                    self.shared_reads(roots, views, body, start, out);
+                    start
+                }
+                Node::If { then, otherwise, .. } => {
+                    let a = self.shared_reads(roots, views, then, after_barrier, out);
+                    let b = self.shared_reads(roots, views, otherwise, after_barrier, out);
+                    a && b
+                }
+            };
+        }
+        after_barrier
     }
 
     /// Whether `s` is a uniform statement under `uniform`: a `let` of a uniform name, or a

@@ -58,9 +58,22 @@ pub(super) struct Names<'a> {
     pub(super) locals: &'a HashSet<String>,
     /// The context argument's name (`__emu_ctx`).
     pub(super) ctx: &'a str,
+    /// Shared views whose loads at uniform indices are uniform in the value being judged: it
+    /// is computed right after a barrier, in a run whose thread code writes none of them
+    /// (`Program::shared_reads`), so every thread would load what the block loads once.
+    pub(super) shared: Option<&'a HashSet<String>>,
 }
 
 impl Names<'_> {
+    /// The index of `load(checked, &v, i)` (`rewrite.rs`) with `v` one of [`Names::shared`].
+    fn shared_load<'e>(&self, c: &'e syn::ExprCall) -> Option<&'e Expr> {
+        let shared = self.shared?;
+        let Some(Expr::Reference(r)) = c.args.get(1) else { return None };
+        let view = super::path_name(&r.expr)?;
+        (super::private_call(c).as_deref() == Some("load") && c.args.len() == 3 && shared.contains(&view))
+            .then(|| &c.args[2])
+    }
+
     /// Whether `e` is block-uniform.
     pub(super) fn uniform(&self, e: &Expr) -> bool {
         match e {
@@ -121,6 +134,9 @@ impl Names<'_> {
                 // the launch writes it, so every thread loads the same value (lavaMD-style
                 // `for k in 0..1 + boxes[bx].nn` around barriers).
                 if let Some(index) = super::read_only_load(e) {
+                    return self.uniform(index);
+                }
+                if let Some(index) = self.shared_load(c) {
                     return self.uniform(index);
                 }
                 let Expr::Path(p) = &*c.func else { return false };

@@ -281,10 +281,9 @@ fn hazard_threads_that_exit_before_a_barrier_stay_exited() {
     assert!(["regions", "general"].contains(&path), "{path}");
 }
 
-/// Hazard: `break` out of a loop with barriers on a value in shared memory (the same in every
-/// thread here, but not provably so: another thread may store it). Normalisation makes the
-/// exit a flag (`loop_exits`), which is not block-uniform: the general path keeps it. A
-/// `break` on a block-uniform condition takes regions (`a_uniform_break_between_barriers_takes_regions`).
+/// `break` out of a loop with barriers on a value in shared memory, read right after a
+/// barrier in a run that writes none of it: every thread loads what the block loads once
+/// (`Program::shared_reads`), so the exit is block-uniform and the loop takes regions.
 #[kernel]
 fn break_out_of_barrier_loop(out: &mut [u32]) {
     let t = shared_array![u32; 32];
@@ -307,14 +306,43 @@ fn break_out_of_barrier_loop(out: &mut [u32]) {
 }
 
 #[test]
-fn hazard_break_out_of_a_barrier_loop_keeps_the_general_path() {
+fn a_break_on_a_shared_value_read_after_a_barrier_takes_regions() {
     let want = vec![3u32; 32];
     let path = both_paths(&want, || {
         let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
         launch!(break_out_of_barrier_loop<<<1, 32>>>(&mut out)).unwrap();
         out.to_vec().unwrap()
     });
-    assert_eq!(path, "general");
+    assert_eq!(path, "regions");
+}
+
+/// Hazard: a value loaded from shared memory in a run that also stores there (race-free in
+/// a block of one thread, which loads what it stored). The block's one load, at the run's
+/// start, would read what was there before the store: such a load is each thread's, and the
+/// run keeps it (`Program::shared_reads`).
+#[kernel]
+fn loads_what_its_run_stored(out: &mut [u32]) {
+    let s = shared_array![u32; 1];
+    let tid = thread_idx().x as usize;
+    s[0] = 1;
+    sync_threads();
+    if tid == 0 {
+        s[0] = 7;
+    }
+    let x = s[0];
+    out[tid] = x + tid as u32;
+    sync_threads();
+    out[tid] += s[0];
+}
+
+#[test]
+fn hazard_a_load_in_a_run_that_stores_stays_each_threads() {
+    let path = both_paths(&[14u32], || {
+        let mut out = DeviceBuffer::<u32>::zeroed(1).unwrap();
+        launch!(loads_what_its_run_stored<<<1, 1>>>(&mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
 }
 
 /// A `for` loop in region code whose bounds differ per thread (`0..tid`) ends on the
@@ -517,7 +545,8 @@ fn calls_nested_waiting_helpers(x: &[u32], out: &mut [u32]) {
     out[tid] = r;
 }
 
-/// Defined after its caller: not yet classified when the kernel is expanded.
+/// Defined after its caller: not yet classified when the kernel is expanded, but read from
+/// the file (`inline.rs`, `select`): its body cannot wait, so the kernel keeps its regions.
 #[kernel]
 fn calls_a_later_helper(x: &[f32], out: &mut [f32]) {
     let tid = thread_idx().x as usize;
@@ -614,6 +643,13 @@ fn helpers_that_do_not_wait_keep_the_region_form() {
         out.to_vec().unwrap()
     });
     assert_eq!(path, "regions");
+    let want: Vec<f32> = x.iter().map(|v| v + 1.0).collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(32).unwrap();
+        launch!(calls_a_later_helper<<<1, 32>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
 }
 
 #[test]
@@ -638,13 +674,6 @@ fn helpers_that_wait_or_are_not_known_keep_the_general_path() {
     let path = both_paths(&want, || {
         let mut out = DeviceBuffer::<f32>::zeroed(32).unwrap();
         launch!(calls_a_helper_that_returns_early<<<1, 32>>>(&input, &mut out)).unwrap();
-        out.to_vec().unwrap()
-    });
-    assert_eq!(path, "general");
-    let want: Vec<f32> = x.iter().map(|v| v + 1.0).collect();
-    let path = both_paths(&want, || {
-        let mut out = DeviceBuffer::<f32>::zeroed(32).unwrap();
-        launch!(calls_a_later_helper<<<1, 32>>>(&input, &mut out)).unwrap();
         out.to_vec().unwrap()
     });
     assert_eq!(path, "general");
@@ -693,6 +722,177 @@ fn waiting_helpers_called_as_statements_are_written_out() {
     with_config(racecheck, || launch!(calls_nested_waiting_helpers<<<1, 64>>>(&input, &mut out))).unwrap();
     assert_eq!(last_path(), "general");
     assert_eq!(out.to_vec().unwrap(), want);
+}
+
+// ------------------------------------------------------------------ functions of the kernel's file
+
+/// A plain function (no `#[device]`), as ported code has for `max`-of-three and clamps.
+fn max3(a: i32, b: i32, c: i32) -> i32 {
+    a.max(b).max(c)
+}
+
+/// A plain function calling another, a standard associated function and a macro.
+fn clamp_score(v: i32, lo: i32) -> i32 {
+    debug_assert!(lo <= 0, "a floor above zero: {lo}");
+    max3(v, lo, i32::min(lo, -1))
+}
+
+/// A binary search: a plain function's `while`, which no path gives a progress point.
+fn rank_below(sorted: &[i32; 8], x: i32) -> usize {
+    let (mut lo, mut hi) = (0usize, 8usize);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if sorted[mid] < x {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+#[derive(Clone, Copy, Debug, Default, DeviceCopy)]
+#[repr(C)]
+struct Cell2 {
+    a: i32,
+    b: i32,
+}
+
+impl Cell2 {
+    fn new(a: i32, b: i32) -> Cell2 {
+        Cell2 { a, b }
+    }
+    fn swapped(b: i32, a: i32) -> Cell2 {
+        Self::new(a, b)
+    }
+    fn score(self, w: i32) -> i32 {
+        self.a * w + self.b
+    }
+}
+
+/// Needleman-Wunsch's shape: a wavefront over a shared tile whose cells take `max3` of their
+/// neighbours, with `Cell2`'s constructor and method and a binary search in region code.
+#[kernel]
+fn calls_plain_functions(refm: &[i32], out: &mut [i32], penalty: i32) {
+    let temp = shared_array![[i32; 17]; 17];
+    let tx = thread_idx().x as usize;
+    temp[tx + 1][0] = -((tx as i32) + 1) * penalty;
+    temp[0][tx + 1] = -((tx as i32) + 1) * penalty;
+    if tx == 0 {
+        temp[0][0] = 0;
+    }
+    sync_threads();
+    for m in 0..16 {
+        if tx <= m {
+            let (x, y) = (tx + 1, m - tx + 1);
+            let diag = temp[y - 1][x - 1] + refm[(y - 1) * 16 + x - 1];
+            temp[y][x] = clamp_score(max3(diag, temp[y][x - 1] - penalty, temp[y - 1][x] - penalty), -1000);
+        }
+        sync_threads();
+    }
+    for m in (0..15).rev() {
+        if tx <= m {
+            let (x, y) = (tx + 16 - m, 16 - tx);
+            let diag = temp[y - 1][x - 1] + refm[(y - 1) * 16 + x - 1];
+            temp[y][x] = clamp_score(max3(diag, temp[y][x - 1] - penalty, temp[y - 1][x] - penalty), -1000);
+        }
+        sync_threads();
+    }
+    let cuts = [-40, -20, -10, -5, 0, 5, 10, 20];
+    let c = Cell2::swapped(rank_below(&cuts, temp[16][tx + 1]) as i32, temp[tx + 1][16]);
+    out[tx] = c.score(3);
+}
+
+/// A plain function with a barrier, inside an expression: not written out, so the kernel
+/// keeps the general path.
+fn publish(s: Shared<i32>, t: usize, v: i32) -> i32 {
+    s.store(t, v);
+    sync_threads();
+    s.load(15 - t)
+}
+
+/// One that calls it: waits too.
+fn publish_twice(s: Shared<i32>, t: usize, v: i32) -> i32 {
+    publish(s, t, v) * 2
+}
+
+#[kernel]
+fn calls_a_plain_function_that_waits(x: &[i32], out: &mut [i32]) {
+    let s = shared_array![i32; 16];
+    let t = thread_idx().x as usize;
+    sync_threads();
+    out[t] = 1 + publish_twice(s, t, x[t]);
+}
+
+#[kernel]
+fn calls_a_helper_that_spins(out: &mut [u32]) {
+    let flag = shared_array![u32; 1];
+    let t = thread_idx().x as usize;
+    if t == 0 {
+        flag[0] = 0;
+    }
+    sync_threads();
+    if t == 15 {
+        flag.atomic_add(0, 1);
+    }
+    out[t] = wait_for(flag);
+}
+
+/// A `#[device]` helper that spins on a flag: its loop is a progress point of the per-thread
+/// forms, where the thread that sets the flag runs; a region would spin. Written
+/// below its caller, so that the file's reading (`inline.rs`, `select`) judges it.
+#[device]
+fn wait_for(flag: Shared<u32>) -> u32 {
+    while flag.atomic_load(0, std::sync::atomic::Ordering::Acquire) == 0 {}
+    flag.atomic_load(0, std::sync::atomic::Ordering::Acquire)
+}
+
+fn nw_reference(refm: &[i32], penalty: i32) -> Vec<i32> {
+    let mut t = [[0i32; 17]; 17];
+    for i in 1..17 {
+        t[i][0] = -(i as i32) * penalty;
+        t[0][i] = -(i as i32) * penalty;
+    }
+    for y in 1..17 {
+        for x in 1..17 {
+            let diag = t[y - 1][x - 1] + refm[(y - 1) * 16 + x - 1];
+            t[y][x] = clamp_score(max3(diag, t[y][x - 1] - penalty, t[y - 1][x] - penalty), -1000);
+        }
+    }
+    let cuts = [-40, -20, -10, -5, 0, 5, 10, 20];
+    (0..16).map(|tx| Cell2::swapped(rank_below(&cuts, t[16][tx + 1]) as i32, t[tx + 1][16]).score(3)).collect()
+}
+
+#[test]
+fn plain_functions_and_impl_functions_of_the_file_keep_the_region_form() {
+    let refm: Vec<i32> = (0..256).map(|i| (i * 7 % 11) - 5).collect();
+    let input = DeviceBuffer::from_slice(&refm).unwrap();
+    let want = nw_reference(&refm, 2);
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<i32>::zeroed(16).unwrap();
+        launch!(calls_plain_functions<<<1, 16>>>(&input, &mut out, 2)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+}
+
+#[test]
+fn functions_of_the_file_that_wait_or_spin_keep_the_general_path() {
+    let x: Vec<i32> = (0..16).map(|i| i * 3 - 7).collect();
+    let input = DeviceBuffer::from_slice(&x).unwrap();
+    let want: Vec<i32> = (0..16).map(|t| 1 + 2 * x[15 - t]).collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<i32>::zeroed(16).unwrap();
+        launch!(calls_a_plain_function_that_waits<<<1, 16>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
+    let path = both_paths(&[1u32; 16], || {
+        let mut out = DeviceBuffer::<u32>::zeroed(16).unwrap();
+        launch!(calls_a_helper_that_spins<<<1, 16>>>(&mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
 }
 
 // ------------------------------------------------------------------ index macros, plain blocks
@@ -1906,6 +2106,83 @@ fn loops_that_bind_the_same_variable_take_regions() {
         out.to_vec().unwrap()
     });
     assert_eq!(path, "regions");
+}
+
+/// Odd-even transposition sort in one block that runs until a pass swaps nothing: each pass
+/// counts its swaps in shared memory, and the loop ends on that count, read after a barrier
+/// (`Program::shared_reads`). The shape of convergence loops (`while (changed)` on a
+/// `__shared__` flag).
+#[kernel]
+fn sort_until_sorted(v: &mut [i32], passes: &mut [u32]) {
+    let swaps = shared_array![u32; 1];
+    let t = thread_idx().x as usize;
+    let n = block_dim().x as usize;
+    let mut pass = 0u32;
+    loop {
+        if t == 0 {
+            swaps[0] = 0;
+        }
+        sync_threads();
+        for phase in 0..2 {
+            if t % 2 == phase && t + 1 < n && v[t] > v[t + 1] {
+                let a = v[t];
+                v[t] = v[t + 1];
+                v[t + 1] = a;
+                swaps.atomic_add(0, 1);
+            }
+            sync_threads();
+        }
+        pass += 1;
+        if swaps[0] == 0 {
+            break;
+        }
+        sync_threads();
+    }
+    if t == 0 {
+        passes[0] = pass;
+    }
+}
+
+#[test]
+fn a_loop_that_ends_on_a_shared_count_takes_regions() {
+    for n in [1usize, 2, 7, 64] {
+        let x: Vec<i32> = (0..n as i32).map(|i| (i * 37 + 11) % 23 - 9).collect();
+        let mut sorted = x.clone();
+        let mut passes = 0u32;
+        loop {
+            let mut swaps = 0;
+            for phase in 0..2 {
+                for t in (phase..n.saturating_sub(1)).step_by(2) {
+                    if sorted[t] > sorted[t + 1] {
+                        sorted.swap(t, t + 1);
+                        swaps += 1;
+                    }
+                }
+            }
+            passes += 1;
+            if swaps == 0 {
+                break;
+            }
+        }
+        let mut want: Vec<i32> = sorted.clone();
+        want.push(passes as i32);
+        let path = both_paths(&want, || {
+            let mut v = DeviceBuffer::from_slice(&x).unwrap();
+            let mut p = DeviceBuffer::<u32>::zeroed(1).unwrap();
+            launch!(sort_until_sorted<<<1, n as u32>>>(&mut v, &mut p)).unwrap();
+            let mut out = v.to_vec().unwrap();
+            out.push(p.to_vec().unwrap()[0] as i32);
+            out
+        });
+        assert_eq!(path, "regions", "{n} threads");
+    }
+    // Under a checker each thread's load of the count is checked: the general path.
+    let racecheck = Config::from_env().unwrap().checks(deviceemu::Checks { racecheck: true, ..Default::default() });
+    let mut v = DeviceBuffer::from_slice(&[3, 1, 2, 0]).unwrap();
+    let mut p = DeviceBuffer::<u32>::zeroed(1).unwrap();
+    with_config(racecheck, || launch!(sort_until_sorted<<<1, 4>>>(&mut v, &mut p))).unwrap();
+    assert_eq!(last_path(), "general");
+    assert_eq!(v.to_vec().unwrap(), [0, 1, 2, 3]);
 }
 
 // ------------------------------------------------------------------ read-only loads as uniform values

@@ -343,6 +343,10 @@ pub struct Guard {
     /// Waiting `#[device]` helpers written out in the region form (`fission/inline.rs`),
     /// whose accesses a checker would report at the call's line, not the helper's.
     pub written_out: bool,
+    /// Values the block loads once from shared memory where each thread loads them on the
+    /// general path (a flag a loop ends on, `fission/mod.rs`, `shared_reads`): a checker
+    /// would see one load, not each thread's.
+    pub shared_once: bool,
 }
 
 /// [`launch_regions`] for a kernel whose region form leans on more than its barriers
@@ -382,6 +386,8 @@ where
             Some("its warp collectives run lane by lane under a checker")
         } else if guard.written_out && checking {
             Some("a checker reports a waiting helper's accesses at the helper's lines")
+        } else if guard.shared_once && checking {
+            Some("a checker sees each thread's load of a flag the region form loads once per block")
         } else {
             None
         };
