@@ -35,6 +35,11 @@ impl Footprint {
         self.unknown || self.writes.contains(root)
     }
 
+    /// Whether the code stores nothing other threads see.
+    pub(super) fn writes_nothing(&self) -> bool {
+        !self.unknown && self.writes.is_empty()
+    }
+
     /// Whether the code touches no memory other threads see.
     pub(super) fn is_empty(&self) -> bool {
         !self.unknown && self.reads.is_empty() && self.writes.is_empty()

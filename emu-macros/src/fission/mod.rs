@@ -358,6 +358,28 @@ fn sole_dynamic_shared(stmts: &[Stmt]) -> Option<String> {
 // ---------------------------------------------------------------- structure
 
 /// A piece of a kernel body, as fission sees it.
+/// What `Program::shared_reads` finds: for each local bound or assigned at statement level,
+/// the shared views its values may load as uniform ones (`None`: none); and for each loop or
+/// `if` head around barriers (by its text), whether the block computes it where thread code
+/// has stored no shared memory since the last barrier (`false` wins between two heads of one
+/// text).
+#[derive(Default)]
+struct SharedReads {
+    values: HashMap<String, Option<HashSet<String>>>,
+    heads: HashMap<String, bool>,
+}
+
+impl SharedReads {
+    fn head(&mut self, e: &Expr, after_barrier: bool) {
+        let entry = self.heads.entry(quote!(#e).to_string()).or_insert(true);
+        *entry &= after_barrier;
+    }
+
+    fn at_barrier(&self, e: &Expr) -> bool {
+        self.heads.get(&quote!(#e).to_string()).copied().unwrap_or(false)
+    }
+}
+
 enum Node {
     /// Statements without barriers.
     Run(Vec<Stmt>, usize),
@@ -1537,6 +1559,33 @@ impl<'ast> Visit<'ast> for Deps<'_> {
     }
 }
 
+/// Whether `e` iterates over a local's or a parameter's elements, or over a range, through
+/// adapters that keep it finite: `w.iter()`, `&w`, `w.iter().enumerate()`, `a.iter().zip(&b)`,
+/// `w.chunks(2).rev()`. Such a loop ends, as a range's does; in region code it gets a region
+/// progress point all the same (`RegionLoops`).
+fn finite_iter(e: &Expr) -> bool {
+    match e {
+        Expr::Path(p) => p.qself.is_none() && p.path.get_ident().is_some(),
+        Expr::Reference(r) => matches!(&*r.expr, Expr::Path(_)) && finite_iter(&r.expr),
+        Expr::Paren(p) => finite_iter(&p.expr),
+        Expr::MethodCall(m) => match m.method.to_string().as_str() {
+            "iter" | "iter_mut" | "into_iter" if m.args.is_empty() => {
+                finite_iter(&m.receiver) || range_like(&m.receiver)
+            }
+            "chunks" | "chunks_exact" | "windows" => finite_iter(&m.receiver),
+            "enumerate" | "rev" | "copied" | "cloned" | "zip" | "take" | "skip" | "step_by" => {
+                finite_iter(&m.receiver) || range_like(&m.receiver)
+            }
+            "chain" => {
+                (finite_iter(&m.receiver) || range_like(&m.receiver))
+                    && m.args.iter().all(|a| finite_iter(a) || range_like(a))
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 fn range_like(e: &Expr) -> bool {
     match e {
         Expr::Range(r) => r.end.is_some(),
@@ -1567,8 +1616,8 @@ impl<'ast> Visit<'ast> for Checker {
             Expr::While(_) | Expr::Loop(_) => return self.fail("a `while` or `loop` that may spin"),
             Expr::Async(_) | Expr::Await(_) => return self.fail("`async` code"),
             Expr::ForLoop(f) => {
-                if !range_like(&f.expr) {
-                    return self.fail("a `for` loop over something other than a range");
+                if !range_like(&f.expr) && !finite_iter(&f.expr) {
+                    return self.fail("a `for` loop over something other than a range or a local's elements");
                 }
                 // A range whose bounds are not block-uniform (a grid-stride `for` from the
                 // thread's index) still ends: the thread computed its bounds before it began.
@@ -2009,19 +2058,19 @@ impl Program {
             self.locals.iter().map(|l| l.name.clone()).chain(self.loop_vars.iter().cloned()).collect();
         let mut uniform: HashSet<String> =
             self.locals.iter().map(|l| l.name.clone()).chain(self.loop_vars.iter().cloned()).collect();
-        // The shared views each local's values may load as uniform values (`shared_reads`).
-        let mut shared_reads = HashMap::new();
-        {
-            let roots = footprint::Roots::of(&self.buffers, self.locals_for_roots());
-            let views = roots.shared_views(&self.buffers);
-            self.shared_reads(&roots, &views, nodes, false, &mut shared_reads);
-        }
+        // The shared views each local's values and each head may load as uniform values
+        // (`shared_reads`).
+        let mut shared_reads = SharedReads::default();
+        let roots = footprint::Roots::of(&self.buffers, self.locals_for_roots());
+        let views = roots.shared_views(&self.buffers);
+        let all_views: HashSet<String> = views.iter().map(|(v, _)| v.clone()).collect();
+        self.shared_reads(&roots, &views, nodes, false, &mut shared_reads);
         loop {
             let before = uniform.len();
             let names = self.names(&uniform, &locals, &ctx);
             let mut keep: HashSet<String> = HashSet::new();
             for l in &self.locals {
-                let names = Names { shared: shared_reads.get(&l.name).and_then(Option::as_ref), ..names };
+                let names = Names { shared: shared_reads.values.get(&l.name).and_then(Option::as_ref), ..names };
                 let ok = names.uniform(&l.init)
                     && (!self.assigned_inside.contains(&l.name) || l.shared_view())
                     && (l.mutable || !self.assigned_top.iter().any(|(n, _)| n == &l.name))
@@ -2046,11 +2095,18 @@ impl Program {
                 break;
             }
         }
-        // Loop heads around barriers must be uniform.
+        // Loop heads around barriers must be uniform; one the block computes right after a
+        // barrier may load shared memory (`shared_reads`).
         let names = self.names(&uniform, &locals, &ctx);
-        if !self.heads.iter().all(|h| names.uniform(h)) {
+        let head_uniform = |h: &Expr| {
+            let shared = shared_reads.at_barrier(h).then_some(&all_views);
+            Names { shared, ..names }.uniform(h)
+        };
+        if !self.heads.iter().all(head_uniform) {
             return Err("a loop around a barrier whose condition is not proved block-uniform".into());
         }
+        // (Heads that are uniform only by such loads.)
+        let heads_load_shared = self.heads.iter().any(|h| shared_reads.at_barrier(h) && !names.uniform(h));
         // Recomputed: immutable, computed from indices, constants, parameters and immutable
         // uniform values.
         let fixed: HashSet<String> =
@@ -2091,13 +2147,13 @@ impl Program {
         if self.locals.iter().any(|l| l.name.starts_with("__emu_vote") && !uniform.contains(&l.name)) {
             return Err("a `sync_threads_or`, `_and` or `_count` whose count is not taken once per block".into());
         }
-        self.shared_once = uniform.iter().any(|n| shared_reads.get(n).is_some_and(Option::is_some));
+        self.shared_once =
+            uniform.iter().any(|n| shared_reads.values.get(n).is_some_and(Option::is_some)) || heads_load_shared;
         self.uniform = uniform;
         // A kernel with lowered shuffles runs every thread to each shuffle before any goes
         // on: a schedule CUDA allows, not the general path's (README, "Which path a kernel
         // takes"), so the seams that keep the general path's order do not apply.
         if self.warp_points() == 0 {
-            let roots = footprint::Roots::of(&self.buffers, self.locals_for_roots());
             self.check_seams(&roots, nodes, &mut Footprint::default())?;
         }
         Ok(())
@@ -2130,7 +2186,7 @@ impl Program {
         views: &[(String, String)],
         nodes: &[Node],
         after_barrier: bool,
-        out: &mut HashMap<String, Option<HashSet<String>>>,
+        out: &mut SharedReads,
     ) -> bool {
         let mut after_barrier = after_barrier;
         for n in nodes {
@@ -2152,25 +2208,31 @@ impl Program {
                         if !views.iter().any(|(v, _)| named.contains(v)) {
                             continue;
                         }
-                        let merged = match (out.remove(&name), &safe) {
+                        let merged = match (out.values.remove(&name), &safe) {
                             (None, s) => s.clone(),
                             (Some(Some(a)), Some(b)) => Some(a.intersection(b).cloned().collect()),
                             _ => None,
                         };
-                        out.insert(name, merged);
+                        out.values.insert(name, merged);
                     }
-                    fp.is_empty() && after_barrier
+                    fp.writes_nothing() && after_barrier
                 }
                 Node::Barrier(..) => true,
-                Node::While { body, .. } | Node::For { body, .. } => {
+                Node::While { cond: head, body, .. } | Node::For { expr: head, body, .. } => {
                     // A pass starts after what ran before the loop or after the body's end
-                    // (the pass before); the loop ends there too, or skips its body.
-                    let end = self.shared_reads(roots, views, body, false, &mut HashMap::new());
+                    // (the pass before); the loop ends there too, or skips its body. A `for`
+                    // loop's range is taken once, before it.
+                    let end = self.shared_reads(roots, views, body, false, &mut SharedReads::default());
                     let start = after_barrier && end;
+                    let at = if matches!(n, Node::For { .. }) { after_barrier } else { start };
+                    out.head(head, at);
                     self.shared_reads(roots, views, body, start, out);
                     start
                 }
-                Node::If { then, otherwise, .. } => {
+                Node::If { cond, then, otherwise, warp, .. } => {
+                    if !warp {
+                        out.head(cond, after_barrier);
+                    }
                     let a = self.shared_reads(roots, views, then, after_barrier, out);
                     let b = self.shared_reads(roots, views, otherwise, after_barrier, out);
                     a && b
@@ -2457,8 +2519,22 @@ fn pure_expr(e: &Expr) -> bool {
                 && pure_expr(&m.receiver)
                 && m.args.iter().all(pure_expr)
         }
+        // `if c { a } else { b }` of pure values (`v = if v % 2 == 0 { v / 2 } else { 3 * v + 1 }`).
+        Expr::If(i) => {
+            pure_expr(&i.cond)
+                && pure_value(&i.then_branch)
+                && i.else_branch.as_ref().is_some_and(|(_, e)| match &**e {
+                    Expr::Block(b) => b.label.is_none() && pure_value(&b.block),
+                    e => pure_expr(e),
+                })
+        }
         _ => false,
     }
+}
+
+/// Whether block `b` is one pure value (`{ a }`).
+fn pure_value(b: &Block) -> bool {
+    matches!(b.stmts.as_slice(), [Stmt::Expr(e, None)] if pure_expr(e))
 }
 
 /// Whether statement `s` (of the rewritten body, where every access of a view is a call)

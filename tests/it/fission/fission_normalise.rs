@@ -158,9 +158,10 @@ fn a_grid_stride_loop_and_a_warp_tail_take_regions() {
 
 // ------------------------------------------------------------------ hazards
 
-/// Hazard: a loop with a barrier whose condition reads shared memory. Every thread reads the
-/// same value (thread 0 wrote it before a barrier), so the loop is legal, but only at run
-/// time: fission cannot prove it uniform and must keep the general path.
+/// A loop with a barrier whose condition reads shared memory, which thread 0 wrote before a
+/// barrier: every thread reads the same value. Formerly kept on the general path (uniform
+/// only at run time); the block computes the test right after the barrier, where no thread
+/// code has stored shared memory since (`Program::shared_reads`), so it is uniform.
 #[kernel]
 fn loop_on_shared_flag(out: &mut [u32], rounds: u32) {
     let left = shared_array![u32; 1];
@@ -183,14 +184,14 @@ fn loop_on_shared_flag(out: &mut [u32], rounds: u32) {
 }
 
 #[test]
-fn hazard_a_loop_uniform_only_at_run_time_keeps_the_general_path() {
+fn a_loop_on_a_shared_count_written_before_a_barrier_takes_regions() {
     let want: Vec<u32> = (0..2).flat_map(|_| (0..64u32).map(|t| (1..=5).map(|l| t + l).sum())).collect();
     let path = both_paths(&want, || {
         let mut out = DeviceBuffer::<u32>::zeroed(128).unwrap();
         launch!(loop_on_shared_flag<<<2, 64>>>(&mut out, 5)).unwrap();
         out.to_vec().unwrap()
     });
-    assert_eq!(path, "general");
+    assert_eq!(path, "regions");
 }
 
 /// Hazard: a barrier under a condition that depends on the thread (`tid < block_dim().x`,
@@ -2183,6 +2184,120 @@ fn a_loop_that_ends_on_a_shared_count_takes_regions() {
     with_config(racecheck, || launch!(sort_until_sorted<<<1, 4>>>(&mut v, &mut p))).unwrap();
     assert_eq!(last_path(), "general");
     assert_eq!(v.to_vec().unwrap(), [0, 1, 2, 3]);
+}
+
+/// Breadth-first search in one block over a queue in shared memory (the shape of
+/// work-list kernels): the loop runs while the queue's head is below its tail, both in shared
+/// memory, and the block computes that test right after a barrier (`Program::shared_reads`).
+#[kernel]
+fn block_bfs(adj: &[u32], deg: &[u32], dist: &mut [u32]) {
+    let queue = shared_array![u32; 64];
+    let ends = shared_array![u32; 2];
+    let t = thread_idx().x;
+    if t == 0 {
+        queue[0] = 0;
+        ends[0] = 0;
+        ends[1] = 1;
+    }
+    dist[t as usize] = if t == 0 { 0 } else { u32::MAX };
+    sync_threads();
+    while ends[0] < ends[1] {
+        let (head, tail) = (ends[0], ends[1]);
+        sync_threads();
+        if head + t < tail {
+            let v = queue[(head + t) as usize];
+            for k in 0..deg[v as usize] {
+                let w = adj[(v * 4 + k) as usize];
+                if dist.atomic_cas(w as usize, u32::MAX, dist[v as usize] + 1) == u32::MAX {
+                    let slot = ends.atomic_add(1, 1);
+                    queue[slot as usize] = w;
+                }
+            }
+        }
+        sync_threads();
+        if t == 0 {
+            ends[0] = tail;
+        }
+        sync_threads();
+    }
+}
+
+#[test]
+fn a_loop_whose_head_reads_shared_memory_after_a_barrier_takes_regions() {
+    // 64 vertices, each with edges to up to 4 others.
+    let deg: Vec<u32> = (0..64).map(|v| 1 + v % 4).collect();
+    let adj: Vec<u32> = (0..256u32).map(|i| (i / 4 * 5 + i % 4 * 11 + 1) % 64).collect();
+    let mut want = vec![u32::MAX; 64];
+    want[0] = 0;
+    let mut frontier = std::collections::VecDeque::from([0u32]);
+    while let Some(v) = frontier.pop_front() {
+        for k in 0..deg[v as usize] {
+            let w = adj[(v * 4 + k) as usize] as usize;
+            if want[w] == u32::MAX {
+                want[w] = want[v as usize] + 1;
+                frontier.push_back(w as u32);
+            }
+        }
+    }
+    let (dadj, ddeg) = (DeviceBuffer::from_slice(&adj).unwrap(), DeviceBuffer::from_slice(&deg).unwrap());
+    let path = both_paths(&want, || {
+        let mut dist = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        launch!(block_bfs<<<1, 64>>>(&dadj, &ddeg, &mut dist)).unwrap();
+        dist.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+}
+
+/// Per-thread loops in region code: a `while` whose values change by a pure `if` (Collatz
+/// steps, which end on the thread's own arithmetic), and `for` loops over a local array's
+/// elements through iterator adapters.
+#[kernel]
+fn per_thread_loops(x: &[u32], out: &mut [u32]) {
+    let s = shared_array![u32; 64];
+    let t = thread_idx().x as usize;
+    s[t] = x[t];
+    sync_threads();
+    let mut v = s[63 - t];
+    let mut steps = 0u32;
+    while v != 1 && steps < 200 {
+        v = if v % 2 == 0 { v / 2 } else { 3 * v + 1 };
+        steps += 1;
+    }
+    let w = [3u32, 5, 7];
+    let mut acc = 0u32;
+    for (k, &wk) in w.iter().enumerate() {
+        acc += wk * s[(t + k) % 64];
+    }
+    for (a, b) in w.iter().rev().zip(&w) {
+        acc += a * b;
+    }
+    sync_threads();
+    s[t] = steps * 1000 + acc;
+    sync_threads();
+    out[t] = s[(t + 1) % 64];
+}
+
+#[test]
+fn per_thread_while_and_iterator_loops_take_regions() {
+    let x: Vec<u32> = (1..65).map(|i| i * 7).collect();
+    let value = |t: usize| {
+        let mut v = x[63 - t];
+        let mut steps = 0;
+        while v != 1 && steps < 200 {
+            v = if v % 2 == 0 { v / 2 } else { 3 * v + 1 };
+            steps += 1;
+        }
+        let acc: u32 = (0..3).map(|k| [3, 5, 7][k] * x[(t + k) % 64]).sum::<u32>() + 3 * 7 + 5 * 5 + 7 * 3;
+        steps * 1000 + acc
+    };
+    let want: Vec<u32> = (0..64).map(|t| value((t + 1) % 64)).collect();
+    let input = DeviceBuffer::from_slice(&x).unwrap();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        launch!(per_thread_loops<<<1, 64>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
 }
 
 // ------------------------------------------------------------------ read-only loads as uniform values
