@@ -32,7 +32,8 @@
 //! 3. **Pattern `let`s** (`split_lets`): `let (a, b): (T, U) = (x, y);` is `let a: T = x;
 //!    let b: U = y;` (each element may not read a name an earlier one binds);
 //!    `let (a, b) = e;` is `let t = e; let a = t.0; let b = t.1;`; `let (a, b): (T, U);` is
-//!    `let a: T; let b: U;`.
+//!    `let a: T; let b: U;`. After the voting barriers (6), `let _ = e;`, which binds
+//!    nothing, is `match e { _ => {} }` (`discard_lets`).
 //! 4. **`let` without a value** (`initialise_lets`): `let x: T;` followed, with no mention of
 //!    `x` between, by the statement `x = e;` in the same list is `let x: T = e;` there, and by
 //!    an `if`/`else` each of whose branches ends with `x = e;` (SHOC's bottom scan: a load or a
@@ -106,8 +107,24 @@ pub(super) fn normalise(mut stmts: Vec<Stmt>, ctx: &Ident) -> (Vec<Stmt>, Vec<St
     if voted {
         stmts.insert(0, syn::parse_quote!(let __emu_vote = ::deviceemu::__private::vote_new();));
     }
+    each_list(&mut stmts, &mut |list| discard_lets(list));
     each_list(&mut stmts, &mut |list| loop_exits(list, &mut fresh));
     (items, stmts)
+}
+
+/// `let _ = e;` binds nothing: it is `match e { _ => {} }`, which evaluates `e` and moves
+/// nothing out of a place, as the `let` does (after `vote_barriers`, which reads
+/// `let _ = sync_threads_and(p);` itself).
+fn discard_lets(list: &mut [Stmt]) {
+    for s in list.iter_mut() {
+        let Stmt::Local(l) = s else { continue };
+        let (Pat::Wild(_), Some(init)) = (&l.pat, &l.init) else { continue };
+        if !l.attrs.is_empty() || init.diverge.is_some() {
+            continue;
+        }
+        let e = &init.expr;
+        *s = syn::parse_quote_spanned!(l.span()=> match #e { _ => {} });
+    }
 }
 
 /// Applies `f` to `stmts` and to every statement list nested in statement-level blocks
@@ -1082,6 +1099,16 @@ mod tests {
         ] {
             assert_eq!(norm(body.clone()), body.to_string());
         }
+    }
+
+    #[test]
+    fn discarding_lets_become_matches() {
+        let s = norm(quote! {
+            let _ = f(x);
+            let _: u32 = g(x);
+            let y = 1;
+        });
+        assert_eq!(s, quote! { match f(x) { _ => {} } let _: u32 = g(x); let y = 1; }.to_string());
     }
 
     #[test]

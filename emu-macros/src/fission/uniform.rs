@@ -141,6 +141,15 @@ impl Names<'_> {
                 }
                 let Expr::Path(p) = &*c.func else { return false };
                 let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                let segs = &p.path.segments;
+                // `deviceemu::math`'s functions (`log2f(x)`, `math::sqrtf(x)`) and a primitive
+                // type's (`f32::sqrt(x)`, `u32::pow(b, e)`): pure functions of their arguments.
+                let math = super::MATH.contains(&last.as_str())
+                    && (segs.len() == 1 || segs.len() >= 2 && segs[segs.len() - 2].ident == "math");
+                let primitive = segs.len() == 2 && super::PRIMITIVES.iter().any(|t| segs[0].ident == t);
+                if p.qself.is_none() && (math || primitive) {
+                    return c.args.iter().all(|a| self.uniform(a));
+                }
                 match last.as_str() {
                     "min" | "max" => c.args.iter().all(|a| self.uniform(a)),
                     // One view per block, whichever thread asks.

@@ -2300,6 +2300,63 @@ fn per_thread_while_and_iterator_loops_take_regions() {
     assert_eq!(path, "regions");
 }
 
+/// A neural-net layer's column sums (the shape of a backprop forward pass): a loop whose
+/// bound and stride come from `deviceemu::math` calls of constants (`log2f`, `powf`), uniform
+/// values like any arithmetic of them, and a `let _ = ..;` that binds nothing.
+#[kernel]
+fn layer_column_sums(input: &[f32], weights: &[f32], out: &mut [f32]) {
+    let tx = thread_idx().x as usize;
+    let ty = thread_idx().y as usize;
+    let node = shared_array![f32; 16];
+    let w = shared_array![[f32; 16]; 16];
+    if tx == 0 {
+        node[ty] = input[block_idx().y as usize * 16 + ty];
+    }
+    sync_threads();
+    w[ty][tx] = weights[(block_idx().y as usize * 16 + ty) * 16 + tx] * node[ty];
+    let _ = node[ty];
+    sync_threads();
+    let mut i = 1;
+    while i <= deviceemu::math::log2f(16.0) as i32 {
+        let power_two = deviceemu::math::powf(2.0, i as f32) as usize;
+        if ty % power_two == 0 {
+            w[ty][tx] += w[ty + power_two / 2][tx];
+        }
+        sync_threads();
+        i += 1;
+    }
+    if ty == 0 {
+        out[block_idx().y as usize * 16 + tx] = w[0][tx];
+    }
+}
+
+#[test]
+fn loops_bounded_by_math_of_constants_take_regions() {
+    let input: Vec<f32> = (0..64).map(|i| (i % 5) as f32 - 2.0).collect();
+    let weights: Vec<f32> = (0..1024).map(|i| ((i * 7) % 11) as f32 * 0.25).collect();
+    let mut want = vec![0.0f32; 64];
+    for b in 0..4 {
+        for tx in 0..16 {
+            // The same tree as the kernel's: pairs at distance 1, 2, 4, 8.
+            let mut col: Vec<f32> = (0..16).map(|ty| weights[(b * 16 + ty) * 16 + tx] * input[b * 16 + ty]).collect();
+            for i in 1..=4 {
+                let p = 1 << i;
+                for ty in (0..16).step_by(p) {
+                    col[ty] += col[ty + p / 2];
+                }
+            }
+            want[b * 16 + tx] = col[0];
+        }
+    }
+    let (di, dw) = (DeviceBuffer::from_slice(&input).unwrap(), DeviceBuffer::from_slice(&weights).unwrap());
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(64).unwrap();
+        launch!(layer_column_sums<<<(1, 4), (16, 16)>>>(&di, &dw, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+}
+
 // ------------------------------------------------------------------ read-only loads as uniform values
 
 /// Loops around barriers whose trip counts are elements of a read-only buffer at the block's
