@@ -341,9 +341,9 @@ pub(crate) fn quiet_call(path: &syn::Path) -> bool {
 
 /// The functions of `functions` a region may call where `module`'s code calls them (free
 /// functions of `module`, `impl` functions anywhere in the file): those whose bodies name no
-/// barrier or warp collective, have no `async` or item, use only standard macros, and call
-/// only built-ins, standard functions, constructors and other quiet functions (the largest
-/// such set). A `#[device]` helper may not loop with `while` or `loop` either: each is a
+/// barrier or warp collective, have no `async` or item, use only the macros region code may,
+/// and call only built-ins, standard functions, constructors and other quiet functions (the
+/// largest such set). A `#[device]` helper may not loop with `while` or `loop` either: each is a
 /// progress point of its per-thread forms, where a spin-wait on another thread's write ends,
 /// and would spin in a region. A plain function's loops have none on any path, so a region
 /// runs it as the general path does. Method calls are judged as in region code.
@@ -371,27 +371,6 @@ fn quiet(functions: &Functions, module: &[String]) -> HashSet<String> {
         quiet = kept;
     }
 }
-
-/// The standard macros a quiet function may use: their arguments are expressions or format
-/// strings, checked as the body's own tokens.
-const STD_MACROS: [&str; 16] = [
-    "assert",
-    "assert_eq",
-    "assert_ne",
-    "debug_assert",
-    "debug_assert_eq",
-    "debug_assert_ne",
-    "panic",
-    "unreachable",
-    "todo",
-    "unimplemented",
-    "matches",
-    "format",
-    "print",
-    "println",
-    "eprint",
-    "eprintln",
-];
 
 fn quiet_body(b: &Block, f: &Function, quiet: &HashSet<String>) -> bool {
     struct Q<'q> {
@@ -435,7 +414,9 @@ fn quiet_body(b: &Block, f: &Function, quiet: &HashSet<String>) -> bool {
     }
     impl Q<'_> {
         fn mac(&mut self, m: &syn::Macro) {
-            let std = m.path.segments.len() == 1 && STD_MACROS.iter().any(|n| m.path.segments[0].ident == n);
+            // The macros region code may use (printing, assertions): their arguments are
+            // checked as the body's own tokens.
+            let std = m.path.segments.len() == 1 && super::MACROS.iter().any(|n| m.path.segments[0].ident == n);
             self.ok &= std;
         }
     }

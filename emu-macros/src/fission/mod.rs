@@ -21,11 +21,13 @@
 //!   on a flag another thread sets, which needs the general path's independent progress; a
 //!   `while` that ends on the thread's own arithmetic, a grid-stride loop, is region code, with
 //!   a region progress point at its head: `local_termination`, `RegionLoops`), or a `for` over
-//!   something other than a range (a `for` over a range a thread computes, a grid-stride `for`
-//!   from `thread_idx().x`, is region code with a region progress point, as such a `while` is);
+//!   something other than a range or a local's elements (`finite_iter`; a `for` over a range a
+//!   thread computes, a grid-stride `for` from `thread_idx().x`, is region code with a region
+//!   progress point, as such a `while` is);
 //! * a call of a function that is not a known pure one (`deviceemu::math`'s, `core`'s, a
 //!   type's `default()`), unless it is a `#[device]` helper expanded earlier that publishes that
-//!   it does not wait (`helpers.rs`: the launcher then checks that at compile time); an
+//!   it does not wait (`helpers.rs`: the launcher then checks that at compile time) or a
+//!   function of the kernel's own file whose body cannot wait (`inline.rs`, `select`); an
 //!   unknown macro, `async`, labelled `break`/`continue`, or `break`/`continue` out of a loop
 //!   with barriers other than the statement-level `if c { break; }` and `if c { continue; }`
 //!   that normalisation makes structured (`normalise.rs`, `loop_exits`; `c` must then be
@@ -46,7 +48,10 @@
 //! A statement-level `let` is one of three kinds:
 //!
 //! * **uniform** (`uniform.rs`): kept a scalar, evaluated once per block between the region
-//!   loops, where it sits at the start or end of its region (else it is per thread);
+//!   loops, where it sits at the start or end of its region (else it is per thread); it may
+//!   load shared memory at uniform indices where its region directly follows a barrier and
+//!   stores none of that memory (`Program::shared_reads`), as may a loop's or `if`'s head
+//!   computed where no thread code has stored shared memory since a barrier;
 //! * **recomputed**: an immutable value computed from the thread's indices, constants,
 //!   parameters and immutable uniform values only (`let tid = thread_idx().x as usize`,
 //!   `let i = block_idx().x * 256 + tid`): recomputed at the start of each region that uses
