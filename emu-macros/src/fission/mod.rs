@@ -1480,12 +1480,14 @@ impl VisitMut for RegionLoops {
 }
 
 /// Whether a `while cond { body }` ends on the thread's own arithmetic: its condition reads
-/// no memory and calls nothing, and every name it depends on (through the body's assignments
-/// and `let`s, transitively) is assigned only pure values (no load, no call), never borrowed
-/// mutably, captured by a closure or named in a macro. A loop that waits for a value another
-/// thread stores must load it, so such a loop cannot spin on another thread.
+/// no memory but the thread's local arrays and read-only buffer parameters, and calls
+/// nothing, and every name it depends on (through the body's assignments and `let`s,
+/// transitively) is assigned only such values (`private_expr`), never borrowed mutably,
+/// captured by a closure or named in a macro. A loop that waits for a value another thread
+/// stores must load memory some thread writes, so such a loop cannot spin on another thread
+/// (a neighbour list's `while k < start[i + 1] { .. nbr[k] ..; k += 1; }` over `&[T]`s).
 fn local_termination(cond: &Expr, body: &Block) -> bool {
-    if !pure_expr(cond) {
+    if !private_expr(cond) {
         return false;
     }
     let mut deps: HashSet<String> = uniform::idents_of(&Stmt::Expr(cond.clone(), None));
@@ -1513,7 +1515,7 @@ struct Deps<'a> {
 impl Deps<'_> {
     fn given(&mut self, target: Option<String>, value: &Expr) {
         if target.is_some_and(|t| self.deps.contains(&t)) {
-            self.ok &= pure_expr(value);
+            self.ok &= private_expr(value);
             self.add.extend(uniform::idents_of(&Stmt::Expr(value.clone(), None)));
         }
     }

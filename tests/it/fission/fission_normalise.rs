@@ -2357,6 +2357,68 @@ fn loops_bounded_by_math_of_constants_take_regions() {
     assert_eq!(path, "regions");
 }
 
+/// A neighbour list walked by a per-thread `while` whose bound and values are loads of
+/// read-only buffers (`&[T]`): no thread of the launch writes them, so the loop ends on the
+/// thread's own values and is region code. The same walk bounded by a writable buffer's
+/// element may wait for another thread's store: the general path keeps it.
+#[kernel]
+fn neighbour_walk(start: &[u32], nbr: &[u32], pos: &[f32], out: &mut [f32]) {
+    let s = shared_array![f32; 64];
+    let i = thread_idx().x as usize;
+    let mut acc = 0.0f32;
+    let mut k = start[i] as usize;
+    while k < start[i + 1] as usize {
+        acc += pos[nbr[k] as usize];
+        k += 1;
+    }
+    s[i] = acc;
+    sync_threads();
+    out[i] = s[63 - i];
+}
+
+#[kernel]
+fn walk_bounded_by_a_writable_buffer(ends: &mut [u32], out: &mut [u32]) {
+    let s = shared_array![u32; 64];
+    let i = thread_idx().x as usize;
+    let mut k = 0u32;
+    while k < ends[i] {
+        k += 1;
+    }
+    s[i] = k;
+    sync_threads();
+    out[i] = s[63 - i];
+}
+
+#[test]
+fn a_walk_over_read_only_buffers_is_region_code() {
+    let start: Vec<u32> = (0..65).map(|i| i * 2).collect();
+    let nbr: Vec<u32> = (0..130).map(|i| (i * 7) % 64).collect();
+    let pos: Vec<f32> = (0..64).map(|i| i as f32 * 0.5).collect();
+    let sums: Vec<f32> =
+        (0..64).map(|i| (start[i]..start[i + 1]).map(|k| pos[nbr[k as usize] as usize]).sum()).collect();
+    let want: Vec<f32> = (0..64).map(|i| sums[63 - i]).collect();
+    let (a, b, c) = (
+        DeviceBuffer::from_slice(&start).unwrap(),
+        DeviceBuffer::from_slice(&nbr).unwrap(),
+        DeviceBuffer::from_slice(&pos).unwrap(),
+    );
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<f32>::zeroed(64).unwrap();
+        launch!(neighbour_walk<<<1, 64>>>(&a, &b, &c, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+    let ends: Vec<u32> = (0..64).map(|i| i % 9).collect();
+    let want: Vec<u32> = (0..64).map(|i| ends[63 - i]).collect();
+    let path = both_paths(&want, || {
+        let mut e = DeviceBuffer::from_slice(&ends).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        launch!(walk_bounded_by_a_writable_buffer<<<1, 64>>>(&mut e, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "general");
+}
+
 // ------------------------------------------------------------------ read-only loads as uniform values
 
 /// Loops around barriers whose trip counts are elements of a read-only buffer at the block's
