@@ -73,6 +73,11 @@
 //!    it is not, fission declines the `if` (a barrier under a thread-varying condition), and
 //!    the general path keeps the body as written.
 //!
+//! 8. **`match`es whose arms wait** (`match_chains`, before 7): a statement `match e { .. }`
+//!    with barriers in its arms and patterns that are values (literals, ranges, `|` of those,
+//!    `_`, a plain name; no guard) is `let m = e;` and an `if`/`else` chain over `m`, the last
+//!    arm the `else`.
+//!
 //! Alpha-renaming of shadowed names (`unshadow`) follows, in `fission/mod.rs`.
 
 use std::collections::HashSet;
@@ -108,8 +113,95 @@ pub(super) fn normalise(mut stmts: Vec<Stmt>, ctx: &Ident) -> (Vec<Stmt>, Vec<St
         stmts.insert(0, syn::parse_quote!(let __emu_vote = ::deviceemu::__private::vote_new();));
     }
     each_list(&mut stmts, &mut |list| discard_lets(list));
+    each_list(&mut stmts, &mut |list| match_chains(list, &mut fresh));
     each_list(&mut stmts, &mut |list| loop_exits(list, &mut fresh));
     (items, stmts)
+}
+
+/// A statement `match e { arms }` whose arms wait (a barrier or warp collective) and whose
+/// patterns are literals, ranges of values, `|` of those, `_` or a plain name, with no guard,
+/// is `let m = e; if m == a { .. } else if (m >= b && m <= c) { .. } else { .. }`: the `if`s
+/// fission reads, uniform where `e` is. The last arm is the `else` (a `match` is exhaustive);
+/// a name binds `m` in its arm. Any other `match` is left as written.
+fn match_chains(list: &mut Vec<Stmt>, fresh: &mut usize) {
+    let mut k = 0;
+    while k < list.len() {
+        k += 1;
+        let s = &list[k - 1];
+        let Stmt::Expr(Expr::Match(m), _) = s else { continue };
+        let w = super::waits_in_stmt(s);
+        if !(w.barrier || w.warp) || !m.attrs.is_empty() || m.arms.is_empty() {
+            continue;
+        }
+        let span = m.span();
+        let value = Ident::new(&format!("__emu_match_{fresh}"), Span::mixed_site());
+        let mut arms = Vec::new();
+        for arm in &m.arms {
+            if arm.guard.is_some() {
+                break;
+            }
+            let Some((test, bind)) = arm_test(&arm.pat, &value) else { break };
+            // The arm's statements themselves, so that its barriers stay at statement level.
+            let mut body: syn::Block = match &*arm.body {
+                Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => b.block.clone(),
+                e => syn::parse_quote_spanned!(span=> { #e; }),
+            };
+            if let Some(name) = bind {
+                body.stmts.insert(0, syn::parse_quote_spanned!(span=> let #name = #value;));
+            }
+            arms.push((test, body));
+        }
+        if arms.len() != m.arms.len() {
+            continue;
+        }
+        *fresh += 1;
+        let scrutinee = &m.expr;
+        let (_, last) = arms.pop().expect("a match with arms");
+        let chain = arms
+            .into_iter()
+            .rev()
+            .fold(last, |otherwise, (test, body)| syn::parse_quote_spanned!(span=> { if #test #body else #otherwise }));
+        let bind: Stmt = syn::parse_quote_spanned!(span=> let #value = #scrutinee;);
+        let at = k - 1;
+        list.splice(at..k, std::iter::once(bind).chain(chain.stmts));
+        k = at + 2;
+    }
+}
+
+/// The test of one arm's pattern against `value`, and the name it binds (`x =>`); `None` for
+/// a pattern other than a literal, a range of values, `|` of those, `_` or a plain name.
+fn arm_test(p: &Pat, value: &Ident) -> Option<(Expr, Option<Ident>)> {
+    Some(match p {
+        Pat::Wild(_) => (syn::parse_quote!(true), None),
+        Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() && pi.mutability.is_none() => {
+            (syn::parse_quote!(true), Some(pi.ident.clone()))
+        }
+        Pat::Lit(l) => (syn::parse_quote!(#value == #l), None),
+        Pat::Range(r) => {
+            let lo = r.start.as_ref().map(|a| -> Expr { syn::parse_quote!(#value >= #a) });
+            let hi = r.end.as_ref().map(|b| -> Expr {
+                match r.limits {
+                    syn::RangeLimits::Closed(_) => syn::parse_quote!(#value <= #b),
+                    syn::RangeLimits::HalfOpen(_) => syn::parse_quote!(#value < #b),
+                }
+            });
+            match (lo, hi) {
+                (Some(a), Some(b)) => (syn::parse_quote!((#a && #b)), None),
+                (Some(a), None) | (None, Some(a)) => (a, None),
+                (None, None) => return None,
+            }
+        }
+        Pat::Or(o) => {
+            let tests: Vec<Expr> = o
+                .cases
+                .iter()
+                .map(|c| arm_test(c, value).and_then(|(t, b)| b.is_none().then_some(t)))
+                .collect::<Option<_>>()?;
+            (syn::parse_quote!((#(#tests)||*)), None)
+        }
+        Pat::Paren(p) => return arm_test(&p.pat, value),
+        _ => return None,
+    })
 }
 
 /// `let _ = e;` binds nothing: it is `match e { _ => {} }`, which evaluates `e` and moves
@@ -1096,6 +1188,34 @@ mod tests {
             quote! { for i in 0..n { sync_threads(); if i == 3 { break; } else if i == 4 { a(); } } },
             quote! { let v = loop { sync_threads(); if q { break 1; } }; },
             quote! { for i in 0..n { sync_threads(); if a { if i == 3 { break; } } } },
+        ] {
+            assert_eq!(norm(body.clone()), body.to_string());
+        }
+    }
+
+    #[test]
+    fn matches_whose_arms_wait_become_if_chains() {
+        let s = norm(quote! {
+            match mode + 1 {
+                0 => { a(); sync_threads(); }
+                1 | 2 => sync_threads(),
+                3..=5 => { sync_threads(); }
+                other => { b(other); sync_threads(); }
+            }
+        });
+        let want = quote! {
+            let __emu_match_0 = mode + 1;
+            if __emu_match_0 == 0 { a(); sync_threads(); }
+            else { if (__emu_match_0 == 1 || __emu_match_0 == 2) { sync_threads(); }
+            else { if (__emu_match_0 >= 3 && __emu_match_0 <= 5) { sync_threads(); }
+            else { let other = __emu_match_0; b(other); sync_threads(); } } }
+        };
+        assert_eq!(s, want.to_string());
+        // No barrier, a guard, or a pattern other than values: left as written.
+        for body in [
+            quote! { match m { 0 => a(), _ => b() } },
+            quote! { match m { x if x > 2 => { sync_threads(); } _ => { sync_threads(); } } },
+            quote! { match m { Some(x) => { sync_threads(); } None => { sync_threads(); } } },
         ] {
             assert_eq!(norm(body.clone()), body.to_string());
         }

@@ -2419,6 +2419,56 @@ fn a_walk_over_read_only_buffers_is_region_code() {
     assert_eq!(path, "general");
 }
 
+/// A `match` on a block-uniform value whose arms hold barriers (a `switch` over a step with a
+/// `__syncthreads()` in each case): normalisation makes it an `if` chain (`match_chains`).
+#[kernel]
+fn staged_by_mode(x: &[f32], out: &mut [f32], mode: u32) {
+    let s = shared_array![f32; 64];
+    let t = thread_idx().x as usize;
+    s[t] = x[t];
+    sync_threads();
+    match mode % 4 {
+        0 => {
+            let v = s[63 - t];
+            sync_threads();
+            s[t] = v;
+        }
+        1 | 2 => {
+            let v = s[(t + mode as usize) % 64];
+            sync_threads();
+            s[t] = v * 2.0;
+        }
+        m => {
+            let v = s[(t + 1) % 64] + m as f32;
+            sync_threads();
+            s[t] += v;
+        }
+    }
+    sync_threads();
+    out[t] = s[t];
+}
+
+#[test]
+fn a_match_whose_arms_hold_barriers_takes_regions() {
+    let x: Vec<f32> = (0..64).map(|i| (i * 3 % 17) as f32).collect();
+    let input = DeviceBuffer::from_slice(&x).unwrap();
+    for mode in 0..5u32 {
+        let want: Vec<f32> = (0..64)
+            .map(|t| match mode % 4 {
+                0 => x[63 - t],
+                1 | 2 => x[(t + mode as usize) % 64] * 2.0,
+                m => x[t] + x[(t + 1) % 64] + m as f32,
+            })
+            .collect();
+        let path = both_paths(&want, || {
+            let mut out = DeviceBuffer::<f32>::zeroed(64).unwrap();
+            launch!(staged_by_mode<<<1, 64>>>(&input, &mut out, mode)).unwrap();
+            out.to_vec().unwrap()
+        });
+        assert_eq!(path, "regions", "mode {mode}");
+    }
+}
+
 // ------------------------------------------------------------------ read-only loads as uniform values
 
 /// Loops around barriers whose trip counts are elements of a read-only buffer at the block's
