@@ -84,12 +84,7 @@ impl Roots {
             }
             let root = match init {
                 e if super::uniform::is_shared_decl(e) => Some(name.to_string()),
-                Expr::Call(c)
-                    if c.args.is_empty()
-                        && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "dynamic_shared")) =>
-                {
-                    Some("<dynamic shared memory>".to_string())
-                }
+                e if super::dynamic_shared_call(e) => Some("<dynamic shared memory>".to_string()),
                 Expr::MethodCall(mc) if mc.method == "cast" && mc.args.is_empty() => {
                     path_name(&mc.receiver).and_then(|r| m.get(&r).cloned())
                 }

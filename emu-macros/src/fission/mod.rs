@@ -332,6 +332,12 @@ fn lower_bounded(block: &Block, params: &[String], buffers: &[String], ctx: &Ide
     })
 }
 
+/// Whether `e` is `dynamic_shared::<T>()` (by any path).
+pub(super) fn dynamic_shared_call(e: &Expr) -> bool {
+    matches!(e, Expr::Call(c) if c.args.is_empty()
+        && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "dynamic_shared")))
+}
+
 /// The local bound by a statement-level `let v = dynamic_shared::<T>();` when that is the
 /// body's only mention of `dynamic_shared` (in code and in macro tokens) and nothing casts
 /// `v`: then `v` is the only name of the block's dynamic shared memory, as a `shared_array!`
@@ -344,9 +350,7 @@ fn sole_dynamic_shared(stmts: &[Stmt]) -> Option<String> {
     let name = stmts.iter().find_map(|s| {
         let Stmt::Local(l) = s else { return None };
         let init = &l.init.as_ref()?.expr;
-        let Expr::Call(c) = strip_parens(init) else { return None };
-        let is_call = c.args.is_empty()
-            && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "dynamic_shared"));
+        let is_call = dynamic_shared_call(strip_parens(init));
         match (&l.pat, is_call) {
             (Pat::Ident(p), true) if p.by_ref.is_none() && p.mutability.is_none() => Some(p.ident.to_string()),
             (Pat::Type(t), true) => match &*t.pat {
@@ -362,7 +366,6 @@ fn sole_dynamic_shared(stmts: &[Stmt]) -> Option<String> {
 
 // ---------------------------------------------------------------- structure
 
-/// A piece of a kernel body, as fission sees it.
 /// What `Program::shared_reads` finds: for each local bound or assigned at statement level,
 /// the shared views its values may load as uniform ones (`None`: none); and for each loop or
 /// `if` head around barriers (by its text), whether the block computes it where thread code
@@ -385,6 +388,7 @@ impl SharedReads {
     }
 }
 
+/// A piece of a kernel body, as fission sees it.
 enum Node {
     /// Statements without barriers.
     Run(Vec<Stmt>, usize),
@@ -1571,22 +1575,16 @@ impl<'ast> Visit<'ast> for Deps<'_> {
 /// `w.chunks(2).rev()`. Such a loop ends, as a range's does; in region code it gets a region
 /// progress point all the same (`RegionLoops`).
 fn finite_iter(e: &Expr) -> bool {
+    let finite = |e: &Expr| finite_iter(e) || range_like(e);
     match e {
         Expr::Path(p) => p.qself.is_none() && p.path.get_ident().is_some(),
         Expr::Reference(r) => matches!(&*r.expr, Expr::Path(_)) && finite_iter(&r.expr),
         Expr::Paren(p) => finite_iter(&p.expr),
         Expr::MethodCall(m) => match m.method.to_string().as_str() {
-            "iter" | "iter_mut" | "into_iter" if m.args.is_empty() => {
-                finite_iter(&m.receiver) || range_like(&m.receiver)
-            }
+            "iter" | "iter_mut" | "into_iter" => m.args.is_empty() && finite(&m.receiver),
             "chunks" | "chunks_exact" | "windows" => finite_iter(&m.receiver),
-            "enumerate" | "rev" | "copied" | "cloned" | "zip" | "take" | "skip" | "step_by" => {
-                finite_iter(&m.receiver) || range_like(&m.receiver)
-            }
-            "chain" => {
-                (finite_iter(&m.receiver) || range_like(&m.receiver))
-                    && m.args.iter().all(|a| finite_iter(a) || range_like(a))
-            }
+            "enumerate" | "rev" | "copied" | "cloned" | "zip" | "take" | "skip" | "step_by" => finite(&m.receiver),
+            "chain" => finite(&m.receiver) && m.args.iter().all(finite),
             _ => false,
         },
         _ => false,
@@ -1725,9 +1723,7 @@ impl Local {
     /// no statement can change, whatever the analyses count (`s.atomic_add(0, 1)` names it as
     /// a method's receiver); what it points to is memory (`footprint.rs`).
     fn shared_view(&self) -> bool {
-        let dynamic = matches!(&self.init, Expr::Call(c) if c.args.is_empty()
-            && matches!(&*c.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "dynamic_shared")));
-        !self.mutable && (uniform::is_shared_decl(&self.init) || dynamic)
+        !self.mutable && (uniform::is_shared_decl(&self.init) || dynamic_shared_call(&self.init))
     }
 }
 
@@ -2171,7 +2167,7 @@ impl Program {
     fn locals_for_roots(&self) -> impl Iterator<Item = (&str, &Expr, bool)> {
         self.locals.iter().map(|l| {
             let again = self.assigned_inside.contains(&l.name) || self.assigned_top.iter().any(|(n, _)| n == &l.name);
-            (l.name.as_str(), &l.init, again && !l.shared_view() || l.mutable)
+            (l.name.as_str(), &l.init, l.mutable || (again && !l.shared_view()))
         })
     }
 
@@ -2203,13 +2199,7 @@ impl Program {
                     let safe: Option<HashSet<String>> = after_barrier
                         .then(|| views.iter().filter(|(_, r)| !fp.may_write(r)).map(|(v, _)| v.clone()).collect());
                     for s in stmts {
-                        let name = match s {
-                            Stmt::Local(l) => local_name(&l.pat),
-                            Stmt::Expr(Expr::Assign(a), _) => path_name(&a.left),
-                            Stmt::Expr(Expr::Binary(b), _) if is_assign(&b.op) => path_name(&b.left),
-                            _ => None,
-                        };
-                        let Some(name) = name else { continue };
+                        let Some(name) = stmt_target(s) else { continue };
                         // A value that names no shared view asks nothing of its run.
                         let named = uniform::idents_of(s);
                         if !views.iter().any(|(v, _)| named.contains(v)) {
@@ -2253,10 +2243,8 @@ impl Program {
     /// statement-level assignment to one.
     fn uniform_stmt(&self, s: &Stmt, uniform: &HashSet<String>) -> Option<String> {
         let name = match s {
-            Stmt::Local(l) => local_name(&l.pat),
-            Stmt::Expr(Expr::Assign(a), Some(_)) => path_name(&a.left),
-            Stmt::Expr(Expr::Binary(b), Some(_)) if is_assign(&b.op) => path_name(&b.left),
-            _ => None,
+            Stmt::Expr(_, None) => None,
+            s => stmt_target(s),
         }?;
         uniform.contains(&name).then_some(name)
     }
@@ -2359,6 +2347,16 @@ impl Program {
             }
         }
         fp
+    }
+}
+
+/// The local a statement binds (`let x = ..`) or assigns (`x = ..;`, `x += ..;`).
+fn stmt_target(s: &Stmt) -> Option<String> {
+    match s {
+        Stmt::Local(l) => local_name(&l.pat),
+        Stmt::Expr(Expr::Assign(a), _) => path_name(&a.left),
+        Stmt::Expr(Expr::Binary(b), _) if is_assign(&b.op) => path_name(&b.left),
+        _ => None,
     }
 }
 
@@ -2591,10 +2589,18 @@ fn private_place(e: &Expr) -> bool {
 /// (`rewrite.rs`) with `v` a `&[T]` parameter the body does not bind again: memory no thread
 /// of the launch writes.
 pub(super) fn read_only_load(e: &Expr) -> Option<&Expr> {
+    let (view, index) = load_of(e)?;
+    READ_ONLY.with(|ro| ro.borrow().contains(&view)).then_some(index)
+}
+
+/// The view (by name) and index of `load(checked, &v, i)` (`rewrite.rs`).
+pub(super) fn load_of(e: &Expr) -> Option<(String, &Expr)> {
     let Expr::Call(c) = e else { return None };
-    let read_only = matches!(&c.args.get(1), Some(Expr::Reference(r)) if r.mutability.is_none()
-        && path_name(&r.expr).is_some_and(|n| READ_ONLY.with(|ro| ro.borrow().contains(&n))));
-    (private_call(c).as_deref() == Some("load") && c.args.len() == 3 && read_only).then(|| &c.args[2])
+    let Some(Expr::Reference(r)) = c.args.get(1) else { return None };
+    if private_call(c).as_deref() != Some("load") || c.args.len() != 3 || r.mutability.is_some() {
+        return None;
+    }
+    Some((path_name(&r.expr)?, &c.args[2]))
 }
 
 /// `pure_expr`, reads of local arrays' elements, and loads of read-only buffer parameters

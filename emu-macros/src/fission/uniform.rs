@@ -66,12 +66,9 @@ pub(super) struct Names<'a> {
 
 impl Names<'_> {
     /// The index of `load(checked, &v, i)` (`rewrite.rs`) with `v` one of [`Names::shared`].
-    fn shared_load<'e>(&self, c: &'e syn::ExprCall) -> Option<&'e Expr> {
-        let shared = self.shared?;
-        let Some(Expr::Reference(r)) = c.args.get(1) else { return None };
-        let view = super::path_name(&r.expr)?;
-        (super::private_call(c).as_deref() == Some("load") && c.args.len() == 3 && shared.contains(&view))
-            .then(|| &c.args[2])
+    fn shared_load<'e>(&self, e: &'e Expr) -> Option<&'e Expr> {
+        let (view, index) = super::load_of(e)?;
+        self.shared?.contains(&view).then_some(index)
     }
 
     /// Whether `e` is block-uniform.
@@ -136,7 +133,7 @@ impl Names<'_> {
                 if let Some(index) = super::read_only_load(e) {
                     return self.uniform(index);
                 }
-                if let Some(index) = self.shared_load(c) {
+                if let Some(index) = self.shared_load(e) {
                     return self.uniform(index);
                 }
                 let Expr::Path(p) = &*c.func else { return false };
