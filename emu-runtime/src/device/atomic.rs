@@ -172,19 +172,22 @@ pub trait AtomicIncDec: DeviceCopy + backend::AtomicIncDecImpl {}
 impl AtomicIncDec for u32 {}
 
 impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
-    /// The address of element `i` after checking `i < len` (an out-of-bounds index is reported
-    /// as an invalid atomic, error 700, at the caller's line).
+    /// `op` on the address of element `i`, after checking `i < len` (an out-of-bounds index is
+    /// reported as an invalid atomic, error 700, at the caller's line, and gives zero).
+    ///
+    /// The checkers see the atomic and `op` runs as one step (`backend::atomic`): racecheck
+    /// orders the atomics of a location as they happened.
     ///
     /// The pointer is a `.shared`-window address for shared views on the GPU, hence
     /// `wrapping_add`: it must only be passed to the backend's atomics.
     #[inline(always)]
     #[track_caller]
-    fn atomic_ptr(&self, i: usize) -> Option<*mut T> {
+    fn atomic_at(&self, i: usize, op: impl FnOnce(*mut T) -> T) -> T {
         if !backend::check_index(self, i, core::mem::size_of::<T>(), backend::AccessKind::Atomic) {
-            return None; // reported: the faulting thread's atomic does nothing and gives zero
+            return crate::device::copy::zero(); // reported: the faulting thread's atomic does nothing
         }
-        backend::before_atomic(self, i);
-        Some(self.raw_ptr().wrapping_add(i))
+        let p = self.raw_ptr().wrapping_add(i);
+        backend::atomic(self, i, || op(p))
     }
 
     /// Atomically adds `value` to element `i` and returns the old value (CUDA's `atomicAdd`).
@@ -195,10 +198,9 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicAdd,
         K: Writable,
     {
-        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: `i < len` was checked, so `p` is element `i` of the view, in the space
         // `K::SPACE` says.
-        unsafe { T::atomic_add_raw(p, value, K::SPACE) }
+        self.atomic_at(i, |p| unsafe { T::atomic_add_raw(p, value, K::SPACE) })
     }
 
     /// Atomically subtracts `value` from element `i` (wrapping) and returns the old value
@@ -210,9 +212,8 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicSub,
         K: Writable,
     {
-        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_add`.
-        unsafe { T::atomic_sub_raw(p, value, K::SPACE) }
+        self.atomic_at(i, |p| unsafe { T::atomic_sub_raw(p, value, K::SPACE) })
     }
 
     /// Atomically stores the smaller of element `i` and `value` in element `i` and returns the
@@ -224,9 +225,8 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicMinMax,
         K: Writable,
     {
-        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_add`.
-        unsafe { T::atomic_min_raw(p, value, K::SPACE) }
+        self.atomic_at(i, |p| unsafe { T::atomic_min_raw(p, value, K::SPACE) })
     }
 
     /// Atomically stores the larger of element `i` and `value` in element `i` and returns the
@@ -238,9 +238,8 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicMinMax,
         K: Writable,
     {
-        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_add`.
-        unsafe { T::atomic_max_raw(p, value, K::SPACE) }
+        self.atomic_at(i, |p| unsafe { T::atomic_max_raw(p, value, K::SPACE) })
     }
 
     /// Atomically stores `value` in element `i` and returns the old value (CUDA's
@@ -252,9 +251,8 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicExch,
         K: Writable,
     {
-        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_add`.
-        unsafe { T::atomic_exch_raw(p, value, K::SPACE) }
+        self.atomic_at(i, |p| unsafe { T::atomic_exch_raw(p, value, K::SPACE) })
     }
 
     /// Atomically sets element `i` to `old & value` and returns `old` (CUDA's `atomicAnd`).
@@ -265,9 +263,8 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicBitwise,
         K: Writable,
     {
-        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_add`.
-        unsafe { T::atomic_and_raw(p, value, K::SPACE) }
+        self.atomic_at(i, |p| unsafe { T::atomic_and_raw(p, value, K::SPACE) })
     }
 
     /// Atomically sets element `i` to `old | value` and returns `old` (CUDA's `atomicOr`).
@@ -278,9 +275,8 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicBitwise,
         K: Writable,
     {
-        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_add`.
-        unsafe { T::atomic_or_raw(p, value, K::SPACE) }
+        self.atomic_at(i, |p| unsafe { T::atomic_or_raw(p, value, K::SPACE) })
     }
 
     /// Atomically sets element `i` to `old ^ value` and returns `old` (CUDA's `atomicXor`).
@@ -291,9 +287,8 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicBitwise,
         K: Writable,
     {
-        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_add`.
-        unsafe { T::atomic_xor_raw(p, value, K::SPACE) }
+        self.atomic_at(i, |p| unsafe { T::atomic_xor_raw(p, value, K::SPACE) })
     }
 
     /// Atomically compares element `i` with `compare` and, if they are equal, stores `value`
@@ -306,9 +301,8 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicCas,
         K: Writable,
     {
-        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_add`.
-        unsafe { T::atomic_cas_raw(p, compare, value, K::SPACE) }
+        self.atomic_at(i, |p| unsafe { T::atomic_cas_raw(p, compare, value, K::SPACE) })
     }
 
     /// Atomically counts element `i` up, wrapping to 0 once it reaches `limit`: stores
@@ -320,9 +314,8 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicIncDec,
         K: Writable,
     {
-        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_add`.
-        unsafe { T::atomic_inc_raw(p, limit, K::SPACE) }
+        self.atomic_at(i, |p| unsafe { T::atomic_inc_raw(p, limit, K::SPACE) })
     }
 
     /// Atomically counts element `i` down, wrapping to `limit` at 0: stores
@@ -335,9 +328,8 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         T: AtomicIncDec,
         K: Writable,
     {
-        let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
         // SAFETY: as in `atomic_add`.
-        unsafe { T::atomic_dec_raw(p, limit, K::SPACE) }
+        self.atomic_at(i, |p| unsafe { T::atomic_dec_raw(p, limit, K::SPACE) })
     }
 }
 
@@ -358,9 +350,8 @@ macro_rules! scoped_rmw {
                     T: $bound,
                     K: Writable,
                 {
-                    let Some(p) = self.atomic_ptr(i) else { return crate::device::copy::zero() };
                     // SAFETY: as in `atomic_add`.
-                    unsafe { T::$raw(p, $($arg,)+ K::SPACE, scope) }
+                    self.atomic_at(i, |p| unsafe { T::$raw(p, $($arg,)+ K::SPACE, scope) })
                 }
             )*
         }
@@ -480,17 +471,18 @@ fn store_order(order: Ordering) -> Ordering {
 }
 
 impl<T: AtomicLoadStore, K: ViewKind> View<'_, T, K> {
-    /// The address of element `i` after checking `i < len` (reported as an invalid read or
-    /// write, error 700, at the caller's line) and telling the checkers about the access.
+    /// `op` on the address of element `i`, after checking `i < len` (reported as an invalid
+    /// read or write, error 700, at the caller's line: then `None`), as one step with the
+    /// checkers' look at the access (`backend::ordered`).
     #[inline(always)]
     #[track_caller]
-    fn ordered_ptr(&self, i: usize, access: Ordered) -> Option<*mut T> {
+    fn ordered_at<R>(&self, i: usize, access: Ordered, op: impl FnOnce(*mut T) -> R) -> Option<R> {
         let kind = if access.write { backend::AccessKind::Write } else { backend::AccessKind::Read };
         if !backend::check_index(self, i, core::mem::size_of::<T>(), kind) {
             return None; // reported: the faulting thread's access does nothing (a load gives zero)
         }
-        backend::before_ordered(self, i, access);
-        Some(self.raw_ptr().wrapping_add(i))
+        let p = self.raw_ptr().wrapping_add(i);
+        Some(backend::ordered(self, i, access, || op(p)))
     }
 
     /// Atomically loads element `i` with memory order `order` at device scope
@@ -516,12 +508,12 @@ impl<T: AtomicLoadStore, K: ViewKind> View<'_, T, K> {
     #[track_caller]
     pub fn atomic_load_scoped(&self, i: usize, order: Ordering, scope: Scope) -> T {
         let order = load_order(order);
-        let Some(p) = self.ordered_ptr(i, Ordered { write: false, order, scope, volatile: false }) else {
-            return crate::device::copy::zero();
-        };
         // SAFETY: `i < len` was checked, so `p` is element `i` of the view, in the space
         // `K::SPACE` says; `order` is one a load takes.
-        unsafe { T::atomic_load_raw(p, order, scope, K::SPACE) }
+        self.ordered_at(i, Ordered { write: false, order, scope, volatile: false }, |p| unsafe {
+            T::atomic_load_raw(p, order, scope, K::SPACE)
+        })
+        .unwrap_or_else(crate::device::copy::zero)
     }
 
     /// Atomically stores `value` in element `i` with memory order `order` at device scope
@@ -553,9 +545,10 @@ impl<T: AtomicLoadStore, K: ViewKind> View<'_, T, K> {
         K: Writable,
     {
         let order = store_order(order);
-        let Some(p) = self.ordered_ptr(i, Ordered { write: true, order, scope, volatile: false }) else { return };
         // SAFETY: as in `atomic_load_scoped`; `K: Writable` views point into writable memory.
-        unsafe { T::atomic_store_raw(p, value, order, scope, K::SPACE) }
+        self.ordered_at(i, Ordered { write: true, order, scope, volatile: false }, |p| unsafe {
+            T::atomic_store_raw(p, value, order, scope, K::SPACE)
+        });
     }
 
     /// Loads element `i` as CUDA's `volatile` does (PTX `ld.volatile`): never merged with
@@ -563,13 +556,10 @@ impl<T: AtomicLoadStore, K: ViewKind> View<'_, T, K> {
     #[inline(always)]
     #[track_caller]
     pub fn volatile_load(&self, i: usize) -> T {
-        let Some(p) = self
-            .ordered_ptr(i, Ordered { write: false, order: Ordering::Relaxed, scope: Scope::System, volatile: true })
-        else {
-            return crate::device::copy::zero();
-        };
+        let access = Ordered { write: false, order: Ordering::Relaxed, scope: Scope::System, volatile: true };
         // SAFETY: as in `atomic_load_scoped`.
-        unsafe { T::volatile_load_raw(p, K::SPACE) }
+        self.ordered_at(i, access, |p| unsafe { T::volatile_load_raw(p, K::SPACE) })
+            .unwrap_or_else(crate::device::copy::zero)
     }
 
     /// Stores `value` in element `i` as CUDA's `volatile` does (PTX `st.volatile`). On the
@@ -580,12 +570,8 @@ impl<T: AtomicLoadStore, K: ViewKind> View<'_, T, K> {
     where
         K: Writable,
     {
-        let Some(p) = self
-            .ordered_ptr(i, Ordered { write: true, order: Ordering::Relaxed, scope: Scope::System, volatile: true })
-        else {
-            return;
-        };
+        let access = Ordered { write: true, order: Ordering::Relaxed, scope: Scope::System, volatile: true };
         // SAFETY: as in `atomic_store_scoped`.
-        unsafe { T::volatile_store_raw(p, value, K::SPACE) }
+        self.ordered_at(i, access, |p| unsafe { T::volatile_store_raw(p, value, K::SPACE) });
     }
 }

@@ -435,3 +435,46 @@ fn a_plain_read_among_contended_atomics_is_reported() {
     );
     assert_has(&text, "on `g_odata[0]` of `g_odata`");
 }
+
+/// `threadFenceReduction` with one thread a block: each block publishes a value, fences and
+/// draws a ticket; the block that draws the last fences and sums the values. Race-free under
+/// the strict PTX model (a fence on each side of the ticket).
+#[kernel]
+fn fenced_tickets(partial: &mut [u32], count: &mut [u32], out: &mut [u32]) {
+    let b = block_idx().x;
+    let blocks = grid_dim().x;
+    partial[b as usize] = b + 1;
+    thread_fence();
+    if count.atomic_inc(0, blocks) == blocks - 1 {
+        thread_fence();
+        let mut sum = 0u32;
+        for i in 0..blocks as usize {
+            sum += partial[i];
+        }
+        out[0] = sum;
+        count[0] = 0;
+    }
+}
+
+/// racecheck records an atomic and makes it as one step. When the record came first, with
+/// blocks on several host threads, a block's ticket could fall between another block's record
+/// and its increment: the block that drew the last ticket had not seen that block's release in
+/// racecheck's record, and its reads of the values were reported as races (CI saw it once in
+/// 2026-12 on `threadFenceReduction` above; two copies of the checkers' and ported tests under
+/// load, once in 44 runs). A stress of that shape, many one-thread blocks meeting on the
+/// counter: its window is a preemption between two instructions, so it seldom fails even
+/// without the fix (not in 20 runs); what it pins is the clean verdict and the sums.
+#[test]
+fn the_last_ticket_has_seen_every_release_with_blocks_in_parallel() {
+    let blocks = 512u32;
+    let config = checked(&Config::default()).blocks(deviceemu::BlockOrder::Parallel);
+    let mut partial = DeviceBuffer::<u32>::zeroed(blocks as usize).unwrap();
+    let mut count = DeviceBuffer::<u32>::zeroed(1).unwrap();
+    let mut out = DeviceBuffer::<u32>::zeroed(1).unwrap();
+    for round in 0..50 {
+        with_config(config.clone(), || launch!(fenced_tickets<<<blocks, 1>>>(&mut partial, &mut count, &mut out)))
+            .unwrap_or_else(|e| panic!("launch {round}: {e}"));
+        assert_eq!(out.to_vec().unwrap(), vec![blocks * (blocks + 1) / 2], "launch {round}");
+        assert_eq!(count.to_vec().unwrap(), vec![0], "launch {round}: the last block resets the counter");
+    }
+}

@@ -263,18 +263,25 @@ pub(crate) fn check_slice<T, K: ViewKind>(view: &View<T, K>, start: usize, end: 
     false
 }
 
-/// initcheck's look at an atomic on element `i` (in bounds), when the launch checks.
+/// The atomic read-modify-write `op` on element `i` (in bounds), with the checkers' look at it
+/// when the launch checks (`hooks::on_atomic`).
 #[inline(always)]
 #[track_caller]
-pub(crate) fn before_atomic<T, K: ViewKind>(view: &View<T, K>, i: usize) {
-    hooks::on_atomic(view, i, Location::caller());
+pub(crate) fn atomic<T, K: ViewKind, R>(view: &View<T, K>, i: usize, op: impl FnOnce() -> R) -> R {
+    hooks::on_atomic(view, i, Location::caller(), op)
 }
 
-/// The checkers' look at an ordered or volatile load or store of element `i` (in bounds).
+/// The ordered or volatile load or store `op` of element `i` (in bounds), with the checkers'
+/// look at it when the launch checks (`hooks::on_ordered`).
 #[inline(always)]
 #[track_caller]
-pub(crate) fn before_ordered<T, K: ViewKind>(view: &View<T, K>, i: usize, access: crate::device::Ordered) {
-    crate::host::sched::hooks::on_ordered(view, i, access, Location::caller());
+pub(crate) fn ordered<T, K: ViewKind, R>(
+    view: &View<T, K>,
+    i: usize,
+    access: crate::device::Ordered,
+    op: impl FnOnce() -> R,
+) -> R {
+    hooks::on_ordered(view, i, access, Location::caller(), op)
 }
 
 #[inline(always)]

@@ -378,14 +378,19 @@ fn check32(i: u32, len: u32) {
     let _ = (i, len);
 }
 
-/// The emulator's checkers look at atomics here; nothing to do on the GPU.
+/// The atomic `op` on element `i`: the emulator's checkers look at it here; on the GPU, just
+/// `op`.
 #[inline(always)]
-pub(crate) fn before_atomic<T, K: ViewKind>(_view: &View<T, K>, _i: usize) {}
+pub(crate) fn atomic<T, K: ViewKind, R>(_view: &View<T, K>, _i: usize, op: impl FnOnce() -> R) -> R {
+    op()
+}
 
-/// The emulator's checkers look at ordered and volatile loads and stores here; nothing to do
-/// on the GPU.
+/// The ordered or volatile load or store `op` of element `i`: the emulator's checkers look at
+/// it here; on the GPU, just `op`.
 #[inline(always)]
-pub(crate) fn before_ordered<T, K: ViewKind>(_view: &View<T, K>, _i: usize, _access: Ordered) {}
+pub(crate) fn ordered<T, K: ViewKind, R>(_view: &View<T, K>, _i: usize, _access: Ordered, op: impl FnOnce() -> R) -> R {
+    op()
+}
 
 #[inline(always)]
 pub(crate) fn load<T: DeviceCopy, K: ViewKind>(view: &View<T, K>, i: usize) -> T {

@@ -640,6 +640,7 @@ fn global<S: Site, T, K: ViewKind>(
     kind: Kind,
     atomic: Option<AtomicAccess>,
     at: &'static Location<'static>,
+    during: &mut dyn FnMut(),
 ) {
     // SAFETY: the launch keeps the views' descriptions (and their shadows) alive while its
     // kernel runs.
@@ -709,6 +710,7 @@ fn global<S: Site, T, K: ViewKind>(
     if let Some(a) = atomic {
         let key = meta.granules(address, size).start;
         let mut syncs = shadow.syncs(key);
+        during();
         if a.read {
             if let Some(sync) = syncs.get(&key) {
                 clocks.atomic_read(me, sync, a.scope, a.acquire);
@@ -752,6 +754,7 @@ fn shared<S: Site>(
     kind: Kind,
     atomic: Option<AtomicAccess>,
     at: &'static Location<'static>,
+    during: &mut dyn FnMut(),
     what: impl Fn() -> (String, usize, String),
 ) {
     let owner = arena.race;
@@ -821,6 +824,7 @@ fn shared<S: Site>(
             syncs.0 = arena.serial;
             syncs.1.clear();
         }
+        during();
         if a.read {
             if let Some(sync) = syncs.1.get(&start) {
                 clocks.atomic_read(me, sync, a.scope, a.acquire);
@@ -896,9 +900,10 @@ fn access<S: Site, T, K: ViewKind>(
     kind: Kind,
     atomic: Option<AtomicAccess>,
     at: &'static Location<'static>,
+    during: &mut dyn FnMut(),
 ) {
     match K::SPACE {
-        crate::device::Space::Global => global(block, view, i, kind, atomic, at),
+        crate::device::Space::Global => global(block, view, i, kind, atomic, at, during),
         crate::device::Space::Shared => {
             let size = core::mem::size_of::<T>();
             let own = block.shared();
@@ -914,7 +919,7 @@ fn access<S: Site, T, K: ViewKind>(
             };
             // Byte by byte: a `View::cast` makes views of one array overlap in any way (a
             // byte of a word), and shared memory keeps a record per byte anyway.
-            shared(block, arena, start, size, 1, kind, atomic, at, || {
+            shared(block, arena, start, size, 1, kind, atomic, at, during, || {
                 // SAFETY: shared views point to descriptions kept by the block's arena.
                 let meta = unsafe { view.meta().as_ref() };
                 let address = view.raw_ptr() as usize + i * size;
@@ -950,7 +955,7 @@ fn general_plain<S: Site, T, K: ViewKind>(
     kind: Kind,
     at: &'static Location<'static>,
 ) {
-    access(block, view, i, kind, None, at)
+    access(block, view, i, kind, None, at, &mut || {})
 }
 
 /// The common case of a plain access, decided with no lock but a global record's: an element
@@ -1182,16 +1187,34 @@ fn fast_lanes<S: Site, T, K: ViewKind>(
     done
 }
 
-/// An atomic access `a` of element `i` of `view` by the running thread.
-pub(crate) fn on_atomic<S: Site, T, K: ViewKind>(
+/// An atomic access `a` of element `i` of `view` by the running thread, `op`: it runs while
+/// the location's release clock is locked, so that the order in which atomics of one location
+/// read and write that clock is the order of `op`s, the accesses themselves. (Run before or
+/// after, with blocks on several host threads, a last block's `atomic_inc` could return the
+/// last ticket while its look at the clock had missed another block's increment.) Returns
+/// what `op` does.
+pub(crate) fn on_atomic<S: Site, T, K: ViewKind, R>(
     block: &S,
     view: &View<T, K>,
     i: usize,
     a: AtomicAccess,
     at: &'static Location<'static>,
-) {
+    op: impl FnOnce() -> R,
+) -> R {
     let kind = if a.write { Kind::AtomicWrite } else { Kind::AtomicRead };
-    access(block, view, i, kind, Some(a), at)
+    let mut op = Some(op);
+    let mut out = None;
+    access(block, view, i, kind, Some(a), at, &mut || {
+        if let Some(op) = op.take() {
+            out = Some(op());
+        }
+    });
+    // An access with no record (a view with no shadow) did not run it.
+    match (out, op) {
+        (Some(r), _) => r,
+        (None, Some(op)) => op(),
+        (None, None) => unreachable!("`op` ran and gave its result"),
+    }
 }
 
 /// `this_cluster().sync()` by the running thread, before it waits.

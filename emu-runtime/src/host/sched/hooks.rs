@@ -67,25 +67,39 @@ pub(crate) fn lane_checks() -> (u64, u64) {
     (LANE_CHECKS[0].load(Relaxed), LANE_CHECKS[1].load(Relaxed))
 }
 
-/// The checkers' look at an atomic read-modify-write on element `i` (in bounds), when the
+/// The checkers' look at an atomic read-modify-write on element `i` (in bounds), `op`, when the
 /// running launch checks: initcheck sees a read and a write, racecheck a relaxed device-scope
-/// atomic.
+/// atomic. Returns what `op` does.
 #[inline(always)]
-pub(crate) fn on_atomic<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static Location<'static>) {
+pub(crate) fn on_atomic<T, K: ViewKind, R>(
+    view: &View<T, K>,
+    i: usize,
+    at: &'static Location<'static>,
+    op: impl FnOnce() -> R,
+) -> R {
     if context::checking() {
-        checked_atomic(view, i, at);
+        checked_atomic(view, i, at, op)
+    } else {
+        op()
     }
 }
 
 #[inline(never)]
-fn checked_atomic<T, K: ViewKind>(view: &View<T, K>, i: usize, at: &'static Location<'static>) {
+fn checked_atomic<T, K: ViewKind, R>(
+    view: &View<T, K>,
+    i: usize,
+    at: &'static Location<'static>,
+    op: impl FnOnce() -> R,
+) -> R {
     let block = context::block_for("an atomic");
     let checks = block.launch().config.get_checks();
     if checks.initcheck {
         initcheck::on_atomic(block, view, i, at);
     }
     if checks.racecheck {
-        racecheck::on_atomic(block, view, i, racecheck::AtomicAccess::RMW, at);
+        racecheck::on_atomic(block, view, i, racecheck::AtomicAccess::RMW, at, op)
+    } else {
+        op()
     }
 }
 
@@ -133,16 +147,30 @@ fn checked_cluster_sync() {
 /// * initcheck sees a load as a read of the element (reported if nothing wrote it) and a
 ///   store as a write (the element is initialised from then on);
 /// * racecheck checks and records them as atomic accesses, and synchronises by their ordering
-///   and scope (`check/racecheck.rs`).
+///   and scope (`check/racecheck.rs`), with `op`, the access itself, as one step.
 #[inline(always)]
-pub(crate) fn on_ordered<T, K: ViewKind>(view: &View<T, K>, i: usize, access: Ordered, at: &'static Location<'static>) {
+pub(crate) fn on_ordered<T, K: ViewKind, R>(
+    view: &View<T, K>,
+    i: usize,
+    access: Ordered,
+    at: &'static Location<'static>,
+    op: impl FnOnce() -> R,
+) -> R {
     if context::checking() {
-        checked_ordered(view, i, access, at);
+        checked_ordered(view, i, access, at, op)
+    } else {
+        op()
     }
 }
 
 #[inline(never)]
-fn checked_ordered<T, K: ViewKind>(view: &View<T, K>, i: usize, access: Ordered, at: &'static Location<'static>) {
+fn checked_ordered<T, K: ViewKind, R>(
+    view: &View<T, K>,
+    i: usize,
+    access: Ordered,
+    at: &'static Location<'static>,
+    op: impl FnOnce() -> R,
+) -> R {
     let block = context::block_for("an atomic load or store");
     let checks = block.launch().config.get_checks();
     if checks.initcheck {
@@ -153,7 +181,9 @@ fn checked_ordered<T, K: ViewKind>(view: &View<T, K>, i: usize, access: Ordered,
         }
     }
     if checks.racecheck {
-        racecheck::on_atomic(block, view, i, racecheck::AtomicAccess::ordered(access), at);
+        racecheck::on_atomic(block, view, i, racecheck::AtomicAccess::ordered(access), at, op)
+    } else {
+        op()
     }
 }
 
