@@ -16,10 +16,17 @@
 //! index against the rows and the column against the row's length. The tiled matrix
 //! product's inner loop, `acc += ta[ty][j] * tb[j][tx]`, takes it.
 //!
-//! Inside `if cond { .. }`, each conjunct of `cond` that compares a name of an integer range
-//! with a term of a range (`i >= 1 && i < n - 1`) narrows the name's range to the values
-//! that pass it: only threads that pass the test run the branch, so its accesses need hold
-//! for those values only (a 3-point stencil's `tile[t - 1]` under `t >= 1`).
+//! Inside `if cond { .. }`, each conjunct of `cond` that compares a name of an integer range,
+//! or a thread index, with a term of a range (`i >= 1 && i < n - 1`, `thread_idx().y == 0`,
+//! `x != c`) narrows its range to the values that pass it: only threads that pass the test
+//! run the branch, so its accesses need hold for those values only (a 3-point stencil's
+//! `tile[t - 1]` under `t >= 1`). The `else` branch sees what `cond` narrows where it fails
+//! (a comparison turned round, each disjunct of `a || b`; `x != c` leaves out an end of
+//! `x`'s range that is `c`'s one value, and `x + u == c`, `u` uniform, fails where `x` is not
+//! `c - u`). A `bool` local narrows what its definition does, and a local's range is its
+//! definition's, computed where it is used: Parboil's stencil reads `sh_A0[sh_id + 2 *
+//! block_dim().x]` in the `else` of `if y_h_bound`, `y_h_bound` being `thread_idx().y ==
+//! block_dim().y - 1` and `sh_id` a sum of `thread_idx().y`'s multiple.
 //!
 //! Only what the proof covers is rewritten (into `__private::load_in_bounds` and friends, still
 //! relaxed accesses): accesses inside closures and macros, or whose index is of another shape,
@@ -56,13 +63,32 @@ fn int_type(t: &syn::Type) -> bool {
     matches!(t, syn::Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| INTS.contains(&i.to_string().as_str())))
 }
 
+/// The key of thread index `field` (`x`, `y`, `z`) in [`Ranges`]'s `env` once a guard
+/// narrowed it: not a name a kernel can bind.
+fn thread_key(field: &Ident) -> String {
+    format!("@thread.{field}")
+}
+
+/// The names in scope of [`Ranges`] (`env`, `defs`, `view_alias`), kept to be restored where
+/// a block or branch ends.
+type Scope = (HashMap<String, Range>, HashMap<String, (Expr, bool)>, HashMap<String, Ident>);
+
 /// The rewrite of a region's accesses, with what it must prove.
 struct Ranges<'a> {
     ctx: &'a str,
     uniform: &'a dyn Fn(&Expr) -> bool,
     views: &'a HashSet<String>,
-    /// The ranges of the names in scope (locals and loop variables).
+    /// The ranges of the names in scope (loop variables, names a guard narrowed, locals whose
+    /// definitions name a name bound again since) and of the thread's indices a guard narrowed
+    /// (`@thread.x`, see [`thread_key`]).
     env: HashMap<String, Range>,
+    /// The definitions of the immutable locals in scope, and whether the binding's type is a
+    /// primitive integer: a local's range is its definition's, computed where it is used, so
+    /// that a guard that narrows a name or a thread index it depends on narrows it too
+    /// (`sh_id + 2 * block_dim().x` under `thread_idx().y != block_dim().y - 1`); a `bool`
+    /// local's definition is the condition it holds (`if w_region` narrows what `let
+    /// w_region = i > 0 && i < nx - 1` compares).
+    defs: HashMap<String, (Expr, bool)>,
     view_alias: HashMap<String, Ident>,
     /// The proof's conditions, one per access.
     checks: Vec<TokenStream>,
@@ -77,6 +103,10 @@ impl Ranges<'_> {
         if let Some(n) = path_name(e) {
             if let Some(range) = self.env.get(&n) {
                 return Some(range.clone());
+            }
+            if let Some((def, typed_int)) = self.defs.get(&n) {
+                let range = self.range(def)?;
+                return Some(Range { int: range.int || *typed_int, ..range });
             }
         }
         match e {
@@ -95,6 +125,14 @@ impl Ranges<'_> {
                 if !wide {
                     return None;
                 }
+                if let Some(x) = self.env.get(&thread_key(&field)) {
+                    let (xl, xh) = (&x.lo, &x.hi);
+                    return Some(Range {
+                        lo: quote!(#r::range_cast::<#ty, _>(#xl)),
+                        hi: quote!(#r::range_cast::<#ty, _>(#xh)),
+                        int: true,
+                    });
+                }
                 let ctx = Ident::new(self.ctx, proc_macro2::Span::mixed_site());
                 Some(Range {
                     lo: quote!(::core::option::Option::Some(0 as #ty)),
@@ -105,6 +143,9 @@ impl Ranges<'_> {
             // `thread_idx().y` itself, a `u32`.
             e if self.thread_field(e).is_some() => {
                 let field = self.thread_field(e)?;
+                if let Some(x) = self.env.get(&thread_key(&field)) {
+                    return Some(x.clone());
+                }
                 let ctx = Ident::new(self.ctx, proc_macro2::Span::mixed_site());
                 Some(Range {
                     lo: quote!(::core::option::Option::Some(0u32)),
@@ -163,46 +204,127 @@ impl Ranges<'_> {
     }
 
     /// The ranges `cond` narrows where it holds (the `then` branch of `if cond`): each
-    /// conjunct `x < c`, `x <= c`, `x > c` or `x >= c` (either way round) with `x` a name of
-    /// an integer range and `c` of a range, narrows `x`'s range to the values that pass it.
+    /// conjunct `x < c`, `x <= c`, `x > c`, `x >= c`, `x == c` or `x != c` (either way round)
+    /// with `x` a name of an integer range or a thread index, and `c` of a range, narrows
+    /// `x`'s range to the values that pass it; a `bool` local narrows what its definition does,
+    /// and `!a` what `a` narrows where it fails ([`Ranges::narrowed_not`]).
     fn narrowed(&self, cond: &Expr) -> Vec<(String, Range)> {
         use syn::BinOp as B;
-        let r = rt();
-        let Expr::Binary(b) = strip_parens(cond) else { return Vec::new() };
-        if matches!(b.op, B::And(_)) {
-            let mut out = self.narrowed(&b.left);
-            for (n, range) in self.narrowed(&b.right) {
-                // A name both sides narrow: the second narrowing of the first's.
-                match out.iter_mut().find(|(m, _)| *m == n) {
-                    Some((_, first)) => {
-                        let (l1, h1, l2, h2) = (&first.lo, &first.hi, &range.lo, &range.hi);
-                        *first = Range {
-                            lo: quote!(#r::range_max(#l1, #l2)),
-                            hi: quote!(#r::range_min(#h1, #h2)),
-                            int: true,
-                        };
-                    }
-                    None => out.push((n, range)),
-                }
-            }
-            return out;
+        let cond = strip_parens(cond);
+        if let Some(def) = self.condition_of(cond) {
+            return self.narrowed(def);
         }
-        // `x OP c`, or `c OP x` turned round.
-        let (name, op, c) = match (path_name(&b.left), path_name(&b.right)) {
-            (Some(n), _) if self.env.get(&n).is_some_and(|x| x.int) => (n, b.op, &*b.right),
-            (_, Some(n)) if self.env.get(&n).is_some_and(|x| x.int) => {
-                let flipped = match b.op {
+        match cond {
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => self.narrowed_not(&u.expr),
+            Expr::Binary(b) if matches!(b.op, B::And(_)) => Self::both(self.narrowed(&b.left), self.narrowed(&b.right)),
+            Expr::Binary(b) => self.compared(&b.left, b.op, &b.right),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The ranges `cond` narrows where it fails (the `else` branch of `if cond`): each
+    /// disjunct of `a || b` where it fails, a comparison turned round (`x < c` fails where `x
+    /// >= c` holds, `x == c` where `x != c` does), `!a` where `a` holds.
+    fn narrowed_not(&self, cond: &Expr) -> Vec<(String, Range)> {
+        use syn::BinOp as B;
+        let cond = strip_parens(cond);
+        if let Some(def) = self.condition_of(cond) {
+            return self.narrowed_not(def);
+        }
+        let Expr::Binary(b) = cond else {
+            return match cond {
+                Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => self.narrowed(&u.expr),
+                _ => Vec::new(),
+            };
+        };
+        let op = match b.op {
+            B::Or(_) => return Self::both(self.narrowed_not(&b.left), self.narrowed_not(&b.right)),
+            B::Lt(t) => B::Ge(syn::Token![>=](t.span)),
+            B::Le(t) => B::Gt(syn::Token![>](t.spans[0])),
+            B::Gt(t) => B::Le(syn::Token![<=](t.span)),
+            B::Ge(t) => B::Lt(syn::Token![<](t.spans[0])),
+            B::Eq(t) => B::Ne(syn::Token![!=](t.spans)),
+            B::Ne(t) => B::Eq(syn::Token![==](t.spans)),
+            _ => return Vec::new(),
+        };
+        self.compared(&b.left, op, &b.right)
+    }
+
+    /// The definition of `e` when it names a `bool` local that holds a condition.
+    fn condition_of(&self, e: &Expr) -> Option<&Expr> {
+        let n = path_name(e)?;
+        if self.env.contains_key(&n) {
+            return None;
+        }
+        let (def, _) = self.defs.get(&n)?;
+        matches!(strip_parens(def), Expr::Binary(_) | Expr::Unary(_) | Expr::Path(_)).then_some(def)
+    }
+
+    /// Two narrowings that both hold: a name both narrow takes the second narrowing of the
+    /// first's.
+    fn both(mut out: Vec<(String, Range)>, more: Vec<(String, Range)>) -> Vec<(String, Range)> {
+        let r = rt();
+        for (n, range) in more {
+            match out.iter_mut().find(|(m, _)| *m == n) {
+                Some((_, first)) => {
+                    let (l1, h1, l2, h2) = (&first.lo, &first.hi, &range.lo, &range.hi);
+                    *first =
+                        Range { lo: quote!(#r::range_max(#l1, #l2)), hi: quote!(#r::range_min(#h1, #h2)), int: true };
+                }
+                None => out.push((n, range)),
+            }
+        }
+        out
+    }
+
+    /// The name (or thread index, [`thread_key`]) of an integer range that `e` is, and that
+    /// range.
+    fn subject(&self, e: &Expr) -> Option<(String, Range)> {
+        let e = strip_parens(e);
+        let key = match (path_name(e), self.thread_field(e)) {
+            (Some(n), _) => n,
+            (None, Some(f)) => thread_key(&f),
+            _ => return None,
+        };
+        self.range(e).filter(|x| x.int).map(|x| (key, x))
+    }
+
+    /// What `left op right` narrows where it holds: the range of its subject (a name or a
+    /// thread index, on either side) narrowed to the values that pass. For `!=`, also `x + u
+    /// != c` with `u` uniform (as `x != c - u`: where `x` is `c - u`, `x + u` is `c`).
+    fn compared(&self, left: &Expr, op: syn::BinOp, right: &Expr) -> Vec<(String, Range)> {
+        use syn::BinOp as B;
+        let r = rt();
+        let (subject, op, c) = match (self.subject(left), self.subject(right)) {
+            (Some(x), _) => (x, op, self.range(right)),
+            (None, Some(x)) => {
+                let flipped = match op {
                     B::Lt(t) => B::Gt(syn::Token![>](t.span)),
                     B::Le(t) => B::Ge(syn::Token![>=](t.spans)),
                     B::Gt(t) => B::Lt(syn::Token![<](t.span)),
                     B::Ge(t) => B::Le(syn::Token![<=](t.spans)),
+                    op @ (B::Eq(_) | B::Ne(_)) => op,
                     _ => return Vec::new(),
                 };
-                (n, flipped, &*b.left)
+                (x, flipped, self.range(left))
             }
-            _ => return Vec::new(),
+            (None, None) => match (op, strip_parens(left)) {
+                (B::Ne(_), Expr::Binary(sum)) if matches!(sum.op, B::Add(_)) => {
+                    let (x, u) = match (self.subject(&sum.left), self.subject(&sum.right)) {
+                        (Some(x), _) if (self.uniform)(&sum.right) => (x, &*sum.right),
+                        (_, Some(x)) if (self.uniform)(&sum.left) => (x, &*sum.left),
+                        _ => return Vec::new(),
+                    };
+                    let (Some(c), Some(u)) = (self.range(right), self.range(u)) else { return Vec::new() };
+                    let (cl, ch, ul, uh) = (&c.lo, &c.hi, &u.lo, &u.hi);
+                    let c =
+                        Range { lo: quote!(#r::range_sub(#cl, #uh)), hi: quote!(#r::range_sub(#ch, #ul)), int: true };
+                    (x, op, Some(c))
+                }
+                _ => return Vec::new(),
+            },
         };
-        let (Some(x), Some(c)) = (self.env.get(&name), self.range(c)) else { return Vec::new() };
+        let ((name, x), Some(c)) = (subject, c) else { return Vec::new() };
         let (lo, hi, clo, chi) = (&x.lo, &x.hi, &c.lo, &c.hi);
         let one = quote!(::core::option::Option::Some(1));
         let (lo, hi) = match op {
@@ -211,6 +333,9 @@ impl Ranges<'_> {
             B::Le(_) => (lo.clone(), quote!(#r::range_min(#hi, #chi))),
             B::Gt(_) => (quote!(#r::range_max(#lo, #r::range_add(#clo, #one))), hi.clone()),
             B::Ge(_) => (quote!(#r::range_max(#lo, #clo)), hi.clone()),
+            B::Eq(_) => (quote!(#r::range_max(#lo, #clo)), quote!(#r::range_min(#hi, #chi))),
+            // An end that is the one value `c` takes is left out.
+            B::Ne(_) => (quote!(#r::range_skip_lo(#lo, #clo, #chi, 1)), quote!(#r::range_skip_hi(#hi, #clo, #chi, 1))),
             _ => return Vec::new(),
         };
         vec![(name, Range { lo, hi, int: true })]
@@ -326,8 +451,8 @@ impl Ranges<'_> {
         true
     }
 
-    /// A statement `let x = e;`: `x` has `e`'s range if it is immutable and `e` has one, an
-    /// alias if `e` is a view; otherwise it shadows whatever `x` was.
+    /// A statement `let x = e;`: `x` has `e`'s definition if it is immutable, or is an alias
+    /// if `e` is a view; otherwise it shadows whatever `x` was.
     fn local(&mut self, l: &mut syn::Local) {
         if let Some(init) = &mut l.init {
             self.visit_expr_mut(&mut init.expr);
@@ -343,23 +468,48 @@ impl Ranges<'_> {
         let Pat::Ident(p) = pat else {
             // Names a pattern binds shadow the ranges of the names they reuse.
             for n in pat_names(&l.pat) {
-                self.env.remove(&n);
-                self.view_alias.remove(&n);
+                self.unbind(&n);
             }
             return;
         };
         let name = p.ident.to_string();
-        self.env.remove(&name);
-        self.view_alias.remove(&name);
+        self.unbind(&name);
         let Some(init) = &l.init else { return };
         if p.mutability.is_some() || p.by_ref.is_some() || init.diverge.is_some() {
             return;
         }
         if let Some(v) = self.view_of(&init.expr) {
             self.view_alias.insert(name, v);
-        } else if let Some(range) = self.range(&init.expr) {
-            self.env.insert(name, Range { int: range.int || typed_int, ..range });
+        } else if idents_of(&*init.expr).contains(&name) {
+            // `let x = x + 1`: its range now, of the `x` it reads.
+            if let Some(range) = self.range(&init.expr) {
+                self.env.insert(name, Range { int: range.int || typed_int, ..range });
+            }
+        } else {
+            self.defs.insert(name, ((*init.expr).clone(), typed_int));
         }
+    }
+
+    /// `name` is bound again: what it named goes, and the definitions that read it take their
+    /// ranges as they are now (a condition that compares it, nothing).
+    fn unbind(&mut self, name: &str) {
+        let readers: Vec<String> =
+            self.defs.iter().filter(|(_, (def, _))| idents_of(def).contains(name)).map(|(n, _)| n.clone()).collect();
+        for n in readers {
+            let range = self.range(&syn::parse_str::<Expr>(&n).expect("a local's name"));
+            self.defs.remove(&n);
+            if let Some(range) = range {
+                self.env.insert(n, range);
+            }
+        }
+        self.env.remove(name);
+        self.defs.remove(name);
+        self.view_alias.remove(name);
+    }
+
+    /// What a block's `let`s bind ends with it: the scope's names as they were.
+    fn scope(&self) -> Scope {
+        (self.env.clone(), self.defs.clone(), self.view_alias.clone())
     }
 }
 
@@ -398,8 +548,10 @@ impl VisitMut for Ranges<'_> {
             Expr::ForLoop(f) => {
                 self.visit_expr_mut(&mut f.expr);
                 let names = pat_names(&f.pat);
-                let saved: Vec<(String, Option<Range>, Option<Ident>)> =
-                    names.iter().map(|n| (n.clone(), self.env.remove(n), self.view_alias.remove(n))).collect();
+                let outer = self.scope();
+                for n in &names {
+                    self.unbind(n);
+                }
                 // `for j in a..b`, `a` and `b` uniform: `j` from `a` to `b - 1`.
                 if let (Pat::Ident(p), Expr::Range(r)) = (&*f.pat, strip_parens(&f.expr)) {
                     let half_open = matches!(r.limits, syn::RangeLimits::HalfOpen(_));
@@ -419,37 +571,32 @@ impl VisitMut for Ranges<'_> {
                 for s in &mut f.body.stmts {
                     self.visit_stmt_mut(s);
                 }
-                for (n, range, alias) in saved {
-                    self.env.remove(&n);
-                    if let Some(range) = range {
-                        self.env.insert(n.clone(), range);
-                    }
-                    if let Some(alias) = alias {
-                        self.view_alias.insert(n, alias);
-                    }
-                }
+                (self.env, self.defs, self.view_alias) = outer;
             }
-            // The `then` branch sees the ranges its condition narrows.
+            // The `then` branch sees the ranges its condition narrows, the `else` branch those
+            // it narrows where it fails.
             Expr::If(i) => {
                 self.visit_expr_mut(&mut i.cond);
-                let narrowed = self.narrowed(&i.cond);
-                let (env, alias) = (self.env.clone(), self.view_alias.clone());
-                self.env.extend(narrowed);
+                let (then, otherwise) = (self.narrowed(&i.cond), self.narrowed_not(&i.cond));
+                let outer = self.scope();
+                self.env.extend(then);
                 for s in &mut i.then_branch.stmts {
                     self.visit_stmt_mut(s);
                 }
-                (self.env, self.view_alias) = (env, alias);
+                (self.env, self.defs, self.view_alias) = outer.clone();
                 if let Some((_, e)) = &mut i.else_branch {
+                    self.env.extend(otherwise);
                     self.visit_expr_mut(e);
+                    (self.env, self.defs, self.view_alias) = outer;
                 }
             }
             Expr::Block(b) => {
                 // A block's `let`s end with it.
-                let (env, alias) = (self.env.clone(), self.view_alias.clone());
+                let outer = self.scope();
                 for s in &mut b.block.stmts {
                     self.visit_stmt_mut(s);
                 }
-                (self.env, self.view_alias) = (env, alias);
+                (self.env, self.defs, self.view_alias) = outer;
             }
             e => {
                 if !self.access(e) {
@@ -460,11 +607,11 @@ impl VisitMut for Ranges<'_> {
     }
 
     fn visit_block_mut(&mut self, b: &mut syn::Block) {
-        let (env, alias) = (self.env.clone(), self.view_alias.clone());
+        let outer = self.scope();
         for s in &mut b.stmts {
             self.visit_stmt_mut(s);
         }
-        (self.env, self.view_alias) = (env, alias);
+        (self.env, self.defs, self.view_alias) = outer;
     }
 
     fn visit_stmt_mut(&mut self, s: &mut Stmt) {
@@ -500,6 +647,7 @@ impl Program {
             uniform: &uniform,
             views: &views,
             env: HashMap::new(),
+            defs: HashMap::new(),
             view_alias: HashMap::new(),
             checks: Vec::new(),
             ok: true,
@@ -507,9 +655,8 @@ impl Program {
         // The recomputed locals the region restores, in binding order.
         for l in &self.locals {
             if self.lives.get(&l.name) == Some(&Lives::Recomputed) && !l.mutable {
-                if let Some(range) = v.range(&l.init) {
-                    v.env.insert(l.name.clone(), range);
-                }
+                v.unbind(&l.name);
+                v.defs.insert(l.name.clone(), (l.init.clone(), false));
             }
         }
         let mut stmts = thread.to_vec();

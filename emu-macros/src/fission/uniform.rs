@@ -371,6 +371,9 @@ impl<'ast> Visit<'ast> for Idents {
     fn visit_ident(&mut self, i: &'ast proc_macro2::Ident) {
         self.0.insert(i.to_string());
     }
+    // A field's name names no local: `block_idx().x` reads no local `x`. (A field init's
+    // shorthand, `S { x }`, has its value as a path too.)
+    fn visit_member(&mut self, _: &'ast syn::Member) {}
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
         fn walk(t: proc_macro2::TokenStream, out: &mut HashSet<String>) {
             for tt in t {
@@ -390,7 +393,16 @@ impl<'ast> Visit<'ast> for Idents {
 
 #[cfg(test)]
 mod tests {
-    use super::written_in;
+    use super::{idents_of, written_in};
+
+    #[test]
+    fn a_fields_name_is_no_local() {
+        let e: syn::Expr = syn::parse_quote!(ctx.block_idx.x * ctx.block_dim.x + p.y + S { z: w }.z + m!(x));
+        let mut names: Vec<String> = idents_of(&e).into_iter().collect();
+        names.sort();
+        // `x` only through the macro's tokens, which may name anything.
+        assert_eq!(names, ["S", "ctx", "m", "p", "w", "x"]);
+    }
 
     fn written(code: proc_macro2::TokenStream) -> Option<Vec<String>> {
         let b: syn::Block = syn::parse2(quote::quote!({ #code })).unwrap();

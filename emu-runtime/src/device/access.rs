@@ -195,6 +195,27 @@ pub fn range_max<T: RangeInt>(a: Option<T>, b: Option<T>) -> Option<T> {
     Some(a?.max(b?))
 }
 
+/// The lower end `lo` of a range narrowed by `x != c` (`c` from `c_lo` to `c_hi`): `lo + one`
+/// when `c` takes one value only and `lo` is it; `lo` otherwise, and when `c`'s range is
+/// `None` (then nothing is known of `c`, and nothing narrows).
+#[inline(always)]
+pub fn range_skip_lo<T: RangeInt>(lo: Option<T>, c_lo: Option<T>, c_hi: Option<T>, one: T) -> Option<T> {
+    match (lo, c_lo, c_hi) {
+        (Some(l), Some(a), Some(b)) if a == b && l == a => l.checked(one),
+        _ => lo,
+    }
+}
+
+/// The upper end `hi` of a range narrowed by `x != c`: `hi - one` when `c` takes one value
+/// only and `hi` is it (see [`range_skip_lo`]).
+#[inline(always)]
+pub fn range_skip_hi<T: RangeInt>(hi: Option<T>, c_lo: Option<T>, c_hi: Option<T>, one: T) -> Option<T> {
+    match (hi, c_lo, c_hi) {
+        (Some(h), Some(a), Some(b)) if a == b && h == a => h.checked_minus(one),
+        _ => hi,
+    }
+}
+
 /// An end of an index range converted to the integer type `T` (an `as T` cast), `None` if it
 /// is or if `T` does not hold it: between two ends that convert, every value converts, and in
 /// the same order.

@@ -1329,6 +1329,71 @@ fn a_tiled_product_has_its_bounds_proved_and_agrees() {
     assert_eq!(proved_runs(|| drop(run())), 4 * (3 * 2 + 1));
 }
 
+/// A shared tile of a 16x4 block with its halo read from global memory at the tile's edges,
+/// as Parboil's stencil does: `bool` locals say where the thread is, and each neighbour comes
+/// from the tile in the `else` branch of its edge's flag. The range proof reads the flags:
+/// `inside` narrows `x`, and the `else` of `right` (`tx + 1 == edge`) leaves out the last
+/// column, so `t[sh + 1]` is in bounds. With `edge` other than the block's width the flag is
+/// wrong, `t[sh + 1]` of thread (15,3,0) is past the tile, and the proof must fail.
+#[kernel]
+fn halo_flags(a: &[u32], out: &mut [u32], n: i32, edge: u32) {
+    let t = shared_array![u32; 64];
+    let x = (block_idx().x * block_dim().x + thread_idx().x) as i32;
+    let y = thread_idx().y as i32;
+    let sh = (thread_idx().x + thread_idx().y * block_dim().x) as i32;
+    let inside: bool = x > 0 && x < n - 1;
+    let left: bool = thread_idx().x == 0;
+    let right: bool = (thread_idx().x + 1) == edge;
+    let top: bool = thread_idx().y == 0;
+    t[sh] = a[y * n + x];
+    sync_threads();
+    if inside {
+        let l = if left { a[y * n + x - 1] } else { t[sh - 1] };
+        let r = if right { a[y * n + x + 1] } else { t[sh + 1] };
+        let up = if top { 0 } else { t[sh - block_dim().x as i32] };
+        out[y * n + x] = l + r + up + 2 * t[sh];
+    }
+}
+
+#[test]
+fn halo_flags_and_else_branches_narrow_the_range_proof() {
+    const G: usize = 3;
+    let n = 16 * G;
+    let a: Vec<u32> = (0..4 * n).map(|i| (i * 7 % 23) as u32).collect();
+    for edge in [16u32, 4] {
+        let run = || {
+            let da = DeviceBuffer::from_slice(&a).unwrap();
+            let mut o = DeviceBuffer::<u32>::zeroed(4 * n).unwrap();
+            let r = launch!(halo_flags<<<G as u32, (16, 4)>>>(&da, &mut o, n as i32, edge));
+            (o.to_vec().unwrap(), r)
+        };
+        let (out, r) = both_paths("regions", run);
+        if edge == 16 {
+            r.unwrap();
+            for y in 0..4 {
+                for x in 0..n {
+                    let want = if x > 0 && x < n - 1 {
+                        let up = if y == 0 { 0 } else { a[(y - 1) * n + x] };
+                        a[y * n + x - 1] + a[y * n + x + 1] + up + 2 * a[y * n + x]
+                    } else {
+                        0
+                    };
+                    assert_eq!(out[y * n + x], want, "out[{y}][{x}]");
+                }
+            }
+            // Both regions of each block.
+            assert_eq!(proved_runs(|| drop(run())), 2 * G);
+        } else {
+            // The tile's last element is its last thread's own; the one after it is past the
+            // tile (`both_paths` compares the reports).
+            let report = r.unwrap_err();
+            assert!(report.contains("thread (15,3,0)"), "{report}");
+            // The first region of each block only.
+            assert_eq!(proved_runs(|| drop(run())), G);
+        }
+    }
+}
+
 #[test]
 fn interleaved_threads_agree_and_a_panicking_group_names_its_thread() {
     for big in [false, true] {
