@@ -75,8 +75,8 @@
 //!
 //! 8. **`match`es whose arms wait** (`match_chains`, before 7): a statement `match e { .. }`
 //!    with barriers in its arms and patterns that are values (literals, ranges, `|` of those,
-//!    `_`, a plain name; no guard) is `let m = e;` and an `if`/`else` chain over `m`, the last
-//!    arm the `else`.
+//!    `_`, a plain name; guards on all but the last arm) is `let m = e;` and an `if`/`else`
+//!    chain over `m`, each guard joined to its arm's test, the last arm the `else`.
 //!
 //! Alpha-renaming of shadowed names (`unshadow`) follows, in `fission/mod.rs`.
 
@@ -119,10 +119,11 @@ pub(super) fn normalise(mut stmts: Vec<Stmt>, ctx: &Ident) -> (Vec<Stmt>, Vec<St
 }
 
 /// A statement `match e { arms }` whose arms wait (a barrier or warp collective) and whose
-/// patterns are literals, ranges of values, `|` of those, `_` or a plain name, with no guard,
-/// is `let m = e; if m == a { .. } else if (m >= b && m <= c) { .. } else { .. }`: the `if`s
-/// fission reads, uniform where `e` is. The last arm is the `else` (a `match` is exhaustive);
-/// a name binds `m` in its arm. Any other `match` is left as written.
+/// patterns are literals, ranges of values, `|` of those, `_` or a plain name, is `let m = e;
+/// if m == a { .. } else if (m >= b && m <= c) { .. } else { .. }`: the `if`s fission reads,
+/// uniform where `e` is. An arm's guard joins its test (`x if x > k` is `if (m > k)`), except
+/// on the last arm, which is the `else` (a `match` is exhaustive); a name binds `m` in its arm.
+/// Any other `match` is left as written.
 fn match_chains(list: &mut Vec<Stmt>, fresh: &mut usize) {
     let mut k = 0;
     while k < list.len() {
@@ -136,11 +137,19 @@ fn match_chains(list: &mut Vec<Stmt>, fresh: &mut usize) {
         let span = m.span();
         let value = Ident::new(&format!("__emu_match_{fresh}"), Span::mixed_site());
         let mut arms = Vec::new();
-        for arm in &m.arms {
-            if arm.guard.is_some() {
-                break;
+        for (a, arm) in m.arms.iter().enumerate() {
+            let Some((mut test, bind)) = arm_test(&arm.pat, &value) else { break };
+            if let Some((_, guard)) = &arm.guard {
+                // The last arm's guard would need a fall-through the chain does not have (and
+                // the match compiles only if the arms above cover every value).
+                let Some(guard) = guard_test(guard, bind.as_ref(), &value).filter(|_| a + 1 < m.arms.len()) else {
+                    break;
+                };
+                test = match &test {
+                    Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) if b.value => guard,
+                    _ => syn::parse_quote!((#test && #guard)),
+                };
             }
-            let Some((test, bind)) = arm_test(&arm.pat, &value) else { break };
             // The arm's statements themselves, so that its barriers stay at statement level.
             let mut body: syn::Block = match &*arm.body {
                 Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => b.block.clone(),
@@ -166,6 +175,40 @@ fn match_chains(list: &mut Vec<Stmt>, fresh: &mut usize) {
         list.splice(at..k, std::iter::once(bind).chain(chain.stmts));
         k = at + 2;
     }
+}
+
+/// An arm's guard as a test of `value`: the name the arm binds (`x if x > 2`), if any, read
+/// as `value` (which it is bound to). `None` for a guard that binds names of its own (a
+/// closure, a block, a `match`, a `let`, a loop) or holds a macro, whose tokens may name it.
+fn guard_test(guard: &Expr, bind: Option<&Ident>, value: &Ident) -> Option<Expr> {
+    struct Sub<'a> {
+        name: Option<&'a Ident>,
+        value: &'a Ident,
+        ok: bool,
+    }
+    impl VisitMut for Sub<'_> {
+        fn visit_expr_mut(&mut self, e: &mut Expr) {
+            match e {
+                Expr::Closure(_)
+                | Expr::Block(_)
+                | Expr::Match(_)
+                | Expr::Let(_)
+                | Expr::ForLoop(_)
+                | Expr::While(_)
+                | Expr::Loop(_)
+                | Expr::Macro(_) => self.ok = false,
+                Expr::Path(p) if self.name.is_some_and(|n| p.path.is_ident(n)) => {
+                    let v = self.value;
+                    *e = syn::parse_quote!(#v);
+                }
+                _ => syn::visit_mut::visit_expr_mut(self, e),
+            }
+        }
+    }
+    let mut g = guard.clone();
+    let mut sub = Sub { name: bind, value, ok: true };
+    sub.visit_expr_mut(&mut g);
+    sub.ok.then(|| syn::parse_quote!((#g)))
 }
 
 /// The test of one arm's pattern against `value`, and the name it binds (`x =>`); `None` for
@@ -1211,10 +1254,28 @@ mod tests {
             else { let other = __emu_match_0; b(other); sync_threads(); } } }
         };
         assert_eq!(s, want.to_string());
-        // No barrier, a guard, or a pattern other than values: left as written.
+        // Guards join their arms' tests, a bound name read as the value.
+        let s = norm(quote! {
+            match m {
+                x if x > k => { sync_threads(); }
+                1 | 2 if q => { sync_threads(); }
+                _ => { sync_threads(); }
+            }
+        });
+        let want = quote! {
+            let __emu_match_0 = m;
+            if (__emu_match_0 > k) { let x = __emu_match_0; sync_threads(); }
+            else { if ((__emu_match_0 == 1 || __emu_match_0 == 2) && (q)) { sync_threads(); }
+            else { sync_threads(); } }
+        };
+        assert_eq!(s, want.to_string());
+        // No barrier, a guard on the last arm or one that binds or holds a macro, or a
+        // pattern other than values: left as written.
         for body in [
             quote! { match m { 0 => a(), _ => b() } },
-            quote! { match m { x if x > 2 => { sync_threads(); } _ => { sync_threads(); } } },
+            quote! { match m { 0 => { sync_threads(); } x if x > 2 => { sync_threads(); } } },
+            quote! { match m { x if f(|y| y > x) => { sync_threads(); } _ => { sync_threads(); } } },
+            quote! { match m { x if p!(x) => { sync_threads(); } _ => { sync_threads(); } } },
             quote! { match m { Some(x) => { sync_threads(); } None => { sync_threads(); } } },
         ] {
             assert_eq!(norm(body.clone()), body.to_string());

@@ -2469,6 +2469,58 @@ fn a_match_whose_arms_hold_barriers_takes_regions() {
     }
 }
 
+/// The same with guards, as a `switch` whose cases test a second value: an arm `k if k ==
+/// shift`, and `1 | 2 if shift > 8` that falls through to the next arm when its guard fails.
+#[kernel]
+fn staged_by_guarded_mode(x: &[f32], out: &mut [f32], mode: u32, shift: u32) {
+    let s = shared_array![f32; 64];
+    let t = thread_idx().x as usize;
+    s[t] = x[t];
+    sync_threads();
+    match mode % 4 {
+        k if k == shift => {
+            let v = s[63 - t];
+            sync_threads();
+            s[t] = v;
+        }
+        1 | 2 if shift > 8 => {
+            let v = s[(t + shift as usize) % 64];
+            sync_threads();
+            s[t] = v * 2.0;
+        }
+        m => {
+            let v = s[(t + 1) % 64] + m as f32;
+            sync_threads();
+            s[t] += v;
+        }
+    }
+    sync_threads();
+    out[t] = s[t];
+}
+
+#[test]
+fn a_match_with_guards_whose_arms_hold_barriers_takes_regions() {
+    let x: Vec<f32> = (0..64).map(|i| (i * 5 % 19) as f32).collect();
+    let input = DeviceBuffer::from_slice(&x).unwrap();
+    for mode in 0..4u32 {
+        for shift in [0u32, 2, 9] {
+            let want: Vec<f32> = (0..64)
+                .map(|t| match mode % 4 {
+                    k if k == shift => x[63 - t],
+                    1 | 2 if shift > 8 => x[(t + shift as usize) % 64] * 2.0,
+                    m => x[t] + x[(t + 1) % 64] + m as f32,
+                })
+                .collect();
+            let path = both_paths(&want, || {
+                let mut out = DeviceBuffer::<f32>::zeroed(64).unwrap();
+                launch!(staged_by_guarded_mode<<<1, 64>>>(&input, &mut out, mode, shift)).unwrap();
+                out.to_vec().unwrap()
+            });
+            assert_eq!(path, "regions", "mode {mode}, shift {shift}");
+        }
+    }
+}
+
 // ------------------------------------------------------------------ read-only loads as uniform values
 
 /// Loops around barriers whose trip counts are elements of a read-only buffer at the block's
