@@ -187,7 +187,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
             return crate::device::copy::zero(); // reported: the faulting thread's atomic does nothing
         }
         let p = self.raw_ptr().wrapping_add(i);
-        backend::atomic(self, i, || op(p))
+        backend::atomic(self, i, move || op(p))
     }
 
     /// Atomically adds `value` to element `i` and returns the old value (CUDA's `atomicAdd`).
@@ -200,7 +200,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
     {
         // SAFETY: `i < len` was checked, so `p` is element `i` of the view, in the space
         // `K::SPACE` says.
-        self.atomic_at(i, |p| unsafe { T::atomic_add_raw(p, value, K::SPACE) })
+        self.atomic_at(i, move |p| unsafe { T::atomic_add_raw(p, value, K::SPACE) })
     }
 
     /// Atomically subtracts `value` from element `i` (wrapping) and returns the old value
@@ -213,7 +213,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         K: Writable,
     {
         // SAFETY: as in `atomic_add`.
-        self.atomic_at(i, |p| unsafe { T::atomic_sub_raw(p, value, K::SPACE) })
+        self.atomic_at(i, move |p| unsafe { T::atomic_sub_raw(p, value, K::SPACE) })
     }
 
     /// Atomically stores the smaller of element `i` and `value` in element `i` and returns the
@@ -226,7 +226,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         K: Writable,
     {
         // SAFETY: as in `atomic_add`.
-        self.atomic_at(i, |p| unsafe { T::atomic_min_raw(p, value, K::SPACE) })
+        self.atomic_at(i, move |p| unsafe { T::atomic_min_raw(p, value, K::SPACE) })
     }
 
     /// Atomically stores the larger of element `i` and `value` in element `i` and returns the
@@ -239,7 +239,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         K: Writable,
     {
         // SAFETY: as in `atomic_add`.
-        self.atomic_at(i, |p| unsafe { T::atomic_max_raw(p, value, K::SPACE) })
+        self.atomic_at(i, move |p| unsafe { T::atomic_max_raw(p, value, K::SPACE) })
     }
 
     /// Atomically stores `value` in element `i` and returns the old value (CUDA's
@@ -252,7 +252,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         K: Writable,
     {
         // SAFETY: as in `atomic_add`.
-        self.atomic_at(i, |p| unsafe { T::atomic_exch_raw(p, value, K::SPACE) })
+        self.atomic_at(i, move |p| unsafe { T::atomic_exch_raw(p, value, K::SPACE) })
     }
 
     /// Atomically sets element `i` to `old & value` and returns `old` (CUDA's `atomicAnd`).
@@ -264,7 +264,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         K: Writable,
     {
         // SAFETY: as in `atomic_add`.
-        self.atomic_at(i, |p| unsafe { T::atomic_and_raw(p, value, K::SPACE) })
+        self.atomic_at(i, move |p| unsafe { T::atomic_and_raw(p, value, K::SPACE) })
     }
 
     /// Atomically sets element `i` to `old | value` and returns `old` (CUDA's `atomicOr`).
@@ -276,7 +276,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         K: Writable,
     {
         // SAFETY: as in `atomic_add`.
-        self.atomic_at(i, |p| unsafe { T::atomic_or_raw(p, value, K::SPACE) })
+        self.atomic_at(i, move |p| unsafe { T::atomic_or_raw(p, value, K::SPACE) })
     }
 
     /// Atomically sets element `i` to `old ^ value` and returns `old` (CUDA's `atomicXor`).
@@ -288,7 +288,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         K: Writable,
     {
         // SAFETY: as in `atomic_add`.
-        self.atomic_at(i, |p| unsafe { T::atomic_xor_raw(p, value, K::SPACE) })
+        self.atomic_at(i, move |p| unsafe { T::atomic_xor_raw(p, value, K::SPACE) })
     }
 
     /// Atomically compares element `i` with `compare` and, if they are equal, stores `value`
@@ -302,7 +302,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         K: Writable,
     {
         // SAFETY: as in `atomic_add`.
-        self.atomic_at(i, |p| unsafe { T::atomic_cas_raw(p, compare, value, K::SPACE) })
+        self.atomic_at(i, move |p| unsafe { T::atomic_cas_raw(p, compare, value, K::SPACE) })
     }
 
     /// Atomically counts element `i` up, wrapping to 0 once it reaches `limit`: stores
@@ -315,7 +315,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         K: Writable,
     {
         // SAFETY: as in `atomic_add`.
-        self.atomic_at(i, |p| unsafe { T::atomic_inc_raw(p, limit, K::SPACE) })
+        self.atomic_at(i, move |p| unsafe { T::atomic_inc_raw(p, limit, K::SPACE) })
     }
 
     /// Atomically counts element `i` down, wrapping to `limit` at 0: stores
@@ -329,7 +329,7 @@ impl<T: DeviceCopy, K: ViewKind> View<'_, T, K> {
         K: Writable,
     {
         // SAFETY: as in `atomic_add`.
-        self.atomic_at(i, |p| unsafe { T::atomic_dec_raw(p, limit, K::SPACE) })
+        self.atomic_at(i, move |p| unsafe { T::atomic_dec_raw(p, limit, K::SPACE) })
     }
 }
 
@@ -351,7 +351,7 @@ macro_rules! scoped_rmw {
                     K: Writable,
                 {
                     // SAFETY: as in `atomic_add`.
-                    self.atomic_at(i, |p| unsafe { T::$raw(p, $($arg,)+ K::SPACE, scope) })
+                    self.atomic_at(i, move |p| unsafe { T::$raw(p, $($arg,)+ K::SPACE, scope) })
                 }
             )*
         }
@@ -482,7 +482,7 @@ impl<T: AtomicLoadStore, K: ViewKind> View<'_, T, K> {
             return None; // reported: the faulting thread's access does nothing (a load gives zero)
         }
         let p = self.raw_ptr().wrapping_add(i);
-        Some(backend::ordered(self, i, access, || op(p)))
+        Some(backend::ordered(self, i, access, move || op(p)))
     }
 
     /// Atomically loads element `i` with memory order `order` at device scope
@@ -510,7 +510,7 @@ impl<T: AtomicLoadStore, K: ViewKind> View<'_, T, K> {
         let order = load_order(order);
         // SAFETY: `i < len` was checked, so `p` is element `i` of the view, in the space
         // `K::SPACE` says; `order` is one a load takes.
-        self.ordered_at(i, Ordered { write: false, order, scope, volatile: false }, |p| unsafe {
+        self.ordered_at(i, Ordered { write: false, order, scope, volatile: false }, move |p| unsafe {
             T::atomic_load_raw(p, order, scope, K::SPACE)
         })
         .unwrap_or_else(crate::device::copy::zero)
@@ -546,7 +546,7 @@ impl<T: AtomicLoadStore, K: ViewKind> View<'_, T, K> {
     {
         let order = store_order(order);
         // SAFETY: as in `atomic_load_scoped`; `K: Writable` views point into writable memory.
-        self.ordered_at(i, Ordered { write: true, order, scope, volatile: false }, |p| unsafe {
+        self.ordered_at(i, Ordered { write: true, order, scope, volatile: false }, move |p| unsafe {
             T::atomic_store_raw(p, value, order, scope, K::SPACE)
         });
     }
@@ -558,7 +558,7 @@ impl<T: AtomicLoadStore, K: ViewKind> View<'_, T, K> {
     pub fn volatile_load(&self, i: usize) -> T {
         let access = Ordered { write: false, order: Ordering::Relaxed, scope: Scope::System, volatile: true };
         // SAFETY: as in `atomic_load_scoped`.
-        self.ordered_at(i, access, |p| unsafe { T::volatile_load_raw(p, K::SPACE) })
+        self.ordered_at(i, access, move |p| unsafe { T::volatile_load_raw(p, K::SPACE) })
             .unwrap_or_else(crate::device::copy::zero)
     }
 
@@ -572,6 +572,6 @@ impl<T: AtomicLoadStore, K: ViewKind> View<'_, T, K> {
     {
         let access = Ordered { write: true, order: Ordering::Relaxed, scope: Scope::System, volatile: true };
         // SAFETY: as in `atomic_store_scoped`.
-        self.ordered_at(i, access, |p| unsafe { T::volatile_store_raw(p, value, K::SPACE) });
+        self.ordered_at(i, access, move |p| unsafe { T::volatile_store_raw(p, value, K::SPACE) });
     }
 }
