@@ -88,7 +88,9 @@
 //!   immutable locals bound to such expressions, and uniform values, 2-D rows included
 //!   (`ta[ty][j]`), are proved in bounds once per region run: each index's smallest and largest
 //!   values over the block's threads and the loops' passes, computed with checked arithmetic in
-//!   the index's own type, against the view's length. Then they run without their checks (still
+//!   the index's own type, against the view's length; an `if` narrows what its condition
+//!   compares in its branches (a `bool` local's too, and `else` what the condition rules out:
+//!   a stencil's halo flags). Then they run without their checks (still
 //!   relaxed accesses); otherwise, or under a checker, the region runs checked, and reports as
 //!   before. The proof evaluates only uniform terms that cannot panic. The tiled matrix product's
 //!   regions take it; `EMU_VERBOSE=1` prints how many region runs did. Such a region whose work
