@@ -1394,6 +1394,63 @@ fn halo_flags_and_else_branches_narrow_the_range_proof() {
     }
 }
 
+/// Guards the proof must not take at their word: a flag over a value changed after it (`k`),
+/// a name bound again after its flag (`t`), and `!=` against a value that differs between
+/// threads (`p`: 123 in row 0, 124 in row 1), which leaves out no end of `t`'s range; each
+/// in a region of its own, so that each is proved or not alone. The first two keep every access in bounds (a proof that took them would see indices up to 123
+/// in a tile of 64); the third reads `s[t - 59]`, past the tile for thread (63,1,0), where `t`
+/// is 123 and not `p + 123`: a proof that left 123 out would fail at run time
+/// (`proof_failed`), not report the read as the general path does.
+#[kernel]
+fn flags_that_do_not_narrow(x: &[u32], out: &mut [u32]) {
+    let s = shared_array![u32; 64];
+    let t = thread_idx().x as usize;
+    s[t] = x[t];
+    sync_threads();
+    let mut k = t;
+    let small = k < 4;
+    k += 60;
+    let low = t < 4;
+    let t = t + 60;
+    let p = thread_idx().y as usize;
+    let mut v = 0;
+    if small {
+        v += s[k];
+    }
+    sync_threads();
+    if low {
+        v += s[t];
+    }
+    sync_threads();
+    if t != p + 123 {
+        v += s[t - 59];
+    } else {
+        v += 2 * s[t - 60];
+    }
+    out[p * 64 + t - 60] = v;
+}
+
+#[test]
+fn flags_over_changed_or_rebound_values_do_not_narrow_the_proof() {
+    let x: Vec<u32> = (0..64).map(|i| i * 3 + 1).collect();
+    let run = || {
+        let dx = DeviceBuffer::from_slice(&x).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(128).unwrap();
+        let r = launch!(flags_that_do_not_narrow<<<1, (64, 2)>>>(&dx, &mut o));
+        (o.to_vec().unwrap(), r)
+    };
+    let (out, r) = both_paths("regions", run);
+    // `both_paths` compared the reports and the memory of both paths.
+    let report = r.unwrap_err();
+    assert!(report.contains("thread (63,1,0)") && report.contains("index 64 is past the end"), "{report}");
+    // Row 0 ran whole: thread 63 takes the `else`, the others read their right neighbour.
+    for (t, &o) in out[..64].iter().enumerate() {
+        let small = if t < 4 { 2 * x[t + 60] } else { 0 };
+        let last = if t == 63 { 2 * x[63] } else { x[t + 1] };
+        assert_eq!(o, small + last, "out[0][{t}]");
+    }
+}
+
 #[test]
 fn interleaved_threads_agree_and_a_panicking_group_names_its_thread() {
     for big in [false, true] {
