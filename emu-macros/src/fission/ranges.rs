@@ -496,7 +496,7 @@ impl Ranges<'_> {
         let readers: Vec<String> =
             self.defs.iter().filter(|(_, (def, _))| idents_of(def).contains(name)).map(|(n, _)| n.clone()).collect();
         for n in readers {
-            let range = self.range(&syn::parse_str::<Expr>(&n).expect("a local's name"));
+            let range = syn::parse_str::<Expr>(&n).ok().and_then(|e| self.range(&e));
             self.defs.remove(&n);
             if let Some(range) = range {
                 self.env.insert(n, range);
