@@ -111,8 +111,9 @@ impl Ranges<'_> {
         }
         match e {
             // `thread_idx().y as u32` and the like: a thread index is below 1024, which every
-            // integer type of 16 bits or more holds.
-            Expr::Cast(c) if self.thread_field(&c.expr).is_some() => {
+            // integer type of 16 bits or more holds (once a guard narrowed it, the cast arm
+            // below converts its range).
+            Expr::Cast(c) if self.thread_field(&c.expr).is_some_and(|f| !self.env.contains_key(&thread_key(&f))) => {
                 let field = self.thread_field(&c.expr)?;
                 let ty = &c.ty;
                 let syn::Type::Path(p) = &**ty else { return None };
@@ -124,14 +125,6 @@ impl Ranges<'_> {
                 });
                 if !wide {
                     return None;
-                }
-                if let Some(x) = self.env.get(&thread_key(&field)) {
-                    let (xl, xh) = (&x.lo, &x.hi);
-                    return Some(Range {
-                        lo: quote!(#r::range_cast::<#ty, _>(#xl)),
-                        hi: quote!(#r::range_cast::<#ty, _>(#xh)),
-                        int: true,
-                    });
                 }
                 let ctx = Ident::new(self.ctx, proc_macro2::Span::mixed_site());
                 Some(Range {
