@@ -251,6 +251,8 @@ pub(crate) struct BlockRun<'a> {
     /// Whether this block runs as barrier regions (`regions.rs`): all its threads on the
     /// runner's fiber, which a progress point must not park.
     in_regions: Cell<bool>,
+    /// This runner's slot in the launch's count of ended blocks (`progress.rs`).
+    done_slot: usize,
 }
 
 impl<'a> BlockRun<'a> {
@@ -294,6 +296,7 @@ impl<'a> BlockRun<'a> {
             watched: crate::host::sched::debugger::watched(),
             any_stop: Cell::new(false),
             in_regions: Cell::new(false),
+            done_slot: launch.progress.runner_slot(),
         }))
     }
 
@@ -564,7 +567,7 @@ impl<'a> BlockRun<'a> {
         warp::flush_misuse(self);
         crate::host::check::on_block_end(self);
         let block_linear = self.id.linear.get();
-        self.launch.progress.block_done();
+        self.launch.progress.block_done(self.done_slot);
         // The faults themselves (built reports are among the findings, counted there).
         self.launch.findings.count(self.faults.get(), false);
         let findings = self.findings.take();

@@ -44,8 +44,10 @@ use std::time::{Duration, Instant};
 /// How often the monitor looks.
 pub(crate) const TICK: Duration = Duration::from_millis(25);
 
-/// A host thread that runs GPU threads, as the monitor sees it.
+/// A host thread that runs GPU threads, as the monitor sees it. Its own cache lines: its
+/// thread writes `resumptions` once a block, and a neighbour's writes would move the line.
 #[derive(Debug)]
+#[repr(align(128))]
 pub(crate) struct Worker {
     /// The thread, for `pthread_kill` and its CPU clock.
     thread: libc::pthread_t,

@@ -1025,11 +1025,19 @@ impl<'r> Regions<'r> {
         let cursor = LaneCursor { ctx: self.ctx };
         let chunk = fast::LANE_CHUNK;
         let n = self.n.min(bound);
+        let wide = fast::wide_lanes();
         let mut c0 = 0;
         while c0 < n {
             let m = chunk.min(n - c0);
             self.block.regions_set_current(c0 as u32);
-            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| vector(&cursor, c0, m)));
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                if wide {
+                    // SAFETY: `wide_lanes` found the CPU's AVX2.
+                    unsafe { fast::run_wide(&mut vector, &cursor, c0, m) }
+                } else {
+                    vector(&cursor, c0, m)
+                }
+            }));
             if ran.is_err() {
                 // What the hook recorded for the chunk; the lane's own panic records it again.
                 let _ = crate::host::sched::panics::take();
