@@ -26,7 +26,7 @@ pub use crate::host::{
     mem::shared_mem::SharedSite,
     mem::slice::{KernelArg, KernelArgMut},
     sched::devrt::{device_launch, DeviceArg, DeviceArgMut, DeviceStream},
-    sched::launch::{launch, launch_on_gpu, launch_tasks},
+    sched::launch::{last_runners, launch, launch_on_gpu, launch_tasks},
     sched::regions::{
         announce_general, last_path, last_proved, last_scaled, last_strided, last_vectorised, last_views, launch_lanes,
         launch_regions, launch_regions_guarded, region_progress_point, vote_new, vote_put, vote_seal, Exchange, Guard,

@@ -11,6 +11,7 @@ mod progress;
 mod proptest_reduction;
 mod proptest_warps;
 mod schedule_threads;
+mod spread;
 mod state_machines;
 mod stopping;
 mod verify;

@@ -510,6 +510,72 @@ pub(crate) fn run<'t>(
     cfg: LaunchConfig,
     threads: &(dyn Fn(usize) -> Threads<'t> + Sync),
 ) -> Result<(), Error> {
+    run_with(kernel, cfg, threads, Spread::Always)
+}
+
+/// How a launch of blocks that run in parallel spreads them over the workers.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Spread {
+    /// Over every worker from the start.
+    Always,
+    /// On the calling thread first: its first run of blocks is timed, and the launch goes on
+    /// in parallel only when the rest would take longer than waking the workers costs
+    /// (`SERIAL_BELOW`). For launches whose blocks never wait for each other (barrier
+    /// regions and lane loops: a kernel that may spin takes the general path), and not under
+    /// racecheck or initcheck, whose verdicts on blocks that meet through atomics the tests
+    /// want to see with blocks on several host threads.
+    Adaptive,
+}
+
+/// The estimated time of a launch's remaining blocks under which [`Spread::Adaptive`] runs
+/// them on the calling thread: about what handing a launch to the pool's workers and waiting
+/// for them costs on a loaded two-core machine (a launch of 128 small blocks took 0.058 ms on
+/// two workers and 0.030 ms on one).
+const SERIAL_BELOW: std::time::Duration = std::time::Duration::from_micros(60);
+
+/// [`Spread::Adaptive`]'s start: runs the launch's first `chunk` blocks on the calling thread,
+/// timed, then the rest too when their estimated time is under [`SERIAL_BELOW`]. Returns the
+/// first block it left to the workers (`blocks` when it ran them all). Blocks still start in
+/// increasing order, as the parallel pullers start them.
+fn run_first_here(shared: &LaunchShared, threads: Threads<'_>, chunk: u64, blocks: u64) -> u64 {
+    let w = match BlockRun::new(shared, threads) {
+        Ok(w) => w,
+        Err(e) => {
+            shared.host_failure(e);
+            return blocks;
+        }
+    };
+    let start = std::time::Instant::now();
+    w.run_span(0, chunk);
+    let per_block = start.elapsed() / u32::try_from(chunk).unwrap_or(u32::MAX);
+    let rest = blocks - chunk;
+    let estimate = per_block.saturating_mul(u32::try_from(rest).unwrap_or(u32::MAX));
+    if estimate >= SERIAL_BELOW {
+        return chunk;
+    }
+    w.run_span(chunk, blocks);
+    blocks
+}
+
+thread_local! {
+    /// How many runners the last launch made on this host thread used ([`last_runners`]).
+    static LAST_RUNNERS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How many runners (host threads driving its blocks, the calling thread's own included) the
+/// last launch made on this host thread used, for tests of [`Spread::Adaptive`].
+#[doc(hidden)]
+pub fn last_runners() -> usize {
+    LAST_RUNNERS.with(std::cell::Cell::get)
+}
+
+/// Runs a launch as [`run`] does, its blocks spread over the workers as `spread` says.
+pub(crate) fn run_with<'t>(
+    kernel: &'static KernelInfo,
+    cfg: LaunchConfig,
+    threads: &(dyn Fn(usize) -> Threads<'t> + Sync),
+    spread: Spread,
+) -> Result<(), Error> {
     if crate::host::sched::context::current().is_some() {
         // Entering this launch's blocks would overwrite the running block's thread-locals.
         return Err(Error::NotSupported {
@@ -572,9 +638,18 @@ pub(crate) fn run<'t>(
             // chunks.
             let workers = rayon::current_num_threads().max(1) as u64;
             let chunk = (blocks / (workers * 16)).clamp(1, 64);
-            let next = AtomicU64::new(0);
-            let pullers = usize::try_from(workers.min(blocks.div_ceil(chunk))).unwrap_or(1);
-            (0..pullers).into_par_iter().for_each(|_| {
+            let first = match spread {
+                Spread::Adaptive
+                    if workers > 1 && blocks > chunk && !crate::host::check::any(shared.config.get_checks()) =>
+                {
+                    run_first_here(&shared, threads(per_block), chunk, blocks)
+                }
+                _ => 0,
+            };
+            let next = AtomicU64::new(first);
+            let pullers = usize::try_from(workers.min((blocks - first).div_ceil(chunk))).unwrap_or(1);
+            let stopped = shared.failed_on_host() || shared.progress.timed_out();
+            (0..if stopped { 0 } else { pullers }).into_par_iter().for_each(|_| {
                 let w = match BlockRun::new(&shared, threads(per_block)) {
                     Ok(w) => w,
                     Err(e) => return shared.host_failure(e),
@@ -590,6 +665,7 @@ pub(crate) fn run<'t>(
         }
     }
     // The children the grid launched (device-side `launch!`), after all its blocks.
+    LAST_RUNNERS.with(|c| c.set(shared.progress.runners()));
     let children = crate::host::sched::devrt::finish_grid(&shared);
     if let Some(e) = shared.host_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(e);

@@ -125,6 +125,11 @@ impl LaunchProgress {
         self.next_slot.fetch_add(1, Ordering::Relaxed) % DONE_SLOTS
     }
 
+    /// How many runners (host threads driving blocks) the launch made.
+    pub(crate) fn runners(&self) -> usize {
+        self.next_slot.load(Ordering::Relaxed)
+    }
+
     /// Blocks that ended so far (the sum of the runners' counts).
     fn blocks_done(&self) -> u64 {
         self.blocks_done.iter().fold(0u64, |a, c| a.wrapping_add(c.0.load(Ordering::Relaxed)))

@@ -556,7 +556,7 @@ fn run_blocks(
     };
     let runner = |b: &BlockRun<'_>, y: &Suspender<'_>| block::runner(b, &body, y);
     let runner: &RunnerFn<'_> = &runner;
-    let result = launch::run(kernel, cfg, &|_| Threads::Calls(runner));
+    let result = launch::run_with(kernel, cfg, &|_| Threads::Calls(runner), launch::Spread::Adaptive);
     if let Err(e) = &result {
         last_error::record(e);
     }
