@@ -574,6 +574,11 @@ impl Config {
     pub fn get_tier(&self, tier: Tier) -> bool {
         self.tiers_off & tier.bit() == 0
     }
+    /// The tiers turned off, as a mask of [`Tier::bit`]s (what each block of a regions launch
+    /// reads).
+    pub(crate) fn get_tiers_off(&self) -> u32 {
+        self.tiers_off
+    }
     /// Whether each launch prints the path it takes to stderr (`EMU_VERBOSE=1`).
     pub fn verbose(mut self, on: bool) -> Self {
         self.verbose = on;

@@ -775,6 +775,10 @@ fn lane_ranges(m: u32) -> String {
 
 /// Records the block's warp misuse report, if any (when the block ends).
 pub(crate) fn flush_misuse(block: &BlockRun<'_>) {
+    // Tested first, as in `BlockRun::reset`: the take copies the whole finding.
+    if block.warps.misuse.borrow().is_none() {
+        return;
+    }
     if let Some((_, f)) = block.warps.misuse.borrow_mut().take() {
         block.note(f);
     }

@@ -618,7 +618,7 @@ impl<'r> Regions<'r> {
             order: start.unwrap_or_default(),
             exits: Vec::new(),
             seed: launch.config.get_seed(),
-            tiers_off: Tier::ALL.iter().filter(|t| !launch.config.get_tier(**t)).fold(0, |m, t| m | t.bit()),
+            tiers_off: launch.config.get_tiers_off(),
             counts: None,
         }
     }
