@@ -253,6 +253,9 @@ pub(crate) struct BlockRun<'a> {
     in_regions: Cell<bool>,
     /// This runner's slot in the launch's count of ended blocks (`progress.rs`).
     done_slot: usize,
+    /// Storage for the per-thread slots of blocks run as regions, kept from block to block
+    /// (`regions/slots.rs`).
+    slot_pool: crate::host::sched::regions::SlotPool,
 }
 
 impl<'a> BlockRun<'a> {
@@ -297,7 +300,13 @@ impl<'a> BlockRun<'a> {
             any_stop: Cell::new(false),
             in_regions: Cell::new(false),
             done_slot: launch.progress.runner_slot(),
+            slot_pool: Default::default(),
         }))
+    }
+
+    /// Storage for the per-thread slots of blocks run as regions (`regions/slots.rs`).
+    pub(crate) fn slot_pool(&self) -> &crate::host::sched::regions::SlotPool {
+        &self.slot_pool
     }
 
     pub(crate) fn launch(&self) -> &LaunchShared {

@@ -41,6 +41,7 @@ pub(crate) mod fast;
 mod slots;
 mod vote;
 
+pub(crate) use slots::SlotPool;
 pub use slots::{Lanes, SlotOf, Slots, TaggedSlots, ZeroSlots};
 pub use vote::{vote_new, vote_put, vote_seal, Vote, Voted};
 
@@ -673,6 +674,12 @@ impl<'r> Regions<'r> {
     #[inline(always)]
     pub fn note_views(&self) {
         self.count(Count::Views);
+    }
+
+    /// The runner's storage for [`Slots`], kept from block to block.
+    #[inline(always)]
+    pub(crate) fn slot_pool(&self) -> &'r slots::SlotPool {
+        self.block.slot_pool()
     }
 
     /// Per-thread storage for a value that lives across a barrier.

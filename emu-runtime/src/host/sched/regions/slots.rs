@@ -80,40 +80,94 @@ fn unset() -> ! {
 }
 
 /// Values of one local of a [`DeviceCopy`] type that lives across a barrier, one per thread of
-/// the block, all-zero until the thread stores its own. A thread reads only a value it
-/// stored (fission keeps a local's slot from the run that binds it to the runs that read it,
-/// and a thread that exits runs no later region); where that did not hold, a read would
-/// give the all-zero value, a valid one.
-pub struct Slots<T>(Box<[Cell<T>]>);
+/// the block, all-zero until a thread of the runner's first block stores its own. A thread
+/// reads only a value it stored (fission keeps a local's slot from the run that binds it to
+/// the runs that read it, and a thread that exits runs no later region); where that did not
+/// hold, a read would give a value of `T` some thread stored earlier, or the all-zero one:
+/// always a valid `T`.
+///
+/// Their storage comes from the runner's [`SlotPool`] and goes back to it when the block
+/// ends, so the blocks after the first of a runner allocate and clear nothing.
+pub struct Slots<'r, T: DeviceCopy> {
+    cells: Box<[Cell<T>]>,
+    pool: Option<&'r SlotPool>,
+}
 
-impl<T> std::fmt::Debug for Slots<T> {
+impl<T: DeviceCopy> std::fmt::Debug for Slots<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Slots").field("threads", &self.0.len()).finish()
+        f.debug_struct("Slots").field("threads", &self.cells.len()).finish()
     }
 }
 
-impl<T: DeviceCopy> Slots<T> {
-    /// All-zero slots for `threads` threads.
-    fn new(threads: usize) -> Self {
-        Slots(vec![Cell::new(crate::device::copy::zero::<T>()); threads].into_boxed_slice())
+impl<'r, T: DeviceCopy> Slots<'r, T> {
+    /// All-zero slots for `threads` threads, or a block's slots of the same type and length
+    /// from `pool`.
+    fn new(threads: usize, pool: Option<&'r SlotPool>) -> Self {
+        let cells = pool
+            .and_then(|p| p.take::<T>(threads))
+            .unwrap_or_else(|| vec![Cell::new(crate::device::copy::zero::<T>()); threads].into_boxed_slice());
+        Slots { cells, pool }
     }
 
     /// Thread `t`'s value (the same as [`Slots::get`]: the type is `Copy`).
     #[inline(always)]
     pub fn take(&self, t: usize) -> T {
-        self.0[t].get()
+        self.cells[t].get()
     }
 
     /// Thread `t`'s value.
     #[inline(always)]
     pub fn get(&self, t: usize) -> T {
-        self.0[t].get()
+        self.cells[t].get()
     }
 
     /// Stores thread `t`'s value.
     #[inline(always)]
     pub fn put(&self, t: usize, v: T) {
-        self.0[t].set(v);
+        self.cells[t].set(v);
+    }
+}
+
+impl<T: DeviceCopy> Drop for Slots<'_, T> {
+    fn drop(&mut self) {
+        if let Some(pool) = self.pool {
+            pool.give(std::mem::take(&mut self.cells));
+        }
+    }
+}
+
+/// A runner's storage for [`Slots`], kept from block to block: per element type, the boxes of
+/// the blocks that ended. A kernel has a few slot types, so a list searched in order.
+#[derive(Default)]
+pub(crate) struct SlotPool(std::cell::RefCell<Vec<(std::any::TypeId, Box<dyn std::any::Any>)>>);
+
+impl std::fmt::Debug for SlotPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SlotPool").finish_non_exhaustive()
+    }
+}
+
+impl SlotPool {
+    /// A box of `threads` slots of `T` that an ended block gave back, if there is one.
+    fn take<T: DeviceCopy>(&self, threads: usize) -> Option<Box<[Cell<T>]>> {
+        let mut pool = self.0.try_borrow_mut().ok()?;
+        let (_, boxes) = pool.iter_mut().find(|(id, _)| *id == std::any::TypeId::of::<T>())?;
+        let boxes = boxes.downcast_mut::<Vec<Box<[Cell<T>]>>>()?;
+        let i = boxes.iter().rposition(|b| b.len() == threads)?;
+        Some(boxes.swap_remove(i))
+    }
+
+    /// Keeps `cells` for a later block.
+    fn give<T: DeviceCopy>(&self, cells: Box<[Cell<T>]>) {
+        let Ok(mut pool) = self.0.try_borrow_mut() else { return };
+        let id = std::any::TypeId::of::<T>();
+        if let Some(boxes) =
+            pool.iter_mut().find(|(i, _)| *i == id).and_then(|(_, b)| b.downcast_mut::<Vec<Box<[Cell<T>]>>>())
+        {
+            boxes.push(cells);
+            return;
+        }
+        pool.push((id, Box::new(vec![cells])));
     }
 }
 
@@ -144,15 +198,15 @@ impl<T> std::fmt::Debug for SlotOf<T> {
 }
 
 /// [`SlotOf`]'s choice for a [`DeviceCopy`] type: [`Slots`].
-pub trait ZeroSlots<T> {
+pub trait ZeroSlots<T: DeviceCopy> {
     /// Slots for each thread of `rb`'s block.
-    fn slots(&self, rb: &Regions<'_>) -> Slots<T>;
+    fn slots<'r>(&self, rb: &Regions<'r>) -> Slots<'r, T>;
 }
 
 impl<T: DeviceCopy> ZeroSlots<T> for SlotOf<T> {
     #[inline(always)]
-    fn slots(&self, rb: &Regions<'_>) -> Slots<T> {
-        Slots::new(rb.threads())
+    fn slots<'r>(&self, rb: &Regions<'r>) -> Slots<'r, T> {
+        Slots::new(rb.threads(), Some(rb.slot_pool()))
     }
 }
 
@@ -175,22 +229,39 @@ mod tests {
 
     #[test]
     fn zeroed_slots_start_at_zero_and_keep_each_threads_value() {
-        let s = Slots::<[u32; 2]>::new(3);
+        let s = Slots::<[u32; 2]>::new(3, None);
         assert_eq!(s.get(2), [0, 0]);
         s.put(1, [7, 8]);
         assert_eq!((s.get(0), s.take(1), s.get(1)), ([0, 0], [7, 8], [7, 8]));
     }
 
+    #[test]
+    fn a_pool_gives_back_slots_of_the_same_type_and_length_only() {
+        let pool = SlotPool::default();
+        let s = Slots::<u32>::new(4, Some(&pool));
+        s.put(3, 9);
+        drop(s);
+        // Another type, another length: fresh, all-zero slots.
+        assert_eq!(Slots::<i32>::new(4, Some(&pool)).get(3), 0);
+        assert_eq!(Slots::<u32>::new(5, Some(&pool)).get(3), 0);
+        // The same: the ended block's box, its values as they were (every one a valid `u32`).
+        let again = Slots::<u32>::new(4, Some(&pool));
+        assert_eq!(again.get(3), 9);
+        // Taken: the next one of that shape is fresh.
+        assert_eq!(Slots::<u32>::new(4, Some(&pool)).get(3), 0);
+    }
+
     /// The type of the slots `make` gives (without a block to make them for).
-    fn chosen<S>(_make: fn(&Regions<'_>) -> S) -> &'static str {
+    fn chosen<S>(_make: fn(&Regions<'static>) -> S) -> &'static str {
         std::any::type_name::<S>()
     }
 
     #[test]
     #[allow(clippy::needless_borrow)] // The borrow is the choice (see `SlotOf`).
     fn slot_of_picks_zeroed_slots_for_device_copy_types_only() {
-        assert!(chosen(|rb| (&SlotOf::<u32>::new()).slots(rb)).contains("Slots<u32>"));
-        assert!(chosen(|rb| (&SlotOf::<[f32; 4]>::new()).slots(rb)).contains("Slots<[f32; 4]>"));
+        let c = chosen(|rb| (&SlotOf::<u32>::new()).slots(rb));
+        assert!(c.contains("Slots<'_, u32>"), "{c}");
+        assert!(chosen(|rb| (&SlotOf::<[f32; 4]>::new()).slots(rb)).contains("Slots<'_, [f32; 4]>"));
         assert!(chosen(|rb| (&SlotOf::<(u32, u32)>::new()).slots(rb)).contains("Lanes<(u32, u32)>"));
         assert!(chosen(|rb| (&SlotOf::<String>::new()).slots(rb)).contains("Lanes<alloc::string::String>"));
         fn generic<T>() -> &'static str {
