@@ -425,11 +425,7 @@ impl<'a> BlockRun<'a> {
         self.warps.warp_waiting.set(0);
         self.warps.mask_queries.set(0);
         self.warps.ready_rounds.set(0);
-        // Tested first: taking an `Option` of a finding copies the whole finding (a `memcpy`
-        // call a block), and there is almost never one.
-        if self.warps.misuse.borrow().is_some() {
-            self.warps.misuse.borrow_mut().take();
-        }
+        self.warps.take_misuse();
         self.id.serial.set(self.id.serial.get() + 1);
         let checks = self.launch.config.get_checks();
         if checks.racecheck {

@@ -648,8 +648,7 @@ pub(crate) fn run_with<'t>(
             };
             let next = AtomicU64::new(first);
             let pullers = usize::try_from(workers.min((blocks - first).div_ceil(chunk))).unwrap_or(1);
-            let stopped = shared.failed_on_host() || shared.progress.timed_out();
-            (0..if stopped { 0 } else { pullers }).into_par_iter().for_each(|_| {
+            (0..pullers).into_par_iter().for_each(|_| {
                 let w = match BlockRun::new(&shared, threads(per_block)) {
                     Ok(w) => w,
                     Err(e) => return shared.host_failure(e),

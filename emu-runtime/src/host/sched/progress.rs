@@ -114,7 +114,7 @@ impl LaunchProgress {
 
     /// A block of the launch ended.
     pub(crate) fn block_done(&self, slot: usize) {
-        let c = &self.blocks_done[slot % DONE_SLOTS].0;
+        let c = &self.blocks_done[slot].0;
         // Runners that share a slot (more of them than slots) may lose a count to each other
         // here; the watchdog only asks whether the sum moved, which it still does.
         c.store(c.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);

@@ -255,6 +255,16 @@ pub(crate) struct Warps {
 }
 
 impl Warps {
+    /// The block's pending warp-misuse finding, taken. Tested first: taking an `Option` of a
+    /// finding copies the whole finding (a `memcpy` call at each block's end and reset), and
+    /// there is almost never one.
+    pub(crate) fn take_misuse(&self) -> Option<(u32, Finding)> {
+        if self.misuse.borrow().is_none() {
+            return None;
+        }
+        self.misuse.borrow_mut().take()
+    }
+
     /// The warp state of a block of `n` threads in warps of `warp_size`.
     pub(crate) fn new(n: usize, warp_size: usize) -> Self {
         let warps = n.div_ceil(warp_size);
@@ -775,11 +785,7 @@ fn lane_ranges(m: u32) -> String {
 
 /// Records the block's warp misuse report, if any (when the block ends).
 pub(crate) fn flush_misuse(block: &BlockRun<'_>) {
-    // Tested first, as in `BlockRun::reset`: the take copies the whole finding.
-    if block.warps.misuse.borrow().is_none() {
-        return;
-    }
-    if let Some((_, f)) = block.warps.misuse.borrow_mut().take() {
+    if let Some((_, f)) = block.warps.take_misuse() {
         block.note(f);
     }
 }

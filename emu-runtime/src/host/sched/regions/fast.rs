@@ -751,25 +751,8 @@ pub(crate) fn wide_lanes() -> bool {
 ///
 /// # Safety
 ///
-/// The CPU has AVX2 ([`wide_lanes`]).
-#[cfg(all(target_arch = "x86_64", not(miri)))]
-#[target_feature(enable = "avx2")]
-pub(crate) unsafe fn run_wide<V: FnMut(&LaneCursor, usize, usize)>(
-    vector: &mut V,
-    cursor: &LaneCursor,
-    c0: usize,
-    m: usize,
-) {
-    vector(cursor, c0, m)
-}
-
-/// [`run_wide`] where there is no AVX2 to use: the chunk as it is.
-///
-/// # Safety
-///
-/// None; `unsafe` for the same signature as on x86-64.
-#[cfg(not(all(target_arch = "x86_64", not(miri))))]
-#[inline(always)]
+/// The CPU has AVX2 ([`wide_lanes`]; elsewhere, where it is compiled without, nothing).
+#[cfg_attr(all(target_arch = "x86_64", not(miri)), target_feature(enable = "avx2"))]
 pub(crate) unsafe fn run_wide<V: FnMut(&LaneCursor, usize, usize)>(
     vector: &mut V,
     cursor: &LaneCursor,
