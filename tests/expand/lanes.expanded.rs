@@ -128,10 +128,11 @@ impl scale {
                 move |__emu_ctx| scale::scale::<true>(__emu_ctx, a, x, y),
             )
         } else {
-            ::deviceemu::__private::launch_lanes(
+            ::deviceemu::__private::launch_lanes_spanned(
                 __emu_info,
                 __emu_config,
                 &[::deviceemu::__private::Written::of("y", &y)],
+                move |__emu_rb| scale::__span::<false>(__emu_rb, a, x, y),
                 move |__emu_rb| scale::__regions::<false>(__emu_rb, a, x, y),
                 move |__emu_ctx| scale::scale::<false>(__emu_ctx, a, x, y),
             )
@@ -466,6 +467,124 @@ impl scale {
                         }
                     });
             }
+        }
+    }
+    #[doc(hidden)]
+    #[allow(
+        unused_mut,
+        unused_braces,
+        unreachable_code,
+        clippy::needless_return,
+        clippy::too_many_arguments,
+        clippy::redundant_closure_call,
+        clippy::needless_else,
+        clippy::if_same_then_else
+    )]
+    #[allow(
+        unused_variables,
+        unused_assignments,
+        non_snake_case,
+        clippy::never_loop,
+        clippy::nonminimal_bool
+    )]
+    #[inline]
+    pub fn __span<'__emu_launch, const __EMU_CHECKED: bool>(
+        __emu_rb: &mut ::deviceemu::__private::Regions<'_>,
+        a: f32,
+        x: ::deviceemu::__private::Global<'__emu_launch, f32>,
+        y: ::deviceemu::__private::GlobalMut<'__emu_launch, f32>,
+    ) -> bool {
+        const _: () = ::deviceemu::__private::assert_kernel_scalar::<f32>();
+        #[allow(unused_variables)]
+        let __emu_ctx = __emu_rb.block_ctx();
+        if __emu_rb.tier(::deviceemu::__private::TIER_VECTOR)
+            && {
+                let __emu_base = __emu_ctx.block_idx.x * __emu_ctx.block_dim.x;
+                match ::deviceemu::__private::lane_last(__emu_base, __emu_rb.threads()) {
+                    ::core::option::Option::Some(__emu_last) => {
+                        let (__emu_fi, __emu_li) = (
+                            ((__emu_base) as usize),
+                            ((__emu_last) as usize),
+                        );
+                        __emu_li < (y.len())
+                            && ::deviceemu::__private::Index::to_index(__emu_fi)
+                                <= ::deviceemu::__private::Index::to_index(__emu_li)
+                            && ::deviceemu::__private::view_aligned(&x)
+                            && ::deviceemu::__private::Index::to_index(__emu_li)
+                                < x.len() && ::deviceemu::__private::view_aligned(&y)
+                            && ::deviceemu::__private::Index::to_index(__emu_li)
+                                < y.len()
+                    }
+                    ::core::option::Option::None => false,
+                }
+            }
+        {
+            let __emu_first = ::deviceemu::__private::Index::to_index({
+                let __emu_base = __emu_ctx.block_idx.x * __emu_ctx.block_dim.x;
+                ((__emu_base) as usize)
+            });
+            let mut __emu_lane_x = ::deviceemu::__private::LaneBuf::<
+                _,
+                { ::deviceemu::__private::LANE_CHUNK },
+            >::new();
+            let mut __emu_lane_y = ::deviceemu::__private::LaneBuf::<
+                _,
+                { ::deviceemu::__private::LANE_CHUNK },
+            >::new();
+            __emu_rb
+                .each_span_chunk(|
+                    __emu_cursor: &::deviceemu::__private::LaneCursor,
+                    __emu_c0: usize,
+                    __emu_m: usize|
+                {
+                    let __emu_m = ::core::cmp::min(
+                        __emu_m,
+                        ::deviceemu::__private::LANE_CHUNK,
+                    );
+                    let __emu_at = __emu_first + __emu_c0;
+                    ::deviceemu::__private::lane_load(
+                        &x,
+                        __emu_at,
+                        &mut __emu_lane_x,
+                        __emu_m,
+                    );
+                    for __emu_k in 0..__emu_m {
+                        let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
+                        let i = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
+                            + __emu_ctx.thread_idx.x) as usize;
+                        {
+                            let __emu_value = a * unsafe { __emu_lane_x.get(__emu_k) };
+                            __emu_lane_y.set(__emu_k, __emu_value)
+                        };
+                    }
+                    if __EMU_CHECKED {
+                        ::deviceemu::__private::lane_check(
+                            &x,
+                            __emu_at,
+                            __emu_c0,
+                            __emu_m,
+                            false,
+                        );
+                        ::deviceemu::__private::lane_check(
+                            &y,
+                            __emu_at,
+                            __emu_c0,
+                            __emu_m,
+                            true,
+                        );
+                    }
+                    unsafe {
+                        ::deviceemu::__private::lane_store(
+                            &y,
+                            __emu_at,
+                            &__emu_lane_y,
+                            __emu_m,
+                        )
+                    };
+                });
+            true
+        } else {
+            false
         }
     }
 }

@@ -36,6 +36,22 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
     let regions = name();
     let doc =
         format!("The kernel `{kname}` for one whole block: its barrier regions as loops over the block's threads.");
+    // The lane loop over several consecutive blocks, where the kernel has one (`spans.rs`).
+    let span = fission.span.as_ref().map(|span| {
+        let name = span_name();
+        let params = l.params.iter().map(fn_param);
+        let checks = l.params.iter().filter_map(scalar_check);
+        quote! {
+            #[doc(hidden)]
+            #allows
+            #[allow(unused_variables, unused_assignments, non_snake_case, clippy::never_loop, clippy::nonminimal_bool)]
+            #[inline]
+            #vis fn #name<#lt, const #checked: bool>(#rb: &mut #rt::Regions<'_>, #(#params),*) -> bool {
+                #(#checks)*
+                #span
+            }
+        }
+    });
     quote! {
         #[cfg(not(target_arch = "nvptx64"))]
         impl #kname {
@@ -49,6 +65,7 @@ pub(super) fn emit(l: &Lowered, k: &Kernel) -> TokenStream {
                 #(#checks)*
                 #body
             }
+            #span
         }
     }
 }
@@ -84,10 +101,21 @@ pub(super) fn launch_call(l: &Lowered, k: &Kernel, fission: &Fission, checked: b
         Kind::Regions => {
             quote!(#rt::launch_regions(__emu_info, __emu_config, #written, move |#rb| #block, move |#ctx| #per_thread))
         }
+        // The span form runs unchecked launches only: the checkers see each block.
+        Kind::Lanes if fission.span.is_some() && !checked => {
+            let span = span_name();
+            let span = quote!(#name::#span::<#checked>(#rb, #(#args),*));
+            quote!(#rt::launch_lanes_spanned(__emu_info, __emu_config, #written, move |#rb| #span, move |#rb| #block, move |#ctx| #per_thread))
+        }
         Kind::Lanes => {
             quote!(#rt::launch_lanes(__emu_info, __emu_config, #written, move |#rb| #block, move |#ctx| #per_thread))
         }
     }
+}
+
+/// The name of the span form (`fission/spans.rs`).
+fn span_name() -> syn::Ident {
+    syn::Ident::new("__span", proc_macro2::Span::call_site())
 }
 
 fn name_ident() -> syn::Ident {

@@ -140,6 +140,13 @@
 //!   arrays, which the compiler vectorises, and the views it writes are copied back. A chunk has
 //!   no effect before its end, so a lane that panics (an integer division by zero) makes the
 //!   chunk run again lane by lane, and the report names that lane.
+//! - **Lane loops over spans of blocks** (`emu-macros/src/fission/spans.rs`): a vectorised lane
+//!   loop that reads its position only as the global index `block_idx().x * block_dim().x +
+//!   thread_idx().x` (saxpy) runs up to 64 consecutive blocks of a grid row in one pass, as if
+//!   they were one block of as many threads: the kernel cannot tell them apart, and a block's
+//!   own costs (its reset, its end, its guard) are paid once per span. Blocks of one dimension
+//!   and at most 256 threads, no checker, no seed; a chunk holds whole blocks, so a chunk that
+//!   panics leaves its blocks to run one by one, and the report is the same.
 //! - **Regions whose views are checked once** (`emu-macros/src/fission/views.rs`): a region or
 //!   lane loop that none of the proofs above covers (a gather `x[perm[i]]`, a scan's
 //!   `s[pos - offset]` with a per-thread `pos`) checks once per run that each view it accesses
@@ -182,6 +189,7 @@ mod interleave;
 mod normalise;
 mod ranges;
 mod sequence;
+mod spans;
 mod tiers;
 mod uniform;
 mod vector;
@@ -222,6 +230,9 @@ pub(crate) struct Fission {
     /// The `#[device]` helpers region code calls, in order: the launcher takes the region
     /// form only where each one's `__emu_waits_NAME!()` is `false` (`helpers.rs`).
     pub(crate) helpers: Vec<String>,
+    /// A lane loop's form over several consecutive blocks (`spans.rs`): a body for
+    /// `fn __span(rb, params) -> bool`, whose `false` says its guard failed.
+    pub(crate) span: Option<TokenStream>,
 }
 
 /// The names the generated code uses.
@@ -324,9 +335,26 @@ fn lower_bounded(block: &Block, params: &[String], buffers: &[String], ctx: &Ide
     };
     let body = p.emit(&nodes, &g);
     let body = quote!(#(#items)* #body);
+    // The span form, where the kernel is one lane loop that reads its position only as its
+    // global index (`spans.rs`).
+    let span = (kind == Kind::Lanes && nodes.len() == 1 && p.warp_points() == 0)
+        .then(|| p.span.take())
+        .flatten()
+        .map(|s| quote!(#(#items)* #s))
+        .inspect(|s| {
+            if std::env::var("ZZ_SPAN").is_ok() {
+                eprintln!("SPAN: {s}")
+            }
+        })
+        .filter(|s| spans::global_index_only(s, &ctx.to_string(), &g.t.to_string()))
+        .map(|s| {
+            let rb = &g.rb;
+            quote!(#[allow(unused_variables)] let #ctx = #rb.block_ctx(); #s)
+        });
     Ok(Fission {
         kind,
         body,
+        span,
         warps: p.warp_points() > 0,
         written_out: false,
         shared_once: p.shared_once,
@@ -1778,6 +1806,9 @@ struct Program {
     shuffles: usize,
     /// How many full-mask `sync_warp`s are region boundaries (`warp_sync_stmt`).
     warp_syncs: usize,
+    /// A lane loop's span form (`spans.rs`), as `emit_run` made it: its uniform prefix and
+    /// `if guard { chunks; true } else { false }`.
+    span: std::cell::RefCell<Option<TokenStream>>,
 }
 
 impl Program {
@@ -1804,6 +1835,7 @@ impl Program {
             sole_dynamic_shared: None,
             shuffles: 0,
             warp_syncs: 0,
+            span: Default::default(),
         }
     }
 
@@ -3092,6 +3124,11 @@ impl Program {
         // that stops in it hands nothing over.
         let clear =
             thread.last().and_then(hand_over_exchange).map(|x| quote!(::deviceemu::__private::Exchange::clear(#x);));
+        if self.lane_loop && suffix.is_empty() && clear.is_none() {
+            if let Some((guard, code)) = tiers::span(self, &region) {
+                self.span.replace(Some(quote!(#(#prefix)* if #guard { #code true } else { false })));
+            }
+        }
         quote!(#(#prefix)* #clear #call #(#suffix)*)
     }
 

@@ -263,68 +263,89 @@ impl Tier for LaneHoist {
 /// lane loop has none (it has one region), and this form relies on that.
 struct LaneVector;
 
+/// The pieces of a [`LaneVector`] form: its proof, its lane buffers, the closure that runs a
+/// chunk of lanes, and the block's first index.
+pub(super) struct LaneChunks {
+    pub(super) proof: TokenStream,
+    pub(super) first: TokenStream,
+    pub(super) fresh: TokenStream,
+    pub(super) vector: TokenStream,
+}
+
+/// [`LaneVector`]'s pieces for region `r` of lane loop `p`, and its hoisted scalar code.
+fn lane_chunks(p: &Program, r: &Region<'_>) -> Option<(LaneChunks, Vec<Stmt>)> {
+    if !p.lane_loop || !r.restores.is_empty() {
+        return None;
+    }
+    let Hoisted { proof, stmts: hoisted, vector } = r.hoisted(p)?;
+    let Vectorised { first, stmts, loaded, written, sites } = vector.as_ref()?;
+    let (checked, ctx) = (crate::rewrite::checked(), &r.g.ctx);
+    let code = thread_code(stmts);
+    let rt = rt();
+    let k = lane_k();
+    let chunk = quote!(#rt::LANE_CHUNK);
+    // The proof showed every index of the block, `first..first + threads`, in bounds of
+    // each view; a chunk's lanes `c0..c0 + m` have the indices `first + c0..first + c0 +
+    // m` (`lane_load` and `lane_store` check it again). One buffer per view for the
+    // block, made (zeroed) once; each chunk loads its part of the views it reads.
+    let loads = loaded.iter().map(|v| {
+        let buf = lane_buf(v);
+        quote!(#rt::lane_load(&#v, __emu_at, &mut #buf, __emu_m);)
+    });
+    let fresh = loaded.iter().chain(written.iter().filter(|v| !loaded.contains(v))).map(|v| {
+        let buf = lane_buf(v);
+        quote!(let mut #buf = #rt::LaneBuf::<_, { #chunk }>::new();)
+    });
+    // SAFETY (of the stores): each written view is loaded first or stored by every lane
+    // of the chunk (a store is a statement of the body, which has no branch or exit), so
+    // its elements `0..m` are initialised.
+    let stores = written.iter().map(|v| {
+        let buf = lane_buf(v);
+        quote!(unsafe { #rt::lane_store(&#v, __emu_at, &#buf, __emu_m) };)
+    });
+    // The checked copy: the checkers see each access site of the body, in program order,
+    // once per chunk (its lanes' elements `at..at + m`), after the chunk's arithmetic (a
+    // chunk that panics has checked nothing) and before its stores; each reports at its
+    // access's line (`track_caller`).
+    let checks = sites.iter().map(|(v, write, span)| {
+        let args = quote!(&#v, __emu_at, __emu_c0, __emu_m, #write);
+        quote_spanned!(*span=> ::deviceemu::__private::lane_check(#args);)
+    });
+    let vector = quote! {
+        |__emu_cursor: &#rt::LaneCursor, __emu_c0: usize, __emu_m: usize| {
+            // What `each_chunk` gives already; said here so that the compiler drops
+            // `LaneBuf::set`'s check and vectorises the loop.
+            let __emu_m = ::core::cmp::min(__emu_m, #rt::LANE_CHUNK);
+            let __emu_at = __emu_first + __emu_c0;
+            #(#loads)*
+            for #k in 0..__emu_m {
+                let #ctx = __emu_cursor.lane(__emu_c0 + #k);
+                #code
+            }
+            if #checked {
+                #(#checks)*
+            }
+            #(#stores)*
+        }
+    };
+    let chunks = LaneChunks { proof: proof.clone(), first: first.clone(), fresh: quote!(#(#fresh)*), vector };
+    Some((chunks, hoisted.clone()))
+}
+
 impl Tier for LaneVector {
     fn fast(&self, p: &Program, r: &Region<'_>) -> Option<Fast> {
-        if !p.lane_loop || !r.restores.is_empty() {
-            return None;
-        }
-        let Hoisted { proof, stmts: hoisted, vector } = r.hoisted(p)?;
-        let Vectorised { first, stmts, loaded, written, sites } = vector.as_ref()?;
+        let (LaneChunks { proof, first, fresh, vector }, hoisted) = lane_chunks(p, r)?;
         let (checked, rb, t, ctx) = (crate::rewrite::checked(), &r.g.rb, &r.g.t, &r.g.ctx);
-        let scalar = thread_code(hoisted);
-        let code = thread_code(stmts);
+        let scalar = thread_code(&hoisted);
         let rt = rt();
-        let k = lane_k();
-        let chunk = quote!(#rt::LANE_CHUNK);
-        // The proof showed every index of the block, `first..first + threads`, in bounds of
-        // each view; a chunk's lanes `c0..c0 + m` have the indices `first + c0..first + c0 +
-        // m` (`lane_load` and `lane_store` check it again). One buffer per view for the
-        // block, made (zeroed) once; each chunk loads its part of the views it reads.
-        let loads = loaded.iter().map(|v| {
-            let buf = lane_buf(v);
-            quote!(#rt::lane_load(&#v, __emu_at, &mut #buf, __emu_m);)
-        });
-        let fresh = loaded.iter().chain(written.iter().filter(|v| !loaded.contains(v))).map(|v| {
-            let buf = lane_buf(v);
-            quote!(let mut #buf = #rt::LaneBuf::<_, { #chunk }>::new();)
-        });
-        // SAFETY (of the stores): each written view is loaded first or stored by every lane
-        // of the chunk (a store is a statement of the body, which has no branch or exit), so
-        // its elements `0..m` are initialised.
-        let stores = written.iter().map(|v| {
-            let buf = lane_buf(v);
-            quote!(unsafe { #rt::lane_store(&#v, __emu_at, &#buf, __emu_m) };)
-        });
-        // The checked copy: the checkers see each access site of the body, in program order,
-        // once per chunk (its lanes' elements `at..at + m`), after the chunk's arithmetic (a
-        // chunk that panics has checked nothing) and before its stores; each reports at its
-        // access's line (`track_caller`).
-        let checks = sites.iter().map(|(v, write, span)| {
-            let args = quote!(&#v, __emu_at, __emu_c0, __emu_m, #write);
-            quote_spanned!(*span=> ::deviceemu::__private::lane_check(#args);)
-        });
         // A chunk that panics runs again lane by lane; in the checked copy through the
         // checked per-thread code, so that its lanes' accesses are checked.
         let checked_fn = r.thread_fn(&thread_code(r.thread), &TokenStream::new());
         let code = quote! {
             let __emu_first = #rt::Index::to_index(#first);
-            #(#fresh)*
+            #fresh
             #rb.each_chunk(
-                |__emu_cursor: &#rt::LaneCursor, __emu_c0: usize, __emu_m: usize| {
-                    // What `each_chunk` gives already; said here so that the compiler drops
-                    // `LaneBuf::set`'s check and vectorises the loop.
-                    let __emu_m = ::core::cmp::min(__emu_m, #rt::LANE_CHUNK);
-                    let __emu_at = __emu_first + __emu_c0;
-                    #(#loads)*
-                    for #k in 0..__emu_m {
-                        let #ctx = __emu_cursor.lane(__emu_c0 + #k);
-                        #code
-                    }
-                    if #checked {
-                        #(#checks)*
-                    }
-                    #(#stores)*
-                },
+                #vector,
                 |#t: usize, #ctx: ::deviceemu::__private::ThreadCtx| {
                     if #checked {
                         let _ = (#checked_fn)(#t, #ctx);
@@ -339,4 +360,18 @@ impl Tier for LaneVector {
             code,
         })
     }
+}
+
+/// The span form of a lane loop's region (`spans.rs`): [`LaneVector`]'s chunks over several
+/// consecutive blocks at once, as `(guard, code)`; `None` when the region has no
+/// `LaneVector` form.
+pub(super) fn span(p: &Program, r: &Region<'_>) -> Option<(TokenStream, TokenStream)> {
+    let (LaneChunks { proof, first, fresh, vector }, _) = lane_chunks(p, r)?;
+    let (rb, rt) = (&r.g.rb, rt());
+    let code = quote! {
+        let __emu_first = #rt::Index::to_index(#first);
+        #fresh
+        #rb.each_span_chunk(#vector);
+    };
+    Some((quote!(#rb.tier(::deviceemu::__private::TIER_VECTOR) && #proof), code))
 }

@@ -101,11 +101,14 @@ pub enum Tier {
     /// Regions and lane loops whose views are checked live and aligned once per run: each
     /// access checks its index only.
     Views,
+    /// Vectorised lane loops run several consecutive blocks at once, where the kernel reads
+    /// its position only as its global index.
+    Spans,
 }
 
 impl Tier {
     /// Every tier, in the order `EMU_TIERS_OFF` lists them.
-    pub const ALL: [Tier; 9] = [
+    pub const ALL: [Tier; 10] = [
         Tier::Regions,
         Tier::Lanes,
         Tier::Shuffles,
@@ -115,6 +118,7 @@ impl Tier {
         Tier::Turn,
         Tier::Interleave,
         Tier::Views,
+        Tier::Spans,
     ];
 
     /// The tier's name in `EMU_TIERS_OFF`.
@@ -129,6 +133,7 @@ impl Tier {
             Tier::Turn => "turn",
             Tier::Interleave => "interleave",
             Tier::Views => "views",
+            Tier::Spans => "spans",
         }
     }
 

@@ -3,4 +3,5 @@ mod fission_normalise;
 mod place_exprs;
 mod port;
 mod port_shared;
+mod spans;
 mod subviews;

@@ -253,6 +253,8 @@ pub(crate) struct BlockRun<'a> {
     in_regions: Cell<bool>,
     /// This runner's slot in the launch's count of ended blocks (`progress.rs`).
     done_slot: usize,
+    /// Whether a lane loop's blocks may run in spans of several (`regions_span_room`).
+    spans: bool,
     /// Storage for the per-thread slots of blocks run as regions, kept from block to block
     /// (`regions/slots.rs`).
     slot_pool: crate::host::sched::regions::SlotPool,
@@ -300,6 +302,7 @@ impl<'a> BlockRun<'a> {
             any_stop: Cell::new(false),
             in_regions: Cell::new(false),
             done_slot: launch.progress.runner_slot(),
+            spans: spans_allowed(launch),
             slot_pool: Default::default(),
         }))
     }
@@ -1470,6 +1473,25 @@ pub(crate) fn barrier(op: BarrierOp, predicate: bool, at: &'static Location<'sta
     block.barrier.barrier_result.get()
 }
 
+/// The most blocks a lane loop's span form runs at once (`regions_span_room`): the most a
+/// worker takes at a time (`launch.rs`).
+const SPAN_BLOCKS: u64 = 64;
+
+/// Whether a launch's lane loop may run its blocks in spans (`fission/spans.rs`): blocks of
+/// one dimension and at most `LANE_CHUNK` threads, so that a span's chunks hold whole blocks;
+/// no checker (each sees its blocks one by one), no seed (threads run in index order), no
+/// debugger watch (it sees each block start), and the tier on (`EMU_TIERS_OFF=spans`).
+fn spans_allowed(launch: &LaunchShared) -> bool {
+    let (b, c) = (launch.block, &launch.config);
+    b.y == 1
+        && b.z == 1
+        && b.x as usize <= crate::host::sched::regions::fast::LANE_CHUNK
+        && !crate::host::check::any(c.get_checks())
+        && c.get_seed().is_none()
+        && c.get_tiers_off() & crate::host::config::Tier::Spans.bit() == 0
+        && crate::host::sched::debugger::watched().is_none()
+}
+
 /// What a block run as barrier regions (`regions.rs`) needs of the runner: it runs inside
 /// the first thread's call, on the runner fiber, and names each thread as it runs it.
 impl BlockRun<'_> {
@@ -1500,6 +1522,31 @@ impl BlockRun<'_> {
     #[inline(always)]
     pub(crate) fn regions_faults(&self) -> u64 {
         self.faults.get()
+    }
+    /// How many blocks from the running one a lane loop's span form may run at once
+    /// (`regions/mod.rs`, `run_blocks`): those left in this runner's span of the grid's row,
+    /// at most [`SPAN_BLOCKS`]; 0 where the launch takes no spans ([`spans_allowed`]).
+    #[inline(always)]
+    pub(crate) fn regions_span_room(&self) -> u64 {
+        if !self.spans {
+            return 0;
+        }
+        let linear = self.id.linear.get();
+        let row = u64::from(self.launch.grid.x);
+        (self.id.span_end.get().saturating_sub(linear)).min(row - linear % row).min(SPAN_BLOCKS)
+    }
+    /// A span form ran the `done` blocks from the running one (at least one, inside
+    /// [`regions_span_room`](Self::regions_span_room)): the last of them becomes the running
+    /// block, which ends as any block run as regions does, and the others are counted as
+    /// ended. They recorded nothing: a span runs no checker, and a chunk that panics leaves
+    /// its blocks to be run alone.
+    pub(crate) fn regions_span_done(&self, done: u64) {
+        debug_assert!(done >= 1);
+        let last = self.id.linear.get() + done - 1;
+        self.launch.progress.add_blocks_done(self.done_slot, done - 1);
+        self.id.linear.set(last);
+        self.id.idx.set(self.launch.grid.unlinear(last));
+        self.id.serial.set(self.id.serial.get() + done - 1);
     }
     /// The running block, run as regions, has ended: records it as [`run`](Self::run) would
     /// and begins the next block of the span ([`run_span`](Self::run_span)), still inside the

@@ -120,6 +120,12 @@ impl LaunchProgress {
         c.store(c.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
     }
 
+    /// `n` blocks of the launch ended (a lane loop's span, `regions/mod.rs`).
+    pub(crate) fn add_blocks_done(&self, slot: usize, n: u64) {
+        let c = &self.blocks_done[slot].0;
+        c.store(c.load(Ordering::Relaxed).wrapping_add(n), Ordering::Relaxed);
+    }
+
     /// A new runner's slot for [`block_done`](Self::block_done).
     pub(crate) fn runner_slot(&self) -> usize {
         self.next_slot.fetch_add(1, Ordering::Relaxed) % DONE_SLOTS

@@ -101,10 +101,13 @@ pub(crate) enum Count {
     Scaled,
     /// Ran every `step`-th thread only (`Regions::each_strided`).
     Strided,
+    /// Blocks of a lane loop run in a span of consecutive blocks (`Regions::each_span_chunk`).
+    Spanned,
 }
 
 impl Count {
-    const ALL: [Count; 5] = [Count::Vectorised, Count::Proved, Count::Views, Count::Scaled, Count::Strided];
+    const ALL: [Count; 6] =
+        [Count::Vectorised, Count::Proved, Count::Views, Count::Scaled, Count::Strided, Count::Spanned];
 
     /// What `EMU_VERBOSE` says of `n` such runs, `None` when it says nothing of none.
     fn say(self, n: usize) -> Option<String> {
@@ -114,6 +117,9 @@ impl Count {
             Count::Views => "checked their views once",
             Count::Scaled => "skipped the threads past a scaled bound",
             Count::Strided => "ran every n-th thread only, the others failing its `tid % n == 0`",
+            Count::Spanned => {
+                return (n > 0).then(|| format!("{n} blocks ran in spans of consecutive blocks, vectorised together"))
+            }
         };
         (n > 0).then(|| format!("{n} region runs {what}"))
     }
@@ -266,7 +272,7 @@ fn run_regions(
     cfg: LaunchConfig,
     regions: &(dyn Fn(&mut Regions<'_>) + Sync),
 ) -> Result<(), Error> {
-    run_counted(kernel, cfg, regions)
+    run_counted(kernel, cfg, regions, None)
 }
 
 /// Runs every block's `Regions` by `regions`. With `EMU_VERBOSE` it also counts the region
@@ -277,14 +283,37 @@ fn run_counted(
     kernel: &'static KernelInfo,
     cfg: LaunchConfig,
     regions: &(dyn Fn(&mut Regions<'_>) + Sync),
+    span: Option<&SpanFn<'_>>,
 ) -> Result<(), Error> {
     let verbose = config::effective().is_ok_and(|c| c.get_verbose());
     let counts = Counts::default();
-    let result = run_blocks(kernel, cfg, &|b: &BlockRun<'_>| {
-        let mut r = Regions::new(b);
-        r.counts = verbose.then_some(&counts);
-        regions(&mut r);
+    // A span of `k` blocks: how many of them it ran (`None` when its guard failed).
+    let shared_counts = &counts;
+    let spanned = span.map(|span| {
+        move |b: &BlockRun<'_>, k: u64| -> Option<u64> {
+            let mut r = Regions::new_span(b, k);
+            r.counts = verbose.then_some(shared_counts);
+            if !span(&mut r) {
+                return None;
+            }
+            let done = r.stopped.unwrap_or(k);
+            for c in [Count::Vectorised, Count::Spanned] {
+                r.count_n(c, done as usize);
+            }
+            Some(done)
+        }
     });
+    let spanned = spanned.as_ref().map(|f| f as &SpanRun<'_>);
+    let result = run_blocks(
+        kernel,
+        cfg,
+        &|b: &BlockRun<'_>| {
+            let mut r = Regions::new(b);
+            r.counts = verbose.then_some(&counts);
+            regions(&mut r);
+        },
+        spanned,
+    );
     if verbose {
         let last = counts.0.each_ref().map(|c| c.load(Ordering::Relaxed));
         LAST_COUNTS.with(|c| c.set(last));
@@ -333,6 +362,13 @@ pub fn last_scaled() -> usize {
 #[doc(hidden)]
 pub fn last_strided() -> usize {
     last_count(Count::Strided)
+}
+
+/// How many blocks of the last lane-loop launch made on this host thread with `EMU_VERBOSE`
+/// on ran in spans of consecutive blocks ([`Regions::each_span_chunk`]), for tests.
+#[doc(hidden)]
+pub fn last_spanned() -> usize {
+    last_count(Count::Spanned)
 }
 
 /// What a region form leans on beyond its barriers, which some launches cannot give it
@@ -522,10 +558,51 @@ where
     R: Fn(&mut Regions<'_>) + Sync,
     B: Fn(ThreadCtx) -> Exit + Sync,
 {
+    lanes_with(kernel, cfg, written, &lanes, None, body)
+}
+
+/// A span form of a lane loop (`fission/spans.rs`): runs the blocks its [`Regions`] covers,
+/// `Regions::new_span`, and says whether its guard held.
+type SpanFn<'a> = dyn Fn(&mut Regions<'_>) -> bool + Sync + 'a;
+
+/// A span form run over the `k` blocks from a runner's running one (`run_blocks`).
+type SpanRun<'a> = dyn Fn(&BlockRun<'_>, u64) -> Option<u64> + Sync + 'a;
+
+/// [`launch_lanes`] for a kernel with a span form too (`fission/spans.rs`): `span` runs
+/// several consecutive blocks of a grid row at once where the launch lets it
+/// (`BlockRun::regions_span_room`), and says `false` when its guard fails, which runs the
+/// blocks one by one.
+pub fn launch_lanes_spanned<S, R, B>(
+    kernel: &'static KernelInfo,
+    cfg: LaunchConfig,
+    written: &[Written<'_>],
+    span: S,
+    lanes: R,
+    body: B,
+) -> Result<(), Error>
+where
+    S: Fn(&mut Regions<'_>) -> bool + Sync,
+    R: Fn(&mut Regions<'_>) + Sync,
+    B: Fn(ThreadCtx) -> Exit + Sync,
+{
+    lanes_with(kernel, cfg, written, &lanes, Some(&span), body)
+}
+
+fn lanes_with<B>(
+    kernel: &'static KernelInfo,
+    cfg: LaunchConfig,
+    written: &[Written<'_>],
+    lanes: &(dyn Fn(&mut Regions<'_>) + Sync),
+    span: Option<&SpanFn<'_>>,
+    body: B,
+) -> Result<(), Error>
+where
+    B: Fn(ThreadCtx) -> Exit + Sync,
+{
     if choose(kernel, Taken::Lanes) != Taken::Lanes {
         return launch::launch(kernel, cfg, body);
     }
-    let run = || run_counted(kernel, cfg, &lanes);
+    let run = || run_counted(kernel, cfg, lanes, span);
     match verifying() {
         Some(c) => verify::verify(kernel.name, "lane-loop", &c, written, run, || launch::launch(kernel, cfg, body)),
         None => run(),
@@ -534,10 +611,18 @@ where
 
 /// Runs every block by `block`, inside the call of its first thread on a runner fiber, so
 /// that panics, failures and stack overflows end the block as they do a thread.
+///
+/// With `spans` (a lane loop's span form), the blocks of a grid row run several at a time
+/// where the launch lets them (`BlockRun::regions_span_room`): `spans(b, k)` runs the `k`
+/// blocks from the running one and returns how many it ran before a chunk panicked (all of
+/// them, usually), or `None` when its guard failed. A failed guard (a partial last block in
+/// the span, say) is tried again on half the span, down to two blocks; then, and when a
+/// span's first chunk panics, the running block runs alone, by `block`.
 fn run_blocks(
     kernel: &'static KernelInfo,
     cfg: LaunchConfig,
     block: &(dyn Fn(&BlockRun<'_>) + Sync),
+    spans: Option<&SpanRun<'_>>,
 ) -> Result<(), Error> {
     let body = |_: ThreadCtx| -> Exit {
         let b = context::block_for("barrier regions");
@@ -547,7 +632,22 @@ fn run_blocks(
                 // The block's shared views are live until it ends (`mem/stamp.rs`): the guards
                 // of its proved regions ask that once per view (`__private::view_aligned`).
                 let _running = crate::host::mem::stamp::Running::enter(b.arena().stamp());
-                block(b);
+                let mut done = 0;
+                if let Some(spans) = spans {
+                    let mut k = b.regions_span_room();
+                    while k > 1 {
+                        if let Some(d) = spans(b, k) {
+                            done = d;
+                            break;
+                        }
+                        k /= 2;
+                    }
+                }
+                if done > 0 {
+                    b.regions_span_done(done);
+                } else {
+                    block(b);
+                }
             }
             if !b.regions_next_block() {
                 break;
@@ -587,6 +687,9 @@ pub struct Regions<'r> {
     counts: Option<&'r Counts>,
     /// The fast-path tiers turned off (`EMU_TIERS_OFF`, [`Tier::bit`]s).
     tiers_off: u32,
+    /// In a span of blocks (`Regions::new_span`), the blocks its chunks ran before one
+    /// panicked (the chunk's blocks and those after it did not run).
+    stopped: Option<u64>,
 }
 
 impl<'r> Regions<'r> {
@@ -621,6 +724,62 @@ impl<'r> Regions<'r> {
             seed: launch.config.get_seed(),
             tiers_off: launch.config.get_tiers_off(),
             counts: None,
+            stopped: None,
+        }
+    }
+
+    /// The `k` blocks of one grid row from the running one, as one block of `k` times its
+    /// threads for a lane loop's span form (`fission/spans.rs`): lane `t` is thread `t %
+    /// block_dim().x` of block `t / block_dim().x` after the running one, which a kernel that
+    /// reads its position only as its global index cannot tell from thread `t` of the running
+    /// block. `BlockRun::regions_span_room` gave `k`: the block is one-dimensional, of at most
+    /// [`fast::LANE_CHUNK`] threads, and the launch has no checker, seed or debugger watch.
+    fn new_span(block: &'r BlockRun<'r>, k: u64) -> Self {
+        let mut r = Regions::new(block);
+        r.n *= k as usize;
+        r
+    }
+
+    /// Adds `n` to the launch's count of fast form `c` (`EMU_VERBOSE`).
+    fn count_n(&self, c: Count, n: usize) {
+        if let Some(counts) = self.counts {
+            counts.0[c as usize].fetch_add(n, Ordering::Relaxed);
+        }
+    }
+
+    /// [`Regions::each_chunk`] over a span of blocks ([`Regions::new_span`]), for a lane
+    /// loop's span form: each chunk covers whole blocks, so that a chunk that panics leaves its
+    /// blocks unstarted. The span then stops there ([`Regions::stopped`]), and its runner
+    /// runs that block and the rest one by one, where the panic is raised again and reported
+    /// by the lane that raises it.
+    #[inline(always)]
+    pub fn each_span_chunk<V>(&mut self, mut vector: V)
+    where
+        V: FnMut(&LaneCursor, usize, usize),
+    {
+        let cursor = LaneCursor { ctx: self.ctx };
+        let dim = self.ctx.block_dim.x as usize;
+        // Whole blocks per chunk (`new_span`: a block has at most `LANE_CHUNK` threads).
+        let chunk = (fast::LANE_CHUNK / dim.max(1)).max(1) * dim;
+        let wide = fast::wide_lanes();
+        let mut c0 = 0;
+        while c0 < self.n {
+            let m = chunk.min(self.n - c0);
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                if wide {
+                    // SAFETY: `wide_lanes` found the CPU's AVX2.
+                    unsafe { fast::run_wide(&mut vector, &cursor, c0, m) }
+                } else {
+                    vector(&cursor, c0, m)
+                }
+            }));
+            if ran.is_err() {
+                // What the hook recorded for the chunk; the lane's own panic records it again.
+                let _ = crate::host::sched::panics::take();
+                self.stopped = Some((c0 / dim) as u64);
+                return;
+            }
+            c0 += m;
         }
     }
 
