@@ -16,10 +16,12 @@
 //! at the tokens of the form as emitted (its proof, its lanes' code, its uniform prefix),
 //! where every read of the context is a field of the context argument, and accepts only:
 //!
-//! * `ctx.block_idx.x * ctx.block_dim.x + ctx.thread_idx.x`, its factors in either order and
-//!   the sum in either order, each operand optionally cast (`as usize`, and other integer
-//!   types at least 32 bits wide), where nothing that binds tighter than `+` touches it from
-//!   outside (a `-`, `*`, `/`, `%` before it, a `*`, `/`, `%`, `.`, `as` after it);
+//! * `ctx.block_idx.x * ctx.block_dim.x + ctx.thread_idx.x`, its factors in either order,
+//!   the product in parentheses or not, and the sum in either order, each operand optionally
+//!   cast (`as usize`, and other integer types at least 32 bits wide), where nothing that
+//!   binds tighter than `+` touches it from outside (a `-`, `*`, `/`, `%` before it, a `*`,
+//!   `/`, `%`, `.`, `as` after it); the thread's index may be a name bound once by `let tid =
+//!   ctx.thread_idx.x;` (SHOC's and most CUDA code's `tid`), which then appears nowhere else;
 //! * `let __emu_base = ctx.block_idx.x * ctx.block_dim.x;`, the proof's first index (`mod.rs`,
 //!   `Program::hoist`), whose lane `t` is then `__emu_base + t`;
 //! * `ctx.block_dim.*` and `ctx.grid_dim.*`, which a span does not change;
@@ -30,6 +32,8 @@
 //! running block, which a span does not move. Kernels with shared memory never take a span:
 //! each block has its own.
 
+use std::collections::{HashMap, HashSet};
+
 use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 
 use super::FLOAT_METHODS;
@@ -37,38 +41,157 @@ use super::FLOAT_METHODS;
 /// Whether `code`, a span form's tokens with context argument `ctx` and thread argument `t`,
 /// reads the thread's position only as its global x index (the module's doc).
 pub(super) fn global_index_only(code: &TokenStream, ctx: &str, t: &str) -> bool {
+    let mut bindings = HashMap::new();
+    count_aliases(code, ctx, &mut bindings);
+    let aliases = bindings.into_iter().filter(|&(_, n)| n == 1).map(|(a, _)| a).collect();
+    Scan { ctx, t, aliases }.ok(code)
+}
+
+/// Counts the bindings `let name = ctx.thread_idx.x;` (a cast and a type allowed) by name:
+/// a name bound so once is the thread's index wherever it appears.
+fn count_aliases(code: &TokenStream, ctx: &str, out: &mut HashMap<String, usize>) {
     let toks: Vec<TokenTree> = code.clone().into_iter().collect();
-    let mut i = 0;
-    while i < toks.len() {
+    for i in 0..toks.len() {
         match &toks[i] {
-            TokenTree::Group(g) => {
-                if g.delimiter() == Delimiter::Parenthesis && !call_allowed(&toks, i) {
-                    return false;
-                }
-                if !global_index_only(&g.stream(), ctx, t) {
-                    return false;
-                }
-                i += 1;
-            }
-            TokenTree::Ident(id) if *id == t || id.to_string().contains("shared") => return false,
-            TokenTree::Ident(id) if *id == ctx => {
-                if let Some(n) = global_index(&toks, i, ctx) {
-                    i += n;
-                } else if let Some(n) = base_binding(&toks, i, ctx) {
-                    i += n;
-                } else if matches!(field(&toks, i, ctx), Some((f, _)) if f == "block_dim" || f == "grid_dim") {
-                    i += 5;
-                } else if i > 0 && is_ident(&toks[i - 1], "let") || i > 1 && is_ident(&toks[i - 2], "let") {
-                    // `let ctx = ..` or `let mut ctx = ..`.
-                    i += 1;
-                } else {
-                    return false;
+            TokenTree::Group(g) => count_aliases(&g.stream(), ctx, out),
+            TokenTree::Ident(l) if *l == "let" => {
+                if let Some((name, _)) = alias_binding(&toks, i, ctx) {
+                    *out.entry(name).or_default() += 1;
                 }
             }
-            _ => i += 1,
+            _ => {}
         }
     }
-    true
+}
+
+/// `let name [: T] = ctx.thread_idx.x [as T];` at `i`: the name and the tokens it takes.
+fn alias_binding(toks: &[TokenTree], i: usize, ctx: &str) -> Option<(String, usize)> {
+    let TokenTree::Ident(name) = toks.get(i + 1)? else { return None };
+    let mut k = i + 2;
+    if is_punct(toks.get(k), ':') {
+        let TokenTree::Ident(ty) = toks.get(k + 1)? else { return None };
+        if !WIDE.iter().any(|w| *ty == w) {
+            return None;
+        }
+        k += 2;
+    }
+    if !is_punct(toks.get(k), '=') || is_punct(toks.get(k + 1), '=') {
+        return None;
+    }
+    let (f, n) = field_operand(toks, k + 1, ctx)?;
+    (f == "thread_idx" && is_punct(toks.get(k + 1 + n), ';')).then(|| (name.to_string(), k + 2 + n - i))
+}
+
+/// The check of one token stream, with the names bound to the thread's index.
+struct Scan<'a> {
+    ctx: &'a str,
+    t: &'a str,
+    aliases: HashSet<String>,
+}
+
+impl Scan<'_> {
+    fn ok(&self, code: &TokenStream) -> bool {
+        let toks: Vec<TokenTree> = code.clone().into_iter().collect();
+        let mut i = 0;
+        while i < toks.len() {
+            if let Some(n) = self.global_index(&toks, i).or_else(|| self.base_binding(&toks, i)) {
+                i += n;
+                continue;
+            }
+            match &toks[i] {
+                TokenTree::Group(g) => {
+                    if g.delimiter() == Delimiter::Parenthesis && !call_allowed(&toks, i) {
+                        return false;
+                    }
+                    if !self.ok(&g.stream()) {
+                        return false;
+                    }
+                    i += 1;
+                }
+                TokenTree::Ident(id) if *id == self.t || id.to_string().contains("shared") => return false,
+                TokenTree::Ident(l) if *l == "let" => match alias_binding(&toks, i, self.ctx) {
+                    Some((name, n)) if self.aliases.contains(&name) => i += n,
+                    _ => i += 1,
+                },
+                TokenTree::Ident(id) if self.aliases.contains(&id.to_string()) => return false,
+                TokenTree::Ident(id) if *id == self.ctx => {
+                    if matches!(field(&toks, i, self.ctx), Some((f, _)) if f == "block_dim" || f == "grid_dim") {
+                        i += 5;
+                    } else if i > 0 && is_ident(&toks[i - 1], "let") || i > 1 && is_ident(&toks[i - 2], "let") {
+                        // `let ctx = ..` or `let mut ctx = ..`.
+                        i += 1;
+                    } else {
+                        return false;
+                    }
+                }
+                _ => i += 1,
+            }
+        }
+        true
+    }
+
+    /// `ctx.F.x` or (for `thread_idx`) a name bound to it, optionally `as T` with `T` in
+    /// [`WIDE`], at `i`: `F` and the tokens it takes.
+    fn operand(&self, toks: &[TokenTree], i: usize) -> Option<(String, usize)> {
+        if let Some(TokenTree::Ident(a)) = toks.get(i) {
+            if self.aliases.contains(&a.to_string()) {
+                return Some(("thread_idx".into(), 1 + cast_len(toks, i + 1)?));
+            }
+        }
+        field_operand(toks, i, self.ctx)
+    }
+
+    /// `a * b` at `i` with `{a, b}` the block's index and size operands, or such a product in
+    /// parentheses: the tokens it takes.
+    fn product(&self, toks: &[TokenTree], i: usize) -> Option<usize> {
+        if let Some(TokenTree::Group(g)) = toks.get(i) {
+            let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+            return (g.delimiter() == Delimiter::Parenthesis && self.product(&inner, 0) == Some(inner.len()))
+                .then_some(1);
+        }
+        let (a, n) = self.operand(toks, i)?;
+        if !is_punct(toks.get(i + n), '*') {
+            return None;
+        }
+        let (b, m) = self.operand(toks, i + n + 1)?;
+        let pair = [a.as_str(), b.as_str()];
+        (pair == ["block_idx", "block_dim"] || pair == ["block_dim", "block_idx"]).then_some(n + 1 + m)
+    }
+
+    /// The global index at `i` (`product + thread` or `thread + product`), standing alone: the
+    /// tokens it takes.
+    fn global_index(&self, toks: &[TokenTree], i: usize) -> Option<usize> {
+        if !free_before(toks, i) {
+            return None;
+        }
+        let n = if let Some(p) = self.product(toks, i) {
+            if !is_punct(toks.get(i + p), '+') {
+                return None;
+            }
+            let (t, m) = self.operand(toks, i + p + 1)?;
+            (t == "thread_idx").then_some(p + 1 + m)?
+        } else {
+            let (t, m) = self.operand(toks, i)?;
+            if t != "thread_idx" || !is_punct(toks.get(i + m), '+') {
+                return None;
+            }
+            m + 1 + self.product(toks, i + m + 1)?
+        };
+        free_after(toks, i + n).then_some(n)
+    }
+
+    /// `ctx.block_idx.x * ctx.block_dim.x ;` at `i`, right after `let __emu_base =`: the
+    /// tokens it takes.
+    fn base_binding(&self, toks: &[TokenTree], i: usize) -> Option<usize> {
+        let [TokenTree::Ident(l), TokenTree::Ident(b), TokenTree::Punct(eq)] = toks.get(i.checked_sub(3)?..i)? else {
+            return None;
+        };
+        if *l != "let" || *b != "__emu_base" || eq.as_char() != '=' {
+            return None;
+        }
+        let n = self.product(toks, i)?;
+        is_punct(toks.get(i + n), ';').then_some(n)
+    }
 }
 
 fn is_ident(t: &TokenTree, name: &str) -> bool {
@@ -92,29 +215,22 @@ fn field(toks: &[TokenTree], i: usize, ctx: &str) -> Option<(String, String)> {
 /// The integer types a position may be cast to without losing a span's lane index.
 const WIDE: [&str; 6] = ["u32", "i32", "u64", "i64", "usize", "isize"];
 
+/// The tokens of an optional `as T` at `i`, `T` in [`WIDE`] (`None`: a narrower cast).
+fn cast_len(toks: &[TokenTree], i: usize) -> Option<usize> {
+    if !toks.get(i).is_some_and(|t| is_ident(t, "as")) {
+        return Some(0);
+    }
+    let TokenTree::Ident(ty) = toks.get(i + 1)? else { return None };
+    WIDE.iter().any(|w| *ty == w).then_some(2)
+}
+
 /// `ctx.F.x`, optionally `as T` with `T` in [`WIDE`], at `i`: `F` and the tokens it takes.
-fn operand(toks: &[TokenTree], i: usize, ctx: &str) -> Option<(String, usize)> {
+fn field_operand(toks: &[TokenTree], i: usize, ctx: &str) -> Option<(String, usize)> {
     let (f, x) = field(toks, i, ctx)?;
     if x != "x" {
         return None;
     }
-    let cast = toks.get(i + 5).is_some_and(|t| is_ident(t, "as"));
-    if !cast {
-        return Some((f, 5));
-    }
-    let TokenTree::Ident(ty) = toks.get(i + 6)? else { return None };
-    WIDE.iter().any(|w| *ty == w).then_some((f, 7))
-}
-
-/// `a * b` at `i` with `{a, b}` the block's index and size operands: the tokens it takes.
-fn product(toks: &[TokenTree], i: usize, ctx: &str) -> Option<usize> {
-    let (a, n) = operand(toks, i, ctx)?;
-    if !is_punct(toks.get(i + n), '*') {
-        return None;
-    }
-    let (b, m) = operand(toks, i + n + 1, ctx)?;
-    let pair = [a.as_str(), b.as_str()];
-    (pair == ["block_idx", "block_dim"] || pair == ["block_dim", "block_idx"]).then_some(n + 1 + m)
+    Some((f, 5 + cast_len(toks, i + 5)?))
 }
 
 /// Whether the token before `i` leaves an expression starting at `i` alone: nothing that
@@ -147,41 +263,6 @@ fn free_after(toks: &[TokenTree], i: usize) -> bool {
         Some(TokenTree::Group(g)) => !matches!(g.delimiter(), Delimiter::Bracket | Delimiter::Parenthesis),
         Some(TokenTree::Literal(_)) => true,
     }
-}
-
-/// The global index at `i` (`product + thread` or `thread + product`), standing alone: the
-/// tokens it takes.
-fn global_index(toks: &[TokenTree], i: usize, ctx: &str) -> Option<usize> {
-    if !free_before(toks, i) {
-        return None;
-    }
-    let n = if let Some(p) = product(toks, i, ctx) {
-        if !is_punct(toks.get(i + p), '+') {
-            return None;
-        }
-        let (t, m) = operand(toks, i + p + 1, ctx)?;
-        (t == "thread_idx").then_some(p + 1 + m)?
-    } else {
-        let (t, m) = operand(toks, i, ctx)?;
-        if t != "thread_idx" || !is_punct(toks.get(i + m), '+') {
-            return None;
-        }
-        m + 1 + product(toks, i + m + 1, ctx)?
-    };
-    free_after(toks, i + n).then_some(n)
-}
-
-/// `ctx.block_idx.x * ctx.block_dim.x ;` at `i`, right after `let __emu_base =`: the tokens
-/// it takes.
-fn base_binding(toks: &[TokenTree], i: usize, ctx: &str) -> Option<usize> {
-    let [TokenTree::Ident(l), TokenTree::Ident(b), TokenTree::Punct(eq)] = toks.get(i.checked_sub(3)?..i)? else {
-        return None;
-    };
-    if *l != "let" || *b != "__emu_base" || eq.as_char() != '=' {
-        return None;
-    }
-    let n = product(toks, i, ctx)?;
-    is_punct(toks.get(i + n), ';').then_some(n)
 }
 
 /// The runtime functions a span form may call (through `::deviceemu::__private`).
@@ -277,11 +358,30 @@ mod tests {
         assert!(ok(quote!(let i = 3 + ctx.block_idx.x * ctx.block_dim.x + ctx.thread_idx.x - 1;)));
         assert!(ok(quote!(let s = ctx.block_dim.x * ctx.grid_dim.x;)));
         assert!(ok(quote!(let __emu_base = ctx.block_idx.x * ctx.block_dim.x;)));
+        assert!(ok(quote!(let __emu_base = (ctx.block_idx.x * ctx.block_dim.x);)));
+        assert!(ok(quote!(let g = (ctx.thread_idx.x + (ctx.block_idx.x * ctx.block_dim.x)) as i32;)));
+        // A name bound once to the thread's index, used only in the global index.
+        assert!(ok(quote!(let tid: u32 = ctx.thread_idx.x; let i = ctx.block_idx.x * ctx.block_dim.x + tid as usize;)));
+    }
+
+    #[test]
+    fn a_name_for_the_thread_index_used_otherwise_is_refused() {
+        assert!(!ok(quote!(let tid = ctx.thread_idx.x; let i = ctx.block_idx.x * ctx.block_dim.x + tid; y[i] = tid;)));
+        assert!(!ok(quote!(let mut tid = ctx.thread_idx.x; let i = ctx.block_idx.x * ctx.block_dim.x + tid;)));
+        assert!(!ok(
+            quote!(let tid = ctx.thread_idx.x; let tid = ctx.thread_idx.x; let i = ctx.block_idx.x * ctx.block_dim.x + tid;)
+        ));
+        assert!(!ok(quote!(let tid = ctx.thread_idx.x as u16; let i = ctx.block_idx.x * ctx.block_dim.x + tid;)));
+        assert!(!ok(
+            quote!(let tid = ctx.thread_idx.x; for tid in 0..4 { let i = ctx.block_idx.x * ctx.block_dim.x + tid; })
+        ));
+        assert!(!ok(quote!(let b = (ctx.block_idx.x * ctx.block_dim.x);)));
     }
 
     #[test]
     fn any_other_read_of_the_position_is_refused() {
-        assert!(!ok(quote!(let i = ctx.thread_idx.x;)));
+        assert!(!ok(quote!(let i = ctx.thread_idx.x; y[i] = 1.0;)));
+        assert!(!ok(quote!(y[ctx.thread_idx.x] = 1.0;)));
         assert!(!ok(quote!(let b = ctx.block_idx.x;)));
         assert!(!ok(quote!(let i = 2 * ctx.block_idx.x * ctx.block_dim.x + ctx.thread_idx.x;)));
         assert!(!ok(quote!(let i = n - ctx.block_idx.x * ctx.block_dim.x + ctx.thread_idx.x;)));

@@ -24,6 +24,23 @@ fn span_cast(x: &[u32], y: &mut [u32]) {
     }
 }
 
+/// SHOC's triad as written: the product in parentheses, the thread's index first.
+#[kernel]
+fn span_triad(a: &[f32], b: &[f32], c: &mut [f32], s: f32) {
+    let gid: i32 = (thread_idx().x + (block_idx().x * block_dim().x)) as i32;
+    c[gid] = a[gid] + s * b[gid];
+}
+
+/// The thread's index named first, then used only in the global index.
+#[kernel]
+fn span_named(x: &[u32], y: &mut [u32]) {
+    let tid = thread_idx().x;
+    let i = (block_idx().x * block_dim().x + tid) as usize;
+    if i < y.len() {
+        y[i] = x[i] + 5;
+    }
+}
+
 /// Reads `thread_idx().x` beside the global index: a span's lane would see its index in the
 /// span, not in its block.
 #[kernel]
@@ -120,6 +137,33 @@ fn cast_parts_of_the_global_index_run_in_spans() {
     for (i, (&o, &x)) in out.iter().zip(&x).enumerate() {
         assert_eq!(o, x * 3 + 1, "y[{i}]");
     }
+}
+
+#[test]
+fn the_index_in_parentheses_or_through_a_name_runs_in_spans() {
+    let n = 256 * 24;
+    let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let b: Vec<f32> = (0..n).map(|i| (i % 13) as f32).collect();
+    let serial = || Config::default().blocks(BlockOrder::Serial);
+    let (c, spans) = spanned(serial(), || {
+        let (da, db) = (DeviceBuffer::from_slice(&a).unwrap(), DeviceBuffer::from_slice(&b).unwrap());
+        let mut dc = DeviceBuffer::<f32>::zeroed(n).unwrap();
+        launch!(span_triad<<<24, 256>>>(&da, &db, &mut dc, 1.75)).unwrap();
+        dc.to_vec().unwrap()
+    });
+    assert_eq!(spans, 24, "triad");
+    for i in 0..n {
+        assert_eq!(c[i].to_bits(), (a[i] + 1.75 * b[i]).to_bits(), "c[{i}]");
+    }
+    let x: Vec<u32> = (0..n as u32).collect();
+    let (y, spans) = spanned(serial(), || {
+        let dx = DeviceBuffer::from_slice(&x).unwrap();
+        let mut dy = DeviceBuffer::<u32>::zeroed(n).unwrap();
+        launch!(span_named<<<24, 256>>>(&dx, &mut dy)).unwrap();
+        dy.to_vec().unwrap()
+    });
+    assert_eq!(spans, 24, "named index");
+    assert!(y.iter().enumerate().all(|(i, &v)| v == i as u32 + 5));
 }
 
 #[test]
