@@ -237,3 +237,38 @@ fn a_panic_in_a_span_is_reported_by_its_lane_as_block_by_block() {
     assert_eq!(out, off_out);
     assert!((0..5 * 256 + 77).all(|i| out[i] == i as u32 / 3), "the blocks and lanes before the fault wrote");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, ..Default::default() })]
+
+    /// Any grid, block size and length: spans on and off write the same elements, and the
+    /// ones the kernel's threads cover (`i < n`, every row writing the same values) only.
+    #[test]
+    fn spans_write_what_blocks_one_by_one_write(
+        gx in 1u32..80,
+        gy in 1u32..3,
+        block in 1u32..300,
+        extra in 0usize..600,
+        serial in proptest::bool::ANY,
+    ) {
+        let covered = (gx * block) as usize;
+        let n = covered.saturating_sub(300) + extra + 1;
+        let x: Vec<u32> = (0..n as u32).map(|v| v % 1000).collect();
+        let order = if serial { BlockOrder::Serial } else { BlockOrder::Parallel };
+        let run = |c: Config| {
+            with_config(c, || {
+                let dx = DeviceBuffer::from_slice(&x).unwrap();
+                let mut dy = DeviceBuffer::from_slice(&vec![7u32; n]).unwrap();
+                launch!(span_cast<<<(gx, gy), block>>>(&dx, &mut dy)).unwrap();
+                dy.to_vec().unwrap()
+            })
+        };
+        let on = run(Config::default().blocks(order));
+        let off = run(Config::default().blocks(order).tier_off(Tier::Spans));
+        proptest::prop_assert_eq!(&on, &off);
+        for (i, &o) in on.iter().enumerate() {
+            let want = if i < covered { x[i] * 3 + 1 } else { 7 };
+            proptest::prop_assert_eq!(o, want, "y[{}]", i);
+        }
+    }
+}
