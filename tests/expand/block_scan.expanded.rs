@@ -1051,10 +1051,6 @@ impl block_scan {
             let __emu_vb_out_1_at: usize = ::deviceemu::__private::Index::to_index(
                 __emu_ctx.block_idx.x as usize * 256,
             );
-            let mut __emu_vb_t_0 = ::deviceemu::__private::LaneBuf::<
-                _,
-                { ::deviceemu::__private::LANE_CHUNK },
-            >::new();
             let mut __emu_vb_out_1 = ::deviceemu::__private::LaneBuf::<
                 _,
                 { ::deviceemu::__private::LANE_CHUNK },
@@ -1071,10 +1067,9 @@ impl block_scan {
                             __emu_m,
                             ::deviceemu::__private::LANE_CHUNK,
                         );
-                        ::deviceemu::__private::lane_load(
+                        let __emu_vb_t_0 = ::deviceemu::__private::lane_src(
                             &t,
                             __emu_vb_t_0_at + __emu_c0,
-                            &mut __emu_vb_t_0,
                             __emu_m,
                         );
                         #[allow(unused_variables)]

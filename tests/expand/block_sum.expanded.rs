@@ -639,10 +639,6 @@ impl block_sum {
             {
                 let __emu_vb_t_0_at: usize = ::deviceemu::__private::Index::to_index(s);
                 let __emu_vb_t_1_at: usize = 0usize;
-                let mut __emu_vb_t_0 = ::deviceemu::__private::LaneBuf::<
-                    _,
-                    { ::deviceemu::__private::LANE_CHUNK },
-                >::new();
                 let mut __emu_vb_t_1 = ::deviceemu::__private::LaneBuf::<
                     _,
                     { ::deviceemu::__private::LANE_CHUNK },
@@ -659,10 +655,9 @@ impl block_sum {
                                 __emu_m,
                                 ::deviceemu::__private::LANE_CHUNK,
                             );
-                            ::deviceemu::__private::lane_load(
+                            let __emu_vb_t_0 = ::deviceemu::__private::lane_src(
                                 &t,
                                 __emu_vb_t_0_at + __emu_c0,
-                                &mut __emu_vb_t_0,
                                 __emu_m,
                             );
                             ::deviceemu::__private::lane_load(

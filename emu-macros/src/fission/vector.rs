@@ -4,7 +4,10 @@
 //! vectorised lane loop (`Regions::each_chunk_below`): each access *form* (a view and the
 //! uniform offset of its index) is staged in a lane buffer (`__private::LaneBuf`), loaded
 //! before the chunk's lanes run and stored after them, and the lanes are plain arithmetic
-//! over those buffers, which LLVM vectorises.
+//! over those buffers, which LLVM vectorises. A form of a shared array that the region only
+//! reads is not copied but read in place (`__private::LaneSrc`, made for each chunk): the
+//! block's shared memory is written by nothing but the host thread that runs the block, and
+//! the region's own stores are staged.
 //!
 //! What the staging changes is only *when* each lane's loads and stores happen within the
 //! chunk (all loads first, all stores last); the proof the region runs under makes that
@@ -644,16 +647,25 @@ impl Program {
             let b = base(&s.offset);
             quote!(let #start: usize = #b;)
         });
-        let bufs = rw.staged.iter().map(|s| {
+        // A form of a shared array that the region only reads is read in place
+        // (`__private::LaneSrc`, made for each chunk: nothing but this host thread writes the
+        // block's shared memory, and the region's own stores are staged); the others are
+        // staged.
+        let shared = self.shared_arrays();
+        let in_place = |s: &Staged| s.loaded && !s.stored && shared.contains(&s.view.to_string());
+        let bufs = rw.staged.iter().filter(|s| !in_place(s)).map(|s| {
             let buf = &s.buf;
             quote!(let mut #buf = #r::LaneBuf::<_, { #r::LANE_CHUNK }>::new();)
         });
         // The proof showed each form's range `[start, start + hi)` in bounds of its view; a
-        // chunk's lanes `c0..c0 + m` lie below `hi` (`lane_load` and `lane_store` check it
-        // again).
+        // chunk's lanes `c0..c0 + m` lie below `hi` (`lane_load`, `lane_src` and `lane_store`
+        // check it again).
         let loads = rw.staged.iter().filter(|s| s.loaded).map(|s| {
             let (v, buf, start) = (&s.view, &s.buf, start_of(&s.buf));
-            quote!(#r::lane_load(&#v, #start + __emu_c0, &mut #buf, __emu_m);)
+            match in_place(s) {
+                true => quote!(let #buf = #r::lane_src(&#v, #start + __emu_c0, __emu_m);),
+                false => quote!(#r::lane_load(&#v, #start + __emu_c0, &mut #buf, __emu_m);),
+            }
         });
         // SAFETY (of the stores): a stored form is loaded first or stored by every lane, so
         // its elements `0..m` are initialised.

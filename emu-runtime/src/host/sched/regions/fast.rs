@@ -307,6 +307,65 @@ impl<T: DeviceCopy, const C: usize> LaneBuf<T, C> {
     }
 }
 
+/// A shared array's elements for a chunk of lanes of a vectorised region that only reads them
+/// (`fission/vector.rs`): lane `k` reads its element in place, `get(k)`, where a view of
+/// global memory is staged in a [`LaneBuf`]. [`lane_src`] makes one for the chunk's range.
+///
+/// Plain reads of the block's own shared memory cannot race. A view that passed
+/// [`lane_src`]'s check points into the arena of the block this host thread runs now: the
+/// block's threads all run on this thread (regions run a whole block on its runner), the
+/// blocks of its cluster run as one group on the same worker (`launch.rs::run_clusters`),
+/// shared views are neither `Send` nor `Sync`, and racecheck's and initcheck's shadows are
+/// other memory. So nothing writes the arena while the chunk reads it but the chunk's own
+/// stores, which are staged and written back after its lanes (the region's proof shows that
+/// no lane reads what another writes).
+#[cfg(not(target_arch = "nvptx64"))]
+pub struct LaneSrc<T> {
+    ptr: *const T,
+    len: usize,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T> core::fmt::Debug for LaneSrc<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("LaneSrc").field("len", &self.len).finish_non_exhaustive()
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T: DeviceCopy> LaneSrc<T> {
+    /// Lane `k`'s element (`k` below the chunk's length is checked).
+    ///
+    /// # Safety
+    ///
+    /// The chunk this was made for is still running: its view's block has not ended. This is
+    /// not a proof about values but the shape of the code `#[kernel]` emits: a chunk's lanes
+    /// read it right after the chunk made it, and it does not leave the chunk.
+    #[inline(always)]
+    pub unsafe fn get(&self, k: usize) -> T {
+        assert!(k < self.len);
+        // SAFETY: `k < len`: inside the range `lane_src` checked against the view, whose
+        // arena is alive while its block runs (the caller's contract) and not written
+        // meanwhile by anything but this host thread (the type's doc).
+        unsafe { self.ptr.add(k).read() }
+    }
+}
+
+/// `v[start..start + m]` for a chunk of a vectorised region, read in place ([`LaneSrc`]): `v`
+/// must be a shared array of the block this host thread runs, aligned, and the range inside
+/// it (all checked in every build; a failure is a bug in the proof, which panics).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+pub fn lane_src<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, start: usize, m: usize) -> LaneSrc<T> {
+    lane_range(v, start, m, usize::MAX);
+    if K::SPACE != crate::device::Space::Shared || !v.is_running_blocks() || !v.is_aligned() {
+        proof_failed(*v, start, m);
+    }
+    // SAFETY: `start + m <= len` (checked above): the offset stays inside the view.
+    LaneSrc { ptr: unsafe { v.raw_ptr().add(start) }, len: m }
+}
+
 /// Fills the first `m` elements of `b` with `v[start..start + m]`, staged for a chunk of a
 /// vectorised lane loop (see
 /// [`copy_from_device`](crate::host::mem::memory) for why it keeps racy kernels defined).
@@ -663,6 +722,35 @@ mod tests {
         assert!(m.contains("proof failed"), "{m}");
         // SAFETY: the buffer's 64 elements are loaded.
         let m = message(catch_unwind(AssertUnwindSafe(|| unsafe { lane_store(&v, usize::MAX - 2, &b, 8) })));
+        assert!(m.contains("proof failed"), "{m}");
+    }
+
+    /// `lane_src` reads a shared array in place, and refuses a range outside it, a lane past
+    /// the chunk, and a view of global memory (run under miri in CI).
+    #[test]
+    fn a_chunk_read_in_place_stays_in_its_shared_array() {
+        use crate::device::SharedMem;
+        let mut mem: Vec<u32> = (0..100).collect();
+        // SAFETY: `mem` holds 100 aligned words and outlives the view; the test touches it only
+        // through the view and the sources made from it.
+        let v = unsafe { View::<u32, SharedMem>::from_raw_parts(mem.as_mut_ptr(), 100, std::ptr::null()) };
+        let src = lane_src(&v, 36, 64);
+        // SAFETY: the view's memory is alive for the whole test.
+        assert_eq!((0..64).map(|k| unsafe { src.get(k) }).sum::<u32>(), (36..100).sum::<u32>());
+        // SAFETY: as above.
+        let m = message(catch_unwind(AssertUnwindSafe(|| {
+            unsafe { src.get(64) };
+        })));
+        assert!(m.contains("assertion failed"), "{m}");
+        let m = message(catch_unwind(AssertUnwindSafe(|| {
+            let _ = lane_src(&v, 37, 64);
+        })));
+        assert!(m.contains("a fast path's proof failed: elements 37..101 of a view of 100"), "{m}");
+        let mut global = vec![1u32; 8];
+        let g = view(&mut global);
+        let m = message(catch_unwind(AssertUnwindSafe(|| {
+            let _ = lane_src(&g, 0, 8);
+        })));
         assert!(m.contains("proof failed"), "{m}");
     }
 
