@@ -341,11 +341,6 @@ fn lower_bounded(block: &Block, params: &[String], buffers: &[String], ctx: &Ide
         .then(|| p.span.take())
         .flatten()
         .map(|s| quote!(#(#items)* #s))
-        .inspect(|s| {
-            if std::env::var("ZZ_SPAN").is_ok() {
-                eprintln!("SPAN: {s}")
-            }
-        })
         .filter(|s| spans::global_index_only(s, &ctx.to_string(), &g.t.to_string()))
         .map(|s| {
             let rb = &g.rb;

@@ -114,15 +114,14 @@ impl LaunchProgress {
 
     /// A block of the launch ended.
     pub(crate) fn block_done(&self, slot: usize) {
+        self.add_blocks_done(slot, 1);
+    }
+
+    /// `n` blocks of the launch ended (more than one: a lane loop's span, `regions/mod.rs`).
+    pub(crate) fn add_blocks_done(&self, slot: usize, n: u64) {
         let c = &self.blocks_done[slot].0;
         // Runners that share a slot (more of them than slots) may lose a count to each other
         // here; the watchdog only asks whether the sum moved, which it still does.
-        c.store(c.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
-    }
-
-    /// `n` blocks of the launch ended (a lane loop's span, `regions/mod.rs`).
-    pub(crate) fn add_blocks_done(&self, slot: usize, n: u64) {
-        let c = &self.blocks_done[slot].0;
         c.store(c.load(Ordering::Relaxed).wrapping_add(n), Ordering::Relaxed);
     }
 

@@ -359,7 +359,7 @@ impl<T: DeviceCopy> LaneSrc<T> {
 #[track_caller]
 pub fn lane_src<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, start: usize, m: usize) -> LaneSrc<T> {
     lane_range(v, start, m, usize::MAX);
-    if K::SPACE != crate::device::Space::Shared || !v.is_running_blocks() || !v.is_aligned() {
+    if K::SPACE != crate::device::Space::Shared || !view_aligned(v) {
         proof_failed(*v, start, m);
     }
     // SAFETY: `start + m <= len` (checked above): the offset stays inside the view.

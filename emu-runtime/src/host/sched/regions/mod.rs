@@ -741,6 +741,7 @@ impl<'r> Regions<'r> {
     }
 
     /// Adds `n` to the launch's count of fast form `c` (`EMU_VERBOSE`).
+    #[inline(always)]
     fn count_n(&self, c: Count, n: usize) {
         if let Some(counts) = self.counts {
             counts.0[c as usize].fetch_add(n, Ordering::Relaxed);
@@ -765,17 +766,8 @@ impl<'r> Regions<'r> {
         let mut c0 = 0;
         while c0 < self.n {
             let m = chunk.min(self.n - c0);
-            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                if wide {
-                    // SAFETY: `wide_lanes` found the CPU's AVX2.
-                    unsafe { fast::run_wide(&mut vector, &cursor, c0, m) }
-                } else {
-                    vector(&cursor, c0, m)
-                }
-            }));
-            if ran.is_err() {
-                // What the hook recorded for the chunk; the lane's own panic records it again.
-                let _ = crate::host::sched::panics::take();
+            // SAFETY: `wide` is `wide_lanes()`.
+            if !unsafe { run_chunk(&mut vector, &cursor, c0, m, wide) } {
                 self.stopped = Some((c0 / dim) as u64);
                 return;
             }
@@ -813,9 +805,7 @@ impl<'r> Regions<'r> {
     /// Counts a region run that took fast form `c` (`EMU_VERBOSE`).
     #[inline(always)]
     fn count(&self, c: Count) {
-        if let Some(counts) = self.counts {
-            counts.0[c as usize].fetch_add(1, Ordering::Relaxed);
-        }
+        self.count_n(c, 1);
     }
 
     /// The bound of a region `let i = (k * tid) as T; if (i as U) < bound { .. }`
@@ -1196,17 +1186,8 @@ impl<'r> Regions<'r> {
         while c0 < n {
             let m = chunk.min(n - c0);
             self.block.regions_set_current(c0 as u32);
-            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                if wide {
-                    // SAFETY: `wide_lanes` found the CPU's AVX2.
-                    unsafe { fast::run_wide(&mut vector, &cursor, c0, m) }
-                } else {
-                    vector(&cursor, c0, m)
-                }
-            }));
-            if ran.is_err() {
-                // What the hook recorded for the chunk; the lane's own panic records it again.
-                let _ = crate::host::sched::panics::take();
+            // SAFETY: `wide` is `wide_lanes()`.
+            if !unsafe { run_chunk(&mut vector, &cursor, c0, m, wide) } {
                 for t in c0..c0 + m {
                     self.block.regions_set_current(t as u32);
                     scalar(t, cursor.lane(t));
@@ -1349,6 +1330,33 @@ impl std::fmt::Debug for Regions<'_> {
             .field("live", &self.order.len())
             .finish()
     }
+}
+
+/// Runs one chunk of lanes `c0..c0 + m` of a vectorised form, on AVX2 where `wide`. `false`
+/// when the chunk panicked: its effects are dropped with it (a chunk stores nothing before its
+/// end), and so is what the panic hook recorded, which the lane that panics records again
+/// when it runs alone.
+///
+/// # Safety
+///
+/// `wide` is what [`fast::wide_lanes`] said: the CPU has AVX2.
+#[inline(always)]
+unsafe fn run_chunk<V>(vector: &mut V, cursor: &LaneCursor, c0: usize, m: usize, wide: bool) -> bool
+where
+    V: FnMut(&LaneCursor, usize, usize),
+{
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if wide {
+            // SAFETY: the CPU has AVX2 (the caller's contract).
+            unsafe { fast::run_wide(vector, cursor, c0, m) }
+        } else {
+            vector(cursor, c0, m)
+        }
+    }));
+    if ran.is_err() {
+        let _ = crate::host::sched::panics::take();
+    }
+    ran.is_ok()
 }
 
 /// Where a thread is at a barrier of a block run as regions.
