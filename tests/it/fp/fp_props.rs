@@ -259,7 +259,11 @@ proptest! {
             let ulp = f32::from_bits((exact.abs() as f32).to_bits() & 0x7f80_0000).max(f32::from_bits(0x0080_0000)) as f64 * f32::EPSILON as f64;
             (got as f64 - exact).abs() / ulp
         };
-        prop_assert!(ulps(expf_fast(x), (x as f64).exp()) <= 2.0 + (1.173 * x as f64).abs().floor());
+        // CUDA's bound for `__expf` is 2 + floor(|1.173 x|) ulp, but the GPU itself goes up to
+        // 0.30 ulp past it (probe p19, tools/probes/RESULTS.md section 22: 12 of 2^22 inputs in
+        // this range; the bound does not cover the rounding of `x * log2(e)`); the emulation,
+        // which is not bit-exact here, at most 0.44 past it.
+        prop_assert!(ulps(expf_fast(x), (x as f64).exp()) <= 2.0 + (1.173 * x as f64).abs().floor() + 1.0);
         let x10 = x / 3.0;
         // CUDA's bound for `__exp10f` is 2 + floor(|2.97 x|) ulp, but the H200 itself goes up to
         // 0.47 ulp past it (probe p15, tools/probes/RESULTS.md section 16: 6 of 2^21 inputs in
