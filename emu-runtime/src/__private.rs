@@ -28,10 +28,10 @@ pub use crate::host::{
     sched::devrt::{device_launch, DeviceArg, DeviceArgMut, DeviceStream},
     sched::launch::{last_runners, launch, launch_on_gpu, launch_tasks},
     sched::regions::{
-        announce_general, last_path, last_proved, last_scaled, last_spanned, last_strided, last_vectorised, last_views,
-        launch_lanes, launch_lanes_spanned, launch_regions, launch_regions_guarded, region_progress_point, vote_new,
-        vote_put, vote_seal, Exchange, Guard, LaneCursor, Lanes, Regions, SlotOf, Slots, TaggedSlots, Turn, Vote,
-        Voted, ZeroSlots,
+        announce_general, last_in_place, last_path, last_proved, last_scaled, last_spanned, last_strided,
+        last_vectorised, last_views, launch_lanes, launch_lanes_spanned, launch_regions, launch_regions_guarded,
+        region_progress_point, vote_new, vote_put, vote_seal, Exchange, Guard, LaneCursor, Lanes, Regions, SlotOf,
+        Slots, TaggedSlots, Turn, Vote, Voted, ZeroSlots,
     },
     sched::verify::{inject_fast_path_fault, Written},
 };
@@ -143,11 +143,11 @@ pub use crate::device::devrt::{DeviceArg, DeviceArgMut, DeviceStream, ParamBuffe
 pub use crate::device::backend::ReduxKind;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use crate::host::sched::regions::fast::{
-    lane_check, lane_checks, lane_last, lane_load, lane_src, lane_store, load_in_bounds, load_row_in_bounds,
+    lane_check, lane_checks, lane_dst, lane_last, lane_load, lane_src, lane_store, load_in_bounds, load_row_in_bounds,
     load_valid, region_bound, region_bound_scaled, store_in_bounds, store_row_in_bounds, store_valid, view_aligned,
-    xchg_all, xchg_any, xchg_ballot, xchg_down, xchg_idx, xchg_put, xchg_reduce, xchg_up, xchg_xor, LaneBuf, LaneInt,
-    LaneSrc, RegionBound, Snapshot, LANE_CHUNK, TIER_HOISTED, TIER_INTERLEAVE, TIER_RANGES, TIER_TURN, TIER_VECTOR,
-    TIER_VIEWS, VECTOR_MIN,
+    xchg_all, xchg_any, xchg_ballot, xchg_down, xchg_idx, xchg_put, xchg_reduce, xchg_up, xchg_xor, LaneBuf, LaneDst,
+    LaneInt, LaneMark, LaneSrc, RegionBound, Snapshot, LANE_CHUNK, TIER_HOISTED, TIER_INTERLEAVE, TIER_RANGES,
+    TIER_TURN, TIER_VECTOR, TIER_VIEWS, VECTOR_MIN,
 };
 
 #[cfg(not(target_arch = "nvptx64"))]

@@ -411,12 +411,8 @@ impl block_scan {
                 _,
                 { ::deviceemu::__private::LANE_CHUNK },
             >::new();
-            let mut __emu_vb_t_1 = ::deviceemu::__private::LaneBuf::<
-                _,
-                { ::deviceemu::__private::LANE_CHUNK },
-            >::new();
             __emu_rb
-                .each_chunk_below(
+                .each_chunk_in_place(
                     usize::MAX,
                     |
                         __emu_cursor: &::deviceemu::__private::LaneCursor,
@@ -433,8 +429,14 @@ impl block_scan {
                             &mut __emu_vb_input_0,
                             __emu_m,
                         );
-                        #[allow(unused_variables)]
+                        let __emu_vb_t_1 = ::deviceemu::__private::lane_dst(
+                            &t,
+                            __emu_vb_t_1_at + __emu_c0,
+                            __emu_m,
+                        );
+                        #[allow(unused_variables, unused_unsafe)]
                         for __emu_k in 0..__emu_m {
+                            let __emu_mark = ::deviceemu::__private::LaneMark(__emu_k);
                             let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
                             let __emu_t = __emu_c0 + __emu_k;
                             let tid = __emu_ctx.thread_idx.x as usize;
@@ -443,17 +445,13 @@ impl block_scan {
                                 let __emu_value = {
                                     unsafe { __emu_vb_input_0.get(__emu_k) }
                                 };
-                                __emu_vb_t_1.set(__emu_k, __emu_value)
+                                {
+                                    let __emu_set = __emu_value;
+                                    unsafe { __emu_vb_t_1.set(__emu_k, __emu_set) };
+                                }
                             };
+                            __emu_mark.done();
                         }
-                        unsafe {
-                            ::deviceemu::__private::lane_store(
-                                &t,
-                                __emu_vb_t_1_at + __emu_c0,
-                                &__emu_vb_t_1,
-                                __emu_m,
-                            )
-                        };
                     },
                     |__emu_t: usize, __emu_ctx: ::deviceemu::__private::ThreadCtx| {
                         let tid = __emu_ctx.thread_idx.x as usize;
@@ -660,7 +658,7 @@ impl block_scan {
                                 __emu_m,
                                 ::deviceemu::__private::LANE_CHUNK,
                             );
-                            #[allow(unused_variables)]
+                            #[allow(unused_variables, unused_unsafe)]
                             for __emu_k in 0..__emu_m {
                                 let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
                                 let __emu_t = __emu_c0 + __emu_k;
@@ -800,12 +798,8 @@ impl block_scan {
                 }
             {
                 let __emu_vb_t_0_at: usize = 0usize;
-                let mut __emu_vb_t_0 = ::deviceemu::__private::LaneBuf::<
-                    _,
-                    { ::deviceemu::__private::LANE_CHUNK },
-                >::new();
                 __emu_rb
-                    .each_chunk_below(
+                    .each_chunk_in_place(
                         usize::MAX,
                         |
                             __emu_cursor: &::deviceemu::__private::LaneCursor,
@@ -816,14 +810,14 @@ impl block_scan {
                                 __emu_m,
                                 ::deviceemu::__private::LANE_CHUNK,
                             );
-                            ::deviceemu::__private::lane_load(
+                            let __emu_vb_t_0 = ::deviceemu::__private::lane_dst(
                                 &t,
                                 __emu_vb_t_0_at + __emu_c0,
-                                &mut __emu_vb_t_0,
                                 __emu_m,
                             );
-                            #[allow(unused_variables)]
+                            #[allow(unused_variables, unused_unsafe)]
                             for __emu_k in 0..__emu_m {
+                                let __emu_mark = ::deviceemu::__private::LaneMark(__emu_k);
                                 let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
                                 let __emu_t = __emu_c0 + __emu_k;
                                 let tid = __emu_ctx.thread_idx.x as usize;
@@ -835,17 +829,13 @@ impl block_scan {
                                     let __emu_index = tid;
                                     let mut __emu_old = unsafe { __emu_vb_t_0.get(__emu_k) };
                                     __emu_old += __emu_value;
-                                    __emu_vb_t_0.set(__emu_k, __emu_old)
+                                    {
+                                        let __emu_set = __emu_old;
+                                        unsafe { __emu_vb_t_0.set(__emu_k, __emu_set) };
+                                    }
                                 };
+                                __emu_mark.done();
                             }
-                            unsafe {
-                                ::deviceemu::__private::lane_store(
-                                    &t,
-                                    __emu_vb_t_0_at + __emu_c0,
-                                    &__emu_vb_t_0,
-                                    __emu_m,
-                                )
-                            };
                         },
                         |__emu_t: usize, __emu_ctx: ::deviceemu::__private::ThreadCtx| {
                             let tid = __emu_ctx.thread_idx.x as usize;
@@ -1072,7 +1062,7 @@ impl block_scan {
                             __emu_vb_t_0_at + __emu_c0,
                             __emu_m,
                         );
-                        #[allow(unused_variables)]
+                        #[allow(unused_variables, unused_unsafe)]
                         for __emu_k in 0..__emu_m {
                             let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
                             let __emu_t = __emu_c0 + __emu_k;
@@ -1081,7 +1071,10 @@ impl block_scan {
                             {
                                 {
                                     let __emu_value = unsafe { __emu_vb_t_0.get(__emu_k) };
-                                    __emu_vb_out_1.set(__emu_k, __emu_value)
+                                    {
+                                        let __emu_set = __emu_value;
+                                        unsafe { __emu_vb_out_1.set(__emu_k, __emu_set) };
+                                    }
                                 };
                             };
                         }

@@ -395,12 +395,8 @@ impl block_sum {
                 _,
                 { ::deviceemu::__private::LANE_CHUNK },
             >::new();
-            let mut __emu_vb_t_1 = ::deviceemu::__private::LaneBuf::<
-                _,
-                { ::deviceemu::__private::LANE_CHUNK },
-            >::new();
             __emu_rb
-                .each_chunk_below(
+                .each_chunk_in_place(
                     usize::MAX,
                     |
                         __emu_cursor: &::deviceemu::__private::LaneCursor,
@@ -417,25 +413,27 @@ impl block_sum {
                             &mut __emu_vb_x_0,
                             __emu_m,
                         );
-                        #[allow(unused_variables)]
+                        let __emu_vb_t_1 = ::deviceemu::__private::lane_dst(
+                            &t,
+                            __emu_vb_t_1_at + __emu_c0,
+                            __emu_m,
+                        );
+                        #[allow(unused_variables, unused_unsafe)]
                         for __emu_k in 0..__emu_m {
+                            let __emu_mark = ::deviceemu::__private::LaneMark(__emu_k);
                             let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
                             let __emu_t = __emu_c0 + __emu_k;
                             let tid = __emu_ctx.thread_idx.x as usize;
                             let i = __emu_ctx.block_idx.x as usize * 256 + tid;
                             {
                                 let __emu_value = { unsafe { __emu_vb_x_0.get(__emu_k) } };
-                                __emu_vb_t_1.set(__emu_k, __emu_value)
+                                {
+                                    let __emu_set = __emu_value;
+                                    unsafe { __emu_vb_t_1.set(__emu_k, __emu_set) };
+                                }
                             };
+                            __emu_mark.done();
                         }
-                        unsafe {
-                            ::deviceemu::__private::lane_store(
-                                &t,
-                                __emu_vb_t_1_at + __emu_c0,
-                                &__emu_vb_t_1,
-                                __emu_m,
-                            )
-                        };
                     },
                     |__emu_t: usize, __emu_ctx: ::deviceemu::__private::ThreadCtx| {
                         let tid = __emu_ctx.thread_idx.x as usize;
@@ -639,12 +637,8 @@ impl block_sum {
             {
                 let __emu_vb_t_0_at: usize = ::deviceemu::__private::Index::to_index(s);
                 let __emu_vb_t_1_at: usize = 0usize;
-                let mut __emu_vb_t_1 = ::deviceemu::__private::LaneBuf::<
-                    _,
-                    { ::deviceemu::__private::LANE_CHUNK },
-                >::new();
                 __emu_rb
-                    .each_chunk_below(
+                    .each_chunk_in_place(
                         ::deviceemu::__private::region_bound(s),
                         |
                             __emu_cursor: &::deviceemu::__private::LaneCursor,
@@ -660,14 +654,14 @@ impl block_sum {
                                 __emu_vb_t_0_at + __emu_c0,
                                 __emu_m,
                             );
-                            ::deviceemu::__private::lane_load(
+                            let __emu_vb_t_1 = ::deviceemu::__private::lane_dst(
                                 &t,
                                 __emu_vb_t_1_at + __emu_c0,
-                                &mut __emu_vb_t_1,
                                 __emu_m,
                             );
-                            #[allow(unused_variables)]
+                            #[allow(unused_variables, unused_unsafe)]
                             for __emu_k in 0..__emu_m {
+                                let __emu_mark = ::deviceemu::__private::LaneMark(__emu_k);
                                 let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
                                 let __emu_t = __emu_c0 + __emu_k;
                                 let tid = __emu_ctx.thread_idx.x as usize;
@@ -678,18 +672,14 @@ impl block_sum {
                                         let __emu_index = tid;
                                         let mut __emu_old = unsafe { __emu_vb_t_1.get(__emu_k) };
                                         __emu_old += __emu_value;
-                                        __emu_vb_t_1.set(__emu_k, __emu_old)
+                                        {
+                                            let __emu_set = __emu_old;
+                                            unsafe { __emu_vb_t_1.set(__emu_k, __emu_set) };
+                                        }
                                     };
                                 };
+                                __emu_mark.done();
                             }
-                            unsafe {
-                                ::deviceemu::__private::lane_store(
-                                    &t,
-                                    __emu_vb_t_1_at + __emu_c0,
-                                    &__emu_vb_t_1,
-                                    __emu_m,
-                                )
-                            };
                         },
                         |__emu_t: usize, __emu_ctx: ::deviceemu::__private::ThreadCtx| {
                             let tid = __emu_ctx.thread_idx.x as usize;

@@ -485,7 +485,7 @@ impl matmul {
                             __emu_m,
                             ::deviceemu::__private::LANE_CHUNK,
                         );
-                        #[allow(unused_variables)]
+                        #[allow(unused_variables, unused_unsafe)]
                         for __emu_k in 0..__emu_m {
                             let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
                             let __emu_t = __emu_c0 + __emu_k;

@@ -122,7 +122,9 @@
 //!   lets in (`w` no larger than the first of them), and on each view it writes no two index forms may overlap:
 //!   then no thread of the region reads or writes what another writes, and staging the loads
 //!   before the chunk and the stores after it cannot be told apart from running the threads one
-//!   by one. A region of fewer than 16 threads (the last steps of a tree) runs one thread at a
+//!   by one. Shared arrays the region only reads are read in place; when every store of the
+//!   region is to a shared array, those are written in place as each lane runs (a lane that
+//!   panics is reported as itself, the lanes before it having run). A region of fewer than 16 threads (the last steps of a tree) runs one thread at a
 //!   time, which costs less. Statements `if tid == c { .. }` (`c` uniform) at the end of such a
 //!   region, the halo loads of a stencil, run after the lanes by thread `c` alone, as written, when the proof
 //!   also shows that they store only at uniform indices outside the lanes' ranges and load what

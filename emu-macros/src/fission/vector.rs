@@ -6,12 +6,18 @@
 //! before the chunk's lanes run and stored after them, and the lanes are plain arithmetic
 //! over those buffers, which LLVM vectorises. A form of a shared array that the region only
 //! reads is not copied but read in place (`__private::LaneSrc`, made for each chunk): the
-//! block's shared memory is written by nothing but the host thread that runs the block, and
-//! the region's own stores are staged.
+//! block's shared memory is written by nothing but the host thread that runs the block. When
+//! every form the region stores is a shared array's, those forms are read and written in
+//! place too (`__private::LaneDst`; a tree step `t[tid] += t[tid + s]` copies nothing) and
+//! each lane's code is marked (`__private::LaneMark`), so that a lane that panics is reported
+//! as itself without running the chunk again (`Regions::each_chunk_in_place`): the lanes
+//! before it have run, in index order, as they would one by one. A region that stores to
+//! global memory stages all its stores, and a chunk that panics runs again lane by lane, its
+//! effects dropped with it.
 //!
 //! What the staging changes is only *when* each lane's loads and stores happen within the
 //! chunk (all loads first, all stores last); the proof the region runs under makes that
-//! invisible:
+//! invisible, and the same proof lets the stores in place land as each lane runs:
 //!
 //! * the region runs threads `0..hi` in index order (`Regions::in_index_order`), `hi` the
 //!   threads below the narrowed bound (`if tid < s`, or all of them);
@@ -335,7 +341,9 @@ impl Rewrite<'_> {
             let s = &mut self.staged[k];
             s.stored = true;
             s.stored_always |= always;
-            *e = syn::parse_quote_spanned!(span=> #buf.set(#lane, #x));
+            // SAFETY (of a store in place, `LaneDst::set`): the chunk made the destination
+            // before its lanes ran. The value is computed outside the `unsafe`.
+            *e = syn::parse_quote_spanned!(span=> { let __emu_set = #x; unsafe { #buf.set(#lane, __emu_set) }; });
         } else {
             self.staged[k].loaded = true;
             // SAFETY: the chunk loaded this form's elements `0..m` before its lanes ran, and
@@ -568,10 +576,19 @@ impl Program {
                 }
             }
         }
+        // A region whose stores are all to shared arrays writes them in place
+        // (`__private::LaneDst`): nothing but this host thread touches the block's shared
+        // memory, and with no staged store a chunk whose lane panics loses nothing (the lanes
+        // before it have run as they would alone; `Regions::each_chunk_in_place`).
+        let shared = self.shared_arrays();
+        let writes_in_place = rw.staged.iter().any(|s| s.stored)
+            && rw.staged.iter().filter(|s| s.stored).all(|s| shared.contains(&s.view.to_string()));
         // Each view the region writes: no uniform form, and no two forms that overlap.
         let mut disjoint = Vec::new();
         for (a, sa) in rw.staged.iter().enumerate() {
-            if sa.stored && !sa.loaded && !sa.stored_always {
+            // A staged form stored on some lanes only must be loaded first (its buffer starts
+            // uninitialised); in place, the array's elements are there.
+            if sa.stored && !sa.loaded && !sa.stored_always && !writes_in_place {
                 return None;
             }
             let written = rw.staged.iter().any(|s| s.view == sa.view && s.stored);
@@ -649,10 +666,12 @@ impl Program {
         });
         // A form of a shared array that the region only reads is read in place
         // (`__private::LaneSrc`, made for each chunk: nothing but this host thread writes the
-        // block's shared memory, and the region's own stores are staged); the others are
+        // block's shared memory, and the region's own stores are staged or, when all of them
+        // are to shared arrays, made in place through a `__private::LaneDst`); the others are
         // staged.
-        let shared = self.shared_arrays();
-        let in_place = |s: &Staged| s.loaded && !s.stored && shared.contains(&s.view.to_string());
+        let read_in_place = |s: &Staged| s.loaded && !s.stored && shared.contains(&s.view.to_string());
+        let written_in_place = |s: &Staged| s.stored && writes_in_place;
+        let in_place = |s: &Staged| read_in_place(s) || written_in_place(s);
         let bufs = rw.staged.iter().filter(|s| !in_place(s)).map(|s| {
             let buf = &s.buf;
             quote!(let mut #buf = #r::LaneBuf::<_, { #r::LANE_CHUNK }>::new();)
@@ -660,16 +679,19 @@ impl Program {
         // The proof showed each form's range `[start, start + hi)` in bounds of its view; a
         // chunk's lanes `c0..c0 + m` lie below `hi` (`lane_load`, `lane_src` and `lane_store`
         // check it again).
-        let loads = rw.staged.iter().filter(|s| s.loaded).map(|s| {
+        let loads = rw.staged.iter().filter(|s| s.loaded || written_in_place(s)).map(|s| {
             let (v, buf, start) = (&s.view, &s.buf, start_of(&s.buf));
-            match in_place(s) {
-                true => quote!(let #buf = #r::lane_src(&#v, #start + __emu_c0, __emu_m);),
-                false => quote!(#r::lane_load(&#v, #start + __emu_c0, &mut #buf, __emu_m);),
+            if written_in_place(s) {
+                quote!(let #buf = #r::lane_dst(&#v, #start + __emu_c0, __emu_m);)
+            } else if read_in_place(s) {
+                quote!(let #buf = #r::lane_src(&#v, #start + __emu_c0, __emu_m);)
+            } else {
+                quote!(#r::lane_load(&#v, #start + __emu_c0, &mut #buf, __emu_m);)
             }
         });
         // SAFETY (of the stores): a stored form is loaded first or stored by every lane, so
         // its elements `0..m` are initialised.
-        let stores = rw.staged.iter().filter(|s| s.stored).map(|s| {
+        let stores = rw.staged.iter().filter(|s| s.stored && !written_in_place(s)).map(|s| {
             let (v, buf, start) = (&s.view, &s.buf, start_of(&s.buf));
             quote!(unsafe { #r::lane_store(&#v, #start + __emu_c0, &#buf, __emu_m) };)
         });
@@ -691,10 +713,18 @@ impl Program {
             }
         });
         let k = lane_k();
+        // Written in place, each lane's code is marked, so that the lane that panics is known
+        // (`__private::LaneMark`: nothing is left of it in code that cannot unwind).
+        let (mark, marked, each) = match writes_in_place {
+            true => {
+                (quote!(let __emu_mark = #r::LaneMark(#k);), quote!(__emu_mark.done();), quote!(each_chunk_in_place))
+            }
+            false => (quote!(), quote!(), quote!(each_chunk_below)),
+        };
         let fast = quote! {
             #(#starts)*
             #(#bufs)*
-            #rb.each_chunk_below(
+            #rb.#each(
                 #bound_expr,
                 |__emu_cursor: &#r::LaneCursor, __emu_c0: usize, __emu_m: usize| {
                     // What `each_chunk_below` gives already; said here so that the compiler
@@ -702,9 +732,10 @@ impl Program {
                     let __emu_m = ::core::cmp::min(__emu_m, #r::LANE_CHUNK);
                     #(#loads)*
                     // The indices the dropped conditions and staged accesses read may go
-                    // unused.
-                    #[allow(unused_variables)]
+                    // unused; a staged store needs no `unsafe`, one in place does.
+                    #[allow(unused_variables, unused_unsafe)]
                     for #k in 0..__emu_m {
+                        #mark
                         let #c = __emu_cursor.lane(__emu_c0 + #k);
                         // In index order a lane's position is its thread.
                         let #t = __emu_c0 + #k;
@@ -712,6 +743,7 @@ impl Program {
                         #lanes_code
                         #code
                         #saves
+                        #marked
                     }
                     #(#stores)*
                 },

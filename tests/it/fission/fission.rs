@@ -1039,6 +1039,75 @@ fn a_vectorised_region_that_panics_reports_the_lane() {
     }
 }
 
+/// The same tree, then a region whose every store is to a shared array, so that it writes in
+/// place: each lane adds one to its `d[tid]`, then divides by what it stored less `z`. Lane
+/// `z - 1` divides by zero in the middle of its chunk, after the lanes before it stored their
+/// quotients and after its own first store: running that chunk again lane by lane would add
+/// one twice, divide by one and not panic at all.
+#[kernel]
+fn tree_divide_in_place(out: &mut [i32], z: i32) {
+    let t = shared_array![i32; 600];
+    let d = shared_array![i32; 300];
+    let tid = thread_idx().x as usize;
+    t[tid] = tid as i32;
+    t[tid + 300] = 1000 + tid as i32;
+    d[tid] = tid as i32;
+    sync_threads();
+    let mut s = 300;
+    while s > 0 {
+        if tid < s {
+            t[tid] += t[tid + s];
+        }
+        sync_threads();
+        s /= 2;
+    }
+    d[tid] += 1;
+    d[tid] = 1000 / (d[tid] - z) + t[tid];
+    sync_threads();
+    out[tid] = d[tid];
+}
+
+#[test]
+fn a_region_that_writes_shared_memory_in_place_reports_the_lane_that_panics() {
+    // 300 threads: chunks of lanes 0..256 and 256..300. No zero divisor, then one in each chunk.
+    for z in [0i32, 78, 281] {
+        let run = || {
+            let mut o = DeviceBuffer::<i32>::zeroed(300).unwrap();
+            let r = launch!(tree_divide_in_place<<<1, 300>>>(&mut o, z));
+            (o.to_vec().unwrap().into_iter().map(|v| v as u32).collect::<Vec<u32>>(), r)
+        };
+        let (out, r) = both_paths("regions", run);
+        if z == 0 {
+            r.unwrap();
+            let mut t: Vec<i32> = (0..300).chain(1000..1300).collect();
+            let mut s = 300;
+            while s > 0 {
+                for k in 0..s {
+                    t[k] += t[k + s];
+                }
+                s /= 2;
+            }
+            let want: Vec<u32> = (0..300).map(|k| (1000 / (k as i32 + 1) + t[k]) as u32).collect();
+            assert_eq!(out, want);
+            let (vectorised, in_place) =
+                with_config(Config::default().verbose(true).blocks(BlockOrder::Serial), || {
+                    drop(run());
+                    (deviceemu::__private::last_vectorised(), deviceemu::__private::last_in_place())
+                });
+            // The first region, five tree steps of 18 threads or more, the division and the
+            // copy out are vectorised; all but the copy out (a store to global memory, staged)
+            // write in place.
+            assert_eq!((vectorised, in_place), (8, 7));
+        } else {
+            let report = r.unwrap_err();
+            let thread = format!("by thread ({},0,0) in block (0,0,0)", z - 1);
+            assert!(report.contains("divide by zero") && report.contains(&thread), "{report}");
+            // Nothing ran after the panic: the copy out never happened.
+            assert_eq!(out, vec![0; 300]);
+        }
+    }
+}
+
 /// A Hillis–Steele scan of each block's 256 elements: each step reads its value under a lane
 /// condition (`if tid >= off { t[tid - off] }`) into a per-thread slot, which the next region
 /// adds and drops.

@@ -366,6 +366,107 @@ pub fn lane_src<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, start: usize, m: usi
     LaneSrc { ptr: unsafe { v.raw_ptr().add(start) }, len: m }
 }
 
+/// A shared array's elements for a chunk of lanes of a vectorised region that writes them in
+/// place (`fission/vector.rs`): lane `k` reads and writes its element as `get(k)` and
+/// `set(k, ..)`, where a view of global memory is staged. [`lane_dst`] makes one for the
+/// chunk's range. It is [`LaneSrc`] with stores: the block's shared memory is written by
+/// nothing but the host thread that runs the block (see there), and the region's proof shows
+/// that no lane reads or writes what another lane writes, so a lane's store in place is seen
+/// by no other lane of the region. A region uses it only when every form it stores is a
+/// shared array's: a chunk then has no staged stores to lose when one of its lanes panics,
+/// and the lane that panicked is known ([`LaneMark`]), so the chunk is not run again.
+#[cfg(not(target_arch = "nvptx64"))]
+pub struct LaneDst<T> {
+    ptr: *mut T,
+    len: usize,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T> core::fmt::Debug for LaneDst<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("LaneDst").field("len", &self.len).finish_non_exhaustive()
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T: DeviceCopy> LaneDst<T> {
+    /// Lane `k`'s element (`k` below the chunk's length is checked).
+    ///
+    /// # Safety
+    ///
+    /// As [`LaneSrc::get`]: the chunk this was made for is still running.
+    #[inline(always)]
+    pub unsafe fn get(&self, k: usize) -> T {
+        assert!(k < self.len);
+        // SAFETY: `k < len`: inside the range `lane_dst` checked against the view, whose arena
+        // is alive while its block runs (the caller's contract) and touched meanwhile by
+        // nothing but this host thread (`LaneSrc`'s doc).
+        unsafe { self.ptr.add(k).read() }
+    }
+
+    /// Sets lane `k`'s element (`k` below the chunk's length is checked).
+    ///
+    /// # Safety
+    ///
+    /// As [`LaneDst::get`].
+    #[inline(always)]
+    pub unsafe fn set(&self, k: usize, v: T) {
+        assert!(k < self.len);
+        // SAFETY: as in `get`; the view is writable (`lane_dst` takes `K: Writable`).
+        unsafe { self.ptr.add(k).write(v) }
+    }
+}
+
+/// `v[start..start + m]` for a chunk of a vectorised region, read and written in place
+/// ([`LaneDst`]): checked as in [`lane_src`].
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+pub fn lane_dst<T: DeviceCopy, K: Writable>(v: &View<T, K>, start: usize, m: usize) -> LaneDst<T> {
+    lane_range(v, start, m, usize::MAX);
+    if K::SPACE != crate::device::Space::Shared || !view_aligned(v) {
+        proof_failed(*v, start, m);
+    }
+    // SAFETY: `start + m <= len` (checked above): the offset stays inside the view.
+    LaneDst { ptr: unsafe { v.raw_ptr().add(start) }, len: m }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+thread_local! {
+    /// The lane of the chunk that panicked, set by its [`LaneMark`] as the panic unwinds.
+    static PANICKED_LANE: core::cell::Cell<Option<usize>> = const { core::cell::Cell::new(None) };
+}
+
+/// Says, if lane `k` of a chunk that writes in place panics, which lane it was: made at the
+/// start of the lane's code and forgotten ([`LaneMark::done`]) at its end, so that only an
+/// unwinding lane drops it. Code that cannot unwind keeps nothing of it.
+#[cfg(not(target_arch = "nvptx64"))]
+#[derive(Debug)]
+pub struct LaneMark(pub usize);
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl LaneMark {
+    /// The lane's code ended without a panic.
+    #[inline(always)]
+    pub fn done(self) {
+        core::mem::forget(self)
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl Drop for LaneMark {
+    #[cold]
+    fn drop(&mut self) {
+        PANICKED_LANE.with(|l| l.set(Some(self.0)));
+    }
+}
+
+/// The lane whose [`LaneMark`] was dropped since the last call, if any.
+#[cfg(not(target_arch = "nvptx64"))]
+pub(crate) fn panicked_lane() -> Option<usize> {
+    PANICKED_LANE.with(|l| l.take())
+}
+
 /// Fills the first `m` elements of `b` with `v[start..start + m]`, staged for a chunk of a
 /// vectorised lane loop (see
 /// [`copy_from_device`](crate::host::mem::memory) for why it keeps racy kernels defined).
@@ -752,6 +853,65 @@ mod tests {
             let _ = lane_src(&g, 0, 8);
         })));
         assert!(m.contains("proof failed"), "{m}");
+    }
+
+    /// `lane_dst` reads and writes a shared array in place, and refuses a range outside it, a
+    /// lane past the chunk and a view of global memory; a lane's mark says which lane
+    /// panicked, and nothing when none did (run under miri in CI).
+    #[test]
+    fn a_chunk_written_in_place_stays_in_its_shared_array_and_marks_its_lanes() {
+        use crate::device::SharedMem;
+        let mut mem: Vec<u32> = (0..100).collect();
+        // SAFETY: `mem` holds 100 aligned words and outlives the view; the test touches it only
+        // through the view and what is made from it.
+        let v = unsafe { View::<u32, SharedMem>::from_raw_parts(mem.as_mut_ptr(), 100, std::ptr::null()) };
+        let src = lane_src(&v, 50, 50);
+        let dst = lane_dst(&v, 0, 50);
+        for k in 0..50 {
+            let mark = LaneMark(k);
+            // SAFETY: the view's memory is alive for the whole test.
+            unsafe { dst.set(k, dst.get(k) + src.get(k)) };
+            mark.done();
+        }
+        assert_eq!(panicked_lane(), None);
+        // SAFETY: as above.
+        let m = message(catch_unwind(AssertUnwindSafe(|| unsafe { dst.set(50, 0) })));
+        assert!(m.contains("assertion failed"), "{m}");
+        let m = message(catch_unwind(AssertUnwindSafe(|| {
+            let _ = lane_dst(&v, 51, 50);
+        })));
+        assert!(m.contains("a fast path's proof failed: elements 51..101 of a view of 100"), "{m}");
+        let mut global = vec![1u32; 8];
+        let g = view(&mut global);
+        let m = message(catch_unwind(AssertUnwindSafe(|| {
+            let _ = lane_dst(&g, 0, 8);
+        })));
+        assert!(m.contains("proof failed"), "{m}");
+        // Lane 7 of a chunk panics after its store: the lanes before it and its own store stay.
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            for k in 0..10 {
+                let mark = LaneMark(k);
+                // SAFETY: as above.
+                unsafe { dst.set(k, 1) };
+                assert!(k != 7, "lane {k} gives up");
+                mark.done();
+            }
+        }));
+        assert!(r.is_err());
+        assert_eq!(panicked_lane(), Some(7));
+        assert_eq!(panicked_lane(), None);
+        let want: Vec<u32> = (0..100)
+            .map(|i| {
+                if i < 8 {
+                    1
+                } else if i < 50 {
+                    2 * i + 50
+                } else {
+                    i
+                }
+            })
+            .collect();
+        assert_eq!(mem, want);
     }
 
     #[test]

@@ -103,11 +103,13 @@ pub(crate) enum Count {
     Strided,
     /// Blocks of a lane loop run in a span of consecutive blocks (`Regions::each_span_chunk`).
     Spanned,
+    /// Ran vectorised writing shared arrays in place (`Regions::each_chunk_in_place`).
+    InPlace,
 }
 
 impl Count {
-    const ALL: [Count; 6] =
-        [Count::Vectorised, Count::Proved, Count::Views, Count::Scaled, Count::Strided, Count::Spanned];
+    const ALL: [Count; 7] =
+        [Count::Vectorised, Count::Proved, Count::Views, Count::Scaled, Count::Strided, Count::Spanned, Count::InPlace];
 
     /// What `EMU_VERBOSE` says of `n` such runs, `None` when it says nothing of none.
     fn say(self, n: usize) -> Option<String> {
@@ -117,6 +119,7 @@ impl Count {
             Count::Views => "checked their views once",
             Count::Scaled => "skipped the threads past a scaled bound",
             Count::Strided => "ran every n-th thread only, the others failing its `tid % n == 0`",
+            Count::InPlace => "of those wrote shared memory in place",
             Count::Spanned => {
                 return (n > 0).then(|| format!("{n} blocks ran in spans of consecutive blocks, vectorised together"))
             }
@@ -331,6 +334,14 @@ fn run_counted(
 #[doc(hidden)]
 pub fn last_vectorised() -> usize {
     last_count(Count::Vectorised)
+}
+
+/// How many region runs of the last regions launch made on this host thread with
+/// `EMU_VERBOSE` on ran vectorised writing shared arrays in place
+/// (`Regions::each_chunk_in_place`), for tests.
+#[doc(hidden)]
+pub fn last_in_place() -> usize {
+    last_count(Count::InPlace)
 }
 
 /// How many region runs of the last regions launch made on this host thread with
@@ -767,7 +778,8 @@ impl<'r> Regions<'r> {
         while c0 < self.n {
             let m = chunk.min(self.n - c0);
             // SAFETY: `wide` is `wide_lanes()`.
-            if !unsafe { run_chunk(&mut vector, &cursor, c0, m, wide) } {
+            if unsafe { run_chunk(&mut vector, &cursor, c0, m, wide) }.is_err() {
+                forget_chunk_panic();
                 self.stopped = Some((c0 / dim) as u64);
                 return;
             }
@@ -1171,13 +1183,41 @@ impl<'r> Regions<'r> {
     /// threads `0..min(bound, threads())` only. The same contract as `each_chunk`: the region
     /// runs in index order, and its chunks have no effect before their end.
     #[inline(always)]
-    pub fn each_chunk_below<V, S>(&mut self, bound: usize, mut vector: V, mut scalar: S)
+    pub fn each_chunk_below<V, S>(&mut self, bound: usize, vector: V, scalar: S)
+    where
+        V: FnMut(&LaneCursor, usize, usize),
+        S: FnMut(usize, ThreadCtx),
+    {
+        self.chunks_below(bound, false, vector, scalar)
+    }
+
+    /// [`Regions::each_chunk_below`] for a vectorised region whose chunks write shared arrays
+    /// in place (`__private::LaneDst`) and stage nothing they store: a chunk's lanes take
+    /// effect as they run, in index order, each lane's code marked by a
+    /// [`fast::LaneMark`]. Should a lane panic, the lanes before it have run as they would
+    /// one by one, and the panic is the one the lane raises alone: it is reported as that
+    /// lane's, the lanes after it not run, as on the scalar form. Only a panic before any lane
+    /// ran (a failed proof's check) runs the chunk again lane by lane through `scalar`.
+    #[inline(always)]
+    pub fn each_chunk_in_place<V, S>(&mut self, bound: usize, vector: V, scalar: S)
+    where
+        V: FnMut(&LaneCursor, usize, usize),
+        S: FnMut(usize, ThreadCtx),
+    {
+        self.chunks_below(bound, true, vector, scalar)
+    }
+
+    #[inline(always)]
+    fn chunks_below<V, S>(&mut self, bound: usize, in_place: bool, mut vector: V, mut scalar: S)
     where
         V: FnMut(&LaneCursor, usize, usize),
         S: FnMut(usize, ThreadCtx),
     {
         debug_assert!(self.in_index_order());
         self.count(Count::Vectorised);
+        if in_place {
+            self.count(Count::InPlace);
+        }
         let cursor = LaneCursor { ctx: self.ctx };
         let chunk = fast::LANE_CHUNK;
         let n = self.n.min(bound);
@@ -1187,7 +1227,8 @@ impl<'r> Regions<'r> {
             let m = chunk.min(n - c0);
             self.block.regions_set_current(c0 as u32);
             // SAFETY: `wide` is `wide_lanes()`.
-            if !unsafe { run_chunk(&mut vector, &cursor, c0, m, wide) } {
+            if let Err(payload) = unsafe { run_chunk(&mut vector, &cursor, c0, m, wide) } {
+                self.chunk_panicked(payload, in_place, c0);
                 for t in c0..c0 + m {
                     self.block.regions_set_current(t as u32);
                     scalar(t, cursor.lane(t));
@@ -1197,6 +1238,21 @@ impl<'r> Regions<'r> {
         }
         if n > 0 {
             self.block.regions_set_current((n - 1) as u32);
+        }
+    }
+
+    /// A chunk starting at lane `c0` panicked. Written in place with its panicking lane known:
+    /// that lane is the running thread and the panic goes on. Otherwise its effects are gone
+    /// (staged, or no lane ran) and the caller runs it again lane by lane.
+    #[cold]
+    #[inline(never)]
+    fn chunk_panicked(&self, payload: Box<dyn std::any::Any + Send>, in_place: bool, c0: usize) {
+        match fast::panicked_lane() {
+            Some(k) if in_place => {
+                self.block.regions_set_current((c0 + k) as u32);
+                std::panic::resume_unwind(payload)
+            }
+            _ => forget_chunk_panic(),
         }
     }
 
@@ -1332,31 +1388,36 @@ impl std::fmt::Debug for Regions<'_> {
     }
 }
 
-/// Runs one chunk of lanes `c0..c0 + m` of a vectorised form, on AVX2 where `wide`. `false`
-/// when the chunk panicked: its effects are dropped with it (a chunk stores nothing before its
-/// end), and so is what the panic hook recorded, which the lane that panics records again
-/// when it runs alone.
+/// Runs one chunk of lanes `c0..c0 + m` of a vectorised form, on AVX2 where `wide`: the
+/// payload of its panic, if it panicked. What the panic hook recorded is left to the caller,
+/// which either reports it (a chunk that writes in place, whose panicking lane is known) or
+/// drops it and runs the chunk again lane by lane (a staged chunk, whose effects are dropped
+/// with it: it stores nothing before its end).
 ///
 /// # Safety
 ///
 /// `wide` is what [`fast::wide_lanes`] said: the CPU has AVX2.
 #[inline(always)]
-unsafe fn run_chunk<V>(vector: &mut V, cursor: &LaneCursor, c0: usize, m: usize, wide: bool) -> bool
+unsafe fn run_chunk<V>(vector: &mut V, cursor: &LaneCursor, c0: usize, m: usize, wide: bool) -> std::thread::Result<()>
 where
     V: FnMut(&LaneCursor, usize, usize),
 {
-    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         if wide {
             // SAFETY: the CPU has AVX2 (the caller's contract).
             unsafe { fast::run_wide(vector, cursor, c0, m) }
         } else {
             vector(cursor, c0, m)
         }
-    }));
-    if ran.is_err() {
-        let _ = crate::host::sched::panics::take();
-    }
-    ran.is_ok()
+    }))
+}
+
+/// Drops what a chunk's panic left behind (the hook's record, a lane's mark) before the chunk
+/// runs again lane by lane, or stops.
+#[cold]
+fn forget_chunk_panic() {
+    let _ = crate::host::sched::panics::take();
+    let _ = fast::panicked_lane();
 }
 
 /// Where a thread is at a barrier of a block run as regions.
