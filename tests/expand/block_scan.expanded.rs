@@ -372,7 +372,7 @@ impl block_scan {
             && {
                 let __emu_hi: usize = ::core::cmp::min(usize::MAX, __emu_rb.threads());
                 __emu_hi == 0
-                    || (__emu_hi >= ::deviceemu::__private::VECTOR_MIN
+                    || (__emu_hi >= ::deviceemu::__private::VECTOR_MIN_IN_PLACE
                         && ::deviceemu::__private::view_aligned(&input)
                         && match ::deviceemu::__private::lane_last(
                             __emu_ctx.block_idx.x as usize * 256,
@@ -792,7 +792,7 @@ impl block_scan {
                         __emu_rb.threads(),
                     );
                     __emu_hi == 0
-                        || (__emu_hi >= ::deviceemu::__private::VECTOR_MIN
+                        || (__emu_hi >= ::deviceemu::__private::VECTOR_MIN_IN_PLACE
                             && ::deviceemu::__private::view_aligned(&t)
                             && __emu_hi - 1 < t.len())
                 }

@@ -356,7 +356,7 @@ impl block_sum {
             && {
                 let __emu_hi: usize = ::core::cmp::min(usize::MAX, __emu_rb.threads());
                 __emu_hi == 0
-                    || (__emu_hi >= ::deviceemu::__private::VECTOR_MIN
+                    || (__emu_hi >= ::deviceemu::__private::VECTOR_MIN_IN_PLACE
                         && ::deviceemu::__private::view_aligned(&x)
                         && match ::deviceemu::__private::lane_last(
                             __emu_ctx.block_idx.x as usize * 256,
@@ -616,7 +616,7 @@ impl block_sum {
                         __emu_rb.threads(),
                     );
                     __emu_hi == 0
-                        || (__emu_hi >= ::deviceemu::__private::VECTOR_MIN
+                        || (__emu_hi >= ::deviceemu::__private::VECTOR_MIN_IN_PLACE
                             && ::deviceemu::__private::view_aligned(&t)
                             && match ::deviceemu::__private::lane_last(s, __emu_hi) {
                                 ::core::option::Option::Some(__emu_l) => {

@@ -651,11 +651,16 @@ impl Program {
             }
         });
         let hi = quote!(::core::cmp::min(#bound_expr, #rb.threads()));
+        let fewest = match writes_in_place {
+            true => quote!(#r::VECTOR_MIN_IN_PLACE),
+            false => quote!(#r::VECTOR_MIN),
+        };
         let proof = quote! {{
             let __emu_hi: usize = #hi;
-            // Fewer lanes than `VECTOR_MIN` cost less one by one than staged (the last steps of
-            // a tree); none run nothing either way.
-            __emu_hi == 0 || (__emu_hi >= #r::VECTOR_MIN #(#in_bounds)* #(#uniform_in_bounds)* #(#gathers)* #(#conds)* #(#disjoint)* #(#apart)*)
+            // Fewer lanes than `VECTOR_MIN` (`VECTOR_MIN_IN_PLACE` with no staged store) cost
+            // less one by one than staged (the last steps of a tree); none run nothing either
+            // way.
+            __emu_hi == 0 || (__emu_hi >= #fewest #(#in_bounds)* #(#uniform_in_bounds)* #(#gathers)* #(#conds)* #(#disjoint)* #(#apart)*)
         }};
         // The code: each staged form's start, its buffer, the chunk's loads, the lanes, the
         // chunk's stores.

@@ -988,9 +988,10 @@ fn the_one_view_of_dynamic_shared_memory_vectorises_and_two_do_not() {
     assert_eq!(out, want);
     // The first region in the three full blocks (the last block's last lanes are past
     // `input`, which fails the proof), and in each block the narrowed steps of at least
-    // `VECTOR_MIN` threads (s = 128, 64, 32, 16); the rest run lane by lane.
-    assert_eq!(deviceemu::__private::VECTOR_MIN, 16);
-    assert_eq!(vectorised_runs(|| drop(run())), 3 + 4 * 4);
+    // `VECTOR_MIN_IN_PLACE` threads (s = 128, 64, 32, 16, 8: they write in place); the rest
+    // run lane by lane.
+    assert_eq!(deviceemu::__private::VECTOR_MIN_IN_PLACE, 8);
+    assert_eq!(vectorised_runs(|| drop(run())), 3 + 4 * 5);
 
     let run = || {
         let mut o = DeviceBuffer::<u32>::zeroed(256).unwrap();
@@ -1025,10 +1026,10 @@ fn a_vectorised_region_that_panics_reports_the_lane() {
         if divisor_at == 600 {
             r.unwrap();
             assert_eq!(out, t[..300].to_vec());
-            // The tree's steps of 18 threads or more (`VECTOR_MIN`: 300, 150, 75, 37, 18; the
-            // last four run one by one) and the division; the staging region's `if tid ==
-            // divisor_at` keeps it scalar.
-            assert_eq!(vectorised_runs(|| drop(run())), 6);
+            // The tree's steps of 9 threads or more (`VECTOR_MIN_IN_PLACE`, they write in
+            // place: 300, 150, 75, 37, 18, 9; the last three run one by one) and the division;
+            // the staging region's `if tid == divisor_at` keeps it scalar.
+            assert_eq!(vectorised_runs(|| drop(run())), 7);
         } else {
             let report = r.unwrap_err();
             assert!(
@@ -1094,10 +1095,10 @@ fn a_region_that_writes_shared_memory_in_place_reports_the_lane_that_panics() {
                     drop(run());
                     (deviceemu::__private::last_vectorised(), deviceemu::__private::last_in_place())
                 });
-            // The first region, five tree steps of 18 threads or more, the division and the
-            // copy out are vectorised; all but the copy out (a store to global memory, staged)
-            // write in place.
-            assert_eq!((vectorised, in_place), (8, 7));
+            // The first region, six tree steps of 9 threads or more, the division and the copy
+            // out are vectorised; all but the copy out (a store to global memory, staged) write
+            // in place.
+            assert_eq!((vectorised, in_place), (9, 8));
         } else {
             let report = r.unwrap_err();
             let thread = format!("by thread ({},0,0) in block (0,0,0)", z - 1);

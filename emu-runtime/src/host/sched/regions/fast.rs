@@ -243,6 +243,12 @@ pub const TIER_VIEWS: u32 = crate::host::config::Tier::Views.bit();
 #[cfg(not(target_arch = "nvptx64"))]
 pub const VECTOR_MIN: usize = 16;
 
+/// [`VECTOR_MIN`] for a region that writes in place and stages no store
+/// (`Regions::each_chunk_in_place`): with no copies to pay for, its chunk costs less than
+/// running the threads one by one from fewer lanes.
+#[cfg(not(target_arch = "nvptx64"))]
+pub const VECTOR_MIN_IN_PLACE: usize = 8;
+
 /// How many consecutive threads a vectorised lane loop stages at a time
 /// ([`Regions::each_chunk`]).
 #[cfg(not(target_arch = "nvptx64"))]
