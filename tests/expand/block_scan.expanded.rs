@@ -810,6 +810,7 @@ impl block_scan {
                                 __emu_m,
                                 ::deviceemu::__private::LANE_CHUNK,
                             );
+                            let __emu_lanes_v = __emu_lanes_v.window(__emu_c0, __emu_m);
                             let __emu_vb_t_0 = ::deviceemu::__private::lane_dst(
                                 &t,
                                 __emu_vb_t_0_at + __emu_c0,

@@ -218,18 +218,21 @@ impl Tier for RangeProved {
 }
 
 /// A barrier kernel's region vectorised in chunks of lanes (`vector.rs`); values it takes
-/// from per-thread slots and puts back keep it scalar.
+/// from per-thread slots and puts back keep it scalar unless it writes in place (its chunks
+/// are then never run again).
 struct VectorRegion;
 
 impl Tier for VectorRegion {
     fn fast(&self, p: &Program, r: &Region<'_>) -> Option<Fast> {
         // A strided region runs a fraction of its threads scalar rather than all of them in
         // chunks.
-        if p.lane_loop || !r.fresh_saves || r.stride.is_some() {
+        if p.lane_loop || r.stride.is_some() {
             return None;
         }
         let bound = r.narrowed.map(|(_, b)| b);
-        let (proof, fast) = p.vector_region(r.thread, r.vector_restores?, r.saves, bound, r.g)?;
+        let restores =
+            super::vector::Restores { taken: r.restores, copied: r.vector_restores, fresh_saves: r.fresh_saves };
+        let (proof, fast) = p.vector_region(r.thread, &restores, r.saves, bound, r.g)?;
         let (checked, rb) = (crate::rewrite::checked(), &r.g.rb);
         Some(Fast {
             guard: quote!(!#checked && #rb.tier(::deviceemu::__private::TIER_VECTOR) && #rb.in_index_order() && #proof),

@@ -469,13 +469,13 @@ impl VisitMut for Rewrite<'_> {
 impl Program {
     /// The vectorised form of a region of a barrier kernel, and the proof that lets it run
     /// (see the module's text). `thread` is the region's thread code, `restores` the
-    /// values it restores (recomputed, or copied out of their per-thread slots), `saves` the
-    /// values it keeps in per-thread slots (bound in it), `bound` the
+    /// values it restores (recomputed, or out of their per-thread slots), `saves` the
+    /// values it keeps in per-thread slots, `bound` the
     /// narrowed bound (`Regions::each_below`'s), if any.
     pub(super) fn vector_region(
         &self,
         thread: &[Stmt],
-        restores: &TokenStream,
+        restores: &Restores<'_>,
         saves: &TokenStream,
         bound: Option<&Expr>,
         g: &Gen,
@@ -517,6 +517,13 @@ impl Program {
             let f = if is_thread_x(&l.init, &ctx) { Some(Form::Offset(None)) } else { rw.form(&l.init) };
             if let Some(f @ Form::Offset(_)) = f {
                 rw.local_forms.insert(l.name.clone(), f);
+            }
+        }
+        // Per-thread values kept in slots across barriers are the lane's own, restored as
+        // mutable locals: the region may assign them (`my_sum = my_sum + t[tid + s]`).
+        for l in &self.locals {
+            if self.lives.get(&l.name) == Some(&Lives::Lanes) {
+                rw.own.insert(l.name.clone());
             }
         }
         // The region's own recomputed `let`s stay as written (pure, from the indices).
@@ -583,6 +590,15 @@ impl Program {
         let shared = self.shared_arrays();
         let writes_in_place = rw.staged.iter().any(|s| s.stored)
             && rw.staged.iter().filter(|s| s.stored).all(|s| shared.contains(&s.view.to_string()));
+        // The per-thread values it takes from earlier regions: a staged chunk that panics
+        // runs again lane by lane, so it copies them out of their slots (their type must be
+        // `Copy`) and puts back only values it binds itself; a chunk in place runs each lane
+        // once, and takes and puts back as the scalar form does.
+        let restores = match writes_in_place {
+            true => restores.taken,
+            false if restores.fresh_saves => restores.copied?,
+            false => return None,
+        };
         // Each view the region writes: no uniform form, and no two forms that overlap.
         let mut disjoint = Vec::new();
         for (a, sa) in rw.staged.iter().enumerate() {
@@ -726,6 +742,15 @@ impl Program {
             }
             false => (quote!(), quote!(), quote!(each_chunk_below)),
         };
+        // Written in place, the per-thread slots the lanes take and put back are the chunk's
+        // window of them (`Slots::window`: the loop's bound shows their index in range).
+        let windows = match writes_in_place {
+            true => slot_idents(&quote!(#restores #saves))
+                .into_iter()
+                .map(|l| quote!(let #l = #l.window(__emu_c0, __emu_m);))
+                .collect(),
+            false => Vec::new(),
+        };
         let fast = quote! {
             #(#starts)*
             #(#bufs)*
@@ -735,6 +760,7 @@ impl Program {
                     // What `each_chunk_below` gives already; said here so that the compiler
                     // drops `LaneBuf::set`'s check and vectorises the loop.
                     let __emu_m = ::core::cmp::min(__emu_m, #r::LANE_CHUNK);
+                    #(#windows)*
                     #(#loads)*
                     // The indices the dropped conditions and staged accesses read may go
                     // unused; a staged store needs no `unsafe`, one in place does.
@@ -762,6 +788,35 @@ impl Program {
         };
         Some((proof, fast))
     }
+}
+
+/// The per-thread slots (`__emu_lanes_*`, `Program::lanes_ident`) that code mentions, once
+/// each, in order.
+fn slot_idents(code: &TokenStream) -> Vec<Ident> {
+    fn walk(ts: TokenStream, out: &mut Vec<Ident>) {
+        for tt in ts {
+            match tt {
+                proc_macro2::TokenTree::Ident(i) if i.to_string().starts_with("__emu_lanes_") && !out.contains(&i) => {
+                    out.push(i)
+                }
+                proc_macro2::TokenTree::Group(g) => walk(g.stream(), out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(code.clone(), &mut out);
+    out
+}
+
+/// What a vectorised region restores of earlier regions' per-thread values.
+pub(super) struct Restores<'a> {
+    /// As the scalar form does: slots taken.
+    pub(super) taken: &'a TokenStream,
+    /// Slots copied, not taken (`None`: a value is not known to be `Copy`).
+    pub(super) copied: Option<&'a TokenStream>,
+    /// Whether every value the region puts back is bound in it.
+    pub(super) fresh_saves: bool,
 }
 
 /// The first index of a staged offset's range, as a `usize` expression.

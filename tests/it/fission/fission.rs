@@ -1109,6 +1109,67 @@ fn a_region_that_writes_shared_memory_in_place_reports_the_lane_that_panics() {
     }
 }
 
+/// cuda-samples' reduce3 tree: each thread keeps its running sum across the barriers (a
+/// per-thread value in a slot) and stores it into the tile at every step, so that the tree's
+/// steps take the value from the slot, add, and put it back.
+#[kernel]
+fn running_sum_tree(input: &[f32], out: &mut [f32]) {
+    let t = shared_array![f32; 256];
+    let tid = thread_idx().x as usize;
+    let i = block_idx().x as usize * 256 + tid;
+    let mut my_sum = if i < input.len() { input[i] } else { 0.0 };
+    t[tid] = my_sum;
+    sync_threads();
+    let mut s = 128;
+    while s > 0 {
+        if tid < s {
+            my_sum += t[tid + s];
+            t[tid] = my_sum;
+        }
+        sync_threads();
+        s /= 2;
+    }
+    if tid == 0 {
+        out[block_idx().x as usize] = my_sum;
+    }
+}
+
+#[test]
+fn a_region_in_place_takes_and_puts_back_per_thread_values() {
+    let n = 256 * 3;
+    let input: Vec<f32> = (0..n).map(|v| (v as f32 * 0.37).sin()).collect();
+    let run = || {
+        let x = DeviceBuffer::from_slice(&input).unwrap();
+        let mut o = DeviceBuffer::<f32>::zeroed(3).unwrap();
+        let r = launch!(running_sum_tree<<<3, 256>>>(&x, &mut o));
+        (bits(o.to_vec().unwrap()), r)
+    };
+    let (out, r) = both_paths("regions", run);
+    r.unwrap();
+    let want: Vec<u32> = input
+        .chunks(256)
+        .map(|c| {
+            let mut t = c.to_vec();
+            let mut s = 128;
+            while s > 0 {
+                for k in 0..s {
+                    t[k] += t[k + s];
+                }
+                s /= 2;
+            }
+            t[0].to_bits()
+        })
+        .collect();
+    assert_eq!(out, want);
+    let (vectorised, in_place) = with_config(Config::default().verbose(true).blocks(BlockOrder::Serial), || {
+        drop(run());
+        (deviceemu::__private::last_vectorised(), deviceemu::__private::last_in_place())
+    });
+    // In each block the load into the tile and the tree's steps of 8 threads or more (128 to
+    // 8), which take `my_sum` from its slot and put it back: in place, they run vectorised.
+    assert_eq!((vectorised, in_place), (3 * 6, 3 * 6));
+}
+
 /// A Hillis–Steele scan of each block's 256 elements: each step reads its value under a lane
 /// condition (`if tid >= off { t[tid - off] }`) into a per-thread slot, which the next region
 /// adds and drops.

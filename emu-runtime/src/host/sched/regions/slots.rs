@@ -73,6 +73,79 @@ impl<T> Lanes<T> {
     }
 }
 
+impl<T> Lanes<T> {
+    /// Threads `c0..c0 + m`'s slots, for one chunk of a vectorised region that writes in place
+    /// (`fission/vector.rs`): the same `take`, `get` and `put` by thread index.
+    #[inline(always)]
+    pub fn window(&self, c0: usize, m: usize) -> Window<'_, Cell<Option<T>>> {
+        Window { cells: &self.0[c0..c0 + m], c0 }
+    }
+}
+
+/// A chunk's share of a block's slots ([`Slots::window`], [`Lanes::window`]), indexed by
+/// thread as the slots are: lane `k` of the chunk is thread `c0 + k`, and the index check is
+/// against the chunk's length, which the lane loop's own bound shows the compiler, so the
+/// loop over lanes vectorises.
+pub struct Window<'a, C> {
+    cells: &'a [C],
+    c0: usize,
+}
+
+impl<C> std::fmt::Debug for Window<'_, C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Window").field("from", &self.c0).field("threads", &self.cells.len()).finish()
+    }
+}
+
+impl<T: DeviceCopy> Window<'_, Cell<T>> {
+    /// Thread `t`'s value.
+    #[inline(always)]
+    pub fn take(&self, t: usize) -> T {
+        self.cells[t.wrapping_sub(self.c0)].get()
+    }
+
+    /// Thread `t`'s value.
+    #[inline(always)]
+    pub fn get(&self, t: usize) -> T {
+        self.cells[t.wrapping_sub(self.c0)].get()
+    }
+
+    /// Stores thread `t`'s value.
+    #[inline(always)]
+    pub fn put(&self, t: usize, v: T) {
+        self.cells[t.wrapping_sub(self.c0)].set(v);
+    }
+}
+
+impl<T> Window<'_, Cell<Option<T>>> {
+    /// Thread `t`'s value, moved out.
+    #[inline(always)]
+    pub fn take(&self, t: usize) -> T {
+        match self.cells[t.wrapping_sub(self.c0)].take() {
+            Some(v) => v,
+            None => unset(),
+        }
+    }
+
+    /// Thread `t`'s value, copied.
+    #[inline(always)]
+    pub fn get(&self, t: usize) -> T
+    where
+        T: Copy,
+    {
+        match self.cells[t.wrapping_sub(self.c0)].get() {
+            Some(v) => v,
+            None => unset(),
+        }
+    }
+
+    /// Stores thread `t`'s value.
+    #[inline(always)]
+    pub fn put(&self, t: usize, v: T) {
+        self.cells[t.wrapping_sub(self.c0)].set(Some(v));
+    }
+}
+
 #[cold]
 #[inline(never)]
 fn unset() -> ! {
@@ -125,6 +198,13 @@ impl<'r, T: DeviceCopy> Slots<'r, T> {
     #[inline(always)]
     pub fn put(&self, t: usize, v: T) {
         self.cells[t].set(v);
+    }
+
+    /// Threads `c0..c0 + m`'s slots, for one chunk of a vectorised region that writes in place
+    /// ([`Window`]).
+    #[inline(always)]
+    pub fn window(&self, c0: usize, m: usize) -> Window<'_, Cell<T>> {
+        Window { cells: &self.cells[c0..c0 + m], c0 }
     }
 }
 
@@ -226,6 +306,24 @@ impl<T> TaggedSlots<T> for &SlotOf<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_window_is_its_chunks_slots_by_thread_index() {
+        let s = Slots::<u32>::new(8, None);
+        s.put(5, 9);
+        let w = s.window(4, 3);
+        assert_eq!((w.get(4), w.take(5)), (0, 9));
+        w.put(6, 7);
+        assert_eq!(s.get(6), 7);
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.window(4, 3).get(7)));
+        assert!(out.is_err(), "thread 7 is past the window");
+        let l = Lanes::<String>::new(4);
+        l.put(2, "x".into());
+        let w = l.window(2, 2);
+        assert_eq!(w.take(2), "x");
+        w.put(3, "y".into());
+        assert_eq!(l.take(3), "y");
+    }
 
     #[test]
     fn zeroed_slots_start_at_zero_and_keep_each_threads_value() {
