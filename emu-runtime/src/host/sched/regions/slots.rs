@@ -47,10 +47,7 @@ impl<T> Lanes<T> {
     /// Thread `t`'s value, moved out (the region puts it back with [`Lanes::put`]).
     #[inline(always)]
     pub fn take(&self, t: usize) -> T {
-        match self.0[t].take() {
-            Some(v) => v,
-            None => unset(),
-        }
+        stored(self.0[t].take())
     }
 
     /// Thread `t`'s value, copied (it stays in its slot): what a vectorised region reads, so
@@ -60,10 +57,7 @@ impl<T> Lanes<T> {
     where
         T: Copy,
     {
-        match self.0[t].get() {
-            Some(v) => v,
-            None => unset(),
-        }
+        stored(self.0[t].get())
     }
 
     /// Stores thread `t`'s value.
@@ -121,10 +115,7 @@ impl<T> Window<'_, Cell<Option<T>>> {
     /// Thread `t`'s value, moved out.
     #[inline(always)]
     pub fn take(&self, t: usize) -> T {
-        match self.cells[t.wrapping_sub(self.c0)].take() {
-            Some(v) => v,
-            None => unset(),
-        }
+        stored(self.cells[t.wrapping_sub(self.c0)].take())
     }
 
     /// Thread `t`'s value, copied.
@@ -133,16 +124,22 @@ impl<T> Window<'_, Cell<Option<T>>> {
     where
         T: Copy,
     {
-        match self.cells[t.wrapping_sub(self.c0)].get() {
-            Some(v) => v,
-            None => unset(),
-        }
+        stored(self.cells[t.wrapping_sub(self.c0)].get())
     }
 
     /// Stores thread `t`'s value.
     #[inline(always)]
     pub fn put(&self, t: usize, v: T) {
         self.cells[t.wrapping_sub(self.c0)].set(Some(v));
+    }
+}
+
+/// A slot's value, which its thread stored before any region read it.
+#[inline(always)]
+fn stored<T>(v: Option<T>) -> T {
+    match v {
+        Some(v) => v,
+        None => unset(),
     }
 }
 
