@@ -125,8 +125,9 @@
 //!   before the chunk and the stores after it cannot be told apart from running the threads one
 //!   by one. Shared arrays the region only reads are read in place; when every store of the
 //!   region is to a shared array, those are written in place as each lane runs (a lane that
-//!   panics is reported as itself, the lanes before it having run). A region of fewer than 16 threads (the last steps of a tree) runs one thread at a
-//!   time, which costs less. Statements `if tid == c { .. }` (`c` uniform) at the end of such a
+//!   panics is reported as itself, the lanes before it having run). A region of fewer than 16
+//!   threads (8 when it writes in place: the last steps of a tree) runs one thread at a time,
+//!   which costs less. Statements `if tid == c { .. }` (`c` uniform) at the end of such a
 //!   region, the halo loads of a stencil, run after the lanes by thread `c` alone, as written, when the proof
 //!   also shows that they store only at uniform indices outside the lanes' ranges and load what
 //!   the lanes write only at such indices. Otherwise the region runs as above. The block
@@ -3044,6 +3045,8 @@ impl Program {
         // Whether every value saved is bound in this run: a vectorised chunk that runs again
         // lane by lane then stores the same values again (it restores none of them).
         let mut fresh_saves = true;
+        // The per-thread slots it takes values from or puts them back into.
+        let mut slots: Vec<Ident> = Vec::new();
         // What the thread code may change (`None`: anything). A `Copy` local it leaves alone
         // is read from its slot, not taken, and not stored back.
         let written = uniform::written_in(thread);
@@ -3064,6 +3067,10 @@ impl Program {
                     let (id, lanes) = (&l.ident, self.lanes_ident(&l.name));
                     let copy = self.copy_local(&l.name);
                     let kept = l.run != run && copy && written.as_ref().is_some_and(|w| !w.contains(&l.name));
+                    let saved = self.read_after(&l.name, run) && !kept;
+                    if l.run != run || saved {
+                        slots.push(lanes.clone());
+                    }
                     if l.run != run {
                         restores.extend(match copy {
                             true => quote!(#[allow(unused_mut)] let mut #id = #lanes.get(#t);),
@@ -3080,7 +3087,7 @@ impl Program {
                         // Bound in this run: not a form the interleaved region takes.
                         io = None;
                     }
-                    if self.read_after(&l.name, run) && !kept {
+                    if saved {
                         saves.extend(quote!(#lanes.put(#t, #id);));
                         fresh_saves &= l.run == run;
                         if let Some(io) = &mut io {
@@ -3109,6 +3116,7 @@ impl Program {
             vector_restores: vector_restores.as_ref(),
             saves: &saves,
             fresh_saves,
+            slots: &slots,
             io: io.as_ref(),
             narrowed: narrowed.as_ref(),
             stride: stride.as_ref(),

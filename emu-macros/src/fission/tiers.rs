@@ -34,6 +34,8 @@ pub(super) struct Region<'a> {
     pub(super) saves: &'a TokenStream,
     /// Whether every value it saves is bound in it.
     pub(super) fresh_saves: bool,
+    /// The per-thread slots its restores and saves take from and put into.
+    pub(super) slots: &'a [syn::Ident],
     /// What an interleaved form restores and saves (`None`: it cannot be interleaved).
     pub(super) io: Option<&'a Interleave<'a>>,
     /// `(tid, bound)` when it runs only the threads below `bound` (`tid` empty when the bound
@@ -230,8 +232,12 @@ impl Tier for VectorRegion {
             return None;
         }
         let bound = r.narrowed.map(|(_, b)| b);
-        let restores =
-            super::vector::Restores { taken: r.restores, copied: r.vector_restores, fresh_saves: r.fresh_saves };
+        let restores = super::vector::Restores {
+            taken: r.restores,
+            copied: r.vector_restores,
+            fresh_saves: r.fresh_saves,
+            slots: r.slots,
+        };
         let (proof, fast) = p.vector_region(r.thread, &restores, r.saves, bound, r.g)?;
         let (checked, rb) = (crate::rewrite::checked(), &r.g.rb);
         Some(Fast {

@@ -594,6 +594,7 @@ impl Program {
         // runs again lane by lane, so it copies them out of their slots (their type must be
         // `Copy`) and puts back only values it binds itself; a chunk in place runs each lane
         // once, and takes and puts back as the scalar form does.
+        let slots = restores.slots;
         let restores = match writes_in_place {
             true => restores.taken,
             false if restores.fresh_saves => restores.copied?,
@@ -745,10 +746,7 @@ impl Program {
         // Written in place, the per-thread slots the lanes take and put back are the chunk's
         // window of them (`Slots::window`: the loop's bound shows their index in range).
         let windows = match writes_in_place {
-            true => slot_idents(&quote!(#restores #saves))
-                .into_iter()
-                .map(|l| quote!(let #l = #l.window(__emu_c0, __emu_m);))
-                .collect(),
+            true => slots.iter().map(|l| quote!(let #l = #l.window(__emu_c0, __emu_m);)).collect(),
             false => Vec::new(),
         };
         let fast = quote! {
@@ -790,25 +788,6 @@ impl Program {
     }
 }
 
-/// The per-thread slots (`__emu_lanes_*`, `Program::lanes_ident`) that code mentions, once
-/// each, in order.
-fn slot_idents(code: &TokenStream) -> Vec<Ident> {
-    fn walk(ts: TokenStream, out: &mut Vec<Ident>) {
-        for tt in ts {
-            match tt {
-                proc_macro2::TokenTree::Ident(i) if i.to_string().starts_with("__emu_lanes_") && !out.contains(&i) => {
-                    out.push(i)
-                }
-                proc_macro2::TokenTree::Group(g) => walk(g.stream(), out),
-                _ => {}
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(code.clone(), &mut out);
-    out
-}
-
 /// What a vectorised region restores of earlier regions' per-thread values.
 pub(super) struct Restores<'a> {
     /// As the scalar form does: slots taken.
@@ -817,6 +796,8 @@ pub(super) struct Restores<'a> {
     pub(super) copied: Option<&'a TokenStream>,
     /// Whether every value the region puts back is bound in it.
     pub(super) fresh_saves: bool,
+    /// The per-thread slots it takes from or puts back into.
+    pub(super) slots: &'a [Ident],
 }
 
 /// The first index of a staged offset's range, as a `usize` expression.

@@ -323,8 +323,8 @@ impl<T: DeviceCopy, const C: usize> LaneBuf<T, C> {
 /// blocks of its cluster run as one group on the same worker (`launch.rs::run_clusters`),
 /// shared views are neither `Send` nor `Sync`, and racecheck's and initcheck's shadows are
 /// other memory. So nothing writes the arena while the chunk reads it but the chunk's own
-/// stores, which are staged and written back after its lanes (the region's proof shows that
-/// no lane reads what another writes).
+/// stores, staged and written back after its lanes or made in place ([`LaneDst`]); the
+/// region's proof shows that no lane reads what another writes.
 #[cfg(not(target_arch = "nvptx64"))]
 pub struct LaneSrc<T> {
     ptr: *const T,
@@ -364,12 +364,22 @@ impl<T: DeviceCopy> LaneSrc<T> {
 #[inline(always)]
 #[track_caller]
 pub fn lane_src<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, start: usize, m: usize) -> LaneSrc<T> {
+    LaneSrc { ptr: in_place(v, start, m), len: m }
+}
+
+/// The first of `v[start..start + m]`, after the checks of a chunk that reads or writes it in
+/// place ([`lane_src`], [`lane_dst`]): the range inside the view, which is a shared array of
+/// the block this host thread runs, aligned (a failure is a bug in the proof, which panics).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+#[track_caller]
+fn in_place<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, start: usize, m: usize) -> *mut T {
     lane_range(v, start, m, usize::MAX);
     if K::SPACE != crate::device::Space::Shared || !view_aligned(v) {
         proof_failed(*v, start, m);
     }
     // SAFETY: `start + m <= len` (checked above): the offset stays inside the view.
-    LaneSrc { ptr: unsafe { v.raw_ptr().add(start) }, len: m }
+    unsafe { v.raw_ptr().add(start) }
 }
 
 /// A shared array's elements for a chunk of lanes of a vectorised region that writes them in
@@ -429,12 +439,7 @@ impl<T: DeviceCopy> LaneDst<T> {
 #[inline(always)]
 #[track_caller]
 pub fn lane_dst<T: DeviceCopy, K: Writable>(v: &View<T, K>, start: usize, m: usize) -> LaneDst<T> {
-    lane_range(v, start, m, usize::MAX);
-    if K::SPACE != crate::device::Space::Shared || !view_aligned(v) {
-        proof_failed(*v, start, m);
-    }
-    // SAFETY: `start + m <= len` (checked above): the offset stays inside the view.
-    LaneDst { ptr: unsafe { v.raw_ptr().add(start) }, len: m }
+    LaneDst { ptr: in_place(v, start, m), len: m }
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
