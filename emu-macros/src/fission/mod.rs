@@ -144,6 +144,15 @@
 //!   arrays, which the compiler vectorises, and the views it writes are copied back. A chunk has
 //!   no effect before its end, so a lane that panics (an integer division by zero) makes the
 //!   chunk run again lane by lane, and the report names that lane.
+//! - **Lane loops row by row** (`emu-macros/src/fission/rows.rs`): a lane loop that the form
+//!   above does not take, of the shape `let`s from the indices, then `if cond { body }` (or the
+//!   body alone), whose accesses the range proof (`ranges.rs`) covers and whose body is
+//!   straight-line arithmetic over indices affine in `thread_idx().x` (`(i - 1) * n + (j + 1)`,
+//!   `j` from `thread_idx().x`, `i` from `thread_idx().y`), runs each row of a 2-D or 3-D block
+//!   as a chunk of lanes, staged like the vectorised lane loop. A row first evaluates `cond` on
+//!   every lane; the lanes that pass must be one run, each index's values at the run's two ends
+//!   one apart per lane, and on each view it writes no two forms may overlap; otherwise that row
+//!   runs one thread at a time. PolyBench's 2-D convolution and Jacobi step take it.
 //! - **Lane loops over spans of blocks** (`emu-macros/src/fission/spans.rs`): a vectorised lane
 //!   loop that reads its position only as the global index `block_idx().x * block_dim().x +
 //!   thread_idx().x` (saxpy) runs up to 64 consecutive blocks of a grid row in one pass, as if
@@ -192,6 +201,7 @@ pub(crate) mod inline;
 mod interleave;
 mod normalise;
 mod ranges;
+mod rows;
 mod sequence;
 mod spans;
 mod tiers;
@@ -2624,6 +2634,12 @@ fn private_place(e: &Expr) -> bool {
 pub(super) fn read_only_load(e: &Expr) -> Option<&Expr> {
     let (view, index) = load_of(e)?;
     READ_ONLY.with(|ro| ro.borrow().contains(&view)).then_some(index)
+}
+
+/// Whether `view` is a read-only buffer parameter (`&[T]`) the body does not bind again: a
+/// store to it is the user's error, which the scalar form reports once.
+pub(super) fn is_read_only(view: &str) -> bool {
+    READ_ONLY.with(|ro| ro.borrow().contains(view))
 }
 
 /// The view (by name) and index of `load(checked, &v, i)` (`rewrite.rs`).

@@ -127,7 +127,8 @@ pub(super) trait Tier: Sync {
 }
 
 /// The tiers, in the order they wrap the scalar form: the last is tried first.
-const TIERS: [&dyn Tier; 6] = [&ViewsChecked, &NarrowedHoist, &RangeProved, &VectorRegion, &LaneHoist, &LaneVector];
+const TIERS: [&dyn Tier; 7] =
+    [&ViewsChecked, &NarrowedHoist, &RangeProved, &VectorRegion, &LaneHoist, &LaneVector, &LaneRows];
 
 /// The region's forms: `scalar` wrapped by every tier that has a form for it.
 pub(super) fn chain(p: &Program, r: &Region<'_>, scalar: TokenStream) -> TokenStream {
@@ -383,4 +384,32 @@ pub(super) fn span(p: &Program, r: &Region<'_>) -> Option<(TokenStream, TokenStr
         #rb.each_span_chunk(#vector);
     };
     Some((quote!(#rb.tier(::deviceemu::__private::TIER_VECTOR) && #proof), code))
+}
+
+/// A lane loop of a block of rows (`thread_idx().y`, `.z`) whose 1-D forms do not apply,
+/// vectorised row by row (`rows.rs`) under its range proof (`ranges.rs`); a row whose run of
+/// lanes or ends do not hold runs lane by lane through the proved code.
+struct LaneRows;
+
+impl Tier for LaneRows {
+    fn fast(&self, p: &Program, r: &Region<'_>) -> Option<Fast> {
+        if !p.lane_loop || !r.restores.is_empty() || r.hoisted(p).is_some() {
+            return None;
+        }
+        let (proof, proved) = p.range_region(r.thread)?;
+        let vector = p.rows_form(r.thread, r.g)?;
+        let (checked, rb, t, ctx) = (crate::rewrite::checked(), &r.g.rb, &r.g.t, &r.g.ctx);
+        let scalar = r.thread_fn(&thread_code(&proved), &TokenStream::new());
+        Some(Fast {
+            guard: quote!(!#checked && #rb.tier(::deviceemu::__private::TIER_VECTOR) && #rb.in_row_order() && #proof),
+            code: quote! {
+                #rb.each_row_chunk(
+                    #vector,
+                    |#t: usize, #ctx: ::deviceemu::__private::ThreadCtx| {
+                        let _ = (#scalar)(#t, #ctx);
+                    },
+                );
+            },
+        })
+    }
 }

@@ -3,5 +3,6 @@ mod fission_normalise;
 mod place_exprs;
 mod port;
 mod port_shared;
+mod rows;
 mod spans;
 mod subviews;

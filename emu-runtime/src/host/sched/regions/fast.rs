@@ -249,6 +249,29 @@ pub const VECTOR_MIN: usize = 16;
 #[cfg(not(target_arch = "nvptx64"))]
 pub const VECTOR_MIN_IN_PLACE: usize = 8;
 
+/// The run of lanes `lo..hi` of a chunk of `m <= LANE_CHUNK` lanes that `n` lanes passing a
+/// condition make, from their count and the sums of their positions `s1` and of their squares
+/// `s2` (`fission/rows.rs`); `Some((0, 0))` when none passes, `None` when they are not one run.
+/// Of all sets of `n` distinct integers with the sum `s1`, only a run of consecutive ones has
+/// the least sum of squares; the run's first lane follows from `s1`.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn lane_run(m: usize, n: u32, s1: u32, s2: u32) -> Option<(usize, usize)> {
+    let (n, s1, s2) = (n as u64, s1 as u64, s2 as u64);
+    if n == 0 {
+        return Some((0, 0));
+    }
+    let below = n * (n - 1) / 2;
+    if m > LANE_CHUNK || s1 < below || (s1 - below) % n != 0 {
+        return None;
+    }
+    let lo = (s1 - below) / n;
+    let hi = lo + n;
+    // The sum of `k * k` for `k` below `x`.
+    let squares = |x: u64| if x == 0 { 0 } else { (x - 1) * x * (2 * x - 1) / 6 };
+    (hi <= m as u64 && s2 == squares(hi) - squares(lo)).then_some((lo as usize, hi as usize))
+}
+
 /// How many consecutive threads a vectorised lane loop stages at a time
 /// ([`Regions::each_chunk`]).
 #[cfg(not(target_arch = "nvptx64"))]
@@ -754,6 +777,50 @@ mod tests {
     use super::*;
     use crate::device::ReadWrite;
     use std::panic::{catch_unwind, AssertUnwindSafe};
+
+    #[test]
+    fn lane_run_finds_a_run_of_lanes_and_only_a_run() {
+        // Every set of lanes of a chunk of `m` lanes, for the small `m`s: `Some((lo, hi))`
+        // exactly when the set is `lo..hi` (fewer under miri, where CI runs this too).
+        for m in 0..=if cfg!(miri) { 7 } else { 12 } {
+            for set in 0u32..(1 << m) {
+                let lanes: Vec<u32> = (0..m as u32).filter(|k| set >> k & 1 == 1).collect();
+                let (n, s1, s2) = (lanes.len() as u32, lanes.iter().sum(), lanes.iter().map(|k| k * k).sum());
+                let want = match (lanes.first(), lanes.last()) {
+                    (None, _) | (_, None) => Some((0, 0)),
+                    (Some(&lo), Some(&hi)) if hi - lo + 1 == n => Some((lo as usize, hi as usize + 1)),
+                    _ => None,
+                };
+                assert_eq!(lane_run(m, n, s1, s2), want, "lanes {lanes:?} of {m}");
+            }
+        }
+        // The widest chunk: its runs, and sets beside them with the same count and sum.
+        let m = LANE_CHUNK;
+        let sums = |l: &[u32]| (l.len() as u32, l.iter().sum::<u32>(), l.iter().map(|k| k * k).sum::<u32>());
+        let run: Vec<u32> = (3..m as u32).collect();
+        let (n, s1, s2) = sums(&run);
+        assert_eq!(lane_run(m, n, s1, s2), Some((3, m)));
+        // 3..=100 with 4 moved to 2 and 99 to 101: the same count and sum, not a run.
+        let run: Vec<u32> = (3..=100).collect();
+        let apart: Vec<u32> = run
+            .iter()
+            .map(|&k| {
+                if k == 4 {
+                    2
+                } else if k == 99 {
+                    101
+                } else {
+                    k
+                }
+            })
+            .collect();
+        let ((n, s1, s2), (n2, s12, s22)) = (sums(&run), sums(&apart));
+        assert_eq!((n, s1), (n2, s12));
+        assert_eq!(lane_run(m, n, s1, s2), Some((3, 101)));
+        assert_eq!(lane_run(m, n2, s12, s22), None);
+        // More lanes than a chunk has.
+        assert_eq!(lane_run(m + 1, 1, 0, 0), None);
+    }
 
     #[test]
     fn a_scaled_bound_is_exact_where_no_product_passes_i32_max_and_every_thread_otherwise() {

@@ -807,6 +807,63 @@ impl<'r> Regions<'r> {
         self.dense && self.one_d
     }
 
+    /// Whether the next region runs threads `0..threads()` in index order, the block of any
+    /// shape (no seed, nobody exited): then [`Regions::each_row_chunk`] may run it row by row.
+    #[inline(always)]
+    pub fn in_row_order(&self) -> bool {
+        self.dense
+    }
+
+    /// Runs a lane loop's region row by row (`fission/rows.rs`): for each row `(y, z)` of the
+    /// block, in index order, `vector(cursor, x0, m)` for its lanes `x0..x0 + m` (at most
+    /// [`fast::LANE_CHUNK`] of them), `cursor.lane(x)` giving thread `(x, y, z)`'s indices.
+    /// `vector` returns whether it ran those lanes; when it did not (its proof did not hold
+    /// for them), or it panicked, which it does before it has any effect (its stores are
+    /// staged), the lanes run one by one through `scalar(t, ctx)`, each named as the running
+    /// thread, so that a panic is raised and reported by the thread that raises it.
+    #[inline(always)]
+    pub fn each_row_chunk<V, S>(&mut self, mut vector: V, mut scalar: S)
+    where
+        V: FnMut(&LaneCursor, usize, usize) -> bool,
+        S: FnMut(usize, ThreadCtx),
+    {
+        debug_assert!(self.in_row_order());
+        self.count(Count::Vectorised);
+        let dim = self.ctx.block_dim;
+        let (dx, dy) = (dim.x as usize, dim.y.max(1) as usize);
+        let rows = self.n.checked_div(dx).unwrap_or(0);
+        let wide = fast::wide_lanes();
+        for row in 0..rows {
+            let mut ctx = self.ctx;
+            // `row < n / dx` and `n = dx * dy * dz`: `y < dy` and `z < dz` fit `u32`.
+            ctx.thread_idx = Dim3::new(0, (row % dy) as u32, (row / dy) as u32);
+            let cursor = LaneCursor { ctx };
+            let t0 = row * dx;
+            let mut x0 = 0;
+            while x0 < dx {
+                let m = fast::LANE_CHUNK.min(dx - x0);
+                self.block.regions_set_current((t0 + x0) as u32);
+                let mut ran = false;
+                let mut chunk = |c: &LaneCursor, c0: usize, m: usize| ran = vector(c, c0, m);
+                // SAFETY: `wide` is `wide_lanes()`.
+                if unsafe { run_chunk(&mut chunk, &cursor, x0, m, wide) }.is_err() {
+                    forget_chunk_panic();
+                    ran = false;
+                }
+                if !ran {
+                    for x in x0..x0 + m {
+                        self.block.regions_set_current((t0 + x) as u32);
+                        scalar(t0 + x, cursor.lane(x));
+                    }
+                }
+                x0 += m;
+            }
+        }
+        if self.n > 0 {
+            self.block.regions_set_current((self.n - 1) as u32);
+        }
+    }
+
     /// Counts a region run whose accesses' bounds were proved from their indices' ranges
     /// (`EMU_VERBOSE`; `fission/ranges.rs`).
     #[inline(always)]
@@ -1365,10 +1422,12 @@ pub struct LaneCursor {
 }
 
 impl LaneCursor {
-    /// The indices of thread `t` (of a 1-D block).
+    /// The indices of lane `t`: thread `t` of a 1-D block, or thread `(t, y, z)` of row `(y,
+    /// z)` for [`Regions::each_row_chunk`].
     #[inline(always)]
     pub fn lane(&self, t: usize) -> ThreadCtx {
-        ThreadCtx { thread_idx: Dim3::new(t as u32, 0, 0), ..self.ctx }
+        let row = self.ctx.thread_idx;
+        ThreadCtx { thread_idx: Dim3::new(t as u32, row.y, row.z), ..self.ctx }
     }
 }
 
