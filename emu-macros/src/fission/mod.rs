@@ -148,11 +148,13 @@
 //!   above does not take, of the shape `let`s from the indices, then `if cond { body }` (or the
 //!   body alone), whose accesses the range proof (`ranges.rs`) covers and whose body is
 //!   straight-line arithmetic over indices affine in `thread_idx().x` (`(i - 1) * n + (j + 1)`,
-//!   `j` from `thread_idx().x`, `i` from `thread_idx().y`), runs each row of a 2-D or 3-D block
-//!   as a chunk of lanes, staged like the vectorised lane loop. A row first evaluates `cond` on
-//!   every lane; the lanes that pass must be one run, each index's values at the run's two ends
-//!   one apart per lane, and on each view it writes no two forms may overlap; otherwise that row
-//!   runs one thread at a time. PolyBench's 2-D convolution and Jacobi step take it.
+//!   `j` from `thread_idx().x`, `i` from `thread_idx().y`), with `for` loops over ranges the
+//!   same for the row at its top level (a dot product), runs each row of a 2-D or 3-D block
+//!   as a chunk of lanes, staged like the vectorised lane loop, each loop's passes with the
+//!   lanes inside. A row first evaluates `cond` on every lane; the lanes that pass must be one
+//!   run, each index's values at the run's two ends one apart per lane, and on each view it
+//!   writes no two forms may overlap; otherwise that row runs one thread at a time. PolyBench's
+//!   2-D convolution, Jacobi step and gemm take it.
 //! - **Lane loops over spans of blocks** (`emu-macros/src/fission/spans.rs`): a vectorised lane
 //!   loop that reads its position only as the global index `block_idx().x * block_dim().x +
 //!   thread_idx().x` (saxpy) runs up to 64 consecutive blocks of a grid row in one pass, as if

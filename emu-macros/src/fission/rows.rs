@@ -11,7 +11,7 @@
 //! *row-uniform* (read only), runs each row of the block (`thread_idx().y`, `.z` fixed) as a
 //! chunk of lanes (`Regions::each_row_chunk`), like a vectorised lane loop: each access form
 //! (a view and an index expression) is staged in a lane buffer, loaded before the lanes run
-//! and stored after them. PolyBench's 2-D convolution and Jacobi step take it; the 1-D forms
+//! and stored after them. PolyBench's 2-D convolution, Jacobi step and gemm take it; the 1-D forms
 //! (`fission/tiers.rs`, `LaneVector`) need one index `base + tid` over the whole block.
 //!
 //! What a chunk does, and why it is the lanes' own code run one by one:
@@ -32,11 +32,23 @@
 //! * every store is made on every lane (none under a short-circuit operand), so the staged
 //!   buffers are initialised before they are written back.
 //!
-//! The body has no branch, loop, call (but pure float methods), exit or wait. Only unchecked
+//! **Loops.** The body may hold `for k in a..b { .. }` loops at its top level, `a` and `b` the
+//! same for the row, whose bodies are straight-line too: the textbook matrix product's dot
+//! product, PolyBench's gemm. Each such loop runs its passes once for the row with the lanes
+//! inside each pass (`for k { for lanes }`): each lane still does its own operations in its own
+//! order. The forms whose index reads `k` (`b[k * n + j]`) are loaded again at each pass, with
+//! the same check of their ends, and must be of views the body does not write; the forms that
+//! do not (`c[i * n + j]`, the accumulator) are staged once for the row. The body's top-level
+//! `let`s become lane buffers (`let mut sum = 0.0` is one value per lane across the loop), and
+//! a form stored only inside a loop, which may run no pass, must be loaded first. The
+//! compound assignment's `let __emu_view = v; let __emu_index = i;` (`rewrite.rs`) are read
+//! through: the view the first names, the value of the second.
+//!
+//! The body has no branch, call (but pure float methods), exit or wait. Only unchecked
 //! launches take the form, as every vectorised one (the checkers see each access on the
 //! scalar form).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -59,7 +71,9 @@ enum Lin {
     Lane,
 }
 
-/// One staged access form: a view and an index expression affine in the lane.
+/// One staged access form: a view and an index expression affine in the lane (written with
+/// the index locals it reads substituted, so that it can be evaluated where the leading `let`s
+/// are in scope).
 struct Staged {
     view: Ident,
     index: Expr,
@@ -67,6 +81,11 @@ struct Staged {
     buf: Ident,
     loaded: bool,
     stored: bool,
+    /// The body's loop whose variable its index reads (counted from 0 in order): loaded again
+    /// for each pass of that loop.
+    inner: Option<usize>,
+    /// Stored outside the body's loops (on every lane once the body has run).
+    stored_top: bool,
 }
 
 /// The rewrite of a row's body into its vectorised form.
@@ -80,6 +99,23 @@ struct Rewrite<'a> {
     lane: HashSet<String>,
     /// Locals the body binds.
     own: HashSet<String>,
+    /// Immutable locals the body binds to a view (`let __emu_view = v;`, the compound
+    /// assignment's).
+    alias: HashMap<String, Ident>,
+    /// Immutable locals the body binds to an index expression of the leading `let`s and
+    /// uniform values (`let __emu_index = i * n + j;`): their values.
+    defs: HashMap<String, Expr>,
+    /// The variable of the loop the visit is in (row-uniform there).
+    loop_var: Option<String>,
+    /// How many of the body's loops the visit has entered.
+    loops: usize,
+    /// The body's top-level `let`s when it has a loop: per-lane values kept in lane buffers
+    /// across the loop (`lane locals`), each with its buffer.
+    lane_locals: HashMap<String, Ident>,
+    /// Each lane local's buffer and type (`_` where its `let` names none), in binding order.
+    lane_local_tys: Vec<(Ident, TokenStream)>,
+    /// Whether the body's top-level `let`s become lane locals.
+    segmented: bool,
     staged: Vec<Staged>,
     /// Row-uniform loads, read per lane: each view.
     row_loads: Vec<Ident>,
@@ -89,12 +125,25 @@ struct Rewrite<'a> {
 }
 
 impl Rewrite<'_> {
+    /// Whether `e` names a local of the body that varies by lane (not an index local).
+    fn lane_own(&self, e: &Expr) -> bool {
+        idents_of(e).iter().any(|n| self.own.contains(n) && !self.defs.contains_key(n))
+    }
+
     /// Whether `e` is the same for every lane of a row.
     fn row_uniform(&self, e: &Expr) -> bool {
-        if idents_of(e).iter().any(|n| self.own.contains(n)) {
+        if self.lane_own(e) {
             return false;
         }
-        if (self.uniform)(e) {
+        if let Some(n) = path_name(e) {
+            if let Some(d) = self.defs.get(&n) {
+                return self.row_uniform(d);
+            }
+            if self.loop_var.as_ref() == Some(&n) {
+                return true;
+            }
+        }
+        if !idents_of(e).iter().any(|n| self.defs.contains_key(n)) && (self.uniform)(e) {
             return true;
         }
         match strip_parens(e) {
@@ -126,8 +175,13 @@ impl Rewrite<'_> {
             return Some(Lin::Lane);
         }
         let e = strip_parens(e);
-        if path_name(e).is_some_and(|n| self.lane.contains(&n) && !self.own.contains(&n)) {
-            return Some(Lin::Lane);
+        if let Some(n) = path_name(e) {
+            if let Some(d) = self.defs.get(&n) {
+                return self.lin(d);
+            }
+            if self.lane.contains(&n) && !self.own.contains(&n) {
+                return Some(Lin::Lane);
+            }
         }
         match e {
             Expr::Cast(c) if matches!(&*c.ty, syn::Type::Path(p) if p.path.get_ident().is_some_and(|t| INTEGERS.contains(&t.to_string().as_str()))) => {
@@ -146,37 +200,118 @@ impl Rewrite<'_> {
         }
     }
 
+    /// `e` with the index locals it reads replaced by their values.
+    fn substituted(&self, e: &Expr) -> Expr {
+        struct Subst<'a>(&'a HashMap<String, Expr>);
+        impl VisitMut for Subst<'_> {
+            fn visit_expr_mut(&mut self, e: &mut Expr) {
+                if let Some(d) = path_name(e).and_then(|n| self.0.get(&n)) {
+                    let mut d = d.clone();
+                    self.visit_expr_mut(&mut d);
+                    *e = syn::parse_quote!((#d));
+                    return;
+                }
+                syn::visit_mut::visit_expr_mut(self, e);
+            }
+        }
+        let mut e = e.clone();
+        Subst(&self.defs).visit_expr_mut(&mut e);
+        e
+    }
+
     fn view_of(&self, e: &Expr) -> Option<Ident> {
         let Expr::Path(p) = e else { return None };
         let id = p.path.get_ident()?;
         let n = id.to_string();
+        if let Some(v) = self.alias.get(&n) {
+            return Some(v.clone());
+        }
         (self.views.contains(&n) && !self.own.contains(&n)).then(|| id.clone())
     }
 
     fn stage(&mut self, view: &Ident, index: &Expr) -> usize {
-        let key = format!("{view} {}", quote!(#index));
+        let index = self.substituted(index);
+        let inner = self.loop_var.as_ref().is_some_and(|v| idents_of(&index).contains(v)).then(|| self.loops - 1);
+        let key = format!("{view} {} {inner:?}", quote!(#index));
         if let Some(k) = self.staged.iter().position(|s| s.key == key) {
             return k;
         }
         let buf = format_ident!("__emu_rw_{}_{}", view, self.staged.len(), span = Span::mixed_site());
-        self.staged.push(Staged { view: view.clone(), index: index.clone(), key, buf, loaded: false, stored: false });
+        let (loaded, stored, stored_top) = (false, false, false);
+        self.staged.push(Staged { view: view.clone(), index, key, buf, loaded, stored, inner, stored_top });
         self.staged.len() - 1
     }
 
-    fn statement(&mut self, s: &mut Stmt) {
+    /// The buffer of lane local `e`, if it is one.
+    fn lane_local(&self, e: &Expr) -> Option<Ident> {
+        path_name(e).and_then(|n| self.lane_locals.get(&n)).cloned()
+    }
+
+    /// A statement at the body's top level (`top`) or inside a block or loop.
+    fn statement(&mut self, s: &mut Stmt, top: bool) {
         if !self.ok {
             return;
         }
         match s {
             Stmt::Local(l) if l.init.as_ref().is_some_and(|i| i.diverge.is_none()) => {
-                let Pat::Ident(p) = &l.pat else { return self.ok = false };
-                let name = p.ident.to_string();
-                if p.by_ref.is_some() || p.subpat.is_some() || self.views.contains(&name) {
+                let (p, ty) = match &l.pat {
+                    Pat::Ident(p) => (p, None),
+                    Pat::Type(t) => match &*t.pat {
+                        Pat::Ident(p) => (p, Some(&t.ty)),
+                        _ => return self.ok = false,
+                    },
+                    _ => return self.ok = false,
+                };
+                let (name, ident, mutable) = (p.ident.to_string(), p.ident.clone(), p.mutability.is_some());
+                let ty = ty.map_or_else(|| quote!(_), |t| quote!(#t));
+                if p.by_ref.is_some()
+                    || p.subpat.is_some()
+                    || self.views.contains(&name)
+                    || self.loop_var.as_ref() == Some(&name)
+                    || self.lane_locals.contains_key(&name)
+                {
                     return self.ok = false;
                 }
                 let init = &mut l.init.as_mut().expect("checked above").expr;
+                if !mutable {
+                    if let Some(v) = self.view_of(init) {
+                        self.alias.insert(name, v);
+                        return;
+                    }
+                }
+                self.alias.remove(&name);
+                self.defs.remove(&name);
+                let def = (!mutable && pure_expr(init) && self.lin(init).is_some()).then(|| (**init).clone());
                 self.expr(init);
-                self.own.insert(name);
+                self.own.insert(name.clone());
+                if let Some(d) = def {
+                    self.defs.insert(name.clone(), d);
+                }
+                if top && self.segmented {
+                    // A lane local: set per lane, read back in later segments.
+                    let buf = format_ident!("__emu_ll_{}", ident, span = Span::mixed_site());
+                    self.lane_local_tys.push((buf.clone(), ty));
+                    let init = &l.init.as_ref().expect("checked above").expr;
+                    let k = lane_k();
+                    *s = syn::parse_quote!(#buf.set(#k, #init););
+                    self.lane_locals.insert(name.clone(), buf);
+                    self.defs.remove(&name);
+                }
+            }
+            Stmt::Expr(Expr::ForLoop(f), _) if top && self.segmented && self.loop_var.is_none() => {
+                let Pat::Ident(p) = &*f.pat else { return self.ok = false };
+                let Expr::Range(r) = &*f.expr else { return self.ok = false };
+                let ends_ok =
+                    [&r.start, &r.end].iter().all(|e| e.as_ref().is_some_and(|e| pure_expr(e) && self.row_uniform(e)));
+                if !ends_ok || f.label.is_some() || p.by_ref.is_some() || p.subpat.is_some() {
+                    return self.ok = false;
+                }
+                self.loop_var = Some(p.ident.to_string());
+                self.loops += 1;
+                for s in &mut f.body.stmts {
+                    self.statement(s, false);
+                }
+                self.loop_var = None;
             }
             Stmt::Expr(e, _) => self.expr(e),
             _ => self.ok = false,
@@ -185,6 +320,11 @@ impl Rewrite<'_> {
 
     fn expr(&mut self, e: &mut Expr) {
         if !self.ok {
+            return;
+        }
+        if let Some(buf) = self.lane_local(e) {
+            let k = lane_k();
+            *e = syn::parse_quote!(unsafe { #buf.get(#k) });
             return;
         }
         match e {
@@ -205,16 +345,42 @@ impl Rewrite<'_> {
                 self.expr(&mut b.left);
                 self.expr(&mut b.right);
             }
-            Expr::Binary(b) if path_name(&b.left).is_some_and(|n| self.own.contains(&n)) => self.expr(&mut b.right),
-            Expr::Assign(a) if path_name(&a.left).is_some_and(|n| self.own.contains(&n)) => self.expr(&mut a.right),
+            Expr::Binary(b) if self.lane_local(&b.left).is_some() => {
+                // `x op= v` on a lane local: `x = x op v`, the same for the primitive types a
+                // kernel's values have.
+                let buf = self.lane_local(&b.left).expect("matched above");
+                let Some(op) = plain_op(&b.op) else { return self.ok = false };
+                self.expr(&mut b.right);
+                let (k, v) = (lane_k(), &b.right);
+                *e = syn::parse_quote!(#buf.set(#k, unsafe { #buf.get(#k) } #op (#v)));
+            }
+            Expr::Binary(b)
+                if path_name(&b.left).is_some_and(|n| self.own.contains(&n) && !self.defs.contains_key(&n)) =>
+            {
+                self.expr(&mut b.right)
+            }
+            Expr::Assign(a) if self.lane_local(&a.left).is_some() => {
+                let buf = self.lane_local(&a.left).expect("matched above");
+                self.expr(&mut a.right);
+                let (k, v) = (lane_k(), &a.right);
+                *e = syn::parse_quote!(#buf.set(#k, #v));
+            }
+            Expr::Assign(a)
+                if path_name(&a.left).is_some_and(|n| self.own.contains(&n) && !self.defs.contains_key(&n)) =>
+            {
+                self.expr(&mut a.right)
+            }
             Expr::Unary(u) if !matches!(u.op, syn::UnOp::Deref(_)) => self.expr(&mut u.expr),
             Expr::Cast(c) => self.expr(&mut c.expr),
             Expr::Paren(p) => self.expr(&mut p.expr),
             Expr::Group(g) => self.expr(&mut g.expr),
             Expr::Block(b) if b.label.is_none() => {
+                // The block's own names end with it.
+                let (alias, defs, own) = (self.alias.clone(), self.defs.clone(), self.own.clone());
                 for s in &mut b.block.stmts {
-                    self.statement(s);
+                    self.statement(s, false);
                 }
+                (self.alias, self.defs, self.own) = (alias, defs, own);
             }
             Expr::MethodCall(m) if FLOAT_METHODS.iter().any(|f| m.method == f) => {
                 self.expr(&mut m.receiver);
@@ -244,6 +410,7 @@ impl Rewrite<'_> {
                 // Read per lane; the region's proof showed it in bounds, the accessor checks
                 // it again.
                 self.row_loads.push(view.clone());
+                let index = self.substituted(&index);
                 *e = syn::parse_quote_spanned!(span=>
                     ::deviceemu::__private::load_in_bounds(&#view, ::deviceemu::__private::Index::to_index(#index))
                 );
@@ -259,6 +426,7 @@ impl Rewrite<'_> {
                     let mut x = c.args[3].clone();
                     self.expr(&mut x);
                     self.staged[k].stored = true;
+                    self.staged[k].stored_top |= self.loop_var.is_none();
                     *e = syn::parse_quote_spanned!(span=> #buf.set(#lane, #x));
                 } else {
                     self.staged[k].loaded = true;
@@ -270,6 +438,24 @@ impl Rewrite<'_> {
             _ => self.ok = false,
         }
     }
+}
+
+/// The operator of a compound assignment's plain form (`+=`: `+`).
+fn plain_op(op: &syn::BinOp) -> Option<TokenStream> {
+    use syn::BinOp::*;
+    Some(match op {
+        AddAssign(_) => quote!(+),
+        SubAssign(_) => quote!(-),
+        MulAssign(_) => quote!(*),
+        DivAssign(_) => quote!(/),
+        RemAssign(_) => quote!(%),
+        BitAndAssign(_) => quote!(&),
+        BitOrAssign(_) => quote!(|),
+        BitXorAssign(_) => quote!(^),
+        ShlAssign(_) => quote!(<<),
+        ShrAssign(_) => quote!(>>),
+        _ => return None,
+    })
 }
 
 /// Makes `&&` and `||` evaluate both operands (`&`, `|` on their `bool`s).
@@ -339,6 +525,7 @@ impl Program {
         let uniform = |e: &Expr| idents_of(e).is_disjoint(&varying) && names.uniform(e);
         let mut views = self.buffers.clone();
         views.extend(self.shared_arrays());
+        let segmented = body.iter().any(|s| matches!(s, Stmt::Expr(Expr::ForLoop(_), _)));
         let mut rw = Rewrite {
             ctx: &ctx,
             views: &views,
@@ -346,6 +533,13 @@ impl Program {
             row: HashSet::new(),
             lane: HashSet::new(),
             own: HashSet::new(),
+            alias: HashMap::new(),
+            defs: HashMap::new(),
+            loop_var: None,
+            loops: 0,
+            lane_locals: HashMap::new(),
+            lane_local_tys: Vec::new(),
+            segmented,
             staged: Vec::new(),
             row_loads: Vec::new(),
             conditional: 0,
@@ -367,7 +561,7 @@ impl Program {
         }
         let mut body = body;
         for s in &mut body {
-            rw.statement(s);
+            rw.statement(s, true);
         }
         if !rw.ok || rw.staged.is_empty() || !rw.staged.iter().any(|s| s.stored) {
             return None;
@@ -376,9 +570,13 @@ impl Program {
         if rw.staged.iter().any(|s| s.stored && super::is_read_only(&s.view.to_string())) {
             return None;
         }
-        // A view the body writes: no row-uniform load of it.
+        // A view the body writes: no row-uniform load of it, and no form read again in each
+        // pass of a loop; a form stored only in a loop that may not run is loaded first.
         let written: HashSet<String> = rw.staged.iter().filter(|s| s.stored).map(|s| s.view.to_string()).collect();
-        if rw.row_loads.iter().any(|v| written.contains(&v.to_string())) {
+        if rw.row_loads.iter().any(|v| written.contains(&v.to_string()))
+            || rw.staged.iter().any(|s| s.inner.is_some() && (s.stored || written.contains(&s.view.to_string())))
+            || rw.staged.iter().any(|s| s.stored && !s.stored_top && !s.loaded)
+        {
             return None;
         }
         let r = rt();
@@ -395,23 +593,44 @@ impl Program {
                 quote!(#c)
             },
         );
-        let indices: Vec<&Expr> = rw.staged.iter().map(|s| &s.index).collect();
-        let n_forms = indices.len();
-        let ends = |lane: TokenStream| {
+        // The forms read or written across the whole body (`outer`) have their ends and
+        // buffers made once per row; a loop's own forms once per pass.
+        let outer: Vec<&Staged> = rw.staged.iter().filter(|s| s.inner.is_none()).collect();
+        let ends = |forms: &[&Staged], lane: TokenStream, var: Option<&TokenStream>| {
+            let indices = forms.iter().map(|s| &s.index);
+            let var = var.map(|v| quote!(let #v = #v;));
             quote! {{
                 let #c = __emu_cursor.lane(__emu_c0 + #lane);
                 #lets_code
+                #var
                 [#(#r::Index::to_index(#indices)),*]
             }}
         };
-        let (first, last) = (ends(quote!(__emu_lo)), ends(quote!(__emu_hi - 1)));
+        // Each form's index at the run's two ends, `s` and `e`: one apart per lane.
+        let checked_ends = |forms: &[&Staged], s: &Ident, var: Option<&TokenStream>| {
+            let n_forms = forms.len();
+            let (first, last) = (ends(forms, quote!(__emu_lo), var), ends(forms, quote!(__emu_hi - 1), var));
+            quote! {
+                #[allow(unused_variables)]
+                let #s: [usize; #n_forms] = #first;
+                #[allow(unused_variables)]
+                let __emu_e: [usize; #n_forms] = #last;
+                for __emu_f in 0..#n_forms {
+                    if __emu_e[__emu_f].wrapping_sub(#s[__emu_f]) != __emu_n - 1 {
+                        return false;
+                    }
+                }
+            }
+        };
+        let s_outer = format_ident!("__emu_s");
+        let outer_ends = checked_ends(&outer, &s_outer, None);
         // On a view the body writes, two different forms' ranges are disjoint.
         let mut disjoint = Vec::new();
-        for (a, sa) in rw.staged.iter().enumerate() {
+        for (a, sa) in outer.iter().enumerate() {
             if !written.contains(&sa.view.to_string()) {
                 continue;
             }
-            for (b, _) in rw.staged.iter().enumerate().skip(a + 1).filter(|(_, s)| s.view == sa.view) {
+            for (b, _) in outer.iter().enumerate().skip(a + 1).filter(|(_, s)| s.view == sa.view) {
                 disjoint
                     .push(quote!(&& (__emu_s[#a] + __emu_n <= __emu_s[#b] || __emu_s[#b] + __emu_n <= __emu_s[#a])));
             }
@@ -420,22 +639,82 @@ impl Program {
             let buf = &s.buf;
             quote!(let mut #buf = #r::LaneBuf::<_, { #r::LANE_CHUNK }>::new();)
         });
-        let loads = rw.staged.iter().enumerate().filter(|(_, s)| s.loaded).map(|(a, s)| {
-            let (v, buf) = (&s.view, &s.buf);
-            quote!(#r::lane_load(&#v, __emu_s[#a], &mut #buf, __emu_n);)
-        });
-        // SAFETY (of the stores): every stored form is stored by every lane `0..n` (no store
-        // is under a short-circuit operand, and the body has no branch), so its elements
-        // `0..n` are set.
-        let stores = rw.staged.iter().enumerate().filter(|(_, s)| s.stored).map(|(a, s)| {
+        let locals = rw
+            .lane_local_tys
+            .iter()
+            .map(|(buf, ty)| quote!(let mut #buf = #r::LaneBuf::<#ty, { #r::LANE_CHUNK }>::new();));
+        let loads = |forms: &[&Staged], s: &Ident| -> Vec<TokenStream> {
+            forms
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.loaded)
+                .map(|(a, f)| {
+                    let (v, buf) = (&f.view, &f.buf);
+                    quote!(#r::lane_load(&#v, #s[#a], &mut #buf, __emu_n);)
+                })
+                .collect()
+        };
+        let outer_loads = loads(&outer, &s_outer);
+        // SAFETY (of the stores): every stored form is loaded first or stored by every lane
+        // `0..n` outside the loops (no store is under a short-circuit operand, and the body has
+        // no branch), so its elements `0..n` are set.
+        let stores = outer.iter().enumerate().filter(|(_, s)| s.stored).map(|(a, s)| {
             let (v, buf) = (&s.view, &s.buf);
             quote!(unsafe { #r::lane_store(&#v, __emu_s[#a], &#buf, __emu_n) };)
         });
-        let code = super::thread_code(&body);
+        let lanes = |code: TokenStream| {
+            quote! {
+                #[allow(unused_variables, unused_unsafe)]
+                for #k in 0..__emu_n {
+                    let #c = __emu_cursor.lane(__emu_c0 + __emu_lo + #k);
+                    #lets_code
+                    #code
+                }
+            }
+        };
+        // The body's segments in order: runs of statements, a loop over the lanes each; each
+        // loop of the body with the lanes inside its passes (each lane's operations are its
+        // own, in its own order, and no lane reads what another writes).
+        let mut code = TokenStream::new();
+        let mut run: Vec<Stmt> = Vec::new();
+        let mut loop_id = 0;
+        for st in &body {
+            let Stmt::Expr(Expr::ForLoop(f), _) = st else {
+                run.push(st.clone());
+                continue;
+            };
+            if !run.is_empty() {
+                code.extend(lanes(super::thread_code(&run)));
+                run.clear();
+            }
+            let (var, range) = (&f.pat, &f.expr);
+            let var = quote!(#var);
+            let mine: Vec<&Staged> = rw.staged.iter().filter(|s| s.inner == Some(loop_id)).collect();
+            let s_inner = format_ident!("__emu_si");
+            let pass_ends = checked_ends(&mine, &s_inner, Some(&var));
+            let pass_loads = loads(&mine, &s_inner);
+            let pass = lanes(super::thread_code(&f.body.stmts));
+            code.extend(quote! {
+                // The loop's range is the same for every lane of the row (and pure).
+                let __emu_range = {
+                    let #c = __emu_cursor.lane(__emu_c0 + __emu_lo);
+                    #lets_code
+                    #range
+                };
+                for #var in __emu_range {
+                    #pass_ends
+                    #(#pass_loads)*
+                    #pass
+                }
+            });
+            loop_id += 1;
+        }
+        if !run.is_empty() {
+            code.extend(lanes(super::thread_code(&run)));
+        }
         Some(quote! {
             |__emu_cursor: &#r::LaneCursor, __emu_c0: usize, __emu_m: usize| -> bool {
                 let __emu_m = ::core::cmp::min(__emu_m, #r::LANE_CHUNK);
-                // The lanes that pass the condition, which must be one run `lo..hi`.
                 // The lanes that pass the condition, which must be one run `lo..hi`: their
                 // count, and the sums of their positions and of their squares (`m <= 256`: each
                 // fits a `u32`), which sums vectorise. Of all sets of `n` lanes with a given
@@ -458,28 +737,15 @@ impl Program {
                 if __emu_n == 0 {
                     return true;
                 }
-                // Each form's index at the run's two ends: one apart per lane.
-                #[allow(unused_variables)]
-                let __emu_s: [usize; #n_forms] = #first;
-                #[allow(unused_variables)]
-                let __emu_e: [usize; #n_forms] = #last;
-                for __emu_f in 0..#n_forms {
-                    if __emu_e[__emu_f].wrapping_sub(__emu_s[__emu_f]) != __emu_n - 1 {
-                        return false;
-                    }
-                }
+                #outer_ends
                 if !(true #(#disjoint)*) {
                     return false;
                 }
                 let __emu_n = ::core::cmp::min(__emu_n, #r::LANE_CHUNK);
                 #(#bufs)*
-                #(#loads)*
-                #[allow(unused_variables, unused_unsafe)]
-                for #k in 0..__emu_n {
-                    let #c = __emu_cursor.lane(__emu_c0 + __emu_lo + #k);
-                    #lets_code
-                    #code
-                }
+                #(#locals)*
+                #(#outer_loads)*
+                #code
                 #(#stores)*
                 true
             }

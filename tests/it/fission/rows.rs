@@ -56,6 +56,46 @@ fn divide(w: i32, z: i32, a: &[i32], b: &mut [i32]) {
     }
 }
 
+/// The textbook matrix product: each thread's dot product over a row of `a` and a column of
+/// `b`, in a per-thread sum (the passes of `k` run with the row's lanes inside each).
+#[kernel]
+fn matmul_rows(n: i32, a: &[f32], b: &[f32], c: &mut [f32]) {
+    let col: i32 = (block_idx().x * block_dim().x + thread_idx().x) as i32;
+    let row: i32 = (block_idx().y * block_dim().y + thread_idx().y) as i32;
+    if row < n && col < n {
+        let mut sum: f32 = 0.0;
+        for k in 0..n {
+            sum += a[row * n + k] * b[k * n + col];
+        }
+        c[row * n + col] = sum;
+    }
+}
+
+/// PolyBench's gemm: the product accumulated in place, `c[i][j] *= beta` first.
+#[kernel]
+fn gemm_rows(n: i32, alpha: f32, beta: f32, a: &[f32], b: &[f32], c: &mut [f32]) {
+    let j: i32 = (block_idx().x * block_dim().x + thread_idx().x) as i32;
+    let i: i32 = (block_idx().y * block_dim().y + thread_idx().y) as i32;
+    if (i < n) && (j < n) {
+        c[i * n + j] *= beta;
+        for k in 0..n {
+            c[i * n + j] += alpha * a[i * n + k] * b[k * n + j];
+        }
+    }
+}
+
+/// A store made only inside a loop of `passes` passes (none: the element keeps its value).
+#[kernel]
+fn store_in_loop(passes: i32, a: &[f32], b: &mut [f32]) {
+    let j: i32 = (block_idx().x * block_dim().x + thread_idx().x) as i32;
+    let i: i32 = (block_idx().y * block_dim().y + thread_idx().y) as i32;
+    if j < W && i < H {
+        for k in 0..passes {
+            b[i * W + j] = a[i * W + j] * k as f32;
+        }
+    }
+}
+
 fn inputs() -> Vec<f32> {
     (0..W * H).map(|i| ((i * 7919) % 61) as f32 * 0.25 - 7.0).collect()
 }
@@ -166,5 +206,80 @@ fn a_lane_that_panics_in_a_row_is_reported_as_its_thread() {
             );
             assert!(rg.unwrap_err().contains("by thread (13,3,0) in block (1,0,0)"));
         }
+    }
+}
+
+#[test]
+fn loops_of_a_row_run_their_passes_with_the_lanes_inside() {
+    // 40 x 40: rows of 32 lanes and of 8, and blocks past the edge.
+    let n = 40i32;
+    let a: Vec<f32> = (0..n * n).map(|k| ((k * 37) % 23) as f32 * 0.125 - 1.0).collect();
+    let b: Vec<f32> = (0..n * n).map(|k| ((k * 11) % 19) as f32 * 0.25 - 2.0).collect();
+    let c0: Vec<f32> = (0..n * n).map(|k| (k % 7) as f32).collect();
+    let grid = ((n as u32).div_ceil(32), (n as u32).div_ceil(8));
+    let at = |m: &[f32], r: i32, c: i32| m[(r * n + c) as usize];
+
+    let product = || {
+        let (da, db) = (DeviceBuffer::from_slice(&a).unwrap(), DeviceBuffer::from_slice(&b).unwrap());
+        let mut dc = DeviceBuffer::<f32>::zeroed((n * n) as usize).unwrap();
+        launch!(matmul_rows<<<grid, (32, 8)>>>(n, &da, &db, &mut dc)).unwrap();
+        bits(dc.to_vec().unwrap())
+    };
+    let (fast, vectorised, general) = both(product);
+    let mut want = vec![0f32; (n * n) as usize];
+    for r in 0..n {
+        for c in 0..n {
+            let mut sum = 0.0f32;
+            for k in 0..n {
+                sum += at(&a, r, k) * at(&b, k, c);
+            }
+            want[(r * n + c) as usize] = sum;
+        }
+    }
+    assert_eq!(fast, bits(want));
+    assert_eq!(fast, general);
+    if std::env::var_os("EMU_PATH").is_none() {
+        assert_eq!(vectorised, (grid.0 * grid.1) as usize);
+    }
+
+    let (alpha, beta) = (1.5f32, 0.75f32);
+    let gemm = || {
+        let (da, db) = (DeviceBuffer::from_slice(&a).unwrap(), DeviceBuffer::from_slice(&b).unwrap());
+        let mut dc = DeviceBuffer::from_slice(&c0).unwrap();
+        launch!(gemm_rows<<<grid, (32, 8)>>>(n, alpha, beta, &da, &db, &mut dc)).unwrap();
+        bits(dc.to_vec().unwrap())
+    };
+    let (fast, vectorised, general) = both(gemm);
+    let mut want = c0.clone();
+    for i in 0..n {
+        for j in 0..n {
+            let w = &mut want[(i * n + j) as usize];
+            *w *= beta;
+            for k in 0..n {
+                *w += alpha * at(&a, i, k) * at(&b, k, j);
+            }
+        }
+    }
+    assert_eq!(fast, bits(want));
+    assert_eq!(fast, general);
+    if std::env::var_os("EMU_PATH").is_none() {
+        assert_eq!(vectorised, (grid.0 * grid.1) as usize);
+    }
+}
+
+#[test]
+fn a_store_made_only_in_a_loop_that_may_not_run_keeps_the_element() {
+    let a = inputs();
+    for passes in [0, 3] {
+        let run = || {
+            let da = DeviceBuffer::from_slice(&a).unwrap();
+            let mut db = DeviceBuffer::<f32>::from_slice(&vec![-1.0; (W * H) as usize]).unwrap();
+            launch!(store_in_loop<<<grid(), (32, 8)>>>(passes, &da, &mut db)).unwrap();
+            bits(db.to_vec().unwrap())
+        };
+        let (fast, _, general) = both(run);
+        let want: Vec<f32> = a.iter().map(|&v| if passes == 0 { -1.0 } else { v * (passes - 1) as f32 }).collect();
+        assert_eq!(fast, bits(want), "{passes} passes");
+        assert_eq!(fast, general);
     }
 }

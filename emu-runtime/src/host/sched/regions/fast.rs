@@ -280,7 +280,8 @@ pub const LANE_CHUNK: usize = 256;
 /// One view's elements for a chunk of lanes of a vectorised lane loop: lane `k` of the chunk
 /// reads and writes its `v[i]` as `get(k)` and `set(k, ..)`, so that the loop over the chunk
 /// is plain arithmetic over a local array, which LLVM vectorises. [`lane_load`] fills it from
-/// the view; [`lane_store`] writes it back. It starts uninitialised (clearing it would cost
+/// the view; [`lane_store`] writes it back. A row of a lane loop with a loop in its body also
+/// keeps each per-lane local in one (`fission/rows.rs`), of any `Copy` type. It starts uninitialised (clearing it would cost
 /// more than the kernel's arithmetic): only elements loaded or set may be read.
 #[cfg(not(target_arch = "nvptx64"))]
 pub struct LaneBuf<T, const C: usize> {
@@ -295,7 +296,7 @@ impl<T, const C: usize> core::fmt::Debug for LaneBuf<T, C> {
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
-impl<T: DeviceCopy, const C: usize> LaneBuf<T, C> {
+impl<T: Copy, const C: usize> LaneBuf<T, C> {
     /// A buffer with no element initialised.
     #[inline(always)]
     #[allow(clippy::new_without_default)]
