@@ -1897,7 +1897,7 @@ impl stencil_rows {
                         );
                         #[allow(unused_variables, unused_parens)]
                         for __emu_k in 0..__emu_m {
-                            let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);
+                            let __emu_ctx = __emu_cursor.row_lane(__emu_c0 + __emu_k);
                             let j: i32 = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
                                 + __emu_ctx.thread_idx.x) as i32;
                             let i: i32 = (__emu_ctx.block_idx.y * __emu_ctx.block_dim.y
@@ -1923,7 +1923,7 @@ impl stencil_rows {
                         }
                         #[allow(unused_variables)]
                         let __emu_s: [usize; 3usize] = {
-                            let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_lo);
+                            let __emu_ctx = __emu_cursor.row_lane(__emu_c0 + __emu_lo);
                             let j: i32 = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
                                 + __emu_ctx.thread_idx.x) as i32;
                             let i: i32 = (__emu_ctx.block_idx.y * __emu_ctx.block_dim.y
@@ -1936,7 +1936,8 @@ impl stencil_rows {
                         };
                         #[allow(unused_variables)]
                         let __emu_e: [usize; 3usize] = {
-                            let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_hi - 1);
+                            let __emu_ctx = __emu_cursor
+                                .row_lane(__emu_c0 + __emu_hi - 1);
                             let j: i32 = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
                                 + __emu_ctx.thread_idx.x) as i32;
                             let i: i32 = (__emu_ctx.block_idx.y * __emu_ctx.block_dim.y
@@ -1988,7 +1989,7 @@ impl stencil_rows {
                         #[allow(unused_variables, unused_unsafe)]
                         for __emu_k in 0..__emu_n {
                             let __emu_ctx = __emu_cursor
-                                .lane(__emu_c0 + __emu_lo + __emu_k);
+                                .row_lane(__emu_c0 + __emu_lo + __emu_k);
                             let j: i32 = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
                                 + __emu_ctx.thread_idx.x) as i32;
                             let i: i32 = (__emu_ctx.block_idx.y * __emu_ctx.block_dim.y

@@ -600,7 +600,7 @@ impl Program {
             let indices = forms.iter().map(|s| &s.index);
             let var = var.map(|v| quote!(let #v = #v;));
             quote! {{
-                let #c = __emu_cursor.lane(__emu_c0 + #lane);
+                let #c = __emu_cursor.row_lane(__emu_c0 + #lane);
                 #lets_code
                 #var
                 [#(#r::Index::to_index(#indices)),*]
@@ -666,7 +666,7 @@ impl Program {
             quote! {
                 #[allow(unused_variables, unused_unsafe)]
                 for #k in 0..__emu_n {
-                    let #c = __emu_cursor.lane(__emu_c0 + __emu_lo + #k);
+                    let #c = __emu_cursor.row_lane(__emu_c0 + __emu_lo + #k);
                     #lets_code
                     #code
                 }
@@ -697,7 +697,7 @@ impl Program {
             code.extend(quote! {
                 // The loop's range is the same for every lane of the row (and pure).
                 let __emu_range = {
-                    let #c = __emu_cursor.lane(__emu_c0 + __emu_lo);
+                    let #c = __emu_cursor.row_lane(__emu_c0 + __emu_lo);
                     #lets_code
                     #range
                 };
@@ -722,7 +722,7 @@ impl Program {
                 let (mut __emu_n, mut __emu_s1, mut __emu_s2) = (0u32, 0u32, 0u32);
                 #[allow(unused_variables, unused_parens)]
                 for #k in 0..__emu_m {
-                    let #c = __emu_cursor.lane(__emu_c0 + #k);
+                    let #c = __emu_cursor.row_lane(__emu_c0 + #k);
                     #lets_code
                     let __emu_pass = (#cond) as u32;
                     let __emu_at = #k as u32;

@@ -816,7 +816,7 @@ impl<'r> Regions<'r> {
 
     /// Runs a lane loop's region row by row (`fission/rows.rs`): for each row `(y, z)` of the
     /// block, in index order, `vector(cursor, x0, m)` for its lanes `x0..x0 + m` (at most
-    /// [`fast::LANE_CHUNK`] of them), `cursor.lane(x)` giving thread `(x, y, z)`'s indices.
+    /// [`fast::LANE_CHUNK`] of them), `cursor.row_lane(x)` giving thread `(x, y, z)`'s indices.
     /// `vector` returns whether it ran those lanes; when it did not (its proof did not hold
     /// for them), or it panicked, which it does before it has any effect (its stores are
     /// staged), the lanes run one by one through `scalar(t, ctx)`, each named as the running
@@ -853,7 +853,7 @@ impl<'r> Regions<'r> {
                 if !ran {
                     for x in x0..x0 + m {
                         self.block.regions_set_current((t0 + x) as u32);
-                        scalar(t0 + x, cursor.lane(x));
+                        scalar(t0 + x, cursor.row_lane(x));
                     }
                 }
                 x0 += m;
@@ -1422,12 +1422,17 @@ pub struct LaneCursor {
 }
 
 impl LaneCursor {
-    /// The indices of lane `t`: thread `t` of a 1-D block, or thread `(t, y, z)` of row `(y,
-    /// z)` for [`Regions::each_row_chunk`].
+    /// The indices of thread `t` (of a 1-D block).
     #[inline(always)]
     pub fn lane(&self, t: usize) -> ThreadCtx {
+        ThreadCtx { thread_idx: Dim3::new(t as u32, 0, 0), ..self.ctx }
+    }
+
+    /// The indices of thread `(x, y, z)` of the row `(y, z)` [`Regions::each_row_chunk`] runs.
+    #[inline(always)]
+    pub fn row_lane(&self, x: usize) -> ThreadCtx {
         let row = self.ctx.thread_idx;
-        ThreadCtx { thread_idx: Dim3::new(t as u32, row.y, row.z), ..self.ctx }
+        ThreadCtx { thread_idx: Dim3::new(x as u32, row.y, row.z), ..self.ctx }
     }
 }
 
