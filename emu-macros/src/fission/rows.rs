@@ -99,6 +99,9 @@ struct Rewrite<'a> {
     lane: HashSet<String>,
     /// Locals the body binds.
     own: HashSet<String>,
+    /// The leading `let`s' names, which the lanes' code binds again in each of its loops
+    /// (normalisation renames a name bound twice; a body that still rebinds one is refused).
+    lead: HashSet<String>,
     /// Immutable locals the body binds to a view (`let __emu_view = v;`, the compound
     /// assignment's).
     alias: HashMap<String, Ident>,
@@ -267,6 +270,7 @@ impl Rewrite<'_> {
                 if p.by_ref.is_some()
                     || p.subpat.is_some()
                     || self.views.contains(&name)
+                    || self.lead.contains(&name)
                     || self.loop_var.as_ref() == Some(&name)
                     || self.lane_locals.contains_key(&name)
                 {
@@ -281,7 +285,10 @@ impl Rewrite<'_> {
                 }
                 self.alias.remove(&name);
                 self.defs.remove(&name);
-                let def = (!mutable && pure_expr(init) && self.lin(init).is_some()).then(|| (**init).clone());
+                // (A value that reads its own name's earlier binding is not substituted.)
+                let def =
+                    (!mutable && pure_expr(init) && self.lin(init).is_some() && !idents_of(&**init).contains(&name))
+                        .then(|| (**init).clone());
                 self.expr(init);
                 self.own.insert(name.clone());
                 if let Some(d) = def {
@@ -303,7 +310,10 @@ impl Rewrite<'_> {
                 let Expr::Range(r) = &*f.expr else { return self.ok = false };
                 let ends_ok =
                     [&r.start, &r.end].iter().all(|e| e.as_ref().is_some_and(|e| pure_expr(e) && self.row_uniform(e)));
-                if !ends_ok || f.label.is_some() || p.by_ref.is_some() || p.subpat.is_some() {
+                let name = p.ident.to_string();
+                let bound =
+                    self.lead.contains(&name) || self.own.contains(&name) || self.lane_locals.contains_key(&name);
+                if !ends_ok || bound || f.label.is_some() || p.by_ref.is_some() || p.subpat.is_some() {
                     return self.ok = false;
                 }
                 self.loop_var = Some(p.ident.to_string());
@@ -533,6 +543,7 @@ impl Program {
             row: HashSet::new(),
             lane: HashSet::new(),
             own: HashSet::new(),
+            lead: lets.iter().filter_map(|s| if let Stmt::Local(l) = s { local_name(&l.pat) } else { None }).collect(),
             alias: HashMap::new(),
             defs: HashMap::new(),
             loop_var: None,

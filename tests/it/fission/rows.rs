@@ -283,3 +283,45 @@ fn a_store_made_only_in_a_loop_that_may_not_run_keeps_the_element() {
         assert_eq!(fast, general);
     }
 }
+
+/// A loop variable named as the row's own `i`: inside the loop `i` is the pass.
+#[kernel]
+fn shadowed_names(n: i32, a: &[f32], b: &mut [f32]) {
+    let j: i32 = (block_idx().x * block_dim().x + thread_idx().x) as i32;
+    let i: i32 = (block_idx().y * block_dim().y + thread_idx().y) as i32;
+    if i < H && j < W - 1 {
+        let mut s: f32 = a[i * W + j + 1];
+        for i in 0..n {
+            s += a[i * W + j];
+        }
+        b[i * W + j] = s;
+    }
+}
+
+#[test]
+fn names_bound_again_in_a_row_keep_their_meaning() {
+    let a = inputs();
+    let n = 5;
+    let run = || {
+        let da = DeviceBuffer::from_slice(&a).unwrap();
+        let mut db = DeviceBuffer::<f32>::zeroed((W * H) as usize).unwrap();
+        launch!(shadowed_names<<<grid(), (32, 8)>>>(n, &da, &mut db)).unwrap();
+        bits(db.to_vec().unwrap())
+    };
+    let (fast, vectorised, general) = both(run);
+    if std::env::var_os("EMU_PATH").is_none() {
+        assert_eq!(vectorised, 20, "one row-by-row run per block");
+    }
+    let mut want = vec![0f32; (W * H) as usize];
+    for i in 0..H {
+        for j in 0..W - 1 {
+            let mut s = a[(i * W + j + 1) as usize];
+            for p in 0..n {
+                s += a[(p * W + j) as usize];
+            }
+            want[(i * W + j) as usize] = s;
+        }
+    }
+    assert_eq!(fast, bits(want));
+    assert_eq!(fast, general);
+}
