@@ -624,6 +624,16 @@ fn nodes(stmts: &[Stmt]) -> Result<Vec<Node>, String> {
     Ok(out)
 }
 
+/// Whether `c` is the rewrite's `__private::store(checked, &v, i, x)` (`Some(true)`) or
+/// `__private::load(checked, &v, i)` (`Some(false)`), the accesses of a view (`rewrite.rs`).
+pub(super) fn view_access(c: &syn::ExprCall) -> Option<bool> {
+    match (private_call(c).as_deref(), c.args.len()) {
+        (Some("load"), 3) => Some(false),
+        (Some("store"), 4) => Some(true),
+        _ => None,
+    }
+}
+
 /// The name of the `__private` function `c` calls (the rewrite's accesses, `load` and
 /// `store`, fission's own hand-overs, normalisation's votes), if it calls one.
 pub(super) fn private_call(c: &syn::ExprCall) -> Option<String> {

@@ -42,8 +42,8 @@ use syn::{Expr, Ident, Pat, Stmt};
 
 use super::uniform::{idents_of, is_assign, Names};
 use super::{
-    bound_in, is_thread_x, lane_k, lanes_below, path_name, private_call, rt, strip_parens, thread_code, view_named,
-    Gen, Lives, Program, FLOAT_METHODS,
+    bound_in, is_thread_x, lane_k, lanes_below, path_name, rt, strip_parens, thread_code, view_access, view_named, Gen,
+    Lives, Program, FLOAT_METHODS,
 };
 
 /// The index of an access relative to the lane's `thread_idx().x`.
@@ -283,13 +283,9 @@ impl Rewrite<'_> {
     /// `__private::load(checked, &v, i)` and `__private::store(checked, &v, i, x)`.
     fn access(&mut self, e: &mut Expr) {
         let Expr::Call(c) = e else { return };
-        let store = match (private_call(c).as_deref(), c.args.len()) {
-            (Some("load"), 3) => false,
-            (Some("store"), 4) => true,
-            _ => {
-                self.ok = false;
-                return;
-            }
+        let Some(store) = view_access(c) else {
+            self.ok = false;
+            return;
         };
         let Some(Expr::Reference(r)) = c.args.iter().nth(1) else {
             self.ok = false;
@@ -424,11 +420,7 @@ fn accesses(s: &Stmt, rw: &Rewrite<'_>) -> Option<Vec<(Ident, Expr, bool)>> {
             syn::visit::visit_local(self, l);
         }
         fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
-            let store = match (private_call(c).as_deref(), c.args.len()) {
-                (Some("load"), 3) => Some(false),
-                (Some("store"), 4) => Some(true),
-                _ => None,
-            };
+            let store = view_access(c);
             if let (Some(store), Some(Expr::Reference(r))) = (store, c.args.iter().nth(1)) {
                 let index = match path_name(&c.args[2]).and_then(|n| self.values.get(&n)) {
                     Some(e) => e.clone(),
