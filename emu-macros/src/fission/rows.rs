@@ -694,7 +694,10 @@ impl Program {
                 code.extend(lanes(super::thread_code(&run)));
                 run.clear();
             }
-            let (var, range) = (&f.pat, &f.expr);
+            let (pat, range) = (&f.pat, &f.expr);
+            // (`statement` took only a plain name, `mut` or not.)
+            let Pat::Ident(p) = &**pat else { return None };
+            let var = p.ident.clone();
             let var = quote!(#var);
             let mine: Vec<&Staged> = rw.staged.iter().filter(|s| s.inner == Some(loop_id)).collect();
             let s_inner = format_ident!("__emu_si");
@@ -708,7 +711,7 @@ impl Program {
                     #lets_code
                     #range
                 };
-                for #var in __emu_range {
+                for #pat in __emu_range {
                     #pass_ends
                     #(#pass_loads)*
                     #pass
