@@ -229,8 +229,10 @@ unsafe fn bulk_copy_avx(src: *const u8, dst: *mut u8, bytes: usize) -> usize {
     let big = bytes & !127;
     if big != 0 {
         // SAFETY: the loop reads `[src, src + big)` and writes `[dst, dst + big)`, inside both
-        // ranges; `big` is a non-zero multiple of 128. `vzeroupper` ends the AVX code, as the
-        // ABI expects of code that may return to SSE code.
+        // ranges; `big` is a non-zero multiple of 128. It writes no register but the four it
+        // declares: no `vzeroupper`, which would clear the upper halves of every `ymm`
+        // register, those of the caller's live values too once this is inlined into AVX2 code
+        // (`fast::run_wide`); the compiler ends its own AVX code as the ABI expects.
         unsafe {
             core::arch::asm!(
                 "2:",
@@ -246,7 +248,6 @@ unsafe fn bulk_copy_avx(src: *const u8, dst: *mut u8, bytes: usize) -> usize {
                 "add {t}, 128",
                 "sub {n}, 128",
                 "jnz 2b",
-                "vzeroupper",
                 s = inout(reg) src => _,
                 t = inout(reg) dst => _,
                 n = inout(reg) big => _,
@@ -418,6 +419,39 @@ pub(crate) unsafe fn fingerprint(p: *const u8, len: usize, mut h: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The copies' assembly writes no `ymm` register but its own: a 256-bit value live across
+    /// a copy inlined into AVX2 code keeps its upper half. A `vzeroupper` in the copy cleared
+    /// it (found when a row of `Regions::each_row_chunk` lost its lanes' index ends).
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    #[test]
+    fn a_copy_leaves_the_callers_ymm_registers_alone() {
+        use core::arch::x86_64::{__m256i, _mm256_add_epi32, _mm256_loadu_si256, _mm256_storeu_si256};
+        /// # Safety
+        ///
+        /// The CPU has AVX2.
+        #[target_feature(enable = "avx2")]
+        unsafe fn across_a_copy(lanes: &[i32; 8]) -> [i32; 8] {
+            let src = [1.5f32; 64];
+            let mut dst = [0f32; 64];
+            // SAFETY: `lanes` holds 8 `i32`s; loads and stores of it need no alignment.
+            let v = unsafe { _mm256_loadu_si256(std::hint::black_box(lanes).as_ptr() as *const __m256i) };
+            // SAFETY: both arrays hold 64 elements (256 bytes: the 128-byte AVX moves) and
+            // do not overlap.
+            unsafe { copy_from_device(src.as_ptr(), dst.as_mut_ptr(), 64) };
+            // Used after the copy, so that `v` stays in a register across it.
+            let w = _mm256_add_epi32(v, v);
+            let mut out = [0i32; 8];
+            // SAFETY: `out` holds 8 `i32`s.
+            unsafe { _mm256_storeu_si256(out.as_mut_ptr() as *mut __m256i, w) };
+            assert_eq!(dst, src);
+            out
+        }
+        assert!(std::arch::is_x86_feature_detected!("avx2"), "the machines here have AVX2");
+        let lanes = [1, 2, 3, 4, 5, 6, 7, 8];
+        // SAFETY: the CPU has AVX2 (asserted above).
+        assert_eq!(unsafe { across_a_copy(&lanes) }, [2, 4, 6, 8, 10, 12, 14, 16]);
+    }
 
     /// `copy_from_device` then `copy_to_device` of `n` elements (from 1 byte to 12, and
     /// lengths that leave tails after the 128-, 64- and 16-byte moves) give back the source
