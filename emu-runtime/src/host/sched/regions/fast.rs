@@ -1088,3 +1088,14 @@ pub(crate) unsafe fn run_wide<V: FnMut(&LaneCursor, usize, usize)>(
 ) {
     vector(cursor, c0, m)
 }
+
+/// [`run_wide`] for a run of chunks (`Regions::each_row_chunk`): `batch()`, inlined here and
+/// compiled for AVX2.
+///
+/// # Safety
+///
+/// The CPU has AVX2 ([`wide_lanes`]; elsewhere, where it is compiled without, nothing).
+#[cfg_attr(all(target_arch = "x86_64", not(miri)), target_feature(enable = "avx2"))]
+pub(crate) unsafe fn run_wide_batch<B: FnMut() -> bool>(batch: &mut B) -> bool {
+    batch()
+}

@@ -832,32 +832,57 @@ impl<'r> Regions<'r> {
         let dim = self.ctx.block_dim;
         let (dx, dy) = (dim.x as usize, dim.y.max(1) as usize);
         let rows = self.n.checked_div(dx).unwrap_or(0);
-        let wide = fast::wide_lanes();
-        for row in 0..rows {
-            let mut ctx = self.ctx;
+        // The block's chunks in index order: row `c / per_row`, lanes from `(c % per_row) *
+        // LANE_CHUNK` of it.
+        let per_row = dx.div_ceil(fast::LANE_CHUNK);
+        let chunks = rows * per_row;
+        let base = self.ctx;
+        let at = move |c: usize| {
+            let row = c / per_row;
+            let mut ctx = base;
             // `row < n / dx` and `n = dx * dy * dz`: `y < dy` and `z < dz` fit `u32`.
             ctx.thread_idx = Dim3::new(0, (row % dy) as u32, (row / dy) as u32);
-            let cursor = LaneCursor { ctx };
-            let t0 = row * dx;
-            let mut x0 = 0;
-            while x0 < dx {
-                let m = fast::LANE_CHUNK.min(dx - x0);
-                self.block.regions_set_current((t0 + x0) as u32);
-                let mut ran = false;
-                let mut chunk = |c: &LaneCursor, c0: usize, m: usize| ran = vector(c, c0, m);
-                // SAFETY: `wide` is `wide_lanes()`.
-                if unsafe { run_chunk(&mut chunk, &cursor, x0, m, wide) }.is_err() {
-                    forget_chunk_panic();
-                    ran = false;
-                }
-                if !ran {
-                    for x in x0..x0 + m {
-                        self.block.regions_set_current((t0 + x) as u32);
-                        scalar(t0 + x, cursor.row_lane(x));
+            let x0 = (c % per_row) * fast::LANE_CHUNK;
+            (LaneCursor { ctx }, row * dx, x0, fast::LANE_CHUNK.min(dx - x0))
+        };
+        let wide = fast::wide_lanes();
+        // The chunks run one after another under one `catch_unwind` (its cost, and the
+        // running thread's, were a tenth of a 32-lane row's), until one declines or panics:
+        // that one has had no effect, and runs lane by lane; the rest run on from there.
+        let mut next = 0;
+        while next < chunks {
+            let (_, t0, x0, _) = at(next);
+            self.block.regions_set_current((t0 + x0) as u32);
+            let reached = std::cell::Cell::new(next);
+            let mut batch = || {
+                for c in reached.get()..chunks {
+                    reached.set(c);
+                    let (cursor, _, x0, m) = at(c);
+                    if !vector(&cursor, x0, m) {
+                        return false;
                     }
                 }
-                x0 += m;
+                reached.set(chunks);
+                true
+            };
+            // SAFETY: `wide` is `wide_lanes()`.
+            let done = match unsafe { run_batch(&mut batch, wide) } {
+                Ok(done) => done,
+                Err(_) => {
+                    forget_chunk_panic();
+                    false
+                }
+            };
+            let c = reached.get();
+            if done || c >= chunks {
+                break;
             }
+            let (cursor, t0, x0, m) = at(c);
+            for x in x0..x0 + m {
+                self.block.regions_set_current((t0 + x) as u32);
+                scalar(t0 + x, cursor.row_lane(x));
+            }
+            next = c + 1;
         }
         if self.n > 0 {
             self.block.regions_set_current((self.n - 1) as u32);
@@ -1472,6 +1497,24 @@ where
             unsafe { fast::run_wide(vector, cursor, c0, m) }
         } else {
             vector(cursor, c0, m)
+        }
+    }))
+}
+
+/// Runs `batch`, a run of chunks of a vectorised form, on AVX2 where `wide` (see
+/// [`run_chunk`]): what it returned, or the payload of its panic.
+///
+/// # Safety
+///
+/// `wide` is what [`fast::wide_lanes`] said: the CPU has AVX2.
+#[inline(always)]
+unsafe fn run_batch<B: FnMut() -> bool>(batch: &mut B, wide: bool) -> std::thread::Result<bool> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if wide {
+            // SAFETY: the CPU has AVX2 (the caller's contract).
+            unsafe { fast::run_wide_batch(batch) }
+        } else {
+            batch()
         }
     }))
 }
