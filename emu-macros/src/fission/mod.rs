@@ -3319,6 +3319,24 @@ impl Program {
         Some((tid, syn::parse_quote!(#rb.scaled_bound(#k, #bound))))
     }
 
+    /// The views a region's code may access by name: the buffer parameters and the block's
+    /// shared arrays (`shared_arrays`).
+    pub(super) fn view_names(&self) -> HashSet<String> {
+        let mut views = self.buffers.clone();
+        views.extend(self.shared_arrays());
+        views
+    }
+
+    /// The locals whose value may differ between the block's threads (all but the uniform
+    /// ones), which a block-uniform expression does not read.
+    pub(super) fn thread_varying(&self) -> HashSet<String> {
+        self.locals
+            .iter()
+            .filter(|l| self.lives.get(&l.name) != Some(&Lives::Uniform))
+            .map(|l| l.name.clone())
+            .collect()
+    }
+
     /// The block's shared arrays: block-uniform locals bound to `shared_array!`, and the one
     /// view of the dynamic shared memory when the kernel has exactly one (a local bound to
     /// `dynamic_shared()`, the only call of it in the body and not cast): the fast forms
@@ -3356,8 +3374,7 @@ impl Program {
         let names = self.names(&self.uniform, &locals, &ctx);
         let uniform = |e: &Expr| !idents_of(e).contains(tid) && names.uniform(e);
         // Views: the buffer parameters and the block's shared arrays.
-        let mut views = self.buffers.clone();
-        views.extend(self.shared_arrays());
+        let views = self.view_names();
         let mut stmts = thread.to_vec();
         let mut v = InBounds {
             region: Some(RegionAccesses { uniform: &uniform, found: Vec::new() }),

@@ -624,17 +624,11 @@ impl Program {
         let ctx = self.ctx.to_string();
         let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
         let names = self.names(&self.uniform, &locals, &ctx);
-        let mut varying: HashSet<String> = self
-            .locals
-            .iter()
-            .filter(|l| self.lives.get(&l.name) != Some(&Lives::Uniform))
-            .map(|l| l.name.clone())
-            .collect();
+        let mut varying = self.thread_varying();
         // Loop variables inside the region vary too.
         varying.extend(loop_vars(thread));
         let uniform = |e: &Expr| idents_of(e).is_disjoint(&varying) && names.uniform(e);
-        let mut views = self.buffers.clone();
-        views.extend(self.shared_arrays());
+        let views = self.view_names();
         let mut v = Ranges {
             ctx: &ctx,
             uniform: &uniform,

@@ -484,19 +484,6 @@ impl VisitMut for Eager {
     }
 }
 
-/// The identifiers `s` names.
-fn idents_of_stmt(s: &Stmt) -> HashSet<String> {
-    struct V(HashSet<String>);
-    impl<'ast> syn::visit::Visit<'ast> for V {
-        fn visit_ident(&mut self, i: &'ast Ident) {
-            self.0.insert(i.to_string());
-        }
-    }
-    let mut v = V(HashSet::new());
-    syn::visit::Visit::visit_stmt(&mut v, s);
-    v.0
-}
-
 /// The integer types an index may be cast through.
 const INTEGERS: [&str; 12] = ["u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "usize", "isize", "u128", "i128"];
 
@@ -517,20 +504,14 @@ impl Program {
             return None;
         }
         // The lanes have no linear thread index of their own here.
-        if thread.iter().any(|s| idents_of_stmt(s).contains(&g.t.to_string())) {
+        if thread.iter().any(|s| idents_of(s).contains(&g.t.to_string())) {
             return None;
         }
         let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
         let names = self.names(&self.uniform, &locals, &ctx);
-        let varying: HashSet<String> = self
-            .locals
-            .iter()
-            .filter(|l| self.lives.get(&l.name) != Some(&Lives::Uniform))
-            .map(|l| l.name.clone())
-            .collect();
+        let varying = self.thread_varying();
         let uniform = |e: &Expr| idents_of(e).is_disjoint(&varying) && names.uniform(e);
-        let mut views = self.buffers.clone();
-        views.extend(self.shared_arrays());
+        let views = self.view_names();
         let segmented = body.iter().any(|s| matches!(s, Stmt::Expr(Expr::ForLoop(_), _)));
         let mut rw = Rewrite {
             ctx: &ctx,

@@ -475,16 +475,9 @@ impl Program {
         let ctx = self.ctx.to_string();
         let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
         let names: Names<'_> = self.names(&self.uniform, &locals, &ctx);
-        let thread_varying: HashSet<String> = self
-            .locals
-            .iter()
-            .filter(|l| self.lives.get(&l.name) != Some(&Lives::Uniform))
-            .map(|l| l.name.clone())
-            .collect();
+        let thread_varying = self.thread_varying();
         let uniform = |e: &Expr| idents_of(e).is_disjoint(&thread_varying) && names.uniform(e);
-        // Views: the buffer parameters and the block's shared arrays.
-        let mut views = self.buffers.clone();
-        views.extend(self.shared_arrays());
+        let views = self.view_names();
         let mut rw = Rewrite {
             ctx: &ctx,
             views: &views,
