@@ -73,11 +73,15 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
     let device_launches = launches_kernels(&item.block);
     let views = || params.iter().map(|p| (p.name.to_string(), !matches!(p.kind, ParamKind::Scalar))).collect();
     // The region form's copy with the file's waiting helpers written out (`fission/inline.rs`),
-    // rewritten as the body is (its errors are the body's own, reported once, below).
-    let inlined = crate::fission::inline::helpers(&item.block, &name.to_string()).map(|mut b| {
-        let _ = rewrite_block(&mut b, views(), true, &name.to_string());
-        b
-    });
+    // and those that take a view unless `accessing` is off, rewritten as the body is (its
+    // errors are the body's own, reported once, below).
+    let inlined = |accessing: bool| {
+        crate::fission::inline::helpers(&item.block, &name.to_string(), accessing).map(|mut b| {
+            let _ = rewrite_block(&mut b, views(), true, &name.to_string());
+            b
+        })
+    };
+    let (with_accessing, waiting_only) = (inlined(true), inlined(false));
     let (errors, _) = rewrite_block(&mut item.block, views(), true, &name.to_string());
     // The host form reads its indices from a `ThreadCtx` argument, and barriers in the body
     // itself make it a state machine; `unsafe` kernels keep plain barriers.
@@ -92,11 +96,6 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
         // Each thread's launches are queued in the block's order; keep the per-thread forms.
         Err("a kernel that launches kernels (device runtime)".to_string())
     } else {
-        let written_out = inlined.is_some();
-        let mut b = inlined.unwrap_or_else(|| host_block.clone());
-        // The file's index macros written out (`local_macros.rs`): the region form only.
-        crate::local_macros::expand(&mut b, &item.sig);
-        crate::host_body::host_body(&mut b, &ctx, false);
         let names: Vec<String> = params.iter().map(|p| p.name.to_string()).collect();
         let buffers: Vec<String> =
             params.iter().filter(|p| matches!(p.kind, ParamKind::Buffer { .. })).map(|p| p.name.to_string()).collect();
@@ -105,9 +104,24 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
             .filter(|p| matches!(p.kind, ParamKind::Buffer { writable: false, .. }))
             .map(|p| p.name.to_string())
             .collect();
-        crate::fission::inline::select(&name.to_string());
-        crate::fission::lower(&b, &names, &buffers, &read_only, &scalars(&params), &ctx)
-            .map(|f| crate::fission::Fission { written_out, ..f })
+        let region_form = |inlined: Option<Block>| {
+            let written_out = inlined.is_some();
+            let mut b = inlined.unwrap_or_else(|| host_block.clone());
+            // The file's index macros written out (`local_macros.rs`): the region form only.
+            crate::local_macros::expand(&mut b, &item.sig);
+            crate::host_body::host_body(&mut b, &ctx, false);
+            crate::fission::inline::select(&name.to_string());
+            crate::fission::lower(&b, &names, &buffers, &read_only, &scalars(&params), &ctx)
+                .map(|f| crate::fission::Fission { written_out, ..f })
+        };
+        // A helper that takes a view, written out, may bring what region code cannot have
+        // (a loop that may spin): then the region form calls it, as before.
+        let accessing_differs = with_accessing.as_ref().map(|b| quote::quote!(#b).to_string())
+            != waiting_only.as_ref().map(|b| quote::quote!(#b).to_string());
+        match region_form(with_accessing) {
+            Err(_) if accessing_differs => region_form(waiting_only),
+            r => r,
+        }
     };
     let state_machine = crate::host_body::host_body(&mut host_block, &ctx, item.sig.unsafety.is_none()) > 0;
     // Loops yield to the block's other threads and answer the watchdog (`progress.rs`).

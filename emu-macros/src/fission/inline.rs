@@ -10,7 +10,14 @@
 //! * when the helper is a plain function (no generics, no `self`, no `async`/`unsafe`/`const`),
 //!   its parameters plain names, and its body has no `return`, no `?` and no item;
 //! * when the helper waits: its body names a barrier or warp collective, calls `.sync()`, or
-//!   calls a helper that waits (found the same way, to a fixpoint).
+//!   calls a helper that waits (found the same way, to a fixpoint);
+//! * or when it takes a view (a slice reference or a `Shared`; `takes_a_view`): called, its
+//!   accesses are its own, each checked where fission cannot see it (CUB's
+//!   `LoadDirectStriped`: an `i32` index converted and checked for each of a thread's loads),
+//!   and its region has no faster form; written out, they are the region's, which the
+//!   views-checked and range-proved forms take. If the region form then fails (the body
+//!   brings what region code cannot have), `lower.rs` lowers it again with the waiting
+//!   helpers alone written out.
 //!
 //! Written out: each parameter is bound to its argument, `let p: T = a;` (a slice type as the
 //! view a kernel passes, as `#[device]` makes it), except that an argument that is a local's
@@ -31,7 +38,11 @@
 //! does the kernel); the per-thread forms keep the call. The written-out statements, read
 //! from text, carry the call's span, so a checker would report their accesses at the call's
 //! line: under a per-access checker such a kernel takes the general path, whose reports name
-//! the helper's own lines (`__private::Guard::written_out`).
+//! the helper's own lines (`__private::Guard::written_out`). Without a checker, an access out
+//! of bounds in a written-out helper is reported with the same kind, thread, block, view and
+//! index as the general path's report, but at the line of the call in the kernel, not the
+//! helper's (`EMU_PATH=general` gives the helper's line): a span for the helper's own text
+//! is not one the kernel's expansion can make.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -80,8 +91,15 @@ thread_local! {
 }
 
 /// The kernel body `block` (of kernel `name`, before `rewrite.rs`) with the waiting helpers
-/// of its file written out, or `None` when there is nothing to write out.
-pub(crate) fn helpers(block: &Block, name: &str) -> Option<Block> {
+/// of its file written out, and with `accessing` also those that take a view (a slice or a
+/// `Shared`), or `None` when there is nothing to write out.
+///
+/// A helper that takes a view indexes it where fission cannot see: called from region code,
+/// each of its accesses is checked on its own (CUB's `LoadDirectStriped`: an `i32` index
+/// converted and checked for each of a thread's loads), and the region has no faster form.
+/// Written out, its accesses are the region's own, which the views-checked and range-proved
+/// forms take. `lower.rs` asks for it first, and without it when the region form then fails.
+pub(crate) fn helpers(block: &Block, name: &str, accessing: bool) -> Option<Block> {
     if !proc_macro::is_available() {
         return None;
     }
@@ -95,12 +113,15 @@ pub(crate) fn helpers(block: &Block, name: &str) -> Option<Block> {
             (*m == module).then(|| syn::parse_str::<syn::ItemFn>(text).ok().map(|f| (n.clone(), f))).flatten()
         })
         .collect();
-    let waiting = waiting(&parsed);
-    if waiting.is_empty() {
+    let mut chosen = waiting(&parsed);
+    if accessing {
+        chosen.extend(parsed.iter().filter(|(_, f)| takes_a_view(f)).map(|(n, _)| n.clone()));
+    }
+    if chosen.is_empty() {
         return None;
     }
     let mut out = block.clone();
-    let mut w = Writer { helpers: &parsed, waiting: &waiting, fresh: 0, changed: false };
+    let mut w = Writer { helpers: &parsed, chosen: &chosen, fresh: 0, changed: false };
     let mut any = false;
     // Helpers that call helpers: written out in turn, 8 deep at most.
     for _ in 0..8 {
@@ -471,7 +492,7 @@ fn waiting(helpers: &HashMap<String, syn::ItemFn>) -> HashSet<String> {
 
 struct Writer<'a> {
     helpers: &'a HashMap<String, syn::ItemFn>,
-    waiting: &'a HashSet<String>,
+    chosen: &'a HashSet<String>,
     fresh: usize,
     changed: bool,
 }
@@ -517,7 +538,7 @@ impl Writer<'_> {
         }
     }
 
-    /// The statements that replace `s`, if it calls a waiting helper where one can be
+    /// The statements that replace `s`, if it calls a chosen helper where one can be
     /// written out.
     fn write_out(&mut self, s: &Stmt) -> Option<Vec<Stmt>> {
         let (call, target, rest): (&Expr, Target, Option<(syn::BinOp, Expr)>) = match s {
@@ -544,7 +565,7 @@ impl Writer<'_> {
         let Expr::Call(c) = call else { return None };
         let Expr::Path(p) = &*c.func else { return None };
         let name = p.path.get_ident()?.to_string();
-        if p.qself.is_some() || !self.waiting.contains(&name) {
+        if p.qself.is_some() || !self.chosen.contains(&name) {
             return None;
         }
         let f = self.helpers.get(&name)?;
@@ -677,6 +698,19 @@ impl Writer<'_> {
         binds.extend(stmts);
         Some((binds, tail))
     }
+}
+
+/// Whether helper `f` takes a view: a parameter of a slice reference type (`&[T]`,
+/// `&mut [T]`) or of a `Shared` view.
+fn takes_a_view(f: &syn::ItemFn) -> bool {
+    f.sig.inputs.iter().any(|i| match i {
+        FnArg::Typed(pt) => match &*pt.ty {
+            syn::Type::Reference(r) => matches!(&*r.elem, syn::Type::Slice(_)),
+            syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Shared"),
+            _ => false,
+        },
+        FnArg::Receiver(_) => false,
+    })
 }
 
 /// Whether a helper's body can be written out: no `return`, `?`, item, or macro that is not a

@@ -318,6 +318,7 @@ fn lower_bounded(block: &Block, params: &[String], buffers: &[String], ctx: &Ide
     // A `let` that rebinds a parameter (`let mut n = n; n /= 4;`) is renamed too: the
     // parameter keeps its uniform value, the local its own.
     unshadow(&mut stmts, &mut params.iter().cloned().collect(), &mut 0);
+    copies(&mut stmts);
     // A statement-level `x += e` after `let mut x: T` binds a new name, so that both values
     // can be recomputed where they are simple (`idx += blockDim.x`).
     single_assignments(&mut stmts, &mut 0);
@@ -808,6 +809,67 @@ fn unshadow(stmts: &mut [Stmt], seen: &mut HashSet<String>, fresh: &mut usize) {
             }
             s => nested_lists(s, &mut |list| unshadow(list, seen, fresh)),
         }
+    }
+}
+
+/// Copies of a local, after `unshadow`: a statement `let a = b;` at the body's top level (`a`
+/// and `b` plain names, neither `mut` nor typed, `b` bound by an earlier top-level `let` that
+/// is not `mut`, and each name bound once in the whole body) is dropped, and the later
+/// mentions of `a` name `b`. Neither can change, so they hold one value throughout. CUB's
+/// `TempStorage` is a union whose members are one shared array under several names
+/// (`let load = temp_storage; let scan = temp_storage;`): as one name, the region forms see
+/// one view, check it once and prove its accesses; as several, they could not tell that the
+/// accesses reach the same bytes, and took none of those forms.
+fn copies(stmts: &mut Vec<Stmt>) {
+    fn plain(p: &Pat) -> Option<String> {
+        match p {
+            Pat::Ident(pi) if pi.by_ref.is_none() && pi.mutability.is_none() && pi.subpat.is_none() => {
+                Some(pi.ident.to_string())
+            }
+            _ => None,
+        }
+    }
+    /// How many patterns of `stmts` bind `name`, at any depth (closures' and arms' too).
+    fn bindings(stmts: &[Stmt], name: &str) -> usize {
+        struct B<'a>(&'a str, usize);
+        impl<'ast> Visit<'ast> for B<'_> {
+            fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+                if p.ident == self.0 {
+                    self.1 += 1;
+                }
+                syn::visit::visit_pat_ident(self, p);
+            }
+        }
+        let mut b = B(name, 0);
+        stmts.iter().for_each(|s| b.visit_stmt(s));
+        b.1
+    }
+    let mut k = 0;
+    while k < stmts.len() {
+        let alias = match &stmts[k] {
+            Stmt::Local(l) if l.attrs.is_empty() => match (plain(&l.pat), &l.init) {
+                (Some(a), Some(init)) if init.diverge.is_none() => path_name(&init.expr).map(|b| (a, b)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some((a, b)) = alias else {
+            k += 1;
+            continue;
+        };
+        let b_bound = stmts[..k].iter().any(|s| matches!(s, Stmt::Local(l) if plain(&l.pat).as_deref() == Some(&b)));
+        if !b_bound
+            || a == b
+            || bindings(stmts, &a) != 1
+            || bindings(stmts, &b) != 1
+            || stmts[k + 1..].iter().any(|s| names_inline(s, &a))
+        {
+            k += 1;
+            continue;
+        }
+        stmts.remove(k);
+        let mut r = Rename { from: a, to: b };
+        stmts[k..].iter_mut().for_each(|s| r.visit_stmt_mut(s));
     }
 }
 
@@ -3972,7 +4034,6 @@ mod tests {
             ("f", "bool"),
             ("g", "f32"),
             ("h", "u32"),
-            ("j", "i64"),
             ("k", "[Uint4 ; 2]"),
             ("l", "(u32 , f32)"),
             ("m", "tagged"),
@@ -3985,6 +4046,8 @@ mod tests {
         }
         // `1 << a`: a literal's type is not the shift's.
         assert_eq!(slots.get("i").map(String::as_str), Some("tagged"), "{slots:?}");
+        // `let j = a;` is a copy (`copies`): its mentions name `a`, and it has no slot.
+        assert_eq!(slots.get("j"), None, "{slots:?}");
         assert_eq!(slots.len(), want.len() + 1, "{slots:?}");
     }
 
@@ -4101,6 +4164,60 @@ mod single_assignment_tests {
         ] {
             let before = body.to_string();
             assert_eq!(single(body), before);
+        }
+    }
+}
+
+#[cfg(test)]
+mod copies_tests {
+    use super::*;
+
+    fn copied(body: TokenStream) -> String {
+        let b: Block = syn::parse2(quote!({ #body })).unwrap();
+        let mut stmts = b.stmts;
+        copies(&mut stmts);
+        quote!(#(#stmts)*).to_string()
+    }
+
+    #[test]
+    fn a_copy_of_a_local_is_the_local() {
+        // CUB's TempStorage members, and a helper's parameter bound to one of them.
+        let s = copied(quote! {
+            let t = shared_array![i32; 64];
+            let load = t;
+            let scan = t;
+            let grid = scan;
+            load[i] = 1;
+            sync_threads();
+            out[i] = grid[i] + scan[0] + f(load);
+        });
+        let want = quote! {
+            let t = shared_array![i32; 64];
+            t[i] = 1;
+            sync_threads();
+            out[i] = t[i] + t[0] + f(t);
+        };
+        assert_eq!(s, want.to_string());
+    }
+
+    #[test]
+    fn what_it_leaves_alone() {
+        // Either name mutable, a typed copy (a coercion may change the value's type), a
+        // parameter or `const` (no earlier `let`), a name bound twice (in a closure, an inner
+        // block), an inline format argument, a copy inside a block.
+        for body in [
+            quote! { let t = s; let mut a = t; a = u; g(a); },
+            quote! { let mut t = s; let a = t; t = u; g(a, t); },
+            quote! { let t = s; let a: &[i32] = t; g(a); },
+            quote! { let a = param; g(a); },
+            quote! { let a = N; g(a); },
+            quote! { let t = s; let a = t; h(|a| a + 1); g(a); },
+            quote! { let t = s; let a = t; if c { let t = 2; g(t); } g(a); },
+            quote! { let t = s; let a = t; print!("{a}"); },
+            quote! { let t = s; if c { let a = t; g(a); } },
+        ] {
+            let before = body.to_string();
+            assert_eq!(copied(body), before);
         }
     }
 }

@@ -78,7 +78,9 @@
 //!    `_`, a plain name; guards on all but the last arm) is `let m = e;` and an `if`/`else`
 //!    chain over `m`, each guard joined to its arm's test, the last arm the `else`.
 //!
-//! Alpha-renaming of shadowed names (`unshadow`) follows, in `fission/mod.rs`.
+//! Alpha-renaming of shadowed names (`unshadow`) follows, in `fission/mod.rs`, then copy
+//! propagation (`copies`: a top-level `let a = b;` of two immutable names is dropped and `a`
+//! read as `b`, so that CUB's `TempStorage` members are the shared array they name).
 
 use std::collections::HashSet;
 

@@ -8,7 +8,8 @@
 //! views, [`note_static`]), runs the fast form quietly, keeps what it wrote, puts the memory
 //! back, runs the general path, and compares:
 //!
-//! * the return codes and the reports (findings, in order);
+//! * the return codes and the reports (findings, in order; where the fast form wrote out
+//!   `#[device]` helpers, without the line and column of their `at` lines, [`Lines`]);
 //! * every byte of every buffer and static, naming the first element that differs.
 //!
 //! A difference fails the launch with [`Error::VerifyMismatch`]; otherwise the general run's
@@ -154,13 +155,43 @@ fn write_static(s: &Static, bytes: &[u8]) {
     unsafe { crate::host::mem::memory::copy_to_device(s.ptr as *mut u8, bytes.as_ptr(), s.bytes) };
 }
 
+/// Which source lines a fast form's reports name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lines {
+    /// The general path's, for every access.
+    Same,
+    /// The general path's, but for accesses of `#[device]` helpers written out in the region
+    /// form (`emu-macros/src/fission/inline.rs`): those name the line of the helper's call in
+    /// the kernel, where the general path names the helper's own line. The reports are
+    /// compared without the line and column of their `at` lines.
+    CallsOfHelpers,
+}
+
+/// A report's lines, with `at <kernel> in <file>:<line>:<col>` cut to `at <kernel> in <file>`
+/// for [`Lines::CallsOfHelpers`].
+fn comparable(report: &str, lines: Lines) -> String {
+    if lines == Lines::Same {
+        return report.to_owned();
+    }
+    report
+        .lines()
+        .map(|l| match l.trim_start_matches('=').trim_start().starts_with("at ") {
+            true => l.rsplitn(3, ':').nth(2).unwrap_or(l),
+            false => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Runs a launch on its fast form (`fast`) and on the general path (`general`) and compares
-/// them (see the module docs). `taken` names the fast form, for the report.
+/// them (see the module docs). `taken` names the fast form, for the report, and `lines`
+/// whether its reports name the general path's lines.
 pub(crate) fn verify(
     kernel: &str,
     taken: &str,
     base: &Config,
     written: &[Written<'_>],
+    lines: Lines,
     fast: impl FnOnce() -> Result<(), Error>,
     general: impl FnOnce() -> Result<(), Error>,
 ) -> Result<(), Error> {
@@ -206,7 +237,7 @@ pub(crate) fn verify(
     }
     let outcome = |r: &Result<(), Error>| match r {
         Ok(()) => "success".to_owned(),
-        Err(e) => without_addresses(&e.to_string()),
+        Err(e) => comparable(&without_addresses(&e.to_string()), lines),
     };
     let (of, og) = (outcome(&r_fast), outcome(&r_general));
     if of != og {
@@ -291,6 +322,23 @@ fn mismatch(kernel: &str, what: String) -> Error {
 
 #[cfg(test)]
 mod tests {
+    use super::{comparable, Lines};
+
+    #[test]
+    fn written_out_helpers_are_compared_without_their_lines() {
+        let fast = "failed:\n=========     at k in src/a.rs:751:23\n=========     index 9 of `x`";
+        let general = "failed:\n=========     at k in src/a.rs:733:29\n=========     index 9 of `x`";
+        assert_ne!(comparable(fast, Lines::Same), comparable(general, Lines::Same));
+        assert_eq!(comparable(fast, Lines::CallsOfHelpers), comparable(general, Lines::CallsOfHelpers));
+        assert_eq!(
+            comparable(fast, Lines::CallsOfHelpers),
+            "failed:\n=========     at k in src/a.rs\n=========     index 9 of `x`"
+        );
+        // Anything else still differs.
+        let other = "failed:\n=========     at k in src/a.rs:751:23\n=========     index 8 of `x`";
+        assert_ne!(comparable(fast, Lines::CallsOfHelpers), comparable(other, Lines::CallsOfHelpers));
+    }
+
     #[test]
     fn addresses_are_blanked_and_short_numbers_kept() {
         let t = "Address 0x7f3dd40052c0 is out of bounds of 0x40 bytes at 0x7f3dd4013540.";

@@ -60,7 +60,7 @@ use crate::host::sched::context;
 use crate::host::sched::fiber::Suspender;
 use crate::host::sched::launch;
 use crate::host::sched::thread::{Exit, ThreadCtx};
-use crate::host::sched::verify::{self, Written};
+use crate::host::sched::verify::{self, Lines, Written};
 
 /// Whether a debugger traces this process (Linux: a non-zero `TracerPid`), read once.
 fn traced() -> bool {
@@ -245,6 +245,24 @@ where
     M: Fn(ThreadCtx) -> F + Sync,
     F: std::future::Future<Output = Exit>,
 {
+    launch_regions_lines(kernel, cfg, written, Lines::Same, regions, make)
+}
+
+/// [`launch_regions`], saying whether the region form reports every access at the general
+/// path's line (`verify` compares them).
+fn launch_regions_lines<R, M, F>(
+    kernel: &'static KernelInfo,
+    cfg: LaunchConfig,
+    written: &[Written<'_>],
+    lines: Lines,
+    regions: R,
+    make: M,
+) -> Result<(), Error>
+where
+    R: Fn(&mut Regions<'_>) + Sync,
+    M: Fn(ThreadCtx) -> F + Sync,
+    F: std::future::Future<Output = Exit>,
+{
     if choose(kernel, Taken::Regions) != Taken::Regions {
         return launch::launch_tasks(kernel, cfg, make);
     }
@@ -254,6 +272,7 @@ where
             "barrier-region",
             &c,
             written,
+            lines,
             || run_regions(kernel, cfg, &regions),
             || launch::launch_tasks(kernel, cfg, make),
         );
@@ -444,7 +463,10 @@ where
             return launch::launch_tasks(kernel, cfg, make);
         }
     }
-    launch_regions(kernel, cfg, written, regions, make)
+    // Written out, a helper's accesses report the line of its call in the kernel, where the
+    // general path names the helper's own line (`fission/inline.rs`).
+    let lines = if guard.written_out { Lines::CallsOfHelpers } else { Lines::Same };
+    launch_regions_lines(kernel, cfg, written, lines, regions, make)
 }
 
 /// The values a block's threads hand to one warp shuffle or vote of a region kernel
@@ -615,7 +637,9 @@ where
     }
     let run = || run_counted(kernel, cfg, lanes, span);
     match verifying() {
-        Some(c) => verify::verify(kernel.name, "lane-loop", &c, written, run, || launch::launch(kernel, cfg, body)),
+        Some(c) => verify::verify(kernel.name, "lane-loop", &c, written, Lines::Same, run, || {
+            launch::launch(kernel, cfg, body)
+        }),
         None => run(),
     }
 }
