@@ -28,10 +28,20 @@
 //! * every `if` in the code is `x < b` with `x` a form's index and `b` uniform, and holds
 //!   for the last lane (hence for all): it is dropped, its `else` never runs.
 //!
+//! An index need not be written `tid + u`: `linear` reads it as `coef * tid` plus a uniform
+//! part through `+`, `-`, products with integer literals and `tid & m` (`m` uniform), and
+//! takes it when `coef` is 1 (cuda-samples' scan: `2 * tid - (tid & (size - 1)) + size -
+//! offset` is `tid` plus `size - offset`). The proof then also checks that the uniform part,
+//! computed exactly (`__private::lin_add` and friends), fits its type, and that each `m` keeps
+//! every lane's bits (`__private::lanes_kept`), so that the index as written is that part
+//! plus the lane; the lanes still compute such an index as written, so that an overflow in
+//! it panics as it would one thread at a time.
+//!
 //! The code it takes is also unable to exit, fault or wait: it has no `return`, no call but
 //! the accesses and pure float methods, no loop. Everything else keeps the scalar forms.
 //! Only unchecked launches use it (the checkers see each access on the scalar form).
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{Span, TokenStream};
@@ -101,14 +111,136 @@ struct Rewrite<'a> {
     /// How many short-circuit operands (`a && b`'s `b`) the visit is inside: code there
     /// may not run on every lane.
     conditional: u32,
+    /// What the proof must check for the forms `linear` found: each uniform part fits its
+    /// type (`lin_fits`), each mask keeps the lanes' bits (`lanes_kept`).
+    lin_checks: RefCell<Vec<TokenStream>>,
+    /// Those checks for a recomputed local whose form `linear` found, added when an index
+    /// reads the local.
+    local_checks: HashMap<String, Vec<TokenStream>>,
+    /// The recomputed locals whose forms were found before the visit.
+    recomputed: HashSet<String>,
+}
+
+/// An index as a linear function of the lane's `tid`: `coef * tid` plus a uniform part (an
+/// `Option<T>` expression of `__private::lin_add` and friends, exact or `None`; no part:
+/// zero), with the checks its `tid & m` terms need.
+struct Lin {
+    coef: i64,
+    uni: Option<TokenStream>,
+    checks: Vec<TokenStream>,
 }
 
 impl Rewrite<'_> {
-    /// The form of index expression `e`, if it has one.
+    /// The form of index expression `e`, if it has one: `form_basic`'s, or else a `linear`
+    /// one whose `tid` has coefficient 1 (its checks recorded for the proof).
     fn form(&self, e: &Expr) -> Option<Form> {
+        if let Some(f) = self.form_basic(e) {
+            return Some(f);
+        }
+        let inner = match strip_parens(e) {
+            Expr::Cast(c) if matches!(&*c.ty, syn::Type::Path(p) if p.path.is_ident("usize")) => &*c.expr,
+            e => e,
+        };
+        let lin = self.linear(inner)?;
+        if lin.coef != 1 {
+            return None;
+        }
+        let r = rt();
+        let mut checks = lin.checks;
+        let offset = lin.uni.map(|u| {
+            checks.push(quote!(#r::lin_fits(#u)));
+            syn::parse_quote!(#r::lin_value(#u))
+        });
+        self.lin_checks.borrow_mut().extend(checks);
+        Some(Form::Offset(offset))
+    }
+
+    /// `e` as `coef * tid + uniform`, read through `+`, `-`, a product with an integer
+    /// literal, and `tid & m` with `m` uniform, which is `tid` where `m` keeps the bits of
+    /// every lane (cuda-samples' scan: `2 * tid - (tid & (size - 1))`). The value is computed
+    /// exactly, not in the index's type: the lanes still compute the index as written
+    /// (`access`), so an overflow there panics as it would one thread at a time, and where it
+    /// does not, the written index is the exact value. A cast inside is opaque (its operand's
+    /// type is not the index's).
+    fn linear(&self, e: &Expr) -> Option<Lin> {
+        let e = strip_parens(e);
+        let r = rt();
+        if let Some(n) = path_name(e) {
+            if let Some(f) = self.local_forms.get(&n) {
+                let checks = self.local_checks.get(&n).cloned().unwrap_or_default();
+                let uni = match f {
+                    Form::Offset(None) => None,
+                    Form::Offset(Some(u)) => Some(quote!(::core::option::Option::Some(#u))),
+                    Form::Uniform(_) => return None,
+                };
+                return Some(Lin { coef: 1, uni, checks });
+            }
+        }
+        if is_thread_x(e, self.ctx) {
+            return Some(Lin { coef: 1, uni: None, checks: Vec::new() });
+        }
+        if (self.uniform)(e) {
+            return Some(Lin { coef: 0, uni: Some(quote!(::core::option::Option::Some(#e))), checks: Vec::new() });
+        }
+        let Expr::Binary(b) = e else { return None };
+        let literal = |x: &Expr| match strip_parens(x) {
+            Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => {
+                i.base10_parse::<i64>().ok().map(|k| (k, i.clone()))
+            }
+            _ => None,
+        };
+        match b.op {
+            syn::BinOp::Add(_) | syn::BinOp::Sub(_) => {
+                let (l, rr) = (self.linear(&b.left)?, self.linear(&b.right)?);
+                let add = matches!(b.op, syn::BinOp::Add(_));
+                let coef = if add { l.coef.checked_add(rr.coef)? } else { l.coef.checked_sub(rr.coef)? };
+                let uni = match (l.uni, rr.uni) {
+                    (a, None) => a,
+                    (None, Some(c)) if add => Some(c),
+                    (None, Some(c)) => Some(quote!(#r::lin_neg(#c))),
+                    (Some(a), Some(c)) if add => Some(quote!(#r::lin_add(#a, #c))),
+                    (Some(a), Some(c)) => Some(quote!(#r::lin_sub(#a, #c))),
+                };
+                let mut checks = l.checks;
+                checks.extend(rr.checks);
+                Some(Lin { coef, uni, checks })
+            }
+            syn::BinOp::Mul(_) => {
+                let (k, lit, x) = match (literal(&b.left), literal(&b.right)) {
+                    (Some((k, lit)), _) => (k, lit, &*b.right),
+                    (_, Some((k, lit))) => (k, lit, &*b.left),
+                    _ => return None,
+                };
+                let x = self.linear(x)?;
+                let uni = x.uni.map(|u| quote!(#r::lin_mul(#u, ::core::option::Option::Some(#lit))));
+                Some(Lin { coef: x.coef.checked_mul(k)?, uni, checks: x.checks })
+            }
+            syn::BinOp::BitAnd(_) => {
+                let (x, m) = if (self.uniform)(&b.right) { (&*b.left, &*b.right) } else { (&*b.right, &*b.left) };
+                if !(self.uniform)(m) {
+                    return None;
+                }
+                let x = self.linear(x)?;
+                if x.coef != 1 || x.uni.is_some() {
+                    return None;
+                }
+                let mut checks = x.checks;
+                checks.push(quote!(#r::lanes_kept(#m, __emu_hi)));
+                Some(Lin { coef: 1, uni: None, checks })
+            }
+            _ => None,
+        }
+    }
+
+    /// The form of index expression `e` from its shape alone: the lane's `tid`, `tid + u`,
+    /// `u + tid`, a uniform `u`, a recomputed local's form, a cast to `usize` of one.
+    fn form_basic(&self, e: &Expr) -> Option<Form> {
         let e = strip_parens(e);
         if let Some(n) = path_name(e) {
             if let Some(f) = self.local_forms.get(&n) {
+                if let Some(c) = self.local_checks.get(&n) {
+                    self.lin_checks.borrow_mut().extend(c.iter().cloned());
+                }
                 return Some(f.clone());
             }
         }
@@ -167,7 +299,12 @@ impl Rewrite<'_> {
     fn statement(&mut self, s: &mut Stmt) {
         match s {
             Stmt::Local(l) if l.init.as_ref().is_some_and(|i| i.diverge.is_none()) => {
-                let Pat::Ident(p) = &l.pat else {
+                // `let t = ..` or `let t: T = ..`.
+                let pat = match &l.pat {
+                    Pat::Type(pt) => &*pt.pat,
+                    p => p,
+                };
+                let Pat::Ident(p) = pat else {
                     self.ok = false;
                     return;
                 };
@@ -177,6 +314,11 @@ impl Rewrite<'_> {
                 }
                 let name = p.ident.to_string();
                 let init = &mut l.init.as_mut().expect("checked above").expr;
+                // A recomputed local bound after the region's first statements (`pos += size`
+                // made `let pos_s0 = pos + size`): its form is known, and its `let` stays.
+                if self.recomputed.contains(&name) {
+                    return;
+                }
                 if self.local_forms.contains_key(&name)
                     || self.view_alias.contains_key(&name)
                     || self.views.contains(&name)
@@ -295,7 +437,12 @@ impl Rewrite<'_> {
             self.ok = false;
             return;
         };
-        let Some(form) = self.form(&c.args[2]) else {
+        // A guarded `v[tid - w]` is a gather (below), which needs no proof that `-w` fits.
+        let gathered = !store
+            && self.form_basic(&c.args[2]).is_none()
+            && self.gather(&c.args[2]).is_some()
+            && !self.guards.is_empty();
+        let Some(form) = (if gathered { None } else { self.form(&c.args[2]) }) else {
             // `v[tid - w]` under a guard `tid >= u`: read per lane, in bounds by the proof.
             match (self.gather(&c.args[2]), self.guards.last()) {
                 (Some(w), Some(lo)) if !store => {
@@ -312,6 +459,16 @@ impl Rewrite<'_> {
             return;
         };
         let span = c.span();
+        // An index whose form `linear` found is still computed as written, so that an
+        // overflow in it panics as it would one thread at a time (unused otherwise, and gone
+        // where overflows wrap).
+        let written = match self.form_basic(&c.args[2]) {
+            Some(_) => quote!(),
+            None => {
+                let i = &c.args[2];
+                quote!(let _ = #i;)
+            }
+        };
         let offset = match form {
             Form::Offset(offset) => offset,
             Form::Uniform(_) if store => {
@@ -339,12 +496,15 @@ impl Rewrite<'_> {
             s.stored_always |= always;
             // SAFETY (of a store in place, `LaneDst::set`): the chunk made the destination
             // before its lanes ran. The value is computed outside the `unsafe`.
-            *e = syn::parse_quote_spanned!(span=> { let __emu_set = #x; unsafe { #buf.set(#lane, __emu_set) }; });
+            *e = syn::parse_quote_spanned!(span=> { #written let __emu_set = #x; unsafe { #buf.set(#lane, __emu_set) }; });
         } else {
             self.staged[k].loaded = true;
             // SAFETY: the chunk loaded this form's elements `0..m` before its lanes ran, and
             // the lane `k < m`.
-            *e = syn::parse_quote_spanned!(span=> unsafe { #buf.get(#lane) });
+            *e = match written.is_empty() {
+                true => syn::parse_quote_spanned!(span=> unsafe { #buf.get(#lane) }),
+                false => syn::parse_quote_spanned!(span=> { #written unsafe { #buf.get(#lane) } }),
+            };
         }
     }
 }
@@ -492,6 +652,9 @@ impl Program {
             gathers: Vec::new(),
             ok: true,
             conditional: 0,
+            lin_checks: RefCell::new(Vec::new()),
+            local_checks: HashMap::new(),
+            recomputed: HashSet::new(),
         };
         // Recomputed locals, in binding order: their forms (a local naming the thread's x
         // index is the lane itself).
@@ -499,9 +662,16 @@ impl Program {
             if self.lives.get(&l.name) != Some(&Lives::Recomputed) || l.mutable {
                 continue;
             }
+            let before = rw.lin_checks.borrow().len();
             let f = if is_thread_x(&l.init, &ctx) { Some(Form::Offset(None)) } else { rw.form(&l.init) };
+            // The checks its form needs go to the proof where an index reads it.
+            let checks: Vec<TokenStream> = rw.lin_checks.borrow_mut().drain(before..).collect();
             if let Some(f @ Form::Offset(_)) = f {
+                if !checks.is_empty() {
+                    rw.local_checks.insert(l.name.clone(), checks);
+                }
                 rw.local_forms.insert(l.name.clone(), f);
+                rw.recomputed.insert(l.name.clone());
             }
         }
         // Per-thread values kept in slots across barriers are the lane's own, restored as
@@ -653,6 +823,13 @@ impl Program {
             }
         });
         let hi = quote!(::core::cmp::min(#bound_expr, #rb.threads()));
+        // `linear`'s checks, before anything reads the uniform parts they judge.
+        let mut lin_checks: Vec<TokenStream> = Vec::new();
+        for c in rw.lin_checks.borrow().iter() {
+            if !lin_checks.iter().any(|d| d.to_string() == c.to_string()) {
+                lin_checks.push(c.clone());
+            }
+        }
         let fewest = match writes_in_place {
             true => quote!(#r::VECTOR_MIN_IN_PLACE),
             false => quote!(#r::VECTOR_MIN),
@@ -662,7 +839,7 @@ impl Program {
             // Fewer lanes than `VECTOR_MIN` (`VECTOR_MIN_IN_PLACE` with no staged store) cost
             // less one by one than staged (the last steps of a tree); none run nothing either
             // way.
-            __emu_hi == 0 || (__emu_hi >= #fewest #(#in_bounds)* #(#uniform_in_bounds)* #(#gathers)* #(#conds)* #(#disjoint)* #(#apart)*)
+            __emu_hi == 0 || (__emu_hi >= #fewest #(&& #lin_checks)* #(#in_bounds)* #(#uniform_in_bounds)* #(#gathers)* #(#conds)* #(#disjoint)* #(#apart)*)
         }};
         // The code: each staged form's start, its buffer, the chunk's loads, the lanes, the
         // chunk's stores.

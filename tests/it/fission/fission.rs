@@ -935,6 +935,88 @@ fn overlapping_forms_keep_the_scalar_order() {
     assert_eq!(vectorised_runs(|| drop(run())), 2);
 }
 
+/// cuda-samples' `scan1Inclusive` (scan/scan.cu): each thread's slot is
+/// `2 * tid - (tid & (size - 1)) + size`, which is `tid + size` when `size` is at least the
+/// block's width, so its steps `s[pos] + s[pos - offset]` vectorise under the check that the
+/// mask keeps every lane's bits (`lanes_kept`); for a smaller `size` the slots are apart and
+/// the steps run one thread at a time. The last read, `s[pos + shift - 1]`, has a uniform
+/// part of three terms (`lin_add`, `lin_sub`).
+#[kernel]
+fn scan_slots(input: &[u32], out: &mut [u32], size: u32, shift: u32) {
+    let s = shared_array![u32; 1024];
+    let tid: u32 = thread_idx().x;
+    let mask: u32 = size - 1;
+    let mut pos: u32 = 2 * tid - (tid & mask);
+    s[pos] = 0;
+    pos += size;
+    s[pos] = input[(block_idx().x * block_dim().x + tid) as usize];
+    let mut offset: u32 = 1;
+    while offset < size {
+        sync_threads();
+        let t: u32 = s[pos] + s[pos - offset];
+        sync_threads();
+        s[pos] = t;
+        offset <<= 1;
+    }
+    sync_threads();
+    out[(block_idx().x * block_dim().x + tid) as usize] = s[pos + shift - 1] + s[pos];
+}
+
+#[test]
+fn slots_that_are_the_lanes_after_a_mask_vectorise() {
+    let input: Vec<u32> = (0..512u32).map(|v| v.wrapping_mul(2654435761) >> 20).collect();
+    let inp = &input;
+    let run = |size: u32, shift: u32| {
+        move || {
+            let x = DeviceBuffer::from_slice(inp).unwrap();
+            let mut o = DeviceBuffer::<u32>::zeroed(512).unwrap();
+            let r = launch!(scan_slots<<<2, 256>>>(&x, &mut o, size, shift));
+            (o.to_vec().unwrap(), r)
+        }
+    };
+    // A plain loop: each segment of `size` threads scans its own values.
+    let want = |size: usize, shift: usize| -> Vec<u32> {
+        let mut out = vec![0u32; 512];
+        for b in 0..2 {
+            let mut s = [0u32; 1024];
+            let pos = |t: usize| 2 * t - (t & (size - 1)) + size;
+            for t in 0..256 {
+                s[pos(t) - size] = 0;
+            }
+            for t in 0..256 {
+                s[pos(t)] = input[b * 256 + t];
+            }
+            let mut offset = 1;
+            while offset < size {
+                let t: Vec<u32> = (0..256).map(|t| s[pos(t)] + s[pos(t) - offset]).collect();
+                (0..256).for_each(|k| s[pos(k)] = t[k]);
+                offset <<= 1;
+            }
+            for t in 0..256 {
+                out[b * 256 + t] = s[pos(t) + shift - 1] + s[pos(t)];
+            }
+        }
+        out
+    };
+    let (out, r) = both_paths("regions", run(256, 1));
+    r.unwrap();
+    assert_eq!(out, want(256, 1));
+    // Each block: the first region's two stores, the 8 steps' loads and stores, the last
+    // region's loads.
+    assert_eq!(vectorised_runs(|| drop(run(256, 1)())), 2 * (1 + 2 * 8 + 1));
+    // `size` 512: the mask keeps the bits of 256 lanes too; 9 steps.
+    let (out, r) = both_paths("regions", run(512, 2));
+    r.unwrap();
+    assert_eq!(out, want(512, 2));
+    assert_eq!(vectorised_runs(|| drop(run(512, 2)())), 2 * (1 + 2 * 9 + 1));
+    // `size` 64: `tid & 63` is not `tid`, the slots are apart, and no region that reads them
+    // vectorises (all of them do).
+    let (out, r) = both_paths("regions", run(64, 1));
+    r.unwrap();
+    assert_eq!(out, want(64, 1));
+    assert_eq!(vectorised_runs(|| drop(run(64, 1)())), 0);
+}
+
 /// cuda-samples' `reduce2` on the dynamic shared memory: its one view (`dynamic_shared()`,
 /// bound once) is a shared array to the fast forms, so the tree's narrowed steps vectorise.
 #[kernel]
@@ -2245,9 +2327,10 @@ fn an_index_moved_by_a_statement_level_assignment_is_recomputed_and_vectorised()
         let want: u32 = (t.saturating_sub(3)..=t).map(|u| x[b + u]).sum();
         assert_eq!(o, want, "element {g}");
     }
-    // `idx` and its moved value are recomputed, not kept per thread: the steps' regions are
-    // vectorised (all of them but the first, which writes the tile's first half).
-    assert_eq!(verbose_count(deviceemu::__private::last_vectorised, || drop(run())), 3 * 5);
+    // `idx` and its moved value are recomputed, not kept per thread: all seven regions are
+    // vectorised, the loads `s[idx - 1]` and `s[idx - 2]` too (the lane plus
+    // `block_dim - 1`, `block_dim - 2`: `linear` in `fission/vector.rs`).
+    assert_eq!(verbose_count(deviceemu::__private::last_vectorised, || drop(run())), 3 * 7);
 }
 
 fn scaled_runs(f: impl FnOnce()) -> usize {

@@ -748,11 +748,78 @@ pub fn lane_last<I: LaneInt>(base: I, threads: usize) -> Option<I> {
     base.plus(threads.checked_sub(1)?)
 }
 
+/// The exact value of a region-uniform part of an index that fission put together from the
+/// index's terms (`fission/vector.rs`, `linear`): `2 * tid - (tid & m) + u - w` is `tid` plus
+/// `u - w`, each step computed here without wrapping, `None` where a step does not fit.
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn lin_add<I: LaneInt>(a: Option<I>, b: Option<I>) -> Option<I> {
+    I::add_exact(a?, b?)
+}
+
+/// See [`lin_add`].
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn lin_sub<I: LaneInt>(a: Option<I>, b: Option<I>) -> Option<I> {
+    I::sub_exact(a?, b?)
+}
+
+/// See [`lin_add`].
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn lin_mul<I: LaneInt>(a: Option<I>, b: Option<I>) -> Option<I> {
+    I::mul_exact(a?, b?)
+}
+
+/// See [`lin_add`].
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn lin_neg<I: LaneInt>(a: Option<I>) -> Option<I> {
+    I::neg_exact(a?)
+}
+
+/// Whether a uniform part ([`lin_add`]) fits its type: the proof checks it before it reads
+/// [`lin_value`].
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn lin_fits<I: LaneInt>(a: Option<I>) -> bool {
+    a.is_some()
+}
+
+/// A uniform part's value ([`lin_fits`] said it fits; zero otherwise).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn lin_value<I: LaneInt>(a: Option<I>) -> I {
+    a.unwrap_or(I::ZERO)
+}
+
+/// Whether `t & m == t` for every lane `t < threads`: a region may read `tid & m` as `tid`
+/// (cuda-samples' scan: `2 * tid - (tid & (size - 1))` is `tid` when `size` is at least the
+/// block's width).
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+pub fn lanes_kept<I: LaneInt>(m: I, threads: usize) -> bool {
+    m.keeps(threads)
+}
+
 /// Integers [`lane_last`] takes.
 #[cfg(not(target_arch = "nvptx64"))]
 pub trait LaneInt: Copy {
     /// `self + k`, if it fits.
     fn plus(self, k: usize) -> Option<Self>;
+    /// `a + b`, `a - b`, `a * b` and `-a` where each fits ([`lin_add`] and friends).
+    fn add_exact(a: Self, b: Self) -> Option<Self>;
+    /// See [`LaneInt::add_exact`].
+    fn sub_exact(a: Self, b: Self) -> Option<Self>;
+    /// See [`LaneInt::add_exact`].
+    fn mul_exact(a: Self, b: Self) -> Option<Self>;
+    /// See [`LaneInt::add_exact`].
+    fn neg_exact(a: Self) -> Option<Self>;
+    /// Zero, what [`lin_value`] gives for a value that did not fit (a proof that checked
+    /// [`lin_fits`] first never uses it).
+    const ZERO: Self;
+    /// Whether `t & self == t` for every lane `t < threads` ([`lanes_kept`]).
+    fn keeps(self, threads: usize) -> bool;
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -762,6 +829,32 @@ macro_rules! lane_int_impls {
             #[inline(always)]
             fn plus(self, k: usize) -> Option<Self> {
                 self.checked_add(<$t>::try_from(k).ok()?)
+            }
+            #[inline(always)]
+            fn add_exact(a: Self, b: Self) -> Option<Self> {
+                a.checked_add(b)
+            }
+            #[inline(always)]
+            fn sub_exact(a: Self, b: Self) -> Option<Self> {
+                a.checked_sub(b)
+            }
+            #[inline(always)]
+            fn mul_exact(a: Self, b: Self) -> Option<Self> {
+                a.checked_mul(b)
+            }
+            #[inline(always)]
+            fn neg_exact(a: Self) -> Option<Self> {
+                a.checked_neg()
+            }
+            const ZERO: Self = 0;
+            #[inline(always)]
+            fn keeps(self, threads: usize) -> bool {
+                // The bits of the lanes `0..threads`: every bit below the highest of
+                // `threads - 1` (each is set in some lane, a power of two below `threads`).
+                // A negative mask is sign-extended, as `t & m` extends it.
+                let Some(last) = threads.checked_sub(1) else { return true };
+                let need = usize::MAX.checked_shr(last.leading_zeros()).unwrap_or(0);
+                crate::device::access::Index::to_index(self) & need == need
             }
         })*
     };
@@ -778,6 +871,35 @@ mod tests {
     use super::*;
     use crate::device::ReadWrite;
     use std::panic::{catch_unwind, AssertUnwindSafe};
+
+    #[test]
+    fn a_mask_keeps_the_lanes_whose_bits_it_has() {
+        // Exhaustive against the definition for small widths and masks, of both signs.
+        for threads in 0..=70usize {
+            for m in -70i32..=300 {
+                let want = (0..threads as i32).all(|t| t & m == t);
+                assert_eq!(lanes_kept(m, threads), want, "m {m}, {threads} threads");
+                if m >= 0 {
+                    assert_eq!(lanes_kept(m as u32, threads), want, "m {m} as u32, {threads} threads");
+                }
+            }
+        }
+        assert!(lanes_kept(u64::MAX, usize::MAX) && !lanes_kept(u64::MAX >> 1, usize::MAX));
+        assert!(lanes_kept(-1i16, 1024) && lanes_kept(255u16, 256) && !lanes_kept(255u16, 257));
+    }
+
+    #[test]
+    fn a_uniform_part_is_exact_or_does_not_fit() {
+        assert_eq!(lin_sub(Some(256u32), Some(4)), Some(252));
+        assert_eq!(lin_sub(Some(4u32), Some(256)), None);
+        assert_eq!(lin_add(lin_neg(Some(5i32)), Some(7)), Some(2));
+        assert_eq!(lin_neg(Some(5u32)), None);
+        assert_eq!(lin_neg(Some(0u32)), Some(0));
+        assert_eq!(lin_mul(Some(u32::MAX / 2 + 1), Some(2)), None);
+        assert_eq!(lin_add(lin_sub(Some(1u16), Some(2)), Some(5)), None);
+        assert!(lin_fits(Some(3i64)) && !lin_fits::<i64>(None));
+        assert_eq!(lin_value::<u16>(None), 0);
+    }
 
     #[test]
     fn lane_run_finds_a_run_of_lanes_and_only_a_run() {
