@@ -115,11 +115,15 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
                 .map(|f| crate::fission::Fission { written_out, ..f })
         };
         // A helper that takes a view, written out, may bring what region code cannot have
-        // (a loop that may spin): then the region form calls it, as before.
+        // (a `let` with a struct pattern): then the region form calls it, as before. So does
+        // a lane loop (a kernel without barriers), whose checked form would report the
+        // written-out accesses at the call's line where the general path names the helper's
+        // (a barrier kernel's checked launches take the general path, `Guard::written_out`).
         let accessing_differs = with_accessing.as_ref().map(|b| quote::quote!(#b).to_string())
             != waiting_only.as_ref().map(|b| quote::quote!(#b).to_string());
         match region_form(with_accessing) {
             Err(_) if accessing_differs => region_form(waiting_only),
+            Ok(f) if accessing_differs && f.kind == crate::fission::Kind::Lanes => region_form(waiting_only),
             r => r,
         }
     };

@@ -11,7 +11,8 @@
 //!   its parameters plain names, and its body has no `return`, no `?` and no item;
 //! * when the helper waits: its body names a barrier or warp collective, calls `.sync()`, or
 //!   calls a helper that waits (found the same way, to a fixpoint);
-//! * or when it takes a view (a slice reference or a `Shared`; `takes_a_view`): called, its
+//! * or, in a kernel with barriers, when it takes a view (a slice reference or a `Shared`;
+//!   `takes_a_view`; a lane loop calls it, `lower.rs`): called, its
 //!   accesses are its own, each checked where fission cannot see it (CUB's
 //!   `LoadDirectStriped`: an `i32` index converted and checked for each of a thread's loads),
 //!   and its region has no faster form; written out, they are the region's, which the

@@ -809,6 +809,45 @@ fn helpers_that_take_views_are_written_out_and_their_accesses_proved() {
     assert!(f.contains("block (3,0,0)") && f.contains("thread (63,0,0)") && f.contains("out of bounds"), "{f}");
 }
 
+#[derive(Clone, Copy, Debug, Default, DeviceCopy)]
+#[repr(C)]
+struct AB {
+    a: u32,
+    b: u32,
+}
+
+/// A helper that takes a view and destructures what it loads: written out, its `let` with a
+/// struct pattern is one that region code cannot have, so the region form calls it instead
+/// (`lower.rs` lowers it again with the waiting helpers alone written out).
+#[device]
+fn pair_sum(v: &[AB], i: usize) -> u32 {
+    let AB { a, b } = v[i];
+    a + 2 * b
+}
+
+#[kernel]
+fn calls_a_helper_region_code_cannot_have(pairs: &[AB], out: &mut [u32]) {
+    let t = shared_array![u32; 32];
+    let tid = thread_idx().x as usize;
+    let s = pair_sum(pairs, tid);
+    t[tid] = s;
+    sync_threads();
+    out[tid] = t[31 - tid];
+}
+
+#[test]
+fn a_helper_whose_written_out_body_region_code_cannot_have_is_called() {
+    let pairs: Vec<AB> = (0..32).map(|i| AB { a: i * 3, b: i + 7 }).collect();
+    let input = DeviceBuffer::from_slice(&pairs).unwrap();
+    let want: Vec<u32> = (0..32).map(|t| pairs[31 - t].a + 2 * pairs[31 - t].b).collect();
+    let path = both_paths(&want, || {
+        let mut out = DeviceBuffer::<u32>::zeroed(32).unwrap();
+        launch!(calls_a_helper_region_code_cannot_have<<<1, 32>>>(&input, &mut out)).unwrap();
+        out.to_vec().unwrap()
+    });
+    assert_eq!(path, "regions");
+}
+
 // ------------------------------------------------------------------ functions of the kernel's file
 
 /// A plain function (no `#[device]`), as ported code has for `max`-of-three and clamps.
