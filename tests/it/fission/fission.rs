@@ -1017,6 +1017,65 @@ fn slots_that_are_the_lanes_after_a_mask_vectorise() {
     assert_eq!(vectorised_runs(|| drop(run(64, 1)())), 0);
 }
 
+/// `linear`'s other shapes on signed indices: a product, a mask that may be negative, and a
+/// uniform part `k - 1` that is negative for `k` 0 (lane 0 then reads `s[-1]`, which the
+/// proof sees and leaves to the scalar form's report).
+#[kernel]
+fn signed_lanes(input: &[i32], out: &mut [i32], k: i32, m: i32) {
+    let s = shared_array![i32; 256];
+    let tid: i32 = thread_idx().x as i32;
+    let v = input[(block_idx().x * block_dim().x) as usize + tid as usize];
+    s[tid] = v;
+    s[tid + 128] = v + 1000;
+    sync_threads();
+    let j: i32 = 3 * tid - 2 * (tid & m) + k - 1;
+    out[(block_idx().x * block_dim().x) as usize + tid as usize] = s[j] * 2 + s[tid];
+}
+
+#[test]
+fn signed_linear_indices_vectorise_only_where_the_lanes_are_kept() {
+    let input: Vec<i32> = (0..256).map(|v| v * 7 - 900).collect();
+    let inp = &input;
+    let run = |k: i32, m: i32| {
+        move || {
+            let x = DeviceBuffer::from_slice(inp).unwrap();
+            let mut o = DeviceBuffer::<i32>::zeroed(256).unwrap();
+            let r = launch!(signed_lanes<<<2, 128>>>(&x, &mut o, k, m));
+            let v = o.to_vec().unwrap().into_iter().map(|v| v as u32).collect();
+            (v, r)
+        }
+    };
+    let want = |k: i32, m: i32| -> Vec<u32> {
+        (0..256)
+            .map(|g| {
+                let (b, t) = (g / 128 * 128, (g % 128) as i32);
+                let j = (3 * t - 2 * (t & m) + k - 1) as usize;
+                let sj = if j < 128 { input[b + j] } else { input[b + j - 128] + 1000 };
+                (sj * 2 + input[b + t as usize]) as u32
+            })
+            .collect()
+    };
+    // `m` -1 keeps every lane's bits: `j` is the lane plus `k - 1`. Both regions of both
+    // blocks vectorise.
+    for (k, m) in [(1, -1), (1, 127), (1, 255)] {
+        let (out, r) = both_paths("regions", run(k, m));
+        r.unwrap();
+        assert_eq!(out, want(k, m), "k {k}, m {m}");
+        assert_eq!(vectorised_runs(|| drop(run(k, m)())), 4, "k {k}, m {m}");
+    }
+    // `m` 63 does not keep the bits of 128 lanes: the second region runs one thread at a
+    // time, with the same results.
+    let (out, r) = both_paths("regions", run(1, 63));
+    r.unwrap();
+    assert_eq!(out, want(1, 63));
+    assert_eq!(vectorised_runs(|| drop(run(1, 63)())), 2);
+    // `k` 0: lane 0 reads `s[-1]`. The proof fails (the first index is below 0), and the
+    // scalar form reports it as the general path does (`both_paths` compares the reports).
+    let (_, r) = both_paths("regions", run(0, -1));
+    let e = r.unwrap_err();
+    assert!(e.contains("thread (0,0,0)") && e.contains("-1"), "{e}");
+}
+
 /// cuda-samples' `reduce2` on the dynamic shared memory: its one view (`dynamic_shared()`,
 /// bound once) is a shared array to the fast forms, so the tree's narrowed steps vectorise.
 #[kernel]
