@@ -74,14 +74,17 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
     let views = || params.iter().map(|p| (p.name.to_string(), !matches!(p.kind, ParamKind::Scalar))).collect();
     // The region form's copy with the file's waiting helpers written out (`fission/inline.rs`),
     // and those that take a view unless `accessing` is off, rewritten as the body is (its
-    // errors are the body's own, reported once, below).
+    // errors are the body's own, reported once, below), with whether a helper that does not
+    // wait was written out. `as_written` is the body before that rewrite, which the fallback
+    // below may write out again.
+    let as_written = item.block.clone();
     let inlined = |accessing: bool| {
-        crate::fission::inline::helpers(&item.block, &name.to_string(), accessing).map(|mut b| {
+        crate::fission::inline::helpers(&as_written, &name.to_string(), accessing).map(|(mut b, quiet)| {
             let _ = rewrite_block(&mut b, views(), true, &name.to_string());
-            b
+            (b, quiet)
         })
     };
-    let (with_accessing, waiting_only) = (inlined(true), inlined(false));
+    let with_views = inlined(true);
     let (errors, _) = rewrite_block(&mut item.block, views(), true, &name.to_string());
     // The host form reads its indices from a `ThreadCtx` argument, and barriers in the body
     // itself make it a state machine; `unsafe` kernels keep plain barriers.
@@ -119,11 +122,11 @@ pub(crate) fn kernel(mut item: ItemFn, attr: KernelAttr, params: Vec<Param>) -> 
         // a lane loop (a kernel without barriers), whose checked form would report the
         // written-out accesses at the call's line where the general path names the helper's
         // (a barrier kernel's checked launches take the general path, `Guard::written_out`).
-        let accessing_differs = with_accessing.as_ref().map(|b| quote::quote!(#b).to_string())
-            != waiting_only.as_ref().map(|b| quote::quote!(#b).to_string());
-        match region_form(with_accessing) {
-            Err(_) if accessing_differs => region_form(waiting_only),
-            Ok(f) if accessing_differs && f.kind == crate::fission::Kind::Lanes => region_form(waiting_only),
+        let views_written = with_views.as_ref().is_some_and(|(_, quiet)| *quiet);
+        let waiting_only = || region_form(inlined(false).map(|(b, _)| b));
+        match region_form(with_views.map(|(b, _)| b)) {
+            Err(_) if views_written => waiting_only(),
+            Ok(f) if views_written && f.kind == crate::fission::Kind::Lanes => waiting_only(),
             r => r,
         }
     };

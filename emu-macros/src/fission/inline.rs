@@ -100,7 +100,8 @@ thread_local! {
 /// converted and checked for each of a thread's loads), and the region has no faster form.
 /// Written out, its accesses are the region's own, which the views-checked and range-proved
 /// forms take. `lower.rs` asks for it first, and without it when the region form then fails.
-pub(crate) fn helpers(block: &Block, name: &str, accessing: bool) -> Option<Block> {
+/// The `bool` says whether a helper that does not wait was written out.
+pub(crate) fn helpers(block: &Block, name: &str, accessing: bool) -> Option<(Block, bool)> {
     if !proc_macro::is_available() {
         return None;
     }
@@ -114,7 +115,8 @@ pub(crate) fn helpers(block: &Block, name: &str, accessing: bool) -> Option<Bloc
             (*m == module).then(|| syn::parse_str::<syn::ItemFn>(text).ok().map(|f| (n.clone(), f))).flatten()
         })
         .collect();
-    let mut chosen = waiting(&parsed);
+    let waiting = waiting(&parsed);
+    let mut chosen = waiting.clone();
     if accessing {
         chosen.extend(parsed.iter().filter(|(_, f)| takes_a_view(f)).map(|(n, _)| n.clone()));
     }
@@ -122,7 +124,7 @@ pub(crate) fn helpers(block: &Block, name: &str, accessing: bool) -> Option<Bloc
         return None;
     }
     let mut out = block.clone();
-    let mut w = Writer { helpers: &parsed, chosen: &chosen, fresh: 0, changed: false };
+    let mut w = Writer { helpers: &parsed, chosen: &chosen, fresh: 0, changed: false, written: HashSet::new() };
     let mut any = false;
     // Helpers that call helpers: written out in turn, 8 deep at most.
     for _ in 0..8 {
@@ -133,7 +135,8 @@ pub(crate) fn helpers(block: &Block, name: &str, accessing: bool) -> Option<Bloc
         }
         any = true;
     }
-    any.then_some(out)
+    let quiet_written = w.written.iter().any(|n| !waiting.contains(n));
+    any.then_some((out, quiet_written))
 }
 
 /// The `#[device]` functions and `#[kernel]`s of the file at `path`, by name.
@@ -496,6 +499,8 @@ struct Writer<'a> {
     chosen: &'a HashSet<String>,
     fresh: usize,
     changed: bool,
+    /// The helpers written out.
+    written: HashSet<String>,
 }
 
 /// Where the call's value goes.
@@ -572,6 +577,7 @@ impl Writer<'_> {
         let f = self.helpers.get(&name)?;
         let span = call.span();
         let (stmts, tail) = self.body(f, &c.args.iter().cloned().collect::<Vec<_>>(), span)?;
+        self.written.insert(name);
         let mut out = stmts;
         let value = match (tail, rest) {
             (Some(t), Some((op, e))) => Some(quote_spanned!(span=> #t #op #e)),

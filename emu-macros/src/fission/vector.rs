@@ -134,9 +134,11 @@ impl Rewrite<'_> {
     /// The form of index expression `e`, if it has one: `form_basic`'s, or else a `linear`
     /// one whose `tid` has coefficient 1 (its checks recorded for the proof).
     fn form(&self, e: &Expr) -> Option<Form> {
-        if let Some(f) = self.form_basic(e) {
-            return Some(f);
-        }
+        self.form_basic(e).or_else(|| self.form_linear(e))
+    }
+
+    /// `form`'s `linear` half.
+    fn form_linear(&self, e: &Expr) -> Option<Form> {
         let inner = match strip_parens(e) {
             Expr::Cast(c) if matches!(&*c.ty, syn::Type::Path(p) if p.path.is_ident("usize")) => &*c.expr,
             e => e,
@@ -438,11 +440,15 @@ impl Rewrite<'_> {
             return;
         };
         // A guarded `v[tid - w]` is a gather (below), which needs no proof that `-w` fits.
-        let gathered = !store
-            && self.form_basic(&c.args[2]).is_none()
-            && self.gather(&c.args[2]).is_some()
-            && !self.guards.is_empty();
-        let Some(form) = (if gathered { None } else { self.form(&c.args[2]) }) else {
+        let basic = self.form_basic(&c.args[2]);
+        let gathered = !store && basic.is_none() && self.gather(&c.args[2]).is_some() && !self.guards.is_empty();
+        let linear = basic.is_none();
+        let form = match basic {
+            Some(f) => Some(f),
+            None if gathered => None,
+            None => self.form_linear(&c.args[2]),
+        };
+        let Some(form) = form else {
             // `v[tid - w]` under a guard `tid >= u`: read per lane, in bounds by the proof.
             match (self.gather(&c.args[2]), self.guards.last()) {
                 (Some(w), Some(lo)) if !store => {
@@ -462,9 +468,9 @@ impl Rewrite<'_> {
         // An index whose form `linear` found is still computed as written, so that an
         // overflow in it panics as it would one thread at a time (unused otherwise, and gone
         // where overflows wrap).
-        let written = match self.form_basic(&c.args[2]) {
-            Some(_) => quote!(),
-            None => {
+        let written = match linear {
+            false => quote!(),
+            true => {
                 let i = &c.args[2];
                 quote!(let _ = #i;)
             }
