@@ -825,3 +825,243 @@ fn an_out_of_bounds_shared_atomic_is_reported() {
         assert_has(&text, "index 16 is past the end of __shared__ array declared at");
     })
 }
+
+// ---------------------------------------------------------------------------------------------
+// In barrier regions: a block's shared memory is its host thread's alone
+// ---------------------------------------------------------------------------------------------
+//
+// Between barriers, a block without clusters runs every thread on one host thread, and no other
+// block can reach its shared memory: its shared atomics are a relaxed load and store there
+// (`host/mem/atomic.rs`, `rmw!`). The same scripts, in kernels with barriers, must give what the
+// model gives, and the launch must have taken barrier regions.
+
+/// Checks that the last launch took barrier regions, unless `EMU_PATH` chose a path for every
+/// launch or the launches ran on the GPU.
+fn took_regions() {
+    if std::env::var_os("EMU_PATH").is_none() && std::env::var("EMU_TARGET").as_deref() != Ok("gpu") {
+        assert_eq!(deviceemu::__private::last_path(), "regions");
+    }
+}
+
+#[kernel]
+fn script_regions_i32(x: &mut [i32], a: &[i32], olds: &mut [i32]) {
+    let (t, i) = (thread_idx().x as usize, (block_idx().x * block_dim().x + thread_idx().x) as usize);
+    let s = shared_array![i32; BLOCK];
+    s[t] = x[i];
+    sync_threads();
+    script_shared(s, t, i, a, olds);
+    sync_threads();
+    x[i] = s[t];
+}
+
+#[kernel]
+fn script_regions_u64(x: &mut [u64], a: &[u64], olds: &mut [u64]) {
+    let (t, i) = (thread_idx().x as usize, (block_idx().x * block_dim().x + thread_idx().x) as usize);
+    let s = shared_array![u64; BLOCK];
+    s[t] = x[i];
+    sync_threads();
+    script_shared(s, t, i, a, olds);
+    sync_threads();
+    x[i] = s[t];
+}
+
+macro_rules! script_regions_test {
+    ($name:ident, $t:ty, $kernel:ident, $seed:expr) => {
+        #[test]
+        fn $name() -> Result<(), Error> {
+            let s = script_case::<$t>($seed);
+            let mut x = DeviceBuffer::from_slice(&s.x0)?;
+            let a = DeviceBuffer::from_slice(&s.args)?;
+            let mut olds = DeviceBuffer::<$t>::zeroed(N * STEPS)?;
+            launch!($kernel<<<GRID as u32, BLOCK as u32>>>(&mut x, &a, &mut olds))?;
+            took_regions();
+            let got = olds.to_vec()?;
+            for i in 0..N {
+                let r = i * STEPS..(i + 1) * STEPS;
+                assert_eq!(got[r.clone()], s.olds[r], "olds of thread {i}, x0 {:?}, args {:?}", s.x0[i], &s.args[i * ARGS..(i + 1) * ARGS]);
+            }
+            assert_eq!(x.to_vec()?, s.finals, "final values");
+            Ok(())
+        }
+    };
+}
+script_regions_test!(script_i32_in_barrier_regions_matches_the_model, i32, script_regions_i32, 50);
+script_regions_test!(script_u64_in_barrier_regions_matches_the_model, u64, script_regions_u64, 60);
+
+/// `script_misc`'s shared arm between barriers, and `atomic_add` on `f32` and `f64` (the
+/// device's rounding: subnormals flushed, canonical NaN) on each thread's shared slot.
+#[kernel]
+#[allow(clippy::too_many_arguments)]
+fn script_misc_regions(
+    x: &mut [u32],
+    a: &[u32],
+    olds: &mut [u32],
+    f: &mut [f32],
+    fa: &[f32],
+    d: &mut [f64],
+    da: &[f64],
+    h: &mut [u16],
+    ha: &[u16],
+) {
+    let (t, i) = (thread_idx().x as usize, (block_idx().x * block_dim().x + thread_idx().x) as usize);
+    let (k, o) = (6 * i, 8 * i);
+    let (sx, sf, sd, sh) =
+        (shared_array![u32; BLOCK], shared_array![f32; BLOCK], shared_array![f64; BLOCK], shared_array![u16; BLOCK]);
+    sx[t] = x[i];
+    sf[t] = f[i];
+    sd[t] = d[i];
+    sh[t] = h[i];
+    sync_threads();
+    olds[o] = sx.atomic_inc(t, a[k]);
+    olds[o + 1] = sx.atomic_inc(t, a[k + 1]);
+    olds[o + 2] = sx.atomic_dec(t, a[k + 2]);
+    olds[o + 3] = sx.atomic_dec(t, a[k + 3]);
+    olds[o + 4] = sx.atomic_inc(t, a[k + 4]);
+    olds[o + 5] = sx.atomic_dec(t, a[k + 5]);
+    olds[o + 6] = sf.atomic_exch(t, fa[2 * i]).to_bits();
+    olds[o + 7] = sf.atomic_add(t, fa[2 * i + 1]).to_bits();
+    let old_d = sd.atomic_exch(t, da[2 * i]);
+    let old_d2 = sd.atomic_add(t, da[2 * i + 1]);
+    let old_h = sh.atomic_cas(t, ha[2 * i], ha[2 * i + 1]);
+    sync_threads();
+    x[i] = sx[t];
+    f[i] = sf[t];
+    d[i] = old_d;
+    d[N + i] = old_d2;
+    d[2 * N + i] = sd[t];
+    h[i] = old_h;
+    h[N + i] = sh[t];
+}
+
+/// `atom.add.f32` on the host model: subnormal inputs and results flushed to zero of their
+/// sign, a NaN result the canonical NaN.
+fn device_add_f32(a: f32, b: f32) -> f32 {
+    let flush = |x: f32| if x.is_subnormal() { f32::from_bits(x.to_bits() & 0x8000_0000) } else { x };
+    let r = flush(flush(a) + flush(b));
+    if r.is_nan() {
+        f32::from_bits(0x7fff_ffff)
+    } else {
+        r
+    }
+}
+
+/// `atom.add.f64`: IEEE addition, a NaN result the canonical NaN.
+fn device_add_f64(a: f64, b: f64) -> f64 {
+    let r = a + b;
+    if r.is_nan() {
+        f64::from_bits(0x7fff_ffff_ffff_ffff)
+    } else {
+        r
+    }
+}
+
+#[test]
+fn inc_dec_exch_float_adds_and_u16_cas_in_barrier_regions_match_the_model() -> Result<(), Error> {
+    let floats = [
+        0.0f32,
+        -0.0,
+        1.5,
+        -3.25,
+        f32::from_bits(0x7fc0_1234),
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::from_bits(1),
+        f32::from_bits(0x8000_0003),
+        f32::MIN_POSITIVE,
+    ];
+    let doubles = [
+        0.0f64,
+        -0.0,
+        -2.25,
+        7.5,
+        f64::from_bits(0x7ff8_0000_0000_beef),
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::from_bits(1),
+    ];
+    let mut rng = Rng::new(77);
+    let (mut x0, mut a, mut want_olds, mut want_x) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut f0, mut fa, mut want_f) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut d0, mut da, mut want_d) = (Vec::new(), Vec::new(), vec![0u64; 3 * N]);
+    let (mut h0, mut ha, mut want_h) = (Vec::new(), Vec::new(), vec![0u16; 2 * N]);
+    for i in 0..N {
+        let small = |rng: &mut Rng| {
+            if rng.below(8) == 0 {
+                [0, u32::MAX, u32::MAX - 1][rng.below(3) as usize]
+            } else {
+                rng.below(6) as u32
+            }
+        };
+        let mut x = small(&mut rng);
+        x0.push(x);
+        let limits: Vec<u32> = (0..6).map(|_| small(&mut rng)).collect();
+        for (k, &l) in limits.iter().enumerate() {
+            want_olds.push(x);
+            x = if matches!(k, 0 | 1 | 4) { inc(x, l) } else { dec(x, l) };
+        }
+        want_x.push(x);
+        a.extend(limits);
+        let pick = |rng: &mut Rng| floats[rng.below(floats.len() as u64) as usize];
+        let (f_start, f1, f2) = (pick(&mut rng), pick(&mut rng), pick(&mut rng));
+        f0.push(f_start);
+        fa.extend([f1, f2]);
+        want_olds.extend([f_start.to_bits(), f1.to_bits()]);
+        want_f.push(device_add_f32(f1, f2).to_bits());
+        let pick = |rng: &mut Rng| doubles[rng.below(doubles.len() as u64) as usize];
+        let (d_start, d1, d2) = (pick(&mut rng), pick(&mut rng), pick(&mut rng));
+        d0.push(d_start);
+        da.extend([d1, d2]);
+        want_d[i] = d_start.to_bits();
+        want_d[N + i] = d1.to_bits();
+        want_d[2 * N + i] = device_add_f64(d1, d2).to_bits();
+        let h = rng.below(4) as u16 * 0x5555;
+        h0.push(h);
+        let (cmp, new) = (if i % 2 == 0 { h } else { rng.next_u64() as u16 }, rng.next_u64() as u16);
+        ha.extend([cmp, new]);
+        want_h[i] = h;
+        want_h[N + i] = if cmp == h { new } else { h };
+    }
+    let mut x = DeviceBuffer::from_slice(&x0)?;
+    let ab = DeviceBuffer::from_slice(&a)?;
+    let mut olds = DeviceBuffer::<u32>::zeroed(8 * N)?;
+    let mut f = DeviceBuffer::from_slice(&f0)?;
+    let fab = DeviceBuffer::from_slice(&fa)?;
+    d0.resize(3 * N, 0.0);
+    let mut d = DeviceBuffer::from_slice(&d0)?;
+    let dab = DeviceBuffer::from_slice(&da)?;
+    h0.resize(2 * N, 0);
+    let mut h = DeviceBuffer::from_slice(&h0)?;
+    let hab = DeviceBuffer::from_slice(&ha)?;
+    launch!(script_misc_regions<<<GRID as u32, BLOCK as u32>>>(&mut x, &ab, &mut olds, &mut f, &fab, &mut d, &dab, &mut h, &hab))?;
+    took_regions();
+    let got = olds.to_vec()?;
+    for i in 0..N {
+        let r = 8 * i..8 * (i + 1);
+        assert_eq!(got[r.clone()], want_olds[r], "inc/dec limits {:?} from {}, f32 exch", &a[6 * i..6 * i + 6], x0[i]);
+    }
+    assert_eq!(x.to_vec()?, want_x, "inc/dec finals");
+    let fb: Vec<u32> = f.to_vec()?.iter().map(|v| v.to_bits()).collect();
+    assert_eq!(fb, want_f, "f32 add after exch");
+    let db: Vec<u64> = d.to_vec()?.iter().map(|v| v.to_bits()).collect();
+    assert_eq!(db, want_d, "f64 exch and add");
+    assert_eq!(h.to_vec()?, want_h, "u16 cas");
+    Ok(())
+}
+
+/// `fold_all_shared` (barriers around the atomics) takes barrier regions: the contention test
+/// above covers its atomics there.
+#[test]
+fn the_shared_contention_kernel_takes_barrier_regions() -> Result<(), Error> {
+    let vals: Vec<u64> = (0..N as u64).map(|v| v * 0x9e37_79b9).collect();
+    let vb = DeviceBuffer::from_slice(&vals)?;
+    let (mut s, mut u) = (DeviceBuffer::<i32>::zeroed(6 * (GRID + 1))?, DeviceBuffer::<u32>::zeroed(6 * (GRID + 1))?);
+    let (mut l, mut q) = (DeviceBuffer::<i64>::zeroed(6 * (GRID + 1))?, DeviceBuffer::<u64>::zeroed(6 * (GRID + 1))?);
+    launch!(fold_all_shared<<<GRID as u32, BLOCK as u32>>>(&vb, &mut s, &mut u, &mut l, &mut q))?;
+    took_regions();
+    let q = q.to_vec()?;
+    for b in 0..GRID {
+        let block = vals[b * BLOCK..(b + 1) * BLOCK].iter().copied();
+        assert_eq!(q[6 * (b + 1)..6 * (b + 2)], fold_model(&[0u64; 6], block), "u64 block {b}");
+    }
+    Ok(())
+}

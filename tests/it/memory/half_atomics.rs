@@ -254,3 +254,73 @@ fn many_threads_adding_lose_no_update() {
     assert_eq!((p.x.to_f32(), p.y.to_f32()), (512.0, 1024.0));
     assert!(per_block.to_vec().unwrap().iter().all(|v| v.to_f32() == 128.0));
 }
+
+/// Each thread adds `b*[t]` to its own slot of shared arrays, between barriers: in barrier
+/// regions, where a block's shared atomics are a relaxed load and store
+/// (`host/mem/atomic.rs`). The sums go to `a*`, the old values to `old*`.
+#[kernel]
+pub fn add_halves_in_shared(
+    a16: &mut [f16],
+    b16: &[f16],
+    abf: &mut [bf16],
+    bbf: &[bf16],
+    a2: &mut [Half2],
+    b2: &[Half2],
+    old16: &mut [f16],
+    old2: &mut [Half2],
+) {
+    let t = thread_idx().x as usize;
+    let (s16, sbf, s2) = (shared_array![f16; 400], shared_array![bf16; 400], shared_array![Half2; 400]);
+    s16[t] = a16[t];
+    sbf[t] = abf[t];
+    s2[t] = a2[t];
+    sync_threads();
+    old16[t] = s16.atomic_add(t, b16[t]);
+    sbf.atomic_add(t, bbf[t]);
+    old2[t] = s2.atomic_add(t, b2[t]);
+    sync_threads();
+    a16[t] = s16[t];
+    abf[t] = sbf[t];
+    a2[t] = s2[t];
+}
+
+#[test]
+fn half_adds_on_shared_memory_in_barrier_regions_round_as_the_reference() {
+    // Every pair of special values, f16 and bf16; the pairs' lanes are the f16 pairs, their
+    // second lane reversed.
+    let (mut a, mut b, mut abf, mut bbf) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (i, &x) in SPECIAL_F16.iter().enumerate() {
+        for (j, &y) in SPECIAL_F16.iter().enumerate() {
+            a.push(x);
+            b.push(y);
+            abf.push(SPECIAL_BF16[i]);
+            bbf.push(SPECIAL_BF16[j]);
+        }
+    }
+    let n = a.len();
+    let h = |v: &[u16]| DeviceBuffer::from_slice(&v.iter().map(|&x| f16::from_bits(x)).collect::<Vec<_>>()).unwrap();
+    let hb = |v: &[u16]| DeviceBuffer::from_slice(&v.iter().map(|&x| bf16::from_bits(x)).collect::<Vec<_>>()).unwrap();
+    let pair = |v: &[u16], k: usize| Half2::new(f16::from_bits(v[k]), f16::from_bits(v[n - 1 - k]));
+    let (pa, pb): (Vec<Half2>, Vec<Half2>) = (0..n).map(|k| (pair(&a, k), pair(&b, k))).unzip();
+    let (mut a16, b16, mut abf_d, bbf_d) = (h(&a), h(&b), hb(&abf), hb(&bbf));
+    let (mut a2, b2) = (DeviceBuffer::from_slice(&pa).unwrap(), DeviceBuffer::from_slice(&pb).unwrap());
+    let (mut old16, mut old2) = (DeviceBuffer::<f16>::zeroed(n).unwrap(), DeviceBuffer::<Half2>::zeroed(n).unwrap());
+    launch!(add_halves_in_shared<<<1, n as u32>>>(&mut a16, &b16, &mut abf_d, &bbf_d, &mut a2, &b2, &mut old16, &mut old2))
+        .unwrap();
+    if std::env::var_os("EMU_PATH").is_none() && std::env::var("EMU_TARGET").as_deref() != Ok("gpu") {
+        assert_eq!(deviceemu::__private::last_path(), "regions");
+    }
+    let bits = |v: Vec<f16>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let want16: Vec<u16> = (0..n).map(|k| ref_f16(a[k], b[k])).collect();
+    assert_eq!(bits(a16.to_vec().unwrap()), want16, "f16 sums");
+    assert_eq!(bits(old16.to_vec().unwrap()), a, "f16 old values");
+    let wantbf: Vec<u16> = (0..n).map(|k| ref_bf16(abf[k], bbf[k])).collect();
+    assert_eq!(abf_d.to_vec().unwrap().iter().map(|x| x.to_bits()).collect::<Vec<_>>(), wantbf, "bf16 sums");
+    let got2 = a2.to_vec().unwrap();
+    let olds2 = old2.to_vec().unwrap();
+    for k in 0..n {
+        let want = (ref_f16(a[k], b[k]), ref_f16(a[n - 1 - k], b[n - 1 - k]));
+        assert_eq!((got2[k].x.to_bits(), got2[k].y.to_bits()), want, "Half2 sum {k}");
+        assert_eq!((olds2[k].x.to_bits(), olds2[k].y.to_bits()), (a[k], a[n - 1 - k]), "Half2 old {k}");
+    }
+}

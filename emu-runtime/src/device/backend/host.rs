@@ -365,7 +365,7 @@ macro_rules! half_atomic_add {
     ($t:ty, $atomic:ty, $bits:ty, $bf:expr, |$v:ident| $to:expr, |$w:ident| $from:expr) => {
         impl super::AtomicAddImpl for $t {
             #[inline(always)]
-            unsafe fn atomic_add_raw(p: *mut Self, v: Self, _: crate::device::Space) -> Self {
+            unsafe fn atomic_add_raw(p: *mut Self, v: Self, space: crate::device::Space) -> Self {
                 let add = |old: $bits| -> $bits {
                     let $v = v;
                     let b: $bits = $to;
@@ -378,14 +378,15 @@ macro_rules! half_atomic_add {
                     }
                     r
                 };
-                // SAFETY: the element has the size and alignment of the atomic word (asserted
-                // where the types are defined) and is valid per the contract.
-                let a = unsafe { &*(p as *const $atomic) };
-                let old = a
-                    .fetch_update(core::sync::atomic::Ordering::Relaxed, core::sync::atomic::Ordering::Relaxed, |o| {
+                let old = crate::host::mem::atomic::rmw!($atomic, p, space, |o| add(o), {
+                    // SAFETY: the element has the size and alignment of the atomic word
+                    // (asserted where the types are defined) and is valid per the contract.
+                    let a = unsafe { &*(p as *const $atomic) };
+                    a.fetch_update(core::sync::atomic::Ordering::Relaxed, core::sync::atomic::Ordering::Relaxed, |o| {
                         Some(add(o))
                     })
-                    .unwrap_or_else(|o| o);
+                    .unwrap_or_else(|o| o)
+                });
                 let $w = old;
                 $from
             }

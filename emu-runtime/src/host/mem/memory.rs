@@ -17,6 +17,7 @@ use core::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering::Re
 
 use crate::device::backend::AtomicAddImpl;
 use crate::device::{DeviceCopy, Space};
+use crate::host::mem::atomic::rmw;
 
 /// Loads a `T` with relaxed atomic word loads.
 ///
@@ -322,9 +323,10 @@ macro_rules! int_atomic_add {
     ($($t:ty => $atomic:ty),*) => { $(
         impl AtomicAddImpl for $t {
             #[inline(always)]
-            unsafe fn atomic_add_raw(p: *mut Self, v: Self, _: Space) -> Self {
+            unsafe fn atomic_add_raw(p: *mut Self, v: Self, space: Space) -> Self {
+                let v = v as _;
                 // SAFETY: same size and alignment as the atomic type; valid per the contract.
-                unsafe { (*(p as *const $atomic)).fetch_add(v as _, Relaxed) as $t }
+                rmw!($atomic, p, space, |old| old.wrapping_add(v), unsafe { (*(p as *const $atomic)).fetch_add(v, Relaxed) }) as $t
             }
         }
     )* };
@@ -366,24 +368,26 @@ fn device_add_f64(a: f64, b: f64) -> f64 {
 
 impl AtomicAddImpl for f32 {
     #[inline(always)]
-    unsafe fn atomic_add_raw(p: *mut Self, v: Self, _: Space) -> Self {
-        // SAFETY: `f32` and `AtomicU32` have the same size and alignment; valid per contract.
-        let a = unsafe { &*(p as *const AtomicU32) };
-        let old = a
-            .fetch_update(Relaxed, Relaxed, |bits| Some(device_add_f32(f32::from_bits(bits), v).to_bits()))
-            .unwrap_or_else(|bits| bits);
+    unsafe fn atomic_add_raw(p: *mut Self, v: Self, space: Space) -> Self {
+        let add = |bits: u32| device_add_f32(f32::from_bits(bits), v).to_bits();
+        let old = rmw!(AtomicU32, p, space, |bits| add(bits), {
+            // SAFETY: `f32` and `AtomicU32` have the same size and alignment; valid per contract.
+            let a = unsafe { &*(p as *const AtomicU32) };
+            a.fetch_update(Relaxed, Relaxed, |bits| Some(add(bits))).unwrap_or_else(|bits| bits)
+        });
         f32::from_bits(old)
     }
 }
 
 impl AtomicAddImpl for f64 {
     #[inline(always)]
-    unsafe fn atomic_add_raw(p: *mut Self, v: Self, _: Space) -> Self {
-        // SAFETY: `f64` and `AtomicU64` have the same size and alignment; valid per contract.
-        let a = unsafe { &*(p as *const AtomicU64) };
-        let old = a
-            .fetch_update(Relaxed, Relaxed, |bits| Some(device_add_f64(f64::from_bits(bits), v).to_bits()))
-            .unwrap_or_else(|bits| bits);
+    unsafe fn atomic_add_raw(p: *mut Self, v: Self, space: Space) -> Self {
+        let add = |bits: u64| device_add_f64(f64::from_bits(bits), v).to_bits();
+        let old = rmw!(AtomicU64, p, space, |bits| add(bits), {
+            // SAFETY: `f64` and `AtomicU64` have the same size and alignment; valid per contract.
+            let a = unsafe { &*(p as *const AtomicU64) };
+            a.fetch_update(Relaxed, Relaxed, |bits| Some(add(bits))).unwrap_or_else(|bits| bits)
+        });
         f64::from_bits(old)
     }
 }

@@ -66,6 +66,10 @@ thread_local! {
     /// (its launch has not ended), so a view carrying this stamp is live without a look at the
     /// table: the check in a region's accesses is one thread-local load and a comparison.
     static RUNNING: Cell<u64> = const { Cell::new(0) };
+    /// The bytes `[start, end)` of the arena of the block whose regions this host thread runs
+    /// now, when no other host thread can touch them while it runs ([`Running::enter_alone`]),
+    /// or an empty range.
+    static ALONE: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
 }
 
 /// Whether a view with stamp `stamp` may still be used: the stamp of global memory (0), or that
@@ -83,6 +87,16 @@ pub(crate) fn running(stamp: u64) -> bool {
     RUNNING.with(Cell::get) == stamp
 }
 
+/// Whether the element at address `p` is in the arena of the block this host thread runs
+/// alone ([`Running::enter_alone`]): no other host thread reads or writes it until the guard
+/// drops, so an atomic read-modify-write on it may be a relaxed load and store
+/// (`host/mem/atomic.rs`, `rmw!`).
+#[inline(always)]
+pub(crate) fn alone(p: usize) -> bool {
+    let (start, end) = ALONE.with(Cell::get);
+    p >= start && p < end
+}
+
 /// While alive, this host thread runs a block whose arena's views carry `stamp` (see
 /// [`RUNNING`]); the one it ran before (a child grid run inline, say) comes back on drop.
 ///
@@ -90,17 +104,32 @@ pub(crate) fn running(stamp: u64) -> bool {
 /// the block's arena moved on to it and before the block ends.
 pub(crate) struct Running {
     before: u64,
+    alone_before: (usize, usize),
 }
 
 impl Running {
     pub(crate) fn enter(stamp: u64) -> Running {
-        Running { before: RUNNING.with(|r| r.replace(stamp)) }
+        Running { before: RUNNING.with(|r| r.replace(stamp)), alone_before: ALONE.with(|a| a.replace((0, 0))) }
+    }
+
+    /// [`Running::enter`], for a block whose arena, the `size` bytes at `base`, no other host
+    /// thread touches while the guard lives: the caller runs every thread of the block on this
+    /// host thread (barrier regions), and no other block can reach its shared memory (a launch
+    /// without clusters, whose blocks cannot map each other's shared memory). A view of it that
+    /// escaped to another host thread is stale there once the block ends, and cannot reach it
+    /// before: shared views are neither `Send` nor `Sync`.
+    pub(crate) fn enter_alone(stamp: u64, base: usize, size: usize) -> Running {
+        Running {
+            before: RUNNING.with(|r| r.replace(stamp)),
+            alone_before: ALONE.with(|a| a.replace((base, base.saturating_add(size)))),
+        }
     }
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
         RUNNING.with(|r| r.set(self.before));
+        ALONE.with(|a| a.set(self.alone_before));
     }
 }
 
@@ -214,8 +243,27 @@ mod tests {
             assert_eq!(RUNNING.with(Cell::get), s);
         }
         assert_eq!(RUNNING.with(Cell::get), 0, "nothing runs after the guard");
+        assert!(!alone(8), "no arena is this thread's alone outside a guard");
         assert!(!running(s));
         a.next_epoch();
         assert!(!live(s), "the table still decides once the block is over");
+    }
+
+    #[test]
+    fn an_arena_is_its_threads_alone_only_inside_its_guard() {
+        let a = Slot::new().unwrap();
+        assert!(!alone(0x1000));
+        {
+            let _r = Running::enter_alone(a.stamp(), 0x1000, 0x100);
+            assert!(alone(0x1000) && alone(0x10ff));
+            assert!(!alone(0xfff) && !alone(0x1100), "only the arena's own bytes");
+            {
+                // A child grid's block run inline, whose arena is not alone: nothing is.
+                let _inner = Running::enter(a.stamp());
+                assert!(!alone(0x1000));
+            }
+            assert!(alone(0x1000), "the outer block's arena again");
+        }
+        assert!(!alone(0x1000), "nothing after the guard");
     }
 }

@@ -666,7 +666,16 @@ fn run_blocks(
             {
                 // The block's shared views are live until it ends (`mem/stamp.rs`): the guards
                 // of its proved regions ask that once per view (`__private::view_aligned`).
-                let _running = crate::host::mem::stamp::Running::enter(b.arena().stamp());
+                // Its threads all run on this host thread; without clusters, no other block can
+                // map its shared memory, so its atomics there need no locked instruction.
+                let _running = match kernel.cluster[0] {
+                    0 => crate::host::mem::stamp::Running::enter_alone(
+                        b.arena().stamp(),
+                        b.arena().base(),
+                        b.arena().size(),
+                    ),
+                    _ => crate::host::mem::stamp::Running::enter(b.arena().stamp()),
+                };
                 let mut done = 0;
                 if let Some(spans) = spans {
                     let mut k = b.regions_span_room();
