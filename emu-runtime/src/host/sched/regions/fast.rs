@@ -118,7 +118,7 @@ pub fn store_in_bounds<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usize, val
 pub fn load_valid<T: DeviceCopy, K: ViewKind, I: crate::device::access::Index>(v: &View<T, K>, i: I) -> T {
     let i = i.to_index();
     if i >= v.len() {
-        return bad_load(v, i);
+        return bad_load(*v, i);
     }
     // SAFETY: `i < len`, and a view's pointer is valid for `len` elements: a global view's
     // while its launch runs (the only time a kernel has one), a shared view's always, since
@@ -127,12 +127,15 @@ pub fn load_valid<T: DeviceCopy, K: ViewKind, I: crate::device::access::Index>(v
     unsafe { crate::host::mem::memory::load_relaxed(v.raw_ptr().add(i)) }
 }
 
-/// A bad index of [`load_valid`]: the view's own load reports it (and gives zero bits).
+/// A bad index of [`load_valid`]: the view's own load reports it (and gives zero bits). The
+/// view comes by value, as in [`proof_failed`]: a reference would make the region's loop keep
+/// a copy of it in memory, written at every access (two stores and loads of 16 bytes each in
+/// reduce0's step regions).
 #[cfg(not(target_arch = "nvptx64"))]
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn bad_load<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, i: usize) -> T {
+fn bad_load<T: DeviceCopy, K: ViewKind>(v: View<T, K>, i: usize) -> T {
     v.load(i)
 }
 
@@ -141,7 +144,7 @@ fn bad_load<T: DeviceCopy, K: ViewKind>(v: &View<T, K>, i: usize) -> T {
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn bad_store<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usize, value: T) {
+fn bad_store<T: DeviceCopy, K: Writable>(v: View<T, K>, i: usize, value: T) {
     v.store(i, value)
 }
 
@@ -153,7 +156,7 @@ fn bad_store<T: DeviceCopy, K: Writable>(v: &View<T, K>, i: usize, value: T) {
 pub fn store_valid<T: DeviceCopy, K: Writable, I: crate::device::access::Index>(v: &View<T, K>, i: I, value: T) {
     let i = i.to_index();
     if i >= v.len() {
-        return bad_store(v, i, value);
+        return bad_store(*v, i, value);
     }
     // SAFETY: as in `load_valid`; `K: Writable` views point into writable memory.
     unsafe { crate::host::mem::memory::store_relaxed(v.raw_ptr().add(i), value) }
