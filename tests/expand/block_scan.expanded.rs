@@ -658,6 +658,7 @@ impl block_scan {
                                 __emu_m,
                                 ::deviceemu::__private::LANE_CHUNK,
                             );
+                            let __emu_lanes_v = __emu_lanes_v.window(__emu_c0, __emu_m);
                             #[allow(unused_variables, unused_unsafe)]
                             for __emu_k in 0..__emu_m {
                                 let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);

@@ -485,6 +485,7 @@ impl matmul {
                             __emu_m,
                             ::deviceemu::__private::LANE_CHUNK,
                         );
+                        let __emu_lanes_acc = __emu_lanes_acc.window(__emu_c0, __emu_m);
                         #[allow(unused_variables, unused_unsafe)]
                         for __emu_k in 0..__emu_m {
                             let __emu_ctx = __emu_cursor.lane(__emu_c0 + __emu_k);

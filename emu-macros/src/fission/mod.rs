@@ -116,7 +116,8 @@
 //!   off] } else { 0.0 }`, a left neighbour's `if tid > 0 { t[tid - 1] }`), and which puts back
 //!   no per-thread value it took unless it writes in place (values it binds may go to per-thread
 //!   slots, and values of earlier regions are copied out of theirs; a value read for the last
-//!   time is not put back; in place, a chunk takes and puts back its window of the slots),
+//!   time is not put back; in place, a chunk takes and puts back its values; every chunk
+//!   reaches the slots through its window of them, `Slots::window`),
 //!   runs in chunks of 256 threads like a vectorised lane loop. At run time the region
 //!   must be in index order (no seed, nobody exited), every index in bounds, every `if` true for
 //!   its last thread (so for all), every guarded `v[tid - w]` in bounds for the lanes its guard

@@ -911,12 +911,11 @@ impl Program {
             }
             false => (quote!(), quote!(), quote!(each_chunk_below)),
         };
-        // Written in place, the per-thread slots the lanes take and put back are the chunk's
-        // window of them (`Slots::window`: the loop's bound shows their index in range).
-        let windows = match writes_in_place {
-            true => slots.iter().map(|l| quote!(let #l = #l.window(__emu_c0, __emu_m);)).collect(),
-            false => Vec::new(),
-        };
+        // The per-thread slots the lanes read, take and put back are the chunk's window of them
+        // (`Slots::window`): the loop's bound shows their index in range, so the compiler drops
+        // the check of each lane's and can vectorise the copies (SHOC's scan steps put the value
+        // each lane read into a slot: a bounds check per lane kept that loop scalar).
+        let windows: Vec<TokenStream> = slots.iter().map(|l| quote!(let #l = #l.window(__emu_c0, __emu_m);)).collect();
         let fast = quote! {
             #(#starts)*
             #(#bufs)*
