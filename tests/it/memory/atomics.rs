@@ -248,6 +248,24 @@ struct Script<T> {
     finals: Vec<T>,
 }
 
+impl<T: Int> Script<T> {
+    /// Checks a launch's old values (`got`) and final values against the model, thread by
+    /// thread; `what` names the launch in a failure.
+    fn check(&self, got: &[T], finals: &[T], what: &str) {
+        for i in 0..N {
+            let r = i * STEPS..(i + 1) * STEPS;
+            assert_eq!(
+                got[r.clone()],
+                self.olds[r],
+                "olds of thread {i} ({what}), x0 {:?}, args {:?}",
+                self.x0[i],
+                &self.args[i * ARGS..(i + 1) * ARGS]
+            );
+        }
+        assert_eq!(finals, self.finals, "final values ({what})");
+    }
+}
+
 fn script_case<T: Int>(seed: u64) -> Script<T> {
     let mut rng = Rng::new(seed);
     let mut s = Script { x0: Vec::new(), args: Vec::new(), olds: Vec::new(), finals: Vec::new() };
@@ -289,12 +307,7 @@ macro_rules! script_test {
                 let a = DeviceBuffer::from_slice(&s.args)?;
                 let mut olds = DeviceBuffer::<$t>::zeroed(N * STEPS)?;
                 launch!($kernel<<<GRID as u32, BLOCK as u32>>>(shared, &mut x, &a, &mut olds))?;
-                let got = olds.to_vec()?;
-                for i in 0..N {
-                    let r = i * STEPS..(i + 1) * STEPS;
-                    assert_eq!(got[r.clone()], s.olds[r], "olds of thread {i} (shared: {shared}), x0 {:?}, args {:?}", s.x0[i], &s.args[i * ARGS..(i + 1) * ARGS]);
-                }
-                assert_eq!(x.to_vec()?, s.finals, "final values (shared: {shared})");
+                s.check(&olds.to_vec()?, &x.to_vec()?, &format!("shared: {shared}"));
             }
             Ok(())
         }
@@ -323,6 +336,29 @@ fn dec(old: u32, limit: u32) -> u32 {
     }
 }
 
+/// One thread's case of `script_misc`'s `inc`/`dec` steps: its start (to `x0`), its six limits
+/// (to `a`), the old value each step returns (to `want_olds`) and its final value (to
+/// `want_x`). Small values and limits, so that wrapping, limit 0 and values above the limit all
+/// happen; sometimes the full range.
+fn inc_dec_case(rng: &mut Rng, x0: &mut Vec<u32>, a: &mut Vec<u32>, want_olds: &mut Vec<u32>, want_x: &mut Vec<u32>) {
+    let small = |rng: &mut Rng| {
+        if rng.below(8) == 0 {
+            [0, u32::MAX, u32::MAX - 1][rng.below(3) as usize]
+        } else {
+            rng.below(6) as u32
+        }
+    };
+    let mut x = small(rng);
+    x0.push(x);
+    let limits: Vec<u32> = (0..6).map(|_| small(rng)).collect();
+    for (k, &l) in limits.iter().enumerate() {
+        want_olds.push(x);
+        x = if matches!(k, 0 | 1 | 4) { inc(x, l) } else { dec(x, l) };
+    }
+    want_x.push(x);
+    a.extend(limits);
+}
+
 #[test]
 fn inc_dec_float_exch_and_u16_cas_match_the_model() -> Result<(), Error> {
     let floats =
@@ -342,24 +378,7 @@ fn inc_dec_float_exch_and_u16_cas_match_the_model() -> Result<(), Error> {
         let (mut d0, mut da) = (vec![0.0f64; 2 * N], Vec::new());
         let (mut h0, mut ha, mut want_h) = (vec![0u16; 2 * N], Vec::new(), Vec::new());
         for i in 0..N {
-            // Small values and limits, so that wrapping, limit 0 and values above the limit
-            // all happen; sometimes the full range.
-            let small = |rng: &mut Rng| {
-                if rng.below(8) == 0 {
-                    [0, u32::MAX, u32::MAX - 1][rng.below(3) as usize]
-                } else {
-                    rng.below(6) as u32
-                }
-            };
-            let mut x = small(&mut rng);
-            x0.push(x);
-            let limits: Vec<u32> = (0..6).map(|_| small(&mut rng)).collect();
-            for (k, &l) in limits.iter().enumerate() {
-                want_olds.push(x);
-                x = if matches!(k, 0 | 1 | 4) { inc(x, l) } else { dec(x, l) };
-            }
-            want_x.push(x);
-            a.extend(limits);
+            inc_dec_case(&mut rng, &mut x0, &mut a, &mut want_olds, &mut want_x);
             let pick = |rng: &mut Rng| floats[rng.below(floats.len() as u64) as usize];
             let (f_start, f1, f2) = (pick(&mut rng), pick(&mut rng), pick(&mut rng));
             f0.push(f_start);
@@ -875,12 +894,7 @@ macro_rules! script_regions_test {
             let mut olds = DeviceBuffer::<$t>::zeroed(N * STEPS)?;
             launch!($kernel<<<GRID as u32, BLOCK as u32>>>(&mut x, &a, &mut olds))?;
             took_regions();
-            let got = olds.to_vec()?;
-            for i in 0..N {
-                let r = i * STEPS..(i + 1) * STEPS;
-                assert_eq!(got[r.clone()], s.olds[r], "olds of thread {i}, x0 {:?}, args {:?}", s.x0[i], &s.args[i * ARGS..(i + 1) * ARGS]);
-            }
-            assert_eq!(x.to_vec()?, s.finals, "final values");
+            s.check(&olds.to_vec()?, &x.to_vec()?, "in barrier regions");
             Ok(())
         }
     };
@@ -985,22 +999,7 @@ fn inc_dec_exch_float_adds_and_u16_cas_in_barrier_regions_match_the_model() -> R
     let (mut d0, mut da, mut want_d) = (Vec::new(), Vec::new(), vec![0u64; 3 * N]);
     let (mut h0, mut ha, mut want_h) = (Vec::new(), Vec::new(), vec![0u16; 2 * N]);
     for i in 0..N {
-        let small = |rng: &mut Rng| {
-            if rng.below(8) == 0 {
-                [0, u32::MAX, u32::MAX - 1][rng.below(3) as usize]
-            } else {
-                rng.below(6) as u32
-            }
-        };
-        let mut x = small(&mut rng);
-        x0.push(x);
-        let limits: Vec<u32> = (0..6).map(|_| small(&mut rng)).collect();
-        for (k, &l) in limits.iter().enumerate() {
-            want_olds.push(x);
-            x = if matches!(k, 0 | 1 | 4) { inc(x, l) } else { dec(x, l) };
-        }
-        want_x.push(x);
-        a.extend(limits);
+        inc_dec_case(&mut rng, &mut x0, &mut a, &mut want_olds, &mut want_x);
         let pick = |rng: &mut Rng| floats[rng.below(floats.len() as u64) as usize];
         let (f_start, f1, f2) = (pick(&mut rng), pick(&mut rng), pick(&mut rng));
         f0.push(f_start);
