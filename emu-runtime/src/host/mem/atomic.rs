@@ -47,7 +47,7 @@ macro_rules! as_atomic {
 /// until the block ends, so a relaxed load and a relaxed store are the same operation as the
 /// atomic and cost a few cycles where a locked instruction costs about twenty (cuda-samples'
 /// histogram256, four shared atomics per input word, took 8.3 ms a launch with `lock xadd`,
-/// 1.9 ms with this). Elsewhere, `$atomic_op`: the std atomic.
+/// 2.3 ms with this). Elsewhere, `$atomic_op`: the std atomic.
 macro_rules! rmw {
     ($atomic:ty, $p:expr, $space:expr, |$old:ident| $new:expr, $atomic_op:expr) => {{
         if $space == $crate::device::Space::Shared && $crate::host::mem::stamp::alone($p as usize) {
