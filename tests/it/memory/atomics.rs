@@ -137,18 +137,6 @@ fn script_u64(shared: bool, x: &mut [u64], a: &[u64], olds: &mut [u64]) {
     }
 }
 
-/// `script_misc`'s `inc`/`dec` steps on slot `t` of a shared array, with limits `a[k..k + 6]`;
-/// the old values go to `olds[o..o + 6]`.
-#[device]
-fn inc_dec_shared(sx: Shared<u32>, t: usize, a: Global<u32>, k: usize, olds: GlobalMut<u32>, o: usize) {
-    olds[o] = sx.atomic_inc(t, a[k]);
-    olds[o + 1] = sx.atomic_inc(t, a[k + 1]);
-    olds[o + 2] = sx.atomic_dec(t, a[k + 2]);
-    olds[o + 3] = sx.atomic_dec(t, a[k + 3]);
-    olds[o + 4] = sx.atomic_inc(t, a[k + 4]);
-    olds[o + 5] = sx.atomic_dec(t, a[k + 5]);
-}
-
 /// `inc`/`dec` with limits `a[6*i..]`, and `exch` on floats and `cas` on `u16` with arguments
 /// `fa[2*i..]`, `da[2*i..]`, `ha[2*i..]`; every old value is recorded. In shared memory when
 /// `shared`.
@@ -179,7 +167,12 @@ fn script_misc(
         sf[t] = f[i];
         sd[t] = d[i];
         sh[t] = h[i];
-        inc_dec_shared(sx, t, a, k, olds, o);
+        olds[o] = sx.atomic_inc(t, a[k]);
+        olds[o + 1] = sx.atomic_inc(t, a[k + 1]);
+        olds[o + 2] = sx.atomic_dec(t, a[k + 2]);
+        olds[o + 3] = sx.atomic_dec(t, a[k + 3]);
+        olds[o + 4] = sx.atomic_inc(t, a[k + 4]);
+        olds[o + 5] = sx.atomic_dec(t, a[k + 5]);
         olds[o + 6] = sf.atomic_exch(t, fa[2 * i]).to_bits();
         olds[o + 7] = sf.atomic_exch(t, fa[2 * i + 1]).to_bits();
         let old_d = sd.atomic_exch(t, da[2 * i]);
@@ -933,7 +926,12 @@ fn script_misc_regions(
     sd[t] = d[i];
     sh[t] = h[i];
     sync_threads();
-    inc_dec_shared(sx, t, a, k, olds, o);
+    olds[o] = sx.atomic_inc(t, a[k]);
+    olds[o + 1] = sx.atomic_inc(t, a[k + 1]);
+    olds[o + 2] = sx.atomic_dec(t, a[k + 2]);
+    olds[o + 3] = sx.atomic_dec(t, a[k + 3]);
+    olds[o + 4] = sx.atomic_inc(t, a[k + 4]);
+    olds[o + 5] = sx.atomic_dec(t, a[k + 5]);
     olds[o + 6] = sf.atomic_exch(t, fa[2 * i]).to_bits();
     olds[o + 7] = sf.atomic_add(t, fa[2 * i + 1]).to_bits();
     let old_d = sd.atomic_exch(t, da[2 * i]);
