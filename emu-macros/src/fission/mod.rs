@@ -3250,22 +3250,36 @@ impl Program {
         if let Some(n) = self.scaled_narrowing(thread, run, rb) {
             return Some(n);
         }
-        let [Stmt::Expr(Expr::If(i), _)] = thread else { return None };
+        if let [Stmt::Expr(Expr::If(i), _)] = thread {
+            return self.if_bound(i, run);
+        }
+        self.narrowing_ifs(thread, run)
+    }
+
+    /// The bound of `if tid < bound { .. }` (no `else`), with `tid` a thread-x local or
+    /// `thread_idx().x` itself (perhaps cast), and `bound` uniform; and the name of that local
+    /// (empty for `thread_idx().x`).
+    fn if_bound(&self, i: &syn::ExprIf, run: usize) -> Option<(String, Expr)> {
         if i.else_branch.is_some() {
             return None;
         }
-        let Expr::Binary(b) = &*i.cond else { return None };
+        let Expr::Binary(b) = strip_parens(&i.cond) else { return None };
         // `tid < s` runs threads below `s`; `tid <= s` and `tid == s` those below `s + 1`.
+        let thread_x = |e: &Expr| path_name(e).is_some() || is_thread_x(strip_parens(e), &self.ctx.to_string());
         let (tid, bound, inclusive) = match b.op {
             syn::BinOp::Lt(_) => (&*b.left, &*b.right, false),
             syn::BinOp::Gt(_) => (&*b.right, &*b.left, false),
             syn::BinOp::Le(_) => (&*b.left, &*b.right, true),
             syn::BinOp::Ge(_) => (&*b.right, &*b.left, true),
-            syn::BinOp::Eq(_) if path_name(&b.left).is_some() => (&*b.left, &*b.right, true),
+            syn::BinOp::Eq(_) if thread_x(&b.left) => (&*b.left, &*b.right, true),
             syn::BinOp::Eq(_) => (&*b.right, &*b.left, true),
             _ => return None,
         };
-        let (name, _) = self.thread_x_local(tid, run)?;
+        let name = match self.thread_x_local(tid, run) {
+            Some((name, _)) => name,
+            None if is_thread_x(strip_parens(tid), &self.ctx.to_string()) => String::new(),
+            None => return None,
+        };
         if !self.block_uniform(bound) {
             return None;
         }
@@ -3277,6 +3291,44 @@ impl Program {
                 true => syn::parse_quote!(#rt::region_bound(#bound).saturating_add(1)),
             },
         ))
+    }
+
+    /// A region whose thread code is `let`s of plain values (locals, fields, literals and
+    /// casts of them: nothing that can panic) that no later region reads, and `if`s that each
+    /// narrow as [`Program::if_bound`] does (CUB's `if linear_tid == 0 { .. } let aggregate =
+    /// partial; if thread_idx().x == 0 { .. }`): a thread at or past every `if`'s bound only
+    /// binds values nobody reads and fails every test, so the region runs the threads below
+    /// the largest bound alone. The local's name is empty: no one `if` speaks for the region.
+    fn narrowing_ifs(&self, thread: &[Stmt], run: usize) -> Option<(String, Expr)> {
+        fn plain(e: &Expr) -> bool {
+            match e {
+                Expr::Lit(_) | Expr::Path(_) => true,
+                Expr::Field(f) => plain(&f.base),
+                Expr::Cast(c) => plain(&c.expr),
+                Expr::Paren(p) => plain(&p.expr),
+                _ => false,
+            }
+        }
+        let mut bounds: Vec<Expr> = Vec::new();
+        for s in thread {
+            match s {
+                Stmt::Local(l) => {
+                    let name = local_name(&l.pat)?;
+                    let init = l.init.as_ref()?;
+                    if init.diverge.is_some()
+                        || !plain(&init.expr)
+                        || !self.scope.contains_key(&name)
+                        || self.read_after(&name, run)
+                    {
+                        return None;
+                    }
+                }
+                Stmt::Expr(Expr::If(i), _) => bounds.push(self.if_bound(i, run)?.1),
+                _ => return None,
+            }
+        }
+        let first = bounds.pop()?;
+        Some((String::new(), bounds.into_iter().fold(first, |a, b| syn::parse_quote!(::core::cmp::max(#a, #b)))))
     }
 
     /// The local `e` names, when it holds `thread_idx().x` (perhaps cast) for the threads of

@@ -2392,6 +2392,81 @@ fn an_index_moved_by_a_statement_level_assignment_is_recomputed_and_vectorised()
     assert_eq!(verbose_count(deviceemu::__private::last_vectorised, || drop(run())), 3 * 7);
 }
 
+/// CUB's block reduction's last region (`BlockReduceWarpReductions::ApplyWarpAggregates`, then
+/// the example's store): thread 0 adds what the others left in shared memory, a plain `let`
+/// passes its total on, and thread 0 stores it. Only thread 0 does anything in that region.
+#[kernel]
+fn total_from_thread_zero(x: &[i32], out: &mut [i32]) {
+    let s = shared_array![i32; 128];
+    let linear_tid: i32 = thread_idx().x as i32;
+    let mut total: i32 = x[(block_idx().x * block_dim().x) as usize + linear_tid as usize];
+    s[linear_tid] = total;
+    sync_threads();
+    if linear_tid == 0 {
+        for k in 1..block_dim().x as i32 {
+            total += s[k];
+        }
+    }
+    let aggregate: i32 = total;
+    if thread_idx().x == 0 {
+        out[block_idx().x] = aggregate;
+    }
+}
+
+/// The same shape, but the plain `let` before the `if` is read after the next barrier by
+/// every thread: no thread may be skipped.
+#[kernel]
+fn kept_value_beside_thread_zero(x: &[i32], out: &mut [i32]) {
+    let s = shared_array![i32; 128];
+    let linear_tid: i32 = thread_idx().x as i32;
+    let g = (block_idx().x * block_dim().x) as usize + linear_tid as usize;
+    let mine: i32 = x[g];
+    s[linear_tid] = mine;
+    sync_threads();
+    let kept: i32 = mine;
+    if linear_tid == 0 {
+        s[0] = s[block_dim().x as i32 - 1];
+    }
+    sync_threads();
+    out[g] = kept * 1000 + s[0];
+}
+
+fn narrowed_runs(f: impl FnOnce()) -> usize {
+    verbose_count(deviceemu::__private::last_narrowed, f)
+}
+
+#[test]
+fn a_region_of_plain_lets_and_thread_zero_ifs_runs_thread_zero_alone() {
+    let (blocks, threads) = (3usize, 128usize);
+    let x: Vec<i32> = (0..(blocks * threads) as i32).map(|v| v * 7 % 31 - 9).collect();
+    let as_u32 = |v: Vec<i32>| v.into_iter().map(|e| e as u32).collect::<Vec<u32>>();
+    let run = || {
+        let dx = DeviceBuffer::from_slice(&x).unwrap();
+        let mut out = DeviceBuffer::<i32>::zeroed(blocks).unwrap();
+        let r = launch!(total_from_thread_zero<<<blocks as u32, threads as u32>>>(&dx, &mut out));
+        (as_u32(out.to_vec().unwrap()), r)
+    };
+    let (out, r) = both_paths("regions", run);
+    r.unwrap();
+    let want: Vec<u32> = as_u32(x.chunks(threads).map(|b| b.iter().sum()).collect());
+    assert_eq!(out, want);
+    // The region after the barrier runs thread 0 alone in each block.
+    assert_eq!(narrowed_runs(|| drop(run())), blocks);
+
+    let run = || {
+        let dx = DeviceBuffer::from_slice(&x).unwrap();
+        let mut out = DeviceBuffer::<i32>::zeroed(blocks * threads).unwrap();
+        let r = launch!(kept_value_beside_thread_zero<<<blocks as u32, threads as u32>>>(&dx, &mut out));
+        (as_u32(out.to_vec().unwrap()), r)
+    };
+    let (out, r) = both_paths("regions", run);
+    r.unwrap();
+    let want: Vec<u32> =
+        as_u32((0..blocks * threads).map(|g| x[g] * 1000 + x[g / threads * threads + threads - 1]).collect());
+    assert_eq!(out, want);
+    assert_eq!(narrowed_runs(|| drop(run())), 0, "every thread keeps its value: no run is narrowed");
+}
+
 fn scaled_runs(f: impl FnOnce()) -> usize {
     verbose_count(deviceemu::__private::last_scaled, f)
 }

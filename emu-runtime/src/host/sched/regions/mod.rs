@@ -105,11 +105,23 @@ pub(crate) enum Count {
     Spanned,
     /// Ran vectorised writing shared arrays in place (`Regions::each_chunk_in_place`).
     InPlace,
+    /// Ran the threads below a bound only, one at a time (`Regions::each_below` with a bound
+    /// below the block's threads: `if tid < s { .. }` and the like, `fission/mod.rs`,
+    /// `narrowing`).
+    Narrowed,
 }
 
 impl Count {
-    const ALL: [Count; 7] =
-        [Count::Vectorised, Count::Proved, Count::Views, Count::Scaled, Count::Strided, Count::Spanned, Count::InPlace];
+    const ALL: [Count; 8] = [
+        Count::Vectorised,
+        Count::Proved,
+        Count::Views,
+        Count::Scaled,
+        Count::Strided,
+        Count::Spanned,
+        Count::InPlace,
+        Count::Narrowed,
+    ];
 
     /// What `EMU_VERBOSE` says of `n` such runs, `None` when it says nothing of none.
     fn say(self, n: usize) -> Option<String> {
@@ -120,6 +132,7 @@ impl Count {
             Count::Scaled => "skipped the threads past a scaled bound",
             Count::Strided => "ran every n-th thread only, the others failing its `tid % n == 0`",
             Count::InPlace => "of those wrote shared memory in place",
+            Count::Narrowed => "ran only the threads below a bound, one at a time",
             Count::Spanned => {
                 return (n > 0).then(|| format!("{n} blocks ran in spans of consecutive blocks, vectorised together"))
             }
@@ -385,6 +398,14 @@ pub fn last_views() -> usize {
 #[doc(hidden)]
 pub fn last_scaled() -> usize {
     last_count(Count::Scaled)
+}
+
+/// How many region runs of the last regions launch made on this host thread with
+/// `EMU_VERBOSE` on ran only the threads below a bound, one at a time
+/// ([`Regions::each_below`]), for tests.
+#[doc(hidden)]
+pub fn last_narrowed() -> usize {
+    last_count(Count::Narrowed)
 }
 
 /// How many region runs of the last regions launch made on this host thread with
@@ -984,6 +1005,9 @@ impl<'r> Regions<'r> {
     /// in it, and are skipped.
     #[inline(always)]
     pub fn each_below<F: FnMut(usize, ThreadCtx) -> Option<Exit>>(&mut self, bound: usize, f: F) {
+        if bound < self.ctx.block_dim.x as usize {
+            self.count(Count::Narrowed);
+        }
         self.each_span(0, 1, f, |r, f, pos| r.run_from(bound, f, pos))
     }
 
