@@ -951,13 +951,13 @@ impl block_scan {
                                         let __emu_index = tid;
                                         let mut __emu_old = ::deviceemu::__private::load(
                                             ::deviceemu::__private::Valid,
-                                            &__emu_view,
+                                            &t,
                                             __emu_index,
                                         );
                                         __emu_old += __emu_value;
                                         ::deviceemu::__private::store(
                                             ::deviceemu::__private::Valid,
-                                            &__emu_view,
+                                            &t,
                                             __emu_index,
                                             __emu_old,
                                         )

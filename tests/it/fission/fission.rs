@@ -2578,7 +2578,9 @@ fn a_modulo_step_runs_only_the_threads_it_can_pass() {
     // Eight steps of each block run every (2 * s)-th thread.
     assert_eq!(strided_runs(|| drop(run())), blocks * 8);
 
-    for m in [3, 1, -4, 0] {
+    // Steps of the block's size and past it (thread 0 alone passes) test the strided loop's
+    // first-and-last step, and i32::MAX its sum, which must not wrap.
+    for m in [3, 1, -4, 0, 320, 1000, i32::MAX] {
         let run = || {
             let mut out = DeviceBuffer::<u32>::zeroed(320).unwrap();
             let r = launch!(modulo_steps<<<1, 320>>>(&mut out, m));

@@ -1278,11 +1278,20 @@ impl<'r> Regions<'r> {
         f: &mut F,
         pos: &std::cell::Cell<usize>,
     ) {
-        let mut t = pos.get();
-        while t < self.n {
+        let (mut t, n) = (pos.get(), self.n);
+        // `t < n` and `step <= n` past this test, and a block's `n` is far below
+        // `usize::MAX / 2`: `t + step` cannot wrap, and needs no saturating add.
+        if step > n {
+            if t < n {
+                pos.set(t);
+                self.run_one(t, ThreadCtx { thread_idx: Dim3::new(t as u32, 0, 0), ..self.ctx }, f);
+            }
+            return;
+        }
+        while t < n {
             pos.set(t);
             self.run_one(t, ThreadCtx { thread_idx: Dim3::new(t as u32, 0, 0), ..self.ctx }, f);
-            t = t.saturating_add(step);
+            t += step;
         }
     }
 
