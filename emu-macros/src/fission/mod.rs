@@ -3190,7 +3190,7 @@ impl Program {
             }
         }
         // A region that only hands a per-thread local to a shuffle: one copy of the slots.
-        if let Some(copy) = self.lanes_hand_over(thread) {
+        if let Some(copy) = self.lanes_hand_over(thread, g.outer.as_ref()) {
             return quote!(#(#prefix)* #copy #(#suffix)*);
         }
         let narrowed = match (self.narrowing(thread, run, &g.rb), &g.outer) {
@@ -3232,7 +3232,11 @@ impl Program {
     /// `Exchange::put_lanes` for a region whose whole thread code is the hand-over of a
     /// lowered shuffle's value (`warp_shuffle`) that is a local kept in a per-thread slot:
     /// every slot holds its thread's value at the region's start.
-    fn lanes_hand_over(&self, thread: &[Stmt]) -> Option<TokenStream> {
+    ///
+    /// Inside `if tid < bound { .. }` (`outer`), only the threads below the bound run the
+    /// shuffle that reads the values, and they read their own warps' lanes: the copy covers
+    /// those warps only (`Exchange::put_lanes_below`).
+    fn lanes_hand_over(&self, thread: &[Stmt], outer: Option<&Expr>) -> Option<TokenStream> {
         let [s @ Stmt::Expr(Expr::Call(c), _)] = thread else { return None };
         hand_over_exchange(s)?;
         let name = path_name(&c.args[2])?;
@@ -3240,7 +3244,10 @@ impl Program {
             return None;
         }
         let (x, lanes) = (&c.args[0], self.lanes_ident(&name));
-        Some(quote!(::deviceemu::__private::Exchange::put_lanes(#x, &#lanes);))
+        Some(match outer {
+            Some(bound) => quote!(::deviceemu::__private::Exchange::put_lanes_below(#x, &#lanes, #bound);),
+            None => quote!(::deviceemu::__private::Exchange::put_lanes(#x, &#lanes);),
+        })
     }
 
     /// The bound of a region whose thread code is `if tid < bound { .. }` alone, with `tid`

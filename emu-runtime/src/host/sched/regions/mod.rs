@@ -529,6 +529,19 @@ impl<T: Copy> Exchange<T> {
         }
     }
 
+    /// [`Exchange::put_lanes`] for a hand-over inside `if tid < bound { .. }` of a
+    /// one-dimensional block: only threads below `bound` read the values, each from its own
+    /// warp, so only the warps below `bound` are copied. The other lanes keep what they held;
+    /// no thread of this round reads them, and a later round hands its values over anew.
+    #[inline(always)]
+    pub fn put_lanes_below(&self, lanes: &Lanes<T>, bound: usize) {
+        self.memo.set(None);
+        let end = bound.div_ceil(32).saturating_mul(32);
+        for (c, v) in self.vals.iter().zip(lanes.cells()).take(end) {
+            c.set(v.get());
+        }
+    }
+
     /// Forgets every hand-over (before a region that hands values over): a thread that
     /// stops in it (memcheck) hands nothing over, as it takes no part on the general path.
     #[inline(always)]
