@@ -30,8 +30,8 @@ pub use crate::host::{
     sched::regions::{
         announce_general, last_in_place, last_narrowed, last_path, last_proved, last_scaled, last_spanned,
         last_strided, last_vectorised, last_views, launch_lanes, launch_lanes_spanned, launch_regions,
-        launch_regions_guarded, region_progress_point, vote_new, vote_put, vote_seal, Exchange, Guard, LaneCursor,
-        Lanes, Regions, SlotOf, Slots, TaggedSlots, Turn, Vote, Voted, ZeroSlots,
+        launch_regions_guarded, region_progress_point, vote_new, vote_put, vote_seal, Exchange, Guard, HandOver,
+        LaneCursor, Lanes, Regions, SlotOf, Slots, TaggedSlots, Turn, Vote, Voted, ZeroSlots,
     },
     sched::verify::{inject_fast_path_fault, Written},
 };

@@ -665,38 +665,6 @@ fn hand_over_exchange(s: &Stmt) -> Option<&Expr> {
     (private_call(c).as_deref() == Some("xchg_put") && c.args.len() == 3).then(|| &c.args[0])
 }
 
-/// The locals whose slots a region hands to a shuffle as a whole (`Program::lanes_hand_over`):
-/// the value of each `xchg_put` that is a plain name.
-fn handed_over(nodes: &[Node]) -> HashSet<String> {
-    struct H(HashSet<String>);
-    impl<'ast> Visit<'ast> for H {
-        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
-            if private_call(c).as_deref() == Some("xchg_put") {
-                if let Some(name) = c.args.iter().nth(2).and_then(path_name) {
-                    self.0.insert(name);
-                }
-            }
-            syn::visit::visit_expr_call(self, c);
-        }
-    }
-    fn walk(nodes: &[Node], h: &mut H) {
-        for n in nodes {
-            match n {
-                Node::Run(stmts, _) => stmts.iter().for_each(|s| h.visit_stmt(s)),
-                Node::Barrier(..) => {}
-                Node::While { body, .. } | Node::For { body, .. } => walk(body, h),
-                Node::If { then, otherwise, .. } => {
-                    walk(then, h);
-                    walk(otherwise, h);
-                }
-            }
-        }
-    }
-    let mut h = H(HashSet::new());
-    walk(nodes, &mut h);
-    h.0
-}
-
 /// The element type of the shared view that `init` makes, where it names it:
 /// `shared_array![T; N]` and `dynamic_shared::<T>()` as the macro writes them
 /// (`__private::shared_array::<T, N>(..)`, `dynamic_shared::<T>()`), or `v.cast::<T>()`.
@@ -2855,12 +2823,11 @@ impl Program {
 
     fn emit(&self, nodes: &[Node], g: &Gen) -> TokenStream {
         let (rb, ctx) = (&g.rb, &g.ctx);
-        // A local handed to a shuffle as a whole (`Exchange::put_lanes`) keeps tagged slots: a
-        // thread that never stored its value hands nothing over.
-        let handed = handed_over(nodes);
+        // A local handed to a shuffle as a whole (`Exchange::put_lanes`) hands over the values
+        // of the live threads only (`slots.rs`, `HandOver`), whichever slots it has.
         let lanes = self.locals.iter().filter(|l| self.lives[&l.name] == Lives::Lanes).map(|l| {
             let id = self.lanes_ident(&l.name);
-            match self.slot_type(&l.name).filter(|_| !handed.contains(&l.name)) {
+            match self.slot_type(&l.name) {
                 // `slots.rs`: zeroed slots where the type is `DeviceCopy`, tagged ones otherwise.
                 // (The borrow is the choice: `TaggedSlots` is one auto-reference further.)
                 Some(ty) => quote! {
@@ -3190,7 +3157,7 @@ impl Program {
             }
         }
         // A region that only hands a per-thread local to a shuffle: one copy of the slots.
-        if let Some(copy) = self.lanes_hand_over(thread, g.outer.as_ref()) {
+        if let Some(copy) = self.lanes_hand_over(thread, g) {
             return quote!(#(#prefix)* #copy #(#suffix)*);
         }
         let narrowed = match (self.narrowing(thread, run, &g.rb), &g.outer) {
@@ -3233,10 +3200,9 @@ impl Program {
     /// lowered shuffle's value (`warp_shuffle`) that is a local kept in a per-thread slot:
     /// every slot holds its thread's value at the region's start.
     ///
-    /// Inside `if tid < bound { .. }` (`outer`), only the threads below the bound run the
-    /// shuffle that reads the values, and they read their own warps' lanes: the copy covers
-    /// those warps only (`Exchange::put_lanes_below`).
-    fn lanes_hand_over(&self, thread: &[Stmt], outer: Option<&Expr>) -> Option<TokenStream> {
+    /// Inside a warp-aligned `if tid < bound { .. }` (`g.outer`) the copy covers the warps
+    /// below the bound only, whose threads alone read the values.
+    fn lanes_hand_over(&self, thread: &[Stmt], g: &Gen) -> Option<TokenStream> {
         let [s @ Stmt::Expr(Expr::Call(c), _)] = thread else { return None };
         hand_over_exchange(s)?;
         let name = path_name(&c.args[2])?;
@@ -3244,10 +3210,12 @@ impl Program {
             return None;
         }
         let (x, lanes) = (&c.args[0], self.lanes_ident(&name));
-        Some(match outer {
-            Some(bound) => quote!(::deviceemu::__private::Exchange::put_lanes_below(#x, &#lanes, #bound);),
-            None => quote!(::deviceemu::__private::Exchange::put_lanes(#x, &#lanes);),
-        })
+        let bound = match &g.outer {
+            Some(bound) => quote!(#bound),
+            None => quote!(usize::MAX),
+        };
+        let rb = &g.rb;
+        Some(quote!(::deviceemu::__private::Exchange::put_lanes(#x, &#lanes, &*#rb, #bound);))
     }
 
     /// The bound of a region whose thread code is `if tid < bound { .. }` alone, with `tid`

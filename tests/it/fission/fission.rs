@@ -2250,6 +2250,40 @@ fn a_shadowing_let_named_in_a_format_string_keeps_the_general_path() {
     });
 }
 
+/// Lanes that stop at a fault before a shuffle of a value kept across a barrier hand nothing
+/// over: the lanes that read from them get 0, as on the general path, and not what their
+/// slots held from an earlier block of the same runner (the odd blocks lose every fourth lane
+/// to a read past the end of `input`).
+#[kernel]
+fn shuffle_past_stopped_lanes(input: &[u32], out: &mut [u32]) {
+    let t = thread_idx().x;
+    let g = (block_idx().x * block_dim().x + t) as usize;
+    let far = if block_idx().x % 2 == 1 && t % 4 == 1 { 1 << 20 } else { 0 };
+    let v: u32 = input[g + far] + 1;
+    sync_threads();
+    let w = shfl_down_sync(FULL_MASK, v, 1);
+    out[g] = w;
+}
+
+#[test]
+fn lanes_that_stopped_hand_nothing_to_a_shuffle_of_a_kept_value() {
+    let (blocks, threads) = (4usize, 64usize);
+    let input: Vec<u32> = (0..(blocks * threads) as u32).map(|v| v * 7 + 3).collect();
+    let (out, r) = warp_paths(|| {
+        let x = DeviceBuffer::from_slice(&input).unwrap();
+        let mut o = DeviceBuffer::<u32>::zeroed(blocks * threads).unwrap();
+        let r = launch!(shuffle_past_stopped_lanes<<<blocks as u32, threads as u32>>>(&x, &mut o));
+        (o.to_vec().unwrap(), r)
+    });
+    assert!(r.is_err(), "the reads past the end are reported");
+    let gone = |g: usize| (g / threads) % 2 == 1 && g % 4 == 1;
+    for (g, &o) in out.iter().enumerate() {
+        let src = if g % 32 < 31 { g + 1 } else { g };
+        let want = if gone(g) || gone(src) { 0 } else { input[src] + 1 };
+        assert_eq!(o, want, "thread {g}");
+    }
+}
+
 /// Shapes of lowered shuffles from other people's kernels: a typed `let`, a broadcast of a
 /// uniform value, a shuffle of a loaded element, a 64-bit value, and CUDA's shuffle-up scan
 /// (`if lane >= d { x += y }`) in a uniform loop.

@@ -42,7 +42,7 @@ mod slots;
 mod vote;
 
 pub(crate) use slots::SlotPool;
-pub use slots::{Lanes, SlotOf, Slots, TaggedSlots, ZeroSlots};
+pub use slots::{HandOver, Lanes, SlotOf, Slots, TaggedSlots, ZeroSlots};
 pub use vote::{vote_new, vote_put, vote_seal, Vote, Voted};
 
 use std::panic::Location;
@@ -519,27 +519,18 @@ impl<T: Copy> Exchange<T> {
         }
     }
 
-    /// Every thread hands over its value of a local kept per thread: what a region whose
-    /// only code is that hand-over does, as one copy.
+    /// Every live thread below `bound` hands over its value of a local kept per thread
+    /// (`slots`): what a region whose only code is that hand-over does, as one copy.
+    ///
+    /// Inside a warp-aligned `if tid < bound { .. }` of a one-dimensional block (`bound` a
+    /// multiple of 32; `usize::MAX` elsewhere) only the threads below `bound` read the values,
+    /// each from its own warp, so only those warps are handed over. The other lanes keep what
+    /// they held: no thread of this round reads them, and a later round hands over anew.
     #[inline(always)]
-    pub fn put_lanes(&self, lanes: &Lanes<T>) {
+    pub fn put_lanes<S: HandOver<T>>(&self, slots: &S, rb: &Regions<'_>, bound: usize) {
         self.memo.set(None);
-        for (c, v) in self.vals.iter().zip(lanes.cells()) {
-            c.set(v.get());
-        }
-    }
-
-    /// [`Exchange::put_lanes`] for a hand-over inside `if tid < bound { .. }` of a
-    /// one-dimensional block: only threads below `bound` read the values, each from its own
-    /// warp, so only the warps below `bound` are copied. The other lanes keep what they held;
-    /// no thread of this round reads them, and a later round hands its values over anew.
-    #[inline(always)]
-    pub fn put_lanes_below(&self, lanes: &Lanes<T>, bound: usize) {
-        self.memo.set(None);
-        let end = bound.div_ceil(32).saturating_mul(32);
-        for (c, v) in self.vals.iter().zip(lanes.cells()).take(end) {
-            c.set(v.get());
-        }
+        let end = bound.div_ceil(32).saturating_mul(32).min(self.vals.len());
+        slots.hand_over(&self.vals[..end], rb.live());
     }
 
     /// Forgets every hand-over (before a region that hands values over): a thread that
@@ -1453,6 +1444,13 @@ impl<'r> Regions<'r> {
         let mut gone = vec![false; self.n];
         self.exits[from..].iter().for_each(|&(t, _)| gone[t as usize] = true);
         self.order.retain(|&t| !gone[t as usize]);
+    }
+
+    /// The live threads in running order, `None` while they are all of the block's threads
+    /// in index order (no seed, none gone).
+    #[inline(always)]
+    pub(crate) fn live(&self) -> Option<&[u32]> {
+        (!self.dense).then_some(&self.order[..])
     }
 
     /// Whether any thread of the block is still running.

@@ -39,11 +39,6 @@ impl<T> Lanes<T> {
         Lanes((0..threads).map(|_| Cell::new(None)).collect())
     }
 
-    /// The slots, in thread order (`Exchange::put_lanes`).
-    pub(super) fn cells(&self) -> impl Iterator<Item = &Cell<Option<T>>> {
-        self.0.iter()
-    }
-
     /// Thread `t`'s value, moved out (the region puts it back with [`Lanes::put`]).
     #[inline(always)]
     pub fn take(&self, t: usize) -> T {
@@ -73,6 +68,51 @@ impl<T> Lanes<T> {
     #[inline(always)]
     pub fn window(&self, c0: usize, m: usize) -> Window<'_, Cell<Option<T>>> {
         Window { cells: &self.0[c0..c0 + m], c0 }
+    }
+}
+
+/// Slots a warp shuffle's hand-over copies as a whole (`Exchange::put_lanes`): each fills
+/// `dst` (the exchange's first threads) with the values of its threads, `None` for a thread
+/// with none to hand over.
+pub trait HandOver<T> {
+    /// Hands over the values of threads `0..dst.len()`; `live` is the running order when
+    /// some threads are gone (`None`: every thread of the block is live).
+    fn hand_over(&self, dst: &[Cell<Option<T>>], live: Option<&[u32]>);
+}
+
+/// Tagged slots hand over what they hold: an empty slot is a thread that never stored.
+impl<T: Copy> HandOver<T> for Lanes<T> {
+    #[inline(always)]
+    fn hand_over(&self, dst: &[Cell<Option<T>>], _: Option<&[u32]>) {
+        for (d, s) in dst.iter().zip(self.0.iter()) {
+            d.set(s.get());
+        }
+    }
+}
+
+/// Zeroed slots hold a value for every thread, but only a live thread stored its own: every
+/// live thread ran every region so far, the one that binds the local among them, and a thread
+/// that exited or stopped at a fault is out of the running order. A slot of any other thread
+/// holds a value of an earlier block or the all-zero one, and hands over nothing, as an
+/// empty tagged slot does.
+impl<T: DeviceCopy> HandOver<T> for Slots<'_, T> {
+    #[inline(always)]
+    fn hand_over(&self, dst: &[Cell<Option<T>>], live: Option<&[u32]>) {
+        match live {
+            None => {
+                for (d, s) in dst.iter().zip(self.cells.iter()) {
+                    d.set(Some(s.get()));
+                }
+            }
+            Some(order) => {
+                dst.iter().for_each(|d| d.set(None));
+                for &t in order {
+                    if let (Some(d), Some(s)) = (dst.get(t as usize), self.cells.get(t as usize)) {
+                        d.set(Some(s.get()));
+                    }
+                }
+            }
+        }
     }
 }
 
