@@ -3240,7 +3240,8 @@ impl Program {
         }
         let Expr::Binary(b) = strip_parens(&i.cond) else { return None };
         // `tid < s` runs threads below `s`; `tid <= s` and `tid == s` those below `s + 1`.
-        let thread_x = |e: &Expr| path_name(e).is_some() || is_thread_x(strip_parens(e), &self.ctx.to_string());
+        let ctx = self.ctx.to_string();
+        let thread_x = |e: &Expr| path_name(e).is_some() || is_thread_x(strip_parens(e), &ctx);
         let (tid, bound, inclusive) = match b.op {
             syn::BinOp::Lt(_) => (&*b.left, &*b.right, false),
             syn::BinOp::Gt(_) => (&*b.right, &*b.left, false),
@@ -3252,7 +3253,7 @@ impl Program {
         };
         let name = match self.thread_x_local(tid, run) {
             Some((name, _)) => name,
-            None if is_thread_x(strip_parens(tid), &self.ctx.to_string()) => String::new(),
+            None if is_thread_x(strip_parens(tid), &ctx) => String::new(),
             None => return None,
         };
         if !self.block_uniform(bound) {
@@ -3268,22 +3269,13 @@ impl Program {
         ))
     }
 
-    /// A region whose thread code is `let`s of plain values (locals, fields, literals and
-    /// casts of them: nothing that can panic) that no later region reads, and `if`s that each
+    /// A region whose thread code is `let`s of values whose evaluation cannot panic
+    /// (`ranges::panic_free`) that no later region reads, and `if`s that each
     /// narrow as [`Program::if_bound`] does (CUB's `if linear_tid == 0 { .. } let aggregate =
     /// partial; if thread_idx().x == 0 { .. }`): a thread at or past every `if`'s bound only
     /// binds values nobody reads and fails every test, so the region runs the threads below
     /// the largest bound alone. The local's name is empty: no one `if` speaks for the region.
     fn narrowing_ifs(&self, thread: &[Stmt], run: usize) -> Option<(String, Expr)> {
-        fn plain(e: &Expr) -> bool {
-            match e {
-                Expr::Lit(_) | Expr::Path(_) => true,
-                Expr::Field(f) => plain(&f.base),
-                Expr::Cast(c) => plain(&c.expr),
-                Expr::Paren(p) => plain(&p.expr),
-                _ => false,
-            }
-        }
         let mut bounds: Vec<Expr> = Vec::new();
         for s in thread {
             match s {
@@ -3291,7 +3283,7 @@ impl Program {
                     let name = local_name(&l.pat)?;
                     let init = l.init.as_ref()?;
                     if init.diverge.is_some()
-                        || !plain(&init.expr)
+                        || !ranges::panic_free(&init.expr)
                         || !self.scope.contains_key(&name)
                         || self.read_after(&name, run)
                     {

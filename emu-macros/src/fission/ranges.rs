@@ -508,7 +508,7 @@ impl Ranges<'_> {
 
 /// Whether evaluating `e` cannot panic (no arithmetic that may overflow, no division but by a
 /// non-zero literal, no call but `len()`): what a proof may evaluate ahead of the kernel.
-fn panic_free(e: &Expr) -> bool {
+pub(super) fn panic_free(e: &Expr) -> bool {
     match e {
         Expr::Lit(_) | Expr::Path(_) => true,
         Expr::Paren(p) => panic_free(&p.expr),

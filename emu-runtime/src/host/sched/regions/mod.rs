@@ -1282,16 +1282,11 @@ impl<'r> Regions<'r> {
         f: &mut F,
         pos: &std::cell::Cell<usize>,
     ) {
+        // A step past the block runs its first thread alone, as a step of `n` does; with
+        // `t < n` and `step <= n`, far below `usize::MAX / 2` for a block, `t + step` cannot
+        // wrap and needs no saturating add.
         let (mut t, n) = (pos.get(), self.n);
-        // `t < n` and `step <= n` past this test, and a block's `n` is far below
-        // `usize::MAX / 2`: `t + step` cannot wrap, and needs no saturating add.
-        if step > n {
-            if t < n {
-                pos.set(t);
-                self.run_one(t, ThreadCtx { thread_idx: Dim3::new(t as u32, 0, 0), ..self.ctx }, f);
-            }
-            return;
-        }
+        let step = step.min(n);
         while t < n {
             pos.set(t);
             self.run_one(t, ThreadCtx { thread_idx: Dim3::new(t as u32, 0, 0), ..self.ctx }, f);
