@@ -528,10 +528,14 @@ pub(crate) enum Spread {
 }
 
 /// The estimated time of a launch's remaining blocks under which [`Spread::Adaptive`] runs
-/// them on the calling thread: about what handing a launch to the pool's workers and waiting
-/// for them costs on a loaded two-core machine (a launch of 128 small blocks took 0.058 ms on
-/// two workers and 0.030 ms on one).
-const SERIAL_BELOW: std::time::Duration = std::time::Duration::from_micros(60);
+/// them on the calling thread: about twice what handing a launch to the pool's workers and
+/// waiting for them costs on an idle two-core machine, where the two workers' halves of the
+/// work must save more than that hand-over. Measured on the corpus's small reductions (two
+/// workers, 2026-12-06, each launch alternately on one thread and on both): cuda-samples'
+/// reduce1, about 40 µs alone, took 30 µs on both; reduce0, about 25 µs alone, 22 µs; reduce3,
+/// about 18 µs alone, 22 µs. 60 µs, the bound until then (a launch of 128 small blocks took
+/// 0.058 ms on two workers and 0.030 ms on one on a loaded machine), kept reduce1 on one.
+const SERIAL_BELOW: std::time::Duration = std::time::Duration::from_micros(30);
 
 /// [`Spread::Adaptive`]'s start: runs the launch's first `chunk` blocks on the calling thread,
 /// timed, then the rest too when their estimated time is under [`SERIAL_BELOW`]. Returns the
