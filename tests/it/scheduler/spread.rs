@@ -1,7 +1,7 @@
 //! How a launch on a fast path spreads its blocks over the workers (`launch.rs`, `Spread`): a
 //! short launch runs on the calling thread (waking the pool's workers would cost it more than
-//! its blocks), a long one on every worker, and a checked one on every worker whatever its
-//! length.
+//! its blocks), a long one on every worker (from its first block when the kernel's last launch
+//! was long), and a checked one on every worker whatever its length.
 
 use deviceemu::prelude::*;
 use deviceemu::{with_config, Checks, Config, ExecPath};
@@ -58,13 +58,18 @@ fn a_short_launch_stays_on_the_calling_thread_and_a_long_one_spreads() {
         assert_eq!(out.to_vec().unwrap(), vec![0; 3]);
 
         // 64 blocks of 32 threads that each take at least a few microseconds: never short.
+        // The first launch times its first blocks on the calling thread, then hands the rest
+        // to the workers: the calling thread's runner and one per worker. The launches after
+        // it know from the first that they are long, and go to the workers from their first
+        // block: one runner per worker.
         let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
+        let mut runners = Vec::new();
         for _ in 0..3 {
             launch!(heavy<<<64, 32>>>(&mut out, 4000)).unwrap();
             assert_eq!(deviceemu::__private::last_path(), "regions");
-            // The calling thread's runner and one per worker.
-            assert_eq!(deviceemu::__private::last_runners(), 3);
+            runners.push(deviceemu::__private::last_runners());
         }
+        assert_eq!(runners, [3, 2, 2]);
         let want = (0..4000u32).fold(31u32, |v, k| v.wrapping_mul(2654435761).wrapping_add(k));
         assert_eq!(out.to_vec().unwrap(), vec![want; 64]);
     });

@@ -540,8 +540,9 @@ const SERIAL_BELOW: std::time::Duration = std::time::Duration::from_micros(30);
 /// [`Spread::Adaptive`]'s start: runs the launch's first `chunk` blocks on the calling thread,
 /// timed, then the rest too when their estimated time is under [`SERIAL_BELOW`]. Returns the
 /// first block it left to the workers (`blocks` when it ran them all). Blocks still start in
-/// increasing order, as the parallel pullers start them.
-fn run_first_here(shared: &LaunchShared, threads: Threads<'_>, chunk: u64, blocks: u64) -> u64 {
+/// increasing order, as the parallel pullers start them. What a block took is kept for the
+/// kernel's next launch ([`Estimates`]).
+fn run_first_here(shared: &LaunchShared, threads: Threads<'_>, chunk: u64, blocks: u64, memo: &AtomicU64) -> u64 {
     let w = match BlockRun::new(shared, threads) {
         Ok(w) => w,
         Err(e) => {
@@ -552,6 +553,7 @@ fn run_first_here(shared: &LaunchShared, threads: Threads<'_>, chunk: u64, block
     let start = std::time::Instant::now();
     w.run_span(0, chunk);
     let per_block = start.elapsed() / u32::try_from(chunk).unwrap_or(u32::MAX);
+    memo.store(u64::try_from(per_block.as_nanos()).unwrap_or(u64::MAX), Ordering::Relaxed);
     let rest = blocks - chunk;
     let estimate = per_block.saturating_mul(u32::try_from(rest).unwrap_or(u32::MAX));
     if estimate >= SERIAL_BELOW {
@@ -559,6 +561,37 @@ fn run_first_here(shared: &LaunchShared, threads: Threads<'_>, chunk: u64, block
     }
     w.run_span(chunk, blocks);
     blocks
+}
+
+/// What a block of each kernel took in its last launch on a fast path ([`Spread::Adaptive`]),
+/// in nanoseconds (0: not known), by kernel and block size in a small table (two kernels
+/// that share an entry only mislead each other's next start).
+///
+/// A launch that the last one says is long (its blocks' estimate at least twice
+/// [`SERIAL_BELOW`]) goes to the workers from its first block, instead of running a first
+/// chunk on the calling thread while they wait: with few blocks that chunk is a large share
+/// of the launch (Parboil's MRI-Q runs 8 blocks, and its first ran alone, an eighth of the
+/// work). Its own time then updates the estimate, so a kernel whose launches became short
+/// goes back to the timed start. A launch the last one says is short still starts timed on the
+/// calling thread: an estimate can only send a launch to the workers, never keep a long one
+/// on one thread.
+struct Estimates([AtomicU64; 64]);
+
+static ESTIMATES: Estimates = Estimates([const { AtomicU64::new(0) }; 64]);
+
+impl Estimates {
+    /// The entry of `kernel`'s launches of blocks of `per_block` threads.
+    fn of(&self, kernel: &'static KernelInfo, per_block: usize) -> &AtomicU64 {
+        let key = (kernel as *const KernelInfo as usize).wrapping_mul(31).wrapping_add(per_block);
+        &self.0[(key ^ (key >> 7)) % self.0.len()]
+    }
+}
+
+/// Whether `memo` (an [`Estimates`] entry) says that `blocks` blocks take long enough to go to
+/// the workers from the first.
+fn known_long(memo: &AtomicU64, blocks: u64) -> bool {
+    let per_block = memo.load(Ordering::Relaxed);
+    per_block > 0 && per_block.saturating_mul(blocks) >= 2 * SERIAL_BELOW.as_nanos() as u64
 }
 
 thread_local! {
@@ -642,12 +675,14 @@ pub(crate) fn run_with<'t>(
             // chunks.
             let workers = rayon::current_num_threads().max(1) as u64;
             let chunk = (blocks / (workers * 16)).clamp(1, 64);
-            let first = match spread {
-                Spread::Adaptive
-                    if workers > 1 && blocks > chunk && !crate::host::check::any(shared.config.get_checks()) =>
-                {
-                    run_first_here(&shared, threads(per_block), chunk, blocks)
-                }
+            let adaptive = spread == Spread::Adaptive
+                && workers > 1
+                && blocks > chunk
+                && !crate::host::check::any(shared.config.get_checks());
+            let memo = adaptive.then(|| ESTIMATES.of(kernel, per_block));
+            let timed = memo.filter(|m| known_long(m, blocks)).map(|m| (m, std::time::Instant::now()));
+            let first = match memo {
+                Some(m) if timed.is_none() => run_first_here(&shared, threads(per_block), chunk, blocks, m),
                 _ => 0,
             };
             let next = AtomicU64::new(first);
@@ -665,6 +700,11 @@ pub(crate) fn run_with<'t>(
                     w.run_span(first, (first + chunk).min(blocks));
                 }
             });
+            if let Some((memo, start)) = timed {
+                // The workers' time for all the blocks, as one block's on one of them.
+                let per_block = start.elapsed().as_nanos().saturating_mul(u128::from(workers)) / u128::from(blocks);
+                memo.store(u64::try_from(per_block).unwrap_or(u64::MAX).max(1), Ordering::Relaxed);
+            }
         }
     }
     // The children the grid launched (device-side `launch!`), after all its blocks.
