@@ -1192,10 +1192,20 @@ impl matmul {
                     }
                     && match (
                         ::core::option::Option::Some(0),
-                        if 0 < 16 {
-                            ::core::option::Option::Some(16 - 1)
-                        } else {
-                            ::core::option::Option::None
+                        match (
+                            ::core::option::Option::Some(0),
+                            ::core::option::Option::Some(16),
+                        ) {
+                            (
+                                ::core::option::Option::Some(__emu_a),
+                                ::core::option::Option::Some(__emu_b),
+                            ) if __emu_a < __emu_b => {
+                                ::deviceemu::__private::range_sub(
+                                    ::core::option::Option::Some(__emu_b),
+                                    ::core::option::Option::Some(1),
+                                )
+                            }
+                            _ => ::core::option::Option::None,
                         },
                     ) {
                         (
@@ -1211,10 +1221,20 @@ impl matmul {
                     } && ::deviceemu::__private::view_aligned(&tb)
                     && match (
                         ::core::option::Option::Some(0),
-                        if 0 < 16 {
-                            ::core::option::Option::Some(16 - 1)
-                        } else {
-                            ::core::option::Option::None
+                        match (
+                            ::core::option::Option::Some(0),
+                            ::core::option::Option::Some(16),
+                        ) {
+                            (
+                                ::core::option::Option::Some(__emu_a),
+                                ::core::option::Option::Some(__emu_b),
+                            ) if __emu_a < __emu_b => {
+                                ::deviceemu::__private::range_sub(
+                                    ::core::option::Option::Some(__emu_b),
+                                    ::core::option::Option::Some(1),
+                                )
+                            }
+                            _ => ::core::option::Option::None,
                         },
                     ) {
                         (

@@ -161,6 +161,13 @@ impl Ranges<'_> {
                 let (yl, yh) = if crossed { (&y.hi, &y.lo) } else { (&y.lo, &y.hi) };
                 Some(Range { lo: quote!(#r::#f(#xl, #yl)), hi: quote!(#r::#f(#xh, #yh)), int: x.int || y.int })
             }
+            // `-x`: from minus `x`'s upper end to minus its lower one, each `None` where the
+            // negation overflows.
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
+                let x = self.range(&u.expr)?;
+                let (xl, xh) = (&x.lo, &x.hi);
+                Some(Range { lo: quote!(#r::range_neg(#xh)), hi: quote!(#r::range_neg(#xl)), int: x.int })
+            }
             // The proof evaluates a uniform term where the kernel may not (under an `if`), so
             // only one whose evaluation cannot panic.
             e if (self.uniform)(e) && panic_free(e) => Some(Range {
@@ -545,19 +552,34 @@ impl VisitMut for Ranges<'_> {
                 for n in &names {
                     self.unbind(n);
                 }
-                // `for j in a..b`, `a` and `b` uniform: `j` from `a` to `b - 1`.
-                if let (Pat::Ident(p), Expr::Range(r)) = (&*f.pat, strip_parens(&f.expr)) {
-                    let half_open = matches!(r.limits, syn::RangeLimits::HalfOpen(_));
-                    if let (Some(a), Some(b), true, None, None) =
-                        (&r.start, &r.end, half_open, &p.mutability, &p.by_ref)
-                    {
-                        if (self.uniform)(a) && (self.uniform)(b) && panic_free(a) && panic_free(b) {
-                            let hi = quote!(if #a < #b { ::core::option::Option::Some(#b - 1) } else { ::core::option::Option::None });
-                            let int = self.int_expr(a) || self.int_expr(b);
-                            self.env.insert(
-                                p.ident.to_string(),
-                                Range { lo: quote!(::core::option::Option::Some(#a)), hi, int },
-                            );
+                // `for j in a..b`, `a` and `b` uniform: `j` from `a` to `b - 1`; `for j in a..=b`:
+                // from `a` to `b` (cuda-samples' convolutions, `-KERNEL_RADIUS..=KERNEL_RADIUS`).
+                // An empty loop gives no range: the proof fails, and the region runs checked.
+                if let (Pat::Ident(p), Expr::Range(range)) = (&*f.pat, strip_parens(&f.expr)) {
+                    let half_open = matches!(range.limits, syn::RangeLimits::HalfOpen(_));
+                    if let (Some(a), Some(b), None, None) = (&range.start, &range.end, &p.mutability, &p.by_ref) {
+                        let bounds = ((self.uniform)(a) && (self.uniform)(b))
+                            .then(|| self.range(a).zip(self.range(b)))
+                            .flatten();
+                        if let Some((start, end)) = bounds {
+                            let (r, lo, last) = (rt(), &start.lo, &end.hi);
+                            let hi = if half_open {
+                                quote!(match (#lo, #last) {
+                                    (::core::option::Option::Some(__emu_a), ::core::option::Option::Some(__emu_b)) if __emu_a < __emu_b => {
+                                        #r::range_sub(::core::option::Option::Some(__emu_b), ::core::option::Option::Some(1))
+                                    }
+                                    _ => ::core::option::Option::None,
+                                })
+                            } else {
+                                quote!(match (#lo, #last) {
+                                    (::core::option::Option::Some(__emu_a), ::core::option::Option::Some(__emu_b)) if __emu_a <= __emu_b => {
+                                        ::core::option::Option::Some(__emu_b)
+                                    }
+                                    _ => ::core::option::Option::None,
+                                })
+                            };
+                            let int = start.int || end.int;
+                            self.env.insert(p.ident.to_string(), Range { lo: start.lo, hi, int });
                         }
                     }
                 }

@@ -135,6 +135,8 @@ pub trait RangeInt: Index + Ord {
     fn checked_minus(self, other: Self) -> Option<Self>;
     /// `self * other`, or `None` on overflow or when either is below 0.
     fn checked_mul_nonneg(self, other: Self) -> Option<Self>;
+    /// `-self`, or `None` on overflow (an unsigned one but 0).
+    fn checked_negate(self) -> Option<Self>;
 }
 
 macro_rules! range_ints {
@@ -155,6 +157,10 @@ macro_rules! range_ints {
                     return None;
                 }
                 self.checked_mul(other)
+            }
+            #[inline(always)]
+            fn checked_negate(self) -> Option<Self> {
+                (0 as $t).checked_sub(self)
             }
         })*
     };
@@ -180,6 +186,13 @@ pub fn range_add<T: RangeInt>(a: Option<T>, b: Option<T>) -> Option<T> {
 #[inline(always)]
 pub fn range_sub<T: RangeInt>(a: Option<T>, b: Option<T>) -> Option<T> {
     a?.checked_minus(b?)
+}
+
+/// Minus an end of an index range (of `-x`, whose lower end is minus `x`'s upper one), `None`
+/// if it is or the negation overflows.
+#[inline(always)]
+pub fn range_neg<T: RangeInt>(a: Option<T>) -> Option<T> {
+    a?.checked_negate()
 }
 
 /// The smaller of two ends of index ranges (a range's end narrowed by a guard), `None` if

@@ -1733,6 +1733,63 @@ fn halo_flags_and_else_branches_narrow_the_range_proof() {
     }
 }
 
+/// A 1-D convolution over a shared tile with a halo of `HALO` on each side, its taps an
+/// inclusive loop over `-r..=r` (cuda-samples' `for j in -KERNEL_RADIUS..=KERNEL_RADIUS`): the
+/// range proof takes the loop's variable from `-r` to `r`, both ends included. With `r` at
+/// most `HALO` every tap is in the tile; with `r = HALO + 1` thread 0's first tap is before it
+/// and its last thread's last tap after it, and the proof must fail.
+const TAP_HALO: i32 = 4;
+
+#[kernel]
+fn inclusive_taps(a: &[u32], out: &mut [u32], r: i32) {
+    let t = shared_array![u32; 32 + 2 * TAP_HALO as usize];
+    let tid = thread_idx().x as i32;
+    let base = (block_idx().x * block_dim().x) as i32;
+    t[tid + TAP_HALO] = a[base + tid + TAP_HALO];
+    if tid < TAP_HALO {
+        t[tid] = a[base + tid];
+        t[tid + 32 + TAP_HALO] = a[base + tid + 32 + TAP_HALO];
+    }
+    sync_threads();
+    let mut sum = 0u32;
+    for j in -r..=r {
+        sum += t[tid + TAP_HALO + j] * (j + 10) as u32;
+    }
+    out[base + tid] = sum;
+}
+
+#[test]
+fn an_inclusive_loop_from_a_negated_bound_has_its_range_proved() {
+    const G: usize = 3;
+    let n = 32 * G;
+    let a: Vec<u32> = (0..n + 2 * TAP_HALO as usize).map(|i| (i * 5 % 17) as u32).collect();
+    for r in [TAP_HALO, 2, TAP_HALO + 1] {
+        let run = || {
+            let da = DeviceBuffer::from_slice(&a).unwrap();
+            let mut o = DeviceBuffer::<u32>::zeroed(n).unwrap();
+            let res = launch!(inclusive_taps<<<G as u32, 32>>>(&da, &mut o, r));
+            (o.to_vec().unwrap(), res)
+        };
+        let (out, res) = both_paths("regions", run);
+        if r <= TAP_HALO {
+            res.unwrap();
+            for (i, &o) in out.iter().enumerate() {
+                let want: u32 = (-r..=r).map(|j| a[(i as i32 + TAP_HALO + j) as usize] * (j + 10) as u32).sum();
+                assert_eq!(o, want, "out[{i}] with r = {r}");
+            }
+            // Both regions of each block.
+            assert_eq!(proved_runs(|| drop(run())), 2 * G, "r = {r}");
+        } else {
+            // The tile's first tap before it, reported as the general path reports it
+            // (`both_paths` compares the reports).
+            let report = res.unwrap_err();
+            assert!(report.contains("thread (0,0,0)"), "{report}");
+            // The loads of each block only: no proof covers the taps.
+            assert_eq!(proved_runs(|| drop(run())), G);
+        }
+    }
+}
+
 /// Guards the proof must not take at their word: a flag over a value changed after it (`k`),
 /// a name bound again after its flag (`t`), and `!=` against a value that differs between
 /// threads (`p`: 123 in row 0, 124 in row 1), which leaves out no end of `t`'s range; each
