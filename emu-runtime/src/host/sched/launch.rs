@@ -1,5 +1,6 @@
 //! Launching a kernel: validate the configuration, run every block, report what was found.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -542,7 +543,7 @@ const SERIAL_BELOW: std::time::Duration = std::time::Duration::from_micros(30);
 /// first block it left to the workers (`blocks` when it ran them all). Blocks still start in
 /// increasing order, as the parallel pullers start them. What a block took is kept for the
 /// kernel's next launch ([`Estimates`]).
-fn run_first_here(shared: &LaunchShared, threads: Threads<'_>, chunk: u64, blocks: u64, memo: &AtomicU64) -> u64 {
+fn run_first_here(shared: &LaunchShared, threads: Threads<'_>, chunk: u64, blocks: u64, key: (usize, usize)) -> u64 {
     let w = match BlockRun::new(shared, threads) {
         Ok(w) => w,
         Err(e) => {
@@ -553,7 +554,7 @@ fn run_first_here(shared: &LaunchShared, threads: Threads<'_>, chunk: u64, block
     let start = std::time::Instant::now();
     w.run_span(0, chunk);
     let per_block = start.elapsed() / u32::try_from(chunk).unwrap_or(u32::MAX);
-    memo.store(u64::try_from(per_block.as_nanos()).unwrap_or(u64::MAX), Ordering::Relaxed);
+    ESTIMATES.keep(key, per_block);
     let rest = blocks - chunk;
     let estimate = per_block.saturating_mul(u32::try_from(rest).unwrap_or(u32::MAX));
     if estimate >= SERIAL_BELOW {
@@ -564,34 +565,39 @@ fn run_first_here(shared: &LaunchShared, threads: Threads<'_>, chunk: u64, block
 }
 
 /// What a block of each kernel took in its last launch on a fast path ([`Spread::Adaptive`]),
-/// in nanoseconds (0: not known), by kernel and block size in a small table (two kernels
-/// that share an entry only mislead each other's next start).
+/// in nanoseconds, by kernel and block size.
 ///
 /// A launch that the last one says is long (its blocks' estimate at least twice
 /// [`SERIAL_BELOW`]) goes to the workers from its first block, instead of running a first
 /// chunk on the calling thread while they wait: with few blocks that chunk is a large share
 /// of the launch (Parboil's MRI-Q runs 8 blocks, and its first ran alone, an eighth of the
 /// work). Its own time then updates the estimate, so a kernel whose launches became short
-/// goes back to the timed start. A launch the last one says is short still starts timed on the
-/// calling thread: an estimate can only send a launch to the workers, never keep a long one
-/// on one thread.
-struct Estimates([AtomicU64; 64]);
+/// goes back to the timed start. A launch the last one says is short, or that has no estimate,
+/// still starts timed on the calling thread: an estimate can only send a launch to the
+/// workers, never keep a long one on one thread.
+#[derive(Default)]
+struct Estimates(Mutex<HashMap<(usize, usize), u64>>);
 
-static ESTIMATES: Estimates = Estimates([const { AtomicU64::new(0) }; 64]);
+static ESTIMATES: std::sync::LazyLock<Estimates> = std::sync::LazyLock::new(Estimates::default);
 
 impl Estimates {
-    /// The entry of `kernel`'s launches of blocks of `per_block` threads.
-    fn of(&self, kernel: &'static KernelInfo, per_block: usize) -> &AtomicU64 {
-        let key = (kernel as *const KernelInfo as usize).wrapping_mul(31).wrapping_add(per_block);
-        &self.0[(key ^ (key >> 7)) % self.0.len()]
+    /// The key of `kernel`'s launches of blocks of `per_block` threads.
+    fn key(kernel: &'static KernelInfo, per_block: usize) -> (usize, usize) {
+        (kernel as *const KernelInfo as usize, per_block)
     }
-}
 
-/// Whether `memo` (an [`Estimates`] entry) says that `blocks` blocks take long enough to go to
-/// the workers from the first.
-fn known_long(memo: &AtomicU64, blocks: u64) -> bool {
-    let per_block = memo.load(Ordering::Relaxed);
-    per_block > 0 && per_block.saturating_mul(blocks) >= 2 * SERIAL_BELOW.as_nanos() as u64
+    /// Whether the last launch of `key` says that `blocks` blocks take long enough to go to
+    /// the workers from the first.
+    fn long(&self, key: (usize, usize), blocks: u64) -> bool {
+        let map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(&key).is_some_and(|&ns| ns.saturating_mul(blocks) >= 2 * SERIAL_BELOW.as_nanos() as u64)
+    }
+
+    /// Keeps `per_block` as what a block of `key`'s launches takes.
+    fn keep(&self, key: (usize, usize), per_block: std::time::Duration) {
+        let ns = u64::try_from(per_block.as_nanos()).unwrap_or(u64::MAX);
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).insert(key, ns);
+    }
 }
 
 thread_local! {
@@ -679,10 +685,10 @@ pub(crate) fn run_with<'t>(
                 && workers > 1
                 && blocks > chunk
                 && !crate::host::check::any(shared.config.get_checks());
-            let memo = adaptive.then(|| ESTIMATES.of(kernel, per_block));
-            let timed = memo.filter(|m| known_long(m, blocks)).map(|m| (m, std::time::Instant::now()));
-            let first = match memo {
-                Some(m) if timed.is_none() => run_first_here(&shared, threads(per_block), chunk, blocks, m),
+            let key = adaptive.then(|| Estimates::key(kernel, per_block));
+            let timed = key.filter(|&k| ESTIMATES.long(k, blocks)).map(|k| (k, std::time::Instant::now()));
+            let first = match key {
+                Some(k) if timed.is_none() => run_first_here(&shared, threads(per_block), chunk, blocks, k),
                 _ => 0,
             };
             let next = AtomicU64::new(first);
@@ -700,10 +706,11 @@ pub(crate) fn run_with<'t>(
                     w.run_span(first, (first + chunk).min(blocks));
                 }
             });
-            if let Some((memo, start)) = timed {
+            if let Some((key, start)) = timed {
                 // The workers' time for all the blocks, as one block's on one of them.
-                let per_block = start.elapsed().as_nanos().saturating_mul(u128::from(workers)) / u128::from(blocks);
-                memo.store(u64::try_from(per_block).unwrap_or(u64::MAX).max(1), Ordering::Relaxed);
+                let per_block = start.elapsed().saturating_mul(u32::try_from(workers).unwrap_or(u32::MAX))
+                    / u32::try_from(blocks).unwrap_or(u32::MAX);
+                ESTIMATES.keep(key, per_block);
             }
         }
     }
