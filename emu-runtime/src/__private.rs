@@ -70,8 +70,8 @@ pub fn race_states() -> usize {
 use core::panic::Location;
 
 pub use crate::device::access::{
-    helper_checking, range_add, range_cast, range_max, range_min, range_mul, range_neg, range_skip_hi, range_skip_lo,
-    range_sub, row, row_len, row_write, Index, RangeInt,
+    helper_checking, range_add, range_cast, range_last, range_max, range_min, range_mul, range_neg, range_skip_hi,
+    range_skip_lo, range_sub, row, row_len, row_write, Index, RangeInt,
 };
 pub use crate::device::print::kprint_args;
 

@@ -1192,21 +1192,12 @@ impl matmul {
                     }
                     && match (
                         ::core::option::Option::Some(0),
-                        match (
+                        ::deviceemu::__private::range_last(
                             ::core::option::Option::Some(0),
                             ::core::option::Option::Some(16),
-                        ) {
-                            (
-                                ::core::option::Option::Some(__emu_a),
-                                ::core::option::Option::Some(__emu_b),
-                            ) if __emu_a < __emu_b => {
-                                ::deviceemu::__private::range_sub(
-                                    ::core::option::Option::Some(__emu_b),
-                                    ::core::option::Option::Some(1),
-                                )
-                            }
-                            _ => ::core::option::Option::None,
-                        },
+                            1,
+                            true,
+                        ),
                     ) {
                         (
                             ::core::option::Option::Some(__emu_lo),
@@ -1221,21 +1212,12 @@ impl matmul {
                     } && ::deviceemu::__private::view_aligned(&tb)
                     && match (
                         ::core::option::Option::Some(0),
-                        match (
+                        ::deviceemu::__private::range_last(
                             ::core::option::Option::Some(0),
                             ::core::option::Option::Some(16),
-                        ) {
-                            (
-                                ::core::option::Option::Some(__emu_a),
-                                ::core::option::Option::Some(__emu_b),
-                            ) if __emu_a < __emu_b => {
-                                ::deviceemu::__private::range_sub(
-                                    ::core::option::Option::Some(__emu_b),
-                                    ::core::option::Option::Some(1),
-                                )
-                            }
-                            _ => ::core::option::Option::None,
-                        },
+                            1,
+                            true,
+                        ),
                     ) {
                         (
                             ::core::option::Option::Some(__emu_lo),

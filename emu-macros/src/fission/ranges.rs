@@ -563,21 +563,7 @@ impl VisitMut for Ranges<'_> {
                             .flatten();
                         if let Some((start, end)) = bounds {
                             let (r, lo, last) = (rt(), &start.lo, &end.hi);
-                            let hi = if half_open {
-                                quote!(match (#lo, #last) {
-                                    (::core::option::Option::Some(__emu_a), ::core::option::Option::Some(__emu_b)) if __emu_a < __emu_b => {
-                                        #r::range_sub(::core::option::Option::Some(__emu_b), ::core::option::Option::Some(1))
-                                    }
-                                    _ => ::core::option::Option::None,
-                                })
-                            } else {
-                                quote!(match (#lo, #last) {
-                                    (::core::option::Option::Some(__emu_a), ::core::option::Option::Some(__emu_b)) if __emu_a <= __emu_b => {
-                                        ::core::option::Option::Some(__emu_b)
-                                    }
-                                    _ => ::core::option::Option::None,
-                                })
-                            };
+                            let hi = quote!(#r::range_last(#lo, #last, 1, #half_open));
                             let int = start.int || end.int;
                             self.env.insert(p.ident.to_string(), Range { lo: start.lo, hi, int });
                         }

@@ -188,6 +188,19 @@ pub fn range_sub<T: RangeInt>(a: Option<T>, b: Option<T>) -> Option<T> {
     a?.checked_minus(b?)
 }
 
+/// The last value of a loop `for j in start..end` (`exclusive`) or `start..=end` whose ends
+/// take one value each, `None` if either is or the loop runs no pass (then nothing is known
+/// of `j`, and the proof fails); `one` is 1 of the loop's type.
+#[inline(always)]
+pub fn range_last<T: RangeInt>(start: Option<T>, end: Option<T>, one: T, exclusive: bool) -> Option<T> {
+    let (s, e) = (start?, end?);
+    match exclusive {
+        true if s < e => e.checked_minus(one),
+        false if s <= e => Some(e),
+        _ => None,
+    }
+}
+
 /// Minus an end of an index range (of `-x`, whose lower end is minus `x`'s upper one), `None`
 /// if it is or the negation overflows.
 #[inline(always)]

@@ -565,7 +565,7 @@ fn run_first_here(shared: &LaunchShared, threads: Threads<'_>, chunk: u64, block
 }
 
 /// What a block of each kernel took in its last launch on a fast path ([`Spread::Adaptive`]),
-/// in nanoseconds, by kernel and block size.
+/// by kernel and block size.
 ///
 /// A launch that the last one says is long (its blocks' estimate at least twice
 /// [`SERIAL_BELOW`]) goes to the workers from its first block, instead of running a first
@@ -576,7 +576,7 @@ fn run_first_here(shared: &LaunchShared, threads: Threads<'_>, chunk: u64, block
 /// still starts timed on the calling thread: an estimate can only send a launch to the
 /// workers, never keep a long one on one thread.
 #[derive(Default)]
-struct Estimates(Mutex<HashMap<(usize, usize), u64>>);
+struct Estimates(Mutex<HashMap<(usize, usize), std::time::Duration>>);
 
 static ESTIMATES: std::sync::LazyLock<Estimates> = std::sync::LazyLock::new(Estimates::default);
 
@@ -590,13 +590,14 @@ impl Estimates {
     /// the workers from the first.
     fn long(&self, key: (usize, usize), blocks: u64) -> bool {
         let map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        map.get(&key).is_some_and(|&ns| ns.saturating_mul(blocks) >= 2 * SERIAL_BELOW.as_nanos() as u64)
+        map.get(&key).is_some_and(|&per_block| {
+            per_block.saturating_mul(u32::try_from(blocks).unwrap_or(u32::MAX)) >= 2 * SERIAL_BELOW
+        })
     }
 
     /// Keeps `per_block` as what a block of `key`'s launches takes.
     fn keep(&self, key: (usize, usize), per_block: std::time::Duration) {
-        let ns = u64::try_from(per_block.as_nanos()).unwrap_or(u64::MAX);
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).insert(key, ns);
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).insert(key, per_block);
     }
 }
 
