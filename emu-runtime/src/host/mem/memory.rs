@@ -230,32 +230,37 @@ unsafe fn bulk_copy_avx(src: *const u8, dst: *mut u8, bytes: usize) -> usize {
     let big = bytes & !127;
     if big != 0 {
         // SAFETY: the loop reads `[src, src + big)` and writes `[dst, dst + big)`, inside both
-        // ranges; `big` is a non-zero multiple of 128. It writes no register but the four it
-        // declares: no `vzeroupper`, which would clear the upper halves of every `ymm`
-        // register, those of the caller's live values too once this is inlined into AVX2 code
-        // (`fast::run_wide`); the compiler ends its own AVX code as the ABI expects.
+        // ranges; `big` is a non-zero multiple of 128. It ends with `vzeroupper`: called from
+        // code compiled without AVX, as most callers are, it would otherwise leave the upper
+        // halves of `ymm0` to `ymm3` in use, and every SSE instruction the thread runs after it
+        // would pay for that state (a serial matrix product ran 2.4x slower after a launch;
+        // `a_copy_leaves_the_upper_halves_of_the_ymm_registers_clean`). `vzeroupper` writes
+        // the upper halves of all sixteen `ymm` registers, so the asm declares them all
+        // written: inlined into AVX2 code (`fast::run_wide`), the compiler keeps the caller's
+        // live values elsewhere across it (`a_copy_leaves_the_callers_ymm_registers_alone`).
         unsafe {
             core::arch::asm!(
                 "2:",
-                "vmovups {a}, [{s}]",
-                "vmovups {b}, [{s} + 32]",
-                "vmovups {c}, [{s} + 64]",
-                "vmovups {d}, [{s} + 96]",
-                "vmovups [{t}], {a}",
-                "vmovups [{t} + 32], {b}",
-                "vmovups [{t} + 64], {c}",
-                "vmovups [{t} + 96], {d}",
+                "vmovups ymm0, [{s}]",
+                "vmovups ymm1, [{s} + 32]",
+                "vmovups ymm2, [{s} + 64]",
+                "vmovups ymm3, [{s} + 96]",
+                "vmovups [{t}], ymm0",
+                "vmovups [{t} + 32], ymm1",
+                "vmovups [{t} + 64], ymm2",
+                "vmovups [{t} + 96], ymm3",
                 "add {s}, 128",
                 "add {t}, 128",
                 "sub {n}, 128",
                 "jnz 2b",
+                "vzeroupper",
                 s = inout(reg) src => _,
                 t = inout(reg) dst => _,
                 n = inout(reg) big => _,
-                a = out(ymm_reg) _,
-                b = out(ymm_reg) _,
-                c = out(ymm_reg) _,
-                d = out(ymm_reg) _,
+                out("ymm0") _, out("ymm1") _, out("ymm2") _, out("ymm3") _,
+                out("ymm4") _, out("ymm5") _, out("ymm6") _, out("ymm7") _,
+                out("ymm8") _, out("ymm9") _, out("ymm10") _, out("ymm11") _,
+                out("ymm12") _, out("ymm13") _, out("ymm14") _, out("ymm15") _,
                 options(nostack),
             )
         };
@@ -455,6 +460,43 @@ mod tests {
         let lanes = [1, 2, 3, 4, 5, 6, 7, 8];
         // SAFETY: the CPU has AVX2 (asserted above).
         assert_eq!(unsafe { across_a_copy(&lanes) }, [2, 4, 6, 8, 10, 12, 14, 16]);
+    }
+
+    /// Whether the upper halves of the `ymm` registers are in use: bit 2 (AVX) of XINUSE,
+    /// which `xgetbv` reads with `ecx = 1`.
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    fn upper_halves_in_use() -> bool {
+        let lo: u32;
+        // SAFETY: `xgetbv` with `ecx = 1` reads XINUSE and writes only `eax` and `edx`; the
+        // CPU has it (asserted by the caller).
+        unsafe {
+            core::arch::asm!("xgetbv", in("ecx") 1u32, out("eax") lo, out("edx") _, options(nomem, nostack, preserves_flags))
+        };
+        lo & 4 != 0
+    }
+
+    /// A copy called from code compiled without AVX leaves no `ymm` register's upper half in
+    /// use. Before `vzeroupper` ended the AVX moves, it left four: every SSE instruction the
+    /// thread ran after it paid for that, and a serial matrix product timed after a launch of
+    /// cuda-samples' matrixMul ran in 37 ms instead of 15 (BENCHMARKS.md).
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    #[test]
+    fn a_copy_leaves_the_upper_halves_of_the_ymm_registers_clean() {
+        // SAFETY: `cpuid` is present on every x86-64 CPU.
+        let leaf = unsafe { core::arch::x86_64::__cpuid_count(0xd, 1) };
+        assert!(leaf.eax & 4 != 0, "the machines here have `xgetbv` with `ecx = 1`");
+        assert!(std::arch::is_x86_feature_detected!("avx"), "the machines here have AVX");
+        let src = [1.5f32; 64];
+        let mut dst = [0f32; 64];
+        // SAFETY: `vzeroupper` writes only the upper halves of the `ymm` registers, which
+        // this function (compiled without AVX) keeps nothing in; the CPU has AVX.
+        unsafe { core::arch::asm!("vzeroupper", options(nomem, nostack, preserves_flags)) };
+        assert!(!upper_halves_in_use(), "clean before the copy");
+        // SAFETY: both arrays hold 64 elements (256 bytes: the 128-byte AVX moves) and do
+        // not overlap.
+        unsafe { copy_from_device(src.as_ptr(), dst.as_mut_ptr(), 64) };
+        assert!(!upper_halves_in_use(), "the copy left the upper halves of ymm registers in use");
+        assert_eq!(dst, src);
     }
 
     /// `copy_from_device` then `copy_to_device` of `n` elements (from 1 byte to 12, and
