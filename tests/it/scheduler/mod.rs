@@ -5,6 +5,7 @@ mod determinism;
 mod device_runtime;
 mod grid_sync;
 mod host_failures;
+mod host_state;
 mod indices;
 mod model;
 mod progress;
