@@ -48,8 +48,7 @@ fn upper_halves_in_use() -> bool {
 
 #[test]
 fn a_launch_leaves_the_upper_halves_of_the_ymm_registers_clean() {
-    // SAFETY: `cpuid` is present on every x86-64 CPU.
-    let leaf = unsafe { core::arch::x86_64::__cpuid_count(0xd, 1) };
+    let leaf = core::arch::x86_64::__cpuid_count(0xd, 1);
     assert!(leaf.eax & 4 != 0, "the machines here have `xgetbv` with `ecx = 1`");
     assert!(std::arch::is_x86_feature_detected!("avx"), "the machines here have AVX");
     let n = 64u32;

@@ -482,8 +482,7 @@ mod tests {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     #[test]
     fn a_copy_leaves_the_upper_halves_of_the_ymm_registers_clean() {
-        // SAFETY: `cpuid` is present on every x86-64 CPU.
-        let leaf = unsafe { core::arch::x86_64::__cpuid_count(0xd, 1) };
+        let leaf = core::arch::x86_64::__cpuid_count(0xd, 1);
         assert!(leaf.eax & 4 != 0, "the machines here have `xgetbv` with `ecx = 1`");
         assert!(std::arch::is_x86_feature_detected!("avx"), "the machines here have AVX");
         let src = [1.5f32; 64];
