@@ -74,6 +74,8 @@ pub use crate::device::access::{
     range_skip_lo, range_sub, row, row_len, row_write, Index, RangeInt,
 };
 pub use crate::device::print::kprint_args;
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+pub use crate::host::mem::memory::{clear_ymm_upper, ymm_upper_in_use};
 
 /// How an access `v[i]` of a kernel checks itself: `bool`, the `__EMU_CHECKED` of the
 /// per-thread forms (whether the checkers see it), or [`Valid`] in a region whose views were

@@ -34,22 +34,9 @@ fn tiled_product(c: &mut [f32], a: &[f32], b: &[f32], n: u32) {
     c[row * n + col] = sum;
 }
 
-/// Whether the upper halves of the `ymm` registers are in use: bit 2 (AVX) of XINUSE, which
-/// `xgetbv` reads with `ecx = 1`.
-fn upper_halves_in_use() -> bool {
-    let lo: u32;
-    // SAFETY: `xgetbv` with `ecx = 1` reads XINUSE and writes only `eax` and `edx`; the CPU
-    // has it (asserted by the test).
-    unsafe {
-        core::arch::asm!("xgetbv", in("ecx") 1u32, out("eax") lo, out("edx") _, options(nomem, nostack, preserves_flags))
-    };
-    lo & 4 != 0
-}
-
 #[test]
 fn a_launch_leaves_the_upper_halves_of_the_ymm_registers_clean() {
-    let leaf = core::arch::x86_64::__cpuid_count(0xd, 1);
-    assert!(leaf.eax & 4 != 0, "the machines here have `xgetbv` with `ecx = 1`");
+    let in_use = || deviceemu::__private::ymm_upper_in_use().expect("the machines here have `xgetbv` with `ecx = 1`");
     assert!(std::arch::is_x86_feature_detected!("avx"), "the machines here have AVX");
     let n = 64u32;
     let a: Vec<f32> = (0..n * n).map(|i| (i % 5) as f32).collect();
@@ -58,12 +45,10 @@ fn a_launch_leaves_the_upper_halves_of_the_ymm_registers_clean() {
     let mut dc = DeviceBuffer::<f32>::zeroed((n * n) as usize).unwrap();
     // Every block on this thread, on the fast paths.
     with_config(Config::default().blocks(BlockOrder::Serial).path(ExecPath::Auto), || {
-        // SAFETY: `vzeroupper` writes only the upper halves of the `ymm` registers, which this
-        // function (compiled without AVX) keeps nothing in; the CPU has AVX.
-        unsafe { core::arch::asm!("vzeroupper", options(nomem, nostack, preserves_flags)) };
-        assert!(!upper_halves_in_use(), "clean before the launch");
+        deviceemu::__private::clear_ymm_upper();
+        assert!(!in_use(), "clean before the launch");
         launch!(tiled_product<<<(n / 32, n / 32), (32, 32)>>>(&mut dc, &da, &db, n)).unwrap();
-        assert!(!upper_halves_in_use(), "the launch left the upper halves of ymm registers in use");
+        assert!(!in_use(), "the launch left the upper halves of ymm registers in use");
     });
     assert_eq!(deviceemu::__private::last_path(), "regions");
     let n = n as usize;

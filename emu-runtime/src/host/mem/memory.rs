@@ -268,6 +268,37 @@ unsafe fn bulk_copy_avx(src: *const u8, dst: *mut u8, bytes: usize) -> usize {
     big
 }
 
+/// Whether the upper halves of this thread's `ymm` registers are in use (bit 2, AVX, of
+/// XINUSE, which `xgetbv` reads with `ecx = 1`), or `None` where the CPU cannot say. For tests:
+/// a copy, and so a launch, must leave them clean ([`bulk_copy_avx`]).
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[doc(hidden)]
+pub fn ymm_upper_in_use() -> Option<bool> {
+    if core::arch::x86_64::__cpuid_count(0xd, 1).eax & 4 == 0 {
+        return None;
+    }
+    let lo: u32;
+    // SAFETY: the CPU has `xgetbv` with `ecx = 1` (CPUID leaf 0xD, sub-leaf 1, EAX bit 2),
+    // which reads XINUSE and writes only `eax` and `edx`.
+    unsafe {
+        core::arch::asm!("xgetbv", in("ecx") 1u32, out("eax") lo, out("edx") _, options(nomem, nostack, preserves_flags))
+    };
+    Some(lo & 4 != 0)
+}
+
+/// Clears the upper halves of this thread's `ymm` registers (`vzeroupper`) where the CPU has
+/// AVX, for tests that then watch [`ymm_upper_in_use`]. It writes nothing that code compiled
+/// without AVX keeps, which is all code that calls it.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[doc(hidden)]
+pub fn clear_ymm_upper() {
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU has AVX; `vzeroupper` writes only the upper halves of the `ymm`
+        // registers, in which this function's callers (compiled without AVX) keep nothing.
+        unsafe { core::arch::asm!("vzeroupper", options(nomem, nostack, preserves_flags)) };
+    }
+}
+
 macro_rules! word_loop {
     ($p:expr, $out:expr, $atomic:ty, $word:ty, load) => {{
         let n = size_of::<T>() / size_of::<$word>();
@@ -462,19 +493,6 @@ mod tests {
         assert_eq!(unsafe { across_a_copy(&lanes) }, [2, 4, 6, 8, 10, 12, 14, 16]);
     }
 
-    /// Whether the upper halves of the `ymm` registers are in use: bit 2 (AVX) of XINUSE,
-    /// which `xgetbv` reads with `ecx = 1`.
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    fn upper_halves_in_use() -> bool {
-        let lo: u32;
-        // SAFETY: `xgetbv` with `ecx = 1` reads XINUSE and writes only `eax` and `edx`; the
-        // CPU has it (asserted by the caller).
-        unsafe {
-            core::arch::asm!("xgetbv", in("ecx") 1u32, out("eax") lo, out("edx") _, options(nomem, nostack, preserves_flags))
-        };
-        lo & 4 != 0
-    }
-
     /// A copy called from code compiled without AVX leaves no `ymm` register's upper half in
     /// use. Before `vzeroupper` ended the AVX moves, it left four: every SSE instruction the
     /// thread ran after it paid for that, and a serial matrix product timed after a launch of
@@ -482,19 +500,16 @@ mod tests {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     #[test]
     fn a_copy_leaves_the_upper_halves_of_the_ymm_registers_clean() {
-        let leaf = core::arch::x86_64::__cpuid_count(0xd, 1);
-        assert!(leaf.eax & 4 != 0, "the machines here have `xgetbv` with `ecx = 1`");
+        let in_use = || ymm_upper_in_use().expect("the machines here have `xgetbv` with `ecx = 1`");
         assert!(std::arch::is_x86_feature_detected!("avx"), "the machines here have AVX");
         let src = [1.5f32; 64];
         let mut dst = [0f32; 64];
-        // SAFETY: `vzeroupper` writes only the upper halves of the `ymm` registers, which
-        // this function (compiled without AVX) keeps nothing in; the CPU has AVX.
-        unsafe { core::arch::asm!("vzeroupper", options(nomem, nostack, preserves_flags)) };
-        assert!(!upper_halves_in_use(), "clean before the copy");
+        clear_ymm_upper();
+        assert!(!in_use(), "clean before the copy");
         // SAFETY: both arrays hold 64 elements (256 bytes: the 128-byte AVX moves) and do
         // not overlap.
         unsafe { copy_from_device(src.as_ptr(), dst.as_mut_ptr(), 64) };
-        assert!(!upper_halves_in_use(), "the copy left the upper halves of ymm registers in use");
+        assert!(!in_use(), "the copy left the upper halves of ymm registers in use");
         assert_eq!(dst, src);
     }
 
