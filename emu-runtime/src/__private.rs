@@ -148,9 +148,9 @@ pub use crate::host::sched::regions::fast::{
     lane_check, lane_checks, lane_dst, lane_last, lane_load, lane_run, lane_src, lane_store, lanes_kept, lin_add,
     lin_fits, lin_mul, lin_neg, lin_sub, lin_value, load_in_bounds, load_row_in_bounds, load_valid, region_bound,
     region_bound_scaled, store_in_bounds, store_row_in_bounds, store_valid, view_aligned, xchg_all, xchg_any,
-    xchg_ballot, xchg_down, xchg_idx, xchg_put, xchg_reduce, xchg_up, xchg_xor, LaneBuf, LaneDst, LaneInt, LaneMark,
-    LaneSrc, RegionBound, Snapshot, LANE_CHUNK, TIER_HOISTED, TIER_INTERLEAVE, TIER_RANGES, TIER_TURN, TIER_VECTOR,
-    TIER_VIEWS, VECTOR_MIN, VECTOR_MIN_IN_PLACE,
+    xchg_ballot, xchg_down, xchg_idx, xchg_put, xchg_reduce, xchg_up, xchg_xor, LaneAt, LaneBuf, LaneDst, LaneInt,
+    LaneMark, LaneSrc, RegionBound, Snapshot, LANE_CHUNK, TIER_HOISTED, TIER_INTERLEAVE, TIER_RANGES, TIER_TURN,
+    TIER_VECTOR, TIER_VIEWS, VECTOR_MIN, VECTOR_MIN_IN_PLACE,
 };
 
 #[cfg(not(target_arch = "nvptx64"))]

@@ -1324,7 +1324,13 @@ impl stencil_rows {
                                 __EMU_CHECKED,
                                 &a,
                                 i * w + (j + 1),
-                            ));
+                            ))
+                        - 0.25
+                            * ::deviceemu::__private::load(
+                                __EMU_CHECKED,
+                                &a,
+                                i * w + (j - 1),
+                            );
                     ::deviceemu::__private::store(
                         __EMU_CHECKED,
                         &b,
@@ -1720,6 +1726,169 @@ impl stencil_rows {
                                 < a.len()
                     }
                     _ => false,
+                } && ::deviceemu::__private::view_aligned(&a)
+                && match (
+                    ::deviceemu::__private::range_add(
+                        ::deviceemu::__private::range_mul(
+                            ::deviceemu::__private::range_max(
+                                ::deviceemu::__private::range_cast::<
+                                    i32,
+                                    _,
+                                >(
+                                    ::deviceemu::__private::range_add(
+                                        ::deviceemu::__private::range_mul(
+                                            ::core::option::Option::Some(__emu_ctx.block_idx.y),
+                                            ::core::option::Option::Some(__emu_ctx.block_dim.y),
+                                        ),
+                                        ::core::option::Option::Some(0u32),
+                                    ),
+                                ),
+                                ::deviceemu::__private::range_max(
+                                    ::deviceemu::__private::range_cast::<
+                                        i32,
+                                        _,
+                                    >(
+                                        ::deviceemu::__private::range_add(
+                                            ::deviceemu::__private::range_mul(
+                                                ::core::option::Option::Some(__emu_ctx.block_idx.y),
+                                                ::core::option::Option::Some(__emu_ctx.block_dim.y),
+                                            ),
+                                            ::core::option::Option::Some(0u32),
+                                        ),
+                                    ),
+                                    ::deviceemu::__private::range_add(
+                                        ::core::option::Option::Some(0),
+                                        ::core::option::Option::Some(1),
+                                    ),
+                                ),
+                            ),
+                            ::core::option::Option::Some(w),
+                        ),
+                        ::deviceemu::__private::range_sub(
+                            ::deviceemu::__private::range_max(
+                                ::deviceemu::__private::range_cast::<
+                                    i32,
+                                    _,
+                                >(
+                                    ::deviceemu::__private::range_add(
+                                        ::deviceemu::__private::range_mul(
+                                            ::core::option::Option::Some(__emu_ctx.block_idx.x),
+                                            ::core::option::Option::Some(__emu_ctx.block_dim.x),
+                                        ),
+                                        ::core::option::Option::Some(0u32),
+                                    ),
+                                ),
+                                ::deviceemu::__private::range_max(
+                                    ::deviceemu::__private::range_cast::<
+                                        i32,
+                                        _,
+                                    >(
+                                        ::deviceemu::__private::range_add(
+                                            ::deviceemu::__private::range_mul(
+                                                ::core::option::Option::Some(__emu_ctx.block_idx.x),
+                                                ::core::option::Option::Some(__emu_ctx.block_dim.x),
+                                            ),
+                                            ::core::option::Option::Some(0u32),
+                                        ),
+                                    ),
+                                    ::deviceemu::__private::range_add(
+                                        ::core::option::Option::Some(0),
+                                        ::core::option::Option::Some(1),
+                                    ),
+                                ),
+                            ),
+                            ::core::option::Option::Some(1),
+                        ),
+                    ),
+                    ::deviceemu::__private::range_add(
+                        ::deviceemu::__private::range_mul(
+                            ::deviceemu::__private::range_min(
+                                ::deviceemu::__private::range_min(
+                                    ::deviceemu::__private::range_cast::<
+                                        i32,
+                                        _,
+                                    >(
+                                        ::deviceemu::__private::range_add(
+                                            ::deviceemu::__private::range_mul(
+                                                ::core::option::Option::Some(__emu_ctx.block_idx.y),
+                                                ::core::option::Option::Some(__emu_ctx.block_dim.y),
+                                            ),
+                                            ::core::option::Option::Some(__emu_ctx.block_dim.y - 1),
+                                        ),
+                                    ),
+                                    ::deviceemu::__private::range_sub(
+                                        ::deviceemu::__private::range_sub(
+                                            ::core::option::Option::Some(h),
+                                            ::core::option::Option::Some(1),
+                                        ),
+                                        ::core::option::Option::Some(1),
+                                    ),
+                                ),
+                                ::deviceemu::__private::range_cast::<
+                                    i32,
+                                    _,
+                                >(
+                                    ::deviceemu::__private::range_add(
+                                        ::deviceemu::__private::range_mul(
+                                            ::core::option::Option::Some(__emu_ctx.block_idx.y),
+                                            ::core::option::Option::Some(__emu_ctx.block_dim.y),
+                                        ),
+                                        ::core::option::Option::Some(__emu_ctx.block_dim.y - 1),
+                                    ),
+                                ),
+                            ),
+                            ::core::option::Option::Some(w),
+                        ),
+                        ::deviceemu::__private::range_sub(
+                            ::deviceemu::__private::range_min(
+                                ::deviceemu::__private::range_min(
+                                    ::deviceemu::__private::range_cast::<
+                                        i32,
+                                        _,
+                                    >(
+                                        ::deviceemu::__private::range_add(
+                                            ::deviceemu::__private::range_mul(
+                                                ::core::option::Option::Some(__emu_ctx.block_idx.x),
+                                                ::core::option::Option::Some(__emu_ctx.block_dim.x),
+                                            ),
+                                            ::core::option::Option::Some(__emu_ctx.block_dim.x - 1),
+                                        ),
+                                    ),
+                                    ::deviceemu::__private::range_sub(
+                                        ::deviceemu::__private::range_sub(
+                                            ::core::option::Option::Some(w),
+                                            ::core::option::Option::Some(1),
+                                        ),
+                                        ::core::option::Option::Some(1),
+                                    ),
+                                ),
+                                ::deviceemu::__private::range_cast::<
+                                    i32,
+                                    _,
+                                >(
+                                    ::deviceemu::__private::range_add(
+                                        ::deviceemu::__private::range_mul(
+                                            ::core::option::Option::Some(__emu_ctx.block_idx.x),
+                                            ::core::option::Option::Some(__emu_ctx.block_dim.x),
+                                        ),
+                                        ::core::option::Option::Some(__emu_ctx.block_dim.x - 1),
+                                    ),
+                                ),
+                            ),
+                            ::core::option::Option::Some(1),
+                        ),
+                    ),
+                ) {
+                    (
+                        ::core::option::Option::Some(__emu_lo),
+                        ::core::option::Option::Some(__emu_hi),
+                    ) => {
+                        ::deviceemu::__private::Index::to_index(__emu_lo)
+                            <= ::deviceemu::__private::Index::to_index(__emu_hi)
+                            && ::deviceemu::__private::Index::to_index(__emu_hi)
+                                < a.len()
+                    }
+                    _ => false,
                 } && ::deviceemu::__private::view_aligned(&b)
                 && match (
                     ::deviceemu::__private::range_add(
@@ -1922,7 +2091,7 @@ impl stencil_rows {
                             return true;
                         }
                         #[allow(unused_variables)]
-                        let __emu_s: [usize; 3usize] = {
+                        let __emu_s: [usize; 4usize] = {
                             let __emu_ctx = __emu_cursor.row_lane(__emu_c0 + __emu_lo);
                             let j: i32 = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
                                 + __emu_ctx.thread_idx.x) as i32;
@@ -1931,11 +2100,12 @@ impl stencil_rows {
                             [
                                 ::deviceemu::__private::Index::to_index((i - 1) * w + j),
                                 ::deviceemu::__private::Index::to_index(i * w + (j + 1)),
+                                ::deviceemu::__private::Index::to_index(i * w + (j - 1)),
                                 ::deviceemu::__private::Index::to_index(i * w + j),
                             ]
                         };
                         #[allow(unused_variables)]
-                        let __emu_e: [usize; 3usize] = {
+                        let __emu_e: [usize; 4usize] = {
                             let __emu_ctx = __emu_cursor
                                 .row_lane(__emu_c0 + __emu_hi - 1);
                             let j: i32 = (__emu_ctx.block_idx.x * __emu_ctx.block_dim.x
@@ -1945,17 +2115,20 @@ impl stencil_rows {
                             [
                                 ::deviceemu::__private::Index::to_index((i - 1) * w + j),
                                 ::deviceemu::__private::Index::to_index(i * w + (j + 1)),
+                                ::deviceemu::__private::Index::to_index(i * w + (j - 1)),
                                 ::deviceemu::__private::Index::to_index(i * w + j),
                             ]
                         };
-                        for __emu_f in 0..3usize {
+                        for __emu_f in 0..4usize {
                             if __emu_e[__emu_f].wrapping_sub(__emu_s[__emu_f])
                                 != __emu_n - 1
                             {
                                 return false;
                             }
                         }
-                        if !(true) {
+                        if !(true
+                            && __emu_s[1usize] == __emu_s[2usize].wrapping_add(2usize))
+                        {
                             return false;
                         }
                         let __emu_n = ::core::cmp::min(
@@ -1966,13 +2139,13 @@ impl stencil_rows {
                             _,
                             { ::deviceemu::__private::LANE_CHUNK },
                         >::new();
-                        let mut __emu_rw_a_1 = ::deviceemu::__private::LaneBuf::<
+                        let mut __emu_rw_b_3 = ::deviceemu::__private::LaneBuf::<
                             _,
                             { ::deviceemu::__private::LANE_CHUNK },
                         >::new();
-                        let mut __emu_rw_b_2 = ::deviceemu::__private::LaneBuf::<
+                        let mut __emu_win_2 = ::deviceemu::__private::LaneBuf::<
                             _,
-                            { ::deviceemu::__private::LANE_CHUNK },
+                            { ::deviceemu::__private::LANE_CHUNK + 16usize },
                         >::new();
                         ::deviceemu::__private::lane_load(
                             &a,
@@ -1982,10 +2155,12 @@ impl stencil_rows {
                         );
                         ::deviceemu::__private::lane_load(
                             &a,
-                            __emu_s[1usize],
-                            &mut __emu_rw_a_1,
-                            __emu_n,
+                            __emu_s[2usize],
+                            &mut __emu_win_2,
+                            __emu_n + 2usize,
                         );
+                        let __emu_rw_a_1 = __emu_win_2.at(2usize);
+                        let __emu_rw_a_2 = __emu_win_2.at(0usize);
                         #[allow(unused_variables, unused_unsafe)]
                         for __emu_k in 0..__emu_n {
                             let __emu_ctx = __emu_cursor
@@ -1997,15 +2172,16 @@ impl stencil_rows {
                             {
                                 let __emu_value = 0.5
                                     * (unsafe { __emu_rw_a_0.get(__emu_k) }
-                                        + unsafe { __emu_rw_a_1.get(__emu_k) });
-                                __emu_rw_b_2.set(__emu_k, __emu_value)
+                                        + unsafe { __emu_rw_a_1.get(__emu_k) })
+                                    - 0.25 * unsafe { __emu_rw_a_2.get(__emu_k) };
+                                __emu_rw_b_3.set(__emu_k, __emu_value)
                             };
                         }
                         unsafe {
                             ::deviceemu::__private::lane_store(
                                 &b,
-                                __emu_s[2usize],
-                                &__emu_rw_b_2,
+                                __emu_s[3usize],
+                                &__emu_rw_b_3,
                                 __emu_n,
                             )
                         };
@@ -2032,7 +2208,12 @@ impl stencil_rows {
                                                 + ::deviceemu::__private::load_in_bounds(
                                                     &a,
                                                     ::deviceemu::__private::Index::to_index(i * w + (j + 1)),
-                                                ));
+                                                ))
+                                            - 0.25
+                                                * ::deviceemu::__private::load_in_bounds(
+                                                    &a,
+                                                    ::deviceemu::__private::Index::to_index(i * w + (j - 1)),
+                                                );
                                         ::deviceemu::__private::store_in_bounds(
                                             &b,
                                             ::deviceemu::__private::Index::to_index(i * w + j),
@@ -2069,7 +2250,13 @@ impl stencil_rows {
                                             __EMU_CHECKED,
                                             &a,
                                             i * w + (j + 1),
-                                        ));
+                                        ))
+                                    - 0.25
+                                        * ::deviceemu::__private::load(
+                                            __EMU_CHECKED,
+                                            &a,
+                                            i * w + (j - 1),
+                                        );
                                 ::deviceemu::__private::store(
                                     __EMU_CHECKED,
                                     &b,
@@ -2140,7 +2327,13 @@ pub fn stencil_rows<'__emu_launch>(
                             __EMU_CHECKED,
                             &a,
                             i * w + (j + 1),
-                        ));
+                        ))
+                    - 0.25
+                        * ::deviceemu::__private::load(
+                            __EMU_CHECKED,
+                            &a,
+                            i * w + (j - 1),
+                        );
                 ::deviceemu::__private::store(__EMU_CHECKED, &b, i * w + j, __emu_value)
             };
         }

@@ -29,6 +29,6 @@ pub fn stencil_rows(w: i32, h: i32, a: &[f32], b: &mut [f32]) {
     let j: i32 = (block_idx().x * block_dim().x + thread_idx().x) as i32;
     let i: i32 = (block_idx().y * block_dim().y + thread_idx().y) as i32;
     if (i < h - 1) && (j < w - 1) && (i > 0) && (j > 0) {
-        b[i * w + j] = 0.5 * (a[(i - 1) * w + j] + a[i * w + (j + 1)]);
+        b[i * w + j] = 0.5 * (a[(i - 1) * w + j] + a[i * w + (j + 1)]) - 0.25 * a[i * w + (j - 1)];
     }
 }

@@ -44,6 +44,18 @@
 //! compound assignment's `let __emu_view = v; let __emu_index = i;` (`rewrite.rs`) are read
 //! through: the view the first names, the value of the second.
 //!
+//! **Windows.** Read-only forms of one view whose indices differ by constants (a stencil's
+//! `A[i * n + j - 1]`, `A[i * n + j]` and `A[i * n + j + 1]`; `constant_apart` reads the
+//! index as a sum of terms and a constant) share one copy: the row loads `n` plus the largest
+//! difference elements from the smallest form's first index, and each form reads it from its
+//! own offset (`LaneBuf::at`). The grouping is only a guess: before it uses the window, the
+//! chunk checks on the values that each form's first index is the smallest one's plus its
+//! offset (the range proof already rules out the wrapping that could break that), and runs
+//! the row lane by lane otherwise. PolyBench's conv2d loads three copies a row instead of
+//! nine. The window's buffer is rounded up to 16 more elements than a chunk's, whatever the
+//! difference, so that the buffers after it keep their alignment on the stack (a buffer of
+//! 258 `f32`s made jacobi2D's row 7% slower).
+//!
 //! The body has no branch, call (but pure float methods), exit or wait. Only unchecked
 //! launches take the form, as every vectorised one (the checkers see each access on the
 //! scalar form).
@@ -623,26 +635,73 @@ impl Program {
                     .push(quote!(&& (__emu_s[#a] + __emu_n <= __emu_s[#b] || __emu_s[#b] + __emu_n <= __emu_s[#a])));
             }
         }
-        let bufs = rw.staged.iter().map(|s| {
-            let buf = &s.buf;
-            quote!(let mut #buf = #r::LaneBuf::<_, { #r::LANE_CHUNK }>::new();)
-        });
+        // Read-only forms of one view whose indices differ by constants share a window: one
+        // copy instead of one per form. Each member's first index is checked against the
+        // window's at run time, so the grouping (`constant_apart`) is only a guess.
+        let windows = windows(&outer, &written);
+        let in_window: HashSet<usize> = windows.iter().flat_map(|w| w.members.iter().map(|&(a, _)| a)).collect();
+        let window_checks = windows
+            .iter()
+            .flat_map(|w| {
+                let base = w.base;
+                w.members
+                    .iter()
+                    .filter(move |&&(a, _)| a != base)
+                    .map(move |&(a, off)| quote!(&& __emu_s[#a] == __emu_s[#base].wrapping_add(#off)))
+            })
+            .collect::<Vec<_>>();
+        let window_bufs = windows
+            .iter()
+            .map(|w| {
+                // The capacity past the chunk's a multiple of 16 elements, whatever the span, so
+                // that the buffers after it on the stack keep their alignment.
+                let (buf, cap) = (&w.buf, w.span.next_multiple_of(16));
+                quote!(let mut #buf = #r::LaneBuf::<_, { #r::LANE_CHUNK + #cap }>::new();)
+            })
+            .collect::<Vec<_>>();
+        let window_loads = windows
+            .iter()
+            .map(|w| {
+                let (buf, span, base) = (&w.buf, w.span, w.base);
+                let v = &outer[base].view;
+                quote!(#r::lane_load(&#v, __emu_s[#base], &mut #buf, __emu_n + #span);)
+            })
+            .collect::<Vec<_>>();
+        let outer_ref = &outer;
+        let window_views = windows
+            .iter()
+            .flat_map(|w| {
+                w.members.iter().map(move |&(a, off)| {
+                    let outer = outer_ref;
+                    let (m, buf) = (&outer[a].buf, &w.buf);
+                    quote!(let #m = #buf.at(#off);)
+                })
+            })
+            .collect::<Vec<_>>();
+        let unwindowed = outer.iter().enumerate().filter(|(a, _)| !in_window.contains(a)).map(|(_, &s)| s);
+        let bufs = unwindowed
+            .chain(rw.staged.iter().filter(|s| s.inner.is_some()))
+            .map(|s| {
+                let buf = &s.buf;
+                quote!(let mut #buf = #r::LaneBuf::<_, { #r::LANE_CHUNK }>::new();)
+            })
+            .collect::<Vec<_>>();
         let locals = rw
             .lane_local_tys
             .iter()
             .map(|(buf, ty)| quote!(let mut #buf = #r::LaneBuf::<#ty, { #r::LANE_CHUNK }>::new();));
-        let loads = |forms: &[&Staged], s: &Ident| -> Vec<TokenStream> {
+        let loads = |forms: &[&Staged], s: &Ident, skip: &HashSet<usize>| -> Vec<TokenStream> {
             forms
                 .iter()
                 .enumerate()
-                .filter(|(_, f)| f.loaded)
+                .filter(|(a, f)| f.loaded && !skip.contains(a))
                 .map(|(a, f)| {
                     let (v, buf) = (&f.view, &f.buf);
                     quote!(#r::lane_load(&#v, #s[#a], &mut #buf, __emu_n);)
                 })
                 .collect()
         };
-        let outer_loads = loads(&outer, &s_outer);
+        let outer_loads = loads(&outer, &s_outer, &in_window);
         // SAFETY (of the stores): every stored form is loaded first or stored by every lane
         // `0..n` outside the loops (no store is under a short-circuit operand, and the body has
         // no branch), so its elements `0..n` are set.
@@ -683,7 +742,7 @@ impl Program {
             let mine: Vec<&Staged> = rw.staged.iter().filter(|s| s.inner == Some(loop_id)).collect();
             let s_inner = format_ident!("__emu_si");
             let pass_ends = checked_ends(&mine, &s_inner, Some(&var));
-            let pass_loads = loads(&mine, &s_inner);
+            let pass_loads = loads(&mine, &s_inner, &HashSet::new());
             let pass = lanes(super::thread_code(&f.body.stmts));
             code.extend(quote! {
                 // The loop's range is the same for every lane of the row (and pure).
@@ -729,17 +788,158 @@ impl Program {
                     return true;
                 }
                 #outer_ends
-                if !(true #(#disjoint)*) {
+                if !(true #(#disjoint)* #(#window_checks)*) {
                     return false;
                 }
                 let __emu_n = ::core::cmp::min(__emu_n, #r::LANE_CHUNK);
                 #(#bufs)*
+                #(#window_bufs)*
                 #(#locals)*
                 #(#outer_loads)*
+                #(#window_loads)*
+                #(#window_views)*
                 #code
                 #(#stores)*
                 true
             }
         })
+    }
+}
+
+/// A window: read-only forms of one view whose indices differ by constants, staged as one
+/// copy (`LaneBuf::at`). `base` is the form with the smallest index (an index into the row's
+/// outer forms), `members` each form with its offset from it (the base's own is 0), `span`
+/// the largest offset.
+struct Window {
+    base: usize,
+    members: Vec<(usize, usize)>,
+    span: usize,
+    buf: Ident,
+}
+
+/// The largest offset a window takes: beyond it, forms are staged one by one.
+const WINDOW_SPAN: i128 = 64;
+
+/// The windows of a row's outer forms: loaded, not stored, of a view the body does not write,
+/// grouped by view and by their indices less a constant (`constant_apart`); only groups of
+/// two or more whose offsets span at most [`WINDOW_SPAN`].
+fn windows(outer: &[&Staged], written: &HashSet<String>) -> Vec<Window> {
+    // By view and the indices' part less the constant: each form with its constant.
+    type Group = (String, String, Vec<(usize, i128)>);
+    let mut groups: Vec<Group> = Vec::new();
+    for (a, f) in outer.iter().enumerate() {
+        if !f.loaded || f.stored || written.contains(&f.view.to_string()) {
+            continue;
+        }
+        let Some((key, c)) = constant_apart(&f.index) else { continue };
+        let view = f.view.to_string();
+        match groups.iter_mut().find(|(v, k, _)| *v == view && *k == key) {
+            Some((_, _, m)) => m.push((a, c)),
+            None => groups.push((view, key, vec![(a, c)])),
+        }
+    }
+    groups
+        .into_iter()
+        .filter_map(|(_, _, m)| {
+            let lo = m.iter().map(|&(_, c)| c).min()?;
+            let hi = m.iter().map(|&(_, c)| c).max()?;
+            if m.len() < 2 || hi - lo > WINDOW_SPAN {
+                return None;
+            }
+            let base = m.iter().find(|&&(_, c)| c == lo)?.0;
+            let members = m.iter().map(|&(a, c)| (a, (c - lo) as usize)).collect();
+            let buf = format_ident!("__emu_win_{}", base, span = Span::mixed_site());
+            Some(Window { base, members, span: (hi - lo) as usize, buf })
+        })
+        .collect()
+}
+
+/// `e` as a sum of integer multiples of products of names and other terms, less its constant
+/// term: `(i - 1) * N + (j + 1)` is `i*N - N + j` and 1. Two indices with the same first part
+/// differ by the difference of their constants, if their arithmetic does not wrap: the chunk
+/// checks that on the values before it uses it. Casts are read through.
+fn constant_apart(e: &Expr) -> Option<(String, i128)> {
+    let mut p = poly(e)?;
+    let c = p.remove("").unwrap_or(0);
+    p.retain(|_, v| *v != 0);
+    let key = p.iter().map(|(k, v)| format!("{v}*{k}")).collect::<Vec<_>>().join(" + ");
+    Some((key, c))
+}
+
+/// What joins the terms of a product in [`poly`]'s keys: a character no term's text has.
+const PRODUCT: char = '\u{1f}';
+
+/// `e` as a map from each product of terms (their texts sorted, joined by [`PRODUCT`]; `""`
+/// for the constant) to its integer multiple.
+fn poly(e: &Expr) -> Option<std::collections::BTreeMap<String, i128>> {
+    use std::collections::BTreeMap;
+    let e = strip_parens(e);
+    let scale = |p: BTreeMap<String, i128>, k: i128| -> Option<BTreeMap<String, i128>> {
+        p.into_iter().map(|(m, v)| Some((m, v.checked_mul(k)?))).collect()
+    };
+    let add = |mut a: BTreeMap<String, i128>, b: BTreeMap<String, i128>| -> Option<BTreeMap<String, i128>> {
+        for (m, v) in b {
+            let e = a.entry(m).or_insert(0);
+            *e = e.checked_add(v)?;
+        }
+        Some(a)
+    };
+    match e {
+        Expr::Lit(l) => match &l.lit {
+            syn::Lit::Int(i) => Some([(String::new(), i.base10_parse::<i128>().ok()?)].into()),
+            _ => None,
+        },
+        Expr::Cast(c) => poly(&c.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => scale(poly(&u.expr)?, -1),
+        Expr::Binary(b) => match b.op {
+            syn::BinOp::Add(_) => add(poly(&b.left)?, poly(&b.right)?),
+            syn::BinOp::Sub(_) => add(poly(&b.left)?, scale(poly(&b.right)?, -1)?),
+            syn::BinOp::Mul(_) => {
+                let (l, r) = (poly(&b.left)?, poly(&b.right)?);
+                let mut out = BTreeMap::new();
+                for (ml, vl) in &l {
+                    for (mr, vr) in &r {
+                        let mut names: Vec<&str> =
+                            ml.split('*').chain(mr.split('*')).filter(|n| !n.is_empty()).collect();
+                        names.sort_unstable();
+                        let v = out.entry(names.join(&PRODUCT.to_string())).or_insert(0i128);
+                        *v = v.checked_add(vl.checked_mul(*vr)?)?;
+                    }
+                }
+                Some(out)
+            }
+            _ => Some([(quote!(#e).to_string(), 1)].into()),
+        },
+        e => Some([(quote!(#e).to_string(), 1)].into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::constant_apart;
+
+    fn apart(e: &str) -> (String, i128) {
+        constant_apart(&syn::parse_str(e).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn indices_a_constant_apart_have_one_key() {
+        // Jacobi's row: the same key, constants -1, 0 and 1, in any order of the terms.
+        let (k, c) = apart("i * N + j");
+        assert_eq!(c, 0);
+        assert_eq!(apart("i * N + (j - 1)"), (k.clone(), -1));
+        assert_eq!(apart("i * N + (1 + j)"), (k.clone(), 1));
+        assert_eq!(apart("(j as i32 + 1) + N * i"), (k.clone(), 1));
+        // The rows around: `(i - 1) * N` is `i * N - N`, another key.
+        let (up, c) = apart("(i - 1) * N + (j - 1)");
+        assert_ne!(up, k);
+        assert_eq!((apart("(i - 1) * N + (j + 1)").0, c), (up.clone(), -1));
+        assert_eq!(apart("(i - 1) * N + j + 2"), (up, 2));
+        // Other terms are compared as written: `x / 2` is one term, `2 * x` another.
+        assert_ne!(apart("x / 2 + 1").0, apart("2 * x + 1").0);
+        assert_eq!(apart("x / 2 + 1"), (apart("x / 2").0, 1));
+        // A product of two sums, and terms that cancel.
+        assert_eq!(apart("(a + 1) * (b + 2)"), (apart("a * b + 2 * a + b").0, 2));
+        assert_eq!(apart("a - a + 3"), (String::new(), 3));
     }
 }

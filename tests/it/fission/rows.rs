@@ -325,3 +325,53 @@ fn names_bound_again_in_a_row_keep_their_meaning() {
     assert_eq!(fast, bits(want));
     assert_eq!(fast, general);
 }
+
+/// Reads of one row whose indices differ by a constant share one copy, a window
+/// (`LaneBuf::at`): `a[i * W + j - 1]`, `a[i * W + j]` and `a[i * W + j + 1]` here, and the
+/// two reads through `u8`, which look one apart to the macro (it reads casts through). Where
+/// `base + j + 1` wraps they are 255 apart: the range proof refuses a cast that wraps, so the
+/// kernel then runs lane by lane (the chunk would also check the distance on the values
+/// before it used a window).
+#[kernel]
+fn windows(base: i32, a: &[f32], b: &mut [f32]) {
+    let j: i32 = (block_idx().x * block_dim().x + thread_idx().x) as i32;
+    let i: i32 = (block_idx().y * block_dim().y + thread_idx().y) as i32;
+    if (i > 0) && (j > 0) && (i < H - 1) && (j < W - 1) {
+        b[i * W + j] = a[i * W + (j - 1)] + 2.0 * a[i * W + j] - a[i * W + (j + 1)]
+            + a[(i - 1) * W + j] * a[(i + 1) * W + j]
+            + 3.0 * a[((base + j + 1) as u8) as i32]
+            - a[((base + j) as u8) as i32];
+    }
+}
+
+#[test]
+fn reads_a_constant_apart_share_a_window_checked_on_the_values() {
+    let a = inputs();
+    // `base + j` wraps past 255 in no row (0), and in the first block's rows (225: lanes 1 to
+    // 30 read 226 to 255 and 227 to 256, the last of which is element 0 through `u8`).
+    for base in [0, 225] {
+        let run = || {
+            let da = DeviceBuffer::from_slice(&a).unwrap();
+            let mut db = DeviceBuffer::<f32>::zeroed((W * H) as usize).unwrap();
+            launch!(windows<<<grid(), (32, 8)>>>(base, &da, &mut db)).unwrap();
+            bits(db.to_vec().unwrap())
+        };
+        let (fast, vectorised, general) = both(run);
+        let mut want = vec![0f32; (W * H) as usize];
+        let at = |k: i32| a[k as usize];
+        for i in 1..H - 1 {
+            for j in 1..W - 1 {
+                want[(i * W + j) as usize] = at(i * W + (j - 1)) + 2.0 * at(i * W + j) - at(i * W + (j + 1))
+                    + at((i - 1) * W + j) * at((i + 1) * W + j)
+                    + 3.0 * at(((base + j + 1) as u8) as i32)
+                    - at(((base + j) as u8) as i32);
+            }
+        }
+        assert_eq!(fast, bits(want), "base {base}");
+        assert_eq!(fast, general, "base {base}");
+        if std::env::var_os("EMU_PATH").is_none() {
+            // One row-by-row run per block, or none where a cast wraps.
+            assert_eq!(vectorised, if base == 0 { 20 } else { 0 }, "base {base}");
+        }
+    }
+}

@@ -338,6 +338,47 @@ impl<T: Copy, const C: usize> LaneBuf<T, C> {
         // SAFETY: `k < C`: inside the array.
         unsafe { self.ptr_mut().add(k).write(v) }
     }
+
+    /// The buffer read from element `off` on: a *window* that several read-only access forms
+    /// of one view share, whose indices differ by constants (a row of a stencil: `A[i * n + j -
+    /// 1]`, `A[i * n + j]` and `A[i * n + j + 1]`; `fission/rows.rs`). The chunk loads the
+    /// window once, its lanes plus the largest offset elements from the smallest form's first
+    /// index, and lane `k` of the form at offset `off` reads element `k + off`.
+    #[inline(always)]
+    pub fn at(&self, off: usize) -> LaneAt<'_, T, C> {
+        LaneAt { buf: self, off }
+    }
+}
+
+/// A [`LaneBuf`] read from an offset on ([`LaneBuf::at`]).
+#[cfg(not(target_arch = "nvptx64"))]
+#[derive(Clone, Copy)]
+pub struct LaneAt<'a, T, const C: usize> {
+    buf: &'a LaneBuf<T, C>,
+    off: usize,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T, const C: usize> core::fmt::Debug for LaneAt<'_, T, C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("LaneAt").field("lanes", &C).field("off", &self.off).finish_non_exhaustive()
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T: Copy, const C: usize> LaneAt<'_, T, C> {
+    /// Lane `k`'s element: the buffer's element `k + off`.
+    ///
+    /// # Safety
+    ///
+    /// As [`LaneBuf::get`], for element `k + off` (checked below `C`; a sum that wraps is
+    /// refused too).
+    #[inline(always)]
+    pub unsafe fn get(&self, k: usize) -> T {
+        let at = k.saturating_add(self.off);
+        // SAFETY: the caller's contract; `get` checks `at < C`.
+        unsafe { self.buf.get(at) }
+    }
 }
 
 /// A shared array's elements for a chunk of lanes of a vectorised region that only reads them
