@@ -58,10 +58,10 @@ fn a_short_launch_stays_on_the_calling_thread_and_a_long_one_spreads() {
         assert_eq!(out.to_vec().unwrap(), vec![0; 3]);
 
         // 64 blocks of 32 threads that each take at least a few microseconds: never short.
-        // The first launch times its first blocks on the calling thread, then hands the rest
-        // to the workers: the calling thread's runner and one per worker. The launches after
-        // it know from the first that they are long, and go to the workers from their first
-        // block: one runner per worker.
+        // The first launch times its first blocks on the calling thread, then runs the rest
+        // on the calling thread and a helper (`team.rs`): the timed runner and one per worker.
+        // The launches after it know from the first that they are long, and go to both from
+        // their first block: one runner per worker.
         let mut out = DeviceBuffer::<u32>::zeroed(64).unwrap();
         let mut runners = Vec::new();
         for _ in 0..3 {
@@ -82,7 +82,7 @@ fn a_checked_launch_spreads_however_short() {
         let mut out = DeviceBuffer::<u32>::zeroed(3).unwrap();
         for _ in 0..3 {
             with_config(config.clone(), || launch!(light<<<3, 1>>>(&mut out))).unwrap();
-            // One runner per worker: none on the calling thread.
+            // Two runners, the calling thread's and a helper's, however short the launch.
             assert_eq!(deviceemu::__private::last_runners(), 2);
         }
     });

@@ -678,8 +678,10 @@ pub(crate) fn run_with<'t>(
             // Blocks are handed out in increasing order, a chunk at a time, to one puller per
             // worker: every block below a running one has started, so the lowest unfinished
             // block always has every earlier block finished and can progress (spin-waits on
-            // earlier blocks, `progress.rs`). A puller that rayon runs late just takes later
-            // chunks.
+            // earlier blocks, `progress.rs`). The calling thread is one of the pullers, and
+            // helper threads the others (`team.rs`); a helper that starts late just takes
+            // later chunks, or, in a launch that may run on the calling thread alone
+            // (`adaptive`), none.
             let workers = rayon::current_num_threads().max(1) as u64;
             let chunk = (blocks / (workers * 16)).clamp(1, 64);
             let adaptive = spread == Spread::Adaptive
@@ -694,7 +696,7 @@ pub(crate) fn run_with<'t>(
             };
             let next = AtomicU64::new(first);
             let pullers = usize::try_from(workers.min((blocks - first).div_ceil(chunk))).unwrap_or(1);
-            (0..pullers).into_par_iter().for_each(|_| {
+            crate::host::sched::team::run_pullers(pullers, adaptive, &|_| {
                 let w = match BlockRun::new(&shared, threads(per_block)) {
                     Ok(w) => w,
                     Err(e) => return shared.host_failure(e),

@@ -35,6 +35,7 @@ pub(crate) mod progress;
 pub(crate) mod regions;
 pub(crate) mod stuck;
 pub(crate) mod task;
+pub(crate) mod team;
 pub(crate) mod thread;
 pub(crate) mod verify;
 pub(crate) mod warp;
