@@ -744,7 +744,9 @@ fn device_builtins_outside_a_kernel_panic_with_a_message() {
         }),
         ("sync_threads", sync_threads),
     ];
-    for (name, f) in calls {
+    // `block_idx()` checks only in debug builds (`host/sched/context.rs`: it is read together
+    // with `thread_idx()`, which always checks); in release it gives `u32::MAX`s.
+    for (name, f) in calls.into_iter().filter(|&(name, _)| cfg!(debug_assertions) || name != "block_idx") {
         let payload = std::panic::catch_unwind(f).expect_err("a device built-in on the host panics");
         let msg = payload
             .downcast_ref::<String>()
