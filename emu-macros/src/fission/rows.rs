@@ -639,45 +639,28 @@ impl Program {
         // copy instead of one per form. Each member's first index is checked against the
         // window's at run time, so the grouping (`constant_apart`) is only a guess.
         let windows = windows(&outer, &written);
-        let in_window: HashSet<usize> = windows.iter().flat_map(|w| w.members.iter().map(|&(a, _)| a)).collect();
-        let window_checks = windows
-            .iter()
-            .flat_map(|w| {
-                let base = w.base;
-                w.members
-                    .iter()
-                    .filter(move |&&(a, _)| a != base)
-                    .map(move |&(a, off)| quote!(&& __emu_s[#a] == __emu_s[#base].wrapping_add(#off)))
-            })
-            .collect::<Vec<_>>();
-        let window_bufs = windows
-            .iter()
-            .map(|w| {
-                // The capacity past the chunk's a multiple of 16 elements, whatever the span, so
-                // that the buffers after it on the stack keep their alignment.
-                let (buf, cap) = (&w.buf, w.span.next_multiple_of(16));
-                quote!(let mut #buf = #r::LaneBuf::<_, { #r::LANE_CHUNK + #cap }>::new();)
-            })
-            .collect::<Vec<_>>();
-        let window_loads = windows
-            .iter()
-            .map(|w| {
-                let (buf, span, base) = (&w.buf, w.span, w.base);
-                let v = &outer[base].view;
-                quote!(#r::lane_load(&#v, __emu_s[#base], &mut #buf, __emu_n + #span);)
-            })
-            .collect::<Vec<_>>();
-        let outer_ref = &outer;
-        let window_views = windows
-            .iter()
-            .flat_map(|w| {
-                w.members.iter().map(move |&(a, off)| {
-                    let outer = outer_ref;
-                    let (m, buf) = (&outer[a].buf, &w.buf);
-                    quote!(let #m = #buf.at(#off);)
-                })
-            })
-            .collect::<Vec<_>>();
+        let mut in_window = HashSet::new();
+        // Per window: the checks of its members' first indices, its buffer, its load, and
+        // each member's view of it.
+        let (mut window_checks, mut window_bufs, mut window_loads, mut window_views) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for w in &windows {
+            let (buf, span, base) = (&w.buf, w.span, w.base);
+            // The capacity past the chunk's a multiple of 16 elements, whatever the span, so
+            // that the buffers after it on the stack keep their alignment.
+            let cap = span.next_multiple_of(16);
+            let v = &outer[base].view;
+            window_bufs.push(quote!(let mut #buf = #r::LaneBuf::<_, { #r::LANE_CHUNK + #cap }>::new();));
+            window_loads.push(quote!(#r::lane_load(&#v, __emu_s[#base], &mut #buf, __emu_n + #span);));
+            for &(a, off) in &w.members {
+                in_window.insert(a);
+                if a != base {
+                    window_checks.push(quote!(&& __emu_s[#a] == __emu_s[#base].wrapping_add(#off)));
+                }
+                let m = &outer[a].buf;
+                window_views.push(quote!(let #m = #buf.at(#off);));
+            }
+        }
         let unwindowed = outer.iter().enumerate().filter(|(a, _)| !in_window.contains(a)).map(|(_, &s)| s);
         let bufs = unwindowed
             .chain(rw.staged.iter().filter(|s| s.inner.is_some()))

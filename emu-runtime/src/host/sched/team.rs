@@ -107,16 +107,11 @@ pub(crate) fn run_pullers(pullers: usize, withdraw: bool, puller: &(dyn Fn(usize
             // Withdrawn before the helper took it.
             continue;
         }
-        let mut spins = 0u32;
+        // The helper is running its puller, which ends when the launch's blocks run out (or,
+        // without `withdraw`, is about to): spin, then yield.
+        let backoff = crossbeam_utils::Backoff::new();
         while slot.state.load(Ordering::Acquire) != DONE {
-            // The helper is running its puller, which ends when the launch's blocks run out
-            // (or, without `withdraw`, is about to).
-            if spins < 1 << 12 {
-                spins += 1;
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
+            backoff.snooze();
         }
         slot.state.store(IDLE, Ordering::Relaxed);
     }
