@@ -1,7 +1,7 @@
 //! The host threads that run a launch's blocks beside the thread that launched it.
 //!
-//! A launch of blocks that run in parallel hands its blocks out, a chunk at a time, to
-//! *pullers* (`launch.rs`, `run_with`). The calling thread runs the first puller itself, and
+//! A launch of blocks that run in parallel hands its blocks out, a run of consecutive blocks
+//! at a time, to *pullers* (`launch.rs`, `run_with` and `claim`). The calling thread runs the first puller itself, and
 //! this module's *helpers* run the others: one helper thread per puller past the first, as
 //! many pullers in all as `rayon::current_num_threads()` says, made the first time a launch
 //! needs them and kept for the process.
