@@ -838,7 +838,9 @@ mod tests {
     #[test]
     fn claims_cover_the_grid_in_increasing_runs_that_shrink() {
         use std::sync::atomic::AtomicU64;
-        for (blocks, min, aim) in [(65_536, 64, 8), (100, 3, 8), (7, 1, 16), (1, 1, 8), (1000, 64, 4), (1000, 64, u64::MAX)] {
+        for (blocks, min, aim) in
+            [(65_536, 64, 8), (100, 3, 8), (7, 1, 16), (1, 1, 8), (1000, 64, 4), (1000, 64, u64::MAX)]
+        {
             let next = AtomicU64::new(0);
             let mut runs = Vec::new();
             while let Some(run) = claim(&next, blocks, min, aim) {
