@@ -149,8 +149,8 @@ pub use crate::host::sched::regions::fast::{
     lin_fits, lin_mul, lin_neg, lin_sub, lin_value, load_in_bounds, load_row_in_bounds, load_valid, region_bound,
     region_bound_scaled, store_in_bounds, store_row_in_bounds, store_valid, view_aligned, xchg_all, xchg_any,
     xchg_ballot, xchg_down, xchg_idx, xchg_put, xchg_reduce, xchg_up, xchg_xor, LaneAt, LaneBuf, LaneDst, LaneInt,
-    LaneMark, LaneSrc, RegionBound, Snapshot, LANE_CHUNK, TIER_HOISTED, TIER_INTERLEAVE, TIER_RANGES, TIER_TURN,
-    TIER_VECTOR, TIER_VIEWS, VECTOR_MIN, VECTOR_MIN_IN_PLACE,
+    LaneMark, LaneSrc, RegionBound, Snapshot, LANE_CHUNK, SPAN_CHUNK, TIER_HOISTED, TIER_INTERLEAVE, TIER_RANGES,
+    TIER_TURN, TIER_VECTOR, TIER_VIEWS, VECTOR_MIN, VECTOR_MIN_IN_PLACE,
 };
 
 #[cfg(not(target_arch = "nvptx64"))]

@@ -525,11 +525,11 @@ impl scale {
             });
             let mut __emu_lane_x = ::deviceemu::__private::LaneBuf::<
                 _,
-                { ::deviceemu::__private::LANE_CHUNK },
+                { ::deviceemu::__private::SPAN_CHUNK },
             >::new();
             let mut __emu_lane_y = ::deviceemu::__private::LaneBuf::<
                 _,
-                { ::deviceemu::__private::LANE_CHUNK },
+                { ::deviceemu::__private::SPAN_CHUNK },
             >::new();
             __emu_rb
                 .each_span_chunk(|
@@ -539,7 +539,7 @@ impl scale {
                 {
                     let __emu_m = ::core::cmp::min(
                         __emu_m,
-                        ::deviceemu::__private::LANE_CHUNK,
+                        ::deviceemu::__private::SPAN_CHUNK,
                     );
                     let __emu_at = __emu_first + __emu_c0;
                     ::deviceemu::__private::lane_load(

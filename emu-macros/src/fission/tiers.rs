@@ -282,8 +282,10 @@ pub(super) struct LaneChunks {
     pub(super) vector: TokenStream,
 }
 
-/// [`LaneVector`]'s pieces for region `r` of lane loop `p`, and its hoisted scalar code.
-fn lane_chunks(p: &Program, r: &Region<'_>) -> Option<(LaneChunks, Vec<Stmt>)> {
+/// [`LaneVector`]'s pieces for region `r` of lane loop `p`, and its hoisted scalar code;
+/// `chunk` is the most lanes a chunk has (`__private::LANE_CHUNK`, or `SPAN_CHUNK` for the
+/// span form).
+fn lane_chunks(p: &Program, r: &Region<'_>, chunk: TokenStream) -> Option<(LaneChunks, Vec<Stmt>)> {
     if !p.lane_loop || !r.restores.is_empty() {
         return None;
     }
@@ -293,7 +295,6 @@ fn lane_chunks(p: &Program, r: &Region<'_>) -> Option<(LaneChunks, Vec<Stmt>)> {
     let code = thread_code(stmts);
     let rt = rt();
     let k = lane_k();
-    let chunk = quote!(#rt::LANE_CHUNK);
     // The proof showed every index of the block, `first..first + threads`, in bounds of
     // each view; a chunk's lanes `c0..c0 + m` have the indices `first + c0..first + c0 +
     // m` (`lane_load` and `lane_store` check it again). One buffer per view for the
@@ -325,7 +326,7 @@ fn lane_chunks(p: &Program, r: &Region<'_>) -> Option<(LaneChunks, Vec<Stmt>)> {
         |__emu_cursor: &#rt::LaneCursor, __emu_c0: usize, __emu_m: usize| {
             // What `each_chunk` gives already; said here so that the compiler drops
             // `LaneBuf::set`'s check and vectorises the loop.
-            let __emu_m = ::core::cmp::min(__emu_m, #rt::LANE_CHUNK);
+            let __emu_m = ::core::cmp::min(__emu_m, #chunk);
             let __emu_at = __emu_first + __emu_c0;
             #(#loads)*
             for #k in 0..__emu_m {
@@ -344,10 +345,10 @@ fn lane_chunks(p: &Program, r: &Region<'_>) -> Option<(LaneChunks, Vec<Stmt>)> {
 
 impl Tier for LaneVector {
     fn fast(&self, p: &Program, r: &Region<'_>) -> Option<Fast> {
-        let (LaneChunks { proof, first, fresh, vector }, hoisted) = lane_chunks(p, r)?;
+        let rt = rt();
+        let (LaneChunks { proof, first, fresh, vector }, hoisted) = lane_chunks(p, r, quote!(#rt::LANE_CHUNK))?;
         let (checked, rb, t, ctx) = (crate::rewrite::checked(), &r.g.rb, &r.g.t, &r.g.ctx);
         let scalar = thread_code(&hoisted);
-        let rt = rt();
         // A chunk that panics runs again lane by lane; in the checked copy through the
         // checked per-thread code, so that its lanes' accesses are checked.
         let checked_fn = r.thread_fn(&thread_code(r.thread), &TokenStream::new());
@@ -376,8 +377,8 @@ impl Tier for LaneVector {
 /// consecutive blocks at once, as `(guard, code)`; `None` when the region has no
 /// `LaneVector` form.
 pub(super) fn span(p: &Program, r: &Region<'_>) -> Option<(TokenStream, TokenStream)> {
-    let (LaneChunks { proof, first, fresh, vector }, _) = lane_chunks(p, r)?;
     let (rb, rt) = (&r.g.rb, rt());
+    let (LaneChunks { proof, first, fresh, vector }, _) = lane_chunks(p, r, quote!(#rt::SPAN_CHUNK))?;
     let code = quote! {
         let __emu_first = #rt::Index::to_index(#first);
         #fresh

@@ -280,6 +280,19 @@ pub fn lane_run(m: usize, n: u32, s1: u32, s2: u32) -> Option<(usize, usize)> {
 #[cfg(not(target_arch = "nvptx64"))]
 pub const LANE_CHUNK: usize = 256;
 
+/// How many consecutive threads a lane loop's span form (several blocks at once,
+/// [`Regions::each_span_chunk`]) stages at a time: whole blocks of at most [`LANE_CHUNK`]
+/// threads, up to this many.
+///
+/// Larger than [`LANE_CHUNK`]: a chunk's fixed cost (each view's copy set-up, the loop's
+/// entry, about 120 instructions) is then spread over more lanes, and a span form streams
+/// through consecutive blocks, where L1 holds the larger buffers. saxpy (2^24 elements) ran
+/// 2.54 to 2.60 ms a launch with chunks of 256 lanes and 2.28 to 2.39 ms with 512. Block
+/// forms keep [`LANE_CHUNK`]: all lane loops at 512 made PolyBench's GEMM and cuda-samples'
+/// mergeHistogram256 1.26x and 1.29x slower.
+#[cfg(not(target_arch = "nvptx64"))]
+pub const SPAN_CHUNK: usize = 512;
+
 /// One view's elements for a chunk of lanes of a vectorised lane loop: lane `k` of the chunk
 /// reads and writes its `v[i]` as `get(k)` and `set(k, ..)`, so that the loop over the chunk
 /// is plain arithmetic over a local array, which LLVM vectorises. [`lane_load`] fills it from

@@ -829,8 +829,9 @@ impl<'r> Regions<'r> {
     {
         let cursor = LaneCursor { ctx: self.ctx };
         let dim = self.ctx.block_dim.x as usize;
-        // Whole blocks per chunk (`new_span`: a block has at most `LANE_CHUNK` threads).
-        let chunk = (fast::LANE_CHUNK / dim.max(1)).max(1) * dim;
+        // Whole blocks per chunk (`new_span`: a block has at most `LANE_CHUNK` threads, fewer
+        // than `SPAN_CHUNK`).
+        let chunk = (fast::SPAN_CHUNK / dim.max(1)).max(1) * dim;
         let wide = fast::wide_lanes();
         let mut c0 = 0;
         while c0 < self.n {
