@@ -572,12 +572,18 @@ fn stencil_reference(n: usize, steps: u32, init: impl Fn(usize) -> u32) -> Vec<u
 
 #[test]
 fn long_barrier_loops_that_write_are_not_stopped() {
-    let steps = 10_000u32;
     let n = 256usize;
-    let want = stencil_reference(n, steps, |t| t as u32);
-    for config in [Config::default(), Config::default().path(deviceemu::ExecPath::General)] {
+    for (config, fast) in [(Config::default(), true), (Config::default().path(deviceemu::ExecPath::General), false)] {
+        // Enough steps for both launches to run over 200 ms. Optimised builds run 10,000 steps
+        // in about 16 ms on the fast path and 55 ms on the general path, so they take 40 and
+        // 10 times more.
+        let steps = match (cfg!(debug_assertions), fast) {
+            (true, _) => 10_000u32,
+            (false, true) => 400_000,
+            (false, false) => 100_000,
+        };
+        let want = stencil_reference(n, steps, |t| t as u32);
         let label = format!("{config:?}");
-        let want = want.clone();
         on_new_thread(300, move || {
             // A limit far below the launch's run time: each window sees writes.
             with_config(config.timeout(Duration::from_millis(40)), || {
