@@ -717,13 +717,13 @@ pub(crate) fn run_with<'t>(
             Err(e) => shared.host_failure(e),
         },
         BlockOrder::Parallel => {
-            // Blocks are handed out in increasing order, a run at a time ([`claim`]), to one
-            // puller per worker: every block below a running one has started, so the lowest unfinished
-            // block always has every earlier block finished and can progress (spin-waits on
-            // earlier blocks, `progress.rs`). The calling thread is one of the pullers, and
-            // helper threads the others (`team.rs`); a helper that starts late just takes
-            // later chunks, or, in a launch that may run on the calling thread alone
-            // (`adaptive`), none.
+            // Blocks are handed out in increasing order, a run at a time (`claim`), to one
+            // puller per worker: every block below a running one has started, so the lowest
+            // unfinished block always has every earlier block finished and can progress
+            // (spin-waits on earlier blocks, `progress.rs`). The calling thread is one of the
+            // pullers, and helper threads the others (`team.rs`); a helper that starts late
+            // just takes later runs, or, in a launch that may run on the calling thread alone
+            // (`adaptive`), none. `chunk` is the shortest run.
             let workers = rayon::current_num_threads().max(1) as u64;
             let chunk = (blocks / (workers * 16)).clamp(1, 64);
             let adaptive = spread == Spread::Adaptive
