@@ -67,8 +67,9 @@ static HELPERS: Mutex<Vec<&'static Slot>> = Mutex::new(Vec::new());
 
 /// Runs `puller(0)` on this thread and `puller(1)` to `puller(pullers - 1)` on helper threads
 /// (or on rayon's pool, when another launch has the helpers or a helper cannot be made), and
-/// returns when all have returned; runs nothing when `pullers` is 0. With `withdraw`, a helper that has not started its puller
-/// by the time this thread's returns is not waited for: its puller never runs (pullers take
+/// returns when all have returned; runs nothing when `pullers` is 0. With `withdraw`, a helper
+/// that has not started its puller by the time this thread's returns is not waited for: its
+/// puller never runs (pullers take
 /// their work from a shared counter, so one that never runs leaves nothing undone). Without
 /// it every puller runs (a checked launch's blocks on several host threads, as its checkers'
 /// tests want). A panic in a helper's puller is raised again here.
@@ -135,7 +136,8 @@ fn rayon_pullers(pullers: usize, puller: &(dyn Fn(usize) + Sync)) {
 /// Starts helper number `n`, or `None` if the thread cannot be made.
 fn spawn_helper(n: usize) -> Option<&'static Slot> {
     let (tx, rx) = std::sync::mpsc::channel::<&'static Slot>();
-    // The helper runs blocks as rayon's workers did: a stack of the size theirs have.
+    // The helper runs blocks as rayon's workers did, on a stack of the same size: std's
+    // default (`RUST_MIN_STACK`), which rayon's global pool, built with its defaults, uses.
     let spawned = std::thread::Builder::new().name(format!("deviceemu-helper-{n}")).spawn(move || {
         let slot: &'static Slot = Box::leak(Box::new(Slot {
             state: AtomicU8::new(IDLE),
