@@ -50,7 +50,7 @@
 //! * **uniform** (`uniform.rs`): kept a scalar, evaluated once per block between the region
 //!   loops, where it sits at the start or end of its region (else it is per thread); it may
 //!   load shared memory at uniform indices where its region directly follows a barrier and
-//!   stores none of that memory (`Program::shared_reads`), as may a loop's or `if`'s head
+//!   stores none of that memory (`uniform::shared_reads`), as may a loop's or `if`'s head
 //!   computed where no thread code has stored shared memory since a barrier;
 //! * **recomputed**: an immutable value computed from the thread's indices, constants,
 //!   parameters and immutable uniform values only (`let tid = thread_idx().x as usize`,
@@ -202,9 +202,12 @@ use footprint::{Footprint, Roots};
 pub(crate) mod helpers;
 pub(crate) mod inline;
 mod interleave;
+mod liveness;
+use liveness::Lives;
 mod normalise;
 mod ranges;
 mod rows;
+mod seams;
 mod sequence;
 mod spans;
 mod tiers;
@@ -242,7 +245,7 @@ pub(crate) struct Fission {
     /// general path under a checker (`__private::Guard`); set by the caller.
     pub(crate) written_out: bool,
     /// Whether block-level code loads shared memory each thread loads on the general path
-    /// (`Program::shared_reads`), which runs on the general path under a checker.
+    /// (`uniform::shared_reads`), which runs on the general path under a checker.
     pub(crate) shared_once: bool,
     /// The `#[device]` helpers region code calls, in order: the launcher takes the region
     /// form only where each one's `__emu_waits_NAME!()` is `false` (`helpers.rs`).
@@ -408,28 +411,6 @@ fn sole_dynamic_shared(stmts: &[Stmt]) -> Option<String> {
 }
 
 // ---------------------------------------------------------------- structure
-
-/// What `Program::shared_reads` finds: for each local bound or assigned at statement level,
-/// the shared views its values may load as uniform ones (`None`: none); and for each loop or
-/// `if` head around barriers (by its text), whether the block computes it where thread code
-/// has stored no shared memory since the last barrier (`false` wins between two heads of one
-/// text).
-#[derive(Default)]
-struct SharedReads {
-    values: HashMap<String, Option<HashSet<String>>>,
-    heads: HashMap<String, bool>,
-}
-
-impl SharedReads {
-    fn head(&mut self, e: &Expr, after_barrier: bool) {
-        let entry = self.heads.entry(quote!(#e).to_string()).or_insert(true);
-        *entry &= after_barrier;
-    }
-
-    fn at_barrier(&self, e: &Expr) -> bool {
-        self.heads.get(&quote!(#e).to_string()).copied().unwrap_or(false)
-    }
-}
 
 /// A piece of a kernel body, as fission sees it.
 enum Node {
@@ -1809,16 +1790,6 @@ impl Local {
     }
 }
 
-/// How a local lives across barriers.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Lives {
-    Uniform,
-    Recomputed,
-    Lanes,
-    /// Used only in its own run: an ordinary local of that run.
-    Local,
-}
-
 struct Program {
     params: HashSet<String>,
     ctx: Ident,
@@ -2140,110 +2111,20 @@ impl Program {
         self.names(&self.uniform, &locals, &ctx).uniform(e)
     }
 
-    /// The uniformity fixpoint and each local's kind.
+    /// The analyses, each a pass of its own: uniformity (`uniform.rs`), liveness across
+    /// barriers (`liveness.rs`), and the seams between region loops (`seams.rs`).
     fn analyse(&mut self, nodes: &[Node]) -> Result<(), String> {
-        let ctx = self.ctx.to_string();
-        let locals: HashSet<String> =
-            self.locals.iter().map(|l| l.name.clone()).chain(self.loop_vars.iter().cloned()).collect();
-        let mut uniform: HashSet<String> =
-            self.locals.iter().map(|l| l.name.clone()).chain(self.loop_vars.iter().cloned()).collect();
-        // The shared views each local's values and each head may load as uniform values
-        // (`shared_reads`).
-        let mut shared_reads = SharedReads::default();
-        let roots = footprint::Roots::of(&self.buffers, self.locals_for_roots());
-        let views = roots.shared_views(&self.buffers);
-        let all_views: HashSet<String> = views.iter().map(|(v, _)| v.clone()).collect();
-        self.shared_reads(&roots, &views, nodes, false, &mut shared_reads);
-        loop {
-            let before = uniform.len();
-            let names = self.names(&uniform, &locals, &ctx);
-            let mut keep: HashSet<String> = HashSet::new();
-            for l in &self.locals {
-                let names = Names { shared: shared_reads.values.get(&l.name).and_then(Option::as_ref), ..names };
-                let ok = names.uniform(&l.init)
-                    && (!self.assigned_inside.contains(&l.name) || l.shared_view())
-                    && (l.mutable || !self.assigned_top.iter().any(|(n, _)| n == &l.name))
-                    && self.assigned_top.iter().filter(|(n, _)| n == &l.name).all(|(_, v)| names.uniform(v));
-                if ok {
-                    keep.insert(l.name.clone());
-                }
-            }
-            for v in &self.loop_vars {
-                if !self.assigned_inside.contains(v) && !self.assigned_top.iter().any(|(n, _)| n == v) {
-                    keep.insert(v.clone());
-                }
-            }
-            // Uniform statements in the middle of thread code run per thread.
-            let mut misplaced = Vec::new();
-            self.misplaced(nodes, &keep, &mut misplaced);
-            for m in misplaced {
-                keep.remove(&m);
-            }
-            uniform = keep;
-            if uniform.len() == before {
-                break;
-            }
-        }
-        // Loop heads around barriers must be uniform; one the block computes right after a
-        // barrier may load shared memory (`shared_reads`).
-        let names = self.names(&uniform, &locals, &ctx);
-        let head_uniform = |h: &Expr| {
-            let shared = shared_reads.at_barrier(h).then_some(&all_views);
-            Names { shared, ..names }.uniform(h)
-        };
-        if !self.heads.iter().all(head_uniform) {
-            return Err("a loop around a barrier whose condition is not proved block-uniform".into());
-        }
-        // (Heads that are uniform only by such loads.)
-        let heads_load_shared = self.heads.iter().any(|h| shared_reads.at_barrier(h) && !names.uniform(h));
-        // Recomputed: immutable, computed from indices, constants, parameters and immutable
-        // uniform values.
-        let fixed: HashSet<String> =
-            uniform.iter().filter(|n| self.by_name.get(*n).is_none_or(|&i| !self.locals[i].mutable)).cloned().collect();
-        let mut recomputed: HashSet<String> = HashSet::new();
-        for l in &self.locals {
-            if uniform.contains(&l.name) || l.mutable || self.assigned_inside.contains(&l.name) {
-                continue;
-            }
-            if pure_index(&l.init, &fixed, &recomputed, &self.params, &locals, &ctx) {
-                recomputed.insert(l.name.clone());
-            }
-        }
-        for l in &self.locals {
-            let k = if uniform.contains(&l.name) {
-                Lives::Uniform
-            } else if recomputed.contains(&l.name) {
-                Lives::Recomputed
-            } else if self
-                .mentions
-                .iter()
-                .any(|(run, names)| *run != l.run && names.contains(&l.name) && self.scope[&l.name].contains(run))
-            {
-                Lives::Lanes
-            } else {
-                Lives::Local
-            };
-            // A per-thread closure would be kept in a slot of its type for the next region,
-            // and each region's copy of its expression is a closure of another type.
-            if k == Lives::Lanes && matches!(l.init, Expr::Closure(_)) {
-                return Err(format!("a closure, `{}`, kept for each thread across a barrier", l.name));
-            }
-            self.lives.insert(l.name.clone(), k);
-        }
-        // A voting barrier's vote and its sealed counts are the block's, taken once per barrier
-        // (`normalise.rs`, `vote_barriers`): per thread, the first thread's seal would take the
-        // count from the others.
-        if self.locals.iter().any(|l| l.name.starts_with("__emu_vote") && !uniform.contains(&l.name)) {
-            return Err("a `sync_threads_or`, `_and` or `_count` whose count is not taken once per block".into());
-        }
-        self.shared_once =
-            uniform.iter().any(|n| shared_reads.values.get(n).is_some_and(Option::is_some)) || heads_load_shared;
-        self.uniform = uniform;
+        let uniformity = uniform::solve(self, nodes)?;
+        let liveness = liveness::classify(self, &uniformity.names)?;
+        self.shared_once = uniformity.loads_shared;
+        self.uniform = uniformity.names;
+        self.lives = liveness.kinds;
         // A kernel with lowered shuffles runs every thread to each shuffle before any goes
         // on: a schedule CUDA allows, not the general path's (README, "Which path a kernel
         // takes"), so the seams that keep the general path's order do not apply.
         if self.warp_points() == 0 {
-            self.check_seams(&roots, nodes, &mut Footprint::default())?;
+            let roots = Roots::of(&self.buffers, self.locals_for_roots());
+            seams::check(self, &roots, nodes, &mut Footprint::default())?;
         }
         Ok(())
     }
@@ -2257,74 +2138,6 @@ impl Program {
         })
     }
 
-    /// For each local bound or assigned at statement level, the shared views (of `views`,
-    /// with their roots) whose loads at uniform indices its values may read as uniform ones:
-    /// those whose memory no thread code writes in any run that binds or assigns it with a
-    /// value naming a shared view, each run directly after a barrier (`None`: such a run
-    /// elsewhere, or one whose writes are unknown).
-    /// There, each thread would load what every other thread loads, before any writes it in
-    /// that barrier interval (a write by one thread there and a load by another would race),
-    /// so the block's one load, where `place` puts the statement, is each thread's: a flag a
-    /// loop ends on (`if flag[0] == 0 { break; }` after a barrier). `after_barrier`: whether
-    /// the thread code that ran last before `nodes`, if any, ended at a barrier (a run that
-    /// touches no shared memory, such as a step of a local counter, keeps it so); returns the
-    /// same after them.
-    fn shared_reads(
-        &self,
-        roots: &Roots,
-        views: &[(String, String)],
-        nodes: &[Node],
-        after_barrier: bool,
-        out: &mut SharedReads,
-    ) -> bool {
-        let mut after_barrier = after_barrier;
-        for n in nodes {
-            after_barrier = match n {
-                Node::Run(stmts, _) => {
-                    let fp = self.footprint(roots, stmts);
-                    let safe: Option<HashSet<String>> = after_barrier
-                        .then(|| views.iter().filter(|(_, r)| !fp.may_write(r)).map(|(v, _)| v.clone()).collect());
-                    for s in stmts {
-                        let Some(name) = stmt_target(s) else { continue };
-                        // A value that names no shared view asks nothing of its run.
-                        let named = uniform::idents_of(s);
-                        if !views.iter().any(|(v, _)| named.contains(v)) {
-                            continue;
-                        }
-                        let merged = match (out.values.remove(&name), &safe) {
-                            (None, s) => s.clone(),
-                            (Some(Some(a)), Some(b)) => Some(a.intersection(b).cloned().collect()),
-                            _ => None,
-                        };
-                        out.values.insert(name, merged);
-                    }
-                    fp.writes_nothing() && after_barrier
-                }
-                Node::Barrier(..) => true,
-                Node::While { cond: head, body, .. } | Node::For { expr: head, body, .. } => {
-                    // A pass starts after what ran before the loop or after the body's end
-                    // (the pass before); the loop ends there too, or skips its body. A `for`
-                    // loop's range is taken once, before it.
-                    let end = self.shared_reads(roots, views, body, false, &mut SharedReads::default());
-                    let start = after_barrier && end;
-                    let at = if matches!(n, Node::For { .. }) { after_barrier } else { start };
-                    out.head(head, at);
-                    self.shared_reads(roots, views, body, start, out);
-                    start
-                }
-                Node::If { cond, then, otherwise, warp, .. } => {
-                    if !warp {
-                        out.head(cond, after_barrier);
-                    }
-                    let a = self.shared_reads(roots, views, then, after_barrier, out);
-                    let b = self.shared_reads(roots, views, otherwise, after_barrier, out);
-                    a && b
-                }
-            };
-        }
-        after_barrier
-    }
-
     /// Whether `s` is a uniform statement under `uniform`: a `let` of a uniform name, or a
     /// statement-level assignment to one.
     fn uniform_stmt(&self, s: &Stmt, uniform: &HashSet<String>) -> Option<String> {
@@ -2335,104 +2148,12 @@ impl Program {
         uniform.contains(&name).then_some(name)
     }
 
-    /// The uniform names assigned by a statement that has thread code on both sides in its run
-    /// and can move to neither end of it (`place`).
-    fn misplaced(&self, nodes: &[Node], uniform: &HashSet<String>, out: &mut Vec<String>) {
-        for n in nodes {
-            match n {
-                Node::Run(stmts, _) => {
-                    let is_u: Vec<Option<String>> = stmts.iter().map(|s| self.uniform_stmt(s, uniform)).collect();
-                    let first_t = is_u.iter().position(Option::is_none);
-                    let last_t = is_u.iter().rposition(Option::is_none);
-                    if let (Some(f), Some(l)) = (first_t, last_t) {
-                        let places = places(stmts, &is_u, f, l);
-                        for k in f..=l {
-                            if let (Some(u), None) = (&is_u[k], places[k]) {
-                                out.push(u.clone());
-                            }
-                        }
-                    }
-                }
-                Node::Barrier(..) => {}
-                Node::While { body, .. } | Node::For { body, .. } => self.misplaced(body, uniform, out),
-                Node::If { then, otherwise, .. } => {
-                    self.misplaced(then, uniform, out);
-                    self.misplaced(otherwise, uniform, out);
-                }
-            }
-        }
-    }
-
     /// The memory run `stmts`'s thread code touches (`footprint.rs`): code whose place among
     /// the other threads' code can be observed through it. Thread code that only computes the
     /// thread's own values (its locals, its local arrays: `private_stmt`) has none, and can
     /// run in a loop of its own before or after the others' without anyone telling.
     fn footprint(&self, roots: &Roots, stmts: &[Stmt]) -> Footprint {
         roots.stmts(stmts.iter().filter(|s| self.uniform_stmt(s, &self.uniform).is_none() && !private_stmt(s)))
-    }
-
-    /// Thread code on both sides of a loop's edge with no barrier between is one region on
-    /// the general path, where each thread runs both stretches before the next thread starts;
-    /// as two region loops, every thread runs the first before any runs the second. The two
-    /// orders cannot be told apart when the memory one stretch writes is memory the other does
-    /// not touch (`footprint.rs`: private code touches none). Else refuse. `open` is the
-    /// memory thread code touched since the last barrier.
-    fn check_seams(&self, roots: &Roots, nodes: &[Node], open: &mut Footprint) -> Result<(), String> {
-        for n in nodes {
-            match n {
-                Node::Run(stmts, _) => open.join(&self.footprint(roots, stmts)),
-                Node::Barrier(..) => *open = Footprint::default(),
-                Node::While { body, .. } | Node::For { body, .. } => {
-                    let before = open.clone();
-                    let head = self.head_footprint(roots, body);
-                    let mut tail = Footprint::default();
-                    self.check_seams(roots, body, &mut tail)?;
-                    // Entering: what ran before the loop, then the body's head.
-                    if before.conflicts(&head) {
-                        return Err("thread code before a loop with barriers and at the start of its body".into());
-                    }
-                    // Iterating: the body's tail, then its head.
-                    if tail.conflicts(&head) {
-                        return Err("thread code at the end of a loop body with barriers and at its start".into());
-                    }
-                    // Leaving (or skipping the loop): the tail (or what ran before) stays open.
-                    open.join(&tail);
-                }
-                Node::If { then, otherwise, .. } => {
-                    let before = open.clone();
-                    for branch in [then, otherwise] {
-                        if before.conflicts(&self.head_footprint(roots, branch)) {
-                            return Err(
-                                "thread code before a uniform `if` with barriers and at the start of its branch".into(),
-                            );
-                        }
-                        let mut o = before.clone();
-                        self.check_seams(roots, branch, &mut o)?;
-                        open.join(&o);
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// The memory a loop body or branch may touch before its first barrier. A nested loop or
-    /// `if` may run no barrier (no pass, or a branch without one): its head and the code after
-    /// it count.
-    fn head_footprint(&self, roots: &Roots, body: &[Node]) -> Footprint {
-        let mut fp = Footprint::default();
-        for n in body {
-            match n {
-                Node::Run(stmts, _) => fp.join(&self.footprint(roots, stmts)),
-                Node::Barrier(..) => return fp,
-                Node::While { body, .. } | Node::For { body, .. } => fp.join(&self.head_footprint(roots, body)),
-                Node::If { then, otherwise, .. } => {
-                    fp.join(&self.head_footprint(roots, then));
-                    fp.join(&self.head_footprint(roots, otherwise));
-                }
-            }
-        }
-        fp
     }
 }
 

@@ -14,12 +14,17 @@
 //! The analysis is a fixpoint over the names the kernel binds at statement level
 //! (`fission::Program`): it starts from every `let` with a uniform-looking value and removes a
 //! name when one of its assignments is not a uniform statement, or when a statement that
-//! assigns it must run per thread (`fission/mod.rs` decides that), until nothing changes.
+//! assigns it must run per thread (`misplaced`), until nothing changes.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+
+use quote::quote;
 
 use syn::visit::Visit;
 use syn::{Expr, Member};
+
+use super::footprint::Roots;
+use super::{places, stmt_target, Node, Program};
 
 /// Integer and float methods without side effects, uniform when their receiver and
 /// arguments are.
@@ -60,7 +65,7 @@ pub(super) struct Names<'a> {
     pub(super) ctx: &'a str,
     /// Shared views whose loads at uniform indices are uniform in the value being judged: it
     /// is computed right after a barrier, in a run whose thread code writes none of them
-    /// (`Program::shared_reads`), so every thread would load what the block loads once.
+    /// ([`shared_reads`]), so every thread would load what the block loads once.
     pub(super) shared: Option<&'a HashSet<String>>,
 }
 
@@ -434,5 +439,201 @@ mod tests {
     fn a_ref_mut_binding_may_change_anything() {
         assert_eq!(written(quote::quote! { match a { ref mut x => *x = 1 } }), None);
         assert_eq!(written(quote::quote! { match a { ref x => b = *x } }), Some(vec!["b".to_string()]));
+    }
+}
+
+// ---------------------------------------------------------------- the pass
+
+/// The uniformity pass's result ([`solve`]).
+pub(super) struct Uniformity {
+    /// The statement-level locals and the loop variables of loops with barriers proved
+    /// block-uniform.
+    pub(super) names: HashSet<String>,
+    /// Whether a uniform value or a loop head loads shared memory ([`SharedReads`]): the
+    /// block loads it once, where its statement is placed.
+    pub(super) loads_shared: bool,
+}
+
+/// The uniformity pass over a kernel's nodes: the fixpoint described at the top of this
+/// file, then the requirements on its result. Every loop or `if` head around barriers must be
+/// uniform (one the block computes right after a barrier may load shared memory:
+/// [`shared_reads`]), and so must a voting barrier's vote and its sealed counts (`normalise.rs`,
+/// `vote_barriers`: per thread, the first thread's seal would take the count from the others).
+pub(super) fn solve(p: &Program, nodes: &[Node]) -> Result<Uniformity, String> {
+    let ctx = p.ctx.to_string();
+    let locals: HashSet<String> = p.locals.iter().map(|l| l.name.clone()).chain(p.loop_vars.iter().cloned()).collect();
+    let mut uniform: HashSet<String> =
+        p.locals.iter().map(|l| l.name.clone()).chain(p.loop_vars.iter().cloned()).collect();
+    // The shared views each local's values and each head may load as uniform values
+    // (`shared_reads`).
+    let mut reads = SharedReads::default();
+    let roots = Roots::of(&p.buffers, p.locals_for_roots());
+    let views = roots.shared_views(&p.buffers);
+    let all_views: HashSet<String> = views.iter().map(|(v, _)| v.clone()).collect();
+    shared_reads(p, &roots, &views, nodes, false, &mut reads);
+    loop {
+        let before = uniform.len();
+        let names = p.names(&uniform, &locals, &ctx);
+        let mut keep: HashSet<String> = HashSet::new();
+        for l in &p.locals {
+            let names = Names { shared: reads.values.get(&l.name).and_then(Option::as_ref), ..names };
+            let ok = names.uniform(&l.init)
+                && (!p.assigned_inside.contains(&l.name) || l.shared_view())
+                && (l.mutable || !p.assigned_top.iter().any(|(n, _)| n == &l.name))
+                && p.assigned_top.iter().filter(|(n, _)| n == &l.name).all(|(_, v)| names.uniform(v));
+            if ok {
+                keep.insert(l.name.clone());
+            }
+        }
+        for v in &p.loop_vars {
+            if !p.assigned_inside.contains(v) && !p.assigned_top.iter().any(|(n, _)| n == v) {
+                keep.insert(v.clone());
+            }
+        }
+        // Uniform statements in the middle of thread code run per thread.
+        let mut out = Vec::new();
+        misplaced(p, nodes, &keep, &mut out);
+        for m in out {
+            keep.remove(&m);
+        }
+        uniform = keep;
+        if uniform.len() == before {
+            break;
+        }
+    }
+    // Loop heads around barriers must be uniform; one the block computes right after a
+    // barrier may load shared memory (`shared_reads`).
+    let names = p.names(&uniform, &locals, &ctx);
+    let head_uniform = |h: &Expr| {
+        let shared = reads.at_barrier(h).then_some(&all_views);
+        Names { shared, ..names }.uniform(h)
+    };
+    if !p.heads.iter().all(head_uniform) {
+        return Err("a loop around a barrier whose condition is not proved block-uniform".into());
+    }
+    // (Heads that are uniform only by such loads.)
+    let heads_load_shared = p.heads.iter().any(|h| reads.at_barrier(h) && !names.uniform(h));
+    if p.locals.iter().any(|l| l.name.starts_with("__emu_vote") && !uniform.contains(&l.name)) {
+        return Err("a `sync_threads_or`, `_and` or `_count` whose count is not taken once per block".into());
+    }
+    let loads_shared = uniform.iter().any(|n| reads.values.get(n).is_some_and(Option::is_some)) || heads_load_shared;
+    Ok(Uniformity { names: uniform, loads_shared })
+}
+
+/// What [`shared_reads`] finds: for each local bound or assigned at statement level,
+/// the shared views its values may load as uniform ones (`None`: none); and for each loop or
+/// `if` head around barriers (by its text), whether the block computes it where thread code
+/// has stored no shared memory since the last barrier (`false` wins between two heads of one
+/// text).
+#[derive(Default)]
+struct SharedReads {
+    values: HashMap<String, Option<HashSet<String>>>,
+    heads: HashMap<String, bool>,
+}
+
+impl SharedReads {
+    fn head(&mut self, e: &Expr, after_barrier: bool) {
+        let entry = self.heads.entry(quote!(#e).to_string()).or_insert(true);
+        *entry &= after_barrier;
+    }
+
+    fn at_barrier(&self, e: &Expr) -> bool {
+        self.heads.get(&quote!(#e).to_string()).copied().unwrap_or(false)
+    }
+}
+
+/// For each local bound or assigned at statement level, the shared views (of `views`,
+/// with their roots) whose loads at uniform indices its values may read as uniform ones:
+/// those whose memory no thread code writes in any run that binds or assigns it with a
+/// value naming a shared view, each run directly after a barrier (`None`: such a run
+/// elsewhere, or one whose writes are unknown).
+/// There, each thread would load what every other thread loads, before any writes it in
+/// that barrier interval (a write by one thread there and a load by another would race),
+/// so the block's one load, where `place` puts the statement, is each thread's: a flag a
+/// loop ends on (`if flag[0] == 0 { break; }` after a barrier). `after_barrier`: whether
+/// the thread code that ran last before `nodes`, if any, ended at a barrier (a run that
+/// touches no shared memory, such as a step of a local counter, keeps it so); returns the
+/// same after them.
+fn shared_reads(
+    p: &Program,
+    roots: &Roots,
+    views: &[(String, String)],
+    nodes: &[Node],
+    after_barrier: bool,
+    out: &mut SharedReads,
+) -> bool {
+    let mut after_barrier = after_barrier;
+    for n in nodes {
+        after_barrier = match n {
+            Node::Run(stmts, _) => {
+                let fp = p.footprint(roots, stmts);
+                let safe: Option<HashSet<String>> = after_barrier
+                    .then(|| views.iter().filter(|(_, r)| !fp.may_write(r)).map(|(v, _)| v.clone()).collect());
+                for s in stmts {
+                    let Some(name) = stmt_target(s) else { continue };
+                    // A value that names no shared view asks nothing of its run.
+                    let named = idents_of(s);
+                    if !views.iter().any(|(v, _)| named.contains(v)) {
+                        continue;
+                    }
+                    let merged = match (out.values.remove(&name), &safe) {
+                        (None, s) => s.clone(),
+                        (Some(Some(a)), Some(b)) => Some(a.intersection(b).cloned().collect()),
+                        _ => None,
+                    };
+                    out.values.insert(name, merged);
+                }
+                fp.writes_nothing() && after_barrier
+            }
+            Node::Barrier(..) => true,
+            Node::While { cond: head, body, .. } | Node::For { expr: head, body, .. } => {
+                // A pass starts after what ran before the loop or after the body's end
+                // (the pass before); the loop ends there too, or skips its body. A `for`
+                // loop's range is taken once, before it.
+                let end = shared_reads(p, roots, views, body, false, &mut SharedReads::default());
+                let start = after_barrier && end;
+                let at = if matches!(n, Node::For { .. }) { after_barrier } else { start };
+                out.head(head, at);
+                shared_reads(p, roots, views, body, start, out);
+                start
+            }
+            Node::If { cond, then, otherwise, warp, .. } => {
+                if !warp {
+                    out.head(cond, after_barrier);
+                }
+                let a = shared_reads(p, roots, views, then, after_barrier, out);
+                let b = shared_reads(p, roots, views, otherwise, after_barrier, out);
+                a && b
+            }
+        };
+    }
+    after_barrier
+}
+
+/// The uniform names assigned by a statement that has thread code on both sides in its run
+/// and can move to neither end of it (`place`).
+fn misplaced(p: &Program, nodes: &[Node], uniform: &HashSet<String>, out: &mut Vec<String>) {
+    for n in nodes {
+        match n {
+            Node::Run(stmts, _) => {
+                let is_u: Vec<Option<String>> = stmts.iter().map(|s| p.uniform_stmt(s, uniform)).collect();
+                let first_t = is_u.iter().position(Option::is_none);
+                let last_t = is_u.iter().rposition(Option::is_none);
+                if let (Some(f), Some(l)) = (first_t, last_t) {
+                    let places = places(stmts, &is_u, f, l);
+                    for k in f..=l {
+                        if let (Some(u), None) = (&is_u[k], places[k]) {
+                            out.push(u.clone());
+                        }
+                    }
+                }
+            }
+            Node::Barrier(..) => {}
+            Node::While { body, .. } | Node::For { body, .. } => misplaced(p, body, uniform, out),
+            Node::If { then, otherwise, .. } => {
+                misplaced(p, then, uniform, out);
+                misplaced(p, otherwise, uniform, out);
+            }
+        }
     }
 }

@@ -1,0 +1,77 @@
+//! Liveness across barriers, a pass of loop fission: how each statement-level local of a
+//! kernel with barriers lives from one region to the next (`Lives`). The region loops keep a
+//! value per thread only where a later region may read it; the rest are cheaper kinds.
+//!
+//! * **uniform**: the uniformity pass (`uniform.rs`) proved it block-uniform: one scalar per
+//!   block, computed between the region loops;
+//! * **recomputed**: immutable and computed from the thread's indices, constants, parameters
+//!   and immutable uniform values (`pure_index`): each region that reads it computes it again,
+//!   which costs less than storing it;
+//! * **per thread** (`Lanes`): read in a run other than its own, inside its scope: a slot per
+//!   thread, taken at the start of each region that uses it and put back at its end;
+//! * **local**: read only in its own run, an ordinary local of that region.
+
+use std::collections::{HashMap, HashSet};
+
+use syn::Expr;
+
+use super::{pure_index, Program};
+
+/// How a local lives across barriers.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Lives {
+    Uniform,
+    Recomputed,
+    Lanes,
+    /// Used only in its own run: an ordinary local of that run.
+    Local,
+}
+
+/// The liveness pass's result ([`classify`]): each statement-level local's kind.
+pub(super) struct Liveness {
+    pub(super) kinds: HashMap<String, Lives>,
+}
+
+/// Classifies the locals of `p` given the uniformity pass's names. A closure that would live
+/// per thread is refused: it would be kept in a slot of its type for the next region, and
+/// each region's copy of its expression is a closure of another type.
+pub(super) fn classify(p: &Program, uniform: &HashSet<String>) -> Result<Liveness, String> {
+    let ctx = p.ctx.to_string();
+    let locals: HashSet<String> = p.locals.iter().map(|l| l.name.clone()).chain(p.loop_vars.iter().cloned()).collect();
+    let mut kinds = HashMap::new();
+    // Recomputed: immutable, computed from indices, constants, parameters and immutable
+    // uniform values.
+    let fixed: HashSet<String> =
+        uniform.iter().filter(|n| p.by_name.get(*n).is_none_or(|&i| !p.locals[i].mutable)).cloned().collect();
+    let mut recomputed: HashSet<String> = HashSet::new();
+    for l in &p.locals {
+        if uniform.contains(&l.name) || l.mutable || p.assigned_inside.contains(&l.name) {
+            continue;
+        }
+        if pure_index(&l.init, &fixed, &recomputed, &p.params, &locals, &ctx) {
+            recomputed.insert(l.name.clone());
+        }
+    }
+    for l in &p.locals {
+        let k = if uniform.contains(&l.name) {
+            Lives::Uniform
+        } else if recomputed.contains(&l.name) {
+            Lives::Recomputed
+        } else if p
+            .mentions
+            .iter()
+            .any(|(run, names)| *run != l.run && names.contains(&l.name) && p.scope[&l.name].contains(run))
+        {
+            Lives::Lanes
+        } else {
+            Lives::Local
+        };
+        // A per-thread closure would be kept in a slot of its type for the next region,
+        // and each region's copy of its expression is a closure of another type.
+        if k == Lives::Lanes && matches!(l.init, Expr::Closure(_)) {
+            return Err(format!("a closure, `{}`, kept for each thread across a barrier", l.name));
+        }
+        kinds.insert(l.name.clone(), k);
+    }
+    Ok(Liveness { kinds })
+}
