@@ -23,6 +23,7 @@
 
 use proc_macro::TokenStream;
 
+mod abi;
 mod derive;
 mod emit;
 mod fission;

@@ -19,7 +19,9 @@ use std::collections::{HashMap, HashSet};
 
 use syn::{Expr, Pat, Stmt};
 
-use super::{is_assign, path_name, private_call, private_place, pure_expr, range_like, read_only_load};
+use crate::abi::{Access, Rt};
+
+use super::{is_assign, path_name, private_place, pure_expr, range_like, read_only_load};
 
 /// The roots a stretch of thread code reads and writes, or `unknown`.
 #[derive(Clone, Debug, Default)]
@@ -190,13 +192,9 @@ impl Roots {
         match e {
             // A thread's vote at a voting barrier (`normalise.rs`): it adds to the block's
             // count, which no thread reads before the barrier, in any order.
-            Expr::Call(c) if private_call(c).as_deref() == Some("vote_put") && c.args.len() == 2 => {
-                self.expr(&c.args[1], fp)
-            }
+            Expr::Call(c) if Rt::of(c) == Some(Rt::VotePut) => self.expr(&c.args[1], fp),
             // `load(checked, &v, i)` and `store(checked, &v, i, x)` (`rewrite.rs`).
-            Expr::Call(c)
-                if matches!((private_call(c).as_deref(), c.args.len()), (Some("load"), 3) | (Some("store"), 4)) =>
-            {
+            Expr::Call(c) if Access::of(c).is_some() => {
                 match self.root_of(&c.args[1]) {
                     // A read-only buffer parameter: no thread of the launch writes it.
                     _ if read_only_load(e).is_some() => {}

@@ -26,7 +26,8 @@ use quote::quote;
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, Pat, Stmt};
 
-use super::{path_name, private_call, Program, FLOAT_METHODS};
+use super::{path_name, Program, FLOAT_METHODS};
+use crate::abi::Rt;
 
 /// Threads per group.
 pub(super) const GROUP: usize = 8;
@@ -85,9 +86,9 @@ impl VisitMut for Snapshots<'_> {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         syn::visit_mut::visit_expr_mut(self, e);
         let Expr::Call(c) = e else { return };
-        let method = match private_call(c).as_deref() {
-            Some("load_in_bounds") => "load",
-            Some("load_row_in_bounds") => "load_row",
+        let method = match Rt::of(c) {
+            Some(Rt::LoadInBounds) => "load",
+            Some(Rt::LoadRowInBounds) => "load_row",
             _ => return,
         };
         let Some(Expr::Reference(r)) = c.args.first() else { return };
@@ -139,14 +140,14 @@ pub(super) fn pure(e: &Expr, mutable: &HashSet<String>) -> bool {
 }
 
 fn proved_load(c: &syn::ExprCall) -> bool {
-    matches!(private_call(c).as_deref(), Some("load_in_bounds" | "load_row_in_bounds"))
+    matches!(Rt::of(c), Some(Rt::LoadInBounds | Rt::LoadRowInBounds))
 }
 
 /// An argument of a proved load: a view reference or an index (possibly `Index::to_index(i)`).
 pub(super) fn pure_arg(a: &Expr, mutable: &HashSet<String>) -> bool {
     match a {
         Expr::Reference(r) => matches!(&*r.expr, Expr::Path(_)),
-        Expr::Call(c) if private_call(c).as_deref() == Some("to_index") => c.args.iter().all(|x| pure(x, mutable)),
+        Expr::Call(c) if Rt::of(c) == Some(Rt::ToIndex) => c.args.iter().all(|x| pure(x, mutable)),
         e => pure(e, mutable),
     }
 }

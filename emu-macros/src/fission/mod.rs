@@ -224,6 +224,7 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Ident, Pat, Stmt};
 
+use crate::abi::{Access, Rt};
 use uniform::{idents_of, is_assign, Names};
 
 /// What the region form of a kernel is.
@@ -607,24 +608,6 @@ fn nodes(stmts: &[Stmt]) -> Result<Vec<Node>, String> {
     Ok(out)
 }
 
-/// Whether `c` is the rewrite's `__private::store(checked, &v, i, x)` (`Some(true)`) or
-/// `__private::load(checked, &v, i)` (`Some(false)`), the accesses of a view (`rewrite.rs`).
-pub(super) fn view_access(c: &syn::ExprCall) -> Option<bool> {
-    match (private_call(c).as_deref(), c.args.len()) {
-        (Some("load"), 3) => Some(false),
-        (Some("store"), 4) => Some(true),
-        _ => None,
-    }
-}
-
-/// The name of the `__private` function `c` calls (the rewrite's accesses, `load` and
-/// `store`, fission's own hand-overs, normalisation's votes), if it calls one.
-pub(super) fn private_call(c: &syn::ExprCall) -> Option<String> {
-    let Expr::Path(p) = &*c.func else { return None };
-    let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-    segs.iter().any(|s| s == "__private").then(|| segs.last().cloned()).flatten()
-}
-
 /// The proof that the indices `u..u + __emu_hi` (computed in `u`'s type, `__emu_hi` lanes)
 /// do not overflow and stay below `limit`.
 fn lanes_below(u: &Expr, limit: TokenStream) -> TokenStream {
@@ -643,7 +626,7 @@ fn lanes_below(u: &Expr, limit: TokenStream) -> TokenStream {
 /// shuffle's hand-over (`warp_shuffle`).
 fn hand_over_exchange(s: &Stmt) -> Option<&Expr> {
     let Stmt::Expr(Expr::Call(c), _) = s else { return None };
-    (private_call(c).as_deref() == Some("xchg_put") && c.args.len() == 3).then(|| &c.args[0])
+    (Rt::of(c) == Some(Rt::XchgPut)).then(|| &c.args[0])
 }
 
 /// The element type of the shared view that `init` makes, where it names it:
@@ -2409,11 +2392,8 @@ pub(super) fn is_read_only(view: &str) -> bool {
 /// The view (by name) and index of `load(checked, &v, i)` (`rewrite.rs`).
 pub(super) fn load_of(e: &Expr) -> Option<(String, &Expr)> {
     let Expr::Call(c) = e else { return None };
-    let Some(Expr::Reference(r)) = c.args.get(1) else { return None };
-    if private_call(c).as_deref() != Some("load") || c.args.len() != 3 || r.mutability.is_some() {
-        return None;
-    }
-    Some((path_name(&r.expr)?, &c.args[2]))
+    let a = Access::of(c).filter(|a| !a.is_store())?;
+    Some((path_name(a.viewed()?)?, a.index))
 }
 
 /// `pure_expr`, reads of local arrays' elements, and loads of read-only buffer parameters
@@ -2698,7 +2678,7 @@ impl Program {
                     .then(|| syn::parse_quote!(u32))
             }
             // An element of a shared view bound earlier.
-            Expr::Call(c) if private_call(c).as_deref() == Some("load") && c.args.len() == 3 => {
+            Expr::Call(c) if Rt::of(c) == Some(Rt::Load) => {
                 let Expr::Reference(r) = &c.args[1] else { return None };
                 match self.by_name.get(&path_name(&r.expr)?) {
                     Some(&j) if j < k => view_element(&self.locals[j].init),
@@ -2745,7 +2725,7 @@ impl Program {
                     && self.obviously_copy(&m.receiver, k)
                     && m.args.iter().all(|a| self.obviously_copy(a, k))
             }
-            Expr::Call(c) => private_call(c).as_deref() == Some("load"),
+            Expr::Call(c) => Rt::of(c) == Some(Rt::Load),
             Expr::Field(f) => {
                 // `ctx.thread_idx.x` and the like.
                 matches!(&*f.base, Expr::Field(inner) if matches!(&*inner.base, Expr::Path(p) if p.path.is_ident(&ctx)))
@@ -3430,9 +3410,9 @@ impl InBounds<'_> {
             }
             Expr::Call(c) => {
                 let span = c.span();
-                let access = match (private_call(c).as_deref(), c.args.len()) {
-                    (Some("load"), 3) | (Some("store"), 4) => self.access(&c.args),
-                    _ => None,
+                let access = match Access::of(c) {
+                    Some(_) => self.access(&c.args),
+                    None => None,
                 };
                 let Some(view) = access else {
                     self.ok = false;

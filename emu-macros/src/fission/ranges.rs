@@ -42,7 +42,8 @@ use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, Pat, Stmt};
 
 use super::uniform::idents_of;
-use super::{pat_names, path_name, private_call, rt, strip_parens, view_named, Lives, Program};
+use super::{pat_names, path_name, rt, strip_parens, view_named, Lives, Program};
+use crate::abi::Rt;
 
 /// The smallest and largest value of a term, each an `Option<T>` expression (`None`: the
 /// range is empty, or it overflowed); `int` when `T` is known to be a primitive integer (a
@@ -374,10 +375,10 @@ impl Ranges<'_> {
     /// `&__private::row(&t, r)` (`row_write`): rewritten when the proof covers them.
     fn access(&mut self, e: &mut Expr) -> bool {
         let Expr::Call(c) = e else { return false };
-        let store = match (private_call(c).as_deref(), c.args.len()) {
-            (Some("load"), 3) => false,
-            (Some("store"), 4) => true,
-            (Some("row" | "row_write"), _) => {
+        let store = match Rt::of(c) {
+            Some(Rt::Load) => false,
+            Some(Rt::Store) => true,
+            Some(Rt::Row | Rt::RowWrite) => {
                 // A row outside a load or store: not a form the proof covers.
                 self.ok = false;
                 return true;
@@ -422,7 +423,7 @@ impl Ranges<'_> {
             self.ok = false;
             return true;
         };
-        let is_row = matches!(private_call(rc).as_deref(), Some("row" | "row_write")) && rc.args.len() == 2;
+        let is_row = matches!(Rt::of(rc), Some(Rt::Row | Rt::RowWrite));
         let (Some(Expr::Reference(t)), true) = (rc.args.first(), is_row) else {
             self.ok = false;
             return true;

@@ -70,9 +70,9 @@ use syn::{Expr, Ident, Pat, Stmt};
 
 use super::uniform::{idents_of, is_assign};
 use super::{
-    is_thread_x, lane_k, local_name, path_name, pure_expr, rt, strip_parens, view_access, Gen, Lives, Program,
-    FLOAT_METHODS,
+    is_thread_x, lane_k, local_name, path_name, pure_expr, rt, strip_parens, Gen, Lives, Program, FLOAT_METHODS,
 };
+use crate::abi::Access;
 
 /// How an index expression depends on the lane.
 #[derive(Clone, Copy, PartialEq)]
@@ -418,7 +418,7 @@ impl Rewrite<'_> {
     /// `__private::load(checked, &v, i)` and `__private::store(checked, &v, i, x)`.
     fn access(&mut self, e: &mut Expr) {
         let Expr::Call(c) = e else { return };
-        let Some(store) = view_access(c) else { return self.ok = false };
+        let Some(store) = Access::of(c).map(|a| a.is_store()) else { return self.ok = false };
         let Some(Expr::Reference(r)) = c.args.iter().nth(1) else { return self.ok = false };
         let Some(view) = self.view_of(&r.expr) else { return self.ok = false };
         let index = c.args[2].clone();

@@ -22,7 +22,8 @@ use syn::{Expr, Ident, Pat, Stmt};
 
 use super::interleave::{pure, pure_arg};
 use super::uniform::idents_of;
-use super::{path_name, private_call, strip_parens, Lives, Program};
+use super::{path_name, strip_parens, Lives, Program};
+use crate::abi::Rt;
 
 /// Threads per call.
 pub(super) const TURN: usize = 8;
@@ -38,7 +39,7 @@ fn proved_store(e: &Expr, mutable: &HashSet<String>) -> bool {
     if init.diverge.is_some() || !pure(&init.expr, mutable) {
         return false;
     }
-    if !matches!(private_call(c).as_deref(), Some("store_in_bounds" | "store_row_in_bounds")) {
+    if !matches!(Rt::of(c), Some(Rt::StoreInBounds | Rt::StoreRowInBounds)) {
         return false;
     }
     let n = c.args.len();

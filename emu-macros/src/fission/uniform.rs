@@ -25,6 +25,7 @@ use syn::{Expr, Member};
 
 use super::footprint::Roots;
 use super::{places, stmt_target, Node, Program};
+use crate::abi::Rt;
 
 /// Integer and float methods without side effects, uniform when their receiver and
 /// arguments are.
@@ -160,10 +161,9 @@ impl Names<'_> {
                     "warp_size" => c.args.is_empty(),
                     // A voting barrier's block-wide vote and its count (`normalise.rs`,
                     // `vote_barriers`): one per block, taken once per barrier.
-                    "vote_new" => super::private_call(c).is_some() && c.args.is_empty(),
+                    "vote_new" => Rt::of(c) == Some(Rt::VoteNew),
                     "vote_seal" => {
-                        super::private_call(c).is_some()
-                            && c.args.len() == 1
+                        Rt::of(c) == Some(Rt::VoteSeal)
                             && matches!(&c.args[0], Expr::Reference(r) if r.mutability.is_none() && self.uniform(&r.expr))
                     }
                     _ => false,

@@ -52,9 +52,10 @@ use syn::{Expr, Ident, Pat, Stmt};
 
 use super::uniform::{idents_of, is_assign, Names};
 use super::{
-    bound_in, is_thread_x, lane_k, lanes_below, path_name, rt, strip_parens, thread_code, view_access, view_named, Gen,
-    Lives, Program, FLOAT_METHODS,
+    bound_in, is_thread_x, lane_k, lanes_below, path_name, rt, strip_parens, thread_code, view_named, Gen, Lives,
+    Program, FLOAT_METHODS,
 };
+use crate::abi::Access;
 
 /// The index of an access relative to the lane's `thread_idx().x`.
 #[derive(Clone)]
@@ -427,7 +428,7 @@ impl Rewrite<'_> {
     /// `__private::load(checked, &v, i)` and `__private::store(checked, &v, i, x)`.
     fn access(&mut self, e: &mut Expr) {
         let Expr::Call(c) = e else { return };
-        let Some(store) = view_access(c) else {
+        let Some(store) = Access::of(c).map(|a| a.is_store()) else {
             self.ok = false;
             return;
         };
@@ -586,7 +587,7 @@ fn accesses(s: &Stmt, rw: &Rewrite<'_>) -> Option<Vec<(Ident, Expr, bool)>> {
             syn::visit::visit_local(self, l);
         }
         fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
-            let store = view_access(c);
+            let store = Access::of(c).map(|a| a.is_store());
             if let (Some(store), Some(Expr::Reference(r))) = (store, c.args.iter().nth(1)) {
                 let index = match path_name(&c.args[2]).and_then(|n| self.values.get(&n)) {
                     Some(e) => e.clone(),

@@ -20,7 +20,8 @@ use quote::quote;
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, Pat, Stmt};
 
-use super::{pat_names, path_name, private_call, view_named, Program};
+use super::{pat_names, path_name, view_named, Program};
+use crate::abi::Access;
 
 /// The rewrite of a region's accesses.
 struct Views<'a> {
@@ -70,12 +71,9 @@ impl VisitMut for Views<'_> {
             }
             Expr::Call(c) => {
                 syn::visit_mut::visit_expr_call_mut(self, c);
-                let Some(f) = private_call(c) else { return };
-                let checked = c.args.first().and_then(path_name).is_some_and(|n| n == "__EMU_CHECKED");
-                if !matches!((f.as_str(), c.args.len()), ("load", 3) | ("store", 4)) {
-                    return;
-                }
-                let Some(view) = c.args.iter().nth(1).and_then(|v| self.view_of(v)).filter(|_| checked) else { return };
+                let Some(access) = Access::of(c) else { return };
+                let checked = path_name(access.checked).is_some_and(|n| n == "__EMU_CHECKED");
+                let Some(view) = self.view_of(access.view).filter(|_| checked) else { return };
                 if !self.used.contains(&view) {
                     self.used.push(view.clone());
                 }
