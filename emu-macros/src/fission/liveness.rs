@@ -28,6 +28,7 @@ pub(super) enum Lives {
 }
 
 /// The liveness pass's result ([`classify`]): each statement-level local's kind.
+#[derive(Default)]
 pub(super) struct Liveness {
     pub(super) kinds: HashMap<String, Lives>,
 }

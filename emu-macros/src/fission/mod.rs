@@ -374,7 +374,7 @@ fn lower_bounded(block: &Block, params: &[String], buffers: &[String], ctx: &Ide
         span,
         warps: p.warp_points() > 0,
         written_out: false,
-        shared_once: p.shared_once,
+        shared_once: p.uniformity.loads_shared,
         helpers: helpers::take_called(),
     })
 }
@@ -1786,10 +1786,10 @@ struct Program {
     assigned_inside: HashSet<String>,
     /// Statement-level assignments: name and value.
     assigned_top: Vec<(String, Expr)>,
-    uniform: HashSet<String>,
-    /// Whether a uniform value loads shared memory (`shared_reads`).
-    shared_once: bool,
-    lives: HashMap<String, Lives>,
+    /// The uniformity pass's result (`uniform.rs`; empty until `analyse`).
+    uniformity: uniform::Uniformity,
+    /// The liveness pass's result (`liveness.rs`; empty until `analyse`).
+    liveness: liveness::Liveness,
     /// Names each run mentions.
     mentions: HashMap<usize, HashSet<String>>,
     /// Closures bound at statement level.
@@ -1828,9 +1828,8 @@ impl Program {
             heads: Vec::new(),
             assigned_inside: HashSet::new(),
             assigned_top: Vec::new(),
-            uniform: HashSet::new(),
-            shared_once: false,
-            lives: HashMap::new(),
+            uniformity: Default::default(),
+            liveness: Default::default(),
             mentions: HashMap::new(),
             closures: HashSet::new(),
             scope: HashMap::new(),
@@ -2091,7 +2090,7 @@ impl Program {
     fn block_uniform(&self, e: &Expr) -> bool {
         let ctx = self.ctx.to_string();
         let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
-        self.names(&self.uniform, &locals, &ctx).uniform(e)
+        self.names(&self.uniformity.names, &locals, &ctx).uniform(e)
     }
 
     /// The analyses, each a pass of its own: uniformity (`uniform.rs`), liveness across
@@ -2099,9 +2098,8 @@ impl Program {
     fn analyse(&mut self, nodes: &[Node]) -> Result<(), String> {
         let uniformity = uniform::solve(self, nodes)?;
         let liveness = liveness::classify(self, &uniformity.names)?;
-        self.shared_once = uniformity.loads_shared;
-        self.uniform = uniformity.names;
-        self.lives = liveness.kinds;
+        self.uniformity = uniformity;
+        self.liveness = liveness;
         // A kernel with lowered shuffles runs every thread to each shuffle before any goes
         // on: a schedule CUDA allows, not the general path's (README, "Which path a kernel
         // takes"), so the seams that keep the general path's order do not apply.
@@ -2136,7 +2134,7 @@ impl Program {
     /// thread's own values (its locals, its local arrays: `private_stmt`) has none, and can
     /// run in a loop of its own before or after the others' without anyone telling.
     fn footprint(&self, roots: &Roots, stmts: &[Stmt]) -> Footprint {
-        roots.stmts(stmts.iter().filter(|s| self.uniform_stmt(s, &self.uniform).is_none() && !private_stmt(s)))
+        roots.stmts(stmts.iter().filter(|s| self.uniform_stmt(s, &self.uniformity.names).is_none() && !private_stmt(s)))
     }
 }
 
@@ -2526,7 +2524,7 @@ impl Program {
         let (rb, ctx) = (&g.rb, &g.ctx);
         // A local handed to a shuffle as a whole (`Exchange::put_lanes`) hands over the values
         // of the live threads only (`slots.rs`, `HandOver`), whichever slots it has.
-        let lanes = self.locals.iter().filter(|l| self.lives[&l.name] == Lives::Lanes).map(|l| {
+        let lanes = self.locals.iter().filter(|l| self.liveness.kinds[&l.name] == Lives::Lanes).map(|l| {
             let id = self.lanes_ident(&l.name);
             match self.slot_type(&l.name) {
                 // `slots.rs`: zeroed slots where the type is `DeviceCopy`, tagged ones otherwise.
@@ -2755,7 +2753,7 @@ impl Program {
 
     fn emit_run(&self, stmts: &[Stmt], run: usize, g: &Gen) -> TokenStream {
         let t = &g.t;
-        let named: Vec<Option<String>> = stmts.iter().map(|s| self.uniform_stmt(s, &self.uniform)).collect();
+        let named: Vec<Option<String>> = stmts.iter().map(|s| self.uniform_stmt(s, &self.uniformity.names)).collect();
         let Some(first) = named.iter().position(Option::is_none) else {
             // Uniform only: block-level code.
             return quote!(#(#stmts)*);
@@ -2789,7 +2787,7 @@ impl Program {
         loop {
             let before = needed.len();
             for l in &self.locals {
-                if self.lives[&l.name] == Lives::Recomputed && l.run != run && needed.contains(&l.name) {
+                if self.liveness.kinds[&l.name] == Lives::Recomputed && l.run != run && needed.contains(&l.name) {
                     needed.extend(idents_of(&l.init));
                 }
             }
@@ -2811,7 +2809,7 @@ impl Program {
         let written = uniform::written_in(thread);
         for l in &self.locals {
             let used = needed.contains(&l.name) && self.scope[&l.name].contains(&run);
-            match self.lives[&l.name] {
+            match self.liveness.kinds[&l.name] {
                 Lives::Recomputed if used && l.run != run => {
                     let s = &l.stmt;
                     restores.extend(quote!(#s));
@@ -2907,7 +2905,7 @@ impl Program {
         let [s @ Stmt::Expr(Expr::Call(c), _)] = thread else { return None };
         hand_over_exchange(s)?;
         let name = path_name(&c.args[2])?;
-        if self.lives.get(&name) != Some(&Lives::Lanes) {
+        if self.liveness.kinds.get(&name) != Some(&Lives::Lanes) {
             return None;
         }
         let (x, lanes) = (&c.args[0], self.lanes_ident(&name));
@@ -3004,7 +3002,7 @@ impl Program {
     fn thread_x_local(&self, e: &Expr, run: usize) -> Option<(String, &Local)> {
         let name = path_name(e)?;
         let l = &self.locals[*self.by_name.get(&name)?];
-        if (l.mutable || l.run != run) && self.lives.get(&name) != Some(&Lives::Recomputed) {
+        if (l.mutable || l.run != run) && self.liveness.kinds.get(&name) != Some(&Lives::Recomputed) {
             return None;
         }
         is_thread_x(&l.init, &self.ctx.to_string()).then_some((name, l))
@@ -3053,7 +3051,10 @@ impl Program {
         let index = local_name(&l.pat)?;
         let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
         let il = &self.locals[*self.by_name.get(&index)?];
-        if il.mutable || il.run != run || !matches!(self.lives.get(&index), Some(Lives::Local | Lives::Recomputed)) {
+        if il.mutable
+            || il.run != run
+            || !matches!(self.liveness.kinds.get(&index), Some(Lives::Local | Lives::Recomputed))
+        {
             return None;
         }
         if self.locals.iter().filter(|x| x.name == index).count() != 1 {
@@ -3115,7 +3116,7 @@ impl Program {
     pub(super) fn thread_varying(&self) -> HashSet<String> {
         self.locals
             .iter()
-            .filter(|l| self.lives.get(&l.name) != Some(&Lives::Uniform))
+            .filter(|l| self.liveness.kinds.get(&l.name) != Some(&Lives::Uniform))
             .map(|l| l.name.clone())
             .collect()
     }
@@ -3126,7 +3127,7 @@ impl Program {
     /// take a view for memory no other name reaches, which a second view of the same bytes
     /// would break.
     pub(super) fn shared_arrays(&self) -> HashSet<String> {
-        let uniform = |l: &&Local| self.lives.get(&l.name) == Some(&Lives::Uniform);
+        let uniform = |l: &&Local| self.liveness.kinds.get(&l.name) == Some(&Lives::Uniform);
         let mut arrays: HashSet<String> = self
             .locals
             .iter()
@@ -3154,7 +3155,7 @@ impl Program {
     fn hoist_region(&self, thread: &[Stmt], tid: &str, bound: &Expr, g: &Gen) -> Option<(TokenStream, Vec<Stmt>)> {
         let ctx = self.ctx.to_string();
         let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
-        let names = self.names(&self.uniform, &locals, &ctx);
+        let names = self.names(&self.uniformity.names, &locals, &ctx);
         let uniform = |e: &Expr| !idents_of(e).contains(tid) && names.uniform(e);
         // Views: the buffer parameters and the block's shared arrays.
         let views = self.view_names();
@@ -3515,7 +3516,7 @@ impl Program {
     /// the last index passes the guard, and that it lies in bounds of every view the body
     /// touches.
     fn hoist(&self, thread: &[Stmt], g: &Gen) -> Option<Hoisted> {
-        let recomputed = |s: &Stmt| matches!(s, Stmt::Local(l) if local_name(&l.pat).is_some_and(|n| self.lives.get(&n) == Some(&Lives::Recomputed)));
+        let recomputed = |s: &Stmt| matches!(s, Stmt::Local(l) if local_name(&l.pat).is_some_and(|n| self.liveness.kinds.get(&n) == Some(&Lives::Recomputed)));
         let guarded = thread.split_last().and_then(|(last, lets)| {
             let Stmt::Expr(Expr::If(cond_if), _) = last else { return None };
             if cond_if.else_branch.is_some() || !lets.iter().all(recomputed) {
@@ -3619,7 +3620,7 @@ impl Program {
         let ctx = self.ctx.to_string();
         let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
         let l = &self.locals[*self.by_name.get(index)?];
-        if self.lives.get(index) != Some(&Lives::Recomputed) {
+        if self.liveness.kinds.get(index) != Some(&Lives::Recomputed) {
             return None;
         }
         // `i = cast?((base + tx))` with `tx` the thread's x index.
@@ -3635,7 +3636,7 @@ impl Program {
             is_thread_x(e, &ctx)
                 || path_name(e).is_some_and(|n| {
                     self.by_name.get(&n).is_some_and(|&k| {
-                        self.lives[&n] == Lives::Recomputed && is_thread_x(&self.locals[k].init, &ctx)
+                        self.liveness.kinds[&n] == Lives::Recomputed && is_thread_x(&self.locals[k].init, &ctx)
                     })
                 })
         };
@@ -3644,7 +3645,7 @@ impl Program {
             (true, false) => &*add.right,
             _ => return None,
         };
-        if !self.names(&self.uniform, &locals, &ctx).uniform(base) {
+        if !self.names(&self.uniformity.names, &locals, &ctx).uniform(base) {
             return None;
         }
         Some((outer_cast, strip_parens(base).clone()))

@@ -625,14 +625,22 @@ impl VisitMut for Ranges<'_> {
     }
 }
 
+/// The access-range pass's result for one region ([`Program::range_region`]).
+pub(super) struct RangeProof {
+    /// The proof, a `bool` expression the region evaluates once per run: every covered
+    /// index's smallest and largest values in bounds (see the module's text).
+    pub(super) proof: TokenStream,
+    /// The region's thread code with the accesses the proof covers rewritten unchecked.
+    pub(super) proved: Vec<Stmt>,
+}
+
 impl Program {
-    /// A region's thread code with the accesses the proof covers rewritten unchecked, and the
-    /// proof (see the module's text); `None` when the region has no access or one of a shape
-    /// the proof does not cover.
-    pub(super) fn range_region(&self, thread: &[Stmt]) -> Option<(TokenStream, Vec<Stmt>)> {
+    /// The access-range pass over a region's thread code; `None` when the region has no
+    /// access or one of a shape the proof does not cover.
+    pub(super) fn range_region(&self, thread: &[Stmt]) -> Option<RangeProof> {
         let ctx = self.ctx.to_string();
         let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
-        let names = self.names(&self.uniform, &locals, &ctx);
+        let names = self.names(&self.uniformity.names, &locals, &ctx);
         let mut varying = self.thread_varying();
         // Loop variables inside the region vary too.
         varying.extend(loop_vars(thread));
@@ -650,7 +658,7 @@ impl Program {
         };
         // The recomputed locals the region restores, in binding order.
         for l in &self.locals {
-            if self.lives.get(&l.name) == Some(&Lives::Recomputed) && !l.mutable {
+            if self.liveness.kinds.get(&l.name) == Some(&Lives::Recomputed) && !l.mutable {
                 v.unbind(&l.name);
                 v.defs.insert(l.name.clone(), (l.init.clone(), false));
             }
@@ -663,7 +671,7 @@ impl Program {
             return None;
         }
         let checks = &v.checks;
-        Some((quote!((true #(#checks)*)), stmts))
+        Some(RangeProof { proof: quote!((true #(#checks)*)), proved: stmts })
     }
 }
 

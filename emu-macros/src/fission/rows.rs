@@ -505,7 +505,7 @@ impl Program {
     /// have the shape.
     pub(super) fn rows_form(&self, thread: &[Stmt], g: &Gen) -> Option<TokenStream> {
         let ctx = self.ctx.to_string();
-        let recomputed = |s: &Stmt| matches!(s, Stmt::Local(l) if local_name(&l.pat).is_some_and(|n| self.lives.get(&n) == Some(&Lives::Recomputed)));
+        let recomputed = |s: &Stmt| matches!(s, Stmt::Local(l) if local_name(&l.pat).is_some_and(|n| self.liveness.kinds.get(&n) == Some(&Lives::Recomputed)));
         let lead = thread.iter().take_while(|s| recomputed(s)).count();
         let (lets, rest) = thread.split_at(lead);
         let (cond, body): (Option<&Expr>, Vec<Stmt>) = match rest {
@@ -520,7 +520,7 @@ impl Program {
             return None;
         }
         let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
-        let names = self.names(&self.uniform, &locals, &ctx);
+        let names = self.names(&self.uniformity.names, &locals, &ctx);
         let varying = self.thread_varying();
         let uniform = |e: &Expr| idents_of(e).is_disjoint(&varying) && names.uniform(e);
         let views = self.view_names();

@@ -81,7 +81,7 @@ impl Program {
         let mut own = HashSet::new();
         // Assignments may only go to the region's own locals (and those it restores).
         for l in &self.locals {
-            if matches!(self.lives.get(&l.name), Some(Lives::Recomputed | Lives::Lanes)) {
+            if matches!(self.liveness.kinds.get(&l.name), Some(Lives::Recomputed | Lives::Lanes)) {
                 own.insert(l.name.clone());
             }
         }
@@ -108,7 +108,7 @@ impl Program {
             }
             let copy = match self.by_name.get(n).map(|&i| &self.locals[i]) {
                 Some(l) => {
-                    self.lives.get(n) == Some(&Lives::Uniform)
+                    self.liveness.kinds.get(n) == Some(&Lives::Uniform)
                         && !l.mutable
                         && (shared.contains(n) || matches!(strip_parens(&l.init), Expr::Cast(_) | Expr::Lit(_)))
                 }

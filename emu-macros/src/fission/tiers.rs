@@ -19,6 +19,7 @@ use quote::{quote, quote_spanned};
 use syn::{Expr, Stmt};
 
 use super::interleave::Interleave;
+use super::ranges::RangeProof;
 use super::{lane_buf, lane_k, rt, thread_code, Gen, Hoisted, Program, Vectorised};
 
 /// What `emit_run` computed of one region, which every tier reads.
@@ -189,7 +190,7 @@ impl Tier for RangeProved {
         if p.lane_loop || r.narrowed_hoist(p).is_some() {
             return None;
         }
-        let (proof, proved) = p.range_region(r.thread)?;
+        let RangeProof { proof, proved } = p.range_region(r.thread)?;
         let (checked, rb) = (crate::rewrite::checked(), &r.g.rb);
         let fast = r.thread_fn(&thread_code(&proved), r.saves);
         let grouped = (r.narrowed.is_none() && r.stride.is_none())
@@ -397,7 +398,7 @@ impl Tier for LaneRows {
         if !p.lane_loop || !r.restores.is_empty() || r.hoisted(p).is_some() {
             return None;
         }
-        let (proof, proved) = p.range_region(r.thread)?;
+        let RangeProof { proof, proved } = p.range_region(r.thread)?;
         let vector = p.rows_form(r.thread, r.g)?;
         let (checked, rb, t, ctx) = (crate::rewrite::checked(), &r.g.rb, &r.g.t, &r.g.ctx);
         let scalar = r.thread_fn(&thread_code(&proved), &TokenStream::new());

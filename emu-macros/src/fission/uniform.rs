@@ -445,6 +445,7 @@ mod tests {
 // ---------------------------------------------------------------- the pass
 
 /// The uniformity pass's result ([`solve`]).
+#[derive(Default)]
 pub(super) struct Uniformity {
     /// The statement-level locals and the loop variables of loops with barriers proved
     /// block-uniform.

@@ -219,7 +219,8 @@ impl Rewrite<'_> {
                 Some(Lin { coef: x.coef.checked_mul(k)?, uni, checks: x.checks })
             }
             syn::BinOp::BitAnd(_) => {
-                let (x, m) = if (self.uniform)(&b.right) { (&*b.left, &*b.right) } else { (&*b.right, &*b.left) };
+                let (x, m) =
+                    if (self.uniform)(&b.right) { (&*b.left, &*b.right) } else { (&*b.right, &*b.left) };
                 if !(self.uniform)(m) {
                     return None;
                 }
@@ -641,7 +642,7 @@ impl Program {
     ) -> Option<(TokenStream, TokenStream)> {
         let ctx = self.ctx.to_string();
         let locals: HashSet<String> = self.locals.iter().map(|l| l.name.clone()).collect();
-        let names: Names<'_> = self.names(&self.uniform, &locals, &ctx);
+        let names: Names<'_> = self.names(&self.uniformity.names, &locals, &ctx);
         let thread_varying = self.thread_varying();
         let uniform = |e: &Expr| idents_of(e).is_disjoint(&thread_varying) && names.uniform(e);
         let views = self.view_names();
@@ -666,7 +667,7 @@ impl Program {
         // Recomputed locals, in binding order: their forms (a local naming the thread's x
         // index is the lane itself).
         for l in &self.locals {
-            if self.lives.get(&l.name) != Some(&Lives::Recomputed) || l.mutable {
+            if self.liveness.kinds.get(&l.name) != Some(&Lives::Recomputed) || l.mutable {
                 continue;
             }
             let before = rw.lin_checks.borrow().len();
@@ -684,7 +685,7 @@ impl Program {
         // Per-thread values kept in slots across barriers are the lane's own, restored as
         // mutable locals: the region may assign them (`my_sum = my_sum + t[tid + s]`).
         for l in &self.locals {
-            if self.lives.get(&l.name) == Some(&Lives::Lanes) {
+            if self.liveness.kinds.get(&l.name) == Some(&Lives::Lanes) {
                 rw.own.insert(l.name.clone());
             }
         }
@@ -692,7 +693,7 @@ impl Program {
         let r = rt();
         let lead = thread
             .iter()
-            .take_while(|s| matches!(s, Stmt::Local(l) if super::local_name(&l.pat).is_some_and(|n| self.lives.get(&n) == Some(&Lives::Recomputed))))
+            .take_while(|s| matches!(s, Stmt::Local(l) if super::local_name(&l.pat).is_some_and(|n| self.liveness.kinds.get(&n) == Some(&Lives::Recomputed))))
             .count();
         let mut body: Vec<Stmt> = thread[lead..].to_vec();
         // Trailing `if tid == c { .. }` statements (a halo element loaded by one thread): run
