@@ -76,3 +76,63 @@ pub(super) fn classify(p: &Program, uniform: &HashSet<String>) -> Result<Livenes
     }
     Ok(Liveness { kinds })
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::Lives;
+    use crate::fission::tests::decode_body;
+
+    #[test]
+    fn each_local_gets_the_cheapest_kind_that_keeps_its_value() {
+        let d = decode_body(quote! {
+            let s = shared_array![f32; 256];
+            let tid = thread_idx().x as usize;
+            let base = block_idx().x as usize * 256;
+            let v = inp[base + tid] * 2.0;
+            let w = v + 1.0;
+            let mut acc = 0.0f32;
+            acc += w;
+            s[tid] = w;
+            sync_threads();
+            let left = s[(tid + 255) % 256];
+            out[base + tid] = (v + acc + left) as i32;
+        })
+        .expect("decoded");
+        let kind = |n: &str| d.program.liveness.kinds.get(n).copied();
+        // The thread's own index, computed again in each region that reads it.
+        assert_eq!(kind("tid"), Some(Lives::Recomputed));
+        // The block's offset: one value per block.
+        assert_eq!(kind("base"), Some(Lives::Uniform));
+        // A load, and a sum, read after the barrier: a slot per thread.
+        assert_eq!(kind("v"), Some(Lives::Lanes));
+        assert_eq!(kind("acc"), Some(Lives::Lanes));
+        // Read only in the region that binds them.
+        assert_eq!(kind("w"), Some(Lives::Local));
+        assert_eq!(kind("left"), Some(Lives::Local));
+    }
+
+    #[test]
+    fn a_closure_kept_per_thread_across_a_barrier_is_refused() {
+        let why = decode_body(quote! {
+            let t = thread_idx().x;
+            let f = move |x: u32| x + t;
+            sync_threads();
+            out[t as usize] = f(1) as i32;
+        })
+        .err()
+        .expect("refused");
+        assert!(why.contains("a closure, `f`, kept for each thread across a barrier"), "{why}");
+        // The same closure read in its own region is an ordinary local.
+        let d = decode_body(quote! {
+            let t = thread_idx().x;
+            let f = move |x: u32| x + t;
+            out[t as usize] = f(1) as i32;
+            sync_threads();
+            out[t as usize] += 1;
+        })
+        .expect("decoded");
+        assert_eq!(d.program.liveness.kinds.get("f"), Some(&Lives::Local));
+    }
+}

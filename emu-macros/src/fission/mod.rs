@@ -280,6 +280,12 @@ pub(crate) fn lower(
     scalars: &[String],
     ctx: &Ident,
 ) -> Result<Fission, String> {
+    with_kernel(block, read_only, scalars, || decode(block, params, buffers, ctx).map(|d| region_form(d, ctx)))
+}
+
+/// Runs `f` with what the passes read of the kernel `block` and its file (`BOUNDED`,
+/// `READ_ONLY`, `FILE_CONSTS`) set, and clears it after.
+fn with_kernel<R>(block: &Block, read_only: &[String], scalars: &[String], f: impl FnOnce() -> R) -> R {
     // The `for` loops the per-thread forms leave without a progress point (`progress.rs`):
     // the only ones region code may run, whose trip count no other thread can change.
     let bounded = crate::progress::Bounded::of(block, scalars);
@@ -294,7 +300,7 @@ pub(crate) fn lower(
     // (A name the body binds is not the file's constant.)
     FILE_CONSTS
         .with(|m| *m.borrow_mut() = inline::file_consts().into_iter().filter(|(n, _)| !rebound.contains(n)).collect());
-    let r = lower_bounded(block, params, buffers, ctx);
+    let r = f();
     FILE_CONSTS.with(|m| m.borrow_mut().clear());
     BOUNDED.with(|b| *b.borrow_mut() = None);
     READ_ONLY.with(|r| r.borrow_mut().clear());
@@ -315,7 +321,18 @@ fn bounded_range(e: &Expr) -> bool {
     BOUNDED.with(|b| b.borrow().as_ref().is_some_and(|b| b.range(e)))
 }
 
-fn lower_bounded(block: &Block, params: &[String], buffers: &[String], ctx: &Ident) -> Result<Fission, String> {
+/// A kernel as fission reads it, decoded once: the items hoisted out of its body, its nodes
+/// (the runs of thread code between barriers, and the loops and `if`s around barriers), and
+/// the program: its statement-level locals and what the analyses found of them (uniformity,
+/// liveness across barriers; the seams checked).
+struct Decoded {
+    items: Vec<Stmt>,
+    nodes: Vec<Node>,
+    program: Program,
+}
+
+/// Normalises the body and decodes it ([`Decoded`]), or says why it has no region form.
+fn decode(block: &Block, params: &[String], buffers: &[String], ctx: &Ident) -> Result<Decoded, String> {
     SHUFFLES.with(|k| k.set(0));
     WARP_SYNCS.with(|k| k.set(0));
     helpers::reset_called();
@@ -347,6 +364,12 @@ fn lower_bounded(block: &Block, params: &[String], buffers: &[String], ctx: &Ide
     p.collect(&nodes, &mut Vec::new())?;
     p.check_code(&nodes)?;
     p.analyse(&nodes)?;
+    Ok(Decoded { items, nodes, program: p })
+}
+
+/// The region form of a decoded kernel.
+fn region_form(d: Decoded, ctx: &Ident) -> Fission {
+    let Decoded { items, nodes, program: mut p } = d;
     let kind = if contains_barrier_node(&nodes) { Kind::Regions } else { Kind::Lanes };
     p.lane_loop = kind == Kind::Lanes;
     let g = Gen {
@@ -368,7 +391,7 @@ fn lower_bounded(block: &Block, params: &[String], buffers: &[String], ctx: &Ide
             let rb = &g.rb;
             quote!(#[allow(unused_variables)] let #ctx = #rb.block_ctx(); #s)
         });
-    Ok(Fission {
+    Fission {
         kind,
         body,
         span,
@@ -376,7 +399,7 @@ fn lower_bounded(block: &Block, params: &[String], buffers: &[String], ctx: &Ide
         written_out: false,
         shared_once: p.uniformity.loads_shared,
         helpers: helpers::take_called(),
-    })
+    }
 }
 
 /// Whether `e` is `dynamic_shared::<T>()` (by any path).
@@ -3684,7 +3707,7 @@ fn strip_parens(e: &Expr) -> &Expr {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// `lower`'s result for `body` (a kernel body as written, with buffer parameters
@@ -3698,6 +3721,18 @@ mod tests {
         crate::host_body::host_body(&mut b, &ctx, false);
         let names = ["out", "inp", "n"].map(String::from);
         lower(&b, &names, &names[..2], &names[1..2], &names[2..], &ctx)
+    }
+
+    /// `decode`'s result for `body`, prepared as [`lower_body`] prepares it.
+    pub(super) fn decode_body(body: TokenStream) -> Result<Decoded, String> {
+        let mut b: Block = syn::parse2(quote!({ #body })).unwrap();
+        let views = vec![("out".to_string(), true), ("inp".to_string(), true), ("n".to_string(), false)];
+        let (errors, _) = crate::rewrite::rewrite_block(&mut b, views, true, "k");
+        assert!(errors.is_empty(), "{errors:?}");
+        let ctx = Ident::new("__emu_ctx", Span::call_site());
+        crate::host_body::host_body(&mut b, &ctx, false);
+        let names = ["out", "inp", "n"].map(String::from);
+        with_kernel(&b, &names[1..2], &names[2..], || decode(&b, &names, &names[..2], &ctx))
     }
 
     /// The slots `lower` makes for each local of `body` (a kernel body as written, with

@@ -71,3 +71,44 @@ fn head_footprint(p: &Program, roots: &Roots, body: &[Node]) -> Footprint {
     }
     fp
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use crate::fission::tests::decode_body;
+
+    #[test]
+    fn code_that_touches_the_same_memory_across_a_loops_edge_is_refused() {
+        // Each thread stores `out[t]` right before the loop and loads its neighbour's at the
+        // start of the body, with no barrier between: one region on the general path, where
+        // thread 0 loads `out[1]` before thread 1 stores it; as two region loops, after.
+        let why = decode_body(quote! {
+            let t = thread_idx().x as usize;
+            out[t] = 1;
+            for _k in 0..4 {
+                let x = out[(t + 1) % 32];
+                sync_threads();
+                out[t] = x;
+            }
+        })
+        .err()
+        .expect("refused");
+        assert_eq!(why, "thread code before a loop with barriers and at the start of its body");
+    }
+
+    #[test]
+    fn private_code_on_both_sides_of_an_edge_is_kept() {
+        // Parboil's sgemm zeroes its accumulators before its tile loop: the thread's own values.
+        let d = decode_body(quote! {
+            let t = thread_idx().x as usize;
+            let mut acc = 0i32;
+            for k in 0..4 {
+                acc += k;
+                sync_threads();
+            }
+            out[t] = acc;
+        });
+        assert!(d.is_ok(), "{:?}", d.err());
+    }
+}

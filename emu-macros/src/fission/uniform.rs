@@ -638,3 +638,80 @@ fn misplaced(p: &Program, nodes: &[Node], uniform: &HashSet<String>, out: &mut V
         }
     }
 }
+
+#[cfg(test)]
+mod pass_tests {
+    use quote::quote;
+
+    use crate::fission::tests::decode_body;
+
+    #[test]
+    fn the_fixpoint_keeps_what_every_thread_computes_alike() {
+        let d = decode_body(quote! {
+            let s = shared_array![f32; 256];
+            let tid = thread_idx().x as usize;
+            let half = block_dim().x / 2;
+            let mut step = half;
+            let mut t = tid as u32;
+            s[tid] = inp[tid];
+            sync_threads();
+            while step > 0 {
+                if (tid as u32) < step {
+                    s[tid] += s[tid + step as usize];
+                }
+                t += 1;
+                sync_threads();
+                step >>= 1;
+            }
+            out[tid] = (s[0] + t as f32) as i32;
+        })
+        .expect("decoded");
+        let u = &d.program.uniformity;
+        assert!(u.names.contains("half") && u.names.contains("step"), "{:?}", u.names);
+        // `t` starts from the thread's index; `tid` is the thread's own.
+        assert!(!u.names.contains("t") && !u.names.contains("tid"), "{:?}", u.names);
+        assert!(!u.loads_shared);
+    }
+
+    #[test]
+    fn a_loop_head_that_varies_by_thread_is_refused() {
+        let why = decode_body(quote! {
+            let mut i = thread_idx().x;
+            while i < n {
+                sync_threads();
+                i += 1;
+            }
+            out[0] = i as i32;
+        })
+        .err()
+        .expect("refused");
+        assert_eq!(why, "a loop around a barrier whose condition is not proved block-uniform");
+    }
+
+    #[test]
+    fn a_flag_the_block_loads_right_after_a_barrier_is_uniform() {
+        // The loop ends on a shared flag read right after a barrier, before any thread can
+        // store to it again: the block loads it once.
+        let d = decode_body(quote! {
+            let flag = shared_array![i32; 1];
+            let t = thread_idx().x as usize;
+            if t == 0 {
+                flag[0] = 1;
+            }
+            sync_threads();
+            let mut more = flag[0];
+            while more != 0 {
+                sync_threads();
+                if t == 0 {
+                    flag[0] = 0;
+                }
+                sync_threads();
+                more = flag[0];
+            }
+            out[t] = more;
+        })
+        .expect("decoded");
+        assert!(d.program.uniformity.names.contains("more"), "{:?}", d.program.uniformity.names);
+        assert!(d.program.uniformity.loads_shared);
+    }
+}

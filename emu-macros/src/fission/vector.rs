@@ -219,8 +219,7 @@ impl Rewrite<'_> {
                 Some(Lin { coef: x.coef.checked_mul(k)?, uni, checks: x.checks })
             }
             syn::BinOp::BitAnd(_) => {
-                let (x, m) =
-                    if (self.uniform)(&b.right) { (&*b.left, &*b.right) } else { (&*b.right, &*b.left) };
+                let (x, m) = if (self.uniform)(&b.right) { (&*b.left, &*b.right) } else { (&*b.right, &*b.left) };
                 if !(self.uniform)(m) {
                     return None;
                 }
