@@ -1796,6 +1796,28 @@ impl Local {
     }
 }
 
+/// What a region carries across barriers ([`Program::carried`]): the values of earlier
+/// runs it restores before its thread code and those it saves after, for the scalar form and
+/// the fast forms of `tiers.rs`.
+struct Carried<'p> {
+    /// Per-thread slots taken, recomputed locals recomputed.
+    restores: TokenStream,
+    /// The same for a vectorised form, whose chunks must have no effect before their end (a
+    /// chunk that panics runs again lane by lane): per-thread values are copied out of their
+    /// slots, not taken, which needs their type to be `Copy` (`None`: one is not known to be).
+    vector_restores: Option<TokenStream>,
+    /// The per-thread values put back into their slots.
+    saves: TokenStream,
+    /// Whether every value saved is bound in this run: a vectorised chunk that runs again
+    /// lane by lane then stores the same values again (it restores none of them).
+    fresh_saves: bool,
+    /// The per-thread slots it takes values from or puts them back into.
+    slots: Vec<Ident>,
+    /// The same for an interleaved form (`interleave.rs`); `None` when a value taken from a
+    /// slot is not known to be `Copy`, or one is bound in this run.
+    io: Option<interleave::Interleave<'p>>,
+}
+
 struct Program {
     params: HashSet<String>,
     ctx: Ident,
@@ -2774,29 +2796,8 @@ impl Program {
             || self.mentions.iter().any(|(r, names)| *r > run && scope.contains(r) && names.contains(name))
     }
 
-    fn emit_run(&self, stmts: &[Stmt], run: usize, g: &Gen) -> TokenStream {
-        let t = &g.t;
-        let named: Vec<Option<String>> = stmts.iter().map(|s| self.uniform_stmt(s, &self.uniformity.names)).collect();
-        let Some(first) = named.iter().position(Option::is_none) else {
-            // Uniform only: block-level code.
-            return quote!(#(#stmts)*);
-        };
-        let last = named.iter().rposition(Option::is_none).unwrap_or(first);
-        // Uniform statements among the thread code run before or after the loop, in order
-        // (`place`, which `misplaced` made sure of).
-        let places = places(stmts, &named, first, last);
-        let mut prefix: Vec<Stmt> = stmts[..first].to_vec();
-        let mut thread: Vec<Stmt> = Vec::new();
-        let mut suffix: Vec<Stmt> = Vec::new();
-        for k in first..=last {
-            match places[k] {
-                Some(Place::Before) => prefix.push(stmts[k].clone()),
-                Some(Place::After) => suffix.push(stmts[k].clone()),
-                None => thread.push(stmts[k].clone()),
-            }
-        }
-        suffix.extend(stmts[last + 1..].iter().cloned());
-        let (prefix, thread, suffix) = (&prefix[..], &thread[..], &suffix[..]);
+    /// The values run `run`'s region carries across barriers, by their kinds (`liveness.rs`).
+    fn carried(&self, thread: &[Stmt], run: usize, t: &Ident) -> Carried<'_> {
         let mentions = &self.mentions[&run];
         // Values of earlier runs: per-thread slots taken, recomputed ones recomputed.
         let mut restores = TokenStream::new();
@@ -2878,6 +2879,41 @@ impl Program {
                 _ => {}
             }
         }
+        Carried { restores, vector_restores, saves, fresh_saves, slots, io }
+    }
+
+    /// A run of statements split into the uniform statements the block runs before its
+    /// region loop, the loop's thread code, and the uniform statements after it; `None` when
+    /// the run is uniform only (block-level code). Uniform statements among the thread code go
+    /// before or after the loop, in order (`places`, which `uniform::misplaced` made sure of).
+    fn placed(&self, stmts: &[Stmt]) -> Option<(Vec<Stmt>, Vec<Stmt>, Vec<Stmt>)> {
+        let named: Vec<Option<String>> = stmts.iter().map(|s| self.uniform_stmt(s, &self.uniformity.names)).collect();
+        let first = named.iter().position(Option::is_none)?;
+        let last = named.iter().rposition(Option::is_none).unwrap_or(first);
+        let places = places(stmts, &named, first, last);
+        let mut prefix: Vec<Stmt> = stmts[..first].to_vec();
+        let mut thread: Vec<Stmt> = Vec::new();
+        let mut suffix: Vec<Stmt> = Vec::new();
+        for k in first..=last {
+            match places[k] {
+                Some(Place::Before) => prefix.push(stmts[k].clone()),
+                Some(Place::After) => suffix.push(stmts[k].clone()),
+                None => thread.push(stmts[k].clone()),
+            }
+        }
+        suffix.extend(stmts[last + 1..].iter().cloned());
+        Some((prefix, thread, suffix))
+    }
+
+    /// The code of one run: its uniform statements, and its region loop in the forms of the
+    /// tiers that apply (`tiers.rs`).
+    fn emit_run(&self, stmts: &[Stmt], run: usize, g: &Gen) -> TokenStream {
+        let t = &g.t;
+        let Some((prefix, thread, suffix)) = self.placed(stmts) else {
+            return quote!(#(#stmts)*);
+        };
+        let (prefix, thread, suffix) = (&prefix[..], &thread[..], &suffix[..]);
+        let Carried { restores, vector_restores, saves, fresh_saves, slots, io } = self.carried(thread, run, t);
         // A region that only hands a per-thread local to a shuffle: one copy of the slots.
         if let Some(copy) = self.lanes_hand_over(thread, g) {
             return quote!(#(#prefix)* #copy #(#suffix)*);
