@@ -38,7 +38,7 @@ pub(super) struct Liveness {
 /// each region's copy of its expression is a closure of another type.
 pub(super) fn classify(p: &Program, uniform: &HashSet<String>) -> Result<Liveness, String> {
     let ctx = p.ctx.to_string();
-    let locals: HashSet<String> = p.locals.iter().map(|l| l.name.clone()).chain(p.loop_vars.iter().cloned()).collect();
+    let locals = p.bound_names();
     let mut kinds = HashMap::new();
     // Recomputed: immutable, computed from indices, constants, parameters and immutable
     // uniform values.

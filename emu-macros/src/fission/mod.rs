@@ -1949,7 +1949,8 @@ impl Program {
     /// The analyses, each a pass of its own: uniformity (`uniform.rs`), liveness across
     /// barriers (`liveness.rs`), and the seams between region loops (`seams.rs`).
     fn analyse(&mut self, nodes: &[Node]) -> Result<(), String> {
-        let uniformity = uniform::solve(self, nodes)?;
+        let roots = Roots::of(&self.buffers, self.locals_for_roots());
+        let uniformity = uniform::solve(self, &roots, nodes)?;
         let liveness = liveness::classify(self, &uniformity.names)?;
         self.uniformity = uniformity;
         self.liveness = liveness;
@@ -1957,10 +1958,15 @@ impl Program {
         // on: a schedule CUDA allows, not the general path's (README, "Which path a kernel
         // takes"), so the seams that keep the general path's order do not apply.
         if self.warp_points() == 0 {
-            let roots = Roots::of(&self.buffers, self.locals_for_roots());
             seams::check(self, &roots, nodes, &mut Footprint::default())?;
         }
         Ok(())
+    }
+
+    /// The names the kernel binds at statement level: its locals and the variables of its loops
+    /// with barriers (the names the uniformity and liveness passes judge).
+    fn bound_names(&self) -> HashSet<String> {
+        self.locals.iter().map(|l| l.name.clone()).chain(self.loop_vars.iter().cloned()).collect()
     }
 
     /// The locals as `footprint::Roots::of` takes them: name, initialiser, and whether it is
@@ -3554,28 +3560,28 @@ fn strip_parens(e: &Expr) -> &Expr {
 pub(super) mod tests {
     use super::*;
 
-    /// `lower`'s result for `body` (a kernel body as written, with buffer parameters
-    /// `out: &mut [i32]` and `inp: &[f32]` and scalar `n: u32`).
-    fn lower_body(body: TokenStream) -> Result<Fission, String> {
+    /// `body` (a kernel body as written, with buffer parameters `out: &mut [i32]` and
+    /// `inp: &[f32]` and scalar `n: u32`) rewritten and made a host body as `#[kernel]` does,
+    /// with its context's name and its parameters' names.
+    fn host_body(body: TokenStream) -> (Block, Ident, [String; 3]) {
         let mut b: Block = syn::parse2(quote!({ #body })).unwrap();
         let views = vec![("out".to_string(), true), ("inp".to_string(), true), ("n".to_string(), false)];
         let (errors, _) = crate::rewrite::rewrite_block(&mut b, views, true, "k");
         assert!(errors.is_empty(), "{errors:?}");
         let ctx = Ident::new("__emu_ctx", Span::call_site());
         crate::host_body::host_body(&mut b, &ctx, false);
-        let names = ["out", "inp", "n"].map(String::from);
+        (b, ctx, ["out", "inp", "n"].map(String::from))
+    }
+
+    /// `lower`'s result for `body` ([`host_body`]).
+    fn lower_body(body: TokenStream) -> Result<Fission, String> {
+        let (b, ctx, names) = host_body(body);
         lower(&b, &names, &names[..2], &names[1..2], &names[2..], &ctx)
     }
 
-    /// `decode`'s result for `body`, prepared as [`lower_body`] prepares it.
+    /// `decode`'s result for `body` ([`host_body`]).
     pub(super) fn decode_body(body: TokenStream) -> Result<Decoded, String> {
-        let mut b: Block = syn::parse2(quote!({ #body })).unwrap();
-        let views = vec![("out".to_string(), true), ("inp".to_string(), true), ("n".to_string(), false)];
-        let (errors, _) = crate::rewrite::rewrite_block(&mut b, views, true, "k");
-        assert!(errors.is_empty(), "{errors:?}");
-        let ctx = Ident::new("__emu_ctx", Span::call_site());
-        crate::host_body::host_body(&mut b, &ctx, false);
-        let names = ["out", "inp", "n"].map(String::from);
+        let (b, ctx, names) = host_body(body);
         with_kernel(&b, &names[1..2], &names[2..], || decode(&b, &names, &names[..2], &ctx))
     }
 

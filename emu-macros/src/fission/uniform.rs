@@ -460,18 +460,16 @@ pub(super) struct Uniformity {
 /// uniform (one the block computes right after a barrier may load shared memory:
 /// [`shared_reads`]), and so must a voting barrier's vote and its sealed counts (`normalise.rs`,
 /// `vote_barriers`: per thread, the first thread's seal would take the count from the others).
-pub(super) fn solve(p: &Program, nodes: &[Node]) -> Result<Uniformity, String> {
+pub(super) fn solve(p: &Program, roots: &Roots, nodes: &[Node]) -> Result<Uniformity, String> {
     let ctx = p.ctx.to_string();
-    let locals: HashSet<String> = p.locals.iter().map(|l| l.name.clone()).chain(p.loop_vars.iter().cloned()).collect();
-    let mut uniform: HashSet<String> =
-        p.locals.iter().map(|l| l.name.clone()).chain(p.loop_vars.iter().cloned()).collect();
+    let locals = p.bound_names();
+    let mut uniform = locals.clone();
     // The shared views each local's values and each head may load as uniform values
     // (`shared_reads`).
     let mut reads = SharedReads::default();
-    let roots = Roots::of(&p.buffers, p.locals_for_roots());
     let views = roots.shared_views(&p.buffers);
     let all_views: HashSet<String> = views.iter().map(|(v, _)| v.clone()).collect();
-    shared_reads(p, &roots, &views, nodes, false, &mut reads);
+    shared_reads(p, roots, &views, nodes, false, &mut reads);
     loop {
         let before = uniform.len();
         let names = p.names(&uniform, &locals, &ctx);

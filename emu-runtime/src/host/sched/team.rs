@@ -1,10 +1,10 @@
 //! The host threads that run a launch's blocks beside the thread that launched it.
 //!
 //! A launch of blocks that run in parallel hands its blocks out, a run of consecutive blocks
-//! at a time, to *pullers* (`launch.rs`, `run_with` and `claim`). The calling thread runs the first puller itself, and
-//! this module's *helpers* run the others: one helper thread per puller past the first, as
-//! many pullers in all as `rayon::current_num_threads()` says, made the first time a launch
-//! needs them and kept for the process.
+//! at a time, to *pullers* (`launch.rs`, `run_with` and `claim`). The calling thread runs the
+//! first puller itself, and this module's *helpers* run the others: one helper thread per
+//! puller past the first, as many pullers in all as `rayon::current_num_threads()` says, made
+//! the first time a launch needs them and kept for the process.
 //!
 //! Why not rayon's pool, as before: a thread that is not one of the pool's workers waits for a
 //! `for_each` on the pool asleep, and on the two-core virtual machines here waking it, or a
@@ -69,10 +69,10 @@ static HELPERS: Mutex<Vec<&'static Slot>> = Mutex::new(Vec::new());
 /// (or on rayon's pool, when another launch has the helpers or a helper cannot be made), and
 /// returns when all have returned; runs nothing when `pullers` is 0. With `withdraw`, a helper
 /// that has not started its puller by the time this thread's returns is not waited for: its
-/// puller never runs (pullers take
-/// their work from a shared counter, so one that never runs leaves nothing undone). Without
-/// it every puller runs (a checked launch's blocks on several host threads, as its checkers'
-/// tests want). A panic in a helper's puller is raised again here.
+/// puller never runs (pullers take their work from a shared counter, so one that never runs
+/// leaves nothing undone). Without it every puller runs (a checked launch's blocks on several
+/// host threads, as its checkers' tests want). A panic in a helper's puller is raised again
+/// here.
 pub(crate) fn run_pullers(pullers: usize, withdraw: bool, puller: &(dyn Fn(usize) + Sync)) {
     match pullers {
         0 => return,
